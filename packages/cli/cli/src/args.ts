@@ -1,0 +1,110 @@
+import { existsSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+
+export class UsageError extends Error {}
+
+export type Command =
+  | { readonly kind: 'status' }
+  | { readonly kind: 'tools' }
+  | { readonly kind: 'call'; readonly tool: string; readonly input: string | undefined }
+  | { readonly kind: 'context'; readonly messages: readonly string[] }
+  | { readonly kind: 'help' }
+
+export interface Invocation {
+  readonly command: Command
+  readonly preset: string
+  readonly overlays: readonly string[]
+  readonly cwd: string
+  readonly json: boolean
+  readonly verbose: boolean
+}
+
+export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--config <overlay.yml>]... [--cwd <dir>] [--json]
+  status                      capability readiness (probes providers; exits 0 even if some are not ready)
+  tools                       the model-visible tool catalog
+  call <tool> [<json>|-]      one tool call exactly as the model would make it (- reads the JSON from stdin)
+  context [--message <text>]  one pre-step per message in one session; prints what the model sees
+exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error`
+
+const PRESETS_DIR = fileURLToPath(new URL('../../../../presets/', import.meta.url))
+
+/**
+ * Where relative paths on the command line are meant from. Under `pnpm dsh` the script runs in the
+ * repository root, so the directory the user typed the command in is pnpm's INIT_CWD.
+ */
+export function invocationDir(env: NodeJS.ProcessEnv = process.env): string {
+  const viaScript = env.npm_package_name === 'dsh-extensions' && (env.npm_lifecycle_event === 'dsh' || env.npm_lifecycle_event === 'start')
+  return viaScript && env.INIT_CWD ? env.INIT_CWD : process.cwd()
+}
+
+/** A preset name (`coding`) is a file in presets/; anything with a slash or a .yml suffix is a path. */
+export function presetPath(preset: string, from: string): string {
+  if (preset.includes('/') || /\.ya?ml$/.test(preset)) return isAbsolute(preset) ? preset : resolve(from, preset)
+  const path = resolve(PRESETS_DIR, `${preset}.yml`)
+  if (!existsSync(path)) throw new UsageError(`unknown preset "${preset}" (no ${path})`)
+  return path
+}
+
+export function parseInvocation(argv: readonly string[], from = invocationDir()): Invocation {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        preset: { type: 'string' },
+        config: { type: 'string', multiple: true },
+        cwd: { type: 'string' },
+        json: { type: 'boolean' },
+        message: { type: 'string', multiple: true },
+        verbose: { type: 'boolean', short: 'v' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+  const { values, positionals } = parsed
+  const [name, ...rest] = positionals
+  const command = commandOf(values.help ? 'help' : name, rest, values.message ?? [])
+  return {
+    command,
+    preset: presetPath(values.preset ?? 'coding', from),
+    overlays: (values.config ?? []).map((file) => resolve(from, file)),
+    cwd: resolve(from, values.cwd ?? '.'),
+    json: values.json ?? false,
+    verbose: values.verbose ?? false,
+  }
+}
+
+function commandOf(name: string | undefined, rest: string[], messages: string[]): Command {
+  const noArguments = (kind: string) => {
+    if (rest.length) throw new UsageError(`${kind} takes no arguments (got ${rest.join(' ')})`)
+  }
+  if (messages.length && name !== 'context') throw new UsageError('--message belongs to the context command')
+  switch (name) {
+    case 'status':
+      noArguments(name)
+      return { kind: 'status' }
+    case 'tools':
+      noArguments(name)
+      return { kind: 'tools' }
+    case 'call': {
+      const [tool, input, ...extra] = rest
+      if (!tool) throw new UsageError('call needs a tool name')
+      if (extra.length) throw new UsageError(`call takes a tool name and one JSON argument (got ${rest.length} arguments)`)
+      return { kind: 'call', tool, input }
+    }
+    case 'context':
+      noArguments(name)
+      return { kind: 'context', messages }
+    case 'help':
+      return { kind: 'help' }
+    case undefined:
+      throw new UsageError('a command is required')
+    default:
+      throw new UsageError(`unknown command "${name}"`)
+  }
+}

@@ -1,0 +1,19 @@
+import type { CapabilityReport, CatalogEntry, ToolResult } from 'dsh-core'
+
+export function statusText(rows: readonly CapabilityReport[]): string {
+  if (!rows.length) return 'no capabilities are mounted'
+  const table = rows.map((row) => [row.surface, row.id, row.configured ? row.state : 'not configured', row.tools.join(',') || '-', row.detail])
+  const widths = [0, 1, 2, 3].map((column) => Math.max(...table.map((cells) => cells[column]!.length), ['surface', 'id', 'state', 'tools'][column]!.length))
+  const line = (cells: readonly string[]) => [...cells.slice(0, 4).map((cell, i) => cell.padEnd(widths[i]!)), cells[4]].join('  ').trimEnd()
+  return [line(['surface', 'id', 'state', 'tools', 'detail']), ...table.map(line)].join('\n')
+}
+
+export function toolsText(tools: readonly CatalogEntry[]): string {
+  if (!tools.length) return 'no tools are registered'
+  return tools.map((tool) => `${tool.name}\n  ${tool.description.split('\n')[0]}\n  parameters: ${JSON.stringify(tool.parameters)}`).join('\n')
+}
+
+export function resultText(result: ToolResult): string {
+  const text = result.content.map((block) => block.text).join('\n')
+  return result.isError ? `${text}\n[${result.error.code}]` : text
+}

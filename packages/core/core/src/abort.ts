@@ -1,0 +1,103 @@
+import { HarnessError } from './errors.ts'
+
+/** setTimeout's ceiling: a larger delay fires immediately. */
+export const MAX_TIMER_DELAY_MS = 2_147_483_647
+
+/** The abort reason a deadline carries, so callers can tell a timeout from a cancellation. */
+export class TimeoutReason extends HarnessError {
+  constructor(
+    code: string,
+    readonly ms: number,
+  ) {
+    super(`${code} after ${ms}ms`, code)
+  }
+}
+
+export interface Deadline {
+  readonly signal: AbortSignal
+  /** True once this deadline's own timer fired (not the upstream signal). */
+  readonly expired: boolean
+  dispose(): void
+}
+
+/** A signal that aborts when `upstream` does or after `ms` (no timer when `ms` is not positive). */
+export function deadline(upstream: AbortSignal | undefined, ms: number, code: string): Deadline {
+  const controller = new AbortController()
+  let expired = false
+  const onUpstream = () => controller.abort(upstream?.reason)
+  if (upstream?.aborted) controller.abort(upstream.reason)
+  else upstream?.addEventListener('abort', onUpstream, { once: true })
+  const timer =
+    ms > 0 && !controller.signal.aborted
+      ? setTimeout(() => {
+          expired = true
+          controller.abort(new TimeoutReason(code, ms))
+        }, Math.min(ms, MAX_TIMER_DELAY_MS))
+      : undefined
+  timer?.unref?.()
+  return {
+    signal: controller.signal,
+    get expired() {
+      return expired
+    },
+    dispose() {
+      if (timer) clearTimeout(timer)
+      upstream?.removeEventListener('abort', onUpstream)
+    },
+  }
+}
+
+export function timeoutOf(signal: AbortSignal | undefined): TimeoutReason | undefined {
+  return signal?.aborted && signal.reason instanceof TimeoutReason ? signal.reason : undefined
+}
+
+/** The error to throw for an aborted signal: its reason when that is an Error. */
+export function abortError(signal: AbortSignal, fallback = 'operation aborted'): Error {
+  const reason: unknown = signal.reason
+  if (reason instanceof Error) return reason
+  return new Error(typeof reason === 'string' && reason ? `${fallback}: ${reason}` : fallback)
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined, fallback?: string): void {
+  if (signal?.aborted) throw abortError(signal, fallback)
+}
+
+/**
+ * Waits for `work` but gives up when `signal` aborts. The work itself keeps running: its owner
+ * decides how it stops. A late rejection of the abandoned work is swallowed.
+ */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, fallback?: string): Promise<T> {
+  if (!signal) return work
+  if (signal.aborted) {
+    work.catch(() => {})
+    return Promise.reject(abortError(signal, fallback))
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => {})
+      reject(abortError(signal, fallback))
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error instanceof Error ? error : new Error(String(error)))
+      },
+    )
+  })
+}
+
+/** Resolves after `ms`, or rejects early when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return raceAbort(
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.min(ms, MAX_TIMER_DELAY_MS))
+      signal?.addEventListener('abort', () => clearTimeout(timer), { once: true })
+    }),
+    signal,
+  )
+}

@@ -1,0 +1,3 @@
+import { CredentialService } from './service.ts'
+
+export default CredentialService

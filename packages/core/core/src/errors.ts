@@ -1,0 +1,61 @@
+/**
+ * The one error type callers route on. `code` is stable; `message` is for people.
+ * Surface packages subclass it (`LspError`, `WebError`, …) so `name` tells where it came from.
+ */
+export class HarnessError extends Error {
+  readonly code: string
+
+  constructor(message: string, code: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.code = code
+    this.name = new.target.name
+  }
+}
+
+export function isHarnessError(value: unknown): value is HarnessError {
+  return value instanceof HarnessError
+}
+
+/** Codes owned by the tools runtime. */
+export const ToolErrorCode = {
+  UNKNOWN_TOOL: 'UNKNOWN_TOOL',
+  INVALID_ARGS: 'INVALID_ARGS',
+  INVALID_TOOL_OUTPUT: 'INVALID_TOOL_OUTPUT',
+  TOOL_TIMEOUT: 'TOOL_TIMEOUT',
+  ABORTED: 'ABORTED',
+  ABORTED_BEFORE_DISPATCH: 'ABORTED_BEFORE_DISPATCH',
+  DUPLICATE_TOOL: 'DUPLICATE_TOOL',
+  INVALID_TOOL: 'INVALID_TOOL',
+  /** A body threw something that carries no code of its own. */
+  TOOL_FAILED: 'TOOL_FAILED',
+} as const
+export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
+
+export class ToolError extends HarnessError {
+  declare readonly code: ToolErrorCode
+  constructor(message: string, code: ToolErrorCode, options?: { cause?: unknown }) {
+    super(message, code, options)
+  }
+}
+
+/** Extracts a message from anything that was thrown, without ever throwing itself. */
+export function errorMessage(value: unknown): string {
+  try {
+    if (value instanceof Error) return value.message || value.name
+    if (typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string') {
+      return (value as { message: string }).message
+    }
+    return String(value)
+  } catch {
+    return 'unprintable error value'
+  }
+}
+
+/** The code a caller should route on for any thrown value. */
+export function errorCode(value: unknown, fallback: string): string {
+  return isHarnessError(value) ? value.code : fallback
+}
+
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`)
+}

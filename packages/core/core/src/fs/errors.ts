@@ -1,0 +1,39 @@
+import { HarnessError } from '../errors.ts'
+
+export const FsErrorCode = {
+  FS_NOT_FOUND: 'FS_NOT_FOUND',
+  FS_NOT_DIRECTORY: 'FS_NOT_DIRECTORY',
+  FS_NOT_REGULAR_FILE: 'FS_NOT_REGULAR_FILE',
+  FS_NOT_TEXT: 'FS_NOT_TEXT',
+  FS_TOO_LARGE: 'FS_TOO_LARGE',
+  FS_PERMISSION_DENIED: 'FS_PERMISSION_DENIED',
+  FS_OUTSIDE_WORKSPACE: 'FS_OUTSIDE_WORKSPACE',
+  FS_IO_ERROR: 'FS_IO_ERROR',
+} as const
+export type FsErrorCode = (typeof FsErrorCode)[keyof typeof FsErrorCode]
+
+export class FsError extends HarnessError {
+  declare readonly code: FsErrorCode
+  constructor(message: string, code: FsErrorCode, options?: { cause?: unknown }) {
+    super(message, code, options)
+  }
+}
+
+/** Maps a Node system error to a coded FsError about `what`. */
+export function fsErrorFrom(error: unknown, what: string): FsError {
+  if (error instanceof FsError) return error
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  switch (code) {
+    case 'ENOENT':
+      return new FsError(`${what} was not found`, 'FS_NOT_FOUND', { cause: error })
+    case 'ENOTDIR':
+      return new FsError(`${what}: a parent is not a directory`, 'FS_NOT_DIRECTORY', { cause: error })
+    case 'EACCES':
+    case 'EPERM':
+      return new FsError(`${what}: permission denied`, 'FS_PERMISSION_DENIED', { cause: error })
+    case 'EISDIR':
+      return new FsError(`${what} is not a regular file`, 'FS_NOT_REGULAR_FILE', { cause: error })
+    default:
+      return new FsError(`${what}: ${(error as Error | undefined)?.message ?? String(error)}`, 'FS_IO_ERROR', { cause: error })
+  }
+}

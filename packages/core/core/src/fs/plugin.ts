@@ -1,0 +1,3 @@
+import { FileSystem } from './service.ts'
+
+export default FileSystem

@@ -1,0 +1,174 @@
+import { constants, realpath, stat as statPath, open } from 'node:fs/promises'
+import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { TextDecoder } from 'node:util'
+import { Context, Service } from 'cordis'
+import { throwIfAborted } from '../abort.ts'
+import { FsError, fsErrorFrom } from './errors.ts'
+
+declare module 'cordis' {
+  interface Context {
+    fs: FileSystem
+  }
+}
+
+/** A directory whose canonical path (symlinks resolved) every contained path is proven against. */
+export interface Workspace {
+  readonly path: string
+  readonly url: string
+}
+
+export interface PathInfo {
+  readonly type: 'file' | 'directory' | 'other'
+  readonly size: number
+  readonly mtimeMs: number
+}
+
+export interface ContainedText {
+  /** Canonical absolute path (symlinks resolved). */
+  readonly path: string
+  readonly url: string
+  readonly text: string
+}
+
+const CHUNK_BYTES = 64 * 1024
+const BINARY_SNIFF_BYTES = 8 * 1024
+
+/**
+ * `ctx.fs`: canonical paths, containment proofs and bounded text reads on the local disk.
+ * Every path it returns has its symlinks resolved, so two aliases of one file compare equal.
+ */
+export class FileSystem extends Service {
+  constructor(ctx: Context) {
+    super(ctx, 'fs', true)
+  }
+
+  /**
+   * The canonical absolute path of `path` (relative paths against `cwd`, default the process
+   * directory). The path need not exist: the nearest existing ancestor is resolved and the rest appended.
+   */
+  async resolve(path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<string> {
+    throwIfAborted(options.signal)
+    const absolute = resolvePath(options.cwd ?? process.cwd(), path)
+    const missing: string[] = []
+    let probe = absolute
+    for (;;) {
+      try {
+        const real = await realpath(probe)
+        return missing.length ? join(real, ...missing.reverse()) : real
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        const parent = dirname(probe)
+        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === probe) throw fsErrorFrom(error, `"${path}"`)
+        missing.push(basename(probe))
+        probe = parent
+      }
+    }
+  }
+
+  /** Information about a path, or undefined when nothing is there. */
+  async stat(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
+    throwIfAborted(signal)
+    try {
+      const info = await statPath(path)
+      return { type: info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other', size: info.size, mtimeMs: info.mtimeMs }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw fsErrorFrom(error, `"${path}"`)
+    }
+  }
+
+  fileUrl(path: string): string {
+    return pathToFileURL(path).href
+  }
+
+  /** True when `child` is `parent` or below it. Both must be canonical. */
+  contains(parent: string, child: string): boolean {
+    const rel = relative(parent, child)
+    return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`))
+  }
+
+  /** Canonicalises a workspace directory; a missing path or a file is refused with a code. */
+  async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
+    const path = await this.resolve(dir, { signal })
+    const info = await this.stat(path, signal)
+    throwIfAborted(signal)
+    if (!info) throw new FsError(`workspace "${dir}" does not exist`, 'FS_NOT_FOUND')
+    if (info.type !== 'directory') throw new FsError(`workspace "${dir}" is not a directory`, 'FS_NOT_DIRECTORY')
+    return { path, url: this.fileUrl(path) }
+  }
+
+  /**
+   * Resolves `filePath` against the workspace and proves the canonical result lies inside it, so a
+   * path that escapes by `..`, by an absolute spelling or through a symlink is refused.
+   */
+  async contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
+    const path = await this.resolve(filePath, { cwd: workspace.path, signal })
+    if (!this.contains(workspace.path, path)) {
+      throw new FsError(`"${filePath}" resolves outside the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
+    }
+    return path
+  }
+
+  /** Decoded UTF-8 chunks of a regular text file. Binary content and invalid UTF-8 are `FS_NOT_TEXT`. */
+  async *streamText(path: string, signal?: AbortSignal): AsyncGenerator<{ text: string; bytes: number }> {
+    throwIfAborted(signal)
+    // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: unknown) => {
+      throw fsErrorFrom(error, `"${path}"`)
+    })
+    try {
+      const info = await handle.stat()
+      if (!info.isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      const decoder = new TextDecoder('utf-8', { fatal: true })
+      const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+      let sniffed = 0
+      for (;;) {
+        throwIfAborted(signal)
+        const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null).catch((error: unknown) => {
+          throw fsErrorFrom(error, `"${path}"`)
+        })
+        if (bytesRead === 0) break
+        const chunk = buffer.subarray(0, bytesRead)
+        if (sniffed < BINARY_SNIFF_BYTES) {
+          if (chunk.subarray(0, BINARY_SNIFF_BYTES - sniffed).includes(0)) throw new FsError(`"${path}" is a binary file`, 'FS_NOT_TEXT')
+          sniffed += bytesRead
+        }
+        yield { text: decode(decoder, chunk, path, true), bytes: bytesRead }
+      }
+      const tail = decode(decoder, undefined, path, false)
+      if (tail) yield { text: tail, bytes: 0 }
+    } finally {
+      await handle.close().catch(() => {})
+    }
+  }
+
+  /** A whole text file, refused with `FS_TOO_LARGE` once more than `maxBytes` bytes have been read. */
+  async readText(path: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<string> {
+    const parts: string[] = []
+    let total = 0
+    for await (const chunk of this.streamText(path, options.signal)) {
+      total += chunk.bytes
+      if (total > options.maxBytes) {
+        throw new FsError(`"${path}" exceeds the ${options.maxBytes}-byte limit; reading stopped after ${total} bytes`, 'FS_TOO_LARGE')
+      }
+      parts.push(chunk.text)
+    }
+    return parts.join('')
+  }
+
+  /** The workspace-contained, byte-capped read every surface that opens model-named files uses. */
+  async readContainedText(workspace: Workspace, filePath: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<ContainedText> {
+    const path = await this.contained(workspace, filePath, options.signal)
+    const text = await this.readText(path, options)
+    return { path, url: this.fileUrl(path), text }
+  }
+}
+
+function decode(decoder: TextDecoder, chunk: Uint8Array | undefined, path: string, stream: boolean): string {
+  try {
+    return decoder.decode(chunk, { stream })
+  } catch (error) {
+    throw new FsError(`"${path}" is not valid UTF-8 text`, 'FS_NOT_TEXT', { cause: error })
+  }
+}

@@ -1,0 +1,31 @@
+import type { Context } from 'cordis'
+import { errorMessage } from './errors.ts'
+
+const pending = new WeakMap<Context, Set<Promise<void>>>()
+
+/**
+ * `ctx.effect` for work whose teardown is asynchronous (child processes, connections). cordis 3 runs
+ * disposers without awaiting them; this records the teardown promise on the app root so
+ * `settleTeardowns(app)` — called by the host's `stop()` — can wait for it. Failures are logged.
+ */
+export function effectWithTeardown(ctx: Context, setup: () => () => Promise<void>): () => void {
+  return ctx.effect(() => {
+    const teardown = setup()
+    return () => {
+      const root = ctx.root
+      let set = pending.get(root)
+      if (!set) pending.set(root, (set = new Set()))
+      const settled: Promise<void> = Promise.resolve()
+        .then(teardown)
+        .catch((error: unknown) => ctx.logger('teardown').warn(errorMessage(error)))
+        .finally(() => set.delete(settled))
+      set.add(settled)
+    }
+  })
+}
+
+/** Resolves once every teardown started through `effectWithTeardown` on this app has finished. */
+export async function settleTeardowns(root: Context): Promise<void> {
+  const set = pending.get(root)
+  while (set?.size) await Promise.all([...set])
+}

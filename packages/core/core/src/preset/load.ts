@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Plugin } from 'cordis'
+import { z } from 'zod'
+import { errorMessage } from '../errors.ts'
+import { describeIssues } from '../tools/schema.ts'
+import { PresetError } from './errors.ts'
+import type { PresetRow } from './rows.ts'
+
+export interface LoadedRow {
+  readonly row: PresetRow
+  readonly plugin: Plugin
+  /** `"lsp-stdio" (dsh-lsp-stdio) in presets/coding.yml`, for messages. */
+  readonly label: string
+}
+
+// Resolving from dsh-core's own location reaches the installation's node_modules chain, where
+// the root package lists every plugin package of the workspace.
+const installationRequire = createRequire(import.meta.url)
+
+export function rowLabel(row: PresetRow): string {
+  return row.id === row.name ? `row "${row.id}" in ${row.file}` : `row "${row.id}" (${row.name}) in ${row.file}`
+}
+
+/** Where a row's plugin lives: a path relative to its file, else a package seen from the file, else from the installation. */
+export function resolvePluginPath(row: PresetRow): string {
+  const { name } = row
+  if (name.startsWith('./') || name.startsWith('../') || isAbsolute(name)) {
+    const path = resolve(dirname(row.file), name)
+    if (existsSync(path)) return path
+    throw new PresetError(`${rowLabel(row)}: plugin file ${path} does not exist`, 'PRESET_PLUGIN_NOT_FOUND')
+  }
+  for (const resolver of [createRequire(join(dirname(row.file), 'preset.yml')), installationRequire]) {
+    try {
+      return resolver.resolve(name)
+    } catch {
+      // try the next place
+    }
+  }
+  throw new PresetError(`${rowLabel(row)}: no plugin package "${name}" is installed`, 'PRESET_PLUGIN_NOT_FOUND')
+}
+
+/** A module's plugin: its default export when that is one, else the module itself (a namespace plugin). */
+function unwrap(module: Record<string, unknown>): Plugin | undefined {
+  const isPlugin = (value: unknown): value is Plugin =>
+    typeof value === 'function' || (typeof value === 'object' && value !== null && typeof (value as { apply?: unknown }).apply === 'function')
+  if (isPlugin(module.default)) return module.default
+  if (typeof module.apply === 'function') return module as unknown as Plugin
+  return undefined
+}
+
+/** Imports a row's plugin and checks its config now, so a bad row fails the boot naming the row and the field. */
+export async function loadRow(row: PresetRow): Promise<LoadedRow> {
+  const label = rowLabel(row)
+  const path = resolvePluginPath(row)
+  let module: Record<string, unknown>
+  try {
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>
+  } catch (error) {
+    throw new PresetError(`${label}: plugin ${row.name} failed to load: ${errorMessage(error)}`, 'PRESET_PLUGIN_INVALID', { cause: error })
+  }
+  const plugin = unwrap(module)
+  if (!plugin) throw new PresetError(`${label}: ${row.name} exports no plugin (a default export, or an apply function)`, 'PRESET_PLUGIN_INVALID')
+  const validate = (plugin as { Config?: unknown }).Config
+  if (typeof validate === 'function') {
+    try {
+      validate(row.config)
+    } catch (error) {
+      throw new PresetError(`${label}: invalid config: ${configProblem(error)}`, 'PRESET_CONFIG_INVALID', { cause: error })
+    }
+  }
+  return { row, plugin, label }
+}
+
+function configProblem(error: unknown): string {
+  if (error instanceof z.ZodError) {
+    return error.issues.length ? describeIssues(new z.ZodError(error.issues.map((issue) => ({ ...issue, path: ['config', ...issue.path] })))) : error.message
+  }
+  return errorMessage(error)
+}

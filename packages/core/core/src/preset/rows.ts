@@ -1,0 +1,131 @@
+import { readFile } from 'node:fs/promises'
+import { parseDocument } from 'yaml'
+import { z } from 'zod'
+import { describeIssues } from '../tools/schema.ts'
+import { PresetError } from './errors.ts'
+
+/** One row of a preset file, in the cordis loader format. A `cordis/group` row nests rows in `config`. */
+export interface PresetRow {
+  /** Unique in the composition; defaults to `name`. Overlays address rows by it. */
+  readonly id: string
+  /** A package specifier (`dsh-lsp-stdio`, `dsh-core/tools`) or a path relative to the file (`./echo.ts`). */
+  readonly name: string
+  readonly config: unknown
+  readonly disabled: boolean
+  /** The file the row (or its latest overlay patch) came from; plugin paths resolve against it. */
+  readonly file: string
+  readonly children?: readonly PresetRow[]
+}
+
+export const GROUP = 'cordis/group'
+
+const RowShape = z.strictObject({
+  id: z.string().min(1).optional(),
+  name: z.string().min(1),
+  config: z.unknown().optional(),
+  disabled: z.boolean().optional(),
+})
+const OverlayRowShape = RowShape.extend({ name: z.string().min(1).optional() })
+
+/** Reads a preset or overlay file. Only reads: nothing here ever writes to it. */
+export async function readRows(file: string, kind: 'preset' | 'overlay'): Promise<unknown[]> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    throw new PresetError(`${kind} ${file} cannot be read: ${(error as Error).message}`, 'PRESET_NOT_FOUND', { cause: error })
+  }
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true })
+  const problem = document.errors[0]
+  if (problem) throw new PresetError(`${kind} ${file} is not valid YAML: ${problem.message.split('\n')[0]}`, 'PRESET_INVALID')
+  const value: unknown = document.toJS()
+  if (value === null || value === undefined) return []
+  if (!Array.isArray(value)) throw new PresetError(`${kind} ${file} must be a list of rows`, 'PRESET_INVALID')
+  return value
+}
+
+export function parseRows(values: readonly unknown[], file: string, where = 'row'): PresetRow[] {
+  return values.map((value, index) => {
+    const label = `${file}: ${where} ${index + 1}`
+    const parsed = RowShape.safeParse(value)
+    if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error)}`, 'PRESET_INVALID')
+    const { id, name, config, disabled } = parsed.data
+    const row = { id: id ?? name, name, config, disabled: disabled ?? false, file }
+    if (name !== GROUP) return row
+    if (!Array.isArray(config)) throw new PresetError(`${label} (${row.id}): a ${GROUP} row needs a list of rows as its config`, 'PRESET_INVALID')
+    return { ...row, config: undefined, children: parseRows(config, file, `${where} ${index + 1} > row`) }
+  })
+}
+
+/**
+ * Applies an overlay: a row whose id matches an existing row patches it (`config` deep-merged,
+ * `disabled` and `name` replaced); any other row is appended. Returns new rows; inputs are untouched.
+ */
+export function applyOverlay(base: readonly PresetRow[], values: readonly unknown[], file: string): PresetRow[] {
+  let rows = [...base]
+  values.forEach((value, index) => {
+    const label = `${file}: row ${index + 1}`
+    const parsed = OverlayRowShape.safeParse(value)
+    if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error)}`, 'PRESET_INVALID')
+    const id = parsed.data.id ?? parsed.data.name
+    if (!id) throw new PresetError(`${label}: an overlay row needs an id or a name`, 'PRESET_INVALID')
+    let matched = false
+    const patch = (row: PresetRow): PresetRow => {
+      if (row.id === id) {
+        matched = true
+        const { name, config, disabled } = parsed.data
+        const children = row.children && config !== undefined ? parseRows(asList(config, label), file, `row ${index + 1} > row`) : row.children
+        return {
+          ...row,
+          ...(name !== undefined ? { name } : {}),
+          ...(disabled !== undefined ? { disabled } : {}),
+          ...(config !== undefined && !row.children ? { config: deepMerge(row.config, config), file } : {}),
+          ...(children ? { children } : {}),
+        }
+      }
+      return row.children ? { ...row, children: row.children.map(patch) } : row
+    }
+    rows = rows.map(patch)
+    if (!matched) {
+      if (!parsed.data.name) throw new PresetError(`${label}: "${id}" matches no row of the preset and has no name to add it by`, 'PRESET_INVALID')
+      rows.push(...parseRows([value], file, `row ${index + 1}`))
+    }
+  })
+  return rows
+}
+
+/** The enabled plugin rows in load order (groups expanded); duplicate ids are refused. */
+export function enabledRows(rows: readonly PresetRow[]): PresetRow[] {
+  const seen = new Set<string>()
+  const out: PresetRow[] = []
+  const visit = (list: readonly PresetRow[]) => {
+    for (const row of list) {
+      if (seen.has(row.id)) throw new PresetError(`${row.file}: two rows have the id "${row.id}"; give one of them an explicit id`, 'PRESET_INVALID')
+      seen.add(row.id)
+      if (row.children) {
+        if (!row.disabled) visit(row.children)
+      } else if (!row.disabled) {
+        out.push(row)
+      }
+    }
+  }
+  visit(rows)
+  return out
+}
+
+function asList(config: unknown, label: string): unknown[] {
+  if (!Array.isArray(config)) throw new PresetError(`${label}: a ${GROUP} row needs a list of rows as its config`, 'PRESET_INVALID')
+  return config
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Objects merge key by key; anything else in `patch` replaces what was there. */
+export function deepMerge(base: unknown, patch: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(patch)) return patch
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(patch)) out[key] = deepMerge(base[key], value)
+  return out
+}

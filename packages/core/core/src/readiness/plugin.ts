@@ -1,0 +1,3 @@
+import { ReadinessService } from './service.ts'
+
+export default ReadinessService

@@ -1,0 +1,123 @@
+import { Context, Service } from 'cordis'
+import { z } from 'zod'
+import { deadline, MAX_TIMER_DELAY_MS, raceAbort } from '../abort.ts'
+import { errorMessage, HarnessError } from '../errors.ts'
+
+declare module 'cordis' {
+  interface Context {
+    readiness: ReadinessService
+  }
+  interface Events {
+    /** Long work (a server starting, a project indexing) says what it is doing. */
+    'readiness/progress'(surface: string, id: string, message: string): void
+  }
+}
+
+/**
+ * Where a capability stands. `idle`: configured, nothing started yet (starts on first use).
+ * `unavailable`: cannot work as configured (missing key, missing executable); `crashed`: it ran and died.
+ */
+export type CapabilityState = 'ready' | 'idle' | 'starting' | 'indexing' | 'unavailable' | 'crashed'
+
+export interface CapabilityStatus {
+  readonly state: CapabilityState
+  readonly detail: string
+}
+
+export interface Capability {
+  /** `web`, `lsp`, `mcp`, `skill`, … */
+  readonly surface: string
+  readonly id: string
+  /** False when the capability is mounted but not set up (e.g. no provider chosen). */
+  readonly configured: boolean
+  /** The model-visible tools that depend on it. */
+  readonly tools: readonly string[]
+  /** The current state, without side effects. */
+  status(): CapabilityStatus
+  /** An active check (start the server, look up the key); `dsh status` runs it. Defaults to `status()`. */
+  probe?(signal: AbortSignal): Promise<CapabilityStatus>
+}
+
+export interface CapabilityReport extends CapabilityStatus {
+  readonly surface: string
+  readonly id: string
+  readonly configured: boolean
+  readonly tools: readonly string[]
+}
+
+export const ReadinessConfig = z.strictObject({
+  /** Budget for all probes of one report together. */
+  probeTimeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(120_000),
+})
+export type ReadinessConfig = z.infer<typeof ReadinessConfig>
+
+/** `ctx.readiness`: what each surface can do right now, separate from which tools are visible. */
+export class ReadinessService extends Service {
+  static Config = (config: unknown) => ReadinessConfig.parse(config ?? {})
+
+  private readonly capabilities = new Map<string, Capability>()
+  private readonly settings: ReadinessConfig
+
+  constructor(ctx: Context, config: ReadinessConfig) {
+    super(ctx, 'readiness', true)
+    this.settings = config
+  }
+
+  /** An effect on the caller's scope. `surface`/`id` pairs are unique. */
+  register(capability: Capability): () => void {
+    const key = `${capability.surface}/${capability.id}`
+    return this.ctx.effect(() => {
+      if (this.capabilities.has(key)) throw new HarnessError(`capability ${key} is already registered`, 'DUPLICATE_CAPABILITY')
+      this.capabilities.set(key, capability)
+      return () => {
+        if (this.capabilities.get(key) === capability) this.capabilities.delete(key)
+      }
+    })
+  }
+
+  progress(surface: string, id: string, message: string): void {
+    try {
+      this.ctx.emit('readiness/progress', surface, id, message)
+    } catch {
+      // A progress listener's failure must not disturb the work it observes.
+    }
+  }
+
+  /**
+   * One row per capability, plus a `tool` row for every visible tool no capability claims.
+   * With `probe`, runs every probe concurrently within `probeTimeoutMs`; a probe that fails or
+   * overruns reports `unavailable` with the reason instead of failing the report.
+   */
+  async report(options: { probe?: boolean; signal?: AbortSignal } = {}): Promise<CapabilityReport[]> {
+    const budget = deadline(options.signal, options.probe ? this.settings.probeTimeoutMs : 0, 'PROBE_TIMEOUT')
+    try {
+      const rows = await Promise.all(
+        [...this.capabilities.values()].map(async (capability): Promise<CapabilityReport> => {
+          const status = await this.statusOf(capability, options.probe === true, budget.signal)
+          return { surface: capability.surface, id: capability.id, configured: capability.configured, tools: [...capability.tools], ...status }
+        }),
+      )
+      const claimed = new Set(rows.flatMap((row) => row.tools))
+      const tools = this.ctx.get('tools')?.catalog() ?? []
+      for (const tool of tools) {
+        if (!claimed.has(tool.name)) rows.push({ surface: 'tool', id: tool.name, configured: true, tools: [tool.name], state: 'ready', detail: '' })
+      }
+      return rows.sort((a, b) => compare(a.surface, b.surface) || compare(a.id, b.id))
+    } finally {
+      budget.dispose()
+    }
+  }
+
+  private async statusOf(capability: Capability, probe: boolean, signal: AbortSignal): Promise<CapabilityStatus> {
+    try {
+      if (probe && capability.probe) return await raceAbort(capability.probe(signal), signal)
+      return capability.status()
+    } catch (error) {
+      return { state: 'unavailable', detail: errorMessage(error) }
+    }
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}

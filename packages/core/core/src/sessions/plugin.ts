@@ -1,0 +1,3 @@
+import { SessionService } from './service.ts'
+
+export default SessionService

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto'
+import { HarnessError } from '../errors.ts'
+import { deepFreeze, toJson, type JsonObject, type JsonValue } from '../json.ts'
+import type { ContentBlock } from '../tools/types.ts'
+
+export interface SessionEvent {
+  /** Contiguous from 0. */
+  readonly seq: number
+  readonly time: number
+  readonly type: string
+  readonly data: JsonValue
+}
+
+export interface MessageSource extends JsonObject {
+  /** Who produced the message: `user`, `skill-catalog`, … Consumers route on it instead of parsing text. */
+  readonly kind: string
+}
+
+export interface UserMessage {
+  readonly id: string
+  readonly role: 'user'
+  readonly source: MessageSource
+  readonly content: readonly ContentBlock[]
+}
+
+export function createUserMessage(content: string | readonly ContentBlock[], source: MessageSource): UserMessage {
+  const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content
+  return deepFreeze({ id: randomUUID(), role: 'user' as const, source, content: [...blocks] })
+}
+
+/** One conversation: the workspace its tool calls run in and an append-only log of JSON facts. */
+export class Session {
+  readonly id: string
+  /** Absolute path of the session's workspace. */
+  readonly cwd: string
+  private readonly log: SessionEvent[] = []
+  private snapshot: readonly SessionEvent[] = Object.freeze([])
+
+  constructor(id: string, cwd: string, private readonly onAppend: (session: Session, event: SessionEvent) => void) {
+    this.id = id
+    this.cwd = cwd
+  }
+
+  /** A frozen snapshot; later appends do not change it. */
+  get events(): readonly SessionEvent[] {
+    return this.snapshot
+  }
+
+  append(type: string, data: unknown): SessionEvent {
+    if (!type) throw new HarnessError('session event type must be a non-empty string', 'SESSION_INVALID_EVENT')
+    const json = toJson(data)
+    if (!json.ok) throw new HarnessError(`session event "${type}" is not JSON: ${json.problem}`, 'SESSION_INVALID_EVENT')
+    const event = deepFreeze({ seq: this.log.length, time: Date.now(), type, data: json.value })
+    this.log.push(event)
+    this.snapshot = Object.freeze([...this.log])
+    this.onAppend(this, event)
+    return event
+  }
+}

@@ -1,0 +1,17 @@
+import { HarnessError } from '../errors.ts'
+
+export const SubprocessErrorCode = {
+  SUBPROCESS_NOT_FOUND: 'SUBPROCESS_NOT_FOUND',
+  SUBPROCESS_NOT_EXECUTABLE: 'SUBPROCESS_NOT_EXECUTABLE',
+  SUBPROCESS_COMMAND_INVALID: 'SUBPROCESS_COMMAND_INVALID',
+  SUBPROCESS_SPAWN_FAILED: 'SUBPROCESS_SPAWN_FAILED',
+  SUBPROCESS_SHUT_DOWN: 'SUBPROCESS_SHUT_DOWN',
+} as const
+export type SubprocessErrorCode = (typeof SubprocessErrorCode)[keyof typeof SubprocessErrorCode]
+
+export class SubprocessError extends HarnessError {
+  declare readonly code: SubprocessErrorCode
+  constructor(message: string, code: SubprocessErrorCode, options?: { cause?: unknown }) {
+    super(message, code, options)
+  }
+}

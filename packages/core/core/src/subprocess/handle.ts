@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import type { Readable, Writable } from 'node:stream'
+import { scrubbedEnv } from './env.ts'
+import { ByteTail } from './tail.ts'
+
+export interface SpawnSpec {
+  /** `argv[0]` is the executable (resolve it with `resolveExecutable`); never shell-interpreted. */
+  readonly argv: readonly [string, ...string[]]
+  readonly cwd: string
+  /** Applied on top of the scrubbed parent environment; `undefined` removes a variable. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly stdin?: 'pipe' | 'ignore'
+  readonly stdout?: 'pipe' | 'ignore'
+  /** Bytes of stderr kept for diagnostics (default: the service's `stderrTailBytes`). */
+  readonly stderrTailBytes?: number
+  /** SIGTERM → SIGKILL grace for the whole process group (default: the service's `graceMs`). */
+  readonly graceMs?: number
+}
+
+export interface Exit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  /** Set when the process could not be started at all. */
+  readonly error?: Error
+}
+
+const POLL_MS = 20
+/** After SIGKILL a group normally vanishes at once; this only bounds a pathological wait. */
+const KILL_WAIT_MS = 5000
+
+/** A child in its own process group. `terminate()` ends the whole group, not just the leader. */
+export class ChildHandle {
+  readonly pid: number
+  readonly stdin: Writable | null
+  readonly stdout: Readable | null
+  /** Resolves when the leader exits (or failed to start). Never rejects. */
+  readonly exited: Promise<Exit>
+  private readonly tail: ByteTail
+  private readonly graceMs: number
+  private exit: Exit | undefined
+  private termination: Promise<void> | undefined
+
+  constructor(spec: Required<Pick<SpawnSpec, 'stderrTailBytes' | 'graceMs'>> & SpawnSpec) {
+    this.tail = new ByteTail(spec.stderrTailBytes)
+    this.graceMs = spec.graceMs
+    const [file, ...args] = spec.argv
+    let child: ChildProcess
+    try {
+      child = spawn(file, args, {
+        cwd: spec.cwd,
+        env: scrubbedEnv(spec.env ?? {}),
+        stdio: [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe'],
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      })
+    } catch (error) {
+      this.pid = -1
+      this.stdin = null
+      this.stdout = null
+      this.exit = { code: null, signal: null, error: error as Error }
+      this.exited = Promise.resolve(this.exit)
+      return
+    }
+    this.pid = child.pid ?? -1
+    this.stdin = child.stdin
+    this.stdout = child.stdout
+    // A broken pipe must never become an uncaught exception in the host; consumers add their own listeners.
+    child.stdin?.on('error', () => {})
+    child.stdout?.on('error', () => {})
+    child.stderr?.on('error', () => {})
+    child.stderr?.on('data', (chunk: Buffer) => this.tail.push(chunk))
+    this.exited = new Promise<Exit>((resolve) => {
+      child.once('error', (error) => {
+        if (child.pid === undefined) resolve((this.exit = { code: null, signal: null, error }))
+      })
+      child.once('exit', (code, signal) => resolve((this.exit = { code, signal })))
+    })
+  }
+
+  get running(): boolean {
+    return this.pid > 0 && this.exit === undefined
+  }
+
+  stderrTail(): string {
+    return this.tail.text()
+  }
+
+  /** SIGTERM to the group, SIGKILL after the grace; resolves once no process of the group is left. Idempotent. */
+  terminate(): Promise<void> {
+    this.termination ??= this.runTermination()
+    return this.termination
+  }
+
+  /** Last resort from a synchronous exit hook: SIGKILL the group without waiting. */
+  killNow(): void {
+    this.signalGroup('SIGKILL')
+  }
+
+  private async runTermination(): Promise<void> {
+    if (this.pid <= 0) return
+    this.signalGroup('SIGTERM')
+    if (!(await this.groupGoneWithin(this.graceMs))) {
+      this.signalGroup('SIGKILL')
+      await this.groupGoneWithin(KILL_WAIT_MS)
+    }
+    await this.exited
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    if (this.pid <= 0) return
+    try {
+      process.kill(process.platform === 'win32' ? this.pid : -this.pid, signal)
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+  }
+
+  private groupAlive(): boolean {
+    try {
+      process.kill(process.platform === 'win32' ? this.pid : -this.pid, 0)
+      return true
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM'
+    }
+  }
+
+  private async groupGoneWithin(ms: number): Promise<boolean> {
+    const until = Date.now() + ms
+    while (this.groupAlive()) {
+      if (Date.now() >= until) return false
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+    }
+    return true
+  }
+}

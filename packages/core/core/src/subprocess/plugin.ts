@@ -1,0 +1,3 @@
+import { SubprocessService } from './service.ts'
+
+export default SubprocessService

@@ -1,0 +1,3 @@
+import { ToolRuntime } from './runtime.ts'
+
+export default ToolRuntime

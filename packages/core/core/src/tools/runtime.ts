@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto'
+import { Context, Service } from 'cordis'
+import { z } from 'zod'
+import { deadline, MAX_TIMER_DELAY_MS } from '../abort.ts'
+import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../errors.ts'
+import { deepFreeze, toJson, type JsonObject, type JsonValue } from '../json.ts'
+import { runInSession } from '../sessions/current.ts'
+import { describeIssues, inputJsonSchema } from './schema.ts'
+import type { CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult } from './types.ts'
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolRuntime
+  }
+  interface Events {
+    'tools/change'(): void
+  }
+}
+
+export const ToolsConfig = z.strictObject({
+  /**
+   * How long to keep waiting for a body after its call timed out or was aborted before answering
+   * without it. Bodies should honour their signal; this bounds the damage when one does not.
+   */
+  abandonAfterMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(5000),
+})
+export type ToolsConfig = z.infer<typeof ToolsConfig>
+
+/** The registry's view of a definition: arguments and values are checked at runtime, not typed. */
+interface LooseDefinition {
+  execute(args: unknown, exec: ToolExecution): Promise<unknown>
+  render?(args: unknown, value: JsonValue): string | readonly ContentBlock[]
+}
+
+interface Entry {
+  readonly definition: ToolDefinition
+  readonly parameters: JsonObject
+  readonly parse: (args: JsonValue) => { ok: true; value: unknown } | { ok: false; problem: string }
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+/** `ctx.tools`: the model-visible tool catalog and the one way to run a tool. */
+export class ToolRuntime extends Service {
+  static Config = (config: unknown) => ToolsConfig.parse(config ?? {})
+
+  private readonly entries = new Map<string, Entry>()
+  private readonly guidance = new Map<string, PromptSection>()
+  private readonly settings: ToolsConfig
+
+  constructor(ctx: Context, config: ToolsConfig) {
+    super(ctx, 'tools', true)
+    this.settings = config
+  }
+
+  /** Adds a tool; an effect on the caller's scope, so unloading the caller removes it. */
+  register<A, V extends JsonValue>(definition: ToolDefinition<A, V>): () => void {
+    const entry = this.compile(definition as ToolDefinition)
+    return this.ctx.effect(() => {
+      if (this.entries.has(entry.definition.name)) {
+        throw new ToolError(`a tool named "${entry.definition.name}" is already registered`, 'DUPLICATE_TOOL')
+      }
+      this.entries.set(entry.definition.name, entry)
+      this.changed()
+      return () => {
+        if (this.entries.get(entry.definition.name) !== entry) return
+        this.entries.delete(entry.definition.name)
+        this.changed()
+      }
+    })
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.entries.get(name)?.definition
+  }
+
+  /** What the model is told about every tool, sorted by name so the prefix is stable across load orders. */
+  catalog(): CatalogEntry[] {
+    return [...this.entries.values()]
+      .map(({ definition, parameters }) => ({ name: definition.name, description: definition.description, parameters }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  }
+
+  /** Adds a system-prompt guidance section; an effect on the caller's scope. */
+  section(section: PromptSection): () => void {
+    if (!section.name) throw new ToolError('prompt section name must be non-empty', 'INVALID_TOOL')
+    if (!Number.isFinite(section.order)) throw new ToolError(`prompt section "${section.name}": order must be finite`, 'INVALID_TOOL')
+    const frozen = Object.freeze({ ...section })
+    return this.ctx.effect(() => {
+      if (this.guidance.has(frozen.name)) throw new ToolError(`prompt section "${frozen.name}" is already registered`, 'DUPLICATE_TOOL')
+      this.guidance.set(frozen.name, frozen)
+      return () => {
+        if (this.guidance.get(frozen.name) === frozen) this.guidance.delete(frozen.name)
+      }
+    })
+  }
+
+  sections(): PromptSection[] {
+    return [...this.guidance.values()].sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1))
+  }
+
+  /** Runs one call exactly as the model made it. Never throws: every failure is an error result with a code. */
+  async execute(call: ToolCall): Promise<ToolResult> {
+    try {
+      return await this.dispatch(call)
+    } catch (error) {
+      return failure(error)
+    }
+  }
+
+  private async dispatch(call: ToolCall): Promise<ToolResult> {
+    const args = toJson(call.arguments)
+    if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
+    if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
+    const entry = this.entries.get(call.name)
+    if (!entry) throw new ToolError(`no tool named "${call.name}"`, 'UNKNOWN_TOOL')
+    const parsed = entry.parse(deepFreeze(args.value))
+    if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
+
+    const { definition } = entry
+    const budget = deadline(call.signal, definition.timeoutMs ?? 0, ToolErrorCode.TOOL_TIMEOUT)
+    const exec: ToolExecution = { callId: call.callId ?? randomUUID(), name: definition.name, signal: budget.signal, session: call.session }
+    let outcome: Outcome
+    try {
+      const body = Promise.resolve().then(() => runInSession(call.session, () => (definition as LooseDefinition).execute(parsed.value, exec)))
+      outcome = await this.settle(body, budget.signal, definition.name)
+    } finally {
+      budget.dispose()
+    }
+    if (budget.expired) throw new ToolError(`tool call timed out after ${definition.timeoutMs} ms`, 'TOOL_TIMEOUT')
+    if (call.signal?.aborted) throw new ToolError('the call was aborted', 'ABORTED', { cause: call.signal.reason })
+    if (outcome.kind === 'rejected') throw outcome.error
+    if (outcome.kind === 'abandoned') throw new ToolError('the call was aborted', 'ABORTED')
+    return this.success(entry, parsed.value, outcome.value)
+  }
+
+  /** Waits for the body; once the signal aborts, waits at most `abandonAfterMs` more. */
+  private async settle(body: Promise<unknown>, signal: AbortSignal, name: string): Promise<Outcome> {
+    const settled: Promise<Outcome> = body.then(
+      (value) => ({ kind: 'fulfilled', value }),
+      (error: unknown) => ({ kind: 'rejected', error }),
+    )
+    let timer: NodeJS.Timeout | undefined
+    let onAbort: (() => void) | undefined
+    const abandoned = new Promise<Outcome>((resolve) => {
+      onAbort = () => {
+        timer = setTimeout(() => resolve({ kind: 'abandoned' }), this.settings.abandonAfterMs)
+      }
+      if (signal.aborted) onAbort()
+      else signal.addEventListener('abort', onAbort, { once: true })
+    })
+    try {
+      const outcome = await Promise.race([settled, abandoned])
+      if (outcome.kind === 'abandoned') {
+        this.ctx.logger('tools').warn(`${name} ignored its abort signal for ${this.settings.abandonAfterMs} ms; answering without it`)
+      }
+      return outcome
+    } finally {
+      if (timer) clearTimeout(timer)
+      if (onAbort) signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  private success(entry: Entry, args: unknown, raw: unknown): ToolResult {
+    const definition = entry.definition as ToolDefinition & LooseDefinition
+    const json = toJson(raw)
+    if (!json.ok) throw new ToolError(`${definition.name} returned a value that is not JSON: ${json.problem}`, 'INVALID_TOOL_OUTPUT')
+    if (definition.output) {
+      const checked = definition.output.safeParse(json.value)
+      if (!checked.success) throw new ToolError(`${definition.name} returned an invalid value: ${describeIssues(checked.error)}`, 'INVALID_TOOL_OUTPUT')
+    }
+    const value = deepFreeze(json.value)
+    let content: readonly ContentBlock[]
+    try {
+      const rendered = definition.render ? definition.render(args, value) : JSON.stringify(value, null, 2)
+      content = typeof rendered === 'string' ? [{ type: 'text', text: rendered }] : rendered
+    } catch (error) {
+      throw new ToolError(`${definition.name} could not render its result: ${errorMessage(error)}`, 'INVALID_TOOL_OUTPUT', { cause: error })
+    }
+    return { isError: false, value, content }
+  }
+
+  private compile(definition: ToolDefinition): Entry {
+    const name: unknown = definition?.name
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+      throw new ToolError(`tool name ${JSON.stringify(name)} must match ${TOOL_NAME.source}`, 'INVALID_TOOL')
+    }
+    if (typeof definition.description !== 'string' || !definition.description.trim()) {
+      throw new ToolError(`tool "${name}": description must be non-empty`, 'INVALID_TOOL')
+    }
+    if (typeof definition.execute !== 'function') throw new ToolError(`tool "${name}": execute must be a function`, 'INVALID_TOOL')
+    const { timeoutMs } = definition
+    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_DELAY_MS)) {
+      throw new ToolError(`tool "${name}": timeoutMs must be a positive integer no greater than ${MAX_TIMER_DELAY_MS}`, 'INVALID_TOOL')
+    }
+    if (definition.input) {
+      const schema = definition.input
+      return {
+        definition,
+        parameters: deepFreeze(inputJsonSchema(name, schema)),
+        parse: (args) => {
+          const result = schema.safeParse(args)
+          return result.success ? { ok: true, value: result.data } : { ok: false, problem: describeIssues(result.error) }
+        },
+      }
+    }
+    const parameters = toJson(definition.parameters)
+    if (!parameters.ok || !isObject(parameters.value)) {
+      throw new ToolError(`tool "${name}": parameters must be a JSON Schema object`, 'INVALID_TOOL')
+    }
+    return {
+      definition,
+      parameters: deepFreeze(parameters.value),
+      parse: (args) => (isObject(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
+    }
+  }
+
+  private changed(): void {
+    try {
+      this.ctx.emit('tools/change')
+    } catch (error) {
+      this.ctx.logger('tools').warn(`a tools/change listener failed: ${errorMessage(error)}`)
+    }
+  }
+}
+
+type Outcome = { kind: 'fulfilled'; value: unknown } | { kind: 'rejected'; error: unknown } | { kind: 'abandoned' }
+
+function isObject(value: JsonValue): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function failure(error: unknown): ToolResult {
+  const message = errorMessage(error)
+  const info = isHarnessError(error)
+    ? { message, code: error.code, name: error.name }
+    : { message, code: ToolErrorCode.TOOL_FAILED, ...(error instanceof Error ? { name: error.name } : {}) }
+  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], error: info }
+}

@@ -1,0 +1,80 @@
+import type { z } from 'zod'
+import type { JsonObject, JsonValue } from '../json.ts'
+import type { Session } from '../sessions/session.ts'
+
+export interface TextBlock {
+  readonly type: 'text'
+  readonly text: string
+}
+export type ContentBlock = TextBlock
+
+/** What a tool body learns about its call. */
+export interface ToolExecution {
+  readonly callId: string
+  readonly name: string
+  /** Aborts on caller cancellation or when the tool's `timeoutMs` runs out. Forward it. */
+  readonly signal: AbortSignal
+  /** The calling session; its `cwd` is the workspace the call runs in. */
+  readonly session: Session | undefined
+}
+
+interface ToolDefinitionBase<A, V extends JsonValue> {
+  /** `[A-Za-z0-9_-]{1,64}`, unique in the runtime. */
+  readonly name: string
+  readonly description: string
+  execute(args: A, exec: ToolExecution): Promise<V>
+  /** What the model sees for a success. Default: the value as pretty JSON. */
+  render?(args: A, value: V): string | readonly ContentBlock[]
+  /** Checks the canonical value; a mismatch is `INVALID_TOOL_OUTPUT`. */
+  readonly output?: z.ZodType<V>
+  /** Budget enforced by the runtime (`TOOL_TIMEOUT`). */
+  readonly timeoutMs?: number
+  /** True when sibling calls may overlap this one (documentary for hosts that schedule calls). */
+  readonly concurrencySafe?: boolean
+}
+
+/** A zod-typed tool: arguments are validated with the schema, the model sees its JSON Schema. */
+export interface ZodToolDefinition<A, V extends JsonValue> extends ToolDefinitionBase<A, V> {
+  readonly input: z.ZodType<A>
+  readonly parameters?: undefined
+}
+
+/** A tool that brings its own JSON Schema (MCP): arguments need only be a JSON object. */
+export interface RawToolDefinition<V extends JsonValue> extends ToolDefinitionBase<JsonObject, V> {
+  readonly parameters: JsonObject
+  readonly input?: undefined
+}
+
+export type ToolDefinition<A = any, V extends JsonValue = JsonValue> = ZodToolDefinition<A, V> | RawToolDefinition<V>
+
+export interface CatalogEntry {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonObject
+}
+
+export interface ToolCall {
+  readonly name: string
+  readonly arguments: unknown
+  readonly callId?: string
+  readonly session?: Session
+  readonly signal?: AbortSignal
+}
+
+export interface ToolErrorInfo {
+  readonly message: string
+  readonly code: string
+  readonly name?: string
+}
+
+export type ToolResult =
+  | { readonly isError: false; readonly value: JsonValue; readonly content: readonly ContentBlock[] }
+  | { readonly isError: true; readonly content: readonly ContentBlock[]; readonly error: ToolErrorInfo }
+
+export interface PromptSection {
+  /** Unique, e.g. `tool:lsp`. */
+  readonly name: string
+  /** Sections are listed by order, then name. Tool guidance uses 100–199. */
+  readonly order: number
+  readonly text: string
+}

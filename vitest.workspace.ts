@@ -1,0 +1,6 @@
+/** The test projects: one per package group, so `vitest run --project lsp` runs one surface. */
+export const projects = [
+  { extends: true as const, test: { name: 'core', include: ['packages/core/*/tests/**/*.test.ts'] } },
+  { extends: true as const, test: { name: 'cli', include: ['packages/cli/*/tests/**/*.test.ts'] } },
+  { extends: true as const, test: { name: 'lsp', include: ['packages/lsp/*/tests/**/*.test.ts'] } },
+]
