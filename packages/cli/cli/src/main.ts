@@ -76,7 +76,7 @@ async function execute(host: Host, invocation: Invocation, command: Command, io:
     case 'status': {
       const readiness = app.get('readiness')
       if (!readiness) throw new UsageError('this preset mounts no dsh-core/readiness row')
-      const capabilities = await readiness.report({ probe: true, signal })
+      const capabilities = await readiness.report({ probe: true, signal, cwd: invocation.cwd })
       print({ capabilities }, statusText(capabilities))
       return EXIT_OK
     }

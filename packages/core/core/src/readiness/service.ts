@@ -30,18 +30,23 @@ export interface Capability {
   readonly id: string
   /** False when the capability is mounted but not set up (e.g. no provider chosen). */
   readonly configured: boolean
-  /** The model-visible tools that depend on it. */
-  readonly tools: readonly string[]
   /** The current state, without side effects. */
   status(): CapabilityStatus
   /** An active check (start the server, look up the key); `dsh status` runs it. Defaults to `status()`. */
-  probe?(signal: AbortSignal): Promise<CapabilityStatus>
+  probe?(context: ProbeContext): Promise<CapabilityStatus>
+}
+
+export interface ProbeContext {
+  readonly signal: AbortSignal
+  /** The workspace the report is for (`dsh status --cwd`). */
+  readonly cwd: string
 }
 
 export interface CapabilityReport extends CapabilityStatus {
   readonly surface: string
   readonly id: string
   readonly configured: boolean
+  /** The model-visible tools of the capability's surface (tools declare their `surface`). */
   readonly tools: readonly string[]
 }
 
@@ -88,19 +93,27 @@ export class ReadinessService extends Service {
    * With `probe`, runs every probe concurrently within `probeTimeoutMs`; a probe that fails or
    * overruns reports `unavailable` with the reason instead of failing the report.
    */
-  async report(options: { probe?: boolean; signal?: AbortSignal } = {}): Promise<CapabilityReport[]> {
+  async report(options: { probe?: boolean; signal?: AbortSignal; cwd?: string } = {}): Promise<CapabilityReport[]> {
     const budget = deadline(options.signal, options.probe ? this.settings.probeTimeoutMs : 0, 'PROBE_TIMEOUT')
+    const probe = options.probe ? { signal: budget.signal, cwd: options.cwd ?? process.cwd() } : undefined
+    const tools = this.ctx.get('tools')
+    const toolsOf = new Map<string, string[]>()
+    for (const { name } of tools?.catalog() ?? []) {
+      const surface = tools?.get(name)?.surface ?? `tool:${name}`
+      toolsOf.set(surface, [...(toolsOf.get(surface) ?? []), name])
+    }
     try {
       const rows = await Promise.all(
         [...this.capabilities.values()].map(async (capability): Promise<CapabilityReport> => {
-          const status = await this.statusOf(capability, options.probe === true, budget.signal)
-          return { surface: capability.surface, id: capability.id, configured: capability.configured, tools: [...capability.tools], ...status }
+          const status = await this.statusOf(capability, probe)
+          return { surface: capability.surface, id: capability.id, configured: capability.configured, tools: toolsOf.get(capability.surface) ?? [], ...status }
         }),
       )
-      const claimed = new Set(rows.flatMap((row) => row.tools))
-      const tools = this.ctx.get('tools')?.catalog() ?? []
-      for (const tool of tools) {
-        if (!claimed.has(tool.name)) rows.push({ surface: 'tool', id: tool.name, configured: true, tools: [tool.name], state: 'ready', detail: '' })
+      const covered = new Set(rows.map((row) => row.surface))
+      for (const [surface, names] of toolsOf) {
+        if (covered.has(surface)) continue
+        // A tool with no capability behind it: ready whenever it is registered.
+        for (const name of names) rows.push({ surface: surface.startsWith('tool:') ? 'tool' : surface, id: name, configured: true, tools: [name], state: 'ready', detail: '' })
       }
       return rows.sort((a, b) => compare(a.surface, b.surface) || compare(a.id, b.id))
     } finally {
@@ -108,9 +121,9 @@ export class ReadinessService extends Service {
     }
   }
 
-  private async statusOf(capability: Capability, probe: boolean, signal: AbortSignal): Promise<CapabilityStatus> {
+  private async statusOf(capability: Capability, probe: ProbeContext | undefined): Promise<CapabilityStatus> {
     try {
-      if (probe && capability.probe) return await raceAbort(capability.probe(signal), signal)
+      if (probe && capability.probe) return await raceAbort(capability.probe(probe), probe.signal)
       return capability.status()
     } catch (error) {
       return { state: 'unavailable', detail: errorMessage(error) }

@@ -31,6 +31,8 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
   readonly timeoutMs?: number
   /** True when sibling calls may overlap this one (documentary for hosts that schedule calls). */
   readonly concurrencySafe?: boolean
+  /** The surface the tool belongs to (`lsp`, `web`, …); `dsh status` lists it beside that surface's capabilities. */
+  readonly surface?: string
 }
 
 /** A zod-typed tool: arguments are validated with the schema, the model sees its JSON Schema. */
