@@ -45,10 +45,15 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   const app = new Context()
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []
   const stop = async () => {
-    for (const { fork } of [...forks].reverse()) fork.dispose()
-    await settleTeardowns(app)
+    // Taken now: once its row is disposed, `app.get('subprocess')` no longer finds the service.
+    const subprocess = app.get('subprocess')
+    for (const { fork } of [...forks].reverse()) {
+      fork.dispose()
+      // A row's own teardown (a server told to shut down) finishes before the rows it depends on go.
+      await settleTeardowns(app)
+    }
     await app.stop()
-    await app.get('subprocess')?.shutdown()
+    await subprocess?.shutdown()
     await settleTeardowns(app)
   }
   const host: Host = { app, rows: loaded, stop }

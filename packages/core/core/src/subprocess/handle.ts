@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
 import { scrubbedEnv } from './env.ts'
+import { groupAlive } from './group.ts'
 import { ByteTail } from './tail.ts'
 
 export interface SpawnSpec {
@@ -25,6 +26,8 @@ export interface Exit {
 }
 
 const POLL_MS = 20
+/** After the leader exits, how long to wait for the rest of its stderr. */
+const STDERR_DRAIN_MS = 200
 /** After SIGKILL a group normally vanishes at once; this only bounds a pathological wait. */
 const KILL_WAIT_MS = 5000
 
@@ -73,7 +76,15 @@ export class ChildHandle {
       child.once('error', (error) => {
         if (child.pid === undefined) resolve((this.exit = { code: null, signal: null, error }))
       })
-      child.once('exit', (code, signal) => resolve((this.exit = { code, signal })))
+      child.once('exit', (code, signal) => {
+        // stderr may still hold the last words of the process: give the pipe a moment to drain.
+        const drained = new Promise<void>((done) => {
+          if (!child.stderr || child.stderr.readableEnded || child.stderr.destroyed) return done()
+          child.stderr.once('close', done)
+          setTimeout(done, STDERR_DRAIN_MS).unref()
+        })
+        void drained.then(() => resolve((this.exit = { code, signal })))
+      })
     })
   }
 
@@ -115,18 +126,9 @@ export class ChildHandle {
     }
   }
 
-  private groupAlive(): boolean {
-    try {
-      process.kill(process.platform === 'win32' ? this.pid : -this.pid, 0)
-      return true
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM'
-    }
-  }
-
   private async groupGoneWithin(ms: number): Promise<boolean> {
     const until = Date.now() + ms
-    while (this.groupAlive()) {
+    while (groupAlive(this.pid)) {
       if (Date.now() >= until) return false
       await new Promise((resolve) => setTimeout(resolve, POLL_MS))
     }

@@ -1,0 +1,59 @@
+import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import { z } from 'zod'
+
+const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
+const positive = (fallback: number) => z.number().int().positive().default(fallback)
+
+/** One language server. Every number varies by deployment, so each is a field with a default. */
+export const ServerConfig = z.strictObject({
+  /** A bare name (searched in node_modules/.bin and PATH) or an absolute path; never a shell line. */
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  /** Applied over the scrubbed parent environment; `null` removes an inherited variable. */
+  env: z.record(z.string(), z.string().nullable()).default({}),
+  /** `.ts` (or `ts`) → LSP language id. Checked by ctx.lsp at registration. */
+  extensionToLanguage: z.record(z.string(), z.string()),
+  /** Sent verbatim as `initialize.params.initializationOptions`. */
+  initializationOptions: z.json().default(null),
+  /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */
+  configuration: z.json().default(null),
+  /** `host`: send our pid as `processId`, so the server exits if we are killed; `none`: send null. */
+  processId: z.enum(['host', 'none']).default('host'),
+  /** Source files larger than this are refused before any server starts. */
+  maxDocumentBytes: positive(4_000_000),
+  /** Bytes of the server's stderr kept for error messages. */
+  maxStderrBytes: positive(1_000_000),
+  /** Deadline for the `initialize` handshake. */
+  initializeTimeoutMs: budget(30_000),
+  /** Deadline for one request when the caller brings none shorter. */
+  requestTimeoutMs: budget(60_000),
+  /** How long a query waits for the server's `$/progress` (project loading) to end before answering anyway. */
+  indexingTimeoutMs: budget(30_000),
+  /** Graceful `shutdown`/`exit` budget before the process group is killed. */
+  shutdownTimeoutMs: budget(5_000),
+  /** SIGTERM → SIGKILL grace, and how long a cancelled request may take to settle before the server is replaced. */
+  killGraceMs: budget(2_000),
+  /** A server unused for this long is shut down; the next query starts a new one. */
+  idleTimeoutMs: budget(600_000),
+  /** Live servers (one per workspace) this provider keeps; the least recently used idle one makes room. */
+  maxServers: positive(4),
+  /** Crash supervision: after `maxCrashes` crashes within `windowMs`, no restart for a backoff that doubles up to `maxBackoffMs`. */
+  crashes: z
+    .strictObject({
+      maxCrashes: positive(3),
+      windowMs: budget(60_000),
+      backoffMs: budget(5_000),
+      maxBackoffMs: budget(120_000),
+    })
+    .prefault({}),
+})
+export type ServerConfig = z.infer<typeof ServerConfig>
+
+const SERVER_ID = /^[A-Za-z0-9_.-]+$/
+
+export const LspStdioConfig = z.strictObject({
+  servers: z
+    .record(z.string().regex(SERVER_ID, 'server ids must be non-empty and use only letters, digits, _ . -'), ServerConfig)
+    .refine((servers) => Object.keys(servers).length > 0, 'servers must contain at least one server'),
+})
+export type LspStdioConfig = z.infer<typeof LspStdioConfig>

@@ -1,0 +1,118 @@
+import { errorMessage, raceAbort, type ChildHandle } from 'dsh-core'
+import { LspError } from 'dsh-lsp'
+import {
+  createMessageConnection,
+  ResponseError,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type CancellationToken,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node'
+
+export interface ConnectionHooks {
+  /** A request from the server; return the result or a ResponseError. */
+  onServerRequest(method: string, params: unknown): unknown
+  /** `$/progress` for a token the client did not start (the server's own work). */
+  onProgress(token: string | number, value: unknown): void
+}
+
+const silent = { error() {}, warn() {}, info() {}, log() {} }
+
+/**
+ * JSON-RPC over a server's stdio (vscode-jsonrpc does the framing). The connection records one
+ * fatal cause — the process exited, a pipe broke, or the server wrote something that is not LSP —
+ * and every pending and later request rejects with that very error object, so callers can tell a
+ * transport failure (`isFatal`) from a server's error answer.
+ */
+export class LspConnection {
+  private fatal: LspError | undefined
+  private readonly failed = new AbortController()
+  private readonly rpc: MessageConnection
+
+  constructor(
+    private readonly child: ChildHandle,
+    private readonly serverId: string,
+    hooks: ConnectionHooks,
+  ) {
+    if (!child.stdout || !child.stdin) throw new Error('language server needs piped stdin and stdout')
+    const reader = new StreamMessageReader(child.stdout)
+    const writer = new StreamMessageWriter(child.stdin)
+    reader.onError((error) => {
+      this.fail(new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error))}`, 'LSP_PROTOCOL_ERROR', { cause: error }))
+      void child.terminate()
+    })
+    writer.onError(([error]) => {
+      this.fail(this.exitedError(`writing to the language server failed (${errorMessage(error)})`))
+    })
+    this.rpc = createMessageConnection(reader, writer, silent)
+    this.rpc.onRequest((method, params) => hooks.onServerRequest(method, params))
+    this.rpc.onUnhandledProgress((params) => hooks.onProgress(params.token, params.value))
+    this.rpc.onNotification(() => {})
+    this.rpc.listen()
+    void child.exited.then((exit) => {
+      if (exit.error) {
+        this.fail(new LspError(`${serverId}: the language server could not be started: ${exit.error.message}`, 'LSP_SERVER_START_FAILED', { cause: exit.error }))
+      } else {
+        const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
+        this.fail(this.exitedError(`the language server ${how}`))
+      }
+    })
+  }
+
+  /** The transport's fatal cause, once there is one. */
+  get failure(): LspError | undefined {
+    return this.fatal
+  }
+
+  /** True when `error` is this connection's own transport failure (and so worth one replay elsewhere). */
+  isFatal(error: unknown): boolean {
+    return error !== undefined && error === this.fatal
+  }
+
+  /** Records the fatal cause once; pending requests reject with it. */
+  fail(error: LspError): void {
+    if (this.fatal) return
+    this.fatal = error
+    this.failed.abort(error)
+    this.rpc.dispose()
+  }
+
+  async request<R>(method: string, params: unknown, token: CancellationToken): Promise<R> {
+    if (this.fatal) throw this.fatal
+    try {
+      return await raceAbort(this.rpc.sendRequest<R>(method, params, token), this.failed.signal)
+    } catch (error) {
+      throw this.translate(error)
+    }
+  }
+
+  /** Resolves once the notification's bytes are written (a full pipe makes it wait). */
+  async notify(method: string, params: unknown, signal?: AbortSignal): Promise<void> {
+    if (this.fatal) throw this.fatal
+    const written = this.rpc.sendNotification(method, params)
+    try {
+      await raceAbort(raceAbort(written, this.failed.signal), signal)
+    } catch (error) {
+      throw this.translate(error)
+    }
+  }
+
+  private translate(error: unknown): unknown {
+    if (error === this.fatal) return error
+    if (error instanceof ResponseError) {
+      const message = typeof error.message === 'string' && error.message ? error.message : 'no message'
+      return new LspError(`${this.serverId}: language server error ${error.code}: ${message}`, 'LSP_SERVER_ERROR', { cause: error, rpcCode: error.code })
+    }
+    return error
+  }
+
+  private exitedError(what: string): LspError {
+    const tail = this.child.stderrTail().trim()
+    const suffix = tail ? `; stderr: ${tail.slice(-2000)}` : ''
+    return new LspError(`${this.serverId}: ${what}${suffix}`, 'LSP_SERVER_EXITED')
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').slice(0, 300)
+}

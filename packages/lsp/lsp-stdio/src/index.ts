@@ -1,0 +1,84 @@
+import type { Context } from 'cordis'
+import { effectWithTeardown, errorMessage } from 'dsh-core'
+import type {} from 'dsh-lsp'
+import { LspStdioConfig, type ServerConfig } from './config.ts'
+import { StdioLspProvider } from './provider.ts'
+
+export { LspStdioConfig, ServerConfig } from './config.ts'
+export { StdioLspProvider } from './provider.ts'
+
+export const name = 'lsp-stdio'
+/** Several rows may each bring their own servers. */
+export const reusable = true
+export const inject = { required: ['lsp', 'fs', 'subprocess'], optional: ['readiness'] }
+
+export const Config = (config: unknown) => LspStdioConfig.parse(config)
+
+/**
+ * Registers one provider per configured server. Activation is transactional: every executable is
+ * resolved first (no process starts), then all providers register or none do. Unloading first
+ * removes the routes, then shuts every server down (awaited by the host's stop()).
+ */
+export async function apply(ctx: Context, config: LspStdioConfig): Promise<void> {
+  const setup = new AbortController()
+  const cancelSetup = ctx.effect(() => () => setup.abort(new Error('lsp-stdio setup disposed')))
+  const entries = Object.entries(config.servers)
+  const lookups = await Promise.allSettled(
+    entries.map(async ([id, server]) => {
+      try {
+        return await ctx.subprocess.resolveExecutable(server.command, { env: explicitEnv(server), signal: setup.signal })
+      } catch (error) {
+        const failure = setup.signal.aborted ? error : new Error(`servers.${id}.command: ${errorMessage(error)}`, { cause: error })
+        setup.abort(failure)
+        throw failure
+      }
+    }),
+  )
+  if (setup.signal.aborted) throw setup.signal.reason
+  cancelSetup()
+
+  const providers = entries.map(([id, server], index) => {
+    const lookup = lookups[index] as PromiseFulfilledResult<string>
+    return new StdioLspProvider({
+      id,
+      config: server,
+      executable: lookup.value,
+      fs: ctx.fs,
+      subprocess: ctx.subprocess,
+      report: (message) => ctx.get('readiness')?.progress('lsp', id, message),
+    })
+  })
+
+  effectWithTeardown(ctx, () => {
+    const routes: (() => void)[] = []
+    try {
+      for (const provider of providers) routes.push(ctx.lsp.registerProvider(provider))
+    } catch (error) {
+      for (const release of routes.reverse()) release()
+      throw error
+    }
+    return async () => {
+      // No new query may route to a provider that is draining.
+      for (const release of [...routes].reverse()) release()
+      const results = await Promise.allSettled(providers.map((provider) => provider.disposeAll()))
+      const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
+      if (failures.length === 1) throw failures[0]
+      if (failures.length > 1) throw new AggregateError(failures, 'lsp-stdio provider teardown failed')
+    }
+  })
+
+  const readiness = ctx.get('readiness')
+  for (const provider of providers) {
+    readiness?.register({
+      surface: 'lsp',
+      id: provider.id,
+      configured: true,
+      status: () => provider.status(),
+      probe: (probe) => provider.probe(probe),
+    })
+  }
+}
+
+function explicitEnv(server: ServerConfig): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(server.env).map(([name, value]) => [name, value ?? undefined]))
+}

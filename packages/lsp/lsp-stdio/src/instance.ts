@@ -1,0 +1,283 @@
+import { abortError, assertNever, deadline, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
+import { LspError, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
+import { CancellationTokenSource } from 'vscode-jsonrpc/node'
+import { LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities } from 'vscode-languageserver-protocol'
+import type { ServerConfig } from './config.ts'
+import { LspConnection } from './connection.ts'
+import { ProgressTracker } from './progress.ts'
+import { answerServerRequest } from './server-requests.ts'
+import { checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
+
+export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
+
+export interface InstanceOptions {
+  readonly serverId: string
+  readonly config: ServerConfig
+  readonly executable: string
+  readonly workspace: Workspace
+  readonly subprocess: SubprocessService
+  /** Says what the server is doing (for progress on a terminal). */
+  readonly report: (message: string) => void
+}
+
+const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
+  general: { positionEncodings: ['utf-16'] },
+  window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
+  workspace: { workspaceFolders: true, configuration: true, applyEdit: false },
+  textDocument: {
+    synchronization: { dynamicRegistration: false },
+    hover: { contentFormat: ['markdown', 'plaintext'] },
+    definition: { linkSupport: true },
+    implementation: { linkSupport: true },
+    references: {},
+  },
+}
+
+/**
+ * One language server process for one canonical workspace. Queries open the document, ask, and
+ * close it again (transient open); they wait, bounded, for the server's own progress (project
+ * loading) so a cold server does not answer from a half-loaded project.
+ */
+export class ServerInstance {
+  readonly workspace: Workspace
+  readonly ready: Promise<ServerCapabilities>
+  readonly startedAt = Date.now()
+  lastUsed = Date.now()
+  /** Queries running on this instance. */
+  busy = 0
+  serverInfo: { name: string; version?: string } | undefined
+  private readonly child: ChildHandle
+  private readonly connection: LspConnection
+  private readonly progress: ProgressTracker
+  private initialized = false
+  private disposed = false
+  private teardown: Promise<void> | undefined
+
+  constructor(private readonly options: InstanceOptions) {
+    const { config, workspace } = options
+    this.workspace = workspace
+    this.progress = new ProgressTracker(config.indexingTimeoutMs)
+    const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, value ?? undefined]))
+    this.child = options.subprocess.spawn({
+      argv: [options.executable, ...config.args],
+      cwd: workspace.path,
+      env,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderrTailBytes: config.maxStderrBytes,
+      graceMs: config.killGraceMs,
+    })
+    this.connection = new LspConnection(this.child, options.serverId, {
+      onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration: config.configuration, progress: this.progress }),
+      onProgress: (token, value) => {
+        this.progress.update(token, value)
+        const title = this.progress.title
+        if (title) options.report(title)
+      },
+    })
+    this.ready = this.initialize()
+    this.ready.catch(() => {})
+  }
+
+  get pid(): number {
+    return this.child.pid
+  }
+
+  /** True once the process is gone or going: such an instance is never reused. */
+  get dead(): boolean {
+    return this.disposed || this.connection.failure !== undefined || !this.child.running
+  }
+
+  get failure(): LspError | undefined {
+    return this.connection.failure
+  }
+
+  get state(): InstanceState {
+    if (this.dead) return 'stopped'
+    if (!this.initialized) return 'starting'
+    return this.progress.busy ? 'indexing' : 'ready'
+  }
+
+  get indexingTitle(): string | undefined {
+    return this.progress.title
+  }
+
+  /** True when `error` is this instance's transport failure (the provider replays such a query once). */
+  isTransportFailure(error: unknown): boolean {
+    return this.connection.isFatal(error)
+  }
+
+  async query(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
+    if (this.disposed) throw new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED')
+    if (signal.aborted) throw abortError(signal, 'LSP query aborted')
+    this.busy++
+    this.lastUsed = Date.now()
+    try {
+      return await this.run(request, source, signal)
+    } finally {
+      this.busy--
+      this.lastUsed = Date.now()
+    }
+  }
+
+  /** Graceful `shutdown`/`exit` within `shutdownTimeoutMs`, then the process group is ended for sure. Shared by all callers. */
+  dispose(): Promise<void> {
+    this.disposed = true
+    this.teardown ??= this.stop()
+    return this.teardown
+  }
+
+  private async run(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
+    let capabilities: ServerCapabilities
+    try {
+      capabilities = await raceAbort(this.ready, signal, 'LSP query aborted')
+    } catch (error) {
+      // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
+      await this.dispose()
+      throw error
+    }
+    const { serverId } = this.options
+    if (!supportsOperation(capabilities, request.operation)) {
+      throw new LspError(`${serverId}: the language server does not support ${request.operation}`, 'LSP_UNSUPPORTED_OPERATION')
+    }
+    if (!supportsTransientOpen(capabilities)) {
+      throw new LspError(`${serverId}: the language server does not support transient textDocument/didOpen and didClose`, 'LSP_UNSUPPORTED_OPERATION')
+    }
+    const textDocument = { uri: source.url }
+    try {
+      await this.connection.notify('textDocument/didOpen', { textDocument: { ...textDocument, languageId: request.languageId, version: 1, text: source.text } }, signal)
+    } catch (error) {
+      // The frame may be half-written: the stream cannot be trusted any more.
+      await this.dispose()
+      throw error
+    }
+    try {
+      return await this.ask(request, textDocument, signal)
+    } finally {
+      if (!this.dead) {
+        await this.connection.notify('textDocument/didClose', { textDocument }).catch(() => this.dispose())
+      }
+    }
+  }
+
+  /**
+   * Asks once the server is quiet. If the server started new work while we asked (a cold project
+   * loading), the answer came from a half-loaded project: wait for the work to end and ask again.
+   */
+  private async ask(request: LspProviderQuery, textDocument: { uri: string }, signal: AbortSignal): Promise<LspQueryResult> {
+    let complete = await this.progress.waitQuiet(signal)
+    const epoch = this.progress.epoch
+    let payload = await this.request(request, textDocument, signal)
+    if (this.progress.epoch !== epoch || this.progress.busy) {
+      complete = await this.progress.waitQuiet(signal)
+      if (complete) payload = await this.request(request, textDocument, signal)
+    }
+    switch (request.operation) {
+      case 'hover':
+        return { kind: 'hover', hover: toHover(payload), complete }
+      case 'goToDefinition':
+      case 'findReferences':
+      case 'goToImplementation':
+        return { kind: 'locations', locations: toLocations(payload), resolvedWorkspaceUri: this.workspace.url, complete }
+      default:
+        return assertNever(request.operation, 'LSP operation')
+    }
+  }
+
+  /** One request, retried once when the server says its content was modified meanwhile. */
+  private async request(request: LspProviderQuery, textDocument: { uri: string }, signal: AbortSignal): Promise<unknown> {
+    const params = {
+      textDocument,
+      position: { line: request.position.line, character: request.position.character },
+      ...(request.operation === 'findReferences' ? { context: { includeDeclaration: true } } : {}),
+    }
+    const method = methodOf(request.operation)
+    try {
+      return await this.send(method, params, signal)
+    } catch (error) {
+      if (!(error instanceof LspError && error.rpcCode === LSPErrorCodes.ContentModified)) throw error
+      return this.send(method, params, signal)
+    }
+  }
+
+  /**
+   * Sends a request under the request deadline. On abort it sends `$/cancelRequest` and gives the
+   * server `killGraceMs` to settle; a server that does not is replaced, so a runaway request can
+   * never overlap the next query.
+   */
+  private async send(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    const { config, serverId } = this.options
+    const budget = deadline(signal, config.requestTimeoutMs, 'LSP_TIMEOUT')
+    const cancellation = new CancellationTokenSource()
+    const pending = this.connection.request<unknown>(method, params, cancellation.token)
+    pending.catch(() => {})
+    try {
+      return await raceAbort(pending, budget.signal)
+    } catch (error) {
+      if (!budget.signal.aborted) throw error
+      cancellation.cancel()
+      const settled = await Promise.race([pending.then(() => true, () => true), new Promise<boolean>((resolve) => setTimeout(resolve, config.killGraceMs, false).unref())])
+      if (!settled) await this.dispose()
+      if (budget.expired) throw new LspError(`${serverId}: ${method} got no answer within ${config.requestTimeoutMs} ms`, 'LSP_TIMEOUT')
+      throw abortError(signal, 'LSP query aborted')
+    } finally {
+      budget.dispose()
+      cancellation.dispose()
+    }
+  }
+
+  private async initialize(): Promise<ServerCapabilities> {
+    const { config, serverId, workspace } = this.options
+    this.options.report('starting')
+    const budget = deadline(undefined, config.initializeTimeoutMs, 'LSP_INITIALIZE_TIMEOUT')
+    const cancellation = new CancellationTokenSource()
+    const params: InitializeParams = {
+      processId: config.processId === 'host' ? process.pid : null,
+      clientInfo: { name: 'dsh-lsp-stdio' },
+      rootUri: workspace.url,
+      workspaceFolders: [{ uri: workspace.url, name: 'workspace' }],
+      initializationOptions: config.initializationOptions,
+      capabilities: CLIENT_CAPABILITIES,
+    }
+    try {
+      const result = await raceAbort(this.connection.request<InitializeResult>('initialize', params, cancellation.token), budget.signal)
+      if (typeof result?.capabilities !== 'object' || result.capabilities === null) {
+        throw new LspError(`${serverId}: the initialize result has no capabilities`, 'LSP_MALFORMED_RESPONSE')
+      }
+      checkPositionEncoding(result.capabilities)
+      if (result.serverInfo && typeof result.serverInfo.name === 'string') this.serverInfo = result.serverInfo
+      await this.connection.notify('initialized', {})
+      this.initialized = true
+      this.options.report('ready')
+      return result.capabilities
+    } catch (error) {
+      if (budget.expired) {
+        throw new LspError(`${serverId}: the language server did not answer initialize within ${config.initializeTimeoutMs} ms`, 'LSP_SERVER_START_FAILED')
+      }
+      throw error
+    } finally {
+      budget.dispose()
+      cancellation.dispose()
+    }
+  }
+
+  private async stop(): Promise<void> {
+    const { config } = this.options
+    if (this.initialized && !this.connection.failure && this.child.running) {
+      const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
+      const cancellation = new CancellationTokenSource()
+      try {
+        await raceAbort(this.connection.request('shutdown', null, cancellation.token), budget.signal)
+        await this.connection.notify('exit', null, budget.signal)
+        await raceAbort(this.child.exited, budget.signal)
+      } catch {
+        // Whatever went wrong, the process group is ended below.
+      } finally {
+        budget.dispose()
+        cancellation.dispose()
+      }
+    }
+    await this.child.terminate()
+    this.connection.fail(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
+  }
+}

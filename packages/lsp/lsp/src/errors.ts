@@ -1,0 +1,54 @@
+import { HarnessError } from 'dsh-core'
+
+export const LspErrorCode = {
+  /** A provider registration is malformed (blank id, bad extension, blank language id, …). */
+  LSP_INVALID_PROVIDER: 'LSP_INVALID_PROVIDER',
+  /** The provider id or one of its extensions is already registered. */
+  LSP_CONFLICT: 'LSP_CONFLICT',
+  /** No provider serves the file's extension. */
+  LSP_UNAVAILABLE: 'LSP_UNAVAILABLE',
+  /** The provider or server instance was disposed while the query was pending. */
+  LSP_DISPOSED: 'LSP_DISPOSED',
+  /** The server does not offer the operation, or cannot open documents transiently. */
+  LSP_UNSUPPORTED_OPERATION: 'LSP_UNSUPPORTED_OPERATION',
+  /** The server answered with a payload that is not what LSP specifies. */
+  LSP_MALFORMED_RESPONSE: 'LSP_MALFORMED_RESPONSE',
+  /** The tool was called without a session workspace. */
+  LSP_WORKSPACE_REQUIRED: 'LSP_WORKSPACE_REQUIRED',
+  /** The workspace root is missing or not a directory. */
+  LSP_WORKSPACE_INVALID: 'LSP_WORKSPACE_INVALID',
+  /** The source file is missing, not a regular UTF-8 text file, or over the byte cap. */
+  LSP_SOURCE_INVALID: 'LSP_SOURCE_INVALID',
+  /** The source file resolves (by `..`, an absolute path or a symlink) outside the workspace. */
+  LSP_SOURCE_OUTSIDE_WORKSPACE: 'LSP_SOURCE_OUTSIDE_WORKSPACE',
+  /** The server answered with a JSON-RPC error; `rpcCode` keeps its code. */
+  LSP_SERVER_ERROR: 'LSP_SERVER_ERROR',
+  /** The server process exited or its pipe broke; the message carries the stderr tail. */
+  LSP_SERVER_EXITED: 'LSP_SERVER_EXITED',
+  /** The server wrote bytes that are not valid LSP framing or JSON. */
+  LSP_PROTOCOL_ERROR: 'LSP_PROTOCOL_ERROR',
+  /** The server could not be started, or did not answer `initialize` in time. */
+  LSP_SERVER_START_FAILED: 'LSP_SERVER_START_FAILED',
+  /** The server crashed too often recently; it is not restarted until its backoff ends. */
+  LSP_SERVER_CRASHED: 'LSP_SERVER_CRASHED',
+  /** The server insists on a position encoding other than UTF-16. */
+  LSP_ENCODING_UNSUPPORTED: 'LSP_ENCODING_UNSUPPORTED',
+  /** Every server slot is busy with a query (see `maxServers`). */
+  LSP_CAPACITY: 'LSP_CAPACITY',
+  /** The server did not answer within the provider's request deadline. */
+  LSP_TIMEOUT: 'LSP_TIMEOUT',
+  /** The query was cancelled by its caller. */
+  LSP_ABORTED: 'LSP_ABORTED',
+} as const
+export type LspErrorCode = (typeof LspErrorCode)[keyof typeof LspErrorCode]
+
+export class LspError extends HarnessError {
+  declare readonly code: LspErrorCode
+  /** For `LSP_SERVER_ERROR`: the JSON-RPC error code the server sent (e.g. -32801 ContentModified). */
+  readonly rpcCode: number | undefined
+
+  constructor(message: string, code: LspErrorCode, options?: { cause?: unknown; rpcCode?: number }) {
+    super(message, code, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.rpcCode = options?.rpcCode
+  }
+}

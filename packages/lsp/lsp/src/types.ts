@@ -1,0 +1,63 @@
+/** The closed vocabulary. Adding an operation must break every exhaustive switch on purpose. */
+export const LSP_OPERATIONS = ['goToDefinition', 'findReferences', 'goToImplementation', 'hover'] as const
+export type LspOperation = (typeof LSP_OPERATIONS)[number]
+
+/** Zero-based line and UTF-16 code-unit column, as LSP speaks them. */
+export interface LspPosition {
+  readonly line: number
+  readonly character: number
+}
+
+/** Half-open. */
+export interface LspRange {
+  readonly start: LspPosition
+  readonly end: LspPosition
+}
+
+/** Every field is required: there is no defaulting step between the caller and the provider. */
+export interface LspQueryRequest {
+  readonly operation: LspOperation
+  /** Relative to `workspaceRoot`, or absolute. */
+  readonly filePath: string
+  readonly position: LspPosition
+  /** The calling session's workspace. */
+  readonly workspaceRoot: string
+}
+
+/** What a provider receives: the request plus the language id of the route that selected it. */
+export interface LspProviderQuery extends LspQueryRequest {
+  readonly languageId: string
+}
+
+export interface LspLocation {
+  /** The server's URI, verbatim (it may not be a `file:` URI). */
+  readonly uri: string
+  readonly range: LspRange
+}
+
+export interface LspHover {
+  readonly contents: string
+  readonly range?: LspRange
+}
+
+/**
+ * `complete` is false when the provider answered before the server said it had finished indexing
+ * (its bounded wait ran out): the answer may be missing cross-file results.
+ */
+export type LspQueryResult =
+  | {
+      readonly kind: 'locations'
+      readonly locations: readonly LspLocation[]
+      /** The provider's canonical workspace URI; relativise locations against it, not the request path. */
+      readonly resolvedWorkspaceUri: string
+      readonly complete: boolean
+    }
+  | { readonly kind: 'hover'; readonly hover: LspHover | null; readonly complete: boolean }
+
+export interface LspProvider {
+  readonly id: string
+  /** Extension (`.ts`, or `ts`; case-insensitive) → LSP language id. Read once at registration. */
+  readonly extensionToLanguage: Readonly<Record<string, string>>
+  /** Must include declarations in `findReferences` itself. Rejections carry an `LspError` code. */
+  query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult>
+}
