@@ -1,0 +1,78 @@
+import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bootPreset, type Host, type Session, type ToolResult } from 'dsh-core'
+
+const REPO = fileURLToPath(new URL('../../../../../', import.meta.url))
+export const CODING_PRESET = join(REPO, 'presets', 'coding.yml')
+const WORKSPACES = fileURLToPath(new URL('./workspaces/', import.meta.url))
+
+/** A private copy of a fixture workspace (tests may add files, symlinks, or edit sources). */
+export function copyWorkspace(name: 'ts-project' | 'py-project'): { dir: string; remove(): void } {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), `dsh-real-${name}-`)))
+  const dir = join(root, name)
+  cpSync(join(WORKSPACES, name), dir, { recursive: true })
+  return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+/** Boots the real coding preset, with an overlay written from `overlayYaml` when given. */
+export async function bootCoding(overlayYaml?: string): Promise<Host> {
+  if (!overlayYaml) return bootPreset({ preset: CODING_PRESET })
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-overlay-'))
+  const overlay = join(dir, 'overlay.yml')
+  writeFileSync(overlay, overlayYaml)
+  try {
+    return await bootPreset({ preset: CODING_PRESET, overlays: [overlay] })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+export interface LspArgs {
+  readonly operation: 'goToDefinition' | 'findReferences' | 'goToImplementation' | 'hover'
+  readonly filePath: string
+  readonly line: number
+  readonly character: number
+}
+
+export function callLsp(host: Host, session: Session, args: LspArgs, signal?: AbortSignal): Promise<ToolResult> {
+  return host.app.tools.execute({ name: 'lsp', arguments: args, session, ...(signal ? { signal } : {}) })
+}
+
+/** The value of a successful call, failing the test with the error text otherwise. */
+export function valueOf(result: ToolResult): any {
+  if (result.isError) throw new Error(`lsp call failed: ${result.error.code}: ${result.error.message}`)
+  return result.value
+}
+
+/** Pids of live (non-zombie) processes whose command line matches. */
+export async function livePids(pattern: RegExp): Promise<number[]> {
+  const { readdirSync, readFileSync } = await import('node:fs')
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ')
+      if (pattern.test(cmdline)) pids.push(Number(entry))
+    } catch {
+      // the process went away while we looked
+    }
+  }
+  return pids
+}
+
+/** Servers started by this test process (their parent chain leads here): matched by our pid in the server's processId argument is not available, so by workspace dir. */
+export async function serversFor(workspaceDir: string): Promise<number[]> {
+  const { readFileSync } = await import('node:fs')
+  const pids = await livePids(/typescript-language-server|tsserver|pyright-langserver|langserver\.index/)
+  return pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`PWD=${workspaceDir}`) || realpathSync(`/proc/${pid}/cwd`) === workspaceDir
+    } catch {
+      return false
+    }
+  })
+}
