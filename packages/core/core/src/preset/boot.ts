@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import { errorMessage } from '../errors.ts'
 import { settleTeardowns } from '../lifetime.ts'
@@ -27,8 +28,10 @@ const FAILED = 3
 
 /** Reads a preset and its overlays into the rows that will load. Never writes to any of the files. */
 export async function composePreset(options: BootOptions): Promise<PresetRow[]> {
-  let rows = parseRows(await readRows(options.preset, 'preset'), options.preset)
-  for (const overlay of options.overlays ?? []) rows = applyOverlay(rows, await readRows(overlay, 'overlay'), overlay)
+  // Absolute, because plugin paths and packages are resolved from each file's directory.
+  const preset = resolve(options.preset)
+  let rows = parseRows(await readRows(preset, 'preset'), preset)
+  for (const overlay of (options.overlays ?? []).map((file) => resolve(file))) rows = applyOverlay(rows, await readRows(overlay, 'overlay'), overlay)
   return enabledRows(rows)
 }
 

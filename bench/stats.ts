@@ -1,0 +1,20 @@
+/** Percentile of a sample (nearest rank). */
+export function percentile(samples: readonly number[], p: number): number {
+  if (!samples.length) return Number.NaN
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
+
+export function ms(value: number): string {
+  return `${value.toFixed(2)} ms`
+}
+
+export function ratio(ours: number, baseline: number): string {
+  return `${(ours / baseline).toFixed(2)}x`
+}
+
+export async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
+  const start = process.hrtime.bigint()
+  const value = await work()
+  return [Number(process.hrtime.bigint() - start) / 1e6, value]
+}

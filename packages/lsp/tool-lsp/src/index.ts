@@ -1,0 +1,34 @@
+import type { Context } from 'cordis'
+import { Config, ToolLspConfig } from './config.ts'
+import { LSP_GUIDANCE, LSP_TOOL_DESCRIPTION } from './guidance.ts'
+import { LspToolInput } from './input.ts'
+import { LspToolValue } from './output.ts'
+import { queryLsp } from './query.ts'
+import { renderValue } from './render.ts'
+
+/**
+ * dsh-tool-lsp: the model-facing `lsp` tool over `ctx.lsp`. It needs no provider to load: with
+ * none registered the tool stays listed and calls fail with LSP_UNAVAILABLE.
+ */
+export const name = 'tool-lsp'
+export const inject = ['tools', 'lsp', 'fs']
+export { Config }
+export type { ToolLspConfig } from './config.ts'
+export type { LspToolInput } from './input.ts'
+export type { LspToolValue } from './output.ts'
+
+export function apply(ctx: Context, config: ToolLspConfig): void {
+  // cordis validates through Config; a direct apply() call gets the same checks and defaults.
+  const settings = ToolLspConfig.parse(config ?? {})
+  ctx.tools.section({ name: 'tool:lsp', order: 112, text: LSP_GUIDANCE })
+  ctx.tools.register({
+    name: 'lsp',
+    surface: 'lsp',
+    description: LSP_TOOL_DESCRIPTION,
+    input: LspToolInput,
+    output: LspToolValue,
+    timeoutMs: settings.timeoutMs,
+    execute: (args, exec) => queryLsp(ctx, settings, args, exec),
+    render: (_args, value) => renderValue(value, settings),
+  })
+}

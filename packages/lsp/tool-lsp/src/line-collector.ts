@@ -1,0 +1,87 @@
+import { ellipsize } from './text-bound.ts'
+
+/** LSP's line terminators. */
+const LINE_BREAK = /\r\n|\r|\n/g
+const NON_SPACE = /\S/
+
+/**
+ * Picks chosen zero-based lines out of text that arrives in chunks, so a file is read only as far
+ * as the last line wanted. Each line is trimmed and bounded to `maxChars` (with `…` when cut)
+ * while it streams in, so one enormous minified line costs no more than a short one.
+ */
+export class LineCollector {
+  private line = 0
+  private current: LineBuffer | undefined
+  /** The previous chunk ended in `\r`: a `\n` opening this one belongs to the same break. */
+  private pendingCarriageReturn = false
+  private readonly found = new Map<number, string>()
+  private readonly lastWanted: number
+
+  constructor(
+    private readonly wanted: ReadonlySet<number>,
+    private readonly maxChars: number,
+  ) {
+    this.lastWanted = Math.max(-1, ...wanted)
+    this.current = this.bufferFor(0)
+  }
+
+  /** True once every wanted line has gone by: the caller can stop reading. */
+  get done(): boolean {
+    return this.line > this.lastWanted
+  }
+
+  push(chunk: string): void {
+    let start = this.pendingCarriageReturn && chunk.startsWith('\n') ? 1 : 0
+    this.pendingCarriageReturn = false
+    LINE_BREAK.lastIndex = start
+    while (!this.done) {
+      const match = LINE_BREAK.exec(chunk)
+      const end = match ? match.index : chunk.length
+      if (this.current && end > start) this.current.append(chunk.slice(start, end))
+      if (!match) return
+      if (match[0] === '\r' && LINE_BREAK.lastIndex === chunk.length) this.pendingCarriageReturn = true
+      this.endLine()
+      start = LINE_BREAK.lastIndex
+    }
+  }
+
+  /** The wanted lines that exist and are not blank, by line number. Ends the last (unterminated) line. */
+  finish(): ReadonlyMap<number, string> {
+    if (!this.done) this.endLine()
+    return this.found
+  }
+
+  private endLine(): void {
+    const text = this.current?.text()
+    if (text) this.found.set(this.line, text)
+    this.line += 1
+    this.current = this.bufferFor(this.line)
+  }
+
+  private bufferFor(line: number): LineBuffer | undefined {
+    return this.wanted.has(line) ? new LineBuffer(this.maxChars) : undefined
+  }
+}
+
+/** One line, leading whitespace dropped as it arrives, kept to one character past the limit. */
+class LineBuffer {
+  private kept = ''
+  /** Non-whitespace arrived after the kept prefix: the trimmed line is longer than the limit. */
+  private overflowed = false
+
+  constructor(private readonly maxChars: number) {}
+
+  append(segment: string): void {
+    if (this.overflowed) return
+    const piece = this.kept ? segment : segment.trimStart()
+    const room = this.maxChars + 1 - this.kept.length
+    this.kept += piece.slice(0, room)
+    if (piece.length > room && NON_SPACE.test(piece.slice(room))) this.overflowed = true
+  }
+
+  text(): string {
+    const trimmed = this.kept.trimEnd()
+    if (!this.overflowed) return ellipsize(trimmed, this.maxChars)
+    return ellipsize(`${trimmed}\u2026`, this.maxChars)
+  }
+}

@@ -1,0 +1,64 @@
+import { assertNever, type ToolExecution } from 'dsh-core'
+import { LspError } from 'dsh-lsp'
+import type { Context } from 'cordis'
+import type { ToolLspConfig } from './config.ts'
+import type { LspToolInput } from './input.ts'
+import { readLineTexts } from './line-text.ts'
+import type { HoverValue, LocationsValue, LspToolValue } from './output.ts'
+import { checkProviderResult, type ProviderResult } from './provider-result.ts'
+import { renderUri } from './render-uri.ts'
+import { cutCodeUnits } from './text-bound.ts'
+
+type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
+type HoverResult = Extract<ProviderResult, { kind: 'hover' }>
+
+/** One lsp call: the session's workspace, a seam query, and the bounded canonical value. */
+export async function queryLsp(ctx: Context, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
+  const cwd = exec.session?.cwd
+  // No fallback to the process directory: a server must never be started on a workspace nobody chose.
+  if (cwd === undefined) throw new LspError('the lsp tool needs a session workspace: call it from a session that has a cwd', 'LSP_WORKSPACE_REQUIRED')
+  const position = { line: args.line - 1, character: args.character - 1 }
+  const raw = await ctx.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd }, exec.signal)
+  const result = checkProviderResult(raw)
+  switch (result.kind) {
+    case 'locations':
+      return boundLocations(ctx, config, result, cwd, exec.signal)
+    case 'hover':
+      return boundHover(result, config.maxResultChars)
+    default:
+      return assertNever(result, 'lsp result kind')
+  }
+}
+
+async function boundLocations(ctx: Context, config: ToolLspConfig, result: LocationsResult, cwd: string, signal: AbortSignal): Promise<LocationsValue> {
+  const kept = result.locations.slice(0, config.maxLocations)
+  const lineTexts = await readLineTexts(ctx.fs, cwd, kept, config, signal)
+  return {
+    kind: 'locations',
+    resolvedWorkspaceUri: result.resolvedWorkspaceUri,
+    complete: result.complete,
+    total: result.locations.length,
+    truncated: kept.length < result.locations.length,
+    locations: kept.map((location, index) => {
+      const lineText = lineTexts[index]
+      return {
+        uri: location.uri,
+        path: renderUri(location.uri, result.resolvedWorkspaceUri),
+        range: location.range,
+        ...(lineText === undefined ? {} : { lineText }),
+      }
+    }),
+  }
+}
+
+function boundHover(result: HoverResult, maxChars: number): HoverValue {
+  if (!result.hover) return { kind: 'hover', complete: result.complete, hover: null, truncated: false }
+  const { contents, range } = result.hover
+  const kept = cutCodeUnits(contents, maxChars)
+  return {
+    kind: 'hover',
+    complete: result.complete,
+    hover: { contents: kept, ...(range === undefined ? {} : { range }) },
+    truncated: kept.length < contents.length,
+  }
+}

@@ -1,0 +1,54 @@
+import { posix, win32 } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/**
+ * How a location URI is shown: relative to the provider's workspace URI when inside it, else the
+ * absolute path; anything that is not a decodable `file:` URI is shown verbatim. The path rules
+ * come from the URIs themselves (a drive letter or a UNC host means Windows), never from the
+ * machine running the harness, so a Windows server's answers render the same on Linux.
+ */
+export function renderUri(uri: string, workspaceUri: string): string {
+  if (!uri.startsWith('file:')) return uri
+  const target = parseUrl(uri)
+  const workspace = parseUrl(workspaceUri)
+  if (!target || !workspace || workspace.protocol !== 'file:') return uri
+
+  const workspaceIsWindows = looksWindows(workspace)
+  // A POSIX-looking target (`file:///a.ts`) stays POSIX even beside a Windows workspace.
+  const targetIsWindows = workspaceIsWindows && looksWindows(target)
+  const targetPath = toPath(target, targetIsWindows)
+  const workspacePath = toPath(workspace, workspaceIsWindows)
+  if (targetPath === undefined || workspacePath === undefined) return uri
+  if (targetIsWindows !== workspaceIsWindows) return targetPath
+
+  const rules = workspaceIsWindows ? win32 : posix
+  const relative = rules.relative(workspacePath, targetPath)
+  const outside = relative === '..' || relative.startsWith(`..${rules.sep}`) || rules.isAbsolute(relative)
+  const shown = relative === '' ? '.' : outside ? targetPath : relative
+  return workspaceIsWindows ? shown.replaceAll('\\', '/') : shown
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text)
+  } catch {
+    return undefined
+  }
+}
+
+const DRIVE_PATH = /^\/[a-z](:|%3a)/i
+
+/** A UNC host or a drive-letter path. */
+function looksWindows(url: URL): boolean {
+  return url.hostname !== '' || DRIVE_PATH.test(url.pathname)
+}
+
+/** WHATWG file-URL-to-path for the chosen platform; undefined for encoded separators, bad escapes or NUL. */
+function toPath(url: URL, windows: boolean): string | undefined {
+  try {
+    const path = fileURLToPath(url, { windows })
+    return path.includes('\0') ? undefined : path
+  } catch {
+    return undefined
+  }
+}

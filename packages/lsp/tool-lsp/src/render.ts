@@ -1,0 +1,51 @@
+import { assertNever } from 'dsh-core'
+import type { HoverValue, LocationsValue, LspToolValue } from './output.ts'
+import { boundText } from './text-bound.ts'
+
+export interface RenderLimits {
+  readonly maxLocations: number
+  readonly maxResultChars: number
+}
+
+const INDEXING_NOTE = '(the language server was still indexing; results may be incomplete)'
+
+/** What the model sees for a successful call: one text, at most `maxResultChars` long. */
+export function renderValue(value: LspToolValue, limits: RenderLimits): string {
+  switch (value.kind) {
+    case 'locations':
+      return boundText(withIndexingNote(locationsText(value, limits.maxLocations), value.complete), limits.maxResultChars, 'locations')
+    case 'hover':
+      return boundText(withIndexingNote(hoverText(value), value.complete), limits.maxResultChars, 'hover', value.truncated)
+    default:
+      return assertNever(value, 'lsp value kind')
+  }
+}
+
+/**
+ * `path:line:col` (one-based start), then two spaces and the source line when known. Locations are
+ * grouped by path in the order paths first appear; within a path they keep the server's order.
+ */
+export function locationsText(value: LocationsValue, maxLocations: number): string {
+  if (value.locations.length === 0 && !value.truncated) return 'No results.'
+  const byPath = new Map<string, string[]>()
+  for (const { path, range, lineText } of value.locations) {
+    const line = `${path}:${range.start.line + 1}:${range.start.character + 1}${lineText ? `  ${lineText}` : ''}`
+    const group = byPath.get(path)
+    if (group) group.push(line)
+    else byPath.set(path, [line])
+  }
+  const lines = [...byPath.values()].flat()
+  const omitted = value.total - value.locations.length
+  if (value.truncated && omitted > 0) {
+    lines.push(`\u2026 ${omitted} more ${omitted === 1 ? 'location' : 'locations'} omitted (limit ${maxLocations}).`)
+  }
+  return lines.join('\n')
+}
+
+function hoverText(value: HoverValue): string {
+  return value.hover ? value.hover.contents : 'No hover information.'
+}
+
+function withIndexingNote(text: string, complete: boolean): string {
+  return complete ? text : `${text}\n${INDEXING_NOTE}`
+}

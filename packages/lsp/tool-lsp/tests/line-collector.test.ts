@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { LineCollector } from '../src/line-collector.ts'
+
+function collect(chunks: string[], wanted: number[], maxChars = 200) {
+  const collector = new LineCollector(new Set(wanted), maxChars)
+  let pushed = 0
+  for (const chunk of chunks) {
+    if (collector.done) break
+    collector.push(chunk)
+    pushed += 1
+  }
+  return { lines: Object.fromEntries(collector.finish()), pushed }
+}
+
+describe('LineCollector', () => {
+  it('picks the wanted lines, trimmed', () => {
+    expect(collect(['zero\n  one  \n\ttwo\nthree'], [1, 3]).lines).toEqual({ 1: 'one', 3: 'three' })
+  })
+
+  it('understands \\n, \\r\\n and \\r, including a \\r\\n split across chunks', () => {
+    expect(collect(['a\r\nb\rc\nd'], [0, 1, 2, 3]).lines).toEqual({ 0: 'a', 1: 'b', 2: 'c', 3: 'd' })
+    expect(collect(['a\r', '\nb\r', 'c'], [0, 1, 2]).lines).toEqual({ 0: 'a', 1: 'b', 2: 'c' })
+  })
+
+  it('joins a line split across chunks', () => {
+    expect(collect(['  con', 'st x', ' = 1\nnext'], [0]).lines).toEqual({ 0: 'const x = 1' })
+  })
+
+  it('stops once the last wanted line has gone by', () => {
+    const { lines, pushed } = collect(['a\nb\n', 'c\n', 'd\n', 'e\n'], [1])
+    expect(lines).toEqual({ 1: 'b' })
+    expect(pushed).toBe(1)
+  })
+
+  it('leaves out blank lines and lines past the end', () => {
+    expect(collect(['a\n   \n'], [1, 2, 9]).lines).toEqual({})
+  })
+
+  it('cuts a long line with …, even when it streams in pieces', () => {
+    const line = `    ${'x'.repeat(500)}`
+    expect(collect([line], [0], 10).lines).toEqual({ 0: `${'x'.repeat(9)}\u2026` })
+    expect(collect(line.match(/.{1,7}/g)!, [0], 10).lines).toEqual({ 0: `${'x'.repeat(9)}\u2026` })
+  })
+
+  it('trailing whitespace past the limit is not a cut', () => {
+    expect(collect([`abc${' '.repeat(500)}`], [0], 10).lines).toEqual({ 0: 'abc' })
+    expect(collect([`abc${' '.repeat(500)}z`], [0], 10).lines).toEqual({ 0: 'abc\u2026' })
+  })
+
+  it('never keeps half a surrogate pair', () => {
+    const { lines } = collect([`${'a'.repeat(8)}😀😀😀`], [0], 10)
+    expect(lines[0]).toBe(`${'a'.repeat(8)}\u2026`)
+  })
+})

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest'
+import type { HoverValue, LocationEntry, LocationsValue } from '../src/output.ts'
+import { renderValue } from '../src/render.ts'
+import { renderUri } from '../src/render-uri.ts'
+
+// Reference checklist (reference/lsp.md §6.8), items 183–191, on our bounded value.
+
+const WS = 'file:///w'
+const LIMITS = { maxLocations: 100, maxResultChars: 16_000 }
+
+function at(path: string, line: number, character: number, lineText?: string): LocationEntry {
+  const uri = `${WS}/${path}`
+  return {
+    uri,
+    path: renderUri(uri, WS),
+    range: { start: { line, character }, end: { line, character: character + 1 } },
+    ...(lineText === undefined ? {} : { lineText }),
+  }
+}
+
+function located(locations: LocationEntry[], more: { total?: number; complete?: boolean } = {}): LocationsValue {
+  const total = more.total ?? locations.length
+  return { kind: 'locations', resolvedWorkspaceUri: WS, complete: more.complete ?? true, total, truncated: total > locations.length, locations }
+}
+
+function hovered(contents: string | null, more: { truncated?: boolean; complete?: boolean } = {}): HoverValue {
+  return { kind: 'hover', complete: more.complete ?? true, hover: contents === null ? null : { contents }, truncated: more.truncated ?? false }
+}
+
+describe('rendering locations', () => {
+  it('183: no locations', () => {
+    expect(renderValue(located([]), LIMITS)).toBe('No results.')
+  })
+
+  it('184: one-based start positions, one per line', () => {
+    expect(renderValue(located([at('a.ts', 0, 0), at('a.ts', 4, 2)]), LIMITS)).toBe('a.ts:1:1\na.ts:5:3')
+  })
+
+  it('groups by path in first-seen order, keeping the server order within a path', () => {
+    const text = renderValue(located([at('a.ts', 0, 0), at('b.ts', 1, 0), at('a.ts', 2, 0)]), LIMITS)
+    expect(text).toBe('a.ts:1:1\na.ts:3:1\nb.ts:2:1')
+  })
+
+  it('appends the source line after two spaces when it is known', () => {
+    const text = renderValue(located([at('a.ts', 0, 6, 'const x = 1'), at('b.ts', 2, 0)]), LIMITS)
+    expect(text).toBe('a.ts:1:7  const x = 1\nb.ts:3:1')
+  })
+
+  it('185: counts what the limit left out', () => {
+    const text = renderValue(located([at('a.ts', 0, 0), at('a.ts', 1, 0)], { total: 5 }), { ...LIMITS, maxLocations: 2 })
+    expect(text).toBe('a.ts:1:1\na.ts:2:1\n\u2026 3 more locations omitted (limit 2).')
+  })
+
+  it('186: one left out is singular', () => {
+    const text = renderValue(located([at('subject.ts', 0, 6)], { total: 2 }), { ...LIMITS, maxLocations: 1 })
+    expect(text).toBe('subject.ts:1:7\n\u2026 1 more location omitted (limit 1).')
+  })
+
+  it('says when the server was still indexing', () => {
+    expect(renderValue(located([at('a.ts', 0, 0)], { complete: false }), LIMITS)).toBe(
+      'a.ts:1:1\n(the language server was still indexing; results may be incomplete)',
+    )
+    expect(renderValue(located([], { complete: false }), LIMITS)).toBe('No results.\n(the language server was still indexing; results may be incomplete)')
+  })
+
+  it('187: a huge URI is bounded to exactly the limit, with the notice', () => {
+    const uri = `custom:${'x'.repeat(1_000_000)}`
+    const value = located([{ uri, path: renderUri(uri, WS), range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }])
+    const text = renderValue(value, { ...LIMITS, maxResultChars: 80 })
+    expect(text).toHaveLength(80)
+    expect(text).toContain('locations truncated')
+    expect(text.endsWith('\n\u2026 locations truncated (limit 80 characters).')).toBe(true)
+  })
+})
+
+describe('rendering hover', () => {
+  it('188: no hover', () => {
+    expect(renderValue(hovered(null), LIMITS)).toBe('No hover information.')
+  })
+
+  it('189: contents verbatim', () => {
+    const contents = '```typescript\nconst x: number\n```\nThe answer.'
+    expect(renderValue(hovered(contents), LIMITS)).toBe(contents)
+  })
+
+  it('190: bounded to the limit with the notice', () => {
+    const text = renderValue(hovered('a'.repeat(100)), { ...LIMITS, maxResultChars: 60 })
+    expect(text).toHaveLength(60)
+    expect(text.endsWith('hover truncated (limit 60 characters).')).toBe(true)
+  })
+
+  it('191: a limit shorter than the notice keeps the notice’s start', () => {
+    const text = renderValue(hovered('a'.repeat(100)), { ...LIMITS, maxResultChars: 10 })
+    expect(text).toHaveLength(10)
+    expect(text).toBe('\n\u2026 hover t')
+  })
+
+  it('contents already cut in the value still carry the notice, though they fit', () => {
+    const text = renderValue(hovered('a'.repeat(60), { truncated: true }), { ...LIMITS, maxResultChars: 60 })
+    expect(text).toHaveLength(60)
+    expect(text).toMatch(/^a+\n\u2026 hover truncated \(limit 60 characters\)\.$/)
+  })
+
+  it('says when the server was still indexing', () => {
+    expect(renderValue(hovered('number', { complete: false }), LIMITS)).toBe('number\n(the language server was still indexing; results may be incomplete)')
+  })
+
+  it('never splits a surrogate pair at the cut', () => {
+    const notice = '\n\u2026 hover truncated (limit 60 characters).'
+    const keep = 60 - notice.length
+    // Put an emoji across the cut point.
+    const contents = `${'a'.repeat(keep - 1)}😀${'b'.repeat(50)}`
+    const text = renderValue(hovered(contents), { ...LIMITS, maxResultChars: 60 })
+    expect(text).toBe(`${'a'.repeat(keep - 1)}${notice}`)
+    expect(text.length).toBeLessThanOrEqual(60)
+  })
+})
