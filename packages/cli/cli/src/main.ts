@@ -37,7 +37,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
     invocation = parseInvocation(argv)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    io.stderr.write(`dsh: ${error.message}\n${USAGE}\n`)
+    io.stderr.write(`dsh: ${error.message} (dsh --help shows the usage)\n`)
     return EXIT_USAGE
   }
   if (invocation.command.kind === 'help') {

@@ -38,16 +38,18 @@ export class CredentialService extends Service {
 
   async resolve(name: string, options: { cwd?: string } = {}): Promise<Credential | undefined> {
     if (!CREDENTIAL_NAME.test(name)) throw new HarnessError(`credential name ${JSON.stringify(name)} must look like an environment variable name`, 'CREDENTIAL_NAME_INVALID')
-    const fromEnv = process.env[name]
-    if (fromEnv) return { value: fromEnv, source: 'env' }
+    // Own string values only: `toString`, `constructor`, … are valid names but inherited members.
+    const fromEnv: unknown = Object.hasOwn(process.env, name) ? process.env[name] : undefined
+    if (typeof fromEnv === 'string' && fromEnv) return { value: fromEnv, source: 'env' }
     const cwd = options.cwd ?? currentSession()?.cwd ?? process.cwd()
     const layers: [CredentialSource, string][] = [
       ['project', join(cwd, '.env')],
       ['user', userEnvFile()],
     ]
     for (const [source, file] of layers) {
-      const value = (await readEnvFile(file))[name]
-      if (value) return { value, source }
+      const values = await readEnvFile(file)
+      const value: unknown = Object.hasOwn(values, name) ? values[name] : undefined
+      if (typeof value === 'string' && value) return { value, source }
     }
     return undefined
   }

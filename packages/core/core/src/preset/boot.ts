@@ -43,7 +43,17 @@ export async function composePreset(options: BootOptions): Promise<PresetRow[]> 
 export async function bootPreset(options: BootOptions): Promise<Host> {
   const rows = await composePreset(options)
   const loaded: LoadedRow[] = []
-  for (const row of rows) loaded.push(await loadRow(row))
+  const loadedBy = new Map<Plugin, LoadedRow>()
+  for (const row of rows) {
+    const entry = await loadRow(row)
+    // cordis applies a non-reusable plugin once and silently ignores any later row naming it.
+    const first = loadedBy.get(entry.plugin)
+    if (first && !(entry.plugin as { reusable?: boolean }).reusable) {
+      throw new PresetError(`${entry.label}: ${row.name} is already loaded by ${first.label} and is not reusable, so this row would never apply`, 'PRESET_INVALID')
+    }
+    loadedBy.set(entry.plugin, entry)
+    loaded.push(entry)
+  }
 
   const app = new Context()
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []

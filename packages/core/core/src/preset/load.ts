@@ -28,11 +28,11 @@ export function rowLabel(row: PresetRow): string {
 export function resolvePluginPath(row: PresetRow): string {
   const { name } = row
   if (name.startsWith('./') || name.startsWith('../') || isAbsolute(name)) {
-    const path = resolve(dirname(row.file), name)
+    const path = resolve(dirname(row.nameFile), name)
     if (existsSync(path)) return path
     throw new PresetError(`${rowLabel(row)}: plugin file ${path} does not exist`, 'PRESET_PLUGIN_NOT_FOUND')
   }
-  for (const resolver of [createRequire(join(dirname(row.file), 'preset.yml')), installationRequire]) {
+  for (const resolver of [createRequire(join(dirname(row.nameFile), 'preset.yml')), installationRequire]) {
     try {
       return resolver.resolve(name)
     } catch {

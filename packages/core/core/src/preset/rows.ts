@@ -12,8 +12,10 @@ export interface PresetRow {
   readonly name: string
   readonly config: unknown
   readonly disabled: boolean
-  /** The file the row (or its latest overlay patch) came from; plugin paths resolve against it. */
+  /** The file the row (or its latest overlay patch) came from, for messages. */
   readonly file: string
+  /** The file that gave the row its `name`; a relative plugin path resolves against it, not against a config-only patch. */
+  readonly nameFile: string
   readonly children?: readonly PresetRow[]
 }
 
@@ -50,7 +52,7 @@ export function parseRows(values: readonly unknown[], file: string, where = 'row
     const parsed = RowShape.safeParse(value)
     if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error)}`, 'PRESET_INVALID')
     const { id, name, config, disabled } = parsed.data
-    const row = { id: id ?? name, name, config, disabled: disabled ?? false, file }
+    const row = { id: id ?? name, name, config, disabled: disabled ?? false, file, nameFile: file }
     if (name !== GROUP) return row
     if (!Array.isArray(config)) throw new PresetError(`${label} (${row.id}): a ${GROUP} row needs a list of rows as its config`, 'PRESET_INVALID')
     return { ...row, config: undefined, children: parseRows(config, file, `${where} ${index + 1} > row`) }
@@ -77,7 +79,7 @@ export function applyOverlay(base: readonly PresetRow[], values: readonly unknow
         const children = row.children && config !== undefined ? parseRows(asList(config, label), file, `row ${index + 1} > row`) : row.children
         return {
           ...row,
-          ...(name !== undefined ? { name } : {}),
+          ...(name !== undefined ? { name, nameFile: file } : {}),
           ...(disabled !== undefined ? { disabled } : {}),
           ...(config !== undefined && !row.children ? { config: deepMerge(row.config, config), file } : {}),
           ...(children ? { children } : {}),

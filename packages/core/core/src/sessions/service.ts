@@ -94,7 +94,10 @@ export class SessionService extends Service {
       let downstream: Promise<PreStepDecision> | undefined
       const next = (replacement?: readonly UserMessage[]) => (downstream ??= step(index + 1, replacement ?? current))
       try {
-        return await link.middleware({ session, messages: current, signal }, next)
+        const decision: unknown = await link.middleware({ session, messages: current, signal }, next)
+        if (isDecision(decision)) return decision
+        // A plain-JS link that forgot `return next()` must not break every step: treat it like a throw.
+        throw new Error(`returned ${String(decision)} instead of a pre-step decision`)
       } catch (error) {
         this.ctx.logger('sessions').warn(`pre-step link of ${link.owner} failed and was skipped: ${errorMessage(error)}`)
         return downstream ?? next()
@@ -106,4 +109,9 @@ export class SessionService extends Service {
     }
     return decision
   }
+}
+
+function isDecision(value: unknown): value is PreStepDecision {
+  const decision = value as { kind?: unknown; messages?: unknown } | null | undefined
+  return decision?.kind === 'reject' || (decision?.kind === 'enter' && Array.isArray(decision.messages))
 }

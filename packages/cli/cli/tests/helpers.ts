@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { expect } from 'vitest'
+
+/** The repository root, found from this file (never hard-coded). */
+export const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
+export const BIN = join(ROOT, 'packages', 'cli', 'cli', 'bin', 'dsh.mjs')
+export const ECHO_PRESET = join(ROOT, 'examples', 'echo', 'preset.yml')
+export const ECHO_PLUGIN = join(ROOT, 'examples', 'echo', 'echo.ts')
+
+export interface Run {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const running = new Set<ChildProcess>()
+
+/**
+ * Runs `dsh` as a real child process: `node bin/dsh.mjs ...args`. The environment drops pnpm's
+ * script variables so relative paths mean the child's cwd, exactly like a user's shell.
+ */
+export function dsh(args: readonly string[], options: { cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<Run> {
+  const env = { ...process.env }
+  for (const name of ['INIT_CWD', 'npm_lifecycle_event', 'npm_package_name']) delete env[name]
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+  running.add(child)
+  const stdout: Buffer[] = []
+  const stderr: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+  child.stdin.on('error', () => {})
+  child.stdin.end(options.input ?? '')
+  return new Promise<Run>((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`dsh ${args.join(' ')} did not finish within ${options.timeoutMs ?? 90_000} ms`))
+    }, options.timeoutMs ?? 90_000)
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      running.delete(child)
+      reject(error)
+    })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      running.delete(child)
+      resolvePromise({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') })
+    })
+  })
+}
+
+/** Kills any dsh child a failed test left running (only children this file started). */
+export function killRunning(): void {
+  for (const child of running) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  }
+  running.clear()
+}
+
+/** Parses stdout as one JSON document (fails with the whole run in the message otherwise). */
+export function json<T = any>(run: Run): T {
+  try {
+    return JSON.parse(run.stdout) as T
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${run.code}):\n${run.stdout}\nstderr:\n${run.stderr}`)
+  }
+}
+
+/** Asserts stderr is exactly one line and returns it. */
+export function oneStderrLine(run: Run): string {
+  expect(run.stderr.endsWith('\n'), JSON.stringify(run.stderr)).toBe(true)
+  const lines = run.stderr.slice(0, -1).split('\n')
+  expect(lines, run.stderr).toHaveLength(1)
+  return lines[0]!
+}
+
+const dirs: string[] = []
+
+export async function tempDir(): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-cli-test-')))
+  dirs.push(dir)
+  return dir
+}
+
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+}
+
+/** Runs `body` and asserts the files are byte-for-byte unchanged afterwards. */
+export async function unchanged<T>(paths: readonly string[], body: () => Promise<T>): Promise<T> {
+  const before = await Promise.all(paths.map((path) => readFile(path)))
+  const result = await body()
+  const after = await Promise.all(paths.map((path) => readFile(path)))
+  after.forEach((bytes, index) => expect(bytes.equals(before[index]!), `${paths[index]} changed`).toBe(true))
+  return result
+}
+
+/** The core rows every test preset starts from. */
+export const CORE_ROWS = `# test preset (comments must survive: dsh never writes here)
+- id: tools
+  name: dsh-core/tools
+- id: fs
+  name: dsh-core/fs
+- id: subprocess
+  name: dsh-core/subprocess
+- id: sessions
+  name: dsh-core/sessions
+- id: credentials
+  name: dsh-core/credentials
+- id: readiness
+  name: dsh-core/readiness
+`

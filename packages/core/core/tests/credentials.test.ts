@@ -1,0 +1,164 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { Context } from 'cordis'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { CredentialService, SessionService, ToolRuntime, userEnvFile } from '../src/index.ts'
+import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
+
+const NAME = 'DSH_CORE_TEST_CREDENTIAL'
+const OTHER = 'DSH_CORE_TEST_OTHER'
+const touched = [NAME, OTHER, 'DSH_HOME']
+const saved = new Map<string, string | undefined>()
+
+let app: Context
+let project: string
+let home: string
+
+beforeEach(async () => {
+  for (const name of touched) saved.set(name, process.env[name])
+  delete process.env[NAME]
+  delete process.env[OTHER]
+  project = await tempDir('dsh-cred-project-')
+  home = await tempDir('dsh-cred-home-')
+  process.env.DSH_HOME = home
+  app = new Context()
+  app.plugin(CredentialService)
+  await app.start()
+})
+
+afterEach(async () => {
+  await app.stop()
+  for (const [name, value] of saved) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+  saved.clear()
+  await removeTempDirs()
+})
+
+const projectEnv = (text: string) => writeFile(join(project, '.env'), text)
+const userEnv = (text: string) => writeFile(join(home, '.env'), text)
+
+describe('layers', () => {
+  it('the process environment wins over the project .env, which wins over the user .env', async () => {
+    process.env[NAME] = 'from-env'
+    await projectEnv(`${NAME}=from-project\n`)
+    await userEnv(`${NAME}=from-user\n`)
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'from-env', source: 'env' })
+    delete process.env[NAME]
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'from-project', source: 'project' })
+    await projectEnv(`${OTHER}=unrelated\n`)
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'from-user', source: 'user' })
+  })
+
+  it('answers undefined when no layer has the name', async () => {
+    await projectEnv(`${OTHER}=x\n`)
+    await userEnv(`${OTHER}=y\n`)
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toBeUndefined()
+  })
+
+  it('answers undefined when neither .env file exists', async () => {
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toBeUndefined()
+  })
+
+  it('counts an empty value as absent in every layer', async () => {
+    process.env[NAME] = ''
+    await projectEnv(`${NAME}=\n`)
+    await userEnv(`${NAME}=from-user\n`)
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'from-user', source: 'user' })
+    await userEnv(`${NAME}=""\n`)
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toBeUndefined()
+  })
+
+  it('reads quoted values and ignores comments', async () => {
+    await projectEnv(`# a comment\n${OTHER}=1\n${NAME}="with spaces # and hash"\n`)
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'with spaces # and hash', source: 'project' })
+  })
+
+  it('finds the user .env through DSH_HOME', () => {
+    expect(userEnvFile()).toBe(join(home, '.env'))
+    expect(userEnvFile({})).toBe(join(homedir(), '.dsh', '.env'))
+  })
+})
+
+describe('freshness', () => {
+  it('re-reads the files on every call', async () => {
+    await projectEnv(`${NAME}=one\n`)
+    expect((await app.credentials.resolve(NAME, { cwd: project }))?.value).toBe('one')
+    await projectEnv(`${NAME}=two\n`)
+    expect((await app.credentials.resolve(NAME, { cwd: project }))?.value).toBe('two')
+    await rm(join(project, '.env'))
+    await userEnv(`${NAME}=three\n`)
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'three', source: 'user' })
+    await userEnv('')
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toBeUndefined()
+  })
+
+  it('re-reads the process environment on every call', async () => {
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toBeUndefined()
+    process.env[NAME] = 'late'
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'late', source: 'env' })
+  })
+
+  it('follows a change of DSH_HOME', async () => {
+    const other = await tempDir('dsh-cred-home2-')
+    await writeFile(join(other, '.env'), `${NAME}=second-home\n`)
+    await userEnv(`${NAME}=first-home\n`)
+    expect((await app.credentials.resolve(NAME, { cwd: project }))?.value).toBe('first-home')
+    process.env.DSH_HOME = other
+    expect((await app.credentials.resolve(NAME, { cwd: project }))?.value).toBe('second-home')
+  })
+})
+
+describe('names', () => {
+  it.each(['', '1ABC', 'A-B', 'A B', 'A=B', 'ÄPI_KEY', '$HOME', 'a.b'])('refuses %j with CREDENTIAL_NAME_INVALID', async (name) => {
+    expect((await harnessRejection(app.credentials.resolve(name, { cwd: project }))).code).toBe('CREDENTIAL_NAME_INVALID')
+  })
+
+  it.each(['toString', 'constructor', 'hasOwnProperty', '__proto__', 'valueOf'])('does not mistake the inherited member %s for a credential', async (name) => {
+    await projectEnv(`${OTHER}=x\n`)
+    await userEnv(`${OTHER}=y\n`)
+    expect(await app.credentials.resolve(name, { cwd: project })).toBeUndefined()
+  })
+
+  it('finds a credential whose name happens to be an Object member when a file defines it', async () => {
+    await projectEnv('constructor=defined-here\n')
+    expect(await app.credentials.resolve('constructor', { cwd: project })).toEqual({ value: 'defined-here', source: 'project' })
+  })
+
+  it('accepts names of any case with underscores and digits', async () => {
+    await projectEnv('_lower_1=a\n')
+    expect(await app.credentials.resolve('_lower_1', { cwd: project })).toEqual({ value: 'a', source: 'project' })
+  })
+})
+
+describe('the project of a tool call', () => {
+  it('uses the calling session cwd as the project when no cwd is given', async () => {
+    const tools = new Context()
+    tools.plugin(ToolRuntime, {})
+    tools.plugin(SessionService)
+    tools.plugin(CredentialService)
+    await tools.start()
+    try {
+      const ws = join(project, 'workspace')
+      await mkdir(ws)
+      await writeFile(join(ws, '.env'), `${NAME}=session-project\n`)
+      tools.tools.register({
+        name: 'needs_key',
+        description: 'Looks up a key.',
+        input: z.object({}),
+        execute: async () => {
+          const found = await tools.credentials.resolve(NAME)
+          return found ? { value: found.value, source: found.source } : null
+        },
+      })
+      const session = tools.sessions.create({ cwd: ws })
+      const result = await tools.tools.execute({ name: 'needs_key', arguments: {}, session })
+      expect(result.isError ? result.error : result.value).toEqual({ value: 'session-project', source: 'project' })
+    } finally {
+      await tools.stop()
+    }
+  })
+})

@@ -1,0 +1,92 @@
+import { Context } from 'cordis'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { ReadinessService, ToolRuntime, type Capability } from '../src/index.ts'
+import { harnessThrow } from './helpers.ts'
+
+let app: Context
+
+beforeEach(async () => {
+  app = new Context()
+  app.plugin(ToolRuntime, {})
+  app.plugin(ReadinessService, { probeTimeoutMs: 200 })
+  await app.start()
+})
+
+afterEach(async () => {
+  await app.stop()
+})
+
+const capability = (overrides: Partial<Capability> & { surface: string; id: string }): Capability => ({
+  configured: true,
+  status: () => ({ state: 'idle', detail: 'starts on first use' }),
+  ...overrides,
+})
+
+describe('report', () => {
+  it('lists capabilities with their surface tools, and tools no capability claims', async () => {
+    app.readiness.register(capability({ surface: 'lsp', id: 'typescript' }))
+    app.tools.register({ name: 'lsp', description: 'Code intelligence.', surface: 'lsp', input: z.object({}), execute: async () => ({}) })
+    app.tools.register({ name: 'echo', description: 'Echo.', input: z.object({}), execute: async () => ({}) })
+    expect(await app.readiness.report()).toEqual([
+      { surface: 'lsp', id: 'typescript', configured: true, tools: ['lsp'], state: 'idle', detail: 'starts on first use' },
+      { surface: 'tool', id: 'echo', configured: true, tools: ['echo'], state: 'ready', detail: '' },
+    ])
+  })
+
+  it('probes only when asked, passing the workspace', async () => {
+    let probedWith: string | undefined
+    app.readiness.register(
+      capability({
+        surface: 'web',
+        id: 'search',
+        probe: async (context) => {
+          probedWith = context.cwd
+          return { state: 'ready', detail: 'key found' }
+        },
+      }),
+    )
+    expect((await app.readiness.report())[0]?.state).toBe('idle')
+    expect(probedWith).toBeUndefined()
+    expect((await app.readiness.report({ probe: true, cwd: '/work/space' }))[0]).toMatchObject({ state: 'ready', detail: 'key found' })
+    expect(probedWith).toBe('/work/space')
+  })
+
+  it('reports a failing or overrunning probe as unavailable instead of failing the report', async () => {
+    app.readiness.register(
+      capability({
+        surface: 'mcp',
+        id: 'broken',
+        probe: async () => {
+          throw new Error('server binary missing')
+        },
+      }),
+    )
+    app.readiness.register(capability({ surface: 'mcp', id: 'hangs', probe: () => new Promise(() => {}) }))
+    app.readiness.register(
+      capability({
+        surface: 'mcp',
+        id: 'status-throws',
+        status: () => {
+          throw new Error('status exploded')
+        },
+      }),
+    )
+    const rows = await app.readiness.report({ probe: true })
+    expect(rows.map((r) => [r.id, r.state])).toEqual([
+      ['broken', 'unavailable'],
+      ['hangs', 'unavailable'],
+      ['status-throws', 'unavailable'],
+    ])
+    expect(rows[0]?.detail).toBe('server binary missing')
+    expect(rows[2]?.detail).toBe('status exploded')
+  })
+
+  it('refuses a duplicate surface/id and removes a capability with its scope', async () => {
+    const fork = app.plugin({ name: 'surface', inject: ['readiness'], apply: (ctx: Context) => void ctx.readiness.register(capability({ surface: 's', id: 'a' })) })
+    expect(harnessThrow(() => app.readiness.register(capability({ surface: 's', id: 'a' }))).code).toBe('DUPLICATE_CAPABILITY')
+    expect((await app.readiness.report()).map((r) => r.id)).toEqual(['a'])
+    fork.dispose()
+    expect(await app.readiness.report()).toEqual([])
+  })
+})
