@@ -71,7 +71,8 @@ export function parseInvocation(argv: readonly string[], from = invocationDir())
   const command = commandOf(values.help ? 'help' : name, rest, values.message ?? [])
   return {
     command,
-    preset: presetPath(values.preset ?? 'coding', from),
+    // Help needs no preset; resolving one could only fail it.
+    preset: command.kind === 'help' ? '' : presetPath(values.preset ?? 'coding', from),
     overlays: (values.config ?? []).map((file) => resolve(from, file)),
     cwd: resolve(from, values.cwd ?? '.'),
     json: values.json ?? false,

@@ -26,7 +26,7 @@ export async function run(argv: readonly string[]): Promise<void> {
   const code = await main(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, controller.signal)
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
-  process.exitCode = controller.signal.aborted && code === EXIT_OK ? 130 : code
+  process.exitCode = controller.signal.aborted ? 130 : code
   // Everything we started is stopped; a stray handle in a third-party plugin must not keep us alive.
   setTimeout(() => process.exit(), 1000).unref()
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { bootPreset, ChildHandle, isScrubbedName, scrubbedEnv, SubprocessService, type Host } from '../src/index.ts'
+import { bootPreset, ChildHandle, isScrubbedName, scrubbedEnv, SubprocessError, SubprocessService, type Host } from '../src/index.ts'
 import { ByteTail } from '../src/subprocess/tail.ts'
 import { firstLine, TREE_SCRIPT, type TreePids } from './fixtures/tree.ts'
 import { expectAllGone, harnessRejection, harnessThrow, killLeftovers, pidDead, removeTempDirs, tempDir } from './helpers.ts'
@@ -366,7 +366,8 @@ describe('service', () => {
       expect(exit.code).toBeNull()
       expect(exit.signal).toBeNull()
       expect(exit.error).toBeInstanceOf(Error)
-      expect((exit.error as NodeJS.ErrnoException).code).toBe('ENOENT')
+      expect((exit.error as SubprocessError).code).toBe('SUBPROCESS_SPAWN_FAILED')
+      expect(((exit.error as SubprocessError).cause as NodeJS.ErrnoException).code).toBe('ENOENT')
       expect(handle!.running).toBe(false)
       await handle!.terminate()
       // Give a stray rejection a chance to surface.

@@ -76,7 +76,7 @@ export async function loadRow(row: PresetRow): Promise<LoadedRow> {
 
 function configProblem(error: unknown): string {
   if (error instanceof z.ZodError) {
-    return error.issues.length ? describeIssues(new z.ZodError(error.issues.map((issue) => ({ ...issue, path: ['config', ...issue.path] })))) : error.message
+    return error.issues.length ? describeIssues(new z.ZodError(error.issues.map((issue) => ({ ...issue, path: ['config', ...issue.path] }))), 'config') : error.message
   }
   return errorMessage(error)
 }

@@ -38,7 +38,8 @@ export async function readRows(file: string, kind: 'preset' | 'overlay'): Promis
     throw new PresetError(`${kind} ${file} cannot be read: ${(error as Error).message}`, 'PRESET_NOT_FOUND', { cause: error })
   }
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true })
-  const problem = document.errors[0]
+  // Unknown tags (`!!js …`) are warnings to the parser; we never evaluate them, so refuse them.
+  const problem = document.errors[0] ?? document.warnings[0]
   if (problem) throw new PresetError(`${kind} ${file} is not valid YAML: ${problem.message.split('\n')[0]}`, 'PRESET_INVALID')
   const value: unknown = document.toJS()
   if (value === null || value === undefined) return []
@@ -50,7 +51,7 @@ export function parseRows(values: readonly unknown[], file: string, where = 'row
   return values.map((value, index) => {
     const label = `${file}: ${where} ${index + 1}`
     const parsed = RowShape.safeParse(value)
-    if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error)}`, 'PRESET_INVALID')
+    if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error, 'row')}`, 'PRESET_INVALID')
     const { id, name, config, disabled } = parsed.data
     const row = { id: id ?? name, name, config, disabled: disabled ?? false, file, nameFile: file }
     if (name !== GROUP) return row
@@ -68,7 +69,7 @@ export function applyOverlay(base: readonly PresetRow[], values: readonly unknow
   values.forEach((value, index) => {
     const label = `${file}: row ${index + 1}`
     const parsed = OverlayRowShape.safeParse(value)
-    if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error)}`, 'PRESET_INVALID')
+    if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error, 'row')}`, 'PRESET_INVALID')
     const id = parsed.data.id ?? parsed.data.name
     if (!id) throw new PresetError(`${label}: an overlay row needs an id or a name`, 'PRESET_INVALID')
     let matched = false

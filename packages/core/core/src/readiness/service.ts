@@ -112,8 +112,15 @@ export class ReadinessService extends Service {
       const covered = new Set(rows.map((row) => row.surface))
       for (const [surface, names] of toolsOf) {
         if (covered.has(surface)) continue
-        // A tool with no capability behind it: ready whenever it is registered.
-        for (const name of names) rows.push({ surface: surface.startsWith('tool:') ? 'tool' : surface, id: name, configured: true, tools: [name], state: 'ready', detail: '' })
+        // A tool of no surface is ready whenever it is registered; a surface tool with no
+        // capability behind it (say, no provider row) is visible but cannot work.
+        for (const name of names) {
+          rows.push(
+            surface.startsWith('tool:')
+              ? { surface: 'tool', id: name, configured: true, tools: [name], state: 'ready', detail: '' }
+              : { surface, id: name, configured: false, tools: [name], state: 'unavailable', detail: `no ${surface} provider is mounted; calls fail until one is` },
+          )
+        }
       }
       return rows.sort((a, b) => compare(a.surface, b.surface) || compare(a.id, b.id))
     } finally {

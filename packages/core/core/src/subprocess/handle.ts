@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
 import { scrubbedEnv } from './env.ts'
+import { SubprocessError } from './errors.ts'
 import { groupAlive } from './group.ts'
 import { ByteTail } from './tail.ts'
 
@@ -60,7 +61,7 @@ export class ChildHandle {
       this.pid = -1
       this.stdin = null
       this.stdout = null
-      this.exit = { code: null, signal: null, error: error as Error }
+      this.exit = { code: null, signal: null, error: spawnFailed(file, error) }
       this.exited = Promise.resolve(this.exit)
       return
     }
@@ -74,7 +75,7 @@ export class ChildHandle {
     child.stderr?.on('data', (chunk: Buffer) => this.tail.push(chunk))
     this.exited = new Promise<Exit>((resolve) => {
       child.once('error', (error) => {
-        if (child.pid === undefined) resolve((this.exit = { code: null, signal: null, error }))
+        if (child.pid === undefined) resolve((this.exit = { code: null, signal: null, error: spawnFailed(file, error) }))
       })
       child.once('exit', (code, signal) => {
         // stderr may still hold the last words of the process: give the pipe a moment to drain.
@@ -134,4 +135,8 @@ export class ChildHandle {
     }
     return true
   }
+}
+
+function spawnFailed(file: string, error: unknown): SubprocessError {
+  return new SubprocessError(`${file} could not be started: ${(error as Error)?.message ?? String(error)}`, 'SUBPROCESS_SPAWN_FAILED', { cause: error })
 }

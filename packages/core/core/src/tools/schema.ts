@@ -15,7 +15,7 @@ export function inputJsonSchema(toolName: string, schema: z.ZodType): JsonObject
   return converted as JsonObject
 }
 
-/** One line per problem: `path: message`, in zod's order. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`).join('; ')
+/** One line per problem: `path: message`, in zod's order; `root` names the whole value. */
+export function describeIssues(error: z.ZodError, root = '(arguments)'): string {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : root}: ${issue.message}`).join('; ')
 }
