@@ -51,14 +51,21 @@ export function timeoutOf(signal: AbortSignal | undefined): TimeoutReason | unde
   return signal?.aborted && signal.reason instanceof TimeoutReason ? signal.reason : undefined
 }
 
-/** The error to throw for an aborted signal: its reason when that is an Error. */
-export function abortError(signal: AbortSignal, fallback = 'operation aborted'): Error {
+/**
+ * What to throw when a signal aborted without an Error reason: a message (a plain Error is made
+ * from it and the reason), or a factory so a surface can throw its own coded error.
+ */
+export type AbortFallback = string | ((reason: unknown) => Error)
+
+/** The error to throw for an aborted signal: its reason when that is an Error (keeping timeouts and disposal identifiable). */
+export function abortError(signal: AbortSignal, fallback: AbortFallback = 'operation aborted'): Error {
   const reason: unknown = signal.reason
   if (reason instanceof Error) return reason
+  if (typeof fallback === 'function') return fallback(reason)
   return new Error(typeof reason === 'string' && reason ? `${fallback}: ${reason}` : fallback)
 }
 
-export function throwIfAborted(signal: AbortSignal | undefined, fallback?: string): void {
+export function throwIfAborted(signal: AbortSignal | undefined, fallback?: AbortFallback): void {
   if (signal?.aborted) throw abortError(signal, fallback)
 }
 
@@ -66,7 +73,7 @@ export function throwIfAborted(signal: AbortSignal | undefined, fallback?: strin
  * Waits for `work` but gives up when `signal` aborts. The work itself keeps running: its owner
  * decides how it stops. A late rejection of the abandoned work is swallowed.
  */
-export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, fallback?: string): Promise<T> {
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, fallback?: AbortFallback): Promise<T> {
   if (!signal) return work
   if (signal.aborted) {
     work.catch(() => {})

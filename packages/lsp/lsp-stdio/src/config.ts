@@ -28,7 +28,7 @@ export const ServerConfig = z.strictObject({
   /** Deadline for one request when the caller brings none shorter. */
   requestTimeoutMs: budget(60_000),
   /** How long a query waits for the server's `$/progress` (project loading) to end before answering anyway. */
-  indexingTimeoutMs: budget(30_000),
+  indexingTimeoutMs: budget(20_000),
   /** Graceful `shutdown`/`exit` budget before the process group is killed. */
   shutdownTimeoutMs: budget(5_000),
   /** SIGTERM → SIGKILL grace, and how long a cancelled request may take to settle before the server is replaced. */
@@ -50,10 +50,12 @@ export const ServerConfig = z.strictObject({
 export type ServerConfig = z.infer<typeof ServerConfig>
 
 const SERVER_ID = /^[A-Za-z0-9_.-]+$/
+const SERVER_ID_RULE = 'server ids must be non-empty and use only letters, digits, _ . -'
 
 export const LspStdioConfig = z.strictObject({
   servers: z
-    .record(z.string().regex(SERVER_ID, 'server ids must be non-empty and use only letters, digits, _ . -'), ServerConfig)
+    // zod reports a bad record key as a bare "Invalid key in record"; say what an id must look like.
+    .record(z.string().regex(SERVER_ID, SERVER_ID_RULE), ServerConfig, { error: (issue) => (issue.code === 'invalid_key' ? SERVER_ID_RULE : undefined) })
     .refine((servers) => Object.keys(servers).length > 0, 'servers must contain at least one server'),
 })
 export type LspStdioConfig = z.infer<typeof LspStdioConfig>

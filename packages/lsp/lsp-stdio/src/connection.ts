@@ -1,6 +1,8 @@
 import { errorMessage, raceAbort, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
+import { queryAborted } from './aborted.ts'
 import {
+  ConnectionError,
   createMessageConnection,
   ResponseError,
   StreamMessageReader,
@@ -18,6 +20,9 @@ export interface ConnectionHooks {
 
 const silent = { error() {}, warn() {}, info() {}, log() {} }
 
+/** After the server's output closes, how long its exit (with the stderr tail) may take to be noticed. */
+const CLOSE_GRACE_MS = 1000
+
 /**
  * JSON-RPC over a server's stdio (vscode-jsonrpc does the framing). The connection records one
  * fatal cause — the process exited, a pipe broke, or the server wrote something that is not LSP —
@@ -34,7 +39,10 @@ export class LspConnection {
     private readonly serverId: string,
     hooks: ConnectionHooks,
   ) {
-    if (!child.stdout || !child.stdin) throw new Error('language server needs piped stdin and stdout')
+    if (!child.stdout || !child.stdin) {
+      const reason = child.pid <= 0 ? 'it could not be spawned' : 'its stdin and stdout are not pipes'
+      throw new LspError(`${serverId}: the language server could not be started: ${reason}`, 'LSP_SERVER_START_FAILED')
+    }
     const reader = new StreamMessageReader(child.stdout)
     const writer = new StreamMessageWriter(child.stdin)
     reader.onError((error) => {
@@ -48,6 +56,7 @@ export class LspConnection {
     this.rpc.onRequest((method, params) => hooks.onServerRequest(method, params))
     this.rpc.onUnhandledProgress((params) => hooks.onProgress(params.token, params.value))
     this.rpc.onNotification(() => {})
+    this.rpc.onClose(() => this.closed())
     this.rpc.listen()
     void child.exited.then((exit) => {
       if (exit.error) {
@@ -80,8 +89,12 @@ export class LspConnection {
   async request<R>(method: string, params: unknown, token: CancellationToken): Promise<R> {
     if (this.fatal) throw this.fatal
     try {
-      return await raceAbort(this.rpc.sendRequest<R>(method, params, token), this.failed.signal)
+      return await raceAbort(this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, token)), this.failed.signal)
     } catch (error) {
+      // vscode-jsonrpc rejects a response that has neither `result` nor `error` with a plain Error.
+      if (error instanceof Error && error !== this.fatal && !(error instanceof ResponseError)) {
+        throw new LspError(`${this.serverId}: malformed language server response: ${error.message}`, 'LSP_MALFORMED_RESPONSE', { cause: error })
+      }
       throw this.translate(error)
     }
   }
@@ -89,18 +102,44 @@ export class LspConnection {
   /** Resolves once the notification's bytes are written (a full pipe makes it wait). */
   async notify(method: string, params: unknown, signal?: AbortSignal): Promise<void> {
     if (this.fatal) throw this.fatal
-    const written = this.rpc.sendNotification(method, params)
+    const written = this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params))
     try {
-      await raceAbort(raceAbort(written, this.failed.signal), signal)
+      await raceAbort(raceAbort(written, this.failed.signal), signal, queryAborted)
     } catch (error) {
       throw this.translate(error)
     }
   }
 
+  /**
+   * The streams closed (the server exited or shut its output) before the exit was noticed:
+   * vscode-jsonrpc refuses new messages with a bare ConnectionError. The fatal cause, which
+   * `closed()` guarantees shortly, is the answer instead (so the provider can replay the query).
+   */
+  private untilFatalIfClosed<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return send()
+    } catch (error) {
+      if (error instanceof ConnectionError) return new Promise<T>(() => {})
+      throw error
+    }
+  }
+
+  /** The exit normally follows a closed stream at once; a server that lingers with its output closed is ended. */
+  private closed(): void {
+    if (this.fatal) return
+    const timer = setTimeout(() => {
+      this.fail(this.exitedError('the language server closed its output'))
+      void this.child.terminate()
+    }, CLOSE_GRACE_MS)
+    timer.unref()
+    void this.child.exited.then(() => clearTimeout(timer))
+  }
+
   private translate(error: unknown): unknown {
     if (error === this.fatal) return error
     if (error instanceof ResponseError) {
-      const message = typeof error.message === 'string' && error.message ? error.message : 'no message'
+      // Servers put whole stack traces here; the model needs the gist, not 40 lines.
+      const message = typeof error.message === 'string' && error.message ? bounded(error.message, MAX_SERVER_MESSAGE_CHARS) : 'no message'
       return new LspError(`${this.serverId}: language server error ${error.code}: ${message}`, 'LSP_SERVER_ERROR', { cause: error, rpcCode: error.code })
     }
     return error
@@ -111,6 +150,13 @@ export class LspConnection {
     const suffix = tail ? `; stderr: ${tail.slice(-2000)}` : ''
     return new LspError(`${this.serverId}: ${what}${suffix}`, 'LSP_SERVER_EXITED')
   }
+}
+
+/** How much of a server's error message reaches the caller. */
+const MAX_SERVER_MESSAGE_CHARS = 1000
+
+function bounded(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`
 }
 
 function oneLine(text: string): string {

@@ -2,6 +2,7 @@ import { abortError, assertNever, deadline, raceAbort, type ChildHandle, type Co
 import { LspError, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import { CancellationTokenSource } from 'vscode-jsonrpc/node'
 import { LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities } from 'vscode-languageserver-protocol'
+import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
 import { ProgressTracker } from './progress.ts'
@@ -50,6 +51,8 @@ export class ServerInstance {
   private readonly connection: LspConnection
   private readonly progress: ProgressTracker
   private initialized = false
+  /** The server answered `initialize`: it speaks LSP, so it is owed `shutdown`/`exit` even if we then refuse it. */
+  private answered = false
   private disposed = false
   private teardown: Promise<void> | undefined
 
@@ -109,7 +112,7 @@ export class ServerInstance {
 
   async query(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
     if (this.disposed) throw new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED')
-    if (signal.aborted) throw abortError(signal, 'LSP query aborted')
+    if (signal.aborted) throw abortError(signal, queryAborted)
     this.busy++
     this.lastUsed = Date.now()
     try {
@@ -130,7 +133,7 @@ export class ServerInstance {
   private async run(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
     let capabilities: ServerCapabilities
     try {
-      capabilities = await raceAbort(this.ready, signal, 'LSP query aborted')
+      capabilities = await raceAbort(this.ready, signal, queryAborted)
     } catch (error) {
       // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
       await this.dispose()
@@ -154,9 +157,9 @@ export class ServerInstance {
     try {
       return await this.ask(request, textDocument, signal)
     } finally {
-      if (!this.dead) {
-        await this.connection.notify('textDocument/didClose', { textDocument }).catch(() => this.dispose())
-      }
+      // Not awaited: the writer keeps message order, so the next didOpen still follows this
+      // didClose; a failed write makes the stream untrustworthy, so the instance goes.
+      if (!this.dead) void this.connection.notify('textDocument/didClose', { textDocument }).catch(() => this.dispose())
     }
   }
 
@@ -219,7 +222,7 @@ export class ServerInstance {
       const settled = await Promise.race([pending.then(() => true, () => true), new Promise<boolean>((resolve) => setTimeout(resolve, config.killGraceMs, false).unref())])
       if (!settled) await this.dispose()
       if (budget.expired) throw new LspError(`${serverId}: ${method} got no answer within ${config.requestTimeoutMs} ms`, 'LSP_TIMEOUT')
-      throw abortError(signal, 'LSP query aborted')
+      throw abortError(signal, queryAborted)
     } finally {
       budget.dispose()
       cancellation.dispose()
@@ -241,6 +244,7 @@ export class ServerInstance {
     }
     try {
       const result = await raceAbort(this.connection.request<InitializeResult>('initialize', params, cancellation.token), budget.signal)
+      this.answered = true
       if (typeof result?.capabilities !== 'object' || result.capabilities === null) {
         throw new LspError(`${serverId}: the initialize result has no capabilities`, 'LSP_MALFORMED_RESPONSE')
       }
@@ -263,7 +267,7 @@ export class ServerInstance {
 
   private async stop(): Promise<void> {
     const { config } = this.options
-    if (this.initialized && !this.connection.failure && this.child.running) {
+    if (this.answered && !this.connection.failure && this.child.running) {
       const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
       const cancellation = new CancellationTokenSource()
       try {

@@ -1,4 +1,5 @@
 import { raceAbort } from 'dsh-core'
+import { queryAborted } from './aborted.ts'
 
 type Token = string | number
 
@@ -56,7 +57,7 @@ export class ProgressTracker {
       const now = Date.now()
       const deadlines = [...this.outstanding.values()].map((entry) => entry.since + this.budgetMs).filter((at) => at > now)
       if (!deadlines.length) return false
-      await raceAbort(this.nextChange(Math.min(...deadlines) - now, signal), signal)
+      await raceAbort(this.nextChange(Math.min(...deadlines) - now, signal), signal, queryAborted)
     }
   }
 

@@ -1,8 +1,12 @@
+import { basename } from 'node:path'
 import { abortError, FsError, HarnessError, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import { CrashBudget } from './crash-budget.ts'
+import { queryAborted } from './aborted.ts'
 import { ServerInstance } from './instance.ts'
+
+const CRASH_CODES = new Set<string>(['LSP_SERVER_EXITED', 'LSP_SERVER_START_FAILED', 'LSP_SERVER_CRASHED', 'LSP_PROTOCOL_ERROR'])
 
 export interface ProviderOptions {
   readonly id: string
@@ -99,7 +103,9 @@ export class StdioLspProvider implements LspProvider {
       })
       return this.status()
     } catch (error) {
-      return { state: 'crashed', detail: error instanceof Error ? error.message : String(error) }
+      // A server that died or never came up crashed; a bad workspace or a cancelled probe did not.
+      const crashed = error instanceof LspError && CRASH_CODES.has(error.code)
+      return { state: crashed ? 'crashed' : 'unavailable', detail: error instanceof Error ? error.message : String(error) }
     }
   }
 
@@ -113,8 +119,9 @@ export class StdioLspProvider implements LspProvider {
     this.idleTimers.clear()
     const instances = [...this.instances.values()]
     this.instances.clear()
-    // Queue tails and tracked work never reject; only an instance's teardown can.
-    const [teardowns] = await Promise.all([Promise.allSettled(instances.map((instance) => instance.dispose())), ...this.queues.values(), ...this.inFlight])
+    // Queue tails and tracked work never reject; only an instance's teardown can. Teardowns are
+    // tracked too, so a concurrent second disposeAll() also waits for them.
+    const [teardowns] = await Promise.all([Promise.allSettled(instances.map((instance) => this.track(instance.dispose()))), ...this.queues.values(), ...this.inFlight])
     this.queues.clear()
     const failures = teardowns.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
     if (failures.length === 1) throw failures[0]
@@ -218,7 +225,7 @@ export class StdioLspProvider implements LspProvider {
    */
   private enqueue<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
     const previous = this.queues.get(key) ?? Promise.resolve()
-    const result = raceAbort(previous, signal).then(work)
+    const result = raceAbort(previous, signal, queryAborted).then(work)
     const tail = previous.then(() => result).then(
       () => {},
       () => {},
@@ -244,7 +251,7 @@ export class StdioLspProvider implements LspProvider {
     try {
       return await this.options.fs.workspace(root, signal)
     } catch (error) {
-      if (signal.aborted) throw abortError(signal, 'LSP query aborted')
+      if (signal.aborted) throw abortError(signal, queryAborted)
       const reason = error instanceof Error ? error.message : String(error)
       throw new LspError(`workspace "${root}" cannot be used: ${reason}`, 'LSP_WORKSPACE_INVALID', { cause: error })
     }
@@ -254,7 +261,7 @@ export class StdioLspProvider implements LspProvider {
     try {
       return await this.options.fs.readContainedText(workspace, filePath, { maxBytes: this.options.config.maxDocumentBytes, signal })
     } catch (error) {
-      if (signal.aborted) throw abortError(signal, 'LSP query aborted')
+      if (signal.aborted) throw abortError(signal, queryAborted)
       if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
         throw new LspError(`source "${filePath}" resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
       }
@@ -265,11 +272,11 @@ export class StdioLspProvider implements LspProvider {
 
   private guard(signal: AbortSignal | undefined): void {
     if (this.disposed) throw new LspError(`${this.id}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
-    if (signal?.aborted) throw abortError(signal, 'LSP query aborted')
+    if (signal?.aborted) throw abortError(signal, queryAborted)
   }
 
   private describe(instance: ServerInstance): string {
-    const info = instance.serverInfo ? `${instance.serverInfo.name}${instance.serverInfo.version ? ` ${instance.serverInfo.version}` : ''}, ` : ''
-    return `${info}pid ${instance.pid}, workspace ${instance.workspace.path}`
+    const name = instance.serverInfo ? `${instance.serverInfo.name}${instance.serverInfo.version ? ` ${instance.serverInfo.version}` : ''}` : basename(this.options.executable)
+    return `${name}, pid ${instance.pid}, workspace ${instance.workspace.path}`
   }
 }

@@ -124,7 +124,8 @@ export function toHover(payload: unknown): LspHover | null {
   if (payload === null) return null
   if (!isRecord(payload)) throw malformed('the hover result was not an object')
   if (payload.contents === undefined || payload.contents === null) throw malformed('the hover result has no contents')
-  const contents = hoverContents(payload.contents)
+  // Servers pad markdown with blank lines (typescript-language-server starts with one).
+  const contents = hoverContents(payload.contents).trim()
   if (contents === '') return null
   if (payload.range === undefined) return { contents }
   const range = toRange(payload.range)

@@ -1,4 +1,4 @@
-import { constants, realpath, stat as statPath, open } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { TextDecoder } from 'node:util'
@@ -32,6 +32,10 @@ export interface ContainedText {
 }
 
 const CHUNK_BYTES = 64 * 1024
+// Why synchronous calls: these are local metadata operations and bounded chunk reads that take
+// microseconds, while each asynchronous call costs a libuv threadpool round trip (hundreds of
+// microseconds on a busy machine) — and an LSP query makes about ten of them. Chunks are still
+// yielded one at a time, and the signal is checked between them.
 const BINARY_SNIFF_BYTES = 8 * 1024
 
 /**
@@ -54,7 +58,7 @@ export class FileSystem extends Service {
     let probe = absolute
     for (;;) {
       try {
-        const real = await realpath(probe)
+        const real = realpathSync.native(probe)
         return missing.length ? join(real, ...missing.reverse()) : real
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
@@ -70,7 +74,7 @@ export class FileSystem extends Service {
   async stat(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
     throwIfAborted(signal)
     try {
-      const info = await statPath(path)
+      const info = statSync(path)
       return { type: info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other', size: info.size, mtimeMs: info.mtimeMs }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
@@ -114,20 +118,25 @@ export class FileSystem extends Service {
   async *streamText(path: string, signal?: AbortSignal): AsyncGenerator<{ text: string; bytes: number }> {
     throwIfAborted(signal)
     // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it.
-    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: unknown) => {
-      throw fsErrorFrom(error, `"${path}"`)
-    })
+    let fd: number
     try {
-      const info = await handle.stat()
-      if (!info.isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    } catch (error) {
+      throw fsErrorFrom(error, `"${path}"`)
+    }
+    try {
+      if (!fstatSync(fd).isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
       const decoder = new TextDecoder('utf-8', { fatal: true })
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
       let sniffed = 0
       for (;;) {
         throwIfAborted(signal)
-        const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null).catch((error: unknown) => {
+        let bytesRead: number
+        try {
+          bytesRead = readSync(fd, buffer, 0, CHUNK_BYTES, null)
+        } catch (error) {
           throw fsErrorFrom(error, `"${path}"`)
-        })
+        }
         if (bytesRead === 0) break
         const chunk = buffer.subarray(0, bytesRead)
         if (sniffed < BINARY_SNIFF_BYTES) {
@@ -139,7 +148,11 @@ export class FileSystem extends Service {
       const tail = decode(decoder, undefined, path, false)
       if (tail) yield { text: tail, bytes: 0 }
     } finally {
-      await handle.close().catch(() => {})
+      try {
+        closeSync(fd)
+      } catch {
+        // Nothing useful to do about a failed close of a read-only descriptor.
+      }
     }
   }
 

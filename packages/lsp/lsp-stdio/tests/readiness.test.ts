@@ -1,0 +1,92 @@
+// [PROC] L2 readiness: the client follows the server's work-done progress, waits (bounded) for
+// project loading before answering, re-asks when loading began while it asked, and says
+// `complete: false` when it could not wait long enough. Status shows idle / indexing / ready.
+import { afterEach, describe, expect, it } from 'vitest'
+import { fakeMessages, waitForFakeLog } from './fixtures/fake-config.ts'
+import { cleanupRigs, makeRig, range, waitFor } from './fixtures/rig.ts'
+
+afterEach(cleanupRigs)
+
+const early = [{ uri: 'file:///w/half-loaded.ts', range: range(0, 0) }]
+const full = [
+  { uri: 'file:///w/a.ts', range: range(1, 2) },
+  { uri: 'file:///w/b.ts', range: range(3, 4) },
+]
+
+describe('waiting for indexing', () => {
+  it.each([
+    ['with a create request', true],
+    ['server-initiated (no create request)', false],
+  ])('a cold server that is indexing answers with the ready result, complete (%s)', async (_label, createRequest) => {
+    const rig = await makeRig({
+      fake: {
+        progress: { onInitialized: true, createRequest, durationMs: 600, title: 'Loading fake project' },
+        resultsBeforeReady: { 'textDocument/references': early },
+        results: { 'textDocument/references': full },
+      },
+    })
+    expect(await rig.query('findReferences')).toEqual({ kind: 'locations', locations: full, resolvedWorkspaceUri: rig.wsUrl, complete: true })
+    expect(rig.reports).toContain('Loading fake project')
+  })
+
+  it('progress that begins while the request runs makes the provider wait and ask again', async () => {
+    const rig = await makeRig({
+      fake: {
+        // progress starts on the first didOpen, i.e. while the (delayed) request is being answered
+        progress: { durationMs: 600 },
+        delayMs: { 'textDocument/definition': 200 },
+        resultsBeforeReady: { 'textDocument/definition': early },
+        results: { 'textDocument/definition': full },
+      },
+    })
+    expect(await rig.query('goToDefinition')).toEqual({ kind: 'locations', locations: full, resolvedWorkspaceUri: rig.wsUrl, complete: true })
+    const entries = rig.entries()
+    const asked = fakeMessages(entries, 'in', 'textDocument/definition')
+    expect(asked).toHaveLength(2)
+    // the first answer was the half-loaded one; only the second, after `end`, was returned
+    const answers = fakeMessages(entries, 'out').filter((m) => asked.some((a) => a.id === m.id))
+    expect(answers.map((m) => m.result)).toEqual([early, full])
+    // the client acknowledged the server's create request
+    expect(fakeMessages(entries, 'in').find((m) => m.responseTo === 'window/workDoneProgress/create')).toMatchObject({ result: null })
+  })
+
+  it('an indexing budget shorter than the loading gives the early answer marked complete: false', async () => {
+    const rig = await makeRig({
+      fake: {
+        progress: { onInitialized: true, durationMs: 1500 },
+        resultsBeforeReady: { 'textDocument/definition': early, 'textDocument/hover': { contents: 'loading…' } },
+        results: { 'textDocument/definition': full, 'textDocument/hover': { contents: 'ready' } },
+      },
+      server: { indexingTimeoutMs: 150 },
+    })
+    expect(await rig.query('goToDefinition')).toEqual({ kind: 'locations', locations: early, resolvedWorkspaceUri: rig.wsUrl, complete: false })
+    expect(await rig.query('hover')).toEqual({ kind: 'hover', hover: { contents: 'loading…' }, complete: false })
+    // once loading ends, answers are complete again (same server)
+    await waitForFakeLog(rig.log, (e) => e.some((entry) => 'event' in entry && entry.event === 'progress-end'))
+    await waitFor(() => rig.provider.status().state === 'ready', 'status ready')
+    expect(await rig.query('goToDefinition')).toEqual({ kind: 'locations', locations: full, resolvedWorkspaceUri: rig.wsUrl, complete: true })
+    expect(rig.pids()).toHaveLength(1)
+  })
+
+  it('a server without progress answers complete: true at once', async () => {
+    const rig = await makeRig({ fake: { results: { 'textDocument/definition': full } } })
+    expect(await rig.query('goToDefinition')).toMatchObject({ locations: full, complete: true })
+    expect(fakeMessages(rig.entries(), 'in', 'textDocument/definition')).toHaveLength(1)
+  })
+})
+
+describe('status while indexing', () => {
+  it('idle before any query, indexing while progress is outstanding, ready after it ends', async () => {
+    const rig = await makeRig({
+      fake: { progress: { onInitialized: true, durationMs: 1200, title: 'Loading fake project' } },
+      server: { indexingTimeoutMs: 100 },
+    })
+    expect(rig.provider.status().state).toBe('idle')
+    expect(await rig.query('hover')).toMatchObject({ complete: false })
+    const indexing = rig.provider.status()
+    expect(indexing.state).toBe('indexing')
+    expect(indexing.detail).toContain('Loading fake project')
+    await waitFor(() => rig.provider.status().state === 'ready', 'status ready')
+    expect(rig.provider.status().detail).toContain(`pid ${rig.pids()[0]}`)
+  })
+})
