@@ -1,11 +1,12 @@
 /**
  * The one error type callers route on. `code` is stable; `message` is for people.
- * Surface packages subclass it (`LspError`, `WebError`, …) so `name` tells where it came from.
+ * Surface packages subclass it with their closed code set (`class FsError extends
+ * HarnessError<FsErrorCode> {}`), so `name` tells where an error came from.
  */
-export class HarnessError extends Error {
-  readonly code: string
+export class HarnessError<Code extends string = string> extends Error {
+  readonly code: Code
 
-  constructor(message: string, code: string, options?: { cause?: unknown }) {
+  constructor(message: string, code: Code, options?: { cause?: unknown }) {
     super(message, options)
     this.code = code
     this.name = new.target.name
@@ -31,12 +32,7 @@ export const ToolErrorCode = {
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
-export class ToolError extends HarnessError {
-  declare readonly code: ToolErrorCode
-  constructor(message: string, code: ToolErrorCode, options?: { cause?: unknown }) {
-    super(message, code, options)
-  }
-}
+export class ToolError extends HarnessError<ToolErrorCode> {}
 
 /** Extracts a message from anything that was thrown, without ever throwing itself. */
 export function errorMessage(value: unknown): string {

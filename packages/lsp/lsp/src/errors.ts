@@ -42,8 +42,7 @@ export const LspErrorCode = {
 } as const
 export type LspErrorCode = (typeof LspErrorCode)[keyof typeof LspErrorCode]
 
-export class LspError extends HarnessError {
-  declare readonly code: LspErrorCode
+export class LspError extends HarnessError<LspErrorCode> {
   /** For `LSP_SERVER_ERROR`: the JSON-RPC error code the server sent (e.g. -32801 ContentModified). */
   readonly rpcCode: number | undefined
 

@@ -12,12 +12,7 @@ export const FsErrorCode = {
 } as const
 export type FsErrorCode = (typeof FsErrorCode)[keyof typeof FsErrorCode]
 
-export class FsError extends HarnessError {
-  declare readonly code: FsErrorCode
-  constructor(message: string, code: FsErrorCode, options?: { cause?: unknown }) {
-    super(message, code, options)
-  }
-}
+export class FsError extends HarnessError<FsErrorCode> {}
 
 /** Maps a Node system error to a coded FsError about `what`. */
 export function fsErrorFrom(error: unknown, what: string): FsError {

@@ -11,9 +11,4 @@ export const PresetErrorCode = {
 } as const
 export type PresetErrorCode = (typeof PresetErrorCode)[keyof typeof PresetErrorCode]
 
-export class PresetError extends HarnessError {
-  declare readonly code: PresetErrorCode
-  constructor(message: string, code: PresetErrorCode, options?: { cause?: unknown }) {
-    super(message, code, options)
-  }
-}
+export class PresetError extends HarnessError<PresetErrorCode> {}

@@ -9,9 +9,4 @@ export const SubprocessErrorCode = {
 } as const
 export type SubprocessErrorCode = (typeof SubprocessErrorCode)[keyof typeof SubprocessErrorCode]
 
-export class SubprocessError extends HarnessError {
-  declare readonly code: SubprocessErrorCode
-  constructor(message: string, code: SubprocessErrorCode, options?: { cause?: unknown }) {
-    super(message, code, options)
-  }
-}
+export class SubprocessError extends HarnessError<SubprocessErrorCode> {}
