@@ -31,9 +31,18 @@ function workspaceCopy(): { dir: string; remove(): void } {
 }
 
 async function ours(host: Host, cwd: string, c: (typeof CASES)[number]): Promise<void> {
-  const session = host.app.sessions.create({ cwd })
-  const result = await host.app.tools.execute({ name: 'lsp', arguments: { operation: c.operation, filePath: c.file, line: c.line, character: c.character }, session })
+  // A harness holds its services; each `app.<service>` lookup costs cordis a proxy and an Error.
+  const { tools, sessions } = servicesOf(host)
+  const session = sessions.create({ cwd })
+  const result = await tools.execute({ name: 'lsp', arguments: { operation: c.operation, filePath: c.file, line: c.line, character: c.character }, session })
   if (result.isError) throw new Error(`${c.operation}: ${result.error.code} ${result.error.message}`)
+}
+
+const held = new WeakMap<Host, { tools: Host['app']['tools']; sessions: Host['app']['sessions'] }>()
+function servicesOf(host: Host) {
+  let services = held.get(host)
+  if (!services) held.set(host, (services = { tools: host.app.tools, sessions: host.app.sessions }))
+  return services
 }
 
 async function bare(client: BareLspClient, c: (typeof CASES)[number]): Promise<void> {

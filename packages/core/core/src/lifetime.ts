@@ -29,3 +29,15 @@ export async function settleTeardowns(root: Context): Promise<void> {
   const set = pending.get(root)
   while (set?.size) await Promise.all([...set])
 }
+
+const ORIGINAL = Symbol.for('cordis.original')
+
+/**
+ * The service object itself, without cordis's caller tracking. Every `ctx.<service>` access and
+ * every method call through it builds proxies (and an Error for its stack) so that effects land on
+ * the caller's scope — tens of microseconds per call. Hot, effect-free calls (queries, reads) may
+ * go through this instead. Never use it for registrations: those must stay effects of the caller.
+ */
+export function untracked<T>(service: T): T {
+  return ((service as { [ORIGINAL]?: T } | undefined)?.[ORIGINAL] ?? service) as T
+}

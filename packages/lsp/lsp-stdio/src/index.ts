@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, errorMessage } from 'dsh-core'
+import { effectWithTeardown, errorMessage, untracked } from 'dsh-core'
 import type {} from 'dsh-lsp'
 import { LspStdioConfig, type ServerConfig } from './config.ts'
 import { StdioLspProvider } from './provider.ts'
@@ -43,8 +43,9 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
       id,
       config: server,
       executable: lookup.value,
-      fs: ctx.fs,
-      subprocess: ctx.subprocess,
+      // Reads and spawns register nothing on our scope: skip cordis's per-call caller tracking.
+      fs: untracked(ctx.fs),
+      subprocess: untracked(ctx.subprocess),
       report: (message) => ctx.get('readiness')?.progress('lsp', id, message),
     })
   })

@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { untracked } from 'dsh-core'
 import { Config, ToolLspConfig } from './config.ts'
 import { LSP_GUIDANCE, LSP_TOOL_DESCRIPTION } from './guidance.ts'
 import { LspToolInput } from './input.ts'
@@ -20,6 +21,8 @@ export type { LspToolValue } from './output.ts'
 export function apply(ctx: Context, config: ToolLspConfig): void {
   // cordis validates through Config; a direct apply() call gets the same checks and defaults.
   const settings = ToolLspConfig.parse(config ?? {})
+  // Queries and reads register nothing, so they may skip cordis's per-call caller tracking.
+  const services = { lsp: untracked(ctx.lsp), fs: untracked(ctx.fs) }
   ctx.tools.section({ name: 'tool:lsp', order: 112, text: LSP_GUIDANCE })
   ctx.tools.register({
     name: 'lsp',
@@ -28,7 +31,7 @@ export function apply(ctx: Context, config: ToolLspConfig): void {
     input: LspToolInput,
     output: LspToolValue,
     timeoutMs: settings.timeoutMs,
-    execute: (args, exec) => queryLsp(ctx, settings, args, exec),
+    execute: (args, exec) => queryLsp(services, settings, args, exec),
     render: (_args, value) => renderValue(value, settings),
   })
 }

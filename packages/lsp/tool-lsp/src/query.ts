@@ -1,6 +1,5 @@
-import { assertNever, type ToolExecution } from 'dsh-core'
-import { LspError } from 'dsh-lsp'
-import type { Context } from 'cordis'
+import { assertNever, type FileSystem, type ToolExecution } from 'dsh-core'
+import { LspError, type LspService } from 'dsh-lsp'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
 import { readLineTexts } from './line-text.ts'
@@ -12,17 +11,23 @@ import { cutCodeUnits } from './text-bound.ts'
 type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
 type HoverResult = Extract<ProviderResult, { kind: 'hover' }>
 
+/** The services a call uses (taken once at load; the plugin is re-applied if either is replaced). */
+export interface LspToolServices {
+  readonly lsp: LspService
+  readonly fs: FileSystem
+}
+
 /** One lsp call: the session's workspace, a seam query, and the bounded canonical value. */
-export async function queryLsp(ctx: Context, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
+export async function queryLsp(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
   const cwd = exec.session?.cwd
   // No fallback to the process directory: a server must never be started on a workspace nobody chose.
   if (cwd === undefined) throw new LspError('the lsp tool needs a session workspace: call it from a session that has a cwd', 'LSP_WORKSPACE_REQUIRED')
   const position = { line: args.line - 1, character: args.character - 1 }
-  const raw = await ctx.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd }, exec.signal)
+  const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd }, exec.signal)
   const result = checkProviderResult(raw)
   switch (result.kind) {
     case 'locations':
-      return boundLocations(ctx, config, result, cwd, exec.signal)
+      return boundLocations(services.fs, config, result, cwd, exec.signal)
     case 'hover':
       return boundHover(result, config.maxResultChars)
     default:
@@ -30,9 +35,9 @@ export async function queryLsp(ctx: Context, config: ToolLspConfig, args: LspToo
   }
 }
 
-async function boundLocations(ctx: Context, config: ToolLspConfig, result: LocationsResult, cwd: string, signal: AbortSignal): Promise<LocationsValue> {
+async function boundLocations(fs: FileSystem, config: ToolLspConfig, result: LocationsResult, cwd: string, signal: AbortSignal): Promise<LocationsValue> {
   const kept = result.locations.slice(0, config.maxLocations)
-  const lineTexts = await readLineTexts(ctx.fs, cwd, kept, config, signal)
+  const lineTexts = await readLineTexts(fs, cwd, kept, config, signal)
   return {
     kind: 'locations',
     resolvedWorkspaceUri: result.resolvedWorkspaceUri,
