@@ -20,7 +20,7 @@ export interface ConnectionHooks {
 
 const silent = { error() {}, warn() {}, info() {}, log() {} }
 
-/** After the server's output closes, how long its exit (with the stderr tail) may take to be noticed. */
+/** After the server's output closes or a write to it fails, how long its exit (with the stderr tail) may take to be noticed. */
 const CLOSE_GRACE_MS = 1000
 
 /**
@@ -31,6 +31,7 @@ const CLOSE_GRACE_MS = 1000
  */
 export class LspConnection {
   private fatal: LspError | undefined
+  private exitExpected = false
   private readonly failed = new AbortController()
   private readonly rpc: MessageConnection
 
@@ -49,14 +50,12 @@ export class LspConnection {
       this.fail(new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error))}`, 'LSP_PROTOCOL_ERROR', { cause: error }))
       void child.terminate()
     })
-    writer.onError(([error]) => {
-      this.fail(this.exitedError(`writing to the language server failed (${errorMessage(error)})`))
-    })
+    writer.onError(([error]) => this.expectExit(`writing to the language server failed (${errorMessage(error)})`))
     this.rpc = createMessageConnection(reader, writer, silent)
     this.rpc.onRequest((method, params) => hooks.onServerRequest(method, params))
     this.rpc.onUnhandledProgress((params) => hooks.onProgress(params.token, params.value))
     this.rpc.onNotification(() => {})
-    this.rpc.onClose(() => this.closed())
+    this.rpc.onClose(() => this.expectExit('the language server closed its output'))
     this.rpc.listen()
     void child.exited.then((exit) => {
       if (exit.error) {
@@ -91,6 +90,9 @@ export class LspConnection {
     try {
       return await raceAbort(this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, token)), this.failed.signal)
     } catch (error) {
+      // vscode-jsonrpc rejects a request it could not write with a local ResponseError, after our
+      // writer error hook has already run: that is the transport failing, not the server answering.
+      if (error instanceof ResponseError && this.exitExpected) return this.awaitFatal()
       // vscode-jsonrpc rejects a response that has neither `result` nor `error` with a plain Error.
       if (error instanceof Error && error !== this.fatal && !(error instanceof ResponseError)) {
         throw new LspError(`${this.serverId}: malformed language server response: ${error.message}`, 'LSP_MALFORMED_RESPONSE', { cause: error })
@@ -106,14 +108,18 @@ export class LspConnection {
     try {
       await raceAbort(raceAbort(written, this.failed.signal), signal, queryAborted)
     } catch (error) {
-      throw this.translate(error)
+      if (error === this.fatal || signal?.aborted) throw this.translate(error)
+      // A failed write: the process is most likely dying. Its exit (with the stderr tail) is the
+      // fatal cause, and expectExit() guarantees one shortly.
+      this.expectExit(`writing to the language server failed (${errorMessage(error)})`)
+      return this.awaitFatal()
     }
   }
 
   /**
    * The streams closed (the server exited or shut its output) before the exit was noticed:
    * vscode-jsonrpc refuses new messages with a bare ConnectionError. The fatal cause, which
-   * `closed()` guarantees shortly, is the answer instead (so the provider can replay the query).
+   * `expectExit()` guarantees shortly, is the answer instead (so the provider can replay the query).
    */
   private untilFatalIfClosed<T>(send: () => Promise<T>): Promise<T> {
     try {
@@ -124,11 +130,22 @@ export class LspConnection {
     }
   }
 
-  /** The exit normally follows a closed stream at once; a server that lingers with its output closed is ended. */
-  private closed(): void {
-    if (this.fatal) return
+  /** Rejects with the fatal cause once there is one (expectExit() guarantees one shortly). */
+  private async awaitFatal(): Promise<never> {
+    if (!this.fatal) await new Promise((resolve) => this.failed.signal.addEventListener('abort', resolve, { once: true }))
+    throw this.fatal
+  }
+
+  /**
+   * A closed output stream or a failed write means the process is going. Its exit normally follows
+   * at once and becomes the fatal cause (with the stderr tail); a server that lingers is ended and
+   * `what` becomes the cause.
+   */
+  private expectExit(what: string): void {
+    if (this.fatal || this.exitExpected) return
+    this.exitExpected = true
     const timer = setTimeout(() => {
-      this.fail(this.exitedError('the language server closed its output'))
+      this.fail(this.exitedError(what))
       void this.child.terminate()
     }, CLOSE_GRACE_MS)
     timer.unref()

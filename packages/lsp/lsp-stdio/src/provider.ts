@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import { abortError, FsError, HarnessError, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, assertNever, FsError, HarnessError, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import { CrashBudget } from './crash-budget.ts'
@@ -56,8 +56,13 @@ export class StdioLspProvider implements LspProvider {
     })
   }
 
-  /** The state `dsh status` shows: the busiest recent instance, a crash, or idle. */
+  /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
+    return this.withExtensions(this.stateNow())
+  }
+
+  /** The most recently used instance's state, a crash, or idle. */
+  private stateNow(): CapabilityStatus {
     for (const budget of this.budgets.values()) {
       const reason = budget.blockedReason()
       if (reason) return { state: 'crashed', detail: reason }
@@ -74,10 +79,8 @@ export class StdioLspProvider implements LspProvider {
           return { state: 'ready', detail: this.describe(newest) }
         case 'stopped':
           break
-        default: {
-          const never: never = state
-          return never
-        }
+        default:
+          return assertNever(state, 'instance state')
       }
     }
     const crash = [...this.budgets.values()].map((budget) => budget.lastCrash).find(Boolean)
@@ -105,7 +108,7 @@ export class StdioLspProvider implements LspProvider {
     } catch (error) {
       // A server that died or never came up crashed; a bad workspace or a cancelled probe did not.
       const crashed = error instanceof LspError && CRASH_CODES.has(error.code)
-      return { state: crashed ? 'crashed' : 'unavailable', detail: error instanceof Error ? error.message : String(error) }
+      return this.withExtensions({ state: crashed ? 'crashed' : 'unavailable', detail: error instanceof Error ? error.message : String(error) })
     }
   }
 
@@ -273,6 +276,10 @@ export class StdioLspProvider implements LspProvider {
   private guard(signal: AbortSignal | undefined): void {
     if (this.disposed) throw new LspError(`${this.id}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
     if (signal?.aborted) throw abortError(signal, queryAborted)
+  }
+
+  private withExtensions(status: CapabilityStatus): CapabilityStatus {
+    return { state: status.state, detail: `${status.detail} [${Object.keys(this.extensionToLanguage).join(' ')}]` }
   }
 
   private describe(instance: ServerInstance): string {

@@ -192,6 +192,7 @@ describe('status', () => {
     expect(ready.state).toBe('ready')
     expect(ready.detail).toContain('fake-ls 1.2')
     expect(ready.detail).toContain(`pid ${rig.pids()[0]}`)
+    expect(ready.detail).toMatch(/\[[^\]]*\.ts[^\]]*\]$/)
     expect(rig.reports).toContain('starting')
     expect(rig.reports).toContain('ready')
   })

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host, type Session, type ToolResult } from 'dsh-core'
+import { afterAll, beforeAll, expect } from 'vitest'
 
 const REPO = fileURLToPath(new URL('../../../../../', import.meta.url))
 export const CODING_PRESET = join(REPO, 'presets', 'coding.yml')
@@ -75,4 +76,37 @@ export async function serversFor(workspaceDir: string): Promise<number[]> {
       return false
     }
   })
+}
+
+export interface CodingSuite {
+  readonly workspace: { readonly dir: string }
+  readonly host: Host
+  /** A new session whose workspace is the fixture copy (or `cwd`). */
+  session(cwd?: string): Session
+}
+
+/**
+ * For one describe block: a private copy of a fixture workspace and the coding preset booted
+ * (with `overlayYaml` on top). Afterwards no language server of that workspace may be left.
+ */
+export function codingSuite(name: 'ts-project' | 'py-project', overlayYaml?: string): CodingSuite {
+  const workspace = copyWorkspace(name)
+  let booted: Host | undefined
+  beforeAll(async () => {
+    booted = await bootCoding(overlayYaml)
+  })
+  afterAll(async () => {
+    await booted?.stop()
+    expect(await serversFor(workspace.dir)).toEqual([])
+    workspace.remove()
+  })
+  const suite: CodingSuite = {
+    workspace,
+    get host() {
+      if (!booted) throw new Error('the coding preset has not booted')
+      return booted
+    },
+    session: (cwd = workspace.dir) => suite.host.app.sessions.create({ cwd }),
+  }
+  return suite
 }

@@ -1,29 +1,18 @@
 import { symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { Host } from 'dsh-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootCoding, callLsp, copyWorkspace, serversFor, valueOf } from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import { callLsp, codingSuite, serversFor, valueOf } from './harness.ts'
 
 // Real typescript-language-server 5.3 + TypeScript 5.9, through the coding preset and the lsp tool.
 describe('lsp on a TypeScript project (real typescript-language-server)', () => {
-  let host: Host
-  const workspace = copyWorkspace('ts-project')
-
-  beforeAll(async () => {
-    host = await bootCoding()
-  })
-  afterAll(async () => {
-    await host?.stop()
-    expect(await serversFor(workspace.dir)).toEqual([])
-    workspace.remove()
-  })
-
-  const session = () => host.app.sessions.create({ cwd: workspace.dir })
+  const suite = codingSuite('ts-project')
+  const { workspace } = suite
+  const session = () => suite.session()
 
   it('answers the very first query of a cold server from the loaded project (readiness wait)', async () => {
     // `new Circle(2)` in main.ts: a cold server that answers too early points at the import line.
-    const value = valueOf(await callLsp(host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 }))
+    const value = valueOf(await callLsp(suite.host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 }))
     expect(value.complete).toBe(true)
     expect(value.locations.map((l: any) => l.path)).toContain('src/shapes.ts')
     const target = value.locations.find((l: any) => l.path === 'src/shapes.ts')
@@ -33,45 +22,45 @@ describe('lsp on a TypeScript project (real typescript-language-server)', () => 
 
   it('counts columns in UTF-16 units after non-BMP characters', async () => {
     // Line 5 holds two emoji (two UTF-16 units each) before `describe`, at UTF-16 column 41.
-    const value = valueOf(await callLsp(host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 5, character: 41 }))
+    const value = valueOf(await callLsp(suite.host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 5, character: 41 }))
     const target = value.locations.find((l: any) => l.path === 'src/shapes.ts')
     expect(target?.range.start.line).toBe(11)
   })
 
   it('follows a symbol into a .d.ts declaration', async () => {
-    const value = valueOf(await callLsp(host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 6, character: 26 }))
+    const value = valueOf(await callLsp(suite.host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 6, character: 26 }))
     expect(value.locations.map((l: any) => l.path)).toContain('src/legacy.d.ts')
   })
 
   it('finds references including the declaration', async () => {
-    const value = valueOf(await callLsp(host, session(), { operation: 'findReferences', filePath: 'src/shapes.ts', line: 12, character: 17 }))
+    const value = valueOf(await callLsp(suite.host, session(), { operation: 'findReferences', filePath: 'src/shapes.ts', line: 12, character: 17 }))
     const paths = value.locations.map((l: any) => `${l.path}:${l.range.start.line + 1}`)
     expect(paths).toContain('src/shapes.ts:12')
     expect(paths).toContain('src/main.ts:5')
   })
 
   it('finds implementations of an interface', async () => {
-    const value = valueOf(await callLsp(host, session(), { operation: 'goToImplementation', filePath: 'src/shapes.ts', line: 1, character: 18 }))
+    const value = valueOf(await callLsp(suite.host, session(), { operation: 'goToImplementation', filePath: 'src/shapes.ts', line: 1, character: 18 }))
     expect(value.locations.map((l: any) => `${l.path}:${l.range.start.line + 1}`)).toContain('src/shapes.ts:5')
   })
 
   it('hovers with the type of the symbol', async () => {
-    const result = await callLsp(host, session(), { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 20 })
+    const result = await callLsp(suite.host, session(), { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 20 })
     const value = valueOf(result)
     expect(value.hover.contents).toContain('Circle')
     expect(result.content[0]?.text).toContain('Circle')
   })
 
   it('renders locations relative to the workspace with the source line', async () => {
-    const result = await callLsp(host, session(), { operation: 'findReferences', filePath: 'src/shapes.ts', line: 12, character: 17 })
+    const result = await callLsp(suite.host, session(), { operation: 'findReferences', filePath: 'src/shapes.ts', line: 12, character: 17 })
     expect(result.content[0]?.text).toMatch(/^src\/shapes\.ts:12:17 {2}export function describe/m)
   })
 
   it('works through a symlinked workspace and reports the canonical one', async () => {
     const alias = `${workspace.dir}-alias`
     symlinkSync(workspace.dir, alias)
-    const aliased = host.app.sessions.create({ cwd: alias })
-    const value = valueOf(await callLsp(host, aliased, { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 }))
+    const aliased = suite.session(alias)
+    const value = valueOf(await callLsp(suite.host, aliased, { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 }))
     expect(value.resolvedWorkspaceUri).toBe(pathToFileURL(workspace.dir).href)
     expect(value.locations.map((l: any) => l.path)).toContain('src/shapes.ts')
   })
@@ -79,9 +68,9 @@ describe('lsp on a TypeScript project (real typescript-language-server)', () => 
   it('refuses a file outside the workspace with a code, starting nothing for it', async () => {
     const outside = join(workspace.dir, '..', 'outside.ts')
     writeFileSync(outside, 'export const x = 1\n')
-    const result = await callLsp(host, session(), { operation: 'hover', filePath: outside, line: 1, character: 14 })
+    const result = await callLsp(suite.host, session(), { operation: 'hover', filePath: outside, line: 1, character: 14 })
     expect(result.isError && result.error.code).toBe('LSP_SOURCE_OUTSIDE_WORKSPACE')
-    const escape = await callLsp(host, session(), { operation: 'hover', filePath: '../outside.ts', line: 1, character: 14 })
+    const escape = await callLsp(suite.host, session(), { operation: 'hover', filePath: '../outside.ts', line: 1, character: 14 })
     expect(escape.isError && escape.error.code).toBe('LSP_SOURCE_OUTSIDE_WORKSPACE')
   })
 
@@ -89,7 +78,7 @@ describe('lsp on a TypeScript project (real typescript-language-server)', () => 
     const before = await serversFor(workspace.dir)
     expect(before.length).toBeGreaterThan(0)
     for (const pid of before) process.kill(pid, 'SIGKILL')
-    const value = valueOf(await callLsp(host, session(), { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 20 }))
+    const value = valueOf(await callLsp(suite.host, session(), { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 20 }))
     expect(value.hover.contents).toContain('Circle')
     const after = await serversFor(workspace.dir)
     expect(after.some((pid) => before.includes(pid))).toBe(false)
@@ -97,28 +86,19 @@ describe('lsp on a TypeScript project (real typescript-language-server)', () => 
 })
 
 describe('a hung real server is cut off by the tool budget', () => {
-  let host: Host
-  const workspace = copyWorkspace('ts-project')
-
-  beforeAll(async () => {
-    host = await bootCoding(['- id: tool-lsp', '  config: { timeoutMs: 20000 }', '- id: lsp-stdio', '  config: { servers: { typescript: { killGraceMs: 300 } } }', ''].join('\n'))
-  })
-  afterAll(async () => {
-    await host?.stop()
-    expect(await serversFor(workspace.dir)).toEqual([])
-    workspace.remove()
-  })
+  const suite = codingSuite('ts-project', ['- id: tool-lsp', '  config: { timeoutMs: 20000 }', '- id: lsp-stdio', '  config: { servers: { typescript: { killGraceMs: 300 } } }', ''].join('\n'))
+  const { workspace } = suite
 
   it('times the query out, replaces the server, and answers the next query', async () => {
-    const session = host.app.sessions.create({ cwd: workspace.dir })
+    const session = suite.session()
     // Warm up without the tool's short budget: a cold start on a busy machine can take longer than it.
-    await host.app.lsp.query({ operation: 'hover', filePath: 'src/main.ts', position: { line: 3, character: 19 }, workspaceRoot: workspace.dir })
+    await suite.host.app.lsp.query({ operation: 'hover', filePath: 'src/main.ts', position: { line: 3, character: 19 }, workspaceRoot: workspace.dir })
     // SIGSTOP makes the real server hang exactly as a wedged one would: it reads nothing, answers nothing.
     const frozen = await serversFor(workspace.dir)
     for (const pid of frozen) process.kill(pid, 'SIGSTOP')
-    const hung = await callLsp(host, session, { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 })
+    const hung = await callLsp(suite.host, session, { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 })
     expect(hung.isError && hung.error.code).toBe('TOOL_TIMEOUT')
-    const value = valueOf(await callLsp(host, session, { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 }))
+    const value = valueOf(await callLsp(suite.host, session, { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 }))
     expect(value.locations.map((l: any) => l.path)).toContain('src/shapes.ts')
     const live = await serversFor(workspace.dir)
     expect(live.some((pid) => frozen.includes(pid))).toBe(false)
