@@ -73,9 +73,11 @@ export class ServerInstance {
     this.connection = new LspConnection(this.child, options.serverId, {
       onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration: config.configuration, progress: this.progress }),
       onProgress: (token, value) => {
+        const wasBusy = this.progress.busy
         this.progress.update(token, value)
         const title = this.progress.title
         if (title) options.report(title)
+        else if (wasBusy && !this.progress.busy) options.report('ready')
       },
     })
     this.ready = this.initialize()
@@ -252,7 +254,7 @@ export class ServerInstance {
       if (result.serverInfo && typeof result.serverInfo.name === 'string') this.serverInfo = result.serverInfo
       await this.connection.notify('initialized', {})
       this.initialized = true
-      this.options.report('ready')
+      this.options.report('initialized')
       return result.capabilities
     } catch (error) {
       if (budget.expired) {

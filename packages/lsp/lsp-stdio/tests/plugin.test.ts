@@ -78,7 +78,7 @@ describe('booted from a preset', () => {
     expect(pidsOf(server.log)).toEqual([]) // nothing starts at boot
 
     expect(await host.app.lsp.query(hover(ws))).toEqual({ kind: 'hover', hover: { contents: 'from fake' }, complete: true })
-    expect(progress).toEqual(['lsp/fake: starting', 'lsp/fake: ready'])
+    expect(progress).toEqual(['lsp/fake: starting', 'lsp/fake: initialized'])
     const after = (await host.app.readiness.report()).find((row) => row.surface === 'lsp')
     expect(after).toMatchObject({ id: 'fake', state: 'ready' })
 
@@ -121,6 +121,7 @@ describe('booted from a preset', () => {
     expect(error.message).toContain('servers.ghost.command')
     expect(error.message).toContain('was not found on PATH')
     expect(error.cause?.cause).toMatchObject({ code: 'SUBPROCESS_NOT_FOUND' })
+    expect(error.message).toMatch(/\[SUBPROCESS_NOT_FOUND\]$/)
   })
 
   it('two servers claiming .ts fail the boot with LSP_CONFLICT', async () => {
@@ -128,6 +129,7 @@ describe('booted from a preset', () => {
     expect(error.code).toBe('PRESET_PLUGIN_FAILED')
     expect(error.message).toContain('.ts is already served by "one"')
     expect(error.cause).toMatchObject({ code: 'LSP_CONFLICT' })
+    expect(error.message).toMatch(/\[LSP_CONFLICT\]$/)
   })
 
   it('without a readiness row the plugin still works (readiness is optional)', async () => {

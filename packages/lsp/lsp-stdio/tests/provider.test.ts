@@ -194,7 +194,7 @@ describe('status', () => {
     expect(ready.detail).toContain(`pid ${rig.pids()[0]}`)
     expect(ready.detail).toMatch(/\[[^\]]*\.ts[^\]]*\]$/)
     expect(rig.reports).toContain('starting')
-    expect(rig.reports).toContain('ready')
+    expect(rig.reports).toContain('initialized')
   })
 
   it('after disposal the provider reports idle again', async () => {

@@ -27,6 +27,10 @@ describe('waiting for indexing', () => {
     })
     expect(await rig.query('findReferences')).toEqual({ kind: 'locations', locations: full, resolvedWorkspaceUri: rig.wsUrl, complete: true })
     expect(rig.reports).toContain('Loading fake project')
+    // starting → initialized → the progress title(s) → ready once the last progress ended
+    expect(rig.reports[0]).toBe('starting')
+    expect(rig.reports.at(-1)).toBe('ready')
+    expect(rig.reports.indexOf('initialized')).toBeLessThan(rig.reports.lastIndexOf('ready'))
   })
 
   it('progress that begins while the request runs makes the provider wait and ask again', async () => {

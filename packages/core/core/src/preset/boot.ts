@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
-import { errorMessage } from '../errors.ts'
+import { errorMessage, isHarnessError } from '../errors.ts'
 import { settleTeardowns } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
 import { loadRow, type LoadedRow } from './load.ts'
@@ -78,7 +78,8 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       const scope = fork.runtime.isReusable || !fork.runtime.plugin ? fork : fork.runtime
       if (fork.status === FAILED || scope.status === FAILED) {
         const reason: unknown = scope.error ?? fork.error
-        throw new PresetError(`${entry.label}: plugin failed to start: ${errorMessage(reason)}`, 'PRESET_PLUGIN_FAILED', { cause: reason })
+        const code = codeInChain(reason)
+        throw new PresetError(`${entry.label}: plugin failed to start: ${errorMessage(reason)}${code ? ` [${code}]` : ''}`, 'PRESET_PLUGIN_FAILED', { cause: reason })
       }
       const missing = Object.entries(fork.runtime.inject)
         .filter(([name, meta]) => meta.required && app.get(name) === undefined)
@@ -92,4 +93,12 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
     throw error
   }
   return host
+}
+
+/** The code of the first coded error along a cause chain, so a boot failure names it. */
+function codeInChain(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {
+    if (isHarnessError(current)) return current.code
+  }
+  return undefined
 }
