@@ -42,7 +42,6 @@ const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
 export class ServerInstance {
   readonly workspace: Workspace
   readonly ready: Promise<ServerCapabilities>
-  readonly startedAt = Date.now()
   lastUsed = Date.now()
   /** Queries running on this instance. */
   busy = 0
@@ -91,10 +90,6 @@ export class ServerInstance {
   /** True once the process is gone or going: such an instance is never reused. */
   get dead(): boolean {
     return this.disposed || this.connection.failure !== undefined || !this.child.running
-  }
-
-  get failure(): LspError | undefined {
-    return this.connection.failure
   }
 
   get state(): InstanceState {

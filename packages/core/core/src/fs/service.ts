@@ -32,15 +32,16 @@ export interface ContainedText {
 }
 
 const CHUNK_BYTES = 64 * 1024
-// Why synchronous calls: these are local metadata operations and bounded chunk reads that take
-// microseconds, while each asynchronous call costs a libuv threadpool round trip (hundreds of
-// microseconds on a busy machine) — and an LSP query makes about ten of them. Chunks are still
-// yielded one at a time, and the signal is checked between them.
 const BINARY_SNIFF_BYTES = 8 * 1024
 
 /**
  * `ctx.fs`: canonical paths, containment proofs and bounded text reads on the local disk.
  * Every path it returns has its symlinks resolved, so two aliases of one file compare equal.
+ *
+ * The calls are synchronous under async signatures: local metadata operations and bounded chunk
+ * reads take microseconds, while each asynchronous call costs a libuv threadpool round trip
+ * (hundreds of microseconds on a busy machine) and an LSP query makes about ten of them. Chunks
+ * are still yielded one at a time, and the signal is checked between them.
  */
 export class FileSystem extends Service {
   constructor(ctx: Context) {
