@@ -2,12 +2,17 @@ export type JsonPrimitive = string | number | boolean | null
 export type JsonValue = JsonPrimitive | readonly JsonValue[] | { readonly [key: string]: JsonValue }
 export type JsonObject = { readonly [key: string]: JsonValue }
 
+/** How deep `toJson` follows objects and arrays unless told otherwise. */
+export const DEFAULT_MAX_JSON_DEPTH = 512
+
 /**
  * Copies a value into plain JSON, refusing anything JSON cannot carry losslessly
- * (undefined in arrays, functions, symbols, bigints, non-finite numbers, cycles, class instances).
- * Returns the problem as a string instead of throwing so callers can attach their own code.
+ * (undefined in arrays, functions, symbols, bigints, non-finite numbers, cycles, class instances)
+ * and nesting deeper than `maxDepth`. Keys are copied as own properties, so `"__proto__"` stays a
+ * key and never becomes the copy's prototype. Returns the problem as a string instead of throwing
+ * so callers can attach their own code.
  */
-export function toJson(value: unknown): { ok: true; value: JsonValue } | { ok: false; problem: string } {
+export function toJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): { ok: true; value: JsonValue } | { ok: false; problem: string } {
   const seen = new Set<object>()
   const visit = (node: unknown, path: string): JsonValue => {
     switch (typeof node) {
@@ -20,6 +25,7 @@ export function toJson(value: unknown): { ok: true; value: JsonValue } | { ok: f
       case 'object': {
         if (node === null) return null
         if (seen.has(node)) throw new JsonProblem(`${path} is a cycle`)
+        if (seen.size >= maxDepth) throw new JsonProblem(`${path.slice(0, 80)}… nests deeper than ${maxDepth} levels`)
         seen.add(node)
         try {
           if (Array.isArray(node)) return node.map((item, index) => visit(item, `${path}[${index}]`))
@@ -30,7 +36,7 @@ export function toJson(value: unknown): { ok: true; value: JsonValue } | { ok: f
           const out: Record<string, JsonValue> = {}
           for (const [key, item] of Object.entries(node)) {
             if (item === undefined) continue
-            out[key] = visit(item, `${path}.${key}`)
+            Object.defineProperty(out, key, { value: visit(item, `${path}.${key}`), enumerable: true, writable: true, configurable: true })
           }
           return out
         } finally {

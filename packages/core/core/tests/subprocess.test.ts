@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { bootPreset, ChildHandle, isScrubbedName, scrubbedEnv, SubprocessError, SubprocessService, type Host } from '../src/index.ts'
+import { bootPreset, ChildHandle, isScrubbedName, scrubbedEnv, scrubReason, SubprocessError, SubprocessService, type Host } from '../src/index.ts'
 import { ByteTail } from '../src/subprocess/tail.ts'
 import { firstLine, TREE_SCRIPT, type TreePids } from './fixtures/tree.ts'
 import { expectAllGone, harnessRejection, harnessThrow, killLeftovers, pidDead, removeTempDirs, tempDir } from './helpers.ts'
@@ -72,10 +72,41 @@ describe('scrubbedEnv', () => {
       PATH: '/usr/bin:/bin',
       HOME: '/home/someone',
       LANG: 'C.UTF-8',
-      SSH_AUTH_SOCK: '/tmp/agent.sock',
       HTTPS_PROXY: 'http://proxy:8080',
       NOT_DSH_PREFIXED: 'kept',
     })
+  })
+
+  it('drops the names a review found leaking, and values that are URLs with credentials', () => {
+    const leaky = {
+      GITHUB_PAT: 'ghp_x',
+      DATABASE_URL: 'postgres://u:pw@db.internal:5432/app',
+      REDIS: 'redis://:pw@cache:6379',
+      NPM_AUTH: 'x',
+      CREDENTIALS: 'x',
+      MYPASSWD: 'x',
+      BEARER: 'x',
+      SESSION_COOKIE: 'x',
+      PAT: 'x',
+      PIP_INDEX_URL: 'https://user@pypi.example/simple',
+      // Kept: no userinfo, and names that only contain PAT inside a word.
+      MIRROR_URL: 'https://mirror.example/path?q=a@b',
+      PATTERN: 'x',
+      CLASSPATH: '/opt/lib',
+    }
+    expect(scrubbedEnv({}, leaky)).toEqual({ MIRROR_URL: 'https://mirror.example/path?q=a@b', PATTERN: 'x', CLASSPATH: '/opt/lib' })
+  })
+
+  it('passes a withheld name through when passEnv names it', () => {
+    expect(scrubbedEnv({}, parent, ['SSH_AUTH_SOCK', 'GITHUB_TOKEN']).SSH_AUTH_SOCK).toBe('/tmp/agent.sock')
+    expect(scrubbedEnv({}, parent, ['SSH_AUTH_SOCK', 'GITHUB_TOKEN']).GITHUB_TOKEN).toBe('t')
+  })
+
+  it('scrubReason says why', () => {
+    expect(scrubReason('DSH_X')).toBe('dsh variable')
+    expect(scrubReason('GITHUB_PAT')).toBe('secret-looking name')
+    expect(scrubReason('DATABASE_URL', 'postgres://u:pw@h/db')).toBe('credentials in a URL')
+    expect(scrubReason('DATABASE_URL', 'postgres://h/db')).toBeUndefined()
   })
 
   it('puts explicit env on top, including deliberately named secrets, and undefined removes', () => {
@@ -97,13 +128,16 @@ describe('scrubbedEnv', () => {
   })
 
   it('isScrubbedName matches by substring, case-insensitively', () => {
-    for (const name of ['KEY', 'monkey', 'apikey', 'PASSWORD_FILE', 'x_secret', 'Token', 'DSH_', 'dsh_home']) expect(isScrubbedName(name), name).toBe(true)
-    for (const name of ['PATH', 'HOME', 'SSH_AUTH_SOCK', 'USER', 'DSHX', 'MY_DSH_THING']) expect(isScrubbedName(name), name).toBe(false)
+    for (const name of ['KEY', 'monkey', 'apikey', 'PASSWORD_FILE', 'x_secret', 'Token', 'DSH_', 'dsh_home', 'SSH_AUTH_SOCK', 'github_pat', 'Pat_Value']) {
+      expect(isScrubbedName(name), name).toBe(true)
+    }
+    for (const name of ['PATH', 'HOME', 'USER', 'DSHX', 'MY_DSH_THING', 'PATTERN', 'XPATH']) expect(isScrubbedName(name), name).toBe(false)
   })
 })
 
 describe('a spawned child', () => {
-  const names = ['MY_API_KEY', 'DSH_TEST_SETTING', 'dsh_lower_setting', 'SOME_SECRET_VALUE', 'DSH_CORE_TEST_PLAIN']
+  const leaky = ['GITHUB_PAT', 'DATABASE_URL', 'NPM_AUTH', 'CREDENTIALS', 'MYPASSWD', 'BEARER']
+  const names = ['MY_API_KEY', 'DSH_TEST_SETTING', 'dsh_lower_setting', 'SOME_SECRET_VALUE', 'DSH_CORE_TEST_PLAIN', ...leaky]
   const saved = new Map<string, string | undefined>()
 
   beforeEach(() => {
@@ -112,6 +146,7 @@ describe('a spawned child', () => {
     process.env.DSH_TEST_SETTING = 'must-not-leak'
     process.env.dsh_lower_setting = 'must-not-leak'
     process.env.SOME_SECRET_VALUE = 'must-not-leak'
+    for (const name of leaky) process.env[name] = name === 'DATABASE_URL' ? 'postgres://u:must-not-leak@db/app' : 'must-not-leak'
   })
 
   afterEach(() => {
@@ -128,7 +163,8 @@ describe('a spawned child', () => {
     expect(env.DSH_TEST_SETTING).toBeUndefined()
     expect(env.dsh_lower_setting).toBeUndefined()
     expect(env.SOME_SECRET_VALUE).toBeUndefined()
-    expect(Object.values(env)).not.toContain('must-not-leak')
+    for (const name of leaky) expect(env[name], name).toBeUndefined()
+    expect(Object.values(env).filter((value) => value.includes('must-not-leak'))).toEqual([])
     expect(env.EXPLICIT_TOKEN).toBe('given')
     expect(env.PLAIN_EXTRA).toBe('yes')
     expect(env.PATH).toBe(process.env.PATH)
@@ -207,15 +243,40 @@ describe('resolveExecutable', () => {
     expect(await app.subprocess.resolveExecutable('dsh-test-tool', { env: { PATH: `/nonexistent-dir:${bin}` } })).toBe(tool)
   })
 
-  it('searches the workspace node_modules/.bin chain before PATH', async () => {
-    const { bin } = await binDir()
+  it('never runs a binary planted in a relative PATH entry, whatever the cwd', async () => {
     const ws = await tempDir()
     const local = join(ws, 'node_modules', '.bin')
     await mkdir(local, { recursive: true })
-    await writeFile(join(local, 'dsh-test-tool'), '#!/bin/sh\n')
+    await writeFile(join(local, 'dsh-test-tool'), '#!/bin/sh\necho planted\n')
     await chmod(join(local, 'dsh-test-tool'), 0o755)
-    await mkdir(join(ws, 'packages', 'deep'), { recursive: true })
-    expect(await app.subprocess.resolveExecutable('dsh-test-tool', { env: { PATH: bin }, cwd: join(ws, 'packages', 'deep') })).toBe(join(local, 'dsh-test-tool'))
+    const cwd = process.cwd()
+    process.chdir(ws)
+    try {
+      const error = await harnessRejection(app.subprocess.resolveExecutable('dsh-test-tool', { env: { PATH: './node_modules/.bin::.' } }))
+      expect(error.code).toBe('SUBPROCESS_NOT_FOUND')
+    } finally {
+      process.chdir(cwd)
+    }
+  })
+
+  it('searches the installation bin directories before PATH, so a global copy never shadows the pinned one', async () => {
+    const { bin } = await binDir()
+    await writeFile(join(bin, 'tsc'), '#!/bin/sh\n')
+    await chmod(join(bin, 'tsc'), 0o755)
+    const installed = new Context()
+    installed.plugin(SubprocessService, {})
+    await installed.start()
+    try {
+      const resolved = await installed.subprocess.resolveExecutable('tsc', { env: { PATH: bin } })
+      expect(resolved).not.toBe(join(bin, 'tsc'))
+      expect(resolved).toMatch(/node_modules\/\.bin\/tsc$/)
+    } finally {
+      await installed.stop()
+    }
+  })
+
+  it('spawn refuses a command that is not an absolute path', () => {
+    expect(harnessThrow(() => app.subprocess.spawn({ argv: ['node', '-e', ''], cwd: process.cwd() })).code).toBe('SUBPROCESS_COMMAND_INVALID')
   })
 
   it('skips a non-executable match on PATH', async () => {
@@ -232,7 +293,7 @@ describe('resolveExecutable', () => {
 
   it.each(['bin/dsh-test-tool', './dsh-test-tool', '../bin/dsh-test-tool'])('refuses the relative path %s with SUBPROCESS_COMMAND_INVALID', async (command) => {
     const { dir } = await binDir()
-    expect((await harnessRejection(app.subprocess.resolveExecutable(command, { cwd: dir }))).code).toBe('SUBPROCESS_COMMAND_INVALID')
+    expect((await harnessRejection(app.subprocess.resolveExecutable(command))).code).toBe('SUBPROCESS_COMMAND_INVALID')
   })
 
   it('refuses an empty command with SUBPROCESS_COMMAND_INVALID', async () => {

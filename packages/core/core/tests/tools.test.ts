@@ -275,6 +275,42 @@ describe('execute', () => {
     expect(ran).toBe(0)
   })
 
+  it('answers INVALID_ARGS for a "__proto__" key instead of letting it through the prototype', async () => {
+    let ran = 0
+    app.tools.register(
+      tool({
+        name: 'strict',
+        input: z.strictObject({ text: z.string() }),
+        execute: async () => {
+          ran++
+          return {}
+        },
+      }),
+    )
+    for (const raw of ['{"__proto__":{"text":"smuggled"}}', '{"text":"a","__proto__":{"admin":true}}']) {
+      const error = expectError(await app.tools.execute({ name: 'strict', arguments: JSON.parse(raw) }), 'INVALID_ARGS')
+      expect(error.message).toContain('__proto__')
+    }
+    expect(ran).toBe(0)
+    expect(({} as Record<string, unknown>).admin).toBeUndefined()
+  })
+
+  it('keeps a "__proto__" key as an own property for a raw-parameters tool', async () => {
+    app.tools.register({ name: 'raw', description: 'raw', parameters: { type: 'object' }, execute: async (args) => args })
+    const value = expectSuccess(await app.tools.execute({ name: 'raw', arguments: JSON.parse('{"__proto__":{"a":1}}') })).value as object
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+    expect(Object.keys(value)).toEqual(['__proto__'])
+  })
+
+  it('answers INVALID_ARGS for arguments nested deeper than maxArgumentDepth, at any depth', async () => {
+    app.tools.register({ name: 'raw', description: 'raw', parameters: { type: 'object' }, execute: async () => ({}) })
+    for (const depth of [101, 20_000]) {
+      const error = expectError(await app.tools.execute({ name: 'raw', arguments: { a: JSON.parse('['.repeat(depth) + ']'.repeat(depth)) } }), 'INVALID_ARGS')
+      expect(error.message).toContain('deeper than 100 levels')
+    }
+    expectSuccess(await app.tools.execute({ name: 'raw', arguments: { a: JSON.parse('['.repeat(98) + ']'.repeat(98)) } }))
+  })
+
   it('answers INVALID_ARGS when a raw-parameters tool gets something other than an object', async () => {
     app.tools.register({ name: 'raw', description: 'raw', parameters: { type: 'object' }, execute: async (args) => args })
     expectError(await app.tools.execute({ name: 'raw', arguments: ['a'] }), 'INVALID_ARGS')

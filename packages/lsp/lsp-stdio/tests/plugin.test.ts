@@ -119,7 +119,7 @@ describe('booted from a preset', () => {
     expect(error.code).toBe('PRESET_PLUGIN_FAILED')
     expect(error.message).toContain('row "lsp-stdio"')
     expect(error.message).toContain('servers.ghost.command')
-    expect(error.message).toContain('was not found on PATH')
+    expect(error.message).toContain('not found on PATH')
     expect(error.cause?.cause).toMatchObject({ code: 'SUBPROCESS_NOT_FOUND' })
     expect(error.message).toMatch(/\[SUBPROCESS_NOT_FOUND\]$/)
   })

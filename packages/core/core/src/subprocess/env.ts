@@ -1,18 +1,43 @@
-const SECRET_NAME = /KEY|PASSWORD|SECRET|TOKEN/i
+/**
+ * The child environment policy, one table in docs/architecture.md. A variable is withheld from
+ * children when its name looks like a credential, when its value is a URL carrying a user or
+ * password, or when it is one of ours (`DSH_*`). Names are matched case-insensitively.
+ */
+const SECRET_NAME_PART = /KEY|SECRET|TOKEN|PASS|AUTH|CRED|COOKIE|SESSION|BEARER/
+/** `PAT` only as a whole word (`GITHUB_PAT`), so `PATH` and `PATTERN` pass. */
+const SECRET_NAME_WORD = /(?:^|[^A-Z])PAT(?:[^A-Z]|$)/
+/** `scheme://user@` or `scheme://user:password@` anywhere in the value. */
+const URL_WITH_USERINFO = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+@/i
+
+export type ScrubReason = 'secret-looking name' | 'credentials in a URL' | 'dsh variable'
+
+/** Why `name=value` never reaches a child unless a spawn or `passEnv` names it; `undefined` when it does. */
+export function scrubReason(name: string, value = ''): ScrubReason | undefined {
+  const upper = name.toUpperCase()
+  if (upper.startsWith('DSH_')) return 'dsh variable'
+  if (SECRET_NAME_PART.test(upper) || SECRET_NAME_WORD.test(upper)) return 'secret-looking name'
+  if (URL_WITH_USERINFO.test(value)) return 'credentials in a URL'
+  return undefined
+}
 
 /** True for a variable name that never reaches a child unless a spawn names it explicitly. */
 export function isScrubbedName(name: string): boolean {
-  return SECRET_NAME.test(name) || name.toUpperCase().startsWith('DSH_')
+  return scrubReason(name) !== undefined
 }
 
 /**
- * The environment every child starts from: the parent's minus secret-looking names and `DSH_*`,
- * then `explicit` on top (a string sets, `undefined` removes). Only names are inspected, never values.
+ * The environment every child starts from: the parent's minus what `scrubReason` withholds (unless
+ * its name is in `passEnv`), then `explicit` on top (a string sets, `undefined` removes).
  */
-export function scrubbedEnv(explicit: Readonly<Record<string, string | undefined>> = {}, parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function scrubbedEnv(
+  explicit: Readonly<Record<string, string | undefined>> = {},
+  parent: NodeJS.ProcessEnv = process.env,
+  passEnv: readonly string[] = [],
+): Record<string, string> {
+  const passed = new Set(passEnv)
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(parent)) {
-    if (value !== undefined && !isScrubbedName(name)) env[name] = value
+    if (value !== undefined && (passed.has(name) || scrubReason(name, value) === undefined)) env[name] = value
   }
   for (const [name, value] of Object.entries(explicit)) {
     if (value === undefined) delete env[name]

@@ -44,7 +44,8 @@ export class ChildHandle {
   private exit: Exit | undefined
   private termination: Promise<void> | undefined
 
-  constructor(spec: Required<Pick<SpawnSpec, 'stderrTailBytes' | 'graceMs'>> & SpawnSpec) {
+  /** `environment`, when given, is the child's whole environment, already scrubbed (the service passes its own). */
+  constructor(spec: Required<Pick<SpawnSpec, 'stderrTailBytes' | 'graceMs'>> & SpawnSpec & { readonly environment?: Record<string, string> }) {
     this.tail = new ByteTail(spec.stderrTailBytes)
     this.graceMs = spec.graceMs
     const [file, ...args] = spec.argv
@@ -52,7 +53,7 @@ export class ChildHandle {
     try {
       child = spawn(file, args, {
         cwd: spec.cwd,
-        env: scrubbedEnv(spec.env ?? {}),
+        env: spec.environment ?? scrubbedEnv(spec.env ?? {}),
         stdio: [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe'],
         detached: process.platform !== 'win32',
         windowsHide: true,

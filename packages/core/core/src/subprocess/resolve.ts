@@ -13,6 +13,15 @@ export function binDirsAbove(dir: string): string[] {
   }
 }
 
+/**
+ * The absolute entries of a PATH value, in order. Relative entries (`.`, `./node_modules/.bin`, an
+ * empty entry, which means the current directory) are dropped: they name a directory of whatever
+ * workspace the child runs in, so a file planted there would run with our privileges.
+ */
+export function absolutePathEntries(path: string | undefined): string[] {
+  return (path ?? '').split(delimiter).filter((entry) => entry !== '' && isAbsolute(entry))
+}
+
 async function isExecutableFile(path: string): Promise<boolean> {
   try {
     if (!(await stat(path)).isFile()) return false
@@ -24,16 +33,18 @@ async function isExecutableFile(path: string): Promise<boolean> {
 }
 
 export interface ResolveOptions {
-  /** The PATH to search (already scrubbed and merged with explicit env). */
+  /** Searched first: this installation's `node_modules/.bin` chain, where the pinned servers live. */
+  readonly installation: readonly string[]
+  /** The PATH to search after it (already scrubbed and merged with explicit env); relative entries are skipped. */
   readonly path: string | undefined
-  /** Searched before PATH: the workspace's own `node_modules/.bin` chain. */
-  readonly before: readonly string[]
-  /** Searched after PATH: the installation's `node_modules/.bin` chain. */
-  readonly after: readonly string[]
   readonly signal?: AbortSignal | undefined
 }
 
-/** Absolute commands are verified; bare names are searched; relative paths with a separator are refused. */
+/**
+ * Absolute commands are verified; bare names are searched in the installation's bin directories,
+ * then the absolute PATH entries; relative paths with a separator are refused. The result is
+ * always absolute, so the spawn never searches again with the child's cwd in play.
+ */
 export async function resolveCommand(command: string, options: ResolveOptions): Promise<string> {
   throwIfAborted(options.signal)
   if (!command) throw new SubprocessError('command must be a non-empty string', 'SUBPROCESS_COMMAND_INVALID')
@@ -44,11 +55,10 @@ export async function resolveCommand(command: string, options: ResolveOptions): 
   if (command.includes(sep) || command.includes('/')) {
     throw new SubprocessError(`command "${command}" must be a bare name or an absolute path`, 'SUBPROCESS_COMMAND_INVALID')
   }
-  const pathDirs = (options.path ?? '').split(delimiter).filter(Boolean)
-  for (const dir of [...options.before, ...pathDirs, ...options.after]) {
+  for (const dir of [...options.installation, ...absolutePathEntries(options.path)]) {
     throwIfAborted(options.signal)
     const candidate = join(dir, command)
     if (await isExecutableFile(candidate)) return candidate
   }
-  throw new SubprocessError(`${command} was not found on PATH or in node_modules/.bin`, 'SUBPROCESS_NOT_FOUND')
+  throw new SubprocessError(`\`${command}\` not found on PATH or in node_modules/.bin`, 'SUBPROCESS_NOT_FOUND')
 }

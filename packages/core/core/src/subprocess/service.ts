@@ -1,4 +1,4 @@
-import { dirname } from 'node:path'
+import { dirname, isAbsolute } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
@@ -21,6 +21,11 @@ export const SubprocessConfig = z.strictObject({
   stderrTailBytes: z.number().int().nonnegative().default(1_000_000),
   /** Also search the `node_modules/.bin` directories above this installation (where bundled servers live). */
   installationBins: z.boolean().default(true),
+  /**
+   * Variables passed to children although the scrub would withhold them (for example
+   * `SSH_AUTH_SOCK` for a server that pushes over ssh). A spawn's explicit `env` always wins.
+   */
+  passEnv: z.array(z.string().min(1)).default([]),
 })
 export type SubprocessConfig = z.infer<typeof SubprocessConfig>
 
@@ -48,22 +53,31 @@ export class SubprocessService extends Service {
   }
 
   /**
-   * The absolute path of `command`: absolute paths are verified, bare names are searched in the
-   * workspace's `node_modules/.bin` chain (from `cwd`), then PATH (scrubbed, with `env` applied), then this
-   * installation's `node_modules/.bin` chain.
+   * The absolute path of `command`: absolute paths are verified; bare names are searched in this
+   * installation's `node_modules/.bin` chain, then the absolute entries of PATH (scrubbed, with `env`
+   * applied). The inspected workspace is never searched: a workspace's own binary runs only when
+   * the config names it by absolute path.
    */
-  resolveExecutable(command: string, options: { env?: Readonly<Record<string, string | undefined>>; cwd?: string; signal?: AbortSignal } = {}): Promise<string> {
+  resolveExecutable(command: string, options: { env?: Readonly<Record<string, string | undefined>>; signal?: AbortSignal } = {}): Promise<string> {
     return resolveCommand(command, {
-      path: scrubbedEnv(options.env ?? {}).PATH,
-      before: options.cwd ? binDirsAbove(options.cwd) : [],
-      after: this.settings.installationBins ? INSTALLATION_BINS : [],
+      installation: this.settings.installationBins ? INSTALLATION_BINS : [],
+      path: this.environment(options.env).PATH,
       signal: options.signal,
     })
   }
 
+  /** The environment a child started with `env` gets: the scrubbed parent environment, `env` on top. */
+  environment(env: Readonly<Record<string, string | undefined>> = {}): Record<string, string> {
+    return scrubbedEnv(env, process.env, this.settings.passEnv)
+  }
+
+  /** Starts `argv` in its own process group; `argv[0]` must be absolute (resolve it with `resolveExecutable`). */
   spawn(spec: SpawnSpec): ChildHandle {
     if (this.closing) throw new SubprocessError('the subprocess service is shutting down', 'SUBPROCESS_SHUT_DOWN')
-    const child = new ChildHandle({ stderrTailBytes: this.settings.stderrTailBytes, graceMs: this.settings.graceMs, ...spec })
+    if (!isAbsolute(spec.argv[0])) {
+      throw new SubprocessError(`"${spec.argv[0]}" is not an absolute path; resolve it with resolveExecutable first`, 'SUBPROCESS_COMMAND_INVALID')
+    }
+    const child = new ChildHandle({ stderrTailBytes: this.settings.stderrTailBytes, graceMs: this.settings.graceMs, ...spec, environment: this.environment(spec.env) })
     if (child.pid > 0) {
       this.children.add(child)
       void child.exited.then(() => {

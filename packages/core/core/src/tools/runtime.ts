@@ -23,6 +23,8 @@ export const ToolsConfig = z.strictObject({
    * without it. Bodies should honour their signal; this bounds the damage when one does not.
    */
   abandonAfterMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(5000),
+  /** Arguments nested deeper than this are the caller's mistake (`INVALID_ARGS`), not a stack overflow. */
+  maxArgumentDepth: z.number().int().positive().max(10_000).default(100),
 })
 export type ToolsConfig = z.infer<typeof ToolsConfig>
 
@@ -109,7 +111,7 @@ export class ToolRuntime extends Service {
   }
 
   private async dispatch(call: ToolCall): Promise<ToolResult> {
-    const args = toJson(call.arguments)
+    const args = toJson(call.arguments, this.settings.maxArgumentDepth)
     if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
     if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
     const entry = this.entries.get(call.name)
