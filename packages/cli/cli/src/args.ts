@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -19,14 +19,17 @@ export interface Invocation {
   readonly cwd: string
   readonly json: boolean
   readonly verbose: boolean
+  /** From `DSH_START_TIMEOUT_MS`: how long the rows may take to start. */
+  readonly startTimeoutMs: number | undefined
 }
 
-export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--config <overlay.yml>]... [--cwd <dir>] [--json]
+export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--config <overlay.yml>]... [--cwd <dir>] [--json] [--verbose|-v]
   status                      capability readiness (probes providers; exits 0 even if some are not ready)
   tools                       the model-visible tool catalog
   call <tool> [<json>|-]      one tool call exactly as the model would make it (- reads the JSON from stdin)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
-exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error`
+exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
+  70 internal error in a plugin, 74 the output could not be written, 130 interrupted`
 
 const PRESETS_DIR = fileURLToPath(new URL('../../../../presets/', import.meta.url))
 
@@ -47,7 +50,7 @@ export function presetPath(preset: string, from: string): string {
   return path
 }
 
-export function parseInvocation(argv: readonly string[], from = invocationDir()): Invocation {
+export function parseInvocation(argv: readonly string[], from = invocationDir(), env: NodeJS.ProcessEnv = process.env): Invocation {
   let parsed
   try {
     parsed = parseArgs({
@@ -64,7 +67,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir())
       },
     })
   } catch (error) {
-    throw new UsageError((error as Error).message)
+    throw new UsageError(argumentProblem(error as NodeJS.ErrnoException))
   }
   const { values, positionals } = parsed
   const [name, ...rest] = positionals
@@ -77,7 +80,40 @@ export function parseInvocation(argv: readonly string[], from = invocationDir())
     cwd: resolve(from, values.cwd ?? '.'),
     json: values.json ?? false,
     verbose: values.verbose ?? false,
+    startTimeoutMs: startTimeout(env.DSH_START_TIMEOUT_MS),
   }
+}
+
+function startTimeout(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const ms = Number(value)
+  if (!Number.isInteger(ms) || ms <= 0 || ms > 2_147_483_647) throw new UsageError(`DSH_START_TIMEOUT_MS must be a positive whole number of milliseconds (got "${value}")`)
+  return ms
+}
+
+/** node's parseArgs messages quote unevenly and speak of positionals; say what was wrong plainly. */
+function argumentProblem(error: NodeJS.ErrnoException): string {
+  const option = /'(-[^']*)'/.exec(error.message)?.[1]
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return option ? `unknown option "${option}"` : error.message
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return option ? `option "${option.split(' ')[0]}" needs a value` : error.message
+    default:
+      return error.message
+  }
+}
+
+/** The workspace must be a directory that exists; tools that never check would run against nothing. */
+export function checkWorkspace(path: string): string {
+  let info
+  try {
+    info = statSync(path)
+  } catch {
+    throw new UsageError(`--cwd ${path} does not exist`)
+  }
+  if (!info.isDirectory()) throw new UsageError(`--cwd ${path} is not a directory`)
+  return path
 }
 
 function commandOf(name: string | undefined, rest: string[], messages: string[]): Command {

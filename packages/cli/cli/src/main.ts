@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises'
-import { bootPreset, createUserMessage, errorMessage, type Host } from 'dsh-core'
-import { parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
+import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, raceAbort, type Host } from 'dsh-core'
+import { checkWorkspace, parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
+import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
+import { OutputError, tellStderr, writeOut } from './output.ts'
 import { resultText, statusText, toolsText } from './render.ts'
 
 export interface Io {
@@ -10,87 +11,140 @@ export interface Io {
   readonly stdin: NodeJS.ReadableStream
 }
 
-const EXIT_OK = 0
-const EXIT_TOOL_ERROR = 1
-const EXIT_USAGE = 2
-
-/** The `dsh` process: parse, boot, run one command, stop everything, exit. */
+/**
+ * The `dsh` process: parse, boot, run one command, stop everything, exit. Whatever a plugin does
+ * outside a call (an uncaught exception, an unhandled rejection, a promise nothing will ever settle)
+ * ends the process with one `dsh:` line and `ExitCode.INTERNAL`; children are killed by the
+ * subprocess service's exit hook.
+ */
 export async function run(argv: readonly string[]): Promise<void> {
   const controller = new AbortController()
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130)
+    if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED)
     controller.abort(new Error('interrupted'))
+  }
+  let finished = false
+  const internal = (what: string) => (error: unknown) => {
+    tellStderr(process.stderr, `dsh: internal error (${what} in a plugin): ${oneLine(errorMessage(error))}`)
+    process.exit(ExitCode.INTERNAL)
+  }
+  const neverFinishes = () => {
+    if (finished) return
+    tellStderr(process.stderr, 'dsh: internal error: the command can never finish (a plugin is waiting on a promise that nothing will settle)')
+    process.exit(ExitCode.INTERNAL)
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  const code = await main(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, controller.signal)
+  process.on('uncaughtException', internal('uncaught exception'))
+  process.on('unhandledRejection', internal('unhandled rejection'))
+  process.on('beforeExit', neverFinishes)
+  // Write failures are reported by writeOut; these listeners only keep late 'error' events quiet.
+  process.stdout.on('error', () => {})
+  process.stderr.on('error', () => {})
+  let code: ExitCode
+  try {
+    code = await main(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, controller.signal)
+  } catch (error) {
+    internal('failure')(error)
+    return
+  }
+  finished = true
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
-  process.exitCode = controller.signal.aborted ? 130 : code
+  process.exitCode = controller.signal.aborted ? ExitCode.INTERRUPTED : code
   // Everything we started is stopped; a stray handle in a third-party plugin must not keep us alive.
   setTimeout(() => process.exit(), 1000).unref()
 }
 
-export async function main(argv: readonly string[], io: Io, signal: AbortSignal = new AbortController().signal): Promise<number> {
+export async function main(argv: readonly string[], io: Io, signal: AbortSignal = new AbortController().signal): Promise<ExitCode> {
   let invocation: Invocation
   try {
     invocation = parseInvocation(argv)
+    if (invocation.command.kind !== 'help') checkWorkspace(invocation.cwd)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    io.stderr.write(`dsh: ${error.message} (dsh --help shows the usage)\n`)
-    return EXIT_USAGE
+    tellStderr(io.stderr, `dsh: ${error.message} (dsh --help shows the usage)`)
+    return ExitCode.USAGE
   }
-  if (invocation.command.kind === 'help') {
-    io.stdout.write(`${USAGE}\n`)
-    return EXIT_OK
-  }
+  const { command } = invocation
+  if (command.kind === 'help') return write(io, `${USAGE}\n`)
+
   let booting = true
   routeLogsToStderr({ verbose: invocation.verbose, quiet: () => booting })
   let host: Host
   try {
-    host = await bootPreset({ preset: invocation.preset, overlays: invocation.overlays })
+    host = await bootPreset({ preset: invocation.preset, overlays: invocation.overlays, signal, ...(invocation.startTimeoutMs ? { startTimeoutMs: invocation.startTimeoutMs } : {}) })
   } catch (error) {
-    io.stderr.write(`dsh: ${oneLine(errorMessage(error))}\n`)
-    return EXIT_USAGE
+    if (isHarnessError(error) && error.code === 'PRESET_BOOT_ABORTED') {
+      tellStderr(io.stderr, 'dsh: interrupted while starting')
+      return ExitCode.INTERRUPTED
+    }
+    tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}`)
+    return ExitCode.USAGE
   } finally {
     booting = false
   }
   if (io.stderr.isTTY) {
-    host.app.on('readiness/progress', (surface, id, message) => io.stderr.write(`… ${surface}/${id}: ${message}\n`))
+    host.app.on('readiness/progress', (surface, id, message) => tellStderr(io.stderr, `… ${surface}/${id}: ${message}`))
   }
+  let outcome: Outcome
   try {
-    return await execute(host, invocation, invocation.command, io, signal)
+    outcome = await execute(host, invocation, command, io, signal)
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error
-    io.stderr.write(`dsh: ${error.message}\n`)
-    return EXIT_USAGE
+    if (signal.aborted) outcome = { code: ExitCode.INTERRUPTED, output: '' }
+    else if (error instanceof UsageError) outcome = { code: ExitCode.USAGE, output: '', failure: error.message }
+    else throw error
   } finally {
+    // Stopped before the answer is written, so a reader that never drains cannot keep servers alive.
     await host.stop()
+  }
+  if (outcome.code === ExitCode.INTERRUPTED) return outcome.code
+  if (outcome.failure !== undefined) {
+    tellStderr(io.stderr, `dsh: ${outcome.failure}`)
+    return outcome.code
+  }
+  const written = await write(io, outcome.output)
+  return written === ExitCode.OK ? outcome.code : written
+}
+
+interface Outcome {
+  readonly code: ExitCode
+  /** What goes to stdout on success. */
+  readonly output: string
+  /** Instead of output: the one `dsh:` line for stderr. */
+  readonly failure?: string
+}
+
+async function write(io: Io, text: string): Promise<ExitCode> {
+  try {
+    await writeOut(io.stdout, text)
+    return ExitCode.OK
+  } catch (error) {
+    if (!(error instanceof OutputError)) throw error
+    tellStderr(io.stderr, `dsh: the output could not be written: ${error.message}`)
+    return ExitCode.OUTPUT
   }
 }
 
-async function execute(host: Host, invocation: Invocation, command: Command, io: Io, signal: AbortSignal): Promise<number> {
+async function execute(host: Host, invocation: Invocation, command: Exclude<Command, { kind: 'help' }>, io: Io, signal: AbortSignal): Promise<Outcome> {
   const { app } = host
-  const print = (json: unknown, text: string) => io.stdout.write(invocation.json ? `${JSON.stringify(json)}\n` : `${text}\n`)
+  const answer = (json: unknown, text: string, code: ExitCode = ExitCode.OK) => ({ code, output: invocation.json ? `${JSON.stringify(json)}\n` : `${text}\n` })
   switch (command.kind) {
     case 'status': {
       const readiness = app.get('readiness')
       if (!readiness) throw new UsageError('this preset mounts no dsh-core/readiness row')
       const capabilities = await readiness.report({ probe: true, signal, cwd: invocation.cwd })
-      print({ capabilities }, statusText(capabilities))
-      return EXIT_OK
+      return answer({ capabilities }, statusText(capabilities))
     }
     case 'tools': {
       const tools = requireTools(host).catalog()
-      print({ tools }, toolsText(tools))
-      return EXIT_OK
+      return answer({ tools }, toolsText(tools))
     }
     case 'call': {
-      const args = await parseToolArguments(command.input, io.stdin)
+      const args = await parseToolArguments(command.input, io.stdin, signal)
       const session = requireSessions(host).create({ cwd: invocation.cwd })
       const result = await requireTools(host).execute({ name: command.tool, arguments: args, session, signal })
-      print(result, resultText(result))
-      return result.isError ? EXIT_TOOL_ERROR : EXIT_OK
+      return answer(result, resultText(result), result.isError ? ExitCode.TOOL_ERROR : ExitCode.OK)
     }
     case 'context': {
       const sessions = requireSessions(host)
@@ -108,12 +162,10 @@ async function execute(host: Host, invocation: Invocation, command: Command, io:
           messages.push({ role: message.role, source: message.source.kind, text: message.content.map((block) => block.text).join('\n') })
         }
       }
-      print({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
-      return EXIT_OK
+      return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
     }
-    case 'help':
-      io.stdout.write(`${USAGE}\n`)
-      return EXIT_OK
+    default:
+      return assertNever(command, 'command')
   }
 }
 
@@ -129,8 +181,8 @@ function requireSessions(host: Host) {
   return sessions
 }
 
-async function parseToolArguments(input: string | undefined, stdin: NodeJS.ReadableStream): Promise<unknown> {
-  const text = input === '-' ? await readAll(stdin) : (input ?? '{}')
+async function parseToolArguments(input: string | undefined, stdin: NodeJS.ReadableStream, signal: AbortSignal): Promise<unknown> {
+  const text = input === '-' ? await raceAbort(readUtf8(stdin), signal) : (input ?? '{}')
   try {
     return JSON.parse(text)
   } catch (error) {
@@ -138,12 +190,12 @@ async function parseToolArguments(input: string | undefined, stdin: NodeJS.Reada
   }
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+async function readUtf8(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ')
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
+  } catch {
+    throw new UsageError('the tool arguments on stdin are not valid UTF-8')
+  }
 }

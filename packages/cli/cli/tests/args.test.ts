@@ -13,6 +13,7 @@ describe('parseInvocation', () => {
       cwd: '/some/where',
       json: false,
       verbose: false,
+      startTimeoutMs: undefined,
     })
   })
 

@@ -55,3 +55,8 @@ export function errorCode(value: unknown, fallback: string): string {
 export function assertNever(value: never, what = 'value'): never {
   throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`)
 }
+
+/** Text on one line (newlines and the whitespace around them become one space), for one-line messages. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ')
+}

@@ -410,6 +410,52 @@ describe('failures name the row and leave the files unchanged', () => {
     expect(error.message).toContain('"same"')
   })
 
+  it.each([
+    ['a cyclic alias', '- id: a\n  name: dsh-core/tools\n  config: &x\n    k: *x\n', 'row 1: config.k is a cycle'],
+    ['an alias bomb', '- name: dsh-core/tools\n  config:\n    a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n    a1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\n    a2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]\n    a3: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]\n    a4: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3]\n    a5: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4]\n    a6: &a6 [*a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5]\n    a7: &a7 [*a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6]\n    a8: &a8 [*a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7]\n    a9: &a9 [*a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8]\n', 'resource exhaustion'],
+    ['a !!binary value', '- name: dsh-core/tools\n  config:\n    blob: !!binary aGVsbG8=\n', 'row 1: config.blob is a Buffer object, not plain JSON'],
+  ])('%s → PRESET_INVALID in one short line naming the file', async (_label, text, reason) => {
+    const { path } = await files({ 'preset.yml': text })
+    const error = await bootFails({ preset: path('preset.yml') })
+    expect(error.code).toBe('PRESET_INVALID')
+    expect(error.message).toContain(path('preset.yml'))
+    expect(error.message).toContain(reason)
+    expect(error.message.length).toBeLessThan(300)
+  })
+
+  it('a byte order mark at the start of a preset is not part of the YAML', async () => {
+    const { path } = await files({ 'preset.yml': `\uFEFF${CORE_ROWS}` })
+    expect(toolNames(await boot({ preset: path('preset.yml') }))).toEqual([])
+  })
+
+  it('an overlay that renames a row to a plugin that does not exist is reported against the overlay', async () => {
+    const { path } = await files({ 'preset.yml': CORE_ROWS, 'overlay.yml': '- id: tools\n  name: dsh-no-such-plugin\n' })
+    const error = await bootFails({ preset: path('preset.yml'), overlays: [path('overlay.yml')] })
+    expect(error.code).toBe('PRESET_PLUGIN_NOT_FOUND')
+    expect(error.message).toContain(`row "tools" (dsh-no-such-plugin) in ${path('overlay.yml')}`)
+  })
+
+  it('an apply that never settles → PRESET_PLUGIN_TIMEOUT naming the row', async () => {
+    const { path } = await files({
+      'preset.yml': `${CORE_ROWS}- id: stuck\n  name: ./stuck.mjs\n`,
+      'stuck.mjs': "export const name = 'stuck'\nexport async function apply() { await new Promise(() => {}) }\n",
+    })
+    const error = await bootFails({ preset: path('preset.yml'), startTimeoutMs: 300 })
+    expect(error.code).toBe('PRESET_PLUGIN_TIMEOUT')
+    expect(error.message).toBe(`row "stuck" (./stuck.mjs) in ${path('preset.yml')}: plugin did not finish starting within 300 ms`)
+  })
+
+  it('an aborted boot stops what started → PRESET_BOOT_ABORTED', async () => {
+    const { path } = await files({
+      'preset.yml': `${CORE_ROWS}- id: slow\n  name: ./slow.mjs\n`,
+      'slow.mjs': "export const name = 'slow'\nexport async function apply() { await new Promise((resolve) => setTimeout(resolve, 30_000)) }\n",
+    })
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(new Error('interrupted')), 200)
+    const error = await bootFails({ preset: path('preset.yml'), signal: controller.signal })
+    expect(error.code).toBe('PRESET_BOOT_ABORTED')
+  })
+
   it('a missing preset file → PRESET_NOT_FOUND', async () => {
     const { path } = await files({})
     expect((await bootFails({ preset: path('missing.yml') })).code).toBe('PRESET_NOT_FOUND')

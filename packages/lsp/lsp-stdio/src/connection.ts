@@ -1,4 +1,4 @@
-import { errorMessage, raceAbort, type ChildHandle } from 'dsh-core'
+import { errorMessage, oneLine, raceAbort, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import {
@@ -47,7 +47,7 @@ export class LspConnection {
     const reader = new StreamMessageReader(child.stdout)
     const writer = new StreamMessageWriter(child.stdin)
     reader.onError((error) => {
-      this.fail(new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error))}`, 'LSP_PROTOCOL_ERROR', { cause: error }))
+      this.fail(new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error)).slice(0, 300)}`, 'LSP_PROTOCOL_ERROR', { cause: error }))
       void child.terminate()
     })
     writer.onError(([error]) => this.expectExit(`writing to the language server failed (${errorMessage(error)})`))
@@ -174,8 +174,4 @@ const MAX_SERVER_MESSAGE_CHARS = 1000
 
 function bounded(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').slice(0, 300)
 }

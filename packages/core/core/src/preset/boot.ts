@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
+import { deadline, raceAbort } from '../abort.ts'
 import { errorMessage, isHarnessError } from '../errors.ts'
 import { settleTeardowns } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
@@ -11,7 +12,16 @@ export interface BootOptions {
   readonly preset: string
   /** Overlay files applied on top, in order. */
   readonly overlays?: readonly string[]
+  /** Aborting stops whatever started and rejects with `PRESET_BOOT_ABORTED`. */
+  readonly signal?: AbortSignal
+  /**
+   * How long the rows may take to apply (an MCP server's first discovery happens here); past it the
+   * boot fails with `PRESET_PLUGIN_TIMEOUT` naming the row still starting. Default 120 s.
+   */
+  readonly startTimeoutMs?: number
 }
+
+export const DEFAULT_START_TIMEOUT_MS = 120_000
 
 export interface Host {
   readonly app: Context
@@ -24,6 +34,8 @@ export interface Host {
 }
 
 // cordis ScopeStatus values (a const enum in its typings).
+const PENDING = 0
+const LOADING = 1
 const FAILED = 3
 
 /** Reads a preset and its overlays into the rows that will load. Never writes to any of the files. */
@@ -45,6 +57,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   const loaded: LoadedRow[] = []
   const loadedBy = new Map<Plugin, LoadedRow>()
   for (const row of rows) {
+    if (options.signal?.aborted) throw bootAborted(options.signal)
     const entry = await loadRow(row)
     // cordis applies a non-reusable plugin once and silently ignores any later row naming it.
     const first = loadedBy.get(entry.plugin)
@@ -72,10 +85,31 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   const host: Host = { app, rows: loaded, stop }
   try {
     for (const entry of loaded) forks.push({ fork: (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(entry.plugin, entry.row.config), entry })
-    await app.start()
-    await app.events.flush()
+    const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
+    const started = (async () => {
+      await app.start()
+      await app.events.flush()
+    })()
+    const budget = deadline(options.signal, startTimeoutMs, 'PRESET_PLUGIN_TIMEOUT')
+    // The deadline's timer is unref'd; an apply that never settles leaves nothing else to keep the
+    // process alive, and Node would exit with code 13 instead of reporting the row.
+    const keepAlive = setTimeout(() => {}, startTimeoutMs)
+    try {
+      await raceAbort(started, budget.signal)
+    } catch (error) {
+      if (budget.expired) {
+        const still = forks.find(({ fork }) => [PENDING, LOADING].includes(scopeOf(fork).status))
+        const who = still ? `${still.entry.label}: plugin` : 'the composition'
+        throw new PresetError(`${who} did not finish starting within ${startTimeoutMs} ms`, 'PRESET_PLUGIN_TIMEOUT')
+      }
+      if (options.signal?.aborted) throw bootAborted(options.signal)
+      throw error
+    } finally {
+      budget.dispose()
+      clearTimeout(keepAlive)
+    }
     for (const { fork, entry } of forks) {
-      const scope = fork.runtime.isReusable || !fork.runtime.plugin ? fork : fork.runtime
+      const scope = scopeOf(fork)
       if (fork.status === FAILED || scope.status === FAILED) {
         const reason: unknown = scope.error ?? fork.error
         const code = codeInChain(reason)
@@ -93,6 +127,15 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
     throw error
   }
   return host
+}
+
+/** The scope whose status tells whether a row applied: the fork of a reusable plugin, else its runtime. */
+function scopeOf(fork: ForkScope) {
+  return fork.runtime.isReusable || !fork.runtime.plugin ? fork : fork.runtime
+}
+
+function bootAborted(signal: AbortSignal): PresetError {
+  return new PresetError('the boot was interrupted', 'PRESET_BOOT_ABORTED', { cause: signal.reason })
 }
 
 /** The code of the first coded error along a cause chain, so a boot failure names it. */

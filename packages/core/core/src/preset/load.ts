@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -42,6 +42,29 @@ export function resolvePluginPath(row: PresetRow): string {
   throw new PresetError(`${rowLabel(row)}: no plugin package "${name}" is installed`, 'PRESET_PLUGIN_NOT_FOUND')
 }
 
+/**
+ * A `.ts` file outside an ES module package is compiled as CommonJS, where its `import`s of ES
+ * modules fail with a confusing cycle error; say how to make it an ES module.
+ */
+function moduleHint(path: string): string {
+  if (!/\.tsx?$/.test(path) || nearestPackageType(dirname(path)) === 'module') return ''
+  return ` (a .ts plugin loads as CommonJS unless a package.json above it says "type": "module"; add one beside it, or rename the file to .mts)`
+}
+
+function nearestPackageType(dir: string): string | undefined {
+  for (let current = dir; ; current = dirname(current)) {
+    const manifest = join(current, 'package.json')
+    if (existsSync(manifest)) {
+      try {
+        return (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: string }).type
+      } catch {
+        return undefined
+      }
+    }
+    if (dirname(current) === current) return undefined
+  }
+}
+
 /** A module's plugin: its default export when that is one, else the module itself (a namespace plugin). */
 function unwrap(module: Record<string, unknown>): Plugin | undefined {
   const isPlugin = (value: unknown): value is Plugin =>
@@ -59,7 +82,7 @@ export async function loadRow(row: PresetRow): Promise<LoadedRow> {
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>
   } catch (error) {
-    throw new PresetError(`${label}: plugin ${row.name} failed to load: ${errorMessage(error)}`, 'PRESET_PLUGIN_INVALID', { cause: error })
+    throw new PresetError(`${label}: plugin ${row.name} failed to load: ${errorMessage(error)}${moduleHint(path)}`, 'PRESET_PLUGIN_INVALID', { cause: error })
   }
   const plugin = unwrap(module)
   if (!plugin) throw new PresetError(`${label}: ${row.name} exports no plugin (a default export, or an apply function)`, 'PRESET_PLUGIN_INVALID')

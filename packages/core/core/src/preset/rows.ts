@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
+import { errorMessage } from '../errors.ts'
+import { toJson } from '../json.ts'
 import { describeIssues } from '../tools/schema.ts'
 import { PresetError } from './errors.ts'
 
@@ -37,14 +39,36 @@ export async function readRows(file: string, kind: 'preset' | 'overlay'): Promis
   } catch (error) {
     throw new PresetError(`${kind} ${file} cannot be read: ${(error as Error).message}`, 'PRESET_NOT_FOUND', { cause: error })
   }
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true })
+  // Editors on Windows save a byte order mark; it is not part of the YAML.
+  const document = parseDocument(text.replace(/^\uFEFF/, ''), { prettyErrors: true, uniqueKeys: true })
   // Unknown tags (`!!js …`) are warnings to the parser; we never evaluate them, so refuse them.
   const problem = document.errors[0] ?? document.warnings[0]
-  if (problem) throw new PresetError(`${kind} ${file} is not valid YAML: ${problem.message.split('\n')[0]}`, 'PRESET_INVALID')
-  const value: unknown = document.toJS()
-  if (value === null || value === undefined) return []
-  if (!Array.isArray(value)) throw new PresetError(`${kind} ${file} must be a list of rows`, 'PRESET_INVALID')
-  return value
+  if (problem) throw new PresetError(`${kind} ${file} is not valid YAML: ${firstLine(problem.message)}`, 'PRESET_INVALID')
+  let value: unknown
+  try {
+    // The alias cap refuses a "billion laughs" file before it expands.
+    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
+  } catch (error) {
+    throw new PresetError(`${kind} ${file} is not valid YAML: ${firstLine(errorMessage(error))}`, 'PRESET_INVALID', { cause: error })
+  }
+  // Plain data only: a cyclic alias or a tagged value (`!!binary`) would break every consumer.
+  const plain = toJson(value, MAX_PRESET_DEPTH)
+  if (!plain.ok) throw new PresetError(`${kind} ${file} holds something that is not plain data: ${plainProblem(plain.problem)}`, 'PRESET_INVALID')
+  if (plain.value === null) return []
+  if (!Array.isArray(plain.value)) throw new PresetError(`${kind} ${file} must be a list of rows`, 'PRESET_INVALID')
+  return plain.value as unknown[]
+}
+
+const MAX_ALIAS_COUNT = 100
+const MAX_PRESET_DEPTH = 64
+
+/** `$[2].config.blob is a Uint8Array …` → `row 3: config.blob is a Uint8Array …` */
+function plainProblem(problem: string): string {
+  return problem.replace(/^\$\[(\d+)\]\.?/, (_, index: string) => `row ${Number(index) + 1}: `).replace(/^\$/, 'the document')
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? ''
 }
 
 export function parseRows(values: readonly unknown[], file: string, where = 'row'): PresetRow[] {
@@ -80,9 +104,11 @@ export function applyOverlay(base: readonly PresetRow[], values: readonly unknow
         const children = row.children && config !== undefined ? parseRows(asList(config, label), file, `row ${index + 1} > row`) : row.children
         return {
           ...row,
+          // Whatever the patch changed, messages about the row now point at the overlay.
+          file,
           ...(name !== undefined ? { name, nameFile: file } : {}),
           ...(disabled !== undefined ? { disabled } : {}),
-          ...(config !== undefined && !row.children ? { config: deepMerge(row.config, config), file } : {}),
+          ...(config !== undefined && !row.children ? { config: deepMerge(row.config, config) } : {}),
           ...(children ? { children } : {}),
         }
       }

@@ -1,0 +1,44 @@
+import { errorMessage } from 'dsh-core'
+
+/** A write to stdout failed; the command's work is done, but its answer is lost. */
+export class OutputError extends Error {}
+
+/**
+ * Writes `text` and resolves once the stream took it. A closed pipe (`dsh … | head`) or a full disk
+ * becomes an `OutputError`, never an unhandled 'error' event with a stack trace.
+ */
+export function writeOut(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const fail = (error: unknown) => {
+      stream.off('error', fail)
+      reject(new OutputError(describeWriteFailure(error), { cause: error }))
+    }
+    stream.once('error', fail)
+    // A file stdout (`> /dev/full`) writes synchronously and throws; a pipe reports through the callback.
+    stream.write(text, (error) => {
+      if (error) return fail(error)
+      stream.off('error', fail)
+      resolve()
+    })
+  })
+}
+
+function describeWriteFailure(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException)?.code) {
+    case 'EPIPE':
+      return 'the reader closed the pipe (EPIPE)'
+    case 'ENOSPC':
+      return 'no space left on the device (ENOSPC)'
+    default:
+      return errorMessage(error)
+  }
+}
+
+/** Best effort for diagnostics: stderr may be gone too, and then there is nobody left to tell. */
+export function tellStderr(stream: NodeJS.WritableStream, line: string): void {
+  try {
+    stream.write(`${line}\n`, () => {})
+  } catch {
+    // nothing more to do
+  }
+}

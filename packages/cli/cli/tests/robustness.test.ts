@@ -1,0 +1,187 @@
+import { spawn } from 'node:child_process'
+import { openSync, closeSync } from 'node:fs'
+import { readFile, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BIN, CORE_ROWS, dsh, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
+
+afterEach(async () => {
+  killRunning()
+  await removeTempDirs()
+})
+
+const ECHO = ['--preset', 'examples/echo/preset.yml']
+const BIG = JSON.stringify({ text: 'x'.repeat(1_000_000) })
+
+/** A preset with the core rows and one plugin file of ours (plain ESM, so no package.json is needed). */
+async function presetWith(plugin: (dir: string) => string): Promise<{ dir: string; file: string }> {
+  const dir = await tempDir()
+  await writeFile(join(dir, 'plugin.mjs'), plugin(dir))
+  const file = join(dir, 'preset.yml')
+  await writeFile(file, `${CORE_ROWS}- id: odd\n  name: ./plugin.mjs\n`)
+  return { dir, file }
+}
+
+/** Runs dsh with its stdout going where `stdout` says; resolves with the exit and stderr. */
+function runWith(args: readonly string[], stdout: 'pipe' | number, onStdout?: (child: ReturnType<typeof spawn>) => void, input = ''): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['pipe', stdout, 'pipe'] })
+  const stderr: Buffer[] = []
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk))
+  child.stdin!.on('error', () => {})
+  child.stdin!.end(input)
+  onStdout?.(child)
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout: '', stderr: Buffer.concat(stderr).toString('utf8') })))
+}
+
+async function waitForFile(path: string): Promise<void> {
+  for (;;) {
+    if (await stat(path).then(() => true, () => false)) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe('output that cannot be written exits 74 with one line', () => {
+  it('a reader that closes the pipe early (dsh … | head -c1)', async () => {
+    const run = await runWith(['call', 'echo', '-', ...ECHO], 'pipe', (child) => child.stdout!.once('data', () => child.stdout!.destroy()), BIG)
+    expect(run.code).toBe(74)
+    expect(oneStderrLine(run)).toBe('dsh: the output could not be written: the reader closed the pipe (EPIPE)')
+  })
+
+  it('a full disk (> /dev/full)', async () => {
+    const full = openSync('/dev/full', 'w')
+    try {
+      const run = await runWith(['tools', ...ECHO], full)
+      expect(run.code).toBe(74)
+      expect(oneStderrLine(run)).toBe('dsh: the output could not be written: no space left on the device (ENOSPC)')
+    } finally {
+      closeSync(full)
+    }
+  })
+})
+
+/** Starts dsh and resolves once `marker` exists (the plugin wrote it), so a signal lands where the test wants it. */
+async function startUntil(args: readonly string[], marker: string, input?: string) {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
+  const stderr: Buffer[] = []
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+  child.stdin.on('error', () => {})
+  if (input !== undefined) child.stdin.write(input)
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
+  await waitForFile(marker)
+  return { child, closed, stderr: () => Buffer.concat(stderr).toString('utf8') }
+}
+
+describe('signals are honoured at once', () => {
+  it('while the composition boots: exit 130 with one line', async () => {
+    const { dir, file } = await presetWith(
+      (dir) => `import { writeFileSync } from 'node:fs'
+export const name = 'slow'
+export async function apply() {
+  writeFileSync(${JSON.stringify(join(dir, 'applying'))}, '')
+  await new Promise((resolve) => setTimeout(resolve, 60_000))
+}
+`,
+    )
+    const run = await startUntil(['tools', '--preset', file], join(dir, 'applying'))
+    run.child.kill('SIGINT')
+    expect(await run.closed).toBe(130)
+    expect(run.stderr()).toBe('dsh: interrupted while starting\n')
+  })
+
+  it('while call - waits for its arguments on stdin: exit 130', async () => {
+    const { dir, file } = await presetWith(
+      (dir) => `import { writeFileSync } from 'node:fs'
+export const name = 'ready-marker'
+export function apply(ctx) {
+  ctx.on('ready', () => writeFileSync(${JSON.stringify(join(dir, 'booted'))}, ''))
+}
+`,
+    )
+    // stdin stays open: the arguments never arrive.
+    const run = await startUntil(['call', 'anything', '-', '--preset', file], join(dir, 'booted'), '{"partial":')
+    run.child.kill('SIGTERM')
+    expect(await run.closed).toBe(130)
+  })
+})
+
+describe('a plugin misbehaving outside a call ends dsh with one line and exit 70', () => {
+  const tool = (body: string) => `export const name = 'odd'
+export const inject = ['tools']
+export function apply(ctx) {
+  ctx.tools.register({
+    name: 'odd',
+    description: 'misbehaves',
+    parameters: { type: 'object' },
+    async execute() {
+      ${body}
+    },
+  })
+}
+`
+  it.each([
+    ['a timer that throws', tool(`setTimeout(() => { throw new Error('timer boom') }, 10)\n      await new Promise((resolve) => setTimeout(resolve, 5000))\n      return {}`), /^dsh: internal error \(uncaught exception in a plugin\): timer boom$/],
+    ['an unhandled rejection', tool(`void Promise.reject(new Error('rejected boom'))\n      await new Promise((resolve) => setTimeout(resolve, 5000))\n      return {}`), /^dsh: internal error \(unhandled rejection in a plugin\): rejected boom$/],
+    ['a body waiting on a promise nothing settles', tool('await new Promise(() => {})'), /^dsh: internal error: the command can never finish/],
+  ])('%s', async (_label, plugin, line) => {
+    const { file } = await presetWith(() => plugin)
+    const run = await dsh(['call', 'odd', '{}', '--preset', file])
+    expect(run.code).toBe(70)
+    expect(run.stdout).toBe('')
+    expect(oneStderrLine(run)).toMatch(line)
+  })
+})
+
+describe('plugin files', () => {
+  it('a .ts plugin outside an ES module package fails with a line that says how to load it', async () => {
+    const dir = await tempDir()
+    await writeFile(join(dir, 'echo.ts'), await readFile(join(ROOT, 'examples', 'echo', 'echo.ts')))
+    await writeFile(join(dir, 'preset.yml'), `${CORE_ROWS}- id: echo\n  name: ./echo.ts\n`)
+    const run = await dsh(['tools', '--preset', join(dir, 'preset.yml')])
+    expect(run.code).toBe(2)
+    expect(oneStderrLine(run)).toContain('add one beside it, or rename the file to .mts')
+  })
+})
+
+describe('boot deadline', () => {
+  it('an apply that never settles fails the boot naming the row (exit 2)', async () => {
+    const { file } = await presetWith(() => `export const name = 'stuck'\nexport async function apply() { await new Promise(() => {}) }\n`)
+    const run = await dsh(['tools', '--preset', file], { env: { DSH_START_TIMEOUT_MS: '1500' } })
+    expect(run.code).toBe(2)
+    expect(oneStderrLine(run)).toMatch(/^dsh: row "odd" \(\.\/plugin\.mjs\) in .*preset\.yml: plugin did not finish starting within 1500 ms$/)
+  })
+
+  it('a bad DSH_START_TIMEOUT_MS is a usage error', async () => {
+    const run = await dsh(['tools', ...ECHO], { env: { DSH_START_TIMEOUT_MS: 'soon' } })
+    expect(run.code).toBe(2)
+    expect(oneStderrLine(run)).toContain('DSH_START_TIMEOUT_MS')
+  })
+})
+
+describe('bad arguments are the caller\'s fault', () => {
+  it('deeply nested arguments are INVALID_ARGS, not a stack overflow', async () => {
+    const deep = `{"text":${'['.repeat(50_000)}${']'.repeat(50_000)}}`
+    const run = await dsh(['call', 'echo', '-', '--json', ...ECHO], { input: deep })
+    expect(run.code).toBe(1)
+    expect(json(run).error.code).toBe('INVALID_ARGS')
+  })
+
+  it('arguments on stdin that are not UTF-8 are refused (exit 2)', async () => {
+    const run = await dsh(['call', 'echo', '-', ...ECHO], { input: Buffer.from([0x7b, 0x22, 0x74, 0x65, 0x78, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) })
+    expect(run.code).toBe(2)
+    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are not valid UTF-8')
+  })
+
+  it.each([
+    ['does not exist', '/no/such/dir/anywhere'],
+    ['is not a directory', join(ROOT, 'README.md')],
+  ])('a --cwd that %s is a usage error (exit 2)', async (what, cwd) => {
+    const run = await dsh(['call', 'echo', '{"text":"hi"}', '--cwd', cwd, ...ECHO])
+    expect(run.code).toBe(2)
+    expect(oneStderrLine(run)).toContain(what)
+  })
+
+  it('an unknown option is named with balanced quotes', async () => {
+    const run = await dsh(['tools', '--frob', ...ECHO])
+    expect(oneStderrLine(run)).toBe('dsh: unknown option "--frob" (dsh --help shows the usage)')
+  })
+})
