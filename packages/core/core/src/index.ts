@@ -13,7 +13,7 @@ export { scrubbedEnv, isScrubbedName, scrubReason, type ScrubReason } from './su
 export { Session, createUserMessage, type SessionEvent, type UserMessage, type MessageSource } from './sessions/session.ts'
 export { SessionService, type PreStepDecision, type PreStepInput, type PreStepMiddleware, type CreateSessionOptions } from './sessions/service.ts'
 export { currentSession } from './sessions/current.ts'
-export { CredentialService, userEnvFile, type Credential, type CredentialSource } from './credentials/service.ts'
+export { CredentialService, describeSearch, userEnvFile, type Credential, type CredentialLookup, type CredentialSource, type SearchedSource } from './credentials/service.ts'
 export { ReadinessService, ReadinessConfig, type Capability, type CapabilityState, type CapabilityStatus, type CapabilityReport, type ProbeContext } from './readiness/service.ts'
 export { PresetError, PresetErrorCode } from './preset/errors.ts'
 export { bootPreset, composePreset, type BootOptions, type Host } from './preset/boot.ts'
