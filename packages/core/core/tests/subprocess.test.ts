@@ -400,6 +400,37 @@ describe('service', () => {
     expect(app.subprocess.live).toBe(0)
   })
 
+  it('shutdown() gives up on a group that outlives SIGKILL after killWaitMs and reports its pid', async () => {
+    // A process in uninterruptible sleep ignores SIGKILL; no test can put one there, so SIGKILL to
+    // this one group is swallowed instead.
+    const bounded = new Context()
+    bounded.plugin(SubprocessService, { graceMs: 100, killWaitMs: 300, installationBins: false })
+    await bounded.start()
+    const stuck = bounded.subprocess.spawn({
+      argv: [process.execPath, '-e', "process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)"],
+      cwd: process.cwd(),
+      stdout: 'pipe',
+    })
+    started.add(stuck.pid)
+    expect(await firstLine(stuck.stdout!)).toBe('ready')
+    const realKill = process.kill.bind(process)
+    const spy = vi.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
+      if (Math.abs(pid) === stuck.pid && signal === 'SIGKILL') return true
+      return realKill(pid, signal)
+    })
+    try {
+      const abandoned = await bounded.subprocess.shutdown()
+      expect(abandoned).toEqual([stuck.pid])
+      expect(stuck.abandoned).toBe(true)
+      expect(stuck.running).toBe(true)
+    } finally {
+      spy.mockRestore()
+      realKill(-stuck.pid, 'SIGKILL')
+      await stuck.exited
+      await bounded.stop()
+    }
+  })
+
   it('refuses to spawn after shutdown with SUBPROCESS_SHUT_DOWN', async () => {
     await app.subprocess.shutdown()
     const error = harnessThrow(() => app.subprocess.spawn({ argv: [process.execPath, '-e', ''], cwd: process.cwd() }))
