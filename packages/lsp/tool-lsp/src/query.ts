@@ -1,11 +1,12 @@
 import { assertNever, type FileSystem, type ToolExecution } from 'dsh-core'
-import { LspError, type LspService } from 'dsh-lsp'
+import { finalExtension, LspError, type LspPosition, type LspService } from 'dsh-lsp'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
 import { readLineTexts } from './line-text.ts'
-import type { HoverValue, LocationsValue, LspToolValue } from './output.ts'
+import type { HoverValue, LocationsValue, LspToolValue, ResolvedSymbol } from './output.ts'
 import { checkProviderResult, type ProviderResult } from './provider-result.ts'
 import { renderUri } from './render-uri.ts'
+import { resolveSymbol } from './symbol-anchor.ts'
 import { cutCodeUnits } from './text-bound.ts'
 
 type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
@@ -22,17 +23,35 @@ export async function queryLsp(services: LspToolServices, config: ToolLspConfig,
   const cwd = exec.session?.cwd
   // No fallback to the process directory: a server must never be started on a workspace nobody chose.
   if (cwd === undefined) throw new LspError('the lsp tool needs a session workspace: call it from a session that has a cwd', 'LSP_WORKSPACE_REQUIRED')
-  const position = { line: args.line - 1, character: args.character - 1 }
+  const resolved = args.symbol === undefined ? undefined : await findSymbolPosition(services, config, args, args.symbol, cwd, exec.signal)
+  const position: LspPosition = resolved
+    ? { line: resolved.line - 1, character: resolved.character - 1 }
+    : // The input schema requires character when symbol is absent.
+      { line: args.line - 1, character: args.character! - 1 }
   const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd }, exec.signal)
   const result = checkProviderResult(raw)
+  const echo = resolved ? { resolved } : {}
   switch (result.kind) {
     case 'locations':
-      return boundLocations(services.fs, config, result, cwd, exec.signal)
+      return { ...(await boundLocations(services.fs, config, result, cwd, exec.signal)), ...echo }
     case 'hover':
-      return boundHover(result, config.maxResultChars)
+      return { ...boundHover(result, config.maxResultChars), ...echo }
     default:
       return assertNever(result, 'lsp result kind')
   }
+}
+
+/**
+ * The symbol's position, read from the file before the query. A file no provider serves fails
+ * first, as it would without `symbol`, instead of being read for nothing.
+ */
+async function findSymbolPosition(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, symbol: string, cwd: string, signal: AbortSignal): Promise<ResolvedSymbol> {
+  const extension = finalExtension(args.filePath)
+  if (!services.lsp.routing().some((route) => route.extension === extension)) {
+    throw new LspError(`no language server handles "${args.filePath}"`, 'LSP_UNAVAILABLE')
+  }
+  const request = { filePath: args.filePath, symbol, line: args.line, character: args.character, occurrence: args.occurrence }
+  return resolveSymbol(services.fs, cwd, request, config, signal)
 }
 
 async function boundLocations(fs: FileSystem, config: ToolLspConfig, result: LocationsResult, cwd: string, signal: AbortSignal): Promise<LocationsValue> {
