@@ -3,7 +3,7 @@ import { LspError } from 'dsh-lsp'
 import { exactLine } from './line-collector.ts'
 import type { ResolvedSymbol } from './output.ts'
 import { readSourceLines, type SourceLines } from './source-lines.ts'
-import { findSymbol, lineIdentifiers, symbolColumns, type SymbolSearch } from './symbol-search.ts'
+import { findSymbol, lineIdentifiers, symbolUses, type SymbolSearch } from './symbol-search.ts'
 
 export interface SymbolRequest {
   readonly filePath: string
@@ -83,7 +83,7 @@ function notFoundMessage(filePath: string, search: SymbolSearch, source: SourceL
   const text = source.lines.get(search.line)
   // A missing line means the read reached the end of the file, so the line count is known.
   if (text === undefined) return [...sentences, `The file has ${source.lineCount} lines.`].join(' ')
-  const count = symbolColumns(text, search.symbol).length
+  const count = symbolUses(text, search.symbol).length
   if (count > 0) sentences.push(`Line ${line} has it ${count === 1 ? 'once' : `${count} times`}.`)
   const identifiers = lineIdentifiers(text)
   if (identifiers.length) sentences.push(`Identifiers on line ${line}: ${listed(identifiers)}.`)

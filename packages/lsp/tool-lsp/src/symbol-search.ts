@@ -1,3 +1,5 @@
+import { inSpans, stringSpans } from './string-spans.ts'
+
 /**
  * Finding a named symbol on a line, in UTF-16 code units (JavaScript string indices, which is
  * what LSP columns count). Pure: the lines come from the caller.
@@ -49,19 +51,31 @@ export function symbolColumns(text: string, symbol: string): number[] {
 }
 
 /**
+ * The uses of `symbol` on a line: where it stands alone (see `symbolColumns`), leaving out those
+ * inside string literals when there are others, so `"width": width` has one use, the variable.
+ */
+export function symbolUses(text: string, symbol: string): number[] {
+  const columns = symbolColumns(text, symbol)
+  if (columns.length < 2) return columns
+  const strings = stringSpans(text)
+  const inCode = columns.filter((column) => !inSpans(strings, column))
+  return inCode.length ? inCode : columns
+}
+
+/**
  * The line, column and occurrence to ask at. The named line is tried first, then the lines around
  * it, nearest first, up to `window` away; of two lines equally near, the one below wins, because
  * both common slips (counting lines from zero, and lines inserted above since the file was read)
- * leave the symbol below the line named. A line qualifies when the symbol occurs on it at least
- * `occurrence` times. Undefined when no line within the window qualifies.
+ * leave the symbol below the line named. A line qualifies when it has at least `occurrence` uses
+ * of the symbol. Undefined when no line within the window qualifies.
  */
 export function findSymbol(lines: ReadonlyMap<number, string>, search: SymbolSearch): SymbolMatch | undefined {
   for (const line of nearbyLines(search.line, search.window)) {
     const text = lines.get(line)
     if (text === undefined) continue
-    const columns = symbolColumns(text, search.symbol)
-    const index = pick(columns, search)
-    if (index !== undefined) return { line, character: columns[index]!, occurrence: index + 1 }
+    const uses = symbolUses(text, search.symbol)
+    const index = pick(uses, search)
+    if (index !== undefined) return { line, character: uses[index]!, occurrence: index + 1 }
   }
   return undefined
 }
@@ -80,23 +94,21 @@ function* nearbyLines(line: number, window: number): Generator<number> {
   }
 }
 
-/** Which of a line's occurrences to use: the one asked for, else the one nearest `character`, else the first. */
-function pick(columns: readonly number[], search: SymbolSearch): number | undefined {
-  if (search.occurrence !== undefined) return search.occurrence <= columns.length ? search.occurrence - 1 : undefined
-  if (columns.length === 0) return undefined
+/**
+ * Which use to take: the one asked for, else the one starting nearest `character`, else the first.
+ * A column is a guess at where the symbol starts, so distance is measured to the start. On a tie
+ * the later use wins: the usual miscount is short (an emoji counted as one unit instead of two).
+ */
+function pick(uses: readonly number[], search: SymbolSearch): number | undefined {
+  if (search.occurrence !== undefined) return search.occurrence <= uses.length ? search.occurrence - 1 : undefined
+  if (uses.length === 0) return undefined
   const character = search.character
   if (character === undefined) return 0
   let best = 0
-  for (let index = 1; index < columns.length; index++) {
-    if (distance(columns[index]!, search.symbol.length, character) < distance(columns[best]!, search.symbol.length, character)) best = index
+  for (let index = 1; index < uses.length; index++) {
+    if (Math.abs(uses[index]! - character) <= Math.abs(uses[best]! - character)) best = index
   }
   return best
-}
-
-/** How far `character` is from the span [start, start+length): 0 inside it. */
-function distance(start: number, length: number, character: number): number {
-  if (character < start) return start - character
-  return Math.max(0, character - (start + length - 1))
 }
 
 function isIdentifierPart(codePoint: number | undefined): boolean {

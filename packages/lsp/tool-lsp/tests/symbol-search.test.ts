@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { findSymbol, lineIdentifiers, symbolColumns, type SymbolSearch } from '../src/symbol-search.ts'
+import { findSymbol, lineIdentifiers, symbolColumns, symbolUses, type SymbolSearch } from '../src/symbol-search.ts'
 
 function lines(...texts: string[]): Map<number, string> {
   return new Map(texts.map((text, index) => [index, text]))
@@ -57,13 +57,14 @@ describe('findSymbol', () => {
     expect(found).toEqual({ line: 0, character: 16, occurrence: 2 })
   })
 
-  it('takes the occurrence nearest the column, counting the whole span of each', () => {
+  it('takes the occurrence starting nearest the column; a tie goes to the later one', () => {
     const text = 'return radius * radius'
-    expect(findSymbol(lines(text), search('radius', 0, { character: 15 }))?.character).toBe(16)
-    expect(findSymbol(lines(text), search('radius', 0, { character: 12 }))?.character).toBe(7)
-    // `*` is two columns from each: a tie goes to the earlier one.
-    expect(findSymbol(lines(text), search('radius', 0, { character: 14 }))?.character).toBe(7)
+    expect(findSymbol(lines(text), search('radius', 0, { character: 12 }))?.character).toBe(16)
+    expect(findSymbol(lines(text), search('radius', 0, { character: 11 }))?.character).toBe(7)
+    expect(findSymbol(lines(text), search('radius', 0, { character: 0 }))?.character).toBe(7)
     expect(findSymbol(lines(text), search('radius', 0, { character: 200 }))?.character).toBe(16)
+    // `const width = rect.width`, asked five columns short of the property.
+    expect(findSymbol(lines('const width = rect.width'), search('width', 0, { character: 14 }))?.character).toBe(19)
   })
 
   it('looks at nearby lines, nearest first and below before above, and says which line', () => {
@@ -83,6 +84,25 @@ describe('findSymbol', () => {
 
   it('searches past a missing named line (past the end of the file)', () => {
     expect(findSymbol(lines('one', 'two'), search('two', 3))).toEqual({ line: 1, character: 0, occurrence: 1 })
+  })
+})
+
+describe('symbolUses', () => {
+  it('leaves out uses inside string literals when there are others', () => {
+    expect(symbolUses('    "banner": banner,', 'banner')).toEqual([14])
+    expect(symbolUses("const label = 'area'", 'area')).toEqual([15])
+    expect(symbolUses("export const 标签 = '📐 面积'; export const 总面积 = 面积(2, 3) + 面积(4, 5)", '面积')).toEqual([46, 57])
+  })
+
+  it('counts an interpolation as code', () => {
+    expect(symbolUses('  return `area ${shape.area().toFixed(2)}`', 'area')).toEqual([23])
+    expect(symbolUses('    return f"area {shape.area():.2f}"', 'area')).toEqual([25])
+  })
+
+  it('counts occurrences with the string ones left out', () => {
+    const source = lines('    "width": width, "w": width,')
+    expect(findSymbol(source, search('width', 0, { occurrence: 2 }))).toEqual({ line: 0, character: 25, occurrence: 2 })
+    expect(findSymbol(source, search('width', 0))).toEqual({ line: 0, character: 13, occurrence: 1 })
   })
 })
 

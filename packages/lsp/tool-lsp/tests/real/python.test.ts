@@ -20,5 +20,5 @@ symbolScenarios('symbol-anchored positions on a real pyright', 'py-symbols', {
   cjkLine: 18,
   cjkFunction: 'geo/面积.py:1:5',
   cjkTotal: 'geo/面积.py:5:15',
-  cjkCallColumn: 21,
+  cjkCallColumns: [21, 32],
 })

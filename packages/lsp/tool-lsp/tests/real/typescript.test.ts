@@ -20,5 +20,5 @@ symbolScenarios('symbol-anchored positions on a real typescript-language-server'
   cjkLine: 18,
   cjkFunction: 'src/面积.ts:1:17',
   cjkTotal: 'src/面积.ts:5:41',
-  cjkCallColumn: 47,
+  cjkCallColumns: [47, 58],
 })
