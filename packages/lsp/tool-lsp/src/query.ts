@@ -6,7 +6,7 @@ import { readLineTexts } from './line-text.ts'
 import type { HoverValue, LocationsValue, LspToolValue, ResolvedSymbol } from './output.ts'
 import { checkProviderResult, type ProviderResult } from './provider-result.ts'
 import { renderUri } from './render-uri.ts'
-import { resolveSymbol } from './symbol-anchor.ts'
+import { resolveSymbol } from './resolve-symbol.ts'
 import { cutCodeUnits } from './text-bound.ts'
 
 type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
@@ -23,11 +23,7 @@ export async function queryLsp(services: LspToolServices, config: ToolLspConfig,
   const cwd = exec.session?.cwd
   // No fallback to the process directory: a server must never be started on a workspace nobody chose.
   if (cwd === undefined) throw new LspError('the lsp tool needs a session workspace: call it from a session that has a cwd', 'LSP_WORKSPACE_REQUIRED')
-  const resolved = args.symbol === undefined ? undefined : await findSymbolPosition(services, config, args, args.symbol, cwd, exec.signal)
-  const position: LspPosition = resolved
-    ? { line: resolved.line - 1, character: resolved.character - 1 }
-    : // The input schema requires character when symbol is absent.
-      { line: args.line - 1, character: args.character! - 1 }
+  const { position, resolved } = await anchorOf(services, config, args, cwd, exec.signal)
   const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd }, exec.signal)
   const result = checkProviderResult(raw)
   const echo = resolved ? { resolved } : {}
@@ -42,16 +38,25 @@ export async function queryLsp(services: LspToolServices, config: ToolLspConfig,
 }
 
 /**
- * The symbol's position, read from the file before the query. A file no provider serves fails
- * first, as it would without `symbol`, instead of being read for nothing.
+ * Where to ask: the position as given, or, with `symbol`, where the symbol is in the file (read
+ * before the query). A file no provider serves fails first, as it would without `symbol`,
+ * instead of being read for nothing.
  */
-async function findSymbolPosition(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, symbol: string, cwd: string, signal: AbortSignal): Promise<ResolvedSymbol> {
+async function anchorOf(
+  services: LspToolServices,
+  config: ToolLspConfig,
+  args: LspToolInput,
+  cwd: string,
+  signal: AbortSignal,
+): Promise<{ position: LspPosition; resolved?: ResolvedSymbol }> {
+  // The input schema requires character when symbol is absent.
+  if (args.symbol === undefined) return { position: { line: args.line - 1, character: args.character! - 1 } }
   const extension = finalExtension(args.filePath)
   if (!services.lsp.routing().some((route) => route.extension === extension)) {
     throw new LspError(`no language server handles "${args.filePath}"`, 'LSP_UNAVAILABLE')
   }
-  const request = { filePath: args.filePath, symbol, line: args.line, character: args.character, occurrence: args.occurrence }
-  return resolveSymbol(services.fs, cwd, request, config, signal)
+  const resolved = await resolveSymbol(services.fs, cwd, { ...args, symbol: args.symbol }, config, signal)
+  return { position: { line: resolved.line - 1, character: resolved.character - 1 }, resolved }
 }
 
 async function boundLocations(fs: FileSystem, config: ToolLspConfig, result: LocationsResult, cwd: string, signal: AbortSignal): Promise<LocationsValue> {
