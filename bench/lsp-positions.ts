@@ -53,7 +53,7 @@ export async function benchLspPositions(): Promise<string[]> {
         const answer = await call(target.workspace, argsFor(target, trial))
         const key = trialKey(trial)
         if (answer === target.truth) right.set(key, (right.get(key) ?? 0) + 1)
-        else if (trial.withSymbol) misses.push(`${relative(root, join(target.workspace, target.file))}:${target.line}:${target.column} ${target.symbol}, column ${trial.shift}: got ${shown(answer, root) || 'nothing'}`)
+        else if (trial.withSymbol) misses.push(`${relative(root, join(target.workspace, target.file))}:${target.line}:${target.column} ${target.symbol}, column ${shiftLabel(trial.shift)}: got ${shown(answer, root) || 'nothing'}`)
       }
     }
     return report(targets, candidates.length, right, misses)
@@ -133,6 +133,11 @@ function argsFor(target: Target, trial: Trial): Record<string, unknown> {
   return args
 }
 
+function shiftLabel(shift: number | 'none'): string {
+  if (shift === 'none') return 'none'
+  return shift === 0 ? 'true' : `${shift > 0 ? '+' : ''}${shift}`
+}
+
 function trialKey(trial: Trial): string {
   return `${trial.shift}/${trial.withSymbol}`
 }
@@ -148,8 +153,7 @@ function report(targets: readonly Target[], candidates: number, right: ReadonlyM
   for (const shift of [...SHIFTS].sort((a, b) => Math.abs(a) - Math.abs(b) || a - b)) {
     const without = share({ shift, withSymbol: false })
     const withSymbol = share({ shift, withSymbol: true })
-    const label = shift === 0 ? 'true' : `${shift > 0 ? '+' : ''}${shift}`
-    lines.push(`${label.padEnd(16)}  ${percent(without).padStart(14)}  ${percent(withSymbol).padStart(13)}  ${`${(withSymbol / without).toFixed(2)}x`.padStart(7)}`)
+    lines.push(`${shiftLabel(shift).padEnd(16)}  ${percent(without).padStart(14)}  ${percent(withSymbol).padStart(13)}  ${`${(withSymbol / without).toFixed(2)}x`.padStart(7)}`)
   }
   lines.push(`${'none'.padEnd(16)}  ${'(not possible)'.padStart(14)}  ${percent(share({ shift: 'none', withSymbol: true })).padStart(13)}`)
   lines.push(`misses with symbol: ${misses.length}`)
