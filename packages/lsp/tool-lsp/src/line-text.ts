@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url'
 import { throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
 import type { LspLocation } from 'dsh-lsp'
-import { LineCollector } from './line-collector.ts'
+import { displayLine } from './line-collector.ts'
+import { readSourceLines } from './source-lines.ts'
 
 export interface LineTextLimits {
   /** 0 turns line text off. */
@@ -19,7 +20,8 @@ interface FileWants {
  * The trimmed source line at each location's start, aligned with `locations` (undefined where
  * there is none). Only `file:` locations that `ctx.fs` proves to lie inside the session workspace
  * (symlinks resolved) are read, each file once and only up to its last wanted line. Line text is
- * a convenience: a file that is missing, unreadable, binary or too large is skipped silently.
+ * a convenience: a file that is missing, unreadable or binary, or whose wanted lines lie past
+ * `maxLineFileBytes`, is skipped silently.
  * Cancellation is not a read failure: it propagates.
  */
 export async function readLineTexts(
@@ -35,9 +37,11 @@ export async function readLineTexts(
   if (!workspace) return texts
 
   for (const [path, wants] of await groupByContainedFile(fs, workspace, locations, signal)) {
-    const lines = await attempt(() => readLines(fs, path, wants.lines, limits, signal), signal)
-    if (!lines) continue
-    for (const index of wants.locations) texts[index] = lines.get(locations[index]!.range.start.line)
+    const read = () => readSourceLines(fs, path, wants.lines, displayLine(limits.lineTextChars), limits.maxLineFileBytes, signal)
+    const source = await attempt(read, signal)
+    if (!source) continue
+    // A blank line has nothing to show.
+    for (const index of wants.locations) texts[index] = source.lines.get(locations[index]!.range.start.line) || undefined
   }
   return texts
 }
@@ -64,27 +68,6 @@ async function groupByContainedFile(
     wants.locations.push(index)
   }
   return files
-}
-
-async function readLines(
-  fs: FileSystem,
-  path: string,
-  wanted: ReadonlySet<number>,
-  limits: LineTextLimits,
-  signal: AbortSignal,
-): Promise<ReadonlyMap<number, string> | undefined> {
-  const info = await fs.stat(path, signal)
-  if (info?.type !== 'file' || info.size > limits.maxLineFileBytes) return undefined
-  const collector = new LineCollector(wanted, limits.lineTextChars)
-  let bytes = 0
-  for await (const chunk of fs.streamText(path, signal)) {
-    bytes += chunk.bytes
-    // The file grew past the cap after the stat: treat it like any other oversized file.
-    if (bytes > limits.maxLineFileBytes) return undefined
-    collector.push(chunk.text)
-    if (collector.done) break
-  }
-  return collector.finish()
 }
 
 /** The local path of a `file:` URI, or undefined for other schemes, remote hosts and undecodable paths. */

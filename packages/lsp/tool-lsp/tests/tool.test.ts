@@ -70,6 +70,13 @@ describe('arguments', () => {
       [{ operation: 'hover', filePath: 'a.ts', character: 1 }, 'line'],
       [{ filePath: 'a.ts', line: 1, character: 1 }, 'operation'],
       [{ ...good, file_path: 'a.ts' }, 'file_path'],
+      [{ operation: 'hover', filePath: 'a.ts', line: 1 }, 'character'],
+      [{ ...good, occurrence: 2 }, 'occurrence'],
+      [{ ...good, symbol: '' }, 'symbol'],
+      [{ ...good, symbol: 'shape area' }, 'symbol'],
+      [{ ...good, symbol: '\ud800' }, 'symbol'],
+      [{ ...good, symbol: 'x'.repeat(201) }, 'symbol'],
+      [{ ...good, symbol: 'x', occurrence: 0 }, 'occurrence'],
     ]
     for (const [args, field] of cases) {
       const result = await h.call(args)
@@ -102,13 +109,16 @@ describe('registration', () => {
     for (const operation of OPERATIONS) expect(entry!.description).toContain(operation)
     const properties = entry!.parameters.properties as Record<string, Record<string, unknown>>
     expect(properties.operation?.enum).toEqual([...OPERATIONS])
-    expect(entry!.parameters.required).toEqual(['operation', 'filePath', 'line', 'character'])
-    for (const field of ['operation', 'filePath', 'line', 'character']) expect(properties[field]?.description, field).toBeTruthy()
+    expect(entry!.parameters.required).toEqual(['operation', 'filePath', 'line'])
+    for (const field of ['operation', 'filePath', 'line', 'character', 'symbol', 'occurrence']) expect(properties[field]?.description, field).toBeTruthy()
+    expect(entry!.description).toMatch(/Always pass symbol/)
     const section = h.app.tools.sections().find((s) => s.name === 'tool:lsp')
     expect(section?.order).toBe(112)
     expect(section?.text).toMatch(/one-based/)
     expect(section?.text).toMatch(/findReferences includes the declaration/)
     expect(section?.text).toMatch(/indexing/)
+    expect(section?.text).toMatch(/Always pass symbol when you know the name/)
+    expect(section?.text).toMatch(/occurrence/)
     expect(h.app.tools.get('lsp')?.surface).toBe('lsp')
   })
 
