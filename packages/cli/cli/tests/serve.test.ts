@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -119,5 +120,47 @@ describe('dsh serve lifecycle', () => {
     await answered(server.stdout)
     server.child.kill('SIGTERM')
     expect(await server.exited).toBe(0)
+  })
+})
+
+/** Every descendant of `pid` (children first), read from /proc. */
+function descendants(pid: number): number[] {
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+  return children.flatMap((child) => [child, ...descendants(child)])
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('dsh serve (coding preset)', () => {
+  it('answers tools/list with lsp, an lsp hover through tools/call, and leaves no language server behind', async () => {
+    const project = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
+    const { client, transport } = await connect(['--preset', 'coding', '--cwd', project])
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('lsp')
+    const hover = await client.callTool({ name: 'lsp', arguments: { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 } })
+    expect(hover.isError ?? false).toBe(false)
+    expect(JSON.stringify(hover.content)).toContain('const circle: Circle')
+    const servers = descendants(transport.pid!)
+    expect(servers.length).toBeGreaterThan(0)
+    await client.close()
+    for (;;) {
+      if (!alive(transport.pid!)) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    for (const pid of servers) {
+      for (let tries = 0; alive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(alive(pid), `language server pid ${pid}`).toBe(false)
+    }
   })
 })
