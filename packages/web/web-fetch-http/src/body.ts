@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream'
+import { finished, type Readable } from 'node:stream'
 import type { TextDecoder } from 'node:util'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { WebError } from 'dsh-web'
@@ -56,16 +56,12 @@ export async function readBody(body: Readable, headers: { contentType: string | 
       decoder = pickDecoder(bytes, kind, headerCharset, headerDecoder)
       return reader.push(decoder, bytes)
     }
-    let more = true
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      if (decoder) more = reader.push(decoder, chunk)
-      else {
-        head.push(chunk)
-        headLength += chunk.byteLength
-        if (headLength >= HEAD_BYTES) more = start(Buffer.concat(head))
-      }
-      if (!more) break
-    }
+    await drain(source, (chunk) => {
+      if (decoder) return reader.push(decoder, chunk)
+      head.push(chunk)
+      headLength += chunk.byteLength
+      return headLength >= HEAD_BYTES ? start(Buffer.concat(head)) : true
+    })
     if (!decoder) start(Buffer.concat(head))
     return { kind: kind!, ...reader.finish(decoder!) }
   } finally {
@@ -74,10 +70,41 @@ export async function readBody(body: Readable, headers: { contentType: string | 
   }
 }
 
-/** Stops a stream we no longer read. Destroying undici's body emits an abort error nobody needs. */
+/**
+ * Stops a stream we no longer read. A body read to its end is left alone, so its connection goes
+ * back to the pool; destroying undici's body mid-way emits an abort error nobody needs.
+ */
 export function discard(stream: Readable): void {
+  if (stream.readableEnded || stream.destroyed) return
   stream.on('error', () => {})
   stream.destroy()
+}
+
+/**
+ * Feeds every chunk to `consume` until it returns false or the stream ends. Plain 'data' events:
+ * one promise per body instead of one per chunk, as async iteration would make.
+ */
+function drain(source: Readable, consume: (chunk: Buffer) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let settled = false
+    const settle = (error?: unknown) => {
+      if (settled) return
+      settled = true
+      source.off('data', onData)
+      stopWatching()
+      if (error) reject(error instanceof Error ? error : new Error(String(error)))
+      else resolve()
+    }
+    const onData = (chunk: Buffer) => {
+      try {
+        if (!consume(chunk)) settle()
+      } catch (error) {
+        settle(error)
+      }
+    }
+    const stopWatching = finished(source, (error) => settle(error ?? undefined))
+    source.on('data', onData)
+  })
 }
 
 /** Accumulates decoded text under both caps. */

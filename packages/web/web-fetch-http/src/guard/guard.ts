@@ -67,6 +67,8 @@ export class NetworkGuard {
    */
   async pin(host: string, signal?: AbortSignal): Promise<() => void> {
     const answers = await this.resolve(host, signal)
+    // An address literal is connected to as is: no lookup runs, so there is nothing to pin.
+    if (isIP(unbracket(host))) return NOTHING_PINNED
     const entry = this.pins.get(host)
     if (entry) {
       entry.answers = answers
@@ -120,6 +122,8 @@ export class NetworkGuard {
 }
 
 type Relation = 'is' | 'resolves to' | 'connected to'
+
+const NOTHING_PINNED = () => {}
 
 function blocked(host: string, relation: Relation, category: string, final: boolean): WebError {
   const remedy = final ? 'never fetched' : 'not fetched unless an operator allows private networks on web-fetch-http (allowPrivateNetwork or allowedCidrs)'

@@ -11,6 +11,8 @@ export interface PolicyConfig {
 
 export type Verdict = { readonly allowed: true } | { readonly allowed: false; readonly category: string; readonly final?: true }
 
+const VERDICT_CACHE_SIZE = 4096
+
 /** Cloud metadata endpoints: refused even when private networks are allowed. */
 const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '169.254.170.23', '100.100.100.200', 'fd00:ec2::254', 'fd00:ec2::23'])
 
@@ -42,6 +44,8 @@ const CATEGORY: Record<string, string> = {
 export class NetworkPolicy {
   private readonly allowed: readonly Cidr[]
   private readonly denied: readonly Cidr[]
+  /** Verdicts by address text: the policy never changes, and parsing costs more than the lookup. */
+  private readonly verdicts = new Map<string, Verdict>()
 
   constructor(private readonly config: PolicyConfig) {
     this.allowed = config.allowedCidrs.map(parseRange)
@@ -49,6 +53,16 @@ export class NetworkPolicy {
   }
 
   check(text: string): Verdict {
+    let verdict = this.verdicts.get(text)
+    if (!verdict) {
+      verdict = this.decide(text)
+      if (this.verdicts.size >= VERDICT_CACHE_SIZE) this.verdicts.delete(this.verdicts.keys().next().value!)
+      this.verdicts.set(text, verdict)
+    }
+    return verdict
+  }
+
+  private decide(text: string): Verdict {
     let address: Address
     try {
       address = ipaddr.parse(stripZone(text))
