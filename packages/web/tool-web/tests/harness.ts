@@ -40,35 +40,21 @@ export interface Scripted<P> {
 }
 
 /** A provider on the seam's contract answering from a script (the seam is what the tool talks to). */
-export function searchProvider(answer: Answer<WebSearchResult, WebSearchRequest>, id = 'scripted'): Scripted<WebSearchProvider> {
-  const calls: Scripted<WebSearchProvider>['calls'] = []
-  return {
-    calls,
-    provider: {
-      id,
-      available: () => true,
-      async search(request, signal) {
-        calls.push({ request, signal })
-        return typeof answer === 'function' ? answer(request, signal) : answer
-      },
+function scripted<P>(method: 'search' | 'fetch', answer: unknown, id: string): Scripted<P> {
+  const calls: Scripted<P>['calls'] = []
+  const provider = {
+    id,
+    available: () => true,
+    [method]: async (request: unknown, signal: AbortSignal | undefined) => {
+      calls.push({ request, signal })
+      return typeof answer === 'function' ? (answer as (request: unknown, signal: unknown) => unknown)(request, signal) : answer
     },
   }
+  return { calls, provider: provider as unknown as P }
 }
 
-export function fetchProvider(answer: Answer<WebFetchResult, WebFetchRequest>, id = 'scripted'): Scripted<WebFetchProvider> {
-  const calls: Scripted<WebFetchProvider>['calls'] = []
-  return {
-    calls,
-    provider: {
-      id,
-      available: () => true,
-      async fetch(request, signal) {
-        calls.push({ request, signal })
-        return typeof answer === 'function' ? answer(request, signal) : answer
-      },
-    },
-  }
-}
+export const searchProvider = (answer: Answer<WebSearchResult, WebSearchRequest>, id = 'scripted') => scripted<WebSearchProvider>('search', answer, id)
+export const fetchProvider = (answer: Answer<WebFetchResult, WebFetchRequest>, id = 'scripted') => scripted<WebFetchProvider>('fetch', answer, id)
 
 /** Rejects with the signal's reason once it aborts (a well-behaved provider). */
 export function untilAborted(signal: AbortSignal | undefined): Promise<never> {

@@ -13,37 +13,26 @@ interface Recording<P> {
   usable: boolean
 }
 
-function searchProvider(id: string, result: WebSearchResult = { sources: [], truncated: false }, usable = true): Recording<WebSearchProvider> {
-  const recording: Recording<WebSearchProvider> = {
-    calls: [],
+/** A provider of either kind that records its calls and answers `result`. */
+function recording<P>(id: string, method: 'search' | 'fetch', result: unknown, usable: boolean): Recording<P> {
+  const recorded: Recording<P> = {
+    calls: [] as Recording<P>['calls'],
     usable,
     provider: {
       id,
-      available: () => recording.usable,
-      async search(request, signal) {
-        recording.calls.push({ request, signal })
+      available: (): boolean => recorded.usable,
+      [method]: async (request: unknown, signal: AbortSignal | undefined) => {
+        recorded.calls.push({ request, signal })
         return result
       },
-    },
+    } as unknown as P,
   }
-  return recording
+  return recorded
 }
 
-function fetchProvider(id: string, result: WebFetchResult = { url: 'https://a.test/', statusCode: 200, body: { kind: 'text', content: 'ok' }, truncated: false }): Recording<WebFetchProvider> {
-  const recording: Recording<WebFetchProvider> = {
-    calls: [],
-    usable: true,
-    provider: {
-      id,
-      available: () => recording.usable,
-      async fetch(request, signal) {
-        recording.calls.push({ request, signal })
-        return result
-      },
-    },
-  }
-  return recording
-}
+const searchProvider = (id: string, result: WebSearchResult = { sources: [], truncated: false }, usable = true) => recording<WebSearchProvider>(id, 'search', result, usable)
+const OK_PAGE: WebFetchResult = { url: 'https://a.test/', statusCode: 200, body: { kind: 'text', content: 'ok' }, truncated: false }
+const fetchProvider = (id: string, result: WebFetchResult = OK_PAGE) => recording<WebFetchProvider>(id, 'fetch', result, true)
 
 const sources = (...urls: string[]) => urls.map((url) => ({ url }))
 
