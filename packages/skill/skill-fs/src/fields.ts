@@ -42,7 +42,7 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 export function skillFields(data: unknown, expectedName: string): { ok: true; fields: SkillFields } | { ok: false; reason: string } {
   if (!isMapping(data) || !Object.keys(data).length) return { ok: false, reason: 'the frontmatter is empty or not a mapping of keys' }
   for (const [legacy, replacement] of Object.entries(LEGACY_KEYS)) {
-    if (legacy in data) return { ok: false, reason: `"${legacy}" is not supported; use "${replacement}"` }
+    if (legacy in data) return { ok: false, reason: `"${legacy}" is not supported, use "${replacement}"` }
   }
   const { name, description } = data
   if (name === undefined) return { ok: false, reason: 'name is missing' }
