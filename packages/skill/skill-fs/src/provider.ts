@@ -27,6 +27,8 @@ export class FilesystemSkills {
   private readonly watcher: RootWatcher | undefined
   private readonly limits: ScanLimits
   private readonly reported = new Set<string>()
+  /** The roots of recent reads, per project ('' for reads without a cwd): what `fileChanged` checks against. */
+  private readonly recent = new Map<string, readonly SkillRoot[]>()
   private closed: Promise<void> | undefined
 
   constructor(
@@ -75,10 +77,12 @@ export class FilesystemSkills {
 
   private async list(options: ViewOptions): Promise<SkillCandidate[] | Observation> {
     const project = options.cwd === undefined ? undefined : await findProjectRoot(this.fs, options.cwd)
+    const roots = skillRoots(this.config, this.places, project)
+    this.remember(project ?? '', roots)
     let watching = true
     if (this.watcher && !this.control.signal.aborted) {
       try {
-        await this.watcher.retain(skillRoots(this.config, this.places, project), project)
+        await this.watcher.retain(roots, project)
       } catch {
         // Logged by the watcher. What can be read is still offered, but not as the whole truth.
         watching = false
@@ -97,7 +101,15 @@ export class FilesystemSkills {
 
   /** A writer changed `path`: if it can be a skill file of a watched root, the next read looks again at once. */
   fileChanged(path: string): void {
-    if (this.watcher?.roots().some((root) => isSkillPath(root, path))) this.control.invalidate()
+    for (const roots of this.recent.values()) {
+      if (roots.some((root) => isSkillPath(root, path))) return this.control.invalidate()
+    }
+  }
+
+  private remember(project: string, roots: readonly SkillRoot[]): void {
+    this.recent.delete(project)
+    this.recent.set(project, roots)
+    if (this.recent.size > this.config.watchMaxProjects) this.recent.delete(this.recent.keys().next().value!)
   }
 
   /** `dsh status`: a summary row, then one row per root that has skills or rejected files. */

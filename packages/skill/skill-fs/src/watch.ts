@@ -37,7 +37,7 @@ function isMissing(error: unknown): boolean {
 /** Which events under a root can change what it offers. */
 export function relevant(root: SkillRoot, anchor: string, event: string, path: string): boolean {
   const rel = relative(anchor, path)
-  if (rel === '' ) return event === 'addDir' || event === 'unlinkDir'
+  if (rel === '') return event === 'addDir' || event === 'unlinkDir'
   if (rel.startsWith('..')) return false
   const parts = rel.split(sep)
   if (parts[0] === root.skip) return false
@@ -72,11 +72,6 @@ export class RootWatcher {
     private readonly invalidate: () => void,
     private readonly warn: (message: string) => void,
   ) {}
-
-  /** The roots currently held (watched or being watched). */
-  roots(): SkillRoot[] {
-    return [...this.watched.values()].map((entry) => entry.root)
-  }
 
   async retain(roots: readonly SkillRoot[], project: string | undefined): Promise<void> {
     if (this.closing) return
