@@ -3,7 +3,7 @@ import { throwIfAborted, type CapabilityRow, type FileSystem } from 'dsh-core'
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import type { Places, SkillFsConfig } from './config.ts'
 import { findProjectRoot, skillRoots, type SkillRoot } from './roots.ts'
-import { loadSkill, scanRoot, type RootReport, type ScanLimits } from './scan.ts'
+import { loadSkill, OutcomeCache, scanRoot, type RootReport, type ScanLimits } from './scan.ts'
 import { isSkillPath, RootWatcher } from './watch.ts'
 
 export interface Logger {
@@ -27,6 +27,7 @@ export class FilesystemSkills {
   private readonly watcher: RootWatcher | undefined
   private readonly limits: ScanLimits
   private readonly reported = new Set<string>()
+  private readonly outcomes = new OutcomeCache(50_000)
   /** The roots of recent reads, per project ('' for reads without a cwd): what `fileChanged` checks against. */
   private readonly recent = new Map<string, readonly SkillRoot[]>()
   private closed: Promise<void> | undefined
@@ -67,7 +68,7 @@ export class FilesystemSkills {
     const reports: RootReport[] = []
     for (const root of skillRoots(this.config, this.places, project)) {
       throwIfAborted(signal)
-      const scanned = await scanRoot(this.fs, root, this.config.providerName, this.limits)
+      const scanned = await scanRoot(this.fs, root, this.config.providerName, this.limits, this.outcomes)
       candidates.push(...scanned.candidates)
       reports.push(scanned.report)
       this.logRejections(scanned.report)

@@ -23,6 +23,27 @@ export interface ScanLimits {
   readonly maxFrontmatterBytes: number
 }
 
+/**
+ * What each file's frontmatter gave, by path, while its size and modification time stay the same:
+ * after an invalidation only changed files are read and parsed again (YAML parsing is most of a
+ * discovery's cost). Bodies are never kept; loads always read the file.
+ */
+export class OutcomeCache {
+  private readonly entries = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly outcome: Outcome }>()
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(path: string, size: number, mtimeMs: number): Outcome | undefined {
+    const entry = this.entries.get(path)
+    return entry && entry.size === size && entry.mtimeMs === mtimeMs ? entry.outcome : undefined
+  }
+
+  set(path: string, size: number, mtimeMs: number, outcome: Outcome): void {
+    if (this.entries.size >= this.maxEntries && !this.entries.has(path)) this.entries.delete(this.entries.keys().next().value!)
+    this.entries.set(path, { size, mtimeMs, outcome })
+  }
+}
+
 /** Where a candidate's body is: handed back to `load()` as the locator. */
 export interface SkillLocator {
   readonly path: string
@@ -49,7 +70,7 @@ type Outcome = { readonly kind: 'skill'; readonly fields: SkillFields } | { read
  * read at discovery. Frontmatter problems are rejections; an I/O failure other than "gone" throws,
  * which makes the whole observation incomplete rather than silently smaller.
  */
-async function readSkillFile(fs: FileSystem, file: SkillFile, limits: ScanLimits): Promise<Outcome> {
+async function readSkillFile(fs: FileSystem, file: SkillFile, limits: ScanLimits, cache: OutcomeCache): Promise<Outcome> {
   let info
   try {
     info = await fs.stat(file.path)
@@ -60,6 +81,14 @@ async function readSkillFile(fs: FileSystem, file: SkillFile, limits: ScanLimits
   if (!info) return { kind: 'none' }
   if (info.type !== 'file') return { kind: 'rejected', reason: 'SKILL.md is not a regular file' }
   if (info.size > limits.maxSkillFileBytes) return { kind: 'rejected', reason: `the file has ${info.size} bytes, over the maxSkillFileBytes limit of ${limits.maxSkillFileBytes}` }
+  const known = cache.get(file.path, info.size, info.mtimeMs)
+  if (known) return known
+  const outcome = await parseSkillFile(fs, file, limits)
+  if (outcome.kind !== 'none') cache.set(file.path, info.size, info.mtimeMs, outcome)
+  return outcome
+}
+
+async function parseSkillFile(fs: FileSystem, file: SkillFile, limits: ScanLimits): Promise<Outcome> {
   let head = ''
   let split
   try {
@@ -104,7 +133,7 @@ function skillFileOf(root: SkillRoot, entry: DirEntry): SkillFile | Rejection | 
 }
 
 /** Scans one root: its candidates and what it rejected. A missing root is an empty one. */
-export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: string, limits: ScanLimits): Promise<{ candidates: SkillCandidate[]; report: RootReport }> {
+export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: string, limits: ScanLimits, cache: OutcomeCache): Promise<{ candidates: SkillCandidate[]; report: RootReport }> {
   let entries: DirEntry[]
   try {
     entries = await fs.listDir(root.path)
@@ -121,7 +150,7 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
       rejected.push(file)
       continue
     }
-    const outcome = await readSkillFile(fs, file, limits)
+    const outcome = await readSkillFile(fs, file, limits, cache)
     switch (outcome.kind) {
       case 'none':
         break

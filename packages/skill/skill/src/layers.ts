@@ -64,6 +64,15 @@ export class Layers {
     return layers
   }
 
+  /**
+   * The cache identity of a chain: the ids of its scopes that have a layer. Scopes without one
+   * change nothing, so every session without scoped registrations shares the global observation;
+   * a layer appearing or going away always comes with a new revision.
+   */
+  key(chain: readonly ScopeKey[]): number[] {
+    return chain.filter((scope) => this.scoped.has(scope)).map((scope) => this.idOf(scope))
+  }
+
   /** A stable number per scope object, for cache keys. */
   idOf(scope: ScopeKey): number {
     let id = this.ids.get(scope)

@@ -235,7 +235,7 @@ export class SkillRegistry extends Service {
     let last: Collected | undefined
     for (let attempt = 0; attempt < 2; attempt++) {
       const revision = this.revision
-      const key = JSON.stringify([view.cwd ?? null, chain.map((scope) => this.layers.idOf(scope)), revision])
+      const key = JSON.stringify([view.cwd ?? null, this.layers.key(chain), revision])
       const hit = this.cache.get(key)
       if (hit) return { collected: hit, complete: true }
       let complete = true

@@ -341,6 +341,19 @@ describe('the cache, invalidation and change events', () => {
     }
   })
 
+  it('scopes without a layer share the global observation; a scope with one gets its own', async () => {
+    const provider = scripted('scripted', [candidate('a')])
+    mount(app, provider)
+    await app.skills.list({ cwd: '/w', scope: {} })
+    await app.skills.list({ cwd: '/w', scope: {} })
+    await app.skills.list({ cwd: '/w' })
+    expect(provider.listCalls).toHaveLength(1)
+    const agent = {}
+    app.skills.register({ name: 'mine', description: 'm', content: '' }, { scope: agent })
+    expect((await app.skills.list({ cwd: '/w', scope: agent })).map((s) => s.name)).toEqual(['a', 'mine'])
+    expect((await app.skills.list({ cwd: '/w' })).map((s) => s.name)).toEqual(['a'])
+  })
+
   it('an old control cannot invalidate a same-named replacement', async () => {
     const old = scripted('same', [candidate('a', { provider: 'same' })])
     mount(app, old)()

@@ -1,4 +1,4 @@
-import { catalogDescription, escapeText } from '../render.ts'
+import { escapeText } from '../render.ts'
 
 export interface CatalogEntry {
   readonly name: string
@@ -24,8 +24,9 @@ function size(entries: readonly CatalogEntry[]): number {
   return total
 }
 
+/** Descriptions are already whitespace-normalised (catalogDescription): cutting is a slice and `...`. */
 function capped(entries: readonly CatalogEntry[], cap: number): CatalogEntry[] {
-  return entries.map((entry) => (entry.description.length > cap ? { name: entry.name, description: catalogDescription(entry.description, cap) } : entry))
+  return entries.map((entry) => (entry.description.length > cap ? { name: entry.name, description: `${entry.description.slice(0, cap - 3)}...` } : entry))
 }
 
 /**
