@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SkillSummary } from 'dsh-skill'
-import { bundle, fsHost, layout, put, removeTempDirs, skillMd, tempDir, type FsHost } from './helpers.ts'
+import { bundle, fsHost, layout, put, removeTempDirs, skillMd, type FsHost } from './helpers.ts'
 
 let host: FsHost | undefined
 

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { Context, Logger, type ForkScope, type Plugin } from 'cordis'
+import { Context, type ForkScope, type Plugin } from 'cordis'
 import { settleTeardowns } from 'dsh-core'
 import FileSystem from 'dsh-core/fs'
 import ReadinessService from 'dsh-core/readiness'
@@ -80,20 +80,6 @@ export async function fsHost(config: Record<string, unknown>, options: { tool?: 
     async stop() {
       await app.stop()
       await settleTeardowns(app)
-    },
-  }
-}
-
-/** Collects log lines while installed. */
-export function captureLogs(): { lines: string[]; stop(): void } {
-  const lines: string[] = []
-  const target = { colors: 0 as const, print: (text: string) => void lines.push(text) }
-  Logger.targets.push(target)
-  return {
-    lines,
-    stop: () => {
-      const index = Logger.targets.indexOf(target)
-      if (index >= 0) Logger.targets.splice(index, 1)
     },
   }
 }
