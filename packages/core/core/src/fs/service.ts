@@ -1,10 +1,9 @@
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { TextDecoder } from 'node:util'
 import { Context, Service } from 'cordis'
-import { throwIfAborted } from '../abort.ts'
-import { FsError, fsErrorFrom } from './errors.ts'
+import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -22,6 +21,15 @@ export interface PathInfo {
   readonly type: 'file' | 'directory' | 'other'
   readonly size: number
   readonly mtimeMs: number
+}
+
+export interface DirEntry {
+  readonly name: string
+  /** `dir/name`; for a symlink, the link itself. */
+  readonly path: string
+  /** What the entry is, following symlinks; `missing` for a symlink whose target does not exist. */
+  readonly type: 'file' | 'directory' | 'other' | 'missing'
+  readonly symlink: boolean
 }
 
 export interface ContainedText {
@@ -53,7 +61,7 @@ export class FileSystem extends Service {
    * directory). The path need not exist: the nearest existing ancestor is resolved and the rest appended.
    */
   async resolve(path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<string> {
-    throwIfAborted(options.signal)
+    throwIfFsAborted(options.signal, `resolving "${path}"`)
     const absolute = resolvePath(options.cwd ?? process.cwd(), path)
     const missing: string[] = []
     let probe = absolute
@@ -73,7 +81,7 @@ export class FileSystem extends Service {
 
   /** Information about a path, or undefined when nothing is there. */
   async stat(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
-    throwIfAborted(signal)
+    throwIfFsAborted(signal, `stat of "${path}"`)
     try {
       const info = statSync(path)
       return { type: info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other', size: info.size, mtimeMs: info.mtimeMs }
@@ -81,6 +89,35 @@ export class FileSystem extends Service {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       throw fsErrorFrom(error, `"${path}"`)
     }
+  }
+
+  /**
+   * The direct children of a directory, sorted by name in code-point order. `type` follows
+   * symlinks (`symlink` says an entry is one); a symlink whose target is gone has type `missing`.
+   * `path` is the entry inside `dir` itself, not the symlink's target: `resolve(path)` gives that.
+   * A missing directory is `FS_NOT_FOUND`, a file `FS_NOT_DIRECTORY`.
+   */
+  async listDir(dir: string, signal?: AbortSignal): Promise<DirEntry[]> {
+    throwIfFsAborted(signal, `listing "${dir}"`)
+    let dirents
+    try {
+      dirents = readdirSync(dir, { withFileTypes: true })
+    } catch (error) {
+      throw fsErrorFrom(error, `"${dir}"`)
+    }
+    const entries = dirents.map((dirent): DirEntry => {
+      const path = join(dir, dirent.name)
+      if (!dirent.isSymbolicLink()) return { name: dirent.name, path, type: dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other', symlink: false }
+      try {
+        const target = statSync(path)
+        return { name: dirent.name, path, type: target.isFile() ? 'file' : target.isDirectory() ? 'directory' : 'other', symlink: true }
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { name: dirent.name, path, type: 'missing', symlink: true }
+        throw fsErrorFrom(error, `"${path}"`)
+      }
+    })
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
   fileUrl(path: string): string {
@@ -97,7 +134,7 @@ export class FileSystem extends Service {
   async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
     const path = await this.resolve(dir, { signal })
     const info = await this.stat(path, signal)
-    throwIfAborted(signal)
+    throwIfFsAborted(signal, `workspace "${dir}"`)
     if (!info) throw new FsError(`workspace "${dir}" does not exist`, 'FS_NOT_FOUND')
     if (info.type !== 'directory') throw new FsError(`workspace "${dir}" is not a directory`, 'FS_NOT_DIRECTORY')
     return { path, url: this.fileUrl(path) }
@@ -117,7 +154,7 @@ export class FileSystem extends Service {
 
   /** Decoded UTF-8 chunks of a regular text file. Binary content and invalid UTF-8 are `FS_NOT_TEXT`. */
   async *streamText(path: string, signal?: AbortSignal): AsyncGenerator<{ text: string; bytes: number }> {
-    throwIfAborted(signal)
+    throwIfFsAborted(signal, `reading "${path}"`)
     // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it.
     let fd: number
     try {
@@ -131,7 +168,7 @@ export class FileSystem extends Service {
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
       let sniffed = 0
       for (;;) {
-        throwIfAborted(signal)
+        throwIfFsAborted(signal, `reading "${path}"`)
         let bytesRead: number
         try {
           bytesRead = readSync(fd, buffer, 0, CHUNK_BYTES, null)

@@ -35,6 +35,8 @@ export class Session {
   readonly cwd: string
   private readonly log: SessionEvent[] = []
   private snapshot: readonly SessionEvent[] = Object.freeze([])
+  /** Inclusive seq ranges a later event replaced (compaction); their events no longer reach the model. */
+  private readonly replaced: { readonly start: number; readonly end: number }[] = []
 
   constructor(id: string, cwd: string, private readonly onAppend: (session: Session, event: SessionEvent) => void) {
     this.id = id
@@ -46,14 +48,29 @@ export class Session {
     return this.snapshot
   }
 
-  append(type: string, data: unknown): SessionEvent {
+  /**
+   * Appends a fact. With `replaces`, the new event stands in for the earlier events `start..end`
+   * (inclusive; compaction): they stay in the log but are no longer visible to the model.
+   */
+  append(type: string, data: unknown, options: { readonly replaces?: { readonly start: number; readonly end: number } } = {}): SessionEvent {
     if (!type) throw new HarnessError('session event type must be a non-empty string', 'SESSION_INVALID_EVENT')
     const json = toJson(data)
     if (!json.ok) throw new HarnessError(`session event "${type}" is not JSON: ${json.problem}`, 'SESSION_INVALID_EVENT')
+    const { replaces } = options
+    if (replaces && !(Number.isInteger(replaces.start) && Number.isInteger(replaces.end) && 0 <= replaces.start && replaces.start <= replaces.end && replaces.end < this.log.length)) {
+      throw new HarnessError(`session event "${type}": replaces must be a range of logged seqs (got ${JSON.stringify(replaces)})`, 'SESSION_INVALID_EVENT')
+    }
     const event = deepFreeze({ seq: this.log.length, time: Date.now(), type, data: json.value })
+    if (replaces) this.replaced.push({ start: replaces.start, end: replaces.end })
     this.log.push(event)
     this.snapshot = Object.freeze([...this.log])
     this.onAppend(this, event)
     return event
+  }
+
+  /** Whether the event `seq` is logged and still visible to the model (no later event replaced it). */
+  visible(seq: number): boolean {
+    if (!Number.isInteger(seq) || seq < 0 || seq >= this.log.length) return false
+    return !this.replaced.some((range) => range.start <= seq && seq <= range.end)
   }
 }
