@@ -34,7 +34,9 @@ export class Session {
   /** Absolute path of the session's workspace. */
   readonly cwd: string
   private readonly log: SessionEvent[] = []
+  /** The frozen copy `events` last handed out; rebuilt only when the log grew since (appends stay O(1)). */
   private snapshot: readonly SessionEvent[] = Object.freeze([])
+  private closed = false
   /** Inclusive seq ranges a later event replaced (compaction); their events no longer reach the model. */
   private readonly replaced: { readonly start: number; readonly end: number }[] = []
 
@@ -45,7 +47,21 @@ export class Session {
 
   /** A frozen snapshot; later appends do not change it. */
   get events(): readonly SessionEvent[] {
+    if (this.snapshot.length !== this.log.length) this.snapshot = Object.freeze([...this.log])
     return this.snapshot
+  }
+
+  /** True once the session was ended (explicitly or by eviction): its log is gone and appends are refused. */
+  get ended(): boolean {
+    return this.closed
+  }
+
+  /** Frees the log; called by `ctx.sessions.end`. */
+  close(): void {
+    this.closed = true
+    this.log.length = 0
+    this.replaced.length = 0
+    this.snapshot = Object.freeze([])
   }
 
   /**
@@ -53,6 +69,7 @@ export class Session {
    * (inclusive; compaction): they stay in the log but are no longer visible to the model.
    */
   append(type: string, data: unknown, options: { readonly replaces?: { readonly start: number; readonly end: number } } = {}): SessionEvent {
+    if (this.closed) throw new HarnessError(`session "${this.id}" has ended`, 'SESSION_ENDED')
     if (!type) throw new HarnessError('session event type must be a non-empty string', 'SESSION_INVALID_EVENT')
     const json = toJson(data)
     if (!json.ok) throw new HarnessError(`session event "${type}" is not JSON: ${json.problem}`, 'SESSION_INVALID_EVENT')
@@ -63,7 +80,6 @@ export class Session {
     const event = deepFreeze({ seq: this.log.length, time: Date.now(), type, data: json.value })
     if (replaces) this.replaced.push({ start: replaces.start, end: replaces.end })
     this.log.push(event)
-    this.snapshot = Object.freeze([...this.log])
     this.onAppend(this, event)
     return event
   }
