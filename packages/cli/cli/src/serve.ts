@@ -3,6 +3,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Host, SessionService, ToolResult, ToolRuntime } from 'dsh-core'
+import type {} from 'dsh-skill'
+import { servePrompts } from './serve-prompts.ts'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -23,11 +25,15 @@ export interface ServeOptions {
  */
 export async function serve(host: Host, tools: ToolRuntime, sessions: SessionService, options: ServeOptions): Promise<void> {
   const session = sessions.create({ cwd: options.cwd })
+  const skills = host.app.get('skills')
   const instructions = tools
     .sections()
     .map((section) => section.text)
     .join('\n\n')
-  const server = new Server({ name: 'dsh', version }, { capabilities: { tools: { listChanged: true } }, ...(instructions ? { instructions } : {}) })
+  const server = new Server(
+    { name: 'dsh', version },
+    { capabilities: { tools: { listChanged: true }, ...(skills ? { prompts: { listChanged: true } } : {}) }, ...(instructions ? { instructions } : {}) },
+  )
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.catalog().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' } })),
@@ -36,7 +42,11 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
     toCallToolResult(await tools.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal })),
   )
 
-  const stopNotifying = coalesced(() => server.sendToolListChanged(), host, 'tools/change')
+  const stopNotifying = [coalesced(() => server.sendToolListChanged(), (listener) => host.app.on('tools/change', listener))]
+  if (skills) {
+    servePrompts(server, skills, session)
+    stopNotifying.push(coalesced(() => server.sendPromptListChanged(), (listener) => skills.onChange(listener)))
+  }
   const transport = new StdioServerTransport(options.stdin as NodeJS.ReadStream, options.stdout as NodeJS.WriteStream)
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve
@@ -49,18 +59,19 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
   try {
     await closed
   } finally {
-    stopNotifying()
+    for (const stop of stopNotifying) stop()
     await server.close().catch(() => {})
+    sessions.end(session)
   }
 }
 
 /**
- * Sends one notification per burst of `event`s: a re-syncing MCP server or a skills directory
+ * Sends one notification per burst of changes: a re-syncing MCP server or a skills directory
  * changes many entries at once, and the client needs to hear about it once.
  */
-function coalesced(notify: () => Promise<void>, host: Host, event: 'tools/change'): () => void {
+function coalesced(notify: () => Promise<void>, subscribe: (listener: () => void) => () => void): () => void {
   let pending = false
-  const dispose = host.app.on(event, () => {
+  return subscribe(() => {
     if (pending) return
     pending = true
     setImmediate(() => {
@@ -68,7 +79,6 @@ function coalesced(notify: () => Promise<void>, host: Host, event: 'tools/change
       notify().catch(() => {})
     })
   })
-  return dispose
 }
 
 /** What an MCP client sees: the model's rendering as text, the code in the text of an error, the canonical value as structured content. */

@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { readFile, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BIN, CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
@@ -15,8 +16,8 @@ afterEach(async () => {
   await removeTempDirs()
 })
 
-async function connect(args: readonly string[]): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...args], cwd: ROOT, stderr: 'pipe', env: { ...process.env } as Record<string, string> })
+async function connect(args: readonly string[], env: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...args], cwd: ROOT, stderr: 'pipe', env: { ...process.env, ...env } as Record<string, string> })
   const client = new Client({ name: 'dsh-serve-test', version: '0' })
   await client.connect(transport)
   clients.push(client)
@@ -147,10 +148,16 @@ describe('dsh serve (coding preset)', () => {
   it('answers tools/list with lsp, an lsp hover through tools/call, and leaves no language server behind', async () => {
     const project = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
     const { client, transport } = await connect(['--preset', 'coding', '--cwd', project])
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('lsp')
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['lsp', 'skill', 'web_fetch', 'web_search']))
     const hover = await client.callTool({ name: 'lsp', arguments: { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 } })
     expect(hover.isError ?? false).toBe(false)
     expect(JSON.stringify(hover.content)).toContain('const circle: Circle')
+    // Every mounted surface answers through the same session: a guarded fetch and the skill loader.
+    const blocked = await client.callTool({ name: 'web_fetch', arguments: { url: 'http://127.0.0.1:9/' } })
+    expect(blocked.isError).toBe(true)
+    expect(JSON.stringify(blocked.content)).toContain('[WEB_BLOCKED_URL]')
+    const missing = await client.callTool({ name: 'skill', arguments: { name: 'no-such-skill' } })
+    expect(JSON.stringify(missing.content)).toContain('[SKILL_UNKNOWN]')
     const servers = descendants(transport.pid!)
     expect(servers.length).toBeGreaterThan(0)
     await client.close()
@@ -162,5 +169,34 @@ describe('dsh serve (coding preset)', () => {
       for (let tries = 0; alive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
       expect(alive(pid), `language server pid ${pid}`).toBe(false)
     }
+  })
+})
+
+async function skill(root: string, name: string, description: string, body: string, extra = ''): Promise<void> {
+  await mkdir(join(root, name), { recursive: true })
+  await writeFile(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}\n`)
+}
+
+describe('dsh serve (skills as prompts)', () => {
+  it('lists user-invocable skills as prompts, renders one with the argument text, and announces a new skill file', async () => {
+    const home = await tempDir()
+    const project = await tempDir()
+    await mkdir(join(project, '.git'))
+    const skills = join(project, '.dsh', 'skills')
+    await skill(skills, 'release', 'Cut a release', 'Run the release steps.')
+    await skill(skills, 'model-only', 'Only for the model', 'Hidden from people.', 'user-invocable: false\n')
+    const { client } = await connect(['--preset', 'base', '--cwd', project], { HOME: home })
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['release'])
+    const prompt = await client.getPrompt({ name: 'release', arguments: { arguments: 'version 2.3' } })
+    const text = (prompt.messages[0]!.content as { text: string }).text
+    expect(text).toMatch(/^<skill_content name="release">/)
+    expect(text).toContain('Run the release steps.')
+    expect(text.endsWith('version 2.3')).toBe(true)
+    await expect(client.getPrompt({ name: 'model-only' })).rejects.toThrow(/no user-invocable skill/)
+
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(PromptListChangedNotificationSchema, () => resolve()))
+    await skill(skills, 'hotfix', 'Ship a hotfix', 'Hotfix steps.')
+    await changed
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['hotfix', 'release'])
   })
 })
