@@ -6,7 +6,7 @@ import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../error
 import { deepFreeze, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { runInSession } from '../sessions/current.ts'
 import { describeIssues, inputJsonSchema } from './schema.ts'
-import type { CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult } from './types.ts'
+import type { CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -14,6 +14,8 @@ declare module 'cordis' {
   }
   interface Events {
     'tools/change'(): void
+    /** Every call's final result; observers cannot change it, and a throwing observer is logged. */
+    'tools/result'(event: ToolResultEvent): void
   }
 }
 
@@ -101,14 +103,21 @@ export class ToolRuntime extends Service {
 
   /** Runs one call exactly as the model made it. Never throws: every failure is an error result with a code. */
   async execute(call: ToolCall): Promise<ToolResult> {
+    const startedAt = performance.now()
+    const callId = call.callId ?? randomUUID()
+    const dispatched: Dispatched = {}
+    let result: ToolResult
     try {
-      return await this.dispatch(call)
+      result = await this.dispatch(call, callId, dispatched)
     } catch (error) {
-      return failure(error)
+      result = failure(error)
     }
+    if (dispatched.exec && dispatched.definition?.finalizeContent) result = this.finalize(dispatched.definition, dispatched.exec, result)
+    this.announce({ callId, name: call.name, session: call.session, result, durationMs: performance.now() - startedAt })
+    return result
   }
 
-  private async dispatch(call: ToolCall): Promise<ToolResult> {
+  private async dispatch(call: ToolCall, callId: string, dispatched: Dispatched): Promise<ToolResult> {
     const args = toJson(call.arguments)
     if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
     if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
@@ -119,7 +128,9 @@ export class ToolRuntime extends Service {
 
     const { definition } = entry
     const budget = deadline(call.signal, definition.timeoutMs ?? 0, ToolErrorCode.TOOL_TIMEOUT)
-    const exec: ToolExecution = { callId: call.callId ?? randomUUID(), name: definition.name, signal: budget.signal, session: call.session }
+    const exec: ToolExecution = { callId, name: definition.name, signal: budget.signal, session: call.session }
+    dispatched.definition = definition
+    dispatched.exec = exec
     let outcome: Outcome
     try {
       const body = Promise.resolve().then(() => runInSession(call.session, () => (definition as LooseDefinition).execute(parsed.value, exec)))
@@ -215,6 +226,31 @@ export class ToolRuntime extends Service {
     }
   }
 
+  /** Applies the definition's `finalizeContent`; its failure or a malformed answer keeps the result as it was. */
+  private finalize(definition: ToolDefinition, exec: ToolExecution, result: ToolResult): ToolResult {
+    let blocks: unknown
+    try {
+      blocks = definition.finalizeContent?.(exec, result)
+    } catch (error) {
+      this.ctx.logger('tools').warn(`${definition.name}: finalizeContent failed and was ignored: ${errorMessage(error)}`)
+      return result
+    }
+    if (blocks === undefined) return result
+    if (!isContent(blocks)) {
+      this.ctx.logger('tools').warn(`${definition.name}: finalizeContent returned something other than a list of text blocks; ignored`)
+      return result
+    }
+    return { ...result, content: Object.freeze(blocks.map((block) => Object.freeze({ type: 'text' as const, text: block.text }))) }
+  }
+
+  private announce(event: ToolResultEvent): void {
+    try {
+      this.ctx.emit('tools/result', event)
+    } catch (error) {
+      this.ctx.logger('tools').warn(`a tools/result listener failed: ${errorMessage(error)}`)
+    }
+  }
+
   private changed(): void {
     try {
       this.ctx.emit('tools/change')
@@ -222,6 +258,16 @@ export class ToolRuntime extends Service {
       this.ctx.logger('tools').warn(`a tools/change listener failed: ${errorMessage(error)}`)
     }
   }
+}
+
+/** What `execute` learns once a call reached its body, for `finalizeContent`. */
+interface Dispatched {
+  definition?: ToolDefinition
+  exec?: ToolExecution
+}
+
+function isContent(value: unknown): value is readonly ContentBlock[] {
+  return Array.isArray(value) && value.every((block: unknown) => typeof block === 'object' && block !== null && (block as ContentBlock).type === 'text' && typeof (block as ContentBlock).text === 'string')
 }
 
 type Outcome = { kind: 'fulfilled'; value: unknown } | { kind: 'rejected'; error: unknown } | { kind: 'abandoned' }
