@@ -34,6 +34,11 @@ export interface Capability {
   status(): CapabilityStatus
   /** An active check (start the server, look up the key); `dsh status` runs it. Defaults to `status()`. */
   probe?(context: ProbeContext): Promise<CapabilityStatus>
+  /**
+   * The tools this capability serves, when that is not every tool of its surface (one MCP server
+   * of several). Default: every tool whose `surface` is the capability's surface.
+   */
+  tools?(): readonly string[]
 }
 
 export interface ProbeContext {
@@ -106,7 +111,8 @@ export class ReadinessService extends Service {
       const rows = await Promise.all(
         [...this.capabilities.values()].map(async (capability): Promise<CapabilityReport> => {
           const status = await this.statusOf(capability, probe)
-          return { surface: capability.surface, id: capability.id, configured: capability.configured, tools: toolsOf.get(capability.surface) ?? [], ...status }
+          const served = capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? [])
+          return { surface: capability.surface, id: capability.id, configured: capability.configured, tools: served, ...status }
         }),
       )
       const covered = new Set(rows.map((row) => row.surface))
