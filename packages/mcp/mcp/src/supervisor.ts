@@ -97,7 +97,7 @@ export class Supervisor {
   start(): Promise<StartupOutcome> {
     const first = this.attempt('startup').then(
       () => ({}),
-      (error: unknown) => ({ error: this.asMcpError(error) }),
+      (error: McpError) => ({ error }),
     )
     this.attempts = first.then(() => {})
     return first
@@ -190,25 +190,31 @@ export class Supervisor {
         this.options.logger.info(`${this.label}: reconnected and re-synced ${this.toolNames.length} tools (attempt ${this.failedAttempts}/${this.config.reconnect.maxAttempts})`)
       }
     } catch (error) {
-      await this.attemptFailed(generation, error)
-      throw error
+      throw await this.attemptFailed(generation, error)
     }
   }
 
-  private async attemptFailed(generation: Generation | undefined, error: unknown): Promise<void> {
-    if (this.disposed) return
+  /**
+   * Closes the failed generation and waits (bounded) until it has: no replacement may start while
+   * the old server runs. Then schedules the next attempt. Returns the coded failure, which by then
+   * knows how the server ended (exit code, stderr tail).
+   */
+  private async attemptFailed(generation: Generation | undefined, error: unknown): Promise<McpError> {
+    if (this.disposed) return this.asMcpError(error, generation)
+    const closed = generation ? await generation.close(CLOSE_BARRIER_MS) : true
     const failure = this.asMcpError(error, generation)
+    if (this.disposed) return failure
     this.lastError = { message: failure.message, at: Date.now() }
     this.options.logger.warn(`${this.label}: connection attempt failed: ${failure.message}`)
-    if (!generation) return this.down(undefined, false)
-    if (!(await generation.close(CLOSE_BARRIER_MS))) {
-      if (this.current !== generation) return
+    if (!closed) {
+      if (this.current !== generation) return failure
       this.current = undefined
       this.phase = { kind: 'stopped', reason: `the failed server did not exit within ${CLOSE_BARRIER_MS} ms; reconnecting stopped so that two servers never run at once` }
       this.options.logger.error(`${this.label}: ${this.phase.reason}`)
-      return
+      return failure
     }
     this.down(generation, false)
+    return failure
   }
 
   /** The transport of `generation` closed. For an established connection that is an outage. */
