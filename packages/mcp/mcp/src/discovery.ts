@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ListToolsResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { JsonObject } from 'dsh-core'
+import { ListToolsResultSchema, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { deadline, type JsonObject } from 'dsh-core'
 import { McpError } from './errors.ts'
 import { publicToolName } from './naming.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
@@ -41,10 +41,17 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
   const cursors = new Set<string>()
   let cursor: string | undefined
   do {
-    const page = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListToolsResultSchema, {
-      timeout: options.pageTimeoutMs,
-      signal: options.signal,
-    })
+    // The SDK never removes its abort listener: give each request a signal of its own.
+    const scope = deadline(options.signal, 0, 'MCP_TIMEOUT')
+    let page: ListToolsResult
+    try {
+      page = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListToolsResultSchema, {
+        timeout: options.pageTimeoutMs,
+        signal: scope.signal,
+      })
+    } finally {
+      scope.dispose()
+    }
     tools.push(...page.tools)
     cursor = page.nextCursor || undefined
     if (cursor !== undefined) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ListPromptsResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
-import { createUserMessage, type JsonObject, type JsonValue, type Session, type ToolDefinition } from 'dsh-core'
+import { createUserMessage, deadline, type JsonObject, type JsonValue, type Session, type ToolDefinition } from 'dsh-core'
 import { z } from 'zod'
 import { request } from './call.ts'
 import type { McpConfig } from './config.ts'
@@ -98,7 +98,10 @@ async function listPromptNames(generation: Generation, timeout: number, signal: 
   const names: string[] = []
   let cursor: string | undefined
   do {
-    const page = await generation.client.request({ method: 'prompts/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListPromptsResultSchema, { timeout, signal })
+    const scope = deadline(signal, 0, 'MCP_TIMEOUT')
+    const page = await generation.client
+      .request({ method: 'prompts/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListPromptsResultSchema, { timeout, signal: scope.signal })
+      .finally(() => scope.dispose())
     names.push(...page.prompts.map((prompt) => prompt.name))
     cursor = page.nextCursor || undefined
   } while (cursor !== undefined && names.length < 1000)

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { deadline } from 'dsh-core'
 import { HttpTransport } from './http-transport.ts'
 import type { BridgeTransport } from './transport.ts'
 
@@ -44,8 +45,14 @@ export class Generation {
     }
   }
 
-  connect(timeoutMs: number, signal: AbortSignal): Promise<void> {
-    return this.client.connect(this.transport, { timeout: timeoutMs, signal })
+  async connect(timeoutMs: number, signal: AbortSignal): Promise<void> {
+    // The SDK never removes its abort listener from a request's signal: give it one of its own.
+    const scope = deadline(signal, 0, 'MCP_TIMEOUT')
+    try {
+      await this.client.connect(this.transport, { timeout: timeoutMs, signal: scope.signal })
+    } finally {
+      scope.dispose()
+    }
   }
 
   /** Asks the transport to close (errors ignored) and waits at most `ms` for it to report closed. */

@@ -44,7 +44,7 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
     services: { subprocess: untracked(ctx.subprocess), credentials: credentials && untracked(credentials) },
-    register: (definition) => ctx.tools.register(definition),
+    register: (definitions) => ctx.tools.registerAll(definitions),
     logger,
     reserved: extras.reserved,
     onConnected: (generation, signal) => extras.connected(generation, signal),

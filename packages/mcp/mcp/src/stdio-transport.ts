@@ -29,6 +29,7 @@ export class StdioTransport implements Transport {
   private exit: Exit | undefined
   private closing: Promise<void> | undefined
   private finished = false
+  private drain: Promise<void> | undefined
   private readonly gone: Promise<void>
   private markGone!: () => void
 
@@ -79,8 +80,14 @@ export class StdioTransport implements Transport {
         if (error) reject(error)
       })
       if (written) resolve()
-      else stdin.once('drain', resolve)
+      else void this.drained(stdin).then(resolve)
     })
+  }
+
+  /** One wait for 'drain' shared by every blocked send; a server that dies meanwhile releases it too. */
+  private drained(stdin: NodeJS.WritableStream): Promise<void> {
+    this.drain ??= Promise.race([new Promise<void>((resolve) => stdin.once('drain', resolve)), this.gone]).finally(() => (this.drain = undefined))
+    return this.drain
   }
 
   /** Ends stdin, gives the server `shutdownGraceMs` to exit, then terminates its group; resolves once it is gone. */

@@ -29,8 +29,8 @@ export interface Logger {
 export interface SupervisorOptions {
   readonly config: McpConfig
   readonly services: TransportServices
-  /** Registers one tool on the row's scope; throws on a taken name. Returns its disposer. */
-  readonly register: (definition: ToolDefinition) => () => void
+  /** Registers a generation's tools on the row's scope, all or none (throws on a taken name). Returns the disposer. */
+  readonly register: (definitions: readonly ToolDefinition[]) => () => void
   readonly logger: Logger
   /** Public names the row registers itself (M4 resource tools), which server tools must not take. */
   readonly reserved: ReadonlySet<string>
@@ -55,7 +55,7 @@ export class Supervisor {
   private current: Generation | undefined
   /** The last generation that connected, even after it died: calls and status describe it. */
   private latest: Generation | undefined
-  private registered: (() => void)[] = []
+  private unregister: (() => void) | undefined
   private toolNames: readonly string[] = []
   private queue: Promise<void> = Promise.resolve()
   private attempts: Promise<void> = Promise.resolve()
@@ -305,26 +305,23 @@ export class Supervisor {
 
   private swap(tools: readonly PlannedTool[], generation: Generation, mode: 'strict' | 'contained'): void {
     this.unregisterAll()
-    const disposers: (() => void)[] = []
     try {
-      for (const tool of tools) disposers.push(this.options.register(bridgeToolDefinition(tool, { target: generation, supervisor: this, config: this.config })))
+      this.unregister = this.options.register(tools.map((tool) => bridgeToolDefinition(tool, { target: generation, supervisor: this, config: this.config })))
     } catch (error) {
-      for (const dispose of disposers) dispose()
       this.conflict = `tool registration failed, so no tools are registered: ${errorMessage(error)}`
       this.options.logger.error(`${this.label}: ${this.conflict}`)
       if (mode === 'strict') throw new McpError(`MCP server ${this.serverName}: ${this.conflict}`, 'MCP_NAME_CONFLICT', { cause: error })
       return
     }
     this.conflict = undefined
-    this.registered = disposers
     this.toolNames = tools.map((tool) => tool.publicName)
   }
 
   private unregisterAll(): void {
-    const disposers = this.registered
-    this.registered = []
+    const unregister = this.unregister
+    this.unregister = undefined
     this.toolNames = []
-    for (const dispose of disposers) dispose()
+    unregister?.()
   }
 
   private lostDuring(generation: Generation, what: string): McpError {

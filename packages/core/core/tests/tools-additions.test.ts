@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { HarnessError, SessionService, sleep, ToolRuntime, type ToolDefinition, type ToolExecution, type ToolResult, type ToolResultEvent } from '../src/index.ts'
 
-// The last-mile hooks of the tools runtime: a definition's finalizeContent, and the tools/result event.
+// Tools runtime additions: a definition's finalizeContent, the tools/result event, and registerAll.
 
 let app: Context
 let warnings: string[]
@@ -189,5 +189,45 @@ describe('tools/result', () => {
     expect(ids).toHaveLength(2)
     expect(ids[0]).toBe(ids[1])
     expect(seen[0]!.callId).toBe(ids[0])
+  })
+})
+
+describe('registerAll', () => {
+  const raw = (name: string): ToolDefinition => ({ name, description: `${name}.`, parameters: { type: 'object' }, execute: async () => ({ name }) })
+
+  it('adds every tool with one tools/change, and its disposer removes them with one more', async () => {
+    let changes = 0
+    app.on('tools/change', () => void changes++)
+    const dispose = app.tools.registerAll([raw('a'), raw('b'), raw('c')])
+    expect(app.tools.catalog().map((tool) => tool.name)).toEqual(['a', 'b', 'c'])
+    expect(changes).toBe(1)
+    expect(await app.tools.execute({ name: 'b', arguments: {} })).toMatchObject({ isError: false, value: { name: 'b' } })
+    dispose()
+    expect(app.tools.catalog()).toEqual([])
+    expect(changes).toBe(2)
+  })
+
+  it('registers none of them when one name is taken or listed twice', () => {
+    app.tools.register(raw('taken'))
+    expect(() => app.tools.registerAll([raw('free'), raw('taken')])).toThrow(expect.objectContaining({ code: 'DUPLICATE_TOOL' }))
+    expect(() => app.tools.registerAll([raw('x'), raw('x')])).toThrow(expect.objectContaining({ code: 'DUPLICATE_TOOL' }))
+    expect(app.tools.catalog().map((tool) => tool.name)).toEqual(['taken'])
+  })
+
+  it('refuses an invalid definition before registering anything', () => {
+    expect(() => app.tools.registerAll([raw('fine'), { ...raw('bad name!') }])).toThrow(expect.objectContaining({ code: 'INVALID_TOOL' }))
+    expect(app.tools.catalog()).toEqual([])
+  })
+
+  it('is an effect on the caller scope, and a stale disposer leaves newer registrations alone', () => {
+    const fork = app.plugin({ name: 'batch', inject: ['tools'], apply: (ctx: Context) => void ctx.tools.registerAll([raw('p'), raw('q')]) })
+    expect(app.tools.catalog()).toHaveLength(2)
+    fork.dispose()
+    expect(app.tools.catalog()).toEqual([])
+    const first = app.tools.registerAll([raw('r')])
+    first()
+    app.tools.registerAll([raw('r')])
+    first()
+    expect(app.tools.catalog().map((tool) => tool.name)).toEqual(['r'])
   })
 })
