@@ -82,6 +82,18 @@ describe('Streamable HTTP', () => {
     expect((await rig.status('web')).detail).toContain('reconnected 1 time')
   })
 
+  it('a server that is down at startup: the row loads with no tools, and they appear once the server is up', async () => {
+    const probe = await fixture()
+    const port = Number(new URL(probe.url).port)
+    await probe.stop()
+    const rig = await startRig()
+    await rig.add(httpRow(probe.url, { reconnect: { initialDelayMs: 100, maxDelayMs: 300, maxAttempts: 50, jitterRatio: 0 } }))
+    expect(rig.toolNames()).toEqual([])
+    expect((await rig.status('web')).detail).toMatch(/^reconnecting 1\/50.*last error: .*the server cannot be reached/)
+    await fixture(port)
+    await eventually(async () => expect(await rig.text('mcp__web__add', { a: 1, b: 2 })).toBe('3'))
+  })
+
   it('a server restarted behind our back (our session unknown, HTTP 404) is reconnected with a fresh session', async () => {
     const server = await fixture()
     const port = Number(new URL(server.url).port)

@@ -124,6 +124,16 @@ describe('the crash budget', () => {
 })
 
 describe('startup', () => {
+  it('with reconnect disabled, a failed first attempt registers nothing and stops', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ env: { FIXTURE_EXIT_ON_START: '5' }, reconnect: { enabled: false } }))
+    const status = await rig.status()
+    expect(status.state).toBe('unavailable')
+    expect(status.detail).toMatch(/^stopped: the connection failed and reconnect is disabled; last error: .*exited with code 5/)
+    expect(rig.toolNames()).toEqual([])
+    expect(rig.logs.filter((line) => line.includes('connection attempt failed'))).toHaveLength(1)
+  })
+
   it('required: a server that fails its first attempt fails activation with the stderr tail; no child is left', async () => {
     const rig = await startRig()
     const fork = await rig.add(fixtureRow({ required: true, env: { FIXTURE_EXIT_ON_START: '4' } }))
