@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (tsx), so a fresh clone needs no build step.
+// `dsh` in this repository: the TypeScript sources run through tsx, so a fresh clone needs no build
+// step. The published package's bin is dist/bin.js, the same entry built (publishConfig.bin).
 import { register } from 'tsx/esm/api'
 
 register()
-const { run } = await import('../src/main.ts')
-await run(process.argv.slice(2))
+await import('../src/bin.ts')
