@@ -1,7 +1,11 @@
 import type { JsonObject, JsonValue } from 'dsh-core'
 
-/** The canonical value of a successful call: every block as the server sent it, and its structured content. */
-export interface CallValue extends JsonObject {
+/**
+ * The canonical value of a successful call: every block as the server sent it, and its structured
+ * content. An intersection, not `interface … extends JsonObject`: the optional member would clash
+ * with the index signature in a consumer compiling without `exactOptionalPropertyTypes`.
+ */
+export type CallValue = JsonObject & {
   readonly content: readonly JsonValue[]
   readonly structuredContent?: JsonValue
 }

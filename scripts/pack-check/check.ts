@@ -1,0 +1,282 @@
+/**
+ * `pnpm check:pack`: proves that every package of this workspace installs from npm into someone
+ * else's project and works there without this repository, TypeScript at run time, or tsx.
+ *
+ * 1. Checks each workspace package is publishable and part of the build, then builds every one from
+ *    empty dist/ directories (`tsc -b`).
+ * 2. Packs each with pnpm (publishConfig applies; `workspace:^` becomes a real range) and lints every
+ *    tarball with publint: any message, down to a suggestion, fails.
+ * 3. Installs the tarballs with npm into a fresh directory outside the repository, with typescript,
+ *    typescript-language-server, @types/node and zod at this repository's versions.
+ * 4. There: imports every public entry with plain node (and resolves it as `require` would, like the
+ *    preset runner); compiles the type-level consumer, an import of every entry and the reference
+ *    harness (examples/harness) against the published declarations under nodenext, and runs the
+ *    harness; runs app.mjs (its own cordis app with the host, LSP, Web and Skill plugins, an `lsp`
+ *    hover, a `skill` call, nothing left running); runs `npx dsh status --preset preset.yml`.
+ *
+ * The packages come from `pnpm ls -r`, so one added later is covered without touching this file.
+ * Only the npm registry is reached. `--keep` leaves the install directory behind (it is always kept
+ * when a step fails) and prints its path.
+ */
+import { spawn } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { publint } from 'publint'
+import { formatMessage } from 'publint/utils'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const HERE = fileURLToPath(new URL('.', import.meta.url))
+const HARNESS = join(ROOT, 'examples', 'harness')
+const KEEP = process.argv.includes('--keep')
+
+interface WorkspacePackage {
+  readonly name: string
+  readonly path: string
+  readonly manifest: Manifest
+}
+
+interface Manifest {
+  readonly name: string
+  readonly private?: boolean
+  readonly license?: string
+  readonly repository?: { readonly directory?: string }
+  readonly engines?: { readonly node?: string }
+  readonly files?: readonly string[]
+  readonly exports?: Readonly<Record<string, unknown>>
+  readonly publishConfig?: { readonly exports?: Readonly<Record<string, unknown>> }
+  readonly peerDependencies?: Readonly<Record<string, string>>
+  readonly dependencies?: Readonly<Record<string, string>>
+  readonly devDependencies?: Readonly<Record<string, string>>
+}
+
+interface Packed {
+  readonly name: string
+  readonly tarball: string
+  /** Public entries as import specifiers: `dsh-core`, `dsh-core/tools`, … */
+  readonly entries: readonly string[]
+}
+
+class CheckFailure extends Error {}
+
+const started = performance.now()
+const step = (title: string) => console.log(`\n== ${title} (${((performance.now() - started) / 1000).toFixed(0)} s)`)
+
+async function main(): Promise<void> {
+  const packages = await workspacePackages()
+  console.log(`${packages.length} packages: ${packages.map((pkg) => pkg.name).join(', ')}`)
+  checkManifests(packages)
+
+  step('build')
+  for (const pkg of packages) rmSync(join(pkg.path, 'dist'), { recursive: true, force: true })
+  await run('pnpm', ['run', '--silent', 'build'], { cwd: ROOT })
+
+  const scratch = mkdtempSync(join(tmpdir(), 'dsh-pack-check-'))
+  if (!relative(ROOT, scratch).startsWith('..')) throw new CheckFailure(`the install directory ${scratch} is inside the repository`)
+  let passed = false
+  try {
+    step('pack and publint')
+    const tarballs = join(scratch, 'tarballs')
+    const packed = await Promise.all(packages.map((pkg) => pack(pkg, tarballs)))
+
+    step('npm install')
+    const app = join(scratch, 'app')
+    mkdirSync(app)
+    writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'dsh-pack-check-app', private: true, type: 'module' }, null, 2)}\n`)
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((p) => p.tarball), ...toolVersions()], { cwd: app, timeoutMs: 15 * 60_000 })
+
+    step('import every entry with plain node')
+    const entries = packed.flatMap((p) => p.entries)
+    writeFileSync(join(app, 'entries.mjs'), entriesScript(entries))
+    console.log((await run('node', ['entries.mjs'], { cwd: app })).stdout.trim())
+
+    step('compile against the published declarations (nodenext) and run the reference harness')
+    mkdirSync(join(app, 'harness'))
+    for (const file of ['harness.ts', 'scripted-model.ts', 'run.ts']) copyFileSync(join(HARNESS, file), join(app, 'harness', file))
+    copyFileSync(join(HERE, 'consumer.ts'), join(app, 'consumer.ts'))
+    writeFileSync(join(app, 'entries.ts'), entries.map((entry, index) => `export * as entry${index} from '${entry}'\n`).join(''))
+    writeFileSync(join(app, 'tsconfig.json'), `${JSON.stringify(CONSUMER_TSCONFIG, null, 2)}\n`)
+    await compileConsumer(app)
+    console.log((await run('node', ['build/harness/run.js'], { cwd: app })).stdout.trim().split('\n').slice(0, 5).join('\n'))
+
+    step('node app.mjs')
+    copyFileSync(join(HERE, 'app.mjs'), join(app, 'app.mjs'))
+    console.log((await run('node', ['app.mjs'], { cwd: app, timeoutMs: 5 * 60_000 })).stdout.trim())
+
+    step('npx dsh status --preset preset.yml')
+    copyFileSync(join(HERE, 'preset.yml'), join(app, 'preset.yml'))
+    const status = await run('npx', ['--no', 'dsh', 'status', '--preset', 'preset.yml', '--json'], { cwd: app, timeoutMs: 5 * 60_000 })
+    checkStatus(status.stdout)
+
+    passed = true
+    step(`all ${packages.length} packages install from their tarballs and work`)
+  } finally {
+    if (passed && !KEEP) rmSync(scratch, { recursive: true, force: true })
+    else console.log(`install directory kept: ${join(scratch, 'app')}`)
+  }
+}
+
+/** The workspace's packages (not the private root), as pnpm sees them. */
+async function workspacePackages(): Promise<WorkspacePackage[]> {
+  const listed = JSON.parse((await run('pnpm', ['ls', '-r', '--depth', '-1', '--json'], { cwd: ROOT, quiet: true })).stdout) as { name: string; path: string; private?: boolean }[]
+  return listed
+    .filter((entry) => entry.path !== ROOT.replace(/\/$/, ''))
+    .map((entry) => ({ name: entry.name, path: entry.path, manifest: JSON.parse(readFileSync(join(entry.path, 'package.json'), 'utf8')) as Manifest }))
+    .sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/** What makes a workspace package publishable here; a package added later gets the same rules. */
+function checkManifests(list: readonly WorkspacePackage[]): void {
+  const built = (JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { references: { path: string }[] }).references.map((ref) => join(ROOT, ref.path))
+  const problems: string[] = []
+  for (const { name, path, manifest } of list) {
+    const dir = relative(ROOT, path).split(sep).join('/')
+    const problem = (text: string) => problems.push(`${name} (${dir}): ${text}`)
+    if (manifest.private) problem('is private')
+    if (!manifest.license) problem('has no license')
+    if (manifest.repository?.directory !== dir) problem(`repository.directory should be "${dir}"`)
+    if (!manifest.engines?.node) problem('has no engines.node')
+    if (!manifest.files?.includes('dist')) problem('files does not list dist')
+    if (!existsSync(join(path, 'tsconfig.build.json'))) problem('has no tsconfig.build.json')
+    else if (!built.includes(join(path, 'tsconfig.build.json'))) problem('its tsconfig.build.json is not referenced from the root tsconfig.build.json')
+    const source = Object.keys(manifest.exports ?? {})
+    const published = Object.keys(manifest.publishConfig?.exports ?? {})
+    if (source.join() !== published.join()) problem(`exports (${source.join(', ')}) and publishConfig.exports (${published.join(', ')}) list different entries`)
+    if (!manifest.peerDependencies?.cordis) problem('cordis is not a peer dependency (a harness must have one cordis)')
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+      if (dependency === 'cordis' || list.some((other) => other.name === dependency)) problem(`${dependency} is a dependency; make it a peer (and a devDependency) so a harness has one copy`)
+    }
+  }
+  if (problems.length) throw new CheckFailure(`packages not ready to publish:\n  ${problems.join('\n  ')}`)
+}
+
+async function pack(pkg: WorkspacePackage, destination: string): Promise<Packed> {
+  const { stdout } = await run('pnpm', ['pack', '--pack-destination', destination, '--json'], { cwd: pkg.path, quiet: true })
+  const tarball = (JSON.parse(stdout) as { filename: string }).filename
+  const { messages, pkg: manifest } = await publint({ pack: { tarball: toArrayBuffer(readFileSync(tarball)) }, level: 'suggestion' })
+  const published = manifest as Manifest
+  const problems = messages.map((message) => `publint ${message.type}: ${formatMessage(message, manifest, { color: false }) ?? message.code}`)
+  if (JSON.stringify(manifest).includes('workspace:')) problems.push('the packed package.json still says workspace:')
+  for (const [entry, target] of Object.entries(published.exports ?? {})) {
+    if (entry !== './package.json' && JSON.stringify(target).includes('./src/')) problems.push(`the published export "${entry}" points into src/`)
+  }
+  if (problems.length) throw new CheckFailure(`${pkg.name}:\n  ${problems.join('\n  ')}`)
+  const entries = Object.keys(published.exports ?? {})
+    .filter((entry) => entry !== './package.json')
+    .map((entry) => (entry === '.' ? pkg.name : `${pkg.name}/${entry.slice(2)}`))
+  console.log(`${pkg.name}: ${tarball.split(sep).pop()}, publint clean, entries ${entries.join(', ')}`)
+  return { name: pkg.name, tarball, entries }
+}
+
+/** The tools a consumer brings: a TypeScript compiler and server for the hover, Node's types, zod. */
+function toolVersions(): string[] {
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest
+  const versions = { ...root.dependencies, ...root.devDependencies }
+  return ['typescript', 'typescript-language-server', '@types/node', 'zod'].map((name) => {
+    const version = versions[name]
+    if (!version) throw new CheckFailure(`the root package.json pins no ${name}`)
+    return `${name}@${version}`
+  })
+}
+
+function entriesScript(entries: readonly string[]): string {
+  return `// Written by scripts/pack-check/check.ts: every public entry imports with plain node, exports
+// something, and resolves for require (the preset runner resolves plugin names that way).
+import { createRequire } from 'node:module'
+const require = createRequire(import.meta.url)
+const entries = ${JSON.stringify(entries)}
+for (const entry of entries) {
+  const module = await import(entry)
+  if (!Object.keys(module).length) throw new Error(entry + ' exports nothing')
+  if (!require.resolve(entry).endsWith('.js')) throw new Error(entry + ' does not resolve to JavaScript for require')
+}
+console.log('imported ' + entries.length + ' entries: ' + entries.join(', '))
+`
+}
+
+/** A consumer's strict nodenext project; library declarations (ours included) are checked too. */
+const CONSUMER_TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    lib: ['ES2023'],
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    types: ['node'],
+    strict: true,
+    skipLibCheck: false,
+    rewriteRelativeImportExtensions: true,
+    outDir: 'build',
+    rootDir: '.',
+  },
+  include: ['consumer.ts', 'entries.ts', 'harness/*.ts'],
+}
+
+/**
+ * Compiles the consumer project. Library declarations are checked (skipLibCheck off), and an error in
+ * ours or in the consumer's files fails; one in a third party's declarations is shown, not failed on.
+ */
+async function compileConsumer(app: string): Promise<void> {
+  const { code, stdout } = await run('node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: app, allowFailure: true })
+  const errors = stdout.split('\n').filter((line) => / error TS\d+:/.test(line))
+  const ours = errors.filter((line) => !line.startsWith('node_modules/') || line.startsWith('node_modules/dsh-'))
+  for (const line of errors.filter((error) => !ours.includes(error))) console.log(`ignored, a third party's declarations: ${line}`)
+  if (ours.length || (code !== 0 && !errors.length)) throw new CheckFailure(`the consumer project does not compile against the published declarations:\n${ours.length ? ours.join('\n') : stdout}`)
+  console.log('consumer.ts, entries.ts and examples/harness compile')
+}
+
+function checkStatus(stdout: string): void {
+  const rows = (JSON.parse(stdout) as { capabilities: { surface: string; id: string; state: string; tools: string[] }[] }).capabilities
+  for (const row of rows) console.log(`${row.surface}/${row.id}: ${row.state} [${row.tools.join(', ')}]`)
+  const state = (surface: string, id: string) => rows.find((row) => row.surface === surface && row.id === id)?.state
+  const expected: [string, string, string][] = [
+    ['lsp', 'typescript', 'ready'],
+    ['web', 'fetch:http', 'ready'],
+    ['skill', 'filesystem', 'ready'],
+  ]
+  const wrong = expected.filter(([surface, id, want]) => state(surface, id) !== want)
+  if (wrong.length) throw new CheckFailure(`dsh status: ${wrong.map(([surface, id, want]) => `${surface}/${id} is ${state(surface, id) ?? 'missing'}, expected ${want}`).join('; ')}`)
+}
+
+function toArrayBuffer(buffer: Buffer): ArrayBuffer {
+  return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer
+}
+
+/**
+ * Runs a command to completion and returns its output; a non-zero exit (unless allowed), or running
+ * past the timeout, fails the check with the output. The environment is the caller's minus the variables pnpm
+ * sets for scripts, as in a user's shell.
+ */
+async function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; timeoutMs?: number; quiet?: boolean; allowFailure?: boolean },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$)/.test(name)))
+  const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const stdout: Buffer[] = []
+  const stderr: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+  const timeoutMs = options.timeoutMs ?? 5 * 60_000
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
+  }).finally(() => clearTimeout(timer))
+  const output = { code, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') }
+  if (code !== 0 && !(options.allowFailure && signal === null)) {
+    const how = signal === 'SIGKILL' ? `did not finish within ${timeoutMs} ms` : `exited with ${code ?? signal}`
+    throw new CheckFailure(`${command} ${args.join(' ')} (in ${options.cwd}) ${how}\n${output.stdout}${output.stderr}`)
+  }
+  if (output.stderr.trim() && !options.quiet) process.stderr.write(output.stderr)
+  return output
+}
+
+try {
+  await main()
+} catch (error) {
+  if (!(error instanceof CheckFailure)) throw error
+  console.error(`\ncheck:pack failed: ${error.message}`)
+  process.exitCode = 1
+}
