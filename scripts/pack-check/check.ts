@@ -12,7 +12,8 @@
  *    preset runner); compiles the type-level consumer, an import of every entry and the reference
  *    harness (examples/harness) against the published declarations under nodenext, and runs the
  *    harness; runs app.mjs (its own cordis app with the host, LSP, Web and Skill plugins, an `lsp`
- *    hover, a `skill` call, nothing left running); runs `npx dsh status --preset preset.yml`.
+ *    hover, a `skill` call, nothing left running); runs `npx dsh status --preset preset.yml` (which
+ *    also mounts the installed `dsh serve` through dsh-mcp).
  *
  * The packages come from `pnpm ls -r`, so one added later is covered without touching this file.
  * Only the npm registry is reached. `--keep` leaves the install directory behind (it is always kept
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
     console.log((await run('node', ['app.mjs'], { cwd: app, timeoutMs: 5 * 60_000 })).stdout.trim())
 
     step('npx dsh status --preset preset.yml')
-    copyFileSync(join(HERE, 'preset.yml'), join(app, 'preset.yml'))
+    for (const file of ['preset.yml', 'serve.yml']) copyFileSync(join(HERE, file), join(app, file))
     const status = await run('npx', ['--no', 'dsh', 'status', '--preset', 'preset.yml', '--json'], { cwd: app, timeoutMs: 5 * 60_000 })
     checkStatus(status.stdout)
 
@@ -233,9 +234,12 @@ function checkStatus(stdout: string): void {
     ['lsp', 'typescript', 'ready'],
     ['web', 'fetch:http', 'ready'],
     ['skill', 'filesystem', 'ready'],
+    ['mcp', 'dsh', 'ready'],
   ]
   const wrong = expected.filter(([surface, id, want]) => state(surface, id) !== want)
   if (wrong.length) throw new CheckFailure(`dsh status: ${wrong.map(([surface, id, want]) => `${surface}/${id} is ${state(surface, id) ?? 'missing'}, expected ${want}`).join('; ')}`)
+  const served = rows.find((row) => row.surface === 'mcp' && row.id === 'dsh')!.tools
+  if (!served.includes('mcp__dsh__skill')) throw new CheckFailure(`dsh status: the mounted dsh serve offers ${served.join(', ') || 'no tools'}, not mcp__dsh__skill`)
 }
 
 function toArrayBuffer(buffer: Buffer): ArrayBuffer {
