@@ -4,6 +4,7 @@ import { benchLspPositions } from './lsp-positions.ts'
 import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
 import { benchSkill } from './skill.ts'
+import { benchStartup } from './startup.ts'
 import { benchWeb } from './web.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   skill: benchSkill,
   serve: benchServe,
   fs: benchFs,
+  startup: benchStartup,
 }
 const selected = process.argv.slice(2)
 for (const name of selected.length ? selected : Object.keys(benches)) {
