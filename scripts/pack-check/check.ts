@@ -19,38 +19,19 @@
  * Only the npm registry is reached. `--keep` leaves the install directory behind (it is always kept
  * when a step fails) and prints its path.
  */
-import { spawn } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
+import { CheckFailure, run } from './commands.ts'
+import { checkManifests, workspacePackages, type Manifest, type WorkspacePackage } from './workspace.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const HERE = fileURLToPath(new URL('.', import.meta.url))
 const HARNESS = join(ROOT, 'examples', 'harness')
 const KEEP = process.argv.includes('--keep')
-
-interface WorkspacePackage {
-  readonly name: string
-  readonly path: string
-  readonly manifest: Manifest
-}
-
-interface Manifest {
-  readonly name: string
-  readonly private?: boolean
-  readonly license?: string
-  readonly repository?: { readonly directory?: string }
-  readonly engines?: { readonly node?: string }
-  readonly files?: readonly string[]
-  readonly exports?: Readonly<Record<string, unknown>>
-  readonly publishConfig?: { readonly exports?: Readonly<Record<string, unknown>> }
-  readonly peerDependencies?: Readonly<Record<string, string>>
-  readonly dependencies?: Readonly<Record<string, string>>
-  readonly devDependencies?: Readonly<Record<string, string>>
-}
 
 interface Packed {
   readonly name: string
@@ -59,15 +40,13 @@ interface Packed {
   readonly entries: readonly string[]
 }
 
-class CheckFailure extends Error {}
-
 const started = performance.now()
 const step = (title: string) => console.log(`\n== ${title} (${((performance.now() - started) / 1000).toFixed(0)} s)`)
 
 async function main(): Promise<void> {
-  const packages = await workspacePackages()
+  const packages = await workspacePackages(ROOT)
   console.log(`${packages.length} packages: ${packages.map((pkg) => pkg.name).join(', ')}`)
-  checkManifests(packages)
+  checkManifests(ROOT, packages)
 
   step('build')
   for (const pkg of packages) rmSync(join(pkg.path, 'dist'), { recursive: true, force: true })
@@ -116,40 +95,6 @@ async function main(): Promise<void> {
     if (passed && !KEEP) rmSync(scratch, { recursive: true, force: true })
     else console.log(`install directory kept: ${join(scratch, 'app')}`)
   }
-}
-
-/** The workspace's packages (not the private root), as pnpm sees them. */
-async function workspacePackages(): Promise<WorkspacePackage[]> {
-  const listed = JSON.parse((await run('pnpm', ['ls', '-r', '--depth', '-1', '--json'], { cwd: ROOT, quiet: true })).stdout) as { name: string; path: string; private?: boolean }[]
-  return listed
-    .filter((entry) => entry.path !== ROOT.replace(/\/$/, ''))
-    .map((entry) => ({ name: entry.name, path: entry.path, manifest: JSON.parse(readFileSync(join(entry.path, 'package.json'), 'utf8')) as Manifest }))
-    .sort((a, b) => a.name.localeCompare(b.name))
-}
-
-/** What makes a workspace package publishable here; a package added later gets the same rules. */
-function checkManifests(list: readonly WorkspacePackage[]): void {
-  const built = (JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { references: { path: string }[] }).references.map((ref) => join(ROOT, ref.path))
-  const problems: string[] = []
-  for (const { name, path, manifest } of list) {
-    const dir = relative(ROOT, path).split(sep).join('/')
-    const problem = (text: string) => problems.push(`${name} (${dir}): ${text}`)
-    if (manifest.private) problem('is private')
-    if (!manifest.license) problem('has no license')
-    if (manifest.repository?.directory !== dir) problem(`repository.directory should be "${dir}"`)
-    if (!manifest.engines?.node) problem('has no engines.node')
-    if (!manifest.files?.includes('dist')) problem('files does not list dist')
-    if (!existsSync(join(path, 'tsconfig.build.json'))) problem('has no tsconfig.build.json')
-    else if (!built.includes(join(path, 'tsconfig.build.json'))) problem('its tsconfig.build.json is not referenced from the root tsconfig.build.json')
-    const source = Object.keys(manifest.exports ?? {})
-    const published = Object.keys(manifest.publishConfig?.exports ?? {})
-    if (source.join() !== published.join()) problem(`exports (${source.join(', ')}) and publishConfig.exports (${published.join(', ')}) list different entries`)
-    if (!manifest.peerDependencies?.cordis) problem('cordis is not a peer dependency (a harness must have one cordis)')
-    for (const dependency of Object.keys(manifest.dependencies ?? {})) {
-      if (dependency === 'cordis' || list.some((other) => other.name === dependency)) problem(`${dependency} is a dependency; make it a peer (and a devDependency) so a harness has one copy`)
-    }
-  }
-  if (problems.length) throw new CheckFailure(`packages not ready to publish:\n  ${problems.join('\n  ')}`)
 }
 
 async function pack(pkg: WorkspacePackage, destination: string): Promise<Packed> {
@@ -244,37 +189,6 @@ function checkStatus(stdout: string): void {
 
 function toArrayBuffer(buffer: Buffer): ArrayBuffer {
   return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer
-}
-
-/**
- * Runs a command to completion and returns its output; a non-zero exit (unless allowed), or running
- * past the timeout, fails the check with the output. The environment is the caller's minus the variables pnpm
- * sets for scripts, as in a user's shell.
- */
-async function run(
-  command: string,
-  args: readonly string[],
-  options: { cwd: string; timeoutMs?: number; quiet?: boolean; allowFailure?: boolean },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$)/.test(name)))
-  const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const stdout: Buffer[] = []
-  const stderr: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
-  const timeoutMs = options.timeoutMs ?? 5 * 60_000
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
-  }).finally(() => clearTimeout(timer))
-  const output = { code, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') }
-  if (code !== 0 && !(options.allowFailure && signal === null)) {
-    const how = signal === 'SIGKILL' ? `did not finish within ${timeoutMs} ms` : `exited with ${code ?? signal}`
-    throw new CheckFailure(`${command} ${args.join(' ')} (in ${options.cwd}) ${how}\n${output.stdout}${output.stderr}`)
-  }
-  if (output.stderr.trim() && !options.quiet) process.stderr.write(output.stderr)
-  return output
 }
 
 try {
