@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { bootPreset, type Host, type Session, type ToolResult } from 'dsh-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -96,11 +96,7 @@ describe('dsh status with the overlay', () => {
   })
 })
 
+/** A process that has exited and been reaped has no /proc entry. */
 function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
+  return existsSync(`/proc/${pid}`)
 }

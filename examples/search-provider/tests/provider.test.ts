@@ -23,12 +23,11 @@ function provider(config: Record<string, unknown>, lifetime?: AbortSignal) {
   return searxngProvider(Config(config), lifetime)
 }
 
-async function failure(promise: Promise<unknown>): Promise<WebError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  )
+/** What the search rejected with: a WebError carrying `code`. */
+async function rejection(promise: Promise<unknown>, code: string): Promise<WebError> {
+  const error: unknown = await promise.then(() => 'resolved', (reason: unknown) => reason)
   expect(error).toBeInstanceOf(WebError)
+  expect((error as WebError).code).toBe(code)
   return error as WebError
 }
 
@@ -108,18 +107,10 @@ describe('mapping the answer', () => {
     )
   })
 
-  it('JSON that is not a search response is WEB_PROVIDER_ERROR', () => {
+  it('JSON that is not a search response is WEB_PROVIDER_ERROR', async () => {
     for (const body of [null, [], { results: 'no' }, { answers: [] }]) {
-      const error = (() => {
-        try {
-          mapResponse(body)
-        } catch (caught) {
-          return caught
-        }
-      })()
-      expect(error).toBeInstanceOf(WebError)
-      expect((error as WebError).code).toBe('WEB_PROVIDER_ERROR')
-      expect((error as WebError).message).toMatch(/^SearXNG returned JSON that is not a search response: /)
+      const error = await rejection(Promise.resolve(body).then(mapResponse), 'WEB_PROVIDER_ERROR')
+      expect(error.message).toMatch(/^SearXNG returned JSON that is not a search response: /)
     }
   })
 })
@@ -128,52 +119,46 @@ describe('failures are coded', () => {
   it('an HTTP error status is WEB_PROVIDER_ERROR with the status', async () => {
     const fake = await instance()
     fake.reply = json(502, { error: 'bad gateway' })
-    const error = await failure(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }))
-    expect(error.code).toBe('WEB_PROVIDER_ERROR')
+    const error = await rejection(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')
     expect(error.message).toBe('SearXNG answered HTTP 502 (Bad Gateway)')
   })
 
   it('an instance without the json format (403) says where to enable it', async () => {
     const fake = await instance({ formats: ['html'] })
-    const error = await failure(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }))
-    expect(error.code).toBe('WEB_PROVIDER_ERROR')
+    const error = await rejection(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')
     expect(error.message).toBe('SearXNG answered HTTP 403 (Forbidden): the instance does not serve format=json; add json to search.formats in its settings.yml')
   })
 
   it('a rate limit (429) names the limiter', async () => {
     const fake = await instance()
     fake.reply = (_request, response) => response.writeHead(429).end()
-    expect((await failure(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }))).message).toMatch(/HTTP 429 .*limiter/)
+    expect((await rejection(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')).message).toMatch(/HTTP 429 .*limiter/)
   })
 
   it('a body that is not JSON is WEB_PROVIDER_ERROR', async () => {
     const fake = await instance()
     fake.reply = (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html>search page</html>')
-    const error = await failure(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }))
-    expect(error.code).toBe('WEB_PROVIDER_ERROR')
+    const error = await rejection(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')
     expect(error.message).toBe('SearXNG returned a body that is not JSON (content-type text/html)')
   })
 
   it('a body over maxResponseBytes is WEB_PROVIDER_ERROR', async () => {
     const fake = await instance()
     fake.reply = json(200, { results: [{ url: 'https://a.test/', content: 'x'.repeat(5000) }] })
-    const error = await failure(provider({ baseUrl: fake.baseUrl, maxResponseBytes: 1000 }).search({ query: 'x' }))
-    expect(error.code).toBe('WEB_PROVIDER_ERROR')
+    const error = await rejection(provider({ baseUrl: fake.baseUrl, maxResponseBytes: 1000 }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')
     expect(error.message).toBe('SearXNG returned more than 1000 bytes (maxResponseBytes)')
   })
 
   it('an instance that does not answer in timeoutMs is WEB_SEARCH_TIMEOUT', async () => {
     const fake = await instance()
     fake.reply = hang
-    const error = await failure(provider({ baseUrl: fake.baseUrl, timeoutMs: 200 }).search({ query: 'x' }))
-    expect(error.code).toBe('WEB_SEARCH_TIMEOUT')
+    const error = await rejection(provider({ baseUrl: fake.baseUrl, timeoutMs: 200 }).search({ query: 'x' }), 'WEB_SEARCH_TIMEOUT')
     expect(error.message).toBe('SearXNG did not answer within 200 ms (timeoutMs)')
   })
 
   it('a refused connection is WEB_PROVIDER_ERROR naming the instance and the socket error', async () => {
     const baseUrl = `http://127.0.0.1:${await closedPort()}`
-    const error = await failure(provider({ baseUrl }).search({ query: 'x' }))
-    expect(error.code).toBe('WEB_PROVIDER_ERROR')
+    const error = await rejection(provider({ baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')
     expect(error.message).toMatch(new RegExp(`^cannot reach SearXNG at ${baseUrl}: connect ECONNREFUSED`))
   })
 
@@ -181,13 +166,13 @@ describe('failures are coded', () => {
     const fake = await instance()
     fake.reply = hang
     const search = provider({ baseUrl: fake.baseUrl })
-    expect((await failure(search.search({ query: 'x' }, AbortSignal.abort()))).code).toBe('WEB_ABORTED')
+    await rejection(search.search({ query: 'x' }, AbortSignal.abort()), 'WEB_ABORTED')
     expect(fake.received).toHaveLength(0)
     const controller = new AbortController()
     const pending = search.search({ query: 'x' }, controller.signal)
     await until(() => fake.received.length === 1)
     controller.abort()
-    expect((await failure(pending)).code).toBe('WEB_ABORTED')
+    await rejection(pending, 'WEB_ABORTED')
   })
 
   it('unloading the plugin (its lifetime signal) ends a search in flight', async () => {
@@ -197,8 +182,7 @@ describe('failures are coded', () => {
     const pending = provider({ baseUrl: fake.baseUrl }, lifetime.signal).search({ query: 'x' })
     await until(() => fake.received.length === 1)
     lifetime.abort()
-    const error = await failure(pending)
-    expect(error.code).toBe('WEB_ABORTED')
+    const error = await rejection(pending, 'WEB_ABORTED')
     expect(error.message).toBe('SearXNG search aborted: the provider was unloaded')
   })
 })
