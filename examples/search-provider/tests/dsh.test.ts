@@ -44,13 +44,6 @@ describe('dsh with the SearXNG overlay', () => {
     expect(fake.received.map((request) => `${request.url.pathname}${request.url.search}`)).toEqual(['/search?q=cordis&format=json'])
   })
 
-  it('the text is what the model sees', async () => {
-    const fake = await instance()
-    const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', ...(await withInstance({ baseUrl: fake.baseUrl }))])
-    expect(run.code, run.stderr).toBe(0)
-    expect(run.stdout).toContain('Sources:\n- [Cordis](https://cordis.io/) — Meta-framework for modern JavaScript applications.\n')
-  })
-
   it('dsh status: a row for searxng from its probe; deepseek is not selected', async () => {
     const fake = await instance()
     const run = await dsh(['status', '--json', ...(await withInstance({ baseUrl: fake.baseUrl }))])
