@@ -1,11 +1,21 @@
+import { benchFs } from './fs.ts'
 import { benchLsp } from './lsp.ts'
 import { benchLspPositions } from './lsp-positions.ts'
+import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
 import { benchSkill } from './skill.ts'
 import { benchWeb } from './web.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
-const benches: Record<string, () => Promise<string[]>> = { lsp: benchLsp, 'lsp-positions': benchLspPositions, web: benchWeb, skill: benchSkill, serve: benchServe }
+const benches: Record<string, () => Promise<string[]>> = {
+  lsp: benchLsp,
+  'lsp-positions': benchLspPositions,
+  web: benchWeb,
+  mcp: benchMcp,
+  skill: benchSkill,
+  serve: benchServe,
+  fs: benchFs,
+}
 const selected = process.argv.slice(2)
 for (const name of selected.length ? selected : Object.keys(benches)) {
   const bench = benches[name]

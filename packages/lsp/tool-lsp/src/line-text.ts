@@ -8,6 +8,8 @@ export interface LineTextLimits {
   /** 0 turns line text off. */
   readonly lineTextChars: number
   readonly maxLineFileBytes: number
+  /** Bytes all line-text reads of one call may take together; files past it get no line text. */
+  readonly lineTextBudgetBytes: number
 }
 
 /** The lines one file must yield, and which locations want each. */
@@ -21,7 +23,8 @@ interface FileWants {
  * there is none). Only `file:` locations that `ctx.fs` proves to lie inside the session workspace
  * (symlinks resolved) are read, each file once and only up to its last wanted line. Line text is
  * a convenience: a file that is missing, unreadable or binary, or whose wanted lines lie past
- * `maxLineFileBytes`, is skipped silently.
+ * `maxLineFileBytes`, is skipped silently, and once the call has read `lineTextBudgetBytes` the
+ * remaining files are skipped too (100 locations in 100 large files must not mean 200 MB of reads).
  * Cancellation is not a read failure: it propagates.
  */
 export async function readLineTexts(
@@ -36,8 +39,11 @@ export async function readLineTexts(
   const workspace = await attempt(() => fs.workspace(workspaceDir, signal), signal)
   if (!workspace) return texts
 
+  const meter = { bytes: 0 }
   for (const [path, wants] of await groupByContainedFile(fs, workspace, locations, signal)) {
-    const read = () => readSourceLines(fs, path, wants.lines, displayLine(limits.lineTextChars), limits.maxLineFileBytes, signal)
+    const left = limits.lineTextBudgetBytes - meter.bytes
+    if (left <= 0) break
+    const read = () => readSourceLines(fs, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
     const source = await attempt(read, signal)
     if (!source) continue
     // A blank line has nothing to show.

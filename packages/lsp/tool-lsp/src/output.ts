@@ -1,7 +1,6 @@
 import { z } from 'zod'
+import { StrictRange as Range } from './range-schema.ts'
 
-const Position = z.strictObject({ line: z.number().int().nonnegative(), character: z.number().int().nonnegative() })
-const Range = z.strictObject({ start: Position, end: Position })
 
 const Location = z.strictObject({
   /** The server's URI, verbatim. */

@@ -21,11 +21,14 @@ export async function readSourceLines(
   makeBuffer: () => LineBuffer,
   maxBytes: number,
   signal: AbortSignal,
+  /** Counts every byte read, also by a read that then fails (a per-call budget spans several files). */
+  meter: { bytes: number } = { bytes: 0 },
 ): Promise<SourceLines> {
   const collector = new LineCollector(wanted, makeBuffer)
   let bytes = 0
   for await (const chunk of fs.streamText(path, signal)) {
     bytes += chunk.bytes
+    meter.bytes += chunk.bytes
     if (bytes > maxBytes) throw new FsError(`"${path}" has more than ${maxBytes} bytes before line ${Math.max(...wanted) + 1}`, 'FS_TOO_LARGE')
     collector.push(chunk.text)
     if (collector.done) return { lines: collector.finish(), lineCount: undefined }

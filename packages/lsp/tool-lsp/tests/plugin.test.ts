@@ -29,6 +29,7 @@ describe('config', () => {
       timeoutMs: 60_000,
       lineTextChars: 200,
       maxLineFileBytes: 2_000_000,
+      lineTextBudgetBytes: 8_000_000,
       symbolSearchLines: 3,
     })
     expect(toolLsp.Config({ timeoutMs: 5000 }).timeoutMs).toBe(5000)

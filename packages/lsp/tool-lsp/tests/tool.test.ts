@@ -221,6 +221,19 @@ describe('locations', () => {
     expect(textOf(result)).toBe('big.ts:1:7\nbin.ts:1:1\nlong.ts:1:10  const aVery\u2026')
   })
 
+  it('stops reading line text once the call has read lineTextBudgetBytes, across files', async () => {
+    const h = await start({ lineTextBudgetBytes: 150_000 })
+    // Each file's wanted line lies 100 kB in: the first read fits the budget, the second would not.
+    for (const name of ['one.ts', 'two.ts', 'three.ts']) await writeFile(join(h.dir, name), `${'// filler\n'.repeat(10_000)}const ${name[0]} = 1\n`)
+    const items = ['one.ts', 'two.ts', 'three.ts'].map((name) => ({ uri: url(join(h.dir, name)), line: 10_000, character: 6 }))
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), items)))
+    const result = await h.call({ operation: 'findReferences', filePath: 'one.ts', line: 1, character: 1 })
+    expect(textOf(result)).toBe(['one.ts:10001:7  const o = 1', 'two.ts:10001:7', 'three.ts:10001:7'].join('\n'))
+    // The third file was never opened: the budget was spent on the first two.
+    expect(streamText).toHaveBeenCalledTimes(2)
+  })
+
   it('lineTextChars 0 turns line text and its reads off', async () => {
     const h = await start({ lineTextChars: 0 })
     await writeFile(join(h.dir, 'a.ts'), 'const a = 1\n')

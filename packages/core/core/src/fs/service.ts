@@ -1,9 +1,11 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs'
+import { constants } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { TextDecoder } from 'node:util'
 import { Context, Service } from 'cordis'
+import { z } from 'zod'
 import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
+import { fsIo, type FsIo } from './io.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -42,18 +44,28 @@ export interface ContainedText {
 const CHUNK_BYTES = 64 * 1024
 const BINARY_SNIFF_BYTES = 8 * 1024
 
+export const FsConfig = z.strictObject({
+  /**
+   * How system calls run: `sync` on the event loop (fastest on a local disk), `async` on libuv's
+   * threadpool (a slow or hung filesystem then cannot freeze the host). See io.ts.
+   */
+  io: z.enum(['sync', 'async']).default('sync'),
+})
+export type FsConfig = z.infer<typeof FsConfig>
+
 /**
  * `ctx.fs`: canonical paths, containment proofs and bounded text reads on the local disk.
  * Every path it returns has its symlinks resolved, so two aliases of one file compare equal.
- *
- * The calls are synchronous under async signatures: local metadata operations and bounded chunk
- * reads take microseconds, while each asynchronous call costs a libuv threadpool round trip
- * (hundreds of microseconds on a busy machine) and an LSP query makes about ten of them. Chunks
- * are still yielded one at a time, and the signal is checked between them.
+ * Chunks are yielded one at a time, and the signal is checked between them.
  */
 export class FileSystem extends Service {
-  constructor(ctx: Context) {
+  static Config = (config: unknown) => FsConfig.parse(config ?? {})
+
+  private readonly io: FsIo
+
+  constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
+    this.io = fsIo(config.io)
   }
 
   /**
@@ -67,7 +79,7 @@ export class FileSystem extends Service {
     let probe = absolute
     for (;;) {
       try {
-        const real = realpathSync.native(probe)
+        const real = await this.io.realpath(probe)
         return missing.length ? join(real, ...missing.reverse()) : real
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
@@ -83,7 +95,7 @@ export class FileSystem extends Service {
   async stat(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
     throwIfFsAborted(signal, `stat of "${path}"`)
     try {
-      const info = statSync(path)
+      const info = await this.io.stat(path)
       return { type: info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other', size: info.size, mtimeMs: info.mtimeMs }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
@@ -101,22 +113,22 @@ export class FileSystem extends Service {
     throwIfFsAborted(signal, `listing "${dir}"`)
     let dirents
     try {
-      dirents = readdirSync(dir, { withFileTypes: true })
+      dirents = await this.io.readdir(dir)
     } catch (error) {
       throw fsErrorFrom(error, `"${dir}"`)
     }
-    const entries = dirents.map((dirent): DirEntry => {
+    const entries = await Promise.all(dirents.map(async (dirent): Promise<DirEntry> => {
       const path = join(dir, dirent.name)
       if (!dirent.isSymbolicLink()) return { name: dirent.name, path, type: dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other', symlink: false }
       try {
-        const target = statSync(path)
+        const target = await this.io.stat(path)
         return { name: dirent.name, path, type: target.isFile() ? 'file' : target.isDirectory() ? 'directory' : 'other', symlink: true }
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { name: dirent.name, path, type: 'missing', symlink: true }
         throw fsErrorFrom(error, `"${path}"`)
       }
-    })
+    }))
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
@@ -158,12 +170,12 @@ export class FileSystem extends Service {
     // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it.
     let fd: number
     try {
-      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+      fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
     } catch (error) {
       throw fsErrorFrom(error, `"${path}"`)
     }
     try {
-      if (!fstatSync(fd).isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      if (!(await this.io.fstat(fd)).isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
       const decoder = new TextDecoder('utf-8', { fatal: true })
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
       let sniffed = 0
@@ -171,7 +183,7 @@ export class FileSystem extends Service {
         throwIfFsAborted(signal, `reading "${path}"`)
         let bytesRead: number
         try {
-          bytesRead = readSync(fd, buffer, 0, CHUNK_BYTES, null)
+          bytesRead = await this.io.read(fd, buffer, CHUNK_BYTES)
         } catch (error) {
           throw fsErrorFrom(error, `"${path}"`)
         }
@@ -187,7 +199,7 @@ export class FileSystem extends Service {
       if (tail) yield { text: tail, bytes: 0 }
     } finally {
       try {
-        closeSync(fd)
+        await this.io.close(fd)
       } catch {
         // Nothing useful to do about a failed close of a read-only descriptor.
       }

@@ -40,6 +40,11 @@ export interface Capability {
    * nothing. A failure shows as one `unavailable` row under the capability's own id.
    */
   probeRows?(context: ProbeContext): Promise<readonly CapabilityRow[]>
+  /**
+   * The tools this capability serves, when that is not every tool of its surface (one MCP server
+   * of several). Default: every tool whose `surface` is the capability's surface.
+   */
+  tools?(): readonly string[]
 }
 
 /** One row of a capability that reports several (`probeRows`). */
@@ -120,7 +125,7 @@ export class ReadinessService extends Service {
             surface: capability.surface,
             id,
             configured: capability.configured,
-            tools: toolsOf.get(capability.surface) ?? [],
+            tools: capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? []),
             state: status.state,
             detail: status.detail,
           })

@@ -17,6 +17,11 @@ export interface SpawnSpec {
   readonly stderrTailBytes?: number
   /** SIGTERM → SIGKILL grace for the whole process group (default: the service's `graceMs`). */
   readonly graceMs?: number
+  /**
+   * Cancels the spawn: aborting it terminates the process group (as `terminate()` does). Already
+   * aborted, nothing is started and `exited` reports `SUBPROCESS_ABORTED`.
+   */
+  readonly signal?: AbortSignal
 }
 
 export interface Exit {
@@ -55,6 +60,14 @@ export class ChildHandle {
     this.graceMs = spec.graceMs
     this.killWaitMs = spec.killWaitMs ?? DEFAULT_KILL_WAIT_MS
     const [file, ...args] = spec.argv
+    if (spec.signal?.aborted) {
+      this.pid = -1
+      this.stdin = null
+      this.stdout = null
+      this.exit = { code: null, signal: null, error: new SubprocessError(`${file} was not started: the spawn was cancelled`, 'SUBPROCESS_ABORTED', { cause: spec.signal.reason }) }
+      this.exited = Promise.resolve(this.exit)
+      return
+    }
     let child: ChildProcess
     try {
       child = spawn(file, args, {
@@ -94,6 +107,12 @@ export class ChildHandle {
         void drained.then(() => resolve((this.exit = { code, signal })))
       })
     })
+    const { signal } = spec
+    if (signal && this.pid > 0) {
+      const cancel = () => void this.terminate()
+      signal.addEventListener('abort', cancel, { once: true })
+      void this.exited.then(() => signal.removeEventListener('abort', cancel))
+    }
   }
 
   get running(): boolean {
