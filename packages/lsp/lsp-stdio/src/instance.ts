@@ -58,7 +58,7 @@ export class ServerInstance {
   constructor(private readonly options: InstanceOptions) {
     const { config, workspace } = options
     this.workspace = workspace
-    this.progress = new ProgressTracker(config.indexingTimeoutMs)
+    this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
     const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, value ?? undefined]))
     this.child = options.subprocess.spawn({
       argv: [options.executable, ...config.args],
@@ -69,7 +69,7 @@ export class ServerInstance {
       stderrTailBytes: config.maxStderrBytes,
       graceMs: config.killGraceMs,
     })
-    this.connection = new LspConnection(this.child, options.serverId, {
+    this.connection = new LspConnection(this.child, options.serverId, config, {
       onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration: config.configuration, progress: this.progress }),
       onProgress: (token, value) => {
         const wasBusy = this.progress.busy
@@ -100,6 +100,11 @@ export class ServerInstance {
 
   get indexingTitle(): string | undefined {
     return this.progress.title
+  }
+
+  /** The last progress token treated as ended because it outlived `progressTimeoutMs`. */
+  get expiredProgress(): { readonly title: string; readonly lifetimeMs: number } | undefined {
+    return this.progress.expired
   }
 
   /** True when `error` is this instance's transport failure (the provider replays such a query once). */
@@ -216,8 +221,7 @@ export class ServerInstance {
     } catch (error) {
       if (!budget.signal.aborted) throw error
       cancellation.cancel()
-      const settled = await Promise.race([pending.then(() => true, () => true), new Promise<boolean>((resolve) => setTimeout(resolve, config.killGraceMs, false).unref())])
-      if (!settled) await this.dispose()
+      if (!(await settlesWithin(pending, config.killGraceMs))) await this.dispose()
       if (budget.expired) throw new LspError(`${serverId}: ${method} got no answer within ${config.requestTimeoutMs} ms`, 'LSP_TIMEOUT')
       throw abortError(signal, queryAborted)
     } finally {
@@ -281,4 +285,16 @@ export class ServerInstance {
     await this.child.terminate()
     this.connection.fail(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
   }
+}
+
+/** True when `work` settles (either way) within `ms`. The timer goes as soon as the work settles. */
+function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms, false)
+    const settled = () => {
+      clearTimeout(timer)
+      resolve(true)
+    }
+    work.then(settled, settled)
+  })
 }

@@ -2,7 +2,7 @@
 // requests we send, how answers and server faults come back (coded), cancellation and timeouts,
 // and transparent replacement of a server whose transport failed (reference lsp.md §3.5–§3.9,
 // checklist 63–81, 103–146 where they apply to our vscode-jsonrpc based design).
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeEvents, fakeMessages, fakeServerPath, waitForFakeLog, type FakeLspConfig } from './fixtures/fake-config.ts'
 import { cleanupRigs, closingServerPath, fileUrl, isAlive, makeRig, range, rejection, waitFor } from './fixtures/rig.ts'
 
@@ -342,6 +342,29 @@ describe('cancellation and deadlines', () => {
     expect(isAlive(rig.pids()[0]!)).toBe(true)
   })
 
+  it('an aborted request the server settles in time leaves no kill-grace timer running', async () => {
+    const killGraceMs = 987_654 // distinctive, to find this timer among all others
+    const rig = await makeRig({ fake: { hang: ['textDocument/definition'], answerCancel: true }, server: { killGraceMs } })
+    await rig.query('hover')
+    const setTimer = vi.spyOn(globalThis, 'setTimeout')
+    const clearTimer = vi.spyOn(globalThis, 'clearTimeout')
+    try {
+      const controller = new AbortController()
+      const pending = rig.query('goToDefinition', {}, controller.signal)
+      await waitForFakeLog(rig.log, (e) => fakeMessages(e, 'in', 'textDocument/definition').length > 0)
+      controller.abort(new Error('caller cancelled'))
+      await rejection(pending)
+      const graceTimers = setTimer.mock.calls.flatMap((call, index) => (call[1] === killGraceMs ? [setTimer.mock.results[index]?.value] : []))
+      expect(graceTimers).toHaveLength(1)
+      const cleared = new Set(clearTimer.mock.calls.map((call) => call[0]))
+      expect(graceTimers.filter((timer) => !cleared.has(timer))).toEqual([])
+      expect(isAlive(rig.pids()[0]!)).toBe(true)
+    } finally {
+      setTimer.mockRestore()
+      clearTimer.mockRestore()
+    }
+  })
+
   it('a server that ignores the cancel is replaced after killGraceMs; the next query gets a fresh one (110)', async () => {
     const rig = await makeRig({ fake: { hang: ['textDocument/definition'] } })
     const controller = new AbortController()
@@ -430,6 +453,14 @@ describe('transport failures are coded and replayed once', () => {
     expect(error.message).not.toContain('a'.repeat(100))
   })
 
+  it('shows the whole kept stderr tail: maxStderrBytes is what is kept and what is shown', async () => {
+    const stderr = `${'b'.repeat(3999)}|LAST-WORDS`
+    const rig = await makeRig({ fake: { crashOnOpen: true, stderrBeforeExit: stderr }, server: { maxStderrBytes: 5_000 } })
+    const error = await rejection(rig.query('goToDefinition'))
+    expect(error.code).toBe('LSP_SERVER_EXITED')
+    expect(error.message).toContain(stderr)
+  })
+
   it('a server that exits after each reply: the next query succeeds on a fresh process (146)', async () => {
     const rig = await makeRig({ fake: { exitAfterReply: true, results: { 'textDocument/hover': { contents: 'bye' } } } })
     expect(await rig.query('hover')).toEqual({ kind: 'hover', hover: { contents: 'bye' }, complete: true })
@@ -477,15 +508,6 @@ describe('transport failures are coded and replayed once', () => {
     const rig = await makeRig({ sequence: [{ garbage: 'invalidJson' }, { results: { 'textDocument/definition': [loc('/w/ok.ts')] } }] })
     expect(await rig.query('goToDefinition')).toMatchObject({ locations: [loc('/w/ok.ts')] })
     expect(rig.pids()).toHaveLength(2)
-  })
-
-  it('a stray unframed line before the initialize reply is a coded LSP_PROTOCOL_ERROR; the next query works on a fresh server (37)', async () => {
-    const rig = await makeRig({ sequence: [{ garbage: 'strayLineBeforeInitializeReply' }, { garbage: 'strayLineBeforeInitializeReply' }, {}] })
-    const error = await rejection(rig.query('goToDefinition'))
-    expect(error.code).toBe('LSP_PROTOCOL_ERROR')
-    expect(rig.pids().filter(isAlive)).toEqual([])
-    expect(await rig.query('goToDefinition')).toMatchObject({ kind: 'locations', locations: [] })
-    expect(rig.pids()).toHaveLength(3)
   })
 
   it('a server that exits right after initialize: LSP_SERVER_EXITED after one replay', async () => {
