@@ -14,8 +14,9 @@ const EMPTY = Buffer.alloc(0)
  * header terminator (endless noise) before anything can refuse it. The guard reads each header
  * block (bounded), refuses a `Content-Length` over `maxMessageBytes` before any of the body is
  * read, drops stray lines that are not `name: value` headers (a start-up banner), and passes the
- * body bytes through uncopied, counting them only to know where the next header starts. Buffering
- * the body, decoding and JSON stay with vscode-jsonrpc, which sees clean frames.
+ * body bytes through uncopied, counting them only to know where the next header starts (a chunk of
+ * well-formed frames goes out as one slice). Buffering the body, decoding and JSON stay with
+ * vscode-jsonrpc, which sees clean frames.
  *
  * A violation destroys the guard with a coded `LspError` (the reader reports it as its error).
  */
@@ -43,29 +44,35 @@ export class FrameGuard extends Transform {
 
   private pass(chunk: Buffer): void {
     let offset = 0
+    // Bytes from here on go out as they came: bodies, and headers already in canonical form.
+    let forwardFrom = 0
     while (offset < chunk.length) {
       if (this.bodyLeft > 0) {
         const taken = Math.min(this.bodyLeft, chunk.length - offset)
-        this.push(chunk.subarray(offset, offset + taken))
         this.bodyLeft -= taken
         offset += taken
         continue
       }
+      const headerStart = offset
       const carried = this.header.length
       const block = carried ? Buffer.concat([this.header, chunk.subarray(offset)]) : chunk.subarray(offset)
       const end = block.indexOf(TERMINATOR, Math.max(0, carried - TERMINATOR.length + 1))
       if (end < 0) {
         if (block.length > MAX_HEADER_BYTES) throw this.violation(`wrote ${block.length} bytes without a header terminator`)
-        // A copy: only this tail of a possibly large chunk is needed.
-        this.header = Buffer.from(block)
+        // Kept as a copy when it is a slice: only this tail of a possibly large chunk is needed.
+        this.header = carried ? block : Buffer.from(block)
+        this.forward(chunk, forwardFrom, headerStart)
         return
       }
       if (end > MAX_HEADER_BYTES) throw this.violation(`wrote a header block of ${end} bytes (at most ${MAX_HEADER_BYTES})`)
       offset += end + TERMINATOR.length - carried
       this.header = EMPTY
-      const header = parseHeader(block.subarray(0, end).toString('latin1'))
+      const text = block.subarray(0, end).toString('latin1')
+      const header = parseHeader(text)
       switch (header.kind) {
         case 'noise':
+          this.forward(chunk, forwardFrom, headerStart)
+          forwardFrom = offset
           continue
         case 'invalid':
           throw this.violation(header.reason)
@@ -80,11 +87,21 @@ export class FrameGuard extends Transform {
           'LSP_MESSAGE_TOO_LARGE',
         )
       }
-      // Always a header of our own: vscode-jsonrpc would refuse a banner line, and reads
-      // duplicate or padded headers differently from us.
-      this.push(Buffer.from(`Content-Length: ${header.length}\r\n\r\n`, 'ascii'))
+      // vscode-jsonrpc would refuse a banner line and reads duplicate or padded headers differently
+      // from us: unless the header is exactly the canonical one, it gets a header of our making.
+      const canonical = `Content-Length: ${header.length}`
+      if (carried || text !== canonical) {
+        this.forward(chunk, forwardFrom, headerStart)
+        this.push(Buffer.from(`${canonical}\r\n\r\n`, 'latin1'))
+        forwardFrom = offset
+      }
       this.bodyLeft = header.length
     }
+    this.forward(chunk, forwardFrom, offset)
+  }
+
+  private forward(chunk: Buffer, from: number, to: number): void {
+    if (to > from) this.push(chunk.subarray(from, to))
   }
 
   private violation(what: string): LspError {

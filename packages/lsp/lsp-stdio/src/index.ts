@@ -16,8 +16,11 @@ export const inject = { required: ['lsp', 'fs', 'subprocess'], optional: ['readi
 
 export const Config = (config: unknown) => LspStdioConfig.parse(config)
 
-/** What the plugin does with a server whose executable cannot be used: keep the row, unavailable. */
-const MISSING_EXECUTABLE = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE'])
+/** Lookup failures that mean the server is not installed: the row stays, unavailable. Any other is a malformed command. */
+const NOT_INSTALLED: ReadonlySet<string> = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE'])
+
+/** An executable's absolute path, or why it is not installed. */
+type Lookup = string | { readonly missing: string }
 
 /**
  * Registers one provider per configured server. Activation is transactional: every executable is
@@ -31,11 +34,11 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   const cancelSetup = ctx.effect(() => () => setup.abort(new Error('lsp-stdio setup disposed')))
   const entries = Object.entries(config.servers)
   const lookups = await Promise.allSettled(
-    entries.map(async ([id, server]): Promise<string | { readonly missing: string }> => {
+    entries.map(async ([id, server]): Promise<Lookup> => {
       try {
         return await ctx.subprocess.resolveExecutable(server.command, { env: explicitEnv(server), signal: setup.signal })
       } catch (error) {
-        if (!setup.signal.aborted && error instanceof HarnessError && MISSING_EXECUTABLE.has(error.code)) return { missing: error.message }
+        if (!setup.signal.aborted && error instanceof HarnessError && NOT_INSTALLED.has(error.code)) return { missing: error.message }
         const failure = setup.signal.aborted ? error : new Error(`servers.${id}.command: ${errorMessage(error)}`, { cause: error })
         setup.abort(failure)
         throw failure
@@ -46,7 +49,7 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   cancelSetup()
 
   const providers = entries.map(([id, server], index) => {
-    const executable = (lookups[index] as PromiseFulfilledResult<string | { readonly missing: string }>).value
+    const executable = (lookups[index] as PromiseFulfilledResult<Lookup>).value
     if (typeof executable !== 'string') return new UnavailableLspProvider(id, server.extensionToLanguage, executable.missing)
     return new StdioLspProvider({
       id,
