@@ -27,8 +27,9 @@ const CLOSE_GRACE_MS = 1000
 /**
  * JSON-RPC over a server's stdio (vscode-jsonrpc does the framing, behind a FrameGuard that bounds
  * what it may buffer). The connection records one fatal cause — the process exited, a pipe broke,
- * the server wrote something that is not LSP or a message over `maxMessageBytes` — and every pending and later request rejects with that very error object, so callers can tell a
- * transport failure (`isFatal`) from a server's error answer.
+ * the server wrote something that is not LSP or a message over `maxMessageBytes` — and every
+ * pending and later request rejects with that very error object, so callers can tell a transport
+ * failure (`isFatal`) from a server's error answer.
  */
 export class LspConnection {
   private fatal: LspError | undefined
