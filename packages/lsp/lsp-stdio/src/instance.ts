@@ -127,8 +127,13 @@ export class ServerInstance {
 
   /** Graceful `shutdown`/`exit` within `shutdownTimeoutMs`, then the process group is ended for sure. Shared by all callers. */
   dispose(): Promise<void> {
+    return this.end(true)
+  }
+
+  /** Like `dispose()`, but `graceful: false` skips the polite phase for a server known not to listen. */
+  private end(graceful: boolean): Promise<void> {
     this.disposed = true
-    this.teardown ??= this.stop()
+    this.teardown ??= this.stop(graceful)
     return this.teardown
   }
 
@@ -207,8 +212,9 @@ export class ServerInstance {
 
   /**
    * Sends a request under the request deadline. On abort it sends `$/cancelRequest` and gives the
-   * server `killGraceMs` to settle; a server that does not is replaced, so a runaway request can
-   * never overlap the next query.
+   * server `killGraceMs` to settle; a server that does not is ended at once (it has shown it is not
+   * listening, so a polite `shutdown` would only make the caller wait `shutdownTimeoutMs` more), so
+   * a runaway request can never overlap the next query.
    */
   private async send(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
     const { config, serverId } = this.options
@@ -221,7 +227,7 @@ export class ServerInstance {
     } catch (error) {
       if (!budget.signal.aborted) throw error
       cancellation.cancel()
-      if (!(await settlesWithin(pending, config.killGraceMs))) await this.dispose()
+      if (!(await settlesWithin(pending, config.killGraceMs))) await this.end(false)
       if (budget.expired) throw new LspError(`${serverId}: ${method} got no answer within ${config.requestTimeoutMs} ms`, 'LSP_TIMEOUT')
       throw abortError(signal, queryAborted)
     } finally {
@@ -266,9 +272,9 @@ export class ServerInstance {
     }
   }
 
-  private async stop(): Promise<void> {
+  private async stop(graceful: boolean): Promise<void> {
     const { config } = this.options
-    if (this.answered && !this.connection.failure && this.child.running) {
+    if (graceful && this.answered && !this.connection.failure && this.child.running) {
       const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
       const cancellation = new CancellationTokenSource()
       try {

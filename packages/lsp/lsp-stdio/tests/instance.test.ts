@@ -365,7 +365,7 @@ describe('cancellation and deadlines', () => {
     }
   })
 
-  it('a server that ignores the cancel is replaced after killGraceMs; the next query gets a fresh one (110)', async () => {
+  it('a server that ignores the cancel is ended after killGraceMs, without shutdown; the next query gets a fresh one (110)', async () => {
     const rig = await makeRig({ fake: { hang: ['textDocument/definition'] } })
     const controller = new AbortController()
     const pending = rig.query('goToDefinition', {}, controller.signal)
@@ -374,8 +374,9 @@ describe('cancellation and deadlines', () => {
     expect((await rejection(pending)).message).toBe('caller cancelled')
     const [first] = rig.pids()
     expect(fakeMessages(rig.entries(), 'in', '$/cancelRequest')).toHaveLength(1)
-    // the query settled only once the stuck server was gone
+    // the query settled only once the stuck server was gone, ended without a polite shutdown it would not hear
     expect(isAlive(first!)).toBe(false)
+    expect(fakeMessages(rig.entries(), 'in', 'shutdown')).toHaveLength(0)
     expect(await rig.query('hover')).toMatchObject({ hover: null })
     expect(rig.pids()).toHaveLength(2)
   })
