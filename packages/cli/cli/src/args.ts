@@ -10,6 +10,7 @@ export type Command =
   | { readonly kind: 'tools' }
   | { readonly kind: 'call'; readonly tool: string; readonly input: string | undefined }
   | { readonly kind: 'context'; readonly messages: readonly string[] }
+  | { readonly kind: 'serve' }
   | { readonly kind: 'help' }
 
 export interface Invocation {
@@ -28,6 +29,7 @@ export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--
   tools                       the model-visible tool catalog
   call <tool> [<json>|-]      one tool call exactly as the model would make it (- reads the JSON from stdin)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
+  serve                       an MCP server on stdio exposing the tools (and skills as prompts) until stdin closes
 exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
   70 internal error in a plugin, 74 the output could not be written, 130 interrupted`
 
@@ -137,6 +139,9 @@ function commandOf(name: string | undefined, rest: string[], messages: string[])
     case 'context':
       noArguments(name)
       return { kind: 'context', messages }
+    case 'serve':
+      noArguments(name)
+      return { kind: 'serve' }
     case 'help':
       return { kind: 'help' }
     case undefined:

@@ -4,6 +4,7 @@ import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
 import { resultText, statusText, toolsText } from './render.ts'
+import { serve } from './serve.ts'
 
 export interface Io {
   readonly stdout: NodeJS.WritableStream
@@ -51,7 +52,7 @@ export async function run(argv: readonly string[]): Promise<void> {
   finished = true
   process.off('SIGINT', onSignal)
   process.off('SIGTERM', onSignal)
-  process.exitCode = controller.signal.aborted ? ExitCode.INTERRUPTED : code
+  process.exitCode = code
   // Everything we started is stopped; a stray handle in a third-party plugin must not keep us alive.
   setTimeout(() => process.exit(), 1000).unref()
 }
@@ -98,12 +99,14 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
     // Stopped before the answer is written, so a reader that never drains cannot keep servers alive.
     await host.stop()
   }
+  // `serve` ends on a signal by design; any other command the signal cut short was interrupted.
+  if (signal.aborted && command.kind !== 'serve' && outcome.code === ExitCode.OK) return ExitCode.INTERRUPTED
   if (outcome.code === ExitCode.INTERRUPTED) return outcome.code
   if (outcome.failure !== undefined) {
     tellStderr(io.stderr, `dsh: ${outcome.failure}`)
     return outcome.code
   }
-  const written = await write(io, outcome.output)
+  const written = outcome.output ? await write(io, outcome.output) : ExitCode.OK
   return written === ExitCode.OK ? outcome.code : written
 }
 
@@ -163,6 +166,10 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
         }
       }
       return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
+    }
+    case 'serve': {
+      await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout })
+      return { code: ExitCode.OK, output: '' }
     }
     default:
       return assertNever(command, 'command')

@@ -47,10 +47,6 @@ export function deadline(upstream: AbortSignal | undefined, ms: number, code: st
   }
 }
 
-export function timeoutOf(signal: AbortSignal | undefined): TimeoutReason | undefined {
-  return signal?.aborted && signal.reason instanceof TimeoutReason ? signal.reason : undefined
-}
-
 /**
  * What to throw when a signal aborted without an Error reason: a message (a plain Error is made
  * from it and the reason), or a factory so a surface can throw its own coded error.

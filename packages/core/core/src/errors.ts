@@ -47,11 +47,6 @@ export function errorMessage(value: unknown): string {
   }
 }
 
-/** The code a caller should route on for any thrown value. */
-export function errorCode(value: unknown, fallback: string): string {
-  return isHarnessError(value) ? value.code : fallback
-}
-
 export function assertNever(value: never, what = 'value'): never {
   throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`)
 }

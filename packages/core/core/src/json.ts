@@ -13,42 +13,60 @@ export const DEFAULT_MAX_JSON_DEPTH = 512
  * so callers can attach their own code.
  */
 export function toJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): { ok: true; value: JsonValue } | { ok: false; problem: string } {
-  const seen = new Set<object>()
-  const visit = (node: unknown, path: string): JsonValue => {
+  // The objects being copied and the keys leading to the current node. The path is only spelled
+  // out when there is a problem: building it for every key made copying the hot path's main cost.
+  const ancestors: object[] = []
+  const keys: (string | number)[] = []
+  const fail = (what: string): never => {
+    const path = `$${keys.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('')}`
+    throw new JsonProblem(`${path.length > 80 ? `${path.slice(0, 80)}…` : path} ${what}`)
+  }
+  const visit = (node: unknown): JsonValue => {
     switch (typeof node) {
       case 'string':
       case 'boolean':
         return node
       case 'number':
-        if (!Number.isFinite(node)) throw new JsonProblem(`${path} is a non-finite number`)
-        return node
+        return Number.isFinite(node) ? node : fail('is a non-finite number')
       case 'object': {
         if (node === null) return null
-        if (seen.has(node)) throw new JsonProblem(`${path} is a cycle`)
-        if (seen.size >= maxDepth) throw new JsonProblem(`${path.slice(0, 80)}… nests deeper than ${maxDepth} levels`)
-        seen.add(node)
+        if (ancestors.includes(node)) return fail('is a cycle')
+        if (ancestors.length >= maxDepth) return fail(`nests deeper than ${maxDepth} levels`)
+        ancestors.push(node)
         try {
-          if (Array.isArray(node)) return node.map((item, index) => visit(item, `${path}[${index}]`))
-          const proto = Object.getPrototypeOf(node)
-          if (proto !== Object.prototype && proto !== null) {
-            throw new JsonProblem(`${path} is a ${proto?.constructor?.name ?? 'non-plain'} object, not plain JSON`)
+          if (Array.isArray(node)) {
+            const out: JsonValue[] = new Array(node.length)
+            for (let index = 0; index < node.length; index++) {
+              keys.push(index)
+              out[index] = visit(node[index])
+              keys.pop()
+            }
+            return out
           }
+          const proto = Object.getPrototypeOf(node)
+          if (proto !== Object.prototype && proto !== null) return fail(`is a ${proto?.constructor?.name ?? 'non-plain'} object, not plain JSON`)
           const out: Record<string, JsonValue> = {}
-          for (const [key, item] of Object.entries(node)) {
+          for (const key of Object.keys(node)) {
+            const item = (node as Record<string, unknown>)[key]
             if (item === undefined) continue
-            Object.defineProperty(out, key, { value: visit(item, `${path}.${key}`), enumerable: true, writable: true, configurable: true })
+            keys.push(key)
+            const copy = visit(item)
+            keys.pop()
+            // Assigning "__proto__" would set the copy's prototype; it must stay an ordinary key.
+            if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true })
+            else out[key] = copy
           }
           return out
         } finally {
-          seen.delete(node)
+          ancestors.pop()
         }
       }
       default:
-        throw new JsonProblem(`${path} is ${node === undefined ? 'undefined' : `a ${typeof node}`}`)
+        return fail(`is ${node === undefined ? 'undefined' : `a ${typeof node}`}`)
     }
   }
   try {
-    return { ok: true, value: visit(value, '$') }
+    return { ok: true, value: visit(value) }
   } catch (error) {
     if (error instanceof JsonProblem) return { ok: false, problem: error.message }
     throw error

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { CredentialService, SessionService, ToolRuntime, userEnvFile } from '../src/index.ts'
+import { CredentialService, describeSearch, SessionService, ToolRuntime, userEnvFile } from '../src/index.ts'
 import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
 
 const NAME = 'DSH_CORE_TEST_CREDENTIAL'
@@ -40,6 +40,37 @@ afterEach(async () => {
 
 const projectEnv = (text: string) => writeFile(join(project, '.env'), text)
 const userEnv = (text: string) => writeFile(join(home, '.env'), text)
+
+describe('lookup says why a credential was not found', () => {
+  it('names every place searched, and an unreadable .env is skipped with its reason instead of counting as absent', async () => {
+    await mkdir(join(project, '.env'))
+    await writeFile(join(home, '.env'), Buffer.from([0x41, 0x3d, 0xff, 0x0a]))
+    const lookup = await app.credentials.lookup(NAME, { cwd: project })
+    expect(lookup.credential).toBeUndefined()
+    expect(lookup.searched).toEqual([
+      { source: 'env', where: 'environment', outcome: 'absent' },
+      { source: 'project', where: join(project, '.env'), outcome: 'unreadable', reason: expect.stringContaining('EISDIR') },
+      { source: 'user', where: join(home, '.env'), outcome: 'unreadable', reason: 'not valid UTF-8' },
+    ])
+    expect(describeSearch(lookup.searched)).toBe(
+      `not in the environment; ${join(project, '.env')} cannot be read (${lookup.searched[1]!.reason}); ${join(home, '.env')} cannot be read (not valid UTF-8)`,
+    )
+  })
+
+  it('goes on to the next layer past an unreadable one', async () => {
+    await mkdir(join(project, '.env'))
+    await userEnv(`${NAME}=from-user\n`)
+    const lookup = await app.credentials.lookup(NAME, { cwd: project })
+    expect(lookup.credential).toEqual({ value: 'from-user', source: 'user' })
+    expect(lookup.searched.map((entry) => entry.outcome)).toEqual(['absent', 'unreadable', 'found'])
+  })
+
+  it('tells a missing file and an empty value apart from an absent name', async () => {
+    await userEnv(`${NAME}=\n`)
+    const lookup = await app.credentials.lookup(NAME, { cwd: project })
+    expect(lookup.searched.map((entry) => entry.outcome)).toEqual(['absent', 'no file', 'empty'])
+  })
+})
 
 describe('layers', () => {
   it('the process environment wins over the project .env, which wins over the user .env', async () => {

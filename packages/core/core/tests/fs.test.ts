@@ -7,313 +7,316 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { FileSystem, FsError, type Workspace } from '../src/index.ts'
 import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
 
-let app: Context
-let fs: FileSystem
+// Every behaviour holds for both ways of making the system calls (see src/fs/io.ts).
+describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
+  let app: Context
+  let fs: FileSystem
 
-beforeAll(async () => {
-  app = new Context()
-  app.plugin(FileSystem)
-  await app.start()
-  fs = app.fs
-})
-
-afterAll(async () => {
-  await app.stop()
-})
-
-afterEach(async () => {
-  await removeTempDirs()
-})
-
-/**
- * root/
- *   ws/            the workspace
- *     inside.txt
- *     sub/deep.txt
- *     link-inside -> ws/sub/deep.txt
- *     escape      -> root/outside/secret.txt   (a file symlink leaving the workspace)
- *     escape-dir  -> root/outside              (a directory symlink leaving the workspace)
- *   ws-sibling/x.txt                            (shares the workspace's name as a prefix)
- *   outside/secret.txt
- *   ws-link -> ws                               (the workspace through a symlink)
- */
-async function layout() {
-  const root = await tempDir()
-  const ws = join(root, 'ws')
-  const outside = join(root, 'outside')
-  await mkdir(join(ws, 'sub'), { recursive: true })
-  await mkdir(outside)
-  await mkdir(join(root, 'ws-sibling'))
-  await writeFile(join(ws, 'inside.txt'), 'inside\n')
-  await writeFile(join(ws, 'sub', 'deep.txt'), 'deep\n')
-  await writeFile(join(outside, 'secret.txt'), 'secret\n')
-  await writeFile(join(root, 'ws-sibling', 'x.txt'), 'x\n')
-  await symlink(join(ws, 'sub', 'deep.txt'), join(ws, 'link-inside'))
-  await symlink(join(outside, 'secret.txt'), join(ws, 'escape'))
-  await symlink(outside, join(ws, 'escape-dir'))
-  await symlink(ws, join(root, 'ws-link'))
-  return { root, ws, outside, workspace: await fs.workspace(join(root, 'ws-link')) }
-}
-
-async function fsCode(promise: Promise<unknown>): Promise<string> {
-  const error = await harnessRejection(promise)
-  expect(error).toBeInstanceOf(FsError)
-  return error.code
-}
-
-describe('workspace', () => {
-  it('canonicalises a workspace reached through a symlinked directory', async () => {
-    const { ws, workspace } = await layout()
-    expect(workspace.path).toBe(ws)
-    expect(workspace.url).toBe(pathToFileURL(ws).href)
+  beforeAll(async () => {
+    app = new Context()
+    app.plugin(FileSystem, { io: mode })
+    await app.start()
+    fs = app.fs
   })
 
-  it('canonicalises a relative spelling with dot segments', async () => {
-    const { root, ws } = await layout()
-    const workspace = await fs.workspace(join(root, 'ws', 'sub', '..', '.'))
-    expect(workspace.path).toBe(ws)
+  afterAll(async () => {
+    await app.stop()
   })
 
-  it('refuses a missing directory with FS_NOT_FOUND', async () => {
-    const { root } = await layout()
-    expect(await fsCode(fs.workspace(join(root, 'does-not-exist')))).toBe('FS_NOT_FOUND')
+  afterEach(async () => {
+    await removeTempDirs()
   })
 
-  it('refuses a file with FS_NOT_DIRECTORY', async () => {
-    const { ws } = await layout()
-    expect(await fsCode(fs.workspace(join(ws, 'inside.txt')))).toBe('FS_NOT_DIRECTORY')
-  })
-
-  it('refuses when the signal is already aborted', async () => {
-    const { ws } = await layout()
-    await expect(fs.workspace(ws, AbortSignal.abort(new Error('stop')))).rejects.toThrow('stop')
-  })
-})
-
-describe('contained', () => {
-  it('accepts relative and absolute paths inside the workspace', async () => {
-    const { ws, workspace } = await layout()
-    expect(await fs.contained(workspace, 'inside.txt')).toBe(join(ws, 'inside.txt'))
-    expect(await fs.contained(workspace, 'sub/deep.txt')).toBe(join(ws, 'sub', 'deep.txt'))
-    expect(await fs.contained(workspace, './sub/../inside.txt')).toBe(join(ws, 'inside.txt'))
-    expect(await fs.contained(workspace, join(ws, 'sub', 'deep.txt'))).toBe(join(ws, 'sub', 'deep.txt'))
-    expect(await fs.contained(workspace, '.')).toBe(ws)
-  })
-
-  it('accepts an absolute path spelled through the symlinked workspace and returns it canonical', async () => {
-    const { root, ws, workspace } = await layout()
-    expect(await fs.contained(workspace, join(root, 'ws-link', 'inside.txt'))).toBe(join(ws, 'inside.txt'))
-  })
-
-  it('accepts a symlink inside that points inside, returning its target', async () => {
-    const { ws, workspace } = await layout()
-    expect(await fs.contained(workspace, 'link-inside')).toBe(join(ws, 'sub', 'deep.txt'))
-  })
-
-  it('accepts a missing file inside (for files about to be created)', async () => {
-    const { ws, workspace } = await layout()
-    expect(await fs.contained(workspace, 'sub/new/file.txt')).toBe(join(ws, 'sub', 'new', 'file.txt'))
-  })
-
-  it.each([
-    ['a .. escape', '../outside/secret.txt'],
-    ['a .. escape to the parent itself', '..'],
-    ['a deep .. escape', 'sub/../../outside/secret.txt'],
-    ['a .. escape to a missing file', '../outside/missing.txt'],
-    ['a sibling whose name starts with the workspace name', '../ws-sibling/x.txt'],
-  ])('refuses %s with FS_OUTSIDE_WORKSPACE', async (_label, path) => {
-    const { workspace } = await layout()
-    expect(await fsCode(fs.contained(workspace, path))).toBe('FS_OUTSIDE_WORKSPACE')
-  })
-
-  it('refuses an absolute path outside with FS_OUTSIDE_WORKSPACE', async () => {
-    const { outside, workspace } = await layout()
-    expect(await fsCode(fs.contained(workspace, join(outside, 'secret.txt')))).toBe('FS_OUTSIDE_WORKSPACE')
-    expect(await fsCode(fs.contained(workspace, '/'))).toBe('FS_OUTSIDE_WORKSPACE')
-  })
-
-  it('refuses an in-workspace symlink that points outside with FS_OUTSIDE_WORKSPACE', async () => {
-    const { ws, workspace } = await layout()
-    expect(await fsCode(fs.contained(workspace, 'escape'))).toBe('FS_OUTSIDE_WORKSPACE')
-    expect(await fsCode(fs.contained(workspace, join(ws, 'escape')))).toBe('FS_OUTSIDE_WORKSPACE')
-  })
-
-  it('refuses a path through an in-workspace directory symlink that points outside', async () => {
-    const { workspace } = await layout()
-    expect(await fsCode(fs.contained(workspace, 'escape-dir/secret.txt'))).toBe('FS_OUTSIDE_WORKSPACE')
-    expect(await fsCode(fs.contained(workspace, 'escape-dir'))).toBe('FS_OUTSIDE_WORKSPACE')
-    // Also for a file that does not exist yet behind the escaping directory.
-    expect(await fsCode(fs.contained(workspace, 'escape-dir/not-yet.txt'))).toBe('FS_OUTSIDE_WORKSPACE')
-  })
-
-  it('readContainedText refuses an escaping symlink before reading anything', async () => {
-    const { workspace } = await layout()
-    expect(await fsCode(fs.readContainedText(workspace, 'escape', { maxBytes: 1000 }))).toBe('FS_OUTSIDE_WORKSPACE')
-    const read = await fs.readContainedText(workspace, 'link-inside', { maxBytes: 1000 })
-    expect(read).toEqual({ path: join(workspace.path, 'sub', 'deep.txt'), url: pathToFileURL(join(workspace.path, 'sub', 'deep.txt')).href, text: 'deep\n' })
-  })
-})
-
-describe('contains', () => {
-  it('is true for the directory itself and descendants only', () => {
-    expect(fs.contains('/a/b', '/a/b')).toBe(true)
-    expect(fs.contains('/a/b', '/a/b/c/d')).toBe(true)
-    expect(fs.contains('/a/b', '/a/b..c')).toBe(false)
-    expect(fs.contains('/a/b', '/a/bc')).toBe(false)
-    expect(fs.contains('/a/b', '/a')).toBe(false)
-    expect(fs.contains('/a/b', '/x/b')).toBe(false)
-  })
-
-  it('keeps a descendant whose name starts with two dots inside', () => {
-    expect(fs.contains('/a/b', '/a/b/..hidden')).toBe(true)
-  })
-})
-
-describe('resolve', () => {
-  it('returns the realpath of the nearest existing ancestor plus the missing tail', async () => {
-    const { root, ws } = await layout()
-    expect(await fs.resolve('nope/deeper/file.txt', { cwd: join(root, 'ws-link') })).toBe(join(ws, 'nope', 'deeper', 'file.txt'))
-    expect(await fs.resolve(join(root, 'ws-link', 'sub', 'missing.txt'))).toBe(join(ws, 'sub', 'missing.txt'))
-  })
-
-  it('resolves an existing symlink to its target', async () => {
-    const { ws, outside } = await layout()
-    expect(await fs.resolve('escape', { cwd: ws })).toBe(join(outside, 'secret.txt'))
-  })
-
-  it('treats a path below a regular file as missing below that file', async () => {
-    const { ws } = await layout()
-    expect(await fs.resolve('inside.txt/child', { cwd: ws })).toBe(join(ws, 'inside.txt', 'child'))
-  })
-
-  it('rejects when the signal is already aborted', async () => {
-    const { ws } = await layout()
-    await expect(fs.resolve('inside.txt', { cwd: ws, signal: AbortSignal.abort(new Error('halt')) })).rejects.toThrow('halt')
-  })
-})
-
-describe('stat', () => {
-  it('reports type and size, and undefined for a missing path', async () => {
-    const { ws } = await layout()
-    expect(await fs.stat(join(ws, 'inside.txt'))).toMatchObject({ type: 'file', size: 7 })
-    expect(await fs.stat(join(ws, 'sub'))).toMatchObject({ type: 'directory' })
-    expect(await fs.stat(join(ws, 'missing'))).toBeUndefined()
-  })
-})
-
-describe('readText', () => {
-  async function file(name: string, content: string | Buffer) {
-    const dir = await tempDir()
-    const path = join(dir, name)
-    await writeFile(path, content)
-    return path
+  /**
+   * root/
+   *   ws/            the workspace
+   *     inside.txt
+   *     sub/deep.txt
+   *     link-inside -> ws/sub/deep.txt
+   *     escape      -> root/outside/secret.txt   (a file symlink leaving the workspace)
+   *     escape-dir  -> root/outside              (a directory symlink leaving the workspace)
+   *   ws-sibling/x.txt                            (shares the workspace's name as a prefix)
+   *   outside/secret.txt
+   *   ws-link -> ws                               (the workspace through a symlink)
+   */
+  async function layout() {
+    const root = await tempDir()
+    const ws = join(root, 'ws')
+    const outside = join(root, 'outside')
+    await mkdir(join(ws, 'sub'), { recursive: true })
+    await mkdir(outside)
+    await mkdir(join(root, 'ws-sibling'))
+    await writeFile(join(ws, 'inside.txt'), 'inside\n')
+    await writeFile(join(ws, 'sub', 'deep.txt'), 'deep\n')
+    await writeFile(join(outside, 'secret.txt'), 'secret\n')
+    await writeFile(join(root, 'ws-sibling', 'x.txt'), 'x\n')
+    await symlink(join(ws, 'sub', 'deep.txt'), join(ws, 'link-inside'))
+    await symlink(join(outside, 'secret.txt'), join(ws, 'escape'))
+    await symlink(outside, join(ws, 'escape-dir'))
+    await symlink(ws, join(root, 'ws-link'))
+    return { root, ws, outside, workspace: await fs.workspace(join(root, 'ws-link')) }
   }
 
-  it('returns the exact text', async () => {
-    const text = 'line one\r\nligne deux — ünïcödé 😀\n\ttabbed\n'
-    expect(await fs.readText(await file('a.txt', text), { maxBytes: 1000 })).toBe(text)
+  async function fsCode(promise: Promise<unknown>): Promise<string> {
+    const error = await harnessRejection(promise)
+    expect(error).toBeInstanceOf(FsError)
+    return error.code
+  }
+
+  describe('workspace', () => {
+    it('canonicalises a workspace reached through a symlinked directory', async () => {
+      const { ws, workspace } = await layout()
+      expect(workspace.path).toBe(ws)
+      expect(workspace.url).toBe(pathToFileURL(ws).href)
+    })
+
+    it('canonicalises a relative spelling with dot segments', async () => {
+      const { root, ws } = await layout()
+      const workspace = await fs.workspace(join(root, 'ws', 'sub', '..', '.'))
+      expect(workspace.path).toBe(ws)
+    })
+
+    it('refuses a missing directory with FS_NOT_FOUND', async () => {
+      const { root } = await layout()
+      expect(await fsCode(fs.workspace(join(root, 'does-not-exist')))).toBe('FS_NOT_FOUND')
+    })
+
+    it('refuses a file with FS_NOT_DIRECTORY', async () => {
+      const { ws } = await layout()
+      expect(await fsCode(fs.workspace(join(ws, 'inside.txt')))).toBe('FS_NOT_DIRECTORY')
+    })
+
+    it('refuses when the signal is already aborted', async () => {
+      const { ws } = await layout()
+      await expect(fs.workspace(ws, AbortSignal.abort(new Error('stop')))).rejects.toThrow('stop')
+    })
   })
 
-  it('reads an empty file as the empty string', async () => {
-    expect(await fs.readText(await file('empty.txt', ''), { maxBytes: 0 })).toBe('')
+  describe('contained', () => {
+    it('accepts relative and absolute paths inside the workspace', async () => {
+      const { ws, workspace } = await layout()
+      expect(await fs.contained(workspace, 'inside.txt')).toBe(join(ws, 'inside.txt'))
+      expect(await fs.contained(workspace, 'sub/deep.txt')).toBe(join(ws, 'sub', 'deep.txt'))
+      expect(await fs.contained(workspace, './sub/../inside.txt')).toBe(join(ws, 'inside.txt'))
+      expect(await fs.contained(workspace, join(ws, 'sub', 'deep.txt'))).toBe(join(ws, 'sub', 'deep.txt'))
+      expect(await fs.contained(workspace, '.')).toBe(ws)
+    })
+
+    it('accepts an absolute path spelled through the symlinked workspace and returns it canonical', async () => {
+      const { root, ws, workspace } = await layout()
+      expect(await fs.contained(workspace, join(root, 'ws-link', 'inside.txt'))).toBe(join(ws, 'inside.txt'))
+    })
+
+    it('accepts a symlink inside that points inside, returning its target', async () => {
+      const { ws, workspace } = await layout()
+      expect(await fs.contained(workspace, 'link-inside')).toBe(join(ws, 'sub', 'deep.txt'))
+    })
+
+    it('accepts a missing file inside (for files about to be created)', async () => {
+      const { ws, workspace } = await layout()
+      expect(await fs.contained(workspace, 'sub/new/file.txt')).toBe(join(ws, 'sub', 'new', 'file.txt'))
+    })
+
+    it.each([
+      ['a .. escape', '../outside/secret.txt'],
+      ['a .. escape to the parent itself', '..'],
+      ['a deep .. escape', 'sub/../../outside/secret.txt'],
+      ['a .. escape to a missing file', '../outside/missing.txt'],
+      ['a sibling whose name starts with the workspace name', '../ws-sibling/x.txt'],
+    ])('refuses %s with FS_OUTSIDE_WORKSPACE', async (_label, path) => {
+      const { workspace } = await layout()
+      expect(await fsCode(fs.contained(workspace, path))).toBe('FS_OUTSIDE_WORKSPACE')
+    })
+
+    it('refuses an absolute path outside with FS_OUTSIDE_WORKSPACE', async () => {
+      const { outside, workspace } = await layout()
+      expect(await fsCode(fs.contained(workspace, join(outside, 'secret.txt')))).toBe('FS_OUTSIDE_WORKSPACE')
+      expect(await fsCode(fs.contained(workspace, '/'))).toBe('FS_OUTSIDE_WORKSPACE')
+    })
+
+    it('refuses an in-workspace symlink that points outside with FS_OUTSIDE_WORKSPACE', async () => {
+      const { ws, workspace } = await layout()
+      expect(await fsCode(fs.contained(workspace, 'escape'))).toBe('FS_OUTSIDE_WORKSPACE')
+      expect(await fsCode(fs.contained(workspace, join(ws, 'escape')))).toBe('FS_OUTSIDE_WORKSPACE')
+    })
+
+    it('refuses a path through an in-workspace directory symlink that points outside', async () => {
+      const { workspace } = await layout()
+      expect(await fsCode(fs.contained(workspace, 'escape-dir/secret.txt'))).toBe('FS_OUTSIDE_WORKSPACE')
+      expect(await fsCode(fs.contained(workspace, 'escape-dir'))).toBe('FS_OUTSIDE_WORKSPACE')
+      // Also for a file that does not exist yet behind the escaping directory.
+      expect(await fsCode(fs.contained(workspace, 'escape-dir/not-yet.txt'))).toBe('FS_OUTSIDE_WORKSPACE')
+    })
+
+    it('readContainedText refuses an escaping symlink before reading anything', async () => {
+      const { workspace } = await layout()
+      expect(await fsCode(fs.readContainedText(workspace, 'escape', { maxBytes: 1000 }))).toBe('FS_OUTSIDE_WORKSPACE')
+      const read = await fs.readContainedText(workspace, 'link-inside', { maxBytes: 1000 })
+      expect(read).toEqual({ path: join(workspace.path, 'sub', 'deep.txt'), url: pathToFileURL(join(workspace.path, 'sub', 'deep.txt')).href, text: 'deep\n' })
+    })
   })
 
-  it('accepts a file of exactly maxBytes bytes', async () => {
-    const text = 'é'.repeat(50) // 100 bytes
-    const path = await file('cap.txt', text)
-    expect(await fs.readText(path, { maxBytes: 100 })).toBe(text)
+  describe('contains', () => {
+    it('is true for the directory itself and descendants only', () => {
+      expect(fs.contains('/a/b', '/a/b')).toBe(true)
+      expect(fs.contains('/a/b', '/a/b/c/d')).toBe(true)
+      expect(fs.contains('/a/b', '/a/b..c')).toBe(false)
+      expect(fs.contains('/a/b', '/a/bc')).toBe(false)
+      expect(fs.contains('/a/b', '/a')).toBe(false)
+      expect(fs.contains('/a/b', '/x/b')).toBe(false)
+    })
+
+    it('keeps a descendant whose name starts with two dots inside', () => {
+      expect(fs.contains('/a/b', '/a/b/..hidden')).toBe(true)
+    })
   })
 
-  it('refuses a file one byte over the cap with FS_TOO_LARGE', async () => {
-    const path = await file('over.txt', 'x'.repeat(101))
-    const error = await harnessRejection(fs.readText(path, { maxBytes: 100 }))
-    expect(error.code).toBe('FS_TOO_LARGE')
-    expect(error.message).toContain('exceeds the 100-byte limit')
-    expect(error.message).toContain('reading stopped after 101 bytes')
+  describe('resolve', () => {
+    it('returns the realpath of the nearest existing ancestor plus the missing tail', async () => {
+      const { root, ws } = await layout()
+      expect(await fs.resolve('nope/deeper/file.txt', { cwd: join(root, 'ws-link') })).toBe(join(ws, 'nope', 'deeper', 'file.txt'))
+      expect(await fs.resolve(join(root, 'ws-link', 'sub', 'missing.txt'))).toBe(join(ws, 'sub', 'missing.txt'))
+    })
+
+    it('resolves an existing symlink to its target', async () => {
+      const { ws, outside } = await layout()
+      expect(await fs.resolve('escape', { cwd: ws })).toBe(join(outside, 'secret.txt'))
+    })
+
+    it('treats a path below a regular file as missing below that file', async () => {
+      const { ws } = await layout()
+      expect(await fs.resolve('inside.txt/child', { cwd: ws })).toBe(join(ws, 'inside.txt', 'child'))
+    })
+
+    it('rejects when the signal is already aborted', async () => {
+      const { ws } = await layout()
+      await expect(fs.resolve('inside.txt', { cwd: ws, signal: AbortSignal.abort(new Error('halt')) })).rejects.toThrow('halt')
+    })
   })
 
-  it('stops reading a large file early instead of reading all of it', async () => {
-    const size = 4 * 1024 * 1024
-    const path = await file('large.txt', Buffer.alloc(size, 'a'))
-    const error = await harnessRejection(fs.readText(path, { maxBytes: 10 }))
-    expect(error.code).toBe('FS_TOO_LARGE')
-    const stoppedAfter = Number(/reading stopped after (\d+) bytes/.exec(error.message)?.[1])
-    expect(stoppedAfter).toBeGreaterThan(10)
-    expect(stoppedAfter).toBeLessThan(size)
+  describe('stat', () => {
+    it('reports type and size, and undefined for a missing path', async () => {
+      const { ws } = await layout()
+      expect(await fs.stat(join(ws, 'inside.txt'))).toMatchObject({ type: 'file', size: 7 })
+      expect(await fs.stat(join(ws, 'sub'))).toMatchObject({ type: 'directory' })
+      expect(await fs.stat(join(ws, 'missing'))).toBeUndefined()
+    })
   })
 
-  it('keeps a multi-byte character that straddles a read chunk', async () => {
-    const text = `${'a'.repeat(64 * 1024 - 1)}😀${'b'.repeat(10)}`
-    expect(await fs.readText(await file('straddle.txt', text), { maxBytes: 1_000_000 })).toBe(text)
+  describe('readText', () => {
+    async function file(name: string, content: string | Buffer) {
+      const dir = await tempDir()
+      const path = join(dir, name)
+      await writeFile(path, content)
+      return path
+    }
+
+    it('returns the exact text', async () => {
+      const text = 'line one\r\nligne deux — ünïcödé 😀\n\ttabbed\n'
+      expect(await fs.readText(await file('a.txt', text), { maxBytes: 1000 })).toBe(text)
+    })
+
+    it('reads an empty file as the empty string', async () => {
+      expect(await fs.readText(await file('empty.txt', ''), { maxBytes: 0 })).toBe('')
+    })
+
+    it('accepts a file of exactly maxBytes bytes', async () => {
+      const text = 'é'.repeat(50) // 100 bytes
+      const path = await file('cap.txt', text)
+      expect(await fs.readText(path, { maxBytes: 100 })).toBe(text)
+    })
+
+    it('refuses a file one byte over the cap with FS_TOO_LARGE', async () => {
+      const path = await file('over.txt', 'x'.repeat(101))
+      const error = await harnessRejection(fs.readText(path, { maxBytes: 100 }))
+      expect(error.code).toBe('FS_TOO_LARGE')
+      expect(error.message).toContain('exceeds the 100-byte limit')
+      expect(error.message).toContain('reading stopped after 101 bytes')
+    })
+
+    it('stops reading a large file early instead of reading all of it', async () => {
+      const size = 4 * 1024 * 1024
+      const path = await file('large.txt', Buffer.alloc(size, 'a'))
+      const error = await harnessRejection(fs.readText(path, { maxBytes: 10 }))
+      expect(error.code).toBe('FS_TOO_LARGE')
+      const stoppedAfter = Number(/reading stopped after (\d+) bytes/.exec(error.message)?.[1])
+      expect(stoppedAfter).toBeGreaterThan(10)
+      expect(stoppedAfter).toBeLessThan(size)
+    })
+
+    it('keeps a multi-byte character that straddles a read chunk', async () => {
+      const text = `${'a'.repeat(64 * 1024 - 1)}😀${'b'.repeat(10)}`
+      expect(await fs.readText(await file('straddle.txt', text), { maxBytes: 1_000_000 })).toBe(text)
+    })
+
+    it('refuses binary content (a NUL byte) with FS_NOT_TEXT', async () => {
+      const path = await file('bin.dat', Buffer.from([0x68, 0x69, 0x00, 0x21]))
+      expect(await fsCode(fs.readText(path, { maxBytes: 1000 }))).toBe('FS_NOT_TEXT')
+    })
+
+    it('refuses invalid UTF-8 (bytes FF FE) with FS_NOT_TEXT', async () => {
+      const path = await file('latin.txt', Buffer.from([0x61, 0xff, 0xfe, 0x62]))
+      expect(await fsCode(fs.readText(path, { maxBytes: 1000 }))).toBe('FS_NOT_TEXT')
+    })
+
+    it('refuses a file that ends in a truncated multi-byte sequence with FS_NOT_TEXT', async () => {
+      const path = await file('cut.txt', Buffer.from([0x61, 0xf0, 0x9f, 0x98]))
+      expect(await fsCode(fs.readText(path, { maxBytes: 1000 }))).toBe('FS_NOT_TEXT')
+    })
+
+    it('preserves a literal U+FFFD', async () => {
+      const text = 'before \uFFFD after'
+      const path = await file('fffd.txt', text)
+      expect(await fs.readText(path, { maxBytes: 1000 })).toBe(text)
+    })
+
+    it('refuses a directory with FS_NOT_REGULAR_FILE', async () => {
+      const dir = await tempDir()
+      expect(await fsCode(fs.readText(dir, { maxBytes: 1000 }))).toBe('FS_NOT_REGULAR_FILE')
+    })
+
+    it('refuses a FIFO with no writer with FS_NOT_REGULAR_FILE without blocking', async () => {
+      const dir = await tempDir()
+      const fifo = join(dir, 'pipe')
+      execFileSync('mkfifo', [fifo])
+      expect(await fsCode(fs.readText(fifo, { maxBytes: 1000 }))).toBe('FS_NOT_REGULAR_FILE')
+    })
+
+    it('refuses a missing file with FS_NOT_FOUND', async () => {
+      const dir = await tempDir()
+      expect(await fsCode(fs.readText(join(dir, 'missing.txt'), { maxBytes: 1000 }))).toBe('FS_NOT_FOUND')
+    })
+
+    it('rejects when the signal is already aborted', async () => {
+      const path = await file('a.txt', 'text')
+      await expect(fs.readText(path, { maxBytes: 1000, signal: AbortSignal.abort(new Error('cancelled read')) })).rejects.toThrow('cancelled read')
+    })
+
+    it('stops between chunks when the signal aborts during a read', async () => {
+      const path = await file('big.txt', Buffer.alloc(1024 * 1024, 'a'))
+      const controller = new AbortController()
+      const stream = fs.streamText(path, controller.signal)
+      const first = await stream.next()
+      expect(first.done).toBe(false)
+      controller.abort(new Error('enough'))
+      await expect(stream.next()).rejects.toThrow('enough')
+    })
   })
 
-  it('refuses binary content (a NUL byte) with FS_NOT_TEXT', async () => {
-    const path = await file('bin.dat', Buffer.from([0x68, 0x69, 0x00, 0x21]))
-    expect(await fsCode(fs.readText(path, { maxBytes: 1000 }))).toBe('FS_NOT_TEXT')
-  })
+  describe('fileUrl', () => {
+    it('percent-encodes # and spaces and round-trips', async () => {
+      const url = fs.fileUrl('/tmp/a dir/c#d.txt')
+      expect(url).toBe('file:///tmp/a%20dir/c%23d.txt')
+      expect(fileURLToPath(url)).toBe('/tmp/a dir/c#d.txt')
+    })
 
-  it('refuses invalid UTF-8 (bytes FF FE) with FS_NOT_TEXT', async () => {
-    const path = await file('latin.txt', Buffer.from([0x61, 0xff, 0xfe, 0x62]))
-    expect(await fsCode(fs.readText(path, { maxBytes: 1000 }))).toBe('FS_NOT_TEXT')
-  })
-
-  it('refuses a file that ends in a truncated multi-byte sequence with FS_NOT_TEXT', async () => {
-    const path = await file('cut.txt', Buffer.from([0x61, 0xf0, 0x9f, 0x98]))
-    expect(await fsCode(fs.readText(path, { maxBytes: 1000 }))).toBe('FS_NOT_TEXT')
-  })
-
-  it('preserves a literal U+FFFD', async () => {
-    const text = 'before \uFFFD after'
-    const path = await file('fffd.txt', text)
-    expect(await fs.readText(path, { maxBytes: 1000 })).toBe(text)
-  })
-
-  it('refuses a directory with FS_NOT_REGULAR_FILE', async () => {
-    const dir = await tempDir()
-    expect(await fsCode(fs.readText(dir, { maxBytes: 1000 }))).toBe('FS_NOT_REGULAR_FILE')
-  })
-
-  it('refuses a FIFO with no writer with FS_NOT_REGULAR_FILE without blocking', async () => {
-    const dir = await tempDir()
-    const fifo = join(dir, 'pipe')
-    execFileSync('mkfifo', [fifo])
-    expect(await fsCode(fs.readText(fifo, { maxBytes: 1000 }))).toBe('FS_NOT_REGULAR_FILE')
-  })
-
-  it('refuses a missing file with FS_NOT_FOUND', async () => {
-    const dir = await tempDir()
-    expect(await fsCode(fs.readText(join(dir, 'missing.txt'), { maxBytes: 1000 }))).toBe('FS_NOT_FOUND')
-  })
-
-  it('rejects when the signal is already aborted', async () => {
-    const path = await file('a.txt', 'text')
-    await expect(fs.readText(path, { maxBytes: 1000, signal: AbortSignal.abort(new Error('cancelled read')) })).rejects.toThrow('cancelled read')
-  })
-
-  it('stops between chunks when the signal aborts during a read', async () => {
-    const path = await file('big.txt', Buffer.alloc(1024 * 1024, 'a'))
-    const controller = new AbortController()
-    const stream = fs.streamText(path, controller.signal)
-    const first = await stream.next()
-    expect(first.done).toBe(false)
-    controller.abort(new Error('enough'))
-    await expect(stream.next()).rejects.toThrow('enough')
-  })
-})
-
-describe('fileUrl', () => {
-  it('percent-encodes # and spaces and round-trips', async () => {
-    const url = fs.fileUrl('/tmp/a dir/c#d.txt')
-    expect(url).toBe('file:///tmp/a%20dir/c%23d.txt')
-    expect(fileURLToPath(url)).toBe('/tmp/a dir/c#d.txt')
-  })
-
-  it('gives a workspace with # and a space in its name a URL that round-trips', async () => {
-    const root = await tempDir()
-    const dir = join(root, 'my #1 project')
-    await mkdir(dir)
-    const workspace: Workspace = await fs.workspace(dir)
-    expect(workspace.url).toContain('my%20%231%20project')
-    expect(fileURLToPath(workspace.url)).toBe(dir)
+    it('gives a workspace with # and a space in its name a URL that round-trips', async () => {
+      const root = await tempDir()
+      const dir = join(root, 'my #1 project')
+      await mkdir(dir)
+      const workspace: Workspace = await fs.workspace(dir)
+      expect(workspace.url).toContain('my%20%231%20project')
+      expect(fileURLToPath(workspace.url)).toBe(dir)
+    })
   })
 })

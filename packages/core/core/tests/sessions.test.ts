@@ -135,6 +135,51 @@ describe('the event log', () => {
   })
 })
 
+describe('ending and eviction', () => {
+  it('end() frees the log, forgets the session, refuses later appends and pre-steps, and tells listeners once', async () => {
+    const ended: [string, string][] = []
+    app.on('session/end', (session, reason) => ended.push([session.id, reason]))
+    const session = app.sessions.create({ cwd: '/tmp', id: 'done' })
+    session.append('a', 1)
+    app.sessions.end('done')
+    app.sessions.end(session)
+    expect(ended).toEqual([['done', 'ended']])
+    expect(session.ended).toBe(true)
+    expect(session.events).toEqual([])
+    expect(app.sessions.get('done')).toBeUndefined()
+    expect(harnessThrow(() => session.append('b', 2)).code).toBe('SESSION_ENDED')
+    await expect(app.sessions.runPreStep(session, [user('hi')])).rejects.toMatchObject({ code: 'SESSION_ENDED' })
+    // The id is free again.
+    expect(app.sessions.create({ cwd: '/tmp', id: 'done' }).ended).toBe(false)
+  })
+
+  it('past maxSessions the least recently active session is evicted', async () => {
+    const small = new Context()
+    small.plugin(SessionService, { maxSessions: 2 })
+    await small.start()
+    const evicted: string[] = []
+    small.on('session/end', (session, reason) => evicted.push(`${session.id}:${reason}`))
+    const a = small.sessions.create({ cwd: '/tmp', id: 'a' })
+    small.sessions.create({ cwd: '/tmp', id: 'b' })
+    a.append('activity', null)
+    small.sessions.create({ cwd: '/tmp', id: 'c' })
+    expect(evicted).toEqual(['b:evicted'])
+    expect(small.sessions.size).toBe(2)
+    expect(small.sessions.get('a')).toBe(a)
+    await small.stop()
+  })
+
+  it('appending does not copy the log (a long session stays linear)', () => {
+    const session = app.sessions.create({ cwd: '/tmp' })
+    const before = session.events
+    for (let i = 0; i < 50_000; i++) session.append('tick', i)
+    // No snapshot was built while appending: the one handed out before is still the empty one.
+    expect(before).toHaveLength(0)
+    expect(session.events).toHaveLength(50_000)
+    expect(session.events).toBe(session.events)
+  })
+})
+
 describe('pre-step chain', () => {
   it('with no links, enters the messages as given and logs them as user/message events', async () => {
     const session = app.sessions.create({ cwd: '/tmp' })

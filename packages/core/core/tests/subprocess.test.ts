@@ -400,6 +400,37 @@ describe('service', () => {
     expect(app.subprocess.live).toBe(0)
   })
 
+  it('shutdown() gives up on a group that outlives SIGKILL after killWaitMs and reports its pid', async () => {
+    // A process in uninterruptible sleep ignores SIGKILL; no test can put one there, so SIGKILL to
+    // this one group is swallowed instead.
+    const bounded = new Context()
+    bounded.plugin(SubprocessService, { graceMs: 100, killWaitMs: 300, installationBins: false })
+    await bounded.start()
+    const stuck = bounded.subprocess.spawn({
+      argv: [process.execPath, '-e', "process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)"],
+      cwd: process.cwd(),
+      stdout: 'pipe',
+    })
+    started.add(stuck.pid)
+    expect(await firstLine(stuck.stdout!)).toBe('ready')
+    const realKill = process.kill.bind(process)
+    const spy = vi.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
+      if (Math.abs(pid) === stuck.pid && signal === 'SIGKILL') return true
+      return realKill(pid, signal)
+    })
+    try {
+      const abandoned = await bounded.subprocess.shutdown()
+      expect(abandoned).toEqual([stuck.pid])
+      expect(stuck.abandoned).toBe(true)
+      expect(stuck.running).toBe(true)
+    } finally {
+      spy.mockRestore()
+      realKill(-stuck.pid, 'SIGKILL')
+      await stuck.exited
+      await bounded.stop()
+    }
+  })
+
   it('refuses to spawn after shutdown with SUBPROCESS_SHUT_DOWN', async () => {
     await app.subprocess.shutdown()
     const error = harnessThrow(() => app.subprocess.spawn({ argv: [process.execPath, '-e', ''], cwd: process.cwd() }))
@@ -503,5 +534,44 @@ describe('Host.stop()', () => {
     await stopping.stop()
     expect(JSON.parse(await readFile(report, 'utf8'))).toEqual({ pid, code: 0, signal: null })
     await expectAllGone([pid])
+  })
+})
+
+// SpawnSpec.signal: cancelling a spawn ends its whole process group; a spawn already cancelled starts nothing.
+describe('SpawnSpec.signal', () => {
+  it('aborting terminates the whole group, also members that ignore SIGTERM', async () => {
+    const controller = new AbortController()
+    const handle = app.subprocess.spawn({ argv: [process.execPath, '-e', TREE_SCRIPT], cwd: process.cwd(), stdout: 'pipe', signal: controller.signal })
+    started.add(handle.pid)
+    const pids = JSON.parse(await firstLine(handle.stdout!)) as TreePids
+    started.add(pids.grandchild)
+    controller.abort(new Error('no longer needed'))
+    expect(await handle.exited).toEqual({ code: null, signal: 'SIGKILL' })
+    await handle.terminate()
+    await expectAllGone([pids.leader, pids.grandchild])
+  })
+
+  it('an already aborted signal starts nothing and reports SUBPROCESS_ABORTED through exited', async () => {
+    const controller = new AbortController()
+    controller.abort(new Error('cancelled early'))
+    const handle = app.subprocess.spawn({ argv: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], cwd: process.cwd(), signal: controller.signal })
+    expect(handle.pid).toBe(-1)
+    expect(handle.running).toBe(false)
+    expect(handle.stdin).toBeNull()
+    const exit = await handle.exited
+    expect(exit.error).toBeInstanceOf(SubprocessError)
+    expect((exit.error as SubprocessError).code).toBe('SUBPROCESS_ABORTED')
+    expect((exit.error as SubprocessError).cause).toBe(controller.signal.reason)
+    expect(app.subprocess.live).toBe(0)
+    await handle.terminate()
+  })
+
+  it('an abort after the child exited changes nothing', async () => {
+    const controller = new AbortController()
+    const handle = app.subprocess.spawn({ argv: [process.execPath, '-e', 'process.exit(3)'], cwd: process.cwd(), signal: controller.signal })
+    started.add(handle.pid)
+    expect(await handle.exited).toEqual({ code: 3, signal: null })
+    controller.abort()
+    expect(await handle.exited).toEqual({ code: 3, signal: null })
   })
 })

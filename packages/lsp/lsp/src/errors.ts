@@ -15,6 +15,8 @@ export const LspErrorCode = {
   LSP_MALFORMED_RESPONSE: 'LSP_MALFORMED_RESPONSE',
   /** The tool was called without a session workspace. */
   LSP_WORKSPACE_REQUIRED: 'LSP_WORKSPACE_REQUIRED',
+  /** The tool was given a `symbol` that is not on the named line or near it. */
+  LSP_SYMBOL_NOT_FOUND: 'LSP_SYMBOL_NOT_FOUND',
   /** The workspace root is missing or not a directory. */
   LSP_WORKSPACE_INVALID: 'LSP_WORKSPACE_INVALID',
   /** The source file is missing, not a regular UTF-8 text file, or over the byte cap. */

@@ -11,8 +11,12 @@ export const ToolLspConfig = z.strictObject({
   timeoutMs: z.number().int().min(1).max(MAX_TIMER_DELAY_MS).default(60_000),
   /** Characters of source line text shown per location; 0 turns line text (and its reads) off. */
   lineTextChars: z.number().int().nonnegative().default(200),
-  /** Files larger than this are not read for line text. */
+  /** Reading a file (for line text or to find a `symbol`) stops after this many bytes. */
   maxLineFileBytes: z.number().int().positive().default(2_000_000),
+  /** Bytes the line-text reads of one call may take together (across all its files); later files get none. */
+  lineTextBudgetBytes: z.number().int().positive().default(8_000_000),
+  /** Lines above and below the named one searched when `symbol` is not on it; 0 searches that line only. */
+  symbolSearchLines: z.number().int().min(0).max(1000).default(3),
 })
 export type ToolLspConfig = z.infer<typeof ToolLspConfig>
 

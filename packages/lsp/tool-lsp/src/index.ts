@@ -32,6 +32,6 @@ export function apply(ctx: Context, config: ToolLspConfig): void {
     output: LspToolValue,
     timeoutMs: settings.timeoutMs,
     execute: (args, exec) => queryLsp(services, settings, args, exec),
-    render: (_args, value) => renderValue(value, settings),
+    render: (args, value) => renderValue(args.operation, value, settings),
   })
 }

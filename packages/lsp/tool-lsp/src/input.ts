@@ -1,20 +1,50 @@
 import { LSP_OPERATIONS } from 'dsh-lsp'
 import { z } from 'zod'
 
+/** Whitespace (a symbol is one name) or half of a surrogate pair (it could never match source text). */
+const NOT_IN_SYMBOL = /[\s\p{Cs}]/u
+
 /**
  * The model-facing arguments. Validated by the tools runtime before `execute` runs, so a bad
- * operation, a blank path or a zero/fractional position is `INVALID_ARGS` and never reaches a server.
+ * operation, a blank path, a zero/fractional position or a missing column is `INVALID_ARGS` and
+ * never reaches a server.
  */
-export const LspToolInput = z.strictObject({
-  operation: z
-    .enum(LSP_OPERATIONS)
-    .describe('goToDefinition, findReferences (includes the declaration), goToImplementation, or hover.'),
-  filePath: z
-    .string()
-    .min(1)
-    .regex(/\S/, 'filePath must not be blank')
-    .describe('The source file holding the symbol, relative to the workspace or absolute.'),
-  line: z.number().int().min(1).describe('One-based line of the symbol.'),
-  character: z.number().int().min(1).describe('One-based column of the symbol, counted in UTF-16 code units.'),
-})
+export const LspToolInput = z
+  .strictObject({
+    operation: z
+      .enum(LSP_OPERATIONS)
+      .describe('goToDefinition, findReferences (includes the declaration), goToImplementation, or hover.'),
+    filePath: z
+      .string()
+      .min(1)
+      .regex(/\S/, 'filePath must not be blank')
+      .describe('The source file holding the symbol, relative to the workspace or absolute.'),
+    line: z.number().int().min(1).describe('One-based line of the symbol.'),
+    character: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('One-based column of the symbol, counted in UTF-16 code units. Required without symbol; with symbol it only picks the nearest occurrence.'),
+    symbol: z
+      .string()
+      .min(1)
+      .max(200)
+      .refine((symbol) => !NOT_IN_SYMBOL.test(symbol), 'symbol must be one name as written in the source, without spaces')
+      .optional()
+      .describe(
+        'The identifier at the position, exactly as written in the source (e.g. "area", not "shape.area()"). Pass it whenever you know the name: the tool finds its column on the line, and the line itself if it is a few lines off.',
+      ),
+    occurrence: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('With symbol: which occurrence of it on the line, counting from 1. Default: the one nearest character, or the first.'),
+  })
+  .superRefine((args, ctx) => {
+    if (args.symbol !== undefined) return
+    if (args.character === undefined) ctx.addIssue({ code: 'custom', path: ['character'], message: 'character is required when symbol is not given' })
+    if (args.occurrence !== undefined) ctx.addIssue({ code: 'custom', path: ['occurrence'], message: 'occurrence counts occurrences of symbol; give symbol too' })
+  })
 export type LspToolInput = z.infer<typeof LspToolInput>

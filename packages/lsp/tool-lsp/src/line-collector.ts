@@ -4,10 +4,16 @@ import { ellipsize } from './text-bound.ts'
 const LINE_BREAK = /\r\n|\r|\n/g
 const NON_SPACE = /\S/
 
+/** One line as it streams in. */
+export interface LineBuffer {
+  append(segment: string): void
+  text(): string
+}
+
 /**
  * Picks chosen zero-based lines out of text that arrives in chunks, so a file is read only as far
- * as the last line wanted. Each line is trimmed and bounded to `maxChars` (with `…` when cut)
- * while it streams in, so one enormous minified line costs no more than a short one.
+ * as the last line wanted. `makeBuffer` decides what is kept of each wanted line: a bounded,
+ * trimmed line for display, or the exact text when columns matter.
  */
 export class LineCollector {
   private line = 0
@@ -19,7 +25,7 @@ export class LineCollector {
 
   constructor(
     private readonly wanted: ReadonlySet<number>,
-    private readonly maxChars: number,
+    private readonly makeBuffer: () => LineBuffer,
   ) {
     this.lastWanted = Math.max(-1, ...wanted)
     this.current = this.bufferFor(0)
@@ -28,6 +34,11 @@ export class LineCollector {
   /** True once every wanted line has gone by: the caller can stop reading. */
   get done(): boolean {
     return this.line > this.lastWanted
+  }
+
+  /** Lines begun so far; after `finish()` at the end of the text, the number of lines it has. */
+  get lineCount(): number {
+    return this.line
   }
 
   push(chunk: string): void {
@@ -45,26 +56,38 @@ export class LineCollector {
     }
   }
 
-  /** The wanted lines that exist and are not blank, by line number. Ends the last (unterminated) line. */
+  /** The wanted lines that exist (blank ones as ''), by line number. Ends the last (unterminated) line. */
   finish(): ReadonlyMap<number, string> {
     if (!this.done) this.endLine()
     return this.found
   }
 
   private endLine(): void {
-    const text = this.current?.text()
-    if (text) this.found.set(this.line, text)
+    if (this.current) this.found.set(this.line, this.current.text())
     this.line += 1
     this.current = this.bufferFor(this.line)
   }
 
   private bufferFor(line: number): LineBuffer | undefined {
-    return this.wanted.has(line) ? new LineBuffer(this.maxChars) : undefined
+    return this.wanted.has(line) ? this.makeBuffer() : undefined
   }
 }
 
-/** One line, leading whitespace dropped as it arrives, kept to one character past the limit. */
-class LineBuffer {
+/** A line exactly as written: columns into it are the file's columns. */
+export function exactLine(): LineBuffer {
+  let text = ''
+  return {
+    append: (segment) => void (text += segment),
+    text: () => text,
+  }
+}
+
+/** A line for display: leading whitespace dropped as it arrives, kept to one character past `maxChars`, cut with `…`. */
+export function displayLine(maxChars: number): () => LineBuffer {
+  return () => new DisplayLine(maxChars)
+}
+
+class DisplayLine implements LineBuffer {
   private kept = ''
   /** Non-whitespace arrived after the kept prefix: the trimmed line is longer than the limit. */
   private overflowed = false

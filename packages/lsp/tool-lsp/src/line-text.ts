@@ -1,12 +1,15 @@
 import { fileURLToPath } from 'node:url'
 import { throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
 import type { LspLocation } from 'dsh-lsp'
-import { LineCollector } from './line-collector.ts'
+import { displayLine } from './line-collector.ts'
+import { readSourceLines } from './source-lines.ts'
 
 export interface LineTextLimits {
   /** 0 turns line text off. */
   readonly lineTextChars: number
   readonly maxLineFileBytes: number
+  /** Bytes all line-text reads of one call may take together; files past it get no line text. */
+  readonly lineTextBudgetBytes: number
 }
 
 /** The lines one file must yield, and which locations want each. */
@@ -19,7 +22,9 @@ interface FileWants {
  * The trimmed source line at each location's start, aligned with `locations` (undefined where
  * there is none). Only `file:` locations that `ctx.fs` proves to lie inside the session workspace
  * (symlinks resolved) are read, each file once and only up to its last wanted line. Line text is
- * a convenience: a file that is missing, unreadable, binary or too large is skipped silently.
+ * a convenience: a file that is missing, unreadable or binary, or whose wanted lines lie past
+ * `maxLineFileBytes`, is skipped silently, and once the call has read `lineTextBudgetBytes` the
+ * remaining files are skipped too (100 locations in 100 large files must not mean 200 MB of reads).
  * Cancellation is not a read failure: it propagates.
  */
 export async function readLineTexts(
@@ -34,10 +39,15 @@ export async function readLineTexts(
   const workspace = await attempt(() => fs.workspace(workspaceDir, signal), signal)
   if (!workspace) return texts
 
+  const meter = { bytes: 0 }
   for (const [path, wants] of await groupByContainedFile(fs, workspace, locations, signal)) {
-    const lines = await attempt(() => readLines(fs, path, wants.lines, limits, signal), signal)
-    if (!lines) continue
-    for (const index of wants.locations) texts[index] = lines.get(locations[index]!.range.start.line)
+    const left = limits.lineTextBudgetBytes - meter.bytes
+    if (left <= 0) break
+    const read = () => readSourceLines(fs, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
+    const source = await attempt(read, signal)
+    if (!source) continue
+    // A blank line has nothing to show.
+    for (const index of wants.locations) texts[index] = source.lines.get(locations[index]!.range.start.line) || undefined
   }
   return texts
 }
@@ -64,27 +74,6 @@ async function groupByContainedFile(
     wants.locations.push(index)
   }
   return files
-}
-
-async function readLines(
-  fs: FileSystem,
-  path: string,
-  wanted: ReadonlySet<number>,
-  limits: LineTextLimits,
-  signal: AbortSignal,
-): Promise<ReadonlyMap<number, string> | undefined> {
-  const info = await fs.stat(path, signal)
-  if (info?.type !== 'file' || info.size > limits.maxLineFileBytes) return undefined
-  const collector = new LineCollector(wanted, limits.lineTextChars)
-  let bytes = 0
-  for await (const chunk of fs.streamText(path, signal)) {
-    bytes += chunk.bytes
-    // The file grew past the cap after the stat: treat it like any other oversized file.
-    if (bytes > limits.maxLineFileBytes) return undefined
-    collector.push(chunk.text)
-    if (collector.done) break
-  }
-  return collector.finish()
 }
 
 /** The local path of a `file:` URI, or undefined for other schemes, remote hosts and undecodable paths. */

@@ -1,7 +1,6 @@
 import { z } from 'zod'
+import { StrictRange as Range } from './range-schema.ts'
 
-const Position = z.strictObject({ line: z.number().int().nonnegative(), character: z.number().int().nonnegative() })
-const Range = z.strictObject({ start: Position, end: Position })
 
 const Location = z.strictObject({
   /** The server's URI, verbatim. */
@@ -14,6 +13,22 @@ const Location = z.strictObject({
   lineText: z.string().exactOptional(),
 })
 
+const OneBased = z.number().int().min(1)
+
+/** Where a call that named a `symbol` was sent: the symbol found on (or near) the line it gave. */
+const Resolved = z.strictObject({
+  /** As the call gave it. */
+  filePath: z.string(),
+  symbol: z.string(),
+  /** One-based line and UTF-16 column the query was sent at. */
+  line: OneBased,
+  character: OneBased,
+  /** Which occurrence of the symbol on that line. */
+  occurrence: OneBased,
+  /** The line the call named, when the symbol was found on a nearby line instead. */
+  requestedLine: OneBased.exactOptional(),
+})
+
 const Locations = z.strictObject({
   kind: z.literal('locations'),
   resolvedWorkspaceUri: z.string(),
@@ -24,6 +39,8 @@ const Locations = z.strictObject({
   /** True when `locations` holds only the first `maxLocations` of `total`. */
   truncated: z.boolean(),
   locations: z.array(Location),
+  /** Present when the call named a `symbol`. */
+  resolved: Resolved.exactOptional(),
 })
 
 const Hover = z.strictObject({
@@ -32,6 +49,8 @@ const Hover = z.strictObject({
   hover: z.strictObject({ contents: z.string(), range: Range.exactOptional() }).nullable(),
   /** True when `hover.contents` was cut to `maxResultChars`. */
   truncated: z.boolean(),
+  /** Present when the call named a `symbol`. */
+  resolved: Resolved.exactOptional(),
 })
 
 /** The canonical value of one lsp call: bounded by `maxLocations` and `maxResultChars`. */
@@ -41,3 +60,4 @@ export type LocationsValue = z.infer<typeof Locations>
 export type HoverValue = z.infer<typeof Hover>
 export type LocationEntry = z.infer<typeof Location>
 export type RangeValue = z.infer<typeof Range>
+export type ResolvedSymbol = z.infer<typeof Resolved>

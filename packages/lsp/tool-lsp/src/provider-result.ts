@@ -1,8 +1,7 @@
 import { LspError } from 'dsh-lsp'
 import { z } from 'zod'
+import { LooseRange } from './range-schema.ts'
 
-const Position = z.object({ line: z.number().int().nonnegative(), character: z.number().int().nonnegative() })
-const Range = z.object({ start: Position, end: Position })
 
 /**
  * What `ctx.lsp.query` promises. Providers are third-party code, so the tool checks the answer
@@ -11,13 +10,13 @@ const Range = z.object({ start: Position, end: Position })
 const ProviderResult = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('locations'),
-    locations: z.array(z.object({ uri: z.string(), range: Range })),
+    locations: z.array(z.object({ uri: z.string(), range: LooseRange })),
     resolvedWorkspaceUri: z.string(),
     complete: z.boolean(),
   }),
   z.object({
     kind: z.literal('hover'),
-    hover: z.object({ contents: z.string(), range: Range.optional() }).nullable(),
+    hover: z.object({ contents: z.string(), range: LooseRange.optional() }).nullable(),
     complete: z.boolean(),
   }),
 ])

@@ -1,11 +1,12 @@
 import { assertNever, type FileSystem, type ToolExecution } from 'dsh-core'
-import { LspError, type LspService } from 'dsh-lsp'
+import { finalExtension, LspError, type LspPosition, type LspService } from 'dsh-lsp'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
 import { readLineTexts } from './line-text.ts'
-import type { HoverValue, LocationsValue, LspToolValue } from './output.ts'
+import type { HoverValue, LocationsValue, LspToolValue, ResolvedSymbol } from './output.ts'
 import { checkProviderResult, type ProviderResult } from './provider-result.ts'
 import { renderUri } from './render-uri.ts'
+import { resolveSymbol } from './resolve-symbol.ts'
 import { cutCodeUnits } from './text-bound.ts'
 
 type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
@@ -22,17 +23,40 @@ export async function queryLsp(services: LspToolServices, config: ToolLspConfig,
   const cwd = exec.session?.cwd
   // No fallback to the process directory: a server must never be started on a workspace nobody chose.
   if (cwd === undefined) throw new LspError('the lsp tool needs a session workspace: call it from a session that has a cwd', 'LSP_WORKSPACE_REQUIRED')
-  const position = { line: args.line - 1, character: args.character - 1 }
+  const { position, resolved } = await anchorOf(services, config, args, cwd, exec.signal)
   const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd }, exec.signal)
   const result = checkProviderResult(raw)
+  const echo = resolved ? { resolved } : {}
   switch (result.kind) {
     case 'locations':
-      return boundLocations(services.fs, config, result, cwd, exec.signal)
+      return { ...(await boundLocations(services.fs, config, result, cwd, exec.signal)), ...echo }
     case 'hover':
-      return boundHover(result, config.maxResultChars)
+      return { ...boundHover(result, config.maxResultChars), ...echo }
     default:
       return assertNever(result, 'lsp result kind')
   }
+}
+
+/**
+ * Where to ask: the position as given, or, with `symbol`, where the symbol is in the file (read
+ * before the query). A file no provider serves fails first, as it would without `symbol`,
+ * instead of being read for nothing.
+ */
+async function anchorOf(
+  services: LspToolServices,
+  config: ToolLspConfig,
+  args: LspToolInput,
+  cwd: string,
+  signal: AbortSignal,
+): Promise<{ position: LspPosition; resolved?: ResolvedSymbol }> {
+  // The input schema requires character when symbol is absent.
+  if (args.symbol === undefined) return { position: { line: args.line - 1, character: args.character! - 1 } }
+  const extension = finalExtension(args.filePath)
+  if (!services.lsp.routing().some((route) => route.extension === extension)) {
+    throw new LspError(`no language server handles "${args.filePath}"`, 'LSP_UNAVAILABLE')
+  }
+  const resolved = await resolveSymbol(services.fs, cwd, { ...args, symbol: args.symbol }, config, signal)
+  return { position: { line: resolved.line - 1, character: resolved.character - 1 }, resolved }
 }
 
 async function boundLocations(fs: FileSystem, config: ToolLspConfig, result: LocationsResult, cwd: string, signal: AbortSignal): Promise<LocationsValue> {

@@ -1,5 +1,6 @@
 import { assertNever } from 'dsh-core'
-import type { HoverValue, LocationsValue, LspToolValue } from './output.ts'
+import type { LspOperation } from 'dsh-lsp'
+import type { HoverValue, LocationsValue, LspToolValue, ResolvedSymbol } from './output.ts'
 import { boundText } from './text-bound.ts'
 
 export interface RenderLimits {
@@ -9,16 +10,28 @@ export interface RenderLimits {
 
 const INDEXING_NOTE = '(the language server was still indexing; results may be incomplete)'
 
-/** What the model sees for a successful call: one text, at most `maxResultChars` long. */
-export function renderValue(value: LspToolValue, limits: RenderLimits): string {
+/**
+ * What the model sees for a successful call: one text, at most `maxResultChars` long. A call that
+ * named a symbol starts with where it was resolved, so a corrected line or column is visible.
+ */
+export function renderValue(operation: LspOperation, value: LspToolValue, limits: RenderLimits): string {
+  const header = value.resolved ? `${resolvedHeader(operation, value.resolved)}\n` : ''
   switch (value.kind) {
     case 'locations':
-      return boundText(withIndexingNote(locationsText(value, limits.maxLocations), value.complete), limits.maxResultChars, 'locations')
+      return boundText(header + withIndexingNote(locationsText(value, limits.maxLocations), value.complete), limits.maxResultChars, 'locations')
     case 'hover':
-      return boundText(withIndexingNote(hoverText(value), value.complete), limits.maxResultChars, 'hover', value.truncated)
+      return boundText(header + withIndexingNote(hoverText(value), value.complete), limits.maxResultChars, 'hover', value.truncated)
     default:
       return assertNever(value, 'lsp value kind')
   }
+}
+
+/** `hover at src/main.ts:8:46 (symbol "D")`, plus the occurrence and a moved line when they apply. */
+export function resolvedHeader(operation: LspOperation, resolved: ResolvedSymbol): string {
+  const notes = [`symbol ${JSON.stringify(resolved.symbol)}`]
+  if (resolved.occurrence > 1) notes.push(`occurrence ${resolved.occurrence}`)
+  if (resolved.requestedLine !== undefined) notes.push(`not on line ${resolved.requestedLine}, found on line ${resolved.line}`)
+  return `${operation} at ${resolved.filePath}:${resolved.line}:${resolved.character} (${notes.join('; ')})`
 }
 
 /**

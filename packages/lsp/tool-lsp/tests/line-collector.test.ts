@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { LineCollector } from '../src/line-collector.ts'
+import { displayLine, exactLine, LineCollector, type LineBuffer } from '../src/line-collector.ts'
 
-function collect(chunks: string[], wanted: number[], maxChars = 200) {
-  const collector = new LineCollector(new Set(wanted), maxChars)
+function collect(chunks: string[], wanted: number[], maxChars = 200, makeBuffer: () => LineBuffer = displayLine(maxChars)) {
+  const collector = new LineCollector(new Set(wanted), makeBuffer)
   let pushed = 0
   for (const chunk of chunks) {
     if (collector.done) break
     collector.push(chunk)
     pushed += 1
   }
-  return { lines: Object.fromEntries(collector.finish()), pushed }
+  return { lines: Object.fromEntries(collector.finish()), pushed, lineCount: collector.lineCount }
 }
 
 describe('LineCollector', () => {
@@ -32,8 +32,15 @@ describe('LineCollector', () => {
     expect(pushed).toBe(1)
   })
 
-  it('leaves out blank lines and lines past the end', () => {
-    expect(collect(['a\n   \n'], [1, 2, 9]).lines).toEqual({})
+  it('keeps blank lines as empty, leaves out lines past the end, and counts the lines it saw', () => {
+    const { lines, lineCount } = collect(['a\n   \n'], [1, 2, 9])
+    expect(lines).toEqual({ 1: '', 2: '' })
+    expect(lineCount).toBe(3)
+  })
+
+  it('keeps exact lines untouched: whitespace, length and all', () => {
+    const long = `\t  x = ${'y'.repeat(500)}  `
+    expect(collect([`first\r\n${long.slice(0, 100)}`, `${long.slice(100)}\nlast`], [1], 10, exactLine).lines).toEqual({ 1: long })
   })
 
   it('cuts a long line with …, even when it streams in pieces', () => {

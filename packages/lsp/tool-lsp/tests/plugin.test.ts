@@ -29,6 +29,8 @@ describe('config', () => {
       timeoutMs: 60_000,
       lineTextChars: 200,
       maxLineFileBytes: 2_000_000,
+      lineTextBudgetBytes: 8_000_000,
+      symbolSearchLines: 3,
     })
     expect(toolLsp.Config({ timeoutMs: 5000 }).timeoutMs).toBe(5000)
   })
@@ -42,6 +44,8 @@ describe('config', () => {
       [{ timeoutMs: 2_147_483_648 }, 'timeoutMs'],
       [{ lineTextChars: -1 }, 'lineTextChars'],
       [{ maxLineFileBytes: 0 }, 'maxLineFileBytes'],
+      [{ symbolSearchLines: -1 }, 'symbolSearchLines'],
+      [{ symbolSearchLines: 1001 }, 'symbolSearchLines'],
       [{ maxLocation: 5 }, 'maxLocation'],
     ]
     for (const [config, field] of bad) expect(() => toolLsp.Config(config), field).toThrow(field)

@@ -29,44 +29,44 @@ function hovered(contents: string | null, more: { truncated?: boolean; complete?
 
 describe('rendering locations', () => {
   it('183: no locations', () => {
-    expect(renderValue(located([]), LIMITS)).toBe('No results.')
+    expect(renderValue('findReferences', located([]), LIMITS)).toBe('No results.')
   })
 
   it('184: one-based start positions, one per line', () => {
-    expect(renderValue(located([at('a.ts', 0, 0), at('a.ts', 4, 2)]), LIMITS)).toBe('a.ts:1:1\na.ts:5:3')
+    expect(renderValue('findReferences', located([at('a.ts', 0, 0), at('a.ts', 4, 2)]), LIMITS)).toBe('a.ts:1:1\na.ts:5:3')
   })
 
   it('groups by path in first-seen order, keeping the server order within a path', () => {
-    const text = renderValue(located([at('a.ts', 0, 0), at('b.ts', 1, 0), at('a.ts', 2, 0)]), LIMITS)
+    const text = renderValue('findReferences', located([at('a.ts', 0, 0), at('b.ts', 1, 0), at('a.ts', 2, 0)]), LIMITS)
     expect(text).toBe('a.ts:1:1\na.ts:3:1\nb.ts:2:1')
   })
 
   it('appends the source line after two spaces when it is known', () => {
-    const text = renderValue(located([at('a.ts', 0, 6, 'const x = 1'), at('b.ts', 2, 0)]), LIMITS)
+    const text = renderValue('findReferences', located([at('a.ts', 0, 6, 'const x = 1'), at('b.ts', 2, 0)]), LIMITS)
     expect(text).toBe('a.ts:1:7  const x = 1\nb.ts:3:1')
   })
 
   it('185: counts what the limit left out', () => {
-    const text = renderValue(located([at('a.ts', 0, 0), at('a.ts', 1, 0)], { total: 5 }), { ...LIMITS, maxLocations: 2 })
+    const text = renderValue('findReferences', located([at('a.ts', 0, 0), at('a.ts', 1, 0)], { total: 5 }), { ...LIMITS, maxLocations: 2 })
     expect(text).toBe('a.ts:1:1\na.ts:2:1\n\u2026 3 more locations omitted (limit 2).')
   })
 
   it('186: one left out is singular', () => {
-    const text = renderValue(located([at('subject.ts', 0, 6)], { total: 2 }), { ...LIMITS, maxLocations: 1 })
+    const text = renderValue('findReferences', located([at('subject.ts', 0, 6)], { total: 2 }), { ...LIMITS, maxLocations: 1 })
     expect(text).toBe('subject.ts:1:7\n\u2026 1 more location omitted (limit 1).')
   })
 
   it('says when the server was still indexing', () => {
-    expect(renderValue(located([at('a.ts', 0, 0)], { complete: false }), LIMITS)).toBe(
+    expect(renderValue('findReferences', located([at('a.ts', 0, 0)], { complete: false }), LIMITS)).toBe(
       'a.ts:1:1\n(the language server was still indexing; results may be incomplete)',
     )
-    expect(renderValue(located([], { complete: false }), LIMITS)).toBe('No results.\n(the language server was still indexing; results may be incomplete)')
+    expect(renderValue('findReferences', located([], { complete: false }), LIMITS)).toBe('No results.\n(the language server was still indexing; results may be incomplete)')
   })
 
   it('187: a huge URI is bounded to exactly the limit, with the notice', () => {
     const uri = `custom:${'x'.repeat(1_000_000)}`
     const value = located([{ uri, path: renderUri(uri, WS), range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }])
-    const text = renderValue(value, { ...LIMITS, maxResultChars: 80 })
+    const text = renderValue('findReferences', value, { ...LIMITS, maxResultChars: 80 })
     expect(text).toHaveLength(80)
     expect(text).toContain('locations truncated')
     expect(text.endsWith('\n\u2026 locations truncated (limit 80 characters).')).toBe(true)
@@ -75,34 +75,34 @@ describe('rendering locations', () => {
 
 describe('rendering hover', () => {
   it('188: no hover', () => {
-    expect(renderValue(hovered(null), LIMITS)).toBe('No hover information.')
+    expect(renderValue('hover', hovered(null), LIMITS)).toBe('No hover information.')
   })
 
   it('189: contents verbatim', () => {
     const contents = '```typescript\nconst x: number\n```\nThe answer.'
-    expect(renderValue(hovered(contents), LIMITS)).toBe(contents)
+    expect(renderValue('hover', hovered(contents), LIMITS)).toBe(contents)
   })
 
   it('190: bounded to the limit with the notice', () => {
-    const text = renderValue(hovered('a'.repeat(100)), { ...LIMITS, maxResultChars: 60 })
+    const text = renderValue('hover', hovered('a'.repeat(100)), { ...LIMITS, maxResultChars: 60 })
     expect(text).toHaveLength(60)
     expect(text.endsWith('hover truncated (limit 60 characters).')).toBe(true)
   })
 
   it('191: a limit shorter than the notice keeps the notice’s start', () => {
-    const text = renderValue(hovered('a'.repeat(100)), { ...LIMITS, maxResultChars: 10 })
+    const text = renderValue('hover', hovered('a'.repeat(100)), { ...LIMITS, maxResultChars: 10 })
     expect(text).toHaveLength(10)
     expect(text).toBe('\n\u2026 hover t')
   })
 
   it('contents already cut in the value still carry the notice, though they fit', () => {
-    const text = renderValue(hovered('a'.repeat(60), { truncated: true }), { ...LIMITS, maxResultChars: 60 })
+    const text = renderValue('hover', hovered('a'.repeat(60), { truncated: true }), { ...LIMITS, maxResultChars: 60 })
     expect(text).toHaveLength(60)
     expect(text).toMatch(/^a+\n\u2026 hover truncated \(limit 60 characters\)\.$/)
   })
 
   it('says when the server was still indexing', () => {
-    expect(renderValue(hovered('number', { complete: false }), LIMITS)).toBe('number\n(the language server was still indexing; results may be incomplete)')
+    expect(renderValue('hover', hovered('number', { complete: false }), LIMITS)).toBe('number\n(the language server was still indexing; results may be incomplete)')
   })
 
   it('never splits a surrogate pair at the cut', () => {
@@ -110,7 +110,7 @@ describe('rendering hover', () => {
     const keep = 60 - notice.length
     // Put an emoji across the cut point.
     const contents = `${'a'.repeat(keep - 1)}😀${'b'.repeat(50)}`
-    const text = renderValue(hovered(contents), { ...LIMITS, maxResultChars: 60 })
+    const text = renderValue('hover', hovered(contents), { ...LIMITS, maxResultChars: 60 })
     expect(text).toBe(`${'a'.repeat(keep - 1)}${notice}`)
     expect(text.length).toBeLessThanOrEqual(60)
   })

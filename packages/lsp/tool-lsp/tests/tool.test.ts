@@ -70,6 +70,13 @@ describe('arguments', () => {
       [{ operation: 'hover', filePath: 'a.ts', character: 1 }, 'line'],
       [{ filePath: 'a.ts', line: 1, character: 1 }, 'operation'],
       [{ ...good, file_path: 'a.ts' }, 'file_path'],
+      [{ operation: 'hover', filePath: 'a.ts', line: 1 }, 'character'],
+      [{ ...good, occurrence: 2 }, 'occurrence'],
+      [{ ...good, symbol: '' }, 'symbol'],
+      [{ ...good, symbol: 'shape area' }, 'symbol'],
+      [{ ...good, symbol: '\ud800' }, 'symbol'],
+      [{ ...good, symbol: 'x'.repeat(201) }, 'symbol'],
+      [{ ...good, symbol: 'x', occurrence: 0 }, 'occurrence'],
     ]
     for (const [args, field] of cases) {
       const result = await h.call(args)
@@ -102,13 +109,16 @@ describe('registration', () => {
     for (const operation of OPERATIONS) expect(entry!.description).toContain(operation)
     const properties = entry!.parameters.properties as Record<string, Record<string, unknown>>
     expect(properties.operation?.enum).toEqual([...OPERATIONS])
-    expect(entry!.parameters.required).toEqual(['operation', 'filePath', 'line', 'character'])
-    for (const field of ['operation', 'filePath', 'line', 'character']) expect(properties[field]?.description, field).toBeTruthy()
+    expect(entry!.parameters.required).toEqual(['operation', 'filePath', 'line'])
+    for (const field of ['operation', 'filePath', 'line', 'character', 'symbol', 'occurrence']) expect(properties[field]?.description, field).toBeTruthy()
+    expect(entry!.description).toMatch(/Always pass symbol/)
     const section = h.app.tools.sections().find((s) => s.name === 'tool:lsp')
     expect(section?.order).toBe(112)
     expect(section?.text).toMatch(/one-based/)
     expect(section?.text).toMatch(/findReferences includes the declaration/)
     expect(section?.text).toMatch(/indexing/)
+    expect(section?.text).toMatch(/Always pass symbol when you know the name/)
+    expect(section?.text).toMatch(/occurrence/)
     expect(h.app.tools.get('lsp')?.surface).toBe('lsp')
   })
 
@@ -209,6 +219,19 @@ describe('locations', () => {
     const result = await h.call({ operation: 'findReferences', filePath: 'big.ts', line: 1, character: 7 })
     expect(result.isError).toBe(false)
     expect(textOf(result)).toBe('big.ts:1:7\nbin.ts:1:1\nlong.ts:1:10  const aVery\u2026')
+  })
+
+  it('stops reading line text once the call has read lineTextBudgetBytes, across files', async () => {
+    const h = await start({ lineTextBudgetBytes: 150_000 })
+    // Each file's wanted line lies 100 kB in: the first read fits the budget, the second would not.
+    for (const name of ['one.ts', 'two.ts', 'three.ts']) await writeFile(join(h.dir, name), `${'// filler\n'.repeat(10_000)}const ${name[0]} = 1\n`)
+    const items = ['one.ts', 'two.ts', 'three.ts'].map((name) => ({ uri: url(join(h.dir, name)), line: 10_000, character: 6 }))
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), items)))
+    const result = await h.call({ operation: 'findReferences', filePath: 'one.ts', line: 1, character: 1 })
+    expect(textOf(result)).toBe(['one.ts:10001:7  const o = 1', 'two.ts:10001:7', 'three.ts:10001:7'].join('\n'))
+    // The third file was never opened: the budget was spent on the first two.
+    expect(streamText).toHaveBeenCalledTimes(2)
   })
 
   it('lineTextChars 0 turns line text and its reads off', async () => {

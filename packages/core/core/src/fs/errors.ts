@@ -1,4 +1,4 @@
-import { HarnessError } from '../errors.ts'
+import { errorMessage, HarnessError } from '../errors.ts'
 
 export const FsErrorCode = {
   FS_NOT_FOUND: 'FS_NOT_FOUND',
@@ -9,6 +9,8 @@ export const FsErrorCode = {
   FS_PERMISSION_DENIED: 'FS_PERMISSION_DENIED',
   FS_OUTSIDE_WORKSPACE: 'FS_OUTSIDE_WORKSPACE',
   FS_IO_ERROR: 'FS_IO_ERROR',
+  /** The caller's signal aborted the call; `cause` is the abort reason. */
+  FS_ABORTED: 'FS_ABORTED',
 } as const
 export type FsErrorCode = (typeof FsErrorCode)[keyof typeof FsErrorCode]
 
@@ -31,4 +33,11 @@ export function fsErrorFrom(error: unknown, what: string): FsError {
     default:
       return new FsError(`${what}: ${(error as Error | undefined)?.message ?? String(error)}`, 'FS_IO_ERROR', { cause: error })
   }
+}
+
+/** Throws `FS_ABORTED` (the abort reason as `cause`, its message in the text) once `signal` has aborted. */
+export function throwIfFsAborted(signal: AbortSignal | undefined, what: string): void {
+  if (!signal?.aborted) return
+  const reason: unknown = signal.reason
+  throw new FsError(`${what}: aborted${reason === undefined ? '' : ` (${errorMessage(reason)})`}`, 'FS_ABORTED', { cause: reason })
 }

@@ -1,10 +1,11 @@
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs'
+import { constants } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { TextDecoder } from 'node:util'
 import { Context, Service } from 'cordis'
-import { throwIfAborted } from '../abort.ts'
-import { FsError, fsErrorFrom } from './errors.ts'
+import { z } from 'zod'
+import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
+import { fsIo, type FsIo } from './io.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -24,6 +25,15 @@ export interface PathInfo {
   readonly mtimeMs: number
 }
 
+export interface DirEntry {
+  readonly name: string
+  /** `dir/name`; for a symlink, the link itself. */
+  readonly path: string
+  /** What the entry is, following symlinks; `missing` for a symlink whose target does not exist. */
+  readonly type: 'file' | 'directory' | 'other' | 'missing'
+  readonly symlink: boolean
+}
+
 export interface ContainedText {
   /** Canonical absolute path (symlinks resolved). */
   readonly path: string
@@ -34,18 +44,28 @@ export interface ContainedText {
 const CHUNK_BYTES = 64 * 1024
 const BINARY_SNIFF_BYTES = 8 * 1024
 
+export const FsConfig = z.strictObject({
+  /**
+   * How system calls run: `sync` on the event loop (fastest on a local disk), `async` on libuv's
+   * threadpool (a slow or hung filesystem then cannot freeze the host). See io.ts.
+   */
+  io: z.enum(['sync', 'async']).default('sync'),
+})
+export type FsConfig = z.infer<typeof FsConfig>
+
 /**
  * `ctx.fs`: canonical paths, containment proofs and bounded text reads on the local disk.
  * Every path it returns has its symlinks resolved, so two aliases of one file compare equal.
- *
- * The calls are synchronous under async signatures: local metadata operations and bounded chunk
- * reads take microseconds, while each asynchronous call costs a libuv threadpool round trip
- * (hundreds of microseconds on a busy machine) and an LSP query makes about ten of them. Chunks
- * are still yielded one at a time, and the signal is checked between them.
+ * Chunks are yielded one at a time, and the signal is checked between them.
  */
 export class FileSystem extends Service {
-  constructor(ctx: Context) {
+  static Config = (config: unknown) => FsConfig.parse(config ?? {})
+
+  private readonly io: FsIo
+
+  constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
+    this.io = fsIo(config.io)
   }
 
   /**
@@ -53,13 +73,13 @@ export class FileSystem extends Service {
    * directory). The path need not exist: the nearest existing ancestor is resolved and the rest appended.
    */
   async resolve(path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<string> {
-    throwIfAborted(options.signal)
+    throwIfFsAborted(options.signal, `resolving "${path}"`)
     const absolute = resolvePath(options.cwd ?? process.cwd(), path)
     const missing: string[] = []
     let probe = absolute
     for (;;) {
       try {
-        const real = realpathSync.native(probe)
+        const real = await this.io.realpath(probe)
         return missing.length ? join(real, ...missing.reverse()) : real
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
@@ -73,14 +93,43 @@ export class FileSystem extends Service {
 
   /** Information about a path, or undefined when nothing is there. */
   async stat(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
-    throwIfAborted(signal)
+    throwIfFsAborted(signal, `stat of "${path}"`)
     try {
-      const info = statSync(path)
+      const info = await this.io.stat(path)
       return { type: info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other', size: info.size, mtimeMs: info.mtimeMs }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       throw fsErrorFrom(error, `"${path}"`)
     }
+  }
+
+  /**
+   * The direct children of a directory, sorted by name in code-point order. `type` follows
+   * symlinks (`symlink` says an entry is one); a symlink whose target is gone has type `missing`.
+   * `path` is the entry inside `dir` itself, not the symlink's target: `resolve(path)` gives that.
+   * A missing directory is `FS_NOT_FOUND`, a file `FS_NOT_DIRECTORY`.
+   */
+  async listDir(dir: string, signal?: AbortSignal): Promise<DirEntry[]> {
+    throwIfFsAborted(signal, `listing "${dir}"`)
+    let dirents
+    try {
+      dirents = await this.io.readdir(dir)
+    } catch (error) {
+      throw fsErrorFrom(error, `"${dir}"`)
+    }
+    const entries = await Promise.all(dirents.map(async (dirent): Promise<DirEntry> => {
+      const path = join(dir, dirent.name)
+      if (!dirent.isSymbolicLink()) return { name: dirent.name, path, type: dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other', symlink: false }
+      try {
+        const target = await this.io.stat(path)
+        return { name: dirent.name, path, type: target.isFile() ? 'file' : target.isDirectory() ? 'directory' : 'other', symlink: true }
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { name: dirent.name, path, type: 'missing', symlink: true }
+        throw fsErrorFrom(error, `"${path}"`)
+      }
+    }))
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
   fileUrl(path: string): string {
@@ -97,7 +146,7 @@ export class FileSystem extends Service {
   async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
     const path = await this.resolve(dir, { signal })
     const info = await this.stat(path, signal)
-    throwIfAborted(signal)
+    throwIfFsAborted(signal, `workspace "${dir}"`)
     if (!info) throw new FsError(`workspace "${dir}" does not exist`, 'FS_NOT_FOUND')
     if (info.type !== 'directory') throw new FsError(`workspace "${dir}" is not a directory`, 'FS_NOT_DIRECTORY')
     return { path, url: this.fileUrl(path) }
@@ -117,24 +166,24 @@ export class FileSystem extends Service {
 
   /** Decoded UTF-8 chunks of a regular text file. Binary content and invalid UTF-8 are `FS_NOT_TEXT`. */
   async *streamText(path: string, signal?: AbortSignal): AsyncGenerator<{ text: string; bytes: number }> {
-    throwIfAborted(signal)
+    throwIfFsAborted(signal, `reading "${path}"`)
     // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it.
     let fd: number
     try {
-      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+      fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
     } catch (error) {
       throw fsErrorFrom(error, `"${path}"`)
     }
     try {
-      if (!fstatSync(fd).isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      if (!(await this.io.fstat(fd)).isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
       const decoder = new TextDecoder('utf-8', { fatal: true })
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
       let sniffed = 0
       for (;;) {
-        throwIfAborted(signal)
+        throwIfFsAborted(signal, `reading "${path}"`)
         let bytesRead: number
         try {
-          bytesRead = readSync(fd, buffer, 0, CHUNK_BYTES, null)
+          bytesRead = await this.io.read(fd, buffer, CHUNK_BYTES)
         } catch (error) {
           throw fsErrorFrom(error, `"${path}"`)
         }
@@ -150,7 +199,7 @@ export class FileSystem extends Service {
       if (tail) yield { text: tail, bytes: 0 }
     } finally {
       try {
-        closeSync(fd)
+        await this.io.close(fd)
       } catch {
         // Nothing useful to do about a failed close of a read-only descriptor.
       }

@@ -34,6 +34,22 @@ export interface Capability {
   status(): CapabilityStatus
   /** An active check (start the server, look up the key); `dsh status` runs it. Defaults to `status()`. */
   probe?(context: ProbeContext): Promise<CapabilityStatus>
+  /**
+   * For a capability that stands for a set found only by looking (the skill roots of the probed
+   * workspace): when probing, these rows replace the capability's own row, and an empty list shows
+   * nothing. A failure shows as one `unavailable` row under the capability's own id.
+   */
+  probeRows?(context: ProbeContext): Promise<readonly CapabilityRow[]>
+  /**
+   * The tools this capability serves, when that is not every tool of its surface (one MCP server
+   * of several). Default: every tool whose `surface` is the capability's surface.
+   */
+  tools?(): readonly string[]
+}
+
+/** One row of a capability that reports several (`probeRows`). */
+export interface CapabilityRow extends CapabilityStatus {
+  readonly id: string
 }
 
 export interface ProbeContext {
@@ -103,12 +119,27 @@ export class ReadinessService extends Service {
       toolsOf.set(surface, [...(toolsOf.get(surface) ?? []), name])
     }
     try {
-      const rows = await Promise.all(
-        [...this.capabilities.values()].map(async (capability): Promise<CapabilityReport> => {
-          const status = await this.statusOf(capability, probe)
-          return { surface: capability.surface, id: capability.id, configured: capability.configured, tools: toolsOf.get(capability.surface) ?? [], ...status }
+      const groups = await Promise.all(
+        [...this.capabilities.values()].map(async (capability): Promise<CapabilityReport[]> => {
+          const row = (id: string, status: CapabilityStatus): CapabilityReport => ({
+            surface: capability.surface,
+            id,
+            configured: capability.configured,
+            tools: capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? []),
+            state: status.state,
+            detail: status.detail,
+          })
+          if (probe && capability.probeRows) {
+            try {
+              return (await raceAbort(capability.probeRows(probe), probe.signal)).map((found) => row(found.id, found))
+            } catch (error) {
+              return [row(capability.id, { state: 'unavailable', detail: errorMessage(error) })]
+            }
+          }
+          return [row(capability.id, await this.statusOf(capability, probe))]
         }),
       )
+      const rows = groups.flat()
       const covered = new Set(rows.map((row) => row.surface))
       for (const [surface, names] of toolsOf) {
         if (covered.has(surface)) continue

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import { Context, Service } from 'cordis'
+import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { runInSession, currentSession } from './current.ts'
 import { Session, type SessionEvent, type UserMessage } from './session.ts'
@@ -28,8 +29,21 @@ declare module 'cordis' {
   }
   interface Events {
     'session/event'(session: Session, event: SessionEvent): void
+    /** A session ended: `ended` (someone called `end`) or `evicted` (`maxSessions` made room). */
+    'session/end'(session: Session, reason: SessionEndReason): void
   }
 }
+
+export type SessionEndReason = 'ended' | 'evicted'
+
+export const SessionsConfig = z.strictObject({
+  /**
+   * Live sessions kept; creating one more ends the least recently active one (`session/end` with
+   * `evicted`), so a long-running host that forgets to end sessions does not grow without bound.
+   */
+  maxSessions: z.number().int().positive().default(1000),
+})
+export type SessionsConfig = z.infer<typeof SessionsConfig>
 
 export interface CreateSessionOptions {
   readonly id?: string
@@ -39,29 +53,74 @@ export interface CreateSessionOptions {
 
 /** `ctx.sessions`: sessions with a workspace and a fact log, and the pre-step middleware chain. */
 export class SessionService extends Service {
+  static Config = (config: unknown) => SessionsConfig.parse(config ?? {})
+
+  /** Live sessions in order of last activity (a Map keeps insertion order; activity re-inserts). */
   private readonly sessions = new Map<string, Session>()
   private readonly chain: { middleware: PreStepMiddleware; owner: string }[] = []
+  private readonly settings: SessionsConfig
 
-  constructor(ctx: Context) {
+  constructor(ctx: Context, config: SessionsConfig = SessionsConfig.parse({})) {
     super(ctx, 'sessions', true)
+    this.settings = config
   }
 
   create(options: CreateSessionOptions): Session {
     const id = options.id ?? randomUUID()
     if (this.sessions.has(id)) throw new HarnessError(`session "${id}" already exists`, 'SESSION_EXISTS')
     const session = new Session(id, resolve(options.cwd), (owner, event) => {
-      try {
-        this.ctx.emit('session/event', owner, event)
-      } catch (error) {
-        this.ctx.logger('sessions').warn(`a session/event listener failed: ${errorMessage(error)}`)
-      }
+      this.touch(owner)
+      this.emit('session/event', owner, event)
     })
     this.sessions.set(id, session)
+    while (this.sessions.size > this.settings.maxSessions) {
+      const [, oldest] = this.sessions.entries().next().value as [string, Session]
+      this.ctx.logger('sessions').warn(`session "${oldest.id}" was evicted (maxSessions ${this.settings.maxSessions}); end sessions when their conversation is over`)
+      this.finish(oldest, 'evicted')
+    }
     return session
   }
 
   get(id: string): Session | undefined {
     return this.sessions.get(id)
+  }
+
+  /** Live sessions (ended and evicted ones are gone). */
+  get size(): number {
+    return this.sessions.size
+  }
+
+  /**
+   * Ends a session: its log is freed, `get` no longer finds it, later appends are `SESSION_ENDED`,
+   * and `session/end` tells listeners (so they can drop what they keep per session). Idempotent.
+   */
+  end(session: Session | string): void {
+    const target = typeof session === 'string' ? this.sessions.get(session) : session
+    if (target && !target.ended) this.finish(target, 'ended')
+  }
+
+  private finish(session: Session, reason: SessionEndReason): void {
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id)
+    session.close()
+    this.emit('session/end', session, reason)
+  }
+
+  /** Moves the session to the most recently active end of the eviction order. */
+  private touch(session: Session): void {
+    if (this.sessions.get(session.id) !== session) return
+    this.sessions.delete(session.id)
+    this.sessions.set(session.id, session)
+  }
+
+  /** Listeners are other plugins' code: one that throws must not break appending or ending. */
+  private emit(...event: ['session/event', Session, SessionEvent] | ['session/end', Session, SessionEndReason]): void {
+    const [name] = event
+    try {
+      if (event[0] === 'session/event') this.ctx.emit(event[0], event[1], event[2])
+      else this.ctx.emit(event[0], event[1], event[2])
+    } catch (error) {
+      this.ctx.logger('sessions').warn(`a ${name} listener failed: ${errorMessage(error)}`)
+    }
   }
 
   /** The session of the running tool call or pre-step. */
@@ -87,6 +146,7 @@ export class SessionService extends Service {
    * `user/message` events ("model-visible means logged"). A link that throws is skipped and logged.
    */
   async runPreStep(session: Session, messages: readonly UserMessage[], signal: AbortSignal = new AbortController().signal): Promise<PreStepDecision> {
+    if (session.ended) throw new HarnessError(`session "${session.id}" has ended`, 'SESSION_ENDED')
     const links = [...this.chain]
     const step = async (index: number, current: readonly UserMessage[]): Promise<PreStepDecision> => {
       const link = links[index]

@@ -6,6 +6,8 @@ export const SubprocessErrorCode = {
   SUBPROCESS_COMMAND_INVALID: 'SUBPROCESS_COMMAND_INVALID',
   SUBPROCESS_SPAWN_FAILED: 'SUBPROCESS_SPAWN_FAILED',
   SUBPROCESS_SHUT_DOWN: 'SUBPROCESS_SHUT_DOWN',
+  /** The spawn's signal was already aborted: nothing was started. */
+  SUBPROCESS_ABORTED: 'SUBPROCESS_ABORTED',
 } as const
 export type SubprocessErrorCode = (typeof SubprocessErrorCode)[keyof typeof SubprocessErrorCode]
 

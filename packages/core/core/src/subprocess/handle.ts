@@ -17,6 +17,11 @@ export interface SpawnSpec {
   readonly stderrTailBytes?: number
   /** SIGTERM → SIGKILL grace for the whole process group (default: the service's `graceMs`). */
   readonly graceMs?: number
+  /**
+   * Cancels the spawn: aborting it terminates the process group (as `terminate()` does). Already
+   * aborted, nothing is started and `exited` reports `SUBPROCESS_ABORTED`.
+   */
+  readonly signal?: AbortSignal
 }
 
 export interface Exit {
@@ -26,11 +31,14 @@ export interface Exit {
   readonly error?: Error
 }
 
-const POLL_MS = 20
+/**
+ * Polling for a group to vanish starts fast (most groups end within milliseconds of a signal) and
+ * backs off, because on Linux each poll that finds the group still there scans /proc.
+ */
+const FIRST_POLL_MS = 10
+const MAX_POLL_MS = 250
 /** After the leader exits, how long to wait for the rest of its stderr. */
 const STDERR_DRAIN_MS = 200
-/** After SIGKILL a group normally vanishes at once; this only bounds a pathological wait. */
-const KILL_WAIT_MS = 5000
 
 /** A child in its own process group. `terminate()` ends the whole group, not just the leader. */
 export class ChildHandle {
@@ -41,14 +49,25 @@ export class ChildHandle {
   readonly exited: Promise<Exit>
   private readonly tail: ByteTail
   private readonly graceMs: number
+  private readonly killWaitMs: number
   private exit: Exit | undefined
+  private gaveUp = false
   private termination: Promise<void> | undefined
 
   /** `environment`, when given, is the child's whole environment, already scrubbed (the service passes its own). */
-  constructor(spec: Required<Pick<SpawnSpec, 'stderrTailBytes' | 'graceMs'>> & SpawnSpec & { readonly environment?: Record<string, string> }) {
+  constructor(spec: Required<Pick<SpawnSpec, 'stderrTailBytes' | 'graceMs'>> & SpawnSpec & { readonly environment?: Record<string, string>; readonly killWaitMs?: number }) {
     this.tail = new ByteTail(spec.stderrTailBytes)
     this.graceMs = spec.graceMs
+    this.killWaitMs = spec.killWaitMs ?? DEFAULT_KILL_WAIT_MS
     const [file, ...args] = spec.argv
+    if (spec.signal?.aborted) {
+      this.pid = -1
+      this.stdin = null
+      this.stdout = null
+      this.exit = { code: null, signal: null, error: new SubprocessError(`${file} was not started: the spawn was cancelled`, 'SUBPROCESS_ABORTED', { cause: spec.signal.reason }) }
+      this.exited = Promise.resolve(this.exit)
+      return
+    }
     let child: ChildProcess
     try {
       child = spawn(file, args, {
@@ -88,6 +107,12 @@ export class ChildHandle {
         void drained.then(() => resolve((this.exit = { code, signal })))
       })
     })
+    const { signal } = spec
+    if (signal && this.pid > 0) {
+      const cancel = () => void this.terminate()
+      signal.addEventListener('abort', cancel, { once: true })
+      void this.exited.then(() => signal.removeEventListener('abort', cancel))
+    }
   }
 
   get running(): boolean {
@@ -98,7 +123,18 @@ export class ChildHandle {
     return this.tail.text()
   }
 
-  /** SIGTERM to the group, SIGKILL after the grace; resolves once no process of the group is left. Idempotent. */
+  /**
+   * True when the group outlived SIGKILL by `killWaitMs` (a process in uninterruptible sleep, on a
+   * hung NFS mount for example): `terminate()` resolved without it, and nothing more can be done.
+   */
+  get abandoned(): boolean {
+    return this.gaveUp
+  }
+
+  /**
+   * SIGTERM to the group, SIGKILL after the grace; resolves once no process of the group is left,
+   * or `killWaitMs` after SIGKILL at the latest (then `abandoned` is true). Idempotent.
+   */
   terminate(): Promise<void> {
     this.termination ??= this.runTermination()
     return this.termination
@@ -114,9 +150,14 @@ export class ChildHandle {
     this.signalGroup('SIGTERM')
     if (!(await this.groupGoneWithin(this.graceMs))) {
       this.signalGroup('SIGKILL')
-      await this.groupGoneWithin(KILL_WAIT_MS)
+      if (!(await this.groupGoneWithin(this.killWaitMs))) {
+        this.gaveUp = true
+        return
+      }
     }
-    await this.exited
+    // The group is gone, so the leader's exit is only the event loop away; the bound covers a leader
+    // that left the group before it ended.
+    if (!(await settlesWithin(this.exited, this.killWaitMs))) this.gaveUp = true
   }
 
   private signalGroup(signal: NodeJS.Signals): void {
@@ -130,11 +171,25 @@ export class ChildHandle {
 
   private async groupGoneWithin(ms: number): Promise<boolean> {
     const until = Date.now() + ms
-    while (groupAlive(this.pid)) {
-      if (Date.now() >= until) return false
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+    for (let poll = FIRST_POLL_MS; groupAlive(this.pid); poll = Math.min(poll * 2, MAX_POLL_MS)) {
+      const left = until - Date.now()
+      if (left <= 0) return false
+      await new Promise((resolve) => setTimeout(resolve, Math.min(poll, left)))
     }
     return true
+  }
+}
+
+/** After SIGKILL a group normally vanishes at once; this bounds a pathological wait. */
+export const DEFAULT_KILL_WAIT_MS = 5000
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)))
+  try {
+    return await Promise.race([promise.then(() => true), late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { scrubbedEnv } from './env.ts'
 import { SubprocessError } from './errors.ts'
-import { ChildHandle, type SpawnSpec } from './handle.ts'
+import { ChildHandle, DEFAULT_KILL_WAIT_MS, type SpawnSpec } from './handle.ts'
 import { binDirsAbove, resolveCommand } from './resolve.ts'
 
 declare module 'cordis' {
@@ -21,6 +21,11 @@ export const SubprocessConfig = z.strictObject({
   stderrTailBytes: z.number().int().nonnegative().default(1_000_000),
   /** Also search the `node_modules/.bin` directories above this installation (where bundled servers live). */
   installationBins: z.boolean().default(true),
+  /**
+   * After SIGKILL, how long to wait for a process group to vanish before giving up on it (a process in
+   * uninterruptible sleep cannot be killed); `shutdown()` then reports its pid instead of hanging.
+   */
+  killWaitMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(DEFAULT_KILL_WAIT_MS),
   /**
    * Variables passed to children although the scrub would withhold them (for example
    * `SSH_AUTH_SOCK` for a server that pushes over ssh). A spawn's explicit `env` always wins.
@@ -77,7 +82,7 @@ export class SubprocessService extends Service {
     if (!isAbsolute(spec.argv[0])) {
       throw new SubprocessError(`"${spec.argv[0]}" is not an absolute path; resolve it with resolveExecutable first`, 'SUBPROCESS_COMMAND_INVALID')
     }
-    const child = new ChildHandle({ stderrTailBytes: this.settings.stderrTailBytes, graceMs: this.settings.graceMs, ...spec, environment: this.environment(spec.env) })
+    const child = new ChildHandle({ stderrTailBytes: this.settings.stderrTailBytes, graceMs: this.settings.graceMs, killWaitMs: this.settings.killWaitMs, ...spec, environment: this.environment(spec.env) })
     if (child.pid > 0) {
       this.children.add(child)
       void child.exited.then(() => {
@@ -93,12 +98,21 @@ export class SubprocessService extends Service {
     return this.children.size
   }
 
-  /** Terminates every child still running and resolves when all their process groups are gone. */
-  async shutdown(): Promise<void> {
+  /**
+   * Terminates every child still running and resolves when all their process groups are gone, or
+   * were given up on after `killWaitMs` past SIGKILL: those pids are logged and returned.
+   */
+  async shutdown(): Promise<number[]> {
     this.closing = true
-    await Promise.all([...this.children].map((child) => child.terminate()))
+    const children = [...this.children]
+    await Promise.all(children.map((child) => child.terminate()))
     this.children.clear()
     process.off('exit', this.killOnExit)
+    const abandoned = children.filter((child) => child.abandoned).map((child) => child.pid)
+    for (const pid of abandoned) {
+      this.ctx.logger('subprocess').warn(`process group ${pid} was still there ${this.settings.killWaitMs} ms after SIGKILL (uninterruptible sleep?); no longer waiting for it`)
+    }
+    return abandoned
   }
 
   protected override stop(): void {

@@ -6,7 +6,7 @@ import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../error
 import { deepFreeze, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { runInSession } from '../sessions/current.ts'
 import { describeIssues, inputJsonSchema } from './schema.ts'
-import type { CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult } from './types.ts'
+import type { CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -14,6 +14,8 @@ declare module 'cordis' {
   }
   interface Events {
     'tools/change'(): void
+    /** Every call's final result; observers cannot change it, and a throwing observer is logged. */
+    'tools/result'(event: ToolResultEvent): void
   }
 }
 
@@ -49,15 +51,17 @@ export class ToolRuntime extends Service {
   private readonly entries = new Map<string, Entry>()
   private readonly guidance = new Map<string, PromptSection>()
   private readonly settings: ToolsConfig
+  private readonly lifecycle: Context['events']
 
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
     this.settings = config
+    this.lifecycle = ctx.root.events
   }
 
   /** Adds a tool; an effect on the caller's scope, so unloading the caller removes it. */
   register<A, V extends JsonValue>(definition: ToolDefinition<A, V>): () => void {
-    const entry = this.compile(definition as ToolDefinition)
+    const entry = compileEntry(definition as ToolDefinition)
     return this.ctx.effect(() => {
       if (this.entries.has(entry.definition.name)) {
         throw new ToolError(`a tool named "${entry.definition.name}" is already registered`, 'DUPLICATE_TOOL')
@@ -68,6 +72,37 @@ export class ToolRuntime extends Service {
         if (this.entries.get(entry.definition.name) !== entry) return
         this.entries.delete(entry.definition.name)
         this.changed()
+      }
+    })
+  }
+
+  /**
+   * Adds several tools at once, all or none: a taken name (or one listed twice) registers nothing
+   * and throws DUPLICATE_TOOL. One effect on the caller's scope and one `tools/change` for the whole
+   * set, so a surface that publishes thousands of tools (an MCP server) pays for one registration.
+   */
+  registerAll(definitions: readonly ToolDefinition[]): () => void {
+    // `this` is cordis's tracing proxy here: every member access costs. Take the table once.
+    const table = this.entries
+    const entries = definitions.map((definition) => compileEntry(definition))
+    return this.ctx.effect(() => {
+      const names = new Set<string>()
+      for (const { definition } of entries) {
+        if (table.has(definition.name) || names.has(definition.name)) {
+          throw new ToolError(`a tool named "${definition.name}" is already registered`, 'DUPLICATE_TOOL')
+        }
+        names.add(definition.name)
+      }
+      for (const entry of entries) table.set(entry.definition.name, entry)
+      if (entries.length) this.changed()
+      return () => {
+        let removed = false
+        for (const entry of entries) {
+          if (table.get(entry.definition.name) !== entry) continue
+          table.delete(entry.definition.name)
+          removed = true
+        }
+        if (removed) this.changed()
       }
     })
   }
@@ -103,14 +138,21 @@ export class ToolRuntime extends Service {
 
   /** Runs one call exactly as the model made it. Never throws: every failure is an error result with a code. */
   async execute(call: ToolCall): Promise<ToolResult> {
+    const startedAt = performance.now()
+    const callId = call.callId ?? randomUUID()
+    const dispatched: Dispatched = {}
+    let result: ToolResult
     try {
-      return await this.dispatch(call)
+      result = await this.dispatch(call, callId, dispatched)
     } catch (error) {
-      return failure(error)
+      result = failure(error)
     }
+    if (dispatched.exec && dispatched.definition?.finalizeContent) result = this.finalize(dispatched.definition, dispatched.exec, result)
+    this.announce({ callId, name: call.name, session: call.session, result, durationMs: performance.now() - startedAt })
+    return result
   }
 
-  private async dispatch(call: ToolCall): Promise<ToolResult> {
+  private async dispatch(call: ToolCall, callId: string, dispatched: Dispatched): Promise<ToolResult> {
     const args = toJson(call.arguments, this.settings.maxArgumentDepth)
     if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
     if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
@@ -121,7 +163,9 @@ export class ToolRuntime extends Service {
 
     const { definition } = entry
     const budget = deadline(call.signal, definition.timeoutMs ?? 0, ToolErrorCode.TOOL_TIMEOUT)
-    const exec: ToolExecution = { callId: call.callId ?? randomUUID(), name: definition.name, signal: budget.signal, session: call.session }
+    const exec: ToolExecution = { callId, name: definition.name, signal: budget.signal, session: call.session }
+    dispatched.definition = definition
+    dispatched.exec = exec
     let outcome: Outcome
     try {
       const body = Promise.resolve().then(() => runInSession(call.session, () => (definition as LooseDefinition).execute(parsed.value, exec)))
@@ -182,38 +226,31 @@ export class ToolRuntime extends Service {
     return { isError: false, value, content }
   }
 
-  private compile(definition: ToolDefinition): Entry {
-    const name: unknown = definition?.name
-    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
-      throw new ToolError(`tool name ${JSON.stringify(name)} must match ${TOOL_NAME.source}`, 'INVALID_TOOL')
+  /** Applies the definition's `finalizeContent`; its failure or a malformed answer keeps the result as it was. */
+  private finalize(definition: ToolDefinition, exec: ToolExecution, result: ToolResult): ToolResult {
+    let blocks: unknown
+    try {
+      blocks = definition.finalizeContent?.(exec, result)
+    } catch (error) {
+      this.ctx.logger('tools').warn(`${definition.name}: finalizeContent failed and was ignored: ${errorMessage(error)}`)
+      return result
     }
-    if (typeof definition.description !== 'string' || !definition.description.trim()) {
-      throw new ToolError(`tool "${name}": description must be non-empty`, 'INVALID_TOOL')
+    if (blocks === undefined) return result
+    if (!isContent(blocks)) {
+      this.ctx.logger('tools').warn(`${definition.name}: finalizeContent returned something other than a list of text blocks; ignored`)
+      return result
     }
-    if (typeof definition.execute !== 'function') throw new ToolError(`tool "${name}": execute must be a function`, 'INVALID_TOOL')
-    const { timeoutMs } = definition
-    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_DELAY_MS)) {
-      throw new ToolError(`tool "${name}": timeoutMs must be a positive integer no greater than ${MAX_TIMER_DELAY_MS}`, 'INVALID_TOOL')
-    }
-    if (definition.input) {
-      const schema = definition.input
-      return {
-        definition,
-        parameters: deepFreeze(inputJsonSchema(name, schema)),
-        parse: (args) => {
-          const result = schema.safeParse(args)
-          return result.success ? { ok: true, value: result.data } : { ok: false, problem: describeIssues(result.error) }
-        },
-      }
-    }
-    const parameters = toJson(definition.parameters)
-    if (!parameters.ok || !isObject(parameters.value)) {
-      throw new ToolError(`tool "${name}": parameters must be a JSON Schema object`, 'INVALID_TOOL')
-    }
-    return {
-      definition,
-      parameters: deepFreeze(parameters.value),
-      parse: (args) => (isObject(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
+    return { ...result, content: Object.freeze(blocks.map((block) => Object.freeze({ type: 'text' as const, text: block.text }))) }
+  }
+
+  private announce(event: ToolResultEvent): void {
+    // Every call passes here. Dispatching through the context costs tens of microseconds (cordis
+    // builds tracing proxies), so the app's event registry is asked first whether anyone listens.
+    if (!this.lifecycle._hooks['tools/result']?.length) return
+    try {
+      this.lifecycle.emit('tools/result', event)
+    } catch (error) {
+      this.ctx.logger('tools').warn(`a tools/result listener failed: ${errorMessage(error)}`)
     }
   }
 
@@ -224,6 +261,52 @@ export class ToolRuntime extends Service {
       this.ctx.logger('tools').warn(`a tools/change listener failed: ${errorMessage(error)}`)
     }
   }
+}
+
+/** Checks a definition and prepares its argument parser; throws INVALID_TOOL. */
+function compileEntry(definition: ToolDefinition): Entry {
+  const name: unknown = definition?.name
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    throw new ToolError(`tool name ${JSON.stringify(name)} must match ${TOOL_NAME.source}`, 'INVALID_TOOL')
+  }
+  if (typeof definition.description !== 'string' || !definition.description.trim()) {
+    throw new ToolError(`tool "${name}": description must be non-empty`, 'INVALID_TOOL')
+  }
+  if (typeof definition.execute !== 'function') throw new ToolError(`tool "${name}": execute must be a function`, 'INVALID_TOOL')
+  const { timeoutMs } = definition
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_DELAY_MS)) {
+    throw new ToolError(`tool "${name}": timeoutMs must be a positive integer no greater than ${MAX_TIMER_DELAY_MS}`, 'INVALID_TOOL')
+  }
+  if (definition.input) {
+    const schema = definition.input
+    return {
+      definition,
+      parameters: deepFreeze(inputJsonSchema(name, schema)),
+      parse: (args) => {
+        const result = schema.safeParse(args)
+        return result.success ? { ok: true, value: result.data } : { ok: false, problem: describeIssues(result.error) }
+      },
+    }
+  }
+  const parameters = toJson(definition.parameters)
+  if (!parameters.ok || !isObject(parameters.value)) {
+    throw new ToolError(`tool "${name}": parameters must be a JSON Schema object`, 'INVALID_TOOL')
+  }
+  return {
+    definition,
+    parameters: deepFreeze(parameters.value),
+    parse: (args) => (isObject(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
+  }
+}
+
+/** What `execute` learns once a call reached its body, for `finalizeContent`. */
+interface Dispatched {
+  definition?: ToolDefinition
+  exec?: ToolExecution
+}
+
+function isContent(value: unknown): value is readonly ContentBlock[] {
+  return Array.isArray(value) && value.every((block: unknown) => typeof block === 'object' && block !== null && (block as ContentBlock).type === 'text' && typeof (block as ContentBlock).text === 'string')
 }
 
 type Outcome = { kind: 'fulfilled'; value: unknown } | { kind: 'rejected'; error: unknown } | { kind: 'abandoned' }

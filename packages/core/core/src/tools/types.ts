@@ -33,6 +33,12 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
   readonly concurrencySafe?: boolean
   /** The surface the tool belongs to (`lsp`, `web`, …); `dsh status` lists it beside that surface's capabilities. */
   readonly surface?: string
+  /**
+   * The last word on what the model sees, for every outcome once the body was dispatched (a
+   * success, a thrown error, a timeout, an abort): return blocks to replace the result's `content`,
+   * or `undefined` to keep it. Synchronous; a throw or a malformed return is logged and ignored.
+   */
+  finalizeContent?(exec: ToolExecution, result: ToolResult): readonly ContentBlock[] | undefined
 }
 
 /** A zod-typed tool: arguments are validated with the schema, the model sees its JSON Schema. */
@@ -72,6 +78,17 @@ export interface ToolErrorInfo {
 export type ToolResult =
   | { readonly isError: false; readonly value: JsonValue; readonly content: readonly ContentBlock[] }
   | { readonly isError: true; readonly content: readonly ContentBlock[]; readonly error: ToolErrorInfo }
+
+/** What `tools/result` observers learn about each finished call. */
+export interface ToolResultEvent {
+  readonly callId: string
+  readonly name: string
+  readonly session: Session | undefined
+  /** The final result, exactly as `execute` returns it (content finalized, frozen). */
+  readonly result: ToolResult
+  /** From the call's start to its result. */
+  readonly durationMs: number
+}
 
 export interface PromptSection {
   /** Unique, e.g. `tool:lsp`. */

@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Logger } from 'cordis'
+import { bootPreset, untracked, type Host, type JsonValue, type RawToolDefinition } from 'dsh-core'
+import { ms, percentile, ratio, timed } from './stats.ts'
+
+// MCP bridge overhead against a bare SDK Client talking to its own copy of the same stdio fixture
+// server (packages/mcp/mcp/tests/fixtures/server.mjs):
+// - tools/call round trips through ctx.tools.execute vs Client.callTool, interleaved call by call;
+// - discovery and registration of a server listing 5,000 tools in pages of 100, vs a bare
+//   paginated tools/list: at activation (spawn → initialize → every page → registered), and as a
+//   list_changed re-sync inside a running host.
+
+const REPO = fileURLToPath(new URL('../', import.meta.url))
+const FIXTURE = join(REPO, 'packages/mcp/mcp/tests/fixtures/server.mjs')
+const CALLS = Number(process.env.BENCH_MCP_CALLS ?? 2000)
+const MANY = { FIXTURE_EXTRA_TOOLS: '5000', FIXTURE_PAGE_SIZE: '100' }
+const ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 5)
+
+const scratch = mkdtempSync(join(tmpdir(), 'dsh-bench-mcp-'))
+
+function overlay(env: Record<string, string> = {}): string {
+  const file = join(scratch, `overlay-${Object.keys(env).length}.yml`)
+  const config = { serverName: 'fixture', transport: 'stdio', command: process.execPath, args: [FIXTURE], env }
+  writeFileSync(file, `- name: dsh-mcp\n  config: ${JSON.stringify(config)}\n`)
+  return file
+}
+
+async function bootWith(env: Record<string, string> = {}): Promise<Host> {
+  return bootPreset({ preset: join(REPO, 'presets/base.yml'), overlays: [overlay(env)] })
+}
+
+async function bareClient(env: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '0' }, { capabilities: {} })
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' }))
+  return client
+}
+
+async function bareList(client: Client): Promise<number> {
+  let count = 0
+  let cursor: string | undefined
+  do {
+    const page = await client.request({ method: 'tools/list', ...(cursor ? { params: { cursor } } : {}) }, ListToolsResultSchema)
+    count += page.tools.length
+    cursor = page.nextCursor || undefined
+  } while (cursor)
+  return count
+}
+
+async function callLatency(): Promise<string[]> {
+  const host = await bootWith()
+  const client = await bareClient()
+  // A harness holds its services, and makes effect-free calls untracked (docs/architecture.md, Helpers):
+  // through cordis's tracing proxy every call costs tens of microseconds more.
+  const tools = untracked(host.app.tools)
+  const ours = async () => {
+    const result = await tools.execute({ name: 'mcp__fixture__echo', arguments: { message: 'hi' } })
+    if (result.isError) throw new Error(result.error.message)
+  }
+  const bare = async () => {
+    await client.callTool({ name: 'echo', arguments: { message: 'hi' } }, CallToolResultSchema)
+  }
+  // The bridge's own share: its tool body (raw request, classification, checks) called directly,
+  // without the tools runtime around it (argument copy, deadline, value copy, render).
+  const definition = tools.get('mcp__fixture__echo') as RawToolDefinition<JsonValue>
+  const body = async () => {
+    await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: new AbortController().signal, session: undefined })
+  }
+  try {
+    for (let i = 0; i < 200; i++) await Promise.all([ours(), bare(), body()])
+    const samples = { ours: [] as number[], bare: [] as number[], body: [] as number[] }
+    const sides = [['ours', ours], ['bare', bare], ['body', body]] as const
+    for (let i = 0; i < CALLS; i++) {
+      // Rotate who goes first so no side always gets the warmer cache.
+      for (let k = 0; k < sides.length; k++) {
+        const [name, run] = sides[(i + k) % sides.length]!
+        samples[name].push((await timed(run))[0])
+      }
+    }
+    const p = (name: keyof typeof samples, q: number) => percentile(samples[name], q)
+    return [
+      `tools/call round trip, ${CALLS} calls per side, interleaved (echo on the stdio fixture)`,
+      `  ours (ctx.tools.execute) p50 ${ms(p('ours', 50))} p95 ${ms(p('ours', 95))}; bare SDK Client.callTool p50 ${ms(p('bare', 50))} p95 ${ms(p('bare', 95))}; ratio p50 ${ratio(p('ours', 50), p('bare', 50))} p95 ${ratio(p('ours', 95), p('bare', 95))}`,
+      `  the bridge's tool body alone (no tools runtime) p50 ${ms(p('body', 50))} p95 ${ms(p('body', 95))}; ratio to bare p50 ${ratio(p('body', 50), p('bare', 50))} p95 ${ratio(p('body', 95), p('bare', 95))}`,
+    ]
+  } finally {
+    await client.close()
+    await host.stop()
+  }
+}
+
+async function activation(): Promise<string[]> {
+  const mine: number[] = []
+  const theirs: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const [oursMs, host] = await timed(() => bootWith(MANY))
+    const registered = host.app.tools.catalog().length
+    await host.stop()
+    if (registered < 5000) throw new Error(`only ${registered} tools registered`)
+    mine.push(oursMs)
+    let client: Client | undefined
+    const [bareMs, listed] = await timed(async () => {
+      client = await bareClient(MANY)
+      return bareList(client)
+    })
+    await client?.close()
+    if (listed < 5000) throw new Error(`only ${listed} tools listed`)
+    theirs.push(bareMs)
+  }
+  const [o, b] = [percentile(mine, 50), percentile(theirs, 50)]
+  return [`activation with 5,000 tools in pages of 100, median of ${ROUNDS}: ours (boot base + row: spawn → initialize → 50 pages → 5,0xx tools registered) ${ms(o)}, bare (spawn → connect → 50 pages) ${ms(b)}, ratio ${ratio(o, b)}`]
+}
+
+async function resync(): Promise<string[]> {
+  const host = await bootWith(MANY)
+  const client = await bareClient(MANY)
+  const tools = untracked(host.app.tools)
+  const mine: number[] = []
+  const theirs: number[] = []
+  try {
+    for (let round = 0; round < ROUNDS * 2; round++) {
+      const name = `bench-${round}`
+      const appeared = new Promise<void>((resolve) => {
+        const stop = host.app.on('tools/change', () => {
+          if (tools.get(`mcp__fixture__${name}`)) {
+            stop()
+            resolve()
+          }
+        })
+      })
+      // The server sends list_changed before answering; the bridge fetches every page and swaps.
+      const [oursMs] = await timed(async () => {
+        await tools.execute({ name: 'mcp__fixture__set-tools', arguments: { add: [name] } })
+        await appeared
+      })
+      mine.push(oursMs)
+      const [bareMs] = await timed(async () => {
+        await client.callTool({ name: 'set-tools', arguments: { add: [name] } })
+        await bareList(client)
+      })
+      theirs.push(bareMs)
+    }
+  } finally {
+    await client.close()
+    await host.stop()
+  }
+  const [o, b] = [percentile(mine, 50), percentile(theirs, 50)]
+  return [`re-sync after list_changed with 5,000 tools (a call, then every page and the swap), median of ${ROUNDS * 2}: ours ${ms(o)}, bare (the call, then every page) ${ms(b)}, ratio ${ratio(o, b)}`]
+}
+
+export async function benchMcp(): Promise<string[]> {
+  // The fixture's deliberately odd output schema warns at every connect; keep the figures readable.
+  const level = Logger.levels.base
+  Logger.levels.base = Logger.ERROR
+  try {
+    return [...(await callLatency()), ...(await activation()), ...(await resync())]
+  } finally {
+    Logger.levels.base = level
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Context, type ForkScope, type Plugin } from 'cordis'
+import { createUserMessage, untracked } from 'dsh-core'
+import FileSystem from 'dsh-core/fs'
+import SessionService from 'dsh-core/sessions'
+import ToolRuntime from 'dsh-core/tools'
+import SkillRegistry from 'dsh-skill'
+import * as toolSkill from 'dsh-skill/tool'
+import * as skillFs from 'dsh-skill-fs'
+import matter from 'gray-matter'
+import { ms, percentile, ratio, timed } from './stats.ts'
+
+// Cold discovery of 2,000 skills spread over the roots (ours: dsh-skill-fs through ctx.skills,
+// frontmatter-only reads) against a bare loop that reads every SKILL.md whole and parses it with
+// gray-matter; a warm (cached) observation against a cold one; and the catalog pre-step.
+
+const SKILLS = Number(process.env.BENCH_SKILLS ?? 2000)
+const ROUNDS = Number(process.env.BENCH_SKILL_ROUNDS ?? 10)
+const BODY = `${'Follow these steps carefully. Read the referenced files only when needed.\n'.repeat(80)}`
+
+function layout(): { base: string; project: string; home: string; custom: string; roots: string[] } {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bench-skill-')))
+  const project = join(base, 'project')
+  const home = join(base, 'home')
+  const custom = join(base, 'custom')
+  mkdirSync(join(project, '.git'), { recursive: true })
+  const roots = [
+    join(project, '.dsh', 'skills'),
+    join(project, '.agents', 'skills'),
+    join(project, '.claude', 'skills'),
+    custom,
+    join(home, '.dsh', 'skills'),
+    join(home, '.agents', 'skills'),
+    join(home, '.claude', 'skills'),
+  ]
+  for (let i = 0; i < SKILLS; i++) {
+    const name = `skill-${String(i).padStart(4, '0')}`
+    const dir = join(roots[i % roots.length]!, name)
+    mkdirSync(dir, { recursive: true })
+    const description = `Use when working on task family ${i}: builds, checks and reports the ${i % 7} kind of artefact.`
+    writeFileSync(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\nmetadata:\n  owner: team-${i % 5}\n---\n${BODY}`)
+  }
+  return { base, project, home, custom, roots }
+}
+
+/** The baseline: list each root, read each SKILL.md whole, parse it with gray-matter. */
+async function bare(roots: readonly string[]): Promise<number> {
+  let found = 0
+  for (const root of roots) {
+    for (const entry of readdirSync(root, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue
+      const text = await readFile(join(root, entry.name, 'SKILL.md'), 'utf8')
+      // An options object turns off gray-matter's cache, which would otherwise answer repeats from memory.
+      const file = matter(text, {})
+      if (typeof file.data.name === 'string' && typeof file.data.description === 'string') found++
+    }
+  }
+  return found
+}
+
+async function boot(place: ReturnType<typeof layout>): Promise<Context> {
+  const app = new Context()
+  const plugin = app.plugin as (plugin: Plugin, config: unknown) => ForkScope
+  plugin(ToolRuntime as unknown as Plugin, {})
+  plugin(FileSystem as unknown as Plugin, undefined)
+  plugin(SessionService as unknown as Plugin, undefined)
+  plugin(SkillRegistry as unknown as Plugin, {})
+  plugin(skillFs as unknown as Plugin, { watch: false, userHome: place.home, customRoots: [place.custom] })
+  plugin(toolSkill as unknown as Plugin, {})
+  await app.start()
+  await app.events.flush()
+  return app
+}
+
+export async function benchSkill(): Promise<string[]> {
+  const place = layout()
+  const view = { cwd: place.project }
+  const anySkill = join(place.roots[0]!, 'skill-0000', 'SKILL.md')
+  const lines: string[] = []
+  const check = (found: number, complete = true) => {
+    if (found !== SKILLS || !complete) throw new Error(`found ${found} skills (complete: ${complete})`)
+  }
+  try {
+    const cold: number[] = []
+    const again: number[] = []
+    const baseline: number[] = []
+    for (let round = 0; round < ROUNDS; round++) {
+      // A fresh host per round: nothing seen before, like a process start.
+      const app = await boot(place)
+      const skills = untracked(app.skills)
+      try {
+        const [first, snapshot] = await timed(() => skills.snapshot(view))
+        check(snapshot.skills.length, snapshot.complete)
+        cold.push(first)
+        // An invalidation (a watcher event, a writer): everything is looked at again; unchanged files are not re-parsed.
+        skills.fileChanged(anySkill)
+        const [second, resnapshot] = await timed(() => skills.snapshot(view))
+        check(resnapshot.skills.length, resnapshot.complete)
+        again.push(second)
+      } finally {
+        await app.stop()
+      }
+      const [theirs, found] = await timed(() => bare(place.roots))
+      check(found)
+      baseline.push(theirs)
+    }
+    const coldP50 = percentile(cold, 50)
+    const bareP50 = percentile(baseline, 50)
+    lines.push(`discovery of ${SKILLS} skills in ${place.roots.length} roots, ${ROUNDS} rounds interleaved (bodies ${BODY.length} bytes)`)
+    lines.push(`  cold (fresh host): ours p50 ${ms(coldP50)}, bare read-whole + gray-matter p50 ${ms(bareP50)}, ratio ${ratio(coldP50, bareP50)} (goal ≤ 0.50x)`)
+    lines.push(`  after an invalidation (files unchanged): ours p50 ${ms(percentile(again, 50))}, ratio to bare ${ratio(percentile(again, 50), bareP50)}`)
+
+    const app = await boot(place)
+    try {
+      const skills = untracked(app.skills)
+      const sessions = untracked(app.sessions)
+      await skills.snapshot(view)
+      const warm: number[] = []
+      for (let i = 0; i < 2000; i++) warm.push((await timed(() => skills.snapshot(view)))[0])
+      const warmP50 = percentile(warm, 50)
+      lines.push(`warm observation (cached): p50 ${(warmP50 * 1000).toFixed(1)} µs, p95 ${(percentile(warm, 95) * 1000).toFixed(1)} µs; cold ÷ warm ${(coldP50 / warmP50).toFixed(0)}x (goal ≥ 100x)`)
+
+      // The catalog pre-step on a fresh session (discovery cached): filter, budget, digest, history scan, message.
+      const step: number[] = []
+      const render: number[] = []
+      const list = await skills.list(view)
+      for (let i = 0; i < 200; i++) {
+        const session = sessions.create({ cwd: place.project })
+        step.push((await timed(() => sessions.runPreStep(session, [createUserMessage('hi', { kind: 'user' })])))[0])
+        const [bareRender] = await timed(async () =>
+          createHash('sha256')
+            .update(list.map((skill) => `- \`${skill.name}\`: ${skill.description}`).join('\n'))
+            .digest('hex'),
+        )
+        render.push(bareRender)
+      }
+      lines.push(`catalog pre-step, ${SKILLS} skills into the 8000-character budget (fresh session): p50 ${ms(percentile(step, 50))}, p95 ${ms(percentile(step, 95))}; bare join of all lines + sha256 p50 ${ms(percentile(render, 50))}`)
+    } finally {
+      await app.stop()
+    }
+  } finally {
+    rmSync(place.base, { recursive: true, force: true })
+  }
+  return lines
+}

@@ -1,0 +1,95 @@
+import { createRequire } from 'node:module'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Host, SessionService, ToolResult, ToolRuntime } from 'dsh-core'
+import type {} from 'dsh-skill'
+import { servePrompts } from './serve-prompts.ts'
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
+
+export interface ServeOptions {
+  /** The workspace of the one long-lived session every call runs in. */
+  readonly cwd: string
+  /** Aborts on SIGINT/SIGTERM: the server closes and `serve` resolves. */
+  readonly signal: AbortSignal
+  readonly stdin: NodeJS.ReadableStream
+  readonly stdout: NodeJS.WritableStream
+}
+
+/**
+ * `dsh serve`: the composition as an MCP server on stdio. Every model-visible tool is listed with its
+ * JSON Schema and runs through `ctx.tools.execute` in one session; the prompt sections are the
+ * server's instructions. Resolves when the client closes stdin or the signal aborts; the caller then
+ * stops the host (every child process with it).
+ */
+export async function serve(host: Host, tools: ToolRuntime, sessions: SessionService, options: ServeOptions): Promise<void> {
+  const session = sessions.create({ cwd: options.cwd })
+  const skills = host.app.get('skills')
+  const instructions = tools
+    .sections()
+    .map((section) => section.text)
+    .join('\n\n')
+  const server = new Server(
+    { name: 'dsh', version },
+    { capabilities: { tools: { listChanged: true }, ...(skills ? { prompts: { listChanged: true } } : {}) }, ...(instructions ? { instructions } : {}) },
+  )
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.catalog().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' } })),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+    toCallToolResult(await tools.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal })),
+  )
+
+  const stopNotifying = [coalesced(() => server.sendToolListChanged(), (listener) => host.app.on('tools/change', listener))]
+  if (skills) {
+    servePrompts(server, skills, session)
+    stopNotifying.push(coalesced(() => server.sendPromptListChanged(), (listener) => skills.onChange(listener)))
+  }
+  const transport = new StdioServerTransport(options.stdin as NodeJS.ReadStream, options.stdout as NodeJS.WriteStream)
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve
+    options.stdin.once('end', resolve)
+    options.stdin.once('close', resolve)
+    if (options.signal.aborted) resolve()
+    else options.signal.addEventListener('abort', () => resolve(), { once: true })
+  })
+  await server.connect(transport)
+  try {
+    await closed
+  } finally {
+    for (const stop of stopNotifying) stop()
+    await server.close().catch(() => {})
+    sessions.end(session)
+  }
+}
+
+/**
+ * Sends one notification per burst of changes: a re-syncing MCP server or a skills directory
+ * changes many entries at once, and the client needs to hear about it once.
+ */
+function coalesced(notify: () => Promise<void>, subscribe: (listener: () => void) => () => void): () => void {
+  let pending = false
+  return subscribe(() => {
+    if (pending) return
+    pending = true
+    setImmediate(() => {
+      pending = false
+      notify().catch(() => {})
+    })
+  })
+}
+
+/** What an MCP client sees: the model's rendering as text, the code in the text of an error, the canonical value as structured content. */
+export function toCallToolResult(result: ToolResult): CallToolResult {
+  const content = result.content.map((block) => ({ type: 'text' as const, text: block.type === 'text' ? block.text : JSON.stringify(block) }))
+  if (result.isError) {
+    const last = content.at(-1)
+    const coded = `[${result.error.code}]`
+    return { isError: true, content: last ? [...content.slice(0, -1), { type: 'text', text: `${last.text}\n${coded}` }] : [{ type: 'text', text: coded }] }
+  }
+  const { value } = result
+  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {}
+  return { content, ...structured }
+}

@@ -1,0 +1,202 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BIN, CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+
+const clients: Client[] = []
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
+  killRunning()
+  await removeTempDirs()
+})
+
+async function connect(args: readonly string[], env: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...args], cwd: ROOT, stderr: 'pipe', env: { ...process.env, ...env } as Record<string, string> })
+  const client = new Client({ name: 'dsh-serve-test', version: '0' })
+  await client.connect(transport)
+  clients.push(client)
+  return { client, transport }
+}
+
+const ECHO = ['--preset', 'examples/echo/preset.yml']
+
+describe('dsh serve (echo preset)', () => {
+  it('lists exactly what dsh tools --json lists', async () => {
+    const { client } = await connect(ECHO)
+    const listed = await client.listTools()
+    const expected = json<{ tools: { name: string; description: string; parameters: unknown }[] }>(await dsh(['tools', '--json', ...ECHO])).tools
+    expect(listed.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))).toEqual(expected)
+  })
+
+  it('calls a tool: the rendering as text, the canonical value as structured content', async () => {
+    const { client } = await connect(ECHO)
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
+    expect(result.isError ?? false).toBe(false)
+    expect(result.content).toEqual([{ type: 'text', text: 'hi' }])
+    expect(result.structuredContent).toEqual({ text: 'hi', workspace: ROOT })
+  })
+
+  it('an error result is isError with the code in the text', async () => {
+    const { client } = await connect(ECHO)
+    const result = await client.callTool({ name: 'echo', arguments: { text: 5 } })
+    expect(result.isError).toBe(true)
+    expect(JSON.stringify(result.content)).toContain('[INVALID_ARGS]')
+    const unknown = await client.callTool({ name: 'nope', arguments: {} })
+    expect(JSON.stringify(unknown.content)).toContain('[UNKNOWN_TOOL]')
+  })
+
+  it("the client's cancellation aborts the call inside the host", async () => {
+    const dir = await tempDir()
+    const marker = join(dir, 'aborted')
+    await writeFile(
+      join(dir, 'waiter.mjs'),
+      `import { writeFileSync } from 'node:fs'
+export const name = 'waiter'
+export const inject = ['tools']
+export function apply(ctx) {
+  ctx.tools.register({
+    name: 'wait_for_abort',
+    description: 'Waits until the call is aborted.',
+    parameters: { type: 'object' },
+    execute: (_args, exec) => new Promise((_resolve, reject) => exec.signal.addEventListener('abort', () => {
+      writeFileSync(${JSON.stringify(marker)}, 'yes')
+      reject(exec.signal.reason)
+    })),
+  })
+}
+`,
+    )
+    await writeFile(join(dir, 'preset.yml'), `${CORE_ROWS}- id: waiter\n  name: ./waiter.mjs\n`)
+    const { client } = await connect(['--preset', join(dir, 'preset.yml')])
+    const controller = new AbortController()
+    const call = client.callTool({ name: 'wait_for_abort', arguments: {} }, undefined, { signal: controller.signal })
+    setTimeout(() => controller.abort(new Error('user pressed stop')), 300)
+    await expect(call).rejects.toThrow(/user pressed stop/)
+    await waitFor(marker)
+    expect(await readFile(marker, 'utf8')).toBe('yes')
+  })
+
+  it('keeps stdout for the protocol only', async () => {
+    const { client } = await connect([...ECHO, '--verbose'])
+    // A verbose host logs plenty; had any of it reached stdout, the client would have failed to parse.
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'x' } })).isError ?? false).toBe(false)
+  })
+})
+
+async function waitFor(path: string): Promise<void> {
+  while (!(await stat(path).then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
+describe('dsh serve lifecycle', () => {
+  /** A raw client: one initialize line, then the test decides how the session ends. */
+  function start(): { child: ChildProcessWithoutNullStreams; exited: Promise<number | null>; stdout: () => string } {
+    const child = spawn(process.execPath, [BIN, 'serve', ...ECHO], { cwd: ROOT })
+    const out: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
+    child.stdin.write(`${JSON.stringify(initialize)}\n`)
+    return { child, exited: new Promise((resolve) => child.on('close', resolve)), stdout: () => Buffer.concat(out).toString('utf8') }
+  }
+
+  async function answered(stdout: () => string): Promise<void> {
+    while (!stdout().includes('"id":1')) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+
+  it('exits 0 when stdin closes, and wrote nothing but protocol lines', async () => {
+    const server = start()
+    await answered(server.stdout)
+    server.child.stdin.end()
+    expect(await server.exited).toBe(0)
+    for (const line of server.stdout().trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' })
+  })
+
+  it('exits 0 on SIGTERM', async () => {
+    const server = start()
+    await answered(server.stdout)
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+  })
+})
+
+/** Every descendant of `pid` (children first), read from /proc. */
+function descendants(pid: number): number[] {
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+  return children.flatMap((child) => [child, ...descendants(child)])
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('dsh serve (coding preset)', () => {
+  it('answers tools/list with lsp, an lsp hover through tools/call, and leaves no language server behind', async () => {
+    const project = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
+    const { client, transport } = await connect(['--preset', 'coding', '--cwd', project])
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['lsp', 'skill', 'web_fetch', 'web_search']))
+    const hover = await client.callTool({ name: 'lsp', arguments: { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 } })
+    expect(hover.isError ?? false).toBe(false)
+    expect(JSON.stringify(hover.content)).toContain('const circle: Circle')
+    // Every mounted surface answers through the same session: a guarded fetch and the skill loader.
+    const blocked = await client.callTool({ name: 'web_fetch', arguments: { url: 'http://127.0.0.1:9/' } })
+    expect(blocked.isError).toBe(true)
+    expect(JSON.stringify(blocked.content)).toContain('[WEB_BLOCKED_URL]')
+    const missing = await client.callTool({ name: 'skill', arguments: { name: 'no-such-skill' } })
+    expect(JSON.stringify(missing.content)).toContain('[SKILL_UNKNOWN]')
+    const servers = descendants(transport.pid!)
+    expect(servers.length).toBeGreaterThan(0)
+    await client.close()
+    for (;;) {
+      if (!alive(transport.pid!)) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    for (const pid of servers) {
+      for (let tries = 0; alive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(alive(pid), `language server pid ${pid}`).toBe(false)
+    }
+  })
+})
+
+async function skill(root: string, name: string, description: string, body: string, extra = ''): Promise<void> {
+  await mkdir(join(root, name), { recursive: true })
+  await writeFile(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}\n`)
+}
+
+describe('dsh serve (skills as prompts)', () => {
+  it('lists user-invocable skills as prompts, renders one with the argument text, and announces a new skill file', async () => {
+    const home = await tempDir()
+    const project = await tempDir()
+    await mkdir(join(project, '.git'))
+    const skills = join(project, '.dsh', 'skills')
+    await skill(skills, 'release', 'Cut a release', 'Run the release steps.')
+    await skill(skills, 'model-only', 'Only for the model', 'Hidden from people.', 'user-invocable: false\n')
+    const { client } = await connect(['--preset', 'base', '--cwd', project], { HOME: home })
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['release'])
+    const prompt = await client.getPrompt({ name: 'release', arguments: { arguments: 'version 2.3' } })
+    const text = (prompt.messages[0]!.content as { text: string }).text
+    expect(text).toMatch(/^<skill_content name="release">/)
+    expect(text).toContain('Run the release steps.')
+    expect(text.endsWith('version 2.3')).toBe(true)
+    await expect(client.getPrompt({ name: 'model-only' })).rejects.toThrow(/no user-invocable skill/)
+
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(PromptListChangedNotificationSchema, () => resolve()))
+    await skill(skills, 'hotfix', 'Ship a hotfix', 'Hotfix steps.')
+    await changed
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['hotfix', 'release'])
+  })
+})

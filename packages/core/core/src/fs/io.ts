@@ -1,0 +1,59 @@
+import { close, closeSync, realpath as realpathCallback, fstat, fstatSync, open, openSync, read, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs'
+import { readdir, stat } from 'node:fs/promises'
+import { assertNever } from '../errors.ts'
+
+/**
+ * The system calls `ctx.fs` makes, in two flavours. `sync` runs them on the event loop: a local
+ * metadata call takes microseconds, far less than a threadpool round trip, so the LSP hot path is
+ * fastest. `async` runs them on libuv's threadpool: each costs a round trip, but a slow filesystem
+ * (NFS, WSL's /mnt/c, a hung mount) then delays only the query that touches it instead of freezing
+ * the whole host. bench/RESULTS.md ("fs") has the measurements behind the default.
+ */
+export interface FsIo {
+  realpath(path: string): Promise<string>
+  stat(path: string): Promise<Stats>
+  readdir(dir: string): Promise<Dirent[]>
+  open(path: string, flags: number): Promise<number>
+  fstat(fd: number): Promise<Stats>
+  read(fd: number, buffer: Buffer, length: number): Promise<number>
+  close(fd: number): Promise<void>
+}
+
+export type FsIoMode = 'sync' | 'async'
+
+const syncIo: FsIo = {
+  realpath: async (path) => realpathSync.native(path),
+  stat: async (path) => statSync(path),
+  readdir: async (dir) => readdirSync(dir, { withFileTypes: true }),
+  open: async (path, flags) => openSync(path, flags),
+  fstat: async (fd) => fstatSync(fd),
+  read: async (fd, buffer, length) => readSync(fd, buffer, 0, length, null),
+  close: async (fd) => closeSync(fd),
+}
+
+const asyncIo: FsIo = {
+  realpath: (path) => callback<string>((done) => realpathNative(path, done)),
+  stat: (path) => stat(path),
+  readdir: (dir) => readdir(dir, { withFileTypes: true }),
+  open: (path, flags) => callback<number>((done) => open(path, flags, done)),
+  fstat: (fd) => callback<Stats>((done) => fstat(fd, done)),
+  read: (fd, buffer, length) => callback<number>((done) => read(fd, buffer, 0, length, null, done)),
+  close: (fd) => callback<void>((done) => close(fd, done)),
+}
+
+export function fsIo(mode: FsIoMode): FsIo {
+  switch (mode) {
+    case 'sync':
+      return syncIo
+    case 'async':
+      return asyncIo
+    default:
+      return assertNever(mode, 'fs io mode')
+  }
+}
+
+const realpathNative = realpathCallback.native
+
+function callback<T>(start: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => start((error, value) => (error ? reject(error) : resolve(value))))
+}

@@ -1,0 +1,109 @@
+import { FsError, throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
+import { LspError } from 'dsh-lsp'
+import { exactLine } from './line-collector.ts'
+import type { ResolvedSymbol } from './output.ts'
+import { readSourceLines, type SourceLines } from './source-lines.ts'
+import { findSymbol, lineIdentifiers, symbolUses, type SymbolSearch } from './symbol-search.ts'
+
+export interface SymbolRequest {
+  readonly filePath: string
+  readonly symbol: string
+  /** One-based, as the model gave them. */
+  readonly line: number
+  readonly character?: number | undefined
+  readonly occurrence?: number | undefined
+}
+
+export interface SymbolLimits {
+  readonly symbolSearchLines: number
+  readonly maxLineFileBytes: number
+}
+
+/** Identifiers listed in a not-found message, and the characters they may take together. */
+const LISTED_IDENTIFIERS = 40
+const LISTED_CHARS = 600
+
+/**
+ * Where `symbol` is, found on the named line (or near it) of a file read through the tool's one
+ * source read: contained in the session workspace, streamed only as far as the search window,
+ * byte-capped. A symbol found nowhere in the window is `LSP_SYMBOL_NOT_FOUND`, listing the
+ * identifiers that are on the line so the next call can name one of them.
+ */
+export async function resolveSymbol(fs: FileSystem, cwd: string, request: SymbolRequest, limits: SymbolLimits, signal: AbortSignal): Promise<ResolvedSymbol> {
+  const search: SymbolSearch = {
+    symbol: request.symbol,
+    line: request.line - 1,
+    character: request.character === undefined ? undefined : request.character - 1,
+    occurrence: request.occurrence,
+    window: limits.symbolSearchLines,
+  }
+  const source = await readWindow(fs, cwd, request.filePath, search, limits.maxLineFileBytes, signal)
+  const match = findSymbol(source.lines, search)
+  if (!match) throw new LspError(notFoundMessage(request.filePath, search, source), 'LSP_SYMBOL_NOT_FOUND')
+  return {
+    filePath: request.filePath,
+    symbol: request.symbol,
+    line: match.line + 1,
+    character: match.character + 1,
+    occurrence: match.occurrence,
+    ...(match.line === search.line ? {} : { requestedLine: request.line }),
+  }
+}
+
+async function readWindow(fs: FileSystem, cwd: string, filePath: string, search: SymbolSearch, maxBytes: number, signal: AbortSignal): Promise<SourceLines> {
+  let workspace: Workspace
+  try {
+    workspace = await fs.workspace(cwd, signal)
+  } catch (error) {
+    throwIfAborted(signal)
+    throw new LspError(`workspace "${cwd}" cannot be used: ${messageOf(error)}`, 'LSP_WORKSPACE_INVALID', { cause: error })
+  }
+  const wanted = new Set<number>()
+  for (let line = Math.max(0, search.line - search.window); line <= search.line + search.window; line++) wanted.add(line)
+  try {
+    const path = await fs.contained(workspace, filePath, signal)
+    return await readSourceLines(fs, path, wanted, exactLine, maxBytes, signal)
+  } catch (error) {
+    throwIfAborted(signal)
+    if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
+      throw new LspError(`source "${filePath}" resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
+    }
+    const hint = error instanceof FsError && error.code === 'FS_TOO_LARGE' ? ` (the lsp tool reads at most maxLineFileBytes to find a symbol; pass character without symbol)` : ''
+    throw new LspError(`source "${filePath}" cannot be used: ${messageOf(error)}${hint}`, 'LSP_SOURCE_INVALID', { cause: error })
+  }
+}
+
+/** Says what was looked for and where, and what is on the named line instead. */
+function notFoundMessage(filePath: string, search: SymbolSearch, source: SourceLines): string {
+  const line = search.line + 1
+  const symbol = JSON.stringify(search.symbol)
+  const sought = search.occurrence !== undefined && search.occurrence > 1 ? `occurrence ${search.occurrence} of symbol ${symbol}` : `symbol ${symbol}`
+  const around = search.window > 0 ? ` or within ${search.window} ${search.window === 1 ? 'line' : 'lines'} of it` : ''
+  const sentences = [`${sought} is not on line ${line} of ${filePath}${around}.`]
+  const text = source.lines.get(search.line)
+  // A missing line means the read reached the end of the file, so the line count is known.
+  if (text === undefined) return [...sentences, `The file has ${source.lineCount} lines.`].join(' ')
+  const count = symbolUses(text, search.symbol).length
+  if (count > 0) sentences.push(`Line ${line} has it ${count === 1 ? 'once' : `${count} times`}.`)
+  const identifiers = lineIdentifiers(text)
+  if (identifiers.length) sentences.push(`Identifiers on line ${line}: ${listed(identifiers)}.`)
+  else sentences.push(text.trim() ? `Line ${line} has no identifiers.` : `Line ${line} is blank.`)
+  return sentences.join(' ')
+}
+
+/** `a, b, c`, cut to a bounded count and length with `… and N more`. */
+function listed(identifiers: readonly string[]): string {
+  const shown: string[] = []
+  let chars = 0
+  for (const identifier of identifiers.slice(0, LISTED_IDENTIFIERS)) {
+    if (chars + identifier.length > LISTED_CHARS) break
+    shown.push(identifier)
+    chars += identifier.length + 2
+  }
+  const more = identifiers.length - shown.length
+  return more > 0 ? `${shown.join(', ')} \u2026 and ${more} more` : shown.join(', ')
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,70 @@
+import { cpSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bootPreset, type Host, type ToolResult } from 'dsh-core'
+import { afterAll, beforeAll, expect } from 'vitest'
+
+const REPO = fileURLToPath(new URL('../../../../../', import.meta.url))
+const WORKSPACES = fileURLToPath(new URL('./workspaces/', import.meta.url))
+
+export type Fixture = 'ts-symbols' | 'py-symbols'
+
+export interface RealSuite {
+  /** The private copy of the fixture: the session workspace. */
+  readonly dir: string
+  /** One `lsp` call as the model makes it, in a session on `dir`. */
+  call(args: Record<string, unknown>): Promise<ToolResult>
+}
+
+/**
+ * For one describe block: a private copy of a fixture workspace and the real coding preset
+ * (typescript-language-server, pyright). Afterwards no process may be left running in that copy.
+ */
+export function realSuite(fixture: Fixture): RealSuite {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), `dsh-tool-lsp-${fixture}-`)))
+  const dir = join(root, fixture)
+  cpSync(join(WORKSPACES, fixture), dir, { recursive: true })
+  let host: Host | undefined
+  beforeAll(async () => {
+    host = await bootPreset({ preset: join(REPO, 'presets', 'coding.yml') })
+  })
+  afterAll(async () => {
+    await host?.stop()
+    expect(processesIn(dir)).toEqual([])
+    rmSync(root, { recursive: true, force: true })
+  })
+  return {
+    dir,
+    call(args) {
+      if (!host) throw new Error('the coding preset has not booted')
+      const session = host.app.sessions.create({ cwd: dir })
+      return host.app.tools.execute({ name: 'lsp', arguments: args, session })
+    },
+  }
+}
+
+/** The value of a successful call; a failed call fails the test with its code and message. */
+export function valueOf(result: ToolResult): any {
+  if (result.isError) throw new Error(`lsp call failed: ${result.error.code}: ${result.error.message}`)
+  return result.value
+}
+
+/** `path:line:column` (one-based) of each location, for comparing answers. */
+export function placesOf(result: ToolResult): string[] {
+  return valueOf(result).locations.map((l: any) => `${l.path}:${l.range.start.line + 1}:${l.range.start.character + 1}`)
+}
+
+/** Live processes whose working directory is `dir` (the servers this suite started there). */
+function processesIn(dir: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (realpathSync(`/proc/${entry}/cwd`) === dir) pids.push(Number(entry))
+    } catch {
+      // gone while we looked, or not ours to inspect
+    }
+  }
+  return pids
+}

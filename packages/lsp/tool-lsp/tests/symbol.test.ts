@@ -1,0 +1,180 @@
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { FileSystem } from 'dsh-core'
+import type { LspQueryResult } from 'dsh-lsp'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { boot, codeOf, locations, scriptedProvider, textOf, type Harness } from './harness.ts'
+
+// The `symbol` argument through the whole tool (runtime validation, the file read through ctx.fs,
+// the seam), with a scripted provider that records the position it was asked at.
+
+const HOVER: LspQueryResult = { kind: 'hover', hover: { contents: 'const area: number' }, complete: true }
+const SOURCE = ['export const area = 1', "const label = '😀😀'; const areaSum = area + area", '', 'export const total = areaSum'].join('\n')
+
+let harness: Harness | undefined
+
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await harness?.stop()
+  harness = undefined
+})
+
+async function start(config: Record<string, unknown> = {}): Promise<Harness> {
+  harness = await boot(config)
+  await writeFile(join(harness.dir, 'a.ts'), SOURCE)
+  return harness
+}
+
+function hoverAt(h: Harness, args: Record<string, unknown>) {
+  return h.call({ operation: 'hover', filePath: 'a.ts', ...args })
+}
+
+describe('symbol', () => {
+  it('finds the column on the line, sends it, and echoes it in the value and the text', async () => {
+    const h = await start()
+    const provider = scriptedProvider(HOVER)
+    h.app.lsp.registerProvider(provider)
+    const result = await hoverAt(h, { line: 2, character: 1, symbol: 'area' })
+    // Two emoji (four UTF-16 units) come before `area` at zero-based column 38.
+    expect(provider.calls[0]?.request.position).toEqual({ line: 1, character: 38 })
+    expect(textOf(result)).toBe('hover at a.ts:2:39 (symbol "area")\nconst area: number')
+    expect(result.isError === false && result.value).toEqual({
+      kind: 'hover',
+      complete: true,
+      hover: { contents: 'const area: number' },
+      truncated: false,
+      resolved: { filePath: 'a.ts', symbol: 'area', line: 2, character: 39, occurrence: 1 },
+    })
+  })
+
+  it('works without character, and picks the occurrence asked for or the one nearest character', async () => {
+    const h = await start()
+    const provider = scriptedProvider(HOVER)
+    h.app.lsp.registerProvider(provider)
+    await hoverAt(h, { line: 2, symbol: 'area' })
+    await hoverAt(h, { line: 2, symbol: 'area', occurrence: 2 })
+    const nearest = await hoverAt(h, { line: 2, symbol: 'area', character: 45 })
+    expect(provider.calls.map((c) => c.request.position.character)).toEqual([38, 45, 45])
+    expect(textOf(nearest)).toBe('hover at a.ts:2:46 (symbol "area"; occurrence 2)\nconst area: number')
+  })
+
+  it('does not match a name inside a longer identifier', async () => {
+    const h = await start()
+    const provider = scriptedProvider(HOVER)
+    h.app.lsp.registerProvider(provider)
+    await hoverAt(h, { line: 2, symbol: 'areaSum' })
+    await hoverAt(h, { line: 4, symbol: 'areaSum' })
+    expect(provider.calls.map((c) => c.request.position)).toEqual([
+      { line: 1, character: 28 },
+      { line: 3, character: 21 },
+    ])
+  })
+
+  it('looks on nearby lines and says the line moved', async () => {
+    const h = await start()
+    const provider = scriptedProvider(async () => locations(pathToFileURL(h.dir).href, []))
+    h.app.lsp.registerProvider(provider)
+    const result = await h.call({ operation: 'findReferences', filePath: 'a.ts', line: 3, symbol: 'total' })
+    expect(provider.calls[0]?.request.position).toEqual({ line: 3, character: 13 })
+    expect(textOf(result)).toBe('findReferences at a.ts:4:14 (symbol "total"; not on line 3, found on line 4)\nNo results.')
+    expect(result.isError === false && result.value).toMatchObject({ resolved: { line: 4, character: 14, requestedLine: 3 } })
+  })
+
+  it('searches only symbolSearchLines away', async () => {
+    const h = await start({ symbolSearchLines: 1 })
+    const provider = scriptedProvider(HOVER)
+    h.app.lsp.registerProvider(provider)
+    // `area` is on line 2, three lines above.
+    const result = await hoverAt(h, { line: 4, symbol: 'area' })
+    expect(codeOf(result)).toBe('LSP_SYMBOL_NOT_FOUND')
+    expect(textOf(result)).toContain('within 1 line of it')
+    expect(provider.calls).toEqual([])
+  })
+
+  it('not found is LSP_SYMBOL_NOT_FOUND listing the identifiers on the line, and asks no server', async () => {
+    const h = await start()
+    const provider = scriptedProvider(HOVER)
+    h.app.lsp.registerProvider(provider)
+    const result = await hoverAt(h, { line: 2, character: 5, symbol: 'areaTotal' })
+    expect(result).toMatchObject({ isError: true, error: { code: 'LSP_SYMBOL_NOT_FOUND', name: 'LspError' } })
+    expect(textOf(result)).toBe(
+      'Error: symbol "areaTotal" is not on line 2 of a.ts or within 3 lines of it. Identifiers on line 2: const, label, areaSum, area.',
+    )
+    expect(textOf(await hoverAt(h, { line: 2, symbol: 'area', occurrence: 3 }))).toBe(
+      'Error: occurrence 3 of symbol "area" is not on line 2 of a.ts or within 3 lines of it. Line 2 has it 2 times. Identifiers on line 2: const, label, areaSum, area.',
+    )
+    expect(textOf(await hoverAt(h, { line: 3, symbol: 'nothing' }))).toContain('Line 3 is blank.')
+    expect(textOf(await hoverAt(h, { line: 40, symbol: 'area' }))).toBe(
+      'Error: symbol "area" is not on line 40 of a.ts or within 3 lines of it. The file has 4 lines.',
+    )
+    expect(provider.calls).toEqual([])
+  })
+
+  it('reads the file through ctx.fs once, and only as far as the window', async () => {
+    const h = await start()
+    const tail = Array.from({ length: 20_000 }, (_, i) => `const filler${i} = ${i}`).join('\n')
+    await writeFile(join(h.dir, 'long.ts'), `export const first = 1\n${tail}\n`)
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    const provider = scriptedProvider(HOVER)
+    h.app.lsp.registerProvider(provider)
+    // Longer than maxLineFileBytes, but the window ends within the first chunk.
+    const result = await h.call({ operation: 'hover', filePath: 'long.ts', line: 1, symbol: 'first' }, {})
+    expect(result.isError).toBe(false)
+    expect(streamText).toHaveBeenCalledTimes(1)
+    expect(streamText.mock.calls[0]?.[0]).toBe(join(h.dir, 'long.ts'))
+    await h.stop()
+    harness = undefined
+    const capped = await boot({ maxLineFileBytes: 1000 })
+    harness = capped
+    await writeFile(join(capped.dir, 'long.ts'), `export const first = 1\n${tail}\n`)
+    capped.app.lsp.registerProvider(scriptedProvider(HOVER))
+    const refused = await capped.call({ operation: 'hover', filePath: 'long.ts', line: 1, symbol: 'first' })
+    expect(codeOf(refused)).toBe('LSP_SOURCE_INVALID')
+    expect(textOf(refused)).toContain('maxLineFileBytes')
+  })
+
+  it('refuses files the provider would refuse, with the same codes, before any query', async () => {
+    const h = await start()
+    const outside = await realpath(await mkdtemp(join(tmpdir(), 'tool-lsp-symbol-outside-')))
+    try {
+      await writeFile(join(outside, 'b.ts'), 'export const area = 1\n')
+      await writeFile(join(h.dir, 'bin.ts'), Buffer.from([0x61, 0x00, 0x62]))
+      const provider = scriptedProvider(HOVER)
+      h.app.lsp.registerProvider(provider)
+      expect(codeOf(await h.call({ operation: 'hover', filePath: join(outside, 'b.ts'), line: 1, symbol: 'area' }))).toBe('LSP_SOURCE_OUTSIDE_WORKSPACE')
+      expect(codeOf(await h.call({ operation: 'hover', filePath: 'missing.ts', line: 1, symbol: 'area' }))).toBe('LSP_SOURCE_INVALID')
+      expect(codeOf(await h.call({ operation: 'hover', filePath: 'bin.ts', line: 1, symbol: 'a' }))).toBe('LSP_SOURCE_INVALID')
+      const gone = h.app.sessions.create({ cwd: join(h.dir, 'no-such-dir') })
+      expect(codeOf(await h.call({ operation: 'hover', filePath: 'a.ts', line: 1, symbol: 'area' }, { session: gone }))).toBe('LSP_WORKSPACE_INVALID')
+      expect(provider.calls).toEqual([])
+    } finally {
+      await rm(outside, { recursive: true, force: true })
+    }
+  })
+
+  it('a file no provider serves is LSP_UNAVAILABLE without being read; no session is LSP_WORKSPACE_REQUIRED', async () => {
+    const h = await start()
+    await writeFile(join(h.dir, 'notes.md'), 'area\n')
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    expect(codeOf(await h.call({ operation: 'hover', filePath: 'notes.md', line: 1, symbol: 'area' }))).toBe('LSP_UNAVAILABLE')
+    expect(codeOf(await h.call({ operation: 'hover', filePath: 'a.ts', line: 1, symbol: 'area' }, { session: undefined }))).toBe('LSP_WORKSPACE_REQUIRED')
+    expect(streamText).not.toHaveBeenCalled()
+  })
+
+  it('an abort while the file is read is the runtime’s ABORTED, and no query follows', async () => {
+    const h = await start()
+    const provider = scriptedProvider(HOVER)
+    h.app.lsp.registerProvider(provider)
+    const controller = new AbortController()
+    // The caller stops while the file is being resolved; the fs call fails as an interrupted one would.
+    vi.spyOn(FileSystem.prototype, 'contained').mockImplementation(async () => {
+      controller.abort(new Error('user pressed stop'))
+      throw new Error('interrupted')
+    })
+    const aborted = await h.call({ operation: 'hover', filePath: 'a.ts', line: 1, symbol: 'area' }, { signal: controller.signal })
+    expect(codeOf(aborted)).toBe('ABORTED')
+    expect(provider.calls).toEqual([])
+  })
+})

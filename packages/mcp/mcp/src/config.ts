@@ -1,0 +1,99 @@
+import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import { z } from 'zod'
+
+const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
+const positive = (fallback: number) => z.number().int().positive().default(fallback)
+
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+/** RFC 9110 token characters. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+const envName = z.string().regex(ENV_NAME, 'must look like an environment variable name')
+
+/** Reconnection after a lost connection or a failed attempt: exponential, jittered, bounded. */
+export const ReconnectConfig = z
+  .strictObject({
+    /** false: a lost server stays down (its tools fail with MCP_UNAVAILABLE) until the row is reloaded. */
+    enabled: z.boolean().default(true),
+    initialDelayMs: budget(500),
+    maxDelayMs: budget(30_000),
+    /** Consecutive failed attempts before the bridge gives up and unregisters the server's tools. */
+    maxAttempts: positive(10),
+    /** A connection that stayed up this long resets the attempt count (a crash loop does not). */
+    stableAfterMs: budget(30_000),
+    /** Each delay is scaled by a random factor in [1 - jitterRatio, 1 + jitterRatio]. */
+    jitterRatio: z.number().min(0).max(1).default(0.2),
+  })
+  .refine((policy) => policy.initialDelayMs <= policy.maxDelayMs, { message: 'initialDelayMs must not exceed maxDelayMs', path: ['initialDelayMs'] })
+
+const common = {
+  /** The namespace of this server's tools: `mcp__<serverName>__<tool>`. */
+  serverName: z
+    .string()
+    .regex(SERVER_NAME, 'must be 1 to 32 letters, digits, _ or -')
+    .refine((name) => !name.includes('__'), 'must not contain "__" (it separates the parts of a tool name)'),
+  /** true: a startup failure fails the boot. false: the row starts with no tools and keeps retrying. */
+  required: z.boolean().default(false),
+  /** Deadline for connecting (spawn + initialize) and for each tools/list page. */
+  startupTimeoutMs: budget(30_000),
+  /** Deadline of one tool call. */
+  toolCallTimeoutMs: budget(60_000),
+  /** Raw tool names to publish (all when absent); applied before `disabledTools`. */
+  enabledTools: z.array(z.string()).optional(),
+  /** Raw tool names never to publish. */
+  disabledTools: z.array(z.string()).default([]),
+  reconnect: ReconnectConfig.prefault({}),
+  /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
+  maxResultChars: positive(100_000),
+  /** M4: enter the server's `instructions` into each session (once per change), bounded by `maxInstructionsChars`. */
+  instructions: z.boolean().default(false),
+  maxInstructionsChars: positive(8_000),
+  /** M4: publish `list_resources` and `read_resource` tools for this server. */
+  resources: z.boolean().default(false),
+  /** M4: list the server's prompts in `dsh status`. */
+  prompts: z.boolean().default(false),
+}
+
+export const StdioServerConfig = z.strictObject({
+  transport: z.literal('stdio'),
+  ...common,
+  /** A bare name (searched on PATH, then the installation's node_modules/.bin) or an absolute path; never a shell line. */
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  /** Set over the scrubbed parent environment; `null` removes an inherited variable. */
+  env: z.record(envName, z.string().nullable()).default({}),
+  /** The server's working directory; empty means the host's. Relative paths resolve against the host's. */
+  cwd: z.string().default(''),
+  /** After stdin is closed, how long the server may take to exit before its process group is terminated. */
+  shutdownGraceMs: budget(2_000),
+})
+
+export const HttpServerConfig = z
+  .strictObject({
+    transport: z.literal('streamable-http'),
+    ...common,
+    url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+    /** Sent on every request. */
+    headers: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), z.string()).default({}),
+    /** Sent as `Authorization: Bearer <value>`; the value is looked up through ctx.credentials at each connect. */
+    bearerTokenEnvVar: envName.optional(),
+    /** Header name → variable name; values looked up through ctx.credentials at each connect. */
+    envHeaders: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), envName).default({}),
+  })
+  .refine((config) => !(config.bearerTokenEnvVar && hasHeader(config, 'authorization')), {
+    message: 'bearerTokenEnvVar sets Authorization; do not also set it in headers or envHeaders',
+    path: ['bearerTokenEnvVar'],
+  })
+
+function hasHeader(config: { headers: Record<string, string>; envHeaders: Record<string, string> }, name: string): boolean {
+  return [...Object.keys(config.headers), ...Object.keys(config.envHeaders)].some((header) => header.toLowerCase() === name)
+}
+
+export const McpConfig = z.discriminatedUnion('transport', [StdioServerConfig, HttpServerConfig], {
+  error: (issue) => (issue.code === 'invalid_union' ? 'transport must be "stdio" or "streamable-http"' : undefined),
+})
+export type McpConfig = z.infer<typeof McpConfig>
+export type StdioServerConfig = z.infer<typeof StdioServerConfig>
+export type HttpServerConfig = z.infer<typeof HttpServerConfig>
+export type ReconnectConfig = z.infer<typeof ReconnectConfig>

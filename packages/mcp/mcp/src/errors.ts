@@ -1,0 +1,42 @@
+import { HarnessError } from 'dsh-core'
+
+export const McpErrorCode = {
+  /** Another live dsh-mcp row of this app already uses the server name. */
+  MCP_SERVER_NAME_TAKEN: 'MCP_SERVER_NAME_TAKEN',
+  /** A `required` server did not connect and list its tools at startup; the boot fails. */
+  MCP_STARTUP_FAILED: 'MCP_STARTUP_FAILED',
+  /** A connection attempt failed: the process did not start, `initialize` failed, HTTP was refused. */
+  MCP_CONNECT_FAILED: 'MCP_CONNECT_FAILED',
+  /** A credential named by `bearerTokenEnvVar` or `envHeaders` is not set. */
+  MCP_CREDENTIAL_MISSING: 'MCP_CREDENTIAL_MISSING',
+  /** The server is not connected (reconnecting, gave up, stopped); calls fail at once. */
+  MCP_UNAVAILABLE: 'MCP_UNAVAILABLE',
+  /** The connection died while the call was waiting for its answer. */
+  MCP_CONNECTION_LOST: 'MCP_CONNECTION_LOST',
+  /** No answer within `startupTimeoutMs` (connect, a tools/list page) or the SDK's call backstop. */
+  MCP_TIMEOUT: 'MCP_TIMEOUT',
+  /** The server answered the call with `isError: true`; the message carries its text. */
+  MCP_TOOL_ERROR: 'MCP_TOOL_ERROR',
+  /** The tool declares `execution.taskSupport: "required"`, which the bridge does not speak. */
+  MCP_TASK_REQUIRED: 'MCP_TASK_REQUIRED',
+  /** The server answered with a JSON-RPC error; `rpcCode` keeps its code. */
+  MCP_SERVER_ERROR: 'MCP_SERVER_ERROR',
+  /** The server sent something MCP does not allow (a bad tools/list page, one name twice, a result that is not an object). */
+  MCP_MALFORMED_RESPONSE: 'MCP_MALFORMED_RESPONSE',
+  /** A tool of this server would take a name another plugin already holds; the server publishes no tools. */
+  MCP_NAME_CONFLICT: 'MCP_NAME_CONFLICT',
+  /** The row is being unloaded. */
+  MCP_DISPOSED: 'MCP_DISPOSED',
+} as const
+export type McpErrorCode = (typeof McpErrorCode)[keyof typeof McpErrorCode]
+
+/** Every failure of the MCP bridge a caller can see. Route on `code`. */
+export class McpError extends HarnessError<McpErrorCode> {
+  /** For `MCP_SERVER_ERROR`: the JSON-RPC error code the server sent. */
+  readonly rpcCode: number | undefined
+
+  constructor(message: string, code: McpErrorCode, options?: { cause?: unknown; rpcCode?: number }) {
+    super(message, code, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.rpcCode = options?.rpcCode
+  }
+}

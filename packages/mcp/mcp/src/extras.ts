@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto'
+import { ListPromptsResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { Context } from 'cordis'
+import { createUserMessage, deadline, type JsonObject, type JsonValue, type Session, type ToolDefinition } from 'dsh-core'
+import { z } from 'zod'
+import { request } from './call.ts'
+import type { McpConfig } from './config.ts'
+import type { Generation } from './generation.ts'
+import { publicToolName } from './naming.ts'
+import { capResultText } from './results.ts'
+import type { Supervisor } from './supervisor.ts'
+
+/**
+ * M4, behind flags: the server's `instructions` entered into sessions, its resources through two
+ * tools, its prompts listed in `dsh status`. Each is off by default.
+ */
+export class ServerExtras {
+  /** The server's instructions as entered into sessions (bounded), from the last connection. */
+  instructions: string | undefined
+  prompts: readonly string[] = []
+
+  constructor(
+    private readonly config: McpConfig,
+    private readonly logger: { warn(message: string): void },
+  ) {}
+
+  /** The public names of the bridge's own tools for this server. */
+  get reserved(): ReadonlySet<string> {
+    return new Set(this.config.resources ? [RESOURCE_TOOLS.list, RESOURCE_TOOLS.read].map((raw) => publicToolName(this.config.serverName, raw)) : [])
+  }
+
+  /** Reads what the flags ask for from a fresh connection. A failure is logged and leaves the rest working. */
+  async connected(generation: Generation, signal: AbortSignal): Promise<void> {
+    if (this.config.instructions) this.instructions = boundInstructions(generation.client.getInstructions(), this.config.maxInstructionsChars)
+    if (this.config.prompts && generation.client.getServerCapabilities()?.prompts) {
+      try {
+        this.prompts = await listPromptNames(generation, this.config.startupTimeoutMs, signal)
+      } catch (error) {
+        this.logger.warn(`mcp(${this.config.serverName}): prompts/list failed: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+  }
+
+  /** Status lines: the prompts the user can pick from. */
+  statusLines(): string[] {
+    if (!this.config.prompts) return []
+    return [`prompts: ${this.prompts.length ? this.prompts.join(', ') : 'none'}`]
+  }
+
+  /** The pre-step link that enters the instructions into a session once per change. */
+  install(ctx: Context, supervisor: Supervisor): void {
+    if (this.config.instructions) {
+      const sessions = ctx.get('sessions')
+      if (!sessions) this.logger.warn(`mcp(${this.config.serverName}): instructions: true needs the dsh-core/sessions row; instructions are not entered`)
+      sessions?.use(async (input, next) => {
+        const message = this.instructionsMessage(input.session)
+        return message ? next([message, ...input.messages]) : next()
+      })
+    }
+    if (this.config.resources) {
+      for (const definition of resourceTools(this.config, supervisor)) ctx.tools.register(definition)
+    }
+  }
+
+  private instructionsMessage(session: Session) {
+    const text = this.instructions
+    if (!text) return undefined
+    const server = this.config.serverName
+    const digest = createHash('sha256').update(text).digest('hex').slice(0, 16)
+    const previous = lastInstructionsDigest(session, server)
+    if (previous === digest) return undefined
+    const body = `<mcp-server-instructions server="${server}"${previous ? ' update="true"' : ''}>\nInstructions from the MCP server "${server}" for using its tools (mcp__${server}__*):\n${text}\n</mcp-server-instructions>`
+    return createUserMessage(body, { kind: 'mcp-instructions', server, digest })
+  }
+}
+
+const RESOURCE_TOOLS = { list: 'list_resources', read: 'read_resource' } as const
+
+function boundInstructions(text: string | undefined, max: number): string | undefined {
+  const trimmed = text?.trim()
+  if (!trimmed) return undefined
+  return capResultText(trimmed, max)
+}
+
+/** The digest of the newest instructions message this server entered into the session. */
+function lastInstructionsDigest(session: Session, server: string): string | undefined {
+  const events = session.events
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!
+    if (event.type !== 'user/message') continue
+    const source = (event.data as { source?: { kind?: unknown; server?: unknown; digest?: unknown } }).source
+    if (source?.kind === 'mcp-instructions' && source.server === server && typeof source.digest === 'string') return source.digest
+  }
+  return undefined
+}
+
+async function listPromptNames(generation: Generation, timeout: number, signal: AbortSignal): Promise<string[]> {
+  const names: string[] = []
+  let cursor: string | undefined
+  do {
+    const scope = deadline(signal, 0, 'MCP_TIMEOUT')
+    const page = await generation.client
+      .request({ method: 'prompts/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListPromptsResultSchema, { timeout, signal: scope.signal })
+      .finally(() => scope.dispose())
+    names.push(...page.prompts.map((prompt) => prompt.name))
+    cursor = page.nextCursor || undefined
+  } while (cursor !== undefined && names.length < 1000)
+  return names
+}
+
+function resourceTools(config: McpConfig, supervisor: Supervisor): ToolDefinition[] {
+  const server = config.serverName
+  const options = (signal: AbortSignal) => ({ signal, timeout: config.toolCallTimeoutMs + 1000 })
+  const list: ToolDefinition<{ cursor?: string | undefined }, JsonObject> = {
+    name: publicToolName(server, RESOURCE_TOOLS.list),
+    description: `Lists the resources (documents, files, data) the MCP server "${server}" offers, with their URIs. Read one with ${publicToolName(server, RESOURCE_TOOLS.read)}.`,
+    input: z.strictObject({ cursor: z.string().optional().describe('From the previous page, to get the next one.') }),
+    surface: 'mcp',
+    timeoutMs: config.toolCallTimeoutMs,
+    execute: (args, exec) => request(supervisor, supervisor.live, 'resources/list', { method: 'resources/list', ...(args.cursor ? { params: { cursor: args.cursor } } : {}) }, options(exec.signal)),
+    render: (_args, value) => capResultText(renderResourceList(value), config.maxResultChars),
+  }
+  const read: ToolDefinition<{ uri: string }, JsonObject> = {
+    name: publicToolName(server, RESOURCE_TOOLS.read),
+    description: `Reads one resource of the MCP server "${server}" by its URI (from ${publicToolName(server, RESOURCE_TOOLS.list)}).`,
+    input: z.strictObject({ uri: z.string().min(1).describe('The resource URI.') }),
+    surface: 'mcp',
+    timeoutMs: config.toolCallTimeoutMs,
+    execute: (args, exec) => request(supervisor, supervisor.live, 'resources/read', { method: 'resources/read', params: { uri: args.uri } }, options(exec.signal)),
+    render: (_args, value) => capResultText(renderResourceContents(value), config.maxResultChars),
+  }
+  return [list, read] as ToolDefinition[]
+}
+
+function objects(value: JsonValue | undefined): JsonObject[] {
+  return Array.isArray(value) ? value.filter((item): item is JsonObject => typeof item === 'object' && item !== null && !Array.isArray(item)) : []
+}
+
+function renderResourceList(value: JsonObject): string {
+  const lines = objects(value.resources).map((resource) => {
+    const mime = typeof resource.mimeType === 'string' ? ` (${resource.mimeType})` : ''
+    const description = typeof resource.description === 'string' ? `: ${resource.description}` : ''
+    return `${String(resource.name ?? resource.uri)} ${String(resource.uri)}${mime}${description}`
+  })
+  if (typeof value.nextCursor === 'string' && value.nextCursor) lines.push(`(more: call again with cursor ${JSON.stringify(value.nextCursor)})`)
+  return lines.length ? lines.join('\n') : '(no resources)'
+}
+
+function renderResourceContents(value: JsonObject): string {
+  const parts = objects(value.contents).map((content) => {
+    const header = `${String(content.uri)}${typeof content.mimeType === 'string' ? ` (${content.mimeType})` : ''}`
+    if (typeof content.text === 'string') return `${header}\n${content.text}`
+    return `${header}\n[binary content, ${typeof content.blob === 'string' ? content.blob.length : 0} base64 characters; the data is kept in the result value, not shown here]`
+  })
+  return parts.length ? parts.join('\n\n') : '(the resource has no contents)'
+}

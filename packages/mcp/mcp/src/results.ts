@@ -1,0 +1,97 @@
+import type { JsonObject, JsonValue } from 'dsh-core'
+
+/** The canonical value of a successful call: every block as the server sent it, and its structured content. */
+export interface CallValue extends JsonObject {
+  readonly content: readonly JsonValue[]
+  readonly structuredContent?: JsonValue
+}
+
+/** A `tools/call` answer, classified: a value for a success, the server's content for an `isError` answer. */
+export type Classified = { readonly kind: 'success'; readonly value: CallValue } | { readonly kind: 'tool-error'; readonly content: readonly JsonValue[] }
+
+/**
+ * Classifies a raw `tools/call` result (already known to be a JSON object). Servers of the
+ * 2024-10-07 protocol answer `{toolResult}` instead of `content`; that becomes one text block.
+ */
+export function classifyCallResult(result: JsonObject): Classified {
+  const content: readonly JsonValue[] = Array.isArray(result.content) ? result.content : [{ type: 'text', text: legacyText(result) }]
+  if (result.isError === true) return { kind: 'tool-error', content }
+  const value: CallValue = result.structuredContent === undefined ? { content } : { content, structuredContent: result.structuredContent }
+  return { kind: 'success', value }
+}
+
+function legacyText(result: JsonObject): string {
+  if (!('toolResult' in result)) return '(no output)'
+  const text = JSON.stringify(result.toolResult)
+  return typeof text === 'string' ? text : '(no output)'
+}
+
+/**
+ * What the model sees of a result's content: text blocks joined by newlines, in order, and one line
+ * for every other block saying what it was and that the full data stays in the result's value.
+ * Empty content shows the structured content as JSON when there is some, else says there was nothing.
+ */
+export function projectContent(rawName: string, content: readonly JsonValue[], structuredContent?: JsonValue): string {
+  const lines: string[] = []
+  for (const block of content) {
+    const line = projectBlock(block)
+    if (line !== undefined) lines.push(line)
+  }
+  if (lines.length) return lines.join('\n')
+  if (structuredContent !== undefined) return JSON.stringify(structuredContent, null, 2)
+  return `(${rawName} returned no model-visible content)`
+}
+
+const KEPT = 'the data is kept in the result value, not shown here'
+
+function projectBlock(block: JsonValue): string | undefined {
+  if (typeof block !== 'object' || block === null || Array.isArray(block)) return '[unsupported MCP content block: not an object]'
+  const fields = block as JsonObject
+  const text = (key: string): string | undefined => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined)
+  const type = text('type')
+  switch (type) {
+    case 'text':
+      return text('text')
+    case 'image':
+      return `[image: ${text('mimeType') ?? 'unknown media type'}, ${base64Bytes(text('data'))}; ${KEPT}]`
+    case 'audio':
+      return `[audio: ${text('mimeType') ?? 'unknown media type'}, ${base64Bytes(text('data'))}; ${KEPT}]`
+    case 'resource': {
+      const resource = typeof fields.resource === 'object' && fields.resource !== null && !Array.isArray(fields.resource) ? (fields.resource as JsonObject) : {}
+      const uri = typeof resource.uri === 'string' ? resource.uri : 'no URI'
+      const mime = typeof resource.mimeType === 'string' ? `, ${resource.mimeType}` : ''
+      return `[embedded resource: ${uri}${mime}; ${KEPT}]`
+    }
+    case 'resource_link': {
+      const name = text('name')
+      const uri = text('uri')
+      return name && uri ? `Resource link: ${name} (${uri})` : '[unusable resource link: its name or URI is missing]'
+    }
+    default:
+      return `[unsupported MCP content block type ${JSON.stringify(type ?? null)}; ${KEPT}]`
+  }
+}
+
+function base64Bytes(data: string | undefined): string {
+  if (data === undefined) return 'no data'
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0
+  return `${Math.max(0, Math.floor((data.length * 3) / 4) - padding)} bytes`
+}
+
+/**
+ * Cuts `text` to at most `max` UTF-16 code units, never inside a surrogate pair, ending with a note
+ * that tells the model how much it did not see and where the rest is.
+ */
+export function capResultText(text: string, max: number): string {
+  if (text.length <= max) return text
+  const note = (shown: number) => `\n[result truncated: ${shown} of ${text.length} characters shown; the full result is in the tool's value]`
+  // `keep` only shrinks from here, so the note never grows past the length reserved for it.
+  let keep = max - note(max).length
+  if (keep <= 0) return note(0).slice(0, max)
+  if (isHighSurrogate(text.charCodeAt(keep - 1))) keep--
+  return `${text.slice(0, keep)}${note(keep)}`
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
+}

@@ -1,0 +1,96 @@
+// The issue's "Must show" through the real `dsh` command and the shipped files:
+// presets/overlays/everything.yml and examples/mcp-crash (a server whose tool exits the process).
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bootPreset } from 'dsh-core'
+import { afterAll, describe, expect, it } from 'vitest'
+import { eventually, isAlive } from './fixtures/rig.ts'
+
+const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
+const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
+const EVERYTHING = join(ROOT, 'presets/overlays/everything.yml')
+const CRASH_DIR = join(ROOT, 'examples/mcp-crash')
+const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-cli-'))
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+function dsh(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
+  delete env.INIT_CWD
+  const child = spawn(process.execPath, [DSH, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const out: Buffer[] = []
+  const err: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
+}
+
+function pidsIn(file: string): number[] {
+  return readFileSync(file, 'utf8').trim().split('\n').map(Number)
+}
+
+describe('dsh with presets/overlays/everything.yml', () => {
+  it('tools --json lists the mcp__everything__ tools', async () => {
+    const run = await dsh(['tools', '--json', '--preset', 'base', '--config', EVERYTHING])
+    expect(run.code).toBe(0)
+    const names = (JSON.parse(run.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name)
+    expect(names).toEqual(expect.arrayContaining(['mcp__everything__echo', 'mcp__everything__get-sum']))
+  })
+
+  it('call mcp__everything__echo returns the echo', async () => {
+    const run = await dsh(['call', 'mcp__everything__echo', '{"message":"hi"}', '--json', '--preset', 'base', '--config', EVERYTHING])
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout)).toEqual({ isError: false, value: { content: [{ type: 'text', text: 'Echo: hi' }] }, content: [{ type: 'text', text: 'Echo: hi' }] })
+  })
+})
+
+describe('examples/mcp-crash: a stdio server whose tool exits the process', () => {
+  it('dsh call of that tool is a coded error (exit 1), the reconnect is logged, and no server process outlives dsh', async () => {
+    const pidFile = join(scratch, 'call-pids')
+    const run = await dsh(['call', 'mcp__x__exit', '--json', '--preset', 'base', '--config', 'overlay.yml'], { cwd: CRASH_DIR, env: { CRASH_DEMO_PID_FILE: pidFile } })
+    expect(run.code).toBe(1)
+    const result = JSON.parse(run.stdout) as { error: { code: string; message: string } }
+    expect(result.error.code).toBe('MCP_CONNECTION_LOST')
+    expect(result.error.message).toContain('the server exited with code 1; stderr: crash-demo')
+    expect(run.stderr).toContain('mcp(x): connection lost; reconnecting')
+    for (const pid of pidsIn(pidFile)) expect(isAlive(pid), `server ${pid} outlived dsh`).toBe(false)
+  })
+
+  it('dsh status shows the server ready with its tools', async () => {
+    const run = await dsh(['status', '--json', '--preset', 'base', '--config', 'overlay.yml'], { cwd: CRASH_DIR })
+    expect(run.code).toBe(0)
+    const rows = (JSON.parse(run.stdout) as { capabilities: { surface: string; id: string; state: string; tools: string[]; detail: string }[] }).capabilities
+    // The base preset's other surfaces (web, skill) have rows of their own.
+    expect(rows.filter((row) => row.surface === 'mcp')).toEqual([{ surface: 'mcp', id: 'x', configured: true, state: 'ready', tools: ['mcp__x__echo', 'mcp__x__exit'], detail: expect.stringMatching(/^ready: 2 tools; crash-demo 1\.0\.0, pid \d+$/) }])
+  })
+
+  it('in one host: the crash, the reconnect, the next call working, the status row saying so, and nothing left after stop', async () => {
+    const pidFile = join(scratch, 'host-pids')
+    process.env.CRASH_DEMO_PID_FILE = pidFile
+    const cwd = process.cwd()
+    process.chdir(CRASH_DIR)
+    const host = await bootPreset({ preset: join(ROOT, 'presets/base.yml'), overlays: [join(CRASH_DIR, 'overlay.yml')] })
+    try {
+      const crash = await host.app.tools.execute({ name: 'mcp__x__exit', arguments: {} })
+      expect(crash.isError && crash.error.code).toBe('MCP_CONNECTION_LOST')
+      const next = await eventually(async () => {
+        const result = await host.app.tools.execute({ name: 'mcp__x__echo', arguments: { message: 'again' } })
+        expect(result.isError).toBe(false)
+        return result
+      })
+      expect(next.content[0]!.text).toMatch(/^echo from pid \d+: again$/)
+      const [row] = await host.app.readiness.report()
+      expect(row?.detail).toMatch(/^ready: 2 tools; crash-demo 1\.0\.0, pid \d+; reconnected 1 time; last error \d+ s ago: the server exited with code 1; stderr: crash-demo \d+: exiting on request/)
+    } finally {
+      await host.stop()
+      process.chdir(cwd)
+      delete process.env.CRASH_DEMO_PID_FILE
+    }
+    const pids = pidsIn(pidFile)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
+})

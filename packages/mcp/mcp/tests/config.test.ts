@@ -1,0 +1,122 @@
+// [PURE] Row config (reference mcp.md §3, checklist 1–12 adapted; DESIGN M2/M3), and the same
+// failures through bootPreset: PRESET_CONFIG_INVALID naming the row and the field.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { bootPreset, PresetError } from 'dsh-core'
+import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { McpConfig } from '../src/config.ts'
+
+const stdio = { transport: 'stdio', serverName: 'srv', command: 'node' } as const
+const http = { transport: 'streamable-http', serverName: 'web', url: 'http://127.0.0.1:1/mcp' } as const
+
+function problems(config: unknown): string[] {
+  const result = McpConfig.safeParse(config)
+  if (result.success) throw new Error('expected the config to be refused')
+  return result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+}
+
+describe('McpConfig', () => {
+  it('fills the documented defaults', () => {
+    expect(McpConfig.parse(stdio)).toEqual({
+      ...stdio,
+      required: false,
+      startupTimeoutMs: 30_000,
+      toolCallTimeoutMs: 60_000,
+      disabledTools: [],
+      reconnect: { enabled: true, initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 10, stableAfterMs: 30_000, jitterRatio: 0.2 },
+      maxResultChars: 100_000,
+      instructions: false,
+      maxInstructionsChars: 8000,
+      resources: false,
+      prompts: false,
+      args: [],
+      env: {},
+      cwd: '',
+      shutdownGraceMs: 2000,
+    })
+    expect(McpConfig.parse(http)).toMatchObject({ headers: {}, envHeaders: {} })
+  })
+
+  it('merges a partial reconnect block onto the defaults', () => {
+    expect(McpConfig.parse({ ...stdio, reconnect: { initialDelayMs: 100 } }).reconnect).toEqual({
+      enabled: true,
+      initialDelayMs: 100,
+      maxDelayMs: 30_000,
+      maxAttempts: 10,
+      stableAfterMs: 30_000,
+      jitterRatio: 0.2,
+    })
+  })
+
+  it.each([
+    [{ transport: 'stdio', command: 'node' }, 'serverName'],
+    [{ ...stdio, serverName: 'bad name!' }, 'serverName: must be 1 to 32 letters'],
+    [{ ...stdio, serverName: 'x'.repeat(33) }, 'serverName: must be 1 to 32 letters'],
+    [{ ...stdio, serverName: 'a__b' }, 'serverName: must not contain "__"'],
+    [{ ...stdio, reconnect: { maxAttempts: 0 } }, 'reconnect.maxAttempts'],
+    [{ ...stdio, reconnect: { maxAttempts: 1.5 } }, 'reconnect.maxAttempts'],
+    [{ ...stdio, reconnect: { initialDelayMs: 0 } }, 'reconnect.initialDelayMs'],
+    [{ ...stdio, reconnect: { maxDelayMs: -1 } }, 'reconnect.maxDelayMs'],
+    [{ ...stdio, reconnect: { initialDelayMs: 100, maxDelayMs: 5 } }, 'reconnect.initialDelayMs: initialDelayMs must not exceed maxDelayMs'],
+    [{ ...stdio, reconnect: { jitter: 0.5 } }, 'reconnect: Unrecognized key: "jitter"'],
+    [{ ...stdio, toolCallTimeoutMs: 0 }, 'toolCallTimeoutMs'],
+    [{ ...stdio, toolCallTimeoutMs: 2 ** 31 }, 'toolCallTimeoutMs'],
+    [{ ...stdio, url: 'http://x' }, ': Unrecognized key: "url"'],
+    [{ ...stdio, command: '' }, 'command'],
+    [{ ...stdio, env: { 'NOT A NAME': 'x' } }, 'env'],
+    [{ ...http, url: 'ftp://example.test/mcp' }, 'url: must be an http:// or https:// URL'],
+    [{ ...http, url: 'not a url' }, 'url: must be an http:// or https:// URL'],
+    [{ ...http, command: 'node' }, ': Unrecognized key: "command"'],
+    [{ ...http, headers: { 'bad header': 'x' } }, 'headers'],
+    [{ ...http, bearerTokenEnvVar: 'TOKEN', headers: { Authorization: 'x' } }, 'bearerTokenEnvVar: bearerTokenEnvVar sets Authorization'],
+    [{ ...http, envHeaders: { 'X-Key': '1BAD' } }, 'envHeaders.X-Key: must look like an environment variable name'],
+    [{ ...stdio, transport: 'sse' }, 'transport: transport must be "stdio" or "streamable-http"'],
+  ])('refuses %j naming %s', (config, expected) => {
+    expect(problems(config).some((problem) => problem.startsWith(expected) || problem.includes(expected))).toBe(true)
+  })
+
+  it('accepts names such as github-prod_1 and every documented field', () => {
+    expect(() =>
+      McpConfig.parse({
+        ...http,
+        serverName: 'github-prod_1',
+        required: true,
+        startupTimeoutMs: 10_000,
+        enabledTools: ['a'],
+        disabledTools: ['b'],
+        headers: { 'X-Org': 'acme' },
+        bearerTokenEnvVar: 'GITHUB_TOKEN',
+        envHeaders: { 'X-Team': 'TEAM' },
+        maxResultChars: 5000,
+        instructions: true,
+        resources: true,
+        prompts: true,
+      }),
+    ).not.toThrow()
+  })
+})
+
+describe('through the preset runner', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-mcp-config-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('a bad row fails the boot with PRESET_CONFIG_INVALID naming the row and the field', async () => {
+    const preset = join(dir, 'bad.yml')
+    writeFileSync(preset, ['- name: dsh-core/tools', '- name: dsh-core/subprocess', '- id: broken', '  name: dsh-mcp', '  config: { transport: stdio, serverName: "a__b", command: node, extra: 1 }'].join('\n'))
+    const error = await bootPreset({ preset }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    )
+    expect(error).toBeInstanceOf(PresetError)
+    expect((error as PresetError).code).toBe('PRESET_CONFIG_INVALID')
+    expect((error as PresetError).message).toContain('row "broken" (dsh-mcp)')
+    expect((error as PresetError).message).toContain('config.serverName: must not contain "__"')
+    expect((error as PresetError).message).toContain('Unrecognized key: "extra"')
+  })
+
+  it('zod issues name the path', () => {
+    expect(() => McpConfig.parse({ ...stdio, reconnect: { maxAttempts: 0 } })).toThrow(z.ZodError)
+  })
+})

@@ -1,0 +1,83 @@
+// M4, behind flags: server instructions entered into sessions once per change, resource tools,
+// prompts in dsh status; all off by default.
+import { createUserMessage } from 'dsh-core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { eventually, fixtureRow, startRig, stopRigs, type Rig } from './fixtures/rig.ts'
+
+afterEach(stopRigs)
+
+async function step(rig: Rig, session: ReturnType<Rig['app']['sessions']['create']>, text = 'hi') {
+  const decision = await rig.app.sessions.runPreStep(session, [createUserMessage(text, { kind: 'user' })])
+  if (decision.kind !== 'enter') throw new Error('rejected')
+  return decision.messages
+}
+
+describe('instructions', () => {
+  it('are entered before the first message of a session, attributed to the server, once per change', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ instructions: true, env: { FIXTURE_INSTRUCTIONS: 'Use add for sums. Server pid {pid}.' } }))
+    const session = rig.app.sessions.create({ cwd: process.cwd() })
+    const first = await step(rig, session)
+    expect(first).toHaveLength(2)
+    expect(first[0]!.source).toMatchObject({ kind: 'mcp-instructions', server: 'fixture' })
+    expect(first[0]!.content[0]!.text).toMatch(/^<mcp-server-instructions server="fixture">\nInstructions from the MCP server "fixture" for using its tools \(mcp__fixture__\*\):\nUse add for sums\. Server pid \d+\.\n<\/mcp-server-instructions>$/)
+    expect(first[1]!.source.kind).toBe('user')
+    expect(await step(rig, session)).toHaveLength(1)
+
+    // A new server process announces different instructions: entered again, marked as an update.
+    await rig.call('mcp__fixture__exit-now')
+    await eventually(async () => expect((await rig.status()).detail).toContain('reconnected 1 time'))
+    const third = await step(rig, session)
+    expect(third).toHaveLength(2)
+    expect(third[0]!.content[0]!.text).toContain('update="true"')
+    expect(await step(rig, session)).toHaveLength(1)
+    // Each session gets them once.
+    expect(await step(rig, rig.app.sessions.create({ cwd: process.cwd() }))).toHaveLength(2)
+  })
+
+  it('are bounded by maxInstructionsChars', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ instructions: true, maxInstructionsChars: 200, env: { FIXTURE_INSTRUCTIONS: 'long '.repeat(500) } }))
+    const [message] = await step(rig, rig.app.sessions.create({ cwd: process.cwd() }))
+    expect(message!.content[0]!.text).toContain('[result truncated: ')
+    expect(message!.content[0]!.text.length).toBeLessThan(450)
+  })
+
+  it('are not entered without the flag', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ env: { FIXTURE_INSTRUCTIONS: 'Use add for sums.' } }))
+    expect(await step(rig, rig.app.sessions.create({ cwd: process.cwd() }))).toHaveLength(1)
+  })
+})
+
+describe('resources', () => {
+  it('list_resources and read_resource reach the server; status lists them with the server tools', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ resources: true }))
+    expect(await rig.text('mcp__fixture__list_resources')).toBe('one fixture://notes/one (text/plain): The first note.')
+    expect(await rig.text('mcp__fixture__read_resource', { uri: 'fixture://notes/one' })).toBe('fixture://notes/one (text/plain)\ncontents of fixture://notes/one')
+    expect(await rig.errorCode('mcp__fixture__read_resource', {})).toBe('INVALID_ARGS')
+    expect((await rig.status()).tools).toEqual(expect.arrayContaining(['mcp__fixture__list_resources', 'mcp__fixture__read_resource', 'mcp__fixture__add']))
+  })
+
+  it('are absent without the flag', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow())
+    expect(rig.toolNames()).not.toContain('mcp__fixture__list_resources')
+  })
+
+  it('fail with MCP_UNAVAILABLE while the server is down', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ resources: true, reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000, maxAttempts: 3 } }))
+    await rig.call('mcp__fixture__exit-now')
+    expect(await rig.errorCode('mcp__fixture__list_resources')).toBe('MCP_UNAVAILABLE')
+  })
+})
+
+describe('prompts', () => {
+  it('are listed in the status row with the flag', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ prompts: true }))
+    expect((await rig.status()).detail).toMatch(/; prompts: summarise, review$/)
+  })
+})

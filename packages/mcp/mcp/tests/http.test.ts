@@ -1,0 +1,118 @@
+// The bridge over Streamable HTTP against the fixture server on loopback (checklist 44, 101, 113;
+// DESIGN M2/M3): discovery and calls, headers and credentials, and supervision of a server that
+// stops and comes back.
+import { afterEach, describe, expect, it } from 'vitest'
+import { publicToolName } from '../src/naming.ts'
+import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
+import { startHttpFixture, type HttpFixture } from './fixtures/server.mjs'
+
+const fixtures: HttpFixture[] = []
+
+afterEach(async () => {
+  await stopRigs()
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop().catch(() => {})))
+})
+
+async function fixture(port = 0): Promise<HttpFixture> {
+  const started = await startHttpFixture({ port })
+  fixtures.push(started)
+  return started
+}
+
+function httpRow(url: string, overrides: Record<string, unknown> = {}): RowInput {
+  return { transport: 'streamable-http', serverName: 'web', url, startupTimeoutMs: 5000, reconnect: FAST_RECONNECT, ...overrides } as RowInput
+}
+
+describe('Streamable HTTP', () => {
+  it('discovers, calls with the raw name, and shows the same results as stdio', async () => {
+    const server = await fixture()
+    const rig = await startRig()
+    await rig.add(httpRow(server.url))
+    const reset = publicToolName('web', 'admin.reset')
+    expect(rig.toolNames()).toContain(reset)
+    expect(await rig.text('mcp__web__add', { a: 2, b: 3 })).toBe('5')
+    expect(await rig.text(reset)).toBe('reset done')
+    expect(await rig.errorCode('mcp__web__fail')).toBe('MCP_TOOL_ERROR')
+    const status = await rig.status('web')
+    expect(status.state).toBe('ready')
+    expect(status.detail).toMatch(/^ready: \d+ tools; dsh-fixture 1\.0\.0$/)
+  })
+
+  it('sends literal headers, envHeaders and the bearer token (read through ctx.credentials) on every request', async () => {
+    process.env.MCP_HTTP_TEST_TOKEN = 'e2e-test-token'
+    process.env.MCP_HTTP_TEST_TEAM = 'blue'
+    try {
+      const server = await fixture()
+      const rig = await startRig()
+      await rig.add(httpRow(server.url, { headers: { 'X-Static': 'yes' }, envHeaders: { 'X-Team': 'MCP_HTTP_TEST_TEAM' }, bearerTokenEnvVar: 'MCP_HTTP_TEST_TOKEN' }))
+      await rig.text('mcp__web__echo', { message: 'hi' })
+      expect(server.requests.length).toBeGreaterThan(2)
+      for (const request of server.requests) {
+        expect(request.headers.authorization).toBe('Bearer e2e-test-token')
+        expect(request.headers['x-static']).toBe('yes')
+        expect(request.headers['x-team']).toBe('blue')
+      }
+    } finally {
+      delete process.env.MCP_HTTP_TEST_TOKEN
+      delete process.env.MCP_HTTP_TEST_TEAM
+    }
+  })
+
+  it('a missing bearer variable is MCP_CREDENTIAL_MISSING; with required it fails the boot, and no value is sent', async () => {
+    const server = await fixture()
+    const rig = await startRig()
+    const fork = await rig.add(httpRow(server.url, { required: true, bearerTokenEnvVar: 'MCP_HTTP_TEST_NOT_SET_ANYWHERE' }))
+    expect(fork.error).toMatchObject({ code: 'MCP_STARTUP_FAILED', cause: { code: 'MCP_CREDENTIAL_MISSING' } })
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('a server that stops is noticed without a call, calls fail with a code meanwhile, and its tools come back when it restarts', async () => {
+    const server = await fixture()
+    const port = Number(new URL(server.url).port)
+    const rig = await startRig()
+    await rig.add(httpRow(server.url, { reconnect: { initialDelayMs: 100, maxDelayMs: 300, maxAttempts: 50, jitterRatio: 0 } }))
+    expect(await rig.text('mcp__web__add', { a: 1, b: 1 })).toBe('2')
+    await server.stop()
+    await eventually(async () => expect((await rig.status('web')).state).toBe('crashed'))
+    expect((await rig.status('web')).detail).toMatch(/^reconnecting \d+\/50/)
+    expect(await rig.errorCode('mcp__web__add', { a: 1, b: 1 })).toBe('MCP_UNAVAILABLE')
+    expect(rig.toolNames()).toContain('mcp__web__add')
+    await fixture(port)
+    await eventually(async () => expect(await rig.text('mcp__web__add', { a: 20, b: 22 })).toBe('42'))
+    expect((await rig.status('web')).detail).toContain('reconnected 1 time')
+  })
+
+  it('a server that is down at startup: the row loads with no tools, and they appear once the server is up', async () => {
+    const probe = await fixture()
+    const port = Number(new URL(probe.url).port)
+    await probe.stop()
+    const rig = await startRig()
+    await rig.add(httpRow(probe.url, { reconnect: { initialDelayMs: 100, maxDelayMs: 300, maxAttempts: 50, jitterRatio: 0 } }))
+    expect(rig.toolNames()).toEqual([])
+    expect((await rig.status('web')).detail).toMatch(/^reconnecting 1\/50.*last error: .*the server cannot be reached/)
+    await fixture(port)
+    await eventually(async () => expect(await rig.text('mcp__web__add', { a: 1, b: 2 })).toBe('3'))
+  })
+
+  it('a server restarted behind our back (our session unknown, HTTP 404) is reconnected with a fresh session', async () => {
+    const server = await fixture()
+    const port = Number(new URL(server.url).port)
+    const rig = await startRig()
+    await rig.add(httpRow(server.url))
+    await server.stop()
+    const restarted = await fixture(port)
+    await eventually(async () => expect(await rig.text('mcp__web__add', { a: 2, b: 2 })).toBe('4'))
+    expect(restarted.requests.some((request) => request.method === 'POST' && request.headers['mcp-session-id'] === undefined)).toBe(true)
+  })
+
+  it('a call in flight when the server dies ends with a coded error, not a hang', async () => {
+    const server = await fixture()
+    const rig = await startRig()
+    await rig.add(httpRow(server.url, { reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 } }))
+    const pending = rig.call('mcp__web__hang')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await server.stop()
+    const result = await pending
+    expect(result.isError && result.error.code).toMatch(/^MCP_(CONNECTION_LOST|UNAVAILABLE)$/)
+  })
+})

@@ -1,0 +1,48 @@
+// [PURE] Public tool names: reference mcp.md §4.2 golden vectors and checklist items 13–19.
+import { createHash } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { publicToolName } from '../src/naming.ts'
+
+describe('publicToolName', () => {
+  it.each([
+    ['github', 'create_issue', 'mcp__github__create_issue'],
+    ['everything', 'get-sum', 'mcp__everything__get-sum'],
+    ['srv', 'admin.reset', 'mcp__srv__admin_reset_3b185f786768'],
+    ['srv', 'admin_reset', 'mcp__srv__admin_reset'],
+    ['fixture', 'admin.reset', 'mcp__fixture__admin_reset_2d9bb2dfe9aa'],
+    ['srv', 'a'.repeat(54), `mcp__srv__${'a'.repeat(54)}`],
+    ['srv', 'a'.repeat(55), `mcp__srv__${'a'.repeat(41)}_cae0c391e7b4`],
+    ['srv', 'a'.repeat(80), `mcp__srv__${'a'.repeat(41)}_3b75b5cc78d8`],
+    ['srv', 'héllo', 'mcp__srv__h_llo_69aafb962afa'],
+    ['srv', '😀', 'mcp__srv_____2ab126ff09c4'],
+  ])('(%s, %s) → %s', (server, raw, expected) => {
+    const name = publicToolName(server, raw)
+    expect(name).toBe(expected)
+    expect(name.length).toBeLessThanOrEqual(64)
+    expect(name).toMatch(/^[A-Za-z0-9_-]+$/)
+  })
+
+  it('is exactly 64 characters at the boundary: 54 raw characters fit clean, 55 are hashed', () => {
+    expect(publicToolName('srv', 'a'.repeat(54))).toHaveLength(64)
+    expect(publicToolName('srv', 'a'.repeat(55))).toHaveLength(64)
+    expect(publicToolName('srv', 'a'.repeat(55))).toMatch(/_[0-9a-f]{12}$/)
+  })
+
+  it('hashes the raw identity: sha256 of server NUL raw (UTF-8), first 12 hex characters', () => {
+    const hash = createHash('sha256').update('srv\0admin.reset', 'utf8').digest('hex').slice(0, 12)
+    expect(publicToolName('srv', 'admin.reset').endsWith(`_${hash}`)).toBe(true)
+  })
+
+  it('keeps distinct raw names distinct and is deterministic', () => {
+    expect(publicToolName('srv', 'admin.reset')).not.toBe(publicToolName('srv', 'admin_reset'))
+    expect(publicToolName('srv', 'admin.reset')).toBe(publicToolName('srv', 'admin.reset'))
+    expect(publicToolName('github', 'search')).not.toBe(publicToolName('web', 'search'))
+  })
+
+  it('leaves at least 10 characters of a long raw name visible on the longest server name', () => {
+    const server = 'S'.repeat(32)
+    const name = publicToolName(server, `visible-part-${'z'.repeat(60)}`)
+    expect(name).toHaveLength(64)
+    expect(name).toContain('visible-pa')
+  })
+})

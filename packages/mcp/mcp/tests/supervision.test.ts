@@ -1,0 +1,220 @@
+// Lifecycle against real fixture processes (reference mcp.md §6, checklist 78–98, 106–107, 114–117):
+// reconnection after a crash, calls during an outage, the crash budget and its stability window,
+// startup failures, the close barrier, disposal, and no child left behind.
+import { afterEach, describe, expect, it } from 'vitest'
+import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs } from './fixtures/rig.ts'
+
+afterEach(stopRigs)
+
+describe('a server that dies', () => {
+  it('a tool that exits the process: that call is MCP_CONNECTION_LOST with the exit and stderr, then the bridge reconnects and the next call works', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow())
+    const before = await rig.serverPids()
+    const result = await rig.call('mcp__fixture__exit-now')
+    expect(result.isError && result.error.code).toBe('MCP_CONNECTION_LOST')
+    expect(result.isError && result.error.message).toContain('exited with code 3')
+    expect(result.isError && result.error.message).toContain('fixture: exiting without an answer')
+    await eventually(async () => expect(await rig.text('mcp__fixture__add', { a: 20, b: 22 })).toBe('42'))
+    const after = await rig.serverPids()
+    expect(after.pid).not.toBe(before.pid)
+    expect(isAlive(before.pid)).toBe(false)
+    expect(rig.toolNames().filter((name) => name === 'mcp__fixture__add')).toHaveLength(1)
+    const status = await rig.status()
+    expect(status.state).toBe('ready')
+    expect(status.detail).toMatch(/^ready: \d+ tools; dsh-fixture 1\.0\.0, pid \d+; reconnected 1 time; last error \d+ s ago: the server exited with code 3; stderr: fixture: exiting without an answer/)
+    expect(rig.logged('connection lost; reconnecting in 20ms (attempt 1/3)')).toBe(true)
+    expect(rig.logged('reconnected and re-synced')).toBe(true)
+  })
+
+  it('a crash after the answer: the call succeeds, the next one reaches a fresh server', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow())
+    const before = await rig.serverPids()
+    expect(await rig.text('mcp__fixture__crash')).toBe('crashing')
+    await eventually(async () => expect((await rig.serverPids()).pid).not.toBe(before.pid))
+  })
+
+  it('a crash after N calls (FIXTURE_CRASH_AFTER): the Nth answer arrives, then the server comes back', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ env: { FIXTURE_CRASH_AFTER: '2' } }))
+    expect(await rig.text('mcp__fixture__add', { a: 1, b: 1 })).toBe('2')
+    expect(await rig.text('mcp__fixture__add', { a: 1, b: 2 })).toBe('3')
+    await eventually(async () => expect((await rig.status()).detail).toContain('reconnected 1 time'))
+    expect(await rig.text('mcp__fixture__add', { a: 1, b: 3 })).toBe('4')
+  })
+
+  it('during an outage, calls fail at once with MCP_UNAVAILABLE naming the state; the tools stay listed', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 } }))
+    const tools = rig.toolNames()
+    await rig.call('mcp__fixture__exit-now')
+    const result = await rig.call('mcp__fixture__add', { a: 1, b: 1 })
+    expect(result.isError && result.error.code).toBe('MCP_UNAVAILABLE')
+    expect(result.isError && result.error.message).toMatch(/^MCP server fixture is unavailable \(reconnecting 1\/3, next attempt in \d+ s; last error: the server exited with code 3/)
+    expect(rig.toolNames()).toEqual(tools)
+    const status = await rig.status()
+    expect(status.state).toBe('crashed')
+    expect(status.detail).toMatch(/^reconnecting 1\/3/)
+  })
+
+  it('the close barrier: the next server starts only once the old process group is gone (grandchild ignoring SIGTERM included)', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ env: { FIXTURE_GRANDCHILD: '1' } }))
+    const first = await rig.serverPids()
+    expect(first.grandchild).toBeGreaterThan(0)
+    await rig.call('mcp__fixture__exit-now')
+    const second = await eventually(async () => {
+      const pids = await rig.serverPids()
+      expect(pids.pid).not.toBe(first.pid)
+      return pids
+    })
+    // The new server answered, so the old group was already gone when it was spawned.
+    expect(isAlive(first.grandchild!)).toBe(false)
+    expect(isAlive(second.pid)).toBe(true)
+  })
+})
+
+describe('the crash budget', () => {
+  it('a server that never starts: retried maxAttempts times with the stderr tail, then given up; the row still loads', async () => {
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow({ env: { FIXTURE_EXIT_ON_START: '5' }, reconnect: { ...FAST_RECONNECT, maxAttempts: 2 } }))
+    expect(fork.status).toBe(2)
+    await eventually(async () => expect((await rig.status()).detail).toMatch(/^failed: gave up after 2 consecutive failed attempts/))
+    const status = await rig.status()
+    expect(status.state).toBe('crashed')
+    expect(status.detail).toContain('exited with code 5; stderr: fixture: refusing to start')
+    expect(rig.logs.filter((line) => line.includes('connection attempt failed'))).toHaveLength(3)
+    expect(rig.logged('connection failed; retrying in 40ms (attempt 2/2)')).toBe(true)
+    expect(rig.toolNames()).toEqual([])
+    expect(rig.app.subprocess.live).toBe(0)
+  })
+
+  it('a crash loop inside the stability window gives up and unregisters every tool', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ reconnect: { ...FAST_RECONNECT, maxAttempts: 1, stableAfterMs: 60_000 } }))
+    await rig.call('mcp__fixture__exit-now')
+    await eventually(async () => expect((await rig.status()).state).toBe('ready'))
+    await rig.call('mcp__fixture__exit-now')
+    await eventually(() => expect(rig.toolNames()).toEqual([]))
+    const status = await rig.status()
+    expect(status.detail).toMatch(/^failed: gave up after 1 consecutive failed attempts; its tools are unregistered until the row is reloaded; last error: the server exited with code 3/)
+    expect(await rig.errorCode('mcp__fixture__add')).toBe('UNKNOWN_TOOL')
+  })
+
+  it('a connection that stayed up for stableAfterMs resets the count', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ reconnect: { ...FAST_RECONNECT, maxAttempts: 1, stableAfterMs: 50 } }))
+    for (let crash = 1; crash <= 2; crash++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      await rig.call('mcp__fixture__exit-now')
+      await eventually(async () => expect((await rig.status()).detail).toContain(`reconnected ${crash} time`))
+    }
+    expect(rig.logged('gave up')).toBe(false)
+  })
+
+  it('with reconnect disabled, a lost server stays down; its tools stay listed and fail with MCP_UNAVAILABLE', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ reconnect: { enabled: false } }))
+    await rig.call('mcp__fixture__exit-now')
+    await eventually(async () => expect((await rig.status()).state).toBe('unavailable'))
+    expect((await rig.status()).detail).toMatch(/^stopped: the connection was lost and reconnect is disabled/)
+    expect(await rig.errorCode('mcp__fixture__add', { a: 1, b: 1 })).toBe('MCP_UNAVAILABLE')
+  })
+})
+
+describe('startup', () => {
+  it('with reconnect disabled, a failed first attempt registers nothing and stops', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ env: { FIXTURE_EXIT_ON_START: '5' }, reconnect: { enabled: false } }))
+    const status = await rig.status()
+    expect(status.state).toBe('unavailable')
+    expect(status.detail).toMatch(/^stopped: the connection failed and reconnect is disabled; last error: .*exited with code 5/)
+    expect(rig.toolNames()).toEqual([])
+    expect(rig.logs.filter((line) => line.includes('connection attempt failed'))).toHaveLength(1)
+  })
+
+  it('required: a server that fails its first attempt fails activation with the stderr tail; no child is left', async () => {
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow({ required: true, env: { FIXTURE_EXIT_ON_START: '4' } }))
+    expect(fork.status).toBe(3)
+    expect(fork.error).toMatchObject({ code: 'MCP_STARTUP_FAILED' })
+    expect(String(fork.error.message)).toContain('fixture: refusing to start')
+    await rig.remove(fork)
+    expect(rig.app.subprocess.live).toBe(0)
+  })
+
+  it('startupTimeoutMs: a server that never answers initialize is a timeout, and its process is ended', async () => {
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow({ required: true, startupTimeoutMs: 300, env: { FIXTURE_HANG_INITIALIZE: '1' } }))
+    expect(fork.error).toMatchObject({ code: 'MCP_STARTUP_FAILED', cause: { code: 'MCP_TIMEOUT' } })
+    await rig.remove(fork)
+    expect(rig.app.subprocess.live).toBe(0)
+  })
+
+  it('not required: a command that does not exist leaves the row loaded with no tools, retrying, and says why', async () => {
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow({ command: 'no-such-mcp-server-command', reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 } }))
+    expect(fork.status).toBe(2)
+    expect(rig.toolNames()).toEqual([])
+    const status = await rig.status()
+    expect(status.state).toBe('crashed')
+    expect(status.detail).toMatch(/^reconnecting 1\/3, next attempt in \d+ s; last error: command: `no-such-mcp-server-command` not found on PATH/)
+  })
+
+  it('two rows cannot share a server name; the first keeps working, and the name is free again once it is unloaded', async () => {
+    const rig = await startRig()
+    const first = await rig.add(fixtureRow())
+    const second = await rig.add(fixtureRow())
+    expect(second.status).toBe(3)
+    expect(second.error).toMatchObject({ code: 'MCP_SERVER_NAME_TAKEN' })
+    expect(await rig.text('mcp__fixture__add', { a: 1, b: 1 })).toBe('2')
+    await rig.remove(first)
+    await rig.remove(second)
+    const third = await rig.add(fixtureRow())
+    expect(third.status).toBe(2)
+    expect(await rig.text('mcp__fixture__add', { a: 2, b: 2 })).toBe('4')
+  })
+
+  it('two servers publishing the same raw name get one tool each', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ serverName: 'github', enabledTools: ['echo'] }))
+    await rig.add(fixtureRow({ serverName: 'web', enabledTools: ['echo'] }))
+    expect(rig.toolNames()).toEqual(['mcp__github__echo', 'mcp__web__echo'])
+    expect(await rig.text('mcp__web__echo', { message: 'w' })).toBe('Echo: w')
+    expect((await rig.status('github')).tools).toEqual(['mcp__github__echo'])
+  })
+})
+
+describe('disposal', () => {
+  it('unloading ends the whole process group before the teardown returns, also when the server ignores SIGTERM', async () => {
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow({ env: { FIXTURE_IGNORE_SIGTERM: '1', FIXTURE_GRANDCHILD: '1' } }))
+    const pids = await rig.serverPids()
+    await rig.remove(fork)
+    expect(isAlive(pids.pid)).toBe(false)
+    expect(isAlive(pids.grandchild!)).toBe(false)
+    expect(rig.toolNames()).toEqual([])
+    expect(rig.app.subprocess.live).toBe(0)
+  })
+
+  it('unloading during a long backoff returns without waiting for it, and nothing reconnects later', async () => {
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow({ env: { FIXTURE_EXIT_ON_START: '5' }, reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 } }))
+    await rig.remove(fork)
+    const attempts = rig.logs.filter((line) => line.includes('connection attempt failed')).length
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(rig.logs.filter((line) => line.includes('connection attempt failed'))).toHaveLength(attempts)
+    expect(rig.app.subprocess.live).toBe(0)
+  })
+
+  it('a call in flight when the row is unloaded ends with a coded error', async () => {
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow())
+    const pending = rig.call('mcp__fixture__hang')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await rig.remove(fork)
+    const result = await pending
+    expect(result.isError && result.error.code).toMatch(/^MCP_(CONNECTION_LOST|DISPOSED)$/)
+  })
+})

@@ -1,0 +1,56 @@
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { z } from 'zod'
+
+const positive = (fallback: number) => z.number().int().positive().default(fallback)
+
+export const SkillFsConfig = z.strictObject({
+  /** The provider's name in the registry (unique per layer). */
+  providerName: z.string().min(1).default('filesystem'),
+  /** False drops the project and user roots; `customRoots` and `bundledRoot` stay. */
+  includeDefaultRoots: z.boolean().default(true),
+  /** The user root (`~/.agents/skills`, `~/.claude/skills`). Default: `$HOME`, else the OS home directory. */
+  userHome: z.string().min(1).optional(),
+  /** The dsh home (`<dshHome>/skills`). Default: `$DSH_HOME`, else `<userHome>/.dsh`. */
+  dshHome: z.string().min(1).optional(),
+  /** More roots (rank 300), in order; relative paths are against the process directory. */
+  customRoots: z.array(z.string().min(1)).default([]),
+  /** Skills shipped with a deployment (rank 600). */
+  bundledRoot: z.string().min(1).optional(),
+  /** A SKILL.md larger than this is rejected with a diagnostic (bodies go to the model whole). */
+  maxSkillFileBytes: positive(1_000_000),
+  /** Frontmatter not closed within this many bytes is rejected. */
+  maxFrontmatterBytes: positive(64 * 1024),
+  /** Watch the roots and refresh the catalog when skills are added, edited or removed. */
+  watch: z.boolean().default(true),
+  watchUsePolling: z.boolean().default(false),
+  /** A file must stay unchanged this long before its change counts (chokidar awaitWriteFinish). */
+  watchStabilityThresholdMs: positive(200),
+  /** Polling interval (with `watchUsePolling`, and for awaitWriteFinish). */
+  watchPollIntervalMs: positive(100),
+  /** Projects whose roots are watched at once; the least recently read one is let go first. */
+  watchMaxProjects: positive(128),
+  watchFollowSymlinks: z.boolean().default(true),
+})
+export type SkillFsConfig = z.infer<typeof SkillFsConfig>
+
+export const Config = (config: unknown) => SkillFsConfig.parse(config ?? {})
+
+/** The configured places, made absolute once at load. */
+export interface Places {
+  readonly userHome: string
+  readonly dshHome: string
+  readonly customRoots: readonly string[]
+  readonly bundledRoot: string | undefined
+}
+
+export function placesOf(config: SkillFsConfig, env: NodeJS.ProcessEnv = process.env): Places {
+  const home = (value: string | undefined) => (value?.trim() ? value : undefined)
+  const userHome = resolve(config.userHome ?? home(env.HOME) ?? homedir())
+  return {
+    userHome,
+    dshHome: resolve(config.dshHome ?? home(env.DSH_HOME) ?? join(userHome, '.dsh')),
+    customRoots: config.customRoots.map((root) => resolve(root)),
+    bundledRoot: config.bundledRoot === undefined ? undefined : resolve(config.bundledRoot),
+  }
+}

@@ -1,0 +1,50 @@
+import type { Context } from 'cordis'
+import { effectWithTeardown, untracked } from 'dsh-core'
+import type {} from 'dsh-skill'
+import { Config, placesOf, SkillFsConfig } from './config.ts'
+import { FilesystemSkills } from './provider.ts'
+
+export { Config, SkillFsConfig, placesOf, type Places } from './config.ts'
+export { FilesystemSkills, type Discovery } from './provider.ts'
+export { splitFrontmatter, parseFrontmatter } from './frontmatter.ts'
+export { skillFields, MAX_DESCRIPTION_LENGTH, type SkillFields } from './fields.ts'
+export { skillRoots, findProjectRoot, type SkillRoot } from './roots.ts'
+export type { Rejection, RootReport } from './scan.ts'
+
+/**
+ * dsh-skill-fs: registers one filesystem skill provider with `ctx.skills` and, when a readiness
+ * service is mounted, the `skill` rows of `dsh status`. Unloading it unregisters the provider and
+ * closes every watcher (awaited by the host's stop()).
+ */
+export const name = 'skill-fs'
+/** Several rows may each bring their own roots (give each its own providerName). */
+export const reusable = true
+export const inject = { required: ['skills', 'fs'], optional: ['readiness'] }
+
+export function apply(ctx: Context, config: SkillFsConfig): void {
+  const settings = Config(config)
+  const places = placesOf(settings)
+  const logger = ctx.logger('skill-fs')
+  let source: FilesystemSkills | undefined
+  ctx.skills.registerProvider((control) => {
+    const created = new FilesystemSkills(untracked(ctx.fs), settings, places, control, logger)
+    // Unregistered (or the registration failed): stop watching.
+    control.signal.addEventListener('abort', () => void created.close(), { once: true })
+    source = created
+    return created.provider
+  })
+  // cordis does not await disposers; this lets the host's stop() wait until every watcher is closed.
+  effectWithTeardown(ctx, () => async () => {
+    await source?.close()
+  })
+  ctx.get('readiness')?.register({
+    surface: 'skill',
+    id: settings.providerName,
+    configured: true,
+    status: () => ({ state: 'idle', detail: 'looks for skills when first asked' }),
+    probeRows: async ({ cwd, signal }) => {
+      if (!source) throw new Error('the filesystem skill provider is not registered')
+      return source.statusRows(cwd, signal)
+    },
+  })
+}

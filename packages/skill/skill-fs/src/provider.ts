@@ -1,0 +1,157 @@
+import { relative } from 'node:path'
+import { throwIfAborted, type CapabilityRow, type FileSystem } from 'dsh-core'
+import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
+import type { Places, SkillFsConfig } from './config.ts'
+import { findProjectRoot, skillRoots, type SkillRoot } from './roots.ts'
+import { loadSkill, OutcomeCache, scanRoot, type RootReport, type ScanLimits } from './scan.ts'
+import { isSkillPath, RootWatcher } from './watch.ts'
+
+export interface Logger {
+  warn(message: string): void
+}
+
+/** One full look at every root of a workspace. */
+export interface Discovery {
+  readonly project: string | undefined
+  readonly candidates: SkillCandidate[]
+  readonly reports: RootReport[]
+}
+
+/**
+ * The filesystem skill provider: SKILL.md files in the project roots (found from the read's cwd),
+ * the custom roots, the user roots and a bundled root, read through `ctx.fs`. Every malformed file
+ * is a rejection with its path and reason (logged once, shown by `dsh status`), never half-loaded.
+ */
+export class FilesystemSkills {
+  readonly provider: SkillProvider
+  private readonly watcher: RootWatcher | undefined
+  private readonly limits: ScanLimits
+  private readonly reported = new Set<string>()
+  private readonly outcomes = new OutcomeCache(50_000)
+  /** The roots of recent reads, per project ('' for reads without a cwd): what `fileChanged` checks against. */
+  private readonly recent = new Map<string, readonly SkillRoot[]>()
+  private closed: Promise<void> | undefined
+
+  constructor(
+    private readonly fs: FileSystem,
+    private readonly config: SkillFsConfig,
+    private readonly places: Places,
+    private readonly control: ProviderControl,
+    private readonly log: Logger,
+  ) {
+    this.limits = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes }
+    this.watcher = config.watch
+      ? new RootWatcher(
+          {
+            usePolling: config.watchUsePolling,
+            stabilityThresholdMs: config.watchStabilityThresholdMs,
+            pollIntervalMs: config.watchPollIntervalMs,
+            maxProjects: config.watchMaxProjects,
+            followSymlinks: config.watchFollowSymlinks,
+          },
+          () => control.invalidate(),
+          (message) => log.warn(message),
+        )
+      : undefined
+    this.provider = {
+      name: config.providerName,
+      list: (options) => this.list(options),
+      get: (candidate, options) => this.get(candidate, options),
+      fileChanged: (path) => this.fileChanged(path),
+    }
+  }
+
+  /** Every root for `cwd`, looked at now (no cache, no watching): the registry caches, `dsh status` wants fresh. */
+  async discover(cwd: string | undefined, signal?: AbortSignal): Promise<Discovery> {
+    const project = cwd === undefined ? undefined : await findProjectRoot(this.fs, cwd)
+    const candidates: SkillCandidate[] = []
+    const reports: RootReport[] = []
+    for (const root of skillRoots(this.config, this.places, project)) {
+      throwIfAborted(signal)
+      const scanned = await scanRoot(this.fs, root, this.config.providerName, this.limits, this.outcomes)
+      candidates.push(...scanned.candidates)
+      reports.push(scanned.report)
+      this.logRejections(scanned.report)
+    }
+    return { project, candidates, reports }
+  }
+
+  private async list(options: ViewOptions): Promise<SkillCandidate[] | Observation> {
+    const project = options.cwd === undefined ? undefined : await findProjectRoot(this.fs, options.cwd)
+    const roots = skillRoots(this.config, this.places, project)
+    this.remember(project ?? '', roots)
+    let watching = true
+    if (this.watcher && !this.control.signal.aborted) {
+      try {
+        await this.watcher.retain(roots, project)
+      } catch {
+        // Logged by the watcher. What can be read is still offered, but not as the whole truth.
+        watching = false
+      }
+    }
+    const { candidates } = await this.discover(options.cwd, options.signal)
+    return watching ? candidates : { candidates, complete: false }
+  }
+
+  private async get(candidate: SkillCandidate, options: ViewOptions): Promise<SkillDefinition | undefined> {
+    const definition = await loadSkill(this.fs, candidate, this.limits, options.signal)
+    // Gone or broken since it was listed: the listing is stale.
+    if (!definition) this.control.invalidate()
+    return definition
+  }
+
+  /** A writer changed `path`: if it can be a skill file of a watched root, the next read looks again at once. */
+  fileChanged(path: string): void {
+    for (const roots of this.recent.values()) {
+      if (roots.some((root) => isSkillPath(root, path))) return this.control.invalidate()
+    }
+  }
+
+  private remember(project: string, roots: readonly SkillRoot[]): void {
+    this.recent.delete(project)
+    this.recent.set(project, roots)
+    if (this.recent.size > this.config.watchMaxProjects) this.recent.delete(this.recent.keys().next().value!)
+  }
+
+  /** `dsh status`: a summary row, then one row per root that has skills or rejected files. */
+  async statusRows(cwd: string, signal: AbortSignal): Promise<CapabilityRow[]> {
+    const { project, reports } = await this.discover(cwd, signal)
+    const total = reports.reduce((sum, report) => sum + report.skills, 0)
+    const shown = reports.filter((report) => report.skills || report.rejected.length)
+    const rows: CapabilityRow[] = [
+      {
+        id: this.config.providerName,
+        state: 'ready',
+        detail: `${total} skill${total === 1 ? '' : 's'} in ${reports.length} roots${project ? ` (project ${project})` : ''}; ${this.config.watch ? 'watching' : 'not watching'}`,
+      },
+    ]
+    for (const report of shown) rows.push(this.rootRow(report))
+    return rows
+  }
+
+  /** Stops watching; idempotent. Reads still work afterwards, unwatched. */
+  close(): Promise<void> {
+    return (this.closed ??= this.watcher?.close() ?? Promise.resolve())
+  }
+
+  private rootRow(report: RootReport): CapabilityRow {
+    const { root, skills, rejected } = report
+    const parts = [`${root.path}: ${skills} skill${skills === 1 ? '' : 's'}`]
+    if (rejected.length) parts.push(`${rejected.length} rejected: ${rejected.map((r) => `${relative(root.path, r.path) || r.path} (${r.reason})`).join('; ')}`)
+    return { id: this.rootId(root), state: skills ? 'ready' : 'unavailable', detail: parts.join('; ') }
+  }
+
+  private rootId(root: SkillRoot): string {
+    return root.source === 'custom' ? `custom-${this.places.customRoots.indexOf(root.path) + 1}` : root.source
+  }
+
+  private logRejections(report: RootReport): void {
+    for (const rejection of report.rejected) {
+      const key = `${rejection.path}\0${rejection.reason}`
+      if (this.reported.has(key)) continue
+      this.reported.add(key)
+      this.log.warn(`skill file ${rejection.path} rejected: ${rejection.reason}`)
+    }
+  }
+}
+

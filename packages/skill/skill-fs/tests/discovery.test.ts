@@ -1,0 +1,312 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { SkillSummary } from 'dsh-skill'
+import { bundle, fsHost, layout, put, removeTempDirs, skillMd, type FsHost } from './helpers.ts'
+
+let host: FsHost | undefined
+
+afterEach(async () => {
+  await host?.stop()
+  host = undefined
+  await removeTempDirs()
+})
+
+const quiet = { watch: false }
+const byName = (skills: readonly SkillSummary[]) => Object.fromEntries(skills.map((skill) => [skill.name, skill]))
+
+describe('roots, ranks and shadowing', () => {
+  it('resolves a name across every root: project .dsh > .agents > .claude > custom > user .dsh > .agents > .claude > bundled', async () => {
+    const { base, project, home, dshHome } = await layout()
+    const custom = join(base, 'custom')
+    const bundled = join(base, 'bundled')
+    const roots = [
+      ['project-dsh', join(project, '.dsh', 'skills')],
+      ['project-agents', join(project, '.agents', 'skills')],
+      ['project-claude', join(project, '.claude', 'skills')],
+      ['custom', custom],
+      ['user-dsh', join(dshHome, 'skills')],
+      ['user-agents', join(home, '.agents', 'skills')],
+      ['user-claude', join(home, '.claude', 'skills')],
+      ['bundled', bundled],
+    ] as const
+    // Skill `s<i>` exists in root i and every later root: root i must win it.
+    for (let i = 0; i < roots.length; i++) {
+      for (let j = i; j < roots.length; j++) await bundle(roots[j]![1], `s${i}`, `s${i} from ${roots[j]![0]}`)
+    }
+    host = await fsHost({ ...quiet, userHome: home, dshHome, customRoots: [custom], bundledRoot: bundled })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    roots.forEach(([source], i) => {
+      expect(skills[`s${i}`]).toMatchObject({ source, description: `s${i} from ${source}` })
+    })
+    expect((await host.app.skills.get('s7', { cwd: project }))?.content).toBe('Body of s7.')
+  })
+
+  it('finds the project root from a subdirectory by its .git, and uses the cwd itself when there is none', async () => {
+    const { base, project, sub, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'from-root')
+    await bundle(join(sub, '.dsh', 'skills'), 'from-sub')
+    const loose = join(base, 'loose', 'inner')
+    await bundle(join(loose, '.dsh', 'skills'), 'loose-skill')
+    await bundle(join(base, 'loose', '.dsh', 'skills'), 'above-loose')
+    host = await fsHost({ ...quiet, userHome: home })
+    expect((await host.app.skills.list({ cwd: sub })).map((s) => s.name)).toEqual(['from-root'])
+    expect((await host.app.skills.list({ cwd: loose })).map((s) => s.name)).toEqual(['loose-skill'])
+  })
+
+  it('a git worktree or submodule (.git is a file) marks the project root too', async () => {
+    const { base, home } = await layout()
+    const worktree = join(base, 'worktree')
+    await put(join(worktree, '.git'), 'gitdir: /elsewhere\n')
+    await bundle(join(worktree, '.agents', 'skills'), 'wt')
+    host = await fsHost({ ...quiet, userHome: home })
+    expect((await host.app.skills.list({ cwd: join(worktree) })).map((s) => s.name)).toEqual(['wt'])
+  })
+
+  it('without a cwd scans no project roots but still the user, custom and bundled ones', async () => {
+    const { base, project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'project-only')
+    await bundle(join(home, '.agents', 'skills'), 'user-one')
+    await bundle(join(base, 'custom'), 'custom-one')
+    host = await fsHost({ ...quiet, userHome: home, customRoots: [join(base, 'custom')] })
+    expect((await host.app.skills.list()).map((s) => s.name)).toEqual(['custom-one', 'user-one'])
+  })
+
+  it('includeDefaultRoots: false lists only the custom and bundled roots', async () => {
+    const { base, project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'project-one')
+    await bundle(join(home, '.agents', 'skills'), 'user-one')
+    await bundle(join(base, 'custom'), 'custom-one')
+    host = await fsHost({ ...quiet, userHome: home, customRoots: [join(base, 'custom')], includeDefaultRoots: false })
+    expect((await host.app.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['custom-one'])
+  })
+
+  it('honours HOME and DSH_HOME when the config names no homes', async () => {
+    const { home, dshHome } = await layout()
+    await bundle(join(home, '.claude', 'skills'), 'via-home')
+    await bundle(join(dshHome, 'elsewhere', 'skills'), 'via-dsh-home')
+    const saved = { HOME: process.env.HOME, DSH_HOME: process.env.DSH_HOME }
+    process.env.HOME = home
+    process.env.DSH_HOME = join(dshHome, 'elsewhere')
+    try {
+      host = await fsHost(quiet)
+    } finally {
+      process.env.HOME = saved.HOME
+      if (saved.DSH_HOME === undefined) delete process.env.DSH_HOME
+      else process.env.DSH_HOME = saved.DSH_HOME
+    }
+    expect((await host.app.skills.list()).map((s) => `${s.name}:${s.source}`)).toEqual(['via-dsh-home:user-dsh', 'via-home:user-claude'])
+  })
+
+  it('a runtime skill sits between project and custom skills in the same layer', async () => {
+    const { base, project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'both', 'project')
+    await bundle(join(base, 'custom'), 'rt', 'custom')
+    host = await fsHost({ ...quiet, userHome: home, customRoots: [join(base, 'custom')] })
+    host.app.skills.register({ name: 'both', description: 'runtime', content: '' })
+    host.app.skills.register({ name: 'rt', description: 'runtime', content: '' })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    expect([skills.both?.description, skills.rt?.description]).toEqual(['project', 'runtime'])
+  })
+})
+
+describe('layout inside a root', () => {
+  it('finds bundles and flat files with their resource bases; policies default to both true', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'bundled-one')
+    await put(join(root, 'flat-one.md'), skillMd({ name: 'flat-one', description: 'Flat.' }))
+    host = await fsHost({ ...quiet, userHome: home })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    expect(skills['bundled-one']).toMatchObject({ invocation: { modelInvocable: true, userInvocable: true }, resourceBase: { kind: 'directory', path: join(root, 'bundled-one') }, provider: 'filesystem' })
+    expect(skills['flat-one']!.resourceBase).toEqual({ kind: 'directory', path: root })
+    expect(await host.app.skills.get('flat-one', { cwd: project })).toMatchObject({ content: 'Body.', path: join(root, 'flat-one.md') })
+  })
+
+  it('ignores non-.md files, directories without SKILL.md, nested SKILL.md, plain Markdown notes and the user .system directory', async () => {
+    const { project, home, dshHome } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await put(join(root, 'notes.txt'), 'x')
+    await mkdir(join(root, 'empty-dir'), { recursive: true })
+    await bundle(join(root, 'group'), 'nested')
+    await put(join(root, 'README.md'), '# About these skills\n')
+    await bundle(join(dshHome, 'skills', '.system'), 'internal')
+    await bundle(join(dshHome, 'skills'), 'visible')
+    host = await fsHost({ ...quiet, userHome: home, dshHome })
+    expect((await host.app.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['visible'])
+    const rows = await host.app.readiness.report({ probe: true, cwd: project })
+    expect(rows.find((row) => row.id === 'project-dsh')).toBeUndefined()
+  })
+
+  it('follows symlinked skill directories and files, inside and outside the project; broken links are diagnostics', async () => {
+    const { base, project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await mkdir(root, { recursive: true })
+    const outside = join(base, 'shared-skills')
+    await bundle(outside, 'outside-dir')
+    await put(join(outside, 'outside-flat.md'), skillMd({ name: 'outside-flat', description: 'Flat outside.' }))
+    await bundle(join(project, 'tools'), 'inside-dir')
+    await symlink(join(outside, 'outside-dir'), join(root, 'outside-dir'))
+    await symlink(join(outside, 'outside-flat.md'), join(root, 'outside-flat.md'))
+    await symlink(join(project, 'tools', 'inside-dir'), join(root, 'inside-dir'))
+    await symlink(join(base, 'nowhere'), join(root, 'dangling'))
+    await symlink('/dev/null', join(root, 'device.md'))
+    host = await fsHost({ ...quiet, userHome: home })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    expect(Object.keys(skills)).toEqual(['inside-dir', 'outside-dir', 'outside-flat'])
+    expect(skills['outside-dir']!.resourceBase).toEqual({ kind: 'directory', path: join(root, 'outside-dir') })
+    expect((await host.app.skills.get('outside-dir', { cwd: project }))?.content).toBe('Body of outside-dir.')
+    const rows = await host.app.readiness.report({ probe: true, cwd: project })
+    expect(rows.find((row) => row.id === 'project-dsh')?.detail).toMatch(/dangling \(a broken symbolic link\)/)
+  })
+})
+
+describe('frontmatter and validation (S1)', () => {
+  it('reads both policies and the lenient boolean spellings; bodies load trimmed', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'user-only', 'x', { 'disable-model-invocation': true }, '\n\n  Body with space.  \n\n')
+    await bundle(root, 'model-only', 'x', { 'user-invocable': false })
+    await bundle(root, 'off-yes', 'x', { 'disable-model-invocation': 'off', 'user-invocable': 'YES' })
+    const spellings: [string, boolean][] = [['true', true], ['TRUE', true], ['"true"', true], ['yes', true], ['ON', true], ['1', true], ['"1"', true], ['false', false], ['No', false], ['off', false], ['0', false], ['"0"', false]]
+    for (const [index, [spelling]] of spellings.entries()) await bundle(root, `spelling-${index}`, 'x', { 'disable-model-invocation': spelling })
+    await bundle(root, 'extras', 'x', { whenToUse: 'when asked', 'metadata': '{ owner: team, tags: [a, b] }' })
+    host = await fsHost({ ...quiet, userHome: home })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    expect(skills['user-only']!.invocation).toEqual({ modelInvocable: false, userInvocable: true })
+    expect(skills['model-only']!.invocation).toEqual({ modelInvocable: true, userInvocable: false })
+    expect(skills['off-yes']!.invocation).toEqual({ modelInvocable: true, userInvocable: true })
+    spellings.forEach(([spelling, value], index) => expect(skills[`spelling-${index}`]!.invocation.modelInvocable, spelling).toBe(!value))
+    expect((await host.app.skills.get('user-only', { cwd: project }))?.content).toBe('Body with space.')
+    expect(await host.app.skills.get('extras', { cwd: project })).toMatchObject({ whenToUse: 'when asked', metadata: { owner: 'team', tags: ['a', 'b'] } })
+  })
+
+  it('rejects each malformed file with its reason, keeps its valid siblings, and never crashes discovery', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    const file = (name: string, text: string | Buffer) => put(join(root, name, 'SKILL.md'), text)
+    await bundle(root, 'valid')
+    await file('colon', '---\nname: colon\ndescription: Use this: when things break\n---\nx\n')
+    await file('tabs', '---\nname: tabs\n\tdescription: indented with a tab\n---\nx\n')
+    await file('unterminated', '---\nname: unterminated\ndescription: never closed\n')
+    await file('four-dashes', '---\nname: four-dashes\ndescription: closed by four\n----\nx\n')
+    await file('no-frontmatter', '# Just a heading\n')
+    await file('yaml-tag', '---yaml\nname: yaml-tag\ndescription: x\n---\nx\n')
+    await file('empty', '---\n---\nx\n')
+    await file('a-list', '---\n- name\n- description\n---\nx\n')
+    await file('bad-name', skillMd({ name: 'Bad_Name', description: 'x' }))
+    await file('other-name', skillMd({ name: 'different', description: 'x' }))
+    await file(`${'l'.repeat(65)}`, skillMd({ name: 'l'.repeat(65), description: 'x' }))
+    await file('no-description', skillMd({ name: 'no-description' }))
+    await file('long-description', skillMd({ name: 'long-description', description: 'd'.repeat(1025) }))
+    await file('maybe', skillMd({ name: 'maybe', description: 'x', 'disable-model-invocation': 'maybe' }))
+    await file('null-policy', skillMd({ name: 'null-policy', description: 'x', 'user-invocable': 'null' }))
+    await file('legacy', skillMd({ name: 'legacy', description: 'x', modelInvocable: false }))
+    await file('duplicate-key', '---\nname: duplicate-key\nname: again\ndescription: x\n---\n')
+    await file('invalid-utf8', Buffer.concat([Buffer.from('---\nname: invalid-utf8\ndescription: '), Buffer.from([0xc3, 0x28]), Buffer.from('\n---\n')]))
+    await file('too-big', `${skillMd({ name: 'too-big', description: 'x' })}${'z'.repeat(10 * 1024 * 1024)}`)
+    await mkdir(join(root, 'dir-named', 'SKILL.md'), { recursive: true })
+    host = await fsHost({ ...quiet, userHome: home })
+    const snapshot = await host.app.skills.snapshot({ cwd: project })
+    expect(snapshot).toMatchObject({ complete: true })
+    expect(snapshot.skills.map((s) => s.name)).toEqual(['valid'])
+    const row = (await host.app.readiness.report({ probe: true, cwd: project })).find((r) => r.id === 'project-dsh')!
+    expect(row.state).toBe('ready')
+    const expectations: Record<string, RegExp> = {
+      colon: /not valid YAML: Nested mappings.*line 3/,
+      tabs: /not valid YAML: Tabs/,
+      unterminated: /not closed/,
+      'four-dashes': /not closed/,
+      'no-frontmatter': /no frontmatter/,
+      'yaml-tag': /no frontmatter/,
+      empty: /empty or not a mapping/,
+      'a-list': /empty or not a mapping/,
+      'bad-name': /name "Bad_Name"/,
+      'other-name': /does not match its directory or file name "other-name"/,
+      ['l'.repeat(65)]: /at most 64 characters/,
+      'no-description': /description is missing/,
+      'long-description': /1025 characters, over the limit of 1024/,
+      maybe: /disable-model-invocation: "maybe" is not a boolean/,
+      'null-policy': /user-invocable: null is not a boolean/,
+      legacy: /"modelInvocable" is not supported, use "disable-model-invocation"/,
+      'duplicate-key': /Map keys must be unique/,
+      'invalid-utf8': /not UTF-8 text/,
+      'too-big': /over the maxSkillFileBytes limit/,
+      'dir-named': /not a regular file/,
+    }
+    for (const [name, reason] of Object.entries(expectations)) {
+      const item = row.detail.split('; ').find((part) => part.replace(/^\d+ rejected: /, '').startsWith(`${name}/SKILL.md (`))
+      expect(item, `${name} is reported`).toMatch(reason)
+    }
+    expect(row.detail).toMatch(/^.*: 1 skill; 20 rejected: /)
+  })
+
+  it('accepts CRLF, a BOM, a "----" value, a date, a block scalar description and a file that ends at the closing line', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await put(join(root, 'crlf', 'SKILL.md'), '---\r\nname: crlf\r\ndescription: Windows line ends\r\n---\r\nLine one.\r\nLine two.\r\n')
+    await put(join(root, 'bom', 'SKILL.md'), '\ufeff---\nname: bom\ndescription: Saved by Notepad\n---\nBody.\n')
+    await put(join(root, 'dashes', 'SKILL.md'), '---\nname: dashes\ndescription: "----"\n---\nBody.\n')
+    await put(join(root, 'dated', 'SKILL.md'), '---\nname: dated\ndescription: 2024-01-02\ncreated: 2024-01-02\n---\n')
+    await put(join(root, 'block', 'SKILL.md'), '---\nname: block\ndescription: |\n  Two lines\n  of description\n---\nBody.')
+    await put(join(root, 'bare', 'SKILL.md'), '---\nname: bare\ndescription: No body\n---')
+    host = await fsHost({ ...quiet, userHome: home })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    expect(Object.keys(skills)).toEqual(['bare', 'block', 'bom', 'crlf', 'dashes', 'dated'])
+    expect(skills.dashes!.description).toBe('----')
+    expect(skills.dated!.description).toBe('2024-01-02')
+    expect(skills.block!.description).toBe('Two lines\nof description\n')
+    expect((await host.app.skills.get('crlf', { cwd: project }))?.content).toBe('Line one.\nLine two.')
+    expect((await host.app.skills.get('bare', { cwd: project }))?.content).toBe('')
+  })
+
+  it('loads the body fresh each time, and a file deleted after listing loads undefined', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'fresh', 'x', {}, 'first body')
+    host = await fsHost({ ...quiet, userHome: home })
+    expect((await host.app.skills.get('fresh', { cwd: project }))?.content).toBe('first body')
+    await writeFile(join(root, 'fresh', 'SKILL.md'), skillMd({ name: 'fresh', description: 'x' }, 'second body'))
+    expect((await host.app.skills.get('fresh', { cwd: project }))?.content).toBe('second body')
+    const { rm } = await import('node:fs/promises')
+    await rm(join(root, 'fresh'), { recursive: true })
+    expect(await host.app.skills.get('fresh', { cwd: project })).toBeUndefined()
+  })
+
+  it('refuses bad config at load, naming the field', async () => {
+    const { Config } = await import('../src/index.ts')
+    for (const [field, value] of [['watchMaxProjects', 0], ['watchPollIntervalMs', 1.5], ['watchStabilityThresholdMs', 0], ['providerName', ''], ['customRoots', 'one']] as const) {
+      expect(() => Config({ [field]: value }), field).toThrow(new RegExp(field))
+    }
+    expect(Config({}).providerName).toBe('filesystem')
+  })
+})
+
+describe('dsh status rows', () => {
+  it('shows a summary row and one row per root with skills or rejected files', async () => {
+    const { project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'good')
+    await put(join(home, '.agents', 'skills', 'broken', 'SKILL.md'), '---\nname: broken\n')
+    host = await fsHost({ watch: false, userHome: home }, { tool: true })
+    const rows = await host.app.readiness.report({ probe: true, cwd: project })
+    expect(rows.map((row) => [row.surface, row.id, row.state, row.tools])).toEqual([
+      ['skill', 'filesystem', 'ready', ['skill']],
+      ['skill', 'project-dsh', 'ready', ['skill']],
+      ['skill', 'user-agents', 'unavailable', ['skill']],
+    ])
+    expect(rows[0]!.detail).toMatch(/^1 skill in 6 roots \(project .*\); not watching$/)
+    expect(rows[2]!.detail).toBe(`${join(home, '.agents', 'skills')}: 0 skills; 1 rejected: broken/SKILL.md (the frontmatter is not closed: no later line is exactly ---)`)
+  })
+
+  it('a root that cannot be listed makes the read incomplete, not empty, and status names the failure', async () => {
+    const { base, project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'good')
+    const loop = join(base, 'loop')
+    await symlink(loop, loop)
+    host = await fsHost({ watch: false, userHome: home, customRoots: [loop] }, { tool: true })
+    const snapshot = await host.app.skills.snapshot({ cwd: project })
+    expect(snapshot.complete).toBe(false)
+    const rows = await host.app.readiness.report({ probe: true, cwd: project })
+    expect(rows).toEqual([expect.objectContaining({ surface: 'skill', id: 'filesystem', state: 'unavailable', detail: expect.stringMatching(/loop/) })])
+  })
+})

@@ -1,0 +1,85 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { Context, type ForkScope, type Plugin } from 'cordis'
+import { settleTeardowns } from 'dsh-core'
+import FileSystem from 'dsh-core/fs'
+import ReadinessService from 'dsh-core/readiness'
+import SessionService from 'dsh-core/sessions'
+import ToolRuntime from 'dsh-core/tools'
+import SkillRegistry from 'dsh-skill'
+import * as toolSkill from 'dsh-skill/tool'
+import * as skillFs from '../src/index.ts'
+
+const made: string[] = []
+
+/** A fresh canonical temp directory, removed by `removeTempDirs()`. */
+export async function tempDir(prefix = 'dsh-skill-fs-'): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)))
+  made.push(dir)
+  return dir
+}
+
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+}
+
+/** Writes a file (parents created). */
+export async function put(path: string, content: string | Buffer): Promise<string> {
+  await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, content)
+  return path
+}
+
+/** A SKILL.md text with the given frontmatter lines and body. */
+export function skillMd(frontmatter: Record<string, string | boolean>, body = 'Body.'): string {
+  const lines = Object.entries(frontmatter).map(([key, value]) => `${key}: ${String(value)}`)
+  return `---\n${lines.join('\n')}\n---\n${body}\n`
+}
+
+/** Writes `<root>/<name>/SKILL.md` with a valid frontmatter (description overridable). */
+export function bundle(root: string, name: string, description = `${name} from ${root}`, extra: Record<string, string | boolean> = {}, body = `Body of ${name}.`): Promise<string> {
+  return put(join(root, name, 'SKILL.md'), skillMd({ name, description, ...extra }, body))
+}
+
+/** A workspace layout: a git project (with a subdirectory), a user home and a dsh home, all temporary. */
+export async function layout(): Promise<{ base: string; project: string; sub: string; home: string; dshHome: string }> {
+  const base = await tempDir()
+  const project = join(base, 'project')
+  const sub = join(project, 'packages', 'app')
+  await mkdir(join(project, '.git'), { recursive: true })
+  await mkdir(sub, { recursive: true })
+  const home = join(base, 'home')
+  const dshHome = join(home, '.dsh')
+  await mkdir(home, { recursive: true })
+  return { base, project, sub, home, dshHome }
+}
+
+export interface FsHost {
+  readonly app: Context
+  readonly fork: ForkScope
+  stop(): Promise<void>
+}
+
+/** A real host: fs, sessions, tools, readiness, the registry, skill-fs and (optionally) the tool. */
+export async function fsHost(config: Record<string, unknown>, options: { tool?: boolean; toolConfig?: unknown } = {}): Promise<FsHost> {
+  const app = new Context()
+  const plugin = app.plugin as (plugin: Plugin, config: unknown) => ForkScope
+  plugin(ToolRuntime as unknown as Plugin, {})
+  plugin(FileSystem as unknown as Plugin, undefined)
+  plugin(SessionService as unknown as Plugin, undefined)
+  plugin(ReadinessService as unknown as Plugin, {})
+  plugin(SkillRegistry as unknown as Plugin, {})
+  const fork = plugin(skillFs as unknown as Plugin, config)
+  if (options.tool) plugin(toolSkill as unknown as Plugin, options.toolConfig ?? {})
+  await app.start()
+  await app.events.flush()
+  return {
+    app,
+    fork,
+    async stop() {
+      await app.stop()
+      await settleTeardowns(app)
+    },
+  }
+}

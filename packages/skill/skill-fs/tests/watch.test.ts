@@ -1,0 +1,172 @@
+import { EventEmitter } from 'node:events'
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import chokidar from 'chokidar'
+import { createUserMessage, type UserMessage } from 'dsh-core'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { bundle, fsHost, layout, put, removeTempDirs, skillMd, type FsHost } from './helpers.ts'
+
+// Real chokidar watchers on real directories in a running host. Timings are never asserted: each
+// expectation waits (bounded) for the catalog to converge.
+
+let host: FsHost | undefined
+
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await host?.stop()
+  host = undefined
+  await removeTempDirs()
+})
+
+const fast = { watchStabilityThresholdMs: 50, watchPollIntervalMs: 20 }
+const until = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 50 })
+
+/** What the view of `cwd` (and `scope`, when given) lists now. */
+async function names(cwd: string, scope?: object): Promise<string[]> {
+  return (await host!.app.skills.list({ cwd, ...(scope ? { scope } : {}) })).map((skill) => skill.name)
+}
+
+describe('watching a running host', () => {
+  it('picks up a created, edited, renamed and deleted skill', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'first')
+    host = await fsHost({ ...fast, userHome: home })
+    expect(await names(project)).toEqual(['first'])
+    await bundle(root, 'second')
+    await until(async () => expect(await names(project)).toEqual(['first', 'second']))
+    await writeFile(join(root, 'second', 'SKILL.md'), skillMd({ name: 'second', description: 'edited description' }))
+    await until(async () => expect((await host!.app.skills.list({ cwd: project }))[1]?.description).toBe('edited description'))
+    await put(join(root, 'flat.md'), skillMd({ name: 'flat', description: 'flat' }))
+    await until(async () => expect(await names(project)).toEqual(['first', 'flat', 'second']))
+    await rename(join(root, 'first'), join(root, 'renamed'))
+    await until(async () => expect(await names(project)).toEqual(['flat', 'second']))
+    await rm(join(root, 'second'), { recursive: true })
+    await until(async () => expect(await names(project)).toEqual(['flat']))
+  })
+
+  it('notices a root that does not exist yet once it appears, and a root deleted and created again', async () => {
+    const { project, home } = await layout()
+    host = await fsHost({ ...fast, userHome: home })
+    expect(await names(project)).toEqual([])
+    // Neither .agents nor .agents/skills exists: the watcher waits one segment at a time.
+    await bundle(join(project, '.agents', 'skills'), 'late')
+    await until(async () => expect(await names(project)).toEqual(['late']))
+    await rm(join(project, '.agents'), { recursive: true })
+    await until(async () => expect(await names(project)).toEqual([]))
+    await bundle(join(project, '.agents', 'skills'), 'again')
+    await until(async () => expect(await names(project)).toEqual(['again']))
+    // The user roots are watched too.
+    await bundle(join(home, '.claude', 'skills'), 'from-home')
+    await until(async () => expect(await names(project)).toEqual(['again', 'from-home']))
+  })
+
+  it('refreshes a skill reached through a symlinked directory', async () => {
+    const { base, project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await mkdir(root, { recursive: true })
+    await bundle(join(base, 'elsewhere'), 'linked', 'before')
+    await symlink(join(base, 'elsewhere', 'linked'), join(root, 'linked'))
+    host = await fsHost({ ...fast, userHome: home })
+    expect((await host.app.skills.list({ cwd: project }))[0]?.description).toBe('before')
+    await writeFile(join(base, 'elsewhere', 'linked', 'SKILL.md'), skillMd({ name: 'linked', description: 'after' }))
+    await until(async () => expect((await host!.app.skills.list({ cwd: project }))[0]?.description).toBe('after'))
+  })
+
+  it('with watchMaxProjects 1, alternating between two projects still sees an edit in the first', async () => {
+    const one = await layout()
+    const two = await layout()
+    await bundle(join(one.project, '.dsh', 'skills'), 'one')
+    await bundle(join(two.project, '.dsh', 'skills'), 'two')
+    host = await fsHost({ ...fast, userHome: one.home, watchMaxProjects: 1 })
+    expect(await names(one.project)).toEqual(['one'])
+    expect(await names(two.project)).toEqual(['two'])
+    await bundle(join(one.project, '.dsh', 'skills'), 'one-more')
+    await until(async () => expect(await names(one.project)).toEqual(['one', 'one-more']))
+  })
+
+  it('with watch: false still lists, without watchers', async () => {
+    const { project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'a')
+    const watch = vi.spyOn(chokidar, 'watch')
+    host = await fsHost({ watch: false, userHome: home })
+    expect(await host.app.skills.snapshot({ cwd: project })).toMatchObject({ complete: true, skills: [expect.objectContaining({ name: 'a' })] })
+    expect(watch).not.toHaveBeenCalled()
+  })
+
+  it('ctx.skills.fileChanged: a writer invalidates at once for skill paths, not for resources or other files', async () => {
+    const { base, project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'a')
+    // Unwatched, so only the writer's call can make the change visible.
+    host = await fsHost({ watch: false, userHome: home })
+    await names(project)
+    let changes = 0
+    host.app.skills.onChange(() => {
+      changes++
+    })
+    for (const path of [join(root, 'a', 'references', 'guide.md'), join(base, 'unrelated.md'), root, join(root, 'a', 'notes.txt')]) host.app.skills.fileChanged(path)
+    expect(changes).toBe(0)
+    await bundle(root, 'b')
+    host.app.skills.fileChanged(join(root, 'b', 'SKILL.md'))
+    expect(changes).toBe(1)
+    expect(await names(project)).toEqual(['a', 'b'])
+    host.app.skills.fileChanged(join(root, 'flat.md'))
+    expect(changes).toBe(2)
+  })
+
+  it('a watcher that fails makes the read incomplete but keeps its skills loadable, and recovers', async () => {
+    const { project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'a')
+    const real = chokidar.watch.bind(chokidar)
+    let failing = true
+    vi.spyOn(chokidar, 'watch').mockImplementation((paths, options) => {
+      if (!failing) return real(paths, options)
+      const broken = new EventEmitter() as unknown as ReturnType<typeof chokidar.watch>
+      Object.assign(broken, { close: async () => {} })
+      setTimeout(() => (broken as unknown as EventEmitter).emit('error', new Error('ENOSPC: inotify watch limit reached')), 1)
+      return broken
+    })
+    host = await fsHost({ ...fast, userHome: home })
+    const snapshot = await host.app.skills.snapshot({ cwd: project })
+    expect(snapshot).toMatchObject({ complete: false, skills: [expect.objectContaining({ name: 'a' })] })
+    expect((await host.app.skills.get('a', { cwd: project }))?.content).toBe('Body of a.')
+    failing = false
+    expect((await host.app.skills.snapshot({ cwd: project })).complete).toBe(true)
+  })
+})
+
+describe('the catalog over real files', () => {
+  it('republishes by digest across pre-steps: initial, replacement on add and edit, nothing for a body edit, tombstone at the end', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'a', 'first a')
+    host = await fsHost({ ...fast, userHome: home }, { tool: true })
+    const session = host.app.sessions.create({ cwd: project })
+    const step = async (): Promise<UserMessage[]> => {
+      const decision = await host!.app.sessions.runPreStep(session, [createUserMessage('go on', { kind: 'user' })])
+      if (decision.kind !== 'enter') throw new Error('rejected')
+      return decision.messages.filter((message) => message.source.kind === 'skill-catalog')
+    }
+    const entries = (message: UserMessage | undefined) => (message?.source.entries as { name: string; description: string }[] | undefined)?.map((e) => `${e.name}:${e.description}`)
+    expect(entries((await step())[0])).toEqual(['a:first a'])
+    expect(await step()).toEqual([])
+    await bundle(root, 'b', 'new b')
+    await until(async () => expect(await names(project, session)).toEqual(['a', 'b']))
+    const [added] = await step()
+    expect(added?.source.update).toBe(true)
+    expect(entries(added)).toEqual(['a:first a', 'b:new b'])
+    await writeFile(join(root, 'a', 'SKILL.md'), skillMd({ name: 'a', description: 'first a' }, 'a new body'))
+    await writeFile(join(root, 'b', 'SKILL.md'), skillMd({ name: 'b', description: 'better b' }))
+    await until(async () => expect((await host!.app.skills.list({ cwd: project, scope: session }))[1]?.description).toBe('better b'))
+    expect(entries((await step())[0])).toEqual(['a:first a', 'b:better b'])
+    expect(await step()).toEqual([])
+    const loaded = await host.app.tools.execute({ name: 'skill', arguments: { name: 'a' }, session })
+    expect(!loaded.isError && loaded.value).toMatchObject({ content: 'a new body' })
+    await rm(root, { recursive: true })
+    await until(async () => expect(await names(project, session)).toEqual([]))
+    const [tombstone] = await step()
+    expect(entries(tombstone)).toEqual([])
+    expect(await step()).toEqual([])
+  })
+})

@@ -1,0 +1,9 @@
+import { SkillRegistry } from './service.ts'
+
+export default SkillRegistry
+export { SkillRegistry, SkillsConfig, type RegisterOptions } from './service.ts'
+export { SkillError, SkillErrorCode } from './errors.ts'
+export { isSkillName, skillNameProblem, compareNames, MAX_SKILL_NAME_LENGTH } from './name.ts'
+export { isModelInvocable, isUserInvocable } from './validate.ts'
+export { renderSkillContent, escapeText, escapeAttribute, catalogDescription, type LoadedSkill } from './render.ts'
+export * from './types.ts'

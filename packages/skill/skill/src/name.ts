@@ -1,0 +1,22 @@
+const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+
+/** The Agent Skills limit on a name's length. */
+export const MAX_SKILL_NAME_LENGTH = 64
+
+/** `[a-z0-9]` runs joined by single hyphens, 1–64 characters. */
+export function isSkillName(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_SKILL_NAME_LENGTH && SKILL_NAME.test(value)
+}
+
+/** Why `value` is not a skill name, or undefined when it is one. */
+export function skillNameProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !value) return 'a skill name must be a non-empty string'
+  if (value.length > MAX_SKILL_NAME_LENGTH) return `a skill name has at most ${MAX_SKILL_NAME_LENGTH} characters (this one has ${value.length})`
+  if (!SKILL_NAME.test(value)) return 'a skill name uses lowercase letters a-z and digits, with single hyphens between them (no leading, trailing or double hyphen)'
+  return undefined
+}
+
+/** Code-point order, never locale order: the same on every machine. */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}

@@ -1,0 +1,69 @@
+import { assertNever } from 'dsh-core'
+import type { ResourceBase } from './types.ts'
+
+/** Escapes text placed between tags: `&`, `<`, `>`. */
+export function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+}
+
+/** Escapes a double-quoted attribute value: `&`, `"`, `<`. */
+export function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
+}
+
+/** What a loaded skill gives the model, whether the model asked for it or the user typed `/name`. */
+export interface LoadedSkill {
+  readonly name: string
+  readonly provider: string
+  readonly resourceBase?: ResourceBase
+  readonly content: string
+}
+
+const ON_DEMAND = 'Read a referenced resource only when the task needs it.'
+
+function resourceHints(skill: LoadedSkill): [string, string] {
+  const base = skill.resourceBase
+  if (!base) return [`Resources are managed by the "${escapeText(skill.provider)}" skill provider.`, ON_DEMAND]
+  switch (base.kind) {
+    case 'directory':
+      return [
+        `Base directory: ${escapeText(base.path)}`,
+        `Relative paths in these instructions are relative to the base directory; resolve them against it before use. ${ON_DEMAND}`,
+      ]
+    case 'url':
+      return [`Base URL: ${escapeText(base.url)}`, `Relative URLs in these instructions are relative to the base URL; resolve them against it before use. ${ON_DEMAND}`]
+    case 'opaque':
+      return [`Resources: ${escapeText(base.description)}`, ON_DEMAND]
+    default:
+      return assertNever(base, 'resource base')
+  }
+}
+
+/**
+ * The one block a loaded skill is shown as. The body is trusted content and goes in verbatim; the
+ * name and the resource hints are escaped.
+ */
+export function renderSkillContent(skill: LoadedSkill): string {
+  const [first, second] = resourceHints(skill)
+  return [
+    `<skill_content name="${escapeAttribute(skill.name)}">`,
+    '<skill_resources>',
+    first,
+    second,
+    '</skill_resources>',
+    '',
+    '<skill_instructions>',
+    skill.content,
+    '</skill_instructions>',
+    '</skill_content>',
+  ].join('\n')
+}
+
+/**
+ * A description as the catalog shows it: whitespace runs collapsed to one space, trimmed, and cut to
+ * `max` UTF-16 units with a trailing `...` when longer (the result is then exactly `max` long).
+ */
+export function catalogDescription(description: string, max: number): string {
+  const normalized = description.replace(/\s+/g, ' ').trim()
+  return normalized.length <= max ? normalized : `${normalized.slice(0, Math.max(0, max - 3))}...`
+}

@@ -1,0 +1,329 @@
+import { Context, Service } from 'cordis'
+import { abortError, errorMessage, raceAbort, untracked } from 'dsh-core'
+import { z } from 'zod'
+import { SkillError } from './errors.ts'
+import { Layers, type Layer, type ProviderEntry } from './layers.ts'
+import { compareNames, isSkillName, skillNameProblem } from './name.ts'
+import { checkDefinition, checkObservation, policyProblem, summaryOf } from './validate.ts'
+import { SkillRank, type ProviderControl, type RuntimeSkill, type ScopeKey, type SkillCandidate, type SkillDefinition, type SkillProvider, type SkillSnapshot, type SkillSummary, type ViewOptions } from './types.ts'
+
+declare module 'cordis' {
+  interface Context {
+    skills: SkillRegistry
+  }
+}
+
+export const SkillsConfig = z.strictObject({
+  /** Completed observations kept (one per workspace × scope chain); the oldest goes first. */
+  collectCacheMaxEntries: z.number().int().min(1).default(128),
+})
+export type SkillsConfig = z.infer<typeof SkillsConfig>
+
+/** Where a registration goes: the global layer, or a scope's. */
+export interface RegisterOptions {
+  readonly scope?: ScopeKey
+}
+
+/** The winner of a name in one view, with the way to load it. */
+interface Winner {
+  readonly candidate: SkillCandidate
+  readonly providerName: string
+  readonly load: (candidate: SkillCandidate, options: ViewOptions) => Promise<unknown>
+  /** Re-lists the provider next time (a stale load); a no-op once the registration is gone. */
+  readonly invalidate: () => void
+}
+
+interface Collected {
+  readonly winners: ReadonlyMap<string, Winner>
+  readonly skills: readonly SkillSummary[]
+}
+
+interface Ranked {
+  readonly winner: Winner
+  readonly rank: number
+  readonly order: number
+  readonly index: number
+}
+
+const runtimeControl: ProviderControl = { signal: new AbortController().signal, invalidate: () => {} }
+
+/**
+ * `ctx.skills`: a layered skill registry. Providers offer candidates; in each layer the lowest rank
+ * (then the earlier registration, then the earlier position) wins a name; across layers the nearest
+ * scope wins outright. Bodies are loaded through the winning provider only when asked for.
+ * Completed observations are cached per (workspace, scope chain, revision); every registration
+ * change and every provider invalidation starts a new revision.
+ */
+export class SkillRegistry extends Service {
+  static Config = (config: unknown) => SkillsConfig.parse(config ?? {})
+
+  private readonly layers = new Layers()
+  private readonly cache = new Map<string, Collected>()
+  private readonly listeners = new Set<() => unknown>()
+  /** Every live provider registration, whatever its layer (scoped layers are not enumerable). */
+  private readonly live = new Set<ProviderEntry>()
+  private readonly settings: SkillsConfig
+  private revision = 0
+  private order = 0
+
+  constructor(ctx: Context, config: SkillsConfig) {
+    super(ctx, 'skills', true)
+    this.settings = SkillsConfig.parse(config ?? {})
+  }
+
+  /**
+   * Registers a provider; an effect on the caller's scope. The factory runs now and receives the
+   * provider's control; if it throws, or registration fails, the control's signal aborts with the error.
+   */
+  registerProvider(factory: (control: ProviderControl) => SkillProvider, options: RegisterOptions = {}): () => void {
+    const registry = untracked(this)
+    const { scope } = options
+    const lifetime = new AbortController()
+    let entry: ProviderEntry | undefined
+    let layer: Layer | undefined
+    const control: ProviderControl = {
+      signal: lifetime.signal,
+      invalidate: () => {
+        if (entry && layer?.providers.get(entry.name) === entry) registry.changed()
+      },
+    }
+    try {
+      const provider = factory(control)
+      const name: unknown = provider?.name
+      if (typeof name !== 'string' || !name) throw new SkillError('a skill provider needs a non-empty string name', 'SKILL_INVALID_PROVIDER')
+      if (name === 'runtime') throw new SkillError('the skill provider name "runtime" is reserved for skills registered in code', 'SKILL_INVALID_PROVIDER')
+      if (typeof provider.list !== 'function' || typeof provider.get !== 'function') {
+        throw new SkillError(`skill provider "${name}" needs list() and get() functions`, 'SKILL_INVALID_PROVIDER')
+      }
+      const created: ProviderEntry = { provider, name, order: this.order++, control }
+      return this.ctx.effect(() => {
+        const target = registry.layers.layerFor(scope)
+        if (target.providers.has(name)) {
+          registry.layers.release(scope, target)
+          throw new SkillError(`a skill provider named "${name}" is already registered${scope ? ' in this scope' : ''}`, 'SKILL_DUPLICATE_PROVIDER')
+        }
+        target.providers.set(name, created)
+        registry.live.add(created)
+        entry = created
+        layer = target
+        registry.changed()
+        return () => {
+          if (target.providers.get(name) !== created) return
+          target.providers.delete(name)
+          registry.live.delete(created)
+          registry.layers.release(scope, target)
+          lifetime.abort(new SkillError(`skill provider "${name}" was disposed`, 'SKILL_PROVIDER_DISPOSED'))
+          registry.changed()
+        }
+      })
+    } catch (error) {
+      lifetime.abort(error)
+      throw error
+    }
+  }
+
+  /**
+   * Registers a skill defined in code (rank 250 in its layer); an effect on the caller's scope. The
+   * first registration of a name in a layer wins: a later one is logged and gets a disposer that does nothing.
+   */
+  register(skill: RuntimeSkill, options: RegisterOptions = {}): () => void {
+    const registry = untracked(this)
+    const nameProblem = skillNameProblem(skill?.name)
+    if (nameProblem) throw new SkillError(`runtime skill ${JSON.stringify(skill?.name)}: ${nameProblem}`, 'SKILL_INVALID_SKILL')
+    if (typeof skill.description !== 'string' || !skill.description) throw new SkillError(`runtime skill "${skill.name}" needs a non-empty description`, 'SKILL_INVALID_SKILL')
+    if (typeof skill.content !== 'string') throw new SkillError(`runtime skill "${skill.name}" needs a string content`, 'SKILL_INVALID_SKILL')
+    if (skill.invocation !== undefined) {
+      const problem = policyProblem(skill.invocation)
+      if (problem) throw new SkillError(`runtime skill "${skill.name}": ${problem}`, 'SKILL_INVALID_SKILL')
+    }
+    const stored: SkillDefinition = {
+      ...skill,
+      invocation: skill.invocation ?? { modelInvocable: true, userInvocable: true },
+      provider: skill.provider ?? 'runtime',
+      source: skill.source ?? 'runtime',
+    }
+    const { scope } = options
+    return this.ctx.effect(() => {
+      const layer = registry.layers.layerFor(scope)
+      if (layer.runtime.has(stored.name)) {
+        this.ctx.logger('skills').warn(`runtime skill "${stored.name}" is already registered${scope ? ' in this scope' : ''}; the first registration stays`)
+        return () => {}
+      }
+      layer.runtime.set(stored.name, stored)
+      registry.changed()
+      return () => {
+        if (layer.runtime.get(stored.name) !== stored) return
+        layer.runtime.delete(stored.name)
+        registry.layers.release(scope, layer)
+        registry.changed()
+      }
+    })
+  }
+
+  /** Sets (or, with undefined, clears) the parent of a scope: its views then also see the parent's layers. */
+  bindScope(scope: ScopeKey, parent: ScopeKey | undefined): void {
+    untracked(this).layers.bind(scope, parent)
+  }
+
+  /** Calls `listener` after every change (registrations, invalidations); an effect on the caller's scope. */
+  onChange(listener: () => unknown): () => void {
+    const registry = untracked(this)
+    return this.ctx.effect(() => {
+      const entry = () => listener()
+      registry.listeners.add(entry)
+      return () => registry.listeners.delete(entry)
+    })
+  }
+
+  /**
+   * For writers: a file at `path` was just changed by this process (a file tool's write). Every
+   * provider that tracks files is told at once, so the next read sees the edit without waiting for a watcher.
+   */
+  fileChanged(path: string): void {
+    const registry = untracked(this)
+    for (const entry of [...registry.live]) registry.tellFileChanged(entry, path)
+  }
+
+  async snapshot(view: ViewOptions = {}): Promise<SkillSnapshot> {
+    const { collected, complete } = await untracked(this).collect(view)
+    return { skills: collected.skills, complete }
+  }
+
+  async list(view: ViewOptions = {}): Promise<readonly SkillSummary[]> {
+    return (await this.snapshot(view)).skills
+  }
+
+  /** Loads the winning skill of `name` in the view; undefined when there is none. Invocation policy is the caller's business. */
+  async get(name: string, view: ViewOptions = {}): Promise<SkillDefinition | undefined> {
+    const registry = untracked(this)
+    if (!isSkillName(name)) return undefined
+    const { collected } = await registry.collect(view)
+    registry.checkAbort(view.signal)
+    const winner = collected.winners.get(name)
+    if (!winner) return undefined
+    const loaded = await raceAbort(
+      Promise.resolve().then(() => winner.load(winner.candidate, view)),
+      view.signal,
+      (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason }),
+    )
+    if (loaded === undefined) return undefined
+    const definition = checkDefinition(winner.providerName, loaded)
+    if (definition.name !== winner.candidate.name) {
+      // The file changed under us (its name now differs): the listing is stale.
+      winner.invalidate()
+      return undefined
+    }
+    return definition
+  }
+
+  private tellFileChanged(entry: ProviderEntry, path: string): void {
+    try {
+      entry.provider.fileChanged?.(path)
+    } catch (error) {
+      this.ctx.logger('skills').warn(`skill provider "${entry.name}" failed on a file change: ${errorMessage(error)}`)
+    }
+  }
+
+  private checkAbort(signal: AbortSignal | undefined): void {
+    if (signal?.aborted) throw abortError(signal, (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason }))
+  }
+
+  /** One observation of the view: from the cache, or collected with one retry when a change raced it. */
+  private async collect(view: ViewOptions): Promise<{ collected: Collected; complete: boolean }> {
+    this.checkAbort(view.signal)
+    const chain = this.layers.chain(view.scope)
+    let last: Collected | undefined
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const revision = this.revision
+      const key = JSON.stringify([view.cwd ?? null, this.layers.key(chain), revision])
+      const hit = this.cache.get(key)
+      if (hit) return { collected: hit, complete: true }
+      let complete = true
+      const winners = new Map<string, Winner>()
+      for (const layer of this.layers.merged(chain)) {
+        const result = await this.collectLayer(layer, view)
+        complete &&= result.complete
+        // A nearer layer replaces a farther one's skill of the same name, whatever the ranks.
+        for (const [name, winner] of result.winners) winners.set(name, winner)
+      }
+      this.checkAbort(view.signal)
+      const skills = [...winners.values()].map((winner) => summaryOf(winner.candidate)).sort((a, b) => compareNames(a.name, b.name))
+      last = { winners, skills: Object.freeze(skills) }
+      if (this.revision !== revision) continue
+      if (complete) this.remember(key, last)
+      return { collected: last, complete }
+    }
+    // Raced twice: answer, but neither cache it nor call it authoritative.
+    return { collected: last!, complete: false }
+  }
+
+  private remember(key: string, collected: Collected): void {
+    this.cache.set(key, collected)
+    while (this.cache.size > this.settings.collectCacheMaxEntries) this.cache.delete(this.cache.keys().next().value!)
+  }
+
+  private async collectLayer(layer: Layer, view: ViewOptions): Promise<{ winners: Map<string, Winner>; complete: boolean }> {
+    const ranked: Ranked[] = []
+    const runtime = [...layer.runtime.values()].sort((a, b) => compareNames(a.name, b.name))
+    runtime.forEach((skill, index) => {
+      const candidate: SkillCandidate = {
+        ...summaryOf(skill),
+        rank: SkillRank.runtime,
+        locator: skill,
+        ...(skill.path !== undefined ? { path: skill.path } : {}),
+        ...(skill.metadata !== undefined ? { metadata: skill.metadata } : {}),
+      }
+      ranked.push({ winner: { candidate, providerName: 'runtime', load: async (c) => c.locator, invalidate: runtimeControl.invalidate }, rank: SkillRank.runtime, order: -1, index })
+    })
+    let complete = true
+    for (const entry of [...layer.providers.values()]) {
+      let answer: unknown
+      try {
+        answer = await raceAbort(
+          Promise.resolve().then(() => entry.provider.list(view)),
+          view.signal,
+          (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason }),
+        )
+      } catch (error) {
+        if (view.signal?.aborted) throw error
+        this.ctx.logger('skills').warn(`skill provider "${entry.name}" skipped: ${errorMessage(error)}`)
+        complete = false
+        continue
+      }
+      // Unregistered while it was listing: its skills are gone.
+      if (layer.providers.get(entry.name) !== entry) continue
+      const observation = checkObservation(entry.name, answer)
+      complete &&= observation.complete
+      const load = (candidate: SkillCandidate, options: ViewOptions) => entry.provider.get(candidate, options)
+      observation.candidates.forEach((candidate, index) => {
+        ranked.push({ winner: { candidate, providerName: entry.name, load, invalidate: () => entry.control.invalidate() }, rank: candidate.rank, order: entry.order, index })
+      })
+    }
+    ranked.sort((a, b) => a.rank - b.rank || a.order - b.order || a.index - b.index)
+    const winners = new Map<string, Winner>()
+    for (const { winner } of ranked) {
+      const name = winner.candidate.name
+      const held = winners.get(name)
+      if (held) {
+        this.ctx.logger('skills').debug(`skill "${name}" from ${winner.providerName} (${winner.candidate.source}) is shadowed by ${held.providerName} (${held.candidate.source})`)
+        continue
+      }
+      winners.set(name, winner)
+    }
+    return { winners, complete }
+  }
+
+  /** A new revision: every cached observation is dropped and listeners are told. */
+  private changed(): void {
+    this.revision++
+    this.cache.clear()
+    for (const listener of [...this.listeners]) {
+      try {
+        const result = listener()
+        if (result instanceof Promise) result.catch((error: unknown) => this.ctx.logger('skills').warn(`a skills change listener failed: ${errorMessage(error)}`))
+      } catch (error) {
+        this.ctx.logger('skills').warn(`a skills change listener failed: ${errorMessage(error)}`)
+      }
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import type { ToolDefinition, ToolExecution } from 'dsh-core'
+import { z } from 'zod'
+import { SkillError } from '../errors.ts'
+import { isSkillName, skillNameProblem } from '../name.ts'
+import { renderSkillContent } from '../render.ts'
+import type { SkillRegistry } from '../service.ts'
+import type { ResourceBase, ViewOptions } from '../types.ts'
+import type { ToolSkillConfig } from './config.ts'
+
+export const SKILL_TOOL_DESCRIPTION = [
+  'Loads the full instructions of a skill by its exact name from the available skills list.',
+  'Call it before acting on a task that names a skill or clearly matches a skill description, then follow the instructions it returns.',
+].join(' ')
+
+const SkillToolInput = z.strictObject({
+  name: z.string().describe('The exact skill name from the available skills list.'),
+})
+
+const ResourceBaseValue = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('directory'), path: z.string() }),
+  z.strictObject({ kind: z.literal('url'), url: z.string() }),
+  z.strictObject({ kind: z.literal('opaque'), description: z.string() }),
+])
+
+/** The canonical value: what was loaded, never rank, locator, path, source or metadata. */
+export type SkillToolValue = {
+  readonly name: string
+  readonly provider: string
+  readonly resourceBase?: ResourceBase
+  readonly content: string
+}
+export const SkillToolValue = z.strictObject({
+  name: z.string(),
+  provider: z.string(),
+  resourceBase: ResourceBaseValue.optional(),
+  content: z.string(),
+}) as unknown as z.ZodType<SkillToolValue>
+
+/** The session's view: its workspace, its scope, the call's signal. */
+export function sessionView(session: { readonly cwd: string } | undefined, signal: AbortSignal): ViewOptions {
+  return session ? { cwd: session.cwd, scope: session, signal } : { signal }
+}
+
+/**
+ * The `skill` tool: list, check that the skill is there and the model may start it, load, check
+ * again (the file may have changed in between), and answer the loaded body. Invocation policy is
+ * read twice so a skill that turned user-only while loading never reaches the model.
+ */
+export function skillTool(skills: SkillRegistry, settings: ToolSkillConfig): ToolDefinition<z.infer<typeof SkillToolInput>, SkillToolValue> {
+  return {
+    name: 'skill',
+    surface: 'skill',
+    description: SKILL_TOOL_DESCRIPTION,
+    input: SkillToolInput,
+    output: SkillToolValue,
+    timeoutMs: settings.timeoutMs,
+    async execute({ name }, exec: ToolExecution) {
+      if (!isSkillName(name)) throw new SkillError(`${JSON.stringify(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
+      const view = sessionView(exec.session, exec.signal)
+      const summary = (await skills.list(view)).find((skill) => skill.name === name)
+      if (!summary) throw unknownSkill(name)
+      if (!summary.invocation.modelInvocable) throw userOnly(name)
+      const definition = await skills.get(name, view)
+      if (!definition) throw unknownSkill(name)
+      if (!definition.invocation.modelInvocable) throw userOnly(name)
+      const { resourceBase } = definition
+      return {
+        name: definition.name,
+        provider: definition.provider,
+        ...(resourceBase ? { resourceBase: { ...resourceBase } } : {}),
+        content: definition.content,
+      }
+    },
+    render: (_args, value) => renderSkillContent(value),
+  }
+}
+
+function unknownSkill(name: string): SkillError {
+  return new SkillError(`no skill named "${name}" is available (any more); use a name from the current skill list`, 'SKILL_UNKNOWN')
+}
+
+function userOnly(name: string): SkillError {
+  return new SkillError(`skill "${name}" is for the user to start (disable-model-invocation), not for the skill tool`, 'SKILL_NOT_MODEL_INVOCABLE')
+}

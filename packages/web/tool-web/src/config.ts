@@ -1,0 +1,32 @@
+import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import { z } from 'zod'
+
+const positive = (key: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .number({ error: `tool-web: ${key} must be a positive integer` })
+    .int(`tool-web: ${key} must be a positive integer`)
+    .positive(`tool-web: ${key} must be a positive integer`)
+    .max(max, `tool-web: ${key} must be no greater than ${max}`)
+    .default(fallback)
+
+/** Operator settings of the web tools; never visible to the model except through the text they shape. */
+export const ToolWebConfig = z.strictObject({
+  /** Register `web_search`. Registration never depends on provider health. */
+  search: z.boolean().default(true),
+  /** Register `web_fetch`; also picks the search guidance (with or without a fetch follow-up). */
+  fetch: z.boolean().default(true),
+  /** Sent as `maxResults` on every search, and caps the merged multi-query list. */
+  searchMaxResults: positive('searchMaxResults', 8),
+  /** Most entries accepted in `queries`. */
+  searchMaxQueries: positive('searchMaxQueries', 4),
+  /** `web_search`'s budget; the runtime turns an overrun into TOOL_TIMEOUT. */
+  searchTimeoutMs: positive('searchTimeoutMs', 30_000, MAX_TIMER_DELAY_MS),
+  /** `web_fetch`'s budget. */
+  fetchTimeoutMs: positive('fetchTimeoutMs', 30_000, MAX_TIMER_DELAY_MS),
+  /** Source characters converted, and the cap on the whole rendered `web_fetch` text. */
+  fetchMaxOutputChars: positive('fetchMaxOutputChars', 200_000),
+})
+export type ToolWebConfig = z.infer<typeof ToolWebConfig>
+
+/** cordis calls this with the row's config; a throw marks the plugin's fork failed. */
+export const Config = (config: unknown): ToolWebConfig => ToolWebConfig.parse(config ?? {})

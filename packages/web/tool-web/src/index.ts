@@ -1,0 +1,56 @@
+import type { Context } from 'cordis'
+import { untracked } from 'dsh-core'
+import type {} from 'dsh-web'
+import { Config, ToolWebConfig } from './config.ts'
+import { FetchInput, FetchValue, renderFetch, runFetch } from './fetch.ts'
+import { FETCH_DESCRIPTION, FETCH_GUIDANCE, searchDescription, searchGuidance } from './guidance.ts'
+import { renderSearch, runSearch, SearchValue, searchInput } from './search.ts'
+
+/**
+ * dsh-tool-web: the model-facing `web_search` and `web_fetch` over `ctx.web`. The switches alone
+ * decide what is registered: with no provider, or a provider that is not ready, the tools stay
+ * listed (stable schemas) and calls fail with the seam's code. It never imports a provider.
+ */
+export const name = 'tool-web'
+export const inject = ['tools', 'web']
+export { Config }
+export type { ToolWebConfig } from './config.ts'
+export { SearchValue, merge, renderSearch, distinctQueries } from './search.ts'
+export { FetchValue, renderFetch } from './fetch.ts'
+export { htmlToMarkdown } from './markdown.ts'
+export { nestsTooDeep, MAX_HTML_DEPTH } from './depth.ts'
+
+export function apply(ctx: Context, config: ToolWebConfig): void {
+  // cordis validates through Config; a direct apply() call gets the same checks and defaults.
+  const settings = ToolWebConfig.parse(config ?? {})
+  // Searches and fetches register nothing, so they may skip cordis's per-call caller tracking.
+  const web = untracked(ctx.web)
+  if (settings.search) {
+    ctx.tools.section({ name: 'tool:web_search', order: 110, text: searchGuidance(settings.searchMaxQueries, settings.fetch) })
+    ctx.tools.register({
+      name: 'web_search',
+      surface: 'web',
+      description: searchDescription(settings.searchMaxQueries),
+      input: searchInput(settings.searchMaxQueries),
+      output: SearchValue,
+      timeoutMs: settings.searchTimeoutMs,
+      concurrencySafe: true,
+      execute: (args, exec) => runSearch(web, settings, args, exec.signal),
+      render: (_args, value) => renderSearch(value),
+    })
+  }
+  if (settings.fetch) {
+    ctx.tools.section({ name: 'tool:web_fetch', order: 111, text: FETCH_GUIDANCE })
+    ctx.tools.register({
+      name: 'web_fetch',
+      surface: 'web',
+      description: FETCH_DESCRIPTION,
+      input: FetchInput,
+      output: FetchValue,
+      timeoutMs: settings.fetchTimeoutMs,
+      concurrencySafe: true,
+      execute: (args, exec) => runFetch(web, args, exec.signal),
+      render: (_args, value) => renderFetch(value, settings.fetchMaxOutputChars).text,
+    })
+  }
+}

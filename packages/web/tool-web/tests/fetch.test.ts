@@ -1,0 +1,180 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { ForkScope, Plugin } from 'cordis'
+import * as fetchHttp from 'dsh-web-fetch-http'
+import { afterEach, describe, expect, it } from 'vitest'
+import { nestsTooDeep } from '../src/depth.ts'
+import { renderFetch, type FetchValue } from '../src/fetch.ts'
+import { htmlToMarkdown } from '../src/markdown.ts'
+import { boot, codeOf, fetchProvider, page, textOf, type Harness } from './harness.ts'
+
+// web_fetch (reference/web.md §8 T27, T39–T60): rendering, HTML → Markdown, the depth preflight,
+// and integration with the real http provider on loopback.
+
+let host: Harness | undefined
+const servers: Server[] = []
+afterEach(async () => {
+  await host?.stop()
+  host = undefined
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
+})
+
+const value = (content: string, kind: 'html' | 'text' = 'html', extra: Partial<FetchValue> = {}): FetchValue => ({ url: 'https://a.test', statusCode: 200, body: { kind, content }, truncated: false, ...extra })
+const HEADER = 'Fetched https://a.test (HTTP 200)\n\n'
+
+describe('the call', () => {
+  it('T27: sends exactly { url } with the caller signal and returns the provider value', async () => {
+    host = await boot()
+    const scripted = fetchProvider(page('<h1>Title</h1>'))
+    host.app.web.registerFetchProvider(scripted.provider)
+    const result = await host.fetch({ url: ' https://a.test ' })
+    expect(scripted.calls[0]?.request).toEqual({ url: ' https://a.test ' })
+    expect(result.isError ? undefined : result.value).toEqual(page('<h1>Title</h1>'))
+    expect(textOf(result)).toBe(`${HEADER}# Title`)
+  })
+
+  it('T57: a blank url is refused; T07: the schema has exactly `url`', async () => {
+    host = await boot()
+    const result = await host.fetch({ url: '  ' })
+    expect([textOf(result), codeOf(result)]).toEqual(['Error: url must be a non-empty string', 'INVALID_ARGS'])
+    const entry = host.app.tools.catalog().find((tool) => tool.name === 'web_fetch')!
+    expect([Object.keys(entry.parameters.properties as object), entry.parameters.required]).toEqual([['url'], ['url']])
+  })
+
+  it('T58: through the registry the text is capped exactly', async () => {
+    host = await boot({ fetchMaxOutputChars: 100 })
+    host.app.web.registerFetchProvider(fetchProvider(page(`<p>${'word '.repeat(500)}</p>`)).provider)
+    expect(textOf(await host.fetch({ url: 'https://a.test' }))).toHaveLength(100)
+  })
+})
+
+describe('rendering', () => {
+  it('T39, T40: html becomes Markdown under the header; text passes through; provider truncation adds the footer', () => {
+    expect(renderFetch(value('<h1>Title</h1>'), 1000).text).toBe(`${HEADER}# Title`)
+    expect(renderFetch(value('x', 'text'), 1000)).toEqual({ text: `${HEADER}x`, truncated: false })
+    const cut = renderFetch(value('x', 'text', { truncated: true }), 1000)
+    expect(cut.truncated).toBe(true)
+    expect(cut.text).toContain('(Content truncated.')
+  })
+
+  it('T41, T52: the output cap holds the header and footer; the converter sees only `cap` source characters', () => {
+    const out = renderFetch(value(`<p>${'_'.repeat(1000)}</p>`), 500)
+    expect(out.text.length).toBeLessThanOrEqual(500)
+    expect(out.text.startsWith(HEADER)).toBe(true)
+    expect(out.text).toContain('\\_\\_')
+    expect(out.text).toContain('Content truncated')
+    const source = renderFetch(value(`<p>${'x'.repeat(1000)}</p>`), 500)
+    expect(source.text.length).toBeLessThanOrEqual(500)
+    expect(source.truncated).toBe(true)
+  })
+
+  it('T42: exactly at the cap there is no footer; a cap shorter than the footer is a hard slice', () => {
+    const exact = `${HEADER}abc`
+    expect(renderFetch(value('abc', 'text'), exact.length)).toEqual({ text: exact, truncated: false })
+    expect(renderFetch(value('abc', 'text', { truncated: true }), 10).text).toBe('Fetched ht')
+  })
+
+  it('T53, T54: the effective truncation flag covers provider, source and output cuts', () => {
+    expect(renderFetch(value('x', 'text', { statusCode: 404, truncated: true }), 1000).truncated).toBe(true)
+    expect(renderFetch(value('y'.repeat(2000), 'text'), 1000).truncated).toBe(true)
+    expect(renderFetch(value('y', 'text'), 1000).truncated).toBe(false)
+  })
+})
+
+describe('HTML → Markdown', () => {
+  it('T43, T45: drops script/style/noscript, decodes entities, keeps links, headings, lists, emphasis and quotes', () => {
+    const markdown = htmlToMarkdown('<h2>Heading</h2><script>alert(1)</script><style>p{}</style><noscript>enable js</noscript><p>Tom &amp; Jerry &copy; R&eacute;sum&eacute; <a href="https://a.test/">link</a></p><ul><li>one</li></ul><p><strong>bold <em>italic</em></strong></p><blockquote>quoted</blockquote>')
+    expect(markdown).toBe('## Heading\n\nTom & Jerry © Résumé [link](https://a.test/)\n\n-   one\n\n**bold _italic_**\n\n> quoted')
+  })
+
+  it('T44, T46: tables, aligned headers, and colspan ignored', () => {
+    expect(htmlToMarkdown('<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table>')).toBe('| A   | B   |\n| --- | --- |\n| 1   | 2   |')
+    expect(htmlToMarkdown('<table><thead><tr><th align="left">L</th><th align="right">R</th><th style="text-align:center">C</th></tr></thead></table>')).toContain('| :--- | ---: | :---: |')
+    expect(htmlToMarkdown('<table><tr><th colspan="1000000">A</th></tr><tr><td>B</td></tr></table>')).toBe('| A   |\n| --- |\n| B   |')
+    expect(htmlToMarkdown('<table><tr><td>a||b<br>c</td></tr></table>')).toMatch(/^\| a\\\|b\s*<br>c \|$/)
+  })
+
+  it('GFM extras from the plugin: strikethrough and task lists', () => {
+    expect(htmlToMarkdown('<p><del>gone</del></p>')).toBe('~~gone~~')
+    expect(htmlToMarkdown('<ul><li><input type="checkbox" checked>done</li></ul>')).toContain('[x]')
+  })
+
+  it('T47, T48: deep or comment-hidden nesting is passed through raw', () => {
+    const deep = '<div>'.repeat(20_000)
+    expect(renderFetch(value(deep), 200_000).text).toBe(`${HEADER}${deep}`)
+    for (const hidden of ['<div><!-- </div> --></span>'.repeat(600), '<div><!-->'.repeat(600)]) expect(nestsTooDeep(hidden)).toBe(true)
+  })
+
+  it('T49: normal markup and raw-text edge cases are not "too deep"', () => {
+    const fine = [
+      '<p title="a>b">x</p>'.repeat(600),
+      '<br><img src=x><hr/><input/>'.repeat(600),
+      '<p>x</p>'.repeat(600),
+      `<script>${'<div>'.repeat(600)}</script>`,
+      `<script>${'<div>'.repeat(600)}</script/>`,
+      `<script>${'<div>'.repeat(600)}</script`,
+      'plain text',
+      '<!-- unfinished',
+      `<script>${'<div>'.repeat(600)}`,
+    ]
+    for (const html of fine) expect(nestsTooDeep(html), html.slice(0, 40)).toBe(false)
+  })
+
+  it('T50: hostile input scans in bounded time and the output stays capped', () => {
+    const hostile = '<a'.repeat(100_000)
+    const started = performance.now()
+    const out = renderFetch(value(hostile), 200_000)
+    expect(out.text.length).toBeLessThanOrEqual(200_000)
+    // A generous bound: this is about not being quadratic, not about speed.
+    expect(performance.now() - started).toBeLessThan(10_000)
+  })
+})
+
+describe('with the real http provider on loopback', () => {
+  async function site(routes: Record<string, [number, Record<string, string>, string]>): Promise<string> {
+    const server = createServer((request, response) => {
+      const [status, headers, body] = routes[request.url ?? ''] ?? [404, { 'content-type': 'text/plain' }, 'not here']
+      response.writeHead(status, headers)
+      response.end(body)
+    })
+    servers.push(server)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  }
+
+  async function withHttp(config: Record<string, unknown> = {}, providerConfig: Record<string, unknown> = { allowedCidrs: ['127.0.0.1'] }) {
+    host = await boot(config)
+    ;(host.app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, providerConfig)
+    await host.app.events.flush()
+    return host
+  }
+
+  it('T59: html renders, a 404 is a result, ftp is invalid, a cross-origin redirect is blocked', async () => {
+    const origin = await site({ '/': [200, { 'content-type': 'text/html' }, '<h1>Hello</h1><p>World</p>'], '/away': [302, { location: 'http://127.0.0.2:9/' }, ''] })
+    const h = await withHttp()
+    const ok = await h.fetch({ url: `${origin}/` })
+    expect(textOf(ok)).toBe(`Fetched ${origin}/ (HTTP 200)\n\n# Hello\n\nWorld`)
+    const missing = await h.fetch({ url: `${origin}/nope` })
+    expect([missing.isError, textOf(missing)]).toEqual([false, `Fetched ${origin}/nope (HTTP 404)\n\nnot here`])
+    expect(codeOf(await h.fetch({ url: 'ftp://a.test/' }))).toBe('WEB_INVALID_URL')
+    expect(codeOf(await h.fetch({ url: `${origin}/away` }))).toBe('WEB_REDIRECT_BLOCKED')
+  })
+
+  it('the default guard refuses loopback through the tool with WEB_BLOCKED_URL', async () => {
+    const origin = await site({ '/': [200, { 'content-type': 'text/plain' }, 'secret'] })
+    const h = await withHttp({}, {})
+    const result = await h.fetch({ url: `${origin}/` })
+    expect(result.isError && result.error).toMatchObject({ code: 'WEB_BLOCKED_URL', name: 'WebError' })
+  })
+
+  it('T60: the tool budget wins over the provider timeout: TOOL_TIMEOUT', async () => {
+    const server = createServer(() => {})
+    servers.push(server)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const h = await withHttp({ fetchTimeoutMs: 50 })
+    const result = await h.fetch({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` })
+    expect(codeOf(result)).toBe('TOOL_TIMEOUT')
+    expect(textOf(result)).toContain('timed out after 50 ms')
+    server.closeAllConnections()
+  })
+})

@@ -1,0 +1,177 @@
+import type { WebSearchResult } from 'dsh-web'
+import { afterEach, describe, expect, it } from 'vitest'
+import { renderSearch } from '../src/search.ts'
+import { boot, codeOf, searchProvider, sources, textOf, untilAborted, type Harness } from './harness.ts'
+
+// web_search (reference/web.md §8 T08–T38, the parts our host has), through the real tools runtime and seam.
+
+let host: Harness | undefined
+afterEach(async () => {
+  await host?.stop()
+  host = undefined
+})
+
+async function withProvider(answer: Parameters<typeof searchProvider>[0], config: Record<string, unknown> = {}) {
+  host = await boot(config)
+  const scripted = searchProvider(answer)
+  host.app.web.registerSearchProvider(scripted.provider)
+  return { host, scripted }
+}
+
+describe('arguments', () => {
+  it('T08, T09: the schema has exactly `queries`; its text carries the bound', async () => {
+    host = await boot({ searchMaxQueries: 2 })
+    const entry = host.app.tools.catalog().find((tool) => tool.name === 'web_search')!
+    expect(Object.keys(entry.parameters.properties as object)).toEqual(['queries'])
+    expect(entry.parameters.required).toEqual(['queries'])
+    expect(JSON.stringify(entry.parameters)).toContain('1–2 queries')
+    expect(JSON.stringify(entry.parameters)).not.toContain('maxItems')
+    expect(host.prompt()).toContain('accepts 1–2 non-empty search queries')
+  })
+
+  it('T12: a missing or non-string queries list is INVALID_ARGS', async () => {
+    const { host } = await withProvider({ sources: [], truncated: false })
+    expect(codeOf(await host.search({}))).toBe('INVALID_ARGS')
+    expect(codeOf(await host.search({ queries: [123] }))).toBe('INVALID_ARGS')
+    expect(codeOf(await host.search({ queries: 'one' }))).toBe('INVALID_ARGS')
+  })
+
+  it('T13–T16: empty, too many and blank queries are refused before any provider call', async () => {
+    const { host, scripted } = await withProvider({ sources: [], truncated: false }, { searchMaxQueries: 2 })
+    const cases: [unknown, string][] = [
+      [[], 'Error: queries must contain at least one query'],
+      [['a', 'b', 'c'], 'Error: queries must contain at most 2 queries'],
+      [['ok', ' '], 'Error: each query must be a non-empty string'],
+    ]
+    for (const [queries, text] of cases) {
+      const result = await host.search({ queries })
+      expect([textOf(result), codeOf(result)]).toEqual([text, 'INVALID_ARGS'])
+    }
+    expect(scripted.calls).toHaveLength(0)
+    await host.stop()
+    const single = await withProvider({ sources: [], truncated: false }, { searchMaxQueries: 1 })
+    expect(textOf(await single.host.search({ queries: ['a', 'b'] }))).toBe('Error: queries must contain at most 1 query')
+  })
+
+  it('T17: duplicates are dropped, order kept, whitespace kept', async () => {
+    const { host, scripted } = await withProvider({ sources: [], truncated: false })
+    await host.search({ queries: ['one', 'one', ' two '] })
+    expect(scripted.calls.map((call) => (call.request as { query: string }).query)).toEqual(['one', ' two '])
+  })
+})
+
+describe('execution', () => {
+  it('T18, T26: one query sends { query, maxResults: 8 } with the caller signal, and returns the result', async () => {
+    const result = { content: 'answer', sources: [{ url: 'https://a.test/x', title: 'A' }], truncated: false }
+    const { host, scripted } = await withProvider(result)
+    const done = await host.search({ queries: ['q'] })
+    expect(scripted.calls[0]?.request).toEqual({ query: 'q', maxResults: 8 })
+    expect(done.isError ? undefined : done.value).toEqual(result)
+  })
+
+  it('T19: the seam cap renders the first sources and says so', async () => {
+    const { host } = await withProvider({ sources: sources('https://s1.test', 'https://s2.test', 'https://s3.test', 'https://s4.test', 'https://s5.test'), truncated: false }, { searchMaxResults: 1 })
+    const text = textOf(await host.search({ queries: ['q'] }))
+    expect(text).toContain('https://s1.test')
+    expect(text).not.toContain('https://s2.test')
+    expect(text).toContain('Showing the first 1 sources.')
+  })
+
+  it('T20: several queries run concurrently', async () => {
+    const started: string[] = []
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const { host } = await withProvider(async (request) => {
+      started.push(request.query)
+      if (started.length === 2) release()
+      await gate
+      return { sources: [], truncated: false }
+    })
+    await host.search({ queries: ['one', 'two'] })
+    expect(started).toEqual(['one', 'two'])
+  })
+
+  it('T21, T22: answers under headings, sources round-robin by rank, duplicates dropped', async () => {
+    const answers: Record<string, WebSearchResult> = {
+      one: { content: 'answer one', sources: sources('A', 'shared', 'C'), truncated: false },
+      two: { content: 'answer two', sources: sources('B', 'shared'), truncated: false },
+    }
+    const { host } = await withProvider(async (request) => answers[request.query]!)
+    const result = await host.search({ queries: ['one', 'two'] })
+    expect(result.isError ? undefined : result.value).toEqual({ content: '### one\n\nanswer one\n\n### two\n\nanswer two', sources: sources('A', 'B', 'shared', 'C'), truncated: false })
+    await host.stop()
+    const shortFirst: Record<string, WebSearchResult> = { x: { content: '', sources: sources('a'), truncated: false }, y: { sources: sources('b', 'c'), truncated: false } }
+    const second = await withProvider(async (request) => shortFirst[request.query]!)
+    const merged = await second.host.search({ queries: ['x', 'y'] })
+    expect(merged.isError ? undefined : merged.value).toEqual({ sources: sources('a', 'b', 'c'), truncated: false })
+  })
+
+  it('T23: the merge stops at searchMaxResults and marks truncation', async () => {
+    const lists: Record<string, WebSearchResult> = { p: { sources: sources('a', 'b'), truncated: false }, q: { sources: sources('c', 'd'), truncated: false } }
+    const { host } = await withProvider(async (request) => lists[request.query]!, { searchMaxResults: 2 })
+    const result = await host.search({ queries: ['p', 'q'] })
+    expect(result.isError ? undefined : result.value).toEqual({ sources: sources('a', 'c'), truncated: true })
+    expect(textOf(result)).toContain('Showing the first 2 sources.')
+  })
+
+  it('T24, T25: the first failure aborts the siblings, waits for them, and is the error; all share one fused signal', async () => {
+    const signals: AbortSignal[] = []
+    let siblingSettled = false
+    const { host } = await withProvider(async (request, signal) => {
+      signals.push(signal!)
+      if (request.query === 'bad') throw new Error('provider broke')
+      try {
+        return await untilAborted(signal)
+      } finally {
+        siblingSettled = true
+      }
+    })
+    const caller = new AbortController()
+    const result = await host.search({ queries: ['slow', 'bad'] }, caller.signal)
+    expect(textOf(result)).toBe('Error: provider broke')
+    expect(siblingSettled).toBe(true)
+    expect(signals[0]).toBe(signals[1])
+    expect(signals[0]).not.toBe(caller.signal)
+    expect(signals[0]!.aborted).toBe(true)
+  })
+
+  it('T25: caller cancellation aborts every query', async () => {
+    const signals: AbortSignal[] = []
+    const { host } = await withProvider(async (_request, signal) => {
+      signals.push(signal!)
+      return untilAborted(signal)
+    })
+    const caller = new AbortController()
+    const pending = host.search({ queries: ['a', 'b'] }, caller.signal)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    caller.abort()
+    expect(codeOf(await pending)).toBe('ABORTED')
+    expect(signals.every((signal) => signal.aborted)).toBe(true)
+  })
+
+  it('T03, T28: seam failures reach the model with their code', async () => {
+    host = await boot()
+    expect(codeOf(await host.search({ queries: ['q'] }))).toBe('WEB_PROVIDER_UNAVAILABLE')
+    host.app.web.registerSearchProvider(searchProvider({ sources: [], truncated: false }, 'a').provider)
+    host.app.web.registerSearchProvider(searchProvider({ sources: [], truncated: false }, 'b').provider)
+    const result = await host.search({ queries: ['q'] })
+    expect(result.isError && result.error).toMatchObject({ code: 'WEB_PROVIDER_AMBIGUOUS', name: 'WebError' })
+  })
+
+  it('an invalid provider value is INVALID_TOOL_OUTPUT, not a crash', async () => {
+    const { host } = await withProvider({ sources: [{ url: 42 }], truncated: false } as unknown as WebSearchResult)
+    expect(codeOf(await host.search({ queries: ['q'] }))).toBe('INVALID_TOOL_OUTPUT')
+  })
+})
+
+describe('rendering', () => {
+  it('T29–T33: source lines, labels, empty results, answers, and the citation reminder', () => {
+    expect(renderSearch({ sources: [{ url: 'https://a.test/x', title: 'A', snippet: 'about a', publishedAt: '2026-01-01' }], truncated: false })).toBe(
+      'Sources:\n- [A](https://a.test/x) — about a (2026-01-01)\n\nCite the relevant URLs as Markdown links in your answer.',
+    )
+    expect(renderSearch({ sources: [{ url: 'https://b.test/y' }, { url: 'not a url' }], truncated: false })).toContain('- [b.test](https://b.test/y)\n- [not a url](not a url)')
+    expect(renderSearch({ sources: [], truncated: false })).toBe('No results found.\n\nCite the relevant URLs as Markdown links in your answer.')
+    const answerOnly = renderSearch({ content: 'just this', sources: [], truncated: false })
+    expect(answerOnly).toBe('just this\n\nCite the relevant URLs as Markdown links in your answer.')
+  })
+})

@@ -1,0 +1,181 @@
+import { finished, type Readable } from 'node:stream'
+import type { TextDecoder } from 'node:util'
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
+import { WebError } from 'dsh-web'
+import { bomEncoding, charsetOf, classify, decoderFor, isKnownEncoding, metaCharset, sniff, type BodyKind } from './content.ts'
+
+export interface BodyLimits {
+  /** Decoded bytes read at most. */
+  readonly maxBytes: number
+  /** Characters kept at most. */
+  readonly maxChars: number
+}
+
+export interface DecodedBody {
+  readonly kind: BodyKind
+  readonly content: string
+  /** True when bytes or characters were dropped. Never splits a character. */
+  readonly truncated: boolean
+}
+
+/** Bytes looked at before deciding the kind and the charset (BOM, `<meta charset>`, sniffing). */
+const HEAD_BYTES = 1024
+
+/**
+ * Reads a response body into text: undoes Content-Encoding, decides html/text (sniffing when the
+ * type is missing), picks the charset (BOM, header, `<meta>`, else UTF-8), and decodes as it
+ * streams. It stops reading at either cap and drops any partial character at the cut.
+ * The body is always destroyed when this returns or throws.
+ */
+export async function readBody(body: Readable, headers: { contentType: string | undefined; contentEncoding: string | undefined }, limits: BodyLimits): Promise<DecodedBody> {
+  const declared = classify(headers.contentType)
+  if (declared.kind === 'unsupported') {
+    discard(body)
+    throw new WebError(`unsupported content type "${declared.type}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+  }
+  let headerDecoder: TextDecoder | undefined
+  const headerCharset = charsetOf(headers.contentType)
+  let source: Readable
+  try {
+    // An unknown charset is refused before any byte is read.
+    if (headerCharset) headerDecoder = decoderFor(headerCharset)
+    source = decoded(body, headers.contentEncoding)
+  } catch (error) {
+    discard(body)
+    throw error
+  }
+  try {
+    const reader = new CappedReader(limits)
+    let decoder: TextDecoder | undefined
+    let kind: BodyKind | undefined = declared.kind === 'sniff' ? undefined : declared.kind
+    const head: Buffer[] = []
+    let headLength = 0
+    const start = (bytes: Buffer) => {
+      kind ??= sniff(bytes)
+      if (!kind) throw new WebError(`unsupported content type "${headers.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+      decoder = pickDecoder(bytes, kind, headerCharset, headerDecoder)
+      return reader.push(decoder, bytes)
+    }
+    await drain(source, (chunk) => {
+      if (decoder) return reader.push(decoder, chunk)
+      head.push(chunk)
+      headLength += chunk.byteLength
+      return headLength >= HEAD_BYTES ? start(Buffer.concat(head)) : true
+    })
+    if (!decoder) start(Buffer.concat(head))
+    return { kind: kind!, ...reader.finish(decoder!) }
+  } finally {
+    discard(source)
+    discard(body)
+  }
+}
+
+/**
+ * Stops a stream we no longer read. A body read to its end is left alone, so its connection goes
+ * back to the pool; destroying undici's body mid-way emits an abort error nobody needs.
+ */
+export function discard(stream: Readable): void {
+  if (stream.readableEnded || stream.destroyed) return
+  stream.on('error', () => {})
+  stream.destroy()
+}
+
+/**
+ * Feeds every chunk to `consume` until it returns false or the stream ends. Plain 'data' events:
+ * one promise per body instead of one per chunk, as async iteration would make.
+ */
+function drain(source: Readable, consume: (chunk: Buffer) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let settled = false
+    const settle = (error?: unknown) => {
+      if (settled) return
+      settled = true
+      source.off('data', onData)
+      stopWatching()
+      if (error) reject(error instanceof Error ? error : new Error(String(error)))
+      else resolve()
+    }
+    const onData = (chunk: Buffer) => {
+      try {
+        if (!consume(chunk)) settle()
+      } catch (error) {
+        settle(error)
+      }
+    }
+    const stopWatching = finished(source, (error) => settle(error ?? undefined))
+    source.on('data', onData)
+  })
+}
+
+/** Accumulates decoded text under both caps. */
+class CappedReader {
+  private readonly parts: string[] = []
+  private bytes = 0
+  private chars = 0
+  private cut = false
+
+  constructor(private readonly limits: BodyLimits) {}
+
+  /** Decodes a chunk; false once a cap is reached (stop reading). */
+  push(decoder: TextDecoder, chunk: Buffer): boolean {
+    const room = this.limits.maxBytes - this.bytes
+    // A body exactly at the cap is whole; one more byte is truncation.
+    const fits = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
+    this.bytes += fits.byteLength
+    // stream: true keeps an incomplete trailing sequence inside the decoder; it is never flushed
+    // when we stop early, so a cut never leaves a broken character behind.
+    const text = decoder.decode(fits, { stream: true })
+    this.parts.push(text)
+    this.chars += text.length
+    if (fits !== chunk) this.cut = true
+    if (this.chars > this.limits.maxChars) this.cut = true
+    return !this.cut
+  }
+
+  finish(decoder: TextDecoder): { content: string; truncated: boolean } {
+    if (!this.cut) this.parts.push(decoder.decode())
+    const text = this.parts.join('')
+    if (text.length <= this.limits.maxChars) return { content: text, truncated: this.cut }
+    return { content: sliceCodePoints(text, this.limits.maxChars), truncated: true }
+  }
+}
+
+/** The first `max` UTF-16 units, one fewer when the cut would split a surrogate pair. */
+export function sliceCodePoints(text: string, max: number): string {
+  const code = text.charCodeAt(max - 1)
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
+}
+
+function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: TextDecoder | undefined): TextDecoder {
+  // WHATWG order: a BOM beats the header, the header beats the page's own <meta>.
+  const bom = bomEncoding(head)
+  if (bom) return decoderFor(bom)
+  if (headerDecoder) return headerDecoder
+  const meta = kind === 'html' && !headerCharset ? metaCharset(head) : undefined
+  // A <meta> is a hint from the page: one we cannot decode falls back to UTF-8 instead of failing.
+  return decoderFor(meta && isKnownEncoding(meta) ? meta : 'utf-8')
+}
+
+function decoded(body: Readable, contentEncoding: string | undefined): Readable {
+  const encoding = (contentEncoding ?? '').trim().toLowerCase()
+  const make = () => {
+    switch (encoding) {
+      case '':
+      case 'identity':
+        return undefined
+      case 'gzip':
+      case 'x-gzip':
+        return createGunzip()
+      case 'deflate':
+        return createInflate()
+      case 'br':
+        return createBrotliDecompress()
+      default:
+        throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    }
+  }
+  const inflater = make()
+  if (!inflater) return body
+  body.on('error', (error) => inflater.destroy(error))
+  return body.pipe(inflater)
+}

@@ -1,0 +1,34 @@
+import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import ipaddr from 'ipaddr.js'
+import { z } from 'zod'
+
+const Cidr = z.string().refine(isCidrOrAddress, { error: (issue) => `${JSON.stringify(issue.input)} is not an IP address or CIDR range (like 10.0.0.0/8 or fd00::/8)` })
+
+/** Every number varies by deployment, so each is a field with a documented default. */
+export const FetchHttpConfig = z.strictObject({
+  /** Longest URL accepted, in characters (the initial URL as given, and each redirect target). */
+  maxUrlLength: z.number().int().positive().default(2048),
+  /** Decoded (decompressed) body bytes read; the rest is dropped and the result marked truncated. */
+  maxResponseBytes: z.number().int().positive().default(5_000_000),
+  /** Characters of decoded text kept; the rest is dropped and the result marked truncated. */
+  maxBodyChars: z.number().int().positive().default(100_000),
+  /** Backstop for one fetch (all hops and the body read) for callers without a shorter budget. */
+  timeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(30_000),
+  /** Same-origin redirects followed; 0 follows none. */
+  maxRedirects: z.number().int().nonnegative().default(5),
+  userAgent: z.string().min(1).default('dsh-web-fetch-http/0.1 (+https://github.com/dsh-extensions)'),
+  /**
+   * The network guard. Off-limits by default: loopback, private, link-local, CGNAT, ULA, multicast,
+   * broadcast, unspecified, reserved and documentation ranges, and IPv6 forms that embed IPv4.
+   * `allowPrivateNetwork` opens all of those; `allowedCidrs` opens only the ranges listed. Cloud
+   * metadata addresses stay refused either way. `deniedCidrs` refuses more (it wins over both).
+   */
+  allowPrivateNetwork: z.boolean().default(false),
+  allowedCidrs: z.array(Cidr).default([]),
+  deniedCidrs: z.array(Cidr).default([]),
+})
+export type FetchHttpConfig = z.infer<typeof FetchHttpConfig>
+
+function isCidrOrAddress(value: string): boolean {
+  return ipaddr.isValidCIDR(value) || ipaddr.isValid(value)
+}

@@ -1,0 +1,97 @@
+import { TextDecoder } from 'node:util'
+import { WebError } from 'dsh-web'
+
+export type BodyKind = 'html' | 'text'
+
+/** What the Content-Type header says, before any byte is read. */
+export type Declared = { readonly kind: BodyKind } | { readonly kind: 'sniff' } | { readonly kind: 'unsupported'; readonly type: string }
+
+const TEXT_APPLICATION_TYPES = new Set([
+  'application/json',
+  'application/xml',
+  'application/javascript',
+  'application/x-javascript',
+  'application/ecmascript',
+  'application/yaml',
+  'application/x-yaml',
+  'application/toml',
+  'application/x-ndjson',
+  'application/rss+xml',
+])
+
+/** The media type without parameters, trimmed and lower-cased ('' when absent). */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase()
+}
+
+export function classify(contentType: string | undefined): Declared {
+  const type = mediaType(contentType)
+  // Servers that do not know what they send say nothing or octet-stream: look at the bytes.
+  if (!type || type === 'application/octet-stream' || type === 'unknown/unknown') return { kind: 'sniff' }
+  if (type === 'text/html' || type === 'application/xhtml+xml') return { kind: 'html' }
+  if (type.startsWith('text/') || TEXT_APPLICATION_TYPES.has(type) || type.endsWith('+json') || type.endsWith('+xml')) return { kind: 'text' }
+  return { kind: 'unsupported', type }
+}
+
+/** The `charset` parameter, lower-cased, quotes removed; undefined when absent. */
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i.exec(contentType ?? '')
+  return match ? match[2]!.toLowerCase() : undefined
+}
+
+const BOMS: readonly (readonly [readonly number[], string])[] = [
+  [[0xef, 0xbb, 0xbf], 'utf-8'],
+  [[0xfe, 0xff], 'utf-16be'],
+  [[0xff, 0xfe], 'utf-16le'],
+]
+
+export function bomEncoding(head: Uint8Array): string | undefined {
+  return BOMS.find(([bytes]) => bytes.every((byte, index) => head[index] === byte))?.[1]
+}
+
+/** `<meta charset=…>` or `<meta http-equiv … content="…; charset=…">` in the first bytes of an HTML page. */
+export function metaCharset(head: Uint8Array): string | undefined {
+  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 1024)).toString('latin1')
+  return /<meta\b[^>]*?charset\s*=\s*["']?\s*([a-z0-9_:.+-]+)/i.exec(text)?.[1]?.toLowerCase()
+}
+
+const HTML_START = /^\s*<(!doctype\s+html|html|head|body|title|script|style|p|div|table|h1|a|br|b|font|iframe|!--)[\s>/]/i
+
+/**
+ * A body without a usable Content-Type: text when it has no binary control bytes and is not a
+ * known binary format; HTML when it starts like HTML. Undefined for binary.
+ */
+export function sniff(head: Uint8Array): BodyKind | undefined {
+  if (bomEncoding(head)) return looksLikeHtml(head) ? 'html' : 'text'
+  const sample = head.subarray(0, 1024)
+  if (Buffer.from(sample.buffer, sample.byteOffset, Math.min(5, sample.byteLength)).toString('latin1') === '%PDF-') return undefined
+  for (const byte of sample) {
+    // Binary per WHATWG MIME sniffing: C0 controls other than TAB, LF, FF, CR and ESC.
+    if (byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f)) return undefined
+  }
+  return looksLikeHtml(head) ? 'html' : 'text'
+}
+
+function looksLikeHtml(head: Uint8Array): boolean {
+  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 512)).toString('latin1').replace(/^\ufeff|^\u00ef\u00bb\u00bf/, '')
+  return HTML_START.test(text)
+}
+
+/** A non-fatal decoder for a label; an unknown label is `WEB_UNSUPPORTED_CONTENT_TYPE`. */
+export function decoderFor(label: string): TextDecoder {
+  try {
+    return new TextDecoder(label)
+  } catch (error) {
+    throw new WebError(`unsupported charset "${label}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE', { cause: error })
+  }
+}
+
+/** True when `label` names an encoding TextDecoder knows (hints from the page must not fail a fetch). */
+export function isKnownEncoding(label: string): boolean {
+  try {
+    new TextDecoder(label)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,150 @@
+import type { Readable } from 'node:stream'
+import { deadline, errorMessage, type CapabilityStatus } from 'dsh-core'
+import { WebError, type WebFetchProvider, type WebFetchRequest, type WebFetchResult } from 'dsh-web'
+import { Agent, type Dispatcher } from 'undici'
+import { discard, readBody } from './body.ts'
+import type { FetchHttpConfig } from './config.ts'
+import { guardedConnector, type BaseConnectorOptions, type Connector } from './guard/connector.ts'
+import { NetworkGuard, type Resolver } from './guard/guard.ts'
+import { checkedUrl, isFollowable, REDIRECT_STATUSES } from './url.ts'
+
+const ACCEPT = 'text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8'
+
+export interface HttpFetchProviderOptions {
+  readonly config: FetchHttpConfig
+  /** DNS for the guard; the system resolver by default. */
+  readonly resolver?: Resolver
+  /** TLS and socket options for undici's connector (a test CA, say). Never from the model. */
+  readonly connect?: BaseConnectorOptions
+  /** Replaces undici's connector under the guard; only for tests of the peer check. */
+  readonly baseConnector?: Connector
+}
+
+/**
+ * The `http` fetch provider: GET over undici with the network guard on every connection, same-origin
+ * redirects re-checked hop by hop, and a bounded, decoded body. No cookies, no proxy, no ambient
+ * credentials: the only headers are user-agent, accept and accept-encoding.
+ */
+export class HttpFetchProvider implements WebFetchProvider {
+  readonly id = 'http'
+  readonly guard: NetworkGuard
+  private readonly config: FetchHttpConfig
+  private readonly agent: Agent
+
+  constructor(options: HttpFetchProviderOptions) {
+    this.config = options.config
+    this.guard = new NetworkGuard(options.config, options.resolver)
+    // Our own Agent: environment proxies (HTTP_PROXY, …) never apply, so none can route around the guard.
+    this.agent = new Agent({ connect: guardedConnector(this.guard, options.connect, options.baseConnector) })
+  }
+
+  available(): boolean {
+    return true
+  }
+
+  status(): CapabilityStatus {
+    const { allowPrivateNetwork, allowedCidrs } = this.config
+    const guard = allowPrivateNetwork
+      ? 'network guard: private networks allowed (metadata still refused)'
+      : allowedCidrs.length
+        ? `network guard on; also allowed: ${allowedCidrs.join(', ')}`
+        : 'network guard on: public addresses only'
+    return { state: 'ready', detail: guard }
+  }
+
+  async fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult> {
+    if (signal?.aborted) throw new WebError('web fetch aborted', 'WEB_ABORTED', { cause: signal.reason })
+    const budget = deadline(signal, this.config.timeoutMs, 'WEB_FETCH_TIMEOUT')
+    try {
+      let url = checkedUrl(request.url, this.config.maxUrlLength)
+      for (let followed = 0; ; followed++) {
+        const response = await this.dispatch(url, budget.signal)
+        if (!REDIRECT_STATUSES.has(response.statusCode)) return await this.result(url, response)
+        try {
+          url = this.redirectTarget(url, response, followed)
+        } catch (error) {
+          discard(response.body)
+          throw error
+        }
+        // A short redirect body is drained so the connection can serve the next hop.
+        await response.body.dump({ limit: 65_536, signal: budget.signal })
+      }
+    } catch (error) {
+      throw translate(error, budget.expired, signal)
+    } finally {
+      budget.dispose()
+    }
+  }
+
+  /**
+   * One GET. Every hop is resolved and checked first, so a refused name or address never reaches
+   * a socket, and a new connection goes to exactly the answers that were checked.
+   */
+  private async dispatch(url: URL, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    const release = await this.guard.pin(url.hostname, signal)
+    try {
+      return await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: { 'user-agent': this.config.userAgent, accept: ACCEPT, 'accept-encoding': 'gzip, deflate, br' },
+        signal,
+      })
+    } finally {
+      release()
+    }
+  }
+
+  /** Closes every pooled connection. */
+  async close(): Promise<void> {
+    await this.agent.destroy()
+  }
+
+  private redirectTarget(from: URL, response: Dispatcher.ResponseData, followed: number): URL {
+    const max = this.config.maxRedirects
+    // The budget is checked first: an over-budget hop is "too many", wherever it points.
+    if (followed >= max) throw new WebError(`exceeded the maximum of ${max} redirects`, 'WEB_REDIRECT_BLOCKED')
+    const location = header(response.headers, 'location')
+    if (!location) throw new WebError(`a redirect response (HTTP ${response.statusCode}) had no Location`, 'WEB_PROVIDER_ERROR')
+    let target: URL
+    try {
+      target = new URL(location, from)
+    } catch (error) {
+      throw new WebError(`a redirect pointed to an invalid Location: ${location}`, 'WEB_PROVIDER_ERROR', { cause: error })
+    }
+    const next = checkedUrl(target.href, this.config.maxUrlLength)
+    if (!isFollowable(from, next)) {
+      throw new WebError(`redirect to another origin (${next.origin}) was not followed; fetch ${next.href} directly if it is wanted`, 'WEB_REDIRECT_BLOCKED')
+    }
+    return next
+  }
+
+  private async result(url: URL, response: Dispatcher.ResponseData): Promise<WebFetchResult> {
+    const body = await readBody(
+      response.body as Readable,
+      { contentType: header(response.headers, 'content-type'), contentEncoding: header(response.headers, 'content-encoding') },
+      { maxBytes: this.config.maxResponseBytes, maxChars: this.config.maxBodyChars },
+    )
+    return { url: url.href, statusCode: response.statusCode, body: { kind: body.kind, content: body.content }, truncated: body.truncated }
+  }
+}
+
+function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+/** Driven by the signals, not by the error's shape: our own deadline, then the caller's abort. */
+function translate(error: unknown, expired: boolean, signal: AbortSignal | undefined): WebError {
+  if (expired) return new WebError('web fetch timed out', 'WEB_FETCH_TIMEOUT', { cause: error })
+  if (signal?.aborted) return new WebError('web fetch aborted', 'WEB_ABORTED', { cause: signal.reason })
+  if (error instanceof WebError) return error
+  return new WebError(`web fetch failed: ${describe(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown })?.code
+  const message = errorMessage(error)
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message
+}
+

@@ -1,0 +1,298 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { afterEach, describe, expect, it } from 'vitest'
+import { closeAll, closeProviders, failure, LOOPBACK_ALLOWED, provider, serve, type Handler } from './fixtures/servers.ts'
+
+// The fetch transport (reference/web.md §8 F01–F37, DESIGN.md W2) against real HTTP servers on
+// loopback, with the loopback opt-in; the guard's own tests run with the default policy.
+
+afterEach(async () => {
+  await closeProviders()
+  await closeAll()
+})
+
+function respond(status: number, headers: Record<string, string>, body: string | Buffer = ''): Handler {
+  return (_request, response) => {
+    response.writeHead(status, headers)
+    response.end(body)
+  }
+}
+
+async function fetchFrom(handler: Handler, config: Record<string, unknown> = {}, path = '/') {
+  const server = await serve(handler)
+  const result = await provider({ ...LOOPBACK_ALLOWED, ...config }).fetch({ url: `${server.origin}${path}` })
+  return { server, result }
+}
+
+async function failFrom(handler: Handler, config: Record<string, unknown> = {}, path = '/') {
+  const server = await serve(handler)
+  const error = await failure(provider({ ...LOOPBACK_ALLOWED, ...config }).fetch({ url: `${server.origin}${path}` }))
+  return { server, error }
+}
+
+/** Streams `total` bytes of `a` in 64 KiB chunks, honouring backpressure; reports what it wrote. */
+function huge(total: number, written: { bytes: number; closed: boolean }): Handler {
+  return (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/plain' })
+    const chunk = Buffer.alloc(65_536, 'a')
+    response.on('close', () => (written.closed = true))
+    const pump = () => {
+      while (written.bytes < total && !response.destroyed) {
+        written.bytes += chunk.byteLength
+        if (!response.write(chunk)) return void response.once('drain', pump)
+      }
+      if (!response.destroyed) response.end()
+    }
+    pump()
+  }
+}
+
+describe('URLs', () => {
+  it('F01, F27: scheme, parse, credentials and length are checked before any network access', async () => {
+    const fetcher = provider(LOOPBACK_ALLOWED)
+    expect((await failure(fetcher.fetch({ url: 'ftp://example.com/x' }))).code).toBe('WEB_INVALID_URL')
+    expect((await failure(fetcher.fetch({ url: 'not a url' }))).code).toBe('WEB_INVALID_URL')
+    expect((await failure(fetcher.fetch({ url: 'https://user:pass@example.com/' }))).code).toBe('WEB_BLOCKED_URL')
+    expect((await failure(fetcher.fetch({ url: `https://example.com/${'a'.repeat(3000)}` }))).message).toBe('URL exceeds the maximum length of 2048')
+    expect((await failure(fetcher.fetch({ url: 'file:///etc/passwd' }))).code).toBe('WEB_INVALID_URL')
+  })
+
+  it('F36: the result URL is WHATWG-serialised (a bare origin gains a slash)', async () => {
+    const server = await serve(respond(200, { 'content-type': 'text/plain' }, 'x'))
+    expect((await provider(LOOPBACK_ALLOWED).fetch({ url: server.origin })).url).toBe(`${server.origin}/`)
+  })
+})
+
+describe('responses', () => {
+  it('F06, F07: text and HTML bodies come back verbatim with their kind; available() is true', async () => {
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'hello world'))).result).toMatchObject({ statusCode: 200, body: { kind: 'text', content: 'hello world' }, truncated: false })
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/html; charset=utf-8' }, '<h1>hi</h1>'))).result.body).toEqual({ kind: 'html', content: '<h1>hi</h1>' })
+    expect((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, '<p/>'))).result.body.kind).toBe('html')
+    expect((await fetchFrom(respond(200, { 'content-type': 'application/ld+json' }, '{}'))).result.body.kind).toBe('text')
+    expect(provider().available()).toBe(true)
+  })
+
+  it('F08, F35: one GET with user-agent, accept and accept-encoding, and no cookie or authorization', async () => {
+    const { server } = await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'x'), { userAgent: 'test-agent/1' })
+    const { headers } = server.requests[0]!
+    expect(headers['user-agent']).toBe('test-agent/1')
+    expect(headers.accept).toBe('text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8')
+    expect(headers['accept-encoding']).toBe('gzip, deflate, br')
+    expect(headers.cookie).toBeUndefined()
+    expect(headers.authorization).toBeUndefined()
+  })
+
+  it('F09: 404 and 500 pages are results, not errors', async () => {
+    expect((await fetchFrom(respond(404, { 'content-type': 'text/plain' }, 'missing'))).result).toMatchObject({ statusCode: 404, body: { content: 'missing' } })
+    expect((await fetchFrom(respond(500, { 'content-type': 'text/html' }, '<p>oops</p>'))).result).toMatchObject({ statusCode: 500, body: { kind: 'html', content: '<p>oops</p>' } })
+  })
+
+  it('F14: binary types are WEB_UNSUPPORTED_CONTENT_TYPE', async () => {
+    expect((await failFrom(respond(200, { 'content-type': 'image/png' }, Buffer.from([0x89, 0x50, 0x4e, 0x47])))).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
+    expect((await failFrom(respond(200, {}, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0])))).error.message).toContain('not text')
+    expect((await failFrom(respond(200, { 'content-type': 'application/octet-stream' }, '%PDF-1.7\n'))).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
+  })
+
+  it('W2: a missing or octet-stream Content-Type on a text-looking body is sniffed', async () => {
+    const bare: Handler = (_request, response) => {
+      response.removeHeader('content-type')
+      response.end('just words\n')
+    }
+    expect((await fetchFrom(bare)).result.body).toEqual({ kind: 'text', content: 'just words\n' })
+    expect((await fetchFrom(respond(200, { 'content-type': 'application/octet-stream' }, '<!DOCTYPE html><title>t</title>'))).result.body.kind).toBe('html')
+    expect((await fetchFrom(respond(404, {}, '<html><body>gone</body></html>'))).result).toMatchObject({ statusCode: 404, body: { kind: 'html' } })
+  })
+})
+
+describe('encodings', () => {
+  it('F16: Latin-1 by header', async () => {
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=iso-8859-1' }, Buffer.from([0x63, 0x61, 0x66, 0xe9])))).result.body.content).toBe('café')
+  })
+
+  it('Shift_JIS by header, and by <meta charset> when the header has none', async () => {
+    const sjis = Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea]) // 日本語
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset="Shift_JIS"' }, sjis))).result.body.content).toBe('日本語')
+    const page = Buffer.concat([Buffer.from('<html><head><meta charset="shift_jis"></head><body>'), sjis, Buffer.from('</body></html>')])
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body.content).toContain('<body>日本語</body>')
+  })
+
+  it('a BOM decides the encoding and is stripped (UTF-8 and UTF-16LE)', async () => {
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, Buffer.from('\ufeffhé', 'utf8')))).result.body.content).toBe('hé')
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hé', 'utf16le')])
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=iso-8859-1' }, utf16))).result.body.content).toBe('hé')
+  })
+
+  it('F17: an unknown charset label in the header is WEB_UNSUPPORTED_CONTENT_TYPE; an unknown <meta> falls back to UTF-8', async () => {
+    expect((await failFrom(respond(200, { 'content-type': 'text/plain; charset=not-a-charset' }, 'x'))).error).toMatchObject({ code: 'WEB_UNSUPPORTED_CONTENT_TYPE', message: 'unsupported charset "not-a-charset"' })
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, '<meta charset="klingon">é'))).result.body.content).toBe('<meta charset="klingon">é')
+  })
+
+  it('gzip, deflate and br bodies are decompressed; the byte cap counts decompressed bytes', async () => {
+    const text = 'compressible '.repeat(1000)
+    for (const [encoding, bytes] of [['gzip', gzipSync(text)], ['br', brotliCompressSync(text)]] as const) {
+      expect((await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': encoding }, bytes))).result.body.content, encoding).toBe(text)
+    }
+    const bomb = gzipSync(Buffer.alloc(20_000_000, 'a'))
+    const { result } = await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }, bomb), { maxResponseBytes: 1000, maxBodyChars: 5000 })
+    expect([result.body.content.length, result.truncated]).toEqual([1000, true])
+    expect((await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'zstd' }, 'x'))).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
+  })
+})
+
+describe('caps (W2: truncate, say so, never split a character)', () => {
+  it('F11, F12: a body over the byte cap is cut and marked; exactly at the cap it is whole', async () => {
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'abcdef'), { maxResponseBytes: 4 })).result).toMatchObject({ body: { content: 'abcd' }, truncated: true })
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'abcd'), { maxResponseBytes: 4 })).result).toMatchObject({ body: { content: 'abcd' }, truncated: false })
+  })
+
+  it('F10 (W2): a Content-Length over the cap is read up to the cap instead of failing', async () => {
+    const { result } = await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-length': '10' }, '0123456789'), { maxResponseBytes: 4 })
+    expect(result).toMatchObject({ body: { content: '0123' }, truncated: true })
+  })
+
+  it('F13: the character cap cuts and marks', async () => {
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'abcdef'), { maxBodyChars: 3 })).result).toMatchObject({ body: { content: 'abc' }, truncated: true })
+  })
+
+  it('a byte cut inside a multi-byte character drops the partial character instead of leaving U+FFFD', async () => {
+    // "aé€😀": 1 + 2 + 3 + 4 bytes. Every cap inside a character keeps only whole ones.
+    const body = Buffer.from('aé€😀', 'utf8')
+    const expected: Record<number, string> = { 1: 'a', 2: 'a', 3: 'aé', 4: 'aé', 5: 'aé', 6: 'aé€', 7: 'aé€', 8: 'aé€', 9: 'aé€' }
+    for (const [cap, text] of Object.entries(expected)) {
+      const { result } = await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, body), { maxResponseBytes: Number(cap) })
+      expect(result.body.content, `cap ${cap}`).toBe(text)
+      expect(result.truncated).toBe(true)
+    }
+    const sjis = Buffer.from([0x61, 0x93, 0xfa, 0x96, 0x7b]) // a日本
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=shift_jis' }, sjis), { maxResponseBytes: 4 })).result.body.content).toBe('a日')
+  })
+
+  it('the character cap never splits a surrogate pair', async () => {
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'ab😀c'), { maxBodyChars: 3 })).result.body.content).toBe('ab')
+  })
+
+  it('a 500 MB body stops at the byte cap: the server sees the connection closed long before the end', async () => {
+    const written = { bytes: 0, closed: false }
+    const { result } = await fetchFrom(huge(500_000_000, written), { maxResponseBytes: 5_000_000, maxBodyChars: 10_000_000 })
+    expect([result.body.content.length, result.truncated]).toEqual([5_000_000, true])
+    for (let i = 0; i < 100 && !written.closed; i++) await sleep(20)
+    expect(written.closed).toBe(true)
+    expect(written.bytes).toBeLessThan(50_000_000)
+  })
+})
+
+describe('redirects', () => {
+  function chain(routes: Record<string, [number, Record<string, string>, string?]>): Handler {
+    return (request, response) => {
+      const [status, headers, body] = routes[request.url ?? ''] ?? [404, { 'content-type': 'text/plain' }, 'no route']
+      response.writeHead(status, headers)
+      response.end(body ?? '')
+    }
+  }
+
+  it('F18, F26: same-origin absolute and relative redirects are followed; the result URL is the last', async () => {
+    const { result } = await fetchFrom(chain({ '/start': [302, { location: '/dir/a' }], '/dir/a': [301, { location: 'b' }], '/dir/b': [200, { 'content-type': 'text/plain' }, 'end'] }), {}, '/start')
+    expect(result.url).toMatch(/\/dir\/b$/)
+    expect(result.body.content).toBe('end')
+  })
+
+  it('F19: a cross-origin redirect is WEB_REDIRECT_BLOCKED and the other origin sees nothing', async () => {
+    const other = await serve(respond(200, { 'content-type': 'text/plain' }, 'other'))
+    const { error } = await failFrom(chain({ '/': [302, { location: `${other.origin}/` }] }))
+    expect(error.code).toBe('WEB_REDIRECT_BLOCKED')
+    expect(error.message).toContain(other.origin)
+    expect(other.connections()).toBe(0)
+  })
+
+  it('F20: a same-origin Location with credentials is WEB_BLOCKED_URL', async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(302, { location: `http://user:pw@127.0.0.1:${server.port}/x` })
+      response.end()
+    })
+    expect((await failure(provider(LOOPBACK_ALLOWED).fetch({ url: `${server.origin}/` }))).code).toBe('WEB_BLOCKED_URL')
+  })
+
+  it('F21–F24: the redirect budget is checked first and counts hops exactly', async () => {
+    let hits = 0
+    const endless: Handler = (request, response) => {
+      hits++
+      response.writeHead(302, { location: `/r${hits}` })
+      response.end()
+    }
+    const { error } = await failFrom(endless, { maxRedirects: 2 })
+    expect([error.code, error.message, hits]).toEqual(['WEB_REDIRECT_BLOCKED', 'exceeded the maximum of 2 redirects', 3])
+
+    const landing = await fetchFrom(chain({ '/': [302, { location: '/1' }], '/1': [302, { location: '/2' }], '/2': [200, { 'content-type': 'text/plain' }, 'landed'] }), { maxRedirects: 2 })
+    expect([landing.result.body.content, landing.server.requests.length]).toEqual(['landed', 3])
+
+    const crossOver = await failFrom(chain({ '/': [302, { location: '/1' }], '/1': [302, { location: 'http://elsewhere.test/' }] }), { maxRedirects: 1 })
+    expect(crossOver.error.message).toBe('exceeded the maximum of 1 redirects')
+
+    expect((await failFrom(chain({ '/': [302, { location: '/1' }] }), { maxRedirects: 0 })).error.code).toBe('WEB_REDIRECT_BLOCKED')
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'direct'), { maxRedirects: 0 })).result.body.content).toBe('direct')
+  })
+
+  it('F25: a redirect without Location is WEB_PROVIDER_ERROR; other 3xx statuses are final', async () => {
+    expect((await failFrom(chain({ '/': [302, {}] }))).error.code).toBe('WEB_PROVIDER_ERROR')
+    expect((await fetchFrom(chain({ '/': [300, { 'content-type': 'text/plain', location: '/x' }, 'choices'] }))).result).toMatchObject({ statusCode: 300, body: { content: 'choices' } })
+  })
+})
+
+describe('time and cancellation', () => {
+  const never: Handler = () => {}
+  const stalls: Handler = (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/plain' })
+    response.write('partial')
+  }
+
+  it('F28: a pre-aborted signal never touches the network; aborting a pending request is WEB_ABORTED', async () => {
+    const server = await serve(never)
+    const fetcher = provider(LOOPBACK_ALLOWED)
+    const controller = new AbortController()
+    controller.abort()
+    expect((await failure(fetcher.fetch({ url: `${server.origin}/` }, controller.signal))).code).toBe('WEB_ABORTED')
+    expect(server.connections()).toBe(0)
+    const later = new AbortController()
+    setTimeout(() => later.abort(new Error('user cancelled')), 50)
+    expect((await failure(fetcher.fetch({ url: `${server.origin}/` }, later.signal))).code).toBe('WEB_ABORTED')
+  })
+
+  it('F29, F30: the provider timeout covers the headers and the body read', async () => {
+    expect((await failFrom(never, { timeoutMs: 50 })).error).toMatchObject({ code: 'WEB_FETCH_TIMEOUT', message: 'web fetch timed out' })
+    expect((await failFrom(stalls, { timeoutMs: 100 })).error.code).toBe('WEB_FETCH_TIMEOUT')
+  })
+
+  it('a body that trickles within the deadline is read whole; one that trickles past it times out', async () => {
+    const trickle =
+      (pieces: number): Handler =>
+      (_request, response: ServerResponse) => {
+        response.writeHead(200, { 'content-type': 'text/plain' })
+        let sent = 0
+        const timer = setInterval(() => {
+          if (response.destroyed) return clearInterval(timer)
+          response.write('x')
+          if (++sent === pieces) {
+            clearInterval(timer)
+            response.end()
+          }
+        }, 10)
+      }
+    expect((await fetchFrom(trickle(5), { timeoutMs: 5000 })).result.body.content).toBe('xxxxx')
+    expect((await failFrom(trickle(1000), { timeoutMs: 150 })).error.code).toBe('WEB_FETCH_TIMEOUT')
+  })
+
+  it('F37: an outer deadline that fires first is WEB_ABORTED, not WEB_FETCH_TIMEOUT', async () => {
+    const server = await serve(never)
+    const error = await failure(provider({ ...LOOPBACK_ALLOWED, timeoutMs: 10_000 }).fetch({ url: `${server.origin}/` }, AbortSignal.timeout(50)))
+    expect(error.code).toBe('WEB_ABORTED')
+  })
+
+  it('F31: connection refused is WEB_PROVIDER_ERROR', async () => {
+    const error = await failure(provider(LOOPBACK_ALLOWED).fetch({ url: 'http://127.0.0.1:1/' }))
+    expect(error.code).toBe('WEB_PROVIDER_ERROR')
+    expect(error.message).toContain('ECONNREFUSED')
+  })
+})
+
+export type { IncomingMessage }

@@ -1,0 +1,50 @@
+import { Context, type ForkScope, type Plugin } from 'cordis'
+import WebService from 'dsh-web'
+import * as fetchHttp from 'dsh-web-fetch-http'
+import { afterEach, describe, expect, it } from 'vitest'
+import { closeAll, failure, serve } from './fixtures/servers.ts'
+
+// The plugin module: registration under id `http`, config checked at load (F33, F34).
+
+afterEach(closeAll)
+
+describe('the plugin', () => {
+  it('a namespace plugin injecting web', () => {
+    expect('default' in fetchHttp).toBe(false)
+    expect([fetchHttp.name, fetchHttp.inject]).toEqual(['web-fetch-http', ['web']])
+  })
+
+  it('F33: registers `http`; unloading it unregisters the provider', async () => {
+    const server = await serve((_request, response) => {
+      response.setHeader('content-type', 'text/plain')
+      response.end('via plugin')
+    })
+    const app = new Context()
+    ;(app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(WebService as unknown as Plugin, { fetchProvider: 'http' })
+    const fork = (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'] })
+    await app.start()
+    await app.events.flush()
+    expect((await app.web.fetch({ url: `${server.origin}/` })).body.content).toBe('via plugin')
+    fork.dispose()
+    expect((await failure(app.web.fetch({ url: `${server.origin}/` }))).code).toBe('WEB_PROVIDER_CONFIGURED_MISSING')
+    await app.stop()
+  })
+
+  it('F34: bad config fails the load naming the field; maxRedirects 0 is fine', () => {
+    const bad: [Record<string, unknown>, string][] = [
+      [{ maxResponseBytes: -1 }, 'maxResponseBytes'],
+      [{ maxBodyChars: 1.5 }, 'maxBodyChars'],
+      [{ timeoutMs: 0 }, 'timeoutMs'],
+      [{ timeoutMs: 2_147_483_648 }, 'timeoutMs'],
+      [{ maxRedirects: 1.5 }, 'maxRedirects'],
+      [{ maxRedirects: -1 }, 'maxRedirects'],
+      [{ allowedCidrs: ['10.0.0.0/33'] }, 'allowedCidrs'],
+      [{ allowedCidrs: ['example.com'] }, 'not an IP address or CIDR range'],
+      [{ allowPrivateNetwork: 'yes' }, 'allowPrivateNetwork'],
+      [{ allowPrivateNetworks: true }, 'allowPrivateNetworks'],
+    ]
+    for (const [config, field] of bad) expect(() => fetchHttp.Config(config), field).toThrow(field)
+    expect(fetchHttp.Config({ maxRedirects: 0 }).maxRedirects).toBe(0)
+    expect(fetchHttp.Config(undefined)).toMatchObject({ maxUrlLength: 2048, maxResponseBytes: 5_000_000, maxBodyChars: 100_000, timeoutMs: 30_000, maxRedirects: 5, allowPrivateNetwork: false, allowedCidrs: [] })
+  })
+})

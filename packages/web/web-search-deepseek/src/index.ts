@@ -1,0 +1,38 @@
+import type { Context } from 'cordis'
+import { effectWithTeardown } from 'dsh-core'
+import type {} from 'dsh-web'
+import { Agent } from 'undici'
+import { DeepSeekSearchConfig, snapshot } from './config.ts'
+import { DeepSeekSearchProvider } from './provider.ts'
+
+export { DeepSeekSearchConfig, snapshot, BASE_URL_ENV, DEFAULT_BASE_URL, type SearchOptions } from './config.ts'
+export { DeepSeekSearchProvider, REQUEST_EVENT, missingKeyMessage, type DeepSeekSearchProviderOptions, type RecordedRequest } from './provider.ts'
+export { mapResponse, requestBody, messagesEndpoint } from './wire.ts'
+
+/** dsh-web-search-deepseek: registers the `deepseek-official` search provider on `ctx.web`. */
+export const name = 'web-search-deepseek'
+export const inject = { required: ['web'], optional: ['credentials'] }
+
+export const Config = (config: unknown): DeepSeekSearchConfig => DeepSeekSearchConfig.parse(config ?? {})
+
+export function apply(ctx: Context, config: DeepSeekSearchConfig): void {
+  const settings = Config(config)
+  const dispatcher = new Agent()
+  const provider = new DeepSeekSearchProvider({
+    options: () => snapshot(settings),
+    dispatcher,
+    // Per call, never cached: a key stored or rotated is used by the next search.
+    resolveKey: async (name, cwd) => {
+      const credentials = ctx.get('credentials')
+      if (credentials) return (await credentials.resolve(name, cwd === undefined ? {} : { cwd }))?.value
+      return process.env[name] || undefined
+    },
+  })
+  effectWithTeardown(ctx, () => {
+    const unregister = ctx.web.registerSearchProvider(provider)
+    return async () => {
+      unregister()
+      await dispatcher.destroy()
+    }
+  })
+}

@@ -1,0 +1,309 @@
+import { Context, type ForkScope, type Plugin } from 'cordis'
+import CredentialService from 'dsh-core/credentials'
+import ReadinessService from 'dsh-core/readiness'
+import SessionService from 'dsh-core/sessions'
+import ToolRuntime from 'dsh-core/tools'
+import WebService, { WebError } from 'dsh-web'
+import * as deepseek from 'dsh-web-search-deepseek'
+import * as toolWeb from 'dsh-tool-web'
+import { Agent } from 'undici'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { fakeApi, json, searchResponse, type FakeApi } from './fake-api.ts'
+
+// dsh-web-search-deepseek (reference/web.md §8 D01–D37 where our host has the parts; DESIGN.md
+// W3) against our own Anthropic-compatible server on loopback. No test leaves the machine.
+
+const { DeepSeekSearchProvider, mapResponse, snapshot, messagesEndpoint, Config } = deepseek
+
+const cleanups: (() => Promise<unknown> | unknown)[] = []
+afterEach(async () => {
+  vi.unstubAllEnvs()
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+async function api(reply?: Parameters<typeof fakeApi>[0]): Promise<FakeApi> {
+  const created = await fakeApi(reply)
+  cleanups.push(() => created.close())
+  return created
+}
+
+function provider(config: Record<string, unknown>, extra: Partial<deepseek.DeepSeekSearchProviderOptions> = {}) {
+  const dispatcher = new Agent()
+  cleanups.push(() => dispatcher.destroy())
+  const recorded: deepseek.RecordedRequest[] = []
+  const instance = new DeepSeekSearchProvider({
+    options: () => snapshot(Config(config)),
+    resolveKey: async () => undefined,
+    dispatcher,
+    record: (request) => recorded.push(request),
+    ...extra,
+  })
+  return { instance, recorded }
+}
+
+async function failure(promise: Promise<unknown>): Promise<WebError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  )
+  expect(error).toBeInstanceOf(WebError)
+  return error as WebError
+}
+
+describe('mapping native results', () => {
+  it('D01–D03: sources with titles, first cited text as snippet, page_age as publishedAt; no content', () => {
+    const response = searchResponse()
+    response.content.push({ type: 'text', text: 'more', citations: [{ type: 'web_search_result_location', url: 'https://a.test/', title: 'A', cited_text: 'second excerpt' }] })
+    expect(mapResponse(response)).toEqual({
+      sources: [
+        { url: 'https://a.test/', title: 'A', snippet: 'excerpt for A', publishedAt: '2026-02-02' },
+        { url: 'https://b.test/', title: 'B' },
+      ],
+      truncated: false,
+    })
+  })
+
+  it('D02, D04–D07: bad citations ignored, repeated URLs once (first title), error items and empty fields skipped', () => {
+    const result = mapResponse({
+      content: [
+        { type: 'web_search_tool_result', content: [{ type: 'web_search_result', url: 'https://a.test/', title: 'first', page_age: '' }, { type: 'web_search_result_error', url: 'https://err.test/' }, { type: 'web_search_result', url: '' }] },
+        { type: 'web_search_tool_result' },
+        { type: 'web_search_tool_result', content: [{ type: 'web_search_result', url: 'https://a.test/', title: 'second' }, { type: 'web_search_result', url: 'https://c.test/', title: '' }] },
+        { type: 'text', text: 'no citations' },
+        { type: 'text', citations: [{ url: null, cited_text: 'x' }, { url: 'https://c.test/', cited_text: '' }, { url: '', cited_text: 'y' }] },
+      ],
+    })
+    expect(result.sources).toEqual([{ url: 'https://a.test/', title: 'first' }, { url: 'https://c.test/' }])
+  })
+
+  it('D08: no native result block, or no content, is WEB_PROVIDER_ERROR (prose is never scraped)', () => {
+    for (const body of [{ content: [{ type: 'text', text: 'see https://a.test/' }] }, {}]) {
+      expect(() => mapResponse(body)).toThrow(expect.objectContaining({ code: 'WEB_PROVIDER_ERROR' }))
+    }
+  })
+
+  it('a native search error with no results is reported with its code', () => {
+    expect(() => mapResponse({ content: [{ type: 'web_search_tool_result', content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } }] })).toThrow('max_uses_exceeded')
+  })
+})
+
+describe('the wire', () => {
+  it('D10–D13, D17: POST <base>/messages with both key headers, the exact body, recorded first, the signal passed on', async () => {
+    const server = await api()
+    const { instance, recorded } = provider({ baseURL: `${server.baseURL}/` }, { resolveKey: async () => 'resolved-key' })
+    const result = await instance.search({ query: 'hello', maxResults: 3 }, new AbortController().signal)
+    expect(result.sources.map((source) => source.url)).toEqual(['https://a.test/', 'https://b.test/'])
+    const [request] = server.received
+    expect([request!.method, request!.url]).toEqual(['POST', '/anthropic/v1/messages'])
+    expect(request!.headers).toMatchObject({ 'x-api-key': 'resolved-key', authorization: 'Bearer resolved-key', 'anthropic-version': '2023-06-01', 'content-type': 'application/json', accept: 'application/json' })
+    const body = { model: 'deepseek-v4-flash', max_tokens: 4096, messages: [{ role: 'user', content: [{ type: 'text', text: 'Perform a web search for the query: hello' }] }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }] }
+    expect(request!.body).toEqual(body)
+    expect(Object.keys(request!.body as object)).toEqual(['model', 'max_tokens', 'messages', 'tools'])
+    expect(recorded).toEqual([{ endpoint: `${server.baseURL}/messages`, apiVersion: '2023-06-01', body }])
+    expect(JSON.stringify(recorded)).not.toContain('resolved-key')
+  })
+
+  it('D30: the default endpoint, and DEEPSEEK_SEARCH_BASE_URL when config has none', () => {
+    expect(messagesEndpoint(snapshot(Config({}), {}).baseURL)).toBe('https://api.deepseek.com/anthropic/v1/messages')
+    expect(snapshot(Config({}), { DEEPSEEK_SEARCH_BASE_URL: 'http://127.0.0.1:9/x' }).baseURL).toBe('http://127.0.0.1:9/x')
+    expect(snapshot(Config({ baseURL: 'http://127.0.0.1:8/y' }), { DEEPSEEK_SEARCH_BASE_URL: 'http://127.0.0.1:9/x' }).baseURL).toBe('http://127.0.0.1:8/y')
+    expect(Config({}).model).toBe('deepseek-v4-flash')
+  })
+
+  it('D14: options are read once per search: the key resolved under "before" goes to "before"', async () => {
+    const before = await api()
+    const after = await api()
+    let current = before.baseURL
+    const { instance } = provider({}, {
+      options: () => snapshot(Config({ baseURL: current })),
+      resolveKey: async () => {
+        current = after.baseURL
+        return 'k'
+      },
+    })
+    await instance.search({ query: 'q' })
+    expect([before.received.length, after.received.length]).toEqual([1, 0])
+  })
+
+  it('D27: every redirect status is WEB_PROVIDER_ERROR and the target is never contacted', async () => {
+    const target = await api()
+    for (const status of [301, 302, 303, 307, 308]) {
+      const server = await api((_request, response) => {
+        response.writeHead(status, { location: `${target.baseURL}/messages` })
+        response.end()
+      })
+      const { instance } = provider({ baseURL: server.baseURL, apiKey: 'k' })
+      const error = await failure(instance.search({ query: 'q' }))
+      expect([error.code, error.message], String(status)).toEqual(['WEB_PROVIDER_ERROR', `DeepSeek search was redirected (HTTP ${status}); redirects are not followed, so the key stays with the configured endpoint`])
+    }
+    expect(target.connections()).toBe(0)
+  })
+
+  it('D21, D22: API error bodies give their message, else the status', async () => {
+    const cases: [number, unknown, string][] = [
+      [429, { error: { message: 'rate limited' } }, 'rate limited'],
+      [400, { error: 'bad request' }, 'bad request'],
+      [401, { message: 'who are you' }, 'who are you'],
+      [503, 'upstream down', 'DeepSeek API error (HTTP 503)'],
+      [500, {}, 'DeepSeek API error (HTTP 500)'],
+    ]
+    for (const [status, body, message] of cases) {
+      const server = await api(json(status, body))
+      const error = await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
+      expect([error.code, error.message]).toEqual(['WEB_PROVIDER_ERROR', message])
+    }
+  })
+
+  it('D24, D26: a non-JSON 200, a wrong shape, prose only, a refused connection and an oversized body are WEB_PROVIDER_ERROR', async () => {
+    for (const reply of [json(200, 'not json'), json(200, { content: {} }), json(200, { content: [{ type: 'text', text: 'prose' }] }), json(200, { padding: 'x'.repeat(2000) })]) {
+      const server = await api(reply)
+      expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k', maxResponseBytes: 1000 }).instance.search({ query: 'q' }))).code).toBe('WEB_PROVIDER_ERROR')
+    }
+    const refused = await failure(provider({ baseURL: 'http://127.0.0.1:1/v1', apiKey: 'k' }).instance.search({ query: 'q' }))
+    expect([refused.code, refused.message.startsWith('DeepSeek search request failed:')]).toEqual(['WEB_PROVIDER_ERROR', true])
+  })
+})
+
+describe('credentials, aborts and the deadline', () => {
+  it('D15: pre-aborted: no key lookup, no record, no request', async () => {
+    const server = await api()
+    const resolveKey = vi.fn(async () => 'k')
+    const { instance, recorded } = provider({ baseURL: server.baseURL }, { resolveKey })
+    const controller = new AbortController()
+    controller.abort()
+    expect((await failure(instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+    expect([resolveKey.mock.calls.length, recorded.length, server.received.length]).toEqual([0, 0, 0])
+  })
+
+  it('D16, D20: an abort while the key is resolving wins, even if the resolver never settles', async () => {
+    const server = await api()
+    const controller = new AbortController()
+    const resolveKey = vi.fn(() => new Promise<string>(() => {}))
+    const { instance, recorded } = provider({ baseURL: server.baseURL }, { resolveKey })
+    setTimeout(() => controller.abort(), 20)
+    expect((await failure(instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+    const sync = provider({ baseURL: server.baseURL }, {
+      resolveKey: async () => {
+        controller2.abort()
+        return 'k'
+      },
+    })
+    const controller2 = new AbortController()
+    expect((await failure(sync.instance.search({ query: 'q' }, controller2.signal))).code).toBe('WEB_ABORTED')
+    expect([resolveKey.mock.calls.length, recorded.length, sync.recorded.length, server.received.length]).toEqual([1, 0, 0, 0])
+  })
+
+  it('D18: a resolver failure is WEB_PROVIDER_ERROR with its text', async () => {
+    const { instance } = provider({}, {
+      resolveKey: async () => {
+        throw new Error('credential backend failed')
+      },
+    })
+    const error = await failure(instance.search({ query: 'q' }))
+    expect([error.code, error.message]).toEqual(['WEB_PROVIDER_ERROR', 'DeepSeek search credential resolution failed: Error: credential backend failed'])
+  })
+
+  it('D19, D32: no key is WEB_PROVIDER_CREDENTIAL_MISSING with the three remedies, and nothing is sent', async () => {
+    const server = await api()
+    const { instance, recorded } = provider({ baseURL: server.baseURL })
+    const error = await failure(instance.search({ query: 'q' }))
+    expect(error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
+    expect(error.message).toContain('DeepSeek search has no API key for "DEEPSEEK_API_KEY"')
+    for (const remedy of ['.env file', 'export DEEPSEEK_API_KEY', 'literal apiKey']) expect(error.message).toContain(remedy)
+    expect([recorded.length, server.received.length]).toEqual([0, 0])
+  })
+
+  it('W3: the provider deadline is WEB_SEARCH_TIMEOUT; a caller abort mid-request is WEB_ABORTED', async () => {
+    const server = await api(() => {})
+    const slow = await failure(provider({ baseURL: server.baseURL, apiKey: 'k', timeoutMs: 50 }).instance.search({ query: 'q' }))
+    expect([slow.code, slow.message]).toEqual(['WEB_SEARCH_TIMEOUT', 'DeepSeek search timed out after 50 ms'])
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(new Error('custom reason')), 50)
+    expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+  })
+
+  it('D25: an abort while the body streams is WEB_ABORTED', async () => {
+    const server = await api((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"content":')
+    })
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 50)
+    expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+  })
+
+  it('a record that cannot be written stops the dispatch', async () => {
+    const server = await api()
+    const { instance } = provider({ baseURL: server.baseURL, apiKey: 'k' }, {
+      record: () => {
+        throw new Error('disk full')
+      },
+    })
+    expect((await failure(instance.search({ query: 'q' }))).message).toContain('could not be recorded: disk full')
+    expect(server.received).toHaveLength(0)
+  })
+
+  it('D09: available() is false only for an endpoint that does not parse', () => {
+    expect(provider({}).instance.available()).toBe(true)
+    vi.stubEnv('DEEPSEEK_SEARCH_BASE_URL', 'not a url')
+    expect(provider({}).instance.available()).toBe(false)
+  })
+
+  it('D29: bad config fails the load naming the field', () => {
+    for (const [config, field] of [[{ maxTokens: 0 }, 'maxTokens'], [{ maxUses: 0 }, 'maxUses'], [{ maxUses: 1.5 }, 'maxUses'], [{ baseURL: 'ftp://x' }, 'baseURL'], [{ apiKeyEnv: 'not-a-name' }, 'apiKeyEnv'], [{ timeoutMs: 0 }, 'timeoutMs'], [{ apikey: 'x' }, 'apikey']] as const) {
+      expect(() => Config(config), field).toThrow(field)
+    }
+  })
+})
+
+describe('the plugin in a host', () => {
+  async function host(config: Record<string, unknown>) {
+    const app = new Context()
+    app.plugin(ToolRuntime)
+    app.plugin(SessionService)
+    app.plugin(CredentialService)
+    app.plugin(ReadinessService)
+    ;(app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(WebService as unknown as Plugin, { searchProvider: 'deepseek-official' })
+    const fork = (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(deepseek as unknown as Plugin, config)
+    ;(app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(toolWeb as unknown as Plugin, { fetch: false })
+    await app.start()
+    await app.events.flush()
+    cleanups.push(() => app.stop())
+    return { app, fork }
+  }
+
+  it('D28, D31, D37: credentials per call (store, rotate), one log event per query, readiness from the probe; unloading unregisters', async () => {
+    const server = await api()
+    vi.stubEnv('DSH_TEST_DEEPSEEK_KEY', '')
+    const { app, fork } = await host({ baseURL: server.baseURL, apiKeyEnv: 'DSH_TEST_DEEPSEEK_KEY' })
+    const session = app.sessions.create({ cwd: process.cwd() })
+    const call = () => app.tools.execute({ name: 'web_search', arguments: { queries: ['one', 'two'] }, session })
+
+    const probe = () => app.readiness.report({ probe: true }).then((rows) => rows.find((row) => row.id === 'search:deepseek-official'))
+    expect(await probe()).toMatchObject({ state: 'unavailable', tools: ['web_search'] })
+    const missing = await call()
+    expect(missing.isError && missing.error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
+
+    vi.stubEnv('DSH_TEST_DEEPSEEK_KEY', 'first-key')
+    expect(await probe()).toMatchObject({ state: 'ready' })
+    const found = await call()
+    expect(found.isError).toBe(false)
+    vi.stubEnv('DSH_TEST_DEEPSEEK_KEY', 'rotated-key')
+    await call()
+    expect(server.received.map((request) => request.headers['x-api-key'])).toEqual(['first-key', 'first-key', 'rotated-key', 'rotated-key'])
+
+    const events = session.events.filter((event) => event.type === deepseek.REQUEST_EVENT)
+    expect(events).toHaveLength(4)
+    expect(events.map((event) => (event.data as { body: { messages: { content: { text: string }[] }[] } }).body.messages[0]!.content[0]!.text).slice(0, 2).sort()).toEqual([
+      'Perform a web search for the query: one',
+      'Perform a web search for the query: two',
+    ])
+    expect(events[0]!.data).toEqual({ endpoint: `${server.baseURL}/messages`, apiVersion: '2023-06-01', body: server.received[0]!.body })
+    expect(JSON.stringify(session.events)).not.toContain('first-key')
+
+    fork.dispose()
+    const gone = await app.tools.execute({ name: 'web_search', arguments: { queries: ['x'] } })
+    expect(gone.isError && gone.error.code).toBe('WEB_PROVIDER_CONFIGURED_MISSING')
+  })
+})
+

@@ -1,0 +1,44 @@
+import { HarnessError } from 'dsh-core'
+
+/**
+ * The codes the web surface raises. Providers may add their own (the set is open for them), so
+ * consumers must tolerate a code they do not know; these are the ones every web package shares.
+ */
+export const WebErrorCode = {
+  // Selection and registry (the seam).
+  /** No registered provider of that kind is usable (none registered, or all unavailable). */
+  WEB_PROVIDER_UNAVAILABLE: 'WEB_PROVIDER_UNAVAILABLE',
+  /** The configured provider id is not registered. */
+  WEB_PROVIDER_CONFIGURED_MISSING: 'WEB_PROVIDER_CONFIGURED_MISSING',
+  /** The configured provider is registered but reports itself unavailable; there is no fallback. */
+  WEB_PROVIDER_CONFIGURED_UNAVAILABLE: 'WEB_PROVIDER_CONFIGURED_UNAVAILABLE',
+  /** Several usable providers and none configured. */
+  WEB_PROVIDER_AMBIGUOUS: 'WEB_PROVIDER_AMBIGUOUS',
+  /** A provider with that id is already registered for that kind. */
+  WEB_DUPLICATE_PROVIDER: 'WEB_DUPLICATE_PROVIDER',
+  /** A provider registration is malformed (blank id, missing method). */
+  WEB_INVALID_PROVIDER: 'WEB_INVALID_PROVIDER',
+  // Shared by providers.
+  /** The caller cancelled. */
+  WEB_ABORTED: 'WEB_ABORTED',
+  /** Any other provider or network failure (DNS, refused connection, TLS, bad status, bad body). */
+  WEB_PROVIDER_ERROR: 'WEB_PROVIDER_ERROR',
+  // Fetch transport.
+  WEB_INVALID_URL: 'WEB_INVALID_URL',
+  /** Refused by policy: credentials in the URL, or the network guard (private, loopback, metadata …). */
+  WEB_BLOCKED_URL: 'WEB_BLOCKED_URL',
+  WEB_REDIRECT_BLOCKED: 'WEB_REDIRECT_BLOCKED',
+  /** A provider that cannot truncate refused an oversized body (the http provider truncates instead). */
+  WEB_FETCH_TOO_LARGE: 'WEB_FETCH_TOO_LARGE',
+  WEB_FETCH_TIMEOUT: 'WEB_FETCH_TIMEOUT',
+  WEB_UNSUPPORTED_CONTENT_TYPE: 'WEB_UNSUPPORTED_CONTENT_TYPE',
+  // Search providers.
+  /** The provider's API key could not be found; the message lists the remedies. */
+  WEB_PROVIDER_CREDENTIAL_MISSING: 'WEB_PROVIDER_CREDENTIAL_MISSING',
+  /** The search provider's own deadline ran out. */
+  WEB_SEARCH_TIMEOUT: 'WEB_SEARCH_TIMEOUT',
+} as const
+export type WebErrorCode = (typeof WebErrorCode)[keyof typeof WebErrorCode]
+
+/** Every failure of the web surface. Route on `code`; third-party providers may use codes of their own. */
+export class WebError extends HarnessError<WebErrorCode | (string & {})> {}

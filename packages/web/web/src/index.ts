@@ -1,0 +1,6 @@
+import { WebService } from './service.ts'
+
+export default WebService
+export { WebService, WebConfig } from './service.ts'
+export { WebError, WebErrorCode } from './errors.ts'
+export * from './types.ts'

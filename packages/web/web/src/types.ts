@@ -1,0 +1,79 @@
+import type { CapabilityStatus, ProbeContext } from 'dsh-core'
+
+export interface WebSearchRequest {
+  /** Exactly one query; multi-query fan-out lives in the tool. */
+  readonly query: string
+  /** The seam cuts `sources` to this many (and marks the result truncated). Omitted: no bound. */
+  readonly maxResults?: number
+}
+
+export interface WebSearchSource {
+  readonly url: string
+  /** Optional fields are omitted, never empty or null. */
+  readonly title?: string
+  readonly snippet?: string
+  /** The provider's date string, passed through unparsed. */
+  readonly publishedAt?: string
+}
+
+export interface WebSearchResult {
+  /** An answer the provider generated, when it makes one. */
+  readonly content?: string
+  readonly sources: readonly WebSearchSource[]
+  /** True when the seam, the provider or the tool's merge dropped sources. */
+  readonly truncated: boolean
+}
+
+export interface WebFetchRequest {
+  readonly url: string
+}
+
+/**
+ * A closed union: consumers switch on `kind` exhaustively, so a new arm (PDF is the likely one)
+ * fails compilation until every consumer handles it. Each arm is its own type so they can diverge.
+ */
+export type WebFetchBody = WebFetchHtmlBody | WebFetchTextBody
+export interface WebFetchHtmlBody {
+  readonly kind: 'html'
+  readonly content: string
+}
+export interface WebFetchTextBody {
+  readonly kind: 'text'
+  readonly content: string
+}
+
+export interface WebFetchResult {
+  /** The final URL after the redirects that were followed, WHATWG-serialised. */
+  readonly url: string
+  /** A 404 or 500 is a result, not an error: the status is the resource's state. */
+  readonly statusCode: number
+  readonly body: WebFetchBody
+  /** True when the provider cut the body (by bytes or characters). */
+  readonly truncated: boolean
+}
+
+export interface WebProviderBase {
+  /** Unique within its kind; a search and a fetch provider may share one. */
+  readonly id: string
+  /**
+   * Cheap, local and synchronous: does the config hold together, is a key configured. Never
+   * touches the network. Selection calls it on every request.
+   */
+  available(): boolean
+  /** What `dsh status` shows without side effects. Default: `available()` as ready / unavailable. */
+  status?(): CapabilityStatus
+  /** An active check for `dsh status` (resolve the key, …). Must not call the provider's API. */
+  probe?(context: ProbeContext): Promise<CapabilityStatus>
+}
+
+export interface WebSearchProvider extends WebProviderBase {
+  /** Rejects with a `WebError`. The caller's signal arrives as the same object. */
+  search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult>
+}
+
+export interface WebFetchProvider extends WebProviderBase {
+  /** Rejects with a `WebError`; a non-2xx response resolves. */
+  fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult>
+}
+
+export type WebProviderKind = 'search' | 'fetch'
