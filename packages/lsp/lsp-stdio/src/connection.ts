@@ -2,6 +2,7 @@ import { errorMessage, oneLine, raceAbort, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
+import { settlesWithin } from './settle.ts'
 import {
   ConnectionError,
   createMessageConnection,
@@ -21,8 +22,14 @@ export interface ConnectionHooks {
 
 const silent = { error() {}, warn() {}, info() {}, log() {} }
 
-/** After the server's output closes or a write to it fails, how long its exit (with the stderr tail) may take to be noticed. */
+/**
+ * After the server's output closes or a write to it fails, how long its exit (with the stderr tail)
+ * may take to be noticed; and after it exits, how long its output may stay open (a helper process
+ * that inherited it) before the exit counts anyway.
+ */
 const CLOSE_GRACE_MS = 1000
+/** After the output closed, the time vscode-jsonrpc gets to hand on the last messages it read. */
+const DELIVERY_GRACE_MS = 50
 
 /**
  * JSON-RPC over a server's stdio (vscode-jsonrpc does the framing, behind a FrameGuard that bounds
@@ -69,13 +76,18 @@ export class LspConnection {
     this.rpc.onNotification(() => {})
     this.rpc.onClose(() => this.expectExit('the language server closed its output'))
     this.rpc.listen()
-    void child.exited.then((exit) => {
+    const outputClosed = new Promise<void>((resolve) => guard.once('close', () => resolve()))
+    void child.exited.then(async (exit) => {
       if (exit.error) {
         this.fail(new LspError(`${serverId}: the language server could not be started: ${exit.error.message}`, 'LSP_SERVER_START_FAILED', { cause: exit.error }))
-      } else {
-        const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
-        this.fail(this.exitedError(`the language server ${how}`))
+        return
       }
+      // A server that answers and then exits has answered: what it wrote before exiting is read and
+      // handed on (vscode-jsonrpc does that in a few event-loop turns) before the exit is fatal.
+      await settlesWithin(outputClosed, CLOSE_GRACE_MS)
+      await new Promise((resolve) => setTimeout(resolve, DELIVERY_GRACE_MS))
+      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
+      this.fail(this.exitedError(`the language server ${how}`))
     })
   }
 

@@ -7,6 +7,7 @@ import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
 import { ProgressTracker } from './progress.ts'
 import { answerServerRequest } from './server-requests.ts'
+import { settlesWithin } from './settle.ts'
 import { checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
@@ -291,16 +292,4 @@ export class ServerInstance {
     await this.child.terminate()
     this.connection.fail(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
   }
-}
-
-/** True when `work` settles (either way) within `ms`. The timer goes as soon as the work settles. */
-function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms, false)
-    const settled = () => {
-      clearTimeout(timer)
-      resolve(true)
-    }
-    work.then(settled, settled)
-  })
 }
