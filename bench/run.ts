@@ -1,5 +1,6 @@
 import { benchFs } from './fs.ts'
 import { benchLsp } from './lsp.ts'
+import { benchLspFraming } from './lsp-framing.ts'
 import { benchLspPositions } from './lsp-positions.ts'
 import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
@@ -10,6 +11,7 @@ import { benchWeb } from './web.ts'
 const benches: Record<string, () => Promise<string[]>> = {
   lsp: benchLsp,
   'lsp-positions': benchLspPositions,
+  'lsp-framing': benchLspFraming,
   web: benchWeb,
   mcp: benchMcp,
   skill: benchSkill,

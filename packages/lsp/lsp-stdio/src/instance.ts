@@ -7,6 +7,7 @@ import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
 import { ProgressTracker } from './progress.ts'
 import { answerServerRequest } from './server-requests.ts'
+import { settlesWithin } from './settle.ts'
 import { checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
@@ -58,7 +59,7 @@ export class ServerInstance {
   constructor(private readonly options: InstanceOptions) {
     const { config, workspace } = options
     this.workspace = workspace
-    this.progress = new ProgressTracker(config.indexingTimeoutMs)
+    this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
     const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, value ?? undefined]))
     this.child = options.subprocess.spawn({
       argv: [options.executable, ...config.args],
@@ -69,7 +70,7 @@ export class ServerInstance {
       stderrTailBytes: config.maxStderrBytes,
       graceMs: config.killGraceMs,
     })
-    this.connection = new LspConnection(this.child, options.serverId, {
+    this.connection = new LspConnection(this.child, options.serverId, config, {
       onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration: config.configuration, progress: this.progress }),
       onProgress: (token, value) => {
         const wasBusy = this.progress.busy
@@ -102,6 +103,11 @@ export class ServerInstance {
     return this.progress.title
   }
 
+  /** The last progress token treated as ended because it outlived `progressTimeoutMs`. */
+  get expiredProgress(): { readonly title: string; readonly lifetimeMs: number } | undefined {
+    return this.progress.expired
+  }
+
   /** True when `error` is this instance's transport failure (the provider replays such a query once). */
   isTransportFailure(error: unknown): boolean {
     return this.connection.isFatal(error)
@@ -122,8 +128,13 @@ export class ServerInstance {
 
   /** Graceful `shutdown`/`exit` within `shutdownTimeoutMs`, then the process group is ended for sure. Shared by all callers. */
   dispose(): Promise<void> {
+    return this.end(true)
+  }
+
+  /** Like `dispose()`, but `graceful: false` skips the polite phase for a server known not to listen. */
+  private end(graceful: boolean): Promise<void> {
     this.disposed = true
-    this.teardown ??= this.stop()
+    this.teardown ??= this.stop(graceful)
     return this.teardown
   }
 
@@ -202,8 +213,9 @@ export class ServerInstance {
 
   /**
    * Sends a request under the request deadline. On abort it sends `$/cancelRequest` and gives the
-   * server `killGraceMs` to settle; a server that does not is replaced, so a runaway request can
-   * never overlap the next query.
+   * server `killGraceMs` to settle; a server that does not is ended at once (it has shown it is not
+   * listening, so a polite `shutdown` would only make the caller wait `shutdownTimeoutMs` more), so
+   * a runaway request can never overlap the next query.
    */
   private async send(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
     const { config, serverId } = this.options
@@ -216,8 +228,7 @@ export class ServerInstance {
     } catch (error) {
       if (!budget.signal.aborted) throw error
       cancellation.cancel()
-      const settled = await Promise.race([pending.then(() => true, () => true), new Promise<boolean>((resolve) => setTimeout(resolve, config.killGraceMs, false).unref())])
-      if (!settled) await this.dispose()
+      if (!(await settlesWithin(pending, config.killGraceMs))) await this.end(false)
       if (budget.expired) throw new LspError(`${serverId}: ${method} got no answer within ${config.requestTimeoutMs} ms`, 'LSP_TIMEOUT')
       throw abortError(signal, queryAborted)
     } finally {
@@ -262,9 +273,9 @@ export class ServerInstance {
     }
   }
 
-  private async stop(): Promise<void> {
+  private async stop(graceful: boolean): Promise<void> {
     const { config } = this.options
-    if (this.answered && !this.connection.failure && this.child.running) {
+    if (graceful && this.answered && !this.connection.failure && this.child.running) {
       const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
       const cancellation = new CancellationTokenSource()
       try {
