@@ -27,10 +27,6 @@ describe('bash-language-server through the overlay', () => {
   beforeAll(async () => {
     host = await bootPreset({ preset: CODING, overlays: [OVERLAY] })
     session = host.app.sessions.create({ cwd: PROJECT })
-    // bash-language-server answers requests while it is still fetching its configuration after
-    // `initialized`, and analyses no document until it has it, so the first query of a cold server
-    // can come back empty (README: "The first query"). Start the server with one query first.
-    await lsp({ operation: 'hover', filePath: 'deploy.sh', line: 13, symbol: 'log_info' })
   })
 
   let serverPid: number | undefined
@@ -40,7 +36,8 @@ describe('bash-language-server through the overlay', () => {
     if (serverPid !== undefined) expect(alive(serverPid), 'the server outlived host.stop()').toBe(false)
   })
 
-  it('the server is the pinned bash-language-server from node_modules, started in the project', async () => {
+  it('the first query starts the pinned bash-language-server from node_modules in the project, and is answered', async () => {
+    expect(await text({ operation: 'goToDefinition', filePath: 'deploy.sh', line: 10, symbol: 'trim' })).toContain('lib/text.bash:5:1  trim() {')
     const rows = await host.app.readiness.report()
     const detail = rows.find((row) => row.surface === 'lsp' && row.id === 'bash')?.detail ?? ''
     serverPid = Number(/^bash-language-server, pid (\d+), workspace /.exec(detail)?.[1])
@@ -81,6 +78,12 @@ describe('bash-language-server through the overlay', () => {
 
 describe('dsh status with the overlay', () => {
   afterEach(() => killRunning())
+
+  it('the first query of a fresh server is answered (one-shot dsh call; README: "The first query")', async () => {
+    const run = await dsh(['call', 'lsp', JSON.stringify({ operation: 'goToDefinition', filePath: 'deploy.sh', line: 10, symbol: 'trim' }), '--config', OVERLAY, '--cwd', PROJECT])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain('lib/text.bash:5:1  trim() {')
+  })
 
   it('shows a bash row beside the preset servers, and stops the server when dsh exits', async () => {
     const run = await dsh(['status', '--json', '--config', OVERLAY, '--cwd', PROJECT])

@@ -30,6 +30,12 @@ export const ServerConfig = z.strictObject({
   maxStderrBytes: positive(2_000),
   /** Deadline for the `initialize` handshake. */
   initializeTimeoutMs: budget(30_000),
+  /**
+   * After `initialized`, how long to wait for the server to refuse one `$/` request, so that what it
+   * asks right after the handshake (its configuration) is answered before the first document
+   * opens; 0 skips it.
+   */
+  handshakeSettleMs: z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS).default(2_000),
   /** Deadline for one request when the caller brings none shorter. */
   requestTimeoutMs: budget(60_000),
   /** How long a query waits for the server's `$/progress` (project loading) to end before answering anyway. */

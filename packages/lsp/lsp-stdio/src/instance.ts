@@ -237,6 +237,31 @@ export class ServerInstance {
     }
   }
 
+  /**
+   * One round trip before the first document is opened. Some servers answer `initialized` by asking
+   * us for their configuration and ignore documents opened before that answer arrives, yet answer
+   * requests about them (bash-language-server returns nothing for the first query of every fresh
+   * server). A `$/` request is one the protocol obliges every server to refuse at once
+   * (MethodNotFound); its reply arrives after everything the server sent before it, including
+   * that configuration request, which we answer first. A server that does not reply costs at most
+   * `handshakeSettleMs`.
+   */
+  private async settleAfterInitialized(): Promise<void> {
+    const { handshakeSettleMs } = this.options.config
+    if (handshakeSettleMs === 0) return
+    const budget = deadline(undefined, handshakeSettleMs, 'LSP_HANDSHAKE_SETTLE')
+    const cancellation = new CancellationTokenSource()
+    try {
+      await raceAbort(this.connection.request('$/dsh/settle', null, cancellation.token), budget.signal)
+    } catch (error) {
+      // The refusal is the expected answer; only a dead connection matters, and it surfaces on the next write.
+      if (this.connection.isFatal(error)) throw error
+    } finally {
+      budget.dispose()
+      cancellation.dispose()
+    }
+  }
+
   private async initialize(): Promise<ServerCapabilities> {
     const { config, serverId, workspace } = this.options
     this.options.report('starting')
@@ -259,6 +284,7 @@ export class ServerInstance {
       checkPositionEncoding(result.capabilities)
       if (result.serverInfo && typeof result.serverInfo.name === 'string') this.serverInfo = result.serverInfo
       await this.connection.notify('initialized', {})
+      await this.settleAfterInitialized()
       this.initialized = true
       this.options.report('initialized')
       return result.capabilities

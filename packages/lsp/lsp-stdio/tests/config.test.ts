@@ -39,6 +39,7 @@ describe('ServerConfig defaults', () => {
       maxMessageBytes: 16_000_000,
       maxStderrBytes: 2_000,
       initializeTimeoutMs: 30_000,
+      handshakeSettleMs: 2_000,
       requestTimeoutMs: 60_000,
       indexingTimeoutMs: 20_000,
       progressTimeoutMs: 600_000,
