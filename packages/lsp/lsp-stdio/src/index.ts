@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, errorMessage, HarnessError, untracked } from 'dsh-core'
+import { effectWithTeardown, envFromConfig, errorMessage, HarnessError, untracked } from 'dsh-core'
 import type {} from 'dsh-lsp'
-import { LspStdioConfig, type ServerConfig } from './config.ts'
+import { LspStdioConfig } from './config.ts'
 import { StdioLspProvider } from './provider.ts'
 import { UnavailableLspProvider } from './unavailable.ts'
 
@@ -36,7 +36,7 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   const lookups = await Promise.allSettled(
     entries.map(async ([id, server]): Promise<Lookup> => {
       try {
-        return await ctx.subprocess.resolveExecutable(server.command, { env: explicitEnv(server), signal: setup.signal })
+        return await ctx.subprocess.resolveExecutable(server.command, { env: envFromConfig(server.env), signal: setup.signal })
       } catch (error) {
         if (!setup.signal.aborted && error instanceof HarnessError && NOT_INSTALLED.has(error.code)) return { missing: error.message }
         const failure = setup.signal.aborted ? error : new Error(`servers.${id}.command: ${errorMessage(error)}`, { cause: error })
@@ -90,8 +90,4 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
       probe: (probe) => provider.probe(probe),
     })
   }
-}
-
-function explicitEnv(server: ServerConfig): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(server.env).map(([name, value]) => [name, value ?? undefined]))
 }

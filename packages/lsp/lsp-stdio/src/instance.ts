@@ -1,4 +1,4 @@
-import { abortError, assertNever, deadline, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, assertNever, deadline, envFromConfig, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import { CancellationTokenSource } from 'vscode-jsonrpc/node'
 import { LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities } from 'vscode-languageserver-protocol'
@@ -60,7 +60,7 @@ export class ServerInstance {
     const { config, workspace } = options
     this.workspace = workspace
     this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
-    const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, value ?? undefined]))
+    const env = envFromConfig(config.env)
     this.child = options.subprocess.spawn({
       argv: [options.executable, ...config.args],
       cwd: workspace.path,
