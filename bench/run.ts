@@ -5,6 +5,7 @@ import { benchLspPositions } from './lsp-positions.ts'
 import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
 import { benchSkill } from './skill.ts'
+import { benchTools } from './tools.ts'
 import { benchWeb } from './web.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   skill: benchSkill,
   serve: benchServe,
   fs: benchFs,
+  tools: benchTools,
 }
 const selected = process.argv.slice(2)
 for (const name of selected.length ? selected : Object.keys(benches)) {
