@@ -1,22 +1,26 @@
 import { benchFs } from './fs.ts'
 import { benchLsp } from './lsp.ts'
+import { benchLspFraming } from './lsp-framing.ts'
 import { benchLspPositions } from './lsp-positions.ts'
 import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
 import { benchSkill } from './skill.ts'
 import { benchStartup } from './startup.ts'
+import { benchTools } from './tools.ts'
 import { benchWeb } from './web.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
 const benches: Record<string, () => Promise<string[]>> = {
   lsp: benchLsp,
   'lsp-positions': benchLspPositions,
+  'lsp-framing': benchLspFraming,
   web: benchWeb,
   mcp: benchMcp,
   skill: benchSkill,
   serve: benchServe,
   fs: benchFs,
   startup: benchStartup,
+  tools: benchTools,
 }
 const selected = process.argv.slice(2)
 for (const name of selected.length ? selected : Object.keys(benches)) {

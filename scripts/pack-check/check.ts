@@ -15,7 +15,8 @@
  *    hover, a `skill` call, nothing left running); runs `npx dsh status --preset preset.yml` (which
  *    also mounts the installed `dsh serve` through dsh-mcp).
  *
- * The packages come from `pnpm ls -r`, so one added later is covered without touching this file.
+ * The packages come from `pnpm ls -r`, so one added later is covered without touching this file
+ * (private ones outside packages/, the examples, are not published and are skipped).
  * Only the npm registry is reached. `--keep` leaves the install directory behind (it is always kept
  * when a step fails) and prints its path.
  */
@@ -26,7 +27,7 @@ import { fileURLToPath } from 'node:url'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { CheckFailure, run } from './commands.ts'
-import { checkManifests, workspacePackages, type Manifest, type WorkspacePackage } from './workspace.ts'
+import { publishedPackages, workspacePackages, type Manifest, type WorkspacePackage } from './workspace.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -44,9 +45,11 @@ const started = performance.now()
 const step = (title: string) => console.log(`\n== ${title} (${((performance.now() - started) / 1000).toFixed(0)} s)`)
 
 async function main(): Promise<void> {
-  const packages = await workspacePackages(ROOT)
+  const workspace = await workspacePackages(ROOT)
+  const packages = publishedPackages(ROOT, workspace)
   console.log(`${packages.length} packages: ${packages.map((pkg) => pkg.name).join(', ')}`)
-  checkManifests(ROOT, packages)
+  const unpublished = workspace.filter((pkg) => !packages.includes(pkg))
+  if (unpublished.length) console.log(`not published (private): ${unpublished.map((pkg) => pkg.name).join(', ')}`)
 
   step('build')
   for (const pkg of packages) rmSync(join(pkg.path, 'dist'), { recursive: true, force: true })

@@ -31,14 +31,21 @@ export async function workspacePackages(root: string): Promise<WorkspacePackage[
     .sort((a, b) => a.name.localeCompare(b.name))
 }
 
-/** What makes a workspace package publishable here; a package added later gets the same rules. */
-export function checkManifests(root: string, list: readonly WorkspacePackage[]): void {
+/**
+ * The packages to publish: every workspace package except a private one outside packages/ (an
+ * example). Each is checked against what makes a package publishable here, so one added later
+ * gets the same rules.
+ */
+export function publishedPackages(root: string, list: readonly WorkspacePackage[]): WorkspacePackage[] {
   const built = (JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { references: { path: string }[] }).references.map((ref) => join(root, ref.path))
   const problems: string[] = []
   for (const { name, path, manifest } of list) {
     const dir = relative(root, path).split(sep).join('/')
     const problem = (text: string) => problems.push(`${name} (${dir}): ${text}`)
-    if (manifest.private) problem('is private')
+    if (manifest.private) {
+      if (dir.startsWith('packages/')) problem('is private, but every package under packages/ is published')
+      continue
+    }
     if (!manifest.license) problem('has no license')
     if (manifest.repository?.directory !== dir) problem(`repository.directory should be "${dir}"`)
     if (!manifest.engines?.node) problem('has no engines.node')
@@ -54,4 +61,5 @@ export function checkManifests(root: string, list: readonly WorkspacePackage[]):
     }
   }
   if (problems.length) throw new CheckFailure(`packages not ready to publish:\n  ${problems.join('\n  ')}`)
+  return list.filter((pkg) => !pkg.manifest.private)
 }

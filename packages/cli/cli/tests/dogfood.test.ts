@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bootPreset, type Host } from 'dsh-core'
-import { dsh, json, killRunning, ROOT } from './helpers.ts'
+import { descendants, dsh, expectGone, json, killRunning, ROOT } from './helpers.ts'
 
 const PROJECT = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
 const OVERLAY = join(ROOT, 'presets', 'overlays', 'dsh-serve.yml')
@@ -10,24 +9,6 @@ const HOVER = { operation: 'hover', filePath: 'src/main.ts', line: 4, character:
 
 afterEach(() => killRunning())
 
-function descendants(pid: number): number[] {
-  let children: number[] = []
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-  } catch {
-    return []
-  }
-  return children.flatMap((child) => [child, ...descendants(child)])
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('dogfood: dsh serve mounted in our own MCP bridge', () => {
   it('mcp__dsh__lsp answers a hover through two layers (dsh call)', async () => {
@@ -50,8 +31,7 @@ describe('dogfood: dsh serve mounted in our own MCP bridge', () => {
       await host.stop()
       host = undefined
       for (const pid of inner) {
-        for (let tries = 0; alive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
-        expect(alive(pid), `pid ${pid}`).toBe(false)
+        await expectGone(pid)
       }
     } finally {
       await host?.stop()

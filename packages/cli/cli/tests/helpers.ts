@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -114,3 +115,29 @@ export const CORE_ROWS = `# test preset (comments must survive: dsh never writes
 - id: readiness
   name: dsh-core/readiness
 `
+
+/** Every descendant of `pid` (children first), read from /proc: the processes a dsh child started. */
+export function descendants(pid: number): number[] {
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+  return children.flatMap((child) => [child, ...descendants(child)])
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Waits (bounded) for `pid` to be gone and asserts it is. */
+export async function expectGone(pid: number, what = `pid ${pid}`): Promise<void> {
+  for (let tries = 0; alive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+  expect(alive(pid), what).toBe(false)
+}

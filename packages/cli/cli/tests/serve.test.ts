@@ -1,12 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { alive, BIN, CORE_ROWS, descendants, dsh, expectGone, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 const clients: Client[] = []
 
@@ -124,25 +123,6 @@ describe('dsh serve lifecycle', () => {
   })
 })
 
-/** Every descendant of `pid` (children first), read from /proc. */
-function descendants(pid: number): number[] {
-  let children: number[] = []
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-  } catch {
-    return []
-  }
-  return children.flatMap((child) => [child, ...descendants(child)])
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('dsh serve (coding preset)', () => {
   it('answers tools/list with lsp, an lsp hover through tools/call, and leaves no language server behind', async () => {
@@ -166,8 +146,7 @@ describe('dsh serve (coding preset)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     for (const pid of servers) {
-      for (let tries = 0; alive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
-      expect(alive(pid), `language server pid ${pid}`).toBe(false)
+      await expectGone(pid, `language server pid ${pid}`)
     }
   })
 })

@@ -2,6 +2,11 @@ export type JsonPrimitive = string | number | boolean | null
 export type JsonValue = JsonPrimitive | readonly JsonValue[] | { readonly [key: string]: JsonValue }
 export type JsonObject = { readonly [key: string]: JsonValue }
 
+/** An object that is not an array or null: the shape of a JSON object, a config record, a wire message. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /** How deep `toJson` follows objects and arrays unless told otherwise. */
 export const DEFAULT_MAX_JSON_DEPTH = 512
 

@@ -21,14 +21,27 @@ export const ServerConfig = z.strictObject({
   processId: z.enum(['host', 'none']).default('host'),
   /** Source files larger than this are refused before any server starts. */
   maxDocumentBytes: positive(4_000_000),
-  /** Bytes of the server's stderr kept for error messages. */
-  maxStderrBytes: positive(1_000_000),
+  /**
+   * Inbound messages larger than this are refused before their body is read; the server is replaced.
+   * The header block before each message (stray banner lines included) is bounded separately, at 64 KiB.
+   */
+  maxMessageBytes: positive(16_000_000),
+  /** The tail of the server's stderr kept and shown, whole, in the error message when it exits. */
+  maxStderrBytes: positive(2_000),
   /** Deadline for the `initialize` handshake. */
   initializeTimeoutMs: budget(30_000),
+  /**
+   * After `initialized`, how long to wait for the server to refuse one `$/` request, so that what it
+   * asks right after the handshake (its configuration) is answered before the first document
+   * opens; 0 skips it.
+   */
+  handshakeSettleMs: z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS).default(2_000),
   /** Deadline for one request when the caller brings none shorter. */
   requestTimeoutMs: budget(60_000),
   /** How long a query waits for the server's `$/progress` (project loading) to end before answering anyway. */
   indexingTimeoutMs: budget(20_000),
+  /** A work-done progress token still open after this long is treated as ended (a server that forgot to end it stops looking busy). */
+  progressTimeoutMs: budget(600_000),
   /** Graceful `shutdown`/`exit` budget before the process group is killed. */
   shutdownTimeoutMs: budget(5_000),
   /** SIGTERM → SIGKILL grace, and how long a cancelled request may take to settle before the server is replaced. */

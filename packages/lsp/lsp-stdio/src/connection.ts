@@ -1,6 +1,8 @@
 import { errorMessage, oneLine, raceAbort, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
+import { FrameGuard } from './frame-guard.ts'
+import { settlesWithin } from './settle.ts'
 import {
   ConnectionError,
   createMessageConnection,
@@ -20,14 +22,21 @@ export interface ConnectionHooks {
 
 const silent = { error() {}, warn() {}, info() {}, log() {} }
 
-/** After the server's output closes or a write to it fails, how long its exit (with the stderr tail) may take to be noticed. */
+/**
+ * After the server's output closes or a write to it fails, how long its exit (with the stderr tail)
+ * may take to be noticed; and after it exits, how long its output may stay open (a helper process
+ * that inherited it) before the exit counts anyway.
+ */
 const CLOSE_GRACE_MS = 1000
+/** After the output closed, the time vscode-jsonrpc gets to hand on the last messages it read. */
+const DELIVERY_GRACE_MS = 50
 
 /**
- * JSON-RPC over a server's stdio (vscode-jsonrpc does the framing). The connection records one
- * fatal cause — the process exited, a pipe broke, or the server wrote something that is not LSP —
- * and every pending and later request rejects with that very error object, so callers can tell a
- * transport failure (`isFatal`) from a server's error answer.
+ * JSON-RPC over a server's stdio (vscode-jsonrpc does the framing, behind a FrameGuard that bounds
+ * what it may buffer). The connection records one fatal cause — the process exited, a pipe broke,
+ * the server wrote something that is not LSP or a message over `maxMessageBytes` — and every
+ * pending and later request rejects with that very error object, so callers can tell a transport
+ * failure (`isFatal`) from a server's error answer.
  */
 export class LspConnection {
   private fatal: LspError | undefined
@@ -38,16 +47,26 @@ export class LspConnection {
   constructor(
     private readonly child: ChildHandle,
     private readonly serverId: string,
+    limits: { readonly maxMessageBytes: number },
     hooks: ConnectionHooks,
   ) {
-    if (!child.stdout || !child.stdin) {
+    const { stdout, stdin } = child
+    if (!stdout || !stdin) {
       const reason = child.pid <= 0 ? 'it could not be spawned' : 'its stdin and stdout are not pipes'
       throw new LspError(`${serverId}: the language server could not be started: ${reason}`, 'LSP_SERVER_START_FAILED')
     }
-    const reader = new StreamMessageReader(child.stdout)
-    const writer = new StreamMessageWriter(child.stdin)
+    const guard = new FrameGuard(serverId, limits.maxMessageBytes)
+    // Errors reach us through the reader; a late one must never become an uncaught exception.
+    guard.on('error', () => {})
+    stdout.on('error', (error) => guard.destroy(error))
+    stdout.pipe(guard)
+    const reader = new StreamMessageReader(guard)
+    const writer = new StreamMessageWriter(stdin)
     reader.onError((error) => {
-      this.fail(new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error)).slice(0, 300)}`, 'LSP_PROTOCOL_ERROR', { cause: error }))
+      const cause = error instanceof LspError ? error : new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error)).slice(0, 300)}`, 'LSP_PROTOCOL_ERROR', { cause: error })
+      this.fail(cause)
+      // Nothing more is read: whatever the server still writes is refused at the pipe, not buffered.
+      stdout.destroy()
       void child.terminate()
     })
     writer.onError(([error]) => this.expectExit(`writing to the language server failed (${errorMessage(error)})`))
@@ -57,13 +76,18 @@ export class LspConnection {
     this.rpc.onNotification(() => {})
     this.rpc.onClose(() => this.expectExit('the language server closed its output'))
     this.rpc.listen()
-    void child.exited.then((exit) => {
+    const outputClosed = new Promise<void>((resolve) => guard.once('close', () => resolve()))
+    void child.exited.then(async (exit) => {
       if (exit.error) {
         this.fail(new LspError(`${serverId}: the language server could not be started: ${exit.error.message}`, 'LSP_SERVER_START_FAILED', { cause: exit.error }))
-      } else {
-        const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
-        this.fail(this.exitedError(`the language server ${how}`))
+        return
       }
+      // A server that answers and then exits has answered: what it wrote before exiting is read and
+      // handed on (vscode-jsonrpc does that in a few event-loop turns) before the exit is fatal.
+      await settlesWithin(outputClosed, CLOSE_GRACE_MS)
+      await new Promise((resolve) => setTimeout(resolve, DELIVERY_GRACE_MS))
+      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
+      this.fail(this.exitedError(`the language server ${how}`))
     })
   }
 
@@ -162,9 +186,10 @@ export class LspConnection {
     return error
   }
 
+  /** The message carries the whole kept stderr tail: `maxStderrBytes` is what is kept and what is shown. */
   private exitedError(what: string): LspError {
     const tail = this.child.stderrTail().trim()
-    const suffix = tail ? `; stderr: ${tail.slice(-2000)}` : ''
+    const suffix = tail ? `; stderr: ${tail}` : ''
     return new LspError(`${this.serverId}: ${what}${suffix}`, 'LSP_SERVER_EXITED')
   }
 }

@@ -1,11 +1,13 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, errorMessage, untracked } from 'dsh-core'
+import { effectWithTeardown, envFromConfig, errorMessage, HarnessError, untracked } from 'dsh-core'
 import type {} from 'dsh-lsp'
-import { LspStdioConfig, type ServerConfig } from './config.ts'
+import { LspStdioConfig } from './config.ts'
 import { StdioLspProvider } from './provider.ts'
+import { UnavailableLspProvider } from './unavailable.ts'
 
 export { LspStdioConfig, ServerConfig } from './config.ts'
 export { StdioLspProvider } from './provider.ts'
+export { UnavailableLspProvider } from './unavailable.ts'
 
 export const name = 'lsp-stdio'
 /** Several rows may each bring their own servers. */
@@ -14,20 +16,29 @@ export const inject = { required: ['lsp', 'fs', 'subprocess'], optional: ['readi
 
 export const Config = (config: unknown) => LspStdioConfig.parse(config)
 
+/** Lookup failures that mean the server is not installed: the row stays, unavailable. Any other is a malformed command. */
+const NOT_INSTALLED: ReadonlySet<string> = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE'])
+
+/** An executable's absolute path, or why it is not installed. */
+type Lookup = string | { readonly missing: string }
+
 /**
  * Registers one provider per configured server. Activation is transactional: every executable is
- * resolved first (no process starts), then all providers register or none do. Unloading first
- * removes the routes, then shuts every server down (awaited by the host's stop()).
+ * resolved first (no process starts), then all providers register or none do. A server whose
+ * executable is missing still registers, as an unavailable provider (its row says why); a command
+ * that is malformed fails the load. Unloading first removes the routes, then shuts every server
+ * down (awaited by the host's stop()).
  */
 export async function apply(ctx: Context, config: LspStdioConfig): Promise<void> {
   const setup = new AbortController()
   const cancelSetup = ctx.effect(() => () => setup.abort(new Error('lsp-stdio setup disposed')))
   const entries = Object.entries(config.servers)
   const lookups = await Promise.allSettled(
-    entries.map(async ([id, server]) => {
+    entries.map(async ([id, server]): Promise<Lookup> => {
       try {
-        return await ctx.subprocess.resolveExecutable(server.command, { env: explicitEnv(server), signal: setup.signal })
+        return await ctx.subprocess.resolveExecutable(server.command, { env: envFromConfig(server.env), signal: setup.signal })
       } catch (error) {
+        if (!setup.signal.aborted && error instanceof HarnessError && NOT_INSTALLED.has(error.code)) return { missing: error.message }
         const failure = setup.signal.aborted ? error : new Error(`servers.${id}.command: ${errorMessage(error)}`, { cause: error })
         setup.abort(failure)
         throw failure
@@ -38,11 +49,12 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   cancelSetup()
 
   const providers = entries.map(([id, server], index) => {
-    const lookup = lookups[index] as PromiseFulfilledResult<string>
+    const executable = (lookups[index] as PromiseFulfilledResult<Lookup>).value
+    if (typeof executable !== 'string') return new UnavailableLspProvider(id, server.extensionToLanguage, executable.missing)
     return new StdioLspProvider({
       id,
       config: server,
-      executable: lookup.value,
+      executable,
       // Reads and spawns register nothing on our scope: skip cordis's per-call caller tracking.
       fs: untracked(ctx.fs),
       subprocess: untracked(ctx.subprocess),
@@ -78,8 +90,4 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
       probe: (probe) => provider.probe(probe),
     })
   }
-}
-
-function explicitEnv(server: ServerConfig): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(server.env).map(([name, value]) => [name, value ?? undefined]))
 }

@@ -1,4 +1,4 @@
-import { abortError, assertNever, deadline, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, assertNever, deadline, envFromConfig, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import { CancellationTokenSource } from 'vscode-jsonrpc/node'
 import { LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities } from 'vscode-languageserver-protocol'
@@ -7,6 +7,7 @@ import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
 import { ProgressTracker } from './progress.ts'
 import { answerServerRequest } from './server-requests.ts'
+import { settlesWithin } from './settle.ts'
 import { checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
@@ -58,8 +59,8 @@ export class ServerInstance {
   constructor(private readonly options: InstanceOptions) {
     const { config, workspace } = options
     this.workspace = workspace
-    this.progress = new ProgressTracker(config.indexingTimeoutMs)
-    const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, value ?? undefined]))
+    this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
+    const env = envFromConfig(config.env)
     this.child = options.subprocess.spawn({
       argv: [options.executable, ...config.args],
       cwd: workspace.path,
@@ -69,7 +70,7 @@ export class ServerInstance {
       stderrTailBytes: config.maxStderrBytes,
       graceMs: config.killGraceMs,
     })
-    this.connection = new LspConnection(this.child, options.serverId, {
+    this.connection = new LspConnection(this.child, options.serverId, config, {
       onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration: config.configuration, progress: this.progress }),
       onProgress: (token, value) => {
         const wasBusy = this.progress.busy
@@ -102,6 +103,11 @@ export class ServerInstance {
     return this.progress.title
   }
 
+  /** The last progress token treated as ended because it outlived `progressTimeoutMs`. */
+  get expiredProgress(): { readonly title: string; readonly lifetimeMs: number } | undefined {
+    return this.progress.expired
+  }
+
   /** True when `error` is this instance's transport failure (the provider replays such a query once). */
   isTransportFailure(error: unknown): boolean {
     return this.connection.isFatal(error)
@@ -122,8 +128,13 @@ export class ServerInstance {
 
   /** Graceful `shutdown`/`exit` within `shutdownTimeoutMs`, then the process group is ended for sure. Shared by all callers. */
   dispose(): Promise<void> {
+    return this.end(true)
+  }
+
+  /** Like `dispose()`, but `graceful: false` skips the polite phase for a server known not to listen. */
+  private end(graceful: boolean): Promise<void> {
     this.disposed = true
-    this.teardown ??= this.stop()
+    this.teardown ??= this.stop(graceful)
     return this.teardown
   }
 
@@ -202,8 +213,9 @@ export class ServerInstance {
 
   /**
    * Sends a request under the request deadline. On abort it sends `$/cancelRequest` and gives the
-   * server `killGraceMs` to settle; a server that does not is replaced, so a runaway request can
-   * never overlap the next query.
+   * server `killGraceMs` to settle; a server that does not is ended at once (it has shown it is not
+   * listening, so a polite `shutdown` would only make the caller wait `shutdownTimeoutMs` more), so
+   * a runaway request can never overlap the next query.
    */
   private async send(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
     const { config, serverId } = this.options
@@ -216,10 +228,34 @@ export class ServerInstance {
     } catch (error) {
       if (!budget.signal.aborted) throw error
       cancellation.cancel()
-      const settled = await Promise.race([pending.then(() => true, () => true), new Promise<boolean>((resolve) => setTimeout(resolve, config.killGraceMs, false).unref())])
-      if (!settled) await this.dispose()
+      if (!(await settlesWithin(pending, config.killGraceMs))) await this.end(false)
       if (budget.expired) throw new LspError(`${serverId}: ${method} got no answer within ${config.requestTimeoutMs} ms`, 'LSP_TIMEOUT')
       throw abortError(signal, queryAborted)
+    } finally {
+      budget.dispose()
+      cancellation.dispose()
+    }
+  }
+
+  /**
+   * One round trip before the first document is opened. Some servers answer `initialized` by asking
+   * us for their configuration and ignore documents opened before that answer arrives, yet answer
+   * requests about them (bash-language-server returns nothing for the first query of every fresh
+   * server). A `$/` request is one the protocol obliges every server to refuse at once
+   * (MethodNotFound); its reply arrives after everything the server sent before it, including
+   * that configuration request, which we answer first. A server that does not reply costs at most
+   * `handshakeSettleMs`.
+   */
+  private async settleAfterInitialized(): Promise<void> {
+    const { handshakeSettleMs } = this.options.config
+    if (handshakeSettleMs === 0) return
+    const budget = deadline(undefined, handshakeSettleMs, 'LSP_HANDSHAKE_SETTLE')
+    const cancellation = new CancellationTokenSource()
+    try {
+      await raceAbort(this.connection.request('$/dsh/settle', null, cancellation.token), budget.signal)
+    } catch (error) {
+      // The refusal is the expected answer; only a dead connection matters, and it surfaces on the next write.
+      if (this.connection.isFatal(error)) throw error
     } finally {
       budget.dispose()
       cancellation.dispose()
@@ -248,6 +284,7 @@ export class ServerInstance {
       checkPositionEncoding(result.capabilities)
       if (result.serverInfo && typeof result.serverInfo.name === 'string') this.serverInfo = result.serverInfo
       await this.connection.notify('initialized', {})
+      await this.settleAfterInitialized()
       this.initialized = true
       this.options.report('initialized')
       return result.capabilities
@@ -262,9 +299,9 @@ export class ServerInstance {
     }
   }
 
-  private async stop(): Promise<void> {
+  private async stop(graceful: boolean): Promise<void> {
     const { config } = this.options
-    if (this.answered && !this.connection.failure && this.child.running) {
+    if (graceful && this.answered && !this.connection.failure && this.child.running) {
       const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
       const cancellation = new CancellationTokenSource()
       try {

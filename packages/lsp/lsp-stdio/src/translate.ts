@@ -1,4 +1,4 @@
-import { assertNever } from 'dsh-core'
+import { assertNever, isRecord } from 'dsh-core'
 import { LspError, type LspHover, type LspLocation, type LspOperation, type LspPosition, type LspRange } from 'dsh-lsp'
 import type { ServerCapabilities } from 'vscode-languageserver-protocol'
 
@@ -53,9 +53,6 @@ export function checkPositionEncoding(capabilities: ServerCapabilities): void {
 
 const malformed = (message: string) => new LspError(`malformed language server response: ${message}`, 'LSP_MALFORMED_RESPONSE')
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function toPosition(value: unknown): LspPosition | undefined {
   if (!isRecord(value)) return undefined

@@ -36,10 +36,13 @@ describe('ServerConfig defaults', () => {
       configuration: null,
       processId: 'host',
       maxDocumentBytes: 4_000_000,
-      maxStderrBytes: 1_000_000,
+      maxMessageBytes: 16_000_000,
+      maxStderrBytes: 2_000,
       initializeTimeoutMs: 30_000,
+      handshakeSettleMs: 2_000,
       requestTimeoutMs: 60_000,
       indexingTimeoutMs: 20_000,
+      progressTimeoutMs: 600_000,
       shutdownTimeoutMs: 5_000,
       killGraceMs: 2_000,
       idleTimeoutMs: 600_000,
@@ -63,10 +66,12 @@ describe('ServerConfig defaults', () => {
 describe('LspStdioConfig validation', () => {
   const numeric = [
     'maxDocumentBytes',
+    'maxMessageBytes',
     'maxStderrBytes',
     'initializeTimeoutMs',
     'requestTimeoutMs',
     'indexingTimeoutMs',
+    'progressTimeoutMs',
     'shutdownTimeoutMs',
     'killGraceMs',
     'idleTimeoutMs',
@@ -80,7 +85,7 @@ describe('LspStdioConfig validation', () => {
     expect(issuePaths({ servers: { 'bad-budget': { ...base, [field]: '10' } } })).toEqual([`servers.bad-budget.${field}`])
   })
 
-  it.each(['initializeTimeoutMs', 'requestTimeoutMs', 'indexingTimeoutMs', 'shutdownTimeoutMs', 'killGraceMs', 'idleTimeoutMs'] as const)(
+  it.each(['initializeTimeoutMs', 'requestTimeoutMs', 'indexingTimeoutMs', 'progressTimeoutMs', 'shutdownTimeoutMs', 'killGraceMs', 'idleTimeoutMs'] as const)(
     '%s: a timer over 2147483647 ms is refused, the maximum itself is accepted',
     (field) => {
       expect(issuePaths({ servers: { 'bad-timer': { ...base, [field]: 2_147_483_648 } } })).toEqual([`servers.bad-timer.${field}`])

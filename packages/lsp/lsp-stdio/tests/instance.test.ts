@@ -2,7 +2,7 @@
 // requests we send, how answers and server faults come back (coded), cancellation and timeouts,
 // and transparent replacement of a server whose transport failed (reference lsp.md §3.5–§3.9,
 // checklist 63–81, 103–146 where they apply to our vscode-jsonrpc based design).
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeEvents, fakeMessages, fakeServerPath, waitForFakeLog, type FakeLspConfig } from './fixtures/fake-config.ts'
 import { cleanupRigs, closingServerPath, fileUrl, isAlive, makeRig, range, rejection, waitFor } from './fixtures/rig.ts'
 
@@ -342,7 +342,30 @@ describe('cancellation and deadlines', () => {
     expect(isAlive(rig.pids()[0]!)).toBe(true)
   })
 
-  it('a server that ignores the cancel is replaced after killGraceMs; the next query gets a fresh one (110)', async () => {
+  it('an aborted request the server settles in time leaves no kill-grace timer running', async () => {
+    const killGraceMs = 987_654 // distinctive, to find this timer among all others
+    const rig = await makeRig({ fake: { hang: ['textDocument/definition'], answerCancel: true }, server: { killGraceMs } })
+    await rig.query('hover')
+    const setTimer = vi.spyOn(globalThis, 'setTimeout')
+    const clearTimer = vi.spyOn(globalThis, 'clearTimeout')
+    try {
+      const controller = new AbortController()
+      const pending = rig.query('goToDefinition', {}, controller.signal)
+      await waitForFakeLog(rig.log, (e) => fakeMessages(e, 'in', 'textDocument/definition').length > 0)
+      controller.abort(new Error('caller cancelled'))
+      await rejection(pending)
+      const graceTimers = setTimer.mock.calls.flatMap((call, index) => (call[1] === killGraceMs ? [setTimer.mock.results[index]?.value] : []))
+      expect(graceTimers).toHaveLength(1)
+      const cleared = new Set(clearTimer.mock.calls.map((call) => call[0]))
+      expect(graceTimers.filter((timer) => !cleared.has(timer))).toEqual([])
+      expect(isAlive(rig.pids()[0]!)).toBe(true)
+    } finally {
+      setTimer.mockRestore()
+      clearTimer.mockRestore()
+    }
+  })
+
+  it('a server that ignores the cancel is ended after killGraceMs, without shutdown; the next query gets a fresh one (110)', async () => {
     const rig = await makeRig({ fake: { hang: ['textDocument/definition'] } })
     const controller = new AbortController()
     const pending = rig.query('goToDefinition', {}, controller.signal)
@@ -351,8 +374,9 @@ describe('cancellation and deadlines', () => {
     expect((await rejection(pending)).message).toBe('caller cancelled')
     const [first] = rig.pids()
     expect(fakeMessages(rig.entries(), 'in', '$/cancelRequest')).toHaveLength(1)
-    // the query settled only once the stuck server was gone
+    // the query settled only once the stuck server was gone, ended without a polite shutdown it would not hear
     expect(isAlive(first!)).toBe(false)
+    expect(fakeMessages(rig.entries(), 'in', 'shutdown')).toHaveLength(0)
     expect(await rig.query('hover')).toMatchObject({ hover: null })
     expect(rig.pids()).toHaveLength(2)
   })
@@ -430,11 +454,21 @@ describe('transport failures are coded and replayed once', () => {
     expect(error.message).not.toContain('a'.repeat(100))
   })
 
-  it('a server that exits after each reply: the next query succeeds on a fresh process (146)', async () => {
+  it('shows the whole kept stderr tail: maxStderrBytes is what is kept and what is shown', async () => {
+    const stderr = `${'b'.repeat(3999)}|LAST-WORDS`
+    const rig = await makeRig({ fake: { crashOnOpen: true, stderrBeforeExit: stderr }, server: { maxStderrBytes: 5_000 } })
+    const error = await rejection(rig.query('goToDefinition'))
+    expect(error.code).toBe('LSP_SERVER_EXITED')
+    expect(error.message).toContain(stderr)
+  })
+
+  it('a server that exits after each reply: its answer counts, and the next query succeeds on a fresh process (146)', async () => {
     const rig = await makeRig({ fake: { exitAfterReply: true, results: { 'textDocument/hover': { contents: 'bye' } } } })
-    expect(await rig.query('hover')).toEqual({ kind: 'hover', hover: { contents: 'bye' }, complete: true })
-    expect(await rig.query('hover')).toEqual({ kind: 'hover', hover: { contents: 'bye' }, complete: true })
-    expect(rig.pids()).toHaveLength(2)
+    for (let i = 1; i <= 5; i++) {
+      expect(await rig.query('hover')).toEqual({ kind: 'hover', hover: { contents: 'bye' }, complete: true })
+      // answered by the server that then exited, not by a replay on another one
+      expect(rig.pids()).toHaveLength(i)
+    }
   })
 
   it('a server killed between two queries is replaced and the second query succeeds', async () => {
@@ -477,15 +511,6 @@ describe('transport failures are coded and replayed once', () => {
     const rig = await makeRig({ sequence: [{ garbage: 'invalidJson' }, { results: { 'textDocument/definition': [loc('/w/ok.ts')] } }] })
     expect(await rig.query('goToDefinition')).toMatchObject({ locations: [loc('/w/ok.ts')] })
     expect(rig.pids()).toHaveLength(2)
-  })
-
-  it('a stray unframed line before the initialize reply is a coded LSP_PROTOCOL_ERROR; the next query works on a fresh server (37)', async () => {
-    const rig = await makeRig({ sequence: [{ garbage: 'strayLineBeforeInitializeReply' }, { garbage: 'strayLineBeforeInitializeReply' }, {}] })
-    const error = await rejection(rig.query('goToDefinition'))
-    expect(error.code).toBe('LSP_PROTOCOL_ERROR')
-    expect(rig.pids().filter(isAlive)).toEqual([])
-    expect(await rig.query('goToDefinition')).toMatchObject({ kind: 'locations', locations: [] })
-    expect(rig.pids()).toHaveLength(3)
   })
 
   it('a server that exits right after initialize: LSP_SERVER_EXITED after one replay', async () => {

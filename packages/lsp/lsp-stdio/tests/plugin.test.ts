@@ -2,8 +2,10 @@
 // command resolved first, all providers register or none do), routing through ctx.lsp, readiness
 // rows, and teardown that leaves no server process behind (reference lsp.md §3.2, checklist
 // 127, 151–167 adapted).
+import { execFile } from 'node:child_process'
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import { bootPreset, PresetError, settleTeardowns, type Host } from 'dsh-core'
 import FileSystem from 'dsh-core/fs'
@@ -113,15 +115,27 @@ describe('booted from a preset', () => {
     expect((await rejection(host.app.lsp.query(hover(ws, 'c.rs')))).code).toBe('LSP_UNAVAILABLE')
   })
 
-  it('a missing command fails the boot naming servers.<id>.command, with the subprocess code as cause', async () => {
-    const error = await rejection(boot({ ghost: { command: 'dsh-lsp-stdio-test-no-such-server', extensionToLanguage: { '.ts': 'typescript' } } }))
+  it('a missing command keeps the row: the boot succeeds, status says unavailable and why, queries are LSP_UNAVAILABLE', async () => {
+    const ws = makeWorkspace({ 'a.ts': 'ts\n', 'main.go': 'package main\n' })
+    const good = fakeServer({ results: { 'textDocument/hover': { contents: 'still served' } } })
+    const host = await boot({ good: good.config, go: { command: 'dsh-lsp-stdio-test-no-such-gopls', extensionToLanguage: { '.go': 'go' } } })
+    const missing = '`dsh-lsp-stdio-test-no-such-gopls` not found on PATH or in node_modules/.bin'
+    for (const rows of [await host.app.readiness.report(), await host.app.readiness.report({ probe: true, cwd: ws })]) {
+      expect(rows.find((row) => row.id === 'go')).toMatchObject({ surface: 'lsp', configured: true, state: 'unavailable', detail: `${missing} [.go]` })
+    }
+    const error = await rejection(host.app.lsp.query(hover(ws, 'main.go')))
+    expect(error).toMatchObject({ code: 'LSP_UNAVAILABLE', message: `go: the language server is unavailable: ${missing}` })
+    // the other server of the row is unaffected
+    expect(await host.app.lsp.query(hover(ws))).toMatchObject({ hover: { contents: 'still served' } })
+  })
+
+  it('a malformed command still fails the boot, naming servers.<id>.command', async () => {
+    const error = await rejection(boot({ bad: { command: './bin/server', extensionToLanguage: { '.ts': 'typescript' } } }))
     expect(error).toBeInstanceOf(PresetError)
     expect(error.code).toBe('PRESET_PLUGIN_FAILED')
-    expect(error.message).toContain('row "lsp-stdio"')
-    expect(error.message).toContain('servers.ghost.command')
-    expect(error.message).toContain('not found on PATH')
-    expect(error.cause?.cause).toMatchObject({ code: 'SUBPROCESS_NOT_FOUND' })
-    expect(error.message).toMatch(/\[SUBPROCESS_NOT_FOUND\]$/)
+    expect(error.message).toContain('servers.bad.command')
+    expect(error.message).toContain('must be a bare name or an absolute path')
+    expect(error.cause?.cause).toMatchObject({ code: 'SUBPROCESS_COMMAND_INVALID' })
   })
 
   it('two servers claiming .ts fail the boot with LSP_CONFLICT', async () => {
@@ -172,14 +186,15 @@ describe('mounted on a cordis app', () => {
     expect(pidsOf(server.log).filter(isAlive)).toEqual([])
   })
 
-  it('one valid and one missing command: nothing is registered (164)', async () => {
+  it('one valid and one missing command: both register, the missing one answers LSP_UNAVAILABLE (164, changed)', async () => {
     const app = await seamApp()
-    const ws = makeWorkspace()
+    const ws = makeWorkspace({ 'a.ts': 'x\n', 'b.py': 'y\n' })
     const good = fakeServer()
     await mount(app, { servers: { good: good.config, ghost: { command: 'dsh-lsp-stdio-test-no-such-server', extensionToLanguage: { '.py': 'python' } } } })
-    expect(app.lsp.routing()).toEqual([])
-    expect((await rejection(app.lsp.query(hover(ws)))).code).toBe('LSP_UNAVAILABLE')
-    expect(pidsOf(good.log)).toEqual([])
+    expect(app.lsp.routing().map((route) => route.providerId).sort()).toEqual(['ghost', 'good'])
+    expect(await app.lsp.query(hover(ws))).toMatchObject({ kind: 'hover' })
+    expect(await rejection(app.lsp.query(hover(ws, 'b.py')))).toMatchObject({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('not found on PATH') })
+    expect(pidsOf(good.log)).toHaveLength(1)
   })
 
   it('two servers claiming .ts: nothing stays registered (167)', async () => {
@@ -191,16 +206,17 @@ describe('mounted on a cordis app', () => {
     expect((await rejection(app.lsp.query(hover(ws, 'b.py')))).code).toBe('LSP_UNAVAILABLE')
   })
 
-  it('an absolute command that is not executable, or a directory, fails activation (160, 161)', async () => {
+  it('an absolute command that is not executable, a directory or missing is unavailable, not a failed load (160, 161, changed)', async () => {
     const dir = tempDir()
     const script = join(dir, 'not-executable')
     writeFileSync(script, '#!/bin/sh\n')
     chmodSync(script, 0o644)
-    for (const command of [script, dir]) {
+    const ws = makeWorkspace()
+    for (const command of [script, dir, join(dir, 'missing')]) {
       const app = await seamApp()
       const fork = await mount(app, { servers: { bad: { command, extensionToLanguage: { '.ts': 'typescript' } } } })
-      expect(fork.status).toBe(3)
-      expect(app.lsp.routing()).toEqual([])
+      expect(fork.status).toBe(2)
+      expect(await rejection(app.lsp.query(hover(ws)))).toMatchObject({ code: 'LSP_UNAVAILABLE', message: `bad: the language server is unavailable: ${command} is not an executable file` })
     }
   })
 
@@ -218,8 +234,36 @@ describe('mounted on a cordis app', () => {
 
     const empty = tempDir()
     const other = await seamApp()
-    const fork = await mount(other, { servers: { fake: { command: 'dsh-test-fake-lsp', extensionToLanguage: { '.ts': 'typescript' }, env: { PATH: `::${empty}::` } } } })
-    expect(fork.status).toBe(3)
-    expect(other.lsp.routing()).toEqual([])
+    await mount(other, { servers: { fake: { command: 'dsh-test-fake-lsp', extensionToLanguage: { '.ts': 'typescript' }, env: { PATH: `::${empty}::` } } } })
+    expect(await rejection(other.lsp.query(hover(ws)))).toMatchObject({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('`dsh-test-fake-lsp` not found on PATH') })
+  })
+})
+
+describe('the dsh command', () => {
+  const DSH = fileURLToPath(new URL('../../../cli/cli/bin/dsh.mjs', import.meta.url))
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [DSH, ...args], { timeout: 90_000 }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }))
+    })
+
+  it('dsh status with an overlay naming a server that is not installed boots and shows that row unavailable, saying why', async () => {
+    const ws = makeWorkspace()
+    const server = fakeServer({ serverInfo: { name: 'fake-ls', version: '1' } })
+    const preset = writePreset({ servers: { fake: server.config } })
+    const overlay = join(tempDir(), 'go.yml')
+    writeFileSync(overlay, '- id: lsp-stdio\n  config:\n    servers:\n      go:\n        command: dsh-lsp-stdio-test-no-such-gopls\n        extensionToLanguage: { .go: go }\n')
+    const result = await run(['status', '--json', '--preset', preset, '--config', overlay, '--cwd', ws])
+    expect(result.code, result.stderr).toBe(0)
+    const rows: { id: string }[] = JSON.parse(result.stdout).capabilities
+    expect(rows.find((row) => row.id === 'go')).toEqual({
+      surface: 'lsp',
+      id: 'go',
+      configured: true,
+      tools: [],
+      state: 'unavailable',
+      detail: '`dsh-lsp-stdio-test-no-such-gopls` not found on PATH or in node_modules/.bin [.go]',
+    })
+    expect(rows.find((row) => row.id === 'fake')).toMatchObject({ state: 'ready', detail: expect.stringContaining('fake-ls 1') })
+    expect(pidsOf(server.log).filter(isAlive)).toEqual([])
   })
 })

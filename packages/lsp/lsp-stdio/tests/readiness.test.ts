@@ -94,3 +94,18 @@ describe('status while indexing', () => {
     expect(rig.provider.status().detail).toContain(`pid ${rig.pids()[0]}`)
   })
 })
+
+describe('a progress token that never ends', () => {
+  it('is treated as ended after progressTimeoutMs: the server is ready again, status says why, answers are complete', async () => {
+    const rig = await makeRig({
+      fake: { progress: { onInitialized: true, durationMs: 3_600_000, title: 'Loading forever' } },
+      server: { indexingTimeoutMs: 100, progressTimeoutMs: 600 },
+    })
+    expect(await rig.query('hover')).toMatchObject({ complete: false })
+    expect(rig.provider.status()).toMatchObject({ state: 'indexing', detail: expect.stringContaining('Loading forever') })
+    await waitFor(() => rig.provider.status().state === 'ready', 'the stuck token to be treated as ended')
+    expect(rig.provider.status().detail).toContain('progress "Loading forever" never ended and was treated as ended after 600 ms (progressTimeoutMs)')
+    expect(await rig.query('hover')).toMatchObject({ complete: true })
+    expect(rig.pids()).toHaveLength(1)
+  })
+})

@@ -11,7 +11,7 @@ afterEach(cleanupRigs)
 
 const workspace = { path: '/w/project', url: 'file:///w/project' }
 const configuration = { python: { analysis: { typeCheckingMode: 'strict', paths: ['a'] } }, top: 1, list: [1, 2] }
-const context = (config: unknown = configuration, progress = new ProgressTracker(1_000)) => ({ workspace, configuration: config, progress })
+const context = (config: unknown = configuration, progress = new ProgressTracker(1_000, 600_000)) => ({ workspace, configuration: config, progress })
 
 describe('configurationSection [PURE]', () => {
   it('looks a dotted section up in the configured value', () => {
@@ -80,10 +80,10 @@ describe('answerServerRequest [PURE]', () => {
   })
 
   it('window/workDoneProgress/create → null and starts tracking the token', () => {
-    const progress = new ProgressTracker(1_000)
+    const progress = new ProgressTracker(1_000, 600_000)
     expect(answerServerRequest('window/workDoneProgress/create', { token: 'tok' }, context(configuration, progress))).toBeNull()
     expect(progress.busy).toBe(true)
-    const other = new ProgressTracker(1_000)
+    const other = new ProgressTracker(1_000, 600_000)
     expect(answerServerRequest('window/workDoneProgress/create', { token: { bad: 1 } }, context(configuration, other))).toBeNull()
     expect(other.busy).toBe(false)
   })

@@ -10,9 +10,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('initialize deadline', () => {
   it('a server that never answers initialize fails LSP_SERVER_START_FAILED and is ended', async () => {
-    const rig = await makeRig({ fake: { hang: ['initialize'] }, server: { initializeTimeoutMs: 300 } })
+    // long enough for the fake to start and log itself even on a loaded machine
+    const rig = await makeRig({ fake: { hang: ['initialize'] }, server: { initializeTimeoutMs: 1500 } })
     const error = await rejection(rig.query('goToDefinition'))
-    expect(error).toMatchObject({ code: 'LSP_SERVER_START_FAILED', message: expect.stringContaining('300 ms') })
+    expect(error).toMatchObject({ code: 'LSP_SERVER_START_FAILED', message: expect.stringContaining('1500 ms') })
     expect(rig.pids()).toHaveLength(1) // a start failure is not replayed
     expect(isAlive(rig.pids()[0]!)).toBe(false)
     expect(rig.provider.status().state).toBe('crashed')
@@ -149,6 +150,19 @@ describe('probe', () => {
     // the probed server is the one queries use
     await rig.query('hover')
     expect(rig.pids()).toHaveLength(1)
+  })
+
+  it('a probe queued behind a query while the provider unloads starts no server', async () => {
+    const rig = await makeRig({ fake: { hang: ['textDocument/definition'] } })
+    const query = rig.query('goToDefinition')
+    query.catch(() => {})
+    await waitForFakeLog(rig.log, (e) => fakeMessages(e, 'in', 'textDocument/definition').length === 1)
+    const probe = rig.provider.probe({ cwd: rig.ws, signal: new AbortController().signal })
+    await rig.provider.disposeAll()
+    expect(await probe).toMatchObject({ state: 'unavailable', detail: expect.stringContaining('provider is disposed') })
+    expect((await rejection(query)).code).toBe('LSP_DISPOSED')
+    expect(rig.pids()).toHaveLength(1)
+    expect(rig.pids().filter(isAlive)).toEqual([])
   })
 
   it('never throws: a server that cannot start is crashed, a bad workspace is unavailable', async () => {

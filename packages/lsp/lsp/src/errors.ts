@@ -29,6 +29,8 @@ export const LspErrorCode = {
   LSP_SERVER_EXITED: 'LSP_SERVER_EXITED',
   /** The server wrote bytes that are not valid LSP framing or JSON. */
   LSP_PROTOCOL_ERROR: 'LSP_PROTOCOL_ERROR',
+  /** The server announced a message larger than the provider accepts; it is refused before its body is read. */
+  LSP_MESSAGE_TOO_LARGE: 'LSP_MESSAGE_TOO_LARGE',
   /** The server could not be started, or did not answer `initialize` in time. */
   LSP_SERVER_START_FAILED: 'LSP_SERVER_START_FAILED',
   /** The server crashed too often recently; it is not restarted until its backoff ends. */

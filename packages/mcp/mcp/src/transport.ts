@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { errorMessage, type CredentialService, type SubprocessService } from 'dsh-core'
+import { envFromConfig, errorMessage, type CredentialService, type SubprocessService } from 'dsh-core'
 import type { HttpServerConfig, McpConfig, StdioServerConfig } from './config.ts'
 import { McpError } from './errors.ts'
 import { HttpTransport } from './http-transport.ts'
@@ -32,7 +32,7 @@ export async function createTransport(config: McpConfig, request: TransportReque
 }
 
 async function stdioTransport(config: StdioServerConfig, { services, signal }: TransportRequest): Promise<StdioTransport> {
-  const env = Object.fromEntries(Object.entries(config.env).map(([name, value]) => [name, value ?? undefined]))
+  const env = envFromConfig(config.env)
   let executable: string
   try {
     executable = await services.subprocess.resolveExecutable(config.command, { env, signal })

@@ -1,3 +1,4 @@
+import { isRecord } from 'dsh-core'
 import { SkillError, type SkillErrorCode } from './errors.ts'
 import { skillNameProblem } from './name.ts'
 import type { InvocationPolicy, Observation, ResourceBase, SkillDefinition, SkillSummary } from './types.ts'
@@ -7,9 +8,6 @@ import type { InvocationPolicy, Observation, ResourceBase, SkillDefinition, Skil
 
 type Fields = Record<string, unknown>
 
-function isRecord(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** The problem with the summary fields every candidate and definition share, or undefined. */
 function summaryProblem(value: Fields): string | undefined {

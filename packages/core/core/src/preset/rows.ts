@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
 import { errorMessage } from '../errors.ts'
-import { toJson } from '../json.ts'
+import { isRecord, toJson } from '../json.ts'
 import { describeIssues } from '../tools/schema.ts'
 import { PresetError } from './errors.ts'
 
@@ -147,13 +147,10 @@ function asList(config: unknown, label: string): unknown[] {
   return config
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** Objects merge key by key; anything else in `patch` replaces what was there. */
 export function deepMerge(base: unknown, patch: unknown): unknown {
-  if (!isPlainObject(base) || !isPlainObject(patch)) return patch
+  if (!isRecord(base) || !isRecord(patch)) return patch
   const out: Record<string, unknown> = { ...base }
   for (const [key, value] of Object.entries(patch)) out[key] = deepMerge(base[key], value)
   return out

@@ -45,3 +45,8 @@ export function scrubbedEnv(
   }
   return env
 }
+
+/** A config's `env` (a string sets a variable, `null` removes an inherited one) as a spawn's `env`. */
+export function envFromConfig(env: Readonly<Record<string, string | null>>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value ?? undefined]))
+}

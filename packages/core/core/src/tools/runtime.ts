@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { deadline, MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { untracked } from '../lifetime.ts'
 import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../errors.ts'
-import { deepFreeze, toJson, type JsonObject, type JsonValue } from '../json.ts'
+import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { runInSession } from '../sessions/current.ts'
 import { describeIssues, inputJsonSchema } from './schema.ts'
 import type { CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
@@ -301,13 +301,13 @@ function compileEntry(definition: ToolDefinition): Entry {
     }
   }
   const parameters = toJson(definition.parameters)
-  if (!parameters.ok || !isObject(parameters.value)) {
+  if (!parameters.ok || !isRecord(parameters.value)) {
     throw new ToolError(`tool "${name}": parameters must be a JSON Schema object`, 'INVALID_TOOL')
   }
   return {
     definition,
     parameters: deepFreeze(parameters.value),
-    parse: (args) => (isObject(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
+    parse: (args) => (isRecord(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
   }
 }
 
@@ -323,9 +323,6 @@ function isContent(value: unknown): value is readonly ContentBlock[] {
 
 type Outcome = { kind: 'fulfilled'; value: unknown } | { kind: 'rejected'; error: unknown } | { kind: 'abandoned' }
 
-function isObject(value: JsonValue): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function failure(error: unknown): ToolResult {
   const message = errorMessage(error)

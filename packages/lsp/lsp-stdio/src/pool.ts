@@ -1,0 +1,104 @@
+import { HarnessError, type SubprocessService, type Workspace } from 'dsh-core'
+import { LspError } from 'dsh-lsp'
+import type { ServerConfig } from './config.ts'
+import { IdleEviction } from './idle.ts'
+import { ServerInstance } from './instance.ts'
+
+export interface PoolOptions {
+  readonly serverId: string
+  readonly config: ServerConfig
+  readonly executable: string
+  readonly subprocess: SubprocessService
+  readonly report: (message: string) => void
+  /** Throws when no new server may start for the workspace now (the crash budget). */
+  readonly assertMayStart: (workspace: string) => void
+}
+
+/**
+ * The live processes of one configured server: one per canonical workspace, at most `maxServers`,
+ * each shut down once unused for `idleTimeoutMs`. Once closed it starts nothing, so no caller that
+ * was still queued (a query or a readiness probe) can spawn a server into a disposed pool.
+ */
+export class ServerPool {
+  private readonly instances = new Map<string, ServerInstance>()
+  /** Teardowns of retired servers, which closing must wait for too. */
+  private readonly retiring = new Set<Promise<void>>()
+  private readonly idle: IdleEviction<ServerInstance>
+  private closed = false
+
+  constructor(private readonly options: PoolOptions) {
+    this.idle = new IdleEviction(options.config.idleTimeoutMs, (instance) => {
+      if (instance.busy === 0 && this.instances.get(instance.workspace.path) === instance) void this.retire(instance)
+    })
+  }
+
+  /** The live server for the workspace, or a new one (subject to the crash budget and the cap). */
+  acquire(workspace: Workspace): ServerInstance {
+    if (this.closed) throw new LspError(`${this.options.serverId}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
+    const current = this.instances.get(workspace.path)
+    if (current && !current.dead) return current
+    if (current) void this.retire(current)
+    this.options.assertMayStart(workspace.path)
+    if (this.instances.size >= this.options.config.maxServers) this.makeRoom()
+    let instance: ServerInstance
+    try {
+      const { serverId, config, executable, subprocess, report } = this.options
+      instance = new ServerInstance({ serverId, config, executable, workspace, subprocess, report })
+    } catch (error) {
+      if (error instanceof HarnessError && error.code === 'SUBPROCESS_SHUT_DOWN') throw new LspError(`${this.options.serverId}: the host is shutting down`, 'LSP_DISPOSED', { cause: error })
+      throw error
+    }
+    this.instances.set(workspace.path, instance)
+    return instance
+  }
+
+  /** After use: a dead server goes, a live one starts its idle countdown. */
+  release(instance: ServerInstance): Promise<void> {
+    if (instance.dead) return this.retire(instance)
+    this.idle.schedule(instance)
+    return Promise.resolve()
+  }
+
+  /** Takes the server out of the pool and stops it. */
+  retire(instance: ServerInstance): Promise<void> {
+    this.idle.cancel(instance)
+    if (this.instances.get(instance.workspace.path) === instance) this.instances.delete(instance.workspace.path)
+    const teardown = instance.dispose()
+    const settled = teardown.then(
+      () => {},
+      () => {},
+    )
+    this.retiring.add(settled)
+    void settled.then(() => this.retiring.delete(settled))
+    return teardown
+  }
+
+  /** The most recently used server still in the pool. */
+  newest(): ServerInstance | undefined {
+    let newest: ServerInstance | undefined
+    for (const instance of this.instances.values()) if (!newest || instance.lastUsed > newest.lastUsed) newest = instance
+    return newest
+  }
+
+  /** Starts nothing more, stops every server, and resolves when all of them (and earlier retirements) are gone. */
+  async close(): Promise<void> {
+    this.closed = true
+    this.idle.clear()
+    const instances = [...this.instances.values()]
+    this.instances.clear()
+    const [teardowns] = await Promise.all([Promise.allSettled(instances.map((instance) => this.retire(instance))), ...this.retiring])
+    const failures = teardowns.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
+    if (failures.length === 1) throw failures[0]
+    if (failures.length > 1) throw new AggregateError(failures, 'lsp-stdio instance teardown failed')
+  }
+
+  /** Makes room by retiring the least recently used idle server; with every server busy the new one cannot start. */
+  private makeRoom(): void {
+    let idlest: ServerInstance | undefined
+    for (const instance of this.instances.values()) {
+      if (instance.busy === 0 && (!idlest || instance.lastUsed < idlest.lastUsed)) idlest = instance
+    }
+    if (!idlest) throw new LspError(`${this.options.serverId}: all ${this.options.config.maxServers} servers are busy (maxServers)`, 'LSP_CAPACITY')
+    void this.retire(idlest)
+  }
+}

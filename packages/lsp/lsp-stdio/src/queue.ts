@@ -1,0 +1,30 @@
+import { raceAbort } from 'dsh-core'
+import { queryAborted } from './aborted.ts'
+
+/**
+ * Serialises work per key (a canonical workspace), so one query's read → didOpen → request →
+ * didClose runs whole before the next. An aborted waiter gives up at once, but the queue's tail
+ * keeps following the work actually running, so nobody overtakes it. Tails never reject.
+ */
+export class WorkQueue {
+  private readonly tails = new Map<string, Promise<void>>()
+
+  run<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve()
+    const result = raceAbort(previous, signal, queryAborted).then(work)
+    const tail = previous.then(() => result).then(
+      () => {},
+      () => {},
+    )
+    this.tails.set(key, tail)
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+    })
+    return result
+  }
+
+  /** Resolves once everything queued so far has run. */
+  async drained(): Promise<void> {
+    await Promise.all(this.tails.values())
+  }
+}

@@ -1,0 +1,60 @@
+import { basename } from 'node:path'
+import { assertNever, errorMessage, type CapabilityStatus } from 'dsh-core'
+import { LspError } from 'dsh-lsp'
+import type { ServerInstance } from './instance.ts'
+import type { FailureKind } from './supervision.ts'
+
+/** What the provider knows when `dsh status` asks. */
+export interface ProviderView {
+  readonly executable: string
+  /** Why restarts are blocked (the crash budget), if they are. */
+  readonly blocked: string | undefined
+  /** The most recently used server still in the pool. */
+  readonly newest: ServerInstance | undefined
+  readonly lastCrash: LspError | undefined
+}
+
+/** Blocked restarts, else the most recently used server's state, else the last crash, else idle. */
+export function providerStatus(view: ProviderView): CapabilityStatus {
+  if (view.blocked) return { state: 'crashed', detail: view.blocked }
+  const instance = view.newest
+  if (instance) {
+    const state = instance.state
+    switch (state) {
+      case 'starting':
+        return { state: 'starting', detail: describe(instance, view.executable) }
+      case 'indexing':
+        return { state: 'indexing', detail: `${instance.indexingTitle ?? 'indexing'} (${describe(instance, view.executable)})` }
+      case 'ready':
+        return { state: 'ready', detail: describe(instance, view.executable) + expiredNote(instance) }
+      case 'stopped':
+        break
+      default:
+        return assertNever(state, 'instance state')
+    }
+  }
+  if (view.lastCrash) return { state: 'crashed', detail: view.lastCrash.message }
+  return { state: 'idle', detail: `${view.executable}; starts on the first query` }
+}
+
+/** A probe that failed: a crash shows as crashed (so does a budget that blocks restarts); anything else (a bad workspace, a cancelled probe) as unavailable. */
+export function probeFailureStatus(error: unknown, kind: FailureKind): CapabilityStatus {
+  const blocked = error instanceof LspError && error.code === 'LSP_SERVER_CRASHED'
+  return { state: kind !== 'none' || blocked ? 'crashed' : 'unavailable', detail: errorMessage(error) }
+}
+
+/** Every row ends with the extensions its server answers for. */
+export function withExtensions(status: CapabilityStatus, extensionToLanguage: Readonly<Record<string, string>>): CapabilityStatus {
+  return { state: status.state, detail: `${status.detail} [${Object.keys(extensionToLanguage).join(' ')}]` }
+}
+
+function describe(instance: ServerInstance, executable: string): string {
+  const info = instance.serverInfo
+  const name = info ? `${info.name}${info.version ? ` ${info.version}` : ''}` : basename(executable)
+  return `${name}, pid ${instance.pid}, workspace ${instance.workspace.path}`
+}
+
+function expiredNote(instance: ServerInstance): string {
+  const expired = instance.expiredProgress
+  return expired ? `; progress "${expired.title}" never ended and was treated as ended after ${expired.lifetimeMs} ms (progressTimeoutMs)` : ''
+}
