@@ -11,7 +11,7 @@
  *    calls the model makes, and ends the session.
  * 3. `Harness.stop` unloads everything and waits until every child process is gone.
  */
-import { Context, type ForkScope, type Plugin } from 'cordis'
+import { Context, type ForkScope } from 'cordis'
 import { createUserMessage, settleTeardowns, type CatalogEntry, type Session, type SessionEvent, type ToolResult } from 'dsh-core'
 import Credentials from 'dsh-core/credentials'
 import Fs from 'dsh-core/fs'
@@ -68,11 +68,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     app.plugin(Readiness),
     // Skills: the registry, SKILL.md discovery, and the `skill` tool with its catalog pre-step.
     app.plugin(Skills),
-    load(app, skillFs, options.userHome ? { userHome: options.userHome } : {}),
+    app.plugin(skillFs, options.userHome ? { userHome: options.userHome } : {}),
     app.plugin(toolSkill),
     // Web: the seam with the guarded HTTP fetch provider, and the web_fetch / web_search tools
     // (web_search stays listed and fails with WEB_PROVIDER_UNAVAILABLE: no search provider is loaded).
-    load(app, Web),
+    app.plugin(Web),
     app.plugin(webFetchHttp),
     app.plugin(toolWeb),
   ]
@@ -157,15 +157,6 @@ export async function converse(app: Context, options: ConverseOptions): Promise<
     // keep for it.
     app.sessions.end(session)
   }
-}
-
-/**
- * `app.plugin` for the plugins that declare `inject` as `{ required: [...], optional: [...] }`
- * (dsh-web, dsh-skill-fs, dsh-lsp-stdio, dsh-mcp, dsh-web-search-deepseek): cordis accepts that
- * form at run time, but its typings know only a list or a per-service dict.
- */
-function load(app: Context, plugin: unknown, config?: unknown): ForkScope {
-  return (app.plugin as (plugin: Plugin, config?: unknown) => ForkScope)(plugin as Plugin, config)
 }
 
 function visibleLog(session: Session): SessionEvent[] {

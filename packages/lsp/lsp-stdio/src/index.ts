@@ -12,7 +12,7 @@ export { UnavailableLspProvider } from './unavailable.ts'
 export const name = 'lsp-stdio'
 /** Several rows may each bring their own servers. */
 export const reusable = true
-export const inject = { required: ['lsp', 'fs', 'subprocess'], optional: ['readiness'] }
+export const inject = { lsp: { required: true }, fs: { required: true }, subprocess: { required: true }, readiness: { required: false } }
 
 export const Config = (config: unknown) => LspStdioConfig.parse(config)
 

@@ -16,7 +16,7 @@ export type { CallValue } from './results.ts'
 export const name = 'dsh-mcp'
 /** One row per server: the plugin is applied once per row. */
 export const reusable = true
-export const inject = { required: ['tools', 'subprocess'], optional: ['readiness', 'credentials', 'sessions'] }
+export const inject = { tools: { required: true }, subprocess: { required: true }, readiness: { required: false }, credentials: { required: false }, sessions: { required: false } }
 
 export const Config = (config: unknown) => McpConfig.parse(config)
 

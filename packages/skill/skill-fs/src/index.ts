@@ -19,7 +19,7 @@ export type { Rejection, RootReport } from './scan.ts'
 export const name = 'skill-fs'
 /** Several rows may each bring their own roots (give each its own providerName). */
 export const reusable = true
-export const inject = { required: ['skills', 'fs'], optional: ['readiness'] }
+export const inject = { skills: { required: true }, fs: { required: true }, readiness: { required: false } }
 
 export function apply(ctx: Context, config: SkillFsConfig): void {
   const settings = Config(config)

@@ -11,7 +11,7 @@ export { mapResponse, requestBody, messagesEndpoint } from './wire.ts'
 
 /** dsh-web-search-deepseek: registers the `deepseek-official` search provider on `ctx.web`. */
 export const name = 'web-search-deepseek'
-export const inject = { required: ['web'], optional: ['credentials'] }
+export const inject = { web: { required: true }, credentials: { required: false } }
 
 export const Config = (config: unknown): DeepSeekSearchConfig => DeepSeekSearchConfig.parse(config ?? {})
 

@@ -25,7 +25,7 @@ export type WebConfig = z.infer<typeof WebConfig>
  */
 export class WebService extends Service {
   static Config = (config: unknown) => WebConfig.parse(config ?? {})
-  static inject = { optional: ['readiness'] }
+  static inject = { readiness: { required: false } }
 
   private readonly searchProviders: ProviderRegistry<WebSearchProvider>
   private readonly fetchProviders: ProviderRegistry<WebFetchProvider>
