@@ -27,6 +27,10 @@ export const ToolErrorCode = {
   ABORTED_BEFORE_DISPATCH: 'ABORTED_BEFORE_DISPATCH',
   DUPLICATE_TOOL: 'DUPLICATE_TOOL',
   INVALID_TOOL: 'INVALID_TOOL',
+  /** The tool's approval mode is `deny`, or the approver said no (or failed). */
+  TOOL_DENIED: 'TOOL_DENIED',
+  /** The tool's approval mode is `prompt` and no approver is registered. */
+  TOOL_APPROVAL_REQUIRED: 'TOOL_APPROVAL_REQUIRED',
   /** A body threw something that carries no code of its own. */
   TOOL_FAILED: 'TOOL_FAILED',
 } as const

@@ -6,8 +6,9 @@ import { untracked } from '../lifetime.ts'
 import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { runInSession } from '../sessions/current.ts'
+import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema } from './schema.ts'
-import type { CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
+import type { ApprovalMode, Approver, CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -39,6 +40,7 @@ interface LooseDefinition {
 
 interface Entry {
   readonly definition: ToolDefinition
+  readonly approval: ApprovalMode
   readonly parameters: JsonObject
   readonly parse: (args: JsonValue) => { ok: true; value: unknown } | { ok: false; problem: string }
 }
@@ -51,6 +53,8 @@ export class ToolRuntime extends Service {
 
   private readonly entries = new Map<string, Entry>()
   private readonly guidance = new Map<string, PromptSection>()
+  /** Live approvers, oldest first; the last one answers. */
+  private readonly approvers: { readonly answer: Approver }[] = []
   private readonly settings: ToolsConfig
   /** The app's event registry, asked directly whether anyone listens (see `announce`). */
   private readonly hooks: Context['events']['_hooks']
@@ -123,6 +127,24 @@ export class ToolRuntime extends Service {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
+  /**
+   * Installs the approver that answers for `approval: 'prompt'` tools; an effect on the caller's
+   * scope. With several live approvers the most recently registered one answers; disposing it
+   * hands the job back to the one before.
+   */
+  approver(answer: Approver): () => void {
+    if (typeof answer !== 'function') throw new ToolError('an approver must be a function', 'INVALID_TOOL')
+    const approvers = this.approvers
+    return this.ctx.effect(() => {
+      const slot = { answer }
+      approvers.push(slot)
+      return () => {
+        const at = approvers.lastIndexOf(slot)
+        if (at >= 0) approvers.splice(at, 1)
+      }
+    })
+  }
+
   /** Adds a system-prompt guidance section; an effect on the caller's scope. */
   section(section: PromptSection): () => void {
     if (!section.name) throw new ToolError('prompt section name must be non-empty', 'INVALID_TOOL')
@@ -174,6 +196,7 @@ export class ToolRuntime extends Service {
     if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
 
     const { definition } = entry
+    if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId, definition, args: args.value })
     const budget = deadline(call.signal, definition.timeoutMs ?? 0, ToolErrorCode.TOOL_TIMEOUT)
     const exec: ToolExecution = { callId, name: definition.name, signal: budget.signal, session: call.session }
     dispatched.definition = definition
@@ -289,10 +312,12 @@ function compileEntry(definition: ToolDefinition): Entry {
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_DELAY_MS)) {
     throw new ToolError(`tool "${name}": timeoutMs must be a positive integer no greater than ${MAX_TIMER_DELAY_MS}`, 'INVALID_TOOL')
   }
+  const approval = approvalModeOf(definition)
   if (definition.input) {
     const schema = definition.input
     return {
       definition,
+      approval,
       parameters: deepFreeze(inputJsonSchema(name, schema)),
       parse: (args) => {
         const result = schema.safeParse(args)
@@ -306,6 +331,7 @@ function compileEntry(definition: ToolDefinition): Entry {
   }
   return {
     definition,
+    approval,
     parameters: deepFreeze(parameters.value),
     parse: (args) => (isRecord(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
   }

@@ -34,6 +34,11 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
   /** The surface the tool belongs to (`lsp`, `web`, …); `dsh status` lists it beside that surface's capabilities. */
   readonly surface?: string
   /**
+   * Whether a call needs someone's yes before its body runs (default `auto`). `prompt` asks the
+   * most recently registered approver (`ctx.tools.approver`); `deny` refuses every call.
+   */
+  readonly approval?: ApprovalMode
+  /**
    * The last word on what the model sees, for every outcome once the body was dispatched (a
    * success, a thrown error, a timeout, an abort): return blocks to replace the result's `content`,
    * or `undefined` to keep it. Synchronous; a throw or a malformed return is logged and ignored.
@@ -54,6 +59,27 @@ export interface RawToolDefinition<V extends JsonValue> extends ToolDefinitionBa
 }
 
 export type ToolDefinition<A = any, V extends JsonValue = JsonValue> = ZodToolDefinition<A, V> | RawToolDefinition<V>
+
+/** `auto` runs at once, `prompt` asks the approver first, `deny` never runs. */
+export type ApprovalMode = 'auto' | 'prompt' | 'deny'
+
+/** What an approver is asked about one call of a `prompt` tool. */
+export interface ApprovalRequest {
+  readonly callId: string
+  readonly name: string
+  /** The call's arguments as validated, deep-frozen. */
+  readonly arguments: JsonValue
+  readonly session: Session | undefined
+  /** The tool's `surface`, when it declares one. */
+  readonly surface: string | undefined
+  /** Aborts when the caller gives up on the call: stop asking. */
+  readonly signal: AbortSignal
+}
+
+export type ApprovalDecision = { readonly approved: true } | { readonly approved: false; readonly reason?: string }
+
+/** Answers whether a call may run; a throw or a malformed answer denies it. */
+export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>
 
 export interface CatalogEntry {
   readonly name: string
