@@ -10,6 +10,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 const envName = z.string().regex(ENV_NAME, 'must look like an environment variable name')
+const approvalMode = z.enum(['auto', 'prompt', 'deny'], { error: 'must be "auto", "prompt" or "deny"' })
 
 /** Reconnection after a lost connection or a failed attempt: exponential, jittered, bounded. */
 export const ReconnectConfig = z
@@ -43,6 +44,12 @@ const common = {
   enabledTools: z.array(z.string()).optional(),
   /** Raw tool names never to publish. */
   disabledTools: z.array(z.string()).default([]),
+  /** The approval mode of this server's tools (dsh-core's gate): `auto` runs, `prompt` asks the harness's approver, `deny` refuses. */
+  defaultApproval: approvalMode.default('auto'),
+  /** Raw tool name → approval mode; beats annotations and `defaultApproval`. */
+  toolApproval: z.record(z.string(), approvalMode).default({}),
+  /** Without a `toolApproval` entry, a tool's annotations decide: `readOnlyHint` → auto, `destructiveHint` (not read-only) → prompt. */
+  approvalFromAnnotations: z.boolean().default(false),
   reconnect: ReconnectConfig.prefault({}),
   /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
   maxResultChars: positive(100_000),

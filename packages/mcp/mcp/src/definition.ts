@@ -31,6 +31,7 @@ export function bridgeToolDefinition(tool: PlannedTool, { target, supervisor, co
     parameters: tool.inputSchema,
     surface: 'mcp',
     timeoutMs: config.toolCallTimeoutMs,
+    approval: tool.approval,
     async execute(args, exec) {
       if (tool.taskRequired) {
         throw new McpError(`${tool.rawName} requires task-based execution, which the MCP bridge does not support; the server was not called`, 'MCP_TASK_REQUIRED')

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ListToolsResultSchema, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { deadline, type JsonObject } from 'dsh-core'
+import { deadline, type ApprovalMode, type JsonObject } from 'dsh-core'
+import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { McpError } from './errors.ts'
 import { publicToolName } from './naming.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
@@ -14,12 +15,13 @@ export interface PlannedTool {
   /** Enforced on `structuredContent` when the server advertised a schema AJV can compile. */
   readonly outputCheck: OutputCheck | undefined
   readonly taskRequired: boolean
+  readonly approval: ApprovalMode
 }
 
 export interface ToolPlan {
   readonly tools: readonly PlannedTool[]
-  /** Names in `enabledTools`/`disabledTools` that match no listed tool. */
-  readonly unmatchedFilters: readonly string[]
+  /** One line per config field that names tools the server does not list. */
+  readonly unmatched: readonly string[]
   /** Why an advertised output schema is not enforced, per raw name. */
   readonly unenforcedSchemas: readonly string[]
   /** Server tools left out because their public name is one of the bridge's own tools. */
@@ -62,7 +64,7 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
   return tools
 }
 
-export interface PlanOptions {
+export interface PlanOptions extends ApprovalPolicy {
   readonly enabledTools: readonly string[] | undefined
   readonly disabledTools: readonly string[]
   /** Public names the bridge itself registers for this server (M4 resource tools). */
@@ -106,9 +108,18 @@ export function planTools(serverName: string, listed: readonly Tool[], options: 
       inputSchema: tool.inputSchema as JsonObject,
       outputCheck,
       taskRequired: tool.execution?.taskSupport === 'required',
+      approval: approvalFor(tool, options),
     })
   }
   const listedNames = new Set(listed.map((tool) => tool.name))
-  const unmatchedFilters = [...(options.enabledTools ?? []), ...options.disabledTools].filter((name) => !listedNames.has(name))
-  return { tools, unmatchedFilters, unenforcedSchemas, shadowed }
+  const unmatched = [
+    unlisted('enabledTools/disabledTools', [...(options.enabledTools ?? []), ...options.disabledTools], listedNames),
+    unlisted('toolApproval', Object.keys(options.toolApproval), listedNames),
+  ].filter((line) => line !== undefined)
+  return { tools, unmatched, unenforcedSchemas, shadowed }
+}
+
+function unlisted(field: string, names: readonly string[], listed: ReadonlySet<string>): string | undefined {
+  const missing = names.filter((name) => !listed.has(name))
+  return missing.length ? `${field} name tools the server does not list: ${missing.join(', ')}` : undefined
 }

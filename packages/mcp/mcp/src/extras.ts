@@ -117,6 +117,7 @@ function resourceTools(config: McpConfig, supervisor: Supervisor): ToolDefinitio
     input: z.strictObject({ cursor: z.string().optional().describe('From the previous page, to get the next one.') }),
     surface: 'mcp',
     timeoutMs: config.toolCallTimeoutMs,
+    approval: config.defaultApproval,
     execute: (args, exec) => request(supervisor, supervisor.live, 'resources/list', { method: 'resources/list', ...(args.cursor ? { params: { cursor: args.cursor } } : {}) }, options(exec.signal)),
     render: (_args, value) => capResultText(renderResourceList(value), config.maxResultChars),
   }
@@ -126,6 +127,7 @@ function resourceTools(config: McpConfig, supervisor: Supervisor): ToolDefinitio
     input: z.strictObject({ uri: z.string().min(1).describe('The resource URI.') }),
     surface: 'mcp',
     timeoutMs: config.toolCallTimeoutMs,
+    approval: config.defaultApproval,
     execute: (args, exec) => request(supervisor, supervisor.live, 'resources/read', { method: 'resources/read', params: { uri: args.uri } }, options(exec.signal)),
     render: (_args, value) => capResultText(renderResourceContents(value), config.maxResultChars),
   }

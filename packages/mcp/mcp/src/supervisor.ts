@@ -294,9 +294,9 @@ export class Supervisor {
     if (!this.isCurrent(generation)) return
     const listed = await listAllTools(generation.client, { pageTimeoutMs: this.config.startupTimeoutMs, signal: this.lifetime.signal })
     if (!this.isCurrent(generation)) return
-    const plan = planTools(this.serverName, listed, { enabledTools: this.config.enabledTools, disabledTools: this.config.disabledTools, reserved: this.options.reserved })
-    const unmatched = plan.unmatchedFilters.join(', ')
-    if (unmatched && unmatched !== this.lastUnmatched) this.options.logger.warn(`${this.label}: enabledTools/disabledTools name tools the server does not list: ${unmatched}`)
+    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved })
+    const unmatched = plan.unmatched.join('\n')
+    if (unmatched !== this.lastUnmatched) for (const line of plan.unmatched) this.options.logger.warn(`${this.label}: ${line}`)
     this.lastUnmatched = unmatched
     for (const problem of plan.unenforcedSchemas) this.options.logger.warn(`${this.label}: output schema not enforced for ${problem}`)
     for (const name of plan.shadowed) this.options.logger.warn(`${this.label}: tool ${JSON.stringify(name)} is not published: its name is taken by the bridge's own resource tools`)

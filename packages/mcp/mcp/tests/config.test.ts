@@ -25,6 +25,9 @@ describe('McpConfig', () => {
       startupTimeoutMs: 30_000,
       toolCallTimeoutMs: 60_000,
       disabledTools: [],
+      defaultApproval: 'auto',
+      toolApproval: {},
+      approvalFromAnnotations: false,
       reconnect: { enabled: true, initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 10, stableAfterMs: 30_000, jitterRatio: 0.2 },
       maxResultChars: 100_000,
       instructions: false,
@@ -73,6 +76,10 @@ describe('McpConfig', () => {
     [{ ...http, bearerTokenEnvVar: 'TOKEN', headers: { Authorization: 'x' } }, 'bearerTokenEnvVar: bearerTokenEnvVar sets Authorization'],
     [{ ...http, envHeaders: { 'X-Key': '1BAD' } }, 'envHeaders.X-Key: must look like an environment variable name'],
     [{ ...stdio, transport: 'sse' }, 'transport: transport must be "stdio" or "streamable-http"'],
+    [{ ...stdio, defaultApproval: 'ask' }, 'defaultApproval: must be "auto", "prompt" or "deny"'],
+    [{ ...http, toolApproval: { delete_file: 'yes' } }, 'toolApproval.delete_file: must be "auto", "prompt" or "deny"'],
+    [{ ...stdio, toolApproval: ['delete_file'] }, 'toolApproval'],
+    [{ ...stdio, approvalFromAnnotations: 'yes' }, 'approvalFromAnnotations'],
   ])('refuses %j naming %s', (config, expected) => {
     expect(problems(config).some((problem) => problem.startsWith(expected) || problem.includes(expected))).toBe(true)
   })
@@ -93,6 +100,9 @@ describe('McpConfig', () => {
         instructions: true,
         resources: true,
         prompts: true,
+        defaultApproval: 'prompt',
+        toolApproval: { delete_file: 'deny', 'admin.reset': 'auto' },
+        approvalFromAnnotations: true,
       }),
     ).not.toThrow()
   })
