@@ -65,7 +65,7 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
 }
 
 export interface PlanOptions extends ApprovalPolicy {
-  readonly enabledTools: readonly string[] | undefined
+  readonly enabledTools?: readonly string[] | undefined
   readonly disabledTools: readonly string[]
   /** Public names the bridge itself registers for this server (M4 resource tools). */
   readonly reserved: ReadonlySet<string>
