@@ -8,7 +8,7 @@ export class UsageError extends Error {}
 export type Command =
   | { readonly kind: 'status' }
   | { readonly kind: 'tools' }
-  | { readonly kind: 'call'; readonly tool: string; readonly input: string | undefined }
+  | { readonly kind: 'call'; readonly tool: string; readonly input: string | undefined; readonly approve: boolean }
   | { readonly kind: 'context'; readonly messages: readonly string[] }
   | { readonly kind: 'serve' }
   | { readonly kind: 'help' }
@@ -28,6 +28,7 @@ export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--
   status                      capability readiness (probes providers; exits 0 even if some are not ready)
   tools                       the model-visible tool catalog
   call <tool> [<json>|-]      one tool call exactly as the model would make it (- reads the JSON from stdin)
+    [--yes]                   approve it if the tool asks for approval (its approval mode is prompt)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
   serve                       an MCP server on stdio exposing the tools (and skills as prompts) until stdin closes
 exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
@@ -64,6 +65,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
         cwd: { type: 'string' },
         json: { type: 'boolean' },
         message: { type: 'string', multiple: true },
+        yes: { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -73,7 +75,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
   }
   const { values, positionals } = parsed
   const [name, ...rest] = positionals
-  const command = commandOf(values.help ? 'help' : name, rest, values.message ?? [])
+  const command = commandOf(values.help ? 'help' : name, rest, values.message ?? [], values.yes ?? false)
   return {
     command,
     // Help needs no preset; resolving one could only fail it.
@@ -118,11 +120,12 @@ export function checkWorkspace(path: string): string {
   return path
 }
 
-function commandOf(name: string | undefined, rest: string[], messages: string[]): Command {
+function commandOf(name: string | undefined, rest: string[], messages: string[], approve: boolean): Command {
   const noArguments = (kind: string) => {
     if (rest.length) throw new UsageError(`${kind} takes no arguments (got ${rest.join(' ')})`)
   }
   if (messages.length && name !== 'context') throw new UsageError('--message belongs to the context command')
+  if (approve && name !== 'call') throw new UsageError('--yes belongs to the call command')
   switch (name) {
     case 'status':
       noArguments(name)
@@ -134,7 +137,7 @@ function commandOf(name: string | undefined, rest: string[], messages: string[])
       const [tool, input, ...extra] = rest
       if (!tool) throw new UsageError('call needs a tool name')
       if (extra.length) throw new UsageError(`call takes a tool name and one JSON argument (got ${rest.length} arguments)`)
-      return { kind: 'call', tool, input }
+      return { kind: 'call', tool, input, approve }
     }
     case 'context':
       noArguments(name)

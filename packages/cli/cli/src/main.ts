@@ -140,13 +140,17 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       return answer({ capabilities }, statusText(capabilities))
     }
     case 'tools': {
-      const tools = requireTools(host).catalog()
-      return answer({ tools }, toolsText(tools))
+      const runtime = requireTools(host)
+      const tools = runtime.catalog()
+      return answer({ tools }, toolsText(tools, (name) => runtime.get(name)?.approval))
     }
     case 'call': {
       const args = await parseToolArguments(command.input, io.stdin, signal)
       const session = requireSessions(host).create({ cwd: invocation.cwd })
-      const result = await requireTools(host).execute({ name: command.tool, arguments: args, session, signal })
+      const tools = requireTools(host)
+      // The operator typed --yes: every `prompt` tool is approved (a `deny` tool still is not). Gone with the host.
+      if (command.approve) tools.approver(() => ({ approved: true }))
+      const result = await tools.execute({ name: command.tool, arguments: args, session, signal })
       return answer(result, resultText(result), result.isError ? ExitCode.TOOL_ERROR : ExitCode.OK)
     }
     case 'context': {

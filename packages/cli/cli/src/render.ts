@@ -1,4 +1,4 @@
-import type { CapabilityReport, CatalogEntry, ToolResult } from 'dsh-core'
+import type { ApprovalMode, CapabilityReport, CatalogEntry, ToolResult } from 'dsh-core'
 
 export function statusText(rows: readonly CapabilityReport[]): string {
   if (!rows.length) return 'no capabilities are mounted'
@@ -8,9 +8,16 @@ export function statusText(rows: readonly CapabilityReport[]): string {
   return [line(['surface', 'id', 'state', 'tools', 'detail']), ...table.map(line)].join('\n')
 }
 
-export function toolsText(tools: readonly CatalogEntry[]): string {
+/** One block per tool; an approval line only for tools that do not run at once. */
+export function toolsText(tools: readonly CatalogEntry[], approvalOf: (name: string) => ApprovalMode | undefined): string {
   if (!tools.length) return 'no tools are registered'
-  return tools.map((tool) => `${tool.name}\n  ${tool.description.split('\n')[0]}\n  parameters: ${JSON.stringify(tool.parameters)}`).join('\n')
+  return tools
+    .map((tool) => {
+      const approval = approvalOf(tool.name) ?? 'auto'
+      const gate = approval === 'auto' ? '' : `\n  approval: ${approval}`
+      return `${tool.name}\n  ${tool.description.split('\n')[0]}${gate}\n  parameters: ${JSON.stringify(tool.parameters)}`
+    })
+    .join('\n')
 }
 
 export function resultText(result: ToolResult): string {

@@ -4,6 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Host, SessionService, ToolResult, ToolRuntime } from 'dsh-core'
 import type {} from 'dsh-skill'
+import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
@@ -20,8 +21,9 @@ export interface ServeOptions {
 /**
  * `dsh serve`: the composition as an MCP server on stdio. Every model-visible tool is listed with its
  * JSON Schema and runs through `ctx.tools.execute` in one session; the prompt sections are the
- * server's instructions. Resolves when the client closes stdin or the signal aborts; the caller then
- * stops the host (every child process with it).
+ * server's instructions. A `prompt` tool asks the client's user through elicitation when the
+ * client declared it (serve-approval.ts). Resolves when the client closes stdin or the signal
+ * aborts; the caller then stops the host (every child process with it).
  */
 export async function serve(host: Host, tools: ToolRuntime, sessions: SessionService, options: ServeOptions): Promise<void> {
   const session = sessions.create({ cwd: options.cwd })
@@ -39,8 +41,9 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
     tools: tools.catalog().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' } })),
   }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-    toCallToolResult(await tools.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal })),
+    toCallToolResult(explainApproval(await tools.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal }))),
   )
+  const stopApproving = approveThroughClient(server, tools)
 
   const stopNotifying = [coalesced(() => server.sendToolListChanged(), (listener) => host.app.on('tools/change', listener))]
   if (skills) {
@@ -60,6 +63,7 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
     await closed
   } finally {
     for (const stop of stopNotifying) stop()
+    stopApproving()
     await server.close().catch(() => {})
     sessions.end(session)
   }

@@ -22,7 +22,7 @@ describe('parseInvocation', () => {
       ['call', 'echo', '{"text":"hi"}', '--preset', 'p/preset.yml', '--config', 'a.yml', '--config', '/abs/b.yml', '--cwd', 'proj', '--json'],
       '/base',
     )
-    expect(invocation.command).toEqual({ kind: 'call', tool: 'echo', input: '{"text":"hi"}' })
+    expect(invocation.command).toEqual({ kind: 'call', tool: 'echo', input: '{"text":"hi"}', approve: false })
     expect(invocation.preset).toBe('/base/p/preset.yml')
     expect(invocation.overlays).toEqual(['/base/a.yml', '/abs/b.yml'])
     expect(invocation.cwd).toBe('/base/proj')
