@@ -1,13 +1,13 @@
 // The issue's "Must show" through the real `dsh` command and the shipped files:
 // presets/overlays/everything.yml and examples/mcp-crash (a server whose tool exits the process).
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset } from 'dsh-core'
 import { afterAll, describe, expect, it } from 'vitest'
-import { eventually, isAlive } from './fixtures/rig.ts'
+import { eventually, FIXTURE_SERVER, isAlive } from './fixtures/rig.ts'
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
@@ -92,5 +92,37 @@ describe('examples/mcp-crash: a stdio server whose tool exits the process', () =
     const pids = pidsIn(pidFile)
     expect(pids).toHaveLength(2)
     for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
+})
+
+describe('approval through dsh call (fixture server, defaultApproval: prompt, echo overridden to auto)', () => {
+  const ECHO_PRESET = join(ROOT, 'examples/echo/preset.yml')
+  const overlay = join(scratch, 'approval.yml')
+  writeFileSync(
+    overlay,
+    `- name: dsh-mcp\n  config: { serverName: fixture, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FIXTURE_SERVER)}], defaultApproval: prompt, toolApproval: { echo: auto } }\n`,
+  )
+  const args = ['--preset', ECHO_PRESET, '--config', overlay]
+
+  it('without --yes a prompt tool is exit 1 with TOOL_APPROVAL_REQUIRED; the auto override runs', async () => {
+    const gated = await dsh(['call', 'mcp__fixture__greet', '{"name":"you"}', '--json', ...args])
+    expect(gated.code, gated.stderr).toBe(1)
+    expect((JSON.parse(gated.stdout) as { error: { code: string } }).error.code).toBe('TOOL_APPROVAL_REQUIRED')
+    const open = await dsh(['call', 'mcp__fixture__echo', '{"message":"hi"}', ...args])
+    expect(open.code, open.stderr).toBe(0)
+    expect(open.stdout).toBe('Echo: hi\n')
+  })
+
+  it('--yes approves it', async () => {
+    const run = await dsh(['call', 'mcp__fixture__greet', '{"name":"you"}', '--yes', ...args])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toBe('Hello, you!\n')
+  })
+
+  it('dsh tools shows which server tools need approval', async () => {
+    const run = await dsh(['tools', ...args])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain('mcp__fixture__greet\n  Greets someone.\n  approval: prompt\n')
+    expect(run.stdout).toContain('mcp__fixture__echo\n  Echoes the message.\n  parameters:')
   })
 })
