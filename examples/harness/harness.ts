@@ -12,7 +12,7 @@
  * 3. `Harness.stop` unloads everything and waits until every child process is gone.
  */
 import { Context, type ForkScope } from 'cordis'
-import { createUserMessage, settleTeardowns, type CatalogEntry, type Session, type SessionEvent, type ToolResult } from 'dsh-core'
+import { createUserMessage, stopHost, type CatalogEntry, type Session, type SessionEvent, type ToolResult } from 'dsh-core'
 import Credentials from 'dsh-core/credentials'
 import Fs from 'dsh-core/fs'
 import Readiness from 'dsh-core/readiness'
@@ -82,18 +82,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const failed = forks.find((fork) => fork.error !== undefined || fork.runtime.error !== undefined)
   if (failed) throw new Error(`a plugin failed to start: ${String(failed.error ?? failed.runtime.error)}`)
 
-  const stop = async () => {
-    // cordis disposes first-in first-out and does not await teardowns: unload in reverse order,
-    // letting each plugin's asynchronous teardown (a server told to shut down) finish, then wait
-    // for every process group the subprocess service started to be gone.
-    const subprocess = app.get('subprocess')
-    for (const fork of [...forks].reverse()) {
-      fork.dispose()
-      await settleTeardowns(app)
-    }
-    await app.stop()
-    await subprocess?.shutdown()
-  }
+  // Unloads the plugins in reverse load order, letting each asynchronous teardown (a server told to
+  // shut down) finish, then waits for every process group the subprocess service started to be gone.
+  const stop = () => stopHost(app, forks)
   return { app, stop }
 }
 

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Context } from 'cordis'
-import { settleTeardowns } from 'dsh-core'
+import { stopHost } from 'dsh-core'
 import Credentials from 'dsh-core/credentials'
 import Fs from 'dsh-core/fs'
 import Readiness from 'dsh-core/readiness'
@@ -89,27 +89,12 @@ console.log(`skill:\n${text(skill)}`)
 // The language server and its tsserver, started by the hover: children of this process.
 const children = descendants(process.pid)
 app.sessions.end(session)
-await stop()
+await stopHost(app, forks)
 const left = [...children, ...descendants(process.pid)].filter(alive)
 console.log(`child processes: ${children.length} during the run, ${left.length} after stop${left.length ? ` (${left.join(', ')})` : ''}`)
 rmSync(scratch, { recursive: true, force: true })
 
 if (hover.isError || skill.isError || !children.length || left.length) process.exitCode = 1
-
-/**
- * cordis disposes plugins first-in first-out and does not await their teardown, so a host stops in
- * reverse load order, waiting for each plugin's asynchronous teardown (a language server told to
- * shut down), and then for every process group the subprocess service started to be gone.
- */
-async function stop() {
-  const subprocess = app.get('subprocess')
-  for (const fork of [...forks].reverse()) {
-    fork.dispose()
-    await settleTeardowns(app)
-  }
-  await app.stop()
-  await subprocess?.shutdown()
-}
 
 function text(result) {
   const body = result.content.map((block) => block.text).join('\n')

@@ -13,7 +13,8 @@
  *    harness (examples/harness) against the published declarations under nodenext, and runs the
  *    harness; runs app.mjs (its own cordis app with the host, LSP, Web and Skill plugins, an `lsp`
  *    hover, a `skill` call, nothing left running); runs `npx dsh status --preset preset.yml` (which
- *    also mounts the installed `dsh serve` through dsh-mcp).
+ *    also mounts the installed `dsh serve` through dsh-mcp) and `npx dsh status` on the coding preset
+ *    that dsh-cli carries.
  *
  * The packages come from `pnpm ls -r`, so one added later is covered without touching this file
  * (private ones outside packages/, the examples, are not published and are skipped).
@@ -91,6 +92,10 @@ async function main(): Promise<void> {
     for (const file of ['preset.yml', 'serve.yml']) copyFileSync(join(HERE, file), join(app, file))
     const status = await run('npx', ['--no', 'dsh', 'status', '--preset', 'preset.yml', '--json'], { cwd: app, timeoutMs: 5 * 60_000 })
     checkStatus(status.stdout)
+
+    step('npx dsh status (the packaged coding preset)')
+    const coding = await run('npx', ['--no', 'dsh', 'status', '--json'], { cwd: app, timeoutMs: 5 * 60_000 })
+    checkPackagedPreset(coding.stdout)
 
     passed = true
     step(`all ${packages.length} packages install from their tarballs and work`)
@@ -174,20 +179,46 @@ async function compileConsumer(app: string): Promise<void> {
   console.log('consumer.ts, entries.ts and examples/harness compile')
 }
 
-function checkStatus(stdout: string): void {
-  const rows = (JSON.parse(stdout) as { capabilities: { surface: string; id: string; state: string; tools: string[] }[] }).capabilities
-  for (const row of rows) console.log(`${row.surface}/${row.id}: ${row.state} [${row.tools.join(', ')}]`)
+interface StatusRow {
+  readonly surface: string
+  readonly id: string
+  readonly state: string
+  readonly detail?: string
+  readonly tools: readonly string[]
+}
+
+/** Prints `dsh status --json` rows and fails unless each expected row is in the expected state. */
+function expectStates(label: string, stdout: string, expected: readonly (readonly [surface: string, id: string, state: string])[]): StatusRow[] {
+  const rows = (JSON.parse(stdout) as { capabilities: StatusRow[] }).capabilities
+  for (const row of rows) console.log(`${row.surface}/${row.id}: ${row.state} [${row.tools.join(', ')}]${row.detail ? ` ${row.detail}` : ''}`)
   const state = (surface: string, id: string) => rows.find((row) => row.surface === surface && row.id === id)?.state
-  const expected: [string, string, string][] = [
+  const wrong = expected.filter(([surface, id, want]) => state(surface, id) !== want)
+  if (wrong.length) throw new CheckFailure(`${label}: ${wrong.map(([surface, id, want]) => `${surface}/${id} is ${state(surface, id) ?? 'missing'}, expected ${want}`).join('; ')}`)
+  return rows
+}
+
+function checkStatus(stdout: string): void {
+  const rows = expectStates('dsh status', stdout, [
     ['lsp', 'typescript', 'ready'],
     ['web', 'fetch:http', 'ready'],
     ['skill', 'filesystem', 'ready'],
     ['mcp', 'dsh', 'ready'],
-  ]
-  const wrong = expected.filter(([surface, id, want]) => state(surface, id) !== want)
-  if (wrong.length) throw new CheckFailure(`dsh status: ${wrong.map(([surface, id, want]) => `${surface}/${id} is ${state(surface, id) ?? 'missing'}, expected ${want}`).join('; ')}`)
+  ])
   const served = rows.find((row) => row.surface === 'mcp' && row.id === 'dsh')!.tools
   if (!served.includes('mcp__dsh__skill')) throw new CheckFailure(`dsh status: the mounted dsh serve offers ${served.join(', ') || 'no tools'}, not mcp__dsh__skill`)
+}
+
+/**
+ * The named presets ship inside dsh-cli and resolve their rows against the packages installed beside
+ * it: the TypeScript server this app installed answers; pyright (not installed here) still has its row.
+ */
+function checkPackagedPreset(stdout: string): void {
+  const rows = expectStates('dsh status (coding)', stdout, [
+    ['lsp', 'typescript', 'ready'],
+    ['web', 'fetch:http', 'ready'],
+    ['skill', 'filesystem', 'ready'],
+  ])
+  if (!rows.some((row) => row.surface === 'lsp' && row.id === 'python')) throw new CheckFailure('dsh status (coding): no lsp/python row')
 }
 
 function toArrayBuffer(buffer: Buffer): ArrayBuffer {

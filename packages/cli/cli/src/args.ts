@@ -34,7 +34,13 @@ export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--
 exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
   70 internal error in a plugin, 74 the output could not be written, 130 interrupted`
 
-const PRESETS_DIR = fileURLToPath(new URL('../../../../presets/', import.meta.url))
+/**
+ * Where the named presets live. A published dsh-cli carries copies of base.yml and coding.yml in its
+ * own presets/ (made at pack time, so its rows resolve against the packages installed beside it); in
+ * this workspace the sources run from src/ and the named presets are the repository's.
+ */
+const PACKAGED_PRESETS = fileURLToPath(new URL('../presets/', import.meta.url))
+const PRESETS_DIR = existsSync(PACKAGED_PRESETS) ? PACKAGED_PRESETS : fileURLToPath(new URL('../../../../presets/', import.meta.url))
 
 /**
  * Where relative paths on the command line are meant from. Under `pnpm dsh` the script runs in the

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
+import { isAlive } from '../../../../test-support/processes.ts'
+
+export { descendants, isAlive as alive } from '../../../../test-support/processes.ts'
 
 /** The repository root, found from this file (never hard-coded). */
 export const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
@@ -116,28 +118,10 @@ export const CORE_ROWS = `# test preset (comments must survive: dsh never writes
   name: dsh-core/readiness
 `
 
-/** Every descendant of `pid` (children first), read from /proc: the processes a dsh child started. */
-export function descendants(pid: number): number[] {
-  let children: number[] = []
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-  } catch {
-    return []
-  }
-  return children.flatMap((child) => [child, ...descendants(child)])
-}
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** Waits (bounded) for `pid` to be gone and asserts it is. */
 export async function expectGone(pid: number, what = `pid ${pid}`): Promise<void> {
-  for (let tries = 0; alive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
-  expect(alive(pid), what).toBe(false)
+  for (let tries = 0; isAlive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+  expect(isAlive(pid), what).toBe(false)
 }

@@ -59,3 +59,17 @@ export function assertNever(value: never, what = 'value'): never {
 export function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ')
 }
+
+/**
+ * A failure that carries the JSON-RPC error code a peer answered with (a language server, an MCP
+ * server), so callers can route on the peer's code as well as ours.
+ */
+export class RpcPeerError<Code extends string = string> extends HarnessError<Code> {
+  /** The JSON-RPC error code the peer sent, when the failure is its error answer. */
+  readonly rpcCode: number | undefined
+
+  constructor(message: string, code: Code, options?: { cause?: unknown; rpcCode?: number }) {
+    super(message, code, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.rpcCode = options?.rpcCode
+  }
+}

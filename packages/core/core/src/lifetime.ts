@@ -1,4 +1,4 @@
-import type { Context } from 'cordis'
+import type { Context, ForkScope } from 'cordis'
 import { errorMessage } from './errors.ts'
 
 const pending = new WeakMap<Context, Set<Promise<void>>>()
@@ -28,6 +28,24 @@ export function effectWithTeardown(ctx: Context, setup: () => () => Promise<void
 export async function settleTeardowns(root: Context): Promise<void> {
   const set = pending.get(root)
   while (set?.size) await Promise.all([...set])
+}
+
+/**
+ * Stops a host whose plugins were loaded as `forks`, in load order. cordis disposes first-in
+ * first-out and does not await teardowns, so the plugins are unloaded in reverse, each one's
+ * asynchronous teardown (a server told to shut down) finishing before the plugins it depends on go;
+ * then the app stops and every process group the subprocess service started is waited for.
+ */
+export async function stopHost(app: Context, forks: readonly ForkScope[]): Promise<void> {
+  // Taken now: once its plugin is unloaded, `app.get('subprocess')` no longer finds the service.
+  const subprocess = app.get('subprocess') as { shutdown(): Promise<unknown> } | undefined
+  for (const fork of [...forks].reverse()) {
+    fork.dispose()
+    await settleTeardowns(app)
+  }
+  await app.stop()
+  await subprocess?.shutdown()
+  await settleTeardowns(app)
 }
 
 const ORIGINAL = Symbol.for('cordis.original')

@@ -292,7 +292,7 @@ describe('failures name the row and leave the files unchanged', () => {
     const error = await bootFails({ preset: path('preset.yml') })
     expect(error.code).toBe('PRESET_PLUGIN_NOT_FOUND')
     expect(error.message).toContain('row "ghost"')
-    expect(error.message).toContain('dsh-no-such-plugin-package')
+    expect(error.message).toContain('npm install dsh-no-such-plugin-package')
     expect(error.message).toContain(path('preset.yml'))
   })
 

@@ -1,4 +1,4 @@
-import { HarnessError } from 'dsh-core'
+import { RpcPeerError } from 'dsh-core'
 
 export const LspErrorCode = {
   /** A provider registration is malformed (blank id, bad extension, blank language id, …). */
@@ -46,12 +46,5 @@ export const LspErrorCode = {
 } as const
 export type LspErrorCode = (typeof LspErrorCode)[keyof typeof LspErrorCode]
 
-export class LspError extends HarnessError<LspErrorCode> {
-  /** For `LSP_SERVER_ERROR`: the JSON-RPC error code the server sent (e.g. -32801 ContentModified). */
-  readonly rpcCode: number | undefined
-
-  constructor(message: string, code: LspErrorCode, options?: { cause?: unknown; rpcCode?: number }) {
-    super(message, code, options?.cause === undefined ? undefined : { cause: options.cause })
-    this.rpcCode = options?.rpcCode
-  }
-}
+/** `rpcCode` is set for `LSP_SERVER_ERROR`: the JSON-RPC error code the server sent. */
+export class LspError extends RpcPeerError<LspErrorCode> {}

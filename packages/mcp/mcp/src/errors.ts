@@ -1,4 +1,4 @@
-import { HarnessError } from 'dsh-core'
+import { RpcPeerError } from 'dsh-core'
 
 export const McpErrorCode = {
   /** Another live dsh-mcp row of this app already uses the server name. */
@@ -30,13 +30,8 @@ export const McpErrorCode = {
 } as const
 export type McpErrorCode = (typeof McpErrorCode)[keyof typeof McpErrorCode]
 
-/** Every failure of the MCP bridge a caller can see. Route on `code`. */
-export class McpError extends HarnessError<McpErrorCode> {
-  /** For `MCP_SERVER_ERROR`: the JSON-RPC error code the server sent. */
-  readonly rpcCode: number | undefined
-
-  constructor(message: string, code: McpErrorCode, options?: { cause?: unknown; rpcCode?: number }) {
-    super(message, code, options?.cause === undefined ? undefined : { cause: options.cause })
-    this.rpcCode = options?.rpcCode
-  }
-}
+/**
+ * Every failure of the MCP bridge a caller can see. Route on `code`; `rpcCode` is set for
+ * `MCP_SERVER_ERROR`: the JSON-RPC error code the server sent.
+ */
+export class McpError extends RpcPeerError<McpErrorCode> {}

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import { deadline, raceAbort } from '../abort.ts'
 import { errorMessage, isHarnessError } from '../errors.ts'
-import { settleTeardowns } from '../lifetime.ts'
+import { stopHost } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
 import { loadRow, type LoadedRow } from './load.ts'
 import { applyOverlay, enabledRows, parseRows, readRows, type PresetRow } from './rows.ts'
@@ -70,18 +70,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
 
   const app = new Context()
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []
-  const stop = async () => {
-    // Taken now: once its row is disposed, `app.get('subprocess')` no longer finds the service.
-    const subprocess = app.get('subprocess')
-    for (const { fork } of [...forks].reverse()) {
-      fork.dispose()
-      // A row's own teardown (a server told to shut down) finishes before the rows it depends on go.
-      await settleTeardowns(app)
-    }
-    await app.stop()
-    await subprocess?.shutdown()
-    await settleTeardowns(app)
-  }
+  const stop = () => stopHost(app, forks.map(({ fork }) => fork))
   const host: Host = { app, rows: loaded, stop }
   try {
     for (const entry of loaded) forks.push({ fork: (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(entry.plugin, entry.row.config), entry })

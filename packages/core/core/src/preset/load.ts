@@ -39,7 +39,7 @@ export function resolvePluginPath(row: PresetRow): string {
       // try the next place
     }
   }
-  throw new PresetError(`${rowLabel(row)}: no plugin package "${name}" is installed`, 'PRESET_PLUGIN_NOT_FOUND')
+  throw new PresetError(`${rowLabel(row)}: no plugin package "${name}" is installed (npm install ${name} beside the packages it plugs into)`, 'PRESET_PLUGIN_NOT_FOUND')
 }
 
 /**
