@@ -1,4 +1,4 @@
-import { finished, type Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type { TextDecoder } from 'node:util'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { WebError } from 'dsh-web'
@@ -44,29 +44,56 @@ export async function readBody(body: Readable, headers: { contentType: string | 
     discard(body)
     throw error
   }
+  const reader = new BodyReader(limits, declared.kind === 'sniff' ? undefined : declared.kind, headers.contentType, headerCharset, headerDecoder)
   try {
-    const reader = new CappedReader(limits)
-    let decoder: TextDecoder | undefined
-    let kind: BodyKind | undefined = declared.kind === 'sniff' ? undefined : declared.kind
-    const head: Buffer[] = []
-    let headLength = 0
-    const start = (bytes: Buffer) => {
-      kind ??= sniff(bytes)
-      if (!kind) throw new WebError(`unsupported content type "${headers.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
-      decoder = pickDecoder(bytes, kind, headerCharset, headerDecoder)
-      return reader.push(decoder, bytes)
-    }
-    await drain(source, (chunk) => {
-      if (decoder) return reader.push(decoder, chunk)
-      head.push(chunk)
-      headLength += chunk.byteLength
-      return headLength >= HEAD_BYTES ? start(Buffer.concat(head)) : true
-    })
-    if (!decoder) start(Buffer.concat(head))
-    return { kind: kind!, ...reader.finish(decoder!) }
+    await drain(source, reader)
+    return reader.finish()
   } finally {
     discard(source)
     discard(body)
+  }
+}
+
+/**
+ * One body's decoding: the first bytes are held until the kind and the charset are decided (BOM,
+ * `<meta charset>`, sniffing), then every chunk is decoded as it arrives, under both caps.
+ */
+class BodyReader {
+  private readonly text: CappedReader
+  private decoder: TextDecoder | undefined
+  private head: Buffer[] = []
+  private headLength = 0
+
+  constructor(
+    limits: BodyLimits,
+    private kind: BodyKind | undefined,
+    private readonly contentType: string | undefined,
+    private readonly headerCharset: string | undefined,
+    private readonly headerDecoder: TextDecoder | undefined,
+  ) {
+    this.text = new CappedReader(limits)
+  }
+
+  /** Takes one chunk; false once a cap is reached (stop reading). */
+  push(chunk: Buffer): boolean {
+    if (this.decoder) return this.text.push(this.decoder, chunk)
+    this.head.push(chunk)
+    this.headLength += chunk.byteLength
+    return this.headLength >= HEAD_BYTES ? this.start() : true
+  }
+
+  finish(): DecodedBody {
+    if (!this.decoder) this.start()
+    return { kind: this.kind!, ...this.text.finish(this.decoder!) }
+  }
+
+  private start(): boolean {
+    const head = this.head.length === 1 ? this.head[0]! : Buffer.concat(this.head)
+    this.head = []
+    this.kind ??= sniff(head)
+    if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    this.decoder = pickDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
+    return this.text.push(this.decoder, head)
   }
 }
 
@@ -81,29 +108,36 @@ export function discard(stream: Readable): void {
 }
 
 /**
- * Feeds every chunk to `consume` until it returns false or the stream ends. Plain 'data' events:
- * one promise per body instead of one per chunk, as async iteration would make.
+ * Feeds every chunk to `reader` until it says stop or the stream ends. Plain listeners rather than
+ * async iteration (one promise per chunk) or `finished()` (a dozen listeners per body): this runs
+ * for every fetch, and on a small page its cost shows next to the request itself.
  */
-function drain(source: Readable, consume: (chunk: Buffer) => boolean): Promise<void> {
+function drain(source: Readable, reader: BodyReader): Promise<void> {
   return new Promise((resolve, reject) => {
     let settled = false
+    // The end, error and close listeners stay: once settled they do nothing, and a late error on
+    // a body we stopped reading must still have a listener.
     const settle = (error?: unknown) => {
       if (settled) return
       settled = true
       source.off('data', onData)
-      stopWatching()
       if (error) reject(error instanceof Error ? error : new Error(String(error)))
       else resolve()
     }
     const onData = (chunk: Buffer) => {
       try {
-        if (!consume(chunk)) settle()
+        if (!reader.push(chunk)) settle()
       } catch (error) {
         settle(error)
       }
     }
-    const stopWatching = finished(source, (error) => settle(error ?? undefined))
+    // Closed without an end: destroyed under us (an abort, the deadline) or a cut connection.
+    const onClose = () => settle(source.readableEnded ? undefined : (source.errored ?? new Error('the response body closed before its end')))
+    if (source.destroyed) return onClose()
     source.on('data', onData)
+    source.on('end', settle)
+    source.on('error', settle)
+    source.on('close', onClose)
   })
 }
 

@@ -39,14 +39,12 @@ export function charsetOf(contentType: string | undefined): string | undefined {
   return match ? match[2]!.toLowerCase() : undefined
 }
 
-const BOMS: readonly (readonly [readonly number[], string])[] = [
-  [[0xef, 0xbb, 0xbf], 'utf-8'],
-  [[0xfe, 0xff], 'utf-16be'],
-  [[0xff, 0xfe], 'utf-16le'],
-]
-
+/** The encoding a byte order mark names (UTF-8, UTF-16BE, UTF-16LE), if `head` starts with one. */
 export function bomEncoding(head: Uint8Array): string | undefined {
-  return BOMS.find(([bytes]) => bytes.every((byte, index) => head[index] === byte))?.[1]
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8'
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be'
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le'
+  return undefined
 }
 
 /** `<meta charset=…>` or `<meta http-equiv … content="…; charset=…">` in the first bytes of an HTML page. */
