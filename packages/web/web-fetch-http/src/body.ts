@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream'
+import type { Readable, Transform } from 'node:stream'
 import type { TextDecoder } from 'node:util'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { WebError } from 'dsh-web'
@@ -109,35 +109,28 @@ export function discard(stream: Readable): void {
 
 /**
  * Feeds every chunk to `reader` until it says stop or the stream ends. Plain listeners rather than
- * async iteration (one promise per chunk) or `finished()` (a dozen listeners per body): this runs
- * for every fetch, and on a small page its cost shows next to the request itself.
+ * async iteration (a promise per chunk) or `finished()` (a dozen listeners per body): this runs for
+ * every fetch, and on a small page its cost shows next to the request itself. The promise settles
+ * once; later events (a close after the end, an error on a body we stopped reading) change nothing.
  */
 function drain(source: Readable, reader: BodyReader): Promise<void> {
   return new Promise((resolve, reject) => {
-    let settled = false
-    // The end, error and close listeners stay: once settled they do nothing, and a late error on
-    // a body we stopped reading must still have a listener.
-    const settle = (error?: unknown) => {
-      if (settled) return
-      settled = true
-      source.off('data', onData)
-      if (error) reject(error instanceof Error ? error : new Error(String(error)))
-      else resolve()
-    }
-    const onData = (chunk: Buffer) => {
+    if (source.destroyed) return reject(source.errored ?? new Error('the response body closed before it was read'))
+    source.on('data', (chunk: Buffer) => {
       try {
-        if (!reader.push(chunk)) settle()
+        if (reader.push(chunk)) return
       } catch (error) {
-        settle(error)
+        source.pause()
+        return reject(error)
       }
-    }
+      // A cap is reached: no more chunks (the caller destroys the stream).
+      source.pause()
+      resolve()
+    })
+    source.on('end', resolve)
+    source.on('error', reject)
     // Closed without an end: destroyed under us (an abort, the deadline) or a cut connection.
-    const onClose = () => settle(source.readableEnded ? undefined : (source.errored ?? new Error('the response body closed before its end')))
-    if (source.destroyed) return onClose()
-    source.on('data', onData)
-    source.on('end', settle)
-    source.on('error', settle)
-    source.on('close', onClose)
+    source.on('close', () => reject(new Error('the response body closed before its end')))
   })
 }
 
@@ -191,25 +184,25 @@ function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undef
 }
 
 function decoded(body: Readable, contentEncoding: string | undefined): Readable {
-  const encoding = (contentEncoding ?? '').trim().toLowerCase()
-  const make = () => {
-    switch (encoding) {
-      case '':
-      case 'identity':
-        return undefined
-      case 'gzip':
-      case 'x-gzip':
-        return createGunzip()
-      case 'deflate':
-        return createInflate()
-      case 'br':
-        return createBrotliDecompress()
-      default:
-        throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
-    }
-  }
-  const inflater = make()
+  const inflater = inflaterFor((contentEncoding ?? '').trim().toLowerCase())
   if (!inflater) return body
   body.on('error', (error) => inflater.destroy(error))
   return body.pipe(inflater)
+}
+
+function inflaterFor(encoding: string): Transform | undefined {
+  switch (encoding) {
+    case '':
+    case 'identity':
+      return undefined
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip()
+    case 'deflate':
+      return createInflate()
+    case 'br':
+      return createBrotliDecompress()
+    default:
+      throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+  }
 }

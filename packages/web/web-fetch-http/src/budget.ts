@@ -25,10 +25,12 @@ export class FetchBudget extends EventEmitter {
     private readonly code: string,
   ) {
     super()
-    this.timer = setTimeout(this.expire, Math.min(ms, MAX_TIMER_DELAY_MS))
+    // No closures: the timer gets the budget as its argument and the budget is the upstream
+    // listener itself (handleEvent), which saves their allocation on every fetch.
+    this.timer = setTimeout(expire, Math.min(ms, MAX_TIMER_DELAY_MS), this)
     this.timer.unref()
     if (upstream?.aborted) this.abort(upstream.reason)
-    else upstream?.addEventListener('abort', this.onUpstream, { once: true })
+    else upstream?.addEventListener('abort', this, { once: true })
   }
 
   /** A standard AbortSignal that follows this budget, made on first use. */
@@ -43,7 +45,19 @@ export class FetchBudget extends EventEmitter {
 
   dispose(): void {
     clearTimeout(this.timer)
-    this.upstream?.removeEventListener('abort', this.onUpstream)
+    this.upstream?.removeEventListener('abort', this)
+  }
+
+  /** The caller's signal aborted (this object is its listener). */
+  handleEvent(): void {
+    this.abort(this.upstream?.reason)
+  }
+
+  /** The backstop fired (called by the budget's own timer). */
+  expire(): void {
+    if (this.aborted) return
+    this.expired = true
+    this.abort(new TimeoutReason(this.code, this.ms))
   }
 
   private abort(reason: unknown): void {
@@ -53,12 +67,8 @@ export class FetchBudget extends EventEmitter {
     clearTimeout(this.timer)
     this.emit('abort')
   }
+}
 
-  private readonly expire = (): void => {
-    if (this.aborted) return
-    this.expired = true
-    this.abort(new TimeoutReason(this.code, this.ms))
-  }
-
-  private readonly onUpstream = (): void => this.abort(this.upstream?.reason)
+function expire(budget: FetchBudget): void {
+  budget.expire()
 }
