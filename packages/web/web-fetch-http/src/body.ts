@@ -1,8 +1,8 @@
 import type { Readable, Transform } from 'node:stream'
-import type { TextDecoder } from 'node:util'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { WebError } from 'dsh-web'
-import { bomEncoding, charsetOf, classify, decoderFor, isKnownEncoding, metaCharset, sniff, type BodyKind } from './content.ts'
+import { bomEncoding, charsetOf, classify, metaCharset, sniff, type BodyKind } from './content.ts'
+import { decoderFor, isKnownEncoding, type StreamDecoder } from './decoder.ts'
 
 export interface BodyLimits {
   /** Decoded bytes read at most. */
@@ -33,7 +33,7 @@ export async function readBody(body: Readable, headers: { contentType: string | 
     discard(body)
     throw new WebError(`unsupported content type "${declared.type}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
   }
-  let headerDecoder: TextDecoder | undefined
+  let headerDecoder: StreamDecoder | undefined
   const headerCharset = charsetOf(headers.contentType)
   let source: Readable
   try {
@@ -60,7 +60,7 @@ export async function readBody(body: Readable, headers: { contentType: string | 
  */
 class BodyReader {
   private readonly text: CappedReader
-  private decoder: TextDecoder | undefined
+  private decoder: StreamDecoder | undefined
   private head: Buffer[] = []
   private headLength = 0
 
@@ -69,7 +69,7 @@ class BodyReader {
     private kind: BodyKind | undefined,
     private readonly contentType: string | undefined,
     private readonly headerCharset: string | undefined,
-    private readonly headerDecoder: TextDecoder | undefined,
+    private readonly headerDecoder: StreamDecoder | undefined,
   ) {
     this.text = new CappedReader(limits)
   }
@@ -129,8 +129,11 @@ function drain(source: Readable, reader: BodyReader): Promise<void> {
     })
     source.on('end', resolve)
     source.on('error', reject)
-    // Closed without an end: destroyed under us (an abort, the deadline) or a cut connection.
-    source.on('close', () => reject(new Error('the response body closed before its end')))
+    // Closed without an end: destroyed under us (an abort, the deadline) or a cut connection. After
+    // an end there is nothing to do (and an Error, with its stack, is not cheap to make for nothing).
+    source.on('close', () => {
+      if (!source.readableEnded) reject(new Error('the response body closed before its end'))
+    })
   })
 }
 
@@ -144,7 +147,7 @@ class CappedReader {
   constructor(private readonly limits: BodyLimits) {}
 
   /** Decodes a chunk; false once a cap is reached (stop reading). */
-  push(decoder: TextDecoder, chunk: Buffer): boolean {
+  push(decoder: StreamDecoder, chunk: Buffer): boolean {
     const room = this.limits.maxBytes - this.bytes
     // A body exactly at the cap is whole; one more byte is truncation.
     const fits = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
@@ -159,7 +162,7 @@ class CappedReader {
     return !this.cut
   }
 
-  finish(decoder: TextDecoder): { content: string; truncated: boolean } {
+  finish(decoder: StreamDecoder): { content: string; truncated: boolean } {
     if (!this.cut) this.parts.push(decoder.decode())
     const text = this.parts.join('')
     if (text.length <= this.limits.maxChars) return { content: text, truncated: this.cut }
@@ -173,7 +176,7 @@ export function sliceCodePoints(text: string, max: number): string {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
 }
 
-function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: TextDecoder | undefined): TextDecoder {
+function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: StreamDecoder | undefined): StreamDecoder {
   // WHATWG order: a BOM beats the header, the header beats the page's own <meta>.
   const bom = bomEncoding(head)
   if (bom) return decoderFor(bom)

@@ -1,6 +1,3 @@
-import { TextDecoder } from 'node:util'
-import { WebError } from 'dsh-web'
-
 export type BodyKind = 'html' | 'text'
 
 /** What the Content-Type header says, before any byte is read. */
@@ -73,23 +70,4 @@ export function sniff(head: Uint8Array): BodyKind | undefined {
 function looksLikeHtml(head: Uint8Array): boolean {
   const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 512)).toString('latin1').replace(/^\ufeff|^\u00ef\u00bb\u00bf/, '')
   return HTML_START.test(text)
-}
-
-/** A non-fatal decoder for a label; an unknown label is `WEB_UNSUPPORTED_CONTENT_TYPE`. */
-export function decoderFor(label: string): TextDecoder {
-  try {
-    return new TextDecoder(label)
-  } catch (error) {
-    throw new WebError(`unsupported charset "${label}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE', { cause: error })
-  }
-}
-
-/** True when `label` names an encoding TextDecoder knows (hints from the page must not fail a fetch). */
-export function isKnownEncoding(label: string): boolean {
-  try {
-    new TextDecoder(label)
-    return true
-  } catch {
-    return false
-  }
 }
