@@ -163,13 +163,14 @@ export async function benchWeb(): Promise<string[]> {
     lines.push(`  ${'small HTML page (1.1 kB) → Markdown'.padEnd(44)}`)
     // The bare client decodes the text but converts nothing; the seam line shows ours without the conversion.
     lines.push(...(await latency(`${origin}/small.html`, [bareSide, webSide, toolSide])).lines)
-    lines.push(await throughput(tools, agent, origin, 1_000_000, 20))
-    lines.push(await throughput(tools, agent, origin, 50_000_000, 5))
+    // Before the throughput rows: the bare side's 50 MB decode leaves the heap (and RSS) grown, which would hide any growth here.
     const oursGrowth = await peakRssGrowth(() => ours(tools, `${origin}/bytes/500000000`))
     const bareGrowth = await peakRssGrowth(() => bare(agent, `${origin}/bytes/500000000`, false))
     lines.push(
       `500 MB body, peak RSS growth: ours ${(oursGrowth / 1e6).toFixed(1)} MB (byte cap ${BYTE_CAP / 1e6} MB → ${(oursGrowth / BYTE_CAP).toFixed(2)}x the cap), bare streaming all 500 MB ${(bareGrowth / 1e6).toFixed(1)} MB`,
     )
+    lines.push(await throughput(tools, agent, origin, 1_000_000, 20))
+    lines.push(await throughput(tools, agent, origin, 50_000_000, 5))
     lines.push(await guardCost())
   } finally {
     await agent.destroy()
