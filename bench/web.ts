@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, untracked, type Host } from 'dsh-core'
 import { FetchHttpConfig, HttpFetchProvider, NetworkGuard } from 'dsh-web-fetch-http'
+import { htmlToMarkdown } from 'dsh-tool-web'
 import { Agent, request } from 'undici'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
@@ -111,6 +112,13 @@ async function peakRssGrowth(work: () => Promise<unknown>): Promise<number> {
   return Math.max(peak, process.memoryUsage.rss()) - before
 }
 
+/** htmlToMarkdown (turndown and its DOM) on the page, CPU only: the part of the HTML row the bare client does not do. */
+async function conversionCost(html: string): Promise<string> {
+  const runs: number[] = []
+  for (let i = 0; i < 300; i++) runs.push((await timed(async () => htmlToMarkdown(html)))[0])
+  return `  HTML → Markdown conversion alone (turndown), p50 of the last 200 of 300: ${ms(percentile(runs.slice(100), 50))}`
+}
+
 async function guardCost(): Promise<string> {
   const guard = new NetworkGuard({ allowPrivateNetwork: false, allowedCidrs: ['127.0.0.0/8'], deniedCidrs: [] }, async () => [
     { address: '93.184.215.14', family: 4 },
@@ -161,8 +169,9 @@ export async function benchWeb(): Promise<string[]> {
         `tools runtime ${delta('web_fetch, tools runtime untracked', webSide[0])}, cordis tracking ${delta(toolSide[0], 'web_fetch, tools runtime untracked')}`,
     )
     lines.push(`  ${'small HTML page (1.1 kB) → Markdown'.padEnd(44)}`)
-    // The bare client decodes the text but converts nothing; the seam line shows ours without the conversion.
-    lines.push(...(await latency(`${origin}/small.html`, [bareSide, webSide, toolSide])).lines)
+    // The bare client decodes the text but converts nothing; the next line times the conversion alone.
+    lines.push(...(await latency(`${origin}/small.html`, [bareSide, toolSide])).lines)
+    lines.push(await conversionCost(await (await request(`${origin}/small.html`, { dispatcher: agent })).body.text()))
     // Before the throughput rows: the bare side's 50 MB decode leaves the heap (and RSS) grown, which would hide any growth here.
     const oursGrowth = await peakRssGrowth(() => ours(tools, `${origin}/bytes/500000000`))
     const bareGrowth = await peakRssGrowth(() => bare(agent, `${origin}/bytes/500000000`, false))
