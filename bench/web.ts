@@ -53,11 +53,6 @@ async function bare(agent: Agent, url: string, decode: boolean): Promise<number>
 
 type Side = readonly [label: string, run: (url: string) => Promise<number>]
 
-/**
- * p50 and p95 of each side on one URL, measured in one loop: every round runs every side once, in
- * an order that alternates, so machine load and warm-up spread over all sides alike. The first
- * side is the baseline the ratios divide by.
- */
 /** The same through the Agent with origin and path given apart, as the provider calls it. */
 async function bareByOrigin(agent: Agent, url: string): Promise<number> {
   const { origin, pathname } = new URL(url)
@@ -65,6 +60,11 @@ async function bareByOrigin(agent: Agent, url: string): Promise<number> {
   return (await response.body.text()).length
 }
 
+/**
+ * p50 and p95 of each side on one URL, measured in one loop: every round runs every side once, in
+ * an order that alternates, so machine load and warm-up spread over all sides alike. The first
+ * side is the baseline the ratios divide by.
+ */
 async function latency(url: string, sides: readonly Side[]): Promise<{ lines: string[]; p50: Map<string, number> }> {
   for (let i = 0; i < 300; i++) for (const [, run] of sides) await run(url)
   const samples = sides.map(() => [] as number[])
@@ -151,22 +151,23 @@ export async function benchWeb(): Promise<string[]> {
     const toolSide: Side = ['web_fetch through ctx.tools.execute', (url) => ours(tools, url)]
     lines.push(`latency, ${SMALL} rounds; each round runs every side once, in alternating order; ratios against the first line`)
     lines.push(`  ${'small text page (864 B)'.padEnd(44)} ${'p50'.padStart(9)}  ${'ratio'.padStart(6)}  ${'p95'.padStart(9)}  ${'ratio'.padStart(6)}`)
+    const providerSide: Side = ['provider.fetch (http provider, guard on)', async (url) => (await provider.fetch({ url })).body.content.length]
+    // dsh-core's `untracked`: the runtime without cordis's per-call caller tracking.
+    const untrackedSide: Side = ['web_fetch, tools runtime untracked', (url) => ours(untracked(tools), url)]
     const small = await latency(`${origin}/small.txt`, [
       bareSide,
-      // undici's top-level request() parses the URL string; an Agent given origin and path (as the provider does) skips that.
+      // undici's top-level request() turns the URL string into origin and path; the provider hands its Agent both itself.
       ['  (reference: bare agent.request(origin, path))', (url) => bareByOrigin(agent, url)],
-      ['provider.fetch (http provider, guard on)', async (url) => (await provider.fetch({ url })).body.content.length],
+      providerSide,
       webSide,
-      // dsh-core's `untracked`: the runtime without cordis's per-call caller tracking.
-      ['web_fetch, tools runtime untracked', (url) => ours(untracked(tools), url)],
+      untrackedSide,
       toolSide,
     ])
     lines.push(...small.lines)
-    const at = (label: string) => small.p50.get(label)!
-    const delta = (more: string, less: string) => `${((at(more) - at(less)) * 1000).toFixed(0)} µs`
+    const delta = ([more]: Side, [less]: Side) => `${((small.p50.get(more)! - small.p50.get(less)!) * 1000).toFixed(0)} µs`
     lines.push(
-      `  p50 breakdown: provider ${delta('provider.fetch (http provider, guard on)', bareSide[0])} over bare, seam ${delta(webSide[0], 'provider.fetch (http provider, guard on)')}, ` +
-        `tools runtime ${delta('web_fetch, tools runtime untracked', webSide[0])}, cordis tracking ${delta(toolSide[0], 'web_fetch, tools runtime untracked')}`,
+      `  p50 breakdown: provider ${delta(providerSide, bareSide)} over bare, seam ${delta(webSide, providerSide)}, ` +
+        `tools runtime ${delta(untrackedSide, webSide)}, cordis tracking ${delta(toolSide, untrackedSide)}`,
     )
     lines.push(`  ${'small HTML page (1.1 kB) → Markdown'.padEnd(44)}`)
     // The bare client decodes the text but converts nothing; the next line times the conversion alone.
