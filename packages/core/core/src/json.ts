@@ -18,44 +18,58 @@ export const DEFAULT_MAX_JSON_DEPTH = 512
  * so callers can attach their own code.
  */
 export function toJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): { ok: true; value: JsonValue } | { ok: false; problem: string } {
+  try {
+    return { ok: true, value: new JsonCopy(maxDepth).visit(value) }
+  } catch (error) {
+    if (error instanceof JsonProblem) return { ok: false, problem: error.message }
+    throw error
+  }
+}
+
+/**
+ * One copy's state. A class rather than closures inside `toJson`: every tool call copies twice,
+ * and closures made per call cost more than the copy of a small value (under tsx's keepNames,
+ * each named closure is also a defineProperty).
+ */
+class JsonCopy {
   // The objects being copied and the keys leading to the current node. The path is only spelled
   // out when there is a problem: building it for every key made copying the hot path's main cost.
-  const ancestors: object[] = []
-  const keys: (string | number)[] = []
-  const fail = (what: string): never => {
-    const path = `$${keys.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('')}`
-    throw new JsonProblem(`${path.length > 80 ? `${path.slice(0, 80)}…` : path} ${what}`)
-  }
-  const visit = (node: unknown): JsonValue => {
+  private readonly ancestors: object[] = []
+  private readonly keys: (string | number)[] = []
+
+  constructor(private readonly maxDepth: number) {}
+
+  visit(node: unknown): JsonValue {
     switch (typeof node) {
       case 'string':
       case 'boolean':
         return node
       case 'number':
-        return Number.isFinite(node) ? node : fail('is a non-finite number')
+        return Number.isFinite(node) ? node : this.fail('is a non-finite number')
       case 'object': {
         if (node === null) return null
-        if (ancestors.includes(node)) return fail('is a cycle')
-        if (ancestors.length >= maxDepth) return fail(`nests deeper than ${maxDepth} levels`)
+        const { ancestors, keys } = this
+        if (ancestors.includes(node)) return this.fail('is a cycle')
+        if (ancestors.length >= this.maxDepth) return this.fail(`nests deeper than ${this.maxDepth} levels`)
         ancestors.push(node)
         try {
           if (Array.isArray(node)) {
             const out: JsonValue[] = new Array(node.length)
             for (let index = 0; index < node.length; index++) {
               keys.push(index)
-              out[index] = visit(node[index])
+              out[index] = this.visit(node[index])
               keys.pop()
             }
             return out
           }
           const proto = Object.getPrototypeOf(node)
-          if (proto !== Object.prototype && proto !== null) return fail(`is a ${proto?.constructor?.name ?? 'non-plain'} object, not plain JSON`)
+          if (proto !== Object.prototype && proto !== null) return this.fail(`is a ${proto?.constructor?.name ?? 'non-plain'} object, not plain JSON`)
           const out: Record<string, JsonValue> = {}
           for (const key of Object.keys(node)) {
             const item = (node as Record<string, unknown>)[key]
             if (item === undefined) continue
             keys.push(key)
-            const copy = visit(item)
+            const copy = this.visit(item)
             keys.pop()
             // Assigning "__proto__" would set the copy's prototype; it must stay an ordinary key.
             if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true })
@@ -67,14 +81,13 @@ export function toJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): { ok:
         }
       }
       default:
-        return fail(`is ${node === undefined ? 'undefined' : `a ${typeof node}`}`)
+        return this.fail(`is ${node === undefined ? 'undefined' : `a ${typeof node}`}`)
     }
   }
-  try {
-    return { ok: true, value: visit(value) }
-  } catch (error) {
-    if (error instanceof JsonProblem) return { ok: false, problem: error.message }
-    throw error
+
+  private fail(what: string): never {
+    const path = `$${this.keys.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('')}`
+    throw new JsonProblem(`${path.length > 80 ? `${path.slice(0, 80)}…` : path} ${what}`)
   }
 }
 

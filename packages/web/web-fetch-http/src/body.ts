@@ -1,8 +1,8 @@
-import { finished, type Readable } from 'node:stream'
-import type { TextDecoder } from 'node:util'
+import type { Readable, Transform } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { WebError } from 'dsh-web'
-import { bomEncoding, charsetOf, classify, decoderFor, isKnownEncoding, metaCharset, sniff, type BodyKind } from './content.ts'
+import { bomEncoding, charsetOf, classify, metaCharset, sniff, type BodyKind } from './content.ts'
+import { decoderFor, isKnownEncoding, type StreamDecoder } from './decoder.ts'
 
 export interface BodyLimits {
   /** Decoded bytes read at most. */
@@ -33,7 +33,7 @@ export async function readBody(body: Readable, headers: { contentType: string | 
     discard(body)
     throw new WebError(`unsupported content type "${declared.type}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
   }
-  let headerDecoder: TextDecoder | undefined
+  let headerDecoder: StreamDecoder | undefined
   const headerCharset = charsetOf(headers.contentType)
   let source: Readable
   try {
@@ -44,29 +44,56 @@ export async function readBody(body: Readable, headers: { contentType: string | 
     discard(body)
     throw error
   }
+  const reader = new BodyReader(limits, declared.kind === 'sniff' ? undefined : declared.kind, headers.contentType, headerCharset, headerDecoder)
   try {
-    const reader = new CappedReader(limits)
-    let decoder: TextDecoder | undefined
-    let kind: BodyKind | undefined = declared.kind === 'sniff' ? undefined : declared.kind
-    const head: Buffer[] = []
-    let headLength = 0
-    const start = (bytes: Buffer) => {
-      kind ??= sniff(bytes)
-      if (!kind) throw new WebError(`unsupported content type "${headers.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
-      decoder = pickDecoder(bytes, kind, headerCharset, headerDecoder)
-      return reader.push(decoder, bytes)
-    }
-    await drain(source, (chunk) => {
-      if (decoder) return reader.push(decoder, chunk)
-      head.push(chunk)
-      headLength += chunk.byteLength
-      return headLength >= HEAD_BYTES ? start(Buffer.concat(head)) : true
-    })
-    if (!decoder) start(Buffer.concat(head))
-    return { kind: kind!, ...reader.finish(decoder!) }
+    await drain(source, reader)
+    return reader.finish()
   } finally {
     discard(source)
     discard(body)
+  }
+}
+
+/**
+ * One body's decoding: the first bytes are held until the kind and the charset are decided (BOM,
+ * `<meta charset>`, sniffing), then every chunk is decoded as it arrives, under both caps.
+ */
+class BodyReader {
+  private readonly text: CappedReader
+  private decoder: StreamDecoder | undefined
+  private head: Buffer[] = []
+  private headLength = 0
+
+  constructor(
+    limits: BodyLimits,
+    private kind: BodyKind | undefined,
+    private readonly contentType: string | undefined,
+    private readonly headerCharset: string | undefined,
+    private readonly headerDecoder: StreamDecoder | undefined,
+  ) {
+    this.text = new CappedReader(limits)
+  }
+
+  /** Takes one chunk; false once a cap is reached (stop reading). */
+  push(chunk: Buffer): boolean {
+    if (this.decoder) return this.text.push(this.decoder, chunk)
+    this.head.push(chunk)
+    this.headLength += chunk.byteLength
+    return this.headLength >= HEAD_BYTES ? this.start() : true
+  }
+
+  finish(): DecodedBody {
+    if (!this.decoder) this.start()
+    return { kind: this.kind!, ...this.text.finish(this.decoder!) }
+  }
+
+  private start(): boolean {
+    const head = this.head.length === 1 ? this.head[0]! : Buffer.concat(this.head)
+    this.head = []
+    this.kind ??= sniff(head)
+    if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    this.decoder = pickDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
+    return this.text.push(this.decoder, head)
   }
 }
 
@@ -81,29 +108,32 @@ export function discard(stream: Readable): void {
 }
 
 /**
- * Feeds every chunk to `consume` until it returns false or the stream ends. Plain 'data' events:
- * one promise per body instead of one per chunk, as async iteration would make.
+ * Feeds every chunk to `reader` until it says stop or the stream ends. Plain listeners rather than
+ * async iteration (a promise per chunk) or `finished()` (a dozen listeners per body): this runs for
+ * every fetch, and on a small page its cost shows next to the request itself. The promise settles
+ * once; later events (a close after the end, an error on a body we stopped reading) change nothing.
  */
-function drain(source: Readable, consume: (chunk: Buffer) => boolean): Promise<void> {
+function drain(source: Readable, reader: BodyReader): Promise<void> {
   return new Promise((resolve, reject) => {
-    let settled = false
-    const settle = (error?: unknown) => {
-      if (settled) return
-      settled = true
-      source.off('data', onData)
-      stopWatching()
-      if (error) reject(error instanceof Error ? error : new Error(String(error)))
-      else resolve()
-    }
-    const onData = (chunk: Buffer) => {
+    if (source.destroyed) return reject(source.errored ?? new Error('the response body closed before it was read'))
+    source.on('data', (chunk: Buffer) => {
       try {
-        if (!consume(chunk)) settle()
+        if (reader.push(chunk)) return
       } catch (error) {
-        settle(error)
+        source.pause()
+        return reject(error)
       }
-    }
-    const stopWatching = finished(source, (error) => settle(error ?? undefined))
-    source.on('data', onData)
+      // A cap is reached: no more chunks (the caller destroys the stream).
+      source.pause()
+      resolve()
+    })
+    source.on('end', resolve)
+    source.on('error', reject)
+    // Closed without an end: destroyed under us (an abort, the deadline) or a cut connection. After
+    // an end there is nothing to do (and an Error, with its stack, is not cheap to make for nothing).
+    source.on('close', () => {
+      if (!source.readableEnded) reject(new Error('the response body closed before its end'))
+    })
   })
 }
 
@@ -117,7 +147,7 @@ class CappedReader {
   constructor(private readonly limits: BodyLimits) {}
 
   /** Decodes a chunk; false once a cap is reached (stop reading). */
-  push(decoder: TextDecoder, chunk: Buffer): boolean {
+  push(decoder: StreamDecoder, chunk: Buffer): boolean {
     const room = this.limits.maxBytes - this.bytes
     // A body exactly at the cap is whole; one more byte is truncation.
     const fits = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
@@ -132,7 +162,7 @@ class CappedReader {
     return !this.cut
   }
 
-  finish(decoder: TextDecoder): { content: string; truncated: boolean } {
+  finish(decoder: StreamDecoder): { content: string; truncated: boolean } {
     if (!this.cut) this.parts.push(decoder.decode())
     const text = this.parts.join('')
     if (text.length <= this.limits.maxChars) return { content: text, truncated: this.cut }
@@ -146,7 +176,7 @@ export function sliceCodePoints(text: string, max: number): string {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
 }
 
-function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: TextDecoder | undefined): TextDecoder {
+function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: StreamDecoder | undefined): StreamDecoder {
   // WHATWG order: a BOM beats the header, the header beats the page's own <meta>.
   const bom = bomEncoding(head)
   if (bom) return decoderFor(bom)
@@ -157,25 +187,25 @@ function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undef
 }
 
 function decoded(body: Readable, contentEncoding: string | undefined): Readable {
-  const encoding = (contentEncoding ?? '').trim().toLowerCase()
-  const make = () => {
-    switch (encoding) {
-      case '':
-      case 'identity':
-        return undefined
-      case 'gzip':
-      case 'x-gzip':
-        return createGunzip()
-      case 'deflate':
-        return createInflate()
-      case 'br':
-        return createBrotliDecompress()
-      default:
-        throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
-    }
-  }
-  const inflater = make()
+  const inflater = inflaterFor((contentEncoding ?? '').trim().toLowerCase())
   if (!inflater) return body
   body.on('error', (error) => inflater.destroy(error))
   return body.pipe(inflater)
+}
+
+function inflaterFor(encoding: string): Transform | undefined {
+  switch (encoding) {
+    case '':
+    case 'identity':
+      return undefined
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip()
+    case 'deflate':
+      return createInflate()
+    case 'br':
+      return createBrotliDecompress()
+    default:
+      throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+  }
 }

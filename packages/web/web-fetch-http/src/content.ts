@@ -1,6 +1,3 @@
-import { TextDecoder } from 'node:util'
-import { WebError } from 'dsh-web'
-
 export type BodyKind = 'html' | 'text'
 
 /** What the Content-Type header says, before any byte is read. */
@@ -39,14 +36,12 @@ export function charsetOf(contentType: string | undefined): string | undefined {
   return match ? match[2]!.toLowerCase() : undefined
 }
 
-const BOMS: readonly (readonly [readonly number[], string])[] = [
-  [[0xef, 0xbb, 0xbf], 'utf-8'],
-  [[0xfe, 0xff], 'utf-16be'],
-  [[0xff, 0xfe], 'utf-16le'],
-]
-
+/** The encoding a byte order mark names (UTF-8, UTF-16BE, UTF-16LE), if `head` starts with one. */
 export function bomEncoding(head: Uint8Array): string | undefined {
-  return BOMS.find(([bytes]) => bytes.every((byte, index) => head[index] === byte))?.[1]
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8'
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be'
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le'
+  return undefined
 }
 
 /** `<meta charset=…>` or `<meta http-equiv … content="…; charset=…">` in the first bytes of an HTML page. */
@@ -75,23 +70,4 @@ export function sniff(head: Uint8Array): BodyKind | undefined {
 function looksLikeHtml(head: Uint8Array): boolean {
   const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 512)).toString('latin1').replace(/^\ufeff|^\u00ef\u00bb\u00bf/, '')
   return HTML_START.test(text)
-}
-
-/** A non-fatal decoder for a label; an unknown label is `WEB_UNSUPPORTED_CONTENT_TYPE`. */
-export function decoderFor(label: string): TextDecoder {
-  try {
-    return new TextDecoder(label)
-  } catch (error) {
-    throw new WebError(`unsupported charset "${label}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE', { cause: error })
-  }
-}
-
-/** True when `label` names an encoding TextDecoder knows (hints from the page must not fail a fetch). */
-export function isKnownEncoding(label: string): boolean {
-  try {
-    new TextDecoder(label)
-    return true
-  } catch {
-    return false
-  }
 }

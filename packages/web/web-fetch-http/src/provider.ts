@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream'
-import { deadline, errorMessage, type CapabilityStatus } from 'dsh-core'
+import { errorMessage, type CapabilityStatus } from 'dsh-core'
 import { WebError, type WebFetchProvider, type WebFetchRequest, type WebFetchResult } from 'dsh-web'
 import { Agent, type Dispatcher } from 'undici'
 import { discard, readBody } from './body.ts'
+import { FetchBudget } from './budget.ts'
 import type { FetchHttpConfig } from './config.ts'
 import { guardedConnector, type BaseConnectorOptions, type Connector } from './guard/connector.ts'
 import { NetworkGuard, type Resolver } from './guard/guard.ts'
@@ -30,9 +31,11 @@ export class HttpFetchProvider implements WebFetchProvider {
   readonly guard: NetworkGuard
   private readonly config: FetchHttpConfig
   private readonly agent: Agent
+  private readonly headers: Readonly<Record<string, string>>
 
   constructor(options: HttpFetchProviderOptions) {
     this.config = options.config
+    this.headers = { 'user-agent': options.config.userAgent, accept: ACCEPT, 'accept-encoding': 'gzip, deflate, br' }
     this.guard = new NetworkGuard(options.config, options.resolver)
     // Our own Agent: environment proxies (HTTP_PROXY, …) never apply, so none can route around the guard.
     this.agent = new Agent({ connect: guardedConnector(this.guard, options.connect, options.baseConnector) })
@@ -54,11 +57,11 @@ export class HttpFetchProvider implements WebFetchProvider {
 
   async fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult> {
     if (signal?.aborted) throw new WebError('web fetch aborted', 'WEB_ABORTED', { cause: signal.reason })
-    const budget = deadline(signal, this.config.timeoutMs, 'WEB_FETCH_TIMEOUT')
+    const budget = new FetchBudget(signal, this.config.timeoutMs, 'WEB_FETCH_TIMEOUT')
     try {
       let url = checkedUrl(request.url, this.config.maxUrlLength)
       for (let followed = 0; ; followed++) {
-        const response = await this.dispatch(url, budget.signal)
+        const response = await this.dispatch(url, budget)
         if (!REDIRECT_STATUSES.has(response.statusCode)) return await this.result(url, response)
         try {
           url = this.redirectTarget(url, response, followed)
@@ -80,15 +83,16 @@ export class HttpFetchProvider implements WebFetchProvider {
    * One GET. Every hop is resolved and checked first, so a refused name or address never reaches
    * a socket, and a new connection goes to exactly the answers that were checked.
    */
-  private async dispatch(url: URL, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const release = await this.guard.pin(url.hostname, signal)
+  private async dispatch(url: URL, budget: FetchBudget): Promise<Dispatcher.ResponseData> {
+    // A literal or localhost needs no DNS, so nothing to wait for and no AbortSignal to make.
+    const release = this.guard.pinNow(url.hostname) ?? (await this.guard.pin(url.hostname, budget.signal))
     try {
       return await this.agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        headers: { 'user-agent': this.config.userAgent, accept: ACCEPT, 'accept-encoding': 'gzip, deflate, br' },
-        signal,
+        headers: this.headers,
+        signal: budget,
       })
     } finally {
       release()

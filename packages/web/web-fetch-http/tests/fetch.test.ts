@@ -288,6 +288,14 @@ describe('time and cancellation', () => {
     expect(error.code).toBe('WEB_ABORTED')
   })
 
+  it('a DNS lookup that never answers is cut by the caller’s abort and by the provider timeout', async () => {
+    const resolver = () => new Promise<never>(() => {})
+    const later = new AbortController()
+    setTimeout(() => later.abort(new Error('user cancelled')), 50)
+    expect((await failure(provider({}, { resolver }).fetch({ url: 'http://slow-dns.test/' }, later.signal))).code).toBe('WEB_ABORTED')
+    expect((await failure(provider({ timeoutMs: 50 }, { resolver }).fetch({ url: 'http://slow-dns.test/' }))).code).toBe('WEB_FETCH_TIMEOUT')
+  })
+
   it('F31: connection refused is WEB_PROVIDER_ERROR', async () => {
     const error = await failure(provider(LOOPBACK_ALLOWED).fetch({ url: 'http://127.0.0.1:1/' }))
     expect(error.code).toBe('WEB_PROVIDER_ERROR')

@@ -52,6 +52,16 @@ export class ProviderRegistry<P extends WebProviderBase> {
       }
       return provider
     }
+    // The common case without sorting or building messages: exactly one usable provider.
+    let only: P | undefined
+    let usableCount = 0
+    for (const provider of this.providers.values()) {
+      if (usability(provider).usable) {
+        only = provider
+        usableCount++
+      }
+    }
+    if (usableCount === 1) return only!
     const checked = this.sortedIds().map((id) => ({ id, provider: this.providers.get(id)!, ...usability(this.providers.get(id)!) }))
     const usable = checked.filter((entry) => entry.usable)
     if (usable.length === 1) return usable[0]!.provider

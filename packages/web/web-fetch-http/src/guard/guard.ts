@@ -48,14 +48,9 @@ export class NetworkGuard {
    * a bare address, brackets allowed.
    */
   async resolve(host: string, signal?: AbortSignal): Promise<readonly ResolvedAddress[]> {
-    const bare = unbracket(host)
-    if (isIP(bare)) {
-      this.checkAddress(bare, host, 'is')
-      return [{ address: bare, family: isIP(bare) === 6 ? 6 : 4 }]
-    }
-    const name = normalizeName(bare)
-    if (METADATA_NAMES.has(name)) throw blocked(host, 'is', 'a cloud metadata name', true)
-    const answers = name === 'localhost' || name.endsWith('.localhost') ? LOOPBACK : await this.lookup(name, host, signal)
+    const known = this.resolveWithoutDns(host)
+    if (known) return known
+    const answers = await this.lookup(normalizeName(unbracket(host)), host, signal)
     if (!answers.length) throw new WebError(`web fetch failed: "${host}" has no address`, 'WEB_PROVIDER_ERROR')
     for (const { address } of answers) this.checkAddress(address, host, 'resolves to')
     return answers
@@ -66,9 +61,37 @@ export class NetworkGuard {
    * connections opened until the returned release is called: no second DNS query can rebind it.
    */
   async pin(host: string, signal?: AbortSignal): Promise<() => void> {
-    const answers = await this.resolve(host, signal)
+    return this.pinNow(host) ?? this.hold(host, await this.resolve(host, signal))
+  }
+
+  /**
+   * `pin` without waiting, for a host that needs no DNS (an address literal, a localhost name; a
+   * refused one throws here). Undefined for a name that must be resolved: use `pin`. The common
+   * case of a fetch thus costs no promise and no abort signal.
+   */
+  pinNow(host: string): (() => void) | undefined {
+    const known = this.resolveWithoutDns(host)
+    if (!known) return undefined
     // An address literal is connected to as is: no lookup runs, so there is nothing to pin.
-    if (isIP(unbracket(host))) return NOTHING_PINNED
+    return isIP(unbracket(host)) ? NOTHING_PINNED : this.hold(host, known)
+  }
+
+  /** The checked answers for a literal or a localhost name; throws for a refused one; undefined when DNS must be asked. */
+  private resolveWithoutDns(host: string): readonly ResolvedAddress[] | undefined {
+    const bare = unbracket(host)
+    const family = isIP(bare)
+    if (family) {
+      this.checkAddress(bare, host, 'is')
+      return [{ address: bare, family: family === 6 ? 6 : 4 }]
+    }
+    const name = normalizeName(bare)
+    if (METADATA_NAMES.has(name)) throw blocked(host, 'is', 'a cloud metadata name', true)
+    if (name !== 'localhost' && !name.endsWith('.localhost')) return undefined
+    for (const { address } of LOOPBACK) this.checkAddress(address, host, 'resolves to')
+    return LOOPBACK
+  }
+
+  private hold(host: string, answers: readonly ResolvedAddress[]): () => void {
     const entry = this.pins.get(host)
     if (entry) {
       entry.answers = answers
