@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SkillSummary } from 'dsh-skill'
@@ -310,6 +310,32 @@ describe('frontmatter and validation (S1)', () => {
       await host.stop()
       host = undefined
     }
+  })
+
+  it('remembers parsed frontmatters by size and mtime, at most parsedCacheMaxEntries of them', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    const first = await bundle(root, 'first', 'old words')
+    await bundle(root, 'second', 'two')
+    // A whole second, so setting it again gives exactly the same mtime.
+    const mtime = new Date('2026-01-01T00:00:00Z')
+    await utimes(first, mtime, mtime)
+    // Same size, same mtime, new words: only a file that is not remembered shows the new words.
+    const sneak = async () => {
+      await writeFile(first, skillMd({ name: 'first', description: 'new words' }, 'Body of first.'))
+      await utimes(first, mtime, mtime)
+      host!.app.skills.fileChanged(first)
+      return (await host!.app.skills.list({ cwd: project })).find((s) => s.name === 'first')!.description
+    }
+    host = await fsHost({ ...quiet, userHome: home })
+    await host.app.skills.list({ cwd: project })
+    expect(await sneak()).toBe('old words')
+    await host.stop()
+    await writeFile(first, skillMd({ name: 'first', description: 'old words' }, 'Body of first.'))
+    await utimes(first, mtime, mtime)
+    host = await fsHost({ ...quiet, userHome: home, parsedCacheMaxEntries: 1 })
+    await host.app.skills.list({ cwd: project })
+    expect(await sneak()).toBe('new words')
   })
 
   it('a byte-order mark added after listing makes the load undefined, like discovery', async () => {
