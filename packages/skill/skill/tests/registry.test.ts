@@ -540,11 +540,11 @@ describe('layers and scopes', () => {
 
   it('follows at most scopeChainMaxLength scopes up the parents (default 64), and refuses a bad cap at load', async () => {
     // A chain of 66 scopes: the view's own scope, then 65 ancestors; the farthest holds a skill.
-    const chain = Array.from({ length: 66 }, () => ({}))
+    const chain: object[] = Array.from({ length: 66 }, () => ({}))
     chain.slice(1).forEach((parent, index) => app.skills.bindScope(chain[index]!, parent))
     mount(app, scripted('far', [candidate('far-away', { provider: 'far' })]), chain[65])
     mount(app, scripted('near', [candidate('near-by', { provider: 'near' })]), chain[63])
-    expect(names(await app.skills.list({ scope: chain[0] }))).toEqual(['near-by'])
+    expect(names(await app.skills.list({ scope: chain[0]! }))).toEqual(['near-by'])
     const short = await registryApp({ scopeChainMaxLength: 2 })
     try {
       const [agent, preset, grand] = [{}, {}, {}]
