@@ -34,9 +34,9 @@ export function splitFrontmatter(text: string, final = true): Split | undefined 
   return { ok: false, reason: 'the frontmatter is not closed: no later line is exactly ---' }
 }
 
-// YAML 1.2 core schema (the default): a date stays a string, `yes` stays a string. Errors are
-// located below against the file, so the library's own pretty-printing (a line counter on every
-// parse) is not needed; warnings are not printed.
+// YAML 1.2 core schema: a date stays a string, `yes` stays a string. Errors are located below
+// against the file, so the library's pretty-printing (a line counter on every parse) is not needed;
+// warnings are not printed.
 const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, logLevel: 'error' } as const
 
 /** The frontmatter starts on the file's second line. */
