@@ -26,7 +26,7 @@ export const SkillFsConfig = z.strictObject({
    * `async` on libuv's threadpool (a slow or hung mount cannot freeze the host). Like `ctx.fs`'s `io`; set both.
    */
   io: z.enum(['sync', 'async']).default('sync'),
-  /** With `io: async`, the files of one root read at once (one file's I/O overlaps another's parsing). */
+  /** With `io: async`, the files of one root read at once. */
   readConcurrency: positive(16),
   /** Parsed frontmatters remembered by path, size and mtime, so an unchanged file is not parsed again; the oldest goes first. */
   parsedCacheMaxEntries: positive(50_000),

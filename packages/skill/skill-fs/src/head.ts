@@ -53,7 +53,8 @@ export async function readHead(path: string, size: number, maxFrontmatterBytes: 
   try {
     fd = await reads.open(path)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
     throw error
   }
   try {

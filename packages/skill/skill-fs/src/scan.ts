@@ -61,7 +61,6 @@ interface SkillFile {
   readonly directory: string
   /** What the frontmatter name must be. */
   readonly expectedName: string
-  readonly flat: boolean
 }
 
 const absent = (error: unknown) => error instanceof FsError && (error.code === 'FS_NOT_FOUND' || error.code === 'FS_NOT_DIRECTORY')
@@ -118,9 +117,9 @@ function skillFileOf(root: SkillRoot, entry: DirEntry): SkillFile | Rejection | 
   if (entry.name === root.skip) return undefined
   switch (entry.type) {
     case 'directory':
-      return { path: join(entry.path, 'SKILL.md'), directory: entry.path, expectedName: entry.name, flat: false }
+      return { path: join(entry.path, 'SKILL.md'), directory: entry.path, expectedName: entry.name }
     case 'file':
-      return entry.name.endsWith('.md') ? { path: entry.path, directory: root.path, expectedName: entry.name.slice(0, -3), flat: true } : undefined
+      return entry.name.endsWith('.md') ? { path: entry.path, directory: root.path, expectedName: entry.name.slice(0, -3) } : undefined
     case 'missing':
       return { path: entry.path, reason: 'a broken symbolic link' }
     case 'other':
@@ -224,9 +223,8 @@ async function readWhole(fs: FileSystem, path: string, maxBytes: number, signal:
 }
 
 /**
- * `work` over every item, at most `limit` at a time, results in item order. With `ctx.fs` on the
- * threadpool, one file's I/O overlaps another's parsing. The first failure rejects; no new item is
- * started after it.
+ * `work` over every item, at most `limit` at a time, results in item order (with `io: async`, several
+ * files' reads wait on the threadpool at once). The first failure rejects; no new item is started after it.
  */
 async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R> | R): Promise<R[]> {
   const results: R[] = new Array<R>(items.length)
