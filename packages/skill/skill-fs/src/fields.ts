@@ -11,11 +11,11 @@ export interface SkillFields {
   readonly invocation: InvocationPolicy
 }
 
-const LEGACY_KEYS: Record<string, string> = {
-  disableModelInvocation: 'disable-model-invocation',
-  modelInvocable: 'disable-model-invocation',
-  userInvocable: 'user-invocable',
-}
+const LEGACY_KEYS: readonly (readonly [legacy: string, replacement: string])[] = [
+  ['disableModelInvocation', 'disable-model-invocation'],
+  ['modelInvocable', 'disable-model-invocation'],
+  ['userInvocable', 'user-invocable'],
+]
 
 const TRUE = new Set(['true', 'yes', 'on', '1'])
 const FALSE = new Set(['false', 'no', 'off', '0'])
@@ -41,7 +41,7 @@ function isMapping(value: unknown): value is Record<string, unknown> {
  */
 export function skillFields(data: unknown, expectedName: string): { ok: true; fields: SkillFields } | { ok: false; reason: string } {
   if (!isMapping(data) || !Object.keys(data).length) return { ok: false, reason: 'the frontmatter is empty or not a mapping of keys' }
-  for (const [legacy, replacement] of Object.entries(LEGACY_KEYS)) {
+  for (const [legacy, replacement] of LEGACY_KEYS) {
     if (legacy in data) return { ok: false, reason: `"${legacy}" is not supported, use "${replacement}"` }
   }
   const { name, description } = data

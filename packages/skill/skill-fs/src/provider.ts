@@ -3,7 +3,7 @@ import { throwIfAborted, type CapabilityRow, type FileSystem } from 'dsh-core'
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import type { Places, SkillFsConfig } from './config.ts'
 import { findProjectRoot, skillRoots, type SkillRoot } from './roots.ts'
-import { loadSkill, OutcomeCache, scanRoot, type RootReport, type ScanLimits } from './scan.ts'
+import { loadSkill, OutcomeCache, scanRoot, type RootReport, type ScanSettings } from './scan.ts'
 import { isSkillPath, RootWatcher } from './watch.ts'
 
 export interface Logger {
@@ -25,9 +25,9 @@ export interface Discovery {
 export class FilesystemSkills {
   readonly provider: SkillProvider
   private readonly watcher: RootWatcher | undefined
-  private readonly limits: ScanLimits
+  private readonly settings: ScanSettings
   private readonly reported = new Set<string>()
-  private readonly outcomes = new OutcomeCache(50_000)
+  private readonly outcomes: OutcomeCache
   /** The roots of recent reads, per project ('' for reads without a cwd): what `fileChanged` checks against. */
   private readonly recent = new Map<string, readonly SkillRoot[]>()
   private closed: Promise<void> | undefined
@@ -39,7 +39,8 @@ export class FilesystemSkills {
     private readonly control: ProviderControl,
     private readonly log: Logger,
   ) {
-    this.limits = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes }
+    this.settings = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes, io: config.io, readConcurrency: config.readConcurrency }
+    this.outcomes = new OutcomeCache(config.parsedCacheMaxEntries)
     this.watcher = config.watch
       ? new RootWatcher(
           {
@@ -68,7 +69,7 @@ export class FilesystemSkills {
     const reports: RootReport[] = []
     for (const root of skillRoots(this.config, this.places, project)) {
       throwIfAborted(signal)
-      const scanned = await scanRoot(this.fs, root, this.config.providerName, this.limits, this.outcomes)
+      const scanned = await scanRoot(this.fs, root, this.config.providerName, this.settings, this.outcomes)
       candidates.push(...scanned.candidates)
       reports.push(scanned.report)
       this.logRejections(scanned.report)
@@ -94,7 +95,7 @@ export class FilesystemSkills {
   }
 
   private async get(candidate: SkillCandidate, options: ViewOptions): Promise<SkillDefinition | undefined> {
-    const definition = await loadSkill(this.fs, candidate, this.limits, options.signal)
+    const definition = await loadSkill(this.fs, candidate, this.settings, options.signal)
     // Gone or broken since it was listed: the listing is stale.
     if (!definition) this.control.invalidate()
     return definition

@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SkillSummary } from 'dsh-skill'
@@ -123,19 +123,31 @@ describe('layout inside a root', () => {
     expect(await host.app.skills.get('flat-one', { cwd: project })).toMatchObject({ content: 'Body.', path: join(root, 'flat-one.md') })
   })
 
-  it('ignores non-.md files, directories without SKILL.md, nested SKILL.md, plain Markdown notes and the user .system directory', async () => {
+  it('ignores non-.md files, directories without SKILL.md, nested SKILL.md and the user .system directory', async () => {
     const { project, home, dshHome } = await layout()
     const root = join(project, '.dsh', 'skills')
     await put(join(root, 'notes.txt'), 'x')
     await mkdir(join(root, 'empty-dir'), { recursive: true })
     await bundle(join(root, 'group'), 'nested')
-    await put(join(root, 'README.md'), '# About these skills\n')
     await bundle(join(dshHome, 'skills', '.system'), 'internal')
     await bundle(join(dshHome, 'skills'), 'visible')
     host = await fsHost({ ...quiet, userHome: home, dshHome })
     expect((await host.app.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['visible'])
     const rows = await host.app.readiness.report({ probe: true, cwd: project })
     expect(rows.find((row) => row.id === 'project-dsh')).toBeUndefined()
+  })
+
+  it('reports a flat .md file without frontmatter (a README beside the skills) instead of skipping it silently', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'real')
+    await put(join(root, 'README.md'), '# About these skills\n')
+    await put(join(root, 'deploy.md'), 'Deploy with care: run the checks first.\n')
+    host = await fsHost({ ...quiet, userHome: home })
+    expect((await host.app.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['real'])
+    const row = (await host.app.readiness.report({ probe: true, cwd: project })).find((r) => r.id === 'project-dsh')!
+    expect(row.state).toBe('ready')
+    expect(row.detail).toBe(`${root}: 1 skill; 2 rejected: README.md (no frontmatter: the first line must be exactly ---); deploy.md (no frontmatter: the first line must be exactly ---)`)
   })
 
   it('follows symlinked skill directories and files, inside and outside the project; broken links are diagnostics', async () => {
@@ -203,6 +215,7 @@ describe('frontmatter and validation (S1)', () => {
     await file('null-policy', skillMd({ name: 'null-policy', description: 'x', 'user-invocable': 'null' }))
     await file('legacy', skillMd({ name: 'legacy', description: 'x', modelInvocable: false }))
     await file('duplicate-key', '---\nname: duplicate-key\nname: again\ndescription: x\n---\n')
+    await file('bom', '\ufeff---\nname: bom\ndescription: Saved by Notepad\n---\nBody.\n')
     await file('invalid-utf8', Buffer.concat([Buffer.from('---\nname: invalid-utf8\ndescription: '), Buffer.from([0xc3, 0x28]), Buffer.from('\n---\n')]))
     await file('too-big', `${skillMd({ name: 'too-big', description: 'x' })}${'z'.repeat(10 * 1024 * 1024)}`)
     await mkdir(join(root, 'dir-named', 'SKILL.md'), { recursive: true })
@@ -230,6 +243,7 @@ describe('frontmatter and validation (S1)', () => {
       'null-policy': /user-invocable: null is not a boolean/,
       legacy: /"modelInvocable" is not supported, use "disable-model-invocation"/,
       'duplicate-key': /Map keys must be unique/,
+      bom: /starts with a UTF-8 byte-order mark/,
       'invalid-utf8': /not UTF-8 text/,
       'too-big': /over the maxSkillFileBytes limit/,
       'dir-named': /not a regular file/,
@@ -238,21 +252,20 @@ describe('frontmatter and validation (S1)', () => {
       const item = row.detail.split('; ').find((part) => part.replace(/^\d+ rejected: /, '').startsWith(`${name}/SKILL.md (`))
       expect(item, `${name} is reported`).toMatch(reason)
     }
-    expect(row.detail).toMatch(/^.*: 1 skill; 20 rejected: /)
+    expect(row.detail).toMatch(/^.*: 1 skill; 21 rejected: /)
   })
 
-  it('accepts CRLF, a BOM, a "----" value, a date, a block scalar description and a file that ends at the closing line', async () => {
+  it('accepts CRLF, a "----" value, a date, a block scalar description and a file that ends at the closing line', async () => {
     const { project, home } = await layout()
     const root = join(project, '.dsh', 'skills')
     await put(join(root, 'crlf', 'SKILL.md'), '---\r\nname: crlf\r\ndescription: Windows line ends\r\n---\r\nLine one.\r\nLine two.\r\n')
-    await put(join(root, 'bom', 'SKILL.md'), '\ufeff---\nname: bom\ndescription: Saved by Notepad\n---\nBody.\n')
     await put(join(root, 'dashes', 'SKILL.md'), '---\nname: dashes\ndescription: "----"\n---\nBody.\n')
     await put(join(root, 'dated', 'SKILL.md'), '---\nname: dated\ndescription: 2024-01-02\ncreated: 2024-01-02\n---\n')
     await put(join(root, 'block', 'SKILL.md'), '---\nname: block\ndescription: |\n  Two lines\n  of description\n---\nBody.')
     await put(join(root, 'bare', 'SKILL.md'), '---\nname: bare\ndescription: No body\n---')
     host = await fsHost({ ...quiet, userHome: home })
     const skills = byName(await host.app.skills.list({ cwd: project }))
-    expect(Object.keys(skills)).toEqual(['bare', 'block', 'bom', 'crlf', 'dashes', 'dated'])
+    expect(Object.keys(skills)).toEqual(['bare', 'block', 'crlf', 'dashes', 'dated'])
     expect(skills.dashes!.description).toBe('----')
     expect(skills.dated!.description).toBe('2024-01-02')
     expect(skills.block!.description).toBe('Two lines\nof description\n')
@@ -273,9 +286,71 @@ describe('frontmatter and validation (S1)', () => {
     expect(await host.app.skills.get('fresh', { cwd: project })).toBeUndefined()
   })
 
+  it('reads only as far as the frontmatter, in either io mode: long frontmatters, characters across read boundaries, limits', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    // A description of 1,000 two-byte characters puts the closing line past the first read.
+    await bundle(root, 'long-front', 'é'.repeat(1000))
+    // A three-byte character straddling byte 2,048, in a comment before the closing line.
+    await put(join(root, 'straddle', 'SKILL.md'), `---\nname: straddle\ndescription: x\n# ${'a'.repeat(2048 - 37)}€\n---\nBody.\n`)
+    await put(join(root, 'bad-late', 'SKILL.md'), Buffer.concat([Buffer.from(`---\nname: bad-late\ndescription: x\n# ${'a'.repeat(3000)}`), Buffer.from([0xff]), Buffer.from('\n---\n')]))
+    await put(join(root, 'never-closed', 'SKILL.md'), `---\nname: never-closed\ndescription: x\n${'# filler\n'.repeat(20000)}`)
+    await put(join(root, 'binary', 'SKILL.md'), Buffer.from('---\nname: binary\n\0\0\0\n---\n'))
+    const expected = {
+      skills: ['long-front', 'straddle'],
+      rejected: /bad-late\/SKILL.md \(the file is not UTF-8 text\); binary\/SKILL.md \(the file is not UTF-8 text\); never-closed\/SKILL.md \(no frontmatter closed within 65536 bytes\)$/,
+    }
+    for (const io of ['sync', 'async'] as const) {
+      host = await fsHost({ ...quiet, userHome: home, io, readConcurrency: 2 })
+      const skills = await host.app.skills.list({ cwd: project })
+      expect(skills.map((s) => s.name), io).toEqual(expected.skills)
+      expect(skills[0]!.description).toBe('é'.repeat(1000))
+      const row = (await host.app.readiness.report({ probe: true, cwd: project })).find((r) => r.id === 'project-dsh')!
+      expect(row.detail, io).toMatch(expected.rejected)
+      await host.stop()
+      host = undefined
+    }
+  })
+
+  it('remembers parsed frontmatters by size and mtime, at most parsedCacheMaxEntries of them', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    const first = await bundle(root, 'first', 'old words')
+    await bundle(root, 'second', 'two')
+    // A whole second, so setting it again gives exactly the same mtime.
+    const mtime = new Date('2026-01-01T00:00:00Z')
+    await utimes(first, mtime, mtime)
+    // Same size, same mtime, new words: only a file that is not remembered shows the new words.
+    const sneak = async () => {
+      await writeFile(first, skillMd({ name: 'first', description: 'new words' }, 'Body of first.'))
+      await utimes(first, mtime, mtime)
+      host!.app.skills.fileChanged(first)
+      return (await host!.app.skills.list({ cwd: project })).find((s) => s.name === 'first')!.description
+    }
+    host = await fsHost({ ...quiet, userHome: home })
+    await host.app.skills.list({ cwd: project })
+    expect(await sneak()).toBe('old words')
+    await host.stop()
+    await writeFile(first, skillMd({ name: 'first', description: 'old words' }, 'Body of first.'))
+    await utimes(first, mtime, mtime)
+    host = await fsHost({ ...quiet, userHome: home, parsedCacheMaxEntries: 1 })
+    await host.app.skills.list({ cwd: project })
+    expect(await sneak()).toBe('new words')
+  })
+
+  it('a byte-order mark added after listing makes the load undefined, like discovery', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    const path = await bundle(root, 'later-bom')
+    host = await fsHost({ ...quiet, userHome: home })
+    expect((await host.app.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['later-bom'])
+    await writeFile(path, `\ufeff${skillMd({ name: 'later-bom', description: 'x' })}`)
+    expect(await host.app.skills.get('later-bom', { cwd: project })).toBeUndefined()
+  })
+
   it('refuses bad config at load, naming the field', async () => {
     const { Config } = await import('../src/index.ts')
-    for (const [field, value] of [['watchMaxProjects', 0], ['watchPollIntervalMs', 1.5], ['watchStabilityThresholdMs', 0], ['providerName', ''], ['customRoots', 'one']] as const) {
+    for (const [field, value] of [['watchMaxProjects', 0], ['watchPollIntervalMs', 1.5], ['watchStabilityThresholdMs', 0], ['providerName', ''], ['customRoots', 'one'], ['io', 'fast'], ['readConcurrency', 0], ['parsedCacheMaxEntries', 0]] as const) {
       expect(() => Config({ [field]: value }), field).toThrow(new RegExp(field))
     }
     expect(Config({}).providerName).toBe('filesystem')

@@ -18,9 +18,6 @@ function emptyLayer(): Layer {
   return { providers: new Map(), runtime: new Map() }
 }
 
-/** Cap on a scope chain's length: a cycle made by re-binding cannot hang a read. */
-const MAX_CHAIN = 64
-
 /** The global layer, per-scope layers created on first registration, and the scopes' parent links. */
 export class Layers {
   readonly global: Layer = emptyLayer()
@@ -28,6 +25,9 @@ export class Layers {
   private readonly parents = new WeakMap<ScopeKey, ScopeKey>()
   private readonly ids = new WeakMap<ScopeKey, number>()
   private nextId = 1
+
+  /** `maxChain` caps a scope chain's length, so a cycle made by re-binding cannot hang a read. */
+  constructor(private readonly maxChain: number) {}
 
   /** The layer registrations with this scope go into, created if needed. */
   layerFor(scope: ScopeKey | undefined): Layer {
@@ -50,7 +50,7 @@ export class Layers {
   /** The scope, its parent, its parent's parent, …: nearest first. */
   chain(scope: ScopeKey | undefined): ScopeKey[] {
     const chain: ScopeKey[] = []
-    for (let current = scope; current && chain.length < MAX_CHAIN && !chain.includes(current); current = this.parents.get(current)) chain.push(current)
+    for (let current = scope; current && chain.length < this.maxChain && !chain.includes(current); current = this.parents.get(current)) chain.push(current)
     return chain
   }
 

@@ -16,6 +16,8 @@ declare module 'cordis' {
 export const SkillsConfig = z.strictObject({
   /** Completed observations kept (one per workspace × scope chain); the oldest goes first. */
   collectCacheMaxEntries: z.number().int().min(1).default(128),
+  /** Scopes a view follows up its parent links (the scope itself included); farther ancestors are not merged, and a cycle cannot hang a read. */
+  scopeChainMaxLength: z.number().int().min(1).default(64),
 })
 export type SkillsConfig = z.infer<typeof SkillsConfig>
 
@@ -57,7 +59,7 @@ const runtimeControl: ProviderControl = { signal: new AbortController().signal, 
 export class SkillRegistry extends Service {
   static Config = (config: unknown) => SkillsConfig.parse(config ?? {})
 
-  private readonly layers = new Layers()
+  private readonly layers: Layers
   private readonly cache = new Map<string, Collected>()
   private readonly listeners = new Set<() => unknown>()
   /** Every live provider registration, whatever its layer (scoped layers are not enumerable). */
@@ -69,6 +71,7 @@ export class SkillRegistry extends Service {
   constructor(ctx: Context, config: SkillsConfig) {
     super(ctx, 'skills', true)
     this.settings = SkillsConfig.parse(config ?? {})
+    this.layers = new Layers(this.settings.scopeChainMaxLength)
   }
 
   /**

@@ -52,6 +52,18 @@ describe('/name in user text', () => {
     expect(kinds(await host.step([createUserMessage('/x and /x', { kind: 'user' }), createUserMessage('/x', { kind: 'user' })]))).toEqual(['user', 'user', 'skill-invocation'])
   })
 
+  it('a skill that fails to load fails the step with its name and the error, and records nothing', async () => {
+    provider.load = async () => {
+      throw new Error('disk on fire')
+    }
+    const before = host.session.events.length
+    const decision = await host.app.sessions.runPreStep(host.session, [createUserMessage('please /x now', { kind: 'user' })])
+    expect(decision).toEqual({ kind: 'reject', reason: 'loading skill "x" for /x failed: disk on fire' })
+    expect(host.session.events.length).toBe(before)
+    // Without a gesture nothing is loaded, so the same provider does not fail the step.
+    expect(kinds(await host.step('no gesture here'))).toEqual(['user', 'skill-catalog'])
+  })
+
   it('passes a rejection from a later link through unchanged', async () => {
     host.app.sessions.use(async () => ({ kind: 'reject', reason: 'over quota' }))
     const decision = await host.app.sessions.runPreStep(host.session, [createUserMessage('/x', { kind: 'user' })])

@@ -538,6 +538,29 @@ describe('layers and scopes', () => {
     expect(names(await app.skills.list({ scope: a }))).toEqual(['x'])
   })
 
+  it('follows at most scopeChainMaxLength scopes up the parents (default 64), and refuses a bad cap at load', async () => {
+    // A chain of 66 scopes: the view's own scope, then 65 ancestors; the farthest holds a skill.
+    const chain: object[] = Array.from({ length: 66 }, () => ({}))
+    chain.slice(1).forEach((parent, index) => app.skills.bindScope(chain[index]!, parent))
+    mount(app, scripted('far', [candidate('far-away', { provider: 'far' })]), chain[65])
+    mount(app, scripted('near', [candidate('near-by', { provider: 'near' })]), chain[63])
+    expect(names(await app.skills.list({ scope: chain[0]! }))).toEqual(['near-by'])
+    const short = await registryApp({ scopeChainMaxLength: 2 })
+    try {
+      const [agent, preset, grand] = [{}, {}, {}]
+      short.skills.bindScope(agent, preset)
+      short.skills.bindScope(preset, grand)
+      mount(short, scripted('p', [candidate('from-preset', { provider: 'p' })]), preset)
+      mount(short, scripted('g', [candidate('from-grand', { provider: 'g' })]), grand)
+      expect(names(await short.skills.list({ scope: agent }))).toEqual(['from-preset'])
+      expect(names(await short.skills.list({ scope: preset }))).toEqual(['from-grand', 'from-preset'])
+    } finally {
+      await short.stop()
+    }
+    expect(() => SkillRegistry.Config({ scopeChainMaxLength: 0 })).toThrow(/scopeChainMaxLength/)
+    expect(SkillRegistry.Config({}).scopeChainMaxLength).toBe(64)
+  })
+
   it('provider names are unique per layer', () => {
     const one = {}
     const two = {}

@@ -1,4 +1,4 @@
-import { createUserMessage, throwIfAborted, type PreStepMiddleware, type UserMessage } from 'dsh-core'
+import { createUserMessage, errorMessage, throwIfAborted, type PreStepMiddleware, type UserMessage } from 'dsh-core'
 import { renderSkillContent } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
 import { sessionView } from './tool.ts'
@@ -26,7 +26,9 @@ export function gestureNames(messages: readonly UserMessage[]): string[] {
  * The `/name` gesture: a user-invocable skill named in the user's own message is loaded and entered
  * after everything else this step enters, rendered exactly as the tool renders it. An unknown name,
  * or a skill the user may not start, stays plain prose. Model invocability plays no part: this is
- * how a `disable-model-invocation` skill runs.
+ * how a `disable-model-invocation` skill runs. A skill the user asked for that fails to load rejects
+ * the step (nothing is recorded) rather than answering as if it had not been asked for; the host skips
+ * a link that throws, so the failure is returned as the rejection instead.
  */
 export function invocationLink(skills: SkillRegistry): PreStepMiddleware {
   return async (input, next) => {
@@ -38,8 +40,13 @@ export function invocationLink(skills: SkillRegistry): PreStepMiddleware {
     throwIfAborted(signal)
     const injections: UserMessage[] = []
     for (const name of names) {
-      const definition = await skills.get(name, sessionView(session, signal))
-      throwIfAborted(signal)
+      let definition
+      try {
+        definition = await skills.get(name, sessionView(session, signal))
+        throwIfAborted(signal)
+      } catch (error) {
+        return { kind: 'reject', reason: `loading skill "${name}" for /${name} failed: ${errorMessage(error)}` }
+      }
       if (!definition?.invocation.userInvocable) continue
       injections.push(createUserMessage(renderSkillContent(definition), { kind: INVOCATION_KIND, name, form: 'instructions' }))
     }
