@@ -17,6 +17,12 @@ export interface Deadline {
   readonly signal: AbortSignal
   /** True once this deadline's own timer fired (not the upstream signal). */
   readonly expired: boolean
+  /**
+   * Calls `fn` once when the signal aborts (at once if it already has). One slot, not an event
+   * listener: a per-call owner (the tools runtime) learns of the abort without the cost of an
+   * EventTarget listener on a hot path.
+   */
+  whenAborted(fn: () => void): void
   dispose(): void
 }
 
@@ -24,14 +30,21 @@ export interface Deadline {
 export function deadline(upstream: AbortSignal | undefined, ms: number, code: string): Deadline {
   const controller = new AbortController()
   let expired = false
-  const onUpstream = () => controller.abort(upstream?.reason)
+  let hook: (() => void) | undefined
+  const abort = (reason: unknown) => {
+    controller.abort(reason)
+    const fn = hook
+    hook = undefined
+    fn?.()
+  }
+  const onUpstream = () => abort(upstream?.reason)
   if (upstream?.aborted) controller.abort(upstream.reason)
   else upstream?.addEventListener('abort', onUpstream, { once: true })
   const timer =
     ms > 0 && !controller.signal.aborted
       ? setTimeout(() => {
           expired = true
-          controller.abort(new TimeoutReason(code, ms))
+          abort(new TimeoutReason(code, ms))
         }, Math.min(ms, MAX_TIMER_DELAY_MS))
       : undefined
   timer?.unref?.()
@@ -40,8 +53,13 @@ export function deadline(upstream: AbortSignal | undefined, ms: number, code: st
     get expired() {
       return expired
     },
+    whenAborted(fn) {
+      if (controller.signal.aborted) fn()
+      else hook = fn
+    },
     dispose() {
       if (timer) clearTimeout(timer)
+      hook = undefined
       upstream?.removeEventListener('abort', onUpstream)
     },
   }

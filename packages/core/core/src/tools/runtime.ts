@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
-import { deadline, MAX_TIMER_DELAY_MS } from '../abort.ts'
+import { deadline, MAX_TIMER_DELAY_MS, type Deadline } from '../abort.ts'
 import { untracked } from '../lifetime.ts'
 import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
@@ -203,8 +203,7 @@ export class ToolRuntime extends Service {
     dispatched.exec = exec
     let outcome: Outcome
     try {
-      const body = Promise.resolve().then(() => runInSession(call.session, () => (definition as LooseDefinition).execute(parsed.value, exec)))
-      outcome = await this.settle(body, budget.signal, definition.name)
+      outcome = await this.settle(() => runInSession(call.session, () => (definition as LooseDefinition).execute(parsed.value, exec)), budget, definition.name)
     } finally {
       budget.dispose()
     }
@@ -215,31 +214,39 @@ export class ToolRuntime extends Service {
     return this.success(entry, parsed.value, outcome.value)
   }
 
-  /** Waits for the body; once the signal aborts, waits at most `abandonAfterMs` more. */
-  private async settle(body: Promise<unknown>, signal: AbortSignal, name: string): Promise<Outcome> {
-    const settled: Promise<Outcome> = body.then(
-      (value) => ({ kind: 'fulfilled', value }),
-      (error: unknown) => ({ kind: 'rejected', error }),
-    )
-    let timer: NodeJS.Timeout | undefined
-    let onAbort: (() => void) | undefined
-    const abandoned = new Promise<Outcome>((resolve) => {
-      onAbort = () => {
-        timer = setTimeout(() => resolve({ kind: 'abandoned' }), this.settings.abandonAfterMs)
+  /**
+   * Runs the body and waits for it; once the budget's signal aborts, waits at most `abandonAfterMs`
+   * more. One promise per call, and the abort is learnt from the budget itself rather than through
+   * an event listener: this is on every call's path.
+   */
+  private settle(run: () => unknown, budget: Deadline, name: string): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      let timer: NodeJS.Timeout | undefined
+      let settled = false
+      const done = (outcome: Outcome) => {
+        settled = true
+        if (timer) clearTimeout(timer)
+        resolve(outcome)
       }
-      if (signal.aborted) onAbort()
-      else signal.addEventListener('abort', onAbort, { once: true })
+      let body: unknown
+      try {
+        body = run()
+      } catch (error) {
+        done({ kind: 'rejected', error })
+        return
+      }
+      Promise.resolve(body).then(
+        (value) => done({ kind: 'fulfilled', value }),
+        (error: unknown) => done({ kind: 'rejected', error }),
+      )
+      budget.whenAborted(() => {
+        if (settled) return
+        timer = setTimeout(() => {
+          this.ctx.logger('tools').warn(`${name} ignored its abort signal for ${this.settings.abandonAfterMs} ms; answering without it`)
+          resolve({ kind: 'abandoned' })
+        }, this.settings.abandonAfterMs)
+      })
     })
-    try {
-      const outcome = await Promise.race([settled, abandoned])
-      if (outcome.kind === 'abandoned') {
-        this.ctx.logger('tools').warn(`${name} ignored its abort signal for ${this.settings.abandonAfterMs} ms; answering without it`)
-      }
-      return outcome
-    } finally {
-      if (timer) clearTimeout(timer)
-      if (onAbort) signal.removeEventListener('abort', onAbort)
-    }
   }
 
   private success(entry: Entry, args: unknown, raw: unknown): ToolResult {
