@@ -36,7 +36,12 @@ export type ToolsConfig = z.infer<typeof ToolsConfig>
 interface LooseDefinition {
   execute(args: unknown, exec: ToolExecution): Promise<unknown>
   render?(args: unknown, value: JsonValue): string | readonly ContentBlock[]
+  meta?(args: unknown, value: JsonValue): unknown
+  presentCall?(args: unknown): unknown
+  presentResult?(args: unknown, result: ToolResult): unknown
 }
+
+type Presenter = 'presentCall' | 'presentResult'
 
 interface Entry {
   readonly definition: ToolDefinition
@@ -163,6 +168,20 @@ export class ToolRuntime extends Service {
     return [...this.guidance.values()].sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1))
   }
 
+  /**
+   * The tool's UI card for a call (its `presentCall`), for harness UIs; opaque JSON. `undefined`
+   * when the tool is unknown or has no presenter, the arguments are invalid, or the presenter fails
+   * (logged).
+   */
+  presentCall(name: string, args: unknown): JsonValue | undefined {
+    return this.present(name, args, 'presentCall', (definition, parsed) => definition.presentCall?.(parsed))
+  }
+
+  /** The tool's UI card for a finished call (its `presentResult`); `undefined` as for `presentCall`. */
+  presentResult(name: string, args: unknown, result: ToolResult): JsonValue | undefined {
+    return this.present(name, args, 'presentResult', (definition, parsed) => definition.presentResult?.(parsed, result))
+  }
+
   /** Runs one call exactly as the model made it. Never throws: every failure is an error result with a code. */
   async execute(call: ToolCall): Promise<ToolResult> {
     // Registers nothing on the caller's scope, so it runs on the service itself: through cordis's
@@ -265,7 +284,38 @@ export class ToolRuntime extends Service {
     } catch (error) {
       throw new ToolError(`${definition.name} could not render its result: ${errorMessage(error)}`, 'INVALID_TOOL_OUTPUT', { cause: error })
     }
-    return { isError: false, value, content }
+    if (!definition.meta) return { isError: false, value, content }
+    const meta = this.opaque(definition.name, 'meta', () => definition.meta?.(args, value))
+    return meta === undefined ? { isError: false, value, content } : { isError: false, value, content, meta }
+  }
+
+  private present(name: string, args: unknown, presenter: Presenter, run: (definition: LooseDefinition, args: unknown) => unknown): JsonValue | undefined {
+    const entry = this.entries.get(name)
+    if (!entry?.definition[presenter]) return undefined
+    // The presenter sees the arguments the body would: checked and parsed. Invalid ones have no card.
+    const json = toJson(args, this.settings.maxArgumentDepth)
+    if (!json.ok) return undefined
+    const parsed = entry.parse(deepFreeze(json.value))
+    if (!parsed.ok) return undefined
+    return this.opaque(name, presenter, () => run(entry.definition as ToolDefinition & LooseDefinition, parsed.value))
+  }
+
+  /** Runs an optional hook whose answer is opaque JSON; a throw or a non-JSON answer is logged and becomes `undefined`. */
+  private opaque(name: string, hook: 'meta' | Presenter, run: () => unknown): JsonValue | undefined {
+    let answer: unknown
+    try {
+      answer = run()
+    } catch (error) {
+      this.ctx.logger('tools').warn(`${name}: ${hook} failed and was ignored: ${errorMessage(error)}`)
+      return undefined
+    }
+    if (answer === undefined) return undefined
+    const json = toJson(answer)
+    if (!json.ok) {
+      this.ctx.logger('tools').warn(`${name}: ${hook} returned something that is not JSON (${json.problem}); ignored`)
+      return undefined
+    }
+    return deepFreeze(json.value)
   }
 
   /** Applies the definition's `finalizeContent`; its failure or a malformed answer keeps the result as it was. */

@@ -44,6 +44,16 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
    * or `undefined` to keep it. Synchronous; a throw or a malformed return is logged and ignored.
    */
   finalizeContent?(exec: ToolExecution, result: ToolResult): readonly ContentBlock[] | undefined
+  /**
+   * Data a harness keeps with a success for replay and UI (`ToolResult.meta`); computed after
+   * `render`, never shown to the model. A throw or a non-JSON answer is logged and the result is
+   * kept without meta.
+   */
+  meta?(args: A, value: V): JsonValue | undefined
+  /** A UI card for a call about to run (`ctx.tools.presentCall`); opaque to the core. */
+  presentCall?(args: A): JsonValue | undefined
+  /** A UI card for a finished call (`ctx.tools.presentResult`); opaque to the core. */
+  presentResult?(args: A, result: ToolResult): JsonValue | undefined
 }
 
 /** A zod-typed tool: arguments are validated with the schema, the model sees its JSON Schema. */
@@ -102,8 +112,14 @@ export interface ToolErrorInfo {
 }
 
 export type ToolResult =
-  | { readonly isError: false; readonly value: JsonValue; readonly content: readonly ContentBlock[] }
-  | { readonly isError: true; readonly content: readonly ContentBlock[]; readonly error: ToolErrorInfo }
+  | {
+      readonly isError: false
+      readonly value: JsonValue
+      readonly content: readonly ContentBlock[]
+      /** The definition's `meta(args, value)`, deep-frozen; absent when it has none. */
+      readonly meta?: JsonValue
+    }
+  | { readonly isError: true; readonly content: readonly ContentBlock[]; readonly error: ToolErrorInfo; readonly meta?: undefined }
 
 /** What `tools/result` observers learn about each finished call. */
 export interface ToolResultEvent {
