@@ -22,10 +22,14 @@ export interface Fetcher {
   fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult>
 }
 
-export async function runFetch(web: Fetcher, args: FetchInput, signal: AbortSignal): Promise<FetchValue> {
+/** The url as given (untrimmed: the provider owns URL rules), once it is known not to be blank. */
+export function requestedUrl(args: FetchInput): string {
   if (!args.url.trim()) throw new ToolError('url must be a non-empty string', 'INVALID_ARGS')
-  // Passed untrimmed: the provider owns URL rules.
-  const result = await web.fetch({ url: args.url }, signal)
+  return args.url
+}
+
+export async function runFetch(web: Fetcher, args: FetchInput, signal: AbortSignal): Promise<FetchValue> {
+  const result = await web.fetch({ url: requestedUrl(args) }, signal)
   return { url: result.url, statusCode: result.statusCode, body: { kind: result.body.kind, content: result.body.content }, truncated: result.truncated }
 }
 
@@ -37,8 +41,26 @@ export interface RenderedFetch {
   readonly truncated: boolean
 }
 
-/** `Fetched <url> (HTTP <status>)`, a blank line, the body as Markdown or text; at most `cap` characters in all. */
+/**
+ * Renderings of frozen values, by cap: the model text and the meta's truncation flag both need
+ * one, and converting a large page is the costly part of a call.
+ */
+const renderings = new WeakMap<FetchValue, Map<number, RenderedFetch>>()
+
+/**
+ * `Fetched <url> (HTTP <status>)`, a blank line, the body as Markdown or text; at most `cap`
+ * characters in all. A frozen value (the runtime freezes every value) is converted once per cap.
+ */
 export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
+  if (!Object.isFrozen(value) || !Object.isFrozen(value.body)) return render(value, cap)
+  let byCap = renderings.get(value)
+  if (!byCap) renderings.set(value, (byCap = new Map()))
+  let rendering = byCap.get(cap)
+  if (!rendering) byCap.set(cap, (rendering = Object.freeze(render(value, cap))))
+  return rendering
+}
+
+function render(value: FetchValue, cap: number): RenderedFetch {
   const header = `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
   const source = value.body.content.slice(0, cap)
   const prefix = header + renderBody(value.body.kind, source)

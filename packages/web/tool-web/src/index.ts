@@ -4,6 +4,7 @@ import type {} from 'dsh-web'
 import { Config, ToolWebConfig } from './config.ts'
 import { FetchInput, FetchValue, renderFetch, runFetch } from './fetch.ts'
 import { FETCH_DESCRIPTION, FETCH_GUIDANCE, searchDescription, searchGuidance } from './guidance.ts'
+import { fetchMeta, presentFetchCall, presentFetchResult, presentSearchCall, presentSearchResult, searchMeta } from './presentation.ts'
 import { renderSearch, runSearch, SearchValue, searchInput } from './search.ts'
 
 /**
@@ -18,6 +19,22 @@ export type { ToolWebConfig } from './config.ts'
 export { SearchValue, merge, renderSearch, distinctQueries } from './search.ts'
 export { FetchValue, renderFetch } from './fetch.ts'
 export { htmlToMarkdown } from './markdown.ts'
+export {
+  searchMeta,
+  readSearchMeta,
+  presentSearchCall,
+  presentSearchResult,
+  fetchMeta,
+  readFetchMeta,
+  presentFetchCall,
+  presentFetchResult,
+  type SearchMeta,
+  type FetchMeta,
+  type GenericCard,
+  type SearchCard,
+  type FetchCard,
+  type PresentableResult,
+} from './presentation.ts'
 export { nestsTooDeep, MAX_HTML_DEPTH } from './depth.ts'
 
 export function apply(ctx: Context, config: ToolWebConfig): void {
@@ -37,6 +54,9 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       concurrencySafe: true,
       execute: (args, exec) => runSearch(web, settings, args, exec.signal),
       render: (_args, value) => renderSearch(value),
+      meta: (_args, value) => searchMeta(value),
+      presentCall: presentSearchCall,
+      presentResult: presentSearchResult,
     })
   }
   if (settings.fetch) {
@@ -50,7 +70,11 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       timeoutMs: settings.fetchTimeoutMs,
       concurrencySafe: true,
       execute: (args, exec) => runFetch(web, args, exec.signal),
+      // Render and meta share one conversion: renderFetch remembers it for the frozen value and cap.
       render: (_args, value) => renderFetch(value, settings.fetchMaxOutputChars).text,
+      meta: (_args, value) => fetchMeta(value, settings.fetchMaxOutputChars),
+      presentCall: presentFetchCall,
+      presentResult: presentFetchResult,
     })
   }
 }

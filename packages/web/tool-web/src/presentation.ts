@@ -1,0 +1,74 @@
+import { z } from 'zod'
+import { renderFetch, requestedUrl, type FetchInput, type FetchValue } from './fetch.ts'
+import type { SearchInput, SearchValue } from './search.ts'
+
+// What the tools keep with a result for replay (`meta`) and hand to harness UIs (cards). The
+// readers take whatever a store gives back: anything malformed is undefined, and the UI falls back
+// to its generic card.
+
+const MetaSource = z.object({
+  url: z.string(),
+  title: z.string().exactOptional(),
+  snippet: z.string().exactOptional(),
+  publishedAt: z.string().exactOptional(),
+})
+
+const SearchMeta = z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional() })
+export type SearchMeta = z.infer<typeof SearchMeta>
+
+const FetchMeta = z.object({ url: z.string(), statusCode: z.number(), truncated: z.boolean() })
+export type FetchMeta = z.infer<typeof FetchMeta>
+
+/** The card for a call before it has a result. */
+export type GenericCard = { readonly card: 'generic'; readonly kind: 'search' | 'fetch'; readonly title: string; readonly rawInput: string }
+export type SearchCard = { readonly card: 'web'; readonly kind: 'search'; readonly title: string } & SearchMeta
+export type FetchCard = { readonly card: 'web'; readonly kind: 'fetch'; readonly title: string } & FetchMeta
+
+/** What a presenter needs from a finished call (a dsh-core `ToolResult` fits). */
+export interface PresentableResult {
+  readonly isError: boolean
+  readonly meta?: unknown
+}
+
+/** `{ sources, truncated, answer? }`: the answer is the value's content, omitted when there is none. */
+export function searchMeta(value: SearchValue): SearchMeta {
+  return { sources: value.sources, truncated: value.truncated, ...(value.content ? { answer: value.content } : {}) }
+}
+
+export function readSearchMeta(meta: unknown): SearchMeta | undefined {
+  const read = SearchMeta.safeParse(meta)
+  return read.success ? read.data : undefined
+}
+
+export function presentSearchCall(args: SearchInput): GenericCard {
+  const title = args.queries.join(', ')
+  return { card: 'generic', kind: 'search', title, rawInput: title }
+}
+
+/** The sources card; no copy of the model text. Undefined for an error or unreadable meta. */
+export function presentSearchResult(args: SearchInput, result: PresentableResult): SearchCard | undefined {
+  const meta = result.isError ? undefined : readSearchMeta(result.meta)
+  return meta && { card: 'web', kind: 'search', title: args.queries.join(', '), ...meta }
+}
+
+/** `truncated` is the effective flag, the one that decides the footer the model sees. */
+export function fetchMeta(value: FetchValue, cap: number): FetchMeta {
+  return { url: value.url, statusCode: value.statusCode, truncated: renderFetch(value, cap).truncated }
+}
+
+export function readFetchMeta(meta: unknown): FetchMeta | undefined {
+  const read = FetchMeta.safeParse(meta)
+  return read.success ? read.data : undefined
+}
+
+/** Throws INVALID_ARGS for a blank url, as the call would. */
+export function presentFetchCall(args: FetchInput): GenericCard {
+  const url = requestedUrl(args)
+  return { card: 'generic', kind: 'fetch', title: url, rawInput: url }
+}
+
+/** Titled by the url asked for; `url` is where the page came from. Undefined for an error or unreadable meta. */
+export function presentFetchResult(args: FetchInput, result: PresentableResult): FetchCard | undefined {
+  const meta = result.isError ? undefined : readFetchMeta(result.meta)
+  return meta && { card: 'web', kind: 'fetch', title: args.url, ...meta }
+}
