@@ -70,6 +70,8 @@ describe('web_fetch in the base preset', () => {
     const allowed = await dsh(['call', 'web_fetch', JSON.stringify({ url: urls[0] }), '--json', '--preset', 'base', '--config', overlay])
     expect(allowed.code).toBe(0)
     expect(JSON.parse(allowed.stdout).content[0].text).toBe(`Fetched http://127.0.0.1:${port}/ (HTTP 200)\n\n# Local page\n\nServed on **loopback**.`)
+    // --json prints the whole ToolResult, the presentation meta included.
+    expect(JSON.parse(allowed.stdout).meta).toEqual({ url: urls[0], statusCode: 200, truncated: false })
   })
 })
 
