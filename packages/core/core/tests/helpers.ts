@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect, vi } from 'vitest'
+import { Logger } from 'cordis'
+import { afterEach, beforeEach, expect, vi } from 'vitest'
 import { HarnessError } from '../src/index.ts'
 
 /** Temp directories made by a test file; `removeTempDirs()` in afterEach/afterAll deletes them. */
@@ -124,4 +125,18 @@ export function killLeftovers(pids: Iterable<number>): void {
       }
     }
   }
+}
+
+/** What cordis loggers print during each test of the calling file (emptied before each test). */
+export function capturedLogs(): string[] {
+  const lines: string[] = []
+  const target = { colors: 0, print: (text: string) => void lines.push(text) }
+  beforeEach(() => {
+    lines.length = 0
+    Logger.targets.push(target)
+  })
+  afterEach(() => {
+    Logger.targets.splice(Logger.targets.indexOf(target), 1)
+  })
+  return lines
 }

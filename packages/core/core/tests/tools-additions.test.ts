@@ -1,29 +1,26 @@
-import { Context, Logger } from 'cordis'
+import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { HarnessError, SessionService, sleep, ToolRuntime, type ToolDefinition, type ToolExecution, type ToolResult, type ToolResultEvent } from '../src/index.ts'
+import { capturedLogs } from './helpers.ts'
 
 // Tools runtime additions: a definition's finalizeContent, the tools/result event, and registerAll.
 
 let app: Context
-let warnings: string[]
 
 beforeEach(async () => {
   app = new Context()
   app.plugin(ToolRuntime, { abandonAfterMs: 100 })
   app.plugin(SessionService)
   await app.start()
-  warnings = []
-  Logger.targets.push(target)
 })
 
 afterEach(async () => {
   await app.stop()
-  Logger.targets.splice(Logger.targets.indexOf(target), 1)
 })
 
-/** Collects what the runtime logs. */
-const target = { colors: 0, print: (text: string) => void warnings.push(text) }
+/** What the runtime logs. */
+const warnings = capturedLogs()
 
 function tool(overrides: Partial<ToolDefinition> & { name: string }): ToolDefinition {
   return { description: `the ${overrides.name} tool`, input: z.object({}), execute: async () => ({ ok: true }), ...overrides } as ToolDefinition

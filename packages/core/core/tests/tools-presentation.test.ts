@@ -1,27 +1,26 @@
-import { Context, Logger } from 'cordis'
+import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { ToolRuntime, type JsonValue, type ToolDefinition, type ToolResult, type ZodToolDefinition } from '../src/index.ts'
+import { capturedLogs } from './helpers.ts'
 
 // A definition's optional presentation fields: `meta` kept with a success, and the UI presenters
 // reached through `ctx.tools.presentCall` / `presentResult`. The core never reads what they return.
 
 let app: Context
-let warnings: string[]
-const target = { colors: 0, print: (text: string) => void warnings.push(text) }
 
 beforeEach(async () => {
   app = new Context()
   app.plugin(ToolRuntime)
   await app.start()
-  warnings = []
-  Logger.targets.push(target)
 })
 
 afterEach(async () => {
   await app.stop()
-  Logger.targets.splice(Logger.targets.indexOf(target), 1)
 })
+
+/** What the runtime logs. */
+const warnings = capturedLogs()
 
 const Input = z.strictObject({ word: z.string().min(1) })
 
