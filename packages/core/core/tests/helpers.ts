@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Logger } from 'cordis'
+import { Context, Logger } from 'cordis'
 import { afterEach, beforeEach, expect, vi } from 'vitest'
-import { HarnessError } from '../src/index.ts'
+import { HarnessError, SessionService, ToolRuntime } from '../src/index.ts'
 
 /** Temp directories made by a test file; `removeTempDirs()` in afterEach/afterAll deletes them. */
 const made: string[] = []
@@ -139,4 +139,22 @@ export function capturedLogs(): string[] {
     Logger.targets.splice(Logger.targets.indexOf(target), 1)
   })
   return lines
+}
+
+/**
+ * A fresh started app with the tools runtime and sessions for every test of the calling file, stopped
+ * after it. The abandon window is short, so a body that ignores its signal is given up on quickly.
+ */
+export function useToolsApp(receive: (app: Context) => void): void {
+  let app: Context
+  beforeEach(async () => {
+    app = new Context()
+    app.plugin(ToolRuntime, { abandonAfterMs: 100 })
+    app.plugin(SessionService)
+    await app.start()
+    receive(app)
+  })
+  afterEach(async () => {
+    await app.stop()
+  })
 }

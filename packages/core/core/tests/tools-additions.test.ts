@@ -1,23 +1,14 @@
 import { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { HarnessError, SessionService, sleep, ToolRuntime, type ToolDefinition, type ToolExecution, type ToolResult, type ToolResultEvent } from '../src/index.ts'
-import { capturedLogs } from './helpers.ts'
+import { HarnessError, sleep, type ToolDefinition, type ToolExecution, type ToolResult, type ToolResultEvent } from '../src/index.ts'
+import { capturedLogs, useToolsApp } from './helpers.ts'
 
 // Tools runtime additions: a definition's finalizeContent, the tools/result event, and registerAll.
 
 let app: Context
 
-beforeEach(async () => {
-  app = new Context()
-  app.plugin(ToolRuntime, { abandonAfterMs: 100 })
-  app.plugin(SessionService)
-  await app.start()
-})
-
-afterEach(async () => {
-  await app.stop()
-})
+useToolsApp((created) => (app = created))
 
 /** What the runtime logs. */
 const warnings = capturedLogs()

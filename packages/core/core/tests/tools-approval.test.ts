@@ -1,24 +1,17 @@
 import { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { SessionService, ToolRuntime, type ApprovalRequest, type Approver, type ToolDefinition, type ToolResult } from '../src/index.ts'
-import { deferred, harnessThrow } from './helpers.ts'
+import { type ApprovalRequest, type Approver, type ToolDefinition, type ToolResult } from '../src/index.ts'
+import { deferred, harnessThrow, useToolsApp } from './helpers.ts'
 
 // The approval gate: a definition's `approval` mode and the approvers registered with ctx.tools.approver.
 
 let app: Context
 let ran: string[]
 
-beforeEach(async () => {
-  app = new Context()
-  app.plugin(ToolRuntime, { abandonAfterMs: 100 })
-  app.plugin(SessionService)
-  await app.start()
+useToolsApp((created) => (app = created))
+beforeEach(() => {
   ran = []
-})
-
-afterEach(async () => {
-  await app.stop()
 })
 
 function tool(overrides: Partial<ToolDefinition> & { name: string }): ToolDefinition {

@@ -1,23 +1,15 @@
 import { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { ToolRuntime, type JsonValue, type ToolDefinition, type ToolResult, type ZodToolDefinition } from '../src/index.ts'
-import { capturedLogs } from './helpers.ts'
+import { type JsonValue, type ToolDefinition, type ToolResult, type ZodToolDefinition } from '../src/index.ts'
+import { capturedLogs, useToolsApp } from './helpers.ts'
 
 // A definition's optional presentation fields: `meta` kept with a success, and the UI presenters
 // reached through `ctx.tools.presentCall` / `presentResult`. The core never reads what they return.
 
 let app: Context
 
-beforeEach(async () => {
-  app = new Context()
-  app.plugin(ToolRuntime)
-  await app.start()
-})
-
-afterEach(async () => {
-  await app.stop()
-})
+useToolsApp((created) => (app = created))
 
 /** What the runtime logs. */
 const warnings = capturedLogs()

@@ -1,31 +1,19 @@
 import { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   HarnessError,
-  SessionService,
   sleep,
-  ToolRuntime,
   type Session,
   type ToolDefinition,
   type ToolExecution,
   type ToolResult,
 } from '../src/index.ts'
-import { deferred, harnessThrow } from './helpers.ts'
+import { deferred, harnessThrow, useToolsApp } from './helpers.ts'
 
 let app: Context
 
-beforeEach(async () => {
-  app = new Context()
-  // Small abandon window so a body that ignores its signal is given up on quickly.
-  app.plugin(ToolRuntime, { abandonAfterMs: 100 })
-  app.plugin(SessionService)
-  await app.start()
-})
-
-afterEach(async () => {
-  await app.stop()
-})
+useToolsApp((created) => (app = created))
 
 /** A fresh plugin scope whose context registers things (an effect on that scope). */
 function pluginScope(name = 'test-plugin') {
