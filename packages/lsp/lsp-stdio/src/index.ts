@@ -31,7 +31,8 @@ type Lookup = string | { readonly missing: string }
  */
 export async function apply(ctx: Context, config: LspStdioConfig): Promise<void> {
   const setup = new AbortController()
-  const cancelSetup = ctx.effect(() => () => setup.abort(new Error('lsp-stdio setup disposed')))
+  const unloaded = new Error('lsp-stdio setup disposed')
+  const cancelSetup = ctx.effect(() => () => setup.abort(unloaded))
   const entries = Object.entries(config.servers)
   const lookups = await Promise.allSettled(
     entries.map(async ([id, server]): Promise<Lookup> => {
@@ -45,7 +46,12 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
       }
     }),
   )
-  if (setup.signal.aborted) throw setup.signal.reason
+  if (setup.signal.aborted) {
+    // Unloaded half-way: nothing was registered and nothing went wrong. A rejection would reach
+    // cordis after the app stopped, whose fallback prints it on stdout (a boot interrupted by ^C).
+    if (setup.signal.reason === unloaded) return
+    throw setup.signal.reason
+  }
   cancelSetup()
 
   const providers = entries.map(([id, server], index) => {

@@ -186,6 +186,31 @@ describe('mounted on a cordis app', () => {
     expect(pidsOf(server.log).filter(isAlive)).toEqual([])
   })
 
+  it('unloaded while its executables are still being resolved: nothing registers and no error is reported', async () => {
+    const app = new Context()
+    apps.push(app)
+    const errors: unknown[] = []
+    app.on('internal/error', (error) => errors.push(error))
+    app.plugin(FileSystem)
+    // A lookup that only ends when it is cancelled, so the row is unloaded in the middle of it.
+    app.plugin({
+      name: 'pending-subprocess',
+      apply(ctx: Context) {
+        const pending = (_command: string, options: { signal: AbortSignal }) =>
+          new Promise<never>((_resolve, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true }))
+        ctx.set('subprocess', { resolveExecutable: pending, shutdown: async () => [] })
+      },
+    })
+    app.plugin(LspService)
+    await app.start()
+    const fork = (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(lspStdio as unknown as Plugin, { servers: { fake: fakeServer().config } })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    fork.dispose()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(errors).toEqual([])
+    expect(app.lsp.routing()).toEqual([])
+  })
+
   it('one valid and one missing command: both register, the missing one answers LSP_UNAVAILABLE (164, changed)', async () => {
     const app = await seamApp()
     const ws = makeWorkspace({ 'a.ts': 'x\n', 'b.py': 'y\n' })

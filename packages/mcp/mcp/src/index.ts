@@ -71,7 +71,9 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
   })
 
   const outcome = await startup
-  if (outcome.error && config.required) {
+  // Unloaded before the first connection: nothing failed, and a rejection would reach cordis after
+  // the app stopped, whose fallback prints it on stdout (a boot interrupted by ^C).
+  if (outcome.error && config.required && !supervisor.isDisposed) {
     throw new McpError(`MCP server ${config.serverName} is required but did not start: ${outcome.error.message}`, 'MCP_STARTUP_FAILED', { cause: outcome.error })
   }
 }

@@ -103,6 +103,11 @@ export class Supervisor {
     return first
   }
 
+  /** True once `dispose()` began: the row is being unloaded. */
+  get isDisposed(): boolean {
+    return this.disposed
+  }
+
   /** The coded error a call gets while the server is not connected. */
   unavailable(): McpError {
     return new McpError(`MCP server ${this.serverName} is unavailable (${this.describePhase()})`, 'MCP_UNAVAILABLE')

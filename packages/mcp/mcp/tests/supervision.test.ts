@@ -1,7 +1,9 @@
 // Lifecycle against real fixture processes (reference mcp.md §6, checklist 78–98, 106–107, 114–117):
 // reconnection after a crash, calls during an outage, the crash budget and its stability window,
 // startup failures, the close barrier, disposal, and no child left behind.
+import type { ForkScope } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
+import * as plugin from '../src/index.ts'
 import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs } from './fixtures/rig.ts'
 
 afterEach(stopRigs)
@@ -216,5 +218,19 @@ describe('disposal', () => {
     await rig.remove(fork)
     const result = await pending
     expect(result.isError && result.error.code).toMatch(/^MCP_(CONNECTION_LOST|DISPOSED)$/)
+  })
+})
+
+describe('unloaded during startup', () => {
+  it('a required row unloaded while its server hangs in initialize reports no error (nothing failed)', async () => {
+    const rig = await startRig()
+    const errors: unknown[] = []
+    rig.app.on('internal/error', (error) => errors.push(error))
+    // Not rig.add: it waits for the row to apply, which here only ends when the row is unloaded.
+    const fork = (rig.app.plugin as (plugin: unknown, config: unknown) => ForkScope)(plugin, fixtureRow({ required: true, env: { FIXTURE_HANG_INITIALIZE: '1' } }))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await rig.remove(fork)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(errors).toEqual([])
   })
 })
