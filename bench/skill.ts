@@ -3,15 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSyn
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context, type ForkScope, type Plugin } from 'cordis'
 import { createUserMessage, untracked } from 'dsh-core'
-import FileSystem from 'dsh-core/fs'
-import SessionService from 'dsh-core/sessions'
-import ToolRuntime from 'dsh-core/tools'
-import SkillRegistry from 'dsh-skill'
-import * as toolSkill from 'dsh-skill/tool'
-import * as skillFs from 'dsh-skill-fs'
 import matter from 'gray-matter'
+import { fsHost, type FsHost } from '../packages/skill/skill-fs/tests/helpers.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
 // Cold discovery of 2,000 skills spread over the roots (ours: dsh-skill-fs through ctx.skills,
@@ -62,18 +56,9 @@ async function bare(roots: readonly string[]): Promise<number> {
   return found
 }
 
-async function boot(place: ReturnType<typeof layout>): Promise<Context> {
-  const app = new Context()
-  const plugin = app.plugin as (plugin: Plugin, config: unknown) => ForkScope
-  plugin(ToolRuntime as unknown as Plugin, {})
-  plugin(FileSystem as unknown as Plugin, undefined)
-  plugin(SessionService as unknown as Plugin, undefined)
-  plugin(SkillRegistry as unknown as Plugin, {})
-  plugin(skillFs as unknown as Plugin, { watch: false, userHome: place.home, customRoots: [place.custom] })
-  plugin(toolSkill as unknown as Plugin, {})
-  await app.start()
-  await app.events.flush()
-  return app
+/** The skill-fs tests' real host (registry, skill-fs, the tool and what they inject), unwatched. */
+function boot(place: ReturnType<typeof layout>): Promise<FsHost> {
+  return fsHost({ watch: false, userHome: place.home, customRoots: [place.custom] }, { tool: true })
 }
 
 export async function benchSkill(): Promise<string[]> {
@@ -90,8 +75,8 @@ export async function benchSkill(): Promise<string[]> {
     const baseline: number[] = []
     for (let round = 0; round < ROUNDS; round++) {
       // A fresh host per round: nothing seen before, like a process start.
-      const app = await boot(place)
-      const skills = untracked(app.skills)
+      const host = await boot(place)
+      const skills = untracked(host.app.skills)
       try {
         const [first, snapshot] = await timed(() => skills.snapshot(view))
         check(snapshot.skills.length, snapshot.complete)
@@ -102,7 +87,7 @@ export async function benchSkill(): Promise<string[]> {
         check(resnapshot.skills.length, resnapshot.complete)
         again.push(second)
       } finally {
-        await app.stop()
+        await host.stop()
       }
       const [theirs, found] = await timed(() => bare(place.roots))
       check(found)
@@ -114,10 +99,10 @@ export async function benchSkill(): Promise<string[]> {
     lines.push(`  cold (fresh host): ours p50 ${ms(coldP50)}, bare read-whole + gray-matter p50 ${ms(bareP50)}, ratio ${ratio(coldP50, bareP50)} (goal ≤ 0.50x)`)
     lines.push(`  after an invalidation (files unchanged): ours p50 ${ms(percentile(again, 50))}, ratio to bare ${ratio(percentile(again, 50), bareP50)}`)
 
-    const app = await boot(place)
+    const host = await boot(place)
     try {
-      const skills = untracked(app.skills)
-      const sessions = untracked(app.sessions)
+      const skills = untracked(host.app.skills)
+      const sessions = untracked(host.app.sessions)
       await skills.snapshot(view)
       const warm: number[] = []
       for (let i = 0; i < 2000; i++) warm.push((await timed(() => skills.snapshot(view)))[0])
@@ -140,7 +125,7 @@ export async function benchSkill(): Promise<string[]> {
       }
       lines.push(`catalog pre-step, ${SKILLS} skills into the 8000-character budget (fresh session): p50 ${ms(percentile(step, 50))}, p95 ${ms(percentile(step, 95))}; bare join of all lines + sha256 p50 ${ms(percentile(render, 50))}`)
     } finally {
-      await app.stop()
+      await host.stop()
     }
   } finally {
     rmSync(place.base, { recursive: true, force: true })

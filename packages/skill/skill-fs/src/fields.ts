@@ -1,3 +1,4 @@
+import { isRecord } from 'dsh-core'
 import { skillNameProblem, type InvocationPolicy } from 'dsh-skill'
 
 /** The Agent Skills limit on a description. */
@@ -29,10 +30,6 @@ function booleanLike(value: unknown): boolean | undefined {
   return TRUE.has(word) ? true : FALSE.has(word) ? false : undefined
 }
 
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /**
  * S1: the frontmatter checked against the Agent Skills spec. The name is `[a-z0-9]` runs joined by
  * single hyphens, at most 64 characters, and equal to its directory (or, for a flat file, its file
@@ -40,7 +37,7 @@ function isMapping(value: unknown): value is Record<string, unknown> {
  * as a boolean rejects the skill rather than guessing, so a restriction is never silently dropped.
  */
 export function skillFields(data: unknown, expectedName: string): { ok: true; fields: SkillFields } | { ok: false; reason: string } {
-  if (!isMapping(data) || !Object.keys(data).length) return { ok: false, reason: 'the frontmatter is empty or not a mapping of keys' }
+  if (!isRecord(data) || !Object.keys(data).length) return { ok: false, reason: 'the frontmatter is empty or not a mapping of keys' }
   for (const [legacy, replacement] of LEGACY_KEYS) {
     if (legacy in data) return { ok: false, reason: `"${legacy}" is not supported, use "${replacement}"` }
   }
@@ -66,7 +63,7 @@ export function skillFields(data: unknown, expectedName: string): { ok: true; fi
       name: name as string,
       description,
       ...(typeof whenToUse === 'string' && whenToUse ? { whenToUse } : {}),
-      ...(isMapping(metadata) ? { metadata } : {}),
+      ...(isRecord(metadata) ? { metadata } : {}),
       invocation: { modelInvocable: !disableModel, userInvocable },
     },
   }

@@ -64,10 +64,20 @@ export class FilesystemSkills {
 
   /** Every root for `cwd`, looked at now (no cache, no watching): the registry caches, `dsh status` wants fresh. */
   async discover(cwd: string | undefined, signal?: AbortSignal): Promise<Discovery> {
+    const { project, roots } = await this.rootsFor(cwd)
+    return this.scan(project, roots, signal)
+  }
+
+  /** The workspace's project (from `cwd`) and every root a read for it looks at. */
+  private async rootsFor(cwd: string | undefined): Promise<{ project: string | undefined; roots: SkillRoot[] }> {
     const project = cwd === undefined ? undefined : await findProjectRoot(this.fs, cwd)
+    return { project, roots: skillRoots(this.config, this.places, project) }
+  }
+
+  private async scan(project: string | undefined, roots: readonly SkillRoot[], signal: AbortSignal | undefined): Promise<Discovery> {
     const candidates: SkillCandidate[] = []
     const reports: RootReport[] = []
-    for (const root of skillRoots(this.config, this.places, project)) {
+    for (const root of roots) {
       throwIfAborted(signal)
       const scanned = await scanRoot(this.fs, root, this.config.providerName, this.settings, this.outcomes)
       candidates.push(...scanned.candidates)
@@ -78,8 +88,7 @@ export class FilesystemSkills {
   }
 
   private async list(options: ViewOptions): Promise<SkillCandidate[] | Observation> {
-    const project = options.cwd === undefined ? undefined : await findProjectRoot(this.fs, options.cwd)
-    const roots = skillRoots(this.config, this.places, project)
+    const { project, roots } = await this.rootsFor(options.cwd)
     this.remember(project ?? '', roots)
     let watching = true
     if (this.watcher && !this.control.signal.aborted) {
@@ -90,7 +99,7 @@ export class FilesystemSkills {
         watching = false
       }
     }
-    const { candidates } = await this.discover(options.cwd, options.signal)
+    const { candidates } = await this.scan(project, roots, options.signal)
     return watching ? candidates : { candidates, complete: false }
   }
 

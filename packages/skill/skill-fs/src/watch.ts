@@ -34,24 +34,32 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
-/** Which events under a root can change what it offers. */
-export function relevant(root: SkillRoot, anchor: string, event: string, path: string): boolean {
-  const rel = relative(anchor, path)
-  if (rel === '') return event === 'addDir' || event === 'unlinkDir'
-  if (rel.startsWith('..')) return false
+/** Where `path` sits under `base` (a root, or its canonical anchor): its parts, [] for `base` itself, undefined outside it or under the root's skipped child. */
+function partsUnder(base: string, root: SkillRoot, path: string): string[] | undefined {
+  const rel = relative(base, path)
+  if (rel === '') return []
+  if (rel.startsWith('..')) return undefined
   const parts = rel.split(sep)
-  if (parts[0] === root.skip) return false
-  if (parts.length === 1) return event === 'addDir' || event === 'unlinkDir' || (parts[0]!.endsWith('.md') && (event === 'add' || event === 'change' || event === 'unlink'))
-  return parts.length === 2 && parts[1] === 'SKILL.md' && (event === 'add' || event === 'change' || event === 'unlink')
+  return parts[0] === root.skip ? undefined : parts
+}
+
+/** `<name>.md` (flat) or `<name>/SKILL.md` (a bundle). */
+function isSkillFile(parts: readonly string[]): boolean {
+  return (parts.length === 1 && parts[0]!.endsWith('.md')) || (parts.length === 2 && parts[1] === 'SKILL.md')
+}
+
+/** Which events under a root can change what it offers. */
+function relevant(root: SkillRoot, anchor: string, event: string, path: string): boolean {
+  const parts = partsUnder(anchor, root, path)
+  if (!parts) return false
+  if (event === 'addDir' || event === 'unlinkDir') return parts.length <= 1
+  return (event === 'add' || event === 'change' || event === 'unlink') && isSkillFile(parts)
 }
 
 /** A path a writer may have just turned into (or out of) a skill of this root. */
 export function isSkillPath(root: SkillRoot, path: string): boolean {
-  const rel = relative(root.path, path)
-  if (rel === '' || rel.startsWith('..')) return false
-  const parts = rel.split(sep)
-  if (parts[0] === root.skip) return false
-  return (parts.length === 1 && parts[0]!.endsWith('.md')) || (parts.length === 2 && parts[1] === 'SKILL.md')
+  const parts = partsUnder(root.path, root, path)
+  return parts !== undefined && isSkillFile(parts)
 }
 
 /**

@@ -1,30 +1,17 @@
-import { spawn } from 'node:child_process'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { dsh as run, killRunning } from '../../../cli/cli/tests/helpers.ts'
 import { bundle, layout, put, removeTempDirs } from './helpers.ts'
 
-// The `dsh` command end to end, as a real child process, with HOME pointing at a temporary user
-// root so the real home's skills are never read.
+// The `dsh` command end to end, as a real child process, with HOME (and the dsh home under it)
+// pointing at a temporary user root so the real home's skills are never read.
 
-const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
-const BIN = join(ROOT, 'packages', 'cli', 'cli', 'bin', 'dsh.mjs')
-
-function dsh(args: readonly string[], home: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home }
-  for (const name of ['INIT_CWD', 'npm_lifecycle_event', 'npm_package_name', 'DSH_HOME']) delete env[name]
-  const child = spawn(process.execPath, [BIN, ...args, '--preset', 'base'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-  return new Promise((resolvePromise, reject) => {
-    child.on('error', reject)
-    child.on('close', (code) => resolvePromise({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }))
-  })
+function dsh(args: readonly string[], home: string) {
+  return run([...args, '--preset', 'base'], { env: { HOME: home, DSH_HOME: join(home, '.dsh') } })
 }
 
 afterEach(async () => {
+  killRunning()
   await removeTempDirs()
 })
 

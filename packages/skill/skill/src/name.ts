@@ -1,4 +1,6 @@
-const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+/** The name grammar, unanchored: `[a-z0-9]` runs joined by single hyphens (the length limit is checked apart). */
+export const SKILL_NAME_PATTERN = '[a-z0-9]+(?:-[a-z0-9]+)*'
+const SKILL_NAME = new RegExp(`^${SKILL_NAME_PATTERN}$`)
 
 /** The Agent Skills limit on a name's length. */
 export const MAX_SKILL_NAME_LENGTH = 64

@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { abortError, errorMessage, raceAbort, untracked } from 'dsh-core'
+import { errorMessage, raceAbort, throwIfAborted, untracked, type AbortFallback } from 'dsh-core'
 import { z } from 'zod'
 import { SkillError } from './errors.ts'
 import { Layers, type Layer, type ProviderEntry } from './layers.ts'
@@ -48,6 +48,9 @@ interface Ranked {
 }
 
 const runtimeControl: ProviderControl = { signal: new AbortController().signal, invalidate: () => {} }
+
+/** What a read throws when the caller's signal aborted without an Error reason of its own. */
+const readAborted: AbortFallback = (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason })
 
 /**
  * `ctx.skills`: a layered skill registry. Providers offer candidates; in each layer the lowest rank
@@ -201,13 +204,13 @@ export class SkillRegistry extends Service {
     const registry = untracked(this)
     if (!isSkillName(name)) return undefined
     const { collected } = await registry.collect(view)
-    registry.checkAbort(view.signal)
+    throwIfAborted(view.signal, readAborted)
     const winner = collected.winners.get(name)
     if (!winner) return undefined
     const loaded = await raceAbort(
       Promise.resolve().then(() => winner.load(winner.candidate, view)),
       view.signal,
-      (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason }),
+      readAborted,
     )
     if (loaded === undefined) return undefined
     const definition = checkDefinition(winner.providerName, loaded)
@@ -227,13 +230,9 @@ export class SkillRegistry extends Service {
     }
   }
 
-  private checkAbort(signal: AbortSignal | undefined): void {
-    if (signal?.aborted) throw abortError(signal, (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason }))
-  }
-
   /** One observation of the view: from the cache, or collected with one retry when a change raced it. */
   private async collect(view: ViewOptions): Promise<{ collected: Collected; complete: boolean }> {
-    this.checkAbort(view.signal)
+    throwIfAborted(view.signal, readAborted)
     const chain = this.layers.chain(view.scope)
     let last: Collected | undefined
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -249,7 +248,7 @@ export class SkillRegistry extends Service {
         // A nearer layer replaces a farther one's skill of the same name, whatever the ranks.
         for (const [name, winner] of result.winners) winners.set(name, winner)
       }
-      this.checkAbort(view.signal)
+      throwIfAborted(view.signal, readAborted)
       const skills = [...winners.values()].map((winner) => summaryOf(winner.candidate)).sort((a, b) => compareNames(a.name, b.name))
       last = { winners, skills: Object.freeze(skills) }
       if (this.revision !== revision) continue
@@ -285,7 +284,7 @@ export class SkillRegistry extends Service {
         answer = await raceAbort(
           Promise.resolve().then(() => entry.provider.list(view)),
           view.signal,
-          (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason }),
+          readAborted,
         )
       } catch (error) {
         if (view.signal?.aborted) throw error

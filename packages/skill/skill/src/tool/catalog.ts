@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { createUserMessage, throwIfAborted, type JsonValue, type PreStepMiddleware, type Session, type UserMessage } from 'dsh-core'
+import { createUserMessage, isRecord, throwIfAborted, type JsonValue, type PreStepMiddleware, type Session, type UserMessage } from 'dsh-core'
 import { catalogDescription } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
 import { isModelInvocable } from '../validate.ts'
@@ -22,8 +22,7 @@ export function readableEntries(message: unknown): CatalogEntry[] | undefined {
   const source = (message as { source?: { kind?: unknown; entries?: unknown } } | null | undefined)?.source
   if (source?.kind !== CATALOG_KIND || !Array.isArray(source.entries)) return undefined
   for (const entry of source.entries as unknown[]) {
-    const fields = entry as { name?: unknown; description?: unknown } | null
-    if (typeof fields !== 'object' || fields === null || typeof fields.name !== 'string' || !fields.name || typeof fields.description !== 'string') return undefined
+    if (!isRecord(entry) || typeof entry.name !== 'string' || !entry.name || typeof entry.description !== 'string') return undefined
   }
   return source.entries as CatalogEntry[]
 }

@@ -1,4 +1,5 @@
 import { createUserMessage, errorMessage, throwIfAborted, type PreStepMiddleware, type UserMessage } from 'dsh-core'
+import { SKILL_NAME_PATTERN } from '../name.ts'
 import { renderSkillContent } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
 import { sessionView } from './tool.ts'
@@ -7,7 +8,7 @@ export const INVOCATION_KIND = 'skill-invocation'
 
 // A `/name` token: after the start of the text or whitespace, a skill-grammar name, then whitespace
 // or the end. `/x/refs`, `5/8`, `foo/x`, `/x.` and `/Upper` are not tokens.
-const GESTURE = /(^|\s)\/([a-z0-9]+(?:-[a-z0-9]+)*)(?=\s|$)/g
+const GESTURE = new RegExp(String.raw`(^|\s)\/(${SKILL_NAME_PATTERN})(?=\s|$)`, 'g')
 
 /** Skill names the user typed as `/name`, first-seen order, each once; only user-authored text counts. */
 export function gestureNames(messages: readonly UserMessage[]): string[] {
