@@ -40,12 +40,21 @@ function cell(content: string, node: Node): string {
   return `${isFirstCell(node) ? '| ' : ' '}${text} |`
 }
 
+/** No TH or TD before it in its row. Walks back to the previous cell only: listing the row per cell made a wide row quadratic. */
 function isFirstCell(node: Node): boolean {
-  return cellsOf(node.parentNode as Node | null)[0] === node
+  if (!node.parentNode) return false
+  for (let sibling = node.previousSibling; sibling; sibling = sibling.previousSibling) {
+    if (isCell(sibling)) return false
+  }
+  return true
+}
+
+function isCell(node: Node): boolean {
+  return node.nodeName === 'TH' || node.nodeName === 'TD'
 }
 
 function cellsOf(row: Node | null): Node[] {
-  return row ? [...row.childNodes].filter((child): child is Node => child.nodeName === 'TH' || child.nodeName === 'TD') : []
+  return row ? [...row.childNodes].filter((child): child is Node => isCell(child as Node)) : []
 }
 
 /** A header row sits in THEAD or is the table's first row, and holds only TH cells. */
