@@ -40,13 +40,20 @@ function cell(content: string, node: Node): string {
   return `${isFirstCell(node) ? '| ' : ' '}${text} |`
 }
 
-/** No TH or TD before it in its row. Walks back to the previous cell only: listing the row per cell made a wide row quadratic. */
+/** No TH or TD before it in its row. */
 function isFirstCell(node: Node): boolean {
-  if (!node.parentNode) return false
+  return !!node.parentNode && !hasEarlierSibling(node, isCell)
+}
+
+/**
+ * Walks back to the nearest match only: listing the parent's children for every cell or row made
+ * a wide row or a long table quadratic in the converter, which runs synchronously.
+ */
+function hasEarlierSibling(node: Node, test: (sibling: Node) => boolean): boolean {
   for (let sibling = node.previousSibling; sibling; sibling = sibling.previousSibling) {
-    if (isCell(sibling)) return false
+    if (test(sibling as Node)) return true
   }
-  return true
+  return false
 }
 
 function isCell(node: Node): boolean {
@@ -63,8 +70,7 @@ function isHeadingRow(row: Node): boolean {
   const cells = cellsOf(row)
   if (!parent || !cells.length || !cells.every((child) => child.nodeName === 'TH')) return false
   if (parent.nodeName === 'THEAD') return true
-  const firstRow = [...parent.childNodes].find((child) => child.nodeName === 'TR')
-  if (firstRow !== row) return false
+  if (hasEarlierSibling(row, (sibling) => sibling.nodeName === 'TR')) return false
   if (parent.nodeName === 'TABLE') return true
   return parent.nodeName === 'TBODY' && !previousElement(parent, 'TR')
 }
