@@ -152,8 +152,9 @@ export async function benchWeb(): Promise<string[]> {
     lines.push(`latency, ${SMALL} rounds; each round runs every side once, in alternating order; ratios against the first line`)
     lines.push(`  ${'small text page (864 B)'.padEnd(44)} ${'p50'.padStart(9)}  ${'ratio'.padStart(6)}  ${'p95'.padStart(9)}  ${'ratio'.padStart(6)}`)
     const providerSide: Side = ['provider.fetch (http provider, guard on)', async (url) => (await provider.fetch({ url })).body.content.length]
-    // dsh-core's `untracked`: the runtime without cordis's per-call caller tracking.
-    const untrackedSide: Side = ['web_fetch, tools runtime untracked', (url) => ours(untracked(tools), url)]
+    // dsh-core's `untracked`: the runtime without cordis's per-call caller tracking (unwrapped once, outside the timed call).
+    const untrackedTools = untracked(tools)
+    const untrackedSide: Side = ['web_fetch, tools runtime untracked', (url) => ours(untrackedTools, url)]
     const small = await latency(`${origin}/small.txt`, [
       bareSide,
       // undici's top-level request() turns the URL string into origin and path; the provider hands its Agent both itself.

@@ -40,12 +40,28 @@ function cell(content: string, node: Node): string {
   return `${isFirstCell(node) ? '| ' : ' '}${text} |`
 }
 
+/** No TH or TD before it in its row. */
 function isFirstCell(node: Node): boolean {
-  return cellsOf(node.parentNode as Node | null)[0] === node
+  return !!node.parentNode && !hasEarlierSibling(node, isCell)
+}
+
+/**
+ * Walks back to the nearest match only: listing the parent's children for every cell or row made
+ * a wide row or a long table quadratic in the converter, which runs synchronously.
+ */
+function hasEarlierSibling(node: Node, test: (sibling: Node) => boolean): boolean {
+  for (let sibling = node.previousSibling; sibling; sibling = sibling.previousSibling) {
+    if (test(sibling as Node)) return true
+  }
+  return false
+}
+
+function isCell(node: Node): boolean {
+  return node.nodeName === 'TH' || node.nodeName === 'TD'
 }
 
 function cellsOf(row: Node | null): Node[] {
-  return row ? [...row.childNodes].filter((child): child is Node => child.nodeName === 'TH' || child.nodeName === 'TD') : []
+  return row ? [...row.childNodes].filter((child): child is Node => isCell(child as Node)) : []
 }
 
 /** A header row sits in THEAD or is the table's first row, and holds only TH cells. */
@@ -54,8 +70,7 @@ function isHeadingRow(row: Node): boolean {
   const cells = cellsOf(row)
   if (!parent || !cells.length || !cells.every((child) => child.nodeName === 'TH')) return false
   if (parent.nodeName === 'THEAD') return true
-  const firstRow = [...parent.childNodes].find((child) => child.nodeName === 'TR')
-  if (firstRow !== row) return false
+  if (hasEarlierSibling(row, (sibling) => sibling.nodeName === 'TR')) return false
   if (parent.nodeName === 'TABLE') return true
   return parent.nodeName === 'TBODY' && !previousElement(parent, 'TR')
 }

@@ -2,7 +2,7 @@ import type { Readable, Transform } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { WebError } from 'dsh-web'
 import { bomEncoding, charsetOf, classify, metaCharset, sniff, type BodyKind } from './content.ts'
-import { decoderFor, isKnownEncoding, type StreamDecoder } from './decoder.ts'
+import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 
 export interface BodyLimits {
   /** Decoded bytes read at most. */
@@ -183,7 +183,7 @@ function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undef
   if (headerDecoder) return headerDecoder
   const meta = kind === 'html' && !headerCharset ? metaCharset(head) : undefined
   // A <meta> is a hint from the page: one we cannot decode falls back to UTF-8 instead of failing.
-  return decoderFor(meta && isKnownEncoding(meta) ? meta : 'utf-8')
+  return (meta && hintedDecoder(meta)) || decoderFor('utf-8')
 }
 
 function decoded(body: Readable, contentEncoding: string | undefined): Readable {

@@ -46,7 +46,7 @@ export function bomEncoding(head: Uint8Array): string | undefined {
 
 /** `<meta charset=…>` or `<meta http-equiv … content="…; charset=…">` in the first bytes of an HTML page. */
 export function metaCharset(head: Uint8Array): string | undefined {
-  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 1024)).toString('latin1')
+  const text = latin1(head, 1024)
   return /<meta\b[^>]*?charset\s*=\s*["']?\s*([a-z0-9_:.+-]+)/i.exec(text)?.[1]?.toLowerCase()
 }
 
@@ -59,7 +59,7 @@ const HTML_START = /^\s*<(!doctype\s+html|html|head|body|title|script|style|p|di
 export function sniff(head: Uint8Array): BodyKind | undefined {
   if (bomEncoding(head)) return looksLikeHtml(head) ? 'html' : 'text'
   const sample = head.subarray(0, 1024)
-  if (Buffer.from(sample.buffer, sample.byteOffset, Math.min(5, sample.byteLength)).toString('latin1') === '%PDF-') return undefined
+  if (latin1(head, 5) === '%PDF-') return undefined
   for (const byte of sample) {
     // Binary per WHATWG MIME sniffing: C0 controls other than TAB, LF, FF, CR and ESC.
     if (byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f)) return undefined
@@ -68,6 +68,12 @@ export function sniff(head: Uint8Array): BodyKind | undefined {
 }
 
 function looksLikeHtml(head: Uint8Array): boolean {
-  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 512)).toString('latin1').replace(/^\ufeff|^\u00ef\u00bb\u00bf/, '')
+  // Latin-1 text holds a UTF-8 BOM as its three bytes, never as U+FEFF.
+  const text = latin1(head, 512).replace(/^\u00ef\u00bb\u00bf/, '')
   return HTML_START.test(text)
+}
+
+/** The first `length` bytes of `head`, one character per byte (no copy, nothing to fail on). */
+function latin1(head: Uint8Array, length: number): string {
+  return Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, length)).toString('latin1')
 }

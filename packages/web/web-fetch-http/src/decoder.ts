@@ -19,13 +19,12 @@ export function decoderFor(label: string): StreamDecoder {
   return decoder.encoding === 'utf-8' ? new Utf8Decoder() : decoder
 }
 
-/** True when `label` names an encoding TextDecoder knows (hints from the page must not fail a fetch). */
-export function isKnownEncoding(label: string): boolean {
+/** A decoder for a label the page itself gave, or undefined when it is unknown (a hint must not fail a fetch). */
+export function hintedDecoder(label: string): StreamDecoder | undefined {
   try {
-    new TextDecoder(label)
-    return true
+    return decoderFor(label)
   } catch {
-    return false
+    return undefined
   }
 }
 

@@ -1,4 +1,4 @@
-import { errorMessage, type Capability, type CapabilityStatus, type ProbeContext } from 'dsh-core'
+import { errorMessage, type Capability, type CapabilityStatus } from 'dsh-core'
 import { WebError } from './errors.ts'
 import type { WebProviderBase, WebProviderKind } from './types.ts'
 
@@ -13,14 +13,14 @@ export class ProviderRegistry<P extends WebProviderBase> {
     readonly kind: WebProviderKind,
     /** From config, else the environment override; fixed for the service's life. */
     readonly configuredId: string | undefined,
-    private readonly method: 'search' | 'fetch',
   ) {}
 
   /** Checks a registration; throws synchronously so the registering plugin fails at load. */
   admit(provider: P): string {
     const id: unknown = provider?.id
     if (typeof id !== 'string' || !id.trim()) throw new WebError(`a web ${this.kind} provider needs a non-empty string id`, 'WEB_INVALID_PROVIDER')
-    for (const method of [this.method, 'available'] as const) {
+    // A provider's working method is named after its kind: search() or fetch().
+    for (const method of [this.kind, 'available'] as const) {
       if (typeof (provider as unknown as Record<string, unknown>)[method] !== 'function') {
         throw new WebError(`web ${this.kind} provider "${id}" has no ${method}() method`, 'WEB_INVALID_PROVIDER')
       }
@@ -34,10 +34,6 @@ export class ProviderRegistry<P extends WebProviderBase> {
     return () => {
       if (this.providers.get(id) === provider) this.providers.delete(id)
     }
-  }
-
-  has(id: string): boolean {
-    return this.providers.has(id)
   }
 
   /** The provider for this call, or the coded reason there is none. */
@@ -134,4 +130,3 @@ export function envOverride(kind: WebProviderKind): string {
   return kind === 'search' ? 'DSH_WEB_SEARCH_PROVIDER' : 'DSH_WEB_FETCH_PROVIDER'
 }
 
-export type { ProbeContext }

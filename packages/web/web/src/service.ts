@@ -32,8 +32,8 @@ export class WebService extends Service {
 
   constructor(ctx: Context, config: WebConfig = {}) {
     super(ctx, 'web', true)
-    this.searchProviders = new ProviderRegistry('search', configuredId(config.searchProvider, 'search'), 'search')
-    this.fetchProviders = new ProviderRegistry('fetch', configuredId(config.fetchProvider, 'fetch'), 'fetch')
+    this.searchProviders = new ProviderRegistry('search', configuredId(config.searchProvider, 'search'))
+    this.fetchProviders = new ProviderRegistry('fetch', configuredId(config.fetchProvider, 'fetch'))
     // A pinned id gets its `dsh status` row now, so a provider that never registers still shows why.
     for (const registry of [this.searchProviders, this.fetchProviders]) {
       if (registry.configuredId !== undefined) ctx.get('readiness')?.register(registry.capability(registry.configuredId))

@@ -1,6 +1,6 @@
 import { isIP, type Socket } from 'node:net'
 import { buildConnector } from 'undici'
-import type { NetworkGuard } from './guard.ts'
+import { unbracket, type NetworkGuard } from './guard.ts'
 
 export type Connector = buildConnector.connector
 export type BaseConnectorOptions = buildConnector.BuildOptions
@@ -37,10 +37,6 @@ export function guardedConnector(guard: NetworkGuard, options: BaseConnectorOpti
       callback(null, socket)
     })
   }
-}
-
-function unbracket(host: string): string {
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
 }
 
 function isLiteral(host: string): boolean {

@@ -153,7 +153,8 @@ function blocked(host: string, relation: Relation, category: string, final: bool
   return new WebError(`web fetch refused: "${host}" ${relation} ${category}, which the network guard keeps off limits; it is ${remedy}`, 'WEB_BLOCKED_URL')
 }
 
-function unbracket(host: string): string {
+/** A URL hostname's IPv6 literal without its brackets (`[::1]` → `::1`); anything else as is. */
+export function unbracket(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
 }
 

@@ -70,7 +70,8 @@ export class NetworkPolicy {
       return { allowed: false, category: 'not an IP address' }
     }
     if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address()
-    if (METADATA_ADDRESSES.has(address.toNormalizedString()) || METADATA_ADDRESSES.has(address.toString())) {
+    // toString() is canonical (lower-case, zeros compressed as the set spells them) for both families.
+    if (METADATA_ADDRESSES.has(address.toString())) {
       return { allowed: false, category: 'a cloud metadata address', final: true }
     }
     if (this.denied.some((range) => inRange(address, range))) return { allowed: false, category: 'an address in deniedCidrs' }
