@@ -113,12 +113,13 @@ export async function converse(app: Context, options: ConverseOptions): Promise<
   const session = app.sessions.create({ cwd: options.cwd })
   const requests: ModelRequest[] = []
   const calls: { name: string; arguments: unknown; result: ToolResult }[] = []
+  const maxTurns = options.maxTurns ?? 8
   try {
     // The user's message enters through the pre-step chain before the first request; later requests
     // run the chain with nothing new, so plugins can still add to the conversation (a changed skill
     // catalog). What the chain lets in is logged on the session as `user/message` events.
     let incoming = [createUserMessage(options.text, { kind: 'user' })]
-    for (let turn = 0; turn < (options.maxTurns ?? 8); turn++) {
+    for (let turn = 0; turn < maxTurns; turn++) {
       const decision = await app.sessions.runPreStep(session, incoming, signal)
       if (decision.kind === 'reject') return { answer: `(not sent: ${decision.reason})`, requests, calls }
       incoming = []
@@ -142,7 +143,7 @@ export async function converse(app: Context, options: ConverseOptions): Promise<
       calls.push({ name: reply.name, arguments: reply.arguments, result })
       session.append('tool/result', { name: reply.name, isError: result.isError, content: result.content.map((block) => block.text) })
     }
-    return { answer: `(no answer within ${options.maxTurns ?? 8} model turns)`, requests, calls }
+    return { answer: `(no answer within ${maxTurns} model turns)`, requests, calls }
   } finally {
     // The conversation is over: free its log and tell the plugins (session/end) to drop what they
     // keep for it.

@@ -1,4 +1,4 @@
-import { errorMessage, oneLine, raceAbort, type ChildHandle } from 'dsh-core'
+import { errorMessage, oneLine, raceAbort, sleep, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
@@ -85,7 +85,7 @@ export class LspConnection {
       // A server that answers and then exits has answered: what it wrote before exiting is read and
       // handed on (vscode-jsonrpc does that in a few event-loop turns) before the exit is fatal.
       await settlesWithin(outputClosed, CLOSE_GRACE_MS)
-      await new Promise((resolve) => setTimeout(resolve, DELIVERY_GRACE_MS))
+      await sleep(DELIVERY_GRACE_MS)
       const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
       this.fail(this.exitedError(`the language server ${how}`))
     })

@@ -3,6 +3,7 @@ import { LspError } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import { IdleEviction } from './idle.ts'
 import { ServerInstance } from './instance.ts'
+import { trackUntilSettled } from './settle.ts'
 
 export interface PoolOptions {
   readonly serverId: string
@@ -64,12 +65,7 @@ export class ServerPool {
     this.idle.cancel(instance)
     if (this.instances.get(instance.workspace.path) === instance) this.instances.delete(instance.workspace.path)
     const teardown = instance.dispose()
-    const settled = teardown.then(
-      () => {},
-      () => {},
-    )
-    this.retiring.add(settled)
-    void settled.then(() => this.retiring.delete(settled))
+    trackUntilSettled(this.retiring, teardown)
     return teardown
   }
 

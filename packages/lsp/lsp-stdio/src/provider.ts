@@ -5,6 +5,7 @@ import type { ServerConfig } from './config.ts'
 import type { ServerInstance } from './instance.ts'
 import { ServerPool } from './pool.ts'
 import { WorkQueue } from './queue.ts'
+import { trackUntilSettled } from './settle.ts'
 import { fuseSignals } from './signals.ts'
 import { probeFailureStatus, providerStatus, withExtensions } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
@@ -36,7 +37,7 @@ export class StdioLspProvider implements LspProvider {
   private readonly queue = new WorkQueue()
   private readonly supervision: Supervision
   /** Workspace lookups in flight, which disposal waits for. */
-  private readonly lookups = new Set<Promise<unknown>>()
+  private readonly lookups = new Set<Promise<void>>()
   private readonly lifetime = new AbortController()
   private disposed = false
 
@@ -152,12 +153,7 @@ export class StdioLspProvider implements LspProvider {
 
   private async workspaceOf(root: string, signal: AbortSignal): Promise<Workspace> {
     const lookup = this.options.fs.workspace(root, signal)
-    const settled = lookup.then(
-      () => {},
-      () => {},
-    )
-    this.lookups.add(settled)
-    void settled.then(() => this.lookups.delete(settled))
+    trackUntilSettled(this.lookups, lookup)
     try {
       return await lookup
     } catch (error) {

@@ -9,3 +9,13 @@ export function settlesWithin(work: Promise<unknown>, ms: number): Promise<boole
     work.then(settled, settled)
   })
 }
+
+/** Keeps `work`, settled either way, in `pending` until it settles, so a disposal can wait for it (the entries never reject). */
+export function trackUntilSettled(pending: Set<Promise<void>>, work: Promise<unknown>): void {
+  const settled = work.then(
+    () => {},
+    () => {},
+  )
+  pending.add(settled)
+  void settled.then(() => pending.delete(settled))
+}

@@ -75,10 +75,20 @@ export class LspService extends Service {
     return [...this.routes].map(([extension, route]) => ({ extension, providerId: route.providerId, languageId: route.languageId }))
   }
 
+  /** Throws LSP_UNAVAILABLE, as `query` would, unless a provider serves the file's final extension. */
+  assertRouted(filePath: string): void {
+    this.routeFor(filePath)
+  }
+
   /** Routes by final extension (order-independent); the same signal object reaches the provider. */
   async query(request: LspQueryRequest, signal?: AbortSignal): Promise<LspQueryResult> {
-    const route = this.routes.get(finalExtension(request.filePath))
-    if (!route) throw new LspError(`no language server handles "${request.filePath}"`, 'LSP_UNAVAILABLE')
+    const route = this.routeFor(request.filePath)
     return route.provider.query({ ...request, languageId: route.languageId }, signal)
+  }
+
+  private routeFor(filePath: string): Route {
+    const route = this.routes.get(finalExtension(filePath))
+    if (!route) throw new LspError(`no language server handles "${filePath}"`, 'LSP_UNAVAILABLE')
+    return route
   }
 }

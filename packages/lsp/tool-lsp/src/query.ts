@@ -1,5 +1,5 @@
 import { assertNever, type FileSystem, type ToolExecution } from 'dsh-core'
-import { finalExtension, LspError, type LspPosition, type LspService } from 'dsh-lsp'
+import { LspError, type LspPosition, type LspService } from 'dsh-lsp'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
 import { readLineTexts } from './line-text.ts'
@@ -51,10 +51,7 @@ async function anchorOf(
 ): Promise<{ position: LspPosition; resolved?: ResolvedSymbol }> {
   // The input schema requires character when symbol is absent.
   if (args.symbol === undefined) return { position: { line: args.line - 1, character: args.character! - 1 } }
-  const extension = finalExtension(args.filePath)
-  if (!services.lsp.routing().some((route) => route.extension === extension)) {
-    throw new LspError(`no language server handles "${args.filePath}"`, 'LSP_UNAVAILABLE')
-  }
+  services.lsp.assertRouted(args.filePath)
   const resolved = await resolveSymbol(services.fs, cwd, { ...args, symbol: args.symbol }, config, signal)
   return { position: { line: resolved.line - 1, character: resolved.character - 1 }, resolved }
 }
