@@ -122,6 +122,7 @@ export class ReadinessService extends Service {
       const groups = await Promise.all(
         [...this.capabilities.values()].map(async (capability): Promise<CapabilityReport[]> => {
           const found = await this.rowsOf(capability, probe)
+          if (!found.length) return []
           const served = capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? [])
           return found.map(({ id, state, detail }) => ({ surface: capability.surface, id, configured: capability.configured, tools: served, state, detail }))
         }),
