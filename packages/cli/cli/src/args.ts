@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 
 export class UsageError extends Error {}
 
@@ -97,7 +98,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
 function startTimeout(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined
   const ms = Number(value)
-  if (!Number.isInteger(ms) || ms <= 0 || ms > 2_147_483_647) throw new UsageError(`DSH_START_TIMEOUT_MS must be a positive whole number of milliseconds (got "${value}")`)
+  if (!Number.isInteger(ms) || ms <= 0 || ms > MAX_TIMER_DELAY_MS) throw new UsageError(`DSH_START_TIMEOUT_MS must be a positive whole number of milliseconds (got "${value}")`)
   return ms
 }
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { Host, SessionService, ToolResult, ToolRuntime } from 'dsh-core'
+import { isRecord, type Host, type SessionService, type ToolResult, type ToolRuntime } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
@@ -94,6 +94,6 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
     return { isError: true, content: last ? [...content.slice(0, -1), { type: 'text', text: `${last.text}\n${coded}` }] : [{ type: 'text', text: coded }] }
   }
   const { value } = result
-  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {}
+  const structured = isRecord(value) ? { structuredContent: value } : {}
   return { content, ...structured }
 }

@@ -1,9 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ListToolsResultSchema, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { deadline, type ApprovalMode, type JsonObject } from 'dsh-core'
+import { ListToolsResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ApprovalMode, JsonObject } from 'dsh-core'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { McpError } from './errors.ts'
 import { publicToolName } from './naming.ts'
+import { withOwnSignal } from './own-signal.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
 
 /** One server tool as the bridge will publish it. */
@@ -43,17 +44,9 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
   const cursors = new Set<string>()
   let cursor: string | undefined
   do {
-    // The SDK never removes its abort listener: give each request a signal of its own.
-    const scope = deadline(options.signal, 0, 'MCP_TIMEOUT')
-    let page: ListToolsResult
-    try {
-      page = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListToolsResultSchema, {
-        timeout: options.pageTimeoutMs,
-        signal: scope.signal,
-      })
-    } finally {
-      scope.dispose()
-    }
+    const page = await withOwnSignal(options.signal, (signal) =>
+      client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListToolsResultSchema, { timeout: options.pageTimeoutMs, signal }),
+    )
     tools.push(...page.tools)
     cursor = page.nextCursor || undefined
     if (cursor !== undefined) {

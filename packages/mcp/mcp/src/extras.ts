@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
 import { ListPromptsResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
-import { createUserMessage, deadline, type JsonObject, type JsonValue, type Session, type ToolDefinition } from 'dsh-core'
+import { createUserMessage, type JsonObject, type JsonValue, type Session, type ToolDefinition } from 'dsh-core'
 import { z } from 'zod'
 import { request } from './call.ts'
 import type { McpConfig } from './config.ts'
 import type { Generation } from './generation.ts'
 import { publicToolName } from './naming.ts'
+import { withOwnSignal } from './own-signal.ts'
 import { capResultText } from './results.ts'
 import type { Supervisor } from './supervisor.ts'
 
@@ -98,10 +99,9 @@ async function listPromptNames(generation: Generation, timeout: number, signal: 
   const names: string[] = []
   let cursor: string | undefined
   do {
-    const scope = deadline(signal, 0, 'MCP_TIMEOUT')
-    const page = await generation.client
-      .request({ method: 'prompts/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListPromptsResultSchema, { timeout, signal: scope.signal })
-      .finally(() => scope.dispose())
+    const page = await withOwnSignal(signal, (own) =>
+      generation.client.request({ method: 'prompts/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListPromptsResultSchema, { timeout, signal: own }),
+    )
     names.push(...page.prompts.map((prompt) => prompt.name))
     cursor = page.nextCursor || undefined
   } while (cursor !== undefined && names.length < 1000)

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { deadline } from 'dsh-core'
 import { HttpTransport } from './http-transport.ts'
+import { withOwnSignal } from './own-signal.ts'
 import type { BridgeTransport } from './transport.ts'
 
 const CLIENT_INFO = { name: 'dsh-mcp', version: '0.1.0' }
@@ -45,14 +45,8 @@ export class Generation {
     }
   }
 
-  async connect(timeoutMs: number, signal: AbortSignal): Promise<void> {
-    // The SDK never removes its abort listener from a request's signal: give it one of its own.
-    const scope = deadline(signal, 0, 'MCP_TIMEOUT')
-    try {
-      await this.client.connect(this.transport, { timeout: timeoutMs, signal: scope.signal })
-    } finally {
-      scope.dispose()
-    }
+  connect(timeoutMs: number, signal: AbortSignal): Promise<void> {
+    return withOwnSignal(signal, (own) => this.client.connect(this.transport, { timeout: timeoutMs, signal: own }))
   }
 
   /** Asks the transport to close (errors ignored) and waits at most `ms` for it to report closed. */

@@ -96,7 +96,7 @@ export class FileSystem extends Service {
     throwIfFsAborted(signal, `stat of "${path}"`)
     try {
       const info = await this.io.stat(path)
-      return { type: info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other', size: info.size, mtimeMs: info.mtimeMs }
+      return { type: typeOf(info), size: info.size, mtimeMs: info.mtimeMs }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       throw fsErrorFrom(error, `"${path}"`)
@@ -119,10 +119,10 @@ export class FileSystem extends Service {
     }
     const entries = await Promise.all(dirents.map(async (dirent): Promise<DirEntry> => {
       const path = join(dir, dirent.name)
-      if (!dirent.isSymbolicLink()) return { name: dirent.name, path, type: dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other', symlink: false }
+      if (!dirent.isSymbolicLink()) return { name: dirent.name, path, type: typeOf(dirent), symlink: false }
       try {
         const target = await this.io.stat(path)
-        return { name: dirent.name, path, type: target.isFile() ? 'file' : target.isDirectory() ? 'directory' : 'other', symlink: true }
+        return { name: dirent.name, path, type: typeOf(target), symlink: true }
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { name: dirent.name, path, type: 'missing', symlink: true }
@@ -234,4 +234,9 @@ function decode(decoder: TextDecoder, chunk: Uint8Array | undefined, path: strin
   } catch (error) {
     throw new FsError(`"${path}" is not valid UTF-8 text`, 'FS_NOT_TEXT', { cause: error })
   }
+}
+
+/** What a stat or a directory entry is, as `PathInfo` and `DirEntry` name it. */
+function typeOf(info: { isFile(): boolean; isDirectory(): boolean }): 'file' | 'directory' | 'other' {
+  return info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other'
 }

@@ -121,22 +121,10 @@ export class ReadinessService extends Service {
     try {
       const groups = await Promise.all(
         [...this.capabilities.values()].map(async (capability): Promise<CapabilityReport[]> => {
-          const row = (id: string, status: CapabilityStatus): CapabilityReport => ({
-            surface: capability.surface,
-            id,
-            configured: capability.configured,
-            tools: capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? []),
-            state: status.state,
-            detail: status.detail,
-          })
-          if (probe && capability.probeRows) {
-            try {
-              return (await raceAbort(capability.probeRows(probe), probe.signal)).map((found) => row(found.id, found))
-            } catch (error) {
-              return [row(capability.id, { state: 'unavailable', detail: errorMessage(error) })]
-            }
-          }
-          return [row(capability.id, await this.statusOf(capability, probe))]
+          const found = await this.rowsOf(capability, probe)
+          if (!found.length) return []
+          const served = capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? [])
+          return found.map(({ id, state, detail }) => ({ surface: capability.surface, id, configured: capability.configured, tools: served, state, detail }))
         }),
       )
       const rows = groups.flat()
@@ -156,6 +144,19 @@ export class ReadinessService extends Service {
       return rows.sort((a, b) => compare(a.surface, b.surface) || compare(a.id, b.id))
     } finally {
       budget.dispose()
+    }
+  }
+
+  /**
+   * The capability's rows: its `probeRows` when probing (a failure is one `unavailable` row under
+   * the capability's own id), else its one status.
+   */
+  private async rowsOf(capability: Capability, probe: ProbeContext | undefined): Promise<readonly CapabilityRow[]> {
+    if (!probe || !capability.probeRows) return [{ ...(await this.statusOf(capability, probe)), id: capability.id }]
+    try {
+      return await raceAbort(capability.probeRows(probe), probe.signal)
+    } catch (error) {
+      return [{ id: capability.id, state: 'unavailable', detail: errorMessage(error) }]
     }
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
-import { Context, Service } from 'cordis'
+import { Context, Service, type Events } from 'cordis'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { runInSession, currentSession } from './current.ts'
@@ -113,11 +113,9 @@ export class SessionService extends Service {
   }
 
   /** Listeners are other plugins' code: one that throws must not break appending or ending. */
-  private emit(...event: ['session/event', Session, SessionEvent] | ['session/end', Session, SessionEndReason]): void {
-    const [name] = event
+  private emit<K extends 'session/event' | 'session/end'>(name: K, ...args: Parameters<Events[K]>): void {
     try {
-      if (event[0] === 'session/event') this.ctx.emit(event[0], event[1], event[2])
-      else this.ctx.emit(event[0], event[1], event[2])
+      this.ctx.emit(name, ...args)
     } catch (error) {
       this.ctx.logger('sessions').warn(`a ${name} listener failed: ${errorMessage(error)}`)
     }

@@ -75,19 +75,7 @@ export class ToolRuntime extends Service {
 
   /** Adds a tool; an effect on the caller's scope, so unloading the caller removes it. */
   register<A, V extends JsonValue>(definition: ToolDefinition<A, V>): () => void {
-    const entry = compileEntry(definition as ToolDefinition)
-    return this.ctx.effect(() => {
-      if (this.entries.has(entry.definition.name)) {
-        throw new ToolError(`a tool named "${entry.definition.name}" is already registered`, 'DUPLICATE_TOOL')
-      }
-      this.entries.set(entry.definition.name, entry)
-      this.changed()
-      return () => {
-        if (this.entries.get(entry.definition.name) !== entry) return
-        this.entries.delete(entry.definition.name)
-        this.changed()
-      }
-    })
+    return this.registerAll([definition as ToolDefinition])
   }
 
   /**
