@@ -1,9 +1,9 @@
-import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, raceAbort, type Host } from 'dsh-core'
+import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, raceAbort, type Host, type ToolProgress } from 'dsh-core'
 import { checkWorkspace, parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
-import { resultText, statusText, toolsText } from './render.ts'
+import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { serve } from './serve.ts'
 
 export interface Io {
@@ -150,7 +150,9 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       const tools = requireTools(host)
       // The operator typed --yes: every `prompt` tool is approved (a `deny` tool still is not). Gone with the host.
       if (command.approve) tools.approver(() => ({ approved: true }))
-      const result = await tools.execute({ name: command.tool, arguments: args, session, signal })
+      // Progress is for a person watching a terminal; a script reading stderr gets only diagnostics.
+      const onProgress = io.stderr.isTTY ? (update: ToolProgress) => tellStderr(io.stderr, progressText(command.tool, update)) : undefined
+      const result = await tools.execute({ name: command.tool, arguments: args, session, signal, ...(onProgress ? { onProgress } : {}) })
       return answer(result, resultText(result), result.isError ? ExitCode.TOOL_ERROR : ExitCode.OK)
     }
     case 'context': {
