@@ -70,8 +70,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   const { command } = invocation
   if (command.kind === 'help') return write(io, `${USAGE}\n`)
 
-  let booting = true
-  routeLogsToStderr({ verbose: invocation.verbose, quiet: () => booting })
+  const logs = routeLogsToStderr({ verbose: invocation.verbose })
   let host: Host
   try {
     host = await bootPreset({
@@ -80,18 +79,19 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
       signal,
       // Only `serve` outlives its first answer; the other commands spare plugins their long-run work (watchers).
       lifetime: command.kind === 'serve' ? 'long-lived' : 'one-shot',
+      workspace: invocation.cwd,
       ...(invocation.startTimeoutMs ? { startTimeoutMs: invocation.startTimeoutMs } : {}),
     })
   } catch (error) {
+    logs.booted(false)
     if (isHarnessError(error) && error.code === 'PRESET_BOOT_ABORTED') {
       tellStderr(io.stderr, 'dsh: interrupted while starting')
       return ExitCode.INTERRUPTED
     }
     tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}`)
     return ExitCode.USAGE
-  } finally {
-    booting = false
   }
+  logs.booted(true)
   if (io.stderr.isTTY) {
     host.app.on('readiness/progress', (surface, id, message) => tellStderr(io.stderr, `… ${surface}/${id}: ${message}`))
   }
