@@ -114,7 +114,7 @@ describe('every path an address reaches the guard by', () => {
 
   it("the connector's lookup refuses an embedded metadata answer for a name it has no pin for", async () => {
     const guard = new NetworkGuard(OPEN, scriptedResolver(['2002:a9fe:a9fe::1']))
-    const outcome = await new Promise<{ error: (Error & { code?: string }) | null }>((resolve) => guard.lookupFunction()('unpinned.test', { all: true }, (error) => resolve({ error })))
+    const outcome = await new Promise<{ error: NodeJS.ErrnoException | null }>((resolve) => guard.lookupFunction()('unpinned.test', { all: true }, (error) => resolve({ error })))
     expect(outcome.error?.code).toBe('WEB_BLOCKED_URL')
   })
 
