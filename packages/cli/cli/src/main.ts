@@ -74,7 +74,14 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   routeLogsToStderr({ verbose: invocation.verbose, quiet: () => booting })
   let host: Host
   try {
-    host = await bootPreset({ preset: invocation.preset, overlays: invocation.overlays, signal, ...(invocation.startTimeoutMs ? { startTimeoutMs: invocation.startTimeoutMs } : {}) })
+    host = await bootPreset({
+      preset: invocation.preset,
+      overlays: invocation.overlays,
+      signal,
+      // Only `serve` outlives its first answer; the other commands spare plugins their long-run work (watchers).
+      lifetime: command.kind === 'serve' ? 'long-lived' : 'one-shot',
+      ...(invocation.startTimeoutMs ? { startTimeoutMs: invocation.startTimeoutMs } : {}),
+    })
   } catch (error) {
     if (isHarnessError(error) && error.code === 'PRESET_BOOT_ABORTED') {
       tellStderr(io.stderr, 'dsh: interrupted while starting')

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import { deadline, raceAbort } from '../abort.ts'
 import { errorMessage, isHarnessError } from '../errors.ts'
+import type { HostLifetime } from '../host.ts'
 import { stopHost } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
 import { loadRow, type LoadedRow } from './load.ts'
@@ -19,6 +20,8 @@ export interface BootOptions {
    * boot fails with `PRESET_PLUGIN_TIMEOUT` naming the row still starting. Default 120 s.
    */
   readonly startTimeoutMs?: number
+  /** Told to every plugin as `ctx.dshHost.lifetime` (see `hostLifetime`). Default `long-lived`. */
+  readonly lifetime?: HostLifetime
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 120_000
@@ -69,6 +72,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   }
 
   const app = new Context()
+  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived' })
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []
   const stop = () => stopHost(app, forks.map(({ fork }) => fork))
   const host: Host = { app, rows: loaded, stop }
