@@ -2,8 +2,10 @@ import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import { deadline, raceAbort } from '../abort.ts'
 import { errorMessage, isHarnessError } from '../errors.ts'
+import type { HostLifetime } from '../host.ts'
 import { stopHost } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
+import { withOrigin } from './origin.ts'
 import { loadRow, type LoadedRow } from './load.ts'
 import { applyOverlay, enabledRows, parseRows, readRows, type PresetRow } from './rows.ts'
 
@@ -19,6 +21,10 @@ export interface BootOptions {
    * boot fails with `PRESET_PLUGIN_TIMEOUT` naming the row still starting. Default 120 s.
    */
   readonly startTimeoutMs?: number
+  /** Told to every plugin as `ctx.dshHost.lifetime` (see `hostLifetime`). Default `long-lived`. */
+  readonly lifetime?: HostLifetime
+  /** Told to every plugin as `ctx.dshHost.workspace` (see `hostWorkspace`). Default the process directory. */
+  readonly workspace?: string
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 120_000
@@ -69,11 +75,15 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   }
 
   const app = new Context()
+  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived', workspace: resolve(options.workspace ?? process.cwd()) })
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []
   const stop = () => stopHost(app, forks.map(({ fork }) => fork))
   const host: Host = { app, rows: loaded, stop }
   try {
-    for (const entry of loaded) forks.push({ fork: (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(entry.plugin, entry.row.config), entry })
+    for (const entry of loaded) {
+      const fork = withOrigin(app, entry.plugin, entry.row, () => (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(entry.plugin, entry.row.config))
+      forks.push({ fork, entry })
+    }
     const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
     const started = (async () => {
       await app.start()

@@ -1,0 +1,48 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BIN, CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+
+// The one-shot commands tell plugins so (a watcher started there could never see a change); `serve`
+// tells them it lives on.
+
+const PLUGIN = `export const name = 'lifetime-probe'
+export const inject = { tools: { required: true }, dshHost: { required: false } }
+export function apply(ctx) {
+  ctx.tools.register({ name: 'host_lifetime', description: 'The host lifetime this plugin was told.', parameters: { type: 'object' }, execute: async () => ({ lifetime: ctx.get('dshHost')?.lifetime ?? null }) })
+}
+`
+
+const clients: Client[] = []
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
+  killRunning()
+  await removeTempDirs()
+})
+
+async function preset(): Promise<string> {
+  const dir = await tempDir()
+  await writeFile(join(dir, 'lifetime.mjs'), PLUGIN)
+  await writeFile(join(dir, 'preset.yml'), `${CORE_ROWS}- id: lifetime\n  name: ./lifetime.mjs\n`)
+  return join(dir, 'preset.yml')
+}
+
+describe('the host lifetime dsh tells plugins', { timeout: 60_000 }, () => {
+  it('dsh call is one-shot', async () => {
+    const run = await dsh(['call', 'host_lifetime', '--json', '--preset', await preset()])
+    expect(json(run)).toMatchObject({ isError: false, value: { lifetime: 'one-shot' } })
+  })
+
+  it('dsh serve is long-lived', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--preset', await preset()], cwd: ROOT, stderr: 'pipe' })
+    const client = new Client({ name: 'dsh-lifetime-test', version: '0' })
+    await client.connect(transport)
+    clients.push(client)
+    const result = await client.callTool({ name: 'host_lifetime', arguments: {} })
+    // The default rendering is the value as JSON.
+    expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual({ lifetime: 'long-lived' })
+  })
+})
