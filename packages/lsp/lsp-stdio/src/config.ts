@@ -80,7 +80,9 @@ const CATALOG_IDS = Object.keys(SERVER_CATALOG) as [string, ...string[]]
 export const LspStdioConfig = z
   .strictObject({
     /** Ready-made servers from catalog.ts: `all` (one per language), or a list of ids. */
-    catalog: z.union([z.literal('all'), z.array(z.enum(CATALOG_IDS))]).optional(),
+    catalog: z
+      .union([z.literal('all'), z.array(z.enum(CATALOG_IDS))], { error: () => `catalog must be "all" or a list of these ids: ${CATALOG_IDS.map((id) => JSON.stringify(id)).join(', ')}` })
+      .optional(),
     servers: z
       // zod reports a bad record key as a bare "Invalid key in record"; say what an id must look like.
       .record(z.string().regex(SERVER_ID, SERVER_ID_RULE), ServerConfig, { error: (issue) => (issue.code === 'invalid_key' ? SERVER_ID_RULE : undefined) })

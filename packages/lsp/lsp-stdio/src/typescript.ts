@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { assertNever, type Workspace } from 'dsh-core'
@@ -35,7 +35,8 @@ export class TypescriptLauncher implements Launcher {
     private readonly choice: NonNullable<ServerConfig['typescript']>,
     private readonly config: ServerConfig,
     private readonly bridge: TsserverBridge,
-    installation: string | undefined = installedTypescript(),
+    /** The `typescript` package directory beside dsh; null for none. */
+    installation: string | null = installedTypescript(),
   ) {
     this.installed = installation ? packageAt(installation, 'beside dsh') : undefined
   }
@@ -97,11 +98,11 @@ export class TypescriptLauncher implements Launcher {
 }
 
 /** The `typescript` package that `require('typescript')` would load beside dsh, if any. */
-function installedTypescript(): string | undefined {
+function installedTypescript(): string | null {
   try {
     return dirname(createRequire(import.meta.url).resolve('typescript/package.json'))
   } catch {
-    return undefined
+    return null
   }
 }
 
@@ -124,7 +125,8 @@ function packageAt(dir: string, where: string): TypescriptPackage | undefined {
  */
 function nativeCompiler(typescriptDir: string): string | undefined {
   try {
-    const platformPackage = createRequire(join(typescriptDir, 'package.json')).resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`)
+    // From the real directory: a linked install (pnpm) keeps the platform package beside the target.
+    const platformPackage = createRequire(join(realpathSync(typescriptDir), 'package.json')).resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`)
     const executable = join(dirname(platformPackage), 'lib', process.platform === 'win32' ? 'tsc.exe' : 'tsc')
     return existsSync(executable) ? executable : undefined
   } catch {
