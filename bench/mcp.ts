@@ -69,7 +69,7 @@ async function callLatency(): Promise<string[]> {
   // without the tools runtime around it (argument copy, deadline, value copy, render).
   const definition = tools.get('mcp__fixture__echo') as RawToolDefinition<JsonValue>
   const body = async () => {
-    await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: new AbortController().signal, session: undefined })
+    await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: new AbortController().signal, session: undefined, progress: () => {} })
   }
   try {
     for (let i = 0; i < 200; i++) await Promise.all([ours(), bare(), body()])

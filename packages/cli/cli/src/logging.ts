@@ -1,17 +1,42 @@
 import { Logger } from 'cordis'
 
+/** Boot records kept for after the boot; a composition that logs more says how many were left out. */
+const MAX_BOOT_RECORDS = 500
+
+export interface LogRoute {
+  /**
+   * The boot is over. After a successful one the records it logged go to stderr now; after a failed
+   * one they are dropped (the runner reports the failure as one line of its own).
+   */
+  booted(ok: boolean): void
+}
+
 /**
- * Sends cordis logs to stderr (stdout carries results). While `quiet()` is true — during boot, whose
- * failures the runner reports as one line of its own — error records from the app are held back.
+ * Sends cordis logs to stderr (stdout carries results) at the chosen level. Records logged while
+ * the composition boots are held until it has booted, so they follow the boot instead of
+ * interleaving with it, and a failed boot stays one line.
  */
-export function routeLogsToStderr(options: { verbose: boolean; quiet: () => boolean }): void {
+export function routeLogsToStderr(options: { verbose: boolean }): LogRoute {
   const level = options.verbose ? Logger.DEBUG : Number(process.env.DSH_LOG_LEVEL ?? Logger.WARN)
   Logger.levels.base = Number.isInteger(level) ? level : Logger.WARN
+  let held: string[] | undefined = []
+  let dropped = 0
+  const write = (text: string) => process.stderr.write(`${text}\n`)
   Logger.targets.splice(0, Logger.targets.length, {
     colors: process.stderr.isTTY ? 1 : 0,
     print(text: string) {
-      if (options.quiet()) return
-      process.stderr.write(`${text}\n`)
+      if (!held) return write(text)
+      if (held.length < MAX_BOOT_RECORDS) held.push(text)
+      else dropped++
     },
   })
+  return {
+    booted(ok) {
+      const records = held ?? []
+      held = undefined
+      if (!ok) return
+      for (const text of records) write(text)
+      if (dropped) write(`(${dropped} more records logged during the boot are not shown)`)
+    },
+  }
 }

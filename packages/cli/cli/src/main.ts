@@ -1,9 +1,9 @@
-import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, raceAbort, type Host } from 'dsh-core'
+import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, raceAbort, type Host, type ToolProgress } from 'dsh-core'
 import { checkWorkspace, parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
-import { resultText, statusText, toolsText } from './render.ts'
+import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { serve } from './serve.ts'
 
 export interface Io {
@@ -70,8 +70,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   const { command } = invocation
   if (command.kind === 'help') return write(io, `${USAGE}\n`)
 
-  let booting = true
-  routeLogsToStderr({ verbose: invocation.verbose, quiet: () => booting })
+  const logs = routeLogsToStderr({ verbose: invocation.verbose })
   let host: Host
   try {
     host = await bootPreset({
@@ -80,18 +79,19 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
       signal,
       // Only `serve` outlives its first answer; the other commands spare plugins their long-run work (watchers).
       lifetime: command.kind === 'serve' ? 'long-lived' : 'one-shot',
+      workspace: invocation.cwd,
       ...(invocation.startTimeoutMs ? { startTimeoutMs: invocation.startTimeoutMs } : {}),
     })
   } catch (error) {
+    logs.booted(false)
     if (isHarnessError(error) && error.code === 'PRESET_BOOT_ABORTED') {
       tellStderr(io.stderr, 'dsh: interrupted while starting')
       return ExitCode.INTERRUPTED
     }
     tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}`)
     return ExitCode.USAGE
-  } finally {
-    booting = false
   }
+  logs.booted(true)
   if (io.stderr.isTTY) {
     host.app.on('readiness/progress', (surface, id, message) => tellStderr(io.stderr, `… ${surface}/${id}: ${message}`))
   }
@@ -157,7 +157,9 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       const tools = requireTools(host)
       // The operator typed --yes: every `prompt` tool is approved (a `deny` tool still is not). Gone with the host.
       if (command.approve) tools.approver(() => ({ approved: true }))
-      const result = await tools.execute({ name: command.tool, arguments: args, session, signal })
+      // Progress is for a person watching a terminal; a script reading stderr gets only diagnostics.
+      const onProgress = io.stderr.isTTY ? (update: ToolProgress) => tellStderr(io.stderr, progressText(command.tool, update)) : undefined
+      const result = await tools.execute({ name: command.tool, arguments: args, session, signal, ...(onProgress ? { onProgress } : {}) })
       return answer(result, resultText(result), result.isError ? ExitCode.TOOL_ERROR : ExitCode.OK)
     }
     case 'context': {

@@ -1,4 +1,4 @@
-import type { ApprovalMode, CapabilityReport, CatalogEntry, ToolResult } from 'dsh-core'
+import type { ApprovalMode, CapabilityReport, CatalogEntry, ToolProgress, ToolResult } from 'dsh-core'
 
 export function statusText(rows: readonly CapabilityReport[]): string {
   if (!rows.length) return 'no capabilities are mounted'
@@ -23,4 +23,10 @@ export function toolsText(tools: readonly CatalogEntry[], approvalOf: (name: str
 export function resultText(result: ToolResult): string {
   const text = result.content.map((block) => block.text).join('\n')
   return result.isError ? `${text}\n[${result.error.code}]` : text
+}
+
+/** `… mcp__x__build: 3/10 compiling` (the total and message when the tool gave them). */
+export function progressText(tool: string, update: ToolProgress): string {
+  const amount = update.total === undefined ? `${update.progress}` : `${update.progress}/${update.total}`
+  return `… ${tool}: ${amount}${update.message ? ` ${update.message}` : ''}`
 }

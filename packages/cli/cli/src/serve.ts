@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { isRecord, type Host, type SessionService, type ToolResult, type ToolRuntime } from 'dsh-core'
+import { isRecord, type Host, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
@@ -40,9 +40,16 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.catalog().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' } })),
   }))
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-    toCallToolResult(explainApproval(await tools.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal }))),
-  )
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // The client asked for progress by sending a token: relay the tool's reports as notifications.
+    const token = request.params._meta?.progressToken
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (update: ToolProgress) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => {})
+    const result = await tools.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal, ...(onProgress ? { onProgress } : {}) })
+    return toCallToolResult(explainApproval(result))
+  })
   const stopApproving = approveThroughClient(server, tools)
 
   const stopNotifying = [coalesced(() => server.sendToolListChanged(), (listener) => host.app.on('tools/change', listener))]

@@ -11,6 +11,8 @@ export type HostLifetime = 'one-shot' | 'long-lived'
 /** What the host tells its plugins about itself (`ctx.get('dshHost')`); set by `bootPreset`. */
 export interface HostInfo {
   readonly lifetime: HostLifetime
+  /** The directory the host works in (`dsh --cwd`); absolute. Absent: the process directory. */
+  readonly workspace?: string
 }
 
 declare module 'cordis' {
@@ -25,4 +27,13 @@ declare module 'cordis' {
  */
 export function hostLifetime(ctx: Context): HostLifetime {
   return (ctx.get('dshHost') as HostInfo | undefined)?.lifetime ?? 'long-lived'
+}
+
+/**
+ * The host's workspace as a plugin sees it: what `bootPreset({ workspace })` was told (`dsh
+ * --cwd`), else the process directory. For work that outlives any one session, such as a server
+ * started at boot; a tool call has its session's `cwd`.
+ */
+export function hostWorkspace(ctx: Context): string {
+  return (ctx.get('dshHost') as HostInfo | undefined)?.workspace ?? process.cwd()
 }

@@ -26,6 +26,8 @@ export const FetchHttpConfig = z.strictObject({
   allowPrivateNetwork: z.boolean().default(false),
   allowedCidrs: z.array(Cidr).default([]),
   deniedCidrs: z.array(Cidr).default([]),
+  /** Bad ports (the fetch standard's list, Redis, memcached) to open, by number; all stay refused by default. */
+  allowedPorts: z.array(z.number().int().min(1).max(65_535)).default([]),
 })
 export type FetchHttpConfig = z.infer<typeof FetchHttpConfig>
 

@@ -7,6 +7,7 @@ import { FetchBudget } from './budget.ts'
 import type { FetchHttpConfig } from './config.ts'
 import { guardedConnector, type BaseConnectorOptions, type Connector } from './guard/connector.ts'
 import { NetworkGuard, type Resolver } from './guard/guard.ts'
+import { checkPort } from './guard/ports.ts'
 import { checkedUrl, isFollowable, REDIRECT_STATUSES } from './url.ts'
 
 const ACCEPT = 'text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8'
@@ -32,11 +33,13 @@ export class HttpFetchProvider implements WebFetchProvider {
   private readonly config: FetchHttpConfig
   private readonly agent: Agent
   private readonly headers: Readonly<Record<string, string>>
+  private readonly allowedPorts: ReadonlySet<number>
 
   constructor(options: HttpFetchProviderOptions) {
     this.config = options.config
     this.headers = { 'user-agent': options.config.userAgent, accept: ACCEPT, 'accept-encoding': 'gzip, deflate, br' }
     this.guard = new NetworkGuard(options.config, options.resolver)
+    this.allowedPorts = new Set(options.config.allowedPorts)
     // Our own Agent: environment proxies (HTTP_PROXY, …) never apply, so none can route around the guard.
     this.agent = new Agent({ connect: guardedConnector(this.guard, options.connect, options.baseConnector) })
   }
@@ -84,6 +87,7 @@ export class HttpFetchProvider implements WebFetchProvider {
    * a socket, and a new connection goes to exactly the answers that were checked.
    */
   private async dispatch(url: URL, budget: FetchBudget): Promise<Dispatcher.ResponseData> {
+    checkPort(url, this.allowedPorts)
     // A literal or localhost needs no DNS, so nothing to wait for and no AbortSignal to make.
     const release = this.guard.pinNow(url.hostname) ?? (await this.guard.pin(url.hostname, budget.signal))
     try {

@@ -297,7 +297,10 @@ describe('time and cancellation', () => {
   })
 
   it('F31: connection refused is WEB_PROVIDER_ERROR', async () => {
-    const error = await failure(provider(LOOPBACK_ALLOWED).fetch({ url: 'http://127.0.0.1:1/' }))
+    // A port that was just free: nothing listens there now.
+    const closed = await serve(respond(200, {}))
+    await closed.close()
+    const error = await failure(provider(LOOPBACK_ALLOWED).fetch({ url: `${closed.origin}/` }))
     expect(error.code).toBe('WEB_PROVIDER_ERROR')
     expect(error.message).toContain('ECONNREFUSED')
   })

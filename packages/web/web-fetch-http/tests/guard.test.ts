@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { NetworkPolicy } from 'dsh-web-fetch-http'
-import { closeAll, closeProviders, failure, listener, LOOPBACK_ALLOWED, provider, scriptedResolver, serve, serveTls, TEST_CA } from './fixtures/servers.ts'
+import { closeAll, closeProviders, failure, listener, LOOPBACK_ALLOWED, provider, scriptedResolver, serve, serveTls, TEST_CA, unconnectable } from './fixtures/servers.ts'
 
 // The network guard (DESIGN.md W1; reference/web.md §8 S01–S12), on by default. Every refusal is
 // proven with a real listener that counts connections: a refused URL never connected.
@@ -51,6 +51,35 @@ describe('the policy (addresses)', () => {
     expect(['169.254.169.254', '::ffff:169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '192.168.7.1'].map((address) => open.check(address).allowed)).toEqual([false, false, false, false, false])
     const narrow = new NetworkPolicy({ allowPrivateNetwork: false, allowedCidrs: ['127.0.0.0/8', '10.0.0.5'], deniedCidrs: [] })
     expect(['127.0.0.1', '::ffff:127.0.0.1', '10.0.0.5', '10.0.0.6', '::1', '169.254.169.254'].map((address) => narrow.check(address).allowed)).toEqual([true, true, true, false, false, false])
+  })
+})
+
+describe('metadata endpoints (issue 19 item 2)', () => {
+  const metadata = ['168.63.129.16', '192.0.0.192', '100.96.0.96', '169.254.0.23', '169.254.169.254', 'fd00:ec2::254']
+
+  it('Azure WireServer, OCI, Volcengine and Tencent are refused by every policy, the opt-ins included, and finally', () => {
+    for (const config of [
+      { allowPrivateNetwork: false, allowedCidrs: [], deniedCidrs: [] },
+      { allowPrivateNetwork: true, allowedCidrs: [], deniedCidrs: [] },
+      { allowPrivateNetwork: false, allowedCidrs: ['0.0.0.0/0', '::/0'], deniedCidrs: [] },
+    ]) {
+      const policy = new NetworkPolicy(config)
+      for (const address of metadata) expect(policy.check(address), address).toEqual({ allowed: false, category: 'a cloud metadata address', final: true })
+      expect(policy.check('::ffff:168.63.129.16').allowed).toBe(false)
+    }
+  })
+
+  it('a name resolving to the public-range WireServer is refused under the default policy before any socket', async () => {
+    const connector = unconnectable()
+    const resolver = scriptedResolver(['168.63.129.16'])
+    const error = await failure(provider({}, { resolver, baseConnector: connector }).fetch({ url: 'http://wireserver.test/machine?comp=goalstate' }))
+    expect([error.code, error.message]).toEqual(['WEB_BLOCKED_URL', expect.stringContaining('"wireserver.test" resolves to a cloud metadata address')])
+    expect(resolver.calls).toEqual(['wireserver.test'])
+    expect(connector.targets).toEqual([])
+    for (const url of ['http://168.63.129.16/', 'http://192.0.0.192/', 'http://100.96.0.96/', 'http://metadata.tencentyun.com/']) {
+      expect((await failure(provider({ allowPrivateNetwork: true }, { baseConnector: connector }).fetch({ url }))).code, url).toBe('WEB_BLOCKED_URL')
+    }
+    expect(connector.targets).toEqual([])
   })
 })
 
@@ -179,7 +208,7 @@ describe('pinning', () => {
     // A connector that ignores its target and lands on 127.0.0.1: what a broken lookup would do.
     const misrouting: typeof real = (target, callback) => real({ ...target, hostname: '127.0.0.1', port: String(internal.port) }, callback)
     const fetcher = provider({ allowedCidrs: ['127.0.0.2/32'] }, { resolver: scriptedResolver(['127.0.0.2']), baseConnector: misrouting })
-    const error = await failure(fetcher.fetch({ url: 'http://elsewhere.test:9/' }))
+    const error = await failure(fetcher.fetch({ url: 'http://elsewhere.test:8/' }))
     expect(error.code).toBe('WEB_BLOCKED_URL')
     expect(error.message).toContain('"elsewhere.test" connected to a loopback address')
     expect(internal.requests).toHaveLength(0)

@@ -5,6 +5,7 @@ import { errorMessage, isHarnessError } from '../errors.ts'
 import type { HostLifetime } from '../host.ts'
 import { stopHost } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
+import { withOrigin } from './origin.ts'
 import { loadRow, type LoadedRow } from './load.ts'
 import { applyOverlay, enabledRows, parseRows, readRows, type PresetRow } from './rows.ts'
 
@@ -22,6 +23,8 @@ export interface BootOptions {
   readonly startTimeoutMs?: number
   /** Told to every plugin as `ctx.dshHost.lifetime` (see `hostLifetime`). Default `long-lived`. */
   readonly lifetime?: HostLifetime
+  /** Told to every plugin as `ctx.dshHost.workspace` (see `hostWorkspace`). Default the process directory. */
+  readonly workspace?: string
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 120_000
@@ -72,12 +75,15 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   }
 
   const app = new Context()
-  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived' })
+  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived', workspace: resolve(options.workspace ?? process.cwd()) })
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []
   const stop = () => stopHost(app, forks.map(({ fork }) => fork))
   const host: Host = { app, rows: loaded, stop }
   try {
-    for (const entry of loaded) forks.push({ fork: (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(entry.plugin, entry.row.config), entry })
+    for (const entry of loaded) {
+      const fork = withOrigin(app, entry.plugin, entry.row, () => (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(entry.plugin, entry.row.config))
+      forks.push({ fork, entry })
+    }
     const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
     const started = (async () => {
       await app.start()

@@ -18,6 +18,8 @@ export interface PresetRow {
   readonly file: string
   /** The file that gave the row its `name`; a relative plugin path resolves against it, not against a config-only patch. */
   readonly nameFile: string
+  /** Top-level config key → the file that last set it, so a plugin can resolve a relative path where it was written. */
+  readonly configFiles: Readonly<Record<string, string>>
   readonly children?: readonly PresetRow[]
 }
 
@@ -77,7 +79,7 @@ export function parseRows(values: readonly unknown[], file: string, where = 'row
     const parsed = RowShape.safeParse(value)
     if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error, 'row')}`, 'PRESET_INVALID')
     const { id, name, config, disabled } = parsed.data
-    const row = { id: id ?? name, name, config, disabled: disabled ?? false, file, nameFile: file }
+    const row = { id: id ?? name, name, config, disabled: disabled ?? false, file, nameFile: file, configFiles: keysFrom(config, file, {}) }
     if (name !== GROUP) return row
     if (!Array.isArray(config)) throw new PresetError(`${label} (${row.id}): a ${GROUP} row needs a list of rows as its config`, 'PRESET_INVALID')
     return { ...row, config: undefined, children: parseRows(config, file, `${where} ${index + 1} > row`) }
@@ -108,7 +110,7 @@ export function applyOverlay(base: readonly PresetRow[], values: readonly unknow
           file,
           ...(name !== undefined ? { name, nameFile: file } : {}),
           ...(disabled !== undefined ? { disabled } : {}),
-          ...(config !== undefined && !row.children ? { config: deepMerge(row.config, config) } : {}),
+          ...(config !== undefined && !row.children ? { config: deepMerge(row.config, config), configFiles: keysFrom(config, file, row.configFiles) } : {}),
           ...(children ? { children } : {}),
         }
       }
@@ -147,6 +149,14 @@ function asList(config: unknown, label: string): unknown[] {
   return config
 }
 
+
+/** `files` with every top-level key of `config` attributed to `file` (a config that is not an object replaces them all). */
+function keysFrom(config: unknown, file: string, files: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (!isRecord(config)) return {}
+  const out: Record<string, string> = { ...files }
+  for (const key of Object.keys(config)) out[key] = file
+  return out
+}
 
 /** Objects merge key by key; anything else in `patch` replaces what was there. */
 export function deepMerge(base: unknown, patch: unknown): unknown {

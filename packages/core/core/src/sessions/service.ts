@@ -28,6 +28,8 @@ declare module 'cordis' {
     sessions: SessionService
   }
   interface Events {
+    /** A session was created (its `cwd` is a workspace the host now works in). */
+    'session/create'(session: Session): void
     'session/event'(session: Session, event: SessionEvent): void
     /** A session ended: `ended` (someone called `end`) or `evicted` (`maxSessions` made room). */
     'session/end'(session: Session, reason: SessionEndReason): void
@@ -78,6 +80,7 @@ export class SessionService extends Service {
       this.ctx.logger('sessions').warn(`session "${oldest.id}" was evicted (maxSessions ${this.settings.maxSessions}); end sessions when their conversation is over`)
       this.finish(oldest, 'evicted')
     }
+    this.emit('session/create', session)
     return session
   }
 
@@ -113,7 +116,7 @@ export class SessionService extends Service {
   }
 
   /** Listeners are other plugins' code: one that throws must not break appending or ending. */
-  private emit<K extends 'session/event' | 'session/end'>(name: K, ...args: Parameters<Events[K]>): void {
+  private emit<K extends 'session/create' | 'session/event' | 'session/end'>(name: K, ...args: Parameters<Events[K]>): void {
     try {
       this.ctx.emit(name, ...args)
     } catch (error) {

@@ -8,6 +8,7 @@ import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '.
 import { runInSession } from '../sessions/current.ts'
 import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema } from './schema.ts'
+import { progressReporter } from './progress.ts'
 import type { ApprovalMode, Approver, CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
 
 declare module 'cordis' {
@@ -205,13 +206,15 @@ export class ToolRuntime extends Service {
     const { definition } = entry
     if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId, definition, args: args.value })
     const budget = deadline(call.signal, definition.timeoutMs ?? 0, ToolErrorCode.TOOL_TIMEOUT)
-    const exec: ToolExecution = { callId, name: definition.name, signal: budget.signal, session: call.session }
+    const progress = progressReporter(call.onProgress, (error) => this.ctx.logger('tools').warn(`${definition.name}: a progress listener failed: ${errorMessage(error)}`))
+    const exec: ToolExecution = { callId, name: definition.name, signal: budget.signal, session: call.session, progress: progress.report }
     dispatched.definition = definition
     dispatched.exec = exec
     let outcome: Outcome
     try {
       outcome = await this.settle(() => runInSession(call.session, () => (definition as LooseDefinition).execute(parsed.value, exec)), budget, definition.name)
     } finally {
+      progress.close()
       budget.dispose()
     }
     if (budget.expired) throw new ToolError(`tool call timed out after ${definition.timeoutMs} ms`, 'TOOL_TIMEOUT')

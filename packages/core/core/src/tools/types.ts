@@ -16,6 +16,19 @@ export interface ToolExecution {
   readonly signal: AbortSignal
   /** The calling session; its `cwd` is the workspace the call runs in. */
   readonly session: Session | undefined
+  /**
+   * Tells the caller how far the call has come (`ToolCall.onProgress`). Cheap when nobody listens;
+   * never throws; reports after the call has answered are dropped.
+   */
+  progress(update: ToolProgress): void
+}
+
+/** One progress report of a running call, in the shape of MCP's `notifications/progress`. */
+export interface ToolProgress {
+  /** Grows with every report; out of `total` when that is known. */
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
 }
 
 interface ToolDefinitionBase<A, V extends JsonValue> {
@@ -103,6 +116,8 @@ export interface ToolCall {
   readonly callId?: string
   readonly session?: Session
   readonly signal?: AbortSignal
+  /** Receives the body's progress reports while the call runs (a terminal line, a client notification). */
+  readonly onProgress?: (update: ToolProgress) => void
 }
 
 export interface ToolErrorInfo {

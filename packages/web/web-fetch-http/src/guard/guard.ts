@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises'
 import { isIP, type LookupFunction } from 'node:net'
 import { errorMessage, raceAbort } from 'dsh-core'
 import { WebError } from 'dsh-web'
+import { METADATA_NAMES } from './metadata.ts'
 import { NetworkPolicy, type PolicyConfig } from './policy.ts'
 
 export interface ResolvedAddress {
@@ -18,7 +19,7 @@ export const systemResolver: Resolver = async (hostname) => {
 }
 
 /** Names that reach instance metadata; refused whatever the policy allows. */
-const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal'])
+const METADATA_NAME_SET: ReadonlySet<string> = new Set(METADATA_NAMES)
 
 /** RFC 6761: localhost names are loopback by definition, so no DNS server gets to say otherwise. */
 const LOOPBACK: readonly ResolvedAddress[] = [
@@ -85,7 +86,7 @@ export class NetworkGuard {
       return [{ address: bare, family: family === 6 ? 6 : 4 }]
     }
     const name = normalizeName(bare)
-    if (METADATA_NAMES.has(name)) throw blocked(host, 'is', 'a cloud metadata name', true)
+    if (METADATA_NAME_SET.has(name)) throw blocked(host, 'is', 'a cloud metadata name', true)
     if (name !== 'localhost' && !name.endsWith('.localhost')) return undefined
     for (const { address } of LOOPBACK) this.checkAddress(address, host, 'resolves to')
     return LOOPBACK
