@@ -27,10 +27,13 @@ const running = new Set<ChildProcess>()
  * Runs `dsh` as a real child process: `node bin/dsh.mjs ...args`. The environment drops pnpm's
  * script variables so relative paths mean the child's cwd, exactly like a user's shell.
  */
-export function dsh(args: readonly string[], options: { cwd?: string; input?: string | Buffer; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Run> {
+export function dsh(
+  args: readonly string[],
+  options: { cwd?: string; input?: string | Buffer; timeoutMs?: number; env?: Record<string, string>; /** Run as this user (the test process must be root). */ user?: { uid: number; gid: number } } = {},
+): Promise<Run> {
   const env = { ...process.env, ...options.env }
   for (const name of ['INIT_CWD', 'npm_lifecycle_event', 'npm_package_name']) delete env[name]
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'], ...options.user })
   running.add(child)
   const stdout: Buffer[] = []
   const stderr: Buffer[] = []

@@ -169,7 +169,7 @@ describe('layout inside a root', () => {
     expect(skills['outside-dir']!.resourceBase).toEqual({ kind: 'directory', path: join(root, 'outside-dir') })
     expect((await host.app.skills.get('outside-dir', { cwd: project }))?.content).toBe('Body of outside-dir.')
     const rows = await host.app.readiness.report({ probe: true, cwd: project })
-    expect(rows.find((row) => row.id === 'project-dsh')?.detail).toMatch(/dangling \(a broken symbolic link\)/)
+    expect(rows.find((row) => row.id === 'project-dsh')?.detail).toMatch(/dangling \(a broken symbolic link: its target does not exist\)/)
   })
 })
 
@@ -369,19 +369,7 @@ describe('dsh status rows', () => {
       ['skill', 'project-dsh', 'ready', ['skill']],
       ['skill', 'user-agents', 'unavailable', ['skill']],
     ])
-    expect(rows[0]!.detail).toMatch(/^1 skill in 6 roots \(project .*\); not watching$/)
+    expect(rows[0]!.detail).toMatch(/^1 skill in 6 roots \(project .*\); not watching \(watch: false\)$/)
     expect(rows[2]!.detail).toBe(`${join(home, '.agents', 'skills')}: 0 skills; 1 rejected: broken/SKILL.md (the frontmatter is not closed: no later line is exactly ---)`)
-  })
-
-  it('a root that cannot be listed makes the read incomplete, not empty, and status names the failure', async () => {
-    const { base, project, home } = await layout()
-    await bundle(join(project, '.dsh', 'skills'), 'good')
-    const loop = join(base, 'loop')
-    await symlink(loop, loop)
-    host = await fsHost({ watch: false, userHome: home, customRoots: [loop] }, { tool: true })
-    const snapshot = await host.app.skills.snapshot({ cwd: project })
-    expect(snapshot.complete).toBe(false)
-    const rows = await host.app.readiness.report({ probe: true, cwd: project })
-    expect(rows).toEqual([expect.objectContaining({ surface: 'skill', id: 'filesystem', state: 'unavailable', detail: expect.stringMatching(/loop/) })])
   })
 })

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events'
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import chokidar from 'chokidar'
@@ -115,25 +114,6 @@ describe('watching a running host', () => {
     expect(changes).toBe(2)
   })
 
-  it('a watcher that fails makes the read incomplete but keeps its skills loadable, and recovers', async () => {
-    const { project, home } = await layout()
-    await bundle(join(project, '.dsh', 'skills'), 'a')
-    const real = chokidar.watch.bind(chokidar)
-    let failing = true
-    vi.spyOn(chokidar, 'watch').mockImplementation((paths, options) => {
-      if (!failing) return real(paths, options)
-      const broken = new EventEmitter() as unknown as ReturnType<typeof chokidar.watch>
-      Object.assign(broken, { close: async () => {} })
-      setTimeout(() => (broken as unknown as EventEmitter).emit('error', new Error('ENOSPC: inotify watch limit reached')), 1)
-      return broken
-    })
-    host = await fsHost({ ...fast, userHome: home })
-    const snapshot = await host.app.skills.snapshot({ cwd: project })
-    expect(snapshot).toMatchObject({ complete: false, skills: [expect.objectContaining({ name: 'a' })] })
-    expect((await host.app.skills.get('a', { cwd: project }))?.content).toBe('Body of a.')
-    failing = false
-    expect((await host.app.skills.snapshot({ cwd: project })).complete).toBe(true)
-  })
 })
 
 describe('the catalog over real files', () => {
