@@ -89,8 +89,7 @@ describe('a hung real server is cut off by the tool budget', () => {
   const suite = codingSuite('ts-project', ['- id: tool-lsp', '  config: { timeoutMs: 20000 }', '- id: lsp-stdio', '  config: { servers: { typescript: { killGraceMs: 300 } } }', ''].join('\n'))
   const { workspace } = suite
 
-  // Two cold starts of a real server and the tool's 20 s budget: on a loaded machine this needs more than the default minute.
-  it('times the query out, replaces the server, and answers the next query', { timeout: 150_000 }, async () => {
+  it('times the query out, replaces the server, and answers the next query', async () => {
     const session = suite.session()
     // Warm up without the tool's short budget: a cold start on a busy machine can take longer than it.
     await suite.host.app.lsp.query({ operation: 'hover', filePath: 'src/main.ts', position: { line: 3, character: 19 }, workspaceRoot: workspace.dir })
@@ -99,6 +98,8 @@ describe('a hung real server is cut off by the tool budget', () => {
     for (const pid of frozen) process.kill(pid, 'SIGSTOP')
     const hung = await callLsp(suite.host, session, { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 })
     expect(hung.isError && hung.error.code).toBe('TOOL_TIMEOUT')
+    // The replacement's cold start is not under test either: wait for it without the tool's budget.
+    await suite.host.app.lsp.query({ operation: 'goToDefinition', filePath: 'src/main.ts', position: { line: 3, character: 19 }, workspaceRoot: workspace.dir })
     const value = valueOf(await callLsp(suite.host, session, { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 }))
     expect(value.locations.map((l: any) => l.path)).toContain('src/shapes.ts')
     const live = await serversFor(workspace.dir)

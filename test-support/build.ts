@@ -1,0 +1,37 @@
+/**
+ * Vitest global setup: builds the workspace packages once per run (`tsc -b`, incremental, so a run
+ * with nothing changed costs well under a second), so that every `dsh` child a test starts runs the
+ * built JavaScript instead of compiling the sources through tsx (test-support/built-children.ts).
+ * A build that fails (a type error mid-edit) is reported and the children fall back to tsx: tests
+ * never run against stale output.
+ */
+import { execFile } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import type { TestProject } from 'vitest/node'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** True when the workspace build is fresh and `dsh` children may run it. */
+    dshBuilt: boolean
+  }
+}
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url))
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+
+let build: Promise<boolean> | undefined
+
+export default async function setup(project: TestProject): Promise<void> {
+  build ??= buildWorkspace()
+  project.provide('dshBuilt', await build)
+}
+
+function buildWorkspace(): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) process.stderr.write(`test-support/build.ts: tsc -b failed, so dsh children run the sources through tsx (slower):\n${stdout}${stderr}\n`)
+      resolve(!error)
+    })
+  })
+}
