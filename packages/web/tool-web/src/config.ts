@@ -27,6 +27,8 @@ export const ToolWebConfig = z.strictObject({
   searchTimeoutMs: positive('searchTimeoutMs', 30_000, MAX_TIMER_DELAY_MS),
   /** `web_fetch`'s budget. */
   fetchTimeoutMs: positive('fetchTimeoutMs', 30_000, MAX_TIMER_DELAY_MS),
+  /** Whether `web_fetch` returns only a page's main content when the call does not say (`mainContent`). */
+  fetchMainContent: z.boolean().default(false),
   /** Source characters converted, and the cap on the whole rendered `web_fetch` text. */
   fetchMaxOutputChars: positive('fetchMaxOutputChars', 200_000),
 })

@@ -18,7 +18,7 @@ export { Config }
 export type { ToolWebConfig } from './config.ts'
 export { SearchValue, merge, renderSearch, distinctQueries } from './search.ts'
 export { FetchValue, renderFetch } from './fetch.ts'
-export { htmlToMarkdown } from './markdown.ts'
+export { htmlToMarkdown, type ConversionOptions } from './markdown.ts'
 export {
   searchMeta,
   readSearchMeta,
@@ -69,8 +69,7 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       output: FetchValue,
       timeoutMs: settings.fetchTimeoutMs,
       concurrencySafe: true,
-      execute: (args, exec) => runFetch(web, args, exec.signal),
-      // Render and meta share one conversion: renderFetch remembers it for the frozen value and cap.
+      execute: (args, exec) => runFetch(web, { maxOutputChars: settings.fetchMaxOutputChars, mainContent: settings.fetchMainContent }, args, exec.signal),
       render: (_args, value) => renderFetch(value, settings.fetchMaxOutputChars).text,
       meta: (_args, value) => fetchMeta(value, settings.fetchMaxOutputChars),
       presentCall: presentFetchCall,
