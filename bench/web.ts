@@ -8,6 +8,7 @@ import { FetchHttpConfig, HttpFetchProvider, NetworkGuard } from 'dsh-web-fetch-
 import { htmlToMarkdown } from 'dsh-tool-web'
 import { Agent, request } from 'undici'
 import { ms, percentile, ratio, timed } from './stats.ts'
+import { benchWebHtml } from './web-html.ts'
 
 // web_fetch through the base preset (ctx.tools.execute → ctx.web → dsh-web-fetch-http with the
 // guard, opened to loopback by an overlay → render) against a bare undici.request reading and
@@ -183,6 +184,7 @@ export async function benchWeb(): Promise<string[]> {
     lines.push(await throughput(tools, agent, origin, 1_000_000, 20))
     lines.push(await throughput(tools, agent, origin, 50_000_000, 5))
     lines.push(await guardCost())
+    lines.push(...(await benchWebHtml()))
   } finally {
     await agent.destroy()
     await provider.close()
