@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { htmlToMarkdown } from 'dsh-tool-web'
-import type TurndownService from 'turndown'
 import { ms, ratio } from './stats.ts'
 
 // HTML → Markdown on its own (issue 19 items 4 and 10).
@@ -16,8 +15,9 @@ import { ms, ratio } from './stats.ts'
 const SOURCE_CAP = 100_000
 const fromToolWeb = createRequire(createRequire(import.meta.url).resolve('dsh-tool-web/package.json'))
 
-function bareTurndown(): TurndownService {
-  const Turndown = fromToolWeb('turndown') as typeof TurndownService
+/** turndown as dsh-tool-web depends on it (the root package does not), configured as the tool configures it. */
+function bareTurndown(): { turndown(html: string): string } {
+  const Turndown = fromToolWeb('turndown') as new (options: Record<string, string>) => { turndown(html: string): string }
   return new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
 }
 
