@@ -1,6 +1,7 @@
 import { assertNever, ToolError } from 'dsh-core'
 import type { WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
+import type { FetchCache } from './cache.ts'
 import { nestsTooDeep } from './depth.ts'
 import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
 import { htmlToMarkdown } from './markdown.ts'
@@ -19,6 +20,8 @@ export const FetchValue = z.strictObject({
   truncated: z.boolean(),
   /** The HTML body (its first `fetchMaxOutputChars` characters) as Markdown, converted inside the call's budget. */
   markdown: z.string().exactOptional(),
+  /** Answered from the tool's cache (an earlier fetch of the same URL within `cacheTtlMs`). */
+  cached: z.literal(true).exactOptional(),
 })
 export type FetchValue = z.infer<typeof FetchValue>
 
@@ -32,6 +35,8 @@ export interface FetchSettings {
   readonly maxOutputChars: number
   /** Main content only when the model does not say. */
   readonly mainContent: boolean
+  /** Recent answers; none when omitted. */
+  readonly cache?: FetchCache
 }
 
 /** The url as given (untrimmed: the provider owns URL rules), once it is known not to be blank. */
@@ -46,10 +51,15 @@ export function requestedUrl(args: FetchInput): string {
  * in the page (html/bound.ts).
  */
 export async function runFetch(web: Fetcher, settings: FetchSettings, args: FetchInput, signal: AbortSignal): Promise<FetchValue> {
-  const result = await web.fetch({ url: requestedUrl(args) }, signal)
-  const value: FetchValue = { url: result.url, statusCode: result.statusCode, body: { kind: result.body.kind, content: result.body.content }, truncated: result.truncated }
-  if (value.body.kind !== 'html') return value
-  return { ...value, markdown: convert(value.body.content.slice(0, settings.maxOutputChars), value.url, args.mainContent ?? settings.mainContent) }
+  const url = requestedUrl(args)
+  const mainContent = args.mainContent ?? settings.mainContent
+  const hit = settings.cache?.get(url, mainContent)
+  if (hit) return { ...hit, cached: true }
+  const result = await web.fetch({ url }, signal)
+  let value: FetchValue = { url: result.url, statusCode: result.statusCode, body: { kind: result.body.kind, content: result.body.content }, truncated: result.truncated }
+  if (value.body.kind === 'html') value = { ...value, markdown: convert(value.body.content.slice(0, settings.maxOutputChars), value.url, mainContent) }
+  settings.cache?.put(url, value, mainContent)
+  return value
 }
 
 const FOOTER = '\n\n(Content truncated. Fetch a more specific URL or section to see the rest.)'
