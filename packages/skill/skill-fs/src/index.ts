@@ -7,7 +7,7 @@ import { FilesystemSkills } from './provider.ts'
 export { Config, SkillFsConfig, placesOf, type Places } from './config.ts'
 export { FilesystemSkills, type Discovery } from './provider.ts'
 export { splitFrontmatter, parseFrontmatter } from './frontmatter.ts'
-export { skillFields, MAX_DESCRIPTION_LENGTH, type SkillFields } from './fields.ts'
+export { skillFields, type SkillFields, type FileOrigin } from './fields.ts'
 export { skillRoots, findProjectRoot, type SkillRoot } from './roots.ts'
 export type { Rejection, RootReport } from './scan.ts'
 

@@ -1,12 +1,13 @@
-import { skillFields, type SkillFields } from './fields.ts'
+import { skillFields, type FileOrigin, type SkillFields } from './fields.ts'
 import { parseFrontmatter } from './frontmatter.ts'
 
 /**
- * What a skill file gave: a skill, or a rejection with its reason. `lasting: false` marks a
- * rejection the next read must look at again (an I/O error rather than the file's content).
+ * What a skill file gave: a skill (with what it does not do as the spec says), or a rejection with
+ * its reason. `lasting: false` marks a rejection the next read must look at again (an I/O error
+ * rather than the file's content).
  */
 export type Outcome =
-  | { readonly kind: 'skill'; readonly fields: SkillFields }
+  | { readonly kind: 'skill'; readonly fields: SkillFields; readonly warnings: readonly string[] }
   | { readonly kind: 'rejected'; readonly reason: string; readonly lasting: boolean }
   | { readonly kind: 'none' }
 
@@ -18,11 +19,11 @@ export function rejected(reason: string, lasting = true): Outcome {
 }
 
 /** The outcome of a frontmatter already cut out of its file. */
-export function outcomeOf(yaml: string, expectedName: string): Outcome {
+export function outcomeOf(yaml: string, origin: FileOrigin): Outcome {
   const parsed = parseFrontmatter(yaml)
   if (!parsed.ok) return rejected(parsed.reason)
-  const checked = skillFields(parsed.data, expectedName)
-  return checked.ok ? { kind: 'skill', fields: checked.fields } : rejected(checked.reason)
+  const checked = skillFields(parsed.data, origin)
+  return checked.ok ? { kind: 'skill', fields: checked.fields, warnings: checked.warnings } : rejected(checked.reason)
 }
 
 /**

@@ -2,10 +2,11 @@ import { relative } from 'node:path'
 import { throwIfAborted, type CapabilityRow, type FileSystem, type HostLifetime } from 'dsh-core'
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import type { Places, SkillFsConfig } from './config.ts'
-import { loadSkill } from './load.ts'
-import { OutcomeCache } from './outcomes.ts'
+import { NOT_TEXT_REASON } from './head.ts'
+import { isNotText, loadSkill } from './load.ts'
+import { OutcomeCache, rejected } from './outcomes.ts'
 import { findProjectRoot, skillRoots, type SkillRoot } from './roots.ts'
-import { scanRoot, type RootReport, type ScanSettings } from './scan.ts'
+import { scanRoot, type Rejection, type RootReport, type ScanSettings, type SkillLocator } from './scan.ts'
 import { isSkillPath, RootWatcher } from './watch.ts'
 
 export interface Logger {
@@ -111,10 +112,24 @@ export class FilesystemSkills {
   }
 
   private async get(candidate: SkillCandidate, options: ViewOptions): Promise<SkillDefinition | undefined> {
-    const definition = await loadSkill(this.fs, candidate, this.settings, options.signal)
+    let definition
+    try {
+      definition = await loadSkill(this.fs, candidate, this.settings, options.signal)
+    } catch (error) {
+      // Found past what discovery reads: from now on discovery rejects the file for it too.
+      if (isNotText(error)) await this.rejectFile((candidate.locator as SkillLocator).path, NOT_TEXT_REASON)
+      throw error
+    }
     // Gone or broken since it was listed: the listing is stale.
     if (!definition) this.control.invalidate()
     return definition
+  }
+
+  /** Remembers a rejection found at load for the file as it is now (its size and mtime), and has the catalog look again. */
+  private async rejectFile(path: string, reason: string): Promise<void> {
+    const info = await this.fs.stat(path).catch(() => undefined)
+    if (info) this.outcomes.set(path, info.size, info.mtimeMs, rejected(reason))
+    this.control.invalidate()
   }
 
   /** A writer changed `path`: if it can be a skill file of a watched root, the next read looks again at once. */
@@ -137,7 +152,7 @@ export class FilesystemSkills {
     if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
     const { reports } = await this.scan(project, roots, signal)
     const total = reports.reduce((sum, report) => sum + report.skills, 0)
-    const shown = reports.filter((report) => report.skills || report.rejected.length || report.unreadable || this.notWatched(report.root))
+    const shown = reports.filter((report) => report.skills || report.rejected.length || report.warnings.length || report.unreadable || this.notWatched(report.root))
     const rows: CapabilityRow[] = [
       {
         id: this.config.providerName,
@@ -167,11 +182,13 @@ export class FilesystemSkills {
   }
 
   private rootRow(report: RootReport): CapabilityRow {
-    const { root, skills, rejected, unreadable } = report
+    const { root, skills, rejected, warnings, unreadable } = report
     const notWatched = this.notWatched(root)
     if (unreadable) return { id: this.rootId(root), state: 'unavailable', detail: `${root.path}: cannot be read: ${unreadable}${notWatched ? `; not watched: ${notWatched}` : ''}` }
     const parts = [`${root.path}: ${skills} skill${skills === 1 ? '' : 's'}`]
-    if (rejected.length) parts.push(`${rejected.length} rejected: ${rejected.map((r) => `${relative(root.path, r.path) || r.path} (${r.reason})`).join('; ')}`)
+    const listed = (items: readonly Rejection[]) => items.map((item) => `${relative(root.path, item.path) || item.path} (${item.reason})`).join('; ')
+    if (warnings.length) parts.push(`${warnings.length} warning${warnings.length === 1 ? '' : 's'}: ${listed(warnings)}`)
+    if (rejected.length) parts.push(`${rejected.length} rejected: ${listed(rejected)}`)
     if (notWatched) parts.push(`not watched: ${notWatched}`)
     return { id: this.rootId(root), state: skills ? 'ready' : 'unavailable', detail: parts.join('; ') }
   }
@@ -181,11 +198,13 @@ export class FilesystemSkills {
   }
 
   private logRejections(report: RootReport): void {
-    for (const rejection of report.rejected) {
-      const key = `${rejection.path}\0${rejection.reason}`
-      if (this.reported.has(key)) continue
-      this.reported.add(key)
-      this.log.warn(`skill file ${rejection.path} rejected: ${rejection.reason}`)
+    for (const [items, what] of [[report.rejected, 'rejected'], [report.warnings, 'loaded with a warning']] as const) {
+      for (const item of items) {
+        const key = `${item.path}\0${item.reason}`
+        if (this.reported.has(key)) continue
+        this.reported.add(key)
+        this.log.warn(`skill file ${item.path} ${what}: ${item.reason}`)
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { FsError, type DirEntry, type FileSystem } from 'dsh-core'
 import type { SkillCandidate } from 'dsh-skill'
-import type { SkillFields } from './fields.ts'
+import type { FileOrigin, SkillFields } from './fields.ts'
 import { readHead, type HeadIo } from './head.ts'
 import { NONE, outcomeOf, rejected, type Outcome, type OutcomeCache } from './outcomes.ts'
 import { readProblem } from './problems.ts'
@@ -18,6 +18,8 @@ export interface RootReport {
   readonly root: SkillRoot
   readonly skills: number
   readonly rejected: readonly Rejection[]
+  /** Skills offered although they stray from the spec (a name that differs from its directory, a long description). */
+  readonly warnings: readonly Rejection[]
   /** Why the root itself could not be listed (it then offers nothing). */
   readonly unreadable?: string
 }
@@ -48,8 +50,8 @@ interface SkillFile {
   readonly path: string
   /** The resource base: the bundle directory, or the root for a flat file. */
   readonly directory: string
-  /** What the frontmatter name must be. */
-  readonly expectedName: string
+  /** The name the spec expects it to carry. */
+  readonly origin: FileOrigin
 }
 
 export const absent = (error: unknown) => error instanceof FsError && (error.code === 'FS_NOT_FOUND' || error.code === 'FS_NOT_DIRECTORY')
@@ -96,7 +98,7 @@ async function readSkillFile(fs: FileSystem, file: SkillFile, settings: ScanSett
 /** The outcome of a read, parsing its frontmatter if it still has to be (and remembering that). */
 function settle(read: Read, file: SkillFile, cache: OutcomeCache): Outcome {
   if (read.kind !== 'unparsed') return read
-  const outcome = outcomeOf(read.yaml, file.expectedName)
+  const outcome = outcomeOf(read.yaml, file.origin)
   cache.set(file.path, read.size, read.mtimeMs, outcome)
   return outcome
 }
@@ -106,9 +108,9 @@ async function skillFileOf(fs: FileSystem, root: SkillRoot, entry: DirEntry): Pr
   if (entry.name === root.skip) return undefined
   switch (entry.type) {
     case 'directory':
-      return { path: join(entry.path, 'SKILL.md'), directory: entry.path, expectedName: entry.name }
+      return { path: join(entry.path, 'SKILL.md'), directory: entry.path, origin: { expectedName: entry.name, kind: 'directory' } }
     case 'file':
-      return entry.name.endsWith('.md') ? { path: entry.path, directory: root.path, expectedName: entry.name.slice(0, -3) } : undefined
+      return entry.name.endsWith('.md') ? { path: entry.path, directory: root.path, origin: { expectedName: entry.name.slice(0, -3), kind: 'file' } } : undefined
     case 'missing':
       return { path: entry.path, reason: await brokenLink(fs, entry.path) }
     case 'other':
@@ -157,9 +159,9 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
   try {
     entries = await fs.listDir(root.path)
   } catch (error) {
-    if (absent(error)) return { candidates: [], report: { root, skills: 0, rejected: [] }, lookAgain: false }
+    if (absent(error)) return { candidates: [], report: { root, skills: 0, rejected: [], warnings: [] }, lookAgain: false }
     const problem = readProblem(error)
-    return { candidates: [], report: { root, skills: 0, rejected: [], unreadable: problem.reason }, lookAgain: !problem.lasting }
+    return { candidates: [], report: { root, skills: 0, rejected: [], warnings: [], unreadable: problem.reason }, lookAgain: !problem.lasting }
   }
   const files = await Promise.all(entries.map((entry) => skillFileOf(fs, root, entry)))
   const reads = await mapBounded(files, settings.io === 'sync' ? 1 : settings.readConcurrency, (file) => (file && !('reason' in file) ? readSkillFile(fs, file, settings, cache) : undefined))
@@ -167,6 +169,7 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
   // (about a sixth of a cold discovery) than parsing interleaved with system calls.
   const candidates: SkillCandidate[] = []
   const rejections: Rejection[] = []
+  const warnings: Rejection[] = []
   let lookAgain = false
   files.forEach((file, index) => {
     if (!file) return
@@ -179,10 +182,11 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
         lookAgain ||= !outcome.lasting
         return void rejections.push({ path: file.path, reason: outcome.reason })
       case 'skill':
+        for (const reason of outcome.warnings) warnings.push({ path: file.path, reason })
         return void candidates.push(candidateOf(outcome.fields, root, file, providerName))
     }
   })
-  return { candidates, report: { root, skills: candidates.length, rejected: rejections }, lookAgain }
+  return { candidates, report: { root, skills: candidates.length, rejected: rejections, warnings }, lookAgain }
 }
 
 /**

@@ -38,10 +38,11 @@ describe('watching a running host', () => {
     await until(async () => expect((await host!.app.skills.list({ cwd: project }))[1]?.description).toBe('edited description'))
     await put(join(root, 'flat.md'), skillMd({ name: 'flat', description: 'flat' }))
     await until(async () => expect(await names(project)).toEqual(['first', 'flat', 'second']))
+    // The name comes from the frontmatter: a renamed directory moves the skill, it does not rename it.
     await rename(join(root, 'first'), join(root, 'renamed'))
-    await until(async () => expect(await names(project)).toEqual(['flat', 'second']))
+    await until(async () => expect((await host!.app.skills.list({ cwd: project }))[0]?.resourceBase).toEqual({ kind: 'directory', path: join(root, 'renamed') }))
     await rm(join(root, 'second'), { recursive: true })
-    await until(async () => expect(await names(project)).toEqual(['flat']))
+    await until(async () => expect(await names(project)).toEqual(['first', 'flat']))
   })
 
   it('notices a root that does not exist yet once it appears, and a root deleted and created again', async () => {
