@@ -54,7 +54,7 @@ describe('examples/mcp-crash: a stdio server whose tool exits the process', () =
     expect(run.code).toBe(1)
     const result = JSON.parse(run.stdout) as { error: { code: string; message: string } }
     expect(result.error.code).toBe('MCP_CONNECTION_LOST')
-    expect(result.error.message).toContain('the server exited with code 1; stderr: crash-demo')
+    expect(result.error.message).toBe('exit: the connection to MCP server x was lost during the call: the server exited with code 1')
     expect(run.stderr).toContain('mcp(x): connection lost; reconnecting')
     for (const pid of pidsIn(pidFile)) expect(isAlive(pid), `server ${pid} outlived dsh`).toBe(false)
   })

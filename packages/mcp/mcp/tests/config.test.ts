@@ -24,6 +24,9 @@ describe('McpConfig', () => {
       required: false,
       startupTimeoutMs: 30_000,
       toolCallTimeoutMs: 60_000,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeoutMs: 600_000,
+      maxMessageBytes: 33_554_432,
       disabledTools: [],
       defaultApproval: 'auto',
       toolApproval: {},
@@ -36,6 +39,7 @@ describe('McpConfig', () => {
       prompts: false,
       args: [],
       env: {},
+      envVars: [],
       cwd: '',
       shutdownGraceMs: 2000,
     })
