@@ -4,7 +4,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { sleep } from 'dsh-core'
 import { ServerUnreachableError, wireFetch, type MarkedFault } from './http-wire.ts'
-import { fromPeer, TransportFault } from './wire.ts'
+import { fromPeer, PendingRequests, TransportFault } from './wire.ts'
 
 /** How long closing waits for the server to acknowledge the end of the session (HTTP DELETE). */
 const END_SESSION_WAIT_MS = 1000
@@ -47,6 +47,7 @@ export class HttpTransport implements Transport {
 
   private readonly inner: StreamableHTTPClientTransport
   private readonly marker = randomUUID()
+  private readonly pending = new PendingRequests()
   private closing: Promise<void> | undefined
   private closed = false
   /** Why the transport closed itself, if it did: the session is gone (`SessionGoneError`), nothing answers (`ServerUnreachableError`). */
@@ -59,11 +60,16 @@ export class HttpTransport implements Transport {
       onStreamEnd: (reason) => {
         if (!this.closing) options.onSuspect(reason)
       },
-      onSessionRefused: (status) => this.lose(new SessionGoneError(status)),
+      // A refused POST fails its own request (send, below); a refused stream or notification only tells.
+      onSessionRefused: (status, method) => method !== 'POST' && this.lose(new SessionGoneError(status)),
       onProblem: (error) => this.onerror?.(error),
+      isPending: (id) => this.pending.has(id),
     })
     this.inner = new StreamableHTTPClientTransport(options.url, { requestInit: { headers: { ...options.headers } }, fetch })
-    this.inner.onmessage = (message) => this.onmessage?.(this.fromWire(message))
+    this.inner.onmessage = (message) => {
+      this.pending.answered(message)
+      this.onmessage?.(this.fromWire(message))
+    }
     this.inner.onclose = () => this.finish()
     this.inner.onerror = (error) => this.onerror?.(error)
   }
@@ -82,13 +88,16 @@ export class HttpTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const hadSession = this.inner.sessionId !== undefined
+    this.pending.sent(message)
     try {
       // The SDK declares its own options without `| undefined`; they are the same object.
       await this.inner.send(message, options as Parameters<StreamableHTTPClientTransport['send']>[1])
     } catch (error) {
       if (hadSession && error instanceof StreamableHTTPError && (error.code === 400 || error.code === 404)) {
         const gone = new SessionGoneError(error.code, { cause: error })
-        this.lose(gone)
+        // After this request has failed with it: closing first would fail it as "connection closed",
+        // and it could no longer be told apart from a request the server did receive.
+        setImmediate(() => this.lose(gone))
         throw gone
       }
       if (error instanceof ServerUnreachableError) this.lose(error)

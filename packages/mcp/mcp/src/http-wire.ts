@@ -1,6 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
-import { answerId, answerProblem, type Fault } from './wire.ts'
+import { answerId, answerProblem, idAtEdges, type Fault } from './wire.ts'
 
 /** Nothing answered at the HTTP level: refused, reset, unresolvable. `cause` is fetch's own error. */
 export class ServerUnreachableError extends Error {}
@@ -28,6 +28,8 @@ export interface WireOptions {
   readonly onSessionRefused: (status: number, method: string) => void
   /** Something was dropped or replaced (logged by the owner). */
   readonly onProblem: (error: Error) => void
+  /** Whether a request with this id was sent and not answered yet. */
+  readonly isPending: (id: RequestId) => boolean
 }
 
 /** The `data` of an answer the wire made up, as it travels through the SDK. */
@@ -59,8 +61,7 @@ export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchL
     if (!response.ok || !response.body) return response
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
     if (type === 'text/event-stream') {
-      const requestId = method === 'POST' ? requestIdOf(init?.body) : undefined
-      const stream = new EventStreamGuard(options, requestId, method === 'GET')
+      const stream = new EventStreamGuard(options, method === 'POST' ? requestIdOf(init?.body) : undefined, method === 'GET')
       return rebuild(response, stream.guard(response.body, init?.signal ?? undefined))
     }
     if (type === 'application/json') return rebuild(response, capBody(response.body, options.maxMessageBytes))
@@ -108,18 +109,22 @@ function capBody(body: ReadableStream<Uint8Array>, limit: number): ReadableStrea
 }
 
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/g
+/** Characters kept from each end of a skipped event: enough for its `id`. */
+const EDGE_CHARS = 256
 
 /**
- * Re-frames one event stream: each event is passed on whole, as it came, unless it is over the
- * cap (dropped; for a POST's stream replaced by an error answer for its request) or it answers the
- * POST's request with something unusable (replaced the same way).
+ * Re-frames one event stream: each event is passed on whole, as it came, unless it is over the cap
+ * or it answers a pending request with something unusable. Such an event is replaced by an error
+ * answer to that request (the POST's own, or the one the event names), or dropped when it answers
+ * none. An answer can come on any stream: the SDK's own server sends one that is not a valid
+ * response on the standalone GET stream.
  */
 class EventStreamGuard {
   private readonly decoder = new TextDecoder()
   private readonly encoder = new TextEncoder()
   private pending = ''
-  /** Bytes of the event being skipped, while one is. */
-  private skipping: number | undefined
+  /** The event being skipped, while one is: its size so far and its first and last characters. */
+  private skipping: { bytes: number; head: string; tail: string } | undefined
 
   constructor(
     private readonly options: WireOptions,
@@ -133,20 +138,23 @@ class EventStreamGuard {
       if (this.standalone && !signal?.aborted) this.options.onStreamEnd(reason)
     }
     return new ReadableStream<Uint8Array>({
+      // Reads until it has a whole event to pass on: a pull that enqueues nothing is not called again.
       pull: async (controller) => {
-        let next: Awaited<ReturnType<typeof reader.read>>
-        try {
-          next = await reader.read()
-        } catch (error) {
-          ended(error instanceof Error ? error : new Error(String(error)))
-          throw error
+        for (;;) {
+          let next: Awaited<ReturnType<typeof reader.read>>
+          try {
+            next = await reader.read()
+          } catch (error) {
+            ended(error instanceof Error ? error : new Error(String(error)))
+            throw error
+          }
+          if (next.done) {
+            ended(new Error('the server ended the event stream'))
+            return controller.close()
+          }
+          const out = this.take(this.decoder.decode(next.value, { stream: true }))
+          if (out) return controller.enqueue(this.encoder.encode(out))
         }
-        if (next.done) {
-          ended(new Error('the server ended the event stream'))
-          return controller.close()
-        }
-        const out = this.take(this.decoder.decode(next.value, { stream: true }))
-        if (out) controller.enqueue(this.encoder.encode(out))
       },
       cancel: (reason) => reader.cancel(reason),
     })
@@ -168,7 +176,9 @@ class EventStreamGuard {
     }
     // Characters are never more than bytes: past the cap in characters is past it in bytes.
     if (this.pending.length > this.options.maxMessageBytes) {
-      this.skipping = (this.skipping ?? 0) + Buffer.byteLength(this.pending)
+      const skipping = (this.skipping ??= { bytes: 0, head: this.pending.slice(0, EDGE_CHARS), tail: '' })
+      skipping.bytes += Buffer.byteLength(this.pending)
+      skipping.tail = this.pending.slice(-EDGE_CHARS)
       this.pending = ''
     }
     return out
@@ -177,15 +187,18 @@ class EventStreamGuard {
   private finish(event: string): string {
     const skipped = this.skipping
     this.skipping = undefined
-    const bytes = (skipped ?? 0) + Buffer.byteLength(event)
-    if (skipped !== undefined || bytes > this.options.maxMessageBytes) return this.replace({ kind: 'oversized', bytes, limit: this.options.maxMessageBytes })
-    if (this.requestId === undefined) return `${event}\n\n`
-    const problem = this.unusableAnswer(event)
-    return problem ? this.replace({ kind: 'malformed', problem }) : `${event}\n\n`
+    const bytes = (skipped?.bytes ?? 0) + Buffer.byteLength(event)
+    if (skipped || bytes > this.options.maxMessageBytes) {
+      const head = skipped?.head ?? event.slice(0, EDGE_CHARS)
+      const tail = (skipped ? skipped.tail + event : event).slice(-EDGE_CHARS)
+      return this.replace(this.requestId ?? idAtEdges(dataStart(head), tail), { kind: 'oversized', bytes, limit: this.options.maxMessageBytes })
+    }
+    const unusable = this.unusableAnswer(event)
+    return unusable ? this.replace(unusable.id, { kind: 'malformed', problem: unusable.problem }) : `${event}\n\n`
   }
 
-  /** Why this event's message cannot answer the POST's request, when it is an answer to it. */
-  private unusableAnswer(event: string): string | undefined {
+  /** The pending request this event answers with something unusable, and what is wrong with it. */
+  private unusableAnswer(event: string): { id: RequestId; problem: string } | undefined {
     const data = dataOf(event)
     if (data === undefined) return undefined
     let message: unknown
@@ -194,21 +207,30 @@ class EventStreamGuard {
     } catch {
       return undefined
     }
-    if (answerId(message) !== this.requestId || typeof message !== 'object' || message === null) return undefined
-    if ('result' in message) {
-      const result = (message as { result: unknown }).result
-      return typeof result === 'object' && result !== null && !Array.isArray(result) ? undefined : answerProblem(message)
+    const id = answerId(message)
+    if (id === undefined || !(id === this.requestId || this.options.isPending(id))) return undefined
+    const answer = message as object
+    if ('result' in answer) {
+      const result = (answer as { result: unknown }).result
+      return typeof result === 'object' && result !== null && !Array.isArray(result) ? undefined : { id, problem: answerProblem(answer) }
     }
-    return 'error' in message ? undefined : answerProblem(message)
+    return 'error' in answer ? undefined : { id, problem: answerProblem(answer) }
   }
 
-  private replace(fault: Fault): string {
+  private replace(id: RequestId | undefined, fault: Fault): string {
+    const answers = id !== undefined && (id === this.requestId || this.options.isPending(id))
     const what = fault.kind === 'oversized' ? `an event of ${fault.bytes} bytes, over maxMessageBytes (${fault.limit})` : `an answer with ${fault.problem}`
-    this.options.onProblem(new Error(`the server sent ${what}; ${this.requestId === undefined ? 'it was dropped' : 'its request is answered with this error'}`))
-    if (this.requestId === undefined) return ''
+    this.options.onProblem(new Error(`the server sent ${what}; ${answers ? 'its request is answered with this error' : 'it was dropped'}`))
+    if (!answers) return ''
     const data: MarkedFault = { dshFault: this.options.marker, fault }
-    return `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: this.requestId, error: { code: -32603, message: 'unusable answer', data } })}\n\n`
+    return `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'unusable answer', data } })}\n\n`
   }
+}
+
+/** The event text from its first `data:` value on, where a JSON message's `id` may come first. */
+function dataStart(head: string): string {
+  const at = head.indexOf('data:')
+  return at === -1 ? head : head.slice(at + (head[at + 5] === ' ' ? 6 : 5))
 }
 
 /** The data of one event: its `data:` lines joined with newlines (undefined without any). */
