@@ -4,7 +4,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { sleep } from 'dsh-core'
 import { ServerUnreachableError, wireFetch, type MarkedFault } from './http-wire.ts'
-import { fromPeer, PendingRequests, TransportFault } from './wire.ts'
+import { deliverInOrder, fromPeer, PendingRequests, TransportFault } from './wire.ts'
 
 /** How long closing waits for the server to acknowledge the end of the session (HTTP DELETE). */
 const END_SESSION_WAIT_MS = 1000
@@ -68,7 +68,7 @@ export class HttpTransport implements Transport {
     this.inner = new StreamableHTTPClientTransport(options.url, { requestInit: { headers: { ...options.headers } }, fetch })
     this.inner.onmessage = (message) => {
       this.pending.answered(message)
-      this.onmessage?.(this.fromWire(message))
+      deliverInOrder(this.onmessage, this.fromWire(message))
     }
     this.inner.onclose = () => this.finish()
     this.inner.onerror = (error) => this.onerror?.(error)

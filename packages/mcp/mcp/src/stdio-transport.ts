@@ -4,7 +4,7 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
 import { errorMessage, oneLine, sleep, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
 import { McpError } from './errors.ts'
 import { LineReader } from './line-reader.ts'
-import { answerId, answerProblem, faultAnswer, fromPeer, idAtEdges, PendingRequests } from './wire.ts'
+import { answerId, answerProblem, deliverInOrder, faultAnswer, fromPeer, idAtEdges, PendingRequests } from './wire.ts'
 
 export interface StdioTransportOptions {
   readonly subprocess: Pick<SubprocessService, 'spawn'>
@@ -138,7 +138,7 @@ export class StdioTransport implements Transport {
     const checked = JSONRPCMessageSchema.safeParse(parsed)
     if (checked.success) {
       this.pending.answered(checked.data)
-      this.onmessage?.(fromPeer(checked.data))
+      deliverInOrder(this.onmessage, fromPeer(checked.data))
       return
     }
     const id = answerId(parsed)
@@ -157,7 +157,7 @@ export class StdioTransport implements Transport {
   private answerItself(id: Parameters<typeof faultAnswer>[0], fault: Parameters<typeof faultAnswer>[1]): void {
     const answer = faultAnswer(id, fault)
     this.pending.answered(answer)
-    this.onmessage?.(answer)
+    deliverInOrder(this.onmessage, answer)
   }
 
   private finish(): void {

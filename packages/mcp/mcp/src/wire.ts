@@ -115,3 +115,15 @@ export function idAtEdges(head: string, tail: string): RequestId | undefined {
     return undefined
   }
 }
+
+/**
+ * Hands `message` to the SDK client so that it sees it after every notification read before it.
+ * The client runs a notification's handler one microtask after receiving it but settles a request
+ * at once, dropping the request's progress listener: without this, the progress a server sends
+ * right before its answer (the last step) would arrive to no one.
+ */
+export function deliverInOrder(deliver: ((message: JSONRPCMessage) => void) | undefined, message: JSONRPCMessage): void {
+  if (!deliver) return
+  if ('method' in message) deliver(message)
+  else queueMicrotask(() => deliver(message))
+}
