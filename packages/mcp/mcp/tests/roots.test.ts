@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { eventually, startRig, stopRigs } from './fixtures/rig.ts'
+import { eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
 afterEach(stopRigs)
 
@@ -16,7 +16,7 @@ const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-mcp-roots-')))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-const everything = { transport: 'stdio', serverName: 'everything', command: 'mcp-server-everything', args: ['stdio'], shutdownGraceMs: 500 } as const
+const everything: RowInput = { transport: 'stdio', serverName: 'everything', command: 'mcp-server-everything', args: ['stdio'], shutdownGraceMs: 500 }
 
 describe('roots', () => {
   it('server-everything sees the host workspace, then the session workspaces as sessions come and go', async () => {
