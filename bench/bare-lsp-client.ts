@@ -36,6 +36,10 @@ export class BareLspClient {
     this.connection.listen()
   }
 
+  get pid(): number {
+    return this.child.pid ?? -1
+  }
+
   async initialize(): Promise<void> {
     const uri = pathToFileURL(this.workspace).href
     await this.connection.sendRequest('initialize', {

@@ -1,19 +1,51 @@
-import { cpSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
-// Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → typescript-language-server)
+// Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → the language server)
 // against a bare vscode-jsonrpc client doing the same didOpen/request/didClose on its own instance of
-// the same server, interleaved query by query. Also cold first-query time and 4 workspaces at once.
+// the same server, interleaved query by query; cold first correct answer; the server's memory. Run
+// for both TypeScript servers the coding preset's `typescript: auto` row can start: typescript-language-server
+// over TypeScript 5.9's tsserver (the project has no TypeScript of its own, so the one beside dsh
+// decides), and TypeScript 7's own server (the project has TypeScript 7 in its node_modules). Then
+// 4 workspaces at once on the first.
 
 const REPO = fileURLToPath(new URL('../', import.meta.url))
 const FIXTURE = join(REPO, 'packages/lsp/lsp-stdio/tests/real/workspaces/ts-project')
-const SERVER = join(REPO, 'node_modules/.bin/typescript-language-server')
+const TYPESCRIPT_7 = realpathSync(join(REPO, 'packages/lsp/lsp-stdio/node_modules/typescript-7'))
 const QUERIES = Number(process.env.BENCH_LSP_QUERIES ?? 200)
+
+interface Server {
+  readonly name: string
+  /** What the bare client spawns: the same server the coding preset chooses for the project. */
+  readonly executable: string
+  readonly args: readonly string[]
+  /** Makes a fixture copy into a project of this kind. */
+  readonly prepare: (dir: string) => void
+}
+
+const SERVERS: readonly Server[] = [
+  {
+    name: 'tsserver 5.9.3 (typescript-language-server)',
+    executable: join(REPO, 'node_modules/.bin/typescript-language-server'),
+    args: ['--stdio'],
+    prepare: () => {},
+  },
+  {
+    name: `native ${JSON.parse(readFileSync(join(TYPESCRIPT_7, 'package.json'), 'utf8')).version} (tsc --lsp)`,
+    executable: join(dirname(createRequire(join(TYPESCRIPT_7, 'package.json')).resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`)), 'lib', 'tsc'),
+    args: ['--lsp', '--stdio'],
+    prepare: (dir) => {
+      mkdirSync(join(dir, 'node_modules'))
+      symlinkSync(TYPESCRIPT_7, join(dir, 'node_modules', 'typescript'))
+    },
+  },
+]
 
 type Operation = 'goToDefinition' | 'findReferences' | 'goToImplementation' | 'hover'
 const CASES: { operation: Operation; method: string; file: string; line: number; character: number }[] = [
@@ -23,10 +55,11 @@ const CASES: { operation: Operation; method: string; file: string; line: number;
   { operation: 'hover', method: 'textDocument/hover', file: 'src/main.ts', line: 4, character: 20 },
 ]
 
-function workspaceCopy(): { dir: string; remove(): void } {
+function workspaceCopy(server: Server): { dir: string; remove(): void } {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bench-')))
   const dir = join(root, 'ts-project')
   cpSync(FIXTURE, dir, { recursive: true })
+  server.prepare(dir)
   return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
 }
 
@@ -49,17 +82,27 @@ async function bare(client: BareLspClient, c: (typeof CASES)[number]): Promise<v
   await client.query(c.method, c.file, 'typescript', c.line - 1, c.character - 1)
 }
 
-async function startBare(dir: string): Promise<BareLspClient> {
-  const client = new BareLspClient(SERVER, ['--stdio'], dir)
+async function startBare(server: Server, dir: string): Promise<BareLspClient> {
+  const client = new BareLspClient(server.executable, server.args, dir)
   await client.initialize()
   return client
 }
 
-async function warmLatency(): Promise<string[]> {
-  const workspace = workspaceCopy()
+interface Figures {
+  readonly lines: string[]
+  readonly oursP50: number[]
+  readonly bareP50: number[]
+  readonly oursRss: number
+  readonly bareRss: number
+}
+
+async function warmLatency(server: Server): Promise<Figures> {
+  const workspace = workspaceCopy(server)
   const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
-  const client = await startBare(workspace.dir)
+  const client = await startBare(server, workspace.dir)
   const lines: string[] = []
+  const oursP50: number[] = []
+  const bareP50: number[] = []
   try {
     // Warm both: load the project, then a few rounds of every case.
     await bare(client, CASES[0]!)
@@ -82,18 +125,24 @@ async function warmLatency(): Promise<string[]> {
         }
       }
       const [o50, b50, o95, b95] = [percentile(mine, 50), percentile(theirs, 50), percentile(mine, 95), percentile(theirs, 95)]
+      oursP50.push(o50)
+      bareP50.push(b50)
       lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}`)
     }
+    // Our server is the one whose working directory is the workspace; the bare client's is its child.
+    const oursRss = treeRss(serverPids(workspace.dir).filter((pid) => pid !== client.pid && !descendants(client.pid).includes(pid)))
+    const bareRss = treeRss([client.pid])
+    lines.push(`server RSS after the warm queries (its process tree): ours ${mb(oursRss)}, bare ${mb(bareRss)}`)
+    return { lines, oursP50, bareP50, oursRss, bareRss }
   } finally {
     await client.close()
     await host.stop()
     workspace.remove()
   }
-  return lines
 }
 
-async function coldStart(): Promise<string[]> {
-  const workspace = workspaceCopy()
+async function coldStart(server: Server): Promise<[number, number]> {
+  const workspace = workspaceCopy(server)
   try {
     const [oursMs] = await timed(async () => {
       const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
@@ -106,22 +155,22 @@ async function coldStart(): Promise<string[]> {
     // The bare baseline must also wait for the project to load, or its first answer is wrong.
     let client: BareLspClient | undefined
     const [bareMs] = await timed(async () => {
-      client = await startBare(workspace.dir)
+      client = await startBare(server, workspace.dir)
       await bare(client, CASES[0]!)
       await client.waitQuiet(60_000)
       await bare(client, CASES[0]!)
     })
     await client?.close()
-    return [`cold first query (boot/spawn → correct goToDefinition): ours ${ms(oursMs)}, bare ${ms(bareMs)}, ratio ${ratio(oursMs, bareMs)}`]
+    return [oursMs, bareMs]
   } finally {
     workspace.remove()
   }
 }
 
-async function fourWorkspaces(): Promise<string[]> {
-  const workspaces = [workspaceCopy(), workspaceCopy(), workspaceCopy(), workspaceCopy()]
+async function fourWorkspaces(server: Server): Promise<string[]> {
+  const workspaces = [workspaceCopy(server), workspaceCopy(server), workspaceCopy(server), workspaceCopy(server)]
   const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
-  const clients = await Promise.all(workspaces.map((w) => startBare(w.dir)))
+  const clients = await Promise.all(workspaces.map((w) => startBare(server, w.dir)))
   const rounds = Math.max(20, Math.floor(QUERIES / 4))
   try {
     await Promise.all(workspaces.map((w) => ours(host, w.dir, CASES[0]!)))
@@ -136,7 +185,7 @@ async function fourWorkspaces(): Promise<string[]> {
       mine.push((await timed(() => Promise.all(workspaces.map((w) => ours(host, w.dir, c)))))[0])
       theirs.push((await timed(() => Promise.all(clients.map((client) => bare(client, c)))))[0])
     }
-    return [`4 workspaces at once (${rounds} rounds of 4 concurrent queries, one server each): ours p50 ${ms(percentile(mine, 50))} p95 ${ms(percentile(mine, 95))}, bare p50 ${ms(percentile(theirs, 50))} p95 ${ms(percentile(theirs, 95))}, ratio p50 ${ratio(percentile(mine, 50), percentile(theirs, 50))}`]
+    return [`4 workspaces at once, ${server.name} (${rounds} rounds of 4 concurrent queries, one server each): ours p50 ${ms(percentile(mine, 50))} p95 ${ms(percentile(mine, 95))}, bare p50 ${ms(percentile(theirs, 50))} p95 ${ms(percentile(theirs, 95))}, ratio p50 ${ratio(percentile(mine, 50), percentile(theirs, 50))}`]
   } finally {
     await Promise.all(clients.map((client) => client.close()))
     await host.stop()
@@ -144,6 +193,61 @@ async function fourWorkspaces(): Promise<string[]> {
   }
 }
 
+/** Live processes whose working directory is `dir`, with their descendants. */
+function serverPids(dir: string): number[] {
+  const pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number)
+  const roots = pids.filter((pid) => {
+    try {
+      return realpathSync(`/proc/${pid}/cwd`) === dir && pid !== process.pid
+    } catch {
+      return false
+    }
+  })
+  return [...new Set(roots.flatMap((pid) => [pid, ...descendants(pid)]))]
+}
+
+function descendants(pid: number): number[] {
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+  return children.flatMap((child) => [child, ...descendants(child)])
+}
+
+/** Resident memory of the processes and all their descendants, in bytes. */
+function treeRss(pids: readonly number[]): number {
+  const all = new Set(pids.flatMap((pid) => [pid, ...descendants(pid)]))
+  let kb = 0
+  for (const pid of all) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+    } catch {
+      // gone
+    }
+  }
+  return kb * 1024
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(0)} MB`
+}
+
 export async function benchLsp(): Promise<string[]> {
-  return [...(await warmLatency()), ...(await coldStart()), ...(await fourWorkspaces())]
+  const lines: string[] = []
+  const summary: string[] = []
+  for (const server of SERVERS) {
+    lines.push(`### ${server.name}`)
+    const warm = await warmLatency(server)
+    const [oursCold, bareCold] = await coldStart(server)
+    lines.push(...warm.lines, `cold first query (boot/spawn → correct goToDefinition): ours ${ms(oursCold)}, bare ${ms(bareCold)}, ratio ${ratio(oursCold, bareCold)}`)
+    const p50s = warm.oursP50.map((value, index) => `${value.toFixed(2)} (${ratio(value, warm.bareP50[index]!)})`).join('  ')
+    summary.push(`${server.name.padEnd(46)} ${ms(oursCold).padStart(11)}  ${p50s}  ${mb(warm.oursRss).padStart(7)}`)
+  }
+  lines.push(...(await fourWorkspaces(SERVERS[0]!)))
+  lines.push('side by side (ours; ratio to the bare client on the same server)')
+  lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms: ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
+  lines.push(...summary)
+  return lines
 }

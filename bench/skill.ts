@@ -58,7 +58,7 @@ async function bare(roots: readonly string[]): Promise<number> {
 
 /** The skill-fs tests' real host (registry, skill-fs, the tool and what they inject), unwatched. */
 function boot(place: ReturnType<typeof layout>): Promise<FsHost> {
-  return fsHost({ watch: false, userHome: place.home, customRoots: [place.custom] }, { tool: true })
+  return fsHost({ watch: false, rescanMs: 3_600_000, userHome: place.home, customRoots: [place.custom] }, { tool: true })
 }
 
 export async function benchSkill(): Promise<string[]> {

@@ -6,13 +6,14 @@
  *    empty dist/ directories (`tsc -b`).
  * 2. Packs each with pnpm (publishConfig applies; `workspace:^` becomes a real range) and lints every
  *    tarball with publint: any message, down to a suggestion, fails.
- * 3. Installs the tarballs with npm into a fresh directory outside the repository, with typescript,
- *    typescript-language-server, @types/node and zod at this repository's versions.
+ * 3. Installs the tarballs with npm into a fresh directory outside the repository, with the language
+ *    servers docs/embedding.md names (unpinned, as there), and this repository's TypeScript compiler,
+ *    @types/node and zod for the consumer check.
  * 4. There: imports every public entry with plain node (and resolves it as `require` would, like the
  *    preset runner); compiles the type-level consumer, an import of every entry and the reference
  *    harness (examples/harness) against the published declarations under nodenext, and runs the
  *    harness; runs app.mjs (its own cordis app with the host, LSP, Web and Skill plugins, an `lsp`
- *    hover, a `skill` call, nothing left running); runs `npx dsh status --preset preset.yml` (which
+ *    hover through each installed server, a `skill` call, nothing left running); runs `npx dsh status --preset preset.yml` (which
  *    also mounts the installed `dsh serve` through dsh-mcp) and `npx dsh status` on the coding preset
  *    that dsh-cli carries.
  *
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
     const app = join(scratch, 'app')
     mkdirSync(app)
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'dsh-pack-check-app', private: true, type: 'module' }, null, 2)}\n`)
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((p) => p.tarball), ...toolVersions()], { cwd: app, timeoutMs: 15 * 60_000 })
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((p) => p.tarball), ...toolVersions(), ...DOCUMENTED_SERVERS], { cwd: app, timeoutMs: 15 * 60_000 })
 
     step('import every entry with plain node')
     const entries = packed.flatMap((p) => p.entries)
@@ -123,15 +124,24 @@ async function pack(pkg: WorkspacePackage, destination: string): Promise<Packed>
   return { name: pkg.name, tarball, entries }
 }
 
-/** The tools a consumer brings: a TypeScript compiler and server for the hover, Node's types, zod. */
+/**
+ * The language servers docs/embedding.md tells a harness to install, unpinned as they are there:
+ * `typescript` (7 and later answer through their own server), `typescript-language-server` for
+ * projects on TypeScript 5, `pyright`; and a TypeScript 5 (`npm:typescript@5`) that app.mjs gives
+ * one project as its own, as such a project has.
+ */
+const DOCUMENTED_SERVERS = ['typescript', 'typescript-language-server', 'pyright', 'typescript-5@npm:typescript@5']
+
+/** The compiler of the consumer check (this repository's TypeScript, as `dsh-check-tsc`), Node's types and zod, at this repository's versions. */
 function toolVersions(): string[] {
   const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest
   const versions = { ...root.dependencies, ...root.devDependencies }
-  return ['typescript', 'typescript-language-server', '@types/node', 'zod'].map((name) => {
+  const pinned = (name: string) => {
     const version = versions[name]
     if (!version) throw new CheckFailure(`the root package.json pins no ${name}`)
-    return `${name}@${version}`
-  })
+    return version
+  }
+  return [`dsh-check-tsc@npm:typescript@${pinned('typescript')}`, `@types/node@${pinned('@types/node')}`, `zod@${pinned('zod')}`]
 }
 
 function entriesScript(entries: readonly string[]): string {
@@ -171,7 +181,7 @@ const CONSUMER_TSCONFIG = {
  * ours or in the consumer's files fails; one in a third party's declarations is shown, not failed on.
  */
 async function compileConsumer(app: string): Promise<void> {
-  const { code, stdout } = await run('node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: app, allowFailure: true })
+  const { code, stdout } = await run('node', ['node_modules/dsh-check-tsc/bin/tsc', '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: app, allowFailure: true })
   const errors = stdout.split('\n').filter((line) => / error TS\d+:/.test(line))
   const ours = errors.filter((line) => !line.startsWith('node_modules/') || line.startsWith('node_modules/dsh-'))
   for (const line of errors.filter((error) => !ours.includes(error))) console.log(`ignored, a third party's declarations: ${line}`)
@@ -210,15 +220,17 @@ function checkStatus(stdout: string): void {
 
 /**
  * The named presets ship inside dsh-cli and resolve their rows against the packages installed beside
- * it: the TypeScript server this app installed answers; pyright (not installed here) still has its row.
+ * it: the servers this app installed as the docs say answer, TypeScript through its own (native) server.
  */
 function checkPackagedPreset(stdout: string): void {
   const rows = expectStates('dsh status (coding)', stdout, [
     ['lsp', 'typescript', 'ready'],
+    ['lsp', 'python', 'ready'],
     ['web', 'fetch:http', 'ready'],
     ['skill', 'filesystem', 'ready'],
   ])
-  if (!rows.some((row) => row.surface === 'lsp' && row.id === 'python')) throw new CheckFailure('dsh status (coding): no lsp/python row')
+  const typescript = rows.find((row) => row.surface === 'lsp' && row.id === 'typescript')
+  if (!typescript?.detail?.startsWith('native 7.')) throw new CheckFailure(`dsh status (coding): the TypeScript row does not run TypeScript 7's own server: ${typescript?.detail}`)
 }
 
 function toArrayBuffer(buffer: Buffer): ArrayBuffer {

@@ -27,10 +27,13 @@ const running = new Set<ChildProcess>()
  * Runs `dsh` as a real child process: `node bin/dsh.mjs ...args`. The environment drops pnpm's
  * script variables so relative paths mean the child's cwd, exactly like a user's shell.
  */
-export function dsh(args: readonly string[], options: { cwd?: string; input?: string | Buffer; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Run> {
+export function dsh(
+  args: readonly string[],
+  options: { cwd?: string; input?: string | Buffer; timeoutMs?: number; env?: Record<string, string>; /** Run as this user (the test process must be root). */ user?: { uid: number; gid: number } } = {},
+): Promise<Run> {
   const env = { ...process.env, ...options.env }
   for (const name of ['INIT_CWD', 'npm_lifecycle_event', 'npm_package_name']) delete env[name]
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'], ...options.user })
   running.add(child)
   const stdout: Buffer[] = []
   const stderr: Buffer[] = []
@@ -38,11 +41,13 @@ export function dsh(args: readonly string[], options: { cwd?: string; input?: st
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
   child.stdin.on('error', () => {})
   child.stdin.end(options.input ?? '')
+  // A failure guard only (the test's own timeout is longer): a hung dsh fails with its arguments named.
+  const guardMs = options.timeoutMs ?? 240_000
   return new Promise<Run>((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`dsh ${args.join(' ')} did not finish within ${options.timeoutMs ?? 90_000} ms`))
-    }, options.timeoutMs ?? 90_000)
+      reject(new Error(`dsh ${args.join(' ')} did not finish within ${guardMs} ms`))
+    }, guardMs)
     child.on('error', (error) => {
       clearTimeout(timer)
       running.delete(child)
@@ -120,8 +125,7 @@ export const CORE_ROWS = `# test preset (comments must survive: dsh never writes
 
 
 
-/** Waits (bounded) for `pid` to be gone and asserts it is. */
+/** Waits for `pid` to be gone and asserts it is; the bound is a failure guard, far above any healthy shutdown. */
 export async function expectGone(pid: number, what = `pid ${pid}`): Promise<void> {
-  for (let tries = 0; isAlive(pid) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
-  expect(isAlive(pid), what).toBe(false)
+  await expect.poll(() => isAlive(pid), { message: `${what} is still running`, timeout: 120_000, interval: 50 }).toBe(false)
 }

@@ -1,5 +1,6 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { z } from 'zod'
+import { SERVER_CATALOG } from './catalog.ts'
 
 const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
@@ -13,6 +14,15 @@ export const ServerConfig = z.strictObject({
   env: z.record(z.string(), z.string().nullable()).default({}),
   /** `.ts` (or `ts`) → LSP language id. Checked by ctx.lsp at registration. */
   extensionToLanguage: z.record(z.string(), z.string()),
+  /** How to install the server: shown in `dsh status` and in the error when its executable is missing. */
+  install: z.string().min(1).optional(),
+  /**
+   * Marks the TypeScript server, whose process is chosen per workspace from the `typescript` found
+   * there (or beside the installation): `native` runs TypeScript 7's own server (`tsc --lsp
+   * --stdio`), `tsserver` runs `command` (typescript-language-server) over TypeScript 5's tsserver,
+   * `auto` takes native for TypeScript 7 or later and tsserver before it.
+   */
+  typescript: z.enum(['auto', 'native', 'tsserver']).optional(),
   /** Sent verbatim as `initialize.params.initializationOptions`. */
   initializationOptions: z.json().default(null),
   /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */
@@ -65,10 +75,25 @@ export type ServerConfig = z.infer<typeof ServerConfig>
 const SERVER_ID = /^[A-Za-z0-9_.-]+$/
 const SERVER_ID_RULE = 'server ids must be non-empty and use only letters, digits, _ . -'
 
-export const LspStdioConfig = z.strictObject({
-  servers: z
-    // zod reports a bad record key as a bare "Invalid key in record"; say what an id must look like.
-    .record(z.string().regex(SERVER_ID, SERVER_ID_RULE), ServerConfig, { error: (issue) => (issue.code === 'invalid_key' ? SERVER_ID_RULE : undefined) })
-    .refine((servers) => Object.keys(servers).length > 0, 'servers must contain at least one server'),
-})
+const CATALOG_IDS = Object.keys(SERVER_CATALOG) as [string, ...string[]]
+
+export const LspStdioConfig = z
+  .strictObject({
+    /** Ready-made servers from catalog.ts: `all` (one per language), or a list of ids. */
+    catalog: z
+      .union([z.literal('all'), z.array(z.enum(CATALOG_IDS))], { error: () => `catalog must be "all" or a list of these ids: ${CATALOG_IDS.map((id) => JSON.stringify(id)).join(', ')}` })
+      .optional(),
+    servers: z
+      // zod reports a bad record key as a bare "Invalid key in record"; say what an id must look like.
+      .record(z.string().regex(SERVER_ID, SERVER_ID_RULE), ServerConfig, { error: (issue) => (issue.code === 'invalid_key' ? SERVER_ID_RULE : undefined) })
+      .default({}),
+  })
+  // A row's own server replaces the catalog's entry of the same id.
+  .transform(({ catalog, servers }) => ({ servers: { ...catalogServers(catalog), ...servers } }))
+  .refine((config) => Object.keys(config.servers).length > 0, { message: 'servers must contain at least one server (or name some in catalog)', path: ['servers'] })
 export type LspStdioConfig = z.infer<typeof LspStdioConfig>
+
+function catalogServers(catalog: 'all' | readonly string[] | undefined): Record<string, ServerConfig> {
+  const ids = catalog === 'all' ? Object.keys(SERVER_CATALOG).filter((id) => SERVER_CATALOG[id]!.inAll) : (catalog ?? [])
+  return Object.fromEntries(ids.map((id) => [id, ServerConfig.parse(SERVER_CATALOG[id]!.server)]))
+}

@@ -1,10 +1,13 @@
 import type { Context } from 'cordis'
 import { effectWithTeardown, envFromConfig, errorMessage, HarnessError, untracked } from 'dsh-core'
 import type {} from 'dsh-lsp'
-import { LspStdioConfig } from './config.ts'
+import { LspStdioConfig, type ServerConfig } from './config.ts'
+import { fixedLauncher, type Launcher } from './launch.ts'
 import { StdioLspProvider } from './provider.ts'
+import { TypescriptLauncher } from './typescript.ts'
 import { UnavailableLspProvider } from './unavailable.ts'
 
+export { SERVER_CATALOG, type CatalogEntry } from './catalog.ts'
 export { LspStdioConfig, ServerConfig } from './config.ts'
 export { StdioLspProvider } from './provider.ts'
 export { UnavailableLspProvider } from './unavailable.ts'
@@ -55,12 +58,13 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   cancelSetup()
 
   const providers = entries.map(([id, server], index) => {
-    const executable = (lookups[index] as PromiseFulfilledResult<Lookup>).value
-    if (typeof executable !== 'string') return new UnavailableLspProvider(id, server.extensionToLanguage, executable.missing)
+    const lookup = (lookups[index] as PromiseFulfilledResult<Lookup>).value
+    const launcher = launcherOf(server, lookup)
+    if (!launcher) return new UnavailableLspProvider(id, server.extensionToLanguage, withInstall((lookup as { missing: string }).missing, server))
     return new StdioLspProvider({
       id,
       config: server,
-      executable,
+      launcher,
       // Reads and spawns register nothing on our scope: skip cordis's per-call caller tracking.
       fs: untracked(ctx.fs),
       subprocess: untracked(ctx.subprocess),
@@ -96,4 +100,17 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
       probe: (probe) => provider.probe(probe),
     })
   }
+}
+
+/**
+ * How a server starts: a TypeScript row chooses per workspace (and can do without
+ * typescript-language-server); any other needs its executable. Undefined when it cannot start anywhere.
+ */
+function launcherOf(server: ServerConfig, lookup: Lookup): Launcher | undefined {
+  if (server.typescript) return new TypescriptLauncher(server.typescript, server, typeof lookup === 'string' ? { executable: lookup } : { missing: lookup.missing })
+  return typeof lookup === 'string' ? fixedLauncher(lookup, server) : undefined
+}
+
+function withInstall(reason: string, server: ServerConfig): string {
+  return server.install ? `${reason}; install: ${server.install}` : reason
 }

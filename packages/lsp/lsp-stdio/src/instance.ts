@@ -5,6 +5,7 @@ import { LSPErrorCodes, type InitializeParams, type InitializeResult, type Serve
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
+import type { Launch } from './launch.ts'
 import { ProgressTracker } from './progress.ts'
 import { answerServerRequest } from './server-requests.ts'
 import { settlesWithin } from './settle.ts'
@@ -15,7 +16,7 @@ export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
 export interface InstanceOptions {
   readonly serverId: string
   readonly config: ServerConfig
-  readonly executable: string
+  readonly launch: Launch
   readonly workspace: Workspace
   readonly subprocess: SubprocessService
   /** Says what the server is doing (for progress on a terminal). */
@@ -62,7 +63,7 @@ export class ServerInstance {
     this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
     const env = envFromConfig(config.env)
     this.child = options.subprocess.spawn({
-      argv: [options.executable, ...config.args],
+      argv: [options.launch.executable, ...options.launch.args],
       cwd: workspace.path,
       env,
       stdin: 'pipe',
@@ -82,6 +83,10 @@ export class ServerInstance {
     })
     this.ready = this.initialize()
     this.ready.catch(() => {})
+  }
+
+  get launch(): Launch {
+    return this.options.launch
   }
 
   get pid(): number {
@@ -272,7 +277,7 @@ export class ServerInstance {
       clientInfo: { name: 'dsh-lsp-stdio' },
       rootUri: workspace.url,
       workspaceFolders: [{ uri: workspace.url, name: 'workspace' }],
-      initializationOptions: config.initializationOptions,
+      initializationOptions: this.options.launch.initializationOptions,
       capabilities: CLIENT_CAPABILITIES,
     }
     try {

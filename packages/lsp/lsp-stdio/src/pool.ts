@@ -3,12 +3,12 @@ import { LspError } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import { IdleEviction } from './idle.ts'
 import { ServerInstance } from './instance.ts'
+import type { Launch } from './launch.ts'
 import { trackUntilSettled } from './settle.ts'
 
 export interface PoolOptions {
   readonly serverId: string
   readonly config: ServerConfig
-  readonly executable: string
   readonly subprocess: SubprocessService
   readonly report: (message: string) => void
   /** Throws when no new server may start for the workspace now (the crash budget). */
@@ -33,24 +33,33 @@ export class ServerPool {
     })
   }
 
-  /** The live server for the workspace, or a new one (subject to the crash budget and the cap). */
-  acquire(workspace: Workspace): ServerInstance {
-    if (this.closed) throw new LspError(`${this.options.serverId}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
+  /**
+   * The live server for the workspace, or a new one started as `launch` says (subject to the crash
+   * budget and the cap). `launch` is asked for only when a server has to start.
+   */
+  async acquire(workspace: Workspace, launch: () => Launch | Promise<Launch>): Promise<ServerInstance> {
+    this.assertOpen()
     const current = this.instances.get(workspace.path)
     if (current && !current.dead) return current
     if (current) void this.retire(current)
     this.options.assertMayStart(workspace.path)
+    const how = await launch()
+    this.assertOpen()
     if (this.instances.size >= this.options.config.maxServers) this.makeRoom()
     let instance: ServerInstance
     try {
-      const { serverId, config, executable, subprocess, report } = this.options
-      instance = new ServerInstance({ serverId, config, executable, workspace, subprocess, report })
+      const { serverId, config, subprocess, report } = this.options
+      instance = new ServerInstance({ serverId, config, launch: how, workspace, subprocess, report })
     } catch (error) {
       if (error instanceof HarnessError && error.code === 'SUBPROCESS_SHUT_DOWN') throw new LspError(`${this.options.serverId}: the host is shutting down`, 'LSP_DISPOSED', { cause: error })
       throw error
     }
     this.instances.set(workspace.path, instance)
     return instance
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new LspError(`${this.options.serverId}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
   }
 
   /** After use: a dead server goes, a live one starts its idle countdown. */

@@ -3,6 +3,7 @@ import { LspError, type LspProvider, type LspProviderQuery, type LspQueryResult 
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
 import type { ServerInstance } from './instance.ts'
+import type { Launcher } from './launch.ts'
 import { ServerPool } from './pool.ts'
 import { WorkQueue } from './queue.ts'
 import { trackUntilSettled } from './settle.ts'
@@ -13,8 +14,8 @@ import { Supervision, type FailureKind, type TransportOwner } from './supervisio
 export interface ProviderOptions {
   readonly id: string
   readonly config: ServerConfig
-  /** The absolute path of the server, resolved at load. */
-  readonly executable: string
+  /** How the server starts for a workspace. */
+  readonly launcher: Launcher
   readonly fs: FileSystem
   readonly subprocess: SubprocessService
   /** Progress lines for long work (server start, indexing). */
@@ -42,11 +43,11 @@ export class StdioLspProvider implements LspProvider {
   private disposed = false
 
   constructor(private readonly options: ProviderOptions) {
-    const { id, config, executable, subprocess, report } = options
+    const { id, config, subprocess, report } = options
     this.id = id
     this.extensionToLanguage = { ...config.extensionToLanguage }
     this.supervision = new Supervision(id, config.crashes)
-    this.pool = new ServerPool({ serverId: id, config, executable, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
+    this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
   }
 
   async query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
@@ -69,7 +70,7 @@ export class StdioLspProvider implements LspProvider {
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
-    const view = { executable: this.options.executable, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), lastCrash: this.supervision.lastCrash }
+    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), lastCrash: this.supervision.lastCrash }
     return withExtensions(providerStatus(view), this.extensionToLanguage)
   }
 
@@ -88,7 +89,7 @@ export class StdioLspProvider implements LspProvider {
         this.guard(scope.signal)
         let instance: ServerInstance | undefined
         try {
-          instance = this.pool.acquire(workspace)
+          instance = await this.pool.acquire(workspace, () => this.options.launcher.launch(workspace, scope.signal))
           await raceAbort(instance.ready, scope.signal)
         } catch (error) {
           failure = this.supervision.settle(workspace.path, error, instance ?? NO_SERVER, scope.signal)
@@ -122,7 +123,7 @@ export class StdioLspProvider implements LspProvider {
    * the source already read. Whatever happens, the server used last is released to the pool.
    */
   private async runWithReplay(workspace: Workspace, request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
-    let instance = this.start(workspace, signal)
+    let instance = await this.start(workspace, signal)
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -134,7 +135,7 @@ export class StdioLspProvider implements LspProvider {
         }
         await this.pool.retire(instance)
         this.guard(signal)
-        instance = this.start(workspace, signal)
+        instance = await this.start(workspace, signal)
       }
     } finally {
       await this.pool.release(instance)
@@ -142,9 +143,9 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /** A server for the workspace; a start that fails at once counts like any other failure. */
-  private start(workspace: Workspace, signal: AbortSignal): ServerInstance {
+  private async start(workspace: Workspace, signal: AbortSignal): Promise<ServerInstance> {
     try {
-      return this.pool.acquire(workspace)
+      return await this.pool.acquire(workspace, () => this.options.launcher.launch(workspace, signal))
     } catch (error) {
       this.supervision.settle(workspace.path, error, NO_SERVER, signal)
       throw error

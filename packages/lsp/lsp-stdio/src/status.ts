@@ -2,11 +2,12 @@ import { basename } from 'node:path'
 import { assertNever, errorMessage, type CapabilityStatus } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import type { ServerInstance } from './instance.ts'
+import type { Launcher } from './launch.ts'
 import type { FailureKind } from './supervision.ts'
 
 /** What the provider knows when `dsh status` asks. */
 export interface ProviderView {
-  readonly executable: string
+  readonly launcher: Launcher
   /** Why restarts are blocked (the crash budget), if they are. */
   readonly blocked: string | undefined
   /** The most recently used server still in the pool. */
@@ -22,11 +23,11 @@ export function providerStatus(view: ProviderView): CapabilityStatus {
     const state = instance.state
     switch (state) {
       case 'starting':
-        return { state: 'starting', detail: describe(instance, view.executable) }
+        return { state: 'starting', detail: describe(instance) }
       case 'indexing':
-        return { state: 'indexing', detail: `${instance.indexingTitle ?? 'indexing'} (${describe(instance, view.executable)})` }
+        return { state: 'indexing', detail: `${instance.indexingTitle ?? 'indexing'} (${describe(instance)})` }
       case 'ready':
-        return { state: 'ready', detail: describe(instance, view.executable) + expiredNote(instance) }
+        return { state: 'ready', detail: describe(instance) + expiredNote(instance) }
       case 'stopped':
         break
       default:
@@ -34,7 +35,7 @@ export function providerStatus(view: ProviderView): CapabilityStatus {
     }
   }
   if (view.lastCrash) return { state: 'crashed', detail: view.lastCrash.message }
-  return { state: 'idle', detail: `${view.executable}; starts on the first query` }
+  return { state: 'idle', detail: `${view.launcher.describe()}; starts on the first query` }
 }
 
 /** A probe that failed: a crash shows as crashed (so does a budget that blocks restarts); anything else (a bad workspace, a cancelled probe) as unavailable. */
@@ -48,10 +49,12 @@ export function withExtensions(status: CapabilityStatus, extensionToLanguage: Re
   return { state: status.state, detail: `${status.detail} [${Object.keys(extensionToLanguage).join(' ')}]` }
 }
 
-function describe(instance: ServerInstance, executable: string): string {
+/** `typescript-language-server 5.3.0, pid 42, workspace /w`, after the launch's label when it has one (`tsserver 5.9.3: …`). */
+function describe(instance: ServerInstance): string {
   const info = instance.serverInfo
+  const { label, executable } = instance.launch
   const name = info ? `${info.name}${info.version ? ` ${info.version}` : ''}` : basename(executable)
-  return `${name}, pid ${instance.pid}, workspace ${instance.workspace.path}`
+  return `${label ? `${label}: ` : ''}${name}, pid ${instance.pid}, workspace ${instance.workspace.path}`
 }
 
 function expiredNote(instance: ServerInstance): string {

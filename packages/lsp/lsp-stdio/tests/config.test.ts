@@ -102,7 +102,7 @@ describe('LspStdioConfig validation', () => {
 
   it('refuses an empty servers map', () => {
     const issues = zodIssues(() => LspStdioConfig.parse({ servers: {} }))
-    expect(issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([['servers', 'servers must contain at least one server']])
+    expect(issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([['servers', 'servers must contain at least one server (or name some in catalog)']])
   })
 
   it('refuses a missing config, a missing servers key and unknown top-level keys', () => {

@@ -536,10 +536,11 @@ describe('transport failures are coded and replayed once', () => {
   it('an executable that cannot start is LSP_SERVER_START_FAILED (81)', async () => {
     const rig = await makeRig()
     const { StdioLspProvider } = await import('../src/provider.ts')
+    const { fixedLauncher } = await import('../src/launch.ts')
     const broken = new StdioLspProvider({
       id: 'broken',
       config: { ...rig.config },
-      executable: `${rig.ws}/no-such-binary`,
+      launcher: fixedLauncher(`${rig.ws}/no-such-binary`, rig.config),
       fs: rig.app.get('fs')!,
       subprocess: rig.subprocess,
       report: () => {},

@@ -1,9 +1,18 @@
-// [PURE] The L2 progress tracker, without any process.
-import { describe, expect, it } from 'vitest'
+// [PURE] The L2 progress tracker, without any process. Its budgets are read from the clock, so the
+// tests move a fake clock instead of sleeping: on a loaded machine a real 10 ms sleep can take 100.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ProgressTracker } from '../src/progress.ts'
 
 /** Long enough never to matter, except in the tests about it. */
 const LIFETIME = 600_000
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 0 })
+})
+
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 describe('ProgressTracker', () => {
   it('is quiet with no work; create and begin make it busy and bump the epoch once per token', () => {
@@ -49,7 +58,7 @@ describe('ProgressTracker', () => {
     let settled: boolean | undefined
     const waiting = tracker.waitQuiet(new AbortController().signal).then((quiet) => (settled = quiet))
     tracker.update('a', { kind: 'end' })
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await vi.advanceTimersByTimeAsync(20)
     expect(settled).toBeUndefined() // b is still outstanding
     tracker.update('b', { kind: 'end' })
     expect(await waiting).toBe(true)
@@ -58,7 +67,14 @@ describe('ProgressTracker', () => {
   it('waitQuiet gives up (false) once every outstanding token has used the budget', async () => {
     const tracker = new ProgressTracker(30, LIFETIME)
     tracker.created('never-ends')
-    expect(await tracker.waitQuiet(new AbortController().signal)).toBe(false)
+    const waiting = tracker.waitQuiet(new AbortController().signal)
+    await vi.advanceTimersByTimeAsync(29)
+    let settled = false
+    void waiting.then(() => (settled = true))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(settled).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await waiting).toBe(false)
     // an old token is not waited for again
     expect(await tracker.waitQuiet(new AbortController().signal)).toBe(false)
     expect(tracker.busy).toBe(true)
@@ -79,9 +95,10 @@ describe('ProgressTracker', () => {
     tracker.update('stuck', { kind: 'begin', title: 'Indexing forever' })
     expect(tracker.busy).toBe(true)
     // past the wait budget but not the lifetime: the query answers incomplete
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await vi.advanceTimersByTimeAsync(20)
     expect(await tracker.waitQuiet(new AbortController().signal)).toBe(false)
-    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(tracker.busy).toBe(true)
+    await vi.advanceTimersByTimeAsync(40)
     expect(tracker.busy).toBe(false)
     expect(tracker.title).toBeUndefined()
     expect(tracker.expired).toEqual({ title: 'Indexing forever', lifetimeMs: 60 })
@@ -94,7 +111,9 @@ describe('ProgressTracker', () => {
   it('a lifetime shorter than the wait budget ends the wait as quiet', async () => {
     const tracker = new ProgressTracker(60_000, 40)
     tracker.created('stuck')
-    expect(await tracker.waitQuiet(new AbortController().signal)).toBe(true)
+    const waiting = tracker.waitQuiet(new AbortController().signal)
+    await vi.advanceTimersByTimeAsync(40)
+    expect(await waiting).toBe(true)
     expect(tracker.expired?.title).toBe('stuck')
   })
 })

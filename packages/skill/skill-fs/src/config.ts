@@ -32,6 +32,12 @@ export const SkillFsConfig = z.strictObject({
   parsedCacheMaxEntries: positive(50_000),
   /** Watch the roots and refresh the catalog when skills are added, edited or removed. */
   watch: z.boolean().default(true),
+  /**
+   * A root that is not watched (`watch: false`, a one-shot command, a watcher that failed) is looked
+   * at again on a read once the last look is older than this; 0 looks on every read. A failed
+   * watcher is tried again no sooner than this after it failed.
+   */
+  rescanMs: z.number().int().min(0).default(2000),
   watchUsePolling: z.boolean().default(false),
   /** A file must stay unchanged this long before its change counts (chokidar awaitWriteFinish). */
   watchStabilityThresholdMs: positive(200),

@@ -1,8 +1,5 @@
 import { isRecord } from 'dsh-core'
-import { skillNameProblem, type InvocationPolicy } from 'dsh-skill'
-
-/** The Agent Skills limit on a description. */
-export const MAX_DESCRIPTION_LENGTH = 1024
+import { characterCount, MAX_DESCRIPTION_LENGTH, skillNameProblem, type InvocationPolicy } from 'dsh-skill'
 
 export interface SkillFields {
   readonly name: string
@@ -11,6 +8,17 @@ export interface SkillFields {
   readonly metadata?: Readonly<Record<string, unknown>>
   readonly invocation: InvocationPolicy
 }
+
+/** Where a skill file sits: the name the Agent Skills spec expects it to carry. */
+export interface FileOrigin {
+  /** The bundle directory's name, or a flat file's name without `.md`. */
+  readonly expectedName: string
+  readonly kind: 'directory' | 'file'
+}
+
+export type CheckedFields = { readonly ok: true; readonly fields: SkillFields; readonly warnings: readonly string[] } | { readonly ok: false; readonly reason: string }
+
+const NO_WARNINGS: readonly string[] = []
 
 const LEGACY_KEYS: readonly (readonly [legacy: string, replacement: string])[] = [
   ['disableModelInvocation', 'disable-model-invocation'],
@@ -30,26 +38,37 @@ function booleanLike(value: unknown): boolean | undefined {
   return TRUE.has(word) ? true : FALSE.has(word) ? false : undefined
 }
 
+/** What a value that should have been text is instead, or undefined when it is text (or absent). */
+function notText(key: string, value: unknown): string | undefined {
+  if (typeof value === 'number') return `${key} is the number ${value}`
+  if (typeof value === 'boolean') return `${key} is ${value}, a boolean`
+  if (Array.isArray(value)) return `${key} is a list`
+  if (isRecord(value)) return `${key} is a mapping`
+  return undefined
+}
+
 /**
- * S1: the frontmatter checked against the Agent Skills spec. The name is `[a-z0-9]` runs joined by
- * single hyphens, at most 64 characters, and equal to its directory (or, for a flat file, its file
- * name without `.md`); the description is 1–1024 characters. An invocation key that cannot be read
- * as a boolean rejects the skill rather than guessing, so a restriction is never silently dropped.
+ * S1: the frontmatter read as the Agent Skills integration guide asks, leniently. The name is
+ * `[a-z0-9]` runs joined by single hyphens, at most 64 characters; a name that differs from its
+ * directory (or flat file) loads under the name it gives, with a warning. The description must be
+ * there; over 1,024 characters it loads whole with a warning (the catalog cuts it). An invocation key
+ * that cannot be read as a boolean rejects the skill rather than guessing, so a restriction is never
+ * silently dropped.
  */
-export function skillFields(data: unknown, expectedName: string): { ok: true; fields: SkillFields } | { ok: false; reason: string } {
+export function skillFields(data: unknown, origin: FileOrigin): CheckedFields {
   if (!isRecord(data) || !Object.keys(data).length) return { ok: false, reason: 'the frontmatter is empty or not a mapping of keys' }
   for (const [legacy, replacement] of LEGACY_KEYS) {
     if (legacy in data) return { ok: false, reason: `"${legacy}" is not supported, use "${replacement}"` }
   }
   const { name, description } = data
-  if (name === undefined) return { ok: false, reason: 'name is missing' }
+  if (name === undefined || name === null) return { ok: false, reason: 'name is missing' }
+  const nameNotText = notText('name', name)
+  if (nameNotText) return { ok: false, reason: `${nameNotText}; a skill name is text: lowercase letters, digits and single hyphens` }
   const nameProblem = skillNameProblem(name)
   if (nameProblem) return { ok: false, reason: `name ${JSON.stringify(name)}: ${nameProblem}` }
-  if (name !== expectedName) return { ok: false, reason: `name "${name as string}" does not match its directory or file name "${expectedName}"` }
+  const descriptionNotText = notText('description', description)
+  if (descriptionNotText) return { ok: false, reason: `${descriptionNotText}; quote it to make it text` }
   if (typeof description !== 'string' || !description.trim()) return { ok: false, reason: 'description is missing or empty' }
-  if (description.length > MAX_DESCRIPTION_LENGTH) {
-    return { ok: false, reason: `description has ${description.length} characters, over the limit of ${MAX_DESCRIPTION_LENGTH}` }
-  }
   const disable = data['disable-model-invocation']
   const user = data['user-invocable']
   const disableModel = disable === undefined ? false : booleanLike(disable)
@@ -66,5 +85,18 @@ export function skillFields(data: unknown, expectedName: string): { ok: true; fi
       ...(isRecord(metadata) ? { metadata } : {}),
       invocation: { modelInvocable: !disableModel, userInvocable },
     },
+    warnings: warningsOf(name as string, description, origin),
   }
+}
+
+/** Where a usable skill strays from the spec: loaded all the same, and said once. */
+function warningsOf(name: string, description: string, origin: FileOrigin): readonly string[] {
+  const sameName = name === origin.expectedName
+  // Most descriptions are far shorter than the limit even in UTF-16 units: no count needed.
+  const length = description.length > MAX_DESCRIPTION_LENGTH ? characterCount(description) : 0
+  if (sameName && length <= MAX_DESCRIPTION_LENGTH) return NO_WARNINGS
+  const warnings: string[] = []
+  if (!sameName) warnings.push(`name "${name}" differs from its ${origin.kind} name "${origin.expectedName}"; loaded as "${name}"`)
+  if (length > MAX_DESCRIPTION_LENGTH) warnings.push(`description has ${length} characters, over the limit of ${MAX_DESCRIPTION_LENGTH}; the catalog shows the first ${MAX_DESCRIPTION_LENGTH}`)
+  return warnings
 }

@@ -1,23 +1,28 @@
-import YAML, { YAMLParseError } from 'yaml'
+import { errorMessage, isRecord } from 'dsh-core'
+import YAML, { isScalar } from 'yaml'
 
 /** A SKILL.md split at its frontmatter: the YAML between the delimiter lines, and the body after. */
 export type Split = { readonly ok: true; readonly yaml: string; readonly body: string } | { readonly ok: false; readonly reason: string }
 
-const OPEN = /^---\r?\n/
-// A closing line is exactly `---` (one `\r` allowed before its newline, or the end of the file).
-const CLOSE = /\n---\r?(?:\n|$)/g
+// A delimiter line is `---`, then only spaces or tabs (editors leave them), then one `\r` allowed
+// before its newline (or the end of the file).
+const OPEN = /^---[ \t]*\r?\n/
+const CLOSE = /\n---[ \t]*\r?(?:\n|$)/g
+/** A first line read only in part that may still become an opening delimiter. */
+const OPEN_SO_FAR = /^(?:-{0,3}|---[ \t]*\r?)$/
 const BOM = '\ufeff'
 
 /**
  * Finds the frontmatter by the exact-line rule: the first line is `---`, and the frontmatter ends at
- * the next line that is exactly `---`. A YAML library handed the whole file would accept an
- * unterminated block, close at `----`, and take `---yaml`; this scan runs first so none of that
- * reaches the parser. With `final` false, `text` is the start of a longer file and undefined means
- * "read more".
+ * the next line that is `---` (trailing spaces and tabs allowed). A YAML library handed the whole
+ * file would accept an unterminated block, close at `----`, and take `---yaml`; this scan runs first
+ * so none of that reaches the parser. With `final` false, `text` is the start of a longer file and
+ * undefined means "read more". A frontmatter whose closing line ends past `maxBytes` bytes is refused,
+ * whether discovery or a load read it.
  */
-export function splitFrontmatter(text: string, final = true): Split | undefined {
+export function splitFrontmatter(text: string, final: boolean, maxBytes: number): Split | undefined {
   if (!OPEN.test(text)) {
-    if (!final && text.length < 5 && '---\r\n'.startsWith(text)) return undefined
+    if (!final && OPEN_SO_FAR.test(text)) return undefined
     // Decoders usually drop a byte-order mark silently; callers that keep it get this reason.
     if (text.startsWith(BOM)) return { ok: false, reason: 'the file starts with a UTF-8 byte-order mark; save it without one (the first line must be exactly ---)' }
     return { ok: false, reason: 'no frontmatter: the first line must be exactly ---' }
@@ -28,10 +33,15 @@ export function splitFrontmatter(text: string, final = true): Split | undefined 
     const end = match.index + match[0].length
     // `---` at the end of a partial read may be the start of `----`.
     if (!final && end === text.length && !match[0].endsWith('\n')) return undefined
+    if (Buffer.byteLength(text.slice(0, end)) > maxBytes) return notClosedWithin(maxBytes)
     return { ok: true, yaml: text.slice(open + 1, match.index), body: text.slice(end) }
   }
   if (!final) return undefined
   return { ok: false, reason: 'the frontmatter is not closed: no later line is exactly ---' }
+}
+
+export function notClosedWithin(maxBytes: number): Split {
+  return { ok: false, reason: `no frontmatter closed within ${maxBytes} bytes` }
 }
 
 // YAML 1.2 core schema: a date stays a string, `yes` stays a string. Errors are located below
@@ -49,15 +59,27 @@ const FIRST_LINE = 2
 export function parseFrontmatter(yaml: string): { ok: true; data: unknown } | { ok: false; reason: string } {
   const stray = /^---/m.exec(yaml)
   if (stray) return { ok: false, reason: `frontmatter line ${lineOf(yaml, stray.index)} starts with ---, which would be read as a delimiter; quote or remove it` }
-  try {
-    return { ok: true, data: YAML.parse(yaml, PARSE_OPTIONS) as unknown }
-  } catch (error) {
-    if (!(error instanceof YAMLParseError)) return { ok: false, reason: `the frontmatter is not valid YAML: ${String(error)}` }
+  const document = YAML.parseDocument(yaml, PARSE_OPTIONS)
+  const [error] = document.errors
+  if (error) {
     const at = error.pos[0]
     const column = at - (at > 0 ? yaml.lastIndexOf('\n', at - 1) : -1)
     const where = at >= 0 ? ` at line ${lineOf(yaml, at)}, column ${column}` : ''
     return { ok: false, reason: `the frontmatter is not valid YAML: ${error.message.split('\n')[0]!.replace(/:$/, '')}${where}` }
   }
+  let data: unknown
+  try {
+    data = document.toJS()
+  } catch (error) {
+    // Resolving aliases can still fail (too many, or one that points nowhere).
+    return { ok: false, reason: `the frontmatter is not valid YAML: ${errorMessage(error)}` }
+  }
+  // `name: 2048` is a skill name written without quotes; YAML reads it as a number (and `0755` as 755).
+  if (isRecord(data) && typeof data.name === 'number') {
+    const node = document.get('name', true)
+    if (isScalar(node) && typeof node.source === 'string' && /^[0-9]+$/.test(node.source)) data.name = node.source
+  }
+  return { ok: true, data }
 }
 
 /** The file line of an offset into the frontmatter. */

@@ -1,6 +1,6 @@
 import { close, closeSync, constants, open, openSync, read, readSync } from 'node:fs'
 import { isUtf8 } from 'node:buffer'
-import { splitFrontmatter, type Split } from './frontmatter.ts'
+import { notClosedWithin, splitFrontmatter, type Split } from './frontmatter.ts'
 
 /** Most frontmatters close within the first read; a longer one is read on in growing steps. */
 const FIRST_READ_BYTES = 2048
@@ -69,19 +69,21 @@ export async function readHead(path: string, size: number, maxFrontmatterBytes: 
       const final = offset >= size
       const text = textOf(head.subarray(0, final ? offset : wholeCharacters(head.subarray(0, offset))))
       if (text === undefined) return NOT_TEXT
-      const split = splitFrontmatter(text, final)
+      const split = splitFrontmatter(text, final, maxFrontmatterBytes)
       if (split) return split
-      if (offset > maxFrontmatterBytes) return { ok: false, reason: `no frontmatter closed within ${maxFrontmatterBytes} bytes` }
+      if (offset > maxFrontmatterBytes) return notClosedWithin(maxFrontmatterBytes)
     }
     // The file shrank since the stat: what there is decides.
     const text = textOf(head.subarray(0, offset))
-    return text === undefined ? NOT_TEXT : splitFrontmatter(text)
+    return text === undefined ? NOT_TEXT : splitFrontmatter(text, true, maxFrontmatterBytes)
   } finally {
     reads.close(fd)
   }
 }
 
-const NOT_TEXT = { ok: false, reason: 'the file is not UTF-8 text' } as const
+/** Invalid UTF-8 or a NUL byte, wherever it is found: in the part discovery reads, or at load. */
+export const NOT_TEXT_REASON = 'the file is not UTF-8 text'
+const NOT_TEXT = { ok: false, reason: NOT_TEXT_REASON } as const
 
 // Validating and decoding ourselves (simdutf behind both calls) costs a fifth of a fatal TextDecoder
 // made per file, and keeps a leading byte-order mark in the text.

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, untracked } from 'dsh-core'
+import { effectWithTeardown, hostLifetime, untracked } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { Config, placesOf, SkillFsConfig } from './config.ts'
 import { FilesystemSkills } from './provider.ts'
@@ -7,7 +7,7 @@ import { FilesystemSkills } from './provider.ts'
 export { Config, SkillFsConfig, placesOf, type Places } from './config.ts'
 export { FilesystemSkills, type Discovery } from './provider.ts'
 export { splitFrontmatter, parseFrontmatter } from './frontmatter.ts'
-export { skillFields, MAX_DESCRIPTION_LENGTH, type SkillFields } from './fields.ts'
+export { skillFields, type SkillFields, type FileOrigin } from './fields.ts'
 export { skillRoots, findProjectRoot, type SkillRoot } from './roots.ts'
 export type { Rejection, RootReport } from './scan.ts'
 
@@ -19,7 +19,7 @@ export type { Rejection, RootReport } from './scan.ts'
 export const name = 'skill-fs'
 /** Several rows may each bring their own roots (give each its own providerName). */
 export const reusable = true
-export const inject = { skills: { required: true }, fs: { required: true }, readiness: { required: false } }
+export const inject = { skills: { required: true }, fs: { required: true }, readiness: { required: false }, dshHost: { required: false } }
 
 export function apply(ctx: Context, config: SkillFsConfig): void {
   const settings = Config(config)
@@ -27,7 +27,7 @@ export function apply(ctx: Context, config: SkillFsConfig): void {
   const logger = ctx.logger('skill-fs')
   let source: FilesystemSkills | undefined
   ctx.skills.registerProvider((control) => {
-    const created = new FilesystemSkills(untracked(ctx.fs), settings, places, control, logger)
+    const created = new FilesystemSkills(untracked(ctx.fs), settings, places, control, logger, hostLifetime(ctx))
     // Unregistered (or the registration failed): stop watching.
     control.signal.addEventListener('abort', () => void created.close(), { once: true })
     source = created

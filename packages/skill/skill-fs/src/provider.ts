@@ -1,9 +1,12 @@
 import { relative } from 'node:path'
-import { throwIfAborted, type CapabilityRow, type FileSystem } from 'dsh-core'
+import { throwIfAborted, type CapabilityRow, type FileSystem, type HostLifetime } from 'dsh-core'
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import type { Places, SkillFsConfig } from './config.ts'
+import { NOT_TEXT_REASON } from './head.ts'
+import { isNotText, loadSkill } from './load.ts'
+import { OutcomeCache, rejected } from './outcomes.ts'
 import { findProjectRoot, skillRoots, type SkillRoot } from './roots.ts'
-import { loadSkill, OutcomeCache, scanRoot, type RootReport, type ScanSettings } from './scan.ts'
+import { scanRoot, type Rejection, type RootReport, type ScanSettings, type SkillLocator } from './scan.ts'
 import { isSkillPath, RootWatcher } from './watch.ts'
 
 export interface Logger {
@@ -15,12 +18,16 @@ export interface Discovery {
   readonly project: string | undefined
   readonly candidates: SkillCandidate[]
   readonly reports: RootReport[]
+  /** A passing I/O error was met: the next read must look again rather than trust this one. */
+  readonly lookAgain: boolean
 }
 
 /**
  * The filesystem skill provider: SKILL.md files in the project roots (found from the read's cwd),
- * the custom roots, the user roots and a bundled root, read through `ctx.fs`. Every malformed file
- * is a rejection with its path and reason (logged once, shown by `dsh status`), never half-loaded.
+ * the custom roots, the user roots and a bundled root, read through `ctx.fs`. Every malformed or
+ * unreadable file is a rejection with its path and reason (logged once, shown by `dsh status`),
+ * never half-loaded, and never hides another file. A root that is not watched is re-scanned on reads
+ * older than `rescanMs`.
  */
 export class FilesystemSkills {
   readonly provider: SkillProvider
@@ -38,22 +45,26 @@ export class FilesystemSkills {
     private readonly places: Places,
     private readonly control: ProviderControl,
     private readonly log: Logger,
+    private readonly lifetime: HostLifetime,
   ) {
     this.settings = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes, io: config.io, readConcurrency: config.readConcurrency }
     this.outcomes = new OutcomeCache(config.parsedCacheMaxEntries)
-    this.watcher = config.watch
-      ? new RootWatcher(
-          {
-            usePolling: config.watchUsePolling,
-            stabilityThresholdMs: config.watchStabilityThresholdMs,
-            pollIntervalMs: config.watchPollIntervalMs,
-            maxProjects: config.watchMaxProjects,
-            followSymlinks: config.watchFollowSymlinks,
-          },
-          () => control.invalidate(),
-          (message) => log.warn(message),
-        )
-      : undefined
+    // A one-shot command answers once: no change after its read could ever be seen.
+    this.watcher =
+      config.watch && lifetime === 'long-lived'
+        ? new RootWatcher(
+            {
+              usePolling: config.watchUsePolling,
+              stabilityThresholdMs: config.watchStabilityThresholdMs,
+              pollIntervalMs: config.watchPollIntervalMs,
+              maxProjects: config.watchMaxProjects,
+              followSymlinks: config.watchFollowSymlinks,
+              retryMs: config.rescanMs,
+            },
+            () => control.invalidate(),
+            (message) => log.warn(message),
+          )
+        : undefined
     this.provider = {
       name: config.providerName,
       list: (options) => this.list(options),
@@ -77,37 +88,48 @@ export class FilesystemSkills {
   private async scan(project: string | undefined, roots: readonly SkillRoot[], signal: AbortSignal | undefined): Promise<Discovery> {
     const candidates: SkillCandidate[] = []
     const reports: RootReport[] = []
+    let lookAgain = false
     for (const root of roots) {
       throwIfAborted(signal)
       const scanned = await scanRoot(this.fs, root, this.config.providerName, this.settings, this.outcomes)
       candidates.push(...scanned.candidates)
       reports.push(scanned.report)
+      lookAgain ||= scanned.lookAgain
       this.logRejections(scanned.report)
     }
-    return { project, candidates, reports }
+    return { project, candidates, reports, lookAgain }
   }
 
   private async list(options: ViewOptions): Promise<SkillCandidate[] | Observation> {
     const { project, roots } = await this.rootsFor(options.cwd)
     this.remember(project ?? '', roots)
-    let watching = true
-    if (this.watcher && !this.control.signal.aborted) {
-      try {
-        await this.watcher.retain(roots, project)
-      } catch {
-        // Logged by the watcher. What can be read is still offered, but not as the whole truth.
-        watching = false
-      }
-    }
-    const { candidates } = await this.scan(project, roots, options.signal)
-    return watching ? candidates : { candidates, complete: false }
+    if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
+    const { candidates, lookAgain } = await this.scan(project, roots, options.signal)
+    if (lookAgain) return { candidates, complete: true, maxAgeMs: 0 }
+    // What no watcher covers can change unseen: it is looked at again once this read is old.
+    const unwatched = !this.watcher || roots.some((root) => this.watcher!.unwatched(root.path) !== undefined)
+    return unwatched ? { candidates, complete: true, maxAgeMs: this.config.rescanMs } : candidates
   }
 
   private async get(candidate: SkillCandidate, options: ViewOptions): Promise<SkillDefinition | undefined> {
-    const definition = await loadSkill(this.fs, candidate, this.settings, options.signal)
+    let definition
+    try {
+      definition = await loadSkill(this.fs, candidate, this.settings, options.signal)
+    } catch (error) {
+      // Found past what discovery reads: from now on discovery rejects the file for it too.
+      if (isNotText(error)) await this.rejectFile((candidate.locator as SkillLocator).path, NOT_TEXT_REASON)
+      throw error
+    }
     // Gone or broken since it was listed: the listing is stale.
     if (!definition) this.control.invalidate()
     return definition
+  }
+
+  /** Remembers a rejection found at load for the file as it is now (its size and mtime), and has the catalog look again. */
+  private async rejectFile(path: string, reason: string): Promise<void> {
+    const info = await this.fs.stat(path).catch(() => undefined)
+    if (info) this.outcomes.set(path, info.size, info.mtimeMs, rejected(reason))
+    this.control.invalidate()
   }
 
   /** A writer changed `path`: if it can be a skill file of a watched root, the next read looks again at once. */
@@ -123,20 +145,35 @@ export class FilesystemSkills {
     if (this.recent.size > this.config.watchMaxProjects) this.recent.delete(this.recent.keys().next().value!)
   }
 
-  /** `dsh status`: a summary row, then one row per root that has skills or rejected files. */
+  /** `dsh status`: a summary row, then one row per root that has skills, rejected files or a problem. */
   async statusRows(cwd: string, signal: AbortSignal): Promise<CapabilityRow[]> {
-    const { project, reports } = await this.discover(cwd, signal)
+    const { project, roots } = await this.rootsFor(cwd)
+    // A long-lived host watches what it reports on, so the rows say whether that works.
+    if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
+    const { reports } = await this.scan(project, roots, signal)
     const total = reports.reduce((sum, report) => sum + report.skills, 0)
-    const shown = reports.filter((report) => report.skills || report.rejected.length)
+    const shown = reports.filter((report) => report.skills || report.rejected.length || report.warnings.length || report.unreadable || this.notWatched(report.root))
     const rows: CapabilityRow[] = [
       {
         id: this.config.providerName,
         state: 'ready',
-        detail: `${total} skill${total === 1 ? '' : 's'} in ${reports.length} roots${project ? ` (project ${project})` : ''}; ${this.config.watch ? 'watching' : 'not watching'}`,
+        detail: `${total} skill${total === 1 ? '' : 's'} in ${reports.length} roots${project ? ` (project ${project})` : ''}; ${this.watching(roots)}`,
       },
     ]
     for (const report of shown) rows.push(this.rootRow(report))
     return rows
+  }
+
+  /** How the roots are watched, for the summary row. */
+  private watching(roots: readonly SkillRoot[]): string {
+    if (!this.config.watch) return 'not watching (watch: false)'
+    if (this.lifetime === 'one-shot') return 'not watching (a one-shot command)'
+    const watched = roots.filter((root) => !this.notWatched(root)).length
+    return watched === roots.length ? 'watching' : `watching ${watched} of ${roots.length} roots`
+  }
+
+  private notWatched(root: SkillRoot): string | undefined {
+    return this.watcher?.unwatched(root.path)
   }
 
   /** Stops watching; idempotent. Reads still work afterwards, unwatched. */
@@ -145,9 +182,14 @@ export class FilesystemSkills {
   }
 
   private rootRow(report: RootReport): CapabilityRow {
-    const { root, skills, rejected } = report
+    const { root, skills, rejected, warnings, unreadable } = report
+    const notWatched = this.notWatched(root)
+    if (unreadable) return { id: this.rootId(root), state: 'unavailable', detail: `${root.path}: cannot be read: ${unreadable}${notWatched ? `; not watched: ${notWatched}` : ''}` }
     const parts = [`${root.path}: ${skills} skill${skills === 1 ? '' : 's'}`]
-    if (rejected.length) parts.push(`${rejected.length} rejected: ${rejected.map((r) => `${relative(root.path, r.path) || r.path} (${r.reason})`).join('; ')}`)
+    const listed = (items: readonly Rejection[]) => items.map((item) => `${relative(root.path, item.path) || item.path} (${item.reason})`).join('; ')
+    if (warnings.length) parts.push(`${warnings.length} warning${warnings.length === 1 ? '' : 's'}: ${listed(warnings)}`)
+    if (rejected.length) parts.push(`${rejected.length} rejected: ${listed(rejected)}`)
+    if (notWatched) parts.push(`not watched: ${notWatched}`)
     return { id: this.rootId(root), state: skills ? 'ready' : 'unavailable', detail: parts.join('; ') }
   }
 
@@ -156,12 +198,13 @@ export class FilesystemSkills {
   }
 
   private logRejections(report: RootReport): void {
-    for (const rejection of report.rejected) {
-      const key = `${rejection.path}\0${rejection.reason}`
-      if (this.reported.has(key)) continue
-      this.reported.add(key)
-      this.log.warn(`skill file ${rejection.path} rejected: ${rejection.reason}`)
+    for (const [items, what] of [[report.rejected, 'rejected'], [report.warnings, 'loaded with a warning']] as const) {
+      for (const item of items) {
+        const key = `${item.path}\0${item.reason}`
+        if (this.reported.has(key)) continue
+        this.reported.add(key)
+        this.log.warn(`skill file ${item.path} ${what}: ${item.reason}`)
+      }
     }
   }
 }
-

@@ -1,9 +1,10 @@
 import { join } from 'node:path'
 import { FsError, type DirEntry, type FileSystem } from 'dsh-core'
-import type { SkillCandidate, SkillDefinition } from 'dsh-skill'
-import { skillFields, type SkillFields } from './fields.ts'
-import { parseFrontmatter, splitFrontmatter } from './frontmatter.ts'
+import type { SkillCandidate } from 'dsh-skill'
+import type { FileOrigin, SkillFields } from './fields.ts'
 import { readHead, type HeadIo } from './head.ts'
+import { NONE, outcomeOf, rejected, type Outcome, type OutcomeCache } from './outcomes.ts'
+import { readProblem } from './problems.ts'
 import type { SkillRoot } from './roots.ts'
 
 /** A file that looks like a skill but cannot be offered, and why. */
@@ -17,6 +18,17 @@ export interface RootReport {
   readonly root: SkillRoot
   readonly skills: number
   readonly rejected: readonly Rejection[]
+  /** Skills offered although they stray from the spec (a name that differs from its directory, a long description). */
+  readonly warnings: readonly Rejection[]
+  /** Why the root itself could not be listed (it then offers nothing). */
+  readonly unreadable?: string
+}
+
+/** One root looked at: what it offers, what it rejected, and whether a passing I/O error means the next read must look again. */
+export interface ScannedRoot {
+  readonly candidates: SkillCandidate[]
+  readonly report: RootReport
+  readonly lookAgain: boolean
 }
 
 export interface ScanSettings {
@@ -25,27 +37,6 @@ export interface ScanSettings {
   readonly io: HeadIo
   /** Files of one root read at once (with `io: async`). */
   readonly readConcurrency: number
-}
-
-/**
- * What each file's frontmatter gave, by path, while its size and modification time stay the same:
- * after an invalidation only changed files are read and parsed again (YAML parsing is most of a
- * discovery's cost). Bodies are never kept; loads always read the file.
- */
-export class OutcomeCache {
-  private readonly entries = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly outcome: Outcome }>()
-
-  constructor(private readonly maxEntries: number) {}
-
-  get(path: string, size: number, mtimeMs: number): Outcome | undefined {
-    const entry = this.entries.get(path)
-    return entry && entry.size === size && entry.mtimeMs === mtimeMs ? entry.outcome : undefined
-  }
-
-  set(path: string, size: number, mtimeMs: number, outcome: Outcome): void {
-    if (this.entries.size >= this.maxEntries && !this.entries.has(path)) this.entries.delete(this.entries.keys().next().value!)
-    this.entries.set(path, { size, mtimeMs, outcome })
-  }
 }
 
 /** Where a candidate's body is: handed back to `load()` as the locator. */
@@ -59,72 +50,82 @@ interface SkillFile {
   readonly path: string
   /** The resource base: the bundle directory, or the root for a flat file. */
   readonly directory: string
-  /** What the frontmatter name must be. */
-  readonly expectedName: string
+  /** The name the spec expects it to carry. */
+  readonly origin: FileOrigin
 }
 
-const absent = (error: unknown) => error instanceof FsError && (error.code === 'FS_NOT_FOUND' || error.code === 'FS_NOT_DIRECTORY')
-
-/** A file is offered or rejected; a file deleted mid-scan is neither. */
-type Outcome = { readonly kind: 'skill'; readonly fields: SkillFields } | { readonly kind: 'rejected'; readonly reason: string } | { readonly kind: 'none' }
+export const absent = (error: unknown) => error instanceof FsError && (error.code === 'FS_NOT_FOUND' || error.code === 'FS_NOT_DIRECTORY')
 
 /** A file after its I/O: decided already (gone, rejected, remembered), or a frontmatter still to parse. */
 type Read = Outcome | { readonly kind: 'unparsed'; readonly yaml: string; readonly size: number; readonly mtimeMs: number }
 
+/** A read failure as that file's rejection: a permission or a symlink loop is the file's problem, not the root's. */
+function unreadable(error: unknown): Outcome {
+  const problem = readProblem(error)
+  return rejected(problem.reason, problem.lasting)
+}
+
 /**
  * The I/O for one skill file: a stat, then (unless its outcome is remembered for that size and mtime)
- * its frontmatter only (see `readHead`). A head that is not usable is a rejection; an I/O failure
- * other than "gone" throws, which makes the whole observation incomplete rather than silently smaller.
+ * its frontmatter only (see `readHead`). A head that is not usable, and a file that cannot be read,
+ * are rejections of that file alone.
  */
 async function readSkillFile(fs: FileSystem, file: SkillFile, settings: ScanSettings, cache: OutcomeCache): Promise<Read> {
   let info
   try {
     info = await fs.stat(file.path)
   } catch (error) {
-    if (absent(error)) return NONE
-    throw error
+    return absent(error) ? NONE : unreadable(error)
   }
   if (!info) return NONE
-  if (info.type !== 'file') return { kind: 'rejected', reason: 'SKILL.md is not a regular file' }
-  if (info.size > settings.maxSkillFileBytes) return { kind: 'rejected', reason: `the file has ${info.size} bytes, over the maxSkillFileBytes limit of ${settings.maxSkillFileBytes}` }
+  if (info.type !== 'file') return rejected('SKILL.md is not a regular file')
+  if (info.size > settings.maxSkillFileBytes) return rejected(`the file has ${info.size} bytes, over the maxSkillFileBytes limit of ${settings.maxSkillFileBytes}`)
   const known = cache.get(file.path, info.size, info.mtimeMs)
   if (known) return known
-  const head = await readHead(file.path, info.size, settings.maxFrontmatterBytes, settings.io)
+  let head
+  try {
+    head = await readHead(file.path, info.size, settings.maxFrontmatterBytes, settings.io)
+  } catch (error) {
+    return unreadable(error)
+  }
   if (!head) return NONE
-  const read: Read = head.ok ? { kind: 'unparsed', yaml: head.yaml, size: info.size, mtimeMs: info.mtimeMs } : { kind: 'rejected', reason: head.reason }
-  if (read.kind === 'rejected') cache.set(file.path, info.size, info.mtimeMs, read)
-  return read
+  if (head.ok) return { kind: 'unparsed', yaml: head.yaml, size: info.size, mtimeMs: info.mtimeMs }
+  const outcome = rejected(head.reason)
+  cache.set(file.path, info.size, info.mtimeMs, outcome)
+  return outcome
 }
 
 /** The outcome of a read, parsing its frontmatter if it still has to be (and remembering that). */
 function settle(read: Read, file: SkillFile, cache: OutcomeCache): Outcome {
   if (read.kind !== 'unparsed') return read
-  const outcome = outcomeOf(read.yaml, file.expectedName)
+  const outcome = outcomeOf(read.yaml, file.origin)
   cache.set(file.path, read.size, read.mtimeMs, outcome)
   return outcome
 }
 
-const NONE: Outcome = { kind: 'none' }
-
-function outcomeOf(yaml: string, expectedName: string): Outcome {
-  const parsed = parseFrontmatter(yaml)
-  if (!parsed.ok) return { kind: 'rejected', reason: parsed.reason }
-  const checked = skillFields(parsed.data, expectedName)
-  return checked.ok ? { kind: 'skill', fields: checked.fields } : { kind: 'rejected', reason: checked.reason }
-}
-
-function skillFileOf(root: SkillRoot, entry: DirEntry): SkillFile | Rejection | undefined {
+/** What a root entry is: a skill file to read, a rejection already, or nothing of ours. */
+async function skillFileOf(fs: FileSystem, root: SkillRoot, entry: DirEntry): Promise<SkillFile | Rejection | undefined> {
   if (entry.name === root.skip) return undefined
   switch (entry.type) {
     case 'directory':
-      return { path: join(entry.path, 'SKILL.md'), directory: entry.path, expectedName: entry.name }
+      return { path: join(entry.path, 'SKILL.md'), directory: entry.path, origin: { expectedName: entry.name, kind: 'directory' } }
     case 'file':
-      return entry.name.endsWith('.md') ? { path: entry.path, directory: root.path, expectedName: entry.name.slice(0, -3) } : undefined
+      return entry.name.endsWith('.md') ? { path: entry.path, directory: root.path, origin: { expectedName: entry.name.slice(0, -3), kind: 'file' } } : undefined
     case 'missing':
-      return { path: entry.path, reason: 'a broken symbolic link' }
+      return { path: entry.path, reason: await brokenLink(fs, entry.path) }
     case 'other':
       return undefined
   }
+}
+
+/** A symlink whose target cannot be reached: a loop, or a target that is not there. */
+async function brokenLink(fs: FileSystem, path: string): Promise<string> {
+  try {
+    if (!(await fs.stat(path))) return 'a broken symbolic link: its target does not exist'
+  } catch (error) {
+    return readProblem(error).reason
+  }
+  return 'a broken symbolic link'
 }
 
 /**
@@ -148,78 +149,44 @@ function candidateOf(fields: SkillFields, root: SkillRoot, file: SkillFile, prov
   }
 }
 
-/** Scans one root: its candidates and what it rejected. A missing root is an empty one. */
-export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: string, settings: ScanSettings, cache: OutcomeCache): Promise<{ candidates: SkillCandidate[]; report: RootReport }> {
+/**
+ * Scans one root: its candidates and what it rejected. A missing root is an empty one; a root that
+ * cannot be listed (no permission, a symlink loop) offers nothing and says why. Nothing one entry
+ * does can hide another entry, or another root.
+ */
+export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: string, settings: ScanSettings, cache: OutcomeCache): Promise<ScannedRoot> {
   let entries: DirEntry[]
   try {
     entries = await fs.listDir(root.path)
   } catch (error) {
-    if (absent(error)) return { candidates: [], report: { root, skills: 0, rejected: [] } }
-    throw error
+    if (absent(error)) return { candidates: [], report: { root, skills: 0, rejected: [], warnings: [] }, lookAgain: false }
+    const problem = readProblem(error)
+    return { candidates: [], report: { root, skills: 0, rejected: [], warnings: [], unreadable: problem.reason }, lookAgain: !problem.lasting }
   }
-  const files = entries.map((entry) => skillFileOf(root, entry))
+  const files = await Promise.all(entries.map((entry) => skillFileOf(fs, root, entry)))
   const reads = await mapBounded(files, settings.io === 'sync' ? 1 : settings.readConcurrency, (file) => (file && !('reason' in file) ? readSkillFile(fs, file, settings, cache) : undefined))
   // All the I/O first, then all the parsing: YAML parsing in one tight loop runs measurably faster
   // (about a sixth of a cold discovery) than parsing interleaved with system calls.
   const candidates: SkillCandidate[] = []
-  const rejected: Rejection[] = []
+  const rejections: Rejection[] = []
+  const warnings: Rejection[] = []
+  let lookAgain = false
   files.forEach((file, index) => {
     if (!file) return
-    if ('reason' in file) return void rejected.push(file)
+    if ('reason' in file) return void rejections.push(file)
     const outcome = settle(reads[index]!, file, cache)
     switch (outcome.kind) {
       case 'none':
         return
       case 'rejected':
-        return void rejected.push({ path: file.path, reason: outcome.reason })
+        lookAgain ||= !outcome.lasting
+        return void rejections.push({ path: file.path, reason: outcome.reason })
       case 'skill':
+        for (const reason of outcome.warnings) warnings.push({ path: file.path, reason })
         return void candidates.push(candidateOf(outcome.fields, root, file, providerName))
     }
   })
-  return { candidates, report: { root, skills: candidates.length, rejected } }
-}
-
-/**
- * Loads a listed skill again, whole: frontmatter and body are read fresh on every load, so an edit
- * shows at once. Undefined when the file is gone or no longer a valid skill of that name.
- */
-export async function loadSkill(fs: FileSystem, candidate: SkillCandidate, settings: ScanSettings, signal: AbortSignal | undefined): Promise<SkillDefinition | undefined> {
-  const locator = candidate.locator as SkillLocator
-  let text: string
-  try {
-    text = await readWhole(fs, locator.path, settings.maxSkillFileBytes, signal)
-  } catch (error) {
-    if (absent(error)) return undefined
-    throw error
-  }
-  const split = splitFrontmatter(text)
-  if (!split?.ok) return undefined
-  const outcome = outcomeOf(split.yaml, candidate.name)
-  if (outcome.kind !== 'skill') return undefined
-  return {
-    ...outcome.fields,
-    source: candidate.source,
-    provider: candidate.provider,
-    resourceBase: { kind: 'directory', path: locator.directory },
-    path: locator.path,
-    content: split.body.replace(/\r\n/g, '\n').trim(),
-  }
-}
-
-/**
- * A whole file through `ctx.fs`. Its fatal UTF-8 decoding is byte-exact except that it drops a
- * leading byte-order mark; that is put back, so a load applies the same frontmatter rule as discovery.
- */
-async function readWhole(fs: FileSystem, path: string, maxBytes: number, signal: AbortSignal | undefined): Promise<string> {
-  const parts: string[] = []
-  let bytes = 0
-  for await (const chunk of fs.streamText(path, signal)) {
-    bytes += chunk.bytes
-    if (bytes > maxBytes) throw new FsError(`"${path}" exceeds the ${maxBytes}-byte limit; reading stopped after ${bytes} bytes`, 'FS_TOO_LARGE')
-    parts.push(chunk.text)
-  }
-  const text = parts.join('')
-  return Buffer.byteLength(text) < bytes ? `\ufeff${text}` : text
+  return { candidates, report: { root, skills: candidates.length, rejected: rejections, warnings }, lookAgain }
 }
 
 /**

@@ -10,6 +10,8 @@ export interface WatchOptions {
   readonly pollIntervalMs: number
   readonly maxProjects: number
   readonly followSymlinks: boolean
+  /** A root whose watcher failed is tried again no sooner than this after the failure. */
+  readonly retryMs: number
 }
 
 /**
@@ -27,11 +29,28 @@ interface Watched {
   healthy: boolean
   /** The open in progress, so two reads never open two watchers for one root. */
   opening: Promise<void> | undefined
+  /** Why the root is not watched (its watcher failed), and when that was; cleared once a watcher is ready. */
+  failure: { readonly reason: string; readonly at: number } | undefined
 }
 
+/** A root that is not there, or a broken link that will be one once repaired: watched through its ancestor. */
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code
-  return code === 'ENOENT' || code === 'ENOTDIR'
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP'
+}
+
+/** Out of watches, descriptors or memory: no watcher of this root can work now, whatever path the error names. */
+const EXHAUSTED = new Set(['EMFILE', 'ENFILE', 'ENOSPC', 'ENOMEM'])
+
+/**
+ * An error about one entry under the watched directory (a symlink loop, an unreadable or vanished
+ * child): chokidar carries on watching the rest, and discovery reports that entry. Anything else
+ * (the anchor itself, exhausted watches) means the root is not watched.
+ */
+function isEntryError(error: unknown, anchor: string): boolean {
+  const { code, path } = (error ?? {}) as NodeJS.ErrnoException
+  if (code && EXHAUSTED.has(code)) return false
+  return typeof path === 'string' && path !== anchor && !relative(anchor, path).startsWith('..')
 }
 
 /** Where `path` sits under `base` (a root, or its canonical anchor): its parts, [] for `base` itself, undefined outside it or under the root's skipped child. */
@@ -65,9 +84,10 @@ export function isSkillPath(root: SkillRoot, path: string): boolean {
 /**
  * Keeps chokidar watchers on the roots recent reads used. Project roots are grouped per project in
  * a least-recently-read list capped at `maxProjects`; shared roots (user, custom, bundled) stay.
- * Relevant events within one synchronous batch become one invalidation. A watcher that fails makes
- * `retain()` throw (the read is then incomplete: the catalog keeps its last good version) until a
- * later read manages to watch again.
+ * Relevant events within one synchronous batch become one invalidation. A root whose watcher fails
+ * (no inotify watches left, an unreadable root) is reported by `unwatched()` with the reason, so the
+ * provider re-scans it on reads instead; a later read tries to watch it again after `retryMs`. Every
+ * watcher has an error listener for its whole life: no watcher error can reach the host as uncaught.
  */
 export class RootWatcher {
   private readonly watched = new Map<string, Watched>()
@@ -81,11 +101,12 @@ export class RootWatcher {
     private readonly warn: (message: string) => void,
   ) {}
 
+  /** Watches every root of a read (those already watched are re-probed). Never throws: a failure is recorded per root. */
   async retain(roots: readonly SkillRoot[], project: string | undefined): Promise<void> {
     if (this.closing) return
     for (const root of roots) {
       let entry = this.watched.get(root.path)
-      if (!entry) this.watched.set(root.path, (entry = { root, owners: new Set(), mode: undefined, watcher: undefined, healthy: false, opening: undefined }))
+      if (!entry) this.watched.set(root.path, (entry = { root, owners: new Set(), mode: undefined, watcher: undefined, healthy: false, opening: undefined, failure: undefined }))
       entry.owners.add(ownerOf(root))
     }
     if (project !== undefined) {
@@ -101,9 +122,12 @@ export class RootWatcher {
       // Whatever the evicted projects showed is no longer watched: their next read must look again.
       if (evicted) this.queue()
     }
-    const results = await Promise.allSettled(roots.map((root) => this.ensure(root.path)))
-    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected')
-    if (failed) throw failed.reason
+    await Promise.all(roots.map((root) => this.ensure(root.path)))
+  }
+
+  /** Why a root is not watched, or undefined when it is (or was never asked for, or watching has stopped). */
+  unwatched(path: string): string | undefined {
+    return this.closing ? 'watching has stopped' : this.watched.get(path)?.failure?.reason
   }
 
   async close(): Promise<void> {
@@ -124,19 +148,36 @@ export class RootWatcher {
     void this.closeWatcher(entry)
   }
 
-  /** Re-probes the root's mode on every read (a deleted or created root changes it) and (re)opens its watcher if needed. */
+  /**
+   * Re-probes the root's mode on every read (a deleted or created root changes it) and (re)opens its
+   * watcher if needed; a root whose watcher failed is tried again once `retryMs` has passed.
+   */
   private async ensure(path: string): Promise<void> {
     const entry = this.watched.get(path)
     if (!entry || this.closing) return
-    while (entry.opening) await entry.opening.catch(() => {})
-    const mode = this.probe(entry.root.path)
-    if (entry.watcher && entry.healthy && sameMode(entry.mode, mode)) return
-    const opening = this.open(entry, mode)
+    while (entry.opening) await entry.opening
+    if (entry.failure && Date.now() - entry.failure.at < this.options.retryMs) return
+    const opening = this.reopen(entry)
     entry.opening = opening
     try {
       await opening
     } finally {
       entry.opening = undefined
+    }
+  }
+
+  private async reopen(entry: Watched): Promise<void> {
+    let mode: Mode
+    try {
+      mode = this.probe(entry.root.path)
+    } catch (error) {
+      return this.fail(entry, error)
+    }
+    if (entry.watcher && entry.healthy && sameMode(entry.mode, mode)) return
+    try {
+      await this.open(entry, mode)
+    } catch (error) {
+      await this.fail(entry, error)
     }
   }
 
@@ -177,19 +218,25 @@ export class RootWatcher {
     entry.watcher = watcher
     entry.mode = mode
     entry.healthy = false
-    let ready = false
-    try {
-      await new Promise<void>((resolve, reject) => {
-        watcher.once('ready', resolve)
-        watcher.once('error', reject)
+    const ready = new Promise<void>((resolve, reject) => {
+      watcher.once('ready', resolve)
+      // For the watcher's whole life, closed or not: an 'error' without a listener would be thrown.
+      watcher.on('error', (error: unknown) => {
+        if (this.closing || entry.watcher !== watcher) return
+        // The entry is reported by discovery; a new one appearing is worth a look.
+        if (isEntryError(error, mode.anchor)) return entry.healthy ? this.queue() : undefined
+        if (!entry.healthy) return reject(error)
+        // Nothing is reading now: the next read must look, and see the root as not watched.
+        void this.fail(entry, error).then(() => this.queue())
       })
+    })
+    try {
+      await ready
     } catch (error) {
-      this.warn(`cannot watch skill root ${entry.root.path}: ${errorMessage(error)}`)
-      await this.closeWatcher(entry)
-      throw error
+      return this.fail(entry, error)
     }
-    ready = true
     entry.healthy = true
+    entry.failure = undefined
     watcher.on('all', (event, path) => {
       if (this.closing || entry.watcher !== watcher) return
       if (mode.kind === 'ancestor') {
@@ -201,23 +248,21 @@ export class RootWatcher {
       if (event === 'unlinkDir' && path === mode.anchor) this.rewatch(entry)
       else this.queue()
     })
-    watcher.on('error', (error) => {
-      if (this.closing || entry.watcher !== watcher || !ready) return
-      this.warn(`watching skill root ${entry.root.path} failed: ${errorMessage(error)}`)
-      this.rewatch(entry)
-    })
   }
 
-  /** The mode changed or the watcher broke: look again now, and watch again. */
+  /** The root cannot be watched now: say why once, and stop its watcher; reads re-scan it instead. */
+  private async fail(entry: Watched, error: unknown): Promise<void> {
+    const reason = errorMessage(error)
+    if (entry.failure?.reason !== reason) this.warn(`cannot watch skill root ${entry.root.path} (${reason}); reads re-scan it instead`)
+    entry.failure = { reason, at: Date.now() }
+    await this.closeWatcher(entry)
+  }
+
+  /** The root appeared or went away: look again now, and watch it the new way. */
   private rewatch(entry: Watched): void {
     entry.healthy = false
     this.queue()
-    void this.ensure(entry.root.path).then(
-      () => this.queue(),
-      () => {
-        // The next read retries, and reports itself incomplete until it succeeds.
-      },
-    )
+    void this.ensure(entry.root.path).then(() => this.queue())
   }
 
   private async closeWatcher(entry: Watched): Promise<void> {

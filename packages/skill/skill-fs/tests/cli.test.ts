@@ -19,7 +19,7 @@ interface ContextJson {
   messages: { role: string; source: string; text: string }[]
 }
 
-describe('dsh with skills', { timeout: 60_000 }, () => {
+describe('dsh with skills', () => {
   it('a project skill shadows a user skill of the same name in the catalog and in dsh call', async () => {
     const { project, home } = await layout()
     await bundle(join(project, '.dsh', 'skills'), 'a', 'The project version of a', {}, 'Project body.')

@@ -169,7 +169,7 @@ describe('layout inside a root', () => {
     expect(skills['outside-dir']!.resourceBase).toEqual({ kind: 'directory', path: join(root, 'outside-dir') })
     expect((await host.app.skills.get('outside-dir', { cwd: project }))?.content).toBe('Body of outside-dir.')
     const rows = await host.app.readiness.report({ probe: true, cwd: project })
-    expect(rows.find((row) => row.id === 'project-dsh')?.detail).toMatch(/dangling \(a broken symbolic link\)/)
+    expect(rows.find((row) => row.id === 'project-dsh')?.detail).toMatch(/dangling \(a broken symbolic link: its target does not exist\)/)
   })
 })
 
@@ -207,10 +207,8 @@ describe('frontmatter and validation (S1)', () => {
     await file('empty', '---\n---\nx\n')
     await file('a-list', '---\n- name\n- description\n---\nx\n')
     await file('bad-name', skillMd({ name: 'Bad_Name', description: 'x' }))
-    await file('other-name', skillMd({ name: 'different', description: 'x' }))
     await file(`${'l'.repeat(65)}`, skillMd({ name: 'l'.repeat(65), description: 'x' }))
     await file('no-description', skillMd({ name: 'no-description' }))
-    await file('long-description', skillMd({ name: 'long-description', description: 'd'.repeat(1025) }))
     await file('maybe', skillMd({ name: 'maybe', description: 'x', 'disable-model-invocation': 'maybe' }))
     await file('null-policy', skillMd({ name: 'null-policy', description: 'x', 'user-invocable': 'null' }))
     await file('legacy', skillMd({ name: 'legacy', description: 'x', modelInvocable: false }))
@@ -235,10 +233,8 @@ describe('frontmatter and validation (S1)', () => {
       empty: /empty or not a mapping/,
       'a-list': /empty or not a mapping/,
       'bad-name': /name "Bad_Name"/,
-      'other-name': /does not match its directory or file name "other-name"/,
       ['l'.repeat(65)]: /at most 64 characters/,
       'no-description': /description is missing/,
-      'long-description': /1025 characters, over the limit of 1024/,
       maybe: /disable-model-invocation: "maybe" is not a boolean/,
       'null-policy': /user-invocable: null is not a boolean/,
       legacy: /"modelInvocable" is not supported, use "disable-model-invocation"/,
@@ -252,7 +248,7 @@ describe('frontmatter and validation (S1)', () => {
       const item = row.detail.split('; ').find((part) => part.replace(/^\d+ rejected: /, '').startsWith(`${name}/SKILL.md (`))
       expect(item, `${name} is reported`).toMatch(reason)
     }
-    expect(row.detail).toMatch(/^.*: 1 skill; 21 rejected: /)
+    expect(row.detail).toMatch(/^.*: 1 skill; 19 rejected: /)
   })
 
   it('accepts CRLF, a "----" value, a date, a block scalar description and a file that ends at the closing line', async () => {
@@ -369,19 +365,7 @@ describe('dsh status rows', () => {
       ['skill', 'project-dsh', 'ready', ['skill']],
       ['skill', 'user-agents', 'unavailable', ['skill']],
     ])
-    expect(rows[0]!.detail).toMatch(/^1 skill in 6 roots \(project .*\); not watching$/)
+    expect(rows[0]!.detail).toMatch(/^1 skill in 6 roots \(project .*\); not watching \(watch: false\)$/)
     expect(rows[2]!.detail).toBe(`${join(home, '.agents', 'skills')}: 0 skills; 1 rejected: broken/SKILL.md (the frontmatter is not closed: no later line is exactly ---)`)
-  })
-
-  it('a root that cannot be listed makes the read incomplete, not empty, and status names the failure', async () => {
-    const { base, project, home } = await layout()
-    await bundle(join(project, '.dsh', 'skills'), 'good')
-    const loop = join(base, 'loop')
-    await symlink(loop, loop)
-    host = await fsHost({ watch: false, userHome: home, customRoots: [loop] }, { tool: true })
-    const snapshot = await host.app.skills.snapshot({ cwd: project })
-    expect(snapshot.complete).toBe(false)
-    const rows = await host.app.readiness.report({ probe: true, cwd: project })
-    expect(rows).toEqual([expect.objectContaining({ surface: 'skill', id: 'filesystem', state: 'unavailable', detail: expect.stringMatching(/loop/) })])
   })
 })

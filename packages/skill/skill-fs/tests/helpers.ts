@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
-import { settleTeardowns } from 'dsh-core'
+import { settleTeardowns, type HostLifetime } from 'dsh-core'
 import FileSystem from 'dsh-core/fs'
 import ReadinessService from 'dsh-core/readiness'
 import SessionService from 'dsh-core/sessions'
@@ -62,8 +62,9 @@ export interface FsHost {
 }
 
 /** A real host: fs, sessions, tools, readiness, the registry, skill-fs and (optionally) the tool. */
-export async function fsHost(config: Record<string, unknown>, options: { tool?: boolean; toolConfig?: unknown } = {}): Promise<FsHost> {
+export async function fsHost(config: Record<string, unknown>, options: { tool?: boolean; toolConfig?: unknown; lifetime?: HostLifetime } = {}): Promise<FsHost> {
   const app = new Context()
+  if (options.lifetime) app.set('dshHost', { lifetime: options.lifetime })
   const plugin = app.plugin as (plugin: Plugin, config: unknown) => ForkScope
   plugin(ToolRuntime as unknown as Plugin, {})
   plugin(FileSystem as unknown as Plugin, undefined)

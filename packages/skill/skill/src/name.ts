@@ -5,6 +5,9 @@ const SKILL_NAME = new RegExp(`^${SKILL_NAME_PATTERN}$`)
 /** The Agent Skills limit on a name's length. */
 export const MAX_SKILL_NAME_LENGTH = 64
 
+/** The Agent Skills limit on a description, in characters; the catalog never shows more. */
+export const MAX_DESCRIPTION_LENGTH = 1024
+
 /** `[a-z0-9]` runs joined by single hyphens, 1–64 characters. */
 export function isSkillName(value: unknown): value is string {
   return typeof value === 'string' && value.length <= MAX_SKILL_NAME_LENGTH && SKILL_NAME.test(value)

@@ -1,4 +1,5 @@
 import { assertNever } from 'dsh-core'
+import { cutText } from './text.ts'
 import type { ResourceBase } from './types.ts'
 
 /** Escapes text placed between tags: `&`, `<`, `>`. */
@@ -21,17 +22,26 @@ export interface LoadedSkill {
 
 const ON_DEMAND = 'Read a referenced resource only when the task needs it.'
 
+// A path (or URL) the model is told to use goes in as it is: `&` and `>` are characters of a path,
+// and entity-encoding them would hand the model a path that does not exist. Only what could break
+// the block's lines (a control character, `<`) makes it a JSON string instead, which is lossless.
+const UNSAFE_IN_LINE = /[\u0000-\u001f\u007f<]/
+
+function locationText(location: string): string {
+  return UNSAFE_IN_LINE.test(location) ? JSON.stringify(location) : location
+}
+
 function resourceHints(skill: LoadedSkill): [string, string] {
   const base = skill.resourceBase
   if (!base) return [`Resources are managed by the "${escapeText(skill.provider)}" skill provider.`, ON_DEMAND]
   switch (base.kind) {
     case 'directory':
       return [
-        `Base directory: ${escapeText(base.path)}`,
+        `Base directory: ${locationText(base.path)}`,
         `Relative paths in these instructions are relative to the base directory; resolve them against it before use. ${ON_DEMAND}`,
       ]
     case 'url':
-      return [`Base URL: ${escapeText(base.url)}`, `Relative URLs in these instructions are relative to the base URL; resolve them against it before use. ${ON_DEMAND}`]
+      return [`Base URL: ${locationText(base.url)}`, `Relative URLs in these instructions are relative to the base URL; resolve them against it before use. ${ON_DEMAND}`]
     case 'opaque':
       return [`Resources: ${escapeText(base.description)}`, ON_DEMAND]
     default:
@@ -60,10 +70,10 @@ export function renderSkillContent(skill: LoadedSkill): string {
 }
 
 /**
- * A description as the catalog shows it: whitespace runs collapsed to one space, trimmed, and cut to
- * `max` UTF-16 units with a trailing `...` when longer (the result is then exactly `max` long).
+ * A description as the catalog shows it: whitespace runs collapsed to one space, trimmed, and, when
+ * longer than `max` characters, cut at a grapheme boundary with a trailing `...` (at most `max`
+ * characters in all).
  */
 export function catalogDescription(description: string, max: number): string {
-  const normalized = description.replace(/\s+/g, ' ').trim()
-  return normalized.length <= max ? normalized : `${normalized.slice(0, Math.max(0, max - 3))}...`
+  return cutText(description.replace(/\s+/g, ' ').trim(), max)
 }

@@ -40,6 +40,12 @@ interface Collected {
   readonly skills: readonly SkillSummary[]
 }
 
+/** A cached observation, answered until a new revision or, for providers that said so, until `expiresAt` (ms since the epoch). */
+interface Cached {
+  readonly collected: Collected
+  readonly expiresAt: number
+}
+
 interface Ranked {
   readonly winner: Winner
   readonly rank: number
@@ -63,7 +69,7 @@ export class SkillRegistry extends Service {
   static Config = (config: unknown) => SkillsConfig.parse(config ?? {})
 
   private readonly layers: Layers
-  private readonly cache = new Map<string, Collected>()
+  private readonly cache = new Map<string, Cached>()
   private readonly listeners = new Set<() => unknown>()
   /** Every live provider registration, whatever its layer (scoped layers are not enumerable). */
   private readonly live = new Set<ProviderEntry>()
@@ -239,12 +245,14 @@ export class SkillRegistry extends Service {
       const revision = this.revision
       const key = JSON.stringify([view.cwd ?? null, this.layers.key(chain), revision])
       const hit = this.cache.get(key)
-      if (hit) return { collected: hit, complete: true }
+      if (hit && hit.expiresAt > Date.now()) return { collected: hit.collected, complete: true }
       let complete = true
+      let maxAgeMs = Infinity
       const winners = new Map<string, Winner>()
       for (const layer of this.layers.merged(chain)) {
         const result = await this.collectLayer(layer, view)
         complete &&= result.complete
+        maxAgeMs = Math.min(maxAgeMs, result.maxAgeMs)
         // A nearer layer replaces a farther one's skill of the same name, whatever the ranks.
         for (const [name, winner] of result.winners) winners.set(name, winner)
       }
@@ -252,19 +260,19 @@ export class SkillRegistry extends Service {
       const skills = [...winners.values()].map((winner) => summaryOf(winner.candidate)).sort((a, b) => compareNames(a.name, b.name))
       last = { winners, skills: Object.freeze(skills) }
       if (this.revision !== revision) continue
-      if (complete) this.remember(key, last)
+      if (complete) this.remember(key, { collected: last, expiresAt: Date.now() + maxAgeMs })
       return { collected: last, complete }
     }
     // Raced twice: answer, but neither cache it nor call it authoritative.
     return { collected: last!, complete: false }
   }
 
-  private remember(key: string, collected: Collected): void {
-    this.cache.set(key, collected)
+  private remember(key: string, cached: Cached): void {
+    this.cache.set(key, cached)
     while (this.cache.size > this.settings.collectCacheMaxEntries) this.cache.delete(this.cache.keys().next().value!)
   }
 
-  private async collectLayer(layer: Layer, view: ViewOptions): Promise<{ winners: Map<string, Winner>; complete: boolean }> {
+  private async collectLayer(layer: Layer, view: ViewOptions): Promise<{ winners: Map<string, Winner>; complete: boolean; maxAgeMs: number }> {
     const ranked: Ranked[] = []
     const runtime = [...layer.runtime.values()].sort((a, b) => compareNames(a.name, b.name))
     runtime.forEach((skill, index) => {
@@ -278,6 +286,7 @@ export class SkillRegistry extends Service {
       ranked.push({ winner: { candidate, providerName: 'runtime', load: async (c) => c.locator, invalidate: runtimeControl.invalidate }, rank: SkillRank.runtime, order: -1, index })
     })
     let complete = true
+    let maxAgeMs = Infinity
     for (const entry of [...layer.providers.values()]) {
       let answer: unknown
       try {
@@ -296,6 +305,7 @@ export class SkillRegistry extends Service {
       if (layer.providers.get(entry.name) !== entry) continue
       const observation = checkObservation(entry.name, answer)
       complete &&= observation.complete
+      maxAgeMs = Math.min(maxAgeMs, observation.maxAgeMs ?? Infinity)
       const load = (candidate: SkillCandidate, options: ViewOptions) => entry.provider.get(candidate, options)
       observation.candidates.forEach((candidate, index) => {
         ranked.push({ winner: { candidate, providerName: entry.name, load, invalidate: () => entry.control.invalidate() }, rank: candidate.rank, order: entry.order, index })
@@ -312,7 +322,7 @@ export class SkillRegistry extends Service {
       }
       winners.set(name, winner)
     }
-    return { winners, complete }
+    return { winners, complete, maxAgeMs }
   }
 
   /** A new revision: every cached observation is dropped and listeners are told. */

@@ -74,6 +74,12 @@ export interface ViewOptions extends LookupOptions {
 export interface Observation {
   readonly candidates: readonly SkillCandidate[]
   readonly complete: boolean
+  /**
+   * How long the observation stays true without an `invalidate()`: the registry lists the provider
+   * again once its cached observation is older (0: on every read). Absent: until the provider
+   * invalidates. For a provider that cannot watch what it read.
+   */
+  readonly maxAgeMs?: number
 }
 
 export interface SkillProvider {

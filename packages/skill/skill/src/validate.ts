@@ -8,7 +8,6 @@ import type { InvocationPolicy, Observation, ResourceBase, SkillDefinition, Skil
 
 type Fields = Record<string, unknown>
 
-
 /** The problem with the summary fields every candidate and definition share, or undefined. */
 function summaryProblem(value: Fields): string | undefined {
   const nameProblem = skillNameProblem(value.name)
@@ -54,6 +53,10 @@ export function checkObservation(providerName: string, value: unknown): Observat
   const observation: unknown = Array.isArray(value) ? { candidates: value, complete: true } : value
   if (!isRecord(observation) || !Array.isArray(observation.candidates) || typeof observation.complete !== 'boolean') {
     fail('SKILL_INVALID_OBSERVATION', `skill provider "${providerName}" answered list() with neither an array of candidates nor { candidates, complete }`)
+  }
+  const { maxAgeMs } = observation
+  if (maxAgeMs !== undefined && (typeof maxAgeMs !== 'number' || !(maxAgeMs >= 0))) {
+    fail('SKILL_INVALID_OBSERVATION', `skill provider "${providerName}": maxAgeMs must be a number ≥ 0 when present`)
   }
   observation.candidates.forEach((candidate: unknown, index: number) => {
     const where = `skill provider "${providerName}", candidate ${index}`

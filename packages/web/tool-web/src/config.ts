@@ -19,6 +19,10 @@ export const ToolWebConfig = z.strictObject({
   searchMaxResults: positive('searchMaxResults', 8),
   /** Most entries accepted in `queries`. */
   searchMaxQueries: positive('searchMaxQueries', 4),
+  /** Longest query accepted, in characters; a longer one is INVALID_ARGS before anything is sent. */
+  searchMaxQueryChars: positive('searchMaxQueryChars', 1_000),
+  /** Cap on the whole rendered `web_search` text (answers, source lines, notes), with a truncation note. */
+  searchMaxOutputChars: positive('searchMaxOutputChars', 40_000),
   /** `web_search`'s budget; the runtime turns an overrun into TOOL_TIMEOUT. */
   searchTimeoutMs: positive('searchTimeoutMs', 30_000, MAX_TIMER_DELAY_MS),
   /** `web_fetch`'s budget. */

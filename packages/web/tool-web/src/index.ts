@@ -53,7 +53,7 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       timeoutMs: settings.searchTimeoutMs,
       concurrencySafe: true,
       execute: (args, exec) => runSearch(web, settings, args, exec.signal),
-      render: (_args, value) => renderSearch(value),
+      render: (_args, value) => renderSearch(value, settings.searchMaxOutputChars),
       meta: (_args, value) => searchMeta(value),
       presentCall: presentSearchCall,
       presentResult: presentSearchResult,

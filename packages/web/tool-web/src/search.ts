@@ -32,20 +32,21 @@ export interface Searcher {
   search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult>
 }
 
-/** Checks the queries (in this order: count, blanks) and removes exact duplicates, keeping the first. */
-export function distinctQueries(queries: readonly string[], maxQueries: number): string[] {
+/** Checks the queries (in this order: count, blanks, length) and removes exact duplicates, keeping the first. */
+export function distinctQueries(queries: readonly string[], maxQueries: number, maxQueryChars = Number.MAX_SAFE_INTEGER): string[] {
   if (!queries.length) throw new ToolError('queries must contain at least one query', 'INVALID_ARGS')
   if (queries.length > maxQueries) throw new ToolError(`queries must contain at most ${maxQueries} ${maxQueries === 1 ? 'query' : 'queries'}`, 'INVALID_ARGS')
   if (queries.some((query) => !query.trim())) throw new ToolError('each query must be a non-empty string', 'INVALID_ARGS')
+  if (queries.some((query) => query.length > maxQueryChars)) throw new ToolError(`each query must be at most ${maxQueryChars} characters`, 'INVALID_ARGS')
   // Sent untrimmed: a query's whitespace is the model's choice.
   return [...new Set(queries)]
 }
 
 export async function runSearch(web: Searcher, config: ToolWebConfig, args: SearchInput, signal: AbortSignal): Promise<SearchValue> {
-  const queries = distinctQueries(args.queries, config.searchMaxQueries)
+  const queries = distinctQueries(args.queries, config.searchMaxQueries, config.searchMaxQueryChars)
   const maxResults = config.searchMaxResults
-  if (queries.length === 1) return project(await web.search({ query: queries[0]!, maxResults }, signal))
-  return merge(queries, await searchAll(web, queries, maxResults, signal), maxResults)
+  const value = queries.length === 1 ? project(await web.search({ query: queries[0]!, maxResults }, signal)) : merge(queries, await searchAll(web, queries, maxResults, signal), maxResults)
+  return bounded(value, config.searchMaxOutputChars)
 }
 
 /**
@@ -75,7 +76,7 @@ async function searchAll(web: Searcher, queries: readonly string[], maxResults: 
 
 /** Answers under their query's heading; sources round-robin by rank, first URL wins, capped. */
 export function merge(queries: readonly string[], results: readonly WebSearchResult[], maxResults: number): SearchValue {
-  const answers = results.flatMap((result, index) => (result.content ? [`### ${queries[index]}\n\n${result.content}`] : []))
+  const answers = results.flatMap((result, index) => (result.content ? [`### ${oneLine(queries[index]!)}\n\n${result.content}`] : []))
   const seen = new Set<string>()
   const sources: WebSearchSource[] = []
   let truncated = results.some((result) => result.truncated)
@@ -95,11 +96,12 @@ export function merge(queries: readonly string[], results: readonly WebSearchRes
   return project({ ...(answers.length ? { content: answers.join('\n\n') } : {}), sources, truncated })
 }
 
-/** Copies only the contract's fields, omitting empty optional ones. */
+/** Copies only the contract's fields, omitting empty optional ones, and only sources with an http(s) URL. */
 function project(result: WebSearchResult): SearchValue {
   return {
     ...(result.content ? { content: result.content } : {}),
-    sources: result.sources.map((source) => ({
+    // A URL that is not a string is left for the output check to refuse.
+    sources: result.sources.filter((source) => typeof source.url !== 'string' || isWebUrl(source.url)).map((source) => ({
       url: source.url,
       ...(source.title ? { title: source.title } : {}),
       ...(source.snippet ? { snippet: source.snippet } : {}),
@@ -109,26 +111,82 @@ function project(result: WebSearchResult): SearchValue {
   }
 }
 
-export function renderSearch(value: SearchValue): string {
-  const parts: string[] = []
-  if (value.content) parts.push(value.content)
-  if (value.sources.length) parts.push(['Sources:', ...value.sources.map(sourceLine)].join('\n'))
-  else if (!value.content) parts.push('No results found.')
-  if (value.truncated) parts.push(`(Showing the first ${value.sources.length} sources. Refine the query to see others.)`)
-  parts.push('Cite the relevant URLs as Markdown links in your answer.')
-  return parts.join('\n\n')
+/**
+ * The value with its provider text cut so the rendering stays near `maxChars`: the answer at
+ * `maxChars`, each title and snippet at a fixed share. A value that lost text is marked truncated.
+ */
+function bounded(value: SearchValue, maxChars: number): SearchValue {
+  let cut = false
+  const clip = (text: string | undefined, max: number): string | undefined => {
+    if (text === undefined || text.length <= max) return text
+    cut = true
+    return sliceCodePoints(text, max)
+  }
+  const content = clip(value.content, maxChars)
+  const sources = value.sources.map((source) => {
+    const title = clip(source.title, MAX_TITLE_CHARS)
+    const snippet = clip(source.snippet, MAX_SNIPPET_CHARS)
+    const publishedAt = clip(source.publishedAt, MAX_TITLE_CHARS)
+    return { url: source.url, ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) }
+  })
+  if (!cut) return value
+  return { ...(content ? { content } : {}), sources, truncated: true }
 }
 
+const MAX_TITLE_CHARS = 500
+const MAX_SNIPPET_CHARS = 2_000
+
+/**
+ * Answers, then one line per source, then notes; at most `maxChars` characters in all, the cut
+ * said so at the end. Titles, snippets and URLs are the provider's data, never Markdown of ours.
+ */
+export function renderSearch(value: SearchValue, maxChars = Number.MAX_SAFE_INTEGER): string {
+  const parts: string[] = []
+  if (value.content) parts.push(value.content)
+  // A value made elsewhere (a stored one, say) may still hold a source that is not a web URL.
+  const shown = value.sources.filter((source) => isWebUrl(source.url))
+  if (shown.length) parts.push(['Sources:', ...shown.map(sourceLine)].join('\n'))
+  else if (!value.content) parts.push('No results found.')
+  if (value.truncated) parts.push(`(Showing the first ${value.sources.length} sources. Refine the query to see others.)`)
+  parts.push(CITE)
+  const text = parts.join('\n\n')
+  if (text.length <= maxChars) return text
+  const note = `\n\n(Search results truncated at ${maxChars} characters. Refine the query to see others.) ${CITE}`
+  return maxChars > note.length ? sliceCodePoints(text, maxChars - note.length) + note : sliceCodePoints(text, maxChars)
+}
+
+const CITE = 'Cite the relevant URLs as Markdown links in your answer.'
+
 function sourceLine(source: SearchValue['sources'][number]): string {
-  const detail = [source.snippet, source.publishedAt ? `(${source.publishedAt})` : undefined].filter(Boolean).join(' ')
-  return `- [${label(source)}](${source.url})${detail ? ` — ${detail}` : ''}`
+  const detail = [source.snippet && asText(source.snippet), source.publishedAt && `(${asText(source.publishedAt)})`].filter(Boolean).join(' ')
+  return `- [${asText(label(source))}](${destination(source.url)})${detail ? ` — ${detail}` : ''}`
 }
 
 function label(source: SearchValue['sources'][number]): string {
-  if (source.title) return source.title
-  try {
-    return new URL(source.url).hostname || source.url
-  } catch {
-    return source.url
-  }
+  return source.title || new URL(source.url).hostname || source.url
+}
+
+/** Provider text inside a Markdown line: one line, and no bracket or parenthesis that could close or open a link. */
+function asText(text: string): string {
+  return oneLine(text).replace(/[\\[\]()]/g, '\\$&')
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/** A link destination: WHATWG-serialised, with the parentheses and spaces that would end it percent-encoded. */
+function destination(url: string): string {
+  return new URL(url).href.replace(/[()<> ]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
+}
+
+function isWebUrl(url: string): boolean {
+  const parsed = URL.parse(url)
+  return parsed?.protocol === 'http:' || parsed?.protocol === 'https:'
+}
+
+/** The first `max` UTF-16 units, one fewer when the cut would split a surrogate pair. */
+function sliceCodePoints(text: string, max: number): string {
+  const code = text.charCodeAt(max - 1)
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
 }

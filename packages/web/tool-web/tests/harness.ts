@@ -73,7 +73,8 @@ export function codeOf(result: ToolResult): string | undefined {
   return result.isError ? result.error.code : undefined
 }
 
-export const sources = (...urls: string[]) => urls.map((url) => ({ url }))
+/** Sources by URL; a bare name stands for `https://<name>.test/` (web_search keeps only http(s) sources). */
+export const sources = (...urls: string[]) => urls.map((url) => ({ url: url.includes('://') ? url : `https://${url}.test/` }))
 
 export function page(content: string, kind: 'html' | 'text' = 'html', extra: Partial<WebFetchResult> = {}): WebFetchResult {
   return { url: 'https://a.test', statusCode: 200, body: { kind, content }, truncated: false, ...extra }

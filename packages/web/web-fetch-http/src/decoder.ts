@@ -19,13 +19,21 @@ export function decoderFor(label: string): StreamDecoder {
   return decoder.encoding === 'utf-8' ? new Utf8Decoder() : decoder
 }
 
-/** A decoder for a label the page itself gave, or undefined when it is unknown (a hint must not fail a fetch). */
+/**
+ * A decoder for a `<meta>` label the page itself gave, or undefined when it is unknown (a hint
+ * must not fail a fetch). WHATWG's prescan reads a UTF-16 label as UTF-8 (bytes that an ASCII scan
+ * could read are not UTF-16) and x-user-defined as windows-1252.
+ */
 export function hintedDecoder(label: string): StreamDecoder | undefined {
+  // Node's TextDecoder does not know x-user-defined.
+  if (label.trim().toLowerCase() === 'x-user-defined') return decoderFor('windows-1252')
+  let encoding: string
   try {
-    return decoderFor(label)
+    encoding = new TextDecoder(label).encoding
   } catch {
     return undefined
   }
+  return decoderFor(encoding === 'utf-16le' || encoding === 'utf-16be' ? 'utf-8' : encoding)
 }
 
 /**

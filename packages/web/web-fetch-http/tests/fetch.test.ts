@@ -123,6 +123,15 @@ describe('encodings', () => {
     expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=iso-8859-1' }, utf16))).result.body.content).toBe('hé')
   })
 
+  it('a <meta> naming UTF-16 (any spelling) or x-user-defined is read the WHATWG way: UTF-8, windows-1252', async () => {
+    for (const label of ['utf-16', 'UTF-16BE', 'utf-16le', 'unicode', 'ucs-2']) {
+      const page = `<html><head><meta charset="${label}"></head><body>héllo — 日本</body></html>`
+      expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body.content, label).toBe(page)
+    }
+    const latin = Buffer.concat([Buffer.from('<meta http-equiv="content-type" content="text/html; charset=x-user-defined">'), Buffer.from([0xe9])])
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, latin))).result.body.content).toBe('<meta http-equiv="content-type" content="text/html; charset=x-user-defined">é')
+  })
+
   it('F17: an unknown charset label in the header is WEB_UNSUPPORTED_CONTENT_TYPE; an unknown <meta> falls back to UTF-8', async () => {
     expect((await failFrom(respond(200, { 'content-type': 'text/plain; charset=not-a-charset' }, 'x'))).error).toMatchObject({ code: 'WEB_UNSUPPORTED_CONTENT_TYPE', message: 'unsupported charset "not-a-charset"' })
     expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, '<meta charset="klingon">é'))).result.body.content).toBe('<meta charset="klingon">é')

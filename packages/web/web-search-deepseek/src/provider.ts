@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream'
 import { currentSession, deadline, errorMessage, raceAbort, type CapabilityStatus, type ProbeContext } from 'dsh-core'
-import { WebError, type WebSearchProvider, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import { providerText, WebError, type WebSearchProvider, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { Dispatcher } from 'undici'
 import type { SearchOptions } from './config.ts'
 import { errorDetail, mapResponse, messagesEndpoint, requestBody, type RequestBody } from './wire.ts'
@@ -82,7 +82,7 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
         body: JSON.stringify(body),
         signal: budget.signal,
       })
-      return await this.answer(response, options)
+      return await this.answer(response, options, key)
     } catch (error) {
       if (budget.expired) throw new WebError(`DeepSeek search timed out after ${options.timeoutMs} ms`, 'WEB_SEARCH_TIMEOUT', { cause: error })
       if (signal?.aborted) throw aborted(signal)
@@ -116,7 +116,7 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
     }
   }
 
-  private async answer(response: Dispatcher.ResponseData, options: SearchOptions): Promise<WebSearchResult> {
+  private async answer(response: Dispatcher.ResponseData, options: SearchOptions, key: string): Promise<WebSearchResult> {
     const { statusCode } = response
     if (statusCode >= 300 && statusCode < 400) {
       discard(response.body as Readable)
@@ -124,7 +124,9 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
     }
     const text = await readBounded(response.body as Readable, options.maxResponseBytes)
     if (statusCode < 200 || statusCode >= 300) {
-      throw new WebError(errorDetail(parseJson(text)) ?? `DeepSeek API error (HTTP ${statusCode})`, 'WEB_PROVIDER_ERROR')
+      // The body is the endpoint's text: it may echo the key, span lines, or run long.
+      const detail = errorDetail(parseJson(text))
+      throw new WebError(`DeepSeek API error (HTTP ${statusCode})${detail ? `: ${providerText(detail, [key, options.apiKey])}` : ''}`, 'WEB_PROVIDER_ERROR')
     }
     const json = parseJson(text)
     if (json === undefined) throw new WebError('DeepSeek returned an unprocessable response body: not JSON', 'WEB_PROVIDER_ERROR')

@@ -1,4 +1,4 @@
-import { WebError, type WebSearchResult, type WebSearchSource } from 'dsh-web'
+import { providerText, WebError, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { SearchOptions } from './config.ts'
 
@@ -56,7 +56,7 @@ export function mapResponse(json: unknown): WebSearchResult {
       sources.push({ url, ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(page_age ? { publishedAt: page_age } : {}) })
     }
   }
-  if (!sources.length && errors.length) throw new WebError(`DeepSeek's web search failed: ${errors.join(', ')}`, 'WEB_PROVIDER_ERROR')
+  if (!sources.length && errors.length) throw new WebError(`DeepSeek's web search failed: ${providerText(errors.join(', '))}`, 'WEB_PROVIDER_ERROR')
   return { sources, truncated: false }
 }
 

@@ -141,9 +141,9 @@ describe('the wire', () => {
 
   it('D21, D22: API error bodies give their message, else the status', async () => {
     const cases: [number, unknown, string][] = [
-      [429, { error: { message: 'rate limited' } }, 'rate limited'],
-      [400, { error: 'bad request' }, 'bad request'],
-      [401, { message: 'who are you' }, 'who are you'],
+      [429, { error: { message: 'rate limited' } }, 'DeepSeek API error (HTTP 429): rate limited'],
+      [400, { error: 'bad request' }, 'DeepSeek API error (HTTP 400): bad request'],
+      [401, { message: 'who are you' }, 'DeepSeek API error (HTTP 401): who are you'],
       [503, 'upstream down', 'DeepSeek API error (HTTP 503)'],
       [500, {}, 'DeepSeek API error (HTTP 500)'],
     ]
@@ -151,6 +151,22 @@ describe('the wire', () => {
       const server = await api(json(status, body))
       const error = await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
       expect([error.code, error.message]).toEqual(['WEB_PROVIDER_ERROR', message])
+    }
+  })
+
+  it('an error body that echoes the key reaches the caller as one bounded line with every secret redacted', async () => {
+    const resolved = 'sk-resolved-0123456789abcdef'
+    const literal = 'sk-literal-fedcba9876543210'
+    const echo = (key: string) => json(401, { error: { message: `invalid api key: ${key}\n\nrequest id: 7\r\n${'details '.repeat(2000)}` } })
+    const server = await api(echo(resolved))
+    const viaCredential = await failure(provider({ baseURL: server.baseURL }, { resolveKey: async () => resolved }).instance.search({ query: 'q' }))
+    server.reply = echo(literal)
+    const viaLiteral = await failure(provider({ baseURL: server.baseURL, apiKey: literal }).instance.search({ query: 'q' }))
+    for (const error of [viaCredential, viaLiteral]) {
+      expect(error.code).toBe('WEB_PROVIDER_ERROR')
+      expect(error.message).toMatch(/^DeepSeek API error \(HTTP 401\): invalid api key: \[redacted\] request id: 7 details /)
+      expect(error.message).not.toMatch(/sk-|[\r\n]/)
+      expect(error.message.length).toBeLessThanOrEqual(500)
     }
   })
 

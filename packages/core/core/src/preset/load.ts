@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import type { Plugin } from 'cordis'
 import { z } from 'zod'
 import { errorMessage } from '../errors.ts'
 import { describeIssues } from '../tools/schema.ts'
 import { PresetError } from './errors.ts'
 import type { PresetRow } from './rows.ts'
+import { importPluginFile } from './typescript.ts'
 
 export interface LoadedRow {
   readonly row: PresetRow
@@ -80,7 +80,7 @@ export async function loadRow(row: PresetRow): Promise<LoadedRow> {
   const path = resolvePluginPath(row)
   let module: Record<string, unknown>
   try {
-    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>
+    module = await importPluginFile(path, installationRequire)
   } catch (error) {
     throw new PresetError(`${label}: plugin ${row.name} failed to load: ${errorMessage(error)}${moduleHint(path)}`, 'PRESET_PLUGIN_INVALID', { cause: error })
   }

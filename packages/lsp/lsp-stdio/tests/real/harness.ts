@@ -10,7 +10,7 @@ export const CODING_PRESET = join(REPO, 'presets', 'coding.yml')
 const WORKSPACES = fileURLToPath(new URL('./workspaces/', import.meta.url))
 
 /** A private copy of a fixture workspace (tests may add files, symlinks, or edit sources). */
-export function copyWorkspace(name: 'ts-project' | 'py-project'): { dir: string; remove(): void } {
+export function copyWorkspace(name: string): { dir: string; remove(): void } {
   const root = realpathSync(mkdtempSync(join(tmpdir(), `dsh-real-${name}-`)))
   const dir = join(root, name)
   cpSync(join(WORKSPACES, name), dir, { recursive: true })
@@ -65,10 +65,13 @@ export async function livePids(pattern: RegExp): Promise<number[]> {
   return pids
 }
 
+/** Command lines of every language server the tests start (the catalog's included). */
+const LANGUAGE_SERVER = /typescript-language-server|tsserver|tsc --lsp|pyright-langserver|langserver\.index|gopls|clangd|bash-language-server|yaml-language-server|vscode-\w+-language-server|docker-langserver/
+
 /** Servers started by this test process (their parent chain leads here): matched by our pid in the server's processId argument is not available, so by workspace dir. */
 export async function serversFor(workspaceDir: string): Promise<number[]> {
   const { readFileSync } = await import('node:fs')
-  const pids = await livePids(/typescript-language-server|tsserver|pyright-langserver|langserver\.index/)
+  const pids = await livePids(LANGUAGE_SERVER)
   return pids.filter((pid) => {
     try {
       return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`PWD=${workspaceDir}`) || realpathSync(`/proc/${pid}/cwd`) === workspaceDir
@@ -89,8 +92,9 @@ export interface CodingSuite {
  * For one describe block: a private copy of a fixture workspace and the coding preset booted
  * (with `overlayYaml` on top). Afterwards no language server of that workspace may be left.
  */
-export function codingSuite(name: 'ts-project' | 'py-project', overlayYaml?: string): CodingSuite {
+export function codingSuite(name: string, overlayYaml?: string, prepare?: (dir: string) => void): CodingSuite {
   const workspace = copyWorkspace(name)
+  prepare?.(workspace.dir)
   let booted: Host | undefined
   beforeAll(async () => {
     booted = await bootCoding(overlayYaml)

@@ -1,4 +1,5 @@
 import { escapeText } from '../render.ts'
+import { characterCount, cutText } from '../text.ts'
 
 export interface CatalogEntry {
   readonly name: string
@@ -20,13 +21,16 @@ export function entryLine(entry: CatalogEntry): string {
 
 function size(entries: readonly CatalogEntry[]): number {
   let total = 0
-  for (const entry of entries) total += entryLine(entry).length + 1
+  for (const entry of entries) total += characterCount(entryLine(entry)) + 1
   return total
 }
 
-/** Descriptions are already whitespace-normalised (catalogDescription): cutting is a slice and `...`. */
+/** Descriptions are already whitespace-normalised (catalogDescription): cutting keeps whole characters and adds `...`. */
 function capped(entries: readonly CatalogEntry[], cap: number): CatalogEntry[] {
-  return entries.map((entry) => (entry.description.length > cap ? { name: entry.name, description: `${entry.description.slice(0, cap - 3)}...` } : entry))
+  return entries.map((entry) => {
+    const description = cutText(entry.description, cap)
+    return description === entry.description ? entry : { name: entry.name, description }
+  })
 }
 
 /**
@@ -36,7 +40,7 @@ function capped(entries: readonly CatalogEntry[], cap: number): CatalogEntry[] {
  */
 export function fitBudget(entries: readonly CatalogEntry[], budget: number, floor: number): Budgeted {
   if (size(entries) <= budget) return { entries, shortened: [], omitted: [] }
-  const longest = Math.max(...entries.map((entry) => entry.description.length))
+  const longest = Math.max(...entries.map((entry) => characterCount(entry.description)))
   let kept: CatalogEntry[]
   if (size(capped(entries, floor)) <= budget) {
     // The largest cap in [floor, longest) that fits: size only grows with the cap.
@@ -51,7 +55,7 @@ export function fitBudget(entries: readonly CatalogEntry[], budget: number, floo
   } else {
     kept = capped(entries, floor)
     let total = size(kept)
-    while (kept.length && total > budget) total -= entryLine(kept.pop()!).length + 1
+    while (kept.length && total > budget) total -= characterCount(entryLine(kept.pop()!)) + 1
   }
   const omitted = entries.slice(kept.length).map((entry) => entry.name)
   const shortened = kept.filter((entry, index) => entry.description !== entries[index]!.description).map((entry) => entry.name)

@@ -1,10 +1,11 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import { MAX_DESCRIPTION_LENGTH } from '../name.ts'
 import { z } from 'zod'
 
 export const ToolSkillConfig = z
   .strictObject({
-    /** Each catalog description is cut to this many characters (with `...`). */
-    catalogDescriptionMaxLength: z.number().int().min(3).default(500),
+    /** Each catalog description is cut to this many characters (with `...`); at most the spec's 1024. */
+    catalogDescriptionMaxLength: z.number().int().min(3).max(MAX_DESCRIPTION_LENGTH).default(500),
     /**
      * Characters the catalog's entry lines may take together. Over it, descriptions are shortened
      * (all to one common length, never below `catalogMinDescriptionLength`) before any entry is left out.

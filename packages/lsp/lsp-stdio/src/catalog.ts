@@ -1,0 +1,131 @@
+import type { z } from 'zod'
+import type { ServerConfig } from './config.ts'
+
+/** A ready-made server row. */
+export interface CatalogEntry {
+  /** Human names for the table in docs/lsp.md. */
+  readonly language: string
+  /** Whether `catalog: all` includes it (an alternative server for a language another entry serves does not). */
+  readonly inAll: boolean
+  readonly server: z.input<typeof ServerConfig>
+}
+
+const TYPESCRIPT_EXTENSIONS = { '.ts': 'typescript', '.tsx': 'typescriptreact', '.mts': 'typescript', '.cts': 'typescript', '.js': 'javascript', '.jsx': 'javascriptreact', '.mjs': 'javascript', '.cjs': 'javascript' }
+const PYTHON_EXTENSIONS = { '.py': 'python', '.pyi': 'python' }
+
+/**
+ * Language servers known to work with dsh-lsp-stdio, by id. A row takes them with
+ * `catalog: all` or `catalog: [go, rust]`; its own `servers` entry of the same id replaces one.
+ * None of them reaches the network with these settings (schema stores, explainshell, telemetry off).
+ */
+export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
+  typescript: {
+    language: 'TypeScript, JavaScript',
+    inAll: true,
+    server: {
+      command: 'typescript-language-server',
+      args: ['--stdio'],
+      typescript: 'auto',
+      extensionToLanguage: TYPESCRIPT_EXTENSIONS,
+      install: 'npm install --save-dev typescript (7 or later), or typescript@5 with typescript-language-server',
+    },
+  },
+  python: {
+    language: 'Python',
+    inAll: true,
+    server: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, install: 'npm install --save-dev pyright' },
+  },
+  basedpyright: {
+    language: 'Python',
+    inAll: false,
+    server: { command: 'basedpyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, install: 'npm install --save-dev basedpyright' },
+  },
+  go: {
+    language: 'Go',
+    inAll: true,
+    server: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, install: 'apt-get install gopls golang-go (Debian), or go install golang.org/x/tools/gopls@latest' },
+  },
+  rust: {
+    language: 'Rust',
+    inAll: true,
+    server: { command: 'rust-analyzer', extensionToLanguage: { '.rs': 'rust' }, install: 'rustup component add rust-analyzer' },
+  },
+  c: {
+    language: 'C, C++, Objective-C',
+    inAll: true,
+    server: {
+      command: 'clangd',
+      // Without compile_commands.json clangd guesses flags per file; a project that has one gets its own.
+      args: ['--log=error'],
+      extensionToLanguage: { '.c': 'c', '.h': 'c', '.cc': 'cpp', '.cpp': 'cpp', '.cxx': 'cpp', '.hh': 'cpp', '.hpp': 'cpp', '.hxx': 'cpp', '.m': 'objective-c', '.mm': 'objective-cpp' },
+      install: 'apt-get install clangd',
+    },
+  },
+  shell: {
+    language: 'Bash, sh',
+    inAll: true,
+    server: {
+      command: 'bash-language-server',
+      args: ['start'],
+      extensionToLanguage: { '.sh': 'shellscript', '.bash': 'shellscript' },
+      configuration: { bashIde: { explainshellEndpoint: '', shellcheckPath: '' } },
+      install: 'npm install --save-dev bash-language-server',
+    },
+  },
+  yaml: {
+    language: 'YAML',
+    inAll: true,
+    server: {
+      command: 'yaml-language-server',
+      args: ['--stdio'],
+      extensionToLanguage: { '.yaml': 'yaml', '.yml': 'yaml' },
+      // The schema store is fetched from the network unless it is off; a file's own `$schema` modeline still works.
+      configuration: { yaml: { schemaStore: { enable: false }, hover: true, completion: true, validate: true }, redhat: { telemetry: { enabled: false } } },
+      install: 'npm install --save-dev yaml-language-server@1 (2.x needs Node 22)',
+    },
+  },
+  json: {
+    language: 'JSON',
+    inAll: true,
+    server: {
+      command: 'vscode-json-language-server',
+      args: ['--stdio'],
+      extensionToLanguage: { '.json': 'json', '.jsonc': 'jsonc' },
+      initializationOptions: { provideFormatter: false, handledSchemaProtocols: ['file'] },
+      install: 'npm install --save-dev vscode-langservers-extracted',
+    },
+  },
+  css: {
+    language: 'CSS, SCSS, Less',
+    inAll: true,
+    server: {
+      command: 'vscode-css-language-server',
+      args: ['--stdio'],
+      extensionToLanguage: { '.css': 'css', '.scss': 'scss', '.less': 'less' },
+      initializationOptions: { provideFormatter: false },
+      install: 'npm install --save-dev vscode-langservers-extracted',
+    },
+  },
+  html: {
+    language: 'HTML',
+    inAll: true,
+    server: {
+      command: 'vscode-html-language-server',
+      args: ['--stdio'],
+      extensionToLanguage: { '.html': 'html', '.htm': 'html' },
+      initializationOptions: { provideFormatter: false },
+      install: 'npm install --save-dev vscode-langservers-extracted',
+    },
+  },
+  dockerfile: {
+    language: 'Dockerfile',
+    inAll: true,
+    server: {
+      command: 'docker-langserver',
+      args: ['--stdio'],
+      // Routing is by final extension: `app.dockerfile` is served, a file named just `Dockerfile` is not.
+      extensionToLanguage: { '.dockerfile': 'dockerfile' },
+      install: 'npm install --save-dev dockerfile-language-server-nodejs',
+    },
+  },
+}

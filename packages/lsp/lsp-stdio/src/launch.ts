@@ -1,0 +1,28 @@
+import type { Workspace } from 'dsh-core'
+import type { ServerConfig } from './config.ts'
+
+/** How one server process starts for one workspace. */
+export interface Launch {
+  /** Absolute path of the executable. */
+  readonly executable: string
+  readonly args: readonly string[]
+  readonly initializationOptions: ServerConfig['initializationOptions']
+  /** What `dsh status` names the server by when the choice varies (`native 7.0.2`, `tsserver 5.9.3`). */
+  readonly label?: string
+}
+
+/**
+ * Decides the launch of a server for a workspace, just before its process starts. Throws an
+ * LspError (LSP_UNAVAILABLE, saying what to install) when nothing can run there.
+ */
+export interface Launcher {
+  /** The idle row's detail: what runs when the first query comes. */
+  describe(): string
+  launch(workspace: Workspace, signal: AbortSignal): Launch | Promise<Launch>
+}
+
+/** A server whose executable was resolved once, at load: the same launch everywhere. */
+export function fixedLauncher(executable: string, config: ServerConfig): Launcher {
+  const launch: Launch = { executable, args: config.args, initializationOptions: config.initializationOptions }
+  return { describe: () => executable, launch: () => launch }
+}

@@ -1,0 +1,144 @@
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { assertNever, type Workspace } from 'dsh-core'
+import { LspError } from 'dsh-lsp'
+import type { ServerConfig } from './config.ts'
+import type { Launch, Launcher } from './launch.ts'
+
+/** One installed `typescript` package. */
+interface TypescriptPackage {
+  readonly dir: string
+  readonly version: string
+  /** TypeScript 7 and later ship their own language server and no tsserver. */
+  readonly native: boolean
+  readonly where: string
+}
+
+/** typescript-language-server's executable, or why it is missing. */
+export type TsserverBridge = { readonly executable: string } | { readonly missing: string }
+
+const INSTALL_NATIVE = 'npm install --save-dev typescript (7 or later runs its own language server)'
+const INSTALL_TSSERVER = 'npm install --save-dev typescript@5 typescript-language-server'
+
+/**
+ * The TypeScript server of a workspace. TypeScript 7 replaced tsserver with a language server of its
+ * own (`tsc --lsp --stdio`); TypeScript 5 is served through typescript-language-server. Which one
+ * runs follows the `typescript` package the project compiles with, as an editor would: the
+ * workspace's own `node_modules/typescript` first, else the one installed beside dsh. The choice
+ * (`auto`, or `native`/`tsserver` to insist) is made when a workspace's server starts.
+ */
+export class TypescriptLauncher implements Launcher {
+  private readonly installed: TypescriptPackage | undefined
+
+  constructor(
+    private readonly choice: NonNullable<ServerConfig['typescript']>,
+    private readonly config: ServerConfig,
+    private readonly bridge: TsserverBridge,
+    /** The `typescript` package directory beside dsh; null for none. */
+    installation: string | null = installedTypescript(),
+  ) {
+    this.installed = installation ? packageAt(installation, 'beside dsh') : undefined
+  }
+
+  describe(): string {
+    const installed = this.installed
+    const found = installed ? `typescript ${installed.version} beside dsh` : 'no typescript beside dsh'
+    return `TypeScript server (${this.choice}): the workspace's own typescript, else ${found}`
+  }
+
+  launch(workspace: Workspace): Launch {
+    const candidates = [packageAt(join(workspace.path, 'node_modules', 'typescript'), `in ${workspace.path}`), this.installed].filter((found) => found !== undefined)
+    const chosen = this.pick(candidates)
+    if (!chosen) throw this.unavailable(candidates)
+    return chosen.native ? this.native(chosen) : this.tsserver(chosen)
+  }
+
+  private pick(candidates: readonly TypescriptPackage[]): TypescriptPackage | undefined {
+    switch (this.choice) {
+      case 'auto':
+        return candidates[0]
+      case 'native':
+        return candidates.find((found) => found.native)
+      case 'tsserver':
+        return candidates.find((found) => !found.native)
+      default:
+        return assertNever(this.choice, 'typescript server choice')
+    }
+  }
+
+  private native(found: TypescriptPackage): Launch {
+    const executable = nativeCompiler(found.dir)
+    if (!executable) {
+      const platform = `@typescript/typescript-${process.platform}-${process.arch}`
+      throw new LspError(`typescript ${found.version} ${found.where} has no native compiler for this platform (${platform} is not installed); reinstall it: ${INSTALL_NATIVE}`, 'LSP_UNAVAILABLE')
+    }
+    return { executable, args: ['--lsp', '--stdio'], initializationOptions: this.config.initializationOptions, label: `native ${found.version}` }
+  }
+
+  private tsserver(found: TypescriptPackage): Launch {
+    if ('missing' in this.bridge) throw new LspError(`typescript ${found.version} ${found.where} needs typescript-language-server: ${this.bridge.missing}; install: ${INSTALL_TSSERVER}`, 'LSP_UNAVAILABLE')
+    const tsserver = join(found.dir, 'lib', 'tsserver.js')
+    return { executable: this.bridge.executable, args: this.config.args, initializationOptions: withTsserverPath(this.config.initializationOptions, tsserver), label: `tsserver ${found.version}` }
+  }
+
+  private unavailable(candidates: readonly TypescriptPackage[]): LspError {
+    const seen = candidates.length ? `found ${candidates.map((found) => `typescript ${found.version} ${found.where}`).join(' and ')}` : 'no typescript package in the workspace or beside dsh'
+    switch (this.choice) {
+      case 'auto':
+        return new LspError(`no TypeScript to serve this workspace: ${seen}; install: ${INSTALL_NATIVE}`, 'LSP_UNAVAILABLE')
+      case 'native':
+        return new LspError(`the native TypeScript server needs typescript 7 or later: ${seen}; install: ${INSTALL_NATIVE}`, 'LSP_UNAVAILABLE')
+      case 'tsserver':
+        return new LspError(`tsserver needs typescript 5 or earlier (7 has none): ${seen}; install: ${INSTALL_TSSERVER}`, 'LSP_UNAVAILABLE')
+      default:
+        return assertNever(this.choice, 'typescript server choice')
+    }
+  }
+}
+
+/** The `typescript` package that `require('typescript')` would load beside dsh, if any. */
+function installedTypescript(): string | null {
+  try {
+    return dirname(createRequire(import.meta.url).resolve('typescript/package.json'))
+  } catch {
+    return null
+  }
+}
+
+function packageAt(dir: string, where: string): TypescriptPackage | undefined {
+  let manifest: unknown
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+  } catch {
+    return undefined
+  }
+  const version = (manifest as { version?: unknown } | null)?.version
+  if (typeof version !== 'string') return undefined
+  const major = Number.parseInt(version, 10)
+  return Number.isInteger(major) ? { dir, version, native: major >= 7, where } : undefined
+}
+
+/**
+ * TypeScript 7's compiler binary, from the platform package beside `typescript` (what its `bin/tsc`
+ * launcher runs). Started directly: on Node 20 the launcher would stay between us as a second process.
+ */
+function nativeCompiler(typescriptDir: string): string | undefined {
+  try {
+    // From the real directory: a linked install (pnpm) keeps the platform package beside the target.
+    const platformPackage = createRequire(join(realpathSync(typescriptDir), 'package.json')).resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`)
+    const executable = join(dirname(platformPackage), 'lib', process.platform === 'win32' ? 'tsc.exe' : 'tsc')
+    return existsSync(executable) ? executable : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** typescript-language-server's `tsserver.path`, unless the row set one. */
+function withTsserverPath(options: ServerConfig['initializationOptions'], path: string): ServerConfig['initializationOptions'] {
+  const base = options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
+  const current = base.tsserver
+  const tsserver = current !== null && typeof current === 'object' && !Array.isArray(current) ? current : {}
+  if (typeof tsserver.path === 'string') return options
+  return { ...base, tsserver: { ...tsserver, path } }
+}

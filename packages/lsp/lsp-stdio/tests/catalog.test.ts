@@ -1,0 +1,81 @@
+// The server catalog as config: `catalog: all | [ids]`, a row's own servers replacing catalog
+// entries, and a catalog server that is not installed showing its install command.
+import { Context, type ForkScope, type Plugin } from 'cordis'
+import { settleTeardowns } from 'dsh-core'
+import FileSystem from 'dsh-core/fs'
+import Readiness from 'dsh-core/readiness'
+import Subprocess from 'dsh-core/subprocess'
+import LspService from 'dsh-lsp'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SERVER_CATALOG } from '../src/catalog.ts'
+import { LspStdioConfig } from '../src/config.ts'
+import * as lspStdio from '../src/index.ts'
+import { makeWorkspace, rejection } from './fixtures/rig.ts'
+
+describe('catalog config', () => {
+  it('all: one server per language, with the defaults of a written row', () => {
+    const { servers } = LspStdioConfig.parse({ catalog: 'all' })
+    expect(Object.keys(servers).sort()).toEqual(['c', 'css', 'dockerfile', 'go', 'html', 'json', 'python', 'rust', 'shell', 'typescript', 'yaml'])
+    expect(servers.go).toMatchObject({ command: 'gopls', args: [], extensionToLanguage: { '.go': 'go' }, idleTimeoutMs: 600_000, install: expect.stringContaining('gopls') })
+    expect(servers.typescript?.typescript).toBe('auto')
+  })
+
+  it('a list takes only those; the row’s own server of the same id replaces the catalog’s', () => {
+    const { servers } = LspStdioConfig.parse({ catalog: ['go', 'basedpyright'], servers: { go: { command: '/opt/go/bin/gopls', extensionToLanguage: { '.go': 'go' } } } })
+    expect(Object.keys(servers).sort()).toEqual(['basedpyright', 'go'])
+    expect(servers.go).toMatchObject({ command: '/opt/go/bin/gopls' })
+    expect(servers.go?.install).toBeUndefined()
+  })
+
+  it('refuses an unknown id, naming the field', () => {
+    const error = (() => {
+      try {
+        LspStdioConfig.parse({ catalog: ['cobol'] })
+      } catch (caught) {
+        return caught as { issues: { path: PropertyKey[]; message: string }[] }
+      }
+      throw new Error('parsed')
+    })()
+    expect(error.issues[0]?.path).toEqual(['catalog'])
+    expect(error.issues[0]?.message).toContain('"go"')
+  })
+
+  it('every entry is a valid server row with an install command', () => {
+    for (const [id, entry] of Object.entries(SERVER_CATALOG)) expect(LspStdioConfig.parse({ servers: { [id]: entry.server } }).servers[id]?.install, id).toBeTruthy()
+  })
+})
+
+describe('a catalog server that is not installed', () => {
+  const apps: Context[] = []
+  afterEach(async () => {
+    for (const app of apps.splice(0)) {
+      const subprocess = app.get('subprocess')
+      await app.stop()
+      await settleTeardowns(app)
+      await subprocess?.shutdown()
+    }
+  })
+
+  it('is an unavailable row with its install command, and its queries say it too; the load succeeds', async () => {
+    const app = new Context()
+    apps.push(app)
+    app.plugin(FileSystem)
+    app.plugin(Subprocess)
+    app.plugin(Readiness)
+    app.plugin(LspService)
+    await app.start()
+    // basedpyright is in the catalog but not installed here (its executables would shadow pyright's).
+    const fork = (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(lspStdio as unknown as Plugin, { catalog: ['basedpyright'] })
+    await app.events.flush()
+    for (let i = 0; i < 500 && fork.status !== 2 && fork.status !== 3; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(fork.status).toBe(2)
+    const rows = await app.readiness.report()
+    expect(rows.find((row) => row.id === 'basedpyright')).toMatchObject({
+      state: 'unavailable',
+      detail: '`basedpyright-langserver` not found on PATH or in node_modules/.bin; install: npm install --save-dev basedpyright [.py .pyi]',
+    })
+    const ws = makeWorkspace({ 'a.py': 'x = 1\n' })
+    const error = await rejection(app.lsp.query({ operation: 'hover', filePath: 'a.py', position: { line: 0, character: 0 }, workspaceRoot: ws }))
+    expect(error).toMatchObject({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('install: npm install --save-dev basedpyright') })
+  })
+})

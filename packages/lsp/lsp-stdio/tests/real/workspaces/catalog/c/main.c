@@ -1,0 +1,3 @@
+#include "shapes.h"
+
+int main(void) { const char *label = "größe 📐"; (void)label; return area(3); }

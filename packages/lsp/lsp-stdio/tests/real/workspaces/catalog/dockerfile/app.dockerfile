@@ -1,0 +1,3 @@
+FROM debian:bookworm AS größe
+ARG VARIANT=bookworm
+RUN echo "📐 ${VARIANT}"

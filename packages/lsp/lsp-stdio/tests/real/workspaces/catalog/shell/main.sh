@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+source ./lib/text.sh
+
+label="größe 📐"; trim "$label"

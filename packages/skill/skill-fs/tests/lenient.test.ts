@@ -1,0 +1,152 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { SkillSummary } from 'dsh-skill'
+import { fsHost, layout, put, removeTempDirs, skillMd, type FsHost } from './helpers.ts'
+
+// What real collections contain, read as the Agent Skills integration guide asks: leniently, with a
+// warning where a file strays from the spec, and a clear reason where it cannot be used.
+
+let host: FsHost | undefined
+
+afterEach(async () => {
+  await host?.stop()
+  host = undefined
+  await removeTempDirs()
+})
+
+const byName = (skills: readonly SkillSummary[]) => Object.fromEntries(skills.map((skill) => [skill.name, skill]))
+
+async function rowDetail(cwd: string, id: string): Promise<string> {
+  const row = (await host!.app.readiness.report({ probe: true, cwd })).find((candidate) => candidate.surface === 'skill' && candidate.id === id)
+  if (!row) throw new Error(`no status row ${id}`)
+  return row.detail
+}
+
+describe('lenient reading, with warnings', () => {
+  it('a name that differs from its directory or file loads under the frontmatter name, with a warning', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await put(join(root, 'template', 'SKILL.md'), skillMd({ name: 'template-skill', description: 'Anthropic names its template like this' }))
+    await put(join(root, 'flat-file.md'), skillMd({ name: 'other-flat', description: 'A flat file named otherwise' }))
+    host = await fsHost({ watch: false, userHome: home }, { tool: true })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    expect(Object.keys(skills)).toEqual(['other-flat', 'template-skill'])
+    expect((await host.app.skills.get('template-skill', { cwd: project }))?.content).toBe('Body.')
+    const detail = await rowDetail(project, 'project-dsh')
+    expect(detail).toContain('template/SKILL.md (name "template-skill" differs from its directory name "template"; loaded as "template-skill")')
+    expect(detail).toContain('flat-file.md (name "other-flat" differs from its file name "flat-file"; loaded as "other-flat")')
+    expect(detail).toMatch(/: 2 skills; 2 warnings: /)
+  })
+
+  it('a description over 1,024 characters loads whole, with a warning, and is cut at a character boundary in the catalog', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    const long = `${'Long words. '.repeat(90)}👍🏽 and the end`
+    await put(join(root, 'long', 'SKILL.md'), skillMd({ name: 'long', description: JSON.stringify(long) }))
+    // 1,000 characters, 2,000 UTF-16 units: within the limit, which counts characters.
+    const astral = '𝒜'.repeat(1000)
+    await put(join(root, 'astral', 'SKILL.md'), skillMd({ name: 'astral', description: astral }))
+    host = await fsHost({ watch: false, userHome: home }, { tool: true, toolConfig: { catalogDescriptionMaxLength: 1024, catalogBudgetChars: 100_000 } })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    expect(skills.long!.description).toBe(long)
+    expect(skills.astral!.description).toBe(astral)
+    const detail = await rowDetail(project, 'project-dsh')
+    expect(detail).toContain(`long/SKILL.md (description has ${[...long].length} characters, over the limit of 1024; the catalog shows the first 1024)`)
+    expect(detail).not.toContain('astral/SKILL.md')
+    const session = host.app.sessions.create({ cwd: project })
+    const { createUserMessage } = await import('dsh-core')
+    const decision = await host.app.sessions.runPreStep(session, [createUserMessage('hi', { kind: 'user' })])
+    const catalog = decision.kind === 'enter' ? decision.messages.find((message) => message.source.kind === 'skill-catalog') : undefined
+    const entries = catalog?.source.entries as { name: string; description: string }[]
+    const shown = entries.find((entry) => entry.name === 'long')!.description
+    expect([...shown].length).toBeLessThanOrEqual(1024)
+    expect(shown.endsWith('...')).toBe(true)
+    expect(long.startsWith(shown.slice(0, -3))).toBe(true)
+    expect(entries.find((entry) => entry.name === 'astral')!.description).toBe(astral)
+  })
+
+  it('a --- line with trailing spaces or tabs opens and closes the frontmatter', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await put(join(root, 'spaced', 'SKILL.md'), '---  \nname: spaced\ndescription: Trailing spaces on the delimiters\n--- \t\nBody.\n')
+    await put(join(root, 'crlf-spaced', 'SKILL.md'), '--- \r\nname: crlf-spaced\r\ndescription: And CRLF\r\n---\t\r\nBody.\r\n')
+    host = await fsHost({ watch: false, userHome: home })
+    expect(Object.keys(byName(await host.app.skills.list({ cwd: project })))).toEqual(['crlf-spaced', 'spaced'])
+    expect((await host.app.skills.get('spaced', { cwd: project }))?.content).toBe('Body.')
+  })
+
+  it('a digits-only name is a name; a number where text is expected gets a reason that says so', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await put(join(root, '2048', 'SKILL.md'), skillMd({ name: '2048', description: 'The puzzle' }))
+    await put(join(root, '0755', 'SKILL.md'), skillMd({ name: '0755', description: 'Leading zero kept' }))
+    await put(join(root, 'numeric', 'SKILL.md'), skillMd({ name: 'numeric', description: '42' }))
+    await put(join(root, 'float', 'SKILL.md'), skillMd({ name: '1.5', description: 'x' }))
+    host = await fsHost({ watch: false, userHome: home })
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['0755', '2048'])
+    expect((await host.app.skills.get('2048', { cwd: project }))?.content).toBe('Body.')
+    const detail = await rowDetail(project, 'project-dsh')
+    expect(detail).toContain('numeric/SKILL.md (description is the number 42; quote it to make it text)')
+    expect(detail).toContain('float/SKILL.md (name is the number 1.5; a skill name is text: lowercase letters, digits and single hyphens)')
+  })
+})
+
+describe('the loaded block', () => {
+  it('names the base directory as a usable path, R&D included', async () => {
+    const { base, home } = await layout()
+    const project = join(base, 'R&D <lab>', 'project')
+    await mkdir(join(project, '.git'), { recursive: true })
+    const root = join(project, '.dsh', 'skills')
+    await put(join(root, 'a', 'SKILL.md'), skillMd({ name: 'a', description: 'x' }))
+    const plain = join(base, 'R&D', 'project')
+    await mkdir(join(plain, '.git'), { recursive: true })
+    await put(join(plain, '.dsh', 'skills', 'b', 'SKILL.md'), skillMd({ name: 'b', description: 'x' }))
+    host = await fsHost({ watch: false, userHome: home }, { tool: true })
+    const line = async (cwd: string, name: string) => {
+      const result = await host!.app.tools.execute({ name: 'skill', arguments: { name }, session: host!.app.sessions.create({ cwd }) })
+      return result.content[0]!.text.split('\n')[2]!
+    }
+    expect(await line(plain, 'b')).toBe(`Base directory: ${join(plain, '.dsh', 'skills', 'b')}`)
+    // `<` could end the block early: the path is then a JSON string, which still names it exactly.
+    const quoted = (await line(project, 'a')).slice('Base directory: '.length)
+    expect(JSON.parse(quoted)).toBe(join(root, 'a'))
+    expect((await stat(JSON.parse(quoted) as string)).isDirectory()).toBe(true)
+  })
+})
+
+describe('limits and encodings, the same at discovery and at load', () => {
+  it('maxFrontmatterBytes is enforced even when the frontmatter closes within the first read, and at load', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await put(join(root, 'small', 'SKILL.md'), skillMd({ name: 'small', description: 'x' }))
+    const bigFront = skillMd({ name: 'big-front', description: 'y'.repeat(300) })
+    await put(join(root, 'big-front', 'SKILL.md'), bigFront)
+    const later = await put(join(root, 'grows', 'SKILL.md'), skillMd({ name: 'grows', description: 'short' }))
+    host = await fsHost({ watch: false, userHome: home, maxFrontmatterBytes: 200 }, { tool: true })
+    expect(Object.keys(byName(await host.app.skills.list({ cwd: project })))).toEqual(['grows', 'small'])
+    expect(await rowDetail(project, 'project-dsh')).toContain('big-front/SKILL.md (no frontmatter closed within 200 bytes)')
+    // Grown past the limit after it was listed: the load refuses it the same way.
+    await writeFile(later, skillMd({ name: 'grows', description: 'z'.repeat(300) }))
+    const session = host.app.sessions.create({ cwd: project })
+    const result = await host.app.tools.execute({ name: 'skill', arguments: { name: 'grows' }, session })
+    expect(result.isError).toBe(true)
+  })
+
+  it('invalid UTF-8 is reported the same way wherever it is: at discovery within what discovery reads, else at load, and then in status', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    const bad = Buffer.from([0xc3, 0x28])
+    const front = skillMd({ name: 'early', description: 'x' }, '')
+    await put(join(root, 'early', 'SKILL.md'), Buffer.concat([Buffer.from(front), Buffer.from('a'.repeat(100)), bad, Buffer.from('\n')]))
+    const lateFront = skillMd({ name: 'late', description: 'x' }, '')
+    await put(join(root, 'late', 'SKILL.md'), Buffer.concat([Buffer.from(lateFront), Buffer.from('a'.repeat(5000)), bad, Buffer.from('\n')]))
+    host = await fsHost({ watch: false, userHome: home, rescanMs: 600_000 }, { tool: true })
+    expect(await rowDetail(project, 'project-dsh')).toContain('early/SKILL.md (the file is not UTF-8 text)')
+    const session = host.app.sessions.create({ cwd: project })
+    const result = await host.app.tools.execute({ name: 'skill', arguments: { name: 'late' }, session })
+    expect(result).toMatchObject({ isError: true, error: { code: 'FS_NOT_TEXT', message: expect.stringContaining('the file is not UTF-8 text') } })
+    expect(Object.keys(byName(await host.app.skills.list({ cwd: project, scope: session })))).toEqual([])
+    expect(await rowDetail(project, 'project-dsh')).toContain('late/SKILL.md (the file is not UTF-8 text)')
+  })
+})

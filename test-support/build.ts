@@ -1,0 +1,72 @@
+/**
+ * Vitest global setup: builds the workspace packages once per run (`tsc -b`, incremental, so a run
+ * with nothing changed costs well under a second), so that every `dsh` child a test starts runs the
+ * built JavaScript instead of compiling the sources through tsx (test-support/built-children.ts).
+ * A build that fails (a type error mid-edit) is reported and the children fall back to tsx: tests
+ * never run against stale output.
+ */
+import { execFile } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { TestProject } from 'vitest/node'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** True when the workspace build is fresh and `dsh` children may run it. */
+    dshBuilt: boolean
+  }
+}
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url))
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+
+let build: Promise<boolean> | undefined
+
+export default async function setup(project: TestProject): Promise<void> {
+  build ??= prepare()
+  project.provide('dshBuilt', await build)
+}
+
+/**
+ * Exports that still point at TypeScript sources under the `dsh-built` condition. A built package
+ * importing one would fail in the child (node cannot load .ts), so then nothing runs built.
+ */
+function unbuiltExports(): string[] {
+  const found: string[] = []
+  for (const group of readdirSync(join(ROOT, 'packages'))) {
+    for (const name of readdirSync(join(ROOT, 'packages', group))) {
+      const manifest = join('packages', group, name, 'package.json')
+      let exports: Record<string, unknown>
+      try {
+        exports = (JSON.parse(readFileSync(join(ROOT, manifest), 'utf8')) as { exports?: Record<string, unknown> }).exports ?? {}
+      } catch {
+        continue
+      }
+      for (const [path, target] of Object.entries(exports)) {
+        if (typeof target === 'string' && target.endsWith('.ts')) found.push(`${manifest} "${path}"`)
+      }
+    }
+  }
+  return found
+}
+
+async function prepare(): Promise<boolean> {
+  const unbuilt = unbuiltExports()
+  if (!unbuilt.length) return buildWorkspace()
+  process.stderr.write(
+    `test-support/build.ts: dsh children run the sources through tsx (slower), because these exports have no built entry:\n` +
+      unbuilt.map((entry) => `  ${entry}: make it { "dsh-built": "./dist/….js", "default": "./src/….ts" }\n`).join(''),
+  )
+  return false
+}
+
+function buildWorkspace(): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) process.stderr.write(`test-support/build.ts: tsc -b failed, so dsh children run the sources through tsx (slower):\n${stdout}${stderr}\n`)
+      resolve(!error)
+    })
+  })
+}
