@@ -8,6 +8,7 @@ import { benchSkill } from './skill.ts'
 import { benchStartup } from './startup.ts'
 import { benchTools } from './tools.ts'
 import { benchWeb } from './web.ts'
+import { benchWebHtml } from './web-html.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
 const benches: Record<string, () => Promise<string[]>> = {
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   'lsp-positions': benchLspPositions,
   'lsp-framing': benchLspFraming,
   web: benchWeb,
+  'web-html': benchWebHtml,
   mcp: benchMcp,
   skill: benchSkill,
   serve: benchServe,

@@ -8,6 +8,7 @@ import { FetchHttpConfig, HttpFetchProvider, NetworkGuard } from 'dsh-web-fetch-
 import { htmlToMarkdown } from 'dsh-tool-web'
 import { Agent, request } from 'undici'
 import { ms, percentile, ratio, timed } from './stats.ts'
+import { benchWebHtml } from './web-html.ts'
 
 // web_fetch through the base preset (ctx.tools.execute → ctx.web → dsh-web-fetch-http with the
 // guard, opened to loopback by an overlay → render) against a bare undici.request reading and
@@ -28,7 +29,7 @@ async function startServer(): Promise<{ child: ChildProcess; origin: string }> {
 async function bootOurs(): Promise<{ host: Host; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-web-'))
   const overlay = join(dir, 'loopback.yml')
-  writeFileSync(overlay, '- id: web-fetch-http\n  config:\n    allowedCidrs: [127.0.0.0/8]\n    maxBodyChars: 10000000\n- id: tool-web\n  config:\n    fetchMaxOutputChars: 20000000\n')
+  writeFileSync(overlay, '- id: web-fetch-http\n  config:\n    allowedCidrs: [127.0.0.0/8]\n    maxBodyChars: 10000000\n- id: tool-web\n  config:\n    fetchMaxOutputChars: 20000000\n    cacheTtlMs: 0\n')
   const host = await bootPreset({ preset: join(REPO, 'presets/base.yml'), overlays: [overlay] })
   return { host, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }
@@ -183,6 +184,7 @@ export async function benchWeb(): Promise<string[]> {
     lines.push(await throughput(tools, agent, origin, 1_000_000, 20))
     lines.push(await throughput(tools, agent, origin, 50_000_000, 5))
     lines.push(await guardCost())
+    lines.push(...(await benchWebHtml()))
   } finally {
     await agent.destroy()
     await provider.close()

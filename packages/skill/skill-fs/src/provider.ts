@@ -48,7 +48,7 @@ export class FilesystemSkills {
     private readonly log: Logger,
     private readonly lifetime: HostLifetime,
   ) {
-    this.settings = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes, io: config.io, readConcurrency: config.readConcurrency }
+    this.settings = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes, io: fs.ioMode, readConcurrency: config.readConcurrency }
     this.outcomes = new OutcomeCache(config.parsedCacheMaxEntries)
     // A one-shot command answers once: no change after its read could ever be seen.
     this.watcher =

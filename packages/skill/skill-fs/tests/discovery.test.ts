@@ -287,7 +287,7 @@ describe('frontmatter and validation (S1)', () => {
     expect(await host.app.skills.get('fresh', { cwd: project })).toBeUndefined()
   })
 
-  it('reads only as far as the frontmatter, in either io mode: long frontmatters, characters across read boundaries, limits', async () => {
+  it("reads only as far as the frontmatter, in either of ctx.fs's io modes: long frontmatters, characters across read boundaries, limits", async () => {
     const { project, home } = await layout()
     const root = join(project, '.dsh', 'skills')
     // A description of 1,000 two-byte characters puts the closing line past the first read.
@@ -302,7 +302,7 @@ describe('frontmatter and validation (S1)', () => {
       rejected: /bad-late\/SKILL.md \(the file is not UTF-8 text\); binary\/SKILL.md \(the file is not UTF-8 text\); never-closed\/SKILL.md \(no frontmatter closed within 65536 bytes\)$/,
     }
     for (const io of ['sync', 'async'] as const) {
-      host = await fsHost({ ...quiet, userHome: home, io, readConcurrency: 2 })
+      host = await fsHost({ ...quiet, userHome: home, readConcurrency: 2 }, { fsIo: io })
       const skills = await host.app.skills.list({ cwd: project })
       expect(skills.map((s) => s.name), io).toEqual(expected.skills)
       expect(skills[0]!.description).toBe('é'.repeat(1000))
@@ -351,10 +351,24 @@ describe('frontmatter and validation (S1)', () => {
 
   it('refuses bad config at load, naming the field', async () => {
     const { Config } = await import('../src/index.ts')
-    for (const [field, value] of [['watchMaxProjects', 0], ['watchPollIntervalMs', 1.5], ['watchStabilityThresholdMs', 0], ['providerName', ''], ['customRoots', 'one'], ['io', 'fast'], ['readConcurrency', 0], ['parsedCacheMaxEntries', 0]] as const) {
+    for (const [field, value] of [['watchMaxProjects', 0], ['watchPollIntervalMs', 1.5], ['watchStabilityThresholdMs', 0], ['providerName', ''], ['customRoots', 'one'], ['readConcurrency', 0], ['parsedCacheMaxEntries', 0]] as const) {
       expect(() => Config({ [field]: value }), field).toThrow(new RegExp(field))
     }
     expect(Config({}).providerName).toBe('filesystem')
+    // How the files are read is the fs row's one setting; a second one here could disagree with it.
+    expect(() => Config({ io: 'async' })).toThrow(/io/)
+  })
+
+  it("reads the way ctx.fs is set to: the threadpool in a long-lived host, the event loop in a one-shot command", async () => {
+    const { project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'one', 'The one skill.')
+    for (const [lifetime, mode] of [['long-lived', 'async'], ['one-shot', 'sync']] as const) {
+      host = await fsHost({ ...quiet, userHome: home }, { lifetime })
+      expect(host.app.fs.ioMode, lifetime).toBe(mode)
+      expect((await host.app.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['one'])
+      await host.stop()
+      host = undefined
+    }
   })
 })
 

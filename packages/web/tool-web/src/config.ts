@@ -27,6 +27,12 @@ export const ToolWebConfig = z.strictObject({
   searchTimeoutMs: positive('searchTimeoutMs', 30_000, MAX_TIMER_DELAY_MS),
   /** `web_fetch`'s budget. */
   fetchTimeoutMs: positive('fetchTimeoutMs', 30_000, MAX_TIMER_DELAY_MS),
+  /** Whether `web_fetch` returns only a page's main content when the call does not say (`mainContent`). */
+  fetchMainContent: z.boolean().default(false),
+  /** How long a `web_fetch` answer is reused for the same URL (and conversion); 0 turns the cache off. */
+  cacheTtlMs: z.number({ error: 'tool-web: cacheTtlMs must be a non-negative integer' }).int('tool-web: cacheTtlMs must be a non-negative integer').nonnegative('tool-web: cacheTtlMs must be a non-negative integer').default(900_000),
+  /** Memory the cached answers may take, in bytes (least recently used out first). */
+  cacheMaxBytes: positive('cacheMaxBytes', 50_000_000),
   /** Source characters converted, and the cap on the whole rendered `web_fetch` text. */
   fetchMaxOutputChars: positive('fetchMaxOutputChars', 200_000),
 })

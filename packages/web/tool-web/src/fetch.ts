@@ -1,19 +1,27 @@
 import { assertNever, ToolError } from 'dsh-core'
 import type { WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
+import type { FetchCache } from './cache.ts'
 import { nestsTooDeep } from './depth.ts'
-import { URL_DESCRIPTION } from './guidance.ts'
+import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
 import { htmlToMarkdown } from './markdown.ts'
 
-export const FetchInput = z.strictObject({ url: z.string().describe(URL_DESCRIPTION) })
+export const FetchInput = z.strictObject({
+  url: z.string().describe(URL_DESCRIPTION),
+  mainContent: z.boolean().optional().describe(MAIN_CONTENT_DESCRIPTION),
+})
 export type FetchInput = z.infer<typeof FetchInput>
 
-/** The canonical value of one web_fetch call: the provider's result as is. */
+/** The canonical value of one web_fetch call: the provider's result, and the Markdown an HTML body became. */
 export const FetchValue = z.strictObject({
   url: z.string(),
   statusCode: z.number().int(),
   body: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('html'), content: z.string() }), z.strictObject({ kind: z.literal('text'), content: z.string() })]),
   truncated: z.boolean(),
+  /** The HTML body (its first `fetchMaxOutputChars` characters) as Markdown, converted inside the call's budget. */
+  markdown: z.string().exactOptional(),
+  /** Answered from the tool's cache (an earlier fetch of the same URL within `cacheTtlMs`). */
+  cached: z.literal(true).exactOptional(),
 })
 export type FetchValue = z.infer<typeof FetchValue>
 
@@ -22,15 +30,36 @@ export interface Fetcher {
   fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult>
 }
 
+export interface FetchSettings {
+  /** Source characters converted (and the cap on the rendered text). */
+  readonly maxOutputChars: number
+  /** Main content only when the model does not say. */
+  readonly mainContent: boolean
+  /** Recent answers; none when omitted. */
+  readonly cache?: FetchCache
+}
+
 /** The url as given (untrimmed: the provider owns URL rules), once it is known not to be blank. */
 export function requestedUrl(args: FetchInput): string {
   if (!args.url.trim()) throw new ToolError('url must be a non-empty string', 'INVALID_ARGS')
   return args.url
 }
 
-export async function runFetch(web: Fetcher, args: FetchInput, signal: AbortSignal): Promise<FetchValue> {
-  const result = await web.fetch({ url: requestedUrl(args) }, signal)
-  return { url: result.url, statusCode: result.statusCode, body: { kind: result.body.kind, content: result.body.content }, truncated: result.truncated }
+/**
+ * Fetches, then converts an HTML body here rather than at rendering: the conversion counts against
+ * the call's budget (an overrun is TOOL_TIMEOUT, not a late answer), and it is bounded to be linear
+ * in the page (html/bound.ts).
+ */
+export async function runFetch(web: Fetcher, settings: FetchSettings, args: FetchInput, signal: AbortSignal): Promise<FetchValue> {
+  const url = requestedUrl(args)
+  const mainContent = args.mainContent ?? settings.mainContent
+  const hit = settings.cache?.get(url, mainContent)
+  if (hit) return { ...hit, cached: true }
+  const result = await web.fetch({ url }, signal)
+  let value: FetchValue = { url: result.url, statusCode: result.statusCode, body: { kind: result.body.kind, content: result.body.content }, truncated: result.truncated }
+  if (value.body.kind === 'html') value = { ...value, markdown: convert(value.body.content.slice(0, settings.maxOutputChars), value.url, mainContent) }
+  settings.cache?.put(url, value, mainContent)
+  return value
 }
 
 const FOOTER = '\n\n(Content truncated. Fetch a more specific URL or section to see the rest.)'
@@ -43,13 +72,13 @@ export interface RenderedFetch {
 
 /**
  * Renderings of frozen values, by cap: the model text and the meta's truncation flag both need
- * one, and converting a large page is the costly part of a call.
+ * one, and a value without its Markdown (made elsewhere: stored, replayed) is converted here.
  */
 const renderings = new WeakMap<FetchValue, Map<number, RenderedFetch>>()
 
 /**
  * `Fetched <url> (HTTP <status>)`, a blank line, the body as Markdown or text; at most `cap`
- * characters in all. A frozen value (the runtime freezes every value) is converted once per cap.
+ * characters in all. A frozen value (the runtime freezes every value) is rendered once per cap.
  */
 export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
   if (!Object.isFrozen(value) || !Object.isFrozen(value.body)) return render(value, cap)
@@ -63,7 +92,7 @@ export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
 function render(value: FetchValue, cap: number): RenderedFetch {
   const header = `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
   const source = value.body.content.slice(0, cap)
-  const prefix = header + renderBody(value.body.kind, source)
+  const prefix = header + renderBody(value, source)
   const truncated = value.truncated || source.length < value.body.content.length || prefix.length > cap
   const full = truncated ? prefix + FOOTER : prefix
   if (full.length <= cap) return { text: full, truncated }
@@ -71,19 +100,24 @@ function render(value: FetchValue, cap: number): RenderedFetch {
   return { text: prefix.slice(0, cap - FOOTER.length) + FOOTER, truncated }
 }
 
-function renderBody(kind: FetchValue['body']['kind'], source: string): string {
+function renderBody(value: FetchValue, source: string): string {
+  const { kind } = value.body
   switch (kind) {
     case 'text':
       return source
     case 'html':
-      // Too deep to walk safely, or a converter failure: the raw page is better than an error.
-      if (nestsTooDeep(source)) return source
-      try {
-        return htmlToMarkdown(source)
-      } catch {
-        return source
-      }
+      return value.markdown ?? convert(source, value.url, false)
     default:
       return assertNever(kind, 'fetch body kind')
+  }
+}
+
+function convert(html: string, url: string, mainContent: boolean): string {
+  // Too deep to walk safely, or a converter failure: the raw page is better than an error.
+  if (nestsTooDeep(html)) return html
+  try {
+    return htmlToMarkdown(html, { url, mainContent })
+  } catch {
+    return html
   }
 }

@@ -32,6 +32,7 @@ export function searchGuidance(maxQueries: number, fetchEnabled: boolean): strin
 
 export const FETCH_DESCRIPTION = 'Fetch a specific HTTP(S) URL and return its content as text (HTML pages become Markdown).'
 export const URL_DESCRIPTION = 'The HTTP(S) URL to fetch.'
+export const MAIN_CONTENT_DESCRIPTION = 'true: return only the main content (the article), without navigation, headers, footers and sidebars; false: the whole page.'
 
 export const FETCH_GUIDANCE = [
   '# web_fetch',

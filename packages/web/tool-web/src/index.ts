@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import { untracked } from 'dsh-core'
 import type {} from 'dsh-web'
+import { FetchCache } from './cache.ts'
 import { Config, ToolWebConfig } from './config.ts'
 import { FetchInput, FetchValue, renderFetch, runFetch } from './fetch.ts'
 import { FETCH_DESCRIPTION, FETCH_GUIDANCE, searchDescription, searchGuidance } from './guidance.ts'
@@ -18,7 +19,8 @@ export { Config }
 export type { ToolWebConfig } from './config.ts'
 export { SearchValue, merge, renderSearch, distinctQueries } from './search.ts'
 export { FetchValue, renderFetch } from './fetch.ts'
-export { htmlToMarkdown } from './markdown.ts'
+export { FetchCache, type FetchCacheSettings, type Clock } from './cache.ts'
+export { htmlToMarkdown, type ConversionOptions } from './markdown.ts'
 export {
   searchMeta,
   readSearchMeta,
@@ -60,6 +62,9 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
     })
   }
   if (settings.fetch) {
+    // One cache per plugin instance: unloading the row drops it with everything else.
+    const cache = new FetchCache({ ttlMs: settings.cacheTtlMs, maxBytes: settings.cacheMaxBytes })
+    const fetchSettings = { maxOutputChars: settings.fetchMaxOutputChars, mainContent: settings.fetchMainContent, cache }
     ctx.tools.section({ name: 'tool:web_fetch', order: 111, text: FETCH_GUIDANCE })
     ctx.tools.register({
       name: 'web_fetch',
@@ -69,8 +74,7 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       output: FetchValue,
       timeoutMs: settings.fetchTimeoutMs,
       concurrencySafe: true,
-      execute: (args, exec) => runFetch(web, args, exec.signal),
-      // Render and meta share one conversion: renderFetch remembers it for the frozen value and cap.
+      execute: (args, exec) => runFetch(web, fetchSettings, args, exec.signal),
       render: (_args, value) => renderFetch(value, settings.fetchMaxOutputChars).text,
       meta: (_args, value) => fetchMeta(value, settings.fetchMaxOutputChars),
       presentCall: presentFetchCall,

@@ -1,32 +1,55 @@
 import { highlightedCodeBlock, strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm'
 import TurndownService from 'turndown'
+import { boundForConversion } from './html/bound.ts'
+import { cleanDocument } from './html/clean.ts'
+import { parseDocument } from './html/document.ts'
+import { mainContent } from './html/main-content.ts'
 
 type Node = TurndownService.Node
 
+export interface ConversionOptions {
+  /** The page's final URL: relative links and images are made absolute against it (and `<base>`). */
+  readonly url?: string
+  /** Only the main content (Readability's article); the whole page when none is found. */
+  readonly mainContent?: boolean
+}
+
 /**
- * HTML → Markdown: ATX headings, fenced code, `-` bullets; script, style and noscript dropped with
- * their contents; GFM strikethrough, task lists and highlighted code from the plugin; tables by our
- * own rules (below). One converter is reused: turndown keeps no per-document state.
+ * HTML → Markdown. The page is parsed into a light DOM (linkedom), cleaned (hidden and non-text
+ * elements out, links absolute, empty links dropped), optionally cut to its main content, bounded
+ * so the conversion is linear in its size, and converted by turndown: ATX headings, fenced code,
+ * `-` bullets, GFM strikethrough, task lists and highlighted code, tables by our own rules.
  */
-function createConverter(): TurndownService {
-  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
-  service.remove(['script', 'style', 'noscript'])
-  service.use([highlightedCodeBlock, strikethrough, taskListItems])
-  service.addRule('tableCell', { filter: ['th', 'td'], replacement: (content, node) => cell(content, node) })
-  service.addRule('tableRow', {
-    filter: 'tr',
-    replacement: (content, node) => `\n${content}${isHeadingRow(node) ? `\n${separator(node)}` : ''}`,
-  })
-  service.addRule('tableSection', { filter: ['thead', 'tbody', 'tfoot'], replacement: (content) => content })
-  service.addRule('table', { filter: 'table', replacement: (content) => `\n\n${content.replace(/\n+/g, '\n').trim()}\n\n` })
-  return service
+export function htmlToMarkdown(html: string, options: ConversionOptions = {}): string {
+  const document = parseDocument(html)
+  cleanDocument(document, options.url)
+  const root = (options.mainContent && mainContent(document)) || document.body
+  if (!root) return ''
+  boundForConversion(root.ownerDocument, root)
+  converter ??= createConverter()
+  // turndown's typings know only the browser's HTMLElement; linkedom's has everything it uses.
+  return converter.turndown(root as unknown as TurndownService.Node)
 }
 
 let converter: TurndownService | undefined
 
-export function htmlToMarkdown(html: string): string {
-  converter ??= createConverter()
-  return converter.turndown(html)
+/** One converter is reused: turndown keeps no per-document state. */
+function createConverter(): TurndownService {
+  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
+  service.use([highlightedCodeBlock, strikethrough, taskListItems])
+  // Ahead of the plugin's task-list rule, which reads the `checked` property linkedom does not reflect.
+  service.addRule('checkedTaskListItem', {
+    filter: (node) => node.nodeName === 'INPUT' && node.getAttribute('type')?.toLowerCase() === 'checkbox' && node.hasAttribute('checked') && !!node.closest('li'),
+    replacement: () => '[x] ',
+  })
+  service.addRule('tableCell', { filter: ['th', 'td'], replacement: (content, node) => cell(content, node) })
+  service.addRule('tableRow', {
+    filter: 'tr',
+    replacement: (content, node) => `\n${content}${isFirstRow(node) ? `\n${separator(node)}` : ''}`,
+  })
+  service.addRule('tableSection', { filter: ['thead', 'tbody', 'tfoot'], replacement: (content) => content })
+  service.addRule('table', { filter: 'table', replacement: (content) => `\n\n${content.replace(/\n+/g, '\n').trim()}\n\n` })
+  return service
 }
 
 /**
@@ -64,26 +87,19 @@ function cellsOf(row: Node | null): Node[] {
   return row ? [...row.childNodes].filter((child): child is Node => isCell(child as Node)) : []
 }
 
-/** A header row sits in THEAD or is the table's first row, and holds only TH cells. */
-function isHeadingRow(row: Node): boolean {
+/**
+ * The table's first row is its GFM header, whether its cells are TH or TD (GFM has no table without
+ * one): no TR before it in its section, and no section before that holds a TR.
+ */
+function isFirstRow(row: Node): boolean {
+  if (!cellsOf(row).length || hasEarlierSibling(row, isRow)) return false
   const parent = row.parentNode as Node | null
-  const cells = cellsOf(row)
-  if (!parent || !cells.length || !cells.every((child) => child.nodeName === 'TH')) return false
-  if (parent.nodeName === 'THEAD') return true
-  if (hasEarlierSibling(row, (sibling) => sibling.nodeName === 'TR')) return false
-  if (parent.nodeName === 'TABLE') return true
-  return parent.nodeName === 'TBODY' && !previousElement(parent, 'TR')
+  if (!parent || parent.nodeName === 'TABLE') return !!parent
+  return !hasEarlierSibling(parent, (section) => isRow(section) || [...section.childNodes].some((child) => isRow(child as Node)))
 }
 
-function previousElement(section: Node, nodeName: string): boolean {
-  const table = section.parentNode as Node | null
-  if (!table) return false
-  for (const child of table.childNodes) {
-    if (child === section) return false
-    if ((child as Node).nodeName === 'THEAD' && (child as Node).textContent?.trim()) return true
-    if ((child as Node).nodeName === nodeName) return true
-  }
-  return false
+function isRow(node: Node): boolean {
+  return node.nodeName === 'TR'
 }
 
 function separator(row: Node): string {

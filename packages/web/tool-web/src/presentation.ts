@@ -16,7 +16,7 @@ const MetaSource = z.object({
 const SearchMeta = z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional() })
 export type SearchMeta = z.infer<typeof SearchMeta>
 
-const FetchMeta = z.object({ url: z.string(), statusCode: z.number(), truncated: z.boolean() })
+const FetchMeta = z.object({ url: z.string(), statusCode: z.number(), truncated: z.boolean(), cached: z.literal(true).exactOptional() })
 export type FetchMeta = z.infer<typeof FetchMeta>
 
 /** The card for a call before it has a result. */
@@ -53,7 +53,7 @@ export function presentSearchResult(args: SearchInput, result: PresentableResult
 
 /** `truncated` is the effective flag, the one that decides the footer the model sees. */
 export function fetchMeta(value: FetchValue, cap: number): FetchMeta {
-  return { url: value.url, statusCode: value.statusCode, truncated: renderFetch(value, cap).truncated }
+  return { url: value.url, statusCode: value.statusCode, truncated: renderFetch(value, cap).truncated, ...(value.cached ? { cached: true as const } : {}) }
 }
 
 export function readFetchMeta(meta: unknown): FetchMeta | undefined {

@@ -29,7 +29,7 @@ describe('the call', () => {
     host.app.web.registerFetchProvider(scripted.provider)
     const result = await host.fetch({ url: ' https://a.test ' })
     expect(scripted.calls[0]?.request).toEqual({ url: ' https://a.test ' })
-    expect(result.isError ? undefined : result.value).toEqual(page('<h1>Title</h1>'))
+    expect(result.isError ? undefined : result.value).toEqual({ ...page('<h1>Title</h1>'), markdown: '# Title' })
     expect(textOf(result)).toBe(`${HEADER}# Title`)
   })
 
@@ -38,7 +38,7 @@ describe('the call', () => {
     const result = await host.fetch({ url: '  ' })
     expect([textOf(result), codeOf(result)]).toEqual(['Error: url must be a non-empty string', 'INVALID_ARGS'])
     const entry = host.app.tools.catalog().find((tool) => tool.name === 'web_fetch')!
-    expect([Object.keys(entry.parameters.properties as object), entry.parameters.required]).toEqual([['url'], ['url']])
+    expect([Object.keys(entry.parameters.properties as object), entry.parameters.required]).toEqual([['url', 'mainContent'], ['url']])
   })
 
   it('T58: through the registry the text is capped exactly', async () => {
@@ -91,7 +91,7 @@ describe('HTML → Markdown', () => {
     expect(htmlToMarkdown('<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table>')).toBe('| A   | B   |\n| --- | --- |\n| 1   | 2   |')
     expect(htmlToMarkdown('<table><thead><tr><th align="left">L</th><th align="right">R</th><th style="text-align:center">C</th></tr></thead></table>')).toContain('| :--- | ---: | :---: |')
     expect(htmlToMarkdown('<table><tr><th colspan="1000000">A</th></tr><tr><td>B</td></tr></table>')).toBe('| A   |\n| --- |\n| B   |')
-    expect(htmlToMarkdown('<table><tr><td>a||b<br>c</td></tr></table>')).toMatch(/^\| a\\\|b\s*<br>c \|$/)
+    expect(htmlToMarkdown('<table><tr><td>a||b<br>c</td></tr></table>')).toMatch(/^\| a\\\|b\s*<br>c \|\n\| --- \|$/)
   })
 
   it('GFM extras from the plugin: strikethrough and task lists', () => {

@@ -58,7 +58,7 @@ describe('tool-web', () => {
     }
     expect(() => toolWeb.Config({ searchTimeoutMs: 2_147_483_648 })).toThrow('searchTimeoutMs')
     expect(() => toolWeb.Config({ fetchh: true })).toThrow('fetchh')
-    expect(toolWeb.Config(undefined)).toEqual({ search: true, fetch: true, searchMaxResults: 8, searchMaxQueries: 4, searchMaxQueryChars: 1_000, searchMaxOutputChars: 40_000, searchTimeoutMs: 30_000, fetchTimeoutMs: 30_000, fetchMaxOutputChars: 200_000 })
+    expect(toolWeb.Config(undefined)).toEqual({ search: true, fetch: true, searchMaxResults: 8, searchMaxQueries: 4, searchMaxQueryChars: 1_000, searchMaxOutputChars: 40_000, searchTimeoutMs: 30_000, fetchTimeoutMs: 30_000, fetchMainContent: false, cacheTtlMs: 900_000, cacheMaxBytes: 50_000_000, fetchMaxOutputChars: 200_000 })
   })
 
   it('a direct apply() validates too', async () => {

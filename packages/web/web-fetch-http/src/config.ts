@@ -1,6 +1,7 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
+import { DomainRule } from './guard/domains.ts'
 
 const Cidr = z.string().refine(isCidrOrAddress, { error: (issue) => `${JSON.stringify(issue.input)} is not an IP address or CIDR range (like 10.0.0.0/8 or fd00::/8)` })
 
@@ -26,6 +27,10 @@ export const FetchHttpConfig = z.strictObject({
   allowPrivateNetwork: z.boolean().default(false),
   allowedCidrs: z.array(Cidr).default([]),
   deniedCidrs: z.array(Cidr).default([]),
+  /** Hosts a fetch may reach (`example.com`, `*.example.com`); empty: any host the guard allows. */
+  allowedDomains: z.array(DomainRule).default([]),
+  /** Hosts never fetched; wins over allowedDomains. */
+  deniedDomains: z.array(DomainRule).default([]),
   /** Bad ports (the fetch standard's list, Redis, memcached) to open, by number; all stay refused by default. */
   allowedPorts: z.array(z.number().int().min(1).max(65_535)).default([]),
 })

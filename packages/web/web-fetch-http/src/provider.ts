@@ -7,6 +7,7 @@ import { FetchBudget } from './budget.ts'
 import type { FetchHttpConfig } from './config.ts'
 import { guardedConnector, type BaseConnectorOptions, type Connector } from './guard/connector.ts'
 import { NetworkGuard, type Resolver } from './guard/guard.ts'
+import { DomainRules } from './guard/domains.ts'
 import { checkPort } from './guard/ports.ts'
 import { checkedUrl, isFollowable, REDIRECT_STATUSES } from './url.ts'
 
@@ -34,12 +35,14 @@ export class HttpFetchProvider implements WebFetchProvider {
   private readonly agent: Agent
   private readonly headers: Readonly<Record<string, string>>
   private readonly allowedPorts: ReadonlySet<number>
+  private readonly domains: DomainRules
 
   constructor(options: HttpFetchProviderOptions) {
     this.config = options.config
     this.headers = { 'user-agent': options.config.userAgent, accept: ACCEPT, 'accept-encoding': 'gzip, deflate, br' }
     this.guard = new NetworkGuard(options.config, options.resolver)
     this.allowedPorts = new Set(options.config.allowedPorts)
+    this.domains = new DomainRules(options.config.allowedDomains, options.config.deniedDomains)
     // Our own Agent: environment proxies (HTTP_PROXY, …) never apply, so none can route around the guard.
     this.agent = new Agent({ connect: guardedConnector(this.guard, options.connect, options.baseConnector) })
   }
@@ -87,6 +90,7 @@ export class HttpFetchProvider implements WebFetchProvider {
    * a socket, and a new connection goes to exactly the answers that were checked.
    */
   private async dispatch(url: URL, budget: FetchBudget): Promise<Dispatcher.ResponseData> {
+    this.domains.check(url)
     checkPort(url, this.allowedPorts)
     // A literal or localhost needs no DNS, so nothing to wait for and no AbortSignal to make.
     const release = this.guard.pinNow(url.hostname) ?? (await this.guard.pin(url.hostname, budget.signal))

@@ -5,7 +5,8 @@ import { TextDecoder } from 'node:util'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
-import { fsIo, type FsIo } from './io.ts'
+import { hostLifetime } from '../host.ts'
+import { fsIo, type FsIo, type FsIoMode } from './io.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -47,9 +48,11 @@ const BINARY_SNIFF_BYTES = 8 * 1024
 export const FsConfig = z.strictObject({
   /**
    * How system calls run: `sync` on the event loop (fastest on a local disk), `async` on libuv's
-   * threadpool (a slow or hung filesystem then cannot freeze the host). See io.ts.
+   * threadpool (a slow or hung filesystem then cannot freeze the host). See io.ts. Unset: `async`
+   * in a long-lived host, `sync` in a one-shot command (`hostLifetime`). The host's one I/O
+   * setting: other readers of files (dsh-skill-fs) follow `ioMode`.
    */
-  io: z.enum(['sync', 'async']).default('sync'),
+  io: z.enum(['sync', 'async']).optional(),
 })
 export type FsConfig = z.infer<typeof FsConfig>
 
@@ -60,12 +63,17 @@ export type FsConfig = z.infer<typeof FsConfig>
  */
 export class FileSystem extends Service {
   static Config = (config: unknown) => FsConfig.parse(config ?? {})
+  static inject = { dshHost: { required: false } }
 
+  /** How this host's system calls run (the row's `io`, else the lifetime's default). */
+  readonly ioMode: FsIoMode
   private readonly io: FsIo
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
-    this.io = fsIo(config.io)
+    // A long-lived host serves many sessions: one hung mount must not freeze them all.
+    this.ioMode = config.io ?? (hostLifetime(ctx) === 'one-shot' ? 'sync' : 'async')
+    this.io = fsIo(this.ioMode)
   }
 
   /**

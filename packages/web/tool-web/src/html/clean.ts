@@ -1,0 +1,50 @@
+import type { HtmlDocument, HtmlElement } from './document.ts'
+
+/** Elements whose content is never page text. */
+const DROPPED = 'script, style, noscript, template, iframe, object, embed, svg, canvas, head'
+/** What a reader does not see: the `hidden` attribute, `aria-hidden="true"`, an inline `display: none`. */
+const HIDDEN = '[hidden], [aria-hidden], [style]'
+const DISPLAY_NONE = /(^|;)\s*display\s*:\s*none\s*(!important\s*)?(;|$)/i
+
+/**
+ * What the reader of the page would not see or could not follow is taken out, and what they could
+ * follow is made absolute: script, style and other non-text elements and hidden elements go;
+ * links and images point at absolute URLs resolved against the page's `<base>` and final URL; a
+ * link with no text and no image is dropped (it would render as `[](…)`).
+ */
+export function cleanDocument(document: HtmlDocument, pageUrl: string | undefined): void {
+  // Before <head> goes: it holds <base>.
+  const base = baseUrl(document, pageUrl)
+  for (const element of document.querySelectorAll(DROPPED)) element.remove()
+  for (const element of document.querySelectorAll(HIDDEN)) {
+    if (isHidden(element)) element.remove()
+  }
+  for (const link of document.querySelectorAll('a')) {
+    if (!link.textContent?.trim() && !link.querySelector('img')) {
+      link.remove()
+      continue
+    }
+    absolutize(link, 'href', base)
+  }
+  for (const image of document.querySelectorAll('img')) absolutize(image, 'src', base)
+}
+
+function isHidden(element: HtmlElement): boolean {
+  if (element.hasAttribute('hidden')) return true
+  if (element.getAttribute('aria-hidden')?.toLowerCase() === 'true') return true
+  return DISPLAY_NONE.test(element.getAttribute('style') ?? '')
+}
+
+/** The page's `<base href>` resolved against its URL, else its URL; undefined when neither parses. */
+function baseUrl(document: HtmlDocument, pageUrl: string | undefined): URL | undefined {
+  const page = pageUrl === undefined ? undefined : URL.parse(pageUrl) ?? undefined
+  const declared = document.querySelector('base[href]')?.getAttribute('href')
+  return (declared ? URL.parse(declared, page?.href) : undefined) ?? page
+}
+
+function absolutize(element: HtmlElement, attribute: 'href' | 'src', base: URL | undefined): void {
+  const value = element.getAttribute(attribute)
+  if (!value || !base) return
+  const resolved = URL.parse(value.trim(), base.href)
+  if (resolved) element.setAttribute(attribute, resolved.href)
+}
