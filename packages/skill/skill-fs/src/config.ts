@@ -21,12 +21,7 @@ export const SkillFsConfig = z.strictObject({
   maxSkillFileBytes: positive(1_000_000),
   /** Frontmatter not closed within this many bytes is rejected. */
   maxFrontmatterBytes: positive(64 * 1024),
-  /**
-   * How discovery reads each file's frontmatter: `sync` on the event loop (fastest on a local disk),
-   * `async` on libuv's threadpool (a slow or hung mount cannot freeze the host). Like `ctx.fs`'s `io`; set both.
-   */
-  io: z.enum(['sync', 'async']).default('sync'),
-  /** With `io: async`, the files of one root read at once. */
+  /** With `ctx.fs`'s `io: async`, the files of one root read at once. */
   readConcurrency: positive(16),
   /** Parsed frontmatters remembered by path, size and mtime, so an unchanged file is not parsed again; the oldest goes first. */
   parsedCacheMaxEntries: positive(50_000),

@@ -50,7 +50,8 @@ describe('roots, ranks and shadowing', () => {
     await bundle(join(loose, '.dsh', 'skills'), 'loose-skill')
     await bundle(join(base, 'loose', '.dsh', 'skills'), 'above-loose')
     host = await fsHost({ ...quiet, userHome: home })
-    expect((await host.app.skills.list({ cwd: sub })).map((s) => s.name)).toEqual(['from-root'])
+    // (The subdirectory's own skills count too: see nested.test.ts.)
+    expect((await host.app.skills.list({ cwd: sub })).map((s) => s.name)).toEqual(['from-root', 'from-sub'])
     expect((await host.app.skills.list({ cwd: loose })).map((s) => s.name)).toEqual(['loose-skill'])
   })
 
@@ -196,7 +197,10 @@ describe('frontmatter and validation (S1)', () => {
   it('rejects each malformed file with its reason, keeps its valid siblings, and never crashes discovery', async () => {
     const { project, home } = await layout()
     const root = join(project, '.dsh', 'skills')
-    const file = (name: string, text: string | Buffer) => put(join(root, name, 'SKILL.md'), text)
+    // A status row names ten rejected files; the rest are spread over two more roots.
+    const roots = [root, join(project, '.agents', 'skills'), join(project, '.claude', 'skills')]
+    let placed = 0
+    const file = (name: string, text: string | Buffer) => put(join(roots[Math.floor(placed++ / 9)]!, name, 'SKILL.md'), text)
     await bundle(root, 'valid')
     await file('colon', '---\nname: colon\ndescription: Use this: when things break\n---\nx\n')
     await file('tabs', '---\nname: tabs\n\tdescription: indented with a tab\n---\nx\n')
@@ -216,13 +220,14 @@ describe('frontmatter and validation (S1)', () => {
     await file('bom', '\ufeff---\nname: bom\ndescription: Saved by Notepad\n---\nBody.\n')
     await file('invalid-utf8', Buffer.concat([Buffer.from('---\nname: invalid-utf8\ndescription: '), Buffer.from([0xc3, 0x28]), Buffer.from('\n---\n')]))
     await file('too-big', `${skillMd({ name: 'too-big', description: 'x' })}${'z'.repeat(10 * 1024 * 1024)}`)
-    await mkdir(join(root, 'dir-named', 'SKILL.md'), { recursive: true })
+    await mkdir(join(roots[2]!, 'dir-named', 'SKILL.md'), { recursive: true })
     host = await fsHost({ ...quiet, userHome: home })
     const snapshot = await host.app.skills.snapshot({ cwd: project })
     expect(snapshot).toMatchObject({ complete: true })
     expect(snapshot.skills.map((s) => s.name)).toEqual(['valid'])
-    const row = (await host.app.readiness.report({ probe: true, cwd: project })).find((r) => r.id === 'project-dsh')!
-    expect(row.state).toBe('ready')
+    const rows = (await host.app.readiness.report({ probe: true, cwd: project })).filter((r) => r.id.startsWith('project-'))
+    expect(rows.map((r) => `${r.id}:${r.state}`)).toEqual(['project-agents:unavailable', 'project-claude:unavailable', 'project-dsh:ready'])
+    const items = rows.flatMap((r) => r.detail.split('; '))
     const expectations: Record<string, RegExp> = {
       colon: /not valid YAML: Nested mappings.*line 3/,
       tabs: /not valid YAML: Tabs/,
@@ -245,10 +250,10 @@ describe('frontmatter and validation (S1)', () => {
       'dir-named': /not a regular file/,
     }
     for (const [name, reason] of Object.entries(expectations)) {
-      const item = row.detail.split('; ').find((part) => part.replace(/^\d+ rejected: /, '').startsWith(`${name}/SKILL.md (`))
+      const item = items.find((part) => part.replace(/^\d+ rejected: /, '').startsWith(`${name}/SKILL.md (`))
       expect(item, `${name} is reported`).toMatch(reason)
     }
-    expect(row.detail).toMatch(/^.*: 1 skill; 19 rejected: /)
+    expect(rows.map((r) => r.detail.replace(/^.*?: /, '').split(':')[0])).toEqual(['0 skills; 9 rejected', '0 skills; 1 rejected', '1 skill; 9 rejected'])
   })
 
   it('accepts CRLF, a "----" value, a date, a block scalar description and a file that ends at the closing line', async () => {
@@ -282,7 +287,7 @@ describe('frontmatter and validation (S1)', () => {
     expect(await host.app.skills.get('fresh', { cwd: project })).toBeUndefined()
   })
 
-  it('reads only as far as the frontmatter, in either io mode: long frontmatters, characters across read boundaries, limits', async () => {
+  it("reads only as far as the frontmatter, in either of ctx.fs's io modes: long frontmatters, characters across read boundaries, limits", async () => {
     const { project, home } = await layout()
     const root = join(project, '.dsh', 'skills')
     // A description of 1,000 two-byte characters puts the closing line past the first read.
@@ -297,7 +302,7 @@ describe('frontmatter and validation (S1)', () => {
       rejected: /bad-late\/SKILL.md \(the file is not UTF-8 text\); binary\/SKILL.md \(the file is not UTF-8 text\); never-closed\/SKILL.md \(no frontmatter closed within 65536 bytes\)$/,
     }
     for (const io of ['sync', 'async'] as const) {
-      host = await fsHost({ ...quiet, userHome: home, io, readConcurrency: 2 })
+      host = await fsHost({ ...quiet, userHome: home, readConcurrency: 2 }, { fsIo: io })
       const skills = await host.app.skills.list({ cwd: project })
       expect(skills.map((s) => s.name), io).toEqual(expected.skills)
       expect(skills[0]!.description).toBe('é'.repeat(1000))
@@ -346,10 +351,24 @@ describe('frontmatter and validation (S1)', () => {
 
   it('refuses bad config at load, naming the field', async () => {
     const { Config } = await import('../src/index.ts')
-    for (const [field, value] of [['watchMaxProjects', 0], ['watchPollIntervalMs', 1.5], ['watchStabilityThresholdMs', 0], ['providerName', ''], ['customRoots', 'one'], ['io', 'fast'], ['readConcurrency', 0], ['parsedCacheMaxEntries', 0]] as const) {
+    for (const [field, value] of [['watchMaxProjects', 0], ['watchPollIntervalMs', 1.5], ['watchStabilityThresholdMs', 0], ['providerName', ''], ['customRoots', 'one'], ['readConcurrency', 0], ['parsedCacheMaxEntries', 0]] as const) {
       expect(() => Config({ [field]: value }), field).toThrow(new RegExp(field))
     }
     expect(Config({}).providerName).toBe('filesystem')
+    // How the files are read is the fs row's one setting; a second one here could disagree with it.
+    expect(() => Config({ io: 'async' })).toThrow(/io/)
+  })
+
+  it("reads the way ctx.fs is set to: the threadpool in a long-lived host, the event loop in a one-shot command", async () => {
+    const { project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'one', 'The one skill.')
+    for (const [lifetime, mode] of [['long-lived', 'async'], ['one-shot', 'sync']] as const) {
+      host = await fsHost({ ...quiet, userHome: home }, { lifetime })
+      expect(host.app.fs.ioMode, lifetime).toBe(mode)
+      expect((await host.app.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['one'])
+      await host.stop()
+      host = undefined
+    }
   })
 })
 

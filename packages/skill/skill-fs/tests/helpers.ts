@@ -62,12 +62,12 @@ export interface FsHost {
 }
 
 /** A real host: fs, sessions, tools, readiness, the registry, skill-fs and (optionally) the tool. */
-export async function fsHost(config: Record<string, unknown>, options: { tool?: boolean; toolConfig?: unknown; lifetime?: HostLifetime } = {}): Promise<FsHost> {
+export async function fsHost(config: Record<string, unknown>, options: { tool?: boolean; toolConfig?: unknown; lifetime?: HostLifetime; fsIo?: 'sync' | 'async' } = {}): Promise<FsHost> {
   const app = new Context()
   if (options.lifetime) app.set('dshHost', { lifetime: options.lifetime })
   const plugin = app.plugin as (plugin: Plugin, config: unknown) => ForkScope
   plugin(ToolRuntime as unknown as Plugin, {})
-  plugin(FileSystem as unknown as Plugin, undefined)
+  plugin(FileSystem as unknown as Plugin, options.fsIo ? { io: options.fsIo } : undefined)
   plugin(SessionService as unknown as Plugin, undefined)
   plugin(ReadinessService as unknown as Plugin, {})
   plugin(SkillRegistry as unknown as Plugin, {})

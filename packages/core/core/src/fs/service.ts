@@ -5,7 +5,8 @@ import { TextDecoder } from 'node:util'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
-import { fsIo, type FsIo } from './io.ts'
+import { hostLifetime } from '../host.ts'
+import { fsIo, type FsIo, type FsIoMode } from './io.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -42,14 +43,18 @@ export interface ContainedText {
 }
 
 const CHUNK_BYTES = 64 * 1024
+/** Files that report a size of 0 (procfs) or a tiny one still read in chunks of at least this. */
+const MIN_CHUNK_BYTES = 4 * 1024
 const BINARY_SNIFF_BYTES = 8 * 1024
 
 export const FsConfig = z.strictObject({
   /**
    * How system calls run: `sync` on the event loop (fastest on a local disk), `async` on libuv's
-   * threadpool (a slow or hung filesystem then cannot freeze the host). See io.ts.
+   * threadpool (a slow or hung filesystem then cannot freeze the host). See io.ts. Unset: `async`
+   * in a long-lived host, `sync` in a one-shot command (`hostLifetime`). The host's one I/O
+   * setting: other readers of files (dsh-skill-fs) follow `ioMode`.
    */
-  io: z.enum(['sync', 'async']).default('sync'),
+  io: z.enum(['sync', 'async']).optional(),
 })
 export type FsConfig = z.infer<typeof FsConfig>
 
@@ -60,12 +65,17 @@ export type FsConfig = z.infer<typeof FsConfig>
  */
 export class FileSystem extends Service {
   static Config = (config: unknown) => FsConfig.parse(config ?? {})
+  static inject = { dshHost: { required: false } }
 
+  /** How this host's system calls run (the row's `io`, else the lifetime's default). */
+  readonly ioMode: FsIoMode
   private readonly io: FsIo
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
-    this.io = fsIo(config.io)
+    // A long-lived host serves many sessions: one hung mount must not freeze them all.
+    this.ioMode = config.io ?? (hostLifetime(ctx) === 'one-shot' ? 'sync' : 'async')
+    this.io = fsIo(this.ioMode)
   }
 
   /**
@@ -175,15 +185,19 @@ export class FileSystem extends Service {
       throw fsErrorFrom(error, `"${path}"`)
     }
     try {
-      if (!(await this.io.fstat(fd)).isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      const info = await this.io.fstat(fd)
+      if (!info.isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
       const decoder = new TextDecoder('utf-8', { fatal: true })
-      const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+      // Sized to the file (one read, then the end), so a small source file costs a small buffer: a
+      // fresh 64 KiB one per read is most of the CPU of reading it. A file that grows is still read whole.
+      const chunkBytes = Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, info.size + 1))
+      const buffer = Buffer.allocUnsafe(chunkBytes)
       let sniffed = 0
       for (;;) {
         throwIfFsAborted(signal, `reading "${path}"`)
         let bytesRead: number
         try {
-          bytesRead = await this.io.read(fd, buffer, CHUNK_BYTES)
+          bytesRead = await this.io.read(fd, buffer, chunkBytes)
         } catch (error) {
           throw fsErrorFrom(error, `"${path}"`)
         }
