@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host } from 'dsh-core'
+import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
@@ -204,16 +205,6 @@ function serverPids(dir: string): number[] {
     }
   })
   return [...new Set(roots.flatMap((pid) => [pid, ...descendants(pid)]))]
-}
-
-function descendants(pid: number): number[] {
-  let children: number[] = []
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-  } catch {
-    return []
-  }
-  return children.flatMap((child) => [child, ...descendants(child)])
 }
 
 /** Resident memory of the processes and all their descendants, in bytes. */

@@ -1,6 +1,6 @@
 // The supervision story in one process: a call that kills the server is a coded error, the bridge
 // reconnects, the next call works, the status row tells what happened, and stopping leaves no
-// server process. Run from the repository root:
+// server process. Run it from anywhere (the overlay's `cwd: .` is relative to the overlay file):
 //   node packages/cli/cli/bin/run-ts.mjs examples/mcp-crash/demo.ts
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,8 +9,6 @@ import { fileURLToPath } from 'node:url'
 import { bootPreset, sleep } from 'dsh-core'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
-// The overlay's `args: [server.js]` is relative to the directory dsh runs in.
-process.chdir(here)
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-crash-demo-'))
 process.env.CRASH_DEMO_PID_FILE = join(scratch, 'pids')
 

@@ -125,11 +125,11 @@ describe('dsh status', () => {
     const rows = json<{ capabilities: { surface: string; id: string; state: string; detail: string }[] }>(result).capabilities.filter((row) => row.surface === 'skill')
     const { project, home } = example
     expect(rows.map((row) => [row.id, row.state, row.detail])).toEqual([
-      ['filesystem', 'ready', `4 skills in 6 roots (project ${project}); not watching (a one-shot command)`],
+      ['filesystem', 'ready', `3 skills in 6 roots (project ${project}); 1 shadowed; not watching (a one-shot command)`],
       ['project-agents', 'ready', `${join(project, '.agents', 'skills')}: 1 skill`],
       ['project-dsh', 'ready', `${join(project, '.dsh', 'skills')}: 1 skill`],
       ['user-claude', 'ready', `${join(home, '.claude', 'skills')}: 1 skill`],
-      ['user-dsh', 'ready', `${join(home, '.dsh', 'skills')}: 1 skill`],
+      ['user-dsh', 'ready', `${join(home, '.dsh', 'skills')}: 0 skills; 1 shadowed: release-notes/SKILL.md (by ${join(project, '.dsh', 'skills', 'release-notes', 'SKILL.md')})`],
     ])
   })
 })

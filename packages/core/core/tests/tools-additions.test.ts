@@ -219,3 +219,33 @@ describe('registerAll', () => {
     expect(app.tools.catalog().map((tool) => tool.name)).toEqual(['r'])
   })
 })
+
+describe('batch', () => {
+  it('holds tools/change back until the batch ends, then emits it once; a batch that changes nothing emits none', () => {
+    let changes = 0
+    app.on('tools/change', () => void changes++)
+    const first = app.tools.registerAll([tool({ name: 'a' }), tool({ name: 'b' })])
+    expect(changes).toBe(1)
+    app.tools.batch(() => {
+      first()
+      app.tools.batch(() => app.tools.register(tool({ name: 'c' })))
+      expect(app.tools.catalog().map((entry) => entry.name)).toEqual(['c'])
+      expect(changes).toBe(1)
+    })
+    expect(changes).toBe(2)
+    app.tools.batch(() => {})
+    expect(changes).toBe(2)
+  })
+
+  it('a throw inside still releases the held notice', () => {
+    let changes = 0
+    app.on('tools/change', () => void changes++)
+    expect(() =>
+      app.tools.batch(() => {
+        app.tools.register(tool({ name: 'x' }))
+        throw new Error('boom')
+      }),
+    ).toThrow('boom')
+    expect(changes).toBe(1)
+  })
+})

@@ -1,57 +1,77 @@
-import { McpError as SdkError, ErrorCode } from '@modelcontextprotocol/sdk/types.js'
-import { errorMessage, toJson, type JsonObject } from 'dsh-core'
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import { ErrorCode, McpError as SdkError } from '@modelcontextprotocol/sdk/types.js'
+import { toJson, ToolError, type JsonObject, type ToolProgress } from 'dsh-core'
 import { z } from 'zod'
+import { classifyFailure } from './classify.ts'
 import { McpError } from './errors.ts'
 import type { Generation } from './generation.ts'
+import { SessionGoneError } from './http-transport.ts'
 import type { Supervisor } from './supervisor.ts'
+import { ServerErrorData } from './wire.ts'
 
 /** Any JSON object: the bridge classifies and validates answers itself (the SDK's `callTool` would use a per-page validator cache). */
 const AnyResult = z.looseObject({})
 
-/** How much of a server's error text goes into an error message. */
-export const ERROR_MESSAGE_CHARS = 1000
+export interface CallOptions {
+  readonly signal: AbortSignal
+  /** No answer (and, with `resetTimeoutOnProgress`, no progress) for this long: `TOOL_TIMEOUT`. */
+  readonly timeoutMs: number
+  readonly resetTimeoutOnProgress?: boolean
+  /** The hard limit when progress keeps resetting `timeoutMs`. */
+  readonly maxTotalTimeoutMs?: number
+  /** Receives the server's `notifications/progress` for this request (a progress token is sent). */
+  readonly onProgress?: (update: ToolProgress) => void
+}
 
 /**
- * One request to a live generation, answered as plain JSON. Every failure is coded, except an
- * abort of the caller's signal, which is passed on as it is (the tools runtime decides between
- * ABORTED and TOOL_TIMEOUT).
+ * One request to the server's live connection, answered as plain JSON. A request refused because
+ * the server forgot our HTTP session was not delivered: it waits for the fresh session and is sent
+ * once more. Every failure is coded, except an abort of the caller's signal, which is passed on as
+ * it is (the tools runtime decides between ABORTED and TOOL_TIMEOUT).
  */
-export async function request(
-  supervisor: Supervisor,
-  target: Generation | undefined,
-  what: string,
-  message: { method: string; params?: Record<string, unknown> },
-  options: { signal: AbortSignal; timeout: number },
-): Promise<JsonObject> {
-  if (!target || supervisor.live !== target) throw supervisor.unavailable()
-  let answer: unknown
+export async function request(supervisor: Supervisor, what: string, message: { method: string; params?: Record<string, unknown> }, options: CallOptions): Promise<JsonObject> {
+  const first = supervisor.live
+  if (!first) throw supervisor.unavailable()
   try {
-    answer = await target.client.request(message, AnyResult, options)
+    return await send(first, what, message, options, supervisor)
   } catch (error) {
-    throw requestError(error, options.signal, what, target, supervisor)
+    if (!(error instanceof SessionGoneError) || options.signal.aborted) throw failure(error, first, what, options, supervisor)
+    const fresh = await supervisor.reconnected(first, options.signal)
+    try {
+      return await send(fresh, what, message, options, supervisor)
+    } catch (again) {
+      throw failure(again, fresh, what, options, supervisor)
+    }
   }
+}
+
+async function send(target: Generation, what: string, message: { method: string; params?: Record<string, unknown> }, options: CallOptions, supervisor: Supervisor): Promise<JsonObject> {
+  const sdkOptions: RequestOptions = {
+    signal: options.signal,
+    timeout: options.timeoutMs,
+    ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs } : {}),
+    // The runtime checks and copies what it forwards (dsh-core's exec.progress).
+    ...(options.onProgress ? { onprogress: options.onProgress as (update: { progress: number }) => void } : {}),
+  }
+  const answer = await target.client.request(message, AnyResult, sdkOptions)
   const json = toJson(answer)
   if (!json.ok) throw new McpError(`${what}: MCP server ${supervisor.serverName} answered with something that is not JSON: ${json.problem}`, 'MCP_MALFORMED_RESPONSE')
   return json.value as JsonObject
 }
 
-function requestError(error: unknown, signal: AbortSignal, what: string, target: Generation, supervisor: Supervisor): unknown {
-  if (signal.aborted) return signal.reason ?? error
-  if (error instanceof McpError) return error
-  const server = `MCP server ${supervisor.serverName}`
-  if (error instanceof Error && error.message === 'Not connected') return supervisor.unavailable()
-  if (error instanceof SdkError) {
-    switch (error.code) {
-      case ErrorCode.ConnectionClosed: {
-        const end = target.endDescription()
-        return new McpError(`${what}: the connection to ${server} was lost during the call${end ? `: ${end}` : ''}`, 'MCP_CONNECTION_LOST', { cause: error })
-      }
-      case ErrorCode.RequestTimeout:
-        return new McpError(`${what}: no answer from ${server}`, 'MCP_TIMEOUT', { cause: error })
-      default:
-        return new McpError(`${what}: ${server} answered with error ${error.code}: ${errorMessage(error).slice(0, ERROR_MESSAGE_CHARS)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
-    }
+function failure(error: unknown, target: Generation, what: string, options: CallOptions, supervisor: Supervisor): unknown {
+  if (options.signal.aborted) return options.signal.reason ?? error
+  if (error instanceof SdkError && error.code === ErrorCode.RequestTimeout && !(error.data instanceof ServerErrorData)) {
+    // The SDK's own deadline: no answer (or no progress) in time, or the total limit reached.
+    const total = typeof (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number'
+    const why = total ? `after ${options.maxTotalTimeoutMs} ms in all (maxTotalTimeoutMs)` : `after ${options.timeoutMs} ms without ${options.resetTimeoutOnProgress ? 'an answer or progress' : 'an answer'}`
+    return new ToolError(`tool call timed out ${why}`, 'TOOL_TIMEOUT', { cause: error })
   }
-  if (error instanceof Error && error.name === 'ZodError') return new McpError(`${what}: the answer of ${server} is not a JSON object`, 'MCP_MALFORMED_RESPONSE', { cause: error })
-  return new McpError(`${what}: the request to ${server} failed: ${errorMessage(error)}`, 'MCP_CONNECTION_LOST', { cause: error })
+  return classifyFailure(error, {
+    what,
+    subject: `MCP server ${supervisor.serverName}`,
+    stage: 'call',
+    ending: target.closed ? target.ending() : undefined,
+    disposed: supervisor.isDisposed,
+  })
 }

@@ -1,5 +1,6 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { z } from 'zod'
+import { expandedString } from './expand.ts'
 
 const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
@@ -38,8 +39,14 @@ const common = {
   required: z.boolean().default(false),
   /** Deadline for connecting (spawn + initialize) and for each tools/list page. */
   startupTimeoutMs: budget(30_000),
-  /** Deadline of one tool call. */
+  /** How long a tool call may go without an answer (or, with `resetTimeoutOnProgress`, without progress). */
   toolCallTimeoutMs: budget(60_000),
+  /** Each `notifications/progress` of a call starts its `toolCallTimeoutMs` again, up to `maxTotalTimeoutMs` in all. */
+  resetTimeoutOnProgress: z.boolean().default(true),
+  /** The hard limit of one call whose progress keeps resetting its deadline. */
+  maxTotalTimeoutMs: budget(600_000),
+  /** The largest message read from the server; a larger one answers its request with MCP_MALFORMED_RESPONSE. */
+  maxMessageBytes: z.number().int().min(1024).max(1024 ** 3).default(32 * 1024 * 1024),
   /** Raw tool names to publish (all when absent); applied before `disabledTools`. */
   enabledTools: z.array(z.string()).optional(),
   /** Raw tool names never to publish. */
@@ -62,27 +69,37 @@ const common = {
   prompts: z.boolean().default(false),
 }
 
+/** The hard limit of a call cannot come before its idle deadline. */
+const totalAfterIdle: [(config: { toolCallTimeoutMs: number; maxTotalTimeoutMs: number }) => boolean, { message: string; path: string[] }] = [
+  (config) => config.maxTotalTimeoutMs >= config.toolCallTimeoutMs,
+  { message: 'maxTotalTimeoutMs must not be less than toolCallTimeoutMs', path: ['maxTotalTimeoutMs'] },
+]
+
 export const StdioServerConfig = z.strictObject({
   transport: z.literal('stdio'),
   ...common,
   /** A bare name (searched on PATH, then the installation's node_modules/.bin) or an absolute path; never a shell line. */
   command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  /** Set over the scrubbed parent environment; `null` removes an inherited variable. */
-  env: z.record(envName, z.string().nullable()).default({}),
-  /** The server's working directory; empty means the host's. Relative paths resolve against the host's. */
+  /** Passed as they are (no shell), after `${VAR}` / `${VAR:-default}` expansion. */
+  args: z.array(expandedString).default([]),
+  /** Set over the scrubbed parent environment (values `${VAR}`-expanded); `null` removes an inherited variable. */
+  env: z.record(envName, expandedString.nullable()).default({}),
+  /** Parent environment variables passed to the server as they are, even names the scrub would drop (`GITHUB_TOKEN`); unset ones are skipped. */
+  envVars: z.array(envName).default([]),
+  /** The server's working directory; empty means the host's workspace. A relative path resolves against the preset or overlay file that sets it. */
   cwd: z.string().default(''),
   /** After stdin is closed, how long the server may take to exit before its process group is terminated. */
   shutdownGraceMs: budget(2_000),
-})
+}).refine(...totalAfterIdle)
 
 export const HttpServerConfig = z
   .strictObject({
     transport: z.literal('streamable-http'),
     ...common,
-    url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
-    /** Sent on every request. */
-    headers: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), z.string()).default({}),
+    /** `${VAR}`-expanded, then checked. */
+    url: expandedString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
+    /** Sent on every request (values `${VAR}`-expanded). */
+    headers: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), expandedString).default({}),
     /** Sent as `Authorization: Bearer <value>`; the value is looked up through ctx.credentials at each connect. */
     bearerTokenEnvVar: envName.optional(),
     /** Header name → variable name; values looked up through ctx.credentials at each connect. */
@@ -92,6 +109,7 @@ export const HttpServerConfig = z
     message: 'bearerTokenEnvVar sets Authorization; do not also set it in headers or envHeaders',
     path: ['bearerTokenEnvVar'],
   })
+  .refine(...totalAfterIdle)
 
 function hasHeader(config: { headers: Record<string, string>; envHeaders: Record<string, string> }, name: string): boolean {
   return [...Object.keys(config.headers), ...Object.keys(config.envHeaders)].some((header) => header.toLowerCase() === name)

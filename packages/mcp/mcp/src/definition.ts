@@ -1,45 +1,46 @@
 import { ToolError, type ContentBlock, type RawToolDefinition, type ToolExecution, type ToolResult } from 'dsh-core'
-import { ERROR_MESSAGE_CHARS, request } from './call.ts'
+import { request } from './call.ts'
+import { ERROR_MESSAGE_CHARS } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import type { PlannedTool } from './discovery.ts'
 import { McpError } from './errors.ts'
-import type { Generation } from './generation.ts'
-import { capResultText, classifyCallResult, projectContent, type CallValue } from './results.ts'
+import { capResultText, classifyCallResult, ERROR_NOTE, projectContent, type CallValue } from './results.ts'
 import type { Supervisor } from './supervisor.ts'
 
-/** The SDK's own deadline only backs up the tools runtime's `timeoutMs`, which answers first. */
-const SDK_TIMEOUT_MARGIN_MS = 1000
-
-export interface DefinitionContext {
-  /** The generation whose tool list this tool came from; calls go to it while it is live. */
-  readonly target: Generation
-  readonly supervisor: Supervisor
-  readonly config: McpConfig
-}
+/** The tools runtime's deadline only backs up the bridge's own, which answers first. */
+const RUNTIME_TIMEOUT_MARGIN_MS = 1000
 
 /**
- * The registry entry for one server tool. Its body sends the raw name on the wire, classifies the
- * answer and checks `structuredContent` against the advertised output schema; `render` shows the
- * model the ordered text projection, cut at `maxResultChars`.
+ * The registry entry for one server tool. Its body sends the raw name on the wire to whatever
+ * connection is live (so the definition outlives reconnects and unchanged re-syncs), forwards the
+ * server's progress, classifies the answer and checks `structuredContent` against the advertised
+ * output schema; `render` shows the model the ordered text projection, cut at `maxResultChars`.
+ *
+ * Deadlines: the call's own is `toolCallTimeoutMs` without an answer, reset by each progress
+ * notification when `resetTimeoutOnProgress` is on (then bounded by `maxTotalTimeoutMs`); the
+ * tools runtime's `timeoutMs` only backs it up.
  */
-export function bridgeToolDefinition(tool: PlannedTool, { target, supervisor, config }: DefinitionContext): RawToolDefinition<CallValue> {
+export function bridgeToolDefinition(tool: PlannedTool, supervisor: Supervisor, config: McpConfig): RawToolDefinition<CallValue> {
   /** The full projection of `isError` content, for the model (`error.message` carries a bounded copy). */
   const errorContent = new WeakMap<ToolExecution, string>()
+  const longest = config.resetTimeoutOnProgress ? config.maxTotalTimeoutMs : config.toolCallTimeoutMs
   return {
     name: tool.publicName,
     description: tool.description,
     parameters: tool.inputSchema,
     surface: 'mcp',
-    timeoutMs: config.toolCallTimeoutMs,
+    timeoutMs: Math.min(longest + RUNTIME_TIMEOUT_MARGIN_MS, 2_147_483_647),
     approval: tool.approval,
     async execute(args, exec) {
       if (tool.taskRequired) {
         throw new McpError(`${tool.rawName} requires task-based execution, which the MCP bridge does not support; the server was not called`, 'MCP_TASK_REQUIRED')
       }
-      if (supervisor.live !== target) throw supervisor.unavailable()
-      const raw = await request(supervisor, target, tool.rawName, { method: 'tools/call', params: { name: tool.rawName, arguments: args } }, {
+      const raw = await request(supervisor, tool.rawName, { method: 'tools/call', params: { name: tool.rawName, arguments: args } }, {
         signal: exec.signal,
-        timeout: config.toolCallTimeoutMs + SDK_TIMEOUT_MARGIN_MS,
+        timeoutMs: config.toolCallTimeoutMs,
+        resetTimeoutOnProgress: config.resetTimeoutOnProgress,
+        maxTotalTimeoutMs: config.maxTotalTimeoutMs,
+        onProgress: exec.progress,
       })
       const classified = classifyCallResult(raw)
       if (classified.kind === 'tool-error') {
@@ -58,7 +59,7 @@ export function bridgeToolDefinition(tool: PlannedTool, { target, supervisor, co
     finalizeContent(exec: ToolExecution, result: ToolResult): readonly ContentBlock[] | undefined {
       const text = errorContent.get(exec)
       if (text === undefined || !result.isError || result.error.code !== 'MCP_TOOL_ERROR') return undefined
-      return [{ type: 'text', text: capResultText(`Error: ${text}`, config.maxResultChars) }]
+      return [{ type: 'text', text: capResultText(`Error: ${text}`, config.maxResultChars, ERROR_NOTE) }]
     },
   }
 }

@@ -1,7 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ListToolsResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ApprovalMode, JsonObject } from 'dsh-core'
+import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
+import { zodReason } from './classify.ts'
 import { McpError } from './errors.ts'
 import { publicToolName } from './naming.ts'
 import { withOwnSignal } from './own-signal.ts'
@@ -11,6 +13,8 @@ import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
 export interface PlannedTool {
   readonly rawName: string
   readonly publicName: string
+  /** The tool as the server listed it, serialised: equal fingerprints publish the same tool. */
+  readonly fingerprint: string
   readonly description: string
   readonly inputSchema: JsonObject
   /** Enforced on `structuredContent` when the server advertised a schema AJV can compile. */
@@ -19,14 +23,30 @@ export interface PlannedTool {
   readonly approval: ApprovalMode
 }
 
+/** A listed tool the bridge does not publish because it is invalid. */
+export interface RefusedTool {
+  /** Its position in the whole list (0-based). */
+  readonly index: number
+  readonly name: string | undefined
+  /** One line. */
+  readonly reason: string
+}
+
 export interface ToolPlan {
   readonly tools: readonly PlannedTool[]
+  readonly refused: readonly RefusedTool[]
   /** One line per config field that names tools the server does not list. */
   readonly unmatched: readonly string[]
-  /** Why an advertised output schema is not enforced, per raw name. */
+  /** Why an advertised output schema is not enforced, per raw name (only for tools planned anew). */
   readonly unenforcedSchemas: readonly string[]
   /** Server tools left out because their public name is one of the bridge's own tools. */
   readonly shadowed: readonly string[]
+}
+
+/** A listed tool before it is checked: the server's JSON and its serialisation. */
+export interface ListedTool {
+  readonly raw: unknown
+  readonly fingerprint: string
 }
 
 export interface ListOptions {
@@ -35,19 +55,29 @@ export interface ListOptions {
   readonly signal: AbortSignal
 }
 
+/** A page is checked loosely; each tool on it is checked on its own (see `planTools`), so one bad tool costs only itself. */
+const LoosePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
+
 /**
- * Every page of `tools/list` (no params first, then `{cursor}` until there is no next cursor).
- * Raw requests rather than `Client.listTools()`, whose output-validator cache forgets earlier pages.
+ * Every page of `tools/list` (no params first, then `{cursor}` until there is no next cursor), as
+ * the server sent it. A page that is not a list of tools is `MCP_MALFORMED_RESPONSE` with a
+ * one-line reason (from the SDK's `$ZodError`), and so is a repeated cursor.
  */
-export async function listAllTools(client: Client, options: ListOptions): Promise<Tool[]> {
-  const tools: Tool[] = []
+export async function listAllTools(client: Client, options: ListOptions): Promise<ListedTool[]> {
+  const tools: ListedTool[] = []
   const cursors = new Set<string>()
   let cursor: string | undefined
   do {
-    const page = await withOwnSignal(options.signal, (signal) =>
-      client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListToolsResultSchema, { timeout: options.pageTimeoutMs, signal }),
-    )
-    tools.push(...page.tools)
+    let page: z.infer<typeof LoosePage>
+    try {
+      page = await withOwnSignal(options.signal, (signal) =>
+        client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, LoosePage, { timeout: options.pageTimeoutMs, signal }),
+      )
+    } catch (error) {
+      if (error instanceof z.core.$ZodError) throw new McpError(`tools/list: the server sent a page that is not a list of tools: ${zodReason(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
+      throw error
+    }
+    for (const raw of page.tools) tools.push({ raw, fingerprint: JSON.stringify(raw) })
     cursor = page.nextCursor || undefined
     if (cursor !== undefined) {
       if (cursors.has(cursor)) throw new McpError(`tools/list returned the cursor ${JSON.stringify(cursor)} twice`, 'MCP_MALFORMED_RESPONSE')
@@ -65,54 +95,92 @@ export interface PlanOptions extends ApprovalPolicy {
 }
 
 /**
- * The next generation, built without touching the registry: names, filters, output schemas and
- * task support. A name listed twice (or two raw names with one public name) fails the whole list.
+ * The next set of tools, built without touching the registry: each tool checked against the SDK's
+ * schema (a tool it refuses, or one with an empty name, is refused alone), names, filters, output
+ * schemas and task support. A tool whose fingerprint is in `previous` is taken from there as it
+ * is, so an unchanged tool costs neither a schema check nor an output-schema compile. A name listed
+ * twice (or two raw names with one public name) fails the whole list.
  */
-export function planTools(serverName: string, listed: readonly Tool[], options: PlanOptions): ToolPlan {
+export function planTools(serverName: string, listed: readonly ListedTool[], options: PlanOptions, previous: ReadonlyMap<string, PlannedTool> = new Map()): ToolPlan {
   const enabled = options.enabledTools ? new Set(options.enabledTools) : undefined
   const disabled = new Set(options.disabledTools)
   const byPublicName = new Map<string, string>()
+  const listedNames = new Set<string>()
   const tools: PlannedTool[] = []
+  const refused: RefusedTool[] = []
   const unenforcedSchemas: string[] = []
   const shadowed: string[] = []
-  for (const tool of listed) {
-    const publicName = publicToolName(serverName, tool.name)
+  listed.forEach(({ raw, fingerprint }, index) => {
+    const known = previous.get(fingerprint)
+    let tool: Tool | undefined
+    if (!known) {
+      const checked = checkTool(raw)
+      if ('reason' in checked) {
+        refused.push({ index, name: nameOf(raw), reason: checked.reason })
+        return
+      }
+      tool = checked.tool
+    }
+    const rawName = known?.rawName ?? tool!.name
+    const publicName = known?.publicName ?? publicToolName(serverName, rawName)
+    listedNames.add(rawName)
     const holder = byPublicName.get(publicName)
     if (holder !== undefined) {
-      const what = holder === tool.name ? `tool ${JSON.stringify(tool.name)} more than once` : `tools ${JSON.stringify(holder)} and ${JSON.stringify(tool.name)}, which share the name ${publicName}`
+      const what = holder === rawName ? `tool ${JSON.stringify(rawName)} more than once` : `tools ${JSON.stringify(holder)} and ${JSON.stringify(rawName)}, which share the name ${publicName}`
       throw new McpError(`the server listed ${what}: invalid tool list`, 'MCP_MALFORMED_RESPONSE')
     }
-    byPublicName.set(publicName, tool.name)
-    if ((enabled && !enabled.has(tool.name)) || disabled.has(tool.name)) continue
+    byPublicName.set(publicName, rawName)
+    if ((enabled && !enabled.has(rawName)) || disabled.has(rawName)) return
     if (options.reserved.has(publicName)) {
-      shadowed.push(tool.name)
-      continue
+      shadowed.push(rawName)
+      return
+    }
+    if (known) {
+      tools.push(known)
+      return
     }
     let outputCheck: OutputCheck | undefined
-    if (tool.outputSchema !== undefined) {
-      const compiled = compileOutputSchema(tool.outputSchema)
+    if (tool!.outputSchema !== undefined) {
+      const compiled = compileOutputSchema(tool!.outputSchema)
       if ('check' in compiled) outputCheck = compiled.check
-      else unenforcedSchemas.push(`${tool.name}: ${compiled.problem}`)
+      else unenforcedSchemas.push(`${rawName}: ${compiled.problem}`)
     }
     tools.push({
-      rawName: tool.name,
+      rawName,
       publicName,
-      description: tool.description?.trim() || `MCP tool "${tool.name}" of server ${serverName}.`,
-      inputSchema: tool.inputSchema as JsonObject,
+      fingerprint,
+      description: tool!.description?.trim() || `MCP tool "${rawName}" of server ${serverName}.`,
+      inputSchema: tool!.inputSchema as JsonObject,
       outputCheck,
-      taskRequired: tool.execution?.taskSupport === 'required',
-      approval: approvalFor(tool, options),
+      taskRequired: tool!.execution?.taskSupport === 'required',
+      approval: approvalFor(tool!, options),
     })
-  }
-  const listedNames = new Set(listed.map((tool) => tool.name))
+  })
   const unmatched = [
     unlisted('enabledTools/disabledTools', [...(options.enabledTools ?? []), ...options.disabledTools], listedNames),
     unlisted('toolApproval', Object.keys(options.toolApproval), listedNames),
   ].filter((line) => line !== undefined)
-  return { tools, unmatched, unenforcedSchemas, shadowed }
+  return { tools, refused, unmatched, unenforcedSchemas, shadowed }
+}
+
+function checkTool(raw: unknown): { tool: Tool } | { reason: string } {
+  const checked = ToolSchema.safeParse(raw)
+  if (!checked.success) return { reason: zodReason(checked.error) }
+  if (!checked.data.name) return { reason: 'the name is empty' }
+  return { tool: checked.data }
+}
+
+function nameOf(raw: unknown): string | undefined {
+  const name = typeof raw === 'object' && raw !== null ? (raw as { name?: unknown }).name : undefined
+  return typeof name === 'string' ? name : undefined
 }
 
 function unlisted(field: string, names: readonly string[], listed: ReadonlySet<string>): string | undefined {
   const missing = names.filter((name) => !listed.has(name))
   return missing.length ? `${field} name tools the server does not list: ${missing.join(', ')}` : undefined
+}
+
+/** `"bad-required": inputSchema.required: …`, or `#12 "": the name is empty` when the name is missing or empty. */
+export function describeRefused(tool: RefusedTool): string {
+  return tool.name ? `${JSON.stringify(tool.name)}: ${tool.reason}` : `#${tool.index} ${JSON.stringify(tool.name ?? '')}: ${tool.reason}`
 }

@@ -19,9 +19,9 @@ export const McpErrorCode = {
   MCP_TOOL_ERROR: 'MCP_TOOL_ERROR',
   /** The tool declares `execution.taskSupport: "required"`, which the bridge does not speak. */
   MCP_TASK_REQUIRED: 'MCP_TASK_REQUIRED',
-  /** The server answered with a JSON-RPC error; `rpcCode` keeps its code. */
+  /** The server answered with a JSON-RPC error (`rpcCode` keeps its code) or an HTTP error status (`httpStatus`). */
   MCP_SERVER_ERROR: 'MCP_SERVER_ERROR',
-  /** The server sent something MCP does not allow (a bad tools/list page, one name twice, a result that is not an object). */
+  /** The server sent something MCP does not allow (a bad tools/list page, one name twice, a result that is not an object, a message over maxMessageBytes). */
   MCP_MALFORMED_RESPONSE: 'MCP_MALFORMED_RESPONSE',
   /** A tool of this server would take a name another plugin already holds; the server publishes no tools. */
   MCP_NAME_CONFLICT: 'MCP_NAME_CONFLICT',
@@ -31,7 +31,14 @@ export const McpErrorCode = {
 export type McpErrorCode = (typeof McpErrorCode)[keyof typeof McpErrorCode]
 
 /**
- * Every failure of the MCP bridge a caller can see. Route on `code`; `rpcCode` is set for
- * `MCP_SERVER_ERROR`: the JSON-RPC error code the server sent.
+ * Every failure of the MCP bridge a caller can see. Route on `code`. For `MCP_SERVER_ERROR`,
+ * `rpcCode` is the JSON-RPC error code the server sent, or `httpStatus` the HTTP status it answered.
  */
-export class McpError extends RpcPeerError<McpErrorCode> {}
+export class McpError extends RpcPeerError<McpErrorCode> {
+  readonly httpStatus: number | undefined
+
+  constructor(message: string, code: McpErrorCode, options?: { cause?: unknown; rpcCode?: number; httpStatus?: number }) {
+    super(message, code, options)
+    this.httpStatus = options?.httpStatus
+  }
+}

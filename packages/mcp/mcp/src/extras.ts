@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto'
 import { ListPromptsResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
-import { createUserMessage, type JsonObject, type JsonValue, type Session, type ToolDefinition } from 'dsh-core'
+import { createUserMessage, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { request } from './call.ts'
 import type { McpConfig } from './config.ts'
 import type { Generation } from './generation.ts'
 import { publicToolName } from './naming.ts'
 import { withOwnSignal } from './own-signal.ts'
-import { capResultText } from './results.ts'
+import { capResultText, type CutNote } from './results.ts'
 import type { Supervisor } from './supervisor.ts'
 
 /**
@@ -70,17 +70,25 @@ export class ServerExtras {
     const digest = createHash('sha256').update(text).digest('hex').slice(0, 16)
     const previous = lastInstructionsDigest(session, server)
     if (previous === digest) return undefined
-    const body = `<mcp-server-instructions server="${server}"${previous ? ' update="true"' : ''}>\nInstructions from the MCP server "${server}" for using its tools (mcp__${server}__*):\n${text}\n</mcp-server-instructions>`
+    const body = `<mcp-server-instructions server="${server}"${previous ? ' update="true"' : ''}>\nInstructions from the MCP server "${server}" for using its tools (mcp__${server}__*):\n${escapeMarkup(text)}\n</mcp-server-instructions>`
     return createUserMessage(body, { kind: 'mcp-instructions', server, digest })
   }
 }
 
 const RESOURCE_TOOLS = { list: 'list_resources', read: 'read_resource' } as const
 
+/** Where the rest of cut instructions is: only the server has them. */
+const INSTRUCTIONS_NOTE: CutNote = { what: 'instructions', rest: "the full text is the server's initialize instructions; raise maxInstructionsChars to enter more" }
+
 function boundInstructions(text: string | undefined, max: number): string | undefined {
   const trimmed = text?.trim()
   if (!trimmed) return undefined
-  return capResultText(trimmed, max)
+  return capResultText(trimmed, max, INSTRUCTIONS_NOTE)
+}
+
+/** The server's text cannot open or close tags around it: `&`, `<` and `>` become entities. */
+function escapeMarkup(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
 /** The digest of the newest instructions message this server entered into the session. */
@@ -110,15 +118,15 @@ async function listPromptNames(generation: Generation, timeout: number, signal: 
 
 function resourceTools(config: McpConfig, supervisor: Supervisor): ToolDefinition[] {
   const server = config.serverName
-  const options = (signal: AbortSignal) => ({ signal, timeout: config.toolCallTimeoutMs + 1000 })
+  const options = (exec: ToolExecution) => ({ signal: exec.signal, timeoutMs: config.toolCallTimeoutMs })
   const list: ToolDefinition<{ cursor?: string | undefined }, JsonObject> = {
     name: publicToolName(server, RESOURCE_TOOLS.list),
     description: `Lists the resources (documents, files, data) the MCP server "${server}" offers, with their URIs. Read one with ${publicToolName(server, RESOURCE_TOOLS.read)}.`,
     input: z.strictObject({ cursor: z.string().optional().describe('From the previous page, to get the next one.') }),
     surface: 'mcp',
-    timeoutMs: config.toolCallTimeoutMs,
+    timeoutMs: config.toolCallTimeoutMs + 1000,
     approval: config.defaultApproval,
-    execute: (args, exec) => request(supervisor, supervisor.live, 'resources/list', { method: 'resources/list', ...(args.cursor ? { params: { cursor: args.cursor } } : {}) }, options(exec.signal)),
+    execute: (args, exec) => request(supervisor, 'resources/list', { method: 'resources/list', ...(args.cursor ? { params: { cursor: args.cursor } } : {}) }, options(exec)),
     render: (_args, value) => capResultText(renderResourceList(value), config.maxResultChars),
   }
   const read: ToolDefinition<{ uri: string }, JsonObject> = {
@@ -126,9 +134,9 @@ function resourceTools(config: McpConfig, supervisor: Supervisor): ToolDefinitio
     description: `Reads one resource of the MCP server "${server}" by its URI (from ${publicToolName(server, RESOURCE_TOOLS.list)}).`,
     input: z.strictObject({ uri: z.string().min(1).describe('The resource URI.') }),
     surface: 'mcp',
-    timeoutMs: config.toolCallTimeoutMs,
+    timeoutMs: config.toolCallTimeoutMs + 1000,
     approval: config.defaultApproval,
-    execute: (args, exec) => request(supervisor, supervisor.live, 'resources/read', { method: 'resources/read', params: { uri: args.uri } }, options(exec.signal)),
+    execute: (args, exec) => request(supervisor, 'resources/read', { method: 'resources/read', params: { uri: args.uri } }, options(exec)),
     render: (_args, value) => capResultText(renderResourceContents(value), config.maxResultChars),
   }
   return [list, read] as ToolDefinition[]

@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ListRootsRequestSchema, ToolListChangedNotificationSchema, type Root } from '@modelcontextprotocol/sdk/types.js'
 import { HttpTransport } from './http-transport.ts'
 import { withOwnSignal } from './own-signal.ts'
 import type { BridgeTransport } from './transport.ts'
 
 const CLIENT_INFO = { name: 'dsh-mcp', version: '0.1.0' }
-/** How much of a server's stderr goes into an error message or a status line. */
+/** How much of a server's stderr goes into a status line or a log line. */
 const STDERR_TAIL_CHARS = 2000
 
 export interface GenerationHooks {
@@ -13,15 +13,30 @@ export interface GenerationHooks {
   onListChanged(generation: Generation): void
   /** The transport closed (for stdio: the whole process group is gone). */
   onClosed(generation: Generation): void
+  /** Something went wrong outside any request (a line that is not JSON-RPC, a broken event stream). */
+  onTransportError(generation: Generation, error: Error): void
+  /** The server asked for the client's roots (`roots/list`). */
+  roots(): Root[]
+}
+
+/**
+ * How a connection ended, in two parts: `summary` may be shown to the model (an exit code, that
+ * dsh stopped the server, why an HTTP session was dropped); `stderr` is the server's own output,
+ * which can hold anything (keys included) and goes to logs and `dsh status` only.
+ */
+export interface Ending {
+  readonly summary: string | undefined
+  readonly stderr: string
 }
 
 /**
  * One connection attempt and, if it succeeds, one connection: a fresh SDK `Client` over a fresh
  * transport. Handlers are installed before `connect`, so a notification that races the first sync
- * is queued, not lost, and a close during `connect` is remembered.
+ * is queued, not lost, and a close during `connect` is remembered. The client declares `roots` and
+ * answers `roots/list` with the host's workspaces.
  */
 export class Generation {
-  readonly client = new Client(CLIENT_INFO, { capabilities: {} })
+  readonly client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: true } } })
   /** Set once the transport has closed. */
   closed = false
   /** Set once connect and the first sync succeeded. */
@@ -36,8 +51,8 @@ export class Generation {
     let markClosed!: () => void
     this.closedSignal = new Promise((resolve) => (markClosed = resolve))
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onListChanged(this))
-    // Out-of-band errors (a line that is not JSON-RPC, a broken event stream) are the transport's to act on.
-    this.client.onerror = () => {}
+    this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: hooks.roots() }))
+    this.client.onerror = (error) => hooks.onTransportError(this, error)
     this.client.onclose = () => {
       this.closed = true
       markClosed()
@@ -66,22 +81,33 @@ export class Generation {
     return Promise.race([this.closedSignal.then(() => true), timeout]).finally(() => clearTimeout(timer))
   }
 
+  /** Tells the server the roots changed, if it is connected (it then asks `roots/list` again). */
+  rootsChanged(): void {
+    if (!this.closed && this.connectedAt !== undefined) this.client.sendRootsListChanged().catch(() => {})
+  }
+
   get pid(): number | undefined {
     return this.transport instanceof HttpTransport ? undefined : this.transport.pid
   }
 
-  /** What is known about how the connection ended: the exit and stderr tail of a stdio server, the reason an HTTP one was dropped. */
-  endDescription(): string | undefined {
+  /** What is known about how the connection ended (see `Ending`). */
+  ending(): Ending {
     const transport = this.transport
-    if (transport instanceof HttpTransport) return transport.lostBecause?.message
+    if (transport instanceof HttpTransport) return { summary: transport.lostBecause?.message, stderr: '' }
     const exit = transport.exitDescription()
     const tail = transport.stderrTail().trim()
-    const stderr = tail ? `; stderr: ${tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail}` : ''
-    return exit || stderr ? `the server ${exit ?? 'is still running'}${stderr}` : undefined
+    return { summary: exit ? `the server ${exit}` : undefined, stderr: tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail }
   }
 
   serverLabel(): string | undefined {
     const version = this.client.getServerVersion()
     return version ? `${version.name}${version.version ? ` ${version.version}` : ''}` : undefined
   }
+}
+
+/** `summary; stderr: …` for logs and status (the model gets `summary` only). */
+export function describeEnding(ending: Ending): string | undefined {
+  const stderr = ending.stderr ? `stderr: ${ending.stderr}` : undefined
+  if (!ending.summary) return stderr && `the server is still running; ${stderr}`
+  return stderr ? `${ending.summary}; ${stderr}` : ending.summary
 }

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { errorMessage, sleep } from 'dsh-core'
+import { sleep } from 'dsh-core'
+import { ServerUnreachableError, wireFetch, type MarkedFault } from './http-wire.ts'
+import { deliverInOrder, fromPeer, PendingRequests, TransportFault } from './wire.ts'
 
 /** How long closing waits for the server to acknowledge the end of the session (HTTP DELETE). */
 const END_SESSION_WAIT_MS = 1000
@@ -9,19 +12,33 @@ const END_SESSION_WAIT_MS = 1000
 export interface HttpTransportOptions {
   readonly url: URL
   readonly headers: Readonly<Record<string, string>>
+  readonly maxMessageBytes: number
   /**
-   * The server may be gone (a broken event stream): the owner checks with a ping, whose failure
+   * The server may be gone (its event stream ended): the owner checks with a ping, whose failure
    * this transport then detects itself.
    */
   readonly onSuspect: (reason: Error) => void
 }
 
 /**
- * The SDK's Streamable HTTP client transport, made to notice a dead server. The SDK's own transport
- * fires `onclose` only when asked to close; this one closes itself, so the supervisor reconnects
- * with a fresh session, when a request cannot reach the server at all or the server no longer knows
- * the session (HTTP 404 on a request carrying a session id). A broken event stream is reported
- * through `onSuspect`.
+ * A request was refused because the server no longer knows our session (HTTP 400 or 404 to a
+ * request carrying its id): it was not delivered, so it may be sent again on a fresh session.
+ */
+export class SessionGoneError extends Error {
+  constructor(
+    readonly status: number,
+    options?: { cause: unknown },
+  ) {
+    super(`the server no longer knows the session (HTTP ${status})`, options)
+  }
+}
+
+/**
+ * The SDK's Streamable HTTP client transport, on a fetch that types its failures (http-wire.ts), and
+ * made to notice a dead server. The SDK's own transport fires `onclose` only when asked to close;
+ * this one closes itself, so the supervisor reconnects with a fresh session, when nothing answers a
+ * request or the server no longer knows the session (HTTP 400/404 to a request carrying its id,
+ * server-everything answers 400). A broken event stream is reported through `onSuspect`.
  */
 export class HttpTransport implements Transport {
   onclose?: () => void
@@ -29,19 +46,32 @@ export class HttpTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void
 
   private readonly inner: StreamableHTTPClientTransport
+  private readonly marker = randomUUID()
+  private readonly pending = new PendingRequests()
   private closing: Promise<void> | undefined
   private closed = false
-  /** Why the transport closed itself, if it did. */
+  /** Why the transport closed itself, if it did: the session is gone (`SessionGoneError`), nothing answers (`ServerUnreachableError`). */
   lostBecause: Error | undefined
 
   constructor(private readonly options: HttpTransportOptions) {
-    this.inner = new StreamableHTTPClientTransport(options.url, { requestInit: { headers: { ...options.headers } } })
-    this.inner.onmessage = (message) => this.onmessage?.(message)
-    this.inner.onclose = () => this.finish()
-    this.inner.onerror = (error) => {
-      this.onerror?.(error)
-      if (!this.closing && isStreamTrouble(error)) this.options.onSuspect(error)
+    const fetch = wireFetch({
+      maxMessageBytes: options.maxMessageBytes,
+      marker: this.marker,
+      onStreamEnd: (reason) => {
+        if (!this.closing) options.onSuspect(reason)
+      },
+      // A refused POST fails its own request (send, below); a refused stream or notification only tells.
+      onSessionRefused: (status, method) => method !== 'POST' && this.lose(new SessionGoneError(status)),
+      onProblem: (error) => this.onerror?.(error),
+      isPending: (id) => this.pending.has(id),
+    })
+    this.inner = new StreamableHTTPClientTransport(options.url, { requestInit: { headers: { ...options.headers } }, fetch })
+    this.inner.onmessage = (message) => {
+      this.pending.answered(message)
+      deliverInOrder(this.onmessage, this.fromWire(message))
     }
+    this.inner.onclose = () => this.finish()
+    this.inner.onerror = (error) => this.onerror?.(error)
   }
 
   get sessionId(): string | undefined {
@@ -58,15 +88,19 @@ export class HttpTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const hadSession = this.inner.sessionId !== undefined
+    this.pending.sent(message)
     try {
       // The SDK declares its own options without `| undefined`; they are the same object.
-      await this.inner.send(message, options as Parameters<StreamableHTTPClientTransport["send"]>[1])
+      await this.inner.send(message, options as Parameters<StreamableHTTPClientTransport['send']>[1])
     } catch (error) {
-      const lost = serverGone(error, hadSession)
-      if (lost && !this.closing) {
-        this.lostBecause = lost
-        void this.close()
+      if (hadSession && error instanceof StreamableHTTPError && (error.code === 400 || error.code === 404)) {
+        const gone = new SessionGoneError(error.code, { cause: error })
+        // After this request has failed with it: closing first would fail it as "connection closed",
+        // and it could no longer be told apart from a request the server did receive.
+        setImmediate(() => this.lose(gone))
+        throw gone
       }
+      if (error instanceof ServerUnreachableError) this.lose(error)
       throw error
     }
   }
@@ -80,27 +114,26 @@ export class HttpTransport implements Transport {
     return this.closing
   }
 
+  /** The server or our session on it is gone: close, so the owner reconnects. */
+  private lose(reason: Error): void {
+    if (this.closing) return
+    this.lostBecause = reason
+    void this.close()
+  }
+
+  /** Error answers made up by our wire become `TransportFault`s; every other error answer is the server's. */
+  private fromWire(message: JSONRPCMessage): JSONRPCMessage {
+    if ('error' in message) {
+      const data = message.error.data as Partial<MarkedFault> | undefined
+      if (data?.dshFault === this.marker && data.fault) return { ...message, error: { ...message.error, data: new TransportFault(data.fault) } }
+    }
+    return fromPeer(message)
+  }
+
   private finish(): void {
     // The SDK transport reports its close twice.
     if (this.closed) return
     this.closed = true
     this.onclose?.()
   }
-}
-
-/** Whether a failed request means the server (or our session on it) is gone, and why. */
-function serverGone(error: unknown, hadSession: boolean): Error | undefined {
-  if (error instanceof StreamableHTTPError && error.code === 404 && hadSession) {
-    return new Error(`the server no longer knows the session (HTTP 404): ${error.message}`)
-  }
-  // undici rejects with `TypeError: fetch failed` (cause: ECONNREFUSED, ECONNRESET, …) when nothing answers.
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    const cause = (error as { cause?: unknown }).cause
-    return new Error(`the server cannot be reached: ${cause ? errorMessage(cause) : error.message}`)
-  }
-  return undefined
-}
-
-function isStreamTrouble(error: Error): boolean {
-  return /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/.test(error.message)
 }

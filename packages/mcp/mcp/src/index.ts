@@ -1,14 +1,17 @@
+import { resolve } from 'node:path'
 import type { Context } from 'cordis'
-import { effectWithTeardown, untracked } from 'dsh-core'
+import { effectWithTeardown, hostWorkspace, rowOrigin, untracked } from 'dsh-core'
 import { McpConfig } from './config.ts'
 import { McpError } from './errors.ts'
 import { ServerExtras } from './extras.ts'
+import { WorkspaceRoots } from './roots.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
 
 export { McpConfig, StdioServerConfig, HttpServerConfig, ReconnectConfig } from './config.ts'
 export { McpError, McpErrorCode } from './errors.ts'
 export { publicToolName } from './naming.ts'
+export { expandVariables } from './expand.ts'
 export { StdioTransport } from './stdio-transport.ts'
 export { HttpTransport } from './http-transport.ts'
 export type { CallValue } from './results.ts'
@@ -16,7 +19,14 @@ export type { CallValue } from './results.ts'
 export const name = 'dsh-mcp'
 /** One row per server: the plugin is applied once per row. */
 export const reusable = true
-export const inject = { tools: { required: true }, subprocess: { required: true }, readiness: { required: false }, credentials: { required: false }, sessions: { required: false } }
+export const inject = {
+  tools: { required: true },
+  subprocess: { required: true },
+  readiness: { required: false },
+  credentials: { required: false },
+  sessions: { required: false },
+  dshHost: { required: false },
+}
 
 export const Config = (config: unknown) => McpConfig.parse(config)
 
@@ -40,13 +50,20 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
   const logger = ctx.logger('mcp')
   const extras = new ServerExtras(config, logger)
   const credentials = ctx.get('credentials')
+  const workspace = hostWorkspace(ctx)
+  const roots = new WorkspaceRoots(workspace, () => supervisor.rootsChanged())
+  // Taken as a plain reference: every registration is an effect on this row's scope all the same.
+  const tools = ctx.tools
   const supervisor = new Supervisor({
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
     services: { subprocess: untracked(ctx.subprocess), credentials: credentials && untracked(credentials) },
-    register: (definitions) => ctx.tools.registerAll(definitions),
+    cwd: serverDirectory(ctx, config, workspace),
+    register: (definitions) => tools.registerAll(definitions),
+    batch: (change) => tools.batch(change),
     logger,
     reserved: extras.reserved,
+    roots: () => roots.list(),
     onConnected: (generation, signal) => extras.connected(generation, signal),
   })
 
@@ -61,12 +78,13 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
       }
     }
   })
+  roots.follow(ctx)
   extras.install(ctx, supervisor)
   ctx.get('readiness')?.register({
     surface: 'mcp',
     id: config.serverName,
     configured: true,
-    status: () => serverStatus(supervisor, extras.statusLines()),
+    status: () => serverStatus(supervisor, extras),
     tools: () => [...supervisor.tools, ...extras.reserved],
   })
 
@@ -74,6 +92,17 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
   // Unloaded before the first connection: nothing failed, and a rejection would reach cordis after
   // the app stopped, whose fallback prints it on stdout (a boot interrupted by ^C).
   if (outcome.error && config.required && !supervisor.isDisposed) {
-    throw new McpError(`MCP server ${config.serverName} is required but did not start: ${outcome.error.message}`, 'MCP_STARTUP_FAILED', { cause: outcome.error })
+    // For the operator (a boot failure), so with the server's stderr.
+    const why = supervisor.lastError?.detail ?? outcome.error.message
+    throw new McpError(`MCP server ${config.serverName} is required but did not start: ${why}`, 'MCP_STARTUP_FAILED', { cause: outcome.error })
   }
+}
+
+/**
+ * Where a stdio server runs: the host's workspace, or `cwd` resolved against the preset or overlay
+ * file that set it (against the workspace for a row added by code).
+ */
+function serverDirectory(ctx: Context, config: McpConfig, workspace: string): string {
+  if (config.transport !== 'stdio' || !config.cwd) return workspace
+  return rowOrigin(ctx)?.resolve('cwd', config.cwd) ?? resolve(workspace, config.cwd)
 }

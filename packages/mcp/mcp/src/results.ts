@@ -82,13 +82,22 @@ function base64Bytes(data: string | undefined): string {
   return `${Math.max(0, Math.floor((data.length * 3) / 4) - padding)} bytes`
 }
 
+/** What a cut text was, and where the rest of it is, for the note that ends it. */
+export interface CutNote {
+  readonly what: string
+  readonly rest: string
+}
+
+export const RESULT_NOTE: CutNote = { what: 'result', rest: "the full result is in the tool's value" }
+export const ERROR_NOTE: CutNote = { what: 'error', rest: "the rest of the server's error content is not kept" }
+
 /**
  * Cuts `text` to at most `max` UTF-16 code units, never inside a surrogate pair, ending with a note
  * that tells the model how much it did not see and where the rest is.
  */
-export function capResultText(text: string, max: number): string {
+export function capResultText(text: string, max: number, cut: CutNote = RESULT_NOTE): string {
   if (text.length <= max) return text
-  const note = (shown: number) => `\n[result truncated: ${shown} of ${text.length} characters shown; the full result is in the tool's value]`
+  const note = (shown: number) => `\n[${cut.what} truncated: ${shown} of ${text.length} characters shown; ${cut.rest}]`
   // `keep` only shrinks from here, so the note never grows past the length reserved for it.
   let keep = max - note(max).length
   if (keep <= 0) return note(0).slice(0, max)

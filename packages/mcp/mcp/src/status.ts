@@ -1,15 +1,23 @@
 import type { CapabilityStatus } from 'dsh-core'
+import { describeRefused } from './discovery.ts'
+import type { ServerExtras } from './extras.ts'
 import type { Supervisor } from './supervisor.ts'
+
+/** How many refused tools a status line names before it only counts. */
+const REFUSED_SHOWN = 5
 
 /**
  * The `dsh status` row of one server. The detail starts with the bridge's own state (connecting,
- * ready, reconnecting k/N, failed, stopped), then the tool count, and the last error with its
- * stderr tail (kept after a recovery, so the row tells what happened).
+ * ready, reconnecting k/N, failed, unavailable, stopped), then the tool count (the same tools the
+ * row's tools column lists), the tools the server listed but the bridge refused, and the last error
+ * with the server's stderr tail (kept after a recovery, so the row tells what happened).
  */
-export function serverStatus(supervisor: Supervisor, extra: readonly string[] = []): CapabilityStatus {
+export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 'reserved' | 'statusLines'>): CapabilityStatus {
   const phase = supervisor.phase
-  const tools = `${supervisor.tools.length} tool${supervisor.tools.length === 1 ? '' : 's'}`
-  const parts = (...items: (string | undefined)[]) => [...items, ...extra].filter(Boolean).join('; ')
+  const count = supervisor.tools.length + extras.reserved.size
+  const tools = `${count} tool${count === 1 ? '' : 's'}`
+  const refused = refusedLine(supervisor)
+  const parts = (...items: (string | undefined)[]) => [...items, refused, ...extras.statusLines()].filter(Boolean).join('; ')
   switch (phase.kind) {
     case 'connecting':
       return { state: 'starting', detail: parts(supervisor.describePhase(), tools) }
@@ -18,16 +26,25 @@ export function serverStatus(supervisor: Supervisor, extra: readonly string[] = 
       const server = generation?.serverLabel()
       const identity = [server, generation?.pid ? `pid ${generation.pid}` : undefined].filter(Boolean).join(', ')
       const history = supervisor.reconnects ? `reconnected ${supervisor.reconnects} time${supervisor.reconnects === 1 ? '' : 's'}` : undefined
-      const last = supervisor.lastError ? `last error ${ago(supervisor.lastError.at)}: ${supervisor.lastError.message}` : undefined
+      const last = supervisor.lastError ? `last error ${ago(supervisor.lastError.at)}: ${supervisor.lastError.detail}` : undefined
       if (supervisor.conflict) return { state: 'unavailable', detail: parts(`ready, but ${supervisor.conflict}`, identity, last) }
       return { state: 'ready', detail: parts(`ready: ${tools}`, identity, history, last) }
     }
     case 'reconnecting':
     case 'failed':
       return { state: 'crashed', detail: parts(supervisor.describePhase(), tools) }
+    case 'unavailable':
     case 'stopped':
       return { state: 'unavailable', detail: parts(supervisor.describePhase(), tools) }
   }
+}
+
+function refusedLine(supervisor: Supervisor): string | undefined {
+  const refused = supervisor.refused
+  if (!refused.length) return undefined
+  const named = refused.slice(0, REFUSED_SHOWN).map(describeRefused).join('; ')
+  const more = refused.length > REFUSED_SHOWN ? `; and ${refused.length - REFUSED_SHOWN} more` : ''
+  return `${refused.length} tool${refused.length === 1 ? '' : 's'} refused (MCP_MALFORMED_RESPONSE): ${named}${more}`
 }
 
 function ago(at: number): string {

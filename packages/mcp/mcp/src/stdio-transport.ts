@@ -1,20 +1,28 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { errorMessage, sleep, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { errorMessage, oneLine, sleep, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
 import { McpError } from './errors.ts'
+import { LineReader } from './line-reader.ts'
+import { answerId, answerProblem, deliverInOrder, faultAnswer, fromPeer, idAtEdges, PendingRequests } from './wire.ts'
 
 export interface StdioTransportOptions {
   readonly subprocess: Pick<SubprocessService, 'spawn'>
   readonly spawn: Omit<SpawnSpec, 'stdin' | 'stdout'>
   /** After stdin is closed, how long the server may take to exit before its group is terminated. */
   readonly shutdownGraceMs: number
+  /** The largest message read from the server; a longer line is skipped (see `LineReader`). */
+  readonly maxMessageBytes: number
 }
+
+/** The transport could not send: the server is gone or the transport is closing. */
+export class TransportClosedError extends Error {}
 
 /**
  * An MCP client transport over a child started through `ctx.subprocess`, so the server gets the
- * shared environment scrub, its own process group and a stderr tail. Newline-delimited JSON-RPC
- * framing comes from the SDK (`ReadBuffer`, `serializeMessage`).
+ * shared environment scrub, its own process group and a stderr tail. Newline-delimited JSON-RPC,
+ * read with a per-message cap; an answer too large to read or not valid JSON-RPC still answers its
+ * request (with a `TransportFault`), so the caller hears about it at once and the connection stays.
  *
  * `onclose` fires exactly once, and only when the child's whole process group is gone: a
  * replacement started after it can never overlap the old server.
@@ -25,9 +33,12 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void
 
   private child: ChildHandle | undefined
-  private readonly buffer = new ReadBuffer()
+  private readonly reader: LineReader
+  private readonly pending = new PendingRequests()
   private exit: Exit | undefined
   private closing: Promise<void> | undefined
+  /** Set when dsh ended the server (before it exited on its own). */
+  private stoppedByUs = false
   private finished = false
   private drain: Promise<void> | undefined
   private readonly gone: Promise<void>
@@ -35,21 +46,26 @@ export class StdioTransport implements Transport {
 
   constructor(private readonly options: StdioTransportOptions) {
     this.gone = new Promise((resolve) => (this.markGone = resolve))
+    this.reader = new LineReader(options.maxMessageBytes, {
+      line: (text) => this.receive(text),
+      oversized: (bytes, head, tail) => this.skipped(bytes, head, tail),
+    })
   }
 
   get pid(): number | undefined {
     return this.child && this.child.pid > 0 ? this.child.pid : undefined
   }
 
-  /** The last bytes the server wrote to stderr. */
+  /** The last bytes the server wrote to stderr (for logs and status, never for the model). */
   stderrTail(): string {
     return this.child?.stderrTail() ?? ''
   }
 
-  /** How the process ended, once it has: `exited with code 3`, `was killed by SIGKILL`. */
+  /** How the process ended, once it has: `exited with code 3`, `was stopped by dsh`. */
   exitDescription(): string | undefined {
     if (!this.exit) return undefined
     if (this.exit.error) return `could not be started: ${this.exit.error.message}`
+    if (this.stoppedByUs) return 'was stopped by dsh'
     return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`
   }
 
@@ -68,13 +84,14 @@ export class StdioTransport implements Transport {
       const exit = await child.exited
       throw new McpError(`the server ${this.exitDescription() ?? 'could not be started'}`, 'MCP_CONNECT_FAILED', { cause: exit.error })
     }
-    child.stdout.on('data', (chunk: Buffer) => this.receive(chunk))
+    child.stdout.on('data', (chunk: Buffer) => this.reader.push(chunk))
     child.stdin.on('error', (error) => this.onerror?.(error))
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin
-    if (!stdin || this.closing || this.exit || stdin.writableEnded || stdin.destroyed) return Promise.reject(new Error('Not connected'))
+    if (!stdin || this.closing || this.exit || stdin.writableEnded || stdin.destroyed) return Promise.reject(new TransportClosedError('the server is not running'))
+    this.pending.sent(message)
     return new Promise((resolve, reject) => {
       const written = stdin.write(serializeMessage(message), (error) => {
         if (error) reject(error)
@@ -99,6 +116,7 @@ export class StdioTransport implements Transport {
   private async shutDown(): Promise<void> {
     const child = this.child
     if (!child) return this.finish()
+    if (!this.exit) this.stoppedByUs = true
     try {
       child.stdin?.end()
     } catch {
@@ -109,34 +127,44 @@ export class StdioTransport implements Transport {
     await this.gone
   }
 
-  private receive(chunk: Buffer): void {
+  private receive(text: string): void {
+    let parsed: unknown
     try {
-      this.buffer.append(chunk)
+      parsed = JSON.parse(text)
     } catch (error) {
-      // One message larger than the SDK's buffer limit: the stream cannot be resynchronised.
-      this.onerror?.(new McpError(`the server sent an oversized message: ${errorMessage(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error }))
-      void this.close()
+      this.onerror?.(new McpError(`the server wrote a line that is not JSON: ${oneLine(errorMessage(error)).slice(0, 300)}`, 'MCP_MALFORMED_RESPONSE', { cause: error }))
       return
     }
-    for (;;) {
-      let message: JSONRPCMessage | null
-      try {
-        message = this.buffer.readMessage()
-      } catch (error) {
-        // The bad line is consumed; later lines are still readable.
-        this.onerror?.(new McpError(`the server wrote a line that is not JSON-RPC: ${errorMessage(error).slice(0, 300)}`, 'MCP_MALFORMED_RESPONSE', { cause: error }))
-        continue
-      }
-      if (message === null) return
-      this.onmessage?.(message)
+    const checked = JSONRPCMessageSchema.safeParse(parsed)
+    if (checked.success) {
+      this.pending.answered(checked.data)
+      deliverInOrder(this.onmessage, fromPeer(checked.data))
+      return
     }
+    const id = answerId(parsed)
+    const problem = id !== undefined ? answerProblem(parsed as object) : 'a message that is not JSON-RPC'
+    this.onerror?.(new McpError(`the server ${problem === 'a message that is not JSON-RPC' ? 'wrote' : 'answered with'} ${problem}`, 'MCP_MALFORMED_RESPONSE', { cause: checked.error }))
+    if (id !== undefined && this.pending.has(id)) this.answerItself(id, { kind: 'malformed', problem })
+  }
+
+  private skipped(bytes: number, head: string, tail: string): void {
+    const fault = { kind: 'oversized', bytes, limit: this.options.maxMessageBytes } as const
+    const id = idAtEdges(head, tail) ?? this.pending.only()
+    this.onerror?.(new McpError(`the server sent a message of ${bytes} bytes, over maxMessageBytes (${fault.limit}); it was skipped`, 'MCP_MALFORMED_RESPONSE'))
+    if (id !== undefined && this.pending.has(id)) this.answerItself(id, fault)
+  }
+
+  private answerItself(id: Parameters<typeof faultAnswer>[0], fault: Parameters<typeof faultAnswer>[1]): void {
+    const answer = faultAnswer(id, fault)
+    this.pending.answered(answer)
+    deliverInOrder(this.onmessage, answer)
   }
 
   private finish(): void {
     if (this.finished) return
     this.finished = true
     this.markGone()
-    this.buffer.clear()
+    this.reader.clear()
     this.onclose?.()
   }
 }

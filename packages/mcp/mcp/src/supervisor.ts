@@ -1,11 +1,15 @@
-import { McpError as SdkError, ErrorCode } from '@modelcontextprotocol/sdk/types.js'
-import { errorMessage, type ToolDefinition } from 'dsh-core'
+import { ErrorCode, McpError as SdkError, type Root } from '@modelcontextprotocol/sdk/types.js'
+import { errorMessage, isHarnessError, oneLine, type ToolDefinition } from 'dsh-core'
+import { classifyFailure } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import { bridgeToolDefinition } from './definition.ts'
-import { listAllTools, planTools, type PlannedTool } from './discovery.ts'
+import { describeRefused, listAllTools, planTools, type RefusedTool } from './discovery.ts'
 import { McpError } from './errors.ts'
-import { Generation } from './generation.ts'
+import { describeEnding, Generation } from './generation.ts'
+import { HttpTransport, SessionGoneError } from './http-transport.ts'
+import { ToolTable } from './tool-table.ts'
 import { createTransport, type TransportServices } from './transport.ts'
+import { ServerErrorData } from './wire.ts'
 
 /**
  * Longest wait for a failed or disposed connection to report closed. For stdio that is the whole
@@ -13,14 +17,21 @@ import { createTransport, type TransportServices } from './transport.ts'
  */
 const CLOSE_BARRIER_MS = 15_000
 
+/** Subprocess codes that no retry can fix: the command is missing or cannot run. */
+const PERMANENT_SPAWN_FAILURES = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE'])
+
 export type Phase =
   | { readonly kind: 'connecting'; readonly attempt: number }
   | { readonly kind: 'ready' }
   | { readonly kind: 'reconnecting'; readonly attempt: number; readonly retryAt: number }
+  /** Given up after the crash budget; the tools stay listed and fail with MCP_UNAVAILABLE. */
   | { readonly kind: 'failed'; readonly reason: string }
+  /** Cannot work until the row is reloaded (a missing command): no retries. */
+  | { readonly kind: 'unavailable'; readonly reason: string }
   | { readonly kind: 'stopped'; readonly reason: string }
 
 export interface Logger {
+  debug(message: string): void
   info(message: string): void
   warn(message: string): void
   error(message: string): void
@@ -29,11 +40,17 @@ export interface Logger {
 export interface SupervisorOptions {
   readonly config: McpConfig
   readonly services: TransportServices
-  /** Registers a generation's tools on the row's scope, all or none (throws on a taken name). Returns the disposer. */
+  /** Where a stdio server runs (absolute). */
+  readonly cwd: string
+  /** Registers definitions on the row's scope, all or none (throws on a taken name). Returns the disposer. */
   readonly register: (definitions: readonly ToolDefinition[]) => () => void
+  /** Runs registrations and disposals as one catalog change. */
+  readonly batch: <T>(change: () => T) => T
   readonly logger: Logger
   /** Public names the row registers itself (M4 resource tools), which server tools must not take. */
   readonly reserved: ReadonlySet<string>
+  /** The roots the client answers `roots/list` with. */
+  readonly roots: () => Root[]
   /** After each successful connect (M4 extras read instructions and prompts here). */
   readonly onConnected?: (generation: Generation, signal: AbortSignal) => Promise<void> | void
 }
@@ -43,36 +60,54 @@ export interface StartupOutcome {
   readonly error?: McpError
 }
 
+/** The latest failure: `message` may reach the model, `detail` (with the server's stderr) is for logs and status. */
+export interface LastError {
+  readonly message: string
+  readonly detail: string
+  readonly at: number
+}
+
 /**
  * The lifecycle of one server: generations (one Client + transport per attempt), a serial sync
- * queue with a generation fence, jittered bounded reconnection, a close barrier, and disposal that
- * waits for the work to finish. See docs/mcp.md, "Lifecycle".
+ * queue with a generation fence, coalesced re-syncs applied as diffs, jittered bounded
+ * reconnection, a close barrier, and disposal that waits for the work to finish. See docs/mcp.md,
+ * "Lifecycle".
  */
 export class Supervisor {
   private readonly config: McpConfig
   private readonly lifetime = new AbortController()
+  private readonly table: ToolTable
   private generationCount = 0
   private current: Generation | undefined
-  /** The last generation that connected, even after it died: calls and status describe it. */
+  /** The last generation that connected, even after it died: status describes it. */
   private latest: Generation | undefined
-  private unregister: (() => void) | undefined
-  private toolNames: readonly string[] = []
   private queue: Promise<void> = Promise.resolve()
   private attempts: Promise<void> = Promise.resolve()
+  /** list_changed coalescing: a re-sync is queued (not started yet), and whether one is running. */
+  private resync = { queued: false, running: false }
   private timer: NodeJS.Timeout | undefined
   private failedAttempts = 0
   private disposed = false
   private disposal: Promise<void> | undefined
-  private lastUnmatched = ''
+  private lastWarnings = ''
+  /** Callers waiting for a connection newer than the one that failed them (see `reconnected`). */
+  private readonly waiters = new Set<() => void>()
   phase: Phase = { kind: 'connecting', attempt: 0 }
   /** The most recent failure, kept after recovery so status can say what happened. */
-  lastError: { readonly message: string; readonly at: number } | undefined
+  lastError: LastError | undefined
   /** A swap that failed because a foreign tool holds one of our names. */
   conflict: string | undefined
+  /** Listed tools the bridge refused (invalid per the MCP schema, or nameless), from the last sync. */
+  refused: readonly RefusedTool[] = []
   reconnects = 0
 
   constructor(private readonly options: SupervisorOptions) {
     this.config = options.config
+    this.table = new ToolTable({
+      register: options.register,
+      batch: options.batch,
+      define: (tool) => bridgeToolDefinition(tool, this, this.config),
+    })
   }
 
   get serverName(): string {
@@ -81,7 +116,7 @@ export class Supervisor {
 
   /** The public names currently registered for this server. */
   get tools(): readonly string[] {
-    return this.toolNames
+    return this.table.names
   }
 
   /** The connection calls should use now, if there is one. */
@@ -108,14 +143,39 @@ export class Supervisor {
     return this.disposed
   }
 
-  /** The coded error a call gets while the server is not connected. */
+  /** The coded error a call gets while the server is not connected: names the server, its state and its last error (no stderr). */
   unavailable(): McpError {
-    return new McpError(`MCP server ${this.serverName} is unavailable (${this.describePhase()})`, 'MCP_UNAVAILABLE')
+    return new McpError(`MCP server ${this.serverName} is unavailable (${this.describePhase(false)})`, 'MCP_UNAVAILABLE')
   }
 
-  describePhase(): string {
+  /**
+   * Resolves with the first live connection other than `failed` (the bridge reconnects after a lost
+   * session at once); rejects with `MCP_UNAVAILABLE` once the bridge gives up or stops, and with the
+   * signal's reason when it aborts.
+   */
+  reconnected(failed: Generation, signal: AbortSignal): Promise<Generation> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const live = this.live
+        if (signal.aborted) return settle(() => reject(signal.reason))
+        if (live && live !== failed) return settle(() => resolve(live))
+        if (this.disposed || ['failed', 'unavailable', 'stopped'].includes(this.phase.kind)) settle(() => reject(this.unavailable()))
+      }
+      const settle = (finish: () => void) => {
+        this.waiters.delete(check)
+        signal.removeEventListener('abort', check)
+        finish()
+      }
+      this.waiters.add(check)
+      signal.addEventListener('abort', check)
+      check()
+    })
+  }
+
+  /** `withStderr`: for status and logs; without, what a caller (and so the model) may see. */
+  describePhase(withStderr = true): string {
     const phase = this.phase
-    const last = this.lastError ? `; last error: ${this.lastError.message}` : ''
+    const last = this.lastError ? `; last error: ${withStderr ? this.lastError.detail : this.lastError.message}` : ''
     switch (phase.kind) {
       case 'connecting':
         return `connecting${phase.attempt ? `, attempt ${phase.attempt}/${this.config.reconnect.maxAttempts}` : ''}${last}`
@@ -126,9 +186,15 @@ export class Supervisor {
         return `reconnecting ${phase.attempt}/${this.config.reconnect.maxAttempts}, next attempt in ${seconds} s${last}`
       }
       case 'failed':
+      case 'unavailable':
       case 'stopped':
         return `${phase.kind}: ${phase.reason}${last}`
     }
+  }
+
+  /** The roots changed: tell the live server (it asks `roots/list` again). */
+  rootsChanged(): void {
+    this.live?.rootsChanged()
   }
 
   /**
@@ -145,7 +211,7 @@ export class Supervisor {
     this.lifetime.abort(new McpError(`MCP server ${this.serverName}: the row is being unloaded`, 'MCP_DISPOSED'))
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
-    this.phase = { kind: 'stopped', reason: 'unloaded' }
+    this.setPhase({ kind: 'stopped', reason: 'unloaded' })
     const generation = this.current
     this.current = undefined
     if (generation && !(await generation.close(CLOSE_BARRIER_MS))) {
@@ -153,11 +219,16 @@ export class Supervisor {
     }
     await this.attempts
     await this.queue
-    this.unregisterAll()
+    this.table.clear()
   }
 
   private get label(): string {
     return `mcp(${this.serverName})`
+  }
+
+  private setPhase(phase: Phase): void {
+    this.phase = phase
+    for (const check of [...this.waiters]) check()
   }
 
   private isCurrent(generation: Generation): boolean {
@@ -166,11 +237,13 @@ export class Supervisor {
 
   private async attempt(kind: 'startup' | 'retry'): Promise<void> {
     const id = ++this.generationCount
-    this.phase = { kind: 'connecting', attempt: kind === 'retry' ? this.failedAttempts : 0 }
+    this.setPhase({ kind: 'connecting', attempt: kind === 'retry' ? this.failedAttempts : 0 })
     let generation: Generation | undefined
+    let step = 'start'
     try {
       const transport = await createTransport(this.config, {
         services: this.options.services,
+        cwd: this.options.cwd,
         signal: this.lifetime.signal,
         onSuspect: () => generation && this.checkAlive(generation),
       })
@@ -178,81 +251,108 @@ export class Supervisor {
       generation = new Generation(id, transport, {
         onListChanged: (changed) => this.listChanged(changed),
         onClosed: (closed) => this.closed(closed),
+        onTransportError: (from, error) => this.transportError(from, error),
+        roots: () => this.options.roots(),
       })
       this.current = generation
+      step = 'initialize'
       await generation.connect(this.config.startupTimeoutMs, this.lifetime.signal)
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'connect')
+      step = 'tools/list'
       const strict = kind === 'startup' && this.config.required
       await this.enqueue(() => this.sync(generation!, strict ? 'strict' : 'contained'))
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'tool discovery')
+      step = 'setup'
       await this.options.onConnected?.(generation, this.lifetime.signal)
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'setup')
       generation.connectedAt = Date.now()
       this.latest = generation
-      this.phase = { kind: 'ready' }
+      this.setPhase({ kind: 'ready' })
       if (kind === 'retry') {
         this.reconnects++
-        this.options.logger.info(`${this.label}: reconnected and re-synced ${this.toolNames.length} tools (attempt ${this.failedAttempts}/${this.config.reconnect.maxAttempts})`)
+        this.options.logger.info(`${this.label}: reconnected and re-synced ${this.table.names.length} tools (attempt ${this.failedAttempts}/${this.config.reconnect.maxAttempts})`)
       }
     } catch (error) {
-      throw await this.attemptFailed(generation, error)
+      throw await this.attemptFailed(generation, error, step)
     }
   }
 
   /**
    * Closes the failed generation and waits (bounded) until it has: no replacement may start while
    * the old server runs. Then schedules the next attempt. Returns the coded failure, which by then
-   * knows how the server ended (exit code, stderr tail).
+   * knows how the server ended (exit code, that dsh stopped it, stderr tail).
    */
-  private async attemptFailed(generation: Generation | undefined, error: unknown): Promise<McpError> {
-    if (this.disposed) return this.asMcpError(error, generation)
+  private async attemptFailed(generation: Generation | undefined, error: unknown, step: string): Promise<McpError> {
+    if (this.disposed) return this.attemptError(error, step, generation)
     const closed = generation ? await generation.close(CLOSE_BARRIER_MS) : true
-    const failure = this.asMcpError(error, generation)
+    const failure = this.attemptError(error, step, generation)
     if (this.disposed) return failure
-    this.lastError = { message: failure.message, at: Date.now() }
-    this.options.logger.warn(`${this.label}: connection attempt failed: ${failure.message}`)
+    this.recordError(failure.message, generation)
+    this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
     if (!closed) {
       if (this.current !== generation) return failure
       this.current = undefined
-      this.phase = { kind: 'stopped', reason: `the failed server did not exit within ${CLOSE_BARRIER_MS} ms; reconnecting stopped so that two servers never run at once` }
-      this.options.logger.error(`${this.label}: ${this.phase.reason}`)
+      this.setPhase({ kind: 'stopped', reason: `the failed server did not exit within ${CLOSE_BARRIER_MS} ms; reconnecting stopped so that two servers never run at once` })
+      this.options.logger.error(`${this.label}: ${(this.phase as { reason: string }).reason}`)
+      return failure
+    }
+    if (isHarnessError(failure.cause) && PERMANENT_SPAWN_FAILURES.has(failure.cause.code)) {
+      if (this.current === generation) this.current = undefined
+      this.setPhase({ kind: 'unavailable', reason: 'the command cannot be run; install it (or fix `command`), then reload the row' })
+      this.options.logger.error(`${this.label}: ${failure.message}; not retrying`)
       return failure
     }
     this.down(generation, false)
     return failure
   }
 
+  private attemptError(error: unknown, step: string, generation: Generation | undefined): McpError {
+    if (error instanceof McpError) return error
+    const ending = generation?.closed || generation?.transport ? generation.ending() : undefined
+    const classified = classifyFailure(error, { what: step, subject: 'the server', stage: 'connect', ending: ending?.summary ? ending : undefined, disposed: this.disposed })
+    return classified instanceof McpError ? classified : new McpError(classified.message, 'MCP_CONNECT_FAILED', { cause: classified })
+  }
+
+  /** Keeps a failure for status: the message as callers may see it, the detail with the server's stderr. */
+  private recordError(message: string, generation: Generation | undefined): void {
+    const ending = generation?.ending()
+    const detail = ending?.stderr ? `${message}; stderr: ${ending.stderr}` : message
+    this.lastError = { message, detail, at: Date.now() }
+  }
+
   /** The transport of `generation` closed. For an established connection that is an outage. */
   private closed(generation: Generation): void {
-    if (generation.connectedAt === undefined || !(this.current === generation) || this.disposed) return
-    const reason = generation.endDescription() ?? 'the connection closed'
-    this.lastError = { message: reason, at: Date.now() }
-    this.down(generation, true)
+    if (generation.connectedAt === undefined || this.current !== generation || this.disposed) return
+    const ending = generation.ending()
+    const reason = ending.summary ?? 'the connection closed'
+    this.recordError(reason, generation)
+    this.options.logger.warn(`${this.label}: connection lost: ${describeEnding(ending) ?? reason}`)
+    // A server that forgot our session is still there: reconnect at once (the call it refused waits to be sent again).
+    this.down(generation, true, sessionLost(generation))
   }
 
   /** A generation is gone (or an attempt failed before it had one): schedule the next attempt, or give up. */
-  private down(generation: Generation | undefined, lost: boolean): void {
+  private down(generation: Generation | undefined, lost: boolean, immediate = false): void {
     if (this.disposed || this.current !== generation) return
     this.current = undefined
     const policy = this.config.reconnect
     if (!policy.enabled) {
       const reason = lost ? 'the connection was lost and reconnect is disabled; its tools stay listed and fail until the row is reloaded' : 'the connection failed and reconnect is disabled'
-      this.phase = { kind: 'stopped', reason }
+      this.setPhase({ kind: 'stopped', reason })
       this.options.logger.error(`${this.label}: ${reason}`)
       return
     }
     if (generation?.connectedAt !== undefined && Date.now() - generation.connectedAt >= policy.stableAfterMs) this.failedAttempts = 0
     this.failedAttempts++
     if (this.failedAttempts > policy.maxAttempts) {
-      const reason = `gave up after ${policy.maxAttempts} consecutive failed attempts; its tools are unregistered until the row is reloaded`
-      this.phase = { kind: 'failed', reason }
-      void this.enqueue(async () => this.unregisterAll())
+      const reason = `gave up after ${policy.maxAttempts} consecutive failed attempts; its tools stay listed and fail until the row is reloaded`
+      this.setPhase({ kind: 'failed', reason })
       this.options.logger.error(`${this.label}: ${reason}`)
       return
     }
-    const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (this.failedAttempts - 1))
+    const base = immediate ? 0 : Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (this.failedAttempts - 1))
     const delay = Math.round(base * (1 + policy.jitterRatio * (2 * Math.random() - 1)))
-    this.phase = { kind: 'reconnecting', attempt: this.failedAttempts, retryAt: Date.now() + delay }
+    this.setPhase({ kind: 'reconnecting', attempt: this.failedAttempts, retryAt: Date.now() + delay })
     this.options.logger.warn(`${this.label}: ${lost ? 'connection lost; reconnecting' : 'connection failed; retrying'} in ${delay}ms (attempt ${this.failedAttempts}/${policy.maxAttempts})`)
     this.timer = setTimeout(() => {
       this.timer = undefined
@@ -262,24 +362,41 @@ export class Supervisor {
     this.timer.unref()
   }
 
+  /**
+   * `notifications/tools/list_changed`: coalesced. While a re-sync is queued, more notifications
+   * add nothing; while one runs, one more is queued (it will see every change made meanwhile).
+   */
   private listChanged(generation: Generation): void {
-    if (!this.isCurrent(generation)) return
-    this.options.logger.info(`${this.label}: the tool list changed; re-syncing`)
-    this.enqueue(() => this.sync(generation, 'contained')).catch((error: unknown) => {
+    if (!this.isCurrent(generation) || this.resync.queued) return
+    this.resync.queued = true
+    this.enqueue(async () => {
+      this.resync.queued = false
+      this.resync.running = true
+      try {
+        await this.sync(generation, 'contained')
+      } finally {
+        this.resync.running = false
+      }
+    }).catch((error: unknown) => {
       if (this.disposed || !this.isCurrent(generation)) return
-      const failure = this.asMcpError(error, generation)
-      this.lastError = { message: `re-sync failed: ${failure.message}`, at: Date.now() }
+      const failure = error instanceof McpError ? error : this.attemptError(error, 'tools/list', generation)
+      this.lastError = { message: `re-sync failed: ${failure.message}`, detail: `re-sync failed: ${failure.message}`, at: Date.now() }
       this.options.logger.error(`${this.label}: re-sync failed; the previous tools stay: ${failure.message}`)
     })
   }
 
-  /** An HTTP event stream broke: a ping tells whether the server is still there (a failed request closes the transport). */
+  /** The HTTP event stream ended: a ping tells whether the server is still there (a refused or unanswered one closes the transport). */
   private checkAlive(generation: Generation): void {
     if (!this.isCurrent(generation) || generation.connectedAt === undefined) return
     generation.client.ping({ timeout: this.config.startupTimeoutMs }).catch((error: unknown) => {
       if (!this.isCurrent(generation)) return
-      if (error instanceof SdkError && error.code === ErrorCode.RequestTimeout) void generation.close(CLOSE_BARRIER_MS)
+      if (error instanceof SdkError && error.code === ErrorCode.RequestTimeout && !(error.data instanceof ServerErrorData)) void generation.close(CLOSE_BARRIER_MS)
     })
+  }
+
+  private transportError(generation: Generation, error: Error): void {
+    if (this.disposed || generation.closed) return
+    this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
@@ -292,62 +409,55 @@ export class Supervisor {
   }
 
   /**
-   * Fetch every page, then swap. The fence is checked before and after the fetch, so a generation
-   * that died meanwhile publishes nothing. The swap is one synchronous step: all new tools or none.
+   * Fetch every page, then apply the difference. The fence is checked before and after the fetch, so
+   * a generation that died meanwhile publishes nothing. Unchanged tools are neither re-checked nor
+   * re-registered.
    */
   private async sync(generation: Generation, mode: 'strict' | 'contained'): Promise<void> {
     if (!this.isCurrent(generation)) return
+    const started = performance.now()
     const listed = await listAllTools(generation.client, { pageTimeoutMs: this.config.startupTimeoutMs, signal: this.lifetime.signal })
     if (!this.isCurrent(generation)) return
-    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved })
-    const unmatched = plan.unmatched.join('\n')
-    if (unmatched !== this.lastUnmatched) for (const line of plan.unmatched) this.options.logger.warn(`${this.label}: ${line}`)
-    this.lastUnmatched = unmatched
+    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved }, this.table.byFingerprint())
+    this.refused = plan.refused
+    this.warnOnce([
+      ...plan.unmatched,
+      ...plan.refused.map((tool) => `tool ${describeRefused(tool).replace(/: /, ' is refused: ')}`),
+      ...plan.shadowed.map((name) => `tool ${JSON.stringify(name)} is not published: its name is taken by the bridge's own resource tools`),
+    ])
     for (const problem of plan.unenforcedSchemas) this.options.logger.warn(`${this.label}: output schema not enforced for ${problem}`)
-    for (const name of plan.shadowed) this.options.logger.warn(`${this.label}: tool ${JSON.stringify(name)} is not published: its name is taken by the bridge's own resource tools`)
-    this.swap(plan.tools, generation, mode)
+    const changed = this.swap(plan.tools, mode)
+    this.options.logger.debug(`${this.label}: synced ${listed.length} listed tools in ${Math.round(performance.now() - started)} ms (${changed ? 'changed' : 'unchanged'})`)
   }
 
-  private swap(tools: readonly PlannedTool[], generation: Generation, mode: 'strict' | 'contained'): void {
-    this.unregisterAll()
+  /** Logs each warning line once while it stays the same (a re-sync does not repeat them). */
+  private warnOnce(lines: readonly string[]): void {
+    const joined = lines.join('\n')
+    if (joined !== this.lastWarnings) for (const line of lines) this.options.logger.warn(`${this.label}: ${line}`)
+    this.lastWarnings = joined
+  }
+
+  private swap(tools: Parameters<ToolTable['apply']>[0], mode: 'strict' | 'contained'): boolean {
     try {
-      this.unregister = this.options.register(tools.map((tool) => bridgeToolDefinition(tool, { target: generation, supervisor: this, config: this.config })))
+      const changed = this.table.apply(tools)
+      this.conflict = undefined
+      return changed
     } catch (error) {
       this.conflict = `tool registration failed, so no tools are registered: ${errorMessage(error)}`
       this.options.logger.error(`${this.label}: ${this.conflict}`)
       if (mode === 'strict') throw new McpError(`MCP server ${this.serverName}: ${this.conflict}`, 'MCP_NAME_CONFLICT', { cause: error })
-      return
+      return true
     }
-    this.conflict = undefined
-    this.toolNames = tools.map((tool) => tool.publicName)
-  }
-
-  private unregisterAll(): void {
-    const unregister = this.unregister
-    this.unregister = undefined
-    this.toolNames = []
-    unregister?.()
   }
 
   private lostDuring(generation: Generation, what: string): McpError {
     if (this.disposed) return this.lifetime.signal.reason as McpError
-    return new McpError(`the connection closed during ${what}${suffix(generation.endDescription())}`, 'MCP_CONNECT_FAILED')
-  }
-
-  /** A coded error for anything an attempt threw, with what is known about the server's end. */
-  asMcpError(error: unknown, generation?: Generation): McpError {
-    if (error instanceof McpError) return error
-    const end = suffix(generation?.endDescription())
-    if (error instanceof SdkError) {
-      if (error.code === ErrorCode.RequestTimeout) return new McpError(`no answer within ${this.config.startupTimeoutMs} ms${end}`, 'MCP_TIMEOUT', { cause: error })
-      if (error.code === ErrorCode.ConnectionClosed) return new McpError(`the connection closed${end}`, 'MCP_CONNECT_FAILED', { cause: error })
-      return new McpError(`the server answered with error ${error.code}: ${errorMessage(error)}${end}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
-    }
-    if (error instanceof Error && error.name === 'ZodError') return new McpError(`the server sent an invalid answer: ${errorMessage(error).slice(0, 500)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
-    return new McpError(`${errorMessage(error)}${end}`, 'MCP_CONNECT_FAILED', { cause: error })
+    const summary = generation.ending().summary
+    return new McpError(`the connection closed during ${what}${summary ? ` (${summary})` : ''}`, 'MCP_CONNECT_FAILED')
   }
 }
 
-function suffix(text: string | undefined): string {
-  return text ? ` (${text})` : ''
+/** Whether an HTTP generation closed because the server forgot our session (it is still there). */
+function sessionLost(generation: Generation): boolean {
+  return generation.transport instanceof HttpTransport && generation.transport.lostBecause instanceof SessionGoneError
 }

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path'
 import { envFromConfig, errorMessage, type CredentialService, type SubprocessService } from 'dsh-core'
 import type { HttpServerConfig, McpConfig, StdioServerConfig } from './config.ts'
 import { McpError } from './errors.ts'
@@ -15,24 +14,30 @@ export interface TransportServices {
 
 export interface TransportRequest {
   readonly services: TransportServices
+  /** The directory a stdio server runs in (absolute): its `cwd` resolved, else the host's workspace. */
+  readonly cwd: string
   /** Aborted when the row is unloaded: a spawn is cancelled (its group terminated). */
   readonly signal: AbortSignal
-  /** HTTP only: a broken event stream, for the owner to check with a ping. */
+  /** HTTP only: the event stream ended, for the owner to check with a ping. */
   readonly onSuspect: (reason: Error) => void
 }
 
-/** A fresh transport for one connection attempt. Lookups (executable, credentials) happen again each time. */
+/**
+ * A fresh transport for one connection attempt, by the row's `transport`. Lookups (executable,
+ * credentials, passed variables) happen again each time. The one place a transport kind is chosen:
+ * a new kind is a config variant and a case here.
+ */
 export async function createTransport(config: McpConfig, request: TransportRequest): Promise<BridgeTransport> {
   switch (config.transport) {
     case 'stdio':
       return stdioTransport(config, request)
     case 'streamable-http':
-      return new HttpTransport({ url: new URL(config.url), headers: await httpHeaders(config, request.services), onSuspect: request.onSuspect })
+      return new HttpTransport({ url: new URL(config.url), headers: await httpHeaders(config, request.services), maxMessageBytes: config.maxMessageBytes, onSuspect: request.onSuspect })
   }
 }
 
-async function stdioTransport(config: StdioServerConfig, { services, signal }: TransportRequest): Promise<StdioTransport> {
-  const env = envFromConfig(config.env)
+async function stdioTransport(config: StdioServerConfig, { services, cwd, signal }: TransportRequest): Promise<StdioTransport> {
+  const env = { ...passedVariables(config.envVars), ...envFromConfig(config.env) }
   let executable: string
   try {
     executable = await services.subprocess.resolveExecutable(config.command, { env, signal })
@@ -41,9 +46,20 @@ async function stdioTransport(config: StdioServerConfig, { services, signal }: T
   }
   return new StdioTransport({
     subprocess: services.subprocess,
-    spawn: { argv: [executable, ...config.args], cwd: resolve(process.cwd(), config.cwd), env, signal },
+    spawn: { argv: [executable, ...config.args], cwd, env, signal },
     shutdownGraceMs: config.shutdownGraceMs,
+    maxMessageBytes: config.maxMessageBytes,
   })
+}
+
+/** `envVars`: the named parent variables that are set, as they are (explicit `env` entries win). */
+function passedVariables(names: readonly string[]): Record<string, string> {
+  const passed: Record<string, string> = {}
+  for (const name of names) {
+    const value = process.env[name]
+    if (value !== undefined) passed[name] = value
+  }
+  return passed
 }
 
 /** Literal headers, then `envHeaders` and the bearer token read through ctx.credentials (values are never logged). */

@@ -1,7 +1,7 @@
 // The issue's "Must show" through the real `dsh` command and the shipped files:
 // presets/overlays/everything.yml and examples/mcp-crash (a server whose tool exits the process).
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -54,7 +54,7 @@ describe('examples/mcp-crash: a stdio server whose tool exits the process', () =
     expect(run.code).toBe(1)
     const result = JSON.parse(run.stdout) as { error: { code: string; message: string } }
     expect(result.error.code).toBe('MCP_CONNECTION_LOST')
-    expect(result.error.message).toContain('the server exited with code 1; stderr: crash-demo')
+    expect(result.error.message).toBe('exit: the connection to MCP server x was lost during the call: the server exited with code 1')
     expect(run.stderr).toContain('mcp(x): connection lost; reconnecting')
     for (const pid of pidsIn(pidFile)) expect(isAlive(pid), `server ${pid} outlived dsh`).toBe(false)
   })
@@ -70,8 +70,6 @@ describe('examples/mcp-crash: a stdio server whose tool exits the process', () =
   it('in one host: the crash, the reconnect, the next call working, the status row saying so, and nothing left after stop', async () => {
     const pidFile = join(scratch, 'host-pids')
     process.env.CRASH_DEMO_PID_FILE = pidFile
-    const cwd = process.cwd()
-    process.chdir(CRASH_DIR)
     const host = await bootPreset({ preset: join(ROOT, 'presets/base.yml'), overlays: [join(CRASH_DIR, 'overlay.yml')] })
     try {
       const crash = await host.app.tools.execute({ name: 'mcp__x__exit', arguments: {} })
@@ -86,12 +84,52 @@ describe('examples/mcp-crash: a stdio server whose tool exits the process', () =
       expect(row?.detail).toMatch(/^ready: 2 tools; crash-demo 1\.0\.0, pid \d+; reconnected 1 time; last error \d+ s ago: the server exited with code 1; stderr: crash-demo \d+: exiting on request/)
     } finally {
       await host.stop()
-      process.chdir(cwd)
       delete process.env.CRASH_DEMO_PID_FILE
     }
     const pids = pidsIn(pidFile)
     expect(pids).toHaveLength(2)
     for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
+})
+
+describe('where a stdio server runs (issue 17 item 8)', () => {
+  const fixtureOverlay = (extra = '') => {
+    const file = join(scratch, `where-${Math.random().toString(36).slice(2)}.yml`)
+    writeFileSync(file, `- name: dsh-mcp\n  config: { serverName: fixture, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FIXTURE_SERVER)}]${extra} }\n`)
+    return file
+  }
+
+  it('in the workspace (--cwd) by default, not where dsh was started', async () => {
+    const workspace = mkdtempSync(join(scratch, 'workspace-'))
+    const run = await dsh(['call', 'mcp__fixture__cwd', '--preset', 'base', '--config', fixtureOverlay(), '--cwd', workspace])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toBe(`${realpathSync(workspace)}\n`)
+  })
+
+  it('a relative cwd resolves against the overlay that sets it: examples/mcp-crash works from the repository root', async () => {
+    const run = await dsh(['call', 'mcp__x__echo', '{"message":"from the root"}', '--preset', 'base', '--config', 'examples/mcp-crash/overlay.yml'], { cwd: ROOT })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toMatch(/^echo from pid \d+: from the root\n$/)
+  })
+})
+
+describe('records logged during the boot (issue 17 item 6)', () => {
+  it('dsh status shows the bridge\'s boot warnings on stderr after the boot', async () => {
+    const overlay = join(scratch, 'unmatched.yml')
+    writeFileSync(overlay, `- name: dsh-mcp\n  config: { serverName: fixture, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FIXTURE_SERVER)}], enabledTools: [add, no-such-tool] }\n`)
+    const run = await dsh(['status', '--preset', 'base', '--config', overlay])
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain('mcp(fixture): enabledTools/disabledTools name tools the server does not list: no-such-tool')
+    const verbose = await dsh(['status', '--verbose', '--preset', 'base', '--config', overlay])
+    expect(verbose.stderr).toContain('mcp(fixture): enabledTools/disabledTools name tools the server does not list: no-such-tool')
+    expect(verbose.stderr).toMatch(/mcp\(fixture\): synced \d+ listed tools in \d+ ms \(changed\)/)
+  })
+})
+
+describe('examples/mcp-crash (issue 17 item 18)', () => {
+  it('has a README that README.md links to', () => {
+    expect(readFileSync(join(CRASH_DIR, 'README.md'), 'utf8')).toMatch(/^# mcp-crash/)
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(examples/mcp-crash/README.md)')
   })
 })
 

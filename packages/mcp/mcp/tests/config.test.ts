@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bootPreset, PresetError } from 'dsh-core'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { McpConfig } from '../src/config.ts'
 
@@ -24,6 +24,9 @@ describe('McpConfig', () => {
       required: false,
       startupTimeoutMs: 30_000,
       toolCallTimeoutMs: 60_000,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeoutMs: 600_000,
+      maxMessageBytes: 33_554_432,
       disabledTools: [],
       defaultApproval: 'auto',
       toolApproval: {},
@@ -36,6 +39,7 @@ describe('McpConfig', () => {
       prompts: false,
       args: [],
       env: {},
+      envVars: [],
       cwd: '',
       shutdownGraceMs: 2000,
     })
@@ -80,6 +84,10 @@ describe('McpConfig', () => {
     [{ ...http, toolApproval: { delete_file: 'yes' } }, 'toolApproval.delete_file: must be "auto", "prompt" or "deny"'],
     [{ ...stdio, toolApproval: ['delete_file'] }, 'toolApproval'],
     [{ ...stdio, approvalFromAnnotations: 'yes' }, 'approvalFromAnnotations'],
+    [{ ...stdio, maxMessageBytes: 10 }, 'maxMessageBytes'],
+    [{ ...stdio, toolCallTimeoutMs: 5000, maxTotalTimeoutMs: 1000 }, 'maxTotalTimeoutMs: maxTotalTimeoutMs must not be less than toolCallTimeoutMs'],
+    [{ ...stdio, envVars: ['NOT A NAME'] }, 'envVars.0: must look like an environment variable name'],
+    [{ ...http, envVars: ['GITHUB_TOKEN'] }, ': Unrecognized key: "envVars"'],
   ])('refuses %j naming %s', (config, expected) => {
     expect(problems(config).some((problem) => problem.startsWith(expected) || problem.includes(expected))).toBe(true)
   })
@@ -128,5 +136,43 @@ describe('through the preset runner', () => {
 
   it('zod issues name the path', () => {
     expect(() => McpConfig.parse({ ...stdio, reconnect: { maxAttempts: 0 } })).toThrow(z.ZodError)
+  })
+})
+
+describe('${VAR} expansion (env, headers, url, args)', () => {
+  const set = { MCP_EXPAND_HOST: 'example.test', MCP_EXPAND_TOKEN: 'sekret', MCP_EXPAND_EMPTY: '' }
+  beforeAll(() => Object.assign(process.env, set))
+  afterAll(() => {
+    for (const name of Object.keys(set)) delete process.env[name]
+  })
+
+  it('expands ${VAR} and ${VAR:-default} from the environment when the row loads', () => {
+    const stdioRow = McpConfig.parse({ ...stdio, args: ['--host=${MCP_EXPAND_HOST}', '${MCP_EXPAND_UNSET:-fallback}', '$HOME stays'], env: { TOKEN: '${MCP_EXPAND_TOKEN}', MODE: '${MCP_EXPAND_EMPTY:-empty means default}' } })
+    expect(stdioRow.transport === 'stdio' && stdioRow.args).toEqual(['--host=example.test', 'fallback', '$HOME stays'])
+    expect(stdioRow.transport === 'stdio' && stdioRow.env).toEqual({ TOKEN: 'sekret', MODE: 'empty means default' })
+    const httpRow = McpConfig.parse({ ...http, url: 'https://${MCP_EXPAND_HOST}/mcp', headers: { Authorization: 'Bearer ${MCP_EXPAND_TOKEN}' } })
+    expect(httpRow.transport === 'streamable-http' && [httpRow.url, httpRow.headers]).toEqual(['https://example.test/mcp', { Authorization: 'Bearer sekret' }])
+  })
+
+  it('an unset variable without a default is a load error naming the field and the variable', () => {
+    expect(problems({ ...stdio, env: { TOKEN: '${MCP_EXPAND_NOT_SET}' } })).toEqual(['env.TOKEN: ${MCP_EXPAND_NOT_SET} is not set in the environment and has no default (${MCP_EXPAND_NOT_SET:-default} gives one)'])
+    expect(problems({ ...http, url: 'https://${MCP_EXPAND_NOT_SET}/mcp' })[0]).toMatch(/^url: \$\{MCP_EXPAND_NOT_SET\} is not set/)
+  })
+
+  it('through the preset runner the error names the row', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-mcp-expand-'))
+    try {
+      const preset = join(dir, 'preset.yml')
+      writeFileSync(preset, ['- name: dsh-core/tools', '- name: dsh-core/subprocess', '- id: github', '  name: dsh-mcp', '  config: { transport: stdio, serverName: github, command: node, env: { GITHUB_TOKEN: "${MCP_EXPAND_NOT_SET}" } }'].join('\n'))
+      const error = await bootPreset({ preset }).then(
+        () => undefined,
+        (failure: unknown) => failure as PresetError,
+      )
+      expect(error?.code).toBe('PRESET_CONFIG_INVALID')
+      expect(error?.message).toContain('row "github" (dsh-mcp)')
+      expect(error?.message).toContain('config.env.GITHUB_TOKEN: ${MCP_EXPAND_NOT_SET} is not set in the environment')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -9,14 +9,13 @@ import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs } f
 afterEach(stopRigs)
 
 describe('a server that dies', () => {
-  it('a tool that exits the process: that call is MCP_CONNECTION_LOST with the exit and stderr, then the bridge reconnects and the next call works', async () => {
+  it('a tool that exits the process: that call is MCP_CONNECTION_LOST with the exit (stderr only in status), then the bridge reconnects and the next call works', async () => {
     const rig = await startRig()
     await rig.add(fixtureRow())
     const before = await rig.serverPids()
     const result = await rig.call('mcp__fixture__exit-now')
     expect(result.isError && result.error.code).toBe('MCP_CONNECTION_LOST')
-    expect(result.isError && result.error.message).toContain('exited with code 3')
-    expect(result.isError && result.error.message).toContain('fixture: exiting without an answer')
+    expect(result.isError && result.error.message).toBe('exit-now: the connection to MCP server fixture was lost during the call: the server exited with code 3')
     await eventually(async () => expect(await rig.text('mcp__fixture__add', { a: 20, b: 22 })).toBe('42'))
     const after = await rig.serverPids()
     expect(after.pid).not.toBe(before.pid)
@@ -85,23 +84,28 @@ describe('the crash budget', () => {
     await eventually(async () => expect((await rig.status()).detail).toMatch(/^failed: gave up after 2 consecutive failed attempts/))
     const status = await rig.status()
     expect(status.state).toBe('crashed')
-    expect(status.detail).toContain('exited with code 5; stderr: fixture: refusing to start')
+    expect(status.detail).toContain('last error: initialize: the connection closed (the server exited with code 5); stderr: fixture: refusing to start')
     expect(rig.logs.filter((line) => line.includes('connection attempt failed'))).toHaveLength(3)
     expect(rig.logged('connection failed; retrying in 40ms (attempt 2/2)')).toBe(true)
     expect(rig.toolNames()).toEqual([])
     expect(rig.app.subprocess.live).toBe(0)
   })
 
-  it('a crash loop inside the stability window gives up and unregisters every tool', async () => {
+  it('a crash loop inside the stability window gives up; its tools stay listed and answer MCP_UNAVAILABLE naming the server and its last error', async () => {
     const rig = await startRig()
     await rig.add(fixtureRow({ reconnect: { ...FAST_RECONNECT, maxAttempts: 1, stableAfterMs: 60_000 } }))
+    const tools = rig.toolNames()
     await rig.call('mcp__fixture__exit-now')
     await eventually(async () => expect((await rig.status()).state).toBe('ready'))
     await rig.call('mcp__fixture__exit-now')
-    await eventually(() => expect(rig.toolNames()).toEqual([]))
+    await eventually(async () => expect((await rig.status()).detail).toMatch(/^failed: /))
     const status = await rig.status()
-    expect(status.detail).toMatch(/^failed: gave up after 1 consecutive failed attempts; its tools are unregistered until the row is reloaded; last error: the server exited with code 3/)
-    expect(await rig.errorCode('mcp__fixture__add')).toBe('UNKNOWN_TOOL')
+    expect(status.state).toBe('crashed')
+    expect(status.detail).toMatch(/^failed: gave up after 1 consecutive failed attempts; its tools stay listed and fail until the row is reloaded; last error: the server exited with code 3/)
+    expect(rig.toolNames()).toEqual(tools)
+    const result = await rig.call('mcp__fixture__add', { a: 1, b: 1 })
+    expect(result.isError && result.error.code).toBe('MCP_UNAVAILABLE')
+    expect(result.isError && result.error.message).toBe('MCP server fixture is unavailable (failed: gave up after 1 consecutive failed attempts; its tools stay listed and fail until the row is reloaded; last error: the server exited with code 3)')
   })
 
   it('a connection that stayed up for stableAfterMs resets the count', async () => {
@@ -154,14 +158,16 @@ describe('startup', () => {
     expect(rig.app.subprocess.live).toBe(0)
   })
 
-  it('not required: a command that does not exist leaves the row loaded with no tools, retrying, and says why', async () => {
+  it('not required: a command that does not exist is unavailable at once, not retried; the row loads and says why', async () => {
     const rig = await startRig()
-    const fork = await rig.add(fixtureRow({ command: 'no-such-mcp-server-command', reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 } }))
+    const fork = await rig.add(fixtureRow({ command: 'no-such-mcp-server-command' }))
     expect(fork.status).toBe(2)
     expect(rig.toolNames()).toEqual([])
     const status = await rig.status()
-    expect(status.state).toBe('crashed')
-    expect(status.detail).toMatch(/^reconnecting 1\/3, next attempt in \d+ s; last error: command: `no-such-mcp-server-command` not found on PATH/)
+    expect(status.state).toBe('unavailable')
+    expect(status.detail).toMatch(/^unavailable: the command cannot be run; install it \(or fix `command`\), then reload the row; last error: command: `no-such-mcp-server-command` not found on PATH/)
+    expect(rig.logs.filter((line) => line.includes('connection attempt failed'))).toHaveLength(1)
+    expect(rig.logged('retrying in')).toBe(false)
   })
 
   it('two rows cannot share a server name; the first keeps working, and the name is free again once it is unloaded', async () => {

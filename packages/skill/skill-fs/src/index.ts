@@ -9,7 +9,8 @@ export { FilesystemSkills, type Discovery } from './provider.ts'
 export { splitFrontmatter, parseFrontmatter } from './frontmatter.ts'
 export { skillFields, type SkillFields, type FileOrigin } from './fields.ts'
 export { skillRoots, findProjectRoot, type SkillRoot } from './roots.ts'
-export type { Rejection, RootReport } from './scan.ts'
+export type { Rejection, ScannedRoot } from './scan.ts'
+export type { RootReport, Shadowed } from './status.ts'
 
 /**
  * dsh-skill-fs: registers one filesystem skill provider with `ctx.skills` and, when a readiness

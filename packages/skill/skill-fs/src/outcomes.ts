@@ -8,14 +8,15 @@ import { parseFrontmatter } from './frontmatter.ts'
  */
 export type Outcome =
   | { readonly kind: 'skill'; readonly fields: SkillFields; readonly warnings: readonly string[] }
-  | { readonly kind: 'rejected'; readonly reason: string; readonly lasting: boolean }
+  /** `at`: the file the reason is about, when it is not the skill file itself (a `skill.md` in the wrong case). */
+  | { readonly kind: 'rejected'; readonly reason: string; readonly lasting: boolean; readonly at?: string }
   | { readonly kind: 'none' }
 
 /** A file deleted mid-scan: neither offered nor rejected. */
 export const NONE: Outcome = { kind: 'none' }
 
-export function rejected(reason: string, lasting = true): Outcome {
-  return { kind: 'rejected', reason, lasting }
+export function rejected(reason: string, lasting = true, at?: string): Outcome {
+  return at === undefined ? { kind: 'rejected', reason, lasting } : { kind: 'rejected', reason, lasting, at }
 }
 
 /** The outcome of a frontmatter already cut out of its file. */

@@ -1,4 +1,3 @@
-import { relative } from 'node:path'
 import { throwIfAborted, type CapabilityRow, type FileSystem, type HostLifetime } from 'dsh-core'
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import type { Places, SkillFsConfig } from './config.ts'
@@ -6,7 +5,8 @@ import { NOT_TEXT_REASON } from './head.ts'
 import { isNotText, loadSkill } from './load.ts'
 import { OutcomeCache, rejected } from './outcomes.ts'
 import { findProjectRoot, skillRoots, type SkillRoot } from './roots.ts'
-import { scanRoot, type Rejection, type RootReport, type ScanSettings, type SkillLocator } from './scan.ts'
+import { scanRoot, type ScannedRoot, type ScanSettings, type SkillLocator } from './scan.ts'
+import { newDiagnostics, resolveNames, rootRow, summaryRow, worthARow, type RootReport } from './status.ts'
 import { isSkillPath, RootWatcher } from './watch.ts'
 
 export interface Logger {
@@ -33,7 +33,8 @@ export class FilesystemSkills {
   readonly provider: SkillProvider
   private readonly watcher: RootWatcher | undefined
   private readonly settings: ScanSettings
-  private readonly reported = new Set<string>()
+  /** Diagnostics already logged (path and reason), so each is said once. */
+  private readonly said = new Set<string>()
   private readonly outcomes: OutcomeCache
   /** The roots of recent reads, per project ('' for reads without a cwd): what `fileChanged` checks against. */
   private readonly recent = new Map<string, readonly SkillRoot[]>()
@@ -82,22 +83,18 @@ export class FilesystemSkills {
   /** The workspace's project (from `cwd`) and every root a read for it looks at. */
   private async rootsFor(cwd: string | undefined): Promise<{ project: string | undefined; roots: SkillRoot[] }> {
     const project = cwd === undefined ? undefined : await findProjectRoot(this.fs, cwd)
-    return { project, roots: skillRoots(this.config, this.places, project) }
+    return { project, roots: skillRoots(this.config, this.places, project, cwd) }
   }
 
   private async scan(project: string | undefined, roots: readonly SkillRoot[], signal: AbortSignal | undefined): Promise<Discovery> {
-    const candidates: SkillCandidate[] = []
-    const reports: RootReport[] = []
-    let lookAgain = false
+    const scanned: ScannedRoot[] = []
     for (const root of roots) {
       throwIfAborted(signal)
-      const scanned = await scanRoot(this.fs, root, this.config.providerName, this.settings, this.outcomes)
-      candidates.push(...scanned.candidates)
-      reports.push(scanned.report)
-      lookAgain ||= scanned.lookAgain
-      this.logRejections(scanned.report)
+      scanned.push(await scanRoot(this.fs, root, this.config.providerName, this.settings, this.outcomes))
     }
-    return { project, candidates, reports, lookAgain }
+    const { candidates, reports } = resolveNames(scanned)
+    for (const report of reports) for (const line of newDiagnostics(report, this.said)) this.log.warn(line)
+    return { project, candidates, reports, lookAgain: scanned.some((root) => root.lookAgain) }
   }
 
   private async list(options: ViewOptions): Promise<SkillCandidate[] | Observation> {
@@ -145,22 +142,17 @@ export class FilesystemSkills {
     if (this.recent.size > this.config.watchMaxProjects) this.recent.delete(this.recent.keys().next().value!)
   }
 
-  /** `dsh status`: a summary row, then one row per root that has skills, rejected files or a problem. */
+  /** `dsh status`: a summary row, then one row per root that has skills, diagnostics or a problem. */
   async statusRows(cwd: string, signal: AbortSignal): Promise<CapabilityRow[]> {
     const { project, roots } = await this.rootsFor(cwd)
     // A long-lived host watches what it reports on, so the rows say whether that works.
     if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
     const { reports } = await this.scan(project, roots, signal)
-    const total = reports.reduce((sum, report) => sum + report.skills, 0)
-    const shown = reports.filter((report) => report.skills || report.rejected.length || report.warnings.length || report.unreadable || this.notWatched(report.root))
-    const rows: CapabilityRow[] = [
-      {
-        id: this.config.providerName,
-        state: 'ready',
-        detail: `${total} skill${total === 1 ? '' : 's'} in ${reports.length} roots${project ? ` (project ${project})` : ''}; ${this.watching(roots)}`,
-      },
-    ]
-    for (const report of shown) rows.push(this.rootRow(report))
+    const rows = [summaryRow(this.config.providerName, project, reports, this.watching(roots))]
+    for (const report of reports) {
+      const notWatched = this.notWatched(report.root)
+      if (worthARow(report, notWatched)) rows.push(rootRow(report, notWatched))
+    }
     return rows
   }
 
@@ -179,32 +171,5 @@ export class FilesystemSkills {
   /** Stops watching; idempotent. Reads still work afterwards, unwatched. */
   close(): Promise<void> {
     return (this.closed ??= this.watcher?.close() ?? Promise.resolve())
-  }
-
-  private rootRow(report: RootReport): CapabilityRow {
-    const { root, skills, rejected, warnings, unreadable } = report
-    const notWatched = this.notWatched(root)
-    if (unreadable) return { id: this.rootId(root), state: 'unavailable', detail: `${root.path}: cannot be read: ${unreadable}${notWatched ? `; not watched: ${notWatched}` : ''}` }
-    const parts = [`${root.path}: ${skills} skill${skills === 1 ? '' : 's'}`]
-    const listed = (items: readonly Rejection[]) => items.map((item) => `${relative(root.path, item.path) || item.path} (${item.reason})`).join('; ')
-    if (warnings.length) parts.push(`${warnings.length} warning${warnings.length === 1 ? '' : 's'}: ${listed(warnings)}`)
-    if (rejected.length) parts.push(`${rejected.length} rejected: ${listed(rejected)}`)
-    if (notWatched) parts.push(`not watched: ${notWatched}`)
-    return { id: this.rootId(root), state: skills ? 'ready' : 'unavailable', detail: parts.join('; ') }
-  }
-
-  private rootId(root: SkillRoot): string {
-    return root.source === 'custom' ? `custom-${this.places.customRoots.indexOf(root.path) + 1}` : root.source
-  }
-
-  private logRejections(report: RootReport): void {
-    for (const [items, what] of [[report.rejected, 'rejected'], [report.warnings, 'loaded with a warning']] as const) {
-      for (const item of items) {
-        const key = `${item.path}\0${item.reason}`
-        if (this.reported.has(key)) continue
-        this.reported.add(key)
-        this.log.warn(`skill file ${item.path} ${what}: ${item.reason}`)
-      }
-    }
   }
 }

@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { FileSystem } from 'dsh-core'
 import { SkillRank } from 'dsh-skill'
 import type { Places, SkillFsConfig } from './config.ts'
@@ -8,6 +8,8 @@ export interface SkillRoot {
   readonly path: string
   /** `project-dsh`, `user-agents`, `custom`, … (the summary's `source`). */
   readonly source: string
+  /** The root's `dsh status` row: its source, with the directory for a package below the project root (`project-dsh:packages/app`) and the position for a custom root (`custom-2`). */
+  readonly id: string
   readonly rank: number
   /** The project a project root belongs to; shared roots (user, custom, bundled) have none. */
   readonly project?: string
@@ -28,25 +30,52 @@ export async function findProjectRoot(fs: FileSystem, cwd: string): Promise<stri
   }
 }
 
-/** Every root for a read, in rank order; a path listed twice keeps its first (better-ranked) role. */
-export function skillRoots(config: SkillFsConfig, places: Places, project: string | undefined): SkillRoot[] {
+/** The three kinds of skill directory, in the order they rank within one directory. */
+const KINDS = [
+  { dir: '.dsh', source: 'project-dsh', rank: SkillRank.projectDsh },
+  { dir: '.agents', source: 'project-agents', rank: SkillRank.projectAgents },
+  { dir: '.claude', source: 'project-claude', rank: SkillRank.projectClaude },
+] as const
+
+/**
+ * The project roots of a read, nearest first: the skill directories of the workspace, of each
+ * directory above it, and of the project root. The project root keeps the table's ranks (100, 200,
+ * 220); a directory `k` levels below it ranks its three kinds `100 − 3k`, `101 − 3k` and `102 − 3k`,
+ * so a nearer directory wins a name whatever kind of skill directory holds it.
+ */
+function projectRoots(project: string, cwd: string): SkillRoot[] {
+  const below = relative(project, resolve(cwd))
+  const parts = below && !below.startsWith('..') ? below.split(sep) : []
   const roots: SkillRoot[] = []
-  if (config.includeDefaultRoots && project !== undefined) {
-    roots.push(
-      { path: join(project, '.dsh', 'skills'), source: 'project-dsh', rank: SkillRank.projectDsh, project },
-      { path: join(project, '.agents', 'skills'), source: 'project-agents', rank: SkillRank.projectAgents, project },
-      { path: join(project, '.claude', 'skills'), source: 'project-claude', rank: SkillRank.projectClaude, project },
-    )
+  for (let depth = parts.length; depth >= 0; depth--) {
+    const where = parts.slice(0, depth).join(sep)
+    const dir = join(project, where)
+    KINDS.forEach((kind, index) => {
+      roots.push({
+        path: join(dir, kind.dir, 'skills'),
+        source: kind.source,
+        id: where ? `${kind.source}:${where.split(sep).join('/')}` : kind.source,
+        rank: depth ? SkillRank.projectDsh - 3 * depth + index : kind.rank,
+        project,
+      })
+    })
   }
-  for (const path of places.customRoots) roots.push({ path, source: 'custom', rank: SkillRank.custom })
+  return roots
+}
+
+/** Every root for a read, in rank order; a path listed twice keeps its first (better-ranked) role. */
+export function skillRoots(config: SkillFsConfig, places: Places, project: string | undefined, cwd: string | undefined): SkillRoot[] {
+  const roots: SkillRoot[] = []
+  if (config.includeDefaultRoots && project !== undefined) roots.push(...projectRoots(project, cwd ?? project))
+  places.customRoots.forEach((path, index) => roots.push({ path, source: 'custom', id: `custom-${index + 1}`, rank: SkillRank.custom }))
   if (config.includeDefaultRoots) {
     roots.push(
-      { path: join(places.dshHome, 'skills'), source: 'user-dsh', rank: SkillRank.userDsh, skip: '.system' },
-      { path: join(places.userHome, '.agents', 'skills'), source: 'user-agents', rank: SkillRank.userAgents },
-      { path: join(places.userHome, '.claude', 'skills'), source: 'user-claude', rank: SkillRank.userClaude },
+      { path: join(places.dshHome, 'skills'), source: 'user-dsh', id: 'user-dsh', rank: SkillRank.userDsh, skip: '.system' },
+      { path: join(places.userHome, '.agents', 'skills'), source: 'user-agents', id: 'user-agents', rank: SkillRank.userAgents },
+      { path: join(places.userHome, '.claude', 'skills'), source: 'user-claude', id: 'user-claude', rank: SkillRank.userClaude },
     )
   }
-  if (places.bundledRoot !== undefined) roots.push({ path: places.bundledRoot, source: 'bundled', rank: SkillRank.bundled })
+  if (places.bundledRoot !== undefined) roots.push({ path: places.bundledRoot, source: 'bundled', id: 'bundled', rank: SkillRank.bundled })
   const seen = new Set<string>()
   return roots.filter((root) => !seen.has(root.path) && seen.add(root.path))
 }

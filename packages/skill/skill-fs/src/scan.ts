@@ -13,21 +13,18 @@ export interface Rejection {
   readonly reason: string
 }
 
-/** What one root held at the last look. */
-export interface RootReport {
+/**
+ * One root looked at: what it offers (in its entries' order), what it rejected, what it offers
+ * with a warning, why it could not be listed at all, and whether a passing I/O error means the next
+ * read must look again.
+ */
+export interface ScannedRoot {
   readonly root: SkillRoot
-  readonly skills: number
+  readonly candidates: SkillCandidate[]
   readonly rejected: readonly Rejection[]
   /** Skills offered although they stray from the spec (a name that differs from its directory, a long description). */
   readonly warnings: readonly Rejection[]
-  /** Why the root itself could not be listed (it then offers nothing). */
   readonly unreadable?: string
-}
-
-/** One root looked at: what it offers, what it rejected, and whether a passing I/O error means the next read must look again. */
-export interface ScannedRoot {
-  readonly candidates: SkillCandidate[]
-  readonly report: RootReport
   readonly lookAgain: boolean
 }
 
@@ -77,7 +74,7 @@ async function readSkillFile(fs: FileSystem, file: SkillFile, settings: ScanSett
   } catch (error) {
     return absent(error) ? NONE : unreadable(error)
   }
-  if (!info) return NONE
+  if (!info) return file.origin.kind === 'directory' ? missingSkillFile(fs, file) : NONE
   if (info.type !== 'file') return rejected('SKILL.md is not a regular file')
   if (info.size > settings.maxSkillFileBytes) return rejected(`the file has ${info.size} bytes, over the maxSkillFileBytes limit of ${settings.maxSkillFileBytes}`)
   const known = cache.get(file.path, info.size, info.mtimeMs)
@@ -114,8 +111,28 @@ async function skillFileOf(fs: FileSystem, root: SkillRoot, entry: DirEntry): Pr
     case 'missing':
       return { path: entry.path, reason: await brokenLink(fs, entry.path) }
     case 'other':
-      return undefined
+      // A FIFO, socket or device named like a flat skill: never opened, but said.
+      return entry.name.endsWith('.md') ? { path: entry.path, reason: 'not a regular file' } : undefined
   }
+}
+
+/**
+ * A bundle directory without a readable `SKILL.md`: a directory of resources stays silent, but a
+ * `SKILL.md` that is a broken link, or a `skill.md` in the wrong case (other systems are not
+ * case-sensitive), is what the author meant as a skill and gets a line.
+ */
+async function missingSkillFile(fs: FileSystem, file: SkillFile): Promise<Outcome> {
+  let entries: DirEntry[]
+  try {
+    entries = await fs.listDir(file.directory)
+  } catch {
+    return NONE
+  }
+  for (const entry of entries) {
+    if (entry.name === 'SKILL.md' && entry.type === 'missing') return rejected(await brokenLink(fs, entry.path))
+  }
+  const misnamed = entries.find((entry) => entry.name !== 'SKILL.md' && entry.name.toLowerCase() === 'skill.md')
+  return misnamed ? rejected('the file must be named SKILL.md, in capitals', true, misnamed.path) : NONE
 }
 
 /** A symlink whose target cannot be reached: a loop, or a target that is not there. */
@@ -159,9 +176,9 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
   try {
     entries = await fs.listDir(root.path)
   } catch (error) {
-    if (absent(error)) return { candidates: [], report: { root, skills: 0, rejected: [], warnings: [] }, lookAgain: false }
+    if (absent(error)) return { root, candidates: [], rejected: [], warnings: [], lookAgain: false }
     const problem = readProblem(error)
-    return { candidates: [], report: { root, skills: 0, rejected: [], warnings: [], unreadable: problem.reason }, lookAgain: !problem.lasting }
+    return { root, candidates: [], rejected: [], warnings: [], unreadable: problem.reason, lookAgain: !problem.lasting }
   }
   const files = await Promise.all(entries.map((entry) => skillFileOf(fs, root, entry)))
   const reads = await mapBounded(files, settings.io === 'sync' ? 1 : settings.readConcurrency, (file) => (file && !('reason' in file) ? readSkillFile(fs, file, settings, cache) : undefined))
@@ -180,13 +197,13 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
         return
       case 'rejected':
         lookAgain ||= !outcome.lasting
-        return void rejections.push({ path: file.path, reason: outcome.reason })
+        return void rejections.push({ path: outcome.at ?? file.path, reason: outcome.reason })
       case 'skill':
         for (const reason of outcome.warnings) warnings.push({ path: file.path, reason })
         return void candidates.push(candidateOf(outcome.fields, root, file, providerName))
     }
   })
-  return { candidates, report: { root, skills: candidates.length, rejected: rejections, warnings }, lookAgain }
+  return { root, candidates, rejected: rejections, warnings, lookAgain }
 }
 
 /**

@@ -110,8 +110,10 @@ export class RootWatcher {
       entry.owners.add(ownerOf(root))
     }
     if (project !== undefined) {
+      // Reads from different directories of one project use different package roots: all stay until the project is let go.
+      const known = this.projects.get(project) ?? []
       this.projects.delete(project)
-      this.projects.set(project, roots.filter((root) => root.project === project).map((root) => root.path))
+      this.projects.set(project, [...new Set([...known, ...roots.filter((root) => root.project === project).map((root) => root.path)])])
       let evicted = false
       while (this.projects.size > this.options.maxProjects) {
         const [oldest, paths] = this.projects.entries().next().value!

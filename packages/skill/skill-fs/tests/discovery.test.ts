@@ -50,7 +50,8 @@ describe('roots, ranks and shadowing', () => {
     await bundle(join(loose, '.dsh', 'skills'), 'loose-skill')
     await bundle(join(base, 'loose', '.dsh', 'skills'), 'above-loose')
     host = await fsHost({ ...quiet, userHome: home })
-    expect((await host.app.skills.list({ cwd: sub })).map((s) => s.name)).toEqual(['from-root'])
+    // (The subdirectory's own skills count too: see nested.test.ts.)
+    expect((await host.app.skills.list({ cwd: sub })).map((s) => s.name)).toEqual(['from-root', 'from-sub'])
     expect((await host.app.skills.list({ cwd: loose })).map((s) => s.name)).toEqual(['loose-skill'])
   })
 
@@ -196,7 +197,10 @@ describe('frontmatter and validation (S1)', () => {
   it('rejects each malformed file with its reason, keeps its valid siblings, and never crashes discovery', async () => {
     const { project, home } = await layout()
     const root = join(project, '.dsh', 'skills')
-    const file = (name: string, text: string | Buffer) => put(join(root, name, 'SKILL.md'), text)
+    // A status row names ten rejected files; the rest are spread over two more roots.
+    const roots = [root, join(project, '.agents', 'skills'), join(project, '.claude', 'skills')]
+    let placed = 0
+    const file = (name: string, text: string | Buffer) => put(join(roots[Math.floor(placed++ / 9)]!, name, 'SKILL.md'), text)
     await bundle(root, 'valid')
     await file('colon', '---\nname: colon\ndescription: Use this: when things break\n---\nx\n')
     await file('tabs', '---\nname: tabs\n\tdescription: indented with a tab\n---\nx\n')
@@ -216,13 +220,14 @@ describe('frontmatter and validation (S1)', () => {
     await file('bom', '\ufeff---\nname: bom\ndescription: Saved by Notepad\n---\nBody.\n')
     await file('invalid-utf8', Buffer.concat([Buffer.from('---\nname: invalid-utf8\ndescription: '), Buffer.from([0xc3, 0x28]), Buffer.from('\n---\n')]))
     await file('too-big', `${skillMd({ name: 'too-big', description: 'x' })}${'z'.repeat(10 * 1024 * 1024)}`)
-    await mkdir(join(root, 'dir-named', 'SKILL.md'), { recursive: true })
+    await mkdir(join(roots[2]!, 'dir-named', 'SKILL.md'), { recursive: true })
     host = await fsHost({ ...quiet, userHome: home })
     const snapshot = await host.app.skills.snapshot({ cwd: project })
     expect(snapshot).toMatchObject({ complete: true })
     expect(snapshot.skills.map((s) => s.name)).toEqual(['valid'])
-    const row = (await host.app.readiness.report({ probe: true, cwd: project })).find((r) => r.id === 'project-dsh')!
-    expect(row.state).toBe('ready')
+    const rows = (await host.app.readiness.report({ probe: true, cwd: project })).filter((r) => r.id.startsWith('project-'))
+    expect(rows.map((r) => `${r.id}:${r.state}`)).toEqual(['project-agents:unavailable', 'project-claude:unavailable', 'project-dsh:ready'])
+    const items = rows.flatMap((r) => r.detail.split('; '))
     const expectations: Record<string, RegExp> = {
       colon: /not valid YAML: Nested mappings.*line 3/,
       tabs: /not valid YAML: Tabs/,
@@ -245,10 +250,10 @@ describe('frontmatter and validation (S1)', () => {
       'dir-named': /not a regular file/,
     }
     for (const [name, reason] of Object.entries(expectations)) {
-      const item = row.detail.split('; ').find((part) => part.replace(/^\d+ rejected: /, '').startsWith(`${name}/SKILL.md (`))
+      const item = items.find((part) => part.replace(/^\d+ rejected: /, '').startsWith(`${name}/SKILL.md (`))
       expect(item, `${name} is reported`).toMatch(reason)
     }
-    expect(row.detail).toMatch(/^.*: 1 skill; 19 rejected: /)
+    expect(rows.map((r) => r.detail.replace(/^.*?: /, '').split(':')[0])).toEqual(['0 skills; 9 rejected', '0 skills; 1 rejected', '1 skill; 9 rejected'])
   })
 
   it('accepts CRLF, a "----" value, a date, a block scalar description and a file that ends at the closing line', async () => {

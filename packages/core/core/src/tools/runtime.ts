@@ -62,6 +62,8 @@ export class ToolRuntime extends Service {
   /** Live approvers, oldest first; the last one answers. */
   private readonly approvers: { readonly answer: Approver }[] = []
   private readonly settings: ToolsConfig
+  /** `batch()` nesting, and whether a change happened inside it. */
+  private readonly hold = { depth: 0, changed: false }
   /** The app's event registry, asked directly whether anyone listens (see `announce`). */
   private readonly hooks: Context['events']['_hooks']
   private readonly lifecycle: Context['events']
@@ -108,6 +110,24 @@ export class ToolRuntime extends Service {
         if (removed) this.changed()
       }
     })
+  }
+
+  /**
+   * Runs `change` (registrations and disposals) with `tools/change` held back, then emits it once
+   * if anything changed: a surface replacing part of its tools announces one change, and no
+   * listener sees the catalog half replaced. Synchronous; nests.
+   */
+  batch<T>(change: () => T): T {
+    const hold = this.hold
+    hold.depth++
+    try {
+      return change()
+    } finally {
+      if (--hold.depth === 0 && hold.changed) {
+        hold.changed = false
+        this.changed()
+      }
+    }
   }
 
   get(name: string): ToolDefinition | undefined {
@@ -338,6 +358,11 @@ export class ToolRuntime extends Service {
   }
 
   private changed(): void {
+    const hold = this.hold
+    if (hold.depth > 0) {
+      hold.changed = true
+      return
+    }
     try {
       this.ctx.emit('tools/change')
     } catch (error) {

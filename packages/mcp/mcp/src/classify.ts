@@ -1,0 +1,80 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ErrorCode, McpError as SdkError } from '@modelcontextprotocol/sdk/types.js'
+import { errorMessage, oneLine, ToolError } from 'dsh-core'
+import { z } from 'zod'
+import { McpError } from './errors.ts'
+import type { Ending } from './generation.ts'
+import { SessionGoneError } from './http-transport.ts'
+import { OversizedBodyError, ServerUnreachableError } from './http-wire.ts'
+import { TransportClosedError } from './stdio-transport.ts'
+import { ServerErrorData, TransportFault } from './wire.ts'
+
+/** How much of a server's error text goes into an error message. */
+export const ERROR_MESSAGE_CHARS = 1000
+
+export interface FailureContext {
+  /** What was being done, for the message: a tool's raw name, `initialize`, `tools/list`. */
+  readonly what: string
+  /** Who failed, for the message: `MCP server x` in a call, `the server` in a connection attempt. */
+  readonly subject: string
+  /** A call (`MCP_CONNECTION_LOST` when the connection goes) or a connection attempt (`MCP_CONNECT_FAILED`). */
+  readonly stage: 'call' | 'connect'
+  /** How the connection ended, if it did (only its summary reaches the message). */
+  readonly ending: Ending | undefined
+  /** The row is being unloaded: a lost connection is `MCP_DISPOSED`. */
+  readonly disposed: boolean
+}
+
+/**
+ * A coded error for anything a request or a connection attempt threw, decided by where it came
+ * from, never by its code or wording alone: an error answer the server sent (`ServerErrorData`),
+ * an answer our transport made up (`TransportFault`), the HTTP layer (typed errors and status
+ * codes), the SDK's schema (`$ZodError`), or the SDK itself (its own closed/timeout errors, which
+ * carry no server data).
+ */
+export function classifyFailure(error: unknown, context: FailureContext): McpError | ToolError {
+  if (error instanceof McpError || error instanceof ToolError) return error
+  const { what, subject } = context
+  if (error instanceof SdkError && error.data instanceof ServerErrorData) {
+    const server = error.data
+    return new McpError(`${what}: ${subject} answered with error ${server.code}: ${bounded(server.message)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.code })
+  }
+  if (error instanceof SdkError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
+  if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
+  if (error instanceof z.core.$ZodError) return new McpError(`${what}: ${subject} sent a message the MCP schema refuses: ${zodReason(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
+  if (error instanceof StreamableHTTPError && !(error.code === 400 || error.code === 404)) {
+    return new McpError(`${what}: ${subject} answered HTTP ${error.code}: ${bounded(oneLine(errorMessage(error)))}`, 'MCP_SERVER_ERROR', { cause: error, ...(error.code === undefined ? {} : { httpStatus: error.code }) })
+  }
+  if (error instanceof SdkError && error.code === ErrorCode.RequestTimeout && context.stage === 'connect') {
+    const timeout = (error.data as { timeout?: unknown } | undefined)?.timeout
+    return new McpError(`${what}: no answer ${typeof timeout === 'number' ? `within ${timeout} ms` : `from ${subject}`}${suffix(context.ending)}`, 'MCP_TIMEOUT', { cause: error })
+  }
+  if (context.disposed) return new McpError(`${what}: the row of ${subject} was unloaded`, 'MCP_DISPOSED', { cause: error })
+  // The connection is gone: the SDK closed its requests, our transport refused to send, the HTTP
+  // session or the server itself disappeared. What we know of the end says why.
+  const gone =
+    (error instanceof SdkError && error.code === ErrorCode.ConnectionClosed) ||
+    error instanceof TransportClosedError ||
+    error instanceof SessionGoneError ||
+    error instanceof ServerUnreachableError
+  const why = gone ? (context.ending?.summary ?? (error instanceof Error && !(error instanceof SdkError) ? error.message : undefined)) : errorMessage(error)
+  if (context.stage === 'call') return new McpError(`${what}: the connection to ${subject} was lost during the call${why ? `: ${why}` : ''}`, 'MCP_CONNECTION_LOST', { cause: error })
+  return new McpError(`${what}: the connection closed${why ? ` (${why})` : ''}`, 'MCP_CONNECT_FAILED', { cause: error })
+}
+
+/** The first problem a zod error reports, on one line: `tools.3.inputSchema.required: expected array, received string`. */
+export function zodReason(error: z.core.$ZodError): string {
+  const [issue] = error.issues
+  if (!issue) return 'invalid'
+  const path = issue.path.map(String).join('.')
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ''
+  return `${path ? `${path}: ` : ''}${oneLine(issue.message)}${more}`
+}
+
+function bounded(text: string): string {
+  return text.length > ERROR_MESSAGE_CHARS ? `${text.slice(0, ERROR_MESSAGE_CHARS)}…` : text
+}
+
+function suffix(ending: Ending | undefined): string {
+  return ending?.summary ? ` (${ending.summary})` : ''
+}

@@ -1,0 +1,129 @@
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js'
+
+/**
+ * Where an error answer came from, told by type rather than by code or text: the SDK builds its own
+ * "connection closed" (-32000) and "request timed out" (-32001) errors with the same codes a server
+ * may send. Every error answer read from the wire gets a `ServerErrorData` as its `data`, and every
+ * answer a transport makes up for a request the server answered unusably gets a `TransportFault`;
+ * the SDK passes `data` through to the `McpError` it rejects the request with.
+ */
+export class ServerErrorData {
+  constructor(
+    readonly code: number,
+    readonly message: string,
+    /** The `data` the server sent, as it sent it. */
+    readonly data: unknown,
+  ) {}
+}
+
+/** Why a transport answered a request itself. */
+export type Fault =
+  | { readonly kind: 'oversized'; readonly bytes: number; readonly limit: number }
+  | { readonly kind: 'malformed'; readonly problem: string }
+
+export class TransportFault {
+  constructor(readonly fault: Fault) {}
+
+  describe(): string {
+    const fault = this.fault
+    switch (fault.kind) {
+      case 'oversized':
+        return `sent a message of ${fault.bytes} bytes, over maxMessageBytes (${fault.limit})`
+      case 'malformed':
+        return `answered with ${fault.problem}`
+    }
+  }
+}
+
+/** Marks an error answer read from the wire as the server's own (see `ServerErrorData`). */
+export function fromPeer(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || typeof message.error !== 'object' || message.error === null) return message
+  const { code, message: text, data } = message.error
+  return { ...message, error: { code, message: text, data: new ServerErrorData(code, text, data) } }
+}
+
+/** The answer a transport delivers for request `id` instead of one it could not use. */
+export function faultAnswer(id: RequestId, fault: Fault): JSONRPCMessage {
+  const data = new TransportFault(fault)
+  // -32603 (internal error) only satisfies the message schema; callers read `data`.
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: data.describe(), data } }
+}
+
+/**
+ * Requests sent and not yet answered, so a transport can tell which request an unusable answer
+ * belonged to. A request the SDK gives up on (`notifications/cancelled`) is forgotten too.
+ */
+export class PendingRequests {
+  private readonly ids = new Set<RequestId>()
+
+  sent(message: JSONRPCMessage): void {
+    if ('method' in message && 'id' in message) this.ids.add(message.id)
+    else if ('method' in message && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId
+      if (id !== undefined) this.ids.delete(id)
+    }
+  }
+
+  answered(message: JSONRPCMessage): void {
+    if (!('method' in message) && 'id' in message && message.id !== undefined) this.ids.delete(message.id)
+  }
+
+  has(id: RequestId): boolean {
+    return this.ids.has(id)
+  }
+
+  /** The one pending request, when exactly one is. */
+  only(): RequestId | undefined {
+    if (this.ids.size !== 1) return undefined
+    const [id] = this.ids
+    return id
+  }
+}
+
+/** The id of something that looks like an answer (an `id` and no `method`), if it has a usable one. */
+export function answerId(value: unknown): RequestId | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || 'method' in value) return undefined
+  const id = (value as { id?: unknown }).id
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : undefined
+}
+
+/** What is wrong with an answer the message schema refused, in words: "a result that is not an object (string)". */
+export function answerProblem(value: object): string {
+  if ('result' in value) {
+    const result = (value as { result: unknown }).result
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) return `a result that is not an object (${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result})`
+    return 'a result the MCP message schema refuses'
+  }
+  if ('error' in value) return 'an error that is not a JSON-RPC error object'
+  return 'an answer with neither a result nor an error'
+}
+
+const HEAD_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/
+const TAIL_ID = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/
+
+/**
+ * The id of an oversized message from its first and last bytes: servers write `id` either first
+ * (`{"jsonrpc":"2.0","id":7,…`) or last (`…,"jsonrpc":"2.0","id":7}`, the TypeScript SDK). A key
+ * right before the closing brace of the whole text can only be a top-level key.
+ */
+export function idAtEdges(head: string, tail: string): RequestId | undefined {
+  const found = HEAD_ID.exec(head)?.[1] ?? TAIL_ID.exec(tail)?.[1]
+  if (found === undefined) return undefined
+  try {
+    return JSON.parse(found) as RequestId
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Hands `message` to the SDK client so that it sees it after every notification read before it.
+ * The client runs a notification's handler one microtask after receiving it but settles a request
+ * at once, dropping the request's progress listener: without this, the progress a server sends
+ * right before its answer (the last step) would arrive to no one.
+ */
+export function deliverInOrder(deliver: ((message: JSONRPCMessage) => void) | undefined, message: JSONRPCMessage): void {
+  if (!deliver) return
+  if ('method' in message) deliver(message)
+  else queueMicrotask(() => deliver(message))
+}

@@ -1,0 +1,106 @@
+import { relative } from 'node:path'
+import type { CapabilityRow } from 'dsh-core'
+import type { SkillCandidate } from 'dsh-skill'
+import type { Rejection, ScannedRoot } from './scan.ts'
+
+/** A skill file whose name a better-ranked file (in the same root or an earlier one) already offers. */
+export interface Shadowed {
+  readonly path: string
+  readonly by: string
+}
+
+/** A root as a read saw it together with the others: the names it wins, and its files shadowed by better ones. */
+export interface RootReport extends ScannedRoot {
+  readonly skills: number
+  readonly shadowed: readonly Shadowed[]
+}
+
+/**
+ * Every root of a read, in rank order, with each name offered once: the first file of a name wins
+ * it (as the registry's rank order would), later ones are shadowed and not offered at all.
+ */
+export function resolveNames(scanned: readonly ScannedRoot[]): { candidates: SkillCandidate[]; reports: RootReport[] } {
+  const winners = new Map<string, string>()
+  const candidates: SkillCandidate[] = []
+  const reports = scanned.map((root): RootReport => {
+    const shadowed: Shadowed[] = []
+    let skills = 0
+    for (const candidate of root.candidates) {
+      const path = candidate.path!
+      const by = winners.get(candidate.name)
+      if (by !== undefined) {
+        shadowed.push({ path, by })
+        continue
+      }
+      winners.set(candidate.name, path)
+      candidates.push(candidate)
+      skills++
+    }
+    return { ...root, skills, shadowed }
+  })
+  return { candidates, reports }
+}
+
+/** At most this many items of one kind are named on a status row, or logged one by one. */
+const LISTED = 10
+
+const count = (n: number) => n.toLocaleString('en-US')
+const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`
+
+function bounded(items: readonly string[]): string {
+  const shown = items.slice(0, LISTED)
+  return items.length > LISTED ? [...shown, `and ${count(items.length - LISTED)} more`].join('; ') : shown.join('; ')
+}
+
+/** The `dsh status` summary row: names offered (not files), roots, the project, shadowed files, how the roots are watched. */
+export function summaryRow(id: string, project: string | undefined, reports: readonly RootReport[], watching: string): CapabilityRow {
+  const skills = reports.reduce((sum, report) => sum + report.skills, 0)
+  const shadowed = reports.reduce((sum, report) => sum + report.shadowed.length, 0)
+  const parts = [`${plural(skills, 'skill')} in ${count(reports.length)} roots${project ? ` (project ${project})` : ''}`]
+  if (shadowed) parts.push(`${count(shadowed)} shadowed`)
+  parts.push(watching)
+  return { id, state: 'ready', detail: parts.join('; ') }
+}
+
+/** Whether a root has anything to say on its own row. */
+export function worthARow(report: RootReport, notWatched: string | undefined): boolean {
+  return Boolean(report.skills || report.shadowed.length || report.rejected.length || report.warnings.length || report.unreadable || notWatched)
+}
+
+/** One root's row: its skills, then (each bounded) its warnings, shadowed files and rejections, and whether it is watched; `unavailable` when nothing in it is usable. */
+export function rootRow(report: RootReport, notWatched: string | undefined): CapabilityRow {
+  const { root, skills, warnings, shadowed, rejected, unreadable } = report
+  // Inside the root, relative to it; elsewhere (a better root's file), absolute.
+  const where = (path: string) => {
+    const inside = relative(root.path, path)
+    return inside && !inside.startsWith('..') ? inside : path
+  }
+  const listed = (items: readonly Rejection[]) => bounded(items.map((item) => `${where(item.path)} (${item.reason})`))
+  const parts = unreadable ? [`${root.path}: cannot be read: ${unreadable}`] : [`${root.path}: ${plural(skills, 'skill')}`]
+  if (warnings.length) parts.push(`${plural(warnings.length, 'warning')}: ${listed(warnings)}`)
+  if (shadowed.length) parts.push(`${count(shadowed.length)} shadowed: ${bounded(shadowed.map((item) => `${where(item.path)} (by ${where(item.by)})`))}`)
+  if (rejected.length) parts.push(`${count(rejected.length)} rejected: ${listed(rejected)}`)
+  if (notWatched) parts.push(`not watched: ${notWatched}`)
+  // Shadowed files are fine files: only a root with nothing usable at all is unavailable.
+  return { id: root.id, state: skills || shadowed.length ? 'ready' : 'unavailable', detail: parts.join('; ') }
+}
+
+/**
+ * The log lines for what a scan of one root found that was not said before (`said` remembers):
+ * one line per file, or, past a handful, one line for all of them, so a root full of notes that are
+ * not skills cannot flood the log.
+ */
+export function newDiagnostics(report: RootReport, said: Set<string>): string[] {
+  const fresh: { item: Rejection; what: string }[] = []
+  for (const [items, what] of [[report.rejected, 'rejected'], [report.warnings, 'loaded with a warning']] as const) {
+    for (const item of items) {
+      const key = `${item.path}\0${item.reason}`
+      if (said.has(key)) continue
+      said.add(key)
+      fresh.push({ item, what })
+    }
+  }
+  if (fresh.length <= LISTED) return fresh.map(({ item, what }) => `skill file ${item.path} ${what}: ${item.reason}`)
+  const [{ item }] = fresh as [(typeof fresh)[number]]
+  return [`skill root ${report.root.path}: ${count(fresh.length)} files rejected or loaded with a warning (the first: ${relative(report.root.path, item.path)}: ${item.reason}); dsh status names the first ${LISTED}`]
+}

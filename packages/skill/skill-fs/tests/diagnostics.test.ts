@@ -1,0 +1,78 @@
+import { execFileSync } from 'node:child_process'
+import { mkdir, symlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { captureLogs } from '../../skill/tests/helpers.ts'
+import { bundle, fsHost, layout, put, removeTempDirs, skillMd, type FsHost } from './helpers.ts'
+
+// Every file that looks like a skill and is not offered gets a line saying why, and the lines stay
+// bounded however many such files a root holds.
+
+let host: FsHost | undefined
+let logs: ReturnType<typeof captureLogs> | undefined
+
+afterEach(async () => {
+  logs?.stop()
+  logs = undefined
+  await host?.stop()
+  host = undefined
+  await removeTempDirs()
+})
+
+async function rows(cwd: string) {
+  return (await host!.app.readiness.report({ probe: true, cwd })).filter((row) => row.surface === 'skill')
+}
+
+describe('diagnostics', () => {
+  it('a dangling SKILL.md link, a lowercase skill.md, a FIFO and a flat file shadowed by a bundle each get a line', async () => {
+    const { base, project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'fine')
+    await mkdir(join(root, 'dangling'), { recursive: true })
+    await symlink(join(base, 'nowhere', 'SKILL.md'), join(root, 'dangling', 'SKILL.md'))
+    await put(join(root, 'lower', 'skill.md'), skillMd({ name: 'lower', description: 'x' }))
+    execFileSync('mkfifo', [join(root, 'pipe.md')])
+    await bundle(root, 'twice', 'the bundle')
+    await put(join(root, 'twice.md'), skillMd({ name: 'twice', description: 'the flat file' }))
+    // A directory without any SKILL.md (resources kept beside the skills) stays silent.
+    await put(join(root, 'assets', 'logo.txt'), 'x')
+    host = await fsHost({ watch: false, userHome: home })
+    const skills = await host.app.skills.list({ cwd: project })
+    expect(skills.map((skill) => `${skill.name}:${skill.description}`)).toEqual(['fine:fine from ' + root, 'twice:the bundle'])
+    const [summary, row] = await rows(project)
+    expect(summary!.detail).toMatch(/^2 skills in 6 roots \(project .*\); 1 shadowed; not watching/)
+    expect(row!.detail).toBe(
+      `${root}: 2 skills; 1 shadowed: twice.md (by twice/SKILL.md); 3 rejected: ` +
+        'dangling/SKILL.md (a broken symbolic link: its target does not exist); ' +
+        'lower/skill.md (the file must be named SKILL.md, in capitals); ' +
+        'pipe.md (not a regular file)',
+    )
+  })
+
+  it('a skill shadowed by a better-ranked root is counted once, and said on the losing root', async () => {
+    const { project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'same', 'project')
+    await bundle(join(home, '.claude', 'skills'), 'same', 'user')
+    await bundle(join(home, '.claude', 'skills'), 'other', 'user')
+    host = await fsHost({ watch: false, userHome: home })
+    const all = await rows(project)
+    expect(all[0]!.detail).toMatch(/^2 skills in 6 roots .*; 1 shadowed; /)
+    expect(all.find((row) => row.id === 'user-claude')?.detail).toBe(`${join(home, '.claude', 'skills')}: 1 skill; 1 shadowed: same/SKILL.md (by ${join(project, '.dsh', 'skills', 'same', 'SKILL.md')})`)
+  })
+
+  it('3,000 notes that are not skills give a bounded status row and one summary warning', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'real')
+    await mkdir(root, { recursive: true })
+    for (let i = 0; i < 3000; i++) await put(join(root, `note-${String(i).padStart(4, '0')}.md`), `# Note ${i}\n`)
+    logs = captureLogs()
+    host = await fsHost({ watch: false, userHome: home })
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['real'])
+    const row = (await rows(project)).find((candidate) => candidate.id === 'project-dsh')!
+    expect(row.detail).toMatch(/^.*: 1 skill; 3,000 rejected: note-0000\.md \(no frontmatter: the first line must be exactly ---\); (?:[^;]+; ){9}and 2,990 more$/)
+    const warnings = logs.lines.filter((line) => line.includes(root))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/3,000 files rejected.*note-0000\.md.*dsh status/)
+  })
+})

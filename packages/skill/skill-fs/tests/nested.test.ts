@@ -1,0 +1,62 @@
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { bundle, fsHost, layout, removeTempDirs, type FsHost } from './helpers.ts'
+
+// A monorepo: skill directories in the packages between the session's workspace and the project
+// root are found, the nearest first, as Codex and Claude Code find them.
+
+let host: FsHost | undefined
+
+afterEach(async () => {
+  await host?.stop()
+  host = undefined
+  await removeTempDirs()
+})
+
+async function monorepo() {
+  const place = await layout()
+  const pkg = join(place.project, 'packages')
+  const app = join(pkg, 'app')
+  await mkdir(join(app, 'src'), { recursive: true })
+  return { ...place, pkg, app }
+}
+
+describe('skill directories from the workspace up to the project root', () => {
+  it('finds .dsh, .agents and .claude skills in every directory on the way, the nearest first', async () => {
+    const { project, pkg, app, home } = await monorepo()
+    await bundle(join(project, '.dsh', 'skills'), 'at-root')
+    await bundle(join(pkg, '.agents', 'skills'), 'in-packages')
+    await bundle(join(app, '.claude', 'skills'), 'in-app')
+    // One name at every level: the nearest directory wins it, whichever kind of root holds it.
+    await bundle(join(project, '.dsh', 'skills'), 'shared', 'from the project root')
+    await bundle(join(pkg, '.dsh', 'skills'), 'shared', 'from packages')
+    await bundle(join(app, '.claude', 'skills'), 'shared', 'from the app')
+    // In one directory: .dsh before .agents before .claude.
+    await bundle(join(app, '.agents', 'skills'), 'kinds', 'app .agents')
+    await bundle(join(app, '.dsh', 'skills'), 'kinds', 'app .dsh')
+    host = await fsHost({ watch: false, userHome: home })
+    const skills = await host.app.skills.list({ cwd: join(app, 'src') })
+    expect(skills.map((skill) => skill.name)).toEqual(['at-root', 'in-app', 'in-packages', 'kinds', 'shared'])
+    const byName = Object.fromEntries(skills.map((skill) => [skill.name, skill]))
+    expect(byName.shared?.description).toBe('from the app')
+    expect(byName.kinds?.description).toBe('app .dsh')
+    // From the project root only the root's own directories count.
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['at-root', 'shared'])
+    const rows = (await host.app.readiness.report({ probe: true, cwd: join(app, 'src') })).filter((row) => row.surface === 'skill')
+    // (Status sorts its rows by id.)
+    expect(rows.map((row) => row.id)).toEqual(['filesystem', 'project-agents:packages', 'project-agents:packages/app', 'project-claude:packages/app', 'project-dsh', 'project-dsh:packages', 'project-dsh:packages/app'])
+    // Four levels (src, app, packages, the project root) of three roots, and the three user roots; names, not files, are counted.
+    expect(rows[0]!.detail).toMatch(/^5 skills in 15 roots \(project .*\); 3 shadowed; not watching/)
+    expect(rows.find((row) => row.id === 'project-dsh:packages')?.detail).toBe(`${join(pkg, '.dsh', 'skills')}: 0 skills; 1 shadowed: shared/SKILL.md (by ${join(app, '.claude', 'skills', 'shared', 'SKILL.md')})`)
+  })
+
+  it('watches a package skill directory that appears later', async () => {
+    const { app, home } = await monorepo()
+    host = await fsHost({ watchStabilityThresholdMs: 50, watchPollIntervalMs: 20, userHome: home })
+    const cwd = join(app, 'src')
+    expect(await host.app.skills.list({ cwd })).toEqual([])
+    await bundle(join(app, '.agents', 'skills'), 'late')
+    await vi.waitFor(async () => expect((await host!.app.skills.list({ cwd })).map((skill) => skill.name)).toEqual(['late']), { timeout: 10_000, interval: 50 })
+  })
+})
