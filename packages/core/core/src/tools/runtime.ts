@@ -3,7 +3,7 @@ import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { deadline, MAX_TIMER_DELAY_MS, type Deadline } from '../abort.ts'
 import { untracked } from '../lifetime.ts'
-import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../errors.ts'
+import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { runInSession } from '../sessions/current.ts'
 import { approvalModeOf, approve } from './approval.ts'
@@ -302,13 +302,13 @@ export class ToolRuntime extends Service {
 
   /** The error for a call to a name no tool has: its namespace owner's explanation, else UNKNOWN_TOOL. */
   private unknown(name: string): Error {
-    const unknown = new ToolError(`no tool named "${name}"`, 'UNKNOWN_TOOL')
+    const unknown = new ToolError(`no tool named ${quote(name)}`, 'UNKNOWN_TOOL')
     const claim = this.namespaces.filter((entry) => name.startsWith(entry.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0]
     if (!claim) return unknown
     try {
       return claim.explain(name) ?? unknown
     } catch (error) {
-      this.ctx.logger('tools').warn(`the namespace ${claim.prefix} failed to explain ${name}: ${errorMessage(error)}`)
+      this.ctx.logger('tools').warn(`the namespace ${claim.prefix} failed to explain ${quote(name)}: ${errorMessage(error)}`)
       return unknown
     }
   }

@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolExecution } from 'dsh-core'
+import { quote, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { SkillError } from '../errors.ts'
 import { isSkillName, skillNameProblem } from '../name.ts'
@@ -12,8 +12,11 @@ export const SKILL_TOOL_DESCRIPTION = [
   'Call it before acting on a task that names a skill or clearly matches a skill description, then follow the instructions it returns.',
 ].join(' ')
 
+/** Far above any skill name (64 characters): longer is INVALID_ARGS before the name is even looked at. */
+export const MAX_SKILL_NAME_ARGUMENT_CHARS = 1024
+
 const SkillToolInput = z.strictObject({
-  name: z.string().describe('The exact skill name from the available skills list.'),
+  name: z.string().max(MAX_SKILL_NAME_ARGUMENT_CHARS).describe('The exact skill name from the available skills list.'),
 })
 
 const ResourceBaseValue = z.discriminatedUnion('kind', [
@@ -55,7 +58,7 @@ export function skillTool(skills: SkillRegistry, settings: ToolSkillConfig): Too
     output: SkillToolValue,
     timeoutMs: settings.timeoutMs,
     async execute({ name }, exec: ToolExecution) {
-      if (!isSkillName(name)) throw new SkillError(`${JSON.stringify(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
+      if (!isSkillName(name)) throw new SkillError(`${quote(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
       const view = sessionView(exec.session, exec.signal)
       const summary = (await skills.list(view)).find((skill) => skill.name === name)
       if (!summary) throw unknownSkill(name)
