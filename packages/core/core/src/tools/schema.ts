@@ -15,6 +15,21 @@ export function inputJsonSchema(toolName: string, schema: z.ZodType): JsonObject
   return converted as JsonObject
 }
 
+/**
+ * The JSON Schema a host publishes for a tool's canonical value (MCP's `outputSchema`): the output
+ * side of its `output`, when that describes an object; undefined when it cannot be expressed.
+ */
+export function outputJsonSchema(schema: z.ZodType): JsonObject | undefined {
+  let converted: Record<string, unknown>
+  try {
+    converted = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'throw' }) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+  delete converted.$schema
+  return converted.type === 'object' ? (converted as JsonObject) : undefined
+}
+
 /** What `describeIssues` reads of a schema failure (a zod error of any copy of zod). */
 export interface SchemaIssues {
   readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]
