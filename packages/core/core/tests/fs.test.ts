@@ -249,6 +249,12 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
       expect(await fs.readText(await file('straddle.txt', text), { maxBytes: 1_000_000 })).toBe(text)
     })
 
+    it('reads a file whose size says 0 (procfs) whole, in chunks sized independently of that', async () => {
+      const text = await fs.readText('/proc/self/status', { maxBytes: 1_000_000 })
+      expect(text).toMatch(/^Name:/)
+      expect(text).toContain('VmRSS:')
+    })
+
     it('refuses binary content (a NUL byte) with FS_NOT_TEXT', async () => {
       const path = await file('bin.dat', Buffer.from([0x68, 0x69, 0x00, 0x21]))
       expect(await fsCode(fs.readText(path, { maxBytes: 1000 }))).toBe('FS_NOT_TEXT')

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
+import { throwIfAborted, type FileSystem } from 'dsh-core'
 import type { LspLocation } from 'dsh-lsp'
 import { displayLine } from './line-collector.ts'
 import { readSourceLines } from './source-lines.ts'
@@ -36,11 +36,12 @@ export async function readLineTexts(
 ): Promise<(string | undefined)[]> {
   const texts: (string | undefined)[] = locations.map(() => undefined)
   if (limits.lineTextChars === 0 || locations.length === 0) return texts
-  const workspace = await attempt(() => fs.workspace(workspaceDir, signal), signal)
-  if (!workspace) return texts
+  // The canonical directory is all the proof needs (a stat or a URL of it would be thrown away).
+  const root = await attempt(() => fs.resolve(workspaceDir, { signal }), signal)
+  if (!root) return texts
 
   const meter = { bytes: 0 }
-  for (const [path, wants] of await groupByContainedFile(fs, workspace, locations, signal)) {
+  for (const [path, wants] of await groupByContainedFile(fs, root, locations, signal)) {
     const left = limits.lineTextBudgetBytes - meter.bytes
     if (left <= 0) break
     const read = () => readSourceLines(fs, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
@@ -53,18 +54,13 @@ export async function readLineTexts(
 }
 
 /** Canonical in-workspace file → what is wanted from it. Aliases of one file share an entry. */
-async function groupByContainedFile(
-  fs: FileSystem,
-  workspace: Workspace,
-  locations: readonly LspLocation[],
-  signal: AbortSignal,
-): Promise<Map<string, FileWants>> {
+async function groupByContainedFile(fs: FileSystem, root: string, locations: readonly LspLocation[], signal: AbortSignal): Promise<Map<string, FileWants>> {
   const canonicalByUri = new Map<string, string | undefined>()
   const files = new Map<string, FileWants>()
   for (const [index, location] of locations.entries()) {
     if (!canonicalByUri.has(location.uri)) {
       const local = localPath(location.uri)
-      canonicalByUri.set(location.uri, local === undefined ? undefined : await attempt(() => fs.contained(workspace, local, signal), signal))
+      canonicalByUri.set(location.uri, local === undefined ? undefined : await attempt(() => containedPath(fs, root, local, signal), signal))
     }
     const canonical = canonicalByUri.get(location.uri)
     if (canonical === undefined) continue
@@ -74,6 +70,12 @@ async function groupByContainedFile(
     wants.locations.push(index)
   }
   return files
+}
+
+/** `path` with symlinks resolved, when that lies inside the canonical `root`; what `fs.contained` proves, without a Workspace. */
+async function containedPath(fs: FileSystem, root: string, path: string, signal: AbortSignal): Promise<string | undefined> {
+  const canonical = await fs.resolve(path, { signal })
+  return fs.contains(root, canonical) ? canonical : undefined
 }
 
 /** The local path of a `file:` URI, or undefined for other schemes, remote hosts and undecodable paths. */

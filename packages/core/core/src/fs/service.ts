@@ -43,6 +43,8 @@ export interface ContainedText {
 }
 
 const CHUNK_BYTES = 64 * 1024
+/** Files that report a size of 0 (procfs) or a tiny one still read in chunks of at least this. */
+const MIN_CHUNK_BYTES = 4 * 1024
 const BINARY_SNIFF_BYTES = 8 * 1024
 
 export const FsConfig = z.strictObject({
@@ -183,15 +185,19 @@ export class FileSystem extends Service {
       throw fsErrorFrom(error, `"${path}"`)
     }
     try {
-      if (!(await this.io.fstat(fd)).isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      const info = await this.io.fstat(fd)
+      if (!info.isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
       const decoder = new TextDecoder('utf-8', { fatal: true })
-      const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+      // Sized to the file (one read, then the end), so a small source file costs a small buffer: a
+      // fresh 64 KiB one per read is most of the CPU of reading it. A file that grows is still read whole.
+      const chunkBytes = Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, info.size + 1))
+      const buffer = Buffer.allocUnsafe(chunkBytes)
       let sniffed = 0
       for (;;) {
         throwIfFsAborted(signal, `reading "${path}"`)
         let bytesRead: number
         try {
-          bytesRead = await this.io.read(fd, buffer, CHUNK_BYTES)
+          bytesRead = await this.io.read(fd, buffer, chunkBytes)
         } catch (error) {
           throw fsErrorFrom(error, `"${path}"`)
         }
