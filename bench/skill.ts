@@ -59,9 +59,13 @@ async function bare(roots: readonly string[]): Promise<number> {
   return found
 }
 
-/** The skill-fs tests' real host (registry, skill-fs, the tool and what they inject), unwatched. */
+/**
+ * The skill-fs tests' real host (registry, skill-fs, the tool and what they inject), unwatched and
+ * one-shot like the `dsh` process start a cold discovery stands for (so `ctx.fs` makes its system
+ * calls on the event loop, its one-shot default).
+ */
 function boot(place: ReturnType<typeof layout>): Promise<FsHost> {
-  return fsHost({ watch: false, rescanMs: 3_600_000, userHome: place.home, customRoots: [place.custom] }, { tool: true })
+  return fsHost({ watch: false, rescanMs: 3_600_000, userHome: place.home, customRoots: [place.custom] }, { tool: true, lifetime: 'one-shot' })
 }
 
 export async function benchSkill(): Promise<string[]> {
