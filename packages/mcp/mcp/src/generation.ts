@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ListRootsRequestSchema, ToolListChangedNotificationSchema, type Root } from '@modelcontextprotocol/sdk/types.js'
-import { HttpTransport } from './http-transport.ts'
+import { StdioTransport } from './stdio-transport.ts'
 import { withOwnSignal } from './own-signal.ts'
 import type { BridgeTransport } from './transport.ts'
 
@@ -14,7 +14,7 @@ export interface GenerationHooks {
   /** The transport closed (for stdio: the whole process group is gone). */
   onClosed(generation: Generation): void
   /** Something went wrong outside any request (a line that is not JSON-RPC, a broken event stream). */
-  onTransportError(generation: Generation, error: Error): void
+  onTransportError(error: Error): void
   /** The server asked for the client's roots (`roots/list`). */
   roots(): Root[]
 }
@@ -55,7 +55,7 @@ export class Generation {
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onListChanged(this))
     this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: hooks.roots() }))
     this.client.onerror = (error) => {
-      if (!this.closing && !this.closed) hooks.onTransportError(this, error)
+      if (!this.closing && !this.closed) hooks.onTransportError(error)
     }
     this.client.onclose = () => {
       this.closed = true
@@ -92,13 +92,13 @@ export class Generation {
   }
 
   get pid(): number | undefined {
-    return this.transport instanceof HttpTransport ? undefined : this.transport.pid
+    return this.transport instanceof StdioTransport ? this.transport.pid : undefined
   }
 
   /** What is known about how the connection ended (see `Ending`). */
   ending(): Ending {
     const transport = this.transport
-    if (transport instanceof HttpTransport) return { summary: transport.lostBecause?.message, stderr: '' }
+    if (!(transport instanceof StdioTransport)) return { summary: transport.lostBecause?.message, stderr: '' }
     const exit = transport.exitDescription()
     const tail = transport.stderrTail().trim()
     return { summary: exit ? `the server ${exit}` : undefined, stderr: tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail }
