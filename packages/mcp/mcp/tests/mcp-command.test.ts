@@ -76,7 +76,7 @@ describe('dsh mcp', () => {
     const called = await dsh(['call', 'mcp__hosted__whoami', '--json', '--preset', 'base', '--config', overlay], home)
     runs.push(called)
     expect(JSON.parse(called.stdout).content[0].text).toBe('you are ada')
-    const got = await dsh(['mcp', 'get', 'hosted', '--json', '--preset', 'base', '--config', overlay, '-v'], home)
+    const got = await dsh(['mcp', 'get', 'hosted', '--json', '--preset', 'base', '--config', overlay], home)
     runs.push(got)
     expect(JSON.parse(got.stdout)).toMatchObject({ name: 'hosted', state: 'ready', login: 'logged in' })
 

@@ -6,6 +6,7 @@ import { bootPreset, composePreset, errorMessage, isHarnessError, oneLine, type 
 import { Config, login, loginKey, McpConfig, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
+import { routeLogsToStderr } from '../logging.ts'
 import { tellStderr, writeOut } from '../output.ts'
 import { OverlayFile } from './overlay-file.ts'
 
@@ -156,7 +157,14 @@ function remoteConfig(entry: ServerEntry): RemoteServerConfig {
 }
 
 async function report(options: Options, signal: AbortSignal): Promise<CapabilityReport[]> {
-  const host = await bootPreset({ preset: options.preset, overlays: readOverlays(options), signal, lifetime: 'one-shot', workspace: options.cwd })
+  // Logs go to stderr, as for every dsh command: stdout carries the answer only.
+  const logs = routeLogsToStderr({ verbose: false })
+  let host
+  try {
+    host = await bootPreset({ preset: options.preset, overlays: readOverlays(options), signal, lifetime: 'one-shot', workspace: options.cwd })
+  } finally {
+    logs.booted(host !== undefined)
+  }
   try {
     const readiness = host.app.get('readiness')
     return readiness ? (await readiness.report({ probe: true, signal, cwd: options.cwd })).filter((row) => row.surface === 'mcp') : []
