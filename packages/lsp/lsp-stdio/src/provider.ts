@@ -1,4 +1,4 @@
-import { abortError, FsError, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, FsError, quote, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
@@ -160,7 +160,7 @@ export class StdioLspProvider implements LspProvider {
     } catch (error) {
       if (signal.aborted) throw abortError(signal, queryAborted)
       const reason = error instanceof Error ? error.message : String(error)
-      throw new LspError(`workspace "${root}" cannot be used: ${reason}`, 'LSP_WORKSPACE_INVALID', { cause: error })
+      throw new LspError(`workspace ${quote(root)} cannot be used: ${reason}`, 'LSP_WORKSPACE_INVALID', { cause: error })
     }
   }
 
@@ -170,10 +170,10 @@ export class StdioLspProvider implements LspProvider {
     } catch (error) {
       if (signal.aborted) throw abortError(signal, queryAborted)
       if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
-        throw new LspError(`source "${filePath}" resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
+        throw new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
       }
       const reason = error instanceof Error ? error.message : String(error)
-      throw new LspError(`source "${filePath}" cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
+      throw new LspError(`source ${quote(filePath)} cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
     }
   }
 
