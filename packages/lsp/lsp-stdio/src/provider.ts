@@ -1,6 +1,19 @@
 import { abortError, FsError, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
-import { LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
+import {
+  LspError,
+  type LspDiagnosticsResult,
+  type LspDocumentSymbolsResult,
+  type LspFileChange,
+  type LspProvider,
+  type LspProviderDiagnosticsRequest,
+  type LspProviderDocumentSymbolsRequest,
+  type LspProviderQuery,
+  type LspQueryResult,
+  type LspWorkspaceSymbolsRequest,
+  type LspWorkspaceSymbolsResult,
+} from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
+import { AnchorFiles } from './anchor-file.ts'
 import type { ServerConfig } from './config.ts'
 import type { ServerInstance } from './instance.ts'
 import type { Launcher } from './launch.ts'
@@ -39,6 +52,9 @@ export class StdioLspProvider implements LspProvider {
   private readonly supervision: Supervision
   /** Workspace lookups in flight, which disposal waits for. */
   private readonly lookups = new Set<Promise<void>>()
+  /** File changes still being told to the servers; work waits for them so a server never sees a stale file. */
+  private readonly changes = new Set<Promise<void>>()
+  private readonly anchors: AnchorFiles
   private readonly lifetime = new AbortController()
   private disposed = false
 
@@ -48,24 +64,59 @@ export class StdioLspProvider implements LspProvider {
     this.extensionToLanguage = { ...config.extensionToLanguage }
     this.supervision = new Supervision(id, config.crashes)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
+    this.anchors = new AnchorFiles(options.fs, Object.keys(this.extensionToLanguage))
   }
 
-  async query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
-    this.guard(signal)
-    const scope = fuseSignals(this.lifetime.signal, signal)
-    try {
-      const workspace = await this.workspaceOf(request.workspaceRoot, scope.signal)
-      this.guard(scope.signal)
-      return await this.queue.run(workspace.path, scope.signal, async () => {
-        this.guard(scope.signal)
-        // Read at our turn in the queue, so a query sees what was written while it waited.
-        const source = await this.readSource(workspace, request.filePath, scope.signal)
-        this.guard(scope.signal)
-        return this.runWithReplay(workspace, request, source, scope.signal)
+  query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
+    return this.onFile(request, signal, (instance, source, scope) => instance.query(request, source, scope))
+  }
+
+  diagnostics(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
+    return this.onFile(request, signal, async (instance, source, scope) => {
+      const { items, complete } = await instance.diagnostics(source, request.languageId, scope)
+      return { kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: instance.workspace.url, items, complete }
+    })
+  }
+
+  documentSymbols(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
+    return this.onFile(request, signal, async (instance, source, scope) => {
+      const { symbols, complete } = await instance.documentSymbols(source, request.languageId, scope)
+      return { kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: instance.workspace.url, symbols, complete }
+    })
+  }
+
+  /**
+   * A workspace query, asked with one of the workspace's files of this server's languages open (see
+   * AnchorFiles); a workspace without any answers empty at once, and no server starts for it.
+   */
+  workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult> {
+    return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
+      const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope), scope)
+      this.guard(scope)
+      if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
+      const languageId = this.extensionToLanguage[anchor.extension]!
+      return this.runWithReplay(workspace, scope, async (instance) => {
+        const { symbols, complete } = await instance.workspaceSymbols(request.query, { source: anchor.source, languageId }, scope)
+        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete }
       })
-    } finally {
-      scope.dispose()
-    }
+    })
+  }
+
+  /**
+   * Tells the live servers whose workspace holds the file. The path is canonicalised first (a
+   * writer may name it through a symlink); work that starts meanwhile waits for the notice.
+   */
+  fileChanged(change: LspFileChange): void {
+    if (this.disposed) return
+    const notice = (async () => {
+      const path = await this.options.fs.resolve(change.path, { signal: this.lifetime.signal })
+      const url = this.options.fs.fileUrl(path)
+      for (const instance of this.pool.live()) {
+        if (this.options.fs.contains(instance.workspace.path, path)) instance.filesChanged([{ url, kind: change.kind }])
+      }
+    })()
+    // A path that cannot be resolved names nothing a server could have read: there is nothing to tell.
+    trackUntilSettled(this.changes, notice)
   }
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
@@ -114,20 +165,50 @@ export class StdioLspProvider implements LspProvider {
     }
     const closing = this.pool.close()
     // Queue tails and lookups never reject; only a server's teardown can.
-    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups])
+    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...this.changes])
     await closing
+  }
+
+  /**
+   * The pipeline of every file request: canonical workspace, that workspace's queue, pending file
+   * changes told, the source read at its turn (so a request sees what was written while it
+   * waited), and `work` on a pooled server with one replay.
+   */
+  private onFile<R>(request: { readonly filePath: string; readonly workspaceRoot: string }, signal: AbortSignal | undefined, work: (instance: ServerInstance, source: ContainedText, signal: AbortSignal) => Promise<R>): Promise<R> {
+    return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
+      const source = await this.readSource(workspace, request.filePath, scope)
+      this.guard(scope)
+      return this.runWithReplay(workspace, scope, (instance) => work(instance, source, scope))
+    })
+  }
+
+  /** `work` at the workspace's turn in its queue, after the file changes told so far reached the servers; every wait bound to the caller's signal and the provider's lifetime. */
+  private async inWorkspace<R>(root: string, signal: AbortSignal | undefined, work: (workspace: Workspace, signal: AbortSignal) => Promise<R>): Promise<R> {
+    this.guard(signal)
+    const scope = fuseSignals(this.lifetime.signal, signal)
+    try {
+      const workspace = await this.workspaceOf(root, scope.signal)
+      this.guard(scope.signal)
+      return await this.queue.run(workspace.path, scope.signal, async () => {
+        this.guard(scope.signal)
+        if (this.changes.size) await raceAbort(Promise.all(this.changes), scope.signal, queryAborted)
+        return work(workspace, scope.signal)
+      })
+    } finally {
+      scope.dispose()
+    }
   }
 
   /**
    * One attempt, and when the server's transport failed under it, one more on a fresh server with
    * the source already read. Whatever happens, the server used last is released to the pool.
    */
-  private async runWithReplay(workspace: Workspace, request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
+  private async runWithReplay<R>(workspace: Workspace, signal: AbortSignal, work: (instance: ServerInstance) => Promise<R>): Promise<R> {
     let instance = await this.start(workspace, signal)
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          const result = await instance.query(request, source, signal)
+          const result = await work(instance)
           this.supervision.succeeded(workspace.path)
           return result
         } catch (error) {

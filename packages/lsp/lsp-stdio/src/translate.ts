@@ -51,8 +51,7 @@ export function checkPositionEncoding(capabilities: ServerCapabilities): void {
   }
 }
 
-const malformed = (message: string) => new LspError(`malformed language server response: ${message}`, 'LSP_MALFORMED_RESPONSE')
-
+export const malformed = (message: string) => new LspError(`malformed language server response: ${message}`, 'LSP_MALFORMED_RESPONSE')
 
 function toPosition(value: unknown): LspPosition | undefined {
   if (!isRecord(value)) return undefined
@@ -61,7 +60,7 @@ function toPosition(value: unknown): LspPosition | undefined {
   return valid(line) && valid(character) ? { line, character } : undefined
 }
 
-function toRange(value: unknown): LspRange | undefined {
+export function toRange(value: unknown): LspRange | undefined {
   if (!isRecord(value)) return undefined
   const start = toPosition(value.start)
   const end = toPosition(value.end)

@@ -42,6 +42,8 @@ describe('ServerConfig defaults', () => {
       handshakeSettleMs: 2_000,
       requestTimeoutMs: 60_000,
       indexingTimeoutMs: 20_000,
+      diagnosticsWaitMs: 10_000,
+      diagnosticsSettleMs: 200,
       progressTimeoutMs: 600_000,
       shutdownTimeoutMs: 5_000,
       killGraceMs: 2_000,
