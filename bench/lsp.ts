@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bootPreset, type Host } from 'dsh-core'
+import { bootPreset, type Host, type Session } from 'dsh-core'
 import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
@@ -65,18 +65,23 @@ function workspaceCopy(server: Server): { dir: string; remove(): void } {
 }
 
 async function ours(host: Host, cwd: string, c: (typeof CASES)[number]): Promise<void> {
-  // A harness holds its services; each `app.<service>` lookup costs cordis a proxy and an Error.
-  const { tools, sessions } = servicesOf(host)
-  const session = sessions.create({ cwd })
+  const { tools, session } = servicesOf(host, cwd)
   const result = await tools.execute({ name: 'lsp', arguments: { operation: c.operation, filePath: c.file, line: c.line, character: c.character }, session })
   if (result.isError) throw new Error(`${c.operation}: ${result.error.code} ${result.error.message}`)
 }
 
-const held = new WeakMap<Host, { tools: Host['app']['tools']; sessions: Host['app']['sessions'] }>()
-function servicesOf(host: Host) {
+/**
+ * What a harness holds while an agent works in `cwd`: its services (each `app.<service>` lookup costs
+ * cordis a proxy and an Error) and the conversation's session. A session per call would measure
+ * session bookkeeping instead (past `maxSessions`, an eviction and a warning each).
+ */
+const held = new WeakMap<Host, { tools: Host['app']['tools']; sessions: Map<string, Session> }>()
+function servicesOf(host: Host, cwd: string) {
   let services = held.get(host)
-  if (!services) held.set(host, (services = { tools: host.app.tools, sessions: host.app.sessions }))
-  return services
+  if (!services) held.set(host, (services = { tools: host.app.tools, sessions: new Map() }))
+  let session = services.sessions.get(cwd)
+  if (!session) services.sessions.set(cwd, (session = host.app.sessions.create({ cwd })))
+  return { tools: services.tools, session }
 }
 
 async function bare(client: BareLspClient, c: (typeof CASES)[number]): Promise<void> {

@@ -5,8 +5,13 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
-import { Logger } from 'cordis'
-import { bootPreset, untracked, type Host, type JsonValue, type RawToolDefinition } from 'dsh-core'
+import { Context, Logger } from 'cordis'
+import { bootPreset, sleep, ToolRuntime, untracked, type Host, type JsonValue, type RawToolDefinition } from 'dsh-core'
+import { McpConfig } from '../packages/mcp/mcp/src/config.ts'
+import { bridgeToolDefinition } from '../packages/mcp/mcp/src/definition.ts'
+import { listAllTools, planTools, type ListedTool } from '../packages/mcp/mcp/src/discovery.ts'
+import type { Supervisor } from '../packages/mcp/mcp/src/supervisor.ts'
+import { ToolTable } from '../packages/mcp/mcp/src/tool-table.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
 // MCP bridge overhead against a bare SDK Client talking to its own copy of the same stdio fixture
@@ -14,7 +19,9 @@ import { ms, percentile, ratio, timed } from './stats.ts'
 // - tools/call round trips through ctx.tools.execute vs Client.callTool, interleaved call by call;
 // - discovery and registration of a server listing 5,000 tools in pages of 100, vs a bare
 //   paginated tools/list: at activation (spawn → initialize → every page → registered), and as a
-//   list_changed re-sync inside a running host.
+//   list_changed re-sync inside a running host;
+// - a list_changed re-sync that changes nothing against one that changes every tool (a full swap):
+//   end to end in a running host, and the bridge's own share after the last page (plan + apply).
 
 const REPO = fileURLToPath(new URL('../', import.meta.url))
 const FIXTURE = join(REPO, 'packages/mcp/mcp/tests/fixtures/server.mjs')
@@ -153,12 +160,127 @@ async function resync(): Promise<string[]> {
   return [`re-sync after list_changed with 5,000 tools (a call, then every page and the swap), median of ${ROUNDS * 2}: ours ${ms(o)}, bare (the call, then every page) ${ms(b)}, ratio ${ratio(o, b)}`]
 }
 
+/** Resolves once the bridge logs that a sync ended `unchanged` or `changed` (its debug line). */
+function nextSync(outcome: 'changed' | 'unchanged'): Promise<void> {
+  return new Promise((resolve) => {
+    const target = {
+      colors: 0,
+      levels: { base: Logger.ERROR, mcp: Logger.DEBUG },
+      print(text: string) {
+        if (!text.includes(`(${outcome})`)) return
+        Logger.targets.splice(Logger.targets.indexOf(target), 1)
+        resolve()
+      },
+    }
+    Logger.targets.push(target)
+  })
+}
+
+async function nothingChanged(): Promise<string[]> {
+  const host = await bootWith(MANY)
+  const tools = untracked(host.app.tools)
+  const same: number[] = []
+  const swapped: number[] = []
+  let burst: { relists: number; changes: number; rssMb: number }
+  try {
+    for (let round = 0; round < ROUNDS * 2; round++) {
+      // The server announces a change that is none: every page is fetched and compared.
+      const [sameMs] = await timed(async () => {
+        const synced = nextSync('unchanged')
+        await tools.execute({ name: 'mcp__fixture__list-changed', arguments: { count: 1 } })
+        await synced
+      })
+      same.push(sameMs)
+      // Every description changes: every page, and every tool re-registered.
+      const [swapMs] = await timed(async () => {
+        const synced = nextSync('changed')
+        await tools.execute({ name: 'mcp__fixture__relabel', arguments: { suffix: ` (round ${round})` } })
+        await synced
+      })
+      swapped.push(swapMs)
+    }
+    burst = await listChangedBurst(host)
+  } finally {
+    await host.stop()
+  }
+  const [o, b] = [percentile(same, 50), percentile(swapped, 50)]
+  return [
+    `re-sync after list_changed with 5,000 tools, end to end (the call, every page, the diff), median of ${ROUNDS * 2}: nothing changed ${ms(o)}, full swap (every tool changed) ${ms(b)}, ratio ${ratio(o, b)}`,
+    `  a burst of 50 list_changed that change nothing: ${burst.relists} re-lists, ${burst.changes} tools/change, RSS ${burst.rssMb >= 0 ? '+' : ''}${burst.rssMb.toFixed(1)} MB`,
+  ]
+}
+
+/**
+ * 50 notifications at once that change nothing; counted once the bridge has been quiet for a second
+ * (a benchmark may wait; tests may not): re-lists the server saw, catalog changes, RSS.
+ */
+async function listChangedBurst(host: Host): Promise<{ relists: number; changes: number; rssMb: number }> {
+  const tools = untracked(host.app.tools)
+  const starts = async () => {
+    const result = await tools.execute({ name: 'mcp__fixture__counters', arguments: {} })
+    if (result.isError) throw new Error(result.error.message)
+    return (JSON.parse(result.content[0]!.text) as { listStarts: number }).listStarts
+  }
+  let changes = 0
+  let lastSync = Date.now()
+  const watcher = { colors: 0, levels: { base: Logger.ERROR, mcp: Logger.DEBUG }, print: (text: string) => void (text.includes('synced') && (lastSync = Date.now())) }
+  Logger.targets.push(watcher)
+  const stop = host.app.on('tools/change', () => void changes++)
+  const before = await starts()
+  const rss = process.memoryUsage().rss
+  const first = nextSync('unchanged')
+  await tools.execute({ name: 'mcp__fixture__list-changed', arguments: { count: 50 } })
+  await first
+  while (Date.now() - lastSync < 1000) await sleep(100)
+  stop()
+  Logger.targets.splice(Logger.targets.indexOf(watcher), 1)
+  return { relists: (await starts()) - before, changes, rssMb: (process.memoryUsage().rss - rss) / 1024 / 1024 }
+}
+
+/** The bridge's share of a re-sync, after the last page: planning the listed tools and applying them to the registry. */
+async function bridgeShare(): Promise<string[]> {
+  const client = await bareClient(MANY)
+  const signal = new AbortController().signal
+  const listings: ListedTool[][] = []
+  try {
+    listings.push(await listAllTools(client, { pageTimeoutMs: 60_000, signal }))
+    await client.callTool({ name: 'relabel', arguments: { suffix: ' (v2)' } })
+    listings.push(await listAllTools(client, { pageTimeoutMs: 60_000, signal }))
+  } finally {
+    await client.close()
+  }
+  const app = new Context()
+  app.plugin(ToolRuntime)
+  await app.start()
+  const config = McpConfig.parse({ serverName: 'fixture', transport: 'stdio', command: 'node' })
+  const supervisor = {} as Supervisor
+  const row = app.plugin({ name: 'bench-row', reusable: true, inject: ['tools'], apply() {} } as never)
+  await app.events.flush()
+  const runtime = (row as unknown as { ctx: Context }).ctx.tools
+  const table = new ToolTable({ register: (definitions) => runtime.registerAll(definitions), batch: (change) => runtime.batch(change), define: (tool) => bridgeToolDefinition(tool, supervisor, config) })
+  const options = { ...config, reserved: new Set<string>() }
+  const apply = (listed: ListedTool[]) => table.apply(planTools('fixture', listed, options, table.byFingerprint()).tools)
+  const same: number[] = []
+  const swapped: number[] = []
+  apply(listings[0]!)
+  for (let round = 0; round < ROUNDS * 4; round++) {
+    const next = listings[(round + 1) % 2]!
+    const [swapMs] = await timed(async () => apply(next))
+    swapped.push(swapMs)
+    const [sameMs] = await timed(async () => apply(next))
+    same.push(sameMs)
+  }
+  await app.stop()
+  const [o, b] = [percentile(same, 50), percentile(swapped, 50)]
+  return [`  the bridge's share after the last page (plan + apply to the registry), median of ${ROUNDS * 4}: nothing changed ${ms(o)}, full swap ${ms(b)}, ratio ${ratio(o, b)}`]
+}
+
 export async function benchMcp(): Promise<string[]> {
   // The fixture's deliberately odd output schema warns at every connect; keep the figures readable.
   const level = Logger.levels.base
   Logger.levels.base = Logger.ERROR
   try {
-    return [...(await callLatency()), ...(await activation()), ...(await resync())]
+    return [...(await callLatency()), ...(await activation()), ...(await resync()), ...(await nothingChanged()), ...(await bridgeShare())]
   } finally {
     Logger.levels.base = level
     rmSync(scratch, { recursive: true, force: true })

@@ -117,7 +117,7 @@ async function peakRssGrowth(work: () => Promise<unknown>): Promise<number> {
 async function conversionCost(html: string): Promise<string> {
   const runs: number[] = []
   for (let i = 0; i < 300; i++) runs.push((await timed(async () => htmlToMarkdown(html)))[0])
-  return `  HTML → Markdown conversion alone (turndown), p50 of the last 200 of 300: ${ms(percentile(runs.slice(100), 50))}`
+  return `  HTML → Markdown conversion alone (htmlToMarkdown: linkedom, cleaning, turndown), p50 of the last 200 of 300: ${ms(percentile(runs.slice(100), 50))}`
 }
 
 async function guardCost(): Promise<string> {

@@ -230,7 +230,7 @@ function checkPackagedPreset(stdout: string): void {
     ['skill', 'filesystem', 'ready'],
   ])
   const typescript = rows.find((row) => row.surface === 'lsp' && row.id === 'typescript')
-  if (!typescript?.detail?.startsWith('native 7.')) throw new CheckFailure(`dsh status (coding): the TypeScript row does not run TypeScript 7's own server: ${typescript?.detail}`)
+  if (!typescript?.detail?.includes('native 7.')) throw new CheckFailure(`dsh status (coding): the TypeScript row does not run TypeScript 7's own server: ${typescript?.detail}`)
 }
 
 function toArrayBuffer(buffer: Buffer): ArrayBuffer {

@@ -11,7 +11,7 @@ export type Command =
   | { readonly kind: 'tools' }
   | { readonly kind: 'call'; readonly tool: string; readonly input: string | undefined; readonly approve: boolean }
   | { readonly kind: 'context'; readonly messages: readonly string[] }
-  | { readonly kind: 'serve' }
+  | { readonly kind: 'serve'; readonly maxMessageBytes: number }
   | { readonly kind: 'help' }
 
 export interface Invocation {
@@ -32,6 +32,7 @@ export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--
     [--yes]                   approve it if the tool asks for approval (its approval mode is prompt)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
   serve                       an MCP server on stdio exposing the tools (and skills as prompts) until stdin closes
+    [--max-message-bytes <n>] refuse (answer with an error, keep serving) any incoming message larger than this (default 33554432, 32 MiB)
 exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
   70 internal error in a plugin, 74 the output could not be written, 130 interrupted`
 
@@ -75,6 +76,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
         yes: { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
+        'max-message-bytes': { type: 'string' },
       },
     })
   } catch (error) {
@@ -82,7 +84,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
   }
   const { values, positionals } = parsed
   const [name, ...rest] = positionals
-  const command = commandOf(values.help ? 'help' : name, rest, values.message ?? [], values.yes ?? false)
+  const command = commandOf(values.help ? 'help' : name, rest, values.message ?? [], values.yes ?? false, values['max-message-bytes'])
   return {
     command,
     // Help needs no preset; resolving one could only fail it.
@@ -127,12 +129,23 @@ export function checkWorkspace(path: string): string {
   return path
 }
 
-function commandOf(name: string | undefined, rest: string[], messages: string[], approve: boolean): Command {
+/** The largest incoming message `dsh serve` reads by default: far above any real tool call, and a bound on memory. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+
+function messageLimit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_MESSAGE_BYTES
+  const bytes = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(bytes) || bytes <= 0) throw new UsageError(`--max-message-bytes must be a positive whole number of bytes (got "${value}")`)
+  return bytes
+}
+
+function commandOf(name: string | undefined, rest: string[], messages: string[], approve: boolean, maxMessageBytes: string | undefined): Command {
   const noArguments = (kind: string) => {
     if (rest.length) throw new UsageError(`${kind} takes no arguments (got ${rest.join(' ')})`)
   }
   if (messages.length && name !== 'context') throw new UsageError('--message belongs to the context command')
   if (approve && name !== 'call') throw new UsageError('--yes belongs to the call command')
+  if (maxMessageBytes !== undefined && name !== 'serve') throw new UsageError('--max-message-bytes belongs to the serve command')
   switch (name) {
     case 'status':
       noArguments(name)
@@ -151,7 +164,7 @@ function commandOf(name: string | undefined, rest: string[], messages: string[],
       return { kind: 'context', messages }
     case 'serve':
       noArguments(name)
-      return { kind: 'serve' }
+      return { kind: 'serve', maxMessageBytes: messageLimit(maxMessageBytes) }
     case 'help':
       return { kind: 'help' }
     case undefined:

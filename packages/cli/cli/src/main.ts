@@ -5,6 +5,7 @@ import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { serve } from './serve.ts'
+import { StrayFailures } from './strays.ts'
 
 export interface Io {
   readonly stdout: NodeJS.WritableStream
@@ -16,7 +17,8 @@ export interface Io {
  * The `dsh` process: parse, boot, run one command, stop everything, exit. Whatever a plugin does
  * outside a call (an uncaught exception, an unhandled rejection, a promise nothing will ever settle)
  * ends the process with one `dsh:` line and `ExitCode.INTERNAL`; children are killed by the
- * subprocess service's exit hook.
+ * subprocess service's exit hook. `dsh serve` logs a stray exception or rejection instead and goes
+ * on serving (strays.ts).
  */
 export async function run(argv: readonly string[]): Promise<void> {
   const controller = new AbortController()
@@ -25,10 +27,7 @@ export async function run(argv: readonly string[]): Promise<void> {
     controller.abort(new Error('interrupted'))
   }
   let finished = false
-  const internal = (what: string) => (error: unknown) => {
-    tellStderr(process.stderr, `dsh: internal error (${what} in a plugin): ${oneLine(errorMessage(error))}`)
-    process.exit(ExitCode.INTERNAL)
-  }
+  const strays = new StrayFailures()
   const neverFinishes = () => {
     if (finished) return
     tellStderr(process.stderr, 'dsh: internal error: the command can never finish (a plugin is waiting on a promise that nothing will settle)')
@@ -36,17 +35,17 @@ export async function run(argv: readonly string[]): Promise<void> {
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  process.on('uncaughtException', internal('uncaught exception'))
-  process.on('unhandledRejection', internal('unhandled rejection'))
+  process.on('uncaughtException', (error) => strays.handle('uncaught exception', error))
+  process.on('unhandledRejection', (error) => strays.handle('unhandled rejection', error))
   process.on('beforeExit', neverFinishes)
   // Write failures are reported by writeOut; these listeners only keep late 'error' events quiet.
   process.stdout.on('error', () => {})
   process.stderr.on('error', () => {})
   let code: ExitCode
   try {
-    code = await main(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, controller.signal)
+    code = await main(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, controller.signal, strays)
   } catch (error) {
-    internal('failure')(error)
+    strays.handle('failure', error)
     return
   }
   finished = true
@@ -57,7 +56,7 @@ export async function run(argv: readonly string[]): Promise<void> {
   setTimeout(() => process.exit(), 1000).unref()
 }
 
-export async function main(argv: readonly string[], io: Io, signal: AbortSignal = new AbortController().signal): Promise<ExitCode> {
+export async function main(argv: readonly string[], io: Io, signal: AbortSignal = new AbortController().signal, strays = new StrayFailures()): Promise<ExitCode> {
   let invocation: Invocation
   try {
     invocation = parseInvocation(argv)
@@ -80,6 +79,8 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
       // Only `serve` outlives its first answer; the other commands spare plugins their long-run work (watchers).
       lifetime: command.kind === 'serve' ? 'long-lived' : 'one-shot',
       workspace: invocation.cwd,
+      // This process has its own policy for stray failures (StrayFailures).
+      containStrayRejections: false,
       ...(invocation.startTimeoutMs ? { startTimeoutMs: invocation.startTimeoutMs } : {}),
     })
   } catch (error) {
@@ -97,7 +98,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   }
   let outcome: Outcome
   try {
-    outcome = await execute(host, invocation, command, io, signal)
+    outcome = await execute(host, invocation, command, io, signal, strays)
   } catch (error) {
     if (signal.aborted) outcome = { code: ExitCode.INTERRUPTED, output: '' }
     else if (error instanceof UsageError) outcome = { code: ExitCode.USAGE, output: '', failure: error.message }
@@ -136,7 +137,7 @@ async function write(io: Io, text: string): Promise<ExitCode> {
   }
 }
 
-async function execute(host: Host, invocation: Invocation, command: Exclude<Command, { kind: 'help' }>, io: Io, signal: AbortSignal): Promise<Outcome> {
+async function execute(host: Host, invocation: Invocation, command: Exclude<Command, { kind: 'help' }>, io: Io, signal: AbortSignal, strays: StrayFailures): Promise<Outcome> {
   const { app } = host
   const answer = (json: unknown, text: string, code: ExitCode = ExitCode.OK) => ({ code, output: invocation.json ? `${JSON.stringify(json)}\n` : `${text}\n` })
   switch (command.kind) {
@@ -181,7 +182,12 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
     }
     case 'serve': {
-      await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout })
+      const release = strays.contain(host)
+      try {
+        await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, maxMessageBytes: command.maxMessageBytes })
+      } finally {
+        release()
+      }
       return { code: ExitCode.OK, output: '' }
     }
     default:

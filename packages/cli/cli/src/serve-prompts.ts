@@ -1,16 +1,16 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { GetPromptRequestSchema, ListPromptsRequestSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js'
-import type { Session } from 'dsh-core'
+import { GetPromptRequestSchema, ListPromptsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { quote, type Session } from 'dsh-core'
 import { renderSkillContent, type SkillRegistry } from 'dsh-skill'
+import { RpcCode, RpcError, type Routes } from './serve-rpc.ts'
 
 /**
  * User-invocable skills as MCP prompts: `prompts/list` names them, `prompts/get` returns the skill
  * rendered exactly as `/name` enters it, with the user's argument text after it. The skills seen are
  * those of the served session's workspace.
  */
-export function servePrompts(server: Server, skills: SkillRegistry, session: Session): void {
+export function servePrompts(routes: Routes, skills: SkillRegistry, session: Session): void {
   const view = (signal: AbortSignal) => ({ cwd: session.cwd, scope: session, signal })
-  server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({
+  routes.add(ListPromptsRequestSchema, async (_request, extra) => ({
     prompts: (await skills.list(view(extra.signal)))
       .filter((skill) => skill.invocation.userInvocable)
       .map((skill) => ({
@@ -19,10 +19,10 @@ export function servePrompts(server: Server, skills: SkillRegistry, session: Ses
         arguments: [{ name: 'arguments', description: 'What to do with the skill (appended after it, as text after /name would be)', required: false }],
       })),
   }))
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+  routes.add(GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
     const skill = await skills.get(name, view(extra.signal))
-    if (!skill?.invocation.userInvocable) throw new McpError(ErrorCode.InvalidParams, `no user-invocable skill named "${name}"`)
+    if (!skill?.invocation.userInvocable) throw new RpcError(RpcCode.INVALID_PARAMS, `no user-invocable skill named ${quote(name)}`)
     const text = args?.arguments?.trim() ? `${renderSkillContent(skill)}\n\n${args.arguments.trim()}` : renderSkillContent(skill)
     return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text } }] }
   })

@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { isRecord, type Host, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
+import { Routes } from './serve-rpc.ts'
+import { LineTransport } from './serve-transport.ts'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -16,6 +17,8 @@ export interface ServeOptions {
   readonly signal: AbortSignal
   readonly stdin: NodeJS.ReadableStream
   readonly stdout: NodeJS.WritableStream
+  /** An incoming message larger than this is refused (answered with an error when it has an id, and logged). */
+  readonly maxMessageBytes: number
 }
 
 /**
@@ -37,10 +40,11 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
     { capabilities: { tools: { listChanged: true }, ...(skills ? { prompts: { listChanged: true } } : {}) }, ...(instructions ? { instructions } : {}) },
   )
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  const routes = new Routes()
+  routes.add(ListToolsRequestSchema, () => ({
     tools: tools.catalog().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' } })),
   }))
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  routes.add(CallToolRequestSchema, async (request, extra) => {
     // The client asked for progress by sending a token: relay the tool's reports as notifications.
     const token = request.params._meta?.progressToken
     const onProgress =
@@ -54,10 +58,12 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
 
   const stopNotifying = [coalesced(() => server.sendToolListChanged(), (listener) => host.app.on('tools/change', listener))]
   if (skills) {
-    servePrompts(server, skills, session)
+    servePrompts(routes, skills, session)
     stopNotifying.push(coalesced(() => server.sendPromptListChanged(), (listener) => skills.onChange(listener)))
   }
-  const transport = new StdioServerTransport(options.stdin as NodeJS.ReadStream, options.stdout as NodeJS.WriteStream)
+  server.fallbackRequestHandler = routes.dispatch
+  const logger = host.app.logger('serve')
+  const transport = new LineTransport(options.stdin, options.stdout, { maxMessageBytes: options.maxMessageBytes, log: (line) => logger.warn(line) })
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve
     options.stdin.once('end', resolve)

@@ -55,6 +55,27 @@ export function assertNever(value: never, what = 'value'): never {
   throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`)
 }
 
+/** How many characters of a caller's value an error message repeats (see `quote`). */
+export const QUOTE_CHARS = 200
+
+/**
+ * A caller's value as an error message repeats it: as JSON (a string in quotes), cut after `max`
+ * characters with an ellipsis and the whole length, so a megabyte argument cannot come back whole
+ * (`"aaaa…" (1048576 characters)`). Never throws.
+ */
+export function quote(value: unknown, max = QUOTE_CHARS): string {
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    text = String(errorMessage(value))
+  }
+  if (text.length <= max) return text
+  // Never end on half a surrogate pair.
+  const cut = /[\uD800-\uDBFF]$/.test(text.slice(0, max)) ? max - 1 : max
+  return typeof value === 'string' ? `${text.slice(0, cut)}…" (${value.length} characters)` : `${text.slice(0, cut)}… (${text.length} characters as JSON)`
+}
+
 /** Text on one line (newlines and the whitespace around them become one space), for one-line messages. */
 export function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ')

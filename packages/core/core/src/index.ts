@@ -21,3 +21,4 @@ export { bootPreset, composePreset, type BootOptions, type Host } from './preset
 export { type PresetRow } from './preset/rows.ts'
 export { rowOrigin, type RowOrigin } from './preset/origin.ts'
 export { type LoadedRow } from './preset/load.ts'
+export { strayOrigin, describeStray } from './preset/strays.ts'

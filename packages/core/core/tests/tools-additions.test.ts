@@ -249,3 +249,24 @@ describe('batch', () => {
     expect(changes).toBe(1)
   })
 })
+
+describe('namespace', () => {
+  it('a claimed prefix explains calls to names no tool has; other names stay UNKNOWN_TOOL', async () => {
+    const stop = app.tools.namespace('srv__', (name) => (name === 'srv__known-gap' ? undefined : new HarnessError(`server srv is down, so ${name} cannot run`, 'SRV_DOWN')))
+    app.tools.register(tool({ name: 'srv__here' }))
+    expect((await app.tools.execute({ name: 'srv__here', arguments: {} })).isError).toBe(false)
+    expect(await app.tools.execute({ name: 'srv__gone', arguments: {} })).toMatchObject({ isError: true, error: { code: 'SRV_DOWN', message: 'server srv is down, so srv__gone cannot run' } })
+    expect(await app.tools.execute({ name: 'srv__known-gap', arguments: {} })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
+    expect(await app.tools.execute({ name: 'other', arguments: {} })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
+    stop()
+    expect(await app.tools.execute({ name: 'srv__gone', arguments: {} })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
+  })
+
+  it('an explanation that throws is logged and the answer stays UNKNOWN_TOOL', async () => {
+    app.tools.namespace('x__', () => {
+      throw new Error('explainer broke')
+    })
+    expect(await app.tools.execute({ name: 'x__y', arguments: {} })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
+    expect(warnings.some((line) => line.includes('the namespace x__ failed to explain x__y: explainer broke'))).toBe(true)
+  })
+})

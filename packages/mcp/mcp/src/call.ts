@@ -30,7 +30,8 @@ export interface CallOptions {
  * it is (the tools runtime decides between ABORTED and TOOL_TIMEOUT).
  */
 export async function request(supervisor: Supervisor, what: string, message: { method: string; params?: Record<string, unknown> }, options: CallOptions): Promise<JsonObject> {
-  const first = supervisor.live
+  // A fresh HTTP session is on its way (the server forgot ours): wait for it rather than fail.
+  const first = supervisor.live ?? (supervisor.renewingSession ? await supervisor.reconnected(undefined, options.signal) : undefined)
   if (!first) throw supervisor.unavailable()
   try {
     return await send(first, what, message, options, supervisor)

@@ -39,6 +39,8 @@ export class Generation {
   readonly client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: true } } })
   /** Set once the transport has closed. */
   closed = false
+  /** Set once dsh asked it to close: what the transport reports from then on is the closing itself. */
+  private closing = false
   /** Set once connect and the first sync succeeded. */
   connectedAt: number | undefined
   private readonly closedSignal: Promise<void>
@@ -52,7 +54,9 @@ export class Generation {
     this.closedSignal = new Promise((resolve) => (markClosed = resolve))
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onListChanged(this))
     this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: hooks.roots() }))
-    this.client.onerror = (error) => hooks.onTransportError(this, error)
+    this.client.onerror = (error) => {
+      if (!this.closing && !this.closed) hooks.onTransportError(this, error)
+    }
     this.client.onclose = () => {
       this.closed = true
       markClosed()
@@ -66,6 +70,7 @@ export class Generation {
 
   /** Asks the transport to close (errors ignored) and waits at most `ms` for it to report closed. */
   async close(ms: number): Promise<boolean> {
+    this.closing = true
     await this.client.close().catch(() => {})
     return this.waitClosed(ms)
   }

@@ -78,6 +78,8 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
       }
     }
   })
+  // A call to a name of this server that it does not list: while the server is down that is why.
+  tools.namespace(`mcp__${config.serverName}__`, () => (supervisor.live ? undefined : supervisor.unavailable()))
   roots.follow(ctx)
   extras.install(ctx, supervisor)
   ctx.get('readiness')?.register({

@@ -93,6 +93,8 @@ export class Supervisor {
   /** Callers waiting for a connection newer than the one that failed them (see `reconnected`). */
   private readonly waiters = new Set<() => void>()
   phase: Phase = { kind: 'connecting', attempt: 0 }
+  /** The server forgot our HTTP session and a fresh one is being opened: calls wait for it instead of failing. */
+  renewingSession = false
   /** The most recent failure, kept after recovery so status can say what happened. */
   lastError: LastError | undefined
   /** A swap that failed because a foreign tool holds one of our names. */
@@ -150,16 +152,18 @@ export class Supervisor {
 
   /**
    * Resolves with the first live connection other than `failed` (the bridge reconnects after a lost
-   * session at once); rejects with `MCP_UNAVAILABLE` once the bridge gives up or stops, and with the
-   * signal's reason when it aborts.
+   * session at once); rejects with `MCP_UNAVAILABLE` once that turns into an ordinary outage or the
+   * bridge gives up or stops, and with the signal's reason when it aborts.
    */
-  reconnected(failed: Generation, signal: AbortSignal): Promise<Generation> {
+  reconnected(failed: Generation | undefined, signal: AbortSignal): Promise<Generation> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const live = this.live
         if (signal.aborted) return settle(() => reject(signal.reason))
         if (live && live !== failed) return settle(() => resolve(live))
-        if (this.disposed || ['failed', 'unavailable', 'stopped'].includes(this.phase.kind)) settle(() => reject(this.unavailable()))
+        // Gone for good, or back to an ordinary outage (backoff): the caller gets the state now.
+        const outage = this.phase.kind === 'reconnecting' && !this.renewingSession
+        if (this.disposed || outage || ['failed', 'unavailable', 'stopped'].includes(this.phase.kind)) settle(() => reject(this.unavailable()))
       }
       const settle = (finish: () => void) => {
         this.waiters.delete(check)
@@ -267,6 +271,7 @@ export class Supervisor {
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'setup')
       generation.connectedAt = Date.now()
       this.latest = generation
+      this.renewingSession = false
       this.setPhase({ kind: 'ready' })
       if (kind === 'retry') {
         this.reconnects++
@@ -308,8 +313,7 @@ export class Supervisor {
 
   private attemptError(error: unknown, step: string, generation: Generation | undefined): McpError {
     if (error instanceof McpError) return error
-    const ending = generation?.closed || generation?.transport ? generation.ending() : undefined
-    const classified = classifyFailure(error, { what: step, subject: 'the server', stage: 'connect', ending: ending?.summary ? ending : undefined, disposed: this.disposed })
+    const classified = classifyFailure(error, { what: step, subject: 'the server', stage: 'connect', ending: generation?.ending(), disposed: this.disposed })
     return classified instanceof McpError ? classified : new McpError(classified.message, 'MCP_CONNECT_FAILED', { cause: classified })
   }
 
@@ -335,6 +339,7 @@ export class Supervisor {
   private down(generation: Generation | undefined, lost: boolean, immediate = false): void {
     if (this.disposed || this.current !== generation) return
     this.current = undefined
+    this.renewingSession = immediate
     const policy = this.config.reconnect
     if (!policy.enabled) {
       const reason = lost ? 'the connection was lost and reconnect is disabled; its tools stay listed and fail until the row is reloaded' : 'the connection failed and reconnect is disabled'
@@ -395,7 +400,7 @@ export class Supervisor {
   }
 
   private transportError(generation: Generation, error: Error): void {
-    if (this.disposed || generation.closed) return
+    if (this.disposed) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 

@@ -168,6 +168,10 @@ describe('startup', () => {
     expect(status.detail).toMatch(/^unavailable: the command cannot be run; install it \(or fix `command`\), then reload the row; last error: command: `no-such-mcp-server-command` not found on PATH/)
     expect(rig.logs.filter((line) => line.includes('connection attempt failed'))).toHaveLength(1)
     expect(rig.logged('retrying in')).toBe(false)
+    // It never listed a tool, yet a call to one of its names says why it cannot run.
+    const result = await rig.call('mcp__fixture__add', { a: 1, b: 1 })
+    expect(result.isError && result.error.code).toBe('MCP_UNAVAILABLE')
+    expect(result.isError && result.error.message).toMatch(/^MCP server fixture is unavailable \(unavailable: the command cannot be run; .*last error: command: `no-such-mcp-server-command` not found on PATH/)
   })
 
   it('two rows cannot share a server name; the first keeps working, and the name is free again once it is unloaded', async () => {

@@ -1,5 +1,5 @@
 import { ToolError } from 'dsh-core'
-import type { WebSearchRequest, WebSearchResult, WebSearchSource } from 'dsh-web'
+import { sliceCodePoints, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
 import { queriesDescription } from './guidance.ts'
@@ -185,8 +185,3 @@ function isWebUrl(url: string): boolean {
   return parsed?.protocol === 'http:' || parsed?.protocol === 'https:'
 }
 
-/** The first `max` UTF-16 units, one fewer when the cut would split a surrogate pair. */
-function sliceCodePoints(text: string, max: number): string {
-  const code = text.charCodeAt(max - 1)
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
-}

@@ -22,6 +22,23 @@ describe('bounded conversion (item 4)', () => {
     }
   })
 
+  it('25 000 <br> followed by text render as at most two line breaks (the run turndown trimmed in 10 s)', () => {
+    const markdown = htmlToMarkdown(`<p>a${'<br>'.repeat(25_000)}b</p>`)
+    expect(markdown).toBe('a  \n  \nb')
+    // Blank text between breaks does not end their run.
+    const spaced = htmlToMarkdown(`<p>a<br>&nbsp;<br> <br>\n<br>b</p>`)
+    expect([spaced.match(/\n/g)?.length, spaced.startsWith('a'), spaced.endsWith('b')]).toEqual([2, true, true])
+  })
+
+  it('comments and blank inline elements cannot split a whitespace run into pieces the cut misses', () => {
+    for (const unit of [' '.repeat(200) + '<!-- -->', ' '.repeat(200) + '<i></i>', '<span>' + ' '.repeat(200) + '</span>']) {
+      const markdown = htmlToMarkdown(`<pre>x${unit.repeat(400)}y</pre>`)
+      expect(longestWhitespaceRun(markdown), unit).toBeLessThanOrEqual(258)
+      expect(markdown).toMatch(/x\s+y/)
+    }
+    expect(htmlToMarkdown('foo<span> </span>bar <b> </b> baz<i></i>!')).toBe('foo bar baz!')
+  })
+
   it('grouping long sibling runs changes nothing in the Markdown', () => {
     const lines = Array.from({ length: 300 }, (_, index) => `line ${index}`)
     expect(htmlToMarkdown(`<p>${lines.join('<br>')}</p>`)).toBe(lines.join('  \n'))

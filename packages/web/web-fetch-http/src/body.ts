@@ -1,6 +1,6 @@
 import type { Readable, Transform } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
-import { WebError } from 'dsh-web'
+import { sliceCodePoints, WebError } from 'dsh-web'
 import { bomEncoding, charsetOf, classify, metaCharset, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 
@@ -168,12 +168,6 @@ class CappedReader {
     if (text.length <= this.limits.maxChars) return { content: text, truncated: this.cut }
     return { content: sliceCodePoints(text, this.limits.maxChars), truncated: true }
   }
-}
-
-/** The first `max` UTF-16 units, one fewer when the cut would split a surrogate pair. */
-export function sliceCodePoints(text: string, max: number): string {
-  const code = text.charCodeAt(max - 1)
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
 }
 
 function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: StreamDecoder | undefined): StreamDecoder {

@@ -52,13 +52,18 @@ export class HttpFetchProvider implements WebFetchProvider {
   }
 
   status(): CapabilityStatus {
-    const { allowPrivateNetwork, allowedCidrs } = this.config
+    const { allowPrivateNetwork, allowedCidrs, allowedDomains, deniedDomains, allowedPorts } = this.config
     const guard = allowPrivateNetwork
       ? 'network guard: private networks allowed (metadata still refused)'
       : allowedCidrs.length
         ? `network guard on; also allowed: ${allowedCidrs.join(', ')}`
         : 'network guard on: public addresses only'
-    return { state: 'ready', detail: guard }
+    const rules = [
+      allowedDomains.length ? `only ${allowedDomains.join(', ')}` : '',
+      deniedDomains.length ? `never ${deniedDomains.join(', ')}` : '',
+      allowedPorts.length ? `bad ports opened: ${allowedPorts.join(', ')}` : '',
+    ].filter(Boolean)
+    return { state: 'ready', detail: [guard, ...rules].join('; ') }
   }
 
   async fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult> {

@@ -42,6 +42,13 @@ describe('domain rules', () => {
     expect(server.requests.map((request) => request.headers.host)).toEqual([`docs.test:${server.port}`, `api.docs.test:${server.port}`])
   })
 
+  it('dsh status shows the rules and opened ports', () => {
+    expect(provider({ allowedDomains: ['docs.test', '*.docs.test'], deniedDomains: ['evil.test'], allowedPorts: [6379] }).status().detail).toBe(
+      'network guard on: public addresses only; only docs.test, *.docs.test; never evil.test; bad ports opened: 6379',
+    )
+    expect(provider().status().detail).toBe('network guard on: public addresses only')
+  })
+
   it('rules are checked at load', () => {
     for (const bad of [['http://x.test/'], ['*'], ['a.*.test'], [''], ['x y.test']]) expect(() => fetchHttp.Config({ allowedDomains: bad }), JSON.stringify(bad)).toThrow('allowedDomains')
     expect(fetchHttp.Config({ deniedDomains: ['Example.COM.', '*.Docs.Test'] })).toMatchObject({ deniedDomains: ['example.com', '*.docs.test'] })

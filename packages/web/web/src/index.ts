@@ -4,4 +4,4 @@ export default WebService
 export { WebService, WebConfig } from './service.ts'
 export { WebError, WebErrorCode } from './errors.ts'
 export * from './types.ts'
-export { providerText, MAX_PROVIDER_TEXT } from './provider-text.ts'
+export { providerText, sliceCodePoints, MAX_PROVIDER_TEXT } from './provider-text.ts'

@@ -14,7 +14,11 @@ export function providerText(text: string, secrets: readonly (string | undefined
     clean = clean.split(secret).join('[redacted]')
   }
   clean = clean.replace(/\s+/g, ' ').trim()
-  if (clean.length <= max) return clean
-  const cut = clean.charCodeAt(max - 2) >= 0xd800 && clean.charCodeAt(max - 2) <= 0xdbff ? max - 2 : max - 1
-  return `${clean.slice(0, cut)}…`
+  return clean.length <= max ? clean : `${sliceCodePoints(clean, max - 1)}…`
+}
+
+/** The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+export function sliceCodePoints(text: string, max: number): string {
+  const code = text.charCodeAt(max - 1)
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
 }

@@ -6,6 +6,7 @@ import type { HostLifetime } from '../host.ts'
 import { stopHost } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
 import { withOrigin } from './origin.ts'
+import { containStrayRejections, strayOrigin } from './strays.ts'
 import { loadRow, type LoadedRow } from './load.ts'
 import { applyOverlay, enabledRows, parseRows, readRows, type PresetRow } from './rows.ts'
 
@@ -25,6 +26,12 @@ export interface BootOptions {
   readonly lifetime?: HostLifetime
   /** Told to every plugin as `ctx.dshHost.workspace` (see `hostWorkspace`). Default the process directory. */
   readonly workspace?: string
+  /**
+   * While the host runs, log an unhandled promise rejection (naming the row whose code raised it)
+   * instead of letting it end the process. Default: on for a long-lived host, off for a one-shot one.
+   * A process that has its own policy for stray failures (the `dsh` command) turns it off.
+   */
+  readonly containStrayRejections?: boolean
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 120_000
@@ -37,6 +44,8 @@ export interface Host {
    * told to shut down) and then for every child process group to be gone.
    */
   stop(): Promise<void>
+  /** The row whose plugin code raised `error` (from its stack; see `strayOrigin`), for reports of stray failures. */
+  originOf(error: unknown): LoadedRow | undefined
 }
 
 // cordis ScopeStatus values (a const enum in its typings).
@@ -77,8 +86,16 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   const app = new Context()
   app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived', workspace: resolve(options.workspace ?? process.cwd()) })
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []
-  const stop = () => stopHost(app, forks.map(({ fork }) => fork))
-  const host: Host = { app, rows: loaded, stop }
+  const contain = options.containStrayRejections ?? (options.lifetime ?? 'long-lived') === 'long-lived'
+  const release = contain ? containStrayRejections(app, loaded) : () => {}
+  const stop = async () => {
+    try {
+      await stopHost(app, forks.map(({ fork }) => fork))
+    } finally {
+      release()
+    }
+  }
+  const host: Host = { app, rows: loaded, stop, originOf: (error) => strayOrigin(loaded, error) }
   try {
     for (const entry of loaded) {
       const fork = withOrigin(app, entry.plugin, entry.row, () => (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(entry.plugin, entry.row.config))

@@ -14,6 +14,8 @@ export interface LoadedRow {
   readonly plugin: Plugin
   /** `"lsp-stdio" (dsh-lsp-stdio) in presets/coding.yml`, for messages. */
   readonly label: string
+  /** The plugin's module file, resolved. */
+  readonly path: string
 }
 
 // Resolving from dsh-core's own location reaches the installation's node_modules chain, where
@@ -94,7 +96,7 @@ export async function loadRow(row: PresetRow): Promise<LoadedRow> {
       throw new PresetError(`${label}: invalid config: ${configProblem(error)}`, 'PRESET_CONFIG_INVALID', { cause: error })
     }
   }
-  return { row, plugin, label }
+  return { row, plugin, label, path }
 }
 
 function configProblem(error: unknown): string {

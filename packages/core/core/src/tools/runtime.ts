@@ -62,6 +62,8 @@ export class ToolRuntime extends Service {
   /** Live approvers, oldest first; the last one answers. */
   private readonly approvers: { readonly answer: Approver }[] = []
   private readonly settings: ToolsConfig
+  /** Name prefixes whose owner explains calls to names it does not have (see `namespace`). */
+  private readonly namespaces: { readonly prefix: string; readonly explain: (name: string) => Error | undefined }[] = []
   /** `batch()` nesting, and whether a change happened inside it. */
   private readonly hold = { depth: 0, changed: false }
   /** The app's event registry, asked directly whether anyone listens (see `announce`). */
@@ -128,6 +130,25 @@ export class ToolRuntime extends Service {
         this.changed()
       }
     }
+  }
+
+  /**
+   * Claims the names starting with `prefix` for unknown-tool answers: a call to such a name that no
+   * tool has gets the error `explain(name)` returns (coded, e.g. "the server is unavailable")
+   * instead of `UNKNOWN_TOOL`; `undefined` keeps `UNKNOWN_TOOL`. For a surface whose tools come
+   * and go with something outside (an MCP server). An effect on the caller's scope.
+   */
+  namespace(prefix: string, explain: (name: string) => Error | undefined): () => void {
+    if (!prefix) throw new ToolError('a namespace prefix must be non-empty', 'INVALID_TOOL')
+    const namespaces = this.namespaces
+    return this.ctx.effect(() => {
+      const claim = { prefix, explain }
+      namespaces.push(claim)
+      return () => {
+        const at = namespaces.indexOf(claim)
+        if (at >= 0) namespaces.splice(at, 1)
+      }
+    })
   }
 
   get(name: string): ToolDefinition | undefined {
@@ -219,7 +240,7 @@ export class ToolRuntime extends Service {
     if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
     if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
     const entry = this.entries.get(call.name)
-    if (!entry) throw new ToolError(`no tool named "${call.name}"`, 'UNKNOWN_TOOL')
+    if (!entry) throw this.unknown(call.name)
     const parsed = entry.parse(deepFreeze(args.value))
     if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
 
@@ -277,6 +298,19 @@ export class ToolRuntime extends Service {
         }, this.settings.abandonAfterMs)
       })
     })
+  }
+
+  /** The error for a call to a name no tool has: its namespace owner's explanation, else UNKNOWN_TOOL. */
+  private unknown(name: string): Error {
+    const unknown = new ToolError(`no tool named "${name}"`, 'UNKNOWN_TOOL')
+    const claim = this.namespaces.filter((entry) => name.startsWith(entry.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0]
+    if (!claim) return unknown
+    try {
+      return claim.explain(name) ?? unknown
+    } catch (error) {
+      this.ctx.logger('tools').warn(`the namespace ${claim.prefix} failed to explain ${name}: ${errorMessage(error)}`)
+      return unknown
+    }
   }
 
   private success(entry: Entry, args: unknown, raw: unknown): ToolResult {

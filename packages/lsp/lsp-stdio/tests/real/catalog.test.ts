@@ -77,7 +77,7 @@ describe('the server catalog (presets/overlays/languages.yml, real servers)', ()
   })
   afterAll(async () => {
     await host?.stop()
-    for (const { server } of CASES) expect(await serversFor(dirOf(server))).toEqual([])
+    for (const dir of [workspace.dir, ...CASES.map(({ server }) => dirOf(server))]) expect(await serversFor(dir)).toEqual([])
     workspace.remove()
   })
 
@@ -104,6 +104,13 @@ describe('the server catalog (presets/overlays/languages.yml, real servers)', ()
       const value = valueOf(result)
       expect(value.locations.map((location: any) => `${location.path}:${location.range.start.line + 1}`)).toContain(definition.expect)
     })
+  })
+
+  it('gopls answers for a module below the session workspace (the server is rooted at the workspace, not at go.mod)', async () => {
+    const session = host!.app.sessions.create({ cwd: workspace.dir })
+    const line = readFileSync(join(dirOf('go'), 'main.go'), 'utf8').split('\n')[3]!
+    const value = valueOf(await callLsp(host!, session, { operation: 'goToDefinition', filePath: 'go/main.go', line: 4, character: line.lastIndexOf('Area') + 1 }))
+    expect(value.locations.map((location: any) => `${location.path}:${location.range.start.line + 1}`)).toContain('go/shapes.go:4')
   })
 
   it('names the server in dsh status once it answered', async () => {

@@ -18,6 +18,13 @@ export const MAX_WHITESPACE_RUN = 256
  */
 export const MAX_FANOUT = 64
 
+/**
+ * Most `<br>` in a row (blank text between them counts as nothing). Each renders as `  \n`, so a
+ * run of them is one long whitespace run in the Markdown, which turndown's final trim reads in
+ * quadratic time when text follows it (25 000 `<br>` took 10 s): more than two say nothing more.
+ */
+export const MAX_BREAK_RUN = 2
+
 const WHITESPACE_RUN = new RegExp(`\\s{${MAX_WHITESPACE_RUN + 1},}`, 'g')
 
 const BLOCK = new Set([
@@ -35,8 +42,12 @@ const ELEMENT_NODE = 1
  * Markdown says, except that a run of more than 256 blank characters keeps 256.
  */
 export function boundForConversion(document: HtmlDocument, root: HtmlElement): void {
+  // Comments and blank inline elements render as nothing but their whitespace, so they would split
+  // one whitespace run into pieces the cut below never sees whole: they become their text.
+  unwrapBlanks(document, root)
   // linkedom keeps a text node per entity (`a&nbsp;b` is three): merged, a run is one string.
   root.normalize()
+  collapseBreakRuns(root)
   const walker = document.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */)
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = node as unknown as { data: string }
@@ -45,6 +56,35 @@ export function boundForConversion(document: HtmlDocument, root: HtmlElement): v
   const wide: HtmlElement[] = []
   collectWide(root, wide)
   for (const element of wide) groupRuns(document, element)
+}
+
+/** Elements that mean something even when blank (turndown keeps or renders them). */
+const KEEP_BLANK = new Set(['BR', 'IMG', 'INPUT', 'HR', 'A', 'IFRAME', 'AUDIO', 'VIDEO', 'TEXTAREA', 'SELECT', 'BUTTON'])
+
+function unwrapBlanks(document: HtmlDocument, root: HtmlElement): void {
+  const comments = document.createTreeWalker(root, 128 /* NodeFilter.SHOW_COMMENT */)
+  const found: ChildNode[] = []
+  for (let node = comments.nextNode(); node; node = comments.nextNode()) found.push(node as unknown as ChildNode)
+  for (const comment of found) comment.remove()
+  // Children before parents (reverse document order), so a parent left blank by its children is seen blank too.
+  const elements = [...root.querySelectorAll('*')].reverse()
+  for (const element of elements) {
+    if (element.firstElementChild || BLOCK.has(element.nodeName) || KEEP_BLANK.has(element.nodeName) || PARENT_BOUND.has(element.nodeName)) continue
+    const text = element.textContent ?? ''
+    if (/\S/.test(text)) continue
+    element.replaceWith(document.createTextNode(text))
+  }
+}
+
+function collapseBreakRuns(root: HtmlElement): void {
+  const runs = new Map<unknown, number>()
+  for (const br of root.querySelectorAll('br')) {
+    let previous = br.previousSibling
+    while (previous && previous.nodeType === TEXT_NODE && !previous.textContent?.trim()) previous = previous.previousSibling
+    const run = previous && previous.nodeName === 'BR' ? (runs.get(previous) ?? 0) + 1 : 1
+    if (run > MAX_BREAK_RUN) br.remove()
+    else runs.set(br, run)
+  }
 }
 
 function collectWide(element: HtmlElement, into: HtmlElement[]): void {

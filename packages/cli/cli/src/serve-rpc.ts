@@ -1,0 +1,66 @@
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import type { JSONRPCRequest, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
+import { quote } from 'dsh-core'
+
+/** JSON-RPC 2.0 error codes `dsh serve` answers with. */
+export const RpcCode = {
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+} as const
+
+/**
+ * An error answer to a request. The SDK sends `code` and `message` as they are; its own `McpError`
+ * would put `MCP error -32602:` into the message, and clients add that prefix themselves.
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+interface Issues {
+  readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]
+}
+
+/** A schema failure on one line: `path: message` per problem. */
+export function describeIssues(error: Issues, root = '(message)'): string {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : root}: ${issue.message}`).join('; ')
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+/** What the SDK's request schemas look like to us: a `method` literal, and a safe parse. */
+interface RequestSchema<Request> {
+  readonly shape: { readonly method: { readonly value: string } }
+  safeParse(value: unknown): { success: true; data: Request } | { success: false; error: Issues }
+}
+
+/**
+ * The requests `dsh serve` answers, each validated against its SDK schema here rather than by the
+ * SDK: a malformed request then gets -32602 with a one-line reason, where the SDK answers -32603
+ * (or -32602) with a dump of zod's issues. Installed as the server's `fallbackRequestHandler`, so
+ * the SDK still answers `initialize` and `ping` itself.
+ */
+export class Routes {
+  private readonly table = new Map<string, (request: JSONRPCRequest, extra: Extra) => Promise<unknown>>()
+
+  add<Request>(schema: RequestSchema<Request>, handle: (request: Request, extra: Extra) => unknown): void {
+    const method = schema.shape.method.value
+    this.table.set(method, async (request, extra) => {
+      const parsed = schema.safeParse(request)
+      if (!parsed.success) throw new RpcError(RpcCode.INVALID_PARAMS, `invalid ${method} request: ${describeIssues(parsed.error, 'params')}`)
+      return handle(parsed.data, extra)
+    })
+  }
+
+  readonly dispatch = async (request: JSONRPCRequest, extra: Extra): Promise<never> => {
+    const route = this.table.get(request.method)
+    if (!route) throw new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${quote(request.method, 80)}`)
+    // The SDK types the fallback's answer as its result union; each route returns its own method's result.
+    return (await route(request, extra)) as never
+  }
+}

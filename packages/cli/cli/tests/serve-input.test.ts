@@ -1,0 +1,224 @@
+// `dsh serve` under bad input (issue 16, items 1, 2 and 4): an over-size message, a stray rejection
+// or exception in a plugin, an unparseable line or a malformed request is answered or logged, and
+// the server keeps serving the next request.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BIN, CORE_ROWS, dsh, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+
+interface RawServer {
+  readonly child: ChildProcessWithoutNullStreams
+  /** Writes one message (an object is serialized; a string goes as is) followed by a newline. */
+  send(message: object | string): Promise<void>
+  /** The message answering `id`, once it arrives. */
+  answer(id: number | string): Promise<any>
+  stderr(): string
+  /** Resolves once stderr contains `text`. */
+  logged(text: string | RegExp): Promise<string>
+  readonly exited: Promise<number | null>
+}
+
+const servers: RawServer[] = []
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.child.stdin.end()
+    await server.exited
+  }
+  killRunning()
+  await removeTempDirs()
+})
+
+/** A line-level MCP client: initializes, then the test writes whatever it likes. */
+async function serve(args: readonly string[], env: Record<string, string> = {}): Promise<RawServer> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd: ROOT, env: { ...process.env, ...env } })
+  const lines: any[] = []
+  const waiting = new Set<() => void>()
+  const wake = () => {
+    for (const waiter of [...waiting]) waiter()
+  }
+  let pending = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk: string) => {
+    pending += chunk
+    for (let at = pending.indexOf('\n'); at >= 0; at = pending.indexOf('\n')) {
+      lines.push(JSON.parse(pending.slice(0, at)))
+      pending = pending.slice(at + 1)
+    }
+    wake()
+  })
+  let stderr = ''
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (chunk: string) => {
+    stderr += chunk
+    wake()
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+  void exited.then(wake)
+  child.stdin.on('error', () => {})
+  const until = <T>(found: () => T | undefined, what: string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const value = found()
+        if (value !== undefined) {
+          waiting.delete(check)
+          resolve(value)
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          waiting.delete(check)
+          reject(new Error(`dsh serve exited (${child.exitCode ?? child.signalCode}) before ${what}; stderr:\n${stderr.slice(-4000)}`))
+        }
+      }
+      waiting.add(check)
+      check()
+    })
+  const server: RawServer = {
+    child,
+    send: (message) =>
+      new Promise((resolve, reject) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))),
+    answer: (id) => until(() => lines.find((line) => line.id === id && ('result' in line || 'error' in line)), `answering ${id}`),
+    stderr: () => stderr,
+    logged: (text) => until(() => (typeof text === 'string' ? stderr.includes(text) : text.test(stderr)) ? stderr : undefined, `logging ${text}`),
+    exited,
+  }
+  servers.push(server)
+  await server.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
+  await server.answer('init')
+  await server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  return server
+}
+
+const ECHO = ['--preset', 'examples/echo/preset.yml']
+
+/** A request in the SDK client's own key order: method and params first, the id last. */
+function call(id: number, name: string, args: unknown): string {
+  return `{"method":"tools/call","params":${JSON.stringify({ name, arguments: args })},"jsonrpc":"2.0","id":${id}}`
+}
+
+async function echoes(server: RawServer, id: number): Promise<void> {
+  await server.send(call(id, 'echo', { text: `still serving ${id}` }))
+  expect((await server.answer(id)).result.content).toEqual([{ type: 'text', text: `still serving ${id}` }])
+}
+
+describe('dsh serve: messages over --max-message-bytes', () => {
+  it('a request with a readable id is answered with a JSON-RPC error, logged, and the next request served', async () => {
+    const server = await serve([...ECHO, '--max-message-bytes', '100000'])
+    await server.send(call(2, 'echo', { text: 'x'.repeat(200_000) }))
+    const refused = await server.answer(2)
+    expect(refused.error.code).toBe(-32600)
+    expect(refused.error.message).toMatch(/^request of 200\d{3} bytes is over this server's limit of 100000 bytes \(--max-message-bytes\)$/)
+    expect(await server.logged('--max-message-bytes')).toMatch(/tools\/call/)
+    await echoes(server, 3)
+    // The id first (as some clients write it) works as well.
+    await server.send(`{"jsonrpc":"2.0","id":"first","method":"tools/call","params":${JSON.stringify({ name: 'echo', arguments: { text: 'y'.repeat(200_000) } })}}`)
+    expect((await server.answer('first')).error.code).toBe(-32600)
+    await echoes(server, 4)
+  })
+
+  it('garbage with no id is logged and skipped', async () => {
+    const server = await serve([...ECHO, '--max-message-bytes', '100000'])
+    await server.send('z'.repeat(300_000))
+    await server.logged(/message of 300000 bytes .*no id could be read/)
+    await echoes(server, 5)
+  })
+
+  it('by default a message over 10 MB is served, and one over the default limit is refused without ending the server', async () => {
+    const server = await serve(ECHO)
+    await server.send(call(6, 'no_such_tool', { blob: 'b'.repeat(12_000_000) }))
+    expect(JSON.stringify((await server.answer(6)).result.content)).toContain('[UNKNOWN_TOOL]')
+    await server.send('g'.repeat(70 * 1024 * 1024))
+    await server.logged('--max-message-bytes')
+    await echoes(server, 7)
+  })
+
+  it('the option is checked: a positive whole number, and only for serve', async () => {
+    for (const value of ['0', '-1', '1.5', 'lots']) {
+      const run = await dsh(['serve', ...ECHO, `--max-message-bytes=${value}`])
+      expect(run.code, value).toBe(2)
+      expect(oneStderrLine(run), value).toMatch(/--max-message-bytes must be a positive whole number of bytes/)
+    }
+    const misplaced = await dsh(['tools', ...ECHO, '--max-message-bytes', '1000'])
+    expect(misplaced.code).toBe(2)
+    expect(oneStderrLine(misplaced)).toMatch(/--max-message-bytes belongs to the serve command/)
+  })
+})
+
+describe('dsh serve: malformed input', () => {
+  it('an unparseable line is logged and the server keeps serving', async () => {
+    const server = await serve(ECHO)
+    await server.send('{"jsonrpc": "2.0", "id": 9, "method": tools/list')
+    await server.logged(/not JSON/)
+    await echoes(server, 10)
+  })
+
+  it('a structurally invalid request gets -32602 with a one-line reason', async () => {
+    const server = await serve(ECHO)
+    await server.send({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { arguments: {} } })
+    const missingName = (await server.answer(11)).error
+    expect(missingName.code).toBe(-32602)
+    expect(missingName.message).not.toContain('\n')
+    expect(missingName.message).toMatch(/^invalid tools\/call request: params\.name: /)
+    await server.send({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'echo', arguments: 'not an object' } })
+    const badArguments = (await server.answer(12)).error
+    expect(badArguments.code).toBe(-32602)
+    expect(badArguments.message).not.toContain('\n')
+    await server.send({ jsonrpc: '2.0', id: 13, method: 'no/such/method', params: {} })
+    expect((await server.answer(13)).error.code).toBe(-32601)
+    await echoes(server, 14)
+  })
+
+  it('prompts/get for an unknown name says so once, without the SDK prefix (clients add their own)', async () => {
+    const project = await tempDir()
+    await mkdir(join(project, '.git'))
+    const server = await serve(['--preset', 'base', '--cwd', project], { HOME: await tempDir() })
+    await server.send({ jsonrpc: '2.0', id: 15, method: 'prompts/get', params: { name: 'no-such-skill' } })
+    const error = (await server.answer(15)).error
+    expect(error.code).toBe(-32602)
+    expect(error.message).toBe('no user-invocable skill named "no-such-skill"')
+    await server.send({ jsonrpc: '2.0', id: 16, method: 'prompts/get', params: {} })
+    const missing = (await server.answer(16)).error
+    expect(missing.code).toBe(-32602)
+    expect(missing.message).toMatch(/^invalid prompts\/get request: params\.name: /)
+  })
+})
+
+describe('dsh serve: a stray failure in a plugin is logged with the plugin, and the server keeps serving', () => {
+  async function strayPreset(): Promise<string> {
+    const dir = await tempDir()
+    await mkdir(join(dir, 'stray'))
+    await writeFile(
+      join(dir, 'stray', 'plugin.mjs'),
+      `export const name = 'stray'
+export const inject = ['tools']
+export function apply(ctx) {
+  ctx.tools.register({ name: 'reject_later', description: 'Leaves a rejected promise nobody handles.', parameters: { type: 'object' },
+    execute: async () => { void Promise.reject(new Error('stray rejection')); return { ok: true } } })
+  ctx.tools.register({ name: 'throw_later', description: 'Throws from a timer.', parameters: { type: 'object' },
+    execute: async () => { setTimeout(() => { throw new Error('stray exception') }, 1); return { ok: true } } })
+}
+`,
+    )
+    const preset = join(dir, 'preset.yml')
+    await writeFile(preset, `${CORE_ROWS}- id: stray-row\n  name: ./stray/plugin.mjs\n- id: echo\n  name: ${JSON.stringify(join(ROOT, 'examples', 'echo', 'echo.ts'))}\n`)
+    return preset
+  }
+
+  it('an unhandled rejection and an uncaught exception', async () => {
+    const server = await serve(['--preset', await strayPreset()])
+    await server.send(call(20, 'reject_later', {}))
+    expect((await server.answer(20)).result.isError ?? false).toBe(false)
+    expect(await server.logged('stray rejection')).toMatch(/unhandled rejection in row "stray-row" \(\.\/stray\/plugin\.mjs\).*: stray rejection/)
+    await echoes(server, 21)
+    await server.send(call(22, 'throw_later', {}))
+    await server.answer(22)
+    expect(await server.logged('stray exception')).toMatch(/uncaught exception in row "stray-row" \(\.\/stray\/plugin\.mjs\).*: stray exception/)
+    await echoes(server, 23)
+    expect(server.child.exitCode).toBeNull()
+  })
+
+  it('a one-shot command still exits 70 on one', async () => {
+    const run = await dsh(['call', 'reject_later', '{}', '--preset', await strayPreset()])
+    expect(run.code).toBe(70)
+    expect(oneStderrLine(run)).toMatch(/internal error \(unhandled rejection in a plugin\): stray rejection/)
+  })
+})
