@@ -62,7 +62,8 @@ function diagnosticsLink(services: LspToolServices, settings: ToolLspConfig, fil
     const changed = [...files.changed]
     files.changed.clear()
     for (const [path, kind] of changed) if (kind === 'deleted') files.told.delete(path)
-    const present = changed.filter(([, kind]) => kind !== 'deleted').map(([path]) => path)
+    // Files no provider serves (a README) take no place among the checked ones.
+    const present = changed.filter(([path, kind]) => kind !== 'deleted' && routed(services, path)).map(([path]) => path)
     const checked = present.slice(0, config.maxFiles)
     const budget = deadline(input.signal, config.timeoutMs, 'LSP_AUTO_DIAGNOSTICS')
     try {
@@ -129,4 +130,13 @@ function report(outcomes: readonly Outcome[], files: SessionFiles, unchecked: nu
   const floor = severity === 'error' ? 'errors' : `problems at or above ${severity}`
   const text = [`New ${floor} reported by the language server in the files changed since the last step:`, ...(lines.length ? lines : ['(none)']), ...notes.map((note) => `(${note})`)].join('\n')
   return createUserMessage(text, { kind: AUTO_DIAGNOSTICS_KIND, files: summary })
+}
+
+function routed(services: LspToolServices, path: string): boolean {
+  try {
+    services.lsp.assertRouted(path)
+    return true
+  } catch {
+    return false
+  }
 }
