@@ -6,6 +6,9 @@ import { join } from 'node:path'
 import { createUserMessage, untracked } from 'dsh-core'
 import matter from 'gray-matter'
 import { fsHost, type FsHost } from '../packages/skill/skill-fs/tests/helpers.ts'
+import { consumerHost } from '../packages/skill/skill/tests/consumer.ts'
+import { candidate, mount, scripted } from '../packages/skill/skill/tests/helpers.ts'
+import { catalogDescription, characterCount } from 'dsh-skill'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
 // Cold discovery of 2,000 skills spread over the roots (ours: dsh-skill-fs through ctx.skills,
@@ -56,9 +59,13 @@ async function bare(roots: readonly string[]): Promise<number> {
   return found
 }
 
-/** The skill-fs tests' real host (registry, skill-fs, the tool and what they inject), unwatched. */
+/**
+ * The skill-fs tests' real host (registry, skill-fs, the tool and what they inject), unwatched and
+ * one-shot like the `dsh` process start a cold discovery stands for (so `ctx.fs` makes its system
+ * calls on the event loop, its one-shot default).
+ */
 function boot(place: ReturnType<typeof layout>): Promise<FsHost> {
-  return fsHost({ watch: false, rescanMs: 3_600_000, userHome: place.home, customRoots: [place.custom] }, { tool: true })
+  return fsHost({ watch: false, rescanMs: 3_600_000, userHome: place.home, customRoots: [place.custom] }, { tool: true, lifetime: 'one-shot' })
 }
 
 export async function benchSkill(): Promise<string[]> {
@@ -130,5 +137,72 @@ export async function benchSkill(): Promise<string[]> {
   } finally {
     rmSync(place.base, { recursive: true, force: true })
   }
+  for (const count of CATALOG_SIZES) lines.push(...(await catalogAt(count)))
   return lines
+}
+
+// The catalog with many skills (issue 18 item 13): how many names the model can see, ours against the
+// catalog before it listed names only (descriptions cut to one length, at least 40 characters, then
+// skills dropped from the end of the name order), both with the default 8,000-character budget.
+
+const CATALOG_SIZES = (process.env.BENCH_CATALOG_SIZES ?? '300,2000,5000').split(',').map(Number)
+const WORDS = ['pdf', 'release', 'notes', 'deploy', 'review', 'test', 'lint', 'docs', 'api', 'data', 'chart', 'report', 'schema', 'migrate', 'frontend', 'backend', 'infra', 'security', 'audit', 'design']
+
+/** Names like real collections': two or three words (about 17 characters), unique by a counter where needed. */
+function skillNames(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    const parts = [WORDS[i % WORDS.length]!, WORDS[Math.floor(i / WORDS.length) % WORDS.length]!]
+    if (i >= WORDS.length * WORDS.length) parts.push(String(Math.floor(i / (WORDS.length * WORDS.length))))
+    return parts.join('-')
+  })
+}
+
+/** The catalog before this change: a common description length down to 40, then entries dropped from the end by name. */
+function namesVisibleBefore(skills: readonly { name: string; description: string }[], budget = 8000, floor = 40): number {
+  const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : 1))
+  const entries = sorted.map((skill) => catalogDescription(skill.description, 500))
+  const line = (name: string, description: string) => characterCount(`- \`${name}\`: ${description}`) + 1
+  const size = (cap: number) => sorted.reduce((sum, skill, i) => sum + line(skill.name, catalogDescription(entries[i]!, cap)), 0)
+  if (size(floor) <= budget) return skills.length
+  let total = 0
+  let kept = 0
+  for (const [i, skill] of sorted.entries()) {
+    total += line(skill.name, catalogDescription(entries[i]!, floor))
+    if (total > budget) break
+    kept++
+  }
+  return kept
+}
+
+async function catalogAt(count: number): Promise<string[]> {
+  const skills = skillNames(count).map((name, i) =>
+    candidate(name, {
+      provider: 'filesystem',
+      source: i % 2 ? 'user-agents' : 'project-dsh',
+      description: `Use when the task involves ${name.replace(/-/g, ' ')}: gathers what it needs from the workspace, follows the team's conventions and reports what it changed and why.`,
+    }),
+  )
+  const host = await consumerHost({})
+  try {
+    mount(host.app, scripted('filesystem', skills))
+    const sessions = untracked(host.app.sessions)
+    const step: number[] = []
+    let visible = 0
+    let described = 0
+    for (let i = 0; i < 50; i++) {
+      const session = sessions.create({ cwd: '/workspace' })
+      const [took, decision] = await timed(() => sessions.runPreStep(session, [createUserMessage('hi', { kind: 'user' })]))
+      step.push(took)
+      const catalog = decision.kind === 'enter' ? decision.messages.find((message) => message.source.kind === 'skill-catalog') : undefined
+      described = (catalog?.source.entries as unknown[]).length
+      visible = described + ((catalog?.source.names as unknown[] | undefined)?.length ?? 0)
+    }
+    const before = namesVisibleBefore(skills)
+    return [
+      `catalog of ${count} skills (8,000-character budget, names-only budget 32,000): names visible ${visible} of ${count} (${described} with a description); before this change ${before}; ratio ${ratio(visible, before)}`,
+      `  pre-step on a fresh session: first after a change ${ms(step[0]!)} (fits the catalog), then p50 ${ms(percentile(step.slice(1), 50))} (the fitted catalog is reused)`,
+    ]
+  } finally {
+    await host.stop()
+  }
 }

@@ -66,8 +66,9 @@ describe('dsh context: the catalog and /name, in one session', () => {
   it('the catalog lists both levels, the project description for the shadowed name, and not deploy', () => {
     const catalog = messages.find((message) => message.source === 'skill-catalog')!
     expect(catalog.text.split('\n').filter((line) => line.startsWith('- `'))).toEqual([
-      '- `commit-message`: Writes a commit message for the staged changes. Use when the user asks for a commit message.',
+      // Project skills first, then user skills; by name within each.
       "- `release-notes`: Drafts this project's release notes from CHANGES.md in its house format. Use when the user asks for release notes or a changelog entry.",
+      '- `commit-message`: Writes a commit message for the staged changes. Use when the user asks for a commit message.',
     ])
   })
 

@@ -8,12 +8,7 @@ import { BIN, CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, tempDir }
 // The one-shot commands tell plugins so (a watcher started there could never see a change); `serve`
 // tells them it lives on.
 
-const PLUGIN = `export const name = 'lifetime-probe'
-export const inject = { tools: { required: true }, dshHost: { required: false } }
-export function apply(ctx) {
-  ctx.tools.register({ name: 'host_lifetime', description: 'The host lifetime this plugin was told.', parameters: { type: 'object' }, execute: async () => ({ lifetime: ctx.get('dshHost')?.lifetime ?? null }) })
-}
-`
+const PROBE = join(ROOT, 'packages', 'core', 'core', 'tests', 'fixtures', 'lifetime-probe.mjs')
 
 const clients: Client[] = []
 
@@ -25,8 +20,7 @@ afterEach(async () => {
 
 async function preset(): Promise<string> {
   const dir = await tempDir()
-  await writeFile(join(dir, 'lifetime.mjs'), PLUGIN)
-  await writeFile(join(dir, 'preset.yml'), `${CORE_ROWS}- id: lifetime\n  name: ./lifetime.mjs\n`)
+  await writeFile(join(dir, 'preset.yml'), `${CORE_ROWS}- id: lifetime\n  name: ${JSON.stringify(PROBE)}\n`)
   return join(dir, 'preset.yml')
 }
 

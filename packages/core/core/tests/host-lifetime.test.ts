@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bootPreset, hostLifetime, type Host } from '../src/index.ts'
@@ -8,17 +9,11 @@ import { removeTempDirs, tempDir } from './helpers.ts'
 // A plugin learns how long its host runs (`ctx.dshHost.lifetime`), so work that only pays off over
 // time (a file watcher) can be skipped by a one-shot command.
 
+const PROBE = fileURLToPath(new URL('./fixtures/lifetime-probe.mjs', import.meta.url))
 const PRESET = `- id: tools
   name: dsh-core/tools
 - id: lifetime
-  name: ./lifetime.mjs
-`
-
-const PLUGIN = `export const name = 'lifetime-probe'
-export const inject = { tools: { required: true }, dshHost: { required: false } }
-export function apply(ctx) {
-  ctx.tools.register({ name: 'host_lifetime', description: 'The host lifetime this plugin was told.', parameters: { type: 'object' }, execute: async () => ({ lifetime: ctx.get('dshHost')?.lifetime ?? null }) })
-}
+  name: ${JSON.stringify(PROBE)}
 `
 
 const hosts: Host[] = []
@@ -31,7 +26,6 @@ afterEach(async () => {
 async function lifetimeSeen(lifetime?: 'one-shot' | 'long-lived'): Promise<unknown> {
   const dir = await tempDir('dsh-lifetime-')
   await writeFile(join(dir, 'preset.yml'), PRESET)
-  await writeFile(join(dir, 'lifetime.mjs'), PLUGIN)
   const host = await bootPreset({ preset: join(dir, 'preset.yml'), ...(lifetime ? { lifetime } : {}) })
   hosts.push(host)
   const result = await host.app.tools.execute({ name: 'host_lifetime', arguments: {} })

@@ -1,3 +1,4 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError as SdkError } from '@modelcontextprotocol/sdk/types.js'
 import { errorMessage, oneLine, ToolError } from 'dsh-core'
@@ -6,6 +7,7 @@ import { McpError } from './errors.ts'
 import type { Ending } from './generation.ts'
 import { SessionGoneError } from './http-transport.ts'
 import { OversizedBodyError, ServerUnreachableError } from './http-wire.ts'
+import { AuthRequiredError } from './oauth/auth-required.ts'
 import { TransportClosedError } from './stdio-transport.ts'
 import { ServerErrorData, TransportFault } from './wire.ts'
 
@@ -35,6 +37,8 @@ export interface FailureContext {
 export function classifyFailure(error: unknown, context: FailureContext): McpError | ToolError {
   if (error instanceof McpError || error instanceof ToolError) return error
   const { what, subject } = context
+  if (error instanceof AuthRequiredError) return new McpError(`${what}: ${error.message}`, 'MCP_AUTH_REQUIRED', { cause: error })
+  if (error instanceof UnauthorizedError) return new McpError(`${what}: ${subject} refused our authorization (HTTP 401)`, 'MCP_AUTH_REQUIRED', { cause: error })
   if (error instanceof SdkError && error.data instanceof ServerErrorData) {
     const server = error.data
     return new McpError(`${what}: ${subject} answered with error ${server.code}: ${bounded(server.message)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.code })

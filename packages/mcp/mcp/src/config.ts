@@ -1,6 +1,7 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { z } from 'zod'
 import { expandedString } from './expand.ts'
+import { OAuthConfig } from './oauth/config.ts'
 
 const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
@@ -92,33 +93,53 @@ export const StdioServerConfig = z.strictObject({
   shutdownGraceMs: budget(2_000),
 }).refine(...totalAfterIdle)
 
-export const HttpServerConfig = z
-  .strictObject({
-    transport: z.literal('streamable-http'),
-    ...common,
-    /** `${VAR}`-expanded, then checked. */
-    url: expandedString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
-    /** Sent on every request (values `${VAR}`-expanded). */
-    headers: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), expandedString).default({}),
-    /** Sent as `Authorization: Bearer <value>`; the value is looked up through ctx.credentials at each connect. */
-    bearerTokenEnvVar: envName.optional(),
-    /** Header name → variable name; values looked up through ctx.credentials at each connect. */
-    envHeaders: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), envName).default({}),
-  })
-  .refine((config) => !(config.bearerTokenEnvVar && hasHeader(config, 'authorization')), {
-    message: 'bearerTokenEnvVar sets Authorization; do not also set it in headers or envHeaders',
-    path: ['bearerTokenEnvVar'],
-  })
-  .refine(...totalAfterIdle)
+/** What a remote server (Streamable HTTP or the deprecated HTTP+SSE) is reached with. */
+const remote = {
+  ...common,
+  /** `${VAR}`-expanded, then checked. */
+  url: expandedString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
+  /** Sent on every request (values `${VAR}`-expanded). */
+  headers: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), expandedString).default({}),
+  /** Sent as `Authorization: Bearer <value>`; the value is looked up through ctx.credentials at each connect. */
+  bearerTokenEnvVar: envName.optional(),
+  /** Header name → variable name; values looked up through ctx.credentials at each connect. */
+  envHeaders: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), envName).default({}),
+  /** OAuth 2.1 settings (see oauth/config.ts); `false`: never OAuth, even when the server asks for it. */
+  oauth: z.union([z.literal(false), OAuthConfig]).optional(),
+}
+
+type RemoteShape = { bearerTokenEnvVar?: string | undefined; headers: Record<string, string>; envHeaders: Record<string, string>; oauth?: false | OAuthConfig | undefined }
+
+/** The checks every remote row shares: one source of `Authorization`. */
+function remoteChecks<T extends z.ZodType<RemoteShape & { toolCallTimeoutMs: number; maxTotalTimeoutMs: number }>>(schema: T) {
+  return schema
+    .refine((config) => !(config.bearerTokenEnvVar && hasHeader(config, 'authorization')), {
+      message: 'bearerTokenEnvVar sets Authorization; do not also set it in headers or envHeaders',
+      path: ['bearerTokenEnvVar'],
+    })
+    .refine((config) => !(config.oauth && (config.bearerTokenEnvVar || hasHeader(config, 'authorization'))), {
+      message: 'oauth sets Authorization; do not also set bearerTokenEnvVar or an Authorization header',
+      path: ['oauth'],
+    })
+    .refine(...totalAfterIdle)
+}
+
+export const HttpServerConfig = remoteChecks(z.strictObject({ transport: z.literal('streamable-http'), ...remote }))
+
+/** The deprecated HTTP+SSE transport (protocol 2024-11-05), for servers that still only speak it. */
+export const SseServerConfig = remoteChecks(z.strictObject({ transport: z.literal('sse'), ...remote }))
 
 function hasHeader(config: { headers: Record<string, string>; envHeaders: Record<string, string> }, name: string): boolean {
   return [...Object.keys(config.headers), ...Object.keys(config.envHeaders)].some((header) => header.toLowerCase() === name)
 }
 
-export const McpConfig = z.discriminatedUnion('transport', [StdioServerConfig, HttpServerConfig], {
-  error: (issue) => (issue.code === 'invalid_union' ? 'transport must be "stdio" or "streamable-http"' : undefined),
+export const McpConfig = z.discriminatedUnion('transport', [StdioServerConfig, HttpServerConfig, SseServerConfig], {
+  error: (issue) => (issue.code === 'invalid_union' ? 'transport must be "stdio", "streamable-http" or "sse"' : undefined),
 })
 export type McpConfig = z.infer<typeof McpConfig>
 export type StdioServerConfig = z.infer<typeof StdioServerConfig>
 export type HttpServerConfig = z.infer<typeof HttpServerConfig>
+export type SseServerConfig = z.infer<typeof SseServerConfig>
+/** A row reached over HTTP: Streamable HTTP or SSE. */
+export type RemoteServerConfig = HttpServerConfig | SseServerConfig
 export type ReconnectConfig = z.infer<typeof ReconnectConfig>

@@ -9,6 +9,10 @@ export const McpErrorCode = {
   MCP_CONNECT_FAILED: 'MCP_CONNECT_FAILED',
   /** A credential named by `bearerTokenEnvVar` or `envHeaders` is not set. */
   MCP_CREDENTIAL_MISSING: 'MCP_CREDENTIAL_MISSING',
+  /** The server wants an OAuth login (`dsh mcp login <server>`); calls fail at once until one is stored. */
+  MCP_AUTH_REQUIRED: 'MCP_AUTH_REQUIRED',
+  /** A login did not complete: the callback's state did not match, the user or the server refused, it timed out. */
+  MCP_AUTH_FAILED: 'MCP_AUTH_FAILED',
   /** The server is not connected (reconnecting, gave up, stopped); calls fail at once. */
   MCP_UNAVAILABLE: 'MCP_UNAVAILABLE',
   /** The connection died while the call was waiting for its answer. */

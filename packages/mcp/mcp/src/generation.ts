@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ListRootsRequestSchema, ToolListChangedNotificationSchema, type Root } from '@modelcontextprotocol/sdk/types.js'
-import { HttpTransport } from './http-transport.ts'
+import { StdioTransport } from './stdio-transport.ts'
 import { withOwnSignal } from './own-signal.ts'
 import type { BridgeTransport } from './transport.ts'
 
@@ -92,13 +92,13 @@ export class Generation {
   }
 
   get pid(): number | undefined {
-    return this.transport instanceof HttpTransport ? undefined : this.transport.pid
+    return this.transport instanceof StdioTransport ? this.transport.pid : undefined
   }
 
   /** What is known about how the connection ended (see `Ending`). */
   ending(): Ending {
     const transport = this.transport
-    if (transport instanceof HttpTransport) return { summary: transport.lostBecause?.message, stderr: '' }
+    if (!(transport instanceof StdioTransport)) return { summary: transport.lostBecause?.message, stderr: '' }
     const exit = transport.exitDescription()
     const tail = transport.stderrTail().trim()
     return { summary: exit ? `the server ${exit}` : undefined, stderr: tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail }

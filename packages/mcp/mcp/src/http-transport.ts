@@ -3,7 +3,10 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { sleep } from 'dsh-core'
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { ServerUnreachableError, wireFetch, type MarkedFault } from './http-wire.ts'
+import { AuthRequiredError } from './oauth/auth-required.ts'
+import type { OAuthSession } from './oauth/session.ts'
 import { deliverInOrder, fromPeer, PendingRequests, TransportFault } from './wire.ts'
 
 /** How long closing waits for the server to acknowledge the end of the session (HTTP DELETE). */
@@ -18,6 +21,10 @@ export interface HttpTransportOptions {
    * this transport then detects itself.
    */
   readonly onSuspect: (reason: Error) => void
+  /** The SDK's OAuth client for this connection (tokens, refresh, the flow after a 401), when the row uses OAuth. */
+  readonly authProvider?: OAuthClientProvider | undefined
+  /** The row's OAuth state: told about 401s; without `authProvider`, a Bearer challenge means a login is needed. */
+  readonly auth?: OAuthSession | undefined
 }
 
 /**
@@ -64,8 +71,13 @@ export class HttpTransport implements Transport {
       onSessionRefused: (status, method) => method !== 'POST' && this.lose(new SessionGoneError(status)),
       onProblem: (error) => this.onerror?.(error),
       isPending: (id) => this.pending.has(id),
+      ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
     })
-    this.inner = new StreamableHTTPClientTransport(options.url, { requestInit: { headers: { ...options.headers } }, fetch })
+    this.inner = new StreamableHTTPClientTransport(options.url, {
+      requestInit: { headers: { ...options.headers } },
+      fetch,
+      ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    })
     this.inner.onmessage = (message) => {
       this.pending.answered(message)
       deliverInOrder(this.onmessage, this.fromWire(message))
@@ -101,6 +113,12 @@ export class HttpTransport implements Transport {
         throw gone
       }
       if (error instanceof ServerUnreachableError) this.lose(error)
+      const login = error instanceof AuthRequiredError ? error : loginWanted(error, this.options)
+      if (login) {
+        // After this request has failed with it (closing first would fail it as "connection closed").
+        setImmediate(() => this.lose(login))
+        throw login
+      }
       throw error
     }
   }
@@ -136,4 +154,14 @@ export class HttpTransport implements Transport {
     this.closed = true
     this.onclose?.()
   }
+}
+
+/**
+ * A 401 on a connection without an OAuth client, from a server that asks for a Bearer token, when
+ * the row lets OAuth be used: a login is needed (undefined for anything else).
+ */
+export function loginWanted(error: unknown, options: Pick<HttpTransportOptions, 'auth' | 'authProvider'>): AuthRequiredError | undefined {
+  const status = (error as { code?: unknown } | null)?.code
+  if (status !== 401 || options.authProvider || !options.auth?.challengedForBearer) return undefined
+  return options.auth.needsLogin('no login is stored')
 }

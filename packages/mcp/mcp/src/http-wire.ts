@@ -30,6 +30,8 @@ export interface WireOptions {
   readonly onProblem: (error: Error) => void
   /** Whether a request with this id was sent and not answered yet. */
   readonly isPending: (id: RequestId) => boolean
+  /** A request was answered 401, with this `WWW-Authenticate` (null: none), so OAuth can tell a login is wanted. */
+  readonly onUnauthorized?: (challenge: string | null) => void
 }
 
 /** The `data` of an answer the wire made up, as it travels through the SDK. */
@@ -56,6 +58,7 @@ export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchL
       if (init?.signal?.aborted) throw error
       throw new ServerUnreachableError(`the server cannot be reached: ${describeFetchFailure(error)}`, { cause: error })
     }
+    if (response.status === 401) options.onUnauthorized?.(response.headers.get('www-authenticate'))
     const hadSession = new Headers(init?.headers).has('mcp-session-id')
     if (hadSession && (response.status === 400 || response.status === 404) && method !== 'DELETE') options.onSessionRefused(response.status, method)
     if (!response.ok || !response.body) return response

@@ -1,14 +1,21 @@
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
-import { effectWithTeardown, hostWorkspace, rowOrigin, untracked } from 'dsh-core'
+import { effectWithTeardown, hostLifetime, hostWorkspace, rowOrigin, untracked } from 'dsh-core'
 import { McpConfig } from './config.ts'
 import { McpError } from './errors.ts'
 import { ServerExtras } from './extras.ts'
+import { rowAuth } from './oauth/row.ts'
 import { WorkspaceRoots } from './roots.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
 
-export { McpConfig, StdioServerConfig, HttpServerConfig, ReconnectConfig } from './config.ts'
+export { McpConfig, StdioServerConfig, HttpServerConfig, SseServerConfig, ReconnectConfig, type RemoteServerConfig } from './config.ts'
+export { OAuthConfig } from './oauth/config.ts'
+export { login, DEFAULT_LOGIN_TIMEOUT_MS, type LoginOptions, type LoginOutcome } from './oauth/login.ts'
+export { TokenStore, defaultStorePath, loginKey, type LoginRecord } from './oauth/store.ts'
+export { rowAuth, userMcpOverlay } from './oauth/row.ts'
+export { AuthRequiredError } from './oauth/auth-required.ts'
+export { SseTransport } from './sse-transport.ts'
 export { McpError, McpErrorCode } from './errors.ts'
 export { publicToolName } from './naming.ts'
 export { expandVariables } from './expand.ts'
@@ -52,12 +59,13 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
   const credentials = ctx.get('credentials')
   const workspace = hostWorkspace(ctx)
   const roots = new WorkspaceRoots(workspace, () => supervisor.rootsChanged())
+  const auth = config.transport === 'stdio' ? undefined : rowAuth(config, { file: rowOrigin(ctx)?.file, credentials })
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
   const tools = ctx.tools
   const supervisor = new Supervisor({
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
-    services: { subprocess: untracked(ctx.subprocess), credentials: credentials && untracked(credentials) },
+    services: { subprocess: untracked(ctx.subprocess), credentials: credentials && untracked(credentials), auth },
     cwd: serverDirectory(ctx, config, workspace),
     register: (definitions) => tools.registerAll(definitions),
     batch: (change) => tools.batch(change),
@@ -65,6 +73,10 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
     reserved: extras.reserved,
     roots: () => roots.list(),
     onConnected: (generation, signal) => extras.connected(generation, signal),
+    // A long-lived host connects again once `dsh mcp login` stored a login; a one-shot command only reports needs_auth.
+    onNeedsAuth: (signal) => {
+      if (auth && hostLifetime(ctx) === 'long-lived') void auth.waitForLogin(signal).then((found) => found && supervisor.resume())
+    },
   })
 
   let startup!: Promise<StartupOutcome>

@@ -33,6 +33,8 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
     case 'reconnecting':
     case 'failed':
       return { state: 'crashed', detail: parts(supervisor.describePhase(), tools) }
+    case 'needs_auth':
+      return { state: 'needs_auth', detail: parts(supervisor.describePhase(), tools) }
     case 'unavailable':
     case 'stopped':
       return { state: 'unavailable', detail: parts(supervisor.describePhase(), tools) }

@@ -6,7 +6,9 @@ import { bridgeToolDefinition } from './definition.ts'
 import { describeRefused, listAllTools, planTools, type RefusedTool } from './discovery.ts'
 import { McpError } from './errors.ts'
 import { describeEnding, Generation } from './generation.ts'
-import { HttpTransport, SessionGoneError } from './http-transport.ts'
+import { SessionGoneError } from './http-transport.ts'
+import { AuthRequiredError } from './oauth/auth-required.ts'
+import { StdioTransport } from './stdio-transport.ts'
 import { ToolTable } from './tool-table.ts'
 import { createTransport, type TransportServices } from './transport.ts'
 import { ServerErrorData } from './wire.ts'
@@ -26,6 +28,8 @@ export type Phase =
   | { readonly kind: 'reconnecting'; readonly attempt: number; readonly retryAt: number }
   /** Given up after the crash budget; the tools stay listed and fail with MCP_UNAVAILABLE. */
   | { readonly kind: 'failed'; readonly reason: string }
+  /** The server wants an OAuth login: no retries until one is stored (`resume`); calls fail with MCP_AUTH_REQUIRED. */
+  | { readonly kind: 'needs_auth'; readonly reason: string }
   /** Cannot work until the row is reloaded (a missing command): no retries. */
   | { readonly kind: 'unavailable'; readonly reason: string }
   | { readonly kind: 'stopped'; readonly reason: string }
@@ -53,6 +57,8 @@ export interface SupervisorOptions {
   readonly roots: () => Root[]
   /** After each successful connect (M4 extras read instructions and prompts here). */
   readonly onConnected?: (generation: Generation, signal: AbortSignal) => Promise<void> | void
+  /** The server wants a login (phase `needs_auth`); `resume()` connects again once one is stored. */
+  readonly onNeedsAuth?: (signal: AbortSignal) => void
 }
 
 /** What the first attempt came to: activation waits for it. */
@@ -147,6 +153,7 @@ export class Supervisor {
 
   /** The coded error a call gets while the server is not connected: names the server, its state and its last error (no stderr). */
   unavailable(): McpError {
+    if (this.phase.kind === 'needs_auth') return new McpError(`MCP server ${this.serverName}: ${this.phase.reason}`, 'MCP_AUTH_REQUIRED')
     return new McpError(`MCP server ${this.serverName} is unavailable (${this.describePhase(false)})`, 'MCP_UNAVAILABLE')
   }
 
@@ -163,7 +170,7 @@ export class Supervisor {
         if (live && live !== failed) return settle(() => resolve(live))
         // Gone for good, or back to an ordinary outage (backoff): the caller gets the state now.
         const outage = this.phase.kind === 'reconnecting' && !this.renewingSession
-        if (this.disposed || outage || ['failed', 'unavailable', 'stopped'].includes(this.phase.kind)) settle(() => reject(this.unavailable()))
+        if (this.disposed || outage || ['failed', 'unavailable', 'stopped', 'needs_auth'].includes(this.phase.kind)) settle(() => reject(this.unavailable()))
       }
       const settle = (finish: () => void) => {
         this.waiters.delete(check)
@@ -189,11 +196,20 @@ export class Supervisor {
         const seconds = Math.max(0, Math.ceil((phase.retryAt - Date.now()) / 1000))
         return `reconnecting ${phase.attempt}/${this.config.reconnect.maxAttempts}, next attempt in ${seconds} s${last}`
       }
+      case 'needs_auth':
+        return `needs login: ${phase.reason}`
       case 'failed':
       case 'unavailable':
       case 'stopped':
         return `${phase.kind}: ${phase.reason}${last}`
     }
+  }
+
+  /** A login was stored for a server that needed one: connect again now. */
+  resume(): void {
+    if (this.disposed || this.phase.kind !== 'needs_auth') return
+    const next = this.attempt('retry').catch(() => {})
+    this.attempts = this.attempts.then(() => next)
   }
 
   /** The roots changed: tell the live server (it asks `roots/list` again). */
@@ -299,6 +315,13 @@ export class Supervisor {
       this.current = undefined
       this.setPhase({ kind: 'stopped', reason: `the failed server did not exit within ${CLOSE_BARRIER_MS} ms; reconnecting stopped so that two servers never run at once` })
       this.options.logger.error(`${this.label}: ${(this.phase as { reason: string }).reason}`)
+      return failure
+    }
+    if (failure.code === 'MCP_AUTH_REQUIRED') {
+      if (this.current === generation) this.current = undefined
+      this.setPhase({ kind: 'needs_auth', reason: failure.message.replace(/^[^:]*: /, '') })
+      this.options.logger.warn(`${this.label}: ${failure.message}`)
+      this.options.onNeedsAuth?.(this.lifetime.signal)
       return failure
     }
     if (isHarnessError(failure.cause) && PERMANENT_SPAWN_FAILURES.has(failure.cause.code)) {
@@ -462,7 +485,11 @@ export class Supervisor {
   }
 }
 
-/** Whether an HTTP generation closed because the server forgot our session (it is still there). */
+/**
+ * Whether a remote generation closed for a reason the next attempt settles at once: the server
+ * forgot our session (it is still there), or it wants a login (the attempt reports `needs_auth`).
+ */
 function sessionLost(generation: Generation): boolean {
-  return generation.transport instanceof HttpTransport && generation.transport.lostBecause instanceof SessionGoneError
+  const transport = generation.transport
+  return !(transport instanceof StdioTransport) && (transport.lostBecause instanceof SessionGoneError || transport.lostBecause instanceof AuthRequiredError)
 }

@@ -1,15 +1,19 @@
 import { envFromConfig, errorMessage, type CredentialService, type SubprocessService } from 'dsh-core'
-import type { HttpServerConfig, McpConfig, StdioServerConfig } from './config.ts'
+import type { McpConfig, RemoteServerConfig, StdioServerConfig } from './config.ts'
 import { McpError } from './errors.ts'
 import { HttpTransport } from './http-transport.ts'
+import type { OAuthSession } from './oauth/session.ts'
+import { SseTransport } from './sse-transport.ts'
 import { StdioTransport } from './stdio-transport.ts'
 
-export type BridgeTransport = StdioTransport | HttpTransport
+export type BridgeTransport = StdioTransport | HttpTransport | SseTransport
 
 export interface TransportServices {
   readonly subprocess: Pick<SubprocessService, 'spawn' | 'resolveExecutable'>
   /** Needed only by HTTP servers with `bearerTokenEnvVar` or `envHeaders`. */
   readonly credentials: Pick<CredentialService, 'resolve'> | undefined
+  /** The row's OAuth (remote rows that may use it; see oauth/session.ts). */
+  readonly auth?: OAuthSession | undefined
 }
 
 export interface TransportRequest {
@@ -32,7 +36,18 @@ export async function createTransport(config: McpConfig, request: TransportReque
     case 'stdio':
       return stdioTransport(config, request)
     case 'streamable-http':
-      return new HttpTransport({ url: new URL(config.url), headers: await httpHeaders(config, request.services), maxMessageBytes: config.maxMessageBytes, onSuspect: request.onSuspect })
+    case 'sse': {
+      const auth = request.services.auth
+      const options = {
+        url: new URL(config.url),
+        headers: await httpHeaders(config, request.services),
+        maxMessageBytes: config.maxMessageBytes,
+        onSuspect: request.onSuspect,
+        auth,
+        authProvider: await auth?.transportProvider(),
+      }
+      return config.transport === 'sse' ? new SseTransport(options) : new HttpTransport(options)
+    }
   }
 }
 
@@ -63,7 +78,7 @@ function passedVariables(names: readonly string[]): Record<string, string> {
 }
 
 /** Literal headers, then `envHeaders` and the bearer token read through ctx.credentials (values are never logged). */
-async function httpHeaders(config: HttpServerConfig, services: TransportServices): Promise<Record<string, string>> {
+async function httpHeaders(config: RemoteServerConfig, services: TransportServices): Promise<Record<string, string>> {
   const headers: Record<string, string> = { ...config.headers }
   const secret = async (variable: string, field: string): Promise<string> => {
     if (!services.credentials) throw new McpError(`${field}: reading ${variable} needs the dsh-core/credentials row`, 'MCP_CREDENTIAL_MISSING')

@@ -79,7 +79,7 @@ describe('McpConfig', () => {
     [{ ...http, headers: { 'bad header': 'x' } }, 'headers'],
     [{ ...http, bearerTokenEnvVar: 'TOKEN', headers: { Authorization: 'x' } }, 'bearerTokenEnvVar: bearerTokenEnvVar sets Authorization'],
     [{ ...http, envHeaders: { 'X-Key': '1BAD' } }, 'envHeaders.X-Key: must look like an environment variable name'],
-    [{ ...stdio, transport: 'sse' }, 'transport: transport must be "stdio" or "streamable-http"'],
+    [{ ...stdio, transport: 'websocket' }, 'transport: transport must be "stdio", "streamable-http" or "sse"'],
     [{ ...stdio, defaultApproval: 'ask' }, 'defaultApproval: must be "auto", "prompt" or "deny"'],
     [{ ...http, toolApproval: { delete_file: 'yes' } }, 'toolApproval.delete_file: must be "auto", "prompt" or "deny"'],
     [{ ...stdio, toolApproval: ['delete_file'] }, 'toolApproval'],

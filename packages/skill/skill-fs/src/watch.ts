@@ -127,7 +127,7 @@ export class RootWatcher {
     await Promise.all(roots.map((root) => this.ensure(root.path)))
   }
 
-  /** Why a root is not watched, or undefined when it is (or was never asked for, or watching has stopped). */
+  /** Why a root is not watched (its watcher failed, or watching has stopped); undefined while it is watched or was never asked for. */
   unwatched(path: string): string | undefined {
     return this.closing ? 'watching has stopped' : this.watched.get(path)?.failure?.reason
   }

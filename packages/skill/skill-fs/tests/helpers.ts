@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
+import { vi } from 'vitest'
 import { settleTeardowns, type HostLifetime } from 'dsh-core'
 import FileSystem from 'dsh-core/fs'
 import ReadinessService from 'dsh-core/readiness'
@@ -84,3 +85,9 @@ export async function fsHost(config: Record<string, unknown>, options: { tool?: 
     },
   }
 }
+
+/** Watcher timings short enough for tests (chokidar's write settling and polling). */
+export const FAST_WATCH = { watchStabilityThresholdMs: 50, watchPollIntervalMs: 20 }
+
+/** Waits (bounded, as a failure guard only) until `check` passes: a watcher's effect has no fixed delay. */
+export const until = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 50 })

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { bundle, fsHost, layout, removeTempDirs, type FsHost } from './helpers.ts'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bundle, FAST_WATCH, fsHost, layout, removeTempDirs, until, type FsHost } from './helpers.ts'
 
 // A monorepo: skill directories in the packages between the session's workspace and the project
 // root are found, the nearest first, as Codex and Claude Code find them.
@@ -53,10 +53,10 @@ describe('skill directories from the workspace up to the project root', () => {
 
   it('watches a package skill directory that appears later', async () => {
     const { app, home } = await monorepo()
-    host = await fsHost({ watchStabilityThresholdMs: 50, watchPollIntervalMs: 20, userHome: home })
+    host = await fsHost({ ...FAST_WATCH, userHome: home })
     const cwd = join(app, 'src')
     expect(await host.app.skills.list({ cwd })).toEqual([])
     await bundle(join(app, '.agents', 'skills'), 'late')
-    await vi.waitFor(async () => expect((await host!.app.skills.list({ cwd })).map((skill) => skill.name)).toEqual(['late']), { timeout: 10_000, interval: 50 })
+    await until(async () => expect((await host!.app.skills.list({ cwd })).map((skill) => skill.name)).toEqual(['late']))
   })
 })

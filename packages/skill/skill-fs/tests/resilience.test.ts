@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import chokidar from 'chokidar'
 import { createUserMessage } from 'dsh-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { bundle, fsHost, layout, removeTempDirs, type FsHost } from './helpers.ts'
+import { bundle, FAST_WATCH, fsHost, layout, removeTempDirs, until, type FsHost } from './helpers.ts'
 
 // Real trees that break naive watchers and readers: symlink rings, self-links, a watcher that cannot
 // start. None of them may crash the host or hide the skills that are fine. Nothing here waits for a
@@ -19,8 +19,6 @@ afterEach(async () => {
   await removeTempDirs()
 })
 
-const fast = { watchStabilityThresholdMs: 50, watchPollIntervalMs: 20 }
-const until = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 50 })
 
 async function names(cwd: string): Promise<string[]> {
   return (await host!.app.skills.list({ cwd })).map((skill) => skill.name)
@@ -33,7 +31,13 @@ async function statusRow(cwd: string, id: string) {
   return row
 }
 
-/** Whether a pre-step of a fresh session enters a catalog naming `name`. */
+/** The root is watched: a skill added to it now shows up without any other nudge. */
+async function expectWatched(root: string, cwd: string, before: readonly string[]): Promise<void> {
+  await bundle(root, 'later')
+  await until(async () => expect(await names(cwd)).toEqual([...before, 'later']))
+}
+
+/** The text of the catalog a pre-step of a fresh session enters. */
 async function catalogNames(cwd: string): Promise<string | undefined> {
   const session = host!.app.sessions.create({ cwd })
   const decision = await host!.app.sessions.runPreStep(session, [createUserMessage('hi', { kind: 'user' })])
@@ -48,15 +52,13 @@ describe('symlink rings and self-links', () => {
     await bundle(root, 'good')
     await symlink(join(root, 'b'), join(root, 'a'))
     await symlink(join(root, 'a'), join(root, 'b'))
-    host = await fsHost({ ...fast, userHome: home }, { tool: true })
+    host = await fsHost({ ...FAST_WATCH, userHome: home }, { tool: true })
     expect(await host.app.skills.snapshot({ cwd: project })).toMatchObject({ complete: true, skills: [expect.objectContaining({ name: 'good' })] })
     expect(await catalogNames(project)).toContain('`good`')
     const row = await statusRow(project, 'user-claude')
     expect(row.detail).toContain('a (a symbolic link loop)')
     expect(row.detail).toContain('b (a symbolic link loop)')
-    // Still watched: a skill added now shows up without any other nudge.
-    await bundle(root, 'later')
-    await until(async () => expect(await names(project)).toEqual(['good', 'later']))
+    await expectWatched(root, project, ['good'])
   })
 
   it('a self-link (x -> x) beside the skills does not stop the root being watched', async () => {
@@ -65,13 +67,12 @@ describe('symlink rings and self-links', () => {
     await bundle(root, 'good')
     await symlink(join(root, 'x'), join(root, 'x'))
     // Only the watcher can show a new skill: the observation would otherwise stay cached for ten minutes.
-    host = await fsHost({ ...fast, userHome: home, rescanMs: 600_000 }, { tool: true })
+    host = await fsHost({ ...FAST_WATCH, userHome: home, rescanMs: 600_000 }, { tool: true })
     expect(await host.app.skills.snapshot({ cwd: project })).toMatchObject({ complete: true })
     expect(await catalogNames(project)).toContain('`good`')
     expect((await statusRow(project, 'project-dsh')).detail).toContain('x (a symbolic link loop)')
     expect((await statusRow(project, 'filesystem')).detail).toMatch(/; watching$/)
-    await bundle(root, 'later')
-    await until(async () => expect(await names(project)).toEqual(['good', 'later']))
+    await expectWatched(root, project, ['good'])
   })
 
   it('a SKILL.md that links to itself is rejected alone', async () => {
@@ -90,7 +91,7 @@ describe('symlink rings and self-links', () => {
     await bundle(join(project, '.dsh', 'skills'), 'good')
     const loop = join(base, 'loop')
     await symlink(loop, loop)
-    host = await fsHost({ ...fast, userHome: home, customRoots: [loop], rescanMs: 600_000 }, { tool: true })
+    host = await fsHost({ ...FAST_WATCH, userHome: home, customRoots: [loop], rescanMs: 600_000 }, { tool: true })
     expect(await host.app.skills.snapshot({ cwd: project })).toMatchObject({ complete: true, skills: [expect.objectContaining({ name: 'good' })] })
     expect(await catalogNames(project)).toContain('`good`')
     const row = await statusRow(project, 'custom-1')
@@ -120,7 +121,7 @@ describe('a watcher that cannot start', () => {
     await bundle(root, 'a')
     const real = chokidar.watch.bind(chokidar)
     vi.spyOn(chokidar, 'watch').mockImplementation((paths, options) => (paths === root ? exhausted('ENOSPC: System limit for number of file watchers reached, watch') : real(paths, options)))
-    host = await fsHost({ ...fast, userHome: home, rescanMs: 0 }, { tool: true })
+    host = await fsHost({ ...FAST_WATCH, userHome: home, rescanMs: 0 }, { tool: true })
     expect(await host.app.skills.snapshot({ cwd: project })).toMatchObject({ complete: true, skills: [expect.objectContaining({ name: 'a' })] })
     expect(await catalogNames(project)).toContain('`a`')
     expect((await statusRow(project, 'project-dsh')).detail).toMatch(/; not watched: ENOSPC: System limit for number of file watchers reached/)
@@ -143,7 +144,7 @@ describe('a watcher that cannot start', () => {
       watchers.push(watcher as unknown as EventEmitter)
       return watcher
     })
-    host = await fsHost({ ...fast, userHome: home, rescanMs: 0 })
+    host = await fsHost({ ...FAST_WATCH, userHome: home, rescanMs: 0 })
     expect(await names(project)).toEqual(['a'])
     full = true
     for (const watcher of watchers) watcher.emit('error', Object.assign(new Error('EMFILE: too many open files, watch'), { code: 'EMFILE' }))

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import chokidar from 'chokidar'
 import { createUserMessage, type UserMessage } from 'dsh-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { bundle, fsHost, layout, put, removeTempDirs, skillMd, type FsHost } from './helpers.ts'
+import { bundle, FAST_WATCH, fsHost, layout, put, removeTempDirs, skillMd, until, type FsHost } from './helpers.ts'
 
 // Real chokidar watchers on real directories in a running host. Timings are never asserted: each
 // expectation waits (bounded) for the catalog to converge.
@@ -17,8 +17,6 @@ afterEach(async () => {
   await removeTempDirs()
 })
 
-const fast = { watchStabilityThresholdMs: 50, watchPollIntervalMs: 20 }
-const until = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 50 })
 
 /** What the view of `cwd` (and `scope`, when given) lists now. */
 async function names(cwd: string, scope?: object): Promise<string[]> {
@@ -30,7 +28,7 @@ describe('watching a running host', () => {
     const { project, home } = await layout()
     const root = join(project, '.dsh', 'skills')
     await bundle(root, 'first')
-    host = await fsHost({ ...fast, userHome: home })
+    host = await fsHost({ ...FAST_WATCH, userHome: home })
     expect(await names(project)).toEqual(['first'])
     await bundle(root, 'second')
     await until(async () => expect(await names(project)).toEqual(['first', 'second']))
@@ -47,7 +45,7 @@ describe('watching a running host', () => {
 
   it('notices a root that does not exist yet once it appears, and a root deleted and created again', async () => {
     const { project, home } = await layout()
-    host = await fsHost({ ...fast, userHome: home })
+    host = await fsHost({ ...FAST_WATCH, userHome: home })
     expect(await names(project)).toEqual([])
     // Neither .agents nor .agents/skills exists: the watcher waits one segment at a time.
     await bundle(join(project, '.agents', 'skills'), 'late')
@@ -67,7 +65,7 @@ describe('watching a running host', () => {
     await mkdir(root, { recursive: true })
     await bundle(join(base, 'elsewhere'), 'linked', 'before')
     await symlink(join(base, 'elsewhere', 'linked'), join(root, 'linked'))
-    host = await fsHost({ ...fast, userHome: home })
+    host = await fsHost({ ...FAST_WATCH, userHome: home })
     expect((await host.app.skills.list({ cwd: project }))[0]?.description).toBe('before')
     await writeFile(join(base, 'elsewhere', 'linked', 'SKILL.md'), skillMd({ name: 'linked', description: 'after' }))
     await until(async () => expect((await host!.app.skills.list({ cwd: project }))[0]?.description).toBe('after'))
@@ -78,7 +76,7 @@ describe('watching a running host', () => {
     const two = await layout()
     await bundle(join(one.project, '.dsh', 'skills'), 'one')
     await bundle(join(two.project, '.dsh', 'skills'), 'two')
-    host = await fsHost({ ...fast, userHome: one.home, watchMaxProjects: 1 })
+    host = await fsHost({ ...FAST_WATCH, userHome: one.home, watchMaxProjects: 1 })
     expect(await names(one.project)).toEqual(['one'])
     expect(await names(two.project)).toEqual(['two'])
     await bundle(join(one.project, '.dsh', 'skills'), 'one-more')
@@ -122,7 +120,7 @@ describe('the catalog over real files', () => {
     const { project, home } = await layout()
     const root = join(project, '.dsh', 'skills')
     await bundle(root, 'a', 'first a')
-    host = await fsHost({ ...fast, userHome: home }, { tool: true })
+    host = await fsHost({ ...FAST_WATCH, userHome: home }, { tool: true })
     const session = host.app.sessions.create({ cwd: project })
     const step = async (): Promise<UserMessage[]> => {
       const decision = await host!.app.sessions.runPreStep(session, [createUserMessage('go on', { kind: 'user' })])

@@ -21,7 +21,7 @@ export function characterCount(text: string): number {
 
 /**
  * `text` if it has at most `max` characters; otherwise its longest start of whole grapheme clusters
- * that leaves room for `marker` within `max` characters, then `marker`.
+ * that leaves room for `marker` within `max` characters, trailing spaces dropped, then `marker`.
  */
 export function cutText(text: string, max: number, marker = '...'): string {
   if (text.length <= max || characterCount(text) <= max) return text
@@ -33,5 +33,6 @@ export function cutText(text: string, max: number, marker = '...'): string {
     if (characters > room) break
     kept = index + segment.length
   }
-  return `${text.slice(0, kept)}${marker}`
+  // A space left before the marker would read as a word that ended.
+  return `${text.slice(0, kept).trimEnd()}${marker}`
 }

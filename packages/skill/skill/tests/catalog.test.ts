@@ -1,6 +1,6 @@
 import { createUserMessage, type UserMessage } from 'dsh-core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { catalogDigest, fitBudget } from '../src/tool/index.ts'
+import { catalogDigest, fitCatalog, originOf, type CatalogBudget } from '../src/tool/index.ts'
 import { consumerHost, kinds, textOf, type ConsumerHost } from './consumer.ts'
 import { candidate, mount, scripted, type ScriptedProvider } from './helpers.ts'
 
@@ -199,26 +199,30 @@ describe('the catalog budget (S3)', () => {
     expect(entries[0]!.description).toMatch(/\.\.\.$/)
     expect(entries[0]!.description.length).toBe(entries[1]!.description.length)
     expect(entries[2]!.description).toBe('short')
-    expect(catalog!.source.shortened).toEqual(['a', 'b'])
+    expect(catalog!.source.shortened).toBe(2)
     expect(textOf(catalog!)).toMatch(/100-character budget, 2 descriptions are shortened/)
     const lines = textOf(catalog!).split('\n').filter((line) => line.startsWith('- `'))
     expect(lines.reduce((sum, line) => sum + line.length + 1, 0)).toBeLessThanOrEqual(100)
   })
 
-  it('leaves entries out from the end only when the shortest descriptions do not fit', () => {
-    const entries = ['a', 'b', 'c', 'd'].map((name) => ({ name, description: name.repeat(50) }))
-    const fitted = fitBudget(entries, 40, 10)
-    expect(fitted.omitted).toEqual(['c', 'd'])
-    expect(fitted.entries.map((e) => e.description)).toEqual(['aaaaaaa...', 'bbbbbbb...'])
-    expect(fitted.shortened).toEqual(['a', 'b'])
-    expect(fitBudget(entries, 10_000, 10)).toEqual({ entries, shortened: [], omitted: [] })
+  it('lists the skills that do not fit at the shortest description by name only, and leaves out only what the names cannot hold', () => {
+    const offered = ['a', 'b', 'c', 'd'].map((name) => ({ name, description: name.repeat(50), origin: originOf('test') }))
+    const budget: CatalogBudget = { describedChars: 40, namesChars: 100, minDescription: 10 }
+    const fitted = fitCatalog(offered, budget)
+    // Two lines fit at the shortest description (10); the room left then goes to both, one common length (12).
+    expect(fitted.described.map((e) => e.description)).toEqual(['aaaaaaaaa...', 'bbbbbbbbb...'])
+    expect(fitted).toMatchObject({ named: [{ label: 'test', names: ['c', 'd'] }], shortened: 2, omitted: 0 })
+    expect(fitCatalog(offered, { ...budget, namesChars: 10 })).toMatchObject({ named: [{ label: 'test', names: ['c'] }], omitted: 1 })
+    const roomy = fitCatalog(offered, { ...budget, describedChars: 10_000 })
+    expect(roomy).toEqual({ described: offered.map(({ name, description }) => ({ name, description })), named: [], shortened: 0, omitted: 0 })
   })
 
   it('is deterministic: the same entries give the same catalog and digest', () => {
-    const entries = Array.from({ length: 30 }, (_, i) => ({ name: `skill-${i}`, description: `${i} `.repeat(40 + i) }))
-    const one = fitBudget(entries, 1500, 12)
-    const two = fitBudget([...entries], 1500, 12)
-    expect(catalogDigest(one.entries)).toBe(catalogDigest(two.entries))
+    const offered = Array.from({ length: 30 }, (_, i) => ({ name: `skill-${i}`, description: `${i} `.repeat(40 + i), origin: originOf(i % 2 ? 'project-dsh' : 'user-agents') }))
+    const budget: CatalogBudget = { describedChars: 1500, namesChars: 1000, minDescription: 12 }
+    const one = fitCatalog(offered, budget)
+    const two = fitCatalog([...offered], budget)
+    expect(catalogDigest(one.described)).toBe(catalogDigest(two.described))
     expect(one).toEqual(two)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { catalogDescription, renderSkillContent } from '../src/index.ts'
-import { fitBudget } from '../src/tool/index.ts'
+import { fitCatalog, originOf } from '../src/tool/index.ts'
 
 // Text the model is shown: cut at whole characters, counted in characters, and paths shown as paths.
 
@@ -33,9 +33,12 @@ describe('cutting a description', () => {
 
   it('the catalog budget cuts at whole characters too', () => {
     const entries = Array.from({ length: 20 }, (_, index) => ({ name: `s${index}`, description: `a${'👍🏽'.repeat(40)}` }))
-    const { entries: fitted, shortened } = fitBudget(entries, 1500, 5)
-    expect(shortened.length).toBeGreaterThan(0)
-    for (const entry of fitted) expect(entry.description, entry.description).toMatch(/^a(?:👍🏽)*(?:\.\.\.)?$/u)
+    const { described, shortened } = fitCatalog(
+      entries.map((entry) => ({ ...entry, origin: originOf('test') })),
+      { describedChars: 1500, namesChars: 0, minDescription: 5 },
+    )
+    expect(shortened).toBeGreaterThan(0)
+    for (const entry of described) expect(entry.description, entry.description).toMatch(/^a(?:👍🏽)*(?:\.\.\.)?$/u)
   })
 })
 

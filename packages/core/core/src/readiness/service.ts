@@ -16,8 +16,9 @@ declare module 'cordis' {
 /**
  * Where a capability stands. `idle`: configured, nothing started yet (starts on first use).
  * `unavailable`: cannot work as configured (missing key, missing executable); `crashed`: it ran and died.
+ * `needs_auth`: a remote service wants the user to log in (the detail names the command that does it).
  */
-export type CapabilityState = 'ready' | 'idle' | 'starting' | 'indexing' | 'unavailable' | 'crashed'
+export type CapabilityState = 'ready' | 'idle' | 'starting' | 'indexing' | 'unavailable' | 'crashed' | 'needs_auth'
 
 export interface CapabilityStatus {
   readonly state: CapabilityState

@@ -1,7 +1,7 @@
-import { entryLine, type Budgeted, type CatalogEntry } from './budget.ts'
+import { entryLine, groupLine, type FittedCatalog } from './budget.ts'
 
-// What the model reads. The digest covers the entries, never this prose, so rewording it never
-// makes a session publish its catalog again.
+// What the model reads. The digest covers the entries and names, never this prose, so rewording it
+// never makes a session publish its catalog again.
 
 const ROUTING = [
   'When the user names a skill, or the task clearly matches a skill description, call the `skill` tool with the exact name before doing anything else.',
@@ -11,14 +11,25 @@ const ROUTING = [
 const DIRECT =
   'A user may also start a skill directly; its <skill_content> block then appears in the conversation. Follow that block and do not load the same skill with the `skill` tool again.'
 
-function list(entries: readonly CatalogEntry[]): string[] {
-  return ['<available_skills>', ...entries.map(entryLine), '</available_skills>']
+const LISTING = 'call the `skill` tool with the name "?" to list every skill, or "?" followed by words to search names and descriptions'
+
+const count = (n: number) => n.toLocaleString('en-US')
+
+function list(catalog: FittedCatalog): string[] {
+  const lines = ['<available_skills>', ...catalog.described.map(entryLine)]
+  if (catalog.named.length) lines.push('Listed by name only (load one to read what it does):', ...catalog.named.map(groupLine))
+  lines.push('</available_skills>')
+  return lines
 }
 
-function budgetNote(budget: Budgeted, chars: number): string[] {
+/** What the budget did, said plainly: shortened descriptions, names only, skills left out and how to find them. */
+function budgetNote(catalog: FittedCatalog, chars: number): string[] {
   const notes: string[] = []
-  if (budget.shortened.length) notes.push(`To fit the catalog's ${chars}-character budget, ${budget.shortened.length} descriptions are shortened (they end in "...").`)
-  if (budget.omitted.length) notes.push(`${budget.omitted.length} more skills did not fit and are not listed; the \`skill\` tool still loads them by exact name.`)
+  const namesOnly = catalog.named.reduce((sum, group) => sum + group.names.length, 0)
+  if (catalog.shortened) notes.push(`To fit the catalog's ${count(chars)}-character budget, ${count(catalog.shortened)} descriptions are shortened (they end in "...").`)
+  if (namesOnly) notes.push(`${count(namesOnly)} skills are listed by name only; load one by its name as usual.`)
+  if (catalog.omitted) notes.push(`${count(catalog.omitted)} more skills are not listed; ${LISTING}.`)
+  else if (namesOnly) notes.push(`To find a skill by what it does, ${LISTING}.`)
   return notes.length ? [notes.join(' '), ''] : []
 }
 
@@ -26,18 +37,22 @@ function wrap(lines: readonly string[]): string {
   return ['<system-reminder>', ...lines, '</system-reminder>'].join('\n')
 }
 
-export function initialCatalog(budget: Budgeted, chars: number): string {
-  return wrap(['Skills are reusable, task-specific instructions. These skills are available:', '', ...list(budget.entries), '', ...budgetNote(budget, chars), ROUTING, DIRECT])
+function isEmpty(catalog: FittedCatalog): boolean {
+  return !catalog.described.length && !catalog.named.length && !catalog.omitted
 }
 
-export function replacementCatalog(budget: Budgeted, chars: number): string {
-  const head = ['The available skills changed. This complete list replaces every earlier skill list in this conversation:', '', ...list(budget.entries), '']
-  if (!budget.entries.length && !budget.omitted.length) {
+export function initialCatalog(catalog: FittedCatalog, chars: number): string {
+  return wrap(['Skills are reusable, task-specific instructions. These skills are available:', '', ...list(catalog), '', ...budgetNote(catalog, chars), ROUTING, DIRECT])
+}
+
+export function replacementCatalog(catalog: FittedCatalog, chars: number): string {
+  const head = ['The available skills changed. This complete list replaces every earlier skill list in this conversation:', '', ...list(catalog), '']
+  if (isEmpty(catalog)) {
     return wrap([
       ...head,
       'No skills are available through the `skill` tool any more; do not use names from earlier lists.',
       'A user may still start a skill directly: follow its <skill_content> block and do not call the `skill` tool for it.',
     ])
   }
-  return wrap([...head, ...budgetNote(budget, chars), `Use only the names in this list. ${ROUTING}`, DIRECT])
+  return wrap([...head, ...budgetNote(catalog, chars), `Use only the names in this list. ${ROUTING}`, DIRECT])
 }

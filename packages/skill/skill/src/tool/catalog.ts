@@ -2,30 +2,46 @@ import { createHash } from 'node:crypto'
 import { createUserMessage, isRecord, throwIfAborted, type JsonValue, type PreStepMiddleware, type Session, type UserMessage } from 'dsh-core'
 import { catalogDescription } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
+import type { SkillSummary } from '../types.ts'
 import { isModelInvocable } from '../validate.ts'
-import { fitBudget, type CatalogEntry } from './budget.ts'
+import { fitCatalog, type CatalogEntry, type FittedCatalog } from './budget.ts'
 import { initialCatalog, replacementCatalog } from './catalog-text.ts'
 import type { ToolSkillConfig } from './config.ts'
+import { byPriority, type RecentSkills } from './priority.ts'
 import { sessionView } from './tool.ts'
 
 export const CATALOG_KIND = 'skill-catalog'
 
-/** sha256 over the entries (never the prose): JSON per entry keeps entry boundaries unambiguous. */
-export function catalogDigest(entries: readonly CatalogEntry[]): string {
-  return createHash('sha256')
-    .update(entries.map((entry) => JSON.stringify([entry.name, entry.description])).join('\n'))
-    .digest('hex')
+/** What a catalog shows the model: the described entries and the names listed without descriptions. */
+export interface CatalogContent {
+  readonly entries: readonly CatalogEntry[]
+  readonly names: readonly string[]
 }
 
-/** The entries a logged or proposed catalog message recorded, or undefined when it is not a readable catalog. */
-export function readableEntries(message: unknown): CatalogEntry[] | undefined {
-  const source = (message as { source?: { kind?: unknown; entries?: unknown } } | null | undefined)?.source
+/**
+ * sha256 over what the catalog shows (never the prose): JSON per entry keeps entry boundaries
+ * unambiguous, and the names-only list is one JSON object after them (absent when empty, so a catalog
+ * without one hashes as it always did).
+ */
+export function catalogDigest(entries: readonly CatalogEntry[], names: readonly string[] = []): string {
+  const lines = entries.map((entry) => JSON.stringify([entry.name, entry.description]))
+  if (names.length) lines.push(JSON.stringify({ names }))
+  return createHash('sha256').update(lines.join('\n')).digest('hex')
+}
+
+/** What a logged or proposed catalog message recorded, or undefined when it is not a readable catalog. */
+export function readableCatalog(message: unknown): CatalogContent | undefined {
+  const source = (message as { source?: { kind?: unknown; entries?: unknown; names?: unknown } } | null | undefined)?.source
   if (source?.kind !== CATALOG_KIND || !Array.isArray(source.entries)) return undefined
   for (const entry of source.entries as unknown[]) {
     if (!isRecord(entry) || typeof entry.name !== 'string' || !entry.name || typeof entry.description !== 'string') return undefined
   }
-  return source.entries as CatalogEntry[]
+  const names = source.names ?? []
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && name)) return undefined
+  return { entries: source.entries as CatalogEntry[], names: names as string[] }
 }
+
+const digestOf = (content: CatalogContent) => catalogDigest(content.entries, content.names)
 
 /** What the log says: whether a catalog was ever published, and the digest of the newest one the model still sees. */
 function history(session: Session): { published: boolean; visibleDigest: string | undefined } {
@@ -34,22 +50,54 @@ function history(session: Session): { published: boolean; visibleDigest: string 
   for (let index = events.length - 1; index >= 0; index--) {
     const event = events[index]!
     if (event.type !== 'user/message') continue
-    const entries = readableEntries(event.data)
-    if (!entries) continue
+    const content = readableCatalog(event.data)
+    if (!content) continue
     published = true
-    if (session.visible(event.seq)) return { published, visibleDigest: catalogDigest(entries) }
+    if (session.visible(event.seq)) return { published, visibleDigest: digestOf(content) }
   }
   return { published, visibleDigest: undefined }
 }
 
 /**
+ * Fitted catalogs by the observation they came from (the registry hands out the same summaries array
+ * while its observation stands) and the session's recent skills: every pre-step of every session
+ * between two changes shares the work, which with thousands of skills is tens of milliseconds.
+ */
+class FittedCatalogs {
+  private readonly byObservation = new WeakMap<readonly SkillSummary[], Map<string, FittedCatalog>>()
+
+  get(skills: readonly SkillSummary[], recent: ReadonlyMap<string, number>, fit: () => FittedCatalog): FittedCatalog {
+    // Only the order of use matters, and most sessions have used nothing yet.
+    const key = [...recent].sort((a, b) => b[1] - a[1]).map(([name]) => name).join(',')
+    let byRecent = this.byObservation.get(skills)
+    if (!byRecent) this.byObservation.set(skills, (byRecent = new Map()))
+    let catalog = byRecent.get(key)
+    if (!catalog) {
+      if (byRecent.size >= MAX_FITTED_PER_OBSERVATION) byRecent.delete(byRecent.keys().next().value!)
+      byRecent.set(key, (catalog = fit()))
+    }
+    return catalog
+  }
+}
+
+const MAX_FITTED_PER_OBSERVATION = 32
+
+/** The catalog's entries and names-only list, flattened in display order. */
+function contentOf(catalog: FittedCatalog): CatalogContent {
+  return { entries: catalog.described, names: catalog.named.flatMap((group) => group.names) }
+}
+
+/**
  * The catalog pre-step: after the links inside it have decided, enters the model-invocable skills
- * of the session's view as a catalog message, but only when that list differs from the newest
+ * of the session's view as a catalog message, but only when what it shows differs from the newest
  * catalog the model can still see. A first catalog is the initial one; later ones replace every
  * earlier list (an empty one retires them all). An incomplete discovery publishes nothing, so a
- * transient failure never tells the model its skills are gone.
+ * transient failure never tells the model its skills are gone. Past the budget, descriptions are
+ * shortened, then skills are listed by name only, then left out, in priority order (`byPriority`).
  */
-export function catalogLink(skills: SkillRegistry, visible: () => boolean, settings: ToolSkillConfig): PreStepMiddleware {
+export function catalogLink(skills: SkillRegistry, visible: () => boolean, recent: RecentSkills, settings: ToolSkillConfig): PreStepMiddleware {
+  const fitted = new FittedCatalogs()
+  const budget = { describedChars: settings.catalogBudgetChars, namesChars: settings.catalogNamesBudgetChars, minDescription: settings.catalogMinDescriptionLength }
   return async (input, next) => {
     const decision = await next()
     if (decision.kind === 'reject') return decision
@@ -59,26 +107,35 @@ export function catalogLink(skills: SkillRegistry, visible: () => boolean, setti
     const snapshot = visible() ? await skills.snapshot(sessionView(session, signal)) : { skills: [], complete: true }
     throwIfAborted(signal)
     if (!snapshot.complete) return decision
-    const offered = snapshot.skills.filter(isModelInvocable).map((skill) => ({ name: skill.name, description: catalogDescription(skill.description, settings.catalogDescriptionMaxLength) }))
-    const budget = fitBudget(offered, settings.catalogBudgetChars, settings.catalogMinDescriptionLength)
-    const digest = catalogDigest(budget.entries)
+    const used = recent.of(session)
+    const catalog = fitted.get(snapshot.skills, used, () => {
+      const offered = byPriority(snapshot.skills.filter(isModelInvocable), used).map(({ skill, origin }) => ({
+        name: skill.name,
+        description: catalogDescription(skill.description, settings.catalogDescriptionMaxLength),
+        origin,
+      }))
+      return fitCatalog(offered, budget)
+    })
+    const content = contentOf(catalog)
+    const digest = digestOf(content)
     const { published, visibleDigest } = history(session)
-    const proposed = decision.messages.find((message) => readableEntries(message) !== undefined)
+    const proposed = decision.messages.find((message) => readableCatalog(message) !== undefined)
     const without = (message: UserMessage) => ({ kind: 'enter' as const, messages: decision.messages.filter((m) => m !== message) })
     if (visibleDigest === digest) return proposed ? without(proposed) : decision
-    if (proposed && catalogDigest(readableEntries(proposed)!) === digest) return decision
-    if (!published && !budget.entries.length) return proposed ? without(proposed) : decision
-    const text = published ? replacementCatalog(budget, settings.catalogBudgetChars) : initialCatalog(budget, settings.catalogBudgetChars)
+    if (proposed && digestOf(readableCatalog(proposed)!) === digest) return decision
+    if (!published && !content.entries.length && !content.names.length) return proposed ? without(proposed) : decision
+    const text = published ? replacementCatalog(catalog, settings.catalogBudgetChars) : initialCatalog(catalog, settings.catalogBudgetChars)
     const source: { kind: string; [key: string]: JsonValue } = {
       kind: CATALOG_KIND,
       form: 'catalog',
       ...(published ? { update: true } : {}),
-      entries: budget.entries.map((entry) => ({ name: entry.name, description: entry.description })),
-      ...(budget.shortened.length ? { shortened: [...budget.shortened] } : {}),
-      ...(budget.omitted.length ? { omitted: [...budget.omitted] } : {}),
+      entries: content.entries.map((entry) => ({ name: entry.name, description: entry.description })),
+      ...(content.names.length ? { names: [...content.names] } : {}),
+      ...(catalog.shortened ? { shortened: catalog.shortened } : {}),
+      ...(catalog.omitted ? { omitted: catalog.omitted } : {}),
     }
-    const catalog = createUserMessage(text, source)
-    const messages = proposed ? decision.messages.map((message) => (message === proposed ? catalog : message)) : [...decision.messages, catalog]
+    const message = createUserMessage(text, source)
+    const messages = proposed ? decision.messages.map((m) => (m === proposed ? message : m)) : [...decision.messages, message]
     return { kind: 'enter', messages }
   }
 }

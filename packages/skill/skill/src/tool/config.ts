@@ -7,12 +7,18 @@ export const ToolSkillConfig = z
     /** Each catalog description is cut to this many characters (with `...`); at most the spec's 1024. */
     catalogDescriptionMaxLength: z.number().int().min(3).max(MAX_DESCRIPTION_LENGTH).default(500),
     /**
-     * Characters the catalog's entry lines may take together. Over it, descriptions are shortened
-     * (all to one common length, never below `catalogMinDescriptionLength`) before any entry is left out.
+     * Characters the catalog's described lines may take together. Over it, descriptions are shortened
+     * (all to one common length, never below `catalogMinDescriptionLength`), then the skills that no
+     * longer fit are listed by name only.
      */
     catalogBudgetChars: z.number().int().positive().default(8000),
-    /** The shortest a description is cut to for the budget before entries are left out instead. */
+    /** The shortest a description is cut to for the budget before skills are listed by name only instead. */
     catalogMinDescriptionLength: z.number().int().min(3).default(40),
+    /**
+     * Characters the names-only lines may take together (skills past the described budget, listed by
+     * name, grouped by origin). Only skills whose names do not fit here either are left out.
+     */
+    catalogNamesBudgetChars: z.number().int().min(0).default(32_000),
     /** The `skill` tool's budget for one load. */
     timeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(30_000),
   })

@@ -4,6 +4,7 @@ import type {} from '../service.ts'
 import { catalogLink } from './catalog.ts'
 import { Config, ToolSkillConfig } from './config.ts'
 import { invocationLink } from './invocation.ts'
+import { RecentSkills } from './priority.ts'
 import { skillTool } from './tool.ts'
 
 /**
@@ -16,18 +17,22 @@ export const inject = ['skills', 'tools', 'sessions']
 export { Config }
 export type { ToolSkillConfig } from './config.ts'
 export { SkillToolValue, SKILL_TOOL_DESCRIPTION } from './tool.ts'
-export { CATALOG_KIND, catalogDigest } from './catalog.ts'
+export { CATALOG_KIND, catalogDigest, readableCatalog, type CatalogContent } from './catalog.ts'
 export { INVOCATION_KIND, gestureNames } from './invocation.ts'
-export { fitBudget } from './budget.ts'
+export { fitCatalog, type FittedCatalog, type CatalogBudget, type Offered, type NameGroup, type CatalogEntry } from './budget.ts'
+export { byPriority, originOf, RecentSkills, type Origin } from './priority.ts'
+export { listSkills, type SkillListing } from './listing.ts'
 
 export function apply(ctx: Context, config: ToolSkillConfig): void {
   const settings = ToolSkillConfig.parse(config ?? {})
   // Reads register nothing, so they may skip cordis's per-call caller tracking.
   const skills = untracked(ctx.skills)
   const tools = untracked(ctx.tools)
-  const definition = skillTool(skills, settings)
+  // What each session loaded: the catalog gives those skills room first when it is over budget.
+  const recent = new RecentSkills()
+  const definition = skillTool(skills, recent, settings)
   ctx.tools.register(definition)
   // Registered first, so it runs outside the catalog link: injections land after the catalog.
-  ctx.sessions.use(invocationLink(skills))
-  ctx.sessions.use(catalogLink(skills, () => tools.get('skill') === definition, settings))
+  ctx.sessions.use(invocationLink(skills, recent))
+  ctx.sessions.use(catalogLink(skills, () => tools.get('skill') === definition, recent, settings))
 }

@@ -6,14 +6,18 @@ import { renderSkillContent } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
 import type { ResourceBase, ViewOptions } from '../types.ts'
 import type { ToolSkillConfig } from './config.ts'
+import { isListingRequest, listSkills, renderListing, SkillListingValue, type SkillListing } from './listing.ts'
+import type { RecentSkills } from './priority.ts'
+import { isModelInvocable } from '../validate.ts'
 
 export const SKILL_TOOL_DESCRIPTION = [
   'Loads the full instructions of a skill by its exact name from the available skills list.',
   'Call it before acting on a task that names a skill or clearly matches a skill description, then follow the instructions it returns.',
+  'The name "?" lists every available skill; "?" followed by words searches skill names and descriptions.',
 ].join(' ')
 
 const SkillToolInput = z.strictObject({
-  name: z.string().describe('The exact skill name from the available skills list.'),
+  name: z.string().describe('The exact skill name from the available skills list; "?" to list every skill, "?words" to search.'),
 })
 
 const ResourceBaseValue = z.discriminatedUnion('kind', [
@@ -22,19 +26,23 @@ const ResourceBaseValue = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('opaque'), description: z.string() }),
 ])
 
-/** The canonical value: what was loaded, never rank, locator, path, source or metadata. */
-export type SkillToolValue = {
+/** A loaded skill: never rank, locator, path, source or metadata. */
+export type LoadedSkillValue = {
   readonly name: string
   readonly provider: string
   readonly resourceBase?: ResourceBase
   readonly content: string
 }
-export const SkillToolValue = z.strictObject({
+const LoadedSkillValue = z.strictObject({
   name: z.string(),
   provider: z.string(),
   resourceBase: ResourceBaseValue.optional(),
   content: z.string(),
-}) as unknown as z.ZodType<SkillToolValue>
+})
+
+/** The canonical value: a loaded skill, or a listing (`?`, `?words`). */
+export type SkillToolValue = LoadedSkillValue | SkillListing
+export const SkillToolValue = z.union([LoadedSkillValue, SkillListingValue]) as unknown as z.ZodType<SkillToolValue>
 
 /** The session's view: its workspace, its scope, the call's signal. */
 export function sessionView(session: { readonly cwd: string } | undefined, signal: AbortSignal): ViewOptions {
@@ -44,9 +52,11 @@ export function sessionView(session: { readonly cwd: string } | undefined, signa
 /**
  * The `skill` tool: list, check that the skill is there and the model may start it, load, check
  * again (the file may have changed in between), and answer the loaded body. Invocation policy is
- * read twice so a skill that turned user-only while loading never reaches the model.
+ * read twice so a skill that turned user-only while loading never reaches the model. `?` (or an
+ * empty name) lists every model-invocable skill, `?words` searches them: what the catalog could not
+ * show stays findable.
  */
-export function skillTool(skills: SkillRegistry, settings: ToolSkillConfig): ToolDefinition<z.infer<typeof SkillToolInput>, SkillToolValue> {
+export function skillTool(skills: SkillRegistry, recent: RecentSkills, settings: ToolSkillConfig): ToolDefinition<z.infer<typeof SkillToolInput>, SkillToolValue> {
   return {
     name: 'skill',
     surface: 'skill',
@@ -55,14 +65,16 @@ export function skillTool(skills: SkillRegistry, settings: ToolSkillConfig): Too
     output: SkillToolValue,
     timeoutMs: settings.timeoutMs,
     async execute({ name }, exec: ToolExecution) {
-      if (!isSkillName(name)) throw new SkillError(`${JSON.stringify(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
       const view = sessionView(exec.session, exec.signal)
+      if (isListingRequest(name)) return listSkills(name, (await skills.list(view)).filter(isModelInvocable), recent.of(exec.session), settings.catalogDescriptionMaxLength)
+      if (!isSkillName(name)) throw new SkillError(`${JSON.stringify(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
       const summary = (await skills.list(view)).find((skill) => skill.name === name)
       if (!summary) throw unknownSkill(name)
       if (!summary.invocation.modelInvocable) throw userOnly(name)
       const definition = await skills.get(name, view)
       if (!definition) throw unknownSkill(name)
       if (!definition.invocation.modelInvocable) throw userOnly(name)
+      recent.used(exec.session, name)
       const { resourceBase } = definition
       return {
         name: definition.name,
@@ -71,7 +83,7 @@ export function skillTool(skills: SkillRegistry, settings: ToolSkillConfig): Too
         content: definition.content,
       }
     },
-    render: (_args, value) => renderSkillContent(value),
+    render: (_args, value) => ('listed' in value ? renderListing(value) : renderSkillContent(value)),
   }
 }
 

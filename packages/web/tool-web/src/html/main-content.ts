@@ -4,15 +4,19 @@ import { parseDocument, type HtmlDocument, type HtmlElement } from './document.t
 
 /**
  * The page's main content (the article, without navigation, headers, footers and sidebars) as
- * Firefox Reader View finds it, or undefined when Readability finds none. Readability rewrites the
- * document it reads, so it works on its own copy of the page's markup.
+ * Firefox Reader View finds it, or undefined when Readability finds none or fails on the page (the
+ * whole page is then converted instead). Readability rewrites the document it reads, so it works
+ * on its own copy of the page's markup.
  */
 export function mainContent(document: HtmlDocument): HtmlElement | undefined {
-  const copy = parseDocument(document.documentElement.outerHTML)
-  // Readability types its argument as the browser's Document; linkedom's has what it uses.
-  const article = new (readability())(copy as unknown as ConstructorParameters<typeof ReadabilityClass>[0], { keepClasses: true }).parse()
-  if (!article?.content) return undefined
-  return parseDocument(article.content).body ?? undefined
+  try {
+    const copy = parseDocument(document.documentElement.outerHTML)
+    // Readability types its argument as the browser's Document; linkedom's has what it uses.
+    const article = new (readability())(copy as unknown as ConstructorParameters<typeof ReadabilityClass>[0], { keepClasses: true }).parse()
+    return article?.content ? (parseDocument(article.content).body ?? undefined) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 const require = createRequire(import.meta.url)

@@ -1,0 +1,180 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js'
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { errorMessage, oneLine } from 'dsh-core'
+import { McpError } from '../errors.ts'
+import { RecordProvider, type ClientSettings } from './provider.ts'
+import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
+
+/** How long a login waits for the browser to come back, unless the caller says otherwise. */
+export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000
+const CALLBACK_PATH = '/callback'
+
+export interface LoginOptions {
+  readonly store: TokenStore
+  readonly settings: ClientSettings
+  /** Told the authorization URL to visit (print it; open a browser). */
+  readonly onAuthorizationUrl: (url: URL) => void
+  readonly signal?: AbortSignal
+  readonly timeoutMs?: number
+  readonly fetchFn?: FetchLike
+}
+
+export interface LoginOutcome {
+  /** The scopes the server granted, when it said. */
+  readonly scope: string | undefined
+  /** Callback requests refused because their `state` was not this login's. */
+  readonly refusedCallbacks: number
+}
+
+/**
+ * The interactive OAuth login for one server, on the SDK's `auth()`: discovery, registration (a
+ * configured client, a client ID metadata document, or DCR), PKCE and the code exchange are the
+ * SDK's. Ours: a loopback listener for the redirect that accepts only this login's `state`, and
+ * the store the tokens go to. The tokens never leave the store.
+ */
+export async function login(options: LoginOptions): Promise<LoginOutcome> {
+  const { store, settings } = options
+  const key = loginKey(settings.serverUrl, settings.oauth?.clientId)
+  const callback = await listenForCallback(settings.oauth?.callbackPort)
+  try {
+    const stored = await store.get(key)
+    const redirectUrl = `http://127.0.0.1:${callback.port}${CALLBACK_PATH}`
+    // A registration made for another redirect URI (another port) cannot be used for this one.
+    const client = stored?.client && 'redirect_uris' in stored.client && !stored.client.redirect_uris.map(String).includes(redirectUrl) ? undefined : stored?.client
+    const record: LoginRecord = { serverUrl: settings.serverUrl, ...(settings.oauth?.clientId ? { clientId: settings.oauth.clientId } : {}), redirectUrl, ...(client ? { client } : {}) }
+    let authorizationUrl: URL | undefined
+    const secret = settings.clientSecret ? await settings.clientSecret() : undefined
+    const provider = new LoginProvider(settings, record, redirectUrl, secret, (url) => {
+      authorizationUrl = url
+      options.onAuthorizationUrl(url)
+    })
+    callback.expect(provider.state())
+    const scope = settings.oauth?.scopes?.join(' ')
+    const first = await attempt(() => auth(provider, { serverUrl: settings.serverUrl, ...(scope ? { scope } : {}), ...fetchOption(options) }), settings, 'starting the login')
+    if (first === 'REDIRECT') {
+      if (!authorizationUrl) throw new McpError(`login to ${settings.serverName}: the authorization server gave no authorization URL`, 'MCP_AUTH_FAILED')
+      const code = await callback.code(options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, options.signal)
+      await attempt(() => auth(provider, { serverUrl: settings.serverUrl, authorizationCode: code, ...fetchOption(options) }), settings, 'exchanging the authorization code')
+    }
+    await store.update(key, () => provider.record)
+    return { scope: provider.record.tokens?.scope, refusedCallbacks: callback.refused }
+  } finally {
+    await callback.close()
+  }
+}
+
+function fetchOption(options: LoginOptions): { fetchFn?: FetchLike } {
+  return options.fetchFn ? { fetchFn: options.fetchFn } : {}
+}
+
+async function attempt<T>(work: () => Promise<T>, settings: ClientSettings, step: string): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof McpError) throw error
+    throw new McpError(`login to ${settings.serverName} failed while ${step}: ${oneLine(errorMessage(error))}`, 'MCP_AUTH_FAILED', { cause: error })
+  }
+}
+
+/** A fresh login: stored tokens are not offered (no refresh), and the redirect goes to the caller. */
+class LoginProvider extends RecordProvider {
+  constructor(
+    settings: ClientSettings,
+    record: LoginRecord,
+    redirectUrl: string,
+    secret: string | undefined,
+    private readonly redirect: (url: URL) => void,
+  ) {
+    super(settings, record, redirectUrl, secret)
+  }
+
+  override tokens(): undefined {
+    return undefined
+  }
+
+  redirectToAuthorization(authorizationUrl: URL): void {
+    this.redirect(authorizationUrl)
+  }
+}
+
+interface CallbackListener {
+  readonly port: number
+  /** Requests refused for a wrong or missing state. */
+  readonly refused: number
+  /** Only callbacks carrying this state are taken. */
+  expect(state: string): void
+  /** The code of the first callback with the expected state; an `error` callback with it fails the login. */
+  code(timeoutMs: number, signal: AbortSignal | undefined): Promise<string>
+  close(): Promise<void>
+}
+
+/**
+ * The loopback listener the browser is sent back to. A request whose `state` is not this login's
+ * is answered 400 and ignored (a page cannot complete someone else's login); the right one ends it.
+ */
+async function listenForCallback(port = 0): Promise<CallbackListener> {
+  let expected: string | undefined
+  let settle: ((outcome: { code: string } | { error: string }) => void) | undefined
+  let refused = 0
+  const early: ({ code: string } | { error: string })[] = []
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+    if (url.pathname !== CALLBACK_PATH) return page(response, 404, 'Not found.')
+    const state = url.searchParams.get('state')
+    if (!expected || state !== expected) {
+      refused++
+      return page(response, 400, 'This login link is not the one dsh is waiting for (its state does not match). Nothing was changed.')
+    }
+    const error = url.searchParams.get('error')
+    const code = url.searchParams.get('code')
+    const outcome = error ? { error: `${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}` } : code ? { code } : { error: 'the callback carried no code' }
+    page(response, 'code' in outcome ? 200 : 400, 'code' in outcome ? 'Logged in. You can close this tab and return to the terminal.' : `The login did not complete: ${outcome.error}`)
+    if (settle) settle(outcome)
+    else early.push(outcome)
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new McpError(`the login's callback port ${port} cannot be used: ${error.code === 'EADDRINUSE' ? 'it is in use' : error.message}`, 'MCP_AUTH_FAILED', { cause: error })),
+    )
+    server.listen(port, '127.0.0.1', resolve)
+  })
+  return {
+    port: (server.address() as AddressInfo).port,
+    get refused() {
+      return refused
+    },
+    expect(state) {
+      expected = state
+    },
+    code(timeoutMs, signal) {
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => finish({ error: `no answer from the browser within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs)
+        const onAbort = () => finish({ error: 'interrupted' })
+        signal?.addEventListener('abort', onAbort, { once: true })
+        const finish = (outcome: { code: string } | { error: string }) => {
+          clearTimeout(timer)
+          signal?.removeEventListener('abort', onAbort)
+          settle = () => {}
+          if ('code' in outcome) resolve(outcome.code)
+          else reject(new McpError(`the login did not complete: ${outcome.error}`, 'MCP_AUTH_FAILED'))
+        }
+        settle = finish
+        if (signal?.aborted) return onAbort()
+        const waiting = early.shift()
+        if (waiting) finish(waiting)
+      })
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+function page(response: ServerResponse, status: number, text: string): void {
+  const body = `<!doctype html><meta charset="utf-8"><title>dsh</title><p>${text.replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)};`)}</p>\n`
+  response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body)
+}

@@ -1,0 +1,208 @@
+import { watch } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { AuthRequiredError } from './auth-required.ts'
+import { expiringSoon, NO_REDIRECT, RecordProvider, type ClientSettings } from './provider.ts'
+import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
+
+/**
+ * OAuth for one row, across its connections: the provider each transport gets, and the refresh
+ * that keeps the stored tokens ahead of expiry — one at a time in this process (concurrent calls
+ * share it) and across processes (the store's lock; a session that waited finds the new token and
+ * does not refresh again). Background work never starts a login: what needs the user is an
+ * `AuthRequiredError` naming the login command.
+ */
+export class OAuthSession {
+  readonly key: string
+  private refreshing: Promise<OAuthTokens> | undefined
+  /** The `WWW-Authenticate` of the last 401 (null: the 401 had none). */
+  private challenge: string | null | undefined
+
+  constructor(
+    readonly store: TokenStore,
+    readonly settings: ClientSettings,
+    private readonly fetchFn?: FetchLike,
+  ) {
+    this.key = loginKey(settings.serverUrl, settings.oauth?.clientId)
+  }
+
+  /**
+   * Resolves once a login with tokens is stored for this server (`dsh mcp login` in another
+   * process): the store's directory is watched, nothing is polled. Never rejects; an abort ends the
+   * watch quietly.
+   */
+  async waitForLogin(signal: AbortSignal): Promise<boolean> {
+    const directory = dirname(this.store.path)
+    await mkdir(directory, { recursive: true, mode: 0o700 })
+    const stored = async () => Boolean((await this.store.get(this.key).catch(() => undefined))?.tokens)
+    return new Promise<boolean>((resolve) => {
+      let checking = Promise.resolve()
+      const finish = (found: boolean) => {
+        watcher.close()
+        signal.removeEventListener('abort', onAbort)
+        resolve(found)
+      }
+      const onAbort = () => finish(false)
+      // Checks run one after another: a burst of events (a write, then a rename) reads the file once each.
+      const check = () => {
+        checking = checking.then(async () => {
+          if (!signal.aborted && (await stored())) finish(true)
+        })
+      }
+      const watcher = watch(directory, { persistent: false }, check)
+      watcher.on('error', () => finish(false))
+      signal.addEventListener('abort', onAbort, { once: true })
+      if (signal.aborted) return onAbort()
+      check()
+    })
+  }
+
+  /**
+   * The provider for a new transport, or undefined when OAuth does not apply yet: the row has no
+   * `oauth:` and no login is stored (a 401 challenge then means "log in", see `unauthorized`).
+   */
+  async transportProvider(): Promise<OAuthClientProvider | undefined> {
+    const record = await this.store.get(this.key)
+    if (!record && !this.settings.oauth) return undefined
+    return new TransportProvider(this, record ?? { serverUrl: this.settings.serverUrl }, await this.readSecret())
+  }
+
+  /** A request was answered 401: remembered, so a login is asked for only when the server speaks OAuth. */
+  unauthorized(challenge: string | null): void {
+    this.challenge = challenge
+  }
+
+  /** Whether the last 401 carried a Bearer challenge (an OAuth server), or nothing was refused yet. */
+  get challengedForBearer(): boolean {
+    return this.challenge === undefined || /^\s*bearer\b/i.test(this.challenge ?? '')
+  }
+
+  /** The configured client's secret, read now (a rotated one is picked up). */
+  readSecret(): Promise<string | undefined> {
+    return this.settings.clientSecret ? this.settings.clientSecret() : Promise.resolve(undefined)
+  }
+
+  needsLogin(why: string): AuthRequiredError {
+    return new AuthRequiredError(this.settings.serverName, this.settings.loginCommand, why)
+  }
+
+  /**
+   * Fresh tokens in place of the ones whose access token is `seen`. Single-flight: concurrent
+   * callers share one refresh, and another process's refresh (seen after taking the store's lock)
+   * is used instead of making a second. A refused refresh token is discarded with its tokens.
+   */
+  refresh(seen: string): Promise<OAuthTokens> {
+    this.refreshing ??= this.store
+      .locked(async (held) => {
+        const current = await held.get(this.key)
+        if (!current?.tokens) throw this.needsLogin('no login is stored')
+        if (current.tokens.access_token !== seen && !expiringSoon(current)) return current.tokens
+        if (!current.tokens.refresh_token) {
+          if (current.expiresAt !== undefined && current.expiresAt > Date.now()) return current.tokens
+          throw this.needsLogin('the access token expired and the server gave no refresh token')
+        }
+        const provider = new RefreshProvider(this, current, await this.readSecret())
+        try {
+          await auth(provider, { serverUrl: this.settings.serverUrl, ...(this.fetchFn ? { fetchFn: this.fetchFn } : {}) })
+        } catch (error) {
+          if (error instanceof AuthRequiredError) await held.put(this.key, provider.record)
+          // A passing failure (the authorization server is down): the current token serves until it expires.
+          else if (current.expiresAt !== undefined && current.expiresAt > Date.now()) return current.tokens
+          throw error
+        }
+        await held.put(this.key, provider.record)
+        return provider.record.tokens!
+      })
+      .finally(() => {
+        this.refreshing = undefined
+      })
+    return this.refreshing
+  }
+}
+
+/**
+ * What a transport authenticates with. Every read goes to the store (a login or refresh made
+ * elsewhere is used at once), tokens close to expiry are refreshed first (the live transport sends
+ * the new one without reconnecting), and what `auth()` saves after a 401 is written through.
+ */
+class TransportProvider extends RecordProvider {
+  constructor(
+    private readonly session: OAuthSession,
+    record: LoginRecord,
+    secret: string | undefined,
+  ) {
+    super(session.settings, record, record.redirectUrl ?? NO_REDIRECT, secret)
+  }
+
+  override async tokens(): Promise<OAuthTokens | undefined> {
+    const record = await this.reload()
+    if (!record.tokens) return undefined
+    return expiringSoon(record) ? this.session.refresh(record.tokens.access_token) : record.tokens
+  }
+
+  /** The first thing `auth()` asks after a 401: without stored tokens only a login can help. */
+  override async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const record = await this.reload()
+    if (record.tokens) return record.discovery
+    if (!this.session.challengedForBearer) throw new Error('the server answered HTTP 401 without an OAuth challenge; it wants another credential (bearerTokenEnvVar, headers)')
+    throw this.session.needsLogin(this.record.client ? 'the stored login is no longer accepted' : 'no login is stored')
+  }
+
+  redirectToAuthorization(): never {
+    throw this.session.needsLogin('the server asks for a new authorization')
+  }
+
+  override async saveTokens(tokens: OAuthTokens): Promise<void> {
+    super.saveTokens(tokens)
+    await this.persist()
+  }
+
+  override async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
+    super.saveClientInformation(information)
+    await this.persist()
+  }
+
+  override async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    super.saveDiscoveryState(state)
+    await this.persist()
+  }
+
+  override async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    super.invalidateCredentials(scope)
+    if (scope !== 'verifier') await this.persist()
+  }
+
+  private async reload(): Promise<LoginRecord> {
+    this.record = (await this.session.store.get(this.session.key)) ?? { serverUrl: this.session.settings.serverUrl }
+    return this.record
+  }
+
+  private persist(): Promise<void> {
+    const record = this.record
+    return this.session.store.update(this.session.key, () => record)
+  }
+}
+
+/** Runs one refresh inside the store's lock: everything stays in memory until the owner writes it. */
+class RefreshProvider extends RecordProvider {
+  constructor(
+    private readonly session: OAuthSession,
+    record: LoginRecord,
+    secret: string | undefined,
+  ) {
+    super(session.settings, record, record.redirectUrl ?? NO_REDIRECT, secret)
+  }
+
+  /** Asked again after the SDK discarded refused tokens: then only a login helps. */
+  override discoveryState(): OAuthDiscoveryState | undefined {
+    if (!this.record.tokens) throw this.session.needsLogin('the server refused the refresh token')
+    return this.record.discovery
+  }
+
+  redirectToAuthorization(): never {
+    throw this.session.needsLogin('the server refused the refresh token')
+  }
+}

@@ -1,0 +1,221 @@
+// OAuth for remote servers (issue 21): the SDK's client auth against an authorization server and a
+// protected MCP server on loopback. The whole login flow followed from the printed URL, refresh
+// ahead of expiry on the live transport, a revoked refresh token, a wrong state, the token file's
+// mode, and no token anywhere a person or the model can read.
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { login } from '../src/oauth/login.ts'
+import { rowAuth } from '../src/oauth/row.ts'
+import { defaultStorePath, loginKey, TokenStore } from '../src/oauth/store.ts'
+import { HttpServerConfig } from '../src/config.ts'
+import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
+import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
+
+const fixtures: OAuthFixture[] = []
+let home: string
+let savedHome: string | undefined
+
+beforeEach(() => {
+  savedHome = process.env.DSH_HOME
+  home = mkdtempSync(join(tmpdir(), 'dsh-oauth-'))
+  process.env.DSH_HOME = home
+})
+
+afterEach(async () => {
+  await stopRigs()
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()))
+  if (savedHome === undefined) delete process.env.DSH_HOME
+  else process.env.DSH_HOME = savedHome
+  rmSync(home, { recursive: true, force: true })
+})
+
+async function fixture(): Promise<OAuthFixture> {
+  const started = await startOAuthFixture()
+  fixtures.push(started)
+  return started
+}
+
+function row(url: string, overrides: Record<string, unknown> = {}): RowInput {
+  return { transport: 'streamable-http', serverName: 'hosted', url, startupTimeoutMs: 5000, reconnect: FAST_RECONNECT, ...overrides } as RowInput
+}
+
+/** Logs in the way `dsh mcp login` does, following the printed URL like a browser. */
+async function loginFollowing(server: OAuthFixture, overrides: Record<string, unknown> = {}) {
+  const config = HttpServerConfig.parse(row(server.url, overrides))
+  const session = rowAuth(config, { file: undefined, credentials: undefined })!
+  const printed: string[] = []
+  const outcome = await login({
+    store: session.store,
+    settings: session.settings,
+    onAuthorizationUrl: (url) => {
+      printed.push(url.href)
+      void followAuthorizationUrl(url)
+    },
+  })
+  return { outcome, printed, store: session.store, key: session.key }
+}
+
+/** Every place a token could leak to: logs, status, tool results and errors. */
+async function expectNoToken(server: OAuthFixture, ...texts: string[]): Promise<void> {
+  const tokens = [...server.issued, ...server.issued.map((token) => token.replace('at-', 'rt-'))]
+  for (const text of texts) for (const token of server.issued) expect(text).not.toContain(token.slice(3))
+  expect(tokens.length).toBeGreaterThan(0)
+}
+
+describe('OAuth', () => {
+  it('needs_auth before a login, then the whole login flow from the printed URL, the row resumes, tokens 0600 and never shown', async () => {
+    const server = await fixture()
+    const rig = await startRig()
+    await rig.add(row(server.url))
+    // No login yet: the Bearer challenge means "log in", with the command that does it.
+    const before = await rig.status('hosted')
+    expect(before.state, before.detail).toBe('needs_auth')
+    expect(before.detail).toContain('run: dsh mcp login hosted')
+
+    const { outcome, printed } = await loginFollowing(server)
+    expect(printed).toHaveLength(1)
+    const authorization = new URL(printed[0]!)
+    expect(authorization.searchParams.get('code_challenge_method')).toBe('S256')
+    expect(authorization.searchParams.get('state')).toBeTruthy()
+    expect(authorization.searchParams.get('resource')).toBe(server.url)
+    expect(outcome.scope).toBe('mcp:tools')
+    expect(server.registrations).toHaveLength(1)
+
+    // The long-lived row saw the login land in the store and connected on its own.
+    await eventually(async () => expect((await rig.status('hosted')).state).toBe('ready'))
+    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+
+    const file = defaultStorePath()
+    expect(file.startsWith(home)).toBe(true)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(statSync(home).mode & 0o077).toBe(0)
+    const stored = readFileSync(file, 'utf8')
+    expect(stored).toContain(server.issued.at(-1))
+
+    const status = await rig.status('hosted')
+    await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(status), JSON.stringify(await rig.call('mcp__hosted__whoami')), JSON.stringify(before))
+  })
+
+  it('refreshes ahead of expiry, and the live transport sends the new token without reconnecting', async () => {
+    const server = await fixture()
+    server.accessLifetime = 3600
+    const { store, key } = await loginFollowing(server)
+    const rig = await startRig()
+    await rig.add(row(server.url))
+    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    const session = server.mcpRequests.at(-1)!.session
+    expect(server.grants.map((grant) => grant.type)).toEqual(['authorization_code'])
+
+    // The stored token is about to expire (as if an hour had passed): the next request refreshes first.
+    await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
+    const old = server.issued.at(-1)
+    expect(await rig.text('mcp__hosted__echo', { message: 'after refresh' })).toBe('after refresh')
+    expect(server.grants.map((grant) => grant.type)).toEqual(['authorization_code', 'refresh_token'])
+    const last = server.mcpRequests.at(-1)!
+    expect(last.authorization).toBe(`Bearer ${server.issued.at(-1)}`)
+    expect(last.authorization).not.toContain(old)
+    expect(last.session).toBe(session)
+    expect(server.mcpRequests.every((request) => request.status === 200)).toBe(true)
+    expect((await rig.status('hosted')).detail).not.toMatch(/reconnected/)
+    await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(await rig.status('hosted')))
+  })
+
+  it('refreshes once for concurrent calls and for a second session sharing the store', async () => {
+    const server = await fixture()
+    const { store, key } = await loginFollowing(server)
+    const first = await startRig()
+    const second = await startRig()
+    await first.add(row(server.url))
+    await second.add(row(server.url))
+    await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
+    const calls = await Promise.all([
+      ...[1, 2, 3].map((n) => first.text('mcp__hosted__echo', { message: `a${n}` })),
+      ...[1, 2, 3].map((n) => second.text('mcp__hosted__echo', { message: `b${n}` })),
+    ])
+    expect(calls).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3'])
+    expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 200 }])
+  })
+
+  it('a revoked refresh token is discarded, not retried: needs_auth with the login command, MCP_AUTH_REQUIRED, tools kept', async () => {
+    const server = await fixture()
+    const { store, key } = await loginFollowing(server)
+    const rig = await startRig()
+    await rig.add(row(server.url))
+    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    const tools = rig.toolNames().filter((name) => name.startsWith('mcp__hosted__'))
+
+    server.revokeRefreshTokens()
+    await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
+    const failed = await rig.call('mcp__hosted__echo', { message: 'x' })
+    expect(failed.isError && failed.error.code).toBe('MCP_AUTH_REQUIRED')
+    await eventually(async () => expect((await rig.status('hosted')).state).toBe('needs_auth'))
+    const status = await rig.status('hosted')
+    expect(status.detail).toContain('dsh mcp login hosted')
+    expect(rig.toolNames().filter((name) => name.startsWith('mcp__hosted__'))).toEqual(tools)
+    expect(await rig.errorCode('mcp__hosted__whoami')).toBe('MCP_AUTH_REQUIRED')
+    // The dead tokens are gone from the store (the registration stays for the next login); one refresh was tried.
+    expect((await store.get(key))?.tokens).toBeUndefined()
+    expect((await store.get(key))?.client).toBeDefined()
+    expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 400 }])
+    await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(status), JSON.stringify(failed))
+  })
+
+  it('refuses a callback whose state is not the login\'s, and completes with the right one', async () => {
+    const server = await fixture()
+    const config = HttpServerConfig.parse(row(server.url))
+    const session = rowAuth(config, { file: undefined, credentials: undefined })!
+    const answers: { status: number; text: string }[] = []
+    const outcome = await login({
+      store: session.store,
+      settings: session.settings,
+      onAuthorizationUrl: (url) => {
+        void (async () => {
+          const forged = new URL(url)
+          forged.searchParams.set('state', 'forged-state')
+          answers.push(await followAuthorizationUrl(forged))
+          answers.push(await followAuthorizationUrl(url))
+        })()
+      },
+    })
+    expect(answers[0]!.status).toBe(400)
+    expect(answers[0]!.text).toContain('state does not match')
+    expect(answers[1]!.status).toBe(200)
+    expect(outcome.refusedCallbacks).toBe(1)
+    expect((await session.store.get(session.key))?.tokens).toBeDefined()
+  })
+
+  it('a server without OAuth metadata that answers 401 without a Bearer challenge is not a login', async () => {
+    const { createServer } = await import('node:http')
+    const plain = createServer((_request, response) => response.writeHead(401, { 'content-type': 'text/plain' }).end('API key required'))
+    await new Promise<void>((done) => plain.listen(0, '127.0.0.1', done))
+    try {
+      const rig = await startRig()
+      await rig.add(row(`http://127.0.0.1:${(plain.address() as { port: number }).port}/mcp`, { reconnect: { enabled: false } }))
+      const status = await rig.status('hosted')
+      expect(status.state).not.toBe('needs_auth')
+      expect(status.detail).toContain('401')
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((done) => plain.close(done))
+    }
+  })
+
+  it('oauth: false never asks for a login; a bearer token and oauth together are refused at load', async () => {
+    const server = await fixture()
+    const rig = await startRig()
+    await rig.add(row(server.url, { oauth: false, reconnect: { enabled: false } }))
+    expect((await rig.status('hosted')).state).not.toBe('needs_auth')
+    expect(() => HttpServerConfig.parse(row(server.url, { oauth: {}, bearerTokenEnvVar: 'TOKEN' }))).toThrow(/oauth sets Authorization/)
+  })
+
+  it('writes the store atomically with mode 0600 even where the umask would allow more', async () => {
+    const store = new TokenStore(join(home, 'nested', 'store.json'))
+    writeFileSync(join(home, 'umask-probe'), '')
+    await store.update(loginKey('https://example.test/mcp', undefined), () => ({ serverUrl: 'https://example.test/mcp' }))
+    expect(statSync(store.path).mode & 0o777).toBe(0o600)
+    expect(statSync(join(home, 'nested')).mode & 0o777).toBe(0o700)
+    expect(await store.keys()).toEqual(['https://example.test/mcp *'])
+  })
+})
