@@ -89,7 +89,7 @@ describe('lsp_diagnostics', () => {
       problem("Type 'number' is not assignable to type 'string'.\n  more detail", 'error', 1, {
         related: [{ uri: pathToFileURL(join(harness.dir, 'a.ts')).href, range: range(0, 16), message: 'area is declared here' }],
       }),
-      problem('note', 'information', 0, { code: undefined, source: undefined }),
+      { range: range(0, 2, 5), severity: 'information', message: 'note', related: [] },
     ]
     harness.app.lsp.registerProvider(provider(harness.dir, { diagnostics: async () => ({ items, complete: true }) }))
     const result = await call(harness, 'lsp_diagnostics', { filePath: 'b.ts' })
