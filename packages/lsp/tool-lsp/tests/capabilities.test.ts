@@ -89,7 +89,7 @@ describe('lsp_diagnostics', () => {
       problem("Type 'number' is not assignable to type 'string'.\n  more detail", 'error', 1, {
         related: [{ uri: pathToFileURL(join(harness.dir, 'a.ts')).href, range: range(0, 16), message: 'area is declared here' }],
       }),
-      { range: range(0, 2, 5), severity: 'information', message: 'note', related: [] },
+      { range: range(0, 2, 5), severity: 'information' as const, message: 'note', related: [] },
     ]
     harness.app.lsp.registerProvider(provider(harness.dir, { diagnostics: async () => ({ items, complete: true }) }))
     const result = await call(harness, 'lsp_diagnostics', { filePath: 'b.ts' })
