@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host, type Session } from 'dsh-core'
 import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
+import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
 // Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → the language server)
@@ -242,6 +243,7 @@ export async function benchLsp(): Promise<string[]> {
     summary.push(`${server.name.padEnd(46)} ${ms(oursCold).padStart(11)}  ${p50s}  ${mb(warm.oursRss).padStart(7)}`)
   }
   lines.push(...(await fourWorkspaces(SERVERS[0]!)))
+  lines.push(...(await benchLspDiagnostics()))
   lines.push('side by side (ours; ratio to the bare client on the same server)')
   lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms: ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
   lines.push(...summary)

@@ -8,8 +8,8 @@ const SKIPPED = /^(\.|node_modules$|__pycache__$)/
 
 export interface Anchor {
   readonly source: ContainedText
-  /** Its final extension, a key of the server's extension map. */
-  readonly extension: string
+  /** The language id its extension maps to. */
+  readonly languageId: string
 }
 
 /**
@@ -22,22 +22,25 @@ export interface Anchor {
  * again once the file cannot be read.
  */
 export class AnchorFiles {
-  private readonly priority: ReadonlyMap<string, number>
+  /** Normalised extension → its place in the server's map, and its language id. */
+  private readonly languages = new Map<string, { readonly rank: number; readonly languageId: string }>()
   private readonly chosen = new Map<string, string>()
 
   constructor(
     private readonly fs: FileSystem,
-    extensions: readonly string[],
+    extensionToLanguage: Readonly<Record<string, string>>,
   ) {
-    const keys = extensions.map((key) => normalizeExtensionKey(key)).filter((key) => key !== undefined)
-    this.priority = new Map(keys.map((key, index) => [key, index]))
+    for (const [key, languageId] of Object.entries(extensionToLanguage)) {
+      const extension = normalizeExtensionKey(key)
+      if (extension && !this.languages.has(extension)) this.languages.set(extension, { rank: this.languages.size, languageId })
+    }
   }
 
   async find(workspace: Workspace, read: (path: string) => Promise<ContainedText>, signal: AbortSignal): Promise<Anchor | undefined> {
     const known = this.chosen.get(workspace.path)
     if (known) {
       try {
-        return { source: await read(known), extension: finalExtension(known) }
+        return await this.anchor(known, read)
       } catch {
         throwIfAborted(signal)
         this.chosen.delete(workspace.path)
@@ -46,7 +49,11 @@ export class AnchorFiles {
     const path = await this.search(workspace.path, signal)
     if (!path) return undefined
     this.chosen.set(workspace.path, path)
-    return { source: await read(path), extension: finalExtension(path) }
+    return this.anchor(path, read)
+  }
+
+  private async anchor(path: string, read: (path: string) => Promise<ContainedText>): Promise<Anchor> {
+    return { source: await read(path), languageId: this.languages.get(finalExtension(path))!.languageId }
   }
 
   private async search(root: string, signal: AbortSignal): Promise<string | undefined> {
@@ -67,7 +74,7 @@ export class AnchorFiles {
         }
         for (const entry of entries) {
           if (entry.type === 'directory' && !entry.symlink && !SKIPPED.test(entry.name)) next.push(entry.path)
-          const rank = entry.type === 'file' ? this.priority.get(finalExtension(entry.name)) : undefined
+          const rank = entry.type === 'file' ? this.languages.get(finalExtension(entry.name))?.rank : undefined
           if (rank !== undefined && (!best || rank < best.rank)) best = { path: entry.path, rank }
         }
       }

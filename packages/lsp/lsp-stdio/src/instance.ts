@@ -193,10 +193,15 @@ export class ServerInstance {
   /**
    * Tells a running server that files changed on disk (`workspace/didChangeWatchedFiles`): servers
    * that leave watching to their client (TypeScript 7's, pyright) see nothing otherwise. Written
-   * in order before anything sent later. A failed write ends the instance (the stream is suspect).
+   * in order before anything sent later (a server still in its handshake is told once it is done,
+   * before the requests waiting for it). A failed write ends the instance (the stream is suspect).
    */
   filesChanged(changes: readonly { readonly url: string; readonly kind: LspFileChangeKind }[]): void {
-    if (this.dead || !this.initialized || !changes.length) return
+    if (this.dead || !changes.length) return
+    if (!this.initialized) {
+      void this.ready.then(() => this.filesChanged(changes), () => {})
+      return
+    }
     const params = { changes: changes.map((change) => ({ uri: change.url, type: FILE_CHANGE_TYPES[change.kind] })) }
     void this.connection.notify('workspace/didChangeWatchedFiles', params).catch(() => this.dispose())
   }

@@ -64,7 +64,7 @@ export class StdioLspProvider implements LspProvider {
     this.extensionToLanguage = { ...config.extensionToLanguage }
     this.supervision = new Supervision(id, config.crashes)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
-    this.anchors = new AnchorFiles(options.fs, Object.keys(this.extensionToLanguage))
+    this.anchors = new AnchorFiles(options.fs, this.extensionToLanguage)
   }
 
   query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
@@ -94,9 +94,8 @@ export class StdioLspProvider implements LspProvider {
       const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope), scope)
       this.guard(scope)
       if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
-      const languageId = this.extensionToLanguage[anchor.extension]!
       return this.runWithReplay(workspace, scope, async (instance) => {
-        const { symbols, complete } = await instance.workspaceSymbols(request.query, { source: anchor.source, languageId }, scope)
+        const { symbols, complete } = await instance.workspaceSymbols(request.query, anchor, scope)
         return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete }
       })
     })

@@ -38,7 +38,9 @@ function outlineText(value: OutlineValue, limits: SymbolLimits): string {
     for (const entry of entries) {
       const at = `${entry.selectionRange.start.line + 1}:${entry.selectionRange.start.character + 1}`
       const span = entry.range.end.line > entry.range.start.line ? `  (lines ${entry.range.start.line + 1}-${entry.range.end.line + 1})` : ''
-      lines.push(`${indent}${kindWord(entry.kind)} ${entry.name}  ${at}${span}${entry.detail ? `  ${entry.detail}` : ''}`)
+      // A constructor is named `constructor`: say it once.
+      const label = entry.name === kindWord(entry.kind) ? entry.name : `${kindWord(entry.kind)} ${entry.name}`
+      lines.push(`${indent}${label}  ${at}${span}${entry.detail ? `  ${entry.detail}` : ''}`)
       walk(entry.children, `${indent}  `)
     }
   }
