@@ -61,6 +61,12 @@ export const ServerConfig = z.strictObject({
    * diagnostics one after the other) counts as the answer once no newer one followed for this long.
    */
   diagnosticsSettleMs: z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS).default(200),
+  /**
+   * Documents a server that answers pulled diagnostics keeps open after being asked about them, so
+   * the request after a change is an incremental `didChange` rather than a fresh open; the least
+   * recently used beyond this is closed.
+   */
+  maxOpenDocuments: positive(50),
   /** A work-done progress token still open after this long is treated as ended (a server that forgot to end it stops looking busy). */
   progressTimeoutMs: budget(600_000),
   /** Graceful `shutdown`/`exit` budget before the process group is killed. */

@@ -7,11 +7,12 @@ import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
 import type { Launch } from './launch.ts'
 import { ProgressTracker } from './progress.ts'
+import { digestOf, KeptDocuments } from './documents.ts'
 import { PublishedDiagnostics, type DiagnosticsWatch } from './published-diagnostics.ts'
 import { answerServerRequest } from './server-requests.ts'
 import { settlesWithin } from './settle.ts'
 import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
-import { checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
+import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
 
@@ -69,6 +70,8 @@ export class ServerInstance {
   private readonly connection: LspConnection
   private readonly progress: ProgressTracker
   private readonly published = new PublishedDiagnostics()
+  /** Documents left open between requests (those a server answering pulled diagnostics was asked about). */
+  private readonly kept: KeptDocuments
   /** Every open gets a version no earlier open had, so a late answer to an earlier open is never taken for ours. */
   private nextVersion = 1
   /** The server refused the handshake's `$/` request in time: such a request can serve as a barrier. */
@@ -83,6 +86,7 @@ export class ServerInstance {
     const { config, workspace } = options
     this.workspace = workspace
     this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
+    this.kept = new KeptDocuments(config.maxOpenDocuments)
     const env = envFromConfig(config.env)
     this.child = options.subprocess.spawn({
       argv: [options.launch.executable, ...options.launch.args],
@@ -145,7 +149,7 @@ export class ServerInstance {
 
   query(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
     return this.use(signal, () =>
-      this.opened(source, request.languageId, signal, (capabilities) => supportsOperation(capabilities, request.operation) || request.operation, (document) => this.ask(request, document, signal)),
+      this.opened(source, request.languageId, signal, { supported: (capabilities) => supportsOperation(capabilities, request.operation) || request.operation }, (document) => this.ask(request, document, signal)),
     )
   }
 
@@ -158,7 +162,10 @@ export class ServerInstance {
     return this.use(signal, async () => {
       const watch = this.published.watch(source.url)
       try {
-        return await this.opened(source, languageId, signal, () => true, (document, capabilities) =>
+        // A server that is asked (pull) keeps the file open: the next request after a change is then
+        // an incremental didChange, not a fresh open (TypeScript 7's server re-checks a reopened file whole).
+        const how = { supported: () => true as const, keep: (capabilities: ServerCapabilities) => Boolean(capabilities.diagnosticProvider) }
+        return await this.opened(source, languageId, signal, how, (document, capabilities) =>
           capabilities.diagnosticProvider ? this.pulledDiagnostics(document, signal) : this.pushedDiagnostics(document, watch, signal),
         )
       } finally {
@@ -170,7 +177,7 @@ export class ServerInstance {
   /** The file's outline (`textDocument/documentSymbol`). */
   documentSymbols(source: ContainedText, languageId: string, signal: AbortSignal): Promise<{ symbols: LspDocumentSymbol[]; complete: boolean }> {
     return this.use(signal, () =>
-      this.opened(source, languageId, signal, (capabilities) => offered(capabilities.documentSymbolProvider) || 'documentSymbols', async (document) => {
+      this.opened(source, languageId, signal, { supported: (capabilities) => offered(capabilities.documentSymbolProvider) || 'documentSymbols' }, async (document) => {
         const { payload, complete } = await this.askWhenQuiet('textDocument/documentSymbol', { textDocument: { uri: document.uri } }, signal)
         return { symbols: toDocumentSymbols(payload), complete }
       }),
@@ -183,7 +190,7 @@ export class ServerInstance {
    */
   workspaceSymbols(query: string, anchor: { source: ContainedText; languageId: string }, signal: AbortSignal): Promise<{ symbols: LspWorkspaceSymbol[]; complete: boolean }> {
     return this.use(signal, () =>
-      this.opened(anchor.source, anchor.languageId, signal, (capabilities) => offered(capabilities.workspaceSymbolProvider) || 'workspaceSymbols', async () => {
+      this.opened(anchor.source, anchor.languageId, signal, { supported: (capabilities) => offered(capabilities.workspaceSymbolProvider) || 'workspaceSymbols' }, async () => {
         const { payload, complete } = await this.askWhenQuiet('workspace/symbol', { query }, signal)
         return { symbols: toWorkspaceSymbols(payload), complete }
       }),
@@ -234,14 +241,16 @@ export class ServerInstance {
 
   /**
    * Once the handshake is done: checks that the server can do the work (`supported` returns true
-   * or the name of what is missing), opens the document under a fresh version, runs `work`, and
-   * closes the document again (transient open).
+   * or the name of what is missing), makes the server hold the file's text, runs `work`, and lets
+   * go. A document the server already keeps open (see `keep`) is brought up to date with `didChange`
+   * when its text differs, and stays open; any other is opened under a fresh version and closed
+   * again afterwards (transient open), unless `keep` says to keep it.
    */
   private async opened<R>(
     source: ContainedText,
     languageId: string,
     signal: AbortSignal,
-    supported: (capabilities: ServerCapabilities) => true | string,
+    how: { readonly supported: (capabilities: ServerCapabilities) => true | string; readonly keep?: (capabilities: ServerCapabilities) => boolean },
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
     let capabilities: ServerCapabilities
@@ -253,26 +262,66 @@ export class ServerInstance {
       throw error
     }
     const { serverId } = this.options
-    const support = supported(capabilities)
+    const support = how.supported(capabilities)
     if (support !== true) throw new LspError(`${serverId}: the language server does not support ${support}`, 'LSP_UNSUPPORTED_OPERATION')
     if (!supportsTransientOpen(capabilities)) {
       throw new LspError(`${serverId}: the language server does not support transient textDocument/didOpen and didClose`, 'LSP_UNSUPPORTED_OPERATION')
     }
-    const document: OpenDocument = { uri: source.url, version: this.nextVersion++ }
-    const textDocument = { uri: document.uri }
-    try {
-      await this.connection.notify('textDocument/didOpen', { textDocument: { ...textDocument, languageId, version: document.version, text: source.text } }, signal)
-    } catch (error) {
-      // The frame may be half-written: the stream cannot be trusted any more.
-      await this.dispose()
-      throw error
+    const uri = source.url
+    if (this.kept.has(uri)) {
+      await this.writeOrDispose(() => this.documentChanged(uri, source.text, signal))
+      return work({ uri, version: this.kept.use(uri)!.version }, capabilities)
     }
+    const document: OpenDocument = { uri, version: this.nextVersion++ }
+    await this.writeOrDispose(() => this.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: document.version, text: source.text } }, signal))
+    const keep = how.keep?.(capabilities) === true && acceptsWholeChanges(capabilities)
+    if (keep) for (const evicted of this.kept.add(uri, document.version, source.text)) this.close(evicted)
     try {
       return await work(document, capabilities)
     } finally {
-      // Not awaited: the writer keeps message order, so the next didOpen still follows this
-      // didClose; a failed write makes the stream untrustworthy, so the instance goes.
-      if (!this.dead) void this.connection.notify('textDocument/didClose', { textDocument }).catch(() => this.dispose())
+      if (!keep) this.close(uri)
+    }
+  }
+
+  /** True when the server keeps `uri` open between requests (its text must then be kept current). */
+  keeps(uri: string): boolean {
+    return this.kept.has(uri)
+  }
+
+  /**
+   * Brings a kept document's text up to date (`didChange` with the whole text, under a fresh
+   * version) when it differs from what the server has. Written in order before anything sent later.
+   */
+  async documentChanged(uri: string, text: string, signal?: AbortSignal): Promise<void> {
+    const kept = this.kept.use(uri)
+    if (!kept || this.dead) return
+    const digest = digestOf(text)
+    if (digest === kept.digest) return
+    kept.version = this.nextVersion++
+    kept.digest = digest
+    await this.connection.notify('textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }, signal)
+  }
+
+  /** Stops keeping a document open (the server goes back to the file on disk). */
+  forget(uri: string): void {
+    if (this.kept.delete(uri)) this.close(uri)
+  }
+
+  /**
+   * `didClose`, not awaited: the writer keeps message order, so a later didOpen still follows it;
+   * a failed write makes the stream untrustworthy, so the instance goes.
+   */
+  private close(uri: string): void {
+    if (!this.dead) void this.connection.notify('textDocument/didClose', { textDocument: { uri } }).catch(() => this.dispose())
+  }
+
+  /** A write that fails may have left half a frame behind: the stream cannot be trusted any more. */
+  private async writeOrDispose(write: () => Promise<void>): Promise<void> {
+    try {
+      await write()
+    } catch (error) {
+      await this.dispose()
+      throw error
     }
   }
 

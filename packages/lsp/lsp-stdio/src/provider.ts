@@ -52,7 +52,9 @@ export class StdioLspProvider implements LspProvider {
   private readonly supervision: Supervision
   /** Workspace lookups in flight, which disposal waits for. */
   private readonly lookups = new Set<Promise<void>>()
-  /** File changes still being told to the servers; work waits for them so a server never sees a stale file. */
+  /** File changes being resolved and queued: requests wait for them, so they queue up behind the notices. */
+  private readonly queuing = new Set<Promise<void>>()
+  /** File changes queued but not yet told (disposal waits for them). */
   private readonly changes = new Set<Promise<void>>()
   private readonly anchors: AnchorFiles
   private readonly lifetime = new AbortController()
@@ -102,20 +104,23 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /**
-   * Tells the live servers whose workspace holds the file. The path is canonicalised first (a
-   * writer may name it through a symlink); work that starts meanwhile waits for the notice.
+   * Tells the live servers whose workspace holds the file, in that workspace's queue. The path is
+   * canonicalised first (a writer may name it through a symlink); requests that start meanwhile
+   * wait until the notice is queued, so they come after it.
    */
   fileChanged(change: LspFileChange): void {
     if (this.disposed) return
-    const notice = (async () => {
-      const path = await this.options.fs.resolve(change.path, { signal: this.lifetime.signal })
-      const url = this.options.fs.fileUrl(path)
+    const { fs } = this.options
+    const queued = (async () => {
+      const path = await fs.resolve(change.path, { signal: this.lifetime.signal })
       for (const instance of this.pool.live()) {
-        if (this.options.fs.contains(instance.workspace.path, path)) instance.filesChanged([{ url, kind: change.kind }])
+        if (!fs.contains(instance.workspace.path, path)) continue
+        const told = this.queue.run(instance.workspace.path, this.lifetime.signal, () => this.tell(instance, path, change.kind))
+        trackUntilSettled(this.changes, told)
       }
     })()
     // A path that cannot be resolved names nothing a server could have read: there is nothing to tell.
-    trackUntilSettled(this.changes, notice)
+    trackUntilSettled(this.queuing, queued)
   }
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
@@ -164,8 +169,26 @@ export class StdioLspProvider implements LspProvider {
     }
     const closing = this.pool.close()
     // Queue tails and lookups never reject; only a server's teardown can.
-    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...this.changes])
+    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...this.queuing, ...this.changes])
     await closing
+  }
+
+  /**
+   * One server learns of one change: for a document it keeps open, the new text (a server goes by
+   * the open text, not the disk); for any other file `workspace/didChangeWatchedFiles`. A kept
+   * document whose file is gone or cannot be read is closed, and the server told of the change.
+   */
+  private async tell(instance: ServerInstance, path: string, kind: LspFileChange['kind']): Promise<void> {
+    const url = this.options.fs.fileUrl(path)
+    if (instance.keeps(url)) {
+      try {
+        if (kind !== 'deleted') return await instance.documentChanged(url, await this.options.fs.readText(path, { maxBytes: this.options.config.maxDocumentBytes, signal: this.lifetime.signal }))
+      } catch {
+        // Unreadable now: the server goes back to the disk, below.
+      }
+      instance.forget(url)
+    }
+    instance.filesChanged([{ url, kind }])
   }
 
   /**
@@ -181,16 +204,19 @@ export class StdioLspProvider implements LspProvider {
     })
   }
 
-  /** `work` at the workspace's turn in its queue, after the file changes told so far reached the servers; every wait bound to the caller's signal and the provider's lifetime. */
+  /**
+   * `work` at the workspace's turn in its queue, behind the file changes told so far; every wait
+   * bound to the caller's signal and the provider's lifetime.
+   */
   private async inWorkspace<R>(root: string, signal: AbortSignal | undefined, work: (workspace: Workspace, signal: AbortSignal) => Promise<R>): Promise<R> {
     this.guard(signal)
     const scope = fuseSignals(this.lifetime.signal, signal)
     try {
       const workspace = await this.workspaceOf(root, scope.signal)
+      if (this.queuing.size) await raceAbort(Promise.all(this.queuing), scope.signal, queryAborted)
       this.guard(scope.signal)
       return await this.queue.run(workspace.path, scope.signal, async () => {
         this.guard(scope.signal)
-        if (this.changes.size) await raceAbort(Promise.all(this.changes), scope.signal, queryAborted)
         return work(workspace, scope.signal)
       })
     } finally {

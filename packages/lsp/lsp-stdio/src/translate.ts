@@ -43,6 +43,13 @@ export function supportsTransientOpen(capabilities: ServerCapabilities): boolean
   return typeof sync === 'object' && sync !== null && sync.openClose === true
 }
 
+/** `didChange` with the whole text needs sync kind Full or Incremental (an object form's `change`). */
+export function acceptsWholeChanges(capabilities: ServerCapabilities): boolean {
+  const sync = capabilities.textDocumentSync
+  const change = typeof sync === 'number' ? sync : typeof sync === 'object' && sync !== null ? sync.change : undefined
+  return change === 1 || change === 2
+}
+
 /** We speak UTF-16 columns only; a server that insists on another encoding cannot be used. */
 export function checkPositionEncoding(capabilities: ServerCapabilities): void {
   const encoding = capabilities.positionEncoding

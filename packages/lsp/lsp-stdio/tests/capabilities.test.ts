@@ -1,7 +1,7 @@
 // [PROC] Diagnostics, document and workspace symbols and fileChanged through the provider, against
 // the scriptable fake server: the orderings and faults real servers do not produce on cue (issue 22).
 // The real servers' answers are pinned in packages/lsp/tool-lsp/tests/real/.
-import { mkdirSync, symlinkSync } from 'node:fs'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeMessages } from './fixtures/fake-config.ts'
@@ -22,7 +22,7 @@ async function diagnosticsOf(options: RigOptions, filePath = 'a.ts') {
 }
 
 describe('diagnostics pulled from a server that offers textDocument/diagnostic', () => {
-  it('opens the file, pulls, translates (severity words, code, source, related locations) and closes it', async () => {
+  it('opens the file, pulls, translates (severity words, code, source, related locations), and keeps the file open', async () => {
     const related = { location: { uri: 'file:///elsewhere.ts', range: range(0, 0) }, message: 'declared here' }
     const items = [diagnostic("Type 'number' is not assignable to type 'string'.", { relatedInformation: [related] }), { range: range(2, 0), severity: 4, message: 'unused' }]
     const { rig, result } = await diagnosticsOf({ fake: { capabilities: PULL, results: { 'textDocument/diagnostic': { kind: 'full', items } } } })
@@ -36,10 +36,42 @@ describe('diagnostics pulled from a server that offers textDocument/diagnostic',
         { range: range(2, 0), severity: 'hint', message: 'unused', related: [] },
       ],
     })
-    // The close is written after the answer, not awaited by it.
-    await waitFor(() => fakeMessages(rig.entries(), 'in', 'textDocument/didClose').length === 1, 'the close')
     const methods = fakeMessages(rig.entries(), 'in').map((message) => message.method).filter((method) => method?.startsWith('textDocument/'))
-    expect(methods).toEqual(['textDocument/didOpen', 'textDocument/diagnostic', 'textDocument/didClose'])
+    expect(methods).toEqual(['textDocument/didOpen', 'textDocument/diagnostic'])
+  })
+
+  it('a kept document is brought up to date with didChange (the text read at the request, or told by fileChanged), never opened twice; queries use it as it is', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n', 'b.ts': 'b\n' }, fake: { capabilities: PULL, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } } })
+    const diagnostics = () => rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
+    await diagnostics()
+    await diagnostics()
+    writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
+    await diagnostics()
+    await rig.query('hover')
+    writeFileSync(join(rig.ws, 'a.ts'), 'three\n')
+    rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })
+    await rig.query('hover', { filePath: 'b.ts' })
+    const sent = fakeMessages(rig.entries(), 'in')
+      .filter((message) => message.method?.startsWith('textDocument/did') && (message.params as any).textDocument.uri === fileUrl(join(rig.ws, 'a.ts')))
+      .map((message) => [message.method, (message.params as any).contentChanges?.[0]?.text ?? (message.params as any).textDocument.text])
+    expect(sent).toEqual([
+      ['textDocument/didOpen', 'one\n'],
+      ['textDocument/didChange', 'two\n'],
+      ['textDocument/didChange', 'three\n'],
+    ])
+    const versions = fakeMessages(rig.entries(), 'in', 'textDocument/didChange').map((message) => (message.params as any).textDocument.version)
+    expect(versions[1]).toBeGreaterThan(versions[0])
+  })
+
+  it('a kept document is closed when its file is deleted, and the least recently used beyond maxOpenDocuments', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'a\n', 'b.ts': 'b\n' }, server: { maxOpenDocuments: 1 }, fake: { capabilities: PULL, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } } })
+    const diagnostics = (filePath: string) => rig.provider.diagnostics({ filePath, workspaceRoot: rig.ws, languageId: 'typescript' })
+    await diagnostics('a.ts')
+    await diagnostics('b.ts')
+    rig.provider.fileChanged({ path: join(rig.ws, 'b.ts'), kind: 'deleted' })
+    await rig.query('hover')
+    const closed = fakeMessages(rig.entries(), 'in', 'textDocument/didClose').map((message) => (message.params as any).textDocument.uri)
+    expect(closed.slice(0, 2)).toEqual([fileUrl(join(rig.ws, 'a.ts')), fileUrl(join(rig.ws, 'b.ts'))])
   })
 
   it('asks once more when the server cancelled the pull (ServerCancelled)', async () => {

@@ -44,6 +44,7 @@ describe('ServerConfig defaults', () => {
       indexingTimeoutMs: 20_000,
       diagnosticsWaitMs: 10_000,
       diagnosticsSettleMs: 200,
+      maxOpenDocuments: 50,
       progressTimeoutMs: 600_000,
       shutdownTimeoutMs: 5_000,
       killGraceMs: 2_000,
