@@ -1,11 +1,11 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
+import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
 
 // Diagnostics after a change (issue 22). Ours: what a harness does after an edit — write the file,
 // `ctx.lsp.fileChanged(path)`, then the `lsp_diagnostics` tool (transient open, the server's answer
@@ -19,7 +19,6 @@ import { ms, percentile, ratio, timed } from './stats.ts'
 
 const REPO = fileURLToPath(new URL('../', import.meta.url))
 const WORKSPACES = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces')
-const TYPESCRIPT_7 = realpathSync(join(REPO, 'packages/lsp/lsp-stdio/node_modules/typescript-7'))
 const ROUNDS = Number(process.env.BENCH_LSP_DIAGNOSTICS_ROUNDS ?? 40)
 
 interface Server {
@@ -40,9 +39,9 @@ const typescript = { fixture: 'ts-capabilities', file: 'src/main.ts', languageId
 const SERVERS: readonly Server[] = [
   { name: 'pyright 1.1.414 (publishes, with versions)', fixture: 'py-capabilities', executable: join(REPO, 'node_modules/.bin/pyright-langserver'), args: ['--stdio'], prepare: () => {}, file: 'geo/main.py', languageId: 'python', breakText: (text) => text.replace('text: str', 'text: int'), baseline: 'versioned' },
   {
-    name: `native ${JSON.parse(readFileSync(join(TYPESCRIPT_7, 'package.json'), 'utf8')).version} (tsc --lsp; pull)`,
+    name: `native ${TYPESCRIPT_7_VERSION} (tsc --lsp; pull)`,
     ...typescript,
-    executable: join(dirname(createRequire(join(TYPESCRIPT_7, 'package.json')).resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`)), 'lib', 'tsc'),
+    executable: TYPESCRIPT_7_COMPILER,
     args: ['--lsp', '--stdio'],
     prepare: (dir) => {
       mkdirSync(join(dir, 'node_modules'))
