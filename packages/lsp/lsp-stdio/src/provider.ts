@@ -1,4 +1,4 @@
-import { abortError, FsError, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, FsError, quote, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
   LspError,
   type LspDiagnosticsResult,
@@ -16,8 +16,9 @@ import { queryAborted } from './aborted.ts'
 import { AnchorFiles } from './anchor-file.ts'
 import type { ServerConfig } from './config.ts'
 import type { ServerInstance } from './instance.ts'
-import type { Launcher } from './launch.ts'
+import type { Launch, Launcher } from './launch.ts'
 import { ServerPool } from './pool.ts'
+import { Preflight } from './preflight.ts'
 import { WorkQueue } from './queue.ts'
 import { trackUntilSettled } from './settle.ts'
 import { fuseSignals } from './signals.ts'
@@ -50,6 +51,7 @@ export class StdioLspProvider implements LspProvider {
   private readonly pool: ServerPool
   private readonly queue = new WorkQueue()
   private readonly supervision: Supervision
+  private readonly preflight: Preflight | undefined
   /** Workspace lookups in flight, which disposal waits for. */
   private readonly lookups = new Set<Promise<void>>()
   /** File changes being resolved and queued: requests wait for them, so they queue up behind the notices. */
@@ -67,6 +69,8 @@ export class StdioLspProvider implements LspProvider {
     this.supervision = new Supervision(id, config.crashes)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
     this.anchors = new AnchorFiles(options.fs, this.extensionToLanguage)
+    const { preflight } = config
+    this.preflight = preflight ? new Preflight({ serverId: id, config: { ...config, preflight }, subprocess, lifetime: this.lifetime.signal }) : undefined
   }
 
   query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
@@ -125,7 +129,7 @@ export class StdioLspProvider implements LspProvider {
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
-    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), lastCrash: this.supervision.lastCrash }
+    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
     return withExtensions(providerStatus(view), this.extensionToLanguage)
   }
 
@@ -144,7 +148,7 @@ export class StdioLspProvider implements LspProvider {
         this.guard(scope.signal)
         let instance: ServerInstance | undefined
         try {
-          instance = await this.pool.acquire(workspace, () => this.options.launcher.launch(workspace, scope.signal))
+          instance = await this.pool.acquire(workspace, () => this.launch(workspace, scope.signal))
           await raceAbort(instance.ready, scope.signal)
         } catch (error) {
           failure = this.supervision.settle(workspace.path, error, instance ?? NO_SERVER, scope.signal)
@@ -169,7 +173,7 @@ export class StdioLspProvider implements LspProvider {
     }
     const closing = this.pool.close()
     // Queue tails and lookups never reject; only a server's teardown can.
-    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...this.queuing, ...this.changes])
+    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...this.queuing, ...this.changes, ...(this.preflight?.pending() ?? [])])
     await closing
   }
 
@@ -251,11 +255,18 @@ export class StdioLspProvider implements LspProvider {
   /** A server for the workspace; a start that fails at once counts like any other failure. */
   private async start(workspace: Workspace, signal: AbortSignal): Promise<ServerInstance> {
     try {
-      return await this.pool.acquire(workspace, () => this.options.launcher.launch(workspace, signal))
+      return await this.pool.acquire(workspace, () => this.launch(workspace, signal))
     } catch (error) {
       this.supervision.settle(workspace.path, error, NO_SERVER, signal)
       throw error
     }
+  }
+
+  /** How a new server starts for the workspace, once the row's preflight passed there. */
+  private async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
+    const launch = await this.options.launcher.launch(workspace, signal)
+    await this.preflight?.assert(launch.executable, workspace.path, signal)
+    return launch
   }
 
   private async workspaceOf(root: string, signal: AbortSignal): Promise<Workspace> {
@@ -266,7 +277,7 @@ export class StdioLspProvider implements LspProvider {
     } catch (error) {
       if (signal.aborted) throw abortError(signal, queryAborted)
       const reason = error instanceof Error ? error.message : String(error)
-      throw new LspError(`workspace "${root}" cannot be used: ${reason}`, 'LSP_WORKSPACE_INVALID', { cause: error })
+      throw new LspError(`workspace ${quote(root)} cannot be used: ${reason}`, 'LSP_WORKSPACE_INVALID', { cause: error })
     }
   }
 
@@ -276,10 +287,10 @@ export class StdioLspProvider implements LspProvider {
     } catch (error) {
       if (signal.aborted) throw abortError(signal, queryAborted)
       if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
-        throw new LspError(`source "${filePath}" resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
+        throw new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
       }
       const reason = error instanceof Error ? error.message : String(error)
-      throw new LspError(`source "${filePath}" cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
+      throw new LspError(`source ${quote(filePath)} cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
     }
   }
 

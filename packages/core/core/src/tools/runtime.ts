@@ -3,13 +3,13 @@ import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { deadline, MAX_TIMER_DELAY_MS, type Deadline } from '../abort.ts'
 import { untracked } from '../lifetime.ts'
-import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../errors.ts'
+import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { runInSession } from '../sessions/current.ts'
 import { approvalModeOf, approve } from './approval.ts'
-import { describeIssues, inputJsonSchema } from './schema.ts'
+import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
-import type { ApprovalMode, Approver, CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
+import type { ApprovalMode, Approver, CatalogEntry, ContentBlock, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -17,8 +17,6 @@ declare module 'cordis' {
   }
   interface Events {
     'tools/change'(): void
-    /** Every call's final result; observers cannot change it, and a throwing observer is logged. */
-    'tools/result'(event: ToolResultEvent): void
   }
 }
 
@@ -48,6 +46,8 @@ interface Entry {
   readonly definition: ToolDefinition
   readonly approval: ApprovalMode
   readonly parameters: JsonObject
+  /** The published JSON Schema of the value (see `outputSchema`). */
+  readonly outputSchema: JsonObject | undefined
   readonly parse: (args: JsonValue) => { ok: true; value: unknown } | { ok: false; problem: string }
 }
 
@@ -66,16 +66,12 @@ export class ToolRuntime extends Service {
   private readonly namespaces: { readonly prefix: string; readonly explain: (name: string) => Error | undefined }[] = []
   /** `batch()` nesting, and whether a change happened inside it. */
   private readonly hold = { depth: 0, changed: false }
-  /** The app's event registry, asked directly whether anyone listens (see `announce`). */
-  private readonly hooks: Context['events']['_hooks']
-  private readonly lifecycle: Context['events']
+  /** Result observers (`onResult`), oldest first. */
+  private readonly observers = new Set<{ readonly observe: ResultObserver }>()
 
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
     this.settings = config
-    this.lifecycle = ctx.root.events
-    // Read through the service itself: through cordis's proxy, each property read builds a shadow context.
-    this.hooks = untracked(ctx.root.events)._hooks
   }
 
   /** Adds a tool; an effect on the caller's scope, so unloading the caller removes it. */
@@ -153,6 +149,15 @@ export class ToolRuntime extends Service {
 
   get(name: string): ToolDefinition | undefined {
     return this.entries.get(name)?.definition
+  }
+
+  /**
+   * The JSON Schema a host relaying calls publishes for the tool's value (MCP's `outputSchema`, with
+   * the value as `structuredContent`): the output side of its `output`, when it declares one that
+   * describes an object and has not set `structuredOutput: false`. Undefined otherwise.
+   */
+  outputSchema(name: string): JsonObject | undefined {
+    return this.entries.get(name)?.outputSchema
   }
 
   /** What the model is told about every tool, sorted by name so the prefix is stable across load orders. */
@@ -302,13 +307,13 @@ export class ToolRuntime extends Service {
 
   /** The error for a call to a name no tool has: its namespace owner's explanation, else UNKNOWN_TOOL. */
   private unknown(name: string): Error {
-    const unknown = new ToolError(`no tool named "${name}"`, 'UNKNOWN_TOOL')
+    const unknown = new ToolError(`no tool named ${quote(name)}`, 'UNKNOWN_TOOL')
     const claim = this.namespaces.filter((entry) => name.startsWith(entry.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0]
     if (!claim) return unknown
     try {
       return claim.explain(name) ?? unknown
     } catch (error) {
-      this.ctx.logger('tools').warn(`the namespace ${claim.prefix} failed to explain ${name}: ${errorMessage(error)}`)
+      this.ctx.logger('tools').warn(`the namespace ${claim.prefix} failed to explain ${quote(name)}: ${errorMessage(error)}`)
       return unknown
     }
   }
@@ -380,14 +385,32 @@ export class ToolRuntime extends Service {
     return { ...result, content: Object.freeze(blocks.map((block) => Object.freeze({ type: 'text' as const, text: block.text }))) }
   }
 
+  /**
+   * Hears every call's final result (`ToolResultEvent`), for logs, replay and UIs; an effect on the
+   * caller's scope. Observers cannot change a result, and one that throws is logged without keeping
+   * the others from hearing. Our own list rather than a cordis event: an emit through cordis costs
+   * ~40 µs per call even with nobody listening, and asking cordis whether anyone does takes its
+   * private members.
+   */
+  onResult(observe: ResultObserver): () => void {
+    if (typeof observe !== 'function') throw new ToolError('a result observer must be a function', 'INVALID_TOOL')
+    const observers = this.observers
+    return this.ctx.effect(() => {
+      const slot = { observe }
+      observers.add(slot)
+      return () => {
+        observers.delete(slot)
+      }
+    })
+  }
+
   private announce(event: ToolResultEvent): void {
-    // Every call passes here. Dispatching through the context costs tens of microseconds (cordis
-    // builds tracing proxies), so the app's event registry is asked first whether anyone listens.
-    if (!this.hooks['tools/result']?.length) return
-    try {
-      this.lifecycle.emit('tools/result', event)
-    } catch (error) {
-      this.ctx.logger('tools').warn(`a tools/result listener failed: ${errorMessage(error)}`)
+    for (const { observe } of this.observers) {
+      try {
+        observe(event)
+      } catch (error) {
+        this.ctx.logger('tools').warn(`a result observer failed: ${errorMessage(error)}`)
+      }
     }
   }
 
@@ -420,11 +443,14 @@ function compileEntry(definition: ToolDefinition): Entry {
     throw new ToolError(`tool "${name}": timeoutMs must be a positive integer no greater than ${MAX_TIMER_DELAY_MS}`, 'INVALID_TOOL')
   }
   const approval = approvalModeOf(definition)
+  const published = definition.output && definition.structuredOutput !== false ? outputJsonSchema(definition.output) : undefined
+  const outputSchema = published && deepFreeze(published)
   if (definition.input) {
     const schema = definition.input
     return {
       definition,
       approval,
+      outputSchema,
       parameters: deepFreeze(inputJsonSchema(name, schema)),
       parse: (args) => {
         const result = schema.safeParse(args)
@@ -439,6 +465,7 @@ function compileEntry(definition: ToolDefinition): Entry {
   return {
     definition,
     approval,
+    outputSchema,
     parameters: deepFreeze(parameters.value),
     parse: (args) => (isRecord(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
   }
