@@ -4,6 +4,10 @@ import { SERVER_CATALOG } from './catalog.ts'
 
 const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
+const ROOT_MARKER = z
+  .string()
+  .min(1)
+  .refine((name) => name !== '.' && name !== '..' && !/[/\\]/.test(name), 'a root marker is the name of a file or directory (go.mod), not a path')
 
 /** One language server. Every number varies by deployment, so each is a field with a default. */
 export const ServerConfig = z.strictObject({
@@ -14,6 +18,13 @@ export const ServerConfig = z.strictObject({
   env: z.record(z.string(), z.string().nullable()).default({}),
   /** `.ts` (or `ts`) → LSP language id. Checked by ctx.lsp at registration. */
   extensionToLanguage: z.record(z.string(), z.string()),
+  /**
+   * Files or directories that mark a project root (`go.mod`, `Cargo.toml`). A file is served by a
+   * server started in the nearest directory at or above it, never above the session workspace,
+   * that holds one; with none, the workspace itself. Earlier entries take precedence over later
+   * ones however near (`[go.work, go.mod]`); the names of a nested list count alike (the nearest wins).
+   */
+  rootMarkers: z.array(z.union([ROOT_MARKER, z.array(ROOT_MARKER).min(1)])).default([]),
   /** How to install the server: shown in `dsh status` and in the error when its executable is missing. */
   install: z.string().min(1).optional(),
   /**

@@ -7,6 +7,7 @@ import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
 import type { Launch } from './launch.ts'
 import { ProgressTracker } from './progress.ts'
+import type { ServerRoot } from './roots.ts'
 import { answerServerRequest } from './server-requests.ts'
 import { settlesWithin } from './settle.ts'
 import { checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
@@ -17,7 +18,8 @@ export interface InstanceOptions {
   readonly serverId: string
   readonly config: ServerConfig
   readonly launch: Launch
-  readonly workspace: Workspace
+  /** The directory the server runs in and is initialised with. */
+  readonly workspace: ServerRoot
   readonly subprocess: SubprocessService
   /** Says what the server is doing (for progress on a terminal). */
   readonly report: (message: string) => void
@@ -42,7 +44,7 @@ const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
  * loading) so a cold server does not answer from a half-loaded project.
  */
 export class ServerInstance {
-  readonly workspace: Workspace
+  readonly workspace: ServerRoot
   readonly ready: Promise<ServerCapabilities>
   lastUsed = Date.now()
   /** Queries running on this instance. */

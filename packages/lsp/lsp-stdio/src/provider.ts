@@ -6,6 +6,7 @@ import type { ServerInstance } from './instance.ts'
 import type { Launch, Launcher } from './launch.ts'
 import { ServerPool } from './pool.ts'
 import { Preflight } from './preflight.ts'
+import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue } from './queue.ts'
 import { trackUntilSettled } from './settle.ts'
 import { fuseSignals } from './signals.ts'
@@ -39,6 +40,7 @@ export class StdioLspProvider implements LspProvider {
   private readonly queue = new WorkQueue()
   private readonly supervision: Supervision
   private readonly preflight: Preflight | undefined
+  private readonly roots: RootFinder
   /** Workspace lookups in flight, which disposal waits for. */
   private readonly lookups = new Set<Promise<void>>()
   private readonly lifetime = new AbortController()
@@ -52,6 +54,7 @@ export class StdioLspProvider implements LspProvider {
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
     const { preflight } = config
     this.preflight = preflight ? new Preflight({ serverId: id, config: { ...config, preflight }, subprocess, lifetime: this.lifetime.signal }) : undefined
+    this.roots = new RootFinder(options.fs, config.rootMarkers.map((marker) => (typeof marker === 'string' ? [marker] : marker)))
   }
 
   async query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
@@ -60,13 +63,17 @@ export class StdioLspProvider implements LspProvider {
     try {
       const workspace = await this.workspaceOf(request.workspaceRoot, scope.signal)
       this.guard(scope.signal)
-      return await this.queue.run(workspace.path, scope.signal, async () => {
+      const root = await this.rootOf(workspace, request.filePath, scope.signal)
+      this.guard(scope.signal)
+      const result = await this.queue.run(root.path, scope.signal, async () => {
         this.guard(scope.signal)
         // Read at our turn in the queue, so a query sees what was written while it waited.
         const source = await this.readSource(workspace, request.filePath, scope.signal)
         this.guard(scope.signal)
-        return this.runWithReplay(workspace, request, source, scope.signal)
+        return this.runWithReplay(root, request, source, scope.signal)
       })
+      // The caller names files relative to its workspace, whichever root's server answered.
+      return result.kind === 'locations' ? { ...result, resolvedWorkspaceUri: workspace.url } : result
     } finally {
       scope.dispose()
     }
@@ -74,7 +81,7 @@ export class StdioLspProvider implements LspProvider {
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
-    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
+    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), live: this.pool.live(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
     return withExtensions(providerStatus(view), this.extensionToLanguage)
   }
 
@@ -175,16 +182,26 @@ export class StdioLspProvider implements LspProvider {
     }
   }
 
+  /**
+   * The directory whose server serves `filePath` (roots.ts): the workspace unless the row names
+   * root markers. Found before the queue, since each root has its own server and queue.
+   */
+  private async rootOf(workspace: Workspace, filePath: string, signal: AbortSignal): Promise<ServerRoot> {
+    if (!this.roots.enabled) return workspace
+    let path: string
+    try {
+      path = await this.options.fs.contained(workspace, filePath, signal)
+    } catch (error) {
+      throw sourceError(error, workspace, filePath, signal)
+    }
+    return this.roots.rootOf(workspace, path, signal)
+  }
+
   private async readSource(workspace: Workspace, filePath: string, signal: AbortSignal): Promise<ContainedText> {
     try {
       return await this.options.fs.readContainedText(workspace, filePath, { maxBytes: this.options.config.maxDocumentBytes, signal })
     } catch (error) {
-      if (signal.aborted) throw abortError(signal, queryAborted)
-      if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
-        throw new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
-      }
-      const reason = error instanceof Error ? error.message : String(error)
-      throw new LspError(`source ${quote(filePath)} cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
+      throw sourceError(error, workspace, filePath, signal)
     }
   }
 
@@ -192,4 +209,14 @@ export class StdioLspProvider implements LspProvider {
     if (this.disposed) throw new LspError(`${this.id}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
     if (signal?.aborted) throw abortError(signal, queryAborted)
   }
+}
+
+/** A source file that cannot be used, as the LspError a caller routes on. */
+function sourceError(error: unknown, workspace: Workspace, filePath: string, signal: AbortSignal): Error {
+  if (signal.aborted) return abortError(signal, queryAborted)
+  if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
+    return new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
+  }
+  const reason = error instanceof Error ? error.message : String(error)
+  return new LspError(`source ${quote(filePath)} cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
 }

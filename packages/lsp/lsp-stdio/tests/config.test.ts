@@ -32,6 +32,7 @@ describe('ServerConfig defaults', () => {
       args: [],
       env: {},
       extensionToLanguage: { '.ts': 'typescript' },
+      rootMarkers: [],
       initializationOptions: null,
       configuration: null,
       processId: 'host',
