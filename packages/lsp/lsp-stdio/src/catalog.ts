@@ -17,7 +17,7 @@ const PYTHON_ROOTS = [['pyproject.toml', 'pyrightconfig.json', 'setup.py', 'setu
 
 /**
  * Language servers known to work with dsh-lsp-stdio, by id. A row takes them with
- * `catalog: all` or `catalog: [go, rust]`; its own `servers` entry of the same id replaces one.
+ * `catalog: all` or `catalog: [go, rust]`; its own `servers` entry of the same id replaces one (or adjusts it, without a `command`).
  * None of them reaches the network with these settings (schema stores, explainshell, telemetry off).
  */
 export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {

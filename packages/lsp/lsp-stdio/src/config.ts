@@ -101,17 +101,31 @@ export const LspStdioConfig = z
     catalog: z
       .union([z.literal('all'), z.array(z.enum(CATALOG_IDS))], { error: () => `catalog must be "all" or a list of these ids: ${CATALOG_IDS.map((id) => JSON.stringify(id)).join(', ')}` })
       .optional(),
+    // Each entry is checked as a ServerConfig below, once laid over the catalog's entry it adjusts.
     servers: z
       // zod reports a bad record key as a bare "Invalid key in record"; say what an id must look like.
-      .record(z.string().regex(SERVER_ID, SERVER_ID_RULE), ServerConfig, { error: (issue) => (issue.code === 'invalid_key' ? SERVER_ID_RULE : undefined) })
+      .record(z.string().regex(SERVER_ID, SERVER_ID_RULE), z.record(z.string(), z.unknown()), { error: (issue) => (issue.code === 'invalid_key' ? SERVER_ID_RULE : undefined) })
       .default({}),
   })
-  // A row's own server replaces the catalog's entry of the same id.
-  .transform(({ catalog, servers }) => ({ servers: { ...catalogServers(catalog), ...servers } }))
-  .refine((config) => Object.keys(config.servers).length > 0, { message: 'servers must contain at least one server (or name some in catalog)', path: ['servers'] })
+  .transform(({ catalog, servers }) => ({ servers: withCatalog(catalog, servers) }))
+  .pipe(
+    z
+      .strictObject({ servers: z.record(z.string(), ServerConfig) })
+      .refine((config) => Object.keys(config.servers).length > 0, { message: 'servers must contain at least one server (or name some in catalog)', path: ['servers'] }),
+  )
 export type LspStdioConfig = z.infer<typeof LspStdioConfig>
 
-function catalogServers(catalog: 'all' | readonly string[] | undefined): Record<string, ServerConfig> {
+/**
+ * The row's servers over the catalog's it takes. An entry of the same id that names a `command`
+ * replaces the catalog's; one without adjusts it, each of its fields replacing the catalog's
+ * (an overlay's `servers: { typescript: { killGraceMs: 300 } }` on the coding preset).
+ */
+function withCatalog(catalog: 'all' | readonly string[] | undefined, servers: Record<string, Record<string, unknown>>): Record<string, unknown> {
   const ids = catalog === 'all' ? Object.keys(SERVER_CATALOG).filter((id) => SERVER_CATALOG[id]!.inAll) : (catalog ?? [])
-  return Object.fromEntries(ids.map((id) => [id, ServerConfig.parse(SERVER_CATALOG[id]!.server)]))
+  const taken: Record<string, unknown> = Object.fromEntries(ids.map((id) => [id, SERVER_CATALOG[id]!.server]))
+  for (const [id, server] of Object.entries(servers)) {
+    const adjusted = taken[id]
+    taken[id] = adjusted && !('command' in server) ? { ...adjusted, ...server } : server
+  }
+  return taken
 }
