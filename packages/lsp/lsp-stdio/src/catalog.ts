@@ -83,6 +83,7 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       command: 'bash-language-server',
       args: ['start'],
       extensionToLanguage: { '.sh': 'shellscript', '.bash': 'shellscript' },
+      filenameToLanguage: { '.bashrc': 'shellscript', '.bash_profile': 'shellscript', '.bash_login': 'shellscript', '.bash_logout': 'shellscript', '.bash_aliases': 'shellscript', '.profile': 'shellscript' },
       configuration: { bashIde: { explainshellEndpoint: '', shellcheckPath: '' } },
       install: 'npm install --save-dev bash-language-server',
     },
@@ -138,8 +139,8 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
     server: {
       command: 'docker-langserver',
       args: ['--stdio'],
-      // Routing is by final extension: `app.dockerfile` is served, a file named just `Dockerfile` is not.
       extensionToLanguage: { '.dockerfile': 'dockerfile' },
+      filenameToLanguage: { Dockerfile: 'dockerfile', 'Dockerfile.*': 'dockerfile', Containerfile: 'dockerfile', 'Containerfile.*': 'dockerfile' },
       install: 'npm install --save-dev dockerfile-language-server-nodejs',
     },
   },

@@ -19,6 +19,11 @@ export const ServerConfig = z.strictObject({
   /** `.ts` (or `ts`) → LSP language id. Checked by ctx.lsp at registration. */
   extensionToLanguage: z.record(z.string(), z.string()),
   /**
+   * File name → LSP language id, for files known by name: `Dockerfile`, `.bashrc`, or `Dockerfile.*`
+   * for the name followed by any suffix. Case-insensitive; wins over extensions. Checked by ctx.lsp.
+   */
+  filenameToLanguage: z.record(z.string(), z.string()).default({}),
+  /**
    * Files or directories that mark a project root (`go.mod`, `Cargo.toml`). A file is served by a
    * server started in the nearest directory at or above it, never above the session workspace,
    * that holds one; with none, the workspace itself. Earlier entries take precedence over later

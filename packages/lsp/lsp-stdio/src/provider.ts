@@ -10,7 +10,7 @@ import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue } from './queue.ts'
 import { trackUntilSettled } from './settle.ts'
 import { fuseSignals } from './signals.ts'
-import { probeFailureStatus, providerStatus, withExtensions } from './status.ts'
+import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
 export interface ProviderOptions {
@@ -36,6 +36,7 @@ const NO_SERVER: TransportOwner = { isTransportFailure: () => false }
 export class StdioLspProvider implements LspProvider {
   readonly id: string
   readonly extensionToLanguage: Readonly<Record<string, string>>
+  readonly filenameToLanguage: Readonly<Record<string, string>>
   private readonly pool: ServerPool
   private readonly queue = new WorkQueue()
   private readonly supervision: Supervision
@@ -50,6 +51,7 @@ export class StdioLspProvider implements LspProvider {
     const { id, config, subprocess, report } = options
     this.id = id
     this.extensionToLanguage = { ...config.extensionToLanguage }
+    this.filenameToLanguage = { ...config.filenameToLanguage }
     this.supervision = new Supervision(id, config.crashes)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
     const { preflight } = config
@@ -82,7 +84,7 @@ export class StdioLspProvider implements LspProvider {
   /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
     const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), live: this.pool.live(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
-    return withExtensions(providerStatus(view), this.extensionToLanguage)
+    return withRoutes(providerStatus(view), this)
   }
 
   /**
@@ -111,7 +113,7 @@ export class StdioLspProvider implements LspProvider {
       })
       return this.status()
     } catch (error) {
-      return withExtensions(probeFailureStatus(error, failure), this.extensionToLanguage)
+      return withRoutes(probeFailureStatus(error, failure), this)
     } finally {
       scope.dispose()
     }

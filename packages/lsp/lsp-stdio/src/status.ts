@@ -1,6 +1,6 @@
 import { basename } from 'node:path'
 import { assertNever, errorMessage, type CapabilityStatus } from 'dsh-core'
-import { LspError } from 'dsh-lsp'
+import { LspError, type LspProvider } from 'dsh-lsp'
 import type { ServerInstance } from './instance.ts'
 import type { Launcher } from './launch.ts'
 import type { ServerRoot } from './roots.ts'
@@ -50,9 +50,10 @@ export function probeFailureStatus(error: unknown, kind: FailureKind): Capabilit
   return { state: kind !== 'none' || blocked ? 'crashed' : 'unavailable', detail: errorMessage(error) }
 }
 
-/** Every row ends with the extensions its server answers for. */
-export function withExtensions(status: CapabilityStatus, extensionToLanguage: Readonly<Record<string, string>>): CapabilityStatus {
-  return { state: status.state, detail: `${status.detail} [${Object.keys(extensionToLanguage).join(' ')}]` }
+/** Every row ends with the extensions and file names its server answers for (`[.go]`, `[.dockerfile Dockerfile Dockerfile.*]`). */
+export function withRoutes(status: CapabilityStatus, routes: Pick<LspProvider, 'extensionToLanguage' | 'filenameToLanguage'>): CapabilityStatus {
+  const served = [...Object.keys(routes.extensionToLanguage), ...Object.keys(routes.filenameToLanguage ?? {})]
+  return { state: status.state, detail: `${status.detail} [${served.join(' ')}]` }
 }
 
 /**

@@ -32,6 +32,7 @@ describe('ServerConfig defaults', () => {
       args: [],
       env: {},
       extensionToLanguage: { '.ts': 'typescript' },
+      filenameToLanguage: {},
       rootMarkers: [],
       initializationOptions: null,
       configuration: null,

@@ -107,6 +107,24 @@ describe('the server catalog (presets/overlays/languages.yml, real servers)', ()
     })
   })
 
+  // Files a language knows by name, with no extension to route on: the catalog rows list them in
+  // filenameToLanguage (a file named just `Dockerfile` used to be LSP_UNAVAILABLE).
+  describe('files known by name', () => {
+    it('a file named Dockerfile reaches docker-langserver', async () => {
+      const at = { file: 'Dockerfile', line: 3, symbol: 'RELEASE' }
+      expect(valueOf(await ask('dockerfile', 'hover', at)).hover?.contents).toContain('stable')
+      const value = valueOf(await ask('dockerfile', 'goToDefinition', at))
+      expect(value.locations.map((location: any) => `${location.path}:${location.range.start.line + 1}`)).toContain('Dockerfile:2')
+    })
+
+    it('a .bashrc reaches bash-language-server, which follows its source line', async () => {
+      const at = { file: '.bashrc', line: 4, symbol: 'trim' }
+      expect(valueOf(await ask('shell', 'hover', at)).hover?.contents).toContain('Prints its arguments without surrounding whitespace')
+      const value = valueOf(await ask('shell', 'goToDefinition', at))
+      expect(value.locations.map((location: any) => `${location.path}:${location.range.start.line + 1}`)).toContain('lib/text.sh:3')
+    })
+  })
+
   /** `path:line` of each location a goToDefinition of `symbol` (its last use on `line`) answers, in a session at `cwd`. */
   async function definitionsOf(cwd: string, filePath: string, line: number, symbol: string): Promise<string[]> {
     const text = readFileSync(join(cwd, filePath), 'utf8').split('\n')[line - 1]!
@@ -140,5 +158,6 @@ describe('the server catalog (presets/overlays/languages.yml, real servers)', ()
     const row = (id: string) => rows.find((candidate) => candidate.surface === 'lsp' && candidate.id === id)
     expect(row('go')).toMatchObject({ state: 'ready', detail: expect.stringMatching(/^gopls.*\[\.go\]$/) })
     expect(row('c')).toMatchObject({ state: 'ready', detail: expect.stringMatching(/^clangd/) })
+    expect(row('dockerfile')?.detail).toMatch(/\[\.dockerfile Dockerfile Dockerfile\.\* Containerfile Containerfile\.\*\]$/)
   })
 })
