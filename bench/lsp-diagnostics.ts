@@ -1,0 +1,153 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bootPreset, type Host } from 'dsh-core'
+import { BareLspClient } from './bare-lsp-client.ts'
+import { ms, percentile, ratio, timedWithCpu } from './stats.ts'
+import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
+
+// Diagnostics after a change (issue 22). Ours: what a harness does after an edit has written the file:
+// `ctx.lsp.fileChanged(path)`, then the `lsp_diagnostics` tool (the text brought to the server, its answer
+// for that text, the bounded value with line text, the rendering). Baseline: a bare vscode-jsonrpc
+// client with the document kept open doing `didChange` and waiting for the `publishDiagnostics`
+// that answers it (for a server that sends versions, the one with the new version; otherwise the
+// first one with the expected errors: it knows the answer, we do not), or `didChange` plus
+// `textDocument/diagnostic` for TypeScript 7's own server, which publishes nothing for .ts files.
+// Each side has its own server on its own copy of the project; the text alternates between a
+// version of main with one type error and the clean one, so every change has a new answer. Besides
+// wall time, each side's CPU time in this process (median per change): the machine's load stretches
+// every wait for a core, but hardly the work done.
+
+const REPO = fileURLToPath(new URL('../', import.meta.url))
+const WORKSPACES = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces')
+const ROUNDS = Number(process.env.BENCH_LSP_DIAGNOSTICS_ROUNDS ?? 40)
+
+interface Server {
+  readonly name: string
+  readonly fixture: string
+  readonly executable: string
+  readonly args: readonly string[]
+  readonly prepare: (dir: string) => void
+  readonly file: string
+  readonly languageId: string
+  readonly breakText: (text: string) => string
+  /** How the baseline learns the answer. */
+  readonly baseline: 'versioned' | 'unversioned' | 'pull'
+}
+
+const typescript = { fixture: 'ts-capabilities', file: 'src/main.ts', languageId: 'typescript', breakText: (text: string) => text.replace('text: string', 'text: number') }
+
+const SERVERS: readonly Server[] = [
+  { name: 'pyright 1.1.414 (publishes, with versions)', fixture: 'py-capabilities', executable: join(REPO, 'node_modules/.bin/pyright-langserver'), args: ['--stdio'], prepare: () => {}, file: 'geo/main.py', languageId: 'python', breakText: (text) => text.replace('text: str', 'text: int'), baseline: 'versioned' },
+  {
+    name: `native ${TYPESCRIPT_7_VERSION} (tsc --lsp; pull)`,
+    ...typescript,
+    executable: TYPESCRIPT_7_COMPILER,
+    args: ['--lsp', '--stdio'],
+    prepare: (dir) => {
+      mkdirSync(join(dir, 'node_modules'))
+      symlinkSync(TYPESCRIPT_7, join(dir, 'node_modules', 'typescript'))
+    },
+    baseline: 'pull',
+  },
+  { name: 'tsserver 5.9.3 (typescript-language-server; publishes, no versions)', ...typescript, executable: join(REPO, 'node_modules/.bin/typescript-language-server'), args: ['--stdio'], prepare: () => {}, baseline: 'unversioned' },
+]
+
+function workspaceCopy(server: Server): { dir: string; remove(): void } {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bench-diagnostics-')))
+  const dir = join(root, server.fixture)
+  cpSync(join(WORKSPACES, server.fixture), dir, { recursive: true })
+  server.prepare(dir)
+  return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+const errorsIn = (diagnostics: readonly { readonly severity?: number }[]) => diagnostics.filter((item) => (item.severity ?? 1) === 1).length
+
+/**
+ * The writer's path once the edit is on disk: tell the seam, ask the tool. Checks the answer. The
+ * write itself is the edit, which a harness with a bare client makes too: it is not timed.
+ */
+async function ours(host: Host, session: ReturnType<Host['app']['sessions']['create']>, server: Server, errors: number): Promise<void> {
+  host.app.lsp.fileChanged(server.file, { session })
+  const result = await host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: server.file, severity: 'error' }, session })
+  if (result.isError) throw new Error(`lsp_diagnostics: ${result.error.code} ${result.error.message}`)
+  const value = result.value as { total: number; complete: boolean }
+  if (value.total !== errors || !value.complete) throw new Error(`lsp_diagnostics answered ${value.total} errors (complete ${value.complete}), expected ${errors}`)
+}
+
+async function complete(host: Host, session: ReturnType<Host['app']['sessions']['create']>, file: string): Promise<boolean> {
+  const result = await host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: file }, session })
+  return !result.isError && (result.value as { complete: boolean }).complete
+}
+
+/** didChange, then the answer the server gives for it. */
+async function bare(client: BareLspClient, server: Server, text: string, errors: number): Promise<void> {
+  if (server.baseline === 'pull') {
+    await client.change(server.file, text)
+    const report = await client.pull(server.file)
+    if (errorsIn(report.items) !== errors) throw new Error(`pulled ${errorsIn(report.items)} errors, expected ${errors}`)
+    return
+  }
+  let version = Number.NaN
+  const answer = client.publication(server.file, (publication) => (server.baseline === 'versioned' ? publication.version === version : errorsIn(publication.diagnostics) === errors))
+  version = await client.change(server.file, text)
+  const publication = await answer
+  if (errorsIn(publication.diagnostics) !== errors) throw new Error(`published ${errorsIn(publication.diagnostics)} errors, expected ${errors}`)
+}
+
+async function measure(server: Server): Promise<string[]> {
+  const mine = workspaceCopy(server)
+  const theirs = workspaceCopy(server)
+  const clean = readFileSync(join(mine.dir, server.file), 'utf8')
+  const broken = server.breakText(clean)
+  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
+  const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true })
+  try {
+    const session = host.app.sessions.create({ cwd: mine.dir })
+    await client.initialize()
+    await client.open(server.file, server.languageId)
+    await client.waitQuiet(120_000)
+    // Warm both: the project loaded (a cold server's first answer may come after diagnosticsWaitMs:
+    // ask until one is complete), then a few changes answered.
+    for (let attempt = 1; !(await complete(host, session, server.file)); attempt++) {
+      if (attempt === 10) throw new Error(`${server.name}: no complete diagnostics after ${attempt} calls`)
+    }
+    for (let i = 0; i < 20; i++) {
+      const [text, errors] = i % 2 ? [clean, 0] : [broken, 1]
+      writeFileSync(join(mine.dir, server.file), text)
+      await ours(host, session, server, errors)
+      await bare(client, server, text, errors)
+    }
+    const oursRuns: { wallMs: number; cpuMs: number }[] = []
+    const bareRuns: { wallMs: number; cpuMs: number }[] = []
+    for (let i = 0; i < ROUNDS; i++) {
+      const [text, errors] = i % 2 ? [clean, 0] : [broken, 1]
+      // Alternate who goes first so neither side always gets the quieter machine.
+      const sides = [async () => {
+          writeFileSync(join(mine.dir, server.file), text)
+          oursRuns.push(await timedWithCpu(() => ours(host, session, server, errors)))
+        }, async () => bareRuns.push(await timedWithCpu(() => bare(client, server, text, errors)))]
+      for (const side of i % 4 < 2 ? sides : sides.reverse()) await side()
+    }
+    const wall = (runs: typeof oursRuns, p: number) => percentile(runs.map((run) => run.wallMs), p)
+    const cpu = (runs: typeof oursRuns) => percentile(runs.map((run) => run.cpuMs), 50)
+    const [o50, b50, o95, b95, oCpu, bCpu] = [wall(oursRuns, 50), wall(bareRuns, 50), wall(oursRuns, 95), wall(bareRuns, 95), cpu(oursRuns), cpu(bareRuns)]
+    const figures = [ms(o50), ms(b50), ratio(o50, b50), ms(o95), ms(b95), ratio(o95, b95), ms(oCpu), ms(bCpu)]
+    return [`${server.name.padEnd(66)} ${figures.map((figure, index) => figure.padStart(index % 3 === 2 && index < 6 ? 6 : 10)).join('  ')}`]
+  } finally {
+    await client.close()
+    await host.stop()
+    mine.remove()
+    theirs.remove()
+  }
+}
+
+export async function benchLspDiagnostics(): Promise<string[]> {
+  const lines = [
+    `diagnostics after a change, ${ROUNDS} changes per side (one error in, one error out, alternating); ours: fileChanged + lsp_diagnostics after the write (not timed); bare: didChange + the answer`,
+    `${'server'.padEnd(66)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}`,
+  ]
+  for (const server of SERVERS) lines.push(...(await measure(server)))
+  return lines
+}
