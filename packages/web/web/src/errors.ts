@@ -1,4 +1,5 @@
 import { HarnessError } from 'dsh-core'
+import type { ProviderFault } from './fault.ts'
 
 /**
  * The codes the web surface raises. Providers may add their own (the set is open for them), so
@@ -40,5 +41,16 @@ export const WebErrorCode = {
 } as const
 export type WebErrorCode = (typeof WebErrorCode)[keyof typeof WebErrorCode]
 
-/** Every failure of the web surface. Route on `code`; third-party providers may use codes of their own. */
-export class WebError extends HarnessError<WebErrorCode | (string & {})> {}
+/**
+ * Every failure of the web surface. Route on `code`; third-party providers may use codes of their own.
+ * A search provider sets `fault` when the failure is its own, not the request's (rate limited,
+ * down, its key refused): the seam then cools it down and tries the next provider.
+ */
+export class WebError extends HarnessError<WebErrorCode | (string & {})> {
+  readonly fault: ProviderFault | undefined
+
+  constructor(message: string, code: WebErrorCode | (string & {}), options?: { cause?: unknown; fault?: ProviderFault }) {
+    super(message, code, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.fault = options?.fault
+  }
+}
