@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import type {} from 'dsh-web'
-import { credentialResolver, keyedSearchProvider } from 'dsh-web/keyed-search'
+import { registerKeyedSearch } from 'dsh-web/keyed-search'
 import { BraveSearchConfig } from './config.ts'
 import { braveRefusal, braveRequest, mapResponse, searchEndpoint } from './wire.ts'
 
@@ -19,22 +19,15 @@ export const Config = (config: unknown): BraveSearchConfig => BraveSearchConfig.
 
 export function apply(ctx: Context, config: BraveSearchConfig): void {
   const settings = Config(config)
-  const lifetime = new AbortController()
-  // Unloading the plugin removes the provider (the seam ties it to this scope) and ends its searches.
-  ctx.effect(() => () => lifetime.abort())
-  ctx.web.registerSearchProvider(
-    keyedSearchProvider({
-      id: PROVIDER_ID,
-      name: 'Brave Search',
-      row: name,
-      event: REQUEST_EVENT,
-      options: () => settings,
-      endpoint: (options) => searchEndpoint(options.baseURL).href,
-      resolveKey: credentialResolver(ctx),
-      request: braveRequest,
-      refusal: braveRefusal,
-      map: mapResponse,
-      lifetime: lifetime.signal,
-    }),
-  )
+  registerKeyedSearch(ctx, {
+    id: PROVIDER_ID,
+    name: 'Brave Search',
+    row: name,
+    event: REQUEST_EVENT,
+    options: () => settings,
+    endpoint: (options) => searchEndpoint(options.baseURL).href,
+    request: braveRequest,
+    refusal: braveRefusal,
+    map: mapResponse,
+  })
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import type {} from './service.ts'
 import { currentSession, deadline, errorMessage, raceAbort, type CapabilityStatus, type ProbeContext } from 'dsh-core'
 import { WebError } from './errors.ts'
 import type { ProviderFault } from './fault.ts'
@@ -170,6 +171,17 @@ export function missingKeyMessage(name: string, keyName: string, row: string): s
     `${name} has no API key for "${keyName}".`,
     `Store it as ${keyName} in a .env file (the project's, or ~/.dsh/.env) for the credentials service, export ${keyName} in the environment that launches dsh, or set a literal apiKey in the ${row} config.`,
   ].join(' ')
+}
+
+/**
+ * Registers a keyed provider from a plugin's `apply`: keys through ctx.credentials (else the process
+ * environment), and searches still in flight end with WEB_ABORTED when the plugin unloads (the seam
+ * removes the provider itself).
+ */
+export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Context, spec: Omit<KeyedSearchSpec<Options>, 'resolveKey' | 'lifetime'>): void {
+  const lifetime = new AbortController()
+  ctx.effect(() => () => lifetime.abort())
+  ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, resolveKey: credentialResolver(ctx), lifetime: lifetime.signal }))
 }
 
 /** `resolveKey` for a plugin: ctx.credentials when it is mounted, else the process environment. */
