@@ -122,9 +122,10 @@ function ownStatus(provider: WebProviderBase): CapabilityStatus {
   }
 }
 
-/** A row's detail: its parts that say something, joined. */
+/** A row's detail: its parts that say something, joined (a sentence's full stop gives way to the separator). */
 export function joinDetail(...parts: readonly string[]): string {
-  return parts.filter(Boolean).join('; ')
+  const said = parts.filter(Boolean)
+  return said.map((part, index) => (index < said.length - 1 ? part.replace(/\.$/, '') : part)).join('; ')
 }
 
 export function envOverride(kind: WebProviderKind): string {

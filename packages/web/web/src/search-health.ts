@@ -128,10 +128,16 @@ export function verdictOf(error: unknown, signal: AbortSignal | undefined): Verd
   if (!(error instanceof WebError)) return { kind: 'answered' }
   const reason = providerText(error.message, [], MAX_REASON)
   if (error.code === 'WEB_ABORTED') return { kind: 'aborted' }
-  if (error.code === 'WEB_PROVIDER_CREDENTIAL_MISSING') return { kind: 'no_credential', reason }
+  // The remedies after the first sentence are the same for every provider; dsh status shows them whole.
+  if (error.code === 'WEB_PROVIDER_CREDENTIAL_MISSING') return { kind: 'no_credential', reason: firstSentence(reason) }
   if (error.fault) return { kind: 'fault', fault: error.fault, reason }
   if (error.code === 'WEB_SEARCH_TIMEOUT') return { kind: 'fault', fault: { kind: 'unavailable' }, reason }
   return { kind: 'answered' }
+}
+
+function firstSentence(text: string): string {
+  const end = text.indexOf('. ')
+  return end < 0 ? text : text.slice(0, end)
 }
 
 /** Longest reason kept per provider, so a list of every provider's state stays readable. */
