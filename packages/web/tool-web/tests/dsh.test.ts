@@ -100,7 +100,7 @@ describe('web_search in the base preset', () => {
       ['search:tavily', 'no_credential'],
     ])
     expect(rows[0]?.detail).toBe(
-      'Brave Search has no API key for "BRAVE_API_KEY". Store it as BRAVE_API_KEY in a .env file (the project\'s, or ~/.dsh/.env) for the credentials service, export BRAVE_API_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config; failover 2 of 3 (searchProviders)',
+      'Brave Search has no API key for "BRAVE_API_KEY". Store it as BRAVE_API_KEY in a .env file (the project\'s, or ~/.dsh/.env) for the credentials service, export BRAVE_API_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config; failover 2 of 3 (searchProvider)',
     )
   })
 
@@ -183,7 +183,7 @@ describe('failover in the base preset: Brave and Tavily on loopback stand-ins', 
     expect(text.stdout).toBe('Error: Brave Search API error (HTTP 400): VALIDATION: bad token [redacted] for this plan\n[WEB_PROVIDER_ERROR]\n')
     const status = await dsh(['status', '--json', ...args], keys)
     expect(status.code).toBe(0)
-    expect(JSON.parse(status.stdout).capabilities).toContainEqual(expect.objectContaining({ id: 'search:brave', state: 'ready', detail: `key BRAVE_API_KEY found; ${brave.baseURL}/web/search; failover 2 of 3 (searchProviders)` }))
+    expect(JSON.parse(status.stdout).capabilities).toContainEqual(expect.objectContaining({ id: 'search:brave', state: 'ready', detail: `key BRAVE_API_KEY found; ${brave.baseURL}/web/search; failover 2 of 3 (searchProvider)` }))
     for (const run of [json, text, status]) {
       for (const stream of [run.stdout, run.stderr]) {
         expect(stream).not.toContain(BRAVE_KEY)

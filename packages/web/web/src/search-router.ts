@@ -7,7 +7,7 @@ import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './typ
 
 /**
  * Runs one search on the provider selection picks, and keeps the providers' setbacks. With a
- * failover list (`searchProviders`, `searchProvider: auto`) a provider that is rate limited, down,
+ * failover list (`searchProvider: [a, b]`, or `auto`) a provider that is rate limited, down,
  * out of quota, without a key or failing is skipped or left for the next one; a result, or an
  * error about the request itself, ends the search. The answer names the provider that served it.
  */
@@ -22,7 +22,7 @@ export class SearchRouter {
     const { selection } = this
     switch (selection.kind) {
       case 'sole':
-        return this.alone(this.registry.select(undefined, 'searchProvider or searchProviders'), signal, request, (report) => new WebError(`no usable web search provider: ${report}`, 'WEB_PROVIDER_UNAVAILABLE'))
+        return this.alone(this.registry.select(undefined, 'searchProvider: one id, a failover list, or auto'), signal, request, (report) => new WebError(`no usable web search provider: ${report}`, 'WEB_PROVIDER_UNAVAILABLE'))
       case 'pinned':
         return this.alone(
           this.registry.select(selection.id),
@@ -148,13 +148,13 @@ export class SearchRouter {
     switch (selection.kind) {
       case 'sole': {
         const usable = this.registry.usableIds()
-        return usable.length > 1 && usable.includes(id) ? `ambiguous: ${usable.join(', ')} are all usable; set searchProvider or searchProviders` : ''
+        return usable.length > 1 && usable.includes(id) ? `ambiguous: ${usable.join(', ')} are all usable; set searchProvider (one id, a failover list, or auto)` : ''
       }
       case 'pinned':
         return selection.id === id ? '' : `not selected: ${selection.from} is "${selection.id}"`
       case 'ordered': {
         const position = selection.ids.indexOf(id)
-        return position < 0 ? `not selected: ${selection.from} is ${selection.ids.join(', ')}` : `failover ${position + 1} of ${selection.ids.length} (${selection.from})`
+        return position < 0 ? `not selected: ${selection.from} is [${selection.ids.join(', ')}]` : `failover ${position + 1} of ${selection.ids.length} (${selection.from})`
       }
       case 'auto': {
         const ids = this.registry.ids()

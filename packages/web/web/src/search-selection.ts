@@ -13,18 +13,20 @@ export type SearchSelection =
   | { readonly kind: 'auto'; readonly from: SelectionSource }
 
 /** Where the selection came from, for messages and status rows. */
-export type SelectionSource = 'searchProvider' | 'searchProviders' | 'DSH_WEB_SEARCH_PROVIDER'
+export type SelectionSource = 'searchProvider' | 'DSH_WEB_SEARCH_PROVIDER'
 
 export const AUTO = 'auto'
 export const SEARCH_ENV = 'DSH_WEB_SEARCH_PROVIDER'
 
 /**
  * The selection from config, else from `DSH_WEB_SEARCH_PROVIDER` (read once, when the service
- * starts): an id, `auto`, or a comma-separated failover list. Config wins; an empty variable is unset.
+ * starts): an id, `auto`, or a failover list (in the variable, comma-separated). Config wins; an
+ * empty variable is unset.
  */
-export function searchSelection(config: { readonly searchProvider?: string | undefined; readonly searchProviders?: readonly string[] | undefined }, env: NodeJS.ProcessEnv = process.env): SearchSelection {
-  if (config.searchProviders) return { kind: 'ordered', ids: config.searchProviders, from: 'searchProviders' }
-  if (config.searchProvider !== undefined) return single(config.searchProvider, 'searchProvider')
+export function searchSelection(config: { readonly searchProvider?: string | readonly string[] | undefined }, env: NodeJS.ProcessEnv = process.env): SearchSelection {
+  const configured = config.searchProvider
+  if (Array.isArray(configured)) return { kind: 'ordered', ids: configured, from: 'searchProvider' }
+  if (typeof configured === 'string') return single(configured, 'searchProvider')
   const fromEnv = env[SEARCH_ENV]?.trim()
   if (!fromEnv) return { kind: 'sole' }
   if (!fromEnv.includes(',')) return single(fromEnv, SEARCH_ENV)

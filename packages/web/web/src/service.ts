@@ -16,28 +16,22 @@ declare module 'cordis' {
 const ProviderId = z.string().trim().min(1, 'must be a non-empty provider id')
 const Milliseconds = z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS)
 
-export const WebConfig = z
-  .strictObject({
-    /** Pins search to this provider id; `auto` makes every registered provider a failover list. */
-    searchProvider: ProviderId.optional(),
-    /** An ordered failover list: the first provider that can serve does. */
-    searchProviders: z
-      .array(ProviderId)
-      .min(1, 'must list at least one provider id')
-      .refine((ids) => new Set(ids).size === ids.length, 'lists a provider id twice')
-      .refine((ids) => !ids.includes(AUTO), `"${AUTO}" is a value of searchProvider, not a provider id`)
-      .optional(),
-    /** How long a provider that failed without saying for how long is skipped (rate limited, down, failing). */
-    searchCooldownMs: Milliseconds.default(60_000),
-    /** The longest cooldown whatever Retry-After says; also the cooldown of a spent quota. */
-    searchMaxCooldownMs: Milliseconds.default(3_600_000),
-    /** Pins fetch to this provider id; otherwise the single usable provider is used. */
-    fetchProvider: ProviderId.optional(),
-  })
-  .refine((config) => config.searchProvider === undefined || config.searchProviders === undefined, {
-    message: 'set searchProvider (one id, or auto) or searchProviders (a failover list), not both',
-    path: ['searchProviders'],
-  })
+const FailoverList = z
+  .array(ProviderId)
+  .min(1, 'must list at least one provider id')
+  .refine((ids) => new Set(ids).size === ids.length, 'lists a provider id twice')
+  .refine((ids) => !ids.includes(AUTO), `"${AUTO}" stands alone, not in a list`)
+
+export const WebConfig = z.strictObject({
+  /** One id (pinned), `auto` (every registered provider, failing over in id order), or a failover list. */
+  searchProvider: z.union([ProviderId, FailoverList]).optional(),
+  /** How long a provider that failed without saying for how long is skipped (rate limited, down, failing). */
+  searchCooldownMs: Milliseconds.default(60_000),
+  /** The longest cooldown whatever Retry-After says; also the cooldown of a spent quota. */
+  searchMaxCooldownMs: Milliseconds.default(3_600_000),
+  /** Pins fetch to this provider id; otherwise the single usable provider is used. */
+  fetchProvider: ProviderId.optional(),
+})
 export type WebConfig = z.input<typeof WebConfig>
 type Settings = z.output<typeof WebConfig>
 
@@ -56,8 +50,8 @@ export class WebService extends Service {
   static Config = (config: unknown): Settings => WebConfig.parse(config ?? {})
   static inject = { readiness: { required: false } }
 
-  private readonly searchProviders = new ProviderRegistry<WebSearchProvider>('search')
-  private readonly fetchProviders = new ProviderRegistry<WebFetchProvider>('fetch')
+  private readonly searchRegistry = new ProviderRegistry<WebSearchProvider>('search')
+  private readonly fetchRegistry = new ProviderRegistry<WebFetchProvider>('fetch')
   private readonly router: SearchRouter
   /** From config, else the environment override; fixed for the service's life. */
   private readonly pinnedFetch: string | undefined
@@ -66,7 +60,7 @@ export class WebService extends Service {
     super(ctx, 'web', true)
     const settings = WebConfig.parse(config)
     const health = new SearchHealth({ cooldownMs: settings.searchCooldownMs, maxCooldownMs: Math.max(settings.searchMaxCooldownMs, settings.searchCooldownMs), now: options.now ?? Date.now })
-    this.router = new SearchRouter(this.searchProviders, searchSelection(settings), health)
+    this.router = new SearchRouter(this.searchRegistry, searchSelection(settings), health)
     this.pinnedFetch = settings.fetchProvider ?? (process.env[envOverride('fetch')]?.trim() || undefined)
     // The ids the operator named get their `dsh status` rows now, so a provider that never registers still shows why.
     for (const id of namedIds(this.router.selection)) this.readinessRow(this.searchCapability(id))
@@ -76,11 +70,11 @@ export class WebService extends Service {
   /** An effect on the caller's scope; the disposer (or unloading the caller) removes the provider. */
   registerSearchProvider(provider: WebSearchProvider): () => void {
     const named = namedIds(this.router.selection)
-    return this.register(this.searchProviders, provider, (id) => (named.includes(id) ? undefined : this.searchCapability(id)))
+    return this.register(this.searchRegistry, provider, (id) => (named.includes(id) ? undefined : this.searchCapability(id)))
   }
 
   registerFetchProvider(provider: WebFetchProvider): () => void {
-    return this.register(this.fetchProviders, provider, (id) => (id === this.pinnedFetch ? undefined : this.fetchCapability(id)))
+    return this.register(this.fetchRegistry, provider, (id) => (id === this.pinnedFetch ? undefined : this.fetchCapability(id)))
   }
 
   /**
@@ -107,7 +101,7 @@ export class WebService extends Service {
 
   /** Selects a provider for this call and returns its result unchanged (a 404 is a result). */
   async fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult> {
-    return this.fetchProviders.select(this.pinnedFetch).fetch(request, signal)
+    return this.fetchRegistry.select(this.pinnedFetch).fetch(request, signal)
   }
 
   private register<P extends WebSearchProvider | WebFetchProvider>(registry: ProviderRegistry<P>, provider: P, capability: (id: string) => Capability | undefined): () => void {
@@ -129,11 +123,11 @@ export class WebService extends Service {
   }
 
   private searchCapability(id: string): Capability {
-    return this.searchProviders.capability(id, (own) => this.router.row(id, own))
+    return this.searchRegistry.capability(id, (own) => this.router.row(id, own))
   }
 
   private fetchCapability(id: string): Capability {
-    return this.fetchProviders.capability(id, (own) => fetchRow(this.fetchProviders, this.pinnedFetch, id, own))
+    return this.fetchRegistry.capability(id, (own) => fetchRow(this.fetchRegistry, this.pinnedFetch, id, own))
   }
 }
 

@@ -77,9 +77,9 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.stop()))
 })
 
-describe('failover along searchProviders', () => {
+describe('failover along a searchProvider list', () => {
   it('429 with Retry-After in seconds: the next provider serves, the first cools down for exactly that long', async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = fault('A API error (HTTP 429)', { kind: 'rate_limited', retryAfter: '30' })
     expect(await app.web.search({ query: 'q' })).toEqual({ sources: [{ url: 'https://b.test/' }], truncated: false, provider: 'b' })
     expect(app.web.searchProviderStates()).toEqual([
@@ -90,14 +90,14 @@ describe('failover along searchProviders', () => {
   })
 
   it('429 with Retry-After as an HTTP date: cools down until that date', async () => {
-    const { app, providers: [a] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = fault('rate limited', { kind: 'rate_limited', retryAfter: new Date(T0 + 90_000).toUTCString() })
     expect((await app.web.search({ query: 'q' })).provider).toBe('b')
     expect(app.web.searchProviderStates()[0]).toMatchObject({ state: 'cooling_down', until: T0 + 90_000 })
   })
 
   it('429 without Retry-After (or with one that is not a delay): the default cooldown, searchCooldownMs', async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'], searchCooldownMs: 5_000 }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'], searchCooldownMs: 5_000 }, ['a', 'b'])
     a!.next = fault('rate limited', { kind: 'rate_limited' })
     expect((await app.web.search({ query: 'q' })).provider).toBe('b')
     expect(app.web.searchProviderStates()[0]).toMatchObject({ state: 'cooling_down', until: T0 + 5_000 })
@@ -109,7 +109,7 @@ describe('failover along searchProviders', () => {
   })
 
   it('a Retry-After past searchMaxCooldownMs is cut to it; a spent quota without one cools for the longest', async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b', 'c'], searchMaxCooldownMs: 600_000 }, ['a', 'b', 'c'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b', 'c'], searchMaxCooldownMs: 600_000 }, ['a', 'b', 'c'])
     a!.next = fault('rate limited', { kind: 'rate_limited', retryAfter: '86400' })
     b!.next = fault('quota spent', { kind: 'quota_exhausted' })
     expect((await app.web.search({ query: 'q' })).provider).toBe('c')
@@ -117,14 +117,14 @@ describe('failover along searchProviders', () => {
   })
 
   it('503: fails over and cools down', async () => {
-    const { app, providers: [a] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = fault('A API error (HTTP 503)', { kind: 'unavailable', retryAfter: '7' })
     expect((await app.web.search({ query: 'q' })).provider).toBe('b')
     expect(app.web.searchProviderStates()[0]).toEqual({ id: 'a', state: 'cooling_down', until: T0 + 7_000, reason: 'A API error (HTTP 503)' })
   })
 
   it("the provider's own timeout (WEB_SEARCH_TIMEOUT): fails over and cools down", async () => {
-    const { app, providers: [a] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = async () => {
       throw new WebError('A search timed out after 10000 ms', 'WEB_SEARCH_TIMEOUT')
     }
@@ -133,7 +133,7 @@ describe('failover along searchProviders', () => {
   })
 
   it('400 (the query is bad everywhere): no failover, the error reaches the caller, nobody cools down', async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = async () => {
       throw new WebError('A API error (HTTP 400): query too long', 'WEB_PROVIDER_ERROR')
     }
@@ -144,7 +144,7 @@ describe('failover along searchProviders', () => {
   })
 
   it('a missing key moves on without a cooldown: the next search looks for the key again', async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = async () => {
       throw new WebError('A has no API key for "A_KEY"', 'WEB_PROVIDER_CREDENTIAL_MISSING')
     }
@@ -156,7 +156,7 @@ describe('failover along searchProviders', () => {
   })
 
   it("a refused key is failing: skipped for the default cooldown, tried again after it", async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'], searchCooldownMs: 1_000 }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'], searchCooldownMs: 1_000 }, ['a', 'b'])
     a!.next = fault('A refused the key (HTTP 401)', { kind: 'failing' })
     expect((await app.web.search({ query: 'q' })).provider).toBe('b')
     expect(app.web.searchProviderStates()[0]).toEqual({ id: 'a', state: 'failing', until: T0 + 1_000, reason: 'A refused the key (HTTP 401)' })
@@ -168,7 +168,7 @@ describe('failover along searchProviders', () => {
   })
 
   it("the caller's abort during an attempt: no failover and no cooldown", async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     const controller = new AbortController()
     a!.next = async (_request, signal) => {
       controller.abort()
@@ -179,7 +179,7 @@ describe('failover along searchProviders', () => {
   })
 
   it('a provider that is not registered or not available is passed over', async () => {
-    const { app, providers: [off, b] } = await withProviders({ searchProviders: ['gone', 'off', 'b'] }, ['off', 'b'])
+    const { app, providers: [off, b] } = await withProviders({ searchProvider: ['gone', 'off', 'b'] }, ['off', 'b'])
     app.web.registerSearchProvider({ ...off!.provider, id: 'off2' })
     Object.assign(off!.provider, { available: () => false })
     expect((await app.web.search({ query: 'q' })).provider).toBe('b')
@@ -189,7 +189,7 @@ describe('failover along searchProviders', () => {
 
 describe('cooldowns over time and across callers', () => {
   it('when the cooldown ends the provider is tried again, and a success makes it ready', async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = fault('rate limited', { kind: 'rate_limited', retryAfter: '60' })
     await app.web.search({ query: 'q' })
     now = T0 + 59_999
@@ -203,7 +203,7 @@ describe('cooldowns over time and across callers', () => {
   })
 
   it('20 concurrent searches during a cooldown send nothing to the cooling provider', async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = fault('rate limited', { kind: 'rate_limited', retryAfter: '60' })
     await app.web.search({ query: 'first' })
     const results = await Promise.all(Array.from({ length: 20 }, (_, index) => app.web.search({ query: `q${index}` })))
@@ -212,7 +212,7 @@ describe('cooldowns over time and across callers', () => {
   })
 
   it('20 concurrent searches when the cooldown ends send one trial request; the others fail over meanwhile', async () => {
-    const { app, providers: [a, b] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = fault('rate limited', { kind: 'rate_limited', retryAfter: '60' })
     await app.web.search({ query: 'first' })
     now = T0 + 60_000
@@ -233,7 +233,7 @@ describe('cooldowns over time and across callers', () => {
   })
 
   it('the cooldown belongs to the host: a search from another plugin of the same app skips the provider too', async () => {
-    const { app, providers: [a] } = await withProviders({ searchProviders: ['a', 'b'] }, ['a', 'b'])
+    const { app, providers: [a] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = fault('rate limited', { kind: 'rate_limited', retryAfter: '60' })
     await app.web.search({ query: 'q' })
     let fromPlugin: WebSearchResult | undefined
@@ -243,7 +243,7 @@ describe('cooldowns over time and across callers', () => {
   })
 
   it('every provider cooling down or without a key: one coded error at once, listing each state', async () => {
-    const { app, providers: [a, b, c] } = await withProviders({ searchProviders: ['a', 'b', 'c', 'gone'] }, ['a', 'b', 'c'])
+    const { app, providers: [a, b, c] } = await withProviders({ searchProvider: ['a', 'b', 'c', 'gone'] }, ['a', 'b', 'c'])
     a!.next = fault('A API error (HTTP 429)', { kind: 'rate_limited', retryAfter: '30' })
     b!.next = fault('B API error (HTTP 503)', { kind: 'unavailable' })
     c!.next = async () => {
@@ -294,15 +294,15 @@ describe('other selections', () => {
     expect((await fromEnv.app.web.search({ query: 'q' })).provider).toBe('b')
     vi.stubEnv('DSH_WEB_SEARCH_PROVIDER', 'auto')
     expect((await boot({})).web.configured('search')).toBe('auto')
-    expect((await boot({ searchProviders: ['x'] })).web.configured('search')).toBe('x')
+    expect((await boot({ searchProvider: ['x', 'y'] })).web.configured('search')).toBe('x,y')
   })
 
   it('config that cannot work fails the load naming the field', () => {
     const fails = (config: unknown) => () => WebService.Config(config)
-    expect(fails({ searchProvider: 'a', searchProviders: ['b'] })).toThrow('set searchProvider (one id, or auto) or searchProviders (a failover list), not both')
-    expect(fails({ searchProviders: [] })).toThrow('must list at least one provider id')
-    expect(fails({ searchProviders: ['a', 'a'] })).toThrow('lists a provider id twice')
-    expect(fails({ searchProviders: ['auto'] })).toThrow('is a value of searchProvider, not a provider id')
+    expect(fails({ searchProvider: [] })).toThrow('must list at least one provider id')
+    expect(fails({ searchProvider: ['a', 'a'] })).toThrow('lists a provider id twice')
+    expect(fails({ searchProvider: ['a', 'auto'] })).toThrow('stands alone, not in a list')
+    expect(fails({ searchProvider: ['a', ' '] })).toThrow('must be a non-empty provider id')
     expect(fails({ searchCooldownMs: -1 })).toThrow('searchCooldownMs')
     expect(fails({ searchMaxCooldownMs: 1.5 })).toThrow('searchMaxCooldownMs')
   })
@@ -310,22 +310,22 @@ describe('other selections', () => {
 
 describe('dsh status rows', () => {
   it('one row per provider with its state, until when it cools down, and its place in the list', async () => {
-    const { app, providers: [a] } = await withProviders({ searchProviders: ['a', 'b', 'missing'] }, ['a', 'b', 'other'], { readiness: true })
+    const { app, providers: [a] } = await withProviders({ searchProvider: ['a', 'b', 'missing'] }, ['a', 'b', 'other'], { readiness: true })
     a!.next = fault('A API error (HTTP 429)', { kind: 'rate_limited', retryAfter: '30' })
     await app.web.search({ query: 'q' })
     const rows = (await app.readiness.report()).map(({ id, state, detail }) => ({ id, state, detail }))
     expect(rows).toEqual([
-      { id: 'search:a', state: 'cooling_down', detail: 'until 2026-03-01T12:00:30.000Z: A API error (HTTP 429); failover 1 of 3 (searchProviders)' },
-      { id: 'search:b', state: 'ready', detail: 'failover 2 of 3 (searchProviders)' },
-      { id: 'search:missing', state: 'unavailable', detail: 'searchProviders lists "missing", but no provider with that id is registered (is its row mounted?); failover 3 of 3 (searchProviders)' },
-      { id: 'search:other', state: 'ready', detail: 'not selected: searchProviders is a, b, missing' },
+      { id: 'search:a', state: 'cooling_down', detail: 'until 2026-03-01T12:00:30.000Z: A API error (HTTP 429); failover 1 of 3 (searchProvider)' },
+      { id: 'search:b', state: 'ready', detail: 'failover 2 of 3 (searchProvider)' },
+      { id: 'search:missing', state: 'unavailable', detail: 'searchProvider lists "missing", but no provider with that id is registered (is its row mounted?); failover 3 of 3 (searchProvider)' },
+      { id: 'search:other', state: 'ready', detail: 'not selected: searchProvider is [a, b, missing]' },
     ])
     now = T0 + 30_000
-    expect((await app.readiness.report()).find((row) => row.id === 'search:a')).toMatchObject({ state: 'ready', detail: 'failover 1 of 3 (searchProviders)' })
+    expect((await app.readiness.report()).find((row) => row.id === 'search:a')).toMatchObject({ state: 'ready', detail: 'failover 1 of 3 (searchProvider)' })
   })
 
   it("a provider's probe decides between ready and no_credential; a key the last search missed shows until then", async () => {
-    const app = await boot({ searchProviders: ['a'] }, { readiness: true })
+    const app = await boot({ searchProvider: ['a'] }, { readiness: true })
     let key: string | undefined
     const provider: WebSearchProvider = {
       id: 'a',
@@ -338,8 +338,8 @@ describe('dsh status rows', () => {
     }
     app.web.registerSearchProvider(provider)
     await rejection(app.web.search({ query: 'q' }))
-    expect(await app.readiness.report()).toMatchObject([{ id: 'search:a', state: 'no_credential', detail: 'A has no API key for "A_KEY"; failover 1 of 1 (searchProviders)' }])
+    expect(await app.readiness.report()).toMatchObject([{ id: 'search:a', state: 'no_credential', detail: 'A has no API key for "A_KEY"; failover 1 of 1 (searchProvider)' }])
     key = 'k'
-    expect(await app.readiness.report({ probe: true })).toMatchObject([{ id: 'search:a', state: 'ready', detail: 'key A_KEY found; failover 1 of 1 (searchProviders)' }])
+    expect(await app.readiness.report({ probe: true })).toMatchObject([{ id: 'search:a', state: 'ready', detail: 'key A_KEY found; failover 1 of 1 (searchProvider)' }])
   })
 })
