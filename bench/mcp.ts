@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -42,9 +42,16 @@ async function bootWith(env: Record<string, string> = {}): Promise<Host> {
   return bootPreset({ preset: join(REPO, 'presets/base.yml'), overlays: [overlay(env)] })
 }
 
-async function bareClient(env: Record<string, string> = {}): Promise<Client> {
+/**
+ * A bare SDK client on the SDK's stdio transport. `ownSession`: the server is started through
+ * `setsid`, in a session of its own as ctx.subprocess starts every child (process-group teardown).
+ * On Linux with autogroup scheduling a session is also a CPU share group, so on a loaded machine
+ * such a child wakes later; comparing against it leaves only the bridge's own cost.
+ */
+async function bareClient(env: Record<string, string> = {}, ownSession = false): Promise<Client> {
   const client = new Client({ name: 'bench', version: '0' }, { capabilities: {} })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' }))
+  const [command, args] = ownSession ? ['setsid', [process.execPath, FIXTURE]] : [process.execPath, [FIXTURE]]
+  await client.connect(new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' }))
   return client
 }
 
@@ -62,6 +69,7 @@ async function bareList(client: Client): Promise<number> {
 async function callLatency(): Promise<string[]> {
   const host = await bootWith()
   const client = await bareClient()
+  const grouped = existsSync('/usr/bin/setsid') ? await bareClient({}, true) : undefined
   // A harness holds its services, and makes effect-free calls untracked (docs/architecture.md, Helpers):
   // through cordis's tracing proxy every call costs tens of microseconds more.
   const tools = untracked(host.app.tools)
@@ -72,6 +80,9 @@ async function callLatency(): Promise<string[]> {
   const bare = async () => {
     await client.callTool({ name: 'echo', arguments: { message: 'hi' } }, CallToolResultSchema)
   }
+  const bareOwnSession = async () => {
+    await grouped?.callTool({ name: 'echo', arguments: { message: 'hi' } }, CallToolResultSchema)
+  }
   // The bridge's own share: its tool body (raw request, classification, checks) called directly,
   // without the tools runtime around it (argument copy, deadline, value copy, render).
   const definition = tools.get('mcp__fixture__echo') as RawToolDefinition<JsonValue>
@@ -79,9 +90,9 @@ async function callLatency(): Promise<string[]> {
     await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: new AbortController().signal, session: undefined, progress: () => {} })
   }
   try {
-    for (let i = 0; i < 200; i++) await Promise.all([ours(), bare(), body()])
-    const samples = { ours: [] as number[], bare: [] as number[], body: [] as number[] }
-    const sides = [['ours', ours], ['bare', bare], ['body', body]] as const
+    for (let i = 0; i < 200; i++) await Promise.all([ours(), bare(), body(), bareOwnSession()])
+    const samples = { ours: [] as number[], bare: [] as number[], body: [] as number[], grouped: [] as number[] }
+    const sides = [['ours', ours], ['bare', bare], ['body', body], ...(grouped ? [['grouped', bareOwnSession] as const] : [])] as const
     for (let i = 0; i < CALLS; i++) {
       // Rotate who goes first so no side always gets the warmer cache.
       for (let k = 0; k < sides.length; k++) {
@@ -94,9 +105,13 @@ async function callLatency(): Promise<string[]> {
       `tools/call round trip, ${CALLS} calls per side, interleaved (echo on the stdio fixture)`,
       `  ours (ctx.tools.execute) p50 ${ms(p('ours', 50))} p95 ${ms(p('ours', 95))}; bare SDK Client.callTool p50 ${ms(p('bare', 50))} p95 ${ms(p('bare', 95))}; ratio p50 ${ratio(p('ours', 50), p('bare', 50))} p95 ${ratio(p('ours', 95), p('bare', 95))}`,
       `  the bridge's tool body alone (no tools runtime) p50 ${ms(p('body', 50))} p95 ${ms(p('body', 95))}; ratio to bare p50 ${ratio(p('body', 50), p('bare', 50))} p95 ${ratio(p('body', 95), p('bare', 95))}`,
+      ...(grouped
+        ? [`  bare SDK client, its server in a session of its own as ctx.subprocess starts it (setsid) p50 ${ms(p('grouped', 50))} p95 ${ms(p('grouped', 95))}; ours to it p50 ${ratio(p('ours', 50), p('grouped', 50))} p95 ${ratio(p('ours', 95), p('grouped', 95))}`]
+        : []),
     ]
   } finally {
     await client.close()
+    await grouped?.close()
     await host.stop()
   }
 }

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import { userMcpOverlay } from 'dsh-mcp'
 
 export class UsageError extends Error {}
 
@@ -32,6 +33,7 @@ export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--
     [--yes]                   approve it if the tool asks for approval (its approval mode is prompt)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
   serve                       an MCP server on stdio exposing the tools (and skills as prompts) until stdin closes
+  mcp <list|get|add|remove|import|login|logout>   manage MCP servers (dsh mcp --help)
     [--max-message-bytes <n>] refuse (answer with an error, keep serving) any incoming message larger than this (default 33554432, 32 MiB)
 exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
   70 internal error in a plugin, 74 the output could not be written, 130 interrupted`
@@ -89,12 +91,18 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
     command,
     // Help needs no preset; resolving one could only fail it.
     preset: command.kind === 'help' ? '' : presetPath(values.preset ?? 'coding', from),
-    overlays: (values.config ?? []).map((file) => resolve(from, file)),
+    // The user-level overlay of `dsh mcp add` comes first when it exists; --config files patch it.
+    overlays: [...userOverlay(env), ...(values.config ?? []).map((file) => resolve(from, file))],
     cwd: resolve(from, values.cwd ?? '.'),
     json: values.json ?? false,
     verbose: values.verbose ?? false,
     startTimeoutMs: startTimeout(env.DSH_START_TIMEOUT_MS),
   }
+}
+
+function userOverlay(env: NodeJS.ProcessEnv): string[] {
+  const file = userMcpOverlay(env)
+  return existsSync(file) ? [file] : []
 }
 
 function startTimeout(value: string | undefined): number | undefined {

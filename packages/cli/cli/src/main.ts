@@ -4,6 +4,7 @@ import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
+import { runMcpCommand } from './mcp/command.ts'
 import { serve } from './serve.ts'
 import { StrayFailures } from './strays.ts'
 
@@ -57,6 +58,8 @@ export async function run(argv: readonly string[]): Promise<void> {
 }
 
 export async function main(argv: readonly string[], io: Io, signal: AbortSignal = new AbortController().signal, strays = new StrayFailures()): Promise<ExitCode> {
+  // `dsh mcp …` manages servers with options of its own (src/mcp/command.ts).
+  if (argv[0] === 'mcp') return runMcpCommand(argv.slice(1), io, signal)
   let invocation: Invocation
   try {
     invocation = parseInvocation(argv)

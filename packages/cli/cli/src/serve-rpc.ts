@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { JSONRPCRequest, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
-import { quote } from 'dsh-core'
+import { describeIssues, quote, type SchemaIssues } from 'dsh-core'
 
 /** JSON-RPC 2.0 error codes `dsh serve` answers with. */
 export const RpcCode = {
@@ -22,21 +22,13 @@ export class RpcError extends Error {
   }
 }
 
-interface Issues {
-  readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]
-}
-
-/** A schema failure on one line: `path: message` per problem. */
-export function describeIssues(error: Issues, root = '(message)'): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : root}: ${issue.message}`).join('; ')
-}
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
 /** What the SDK's request schemas look like to us: a `method` literal, and a safe parse. */
 interface RequestSchema<Request> {
   readonly shape: { readonly method: { readonly value: string } }
-  safeParse(value: unknown): { success: true; data: Request } | { success: false; error: Issues }
+  safeParse(value: unknown): { success: true; data: Request } | { success: false; error: SchemaIssues }
 }
 
 /**
@@ -52,7 +44,7 @@ export class Routes {
     const method = schema.shape.method.value
     this.table.set(method, async (request, extra) => {
       const parsed = schema.safeParse(request)
-      if (!parsed.success) throw new RpcError(RpcCode.INVALID_PARAMS, `invalid ${method} request: ${describeIssues(parsed.error, 'params')}`)
+      if (!parsed.success) throw new RpcError(RpcCode.INVALID_PARAMS, `invalid ${method} request: ${describeIssues(parsed.error, '(request)')}`)
       return handle(parsed.data, extra)
     })
   }

@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
-import { errorMessage, oneLine, quote } from 'dsh-core'
-import { describeIssues, RpcCode } from './serve-rpc.ts'
+import { describeIssues, errorMessage, oneLine, quote } from 'dsh-core'
+import { RpcCode } from './serve-rpc.ts'
 
 export interface LineTransportOptions {
   /** The largest message read whole; a longer one is skipped, answered with an error when it has an id, and logged. */
@@ -110,7 +110,7 @@ export class LineTransport implements Transport {
       this.onmessage?.(message.data)
       return
     }
-    const problem = describeIssues(message.error)
+    const problem = describeIssues(message.error, '(message)')
     const id = requestIdOf(json)
     this.options.log(`ignored a message that is not JSON-RPC 2.0 (${id === undefined ? 'no id' : `id ${quote(id)}`}): ${problem}`)
     if (id !== undefined) this.answerError(id, RpcCode.INVALID_REQUEST, `invalid JSON-RPC request: ${problem}`)

@@ -42,7 +42,10 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
 
   const routes = new Routes()
   routes.add(ListToolsRequestSchema, () => ({
-    tools: tools.catalog().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' } })),
+    tools: tools.catalog().map((tool) => {
+      const outputSchema = tools.outputSchema(tool.name)
+      return { name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' }, ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}) }
+    }),
   }))
   routes.add(CallToolRequestSchema, async (request, extra) => {
     // The client asked for progress by sending a token: relay the tool's reports as notifications.
@@ -52,7 +55,7 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
         ? undefined
         : (update: ToolProgress) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => {})
     const result = await tools.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal, ...(onProgress ? { onProgress } : {}) })
-    return toCallToolResult(explainApproval(result))
+    return toCallToolResult(explainApproval(result), tools.outputSchema(request.params.name) !== undefined)
   })
   const stopApproving = approveThroughClient(server, tools)
 
@@ -98,15 +101,18 @@ function coalesced(notify: () => Promise<void>, subscribe: (listener: () => void
   })
 }
 
-/** What an MCP client sees: the model's rendering as text, the code in the text of an error, the canonical value as structured content. */
-export function toCallToolResult(result: ToolResult): CallToolResult {
+/**
+ * What an MCP client sees: the model's rendering as text, the code in the text of an error, and,
+ * for a tool that publishes an output schema (`structured`), the canonical value as structured
+ * content. Other values stay out: they would double every reply and could carry what the rendering
+ * cut (a bridged MCP tool's whole result past its `maxResultChars`).
+ */
+export function toCallToolResult(result: ToolResult, structured: boolean): CallToolResult {
   const content = result.content.map((block) => ({ type: 'text' as const, text: block.type === 'text' ? block.text : JSON.stringify(block) }))
   if (result.isError) {
     const last = content.at(-1)
     const coded = `[${result.error.code}]`
     return { isError: true, content: last ? [...content.slice(0, -1), { type: 'text', text: `${last.text}\n${coded}` }] : [{ type: 'text', text: coded }] }
   }
-  const { value } = result
-  const structured = isRecord(value) ? { structuredContent: value } : {}
-  return { content, ...structured }
+  return structured && isRecord(result.value) ? { content, structuredContent: result.value } : { content }
 }

@@ -267,6 +267,6 @@ describe('namespace', () => {
       throw new Error('explainer broke')
     })
     expect(await app.tools.execute({ name: 'x__y', arguments: {} })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
-    expect(warnings.some((line) => line.includes('the namespace x__ failed to explain x__y: explainer broke'))).toBe(true)
+    expect(warnings.some((line) => line.includes('the namespace x__ failed to explain "x__y": explainer broke'))).toBe(true)
   })
 })

@@ -1,6 +1,9 @@
 import { LSP_OPERATIONS } from 'dsh-lsp'
 import { z } from 'zod'
 
+/** The longest filePath taken (Linux's PATH_MAX): anything longer cannot name a file, and errors repeat it. */
+export const MAX_FILE_PATH_CHARS = 4096
+
 /** Whitespace (a symbol is one name) or half of a surrogate pair (it could never match source text). */
 const NOT_IN_SYMBOL = /[\s\p{Cs}]/u
 
@@ -17,6 +20,7 @@ export const LspToolInput = z
     filePath: z
       .string()
       .min(1)
+      .max(MAX_FILE_PATH_CHARS)
       .regex(/\S/, 'filePath must not be blank')
       .describe('The source file holding the symbol, relative to the workspace or absolute.'),
     line: z.number().int().min(1).describe('One-based line of the symbol.'),

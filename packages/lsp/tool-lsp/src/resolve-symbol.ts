@@ -1,4 +1,4 @@
-import { errorMessage, FsError, throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
+import { errorMessage, FsError, quote, throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { exactLine } from './line-collector.ts'
 import type { ResolvedSymbol } from './output.ts'
@@ -56,7 +56,7 @@ async function readWindow(fs: FileSystem, cwd: string, filePath: string, search:
     workspace = await fs.workspace(cwd, signal)
   } catch (error) {
     throwIfAborted(signal)
-    throw new LspError(`workspace "${cwd}" cannot be used: ${errorMessage(error)}`, 'LSP_WORKSPACE_INVALID', { cause: error })
+    throw new LspError(`workspace ${quote(cwd)} cannot be used: ${errorMessage(error)}`, 'LSP_WORKSPACE_INVALID', { cause: error })
   }
   const wanted = new Set<number>()
   for (let line = Math.max(0, search.line - search.window); line <= search.line + search.window; line++) wanted.add(line)
@@ -66,10 +66,10 @@ async function readWindow(fs: FileSystem, cwd: string, filePath: string, search:
   } catch (error) {
     throwIfAborted(signal)
     if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
-      throw new LspError(`source "${filePath}" resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
+      throw new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
     }
     const hint = error instanceof FsError && error.code === 'FS_TOO_LARGE' ? ` (the lsp tool reads at most maxLineFileBytes to find a symbol; pass character without symbol)` : ''
-    throw new LspError(`source "${filePath}" cannot be used: ${errorMessage(error)}${hint}`, 'LSP_SOURCE_INVALID', { cause: error })
+    throw new LspError(`source ${quote(filePath)} cannot be used: ${errorMessage(error)}${hint}`, 'LSP_SOURCE_INVALID', { cause: error })
   }
 }
 

@@ -14,7 +14,7 @@ export interface GenerationHooks {
   /** The transport closed (for stdio: the whole process group is gone). */
   onClosed(generation: Generation): void
   /** Something went wrong outside any request (a line that is not JSON-RPC, a broken event stream). */
-  onTransportError(generation: Generation, error: Error): void
+  onTransportError(error: Error): void
   /** The server asked for the client's roots (`roots/list`). */
   roots(): Root[]
 }
@@ -55,7 +55,7 @@ export class Generation {
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onListChanged(this))
     this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: hooks.roots() }))
     this.client.onerror = (error) => {
-      if (!this.closing && !this.closed) hooks.onTransportError(this, error)
+      if (!this.closing && !this.closed) hooks.onTransportError(error)
     }
     this.client.onclose = () => {
       this.closed = true

@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { sleep } from 'dsh-core'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
-import { ServerUnreachableError, wireFetch, type MarkedFault } from './http-wire.ts'
+import { ServerUnreachableError, WireInbox, wireFetch } from './http-wire.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
 import type { OAuthSession } from './oauth/session.ts'
-import { deliverInOrder, fromPeer, PendingRequests, TransportFault } from './wire.ts'
 
 /** How long closing waits for the server to acknowledge the end of the session (HTTP DELETE). */
 const END_SESSION_WAIT_MS = 1000
@@ -53,8 +51,7 @@ export class HttpTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void
 
   private readonly inner: StreamableHTTPClientTransport
-  private readonly marker = randomUUID()
-  private readonly pending = new PendingRequests()
+  private readonly inbox = new WireInbox()
   private closing: Promise<void> | undefined
   private closed = false
   /** Why the transport closed itself, if it did: the session is gone (`SessionGoneError`), nothing answers (`ServerUnreachableError`). */
@@ -63,14 +60,14 @@ export class HttpTransport implements Transport {
   constructor(private readonly options: HttpTransportOptions) {
     const fetch = wireFetch({
       maxMessageBytes: options.maxMessageBytes,
-      marker: this.marker,
+      marker: this.inbox.marker,
       onStreamEnd: (reason) => {
         if (!this.closing) options.onSuspect(reason)
       },
       // A refused POST fails its own request (send, below); a refused stream or notification only tells.
       onSessionRefused: (status, method) => method !== 'POST' && this.lose(new SessionGoneError(status)),
       onProblem: (error) => this.onerror?.(error),
-      isPending: (id) => this.pending.has(id),
+      isPending: this.inbox.isPending,
       ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
     })
     this.inner = new StreamableHTTPClientTransport(options.url, {
@@ -78,10 +75,7 @@ export class HttpTransport implements Transport {
       fetch,
       ...(options.authProvider ? { authProvider: options.authProvider } : {}),
     })
-    this.inner.onmessage = (message) => {
-      this.pending.answered(message)
-      deliverInOrder(this.onmessage, this.fromWire(message))
-    }
+    this.inner.onmessage = (message) => this.inbox.receive(message, this.onmessage)
     this.inner.onclose = () => this.finish()
     this.inner.onerror = (error) => this.onerror?.(error)
   }
@@ -100,7 +94,7 @@ export class HttpTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const hadSession = this.inner.sessionId !== undefined
-    this.pending.sent(message)
+    this.inbox.sent(message)
     try {
       // The SDK declares its own options without `| undefined`; they are the same object.
       await this.inner.send(message, options as Parameters<StreamableHTTPClientTransport['send']>[1])
@@ -137,15 +131,6 @@ export class HttpTransport implements Transport {
     if (this.closing) return
     this.lostBecause = reason
     void this.close()
-  }
-
-  /** Error answers made up by our wire become `TransportFault`s; every other error answer is the server's. */
-  private fromWire(message: JSONRPCMessage): JSONRPCMessage {
-    if ('error' in message) {
-      const data = message.error.data as Partial<MarkedFault> | undefined
-      if (data?.dshFault === this.marker && data.fault) return { ...message, error: { ...message.error, data: new TransportFault(data.fault) } }
-    }
-    return fromPeer(message)
   }
 
   private finish(): void {

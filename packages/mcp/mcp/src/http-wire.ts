@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
-import { answerId, answerProblem, idAtEdges, type Fault } from './wire.ts'
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { answerId, answerProblem, deliverInOrder, fromPeer, idAtEdges, PendingRequests, TransportFault, type Fault } from './wire.ts'
 
 /** Nothing answered at the HTTP level: refused, reset, unresolvable. `cause` is fetch's own error. */
 export class ServerUnreachableError extends Error {}
@@ -38,6 +39,37 @@ export interface WireOptions {
 export interface MarkedFault {
   readonly dshFault: string
   readonly fault: Fault
+}
+
+/**
+ * The message side of an HTTP-based transport on `wireFetch`: the marker of the answers its wire
+ * makes up, the requests still waiting for an answer, and delivery to the SDK client, where an
+ * answer the wire made up becomes a `TransportFault` and every other error answer is the server's.
+ */
+export class WireInbox {
+  readonly marker = randomUUID()
+  private readonly pending = new PendingRequests()
+
+  readonly isPending = (id: RequestId): boolean => this.pending.has(id)
+
+  /** Call for every message sent. */
+  sent(message: JSONRPCMessage): void {
+    this.pending.sent(message)
+  }
+
+  /** Hands a message the SDK transport read to `deliver` (the client), in order (see `deliverInOrder`). */
+  receive(message: JSONRPCMessage, deliver: ((message: JSONRPCMessage) => void) | undefined): void {
+    this.pending.answered(message)
+    deliverInOrder(deliver, this.fromWire(message))
+  }
+
+  private fromWire(message: JSONRPCMessage): JSONRPCMessage {
+    if ('error' in message) {
+      const data = message.error.data as Partial<MarkedFault> | undefined
+      if (data?.dshFault === this.marker && data.fault) return { ...message, error: { ...message.error, data: new TransportFault(data.fault) } }
+    }
+    return fromPeer(message)
+  }
 }
 
 /**

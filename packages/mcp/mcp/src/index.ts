@@ -5,6 +5,7 @@ import { McpConfig } from './config.ts'
 import { McpError } from './errors.ts'
 import { ServerExtras } from './extras.ts'
 import { rowAuth } from './oauth/row.ts'
+import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row.ts'
 import { WorkspaceRoots } from './roots.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
@@ -16,6 +17,11 @@ export { TokenStore, defaultStorePath, loginKey, type LoginRecord } from './oaut
 export { rowAuth, userMcpOverlay } from './oauth/row.ts'
 export { AuthRequiredError } from './oauth/auth-required.ts'
 export { SseTransport } from './sse-transport.ts'
+export { McpConfigFileRow } from './import/row.ts'
+export { readMcpConfigFile } from './import/read.ts'
+export { fromClaudeJson } from './import/claude.ts'
+export { fromCodexToml } from './import/codex.ts'
+export { serverNameFor, type ImportResult, type ImportedServer } from './import/types.ts'
 export { McpError, McpErrorCode } from './errors.ts'
 export { publicToolName } from './naming.ts'
 export { expandVariables } from './expand.ts'
@@ -35,7 +41,9 @@ export const inject = {
   dshHost: { required: false },
 }
 
-export const Config = (config: unknown) => McpConfig.parse(config)
+/** One server, or `mcpConfig:` a Claude Code `.mcp.json` / Codex `config.toml` whose servers this row runs. */
+export type McpRowConfig = McpConfig | McpConfigFileRow
+export const Config = (config: unknown): McpRowConfig => (isConfigFileRow(config) ? McpConfigFileRow.parse(config) : McpConfig.parse(config))
 
 /** Server names of the live rows, per app. */
 const reservations = new WeakMap<Context, Set<string>>()
@@ -46,7 +54,13 @@ const reservations = new WeakMap<Context, Set<string>>()
  * starts with no tools and keeps retrying. Unloading closes the connection (for stdio, the process
  * group is gone before the teardown ends), unregisters the tools, then frees the name.
  */
-export async function apply(ctx: Context, config: McpConfig): Promise<void> {
+export async function apply(ctx: Context, config: McpRowConfig): Promise<void> {
+  if ('mcpConfig' in config) return applyConfigFile(ctx, config, applyServer, inject)
+  return applyServer(ctx, config, rowOrigin(ctx)?.file)
+}
+
+/** `file`: where the row was written (for the login command in messages). */
+async function applyServer(ctx: Context, config: McpConfig, file: string | undefined): Promise<void> {
   const names = reservations.get(ctx.root) ?? new Set<string>()
   reservations.set(ctx.root, names)
   if (names.has(config.serverName)) {
@@ -59,7 +73,7 @@ export async function apply(ctx: Context, config: McpConfig): Promise<void> {
   const credentials = ctx.get('credentials')
   const workspace = hostWorkspace(ctx)
   const roots = new WorkspaceRoots(workspace, () => supervisor.rootsChanged())
-  const auth = config.transport === 'stdio' ? undefined : rowAuth(config, { file: rowOrigin(ctx)?.file, credentials })
+  const auth = config.transport === 'stdio' ? undefined : rowAuth(config, { file, credentials })
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
   const tools = ctx.tools
   const supervisor = new Supervisor({

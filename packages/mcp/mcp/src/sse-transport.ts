@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { loginWanted, type HttpTransportOptions } from './http-transport.ts'
-import { ServerUnreachableError, wireFetch, type MarkedFault } from './http-wire.ts'
+import { ServerUnreachableError, WireInbox, wireFetch } from './http-wire.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
-import { deliverInOrder, fromPeer, PendingRequests, TransportFault } from './wire.ts'
 
 /**
  * The SDK's deprecated HTTP+SSE client transport (protocol 2024-11-05: a GET event stream that
@@ -20,8 +18,7 @@ export class SseTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void
 
   private readonly inner: SSEClientTransport
-  private readonly marker = randomUUID()
-  private readonly pending = new PendingRequests()
+  private readonly inbox = new WireInbox()
   private started = false
   private closing: Promise<void> | undefined
   private closed = false
@@ -31,14 +28,14 @@ export class SseTransport implements Transport {
   constructor(private readonly options: HttpTransportOptions) {
     const fetch = wireFetch({
       maxMessageBytes: options.maxMessageBytes,
-      marker: this.marker,
+      marker: this.inbox.marker,
       onStreamEnd: (reason) => {
         if (this.started) this.lose(new ServerUnreachableError(`the server's event stream ended (${reason.message})`))
       },
       // The session id travels in the endpoint's query, not a header: a forgotten session ends the stream instead.
       onSessionRefused: () => {},
       onProblem: (error) => this.onerror?.(error),
-      isPending: (id) => this.pending.has(id),
+      isPending: this.inbox.isPending,
       ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
     })
     this.inner = new SSEClientTransport(options.url, {
@@ -46,10 +43,7 @@ export class SseTransport implements Transport {
       fetch,
       ...(options.authProvider ? { authProvider: options.authProvider } : {}),
     })
-    this.inner.onmessage = (message) => {
-      this.pending.answered(message)
-      deliverInOrder(this.onmessage, this.fromWire(message))
-    }
+    this.inner.onmessage = (message) => this.inbox.receive(message, this.onmessage)
     this.inner.onclose = () => this.finish()
     this.inner.onerror = (error) => this.onerror?.(error)
   }
@@ -68,7 +62,7 @@ export class SseTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    this.pending.sent(message)
+    this.inbox.sent(message)
     try {
       await this.inner.send(message)
     } catch (error) {
@@ -89,14 +83,6 @@ export class SseTransport implements Transport {
     if (this.closing) return
     this.lostBecause = reason
     void this.close()
-  }
-
-  private fromWire(message: JSONRPCMessage): JSONRPCMessage {
-    if ('error' in message) {
-      const data = message.error.data as Partial<MarkedFault> | undefined
-      if (data?.dshFault === this.marker && data.fault) return { ...message, error: { ...message.error, data: new TransportFault(data.fault) } }
-    }
-    return fromPeer(message)
   }
 
   private finish(): void {

@@ -89,8 +89,8 @@ export class Supervisor {
   private latest: Generation | undefined
   private queue: Promise<void> = Promise.resolve()
   private attempts: Promise<void> = Promise.resolve()
-  /** list_changed coalescing: a re-sync is queued (not started yet), and whether one is running. */
-  private resync = { queued: false, running: false }
+  /** list_changed coalescing: a re-sync is queued and has not started yet. */
+  private resyncQueued = false
   private timer: NodeJS.Timeout | undefined
   private failedAttempts = 0
   private disposed = false
@@ -271,7 +271,7 @@ export class Supervisor {
       generation = new Generation(id, transport, {
         onListChanged: (changed) => this.listChanged(changed),
         onClosed: (closed) => this.closed(closed),
-        onTransportError: (from, error) => this.transportError(from, error),
+        onTransportError: (error) => this.transportError(error),
         roots: () => this.options.roots(),
       })
       this.current = generation
@@ -313,8 +313,9 @@ export class Supervisor {
     if (!closed) {
       if (this.current !== generation) return failure
       this.current = undefined
-      this.setPhase({ kind: 'stopped', reason: `the failed server did not exit within ${CLOSE_BARRIER_MS} ms; reconnecting stopped so that two servers never run at once` })
-      this.options.logger.error(`${this.label}: ${(this.phase as { reason: string }).reason}`)
+      const reason = `the failed server did not exit within ${CLOSE_BARRIER_MS} ms; reconnecting stopped so that two servers never run at once`
+      this.setPhase({ kind: 'stopped', reason })
+      this.options.logger.error(`${this.label}: ${reason}`)
       return failure
     }
     if (failure.code === 'MCP_AUTH_REQUIRED') {
@@ -395,16 +396,11 @@ export class Supervisor {
    * add nothing; while one runs, one more is queued (it will see every change made meanwhile).
    */
   private listChanged(generation: Generation): void {
-    if (!this.isCurrent(generation) || this.resync.queued) return
-    this.resync.queued = true
-    this.enqueue(async () => {
-      this.resync.queued = false
-      this.resync.running = true
-      try {
-        await this.sync(generation, 'contained')
-      } finally {
-        this.resync.running = false
-      }
+    if (!this.isCurrent(generation) || this.resyncQueued) return
+    this.resyncQueued = true
+    this.enqueue(() => {
+      this.resyncQueued = false
+      return this.sync(generation, 'contained')
     }).catch((error: unknown) => {
       if (this.disposed || !this.isCurrent(generation)) return
       const failure = error instanceof McpError ? error : this.attemptError(error, 'tools/list', generation)
@@ -422,7 +418,7 @@ export class Supervisor {
     })
   }
 
-  private transportError(generation: Generation, error: Error): void {
+  private transportError(error: Error): void {
     if (this.disposed) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }

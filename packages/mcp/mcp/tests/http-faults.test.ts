@@ -14,7 +14,7 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup().catch(() => {})))
 })
 
-async function fixture(options: { unknownSession?: 400 | 404 } = {}): Promise<HttpFixture> {
+async function fixture(options: { unknownSession?: 400 | 404; jsonResponse?: boolean } = {}): Promise<HttpFixture> {
   const started = await startHttpFixture(options)
   cleanups.push(() => started.stop())
   return started
@@ -78,17 +78,19 @@ describe('answers a Streamable HTTP server gives', () => {
     expect(result.isError && result.error).toMatchObject({ code: 'MCP_SERVER_ERROR', message: 'rpc-error: MCP server web answered with error -32000: database is locked' })
   })
 
-  it('a result that is not an object is MCP_MALFORMED_RESPONSE at once', async () => {
-    const server = await fixture()
+  it.each([false, true])('a result that is not an object is MCP_MALFORMED_RESPONSE at once (JSON bodies: %s)', async (jsonResponse) => {
+    const server = await fixture({ jsonResponse })
     const rig = await startRig()
     await rig.add(httpRow(server.url, { toolCallTimeoutMs: 600_000 }))
     const result = await rig.call('mcp__web__raw-result', { result: 'a string' })
-    expect(result.isError && result.error).toMatchObject({ code: 'MCP_MALFORMED_RESPONSE', message: 'raw-result: MCP server web answered with a result that is not an object (string)' })
+    expect(result.isError && result.error.code).toBe('MCP_MALFORMED_RESPONSE')
+    // The SDK's server sends an answer it does not take for one on its standalone event stream, in both modes.
+    expect(result.isError && result.error.message).toBe('raw-result: MCP server web answered with a result that is not an object (string)')
     expect(await rig.text('mcp__web__add', { a: 2, b: 2 })).toBe('4')
   })
 
-  it('an answer over maxMessageBytes is MCP_MALFORMED_RESPONSE naming its size; the session stays', async () => {
-    const server = await fixture()
+  it.each([false, true])('an answer over maxMessageBytes is MCP_MALFORMED_RESPONSE naming its size; the session stays (JSON bodies: %s)', async (jsonResponse) => {
+    const server = await fixture({ jsonResponse })
     const rig = await startRig()
     await rig.add(httpRow(server.url, { maxMessageBytes: 1_000_000 }))
     const result = await rig.call('mcp__web__big', { chars: 2_000_000 })

@@ -104,7 +104,7 @@ export class FilesystemSkills {
     const { candidates, lookAgain } = await this.scan(project, roots, options.signal)
     if (lookAgain) return { candidates, complete: true, maxAgeMs: 0 }
     // What no watcher covers can change unseen: it is looked at again once this read is old.
-    const unwatched = !this.watcher || roots.some((root) => this.watcher!.unwatched(root.path) !== undefined)
+    const unwatched = !this.watcher || roots.some((root) => this.notWatched(root) !== undefined)
     return unwatched ? { candidates, complete: true, maxAgeMs: this.config.rescanMs } : candidates
   }
 

@@ -72,6 +72,9 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       description: FETCH_DESCRIPTION,
       input: FetchInput,
       output: FetchValue,
+      // The value holds the whole page (up to the provider's maxResponseBytes); the rendering is cut
+      // at fetchMaxOutputChars. Publishing it (dsh serve's structuredContent) would send far more.
+      structuredOutput: false,
       timeoutMs: settings.fetchTimeoutMs,
       concurrencySafe: true,
       execute: (args, exec) => runFetch(web, fetchSettings, args, exec.signal),

@@ -31,8 +31,20 @@ export function fsErrorFrom(error: unknown, what: string): FsError {
     case 'EISDIR':
       return new FsError(`${what} is not a regular file`, 'FS_NOT_REGULAR_FILE', { cause: error })
     default:
-      return new FsError(`${what}: ${(error as Error | undefined)?.message ?? String(error)}`, 'FS_IO_ERROR', { cause: error })
+      return new FsError(`${what}: ${systemProblem(error)}`, 'FS_IO_ERROR', { cause: error })
   }
+}
+
+/**
+ * A system error's own words without the path Node appends (`ENAMETOOLONG: name too long, realpath
+ * '/…'`): the message already names the path once, bounded.
+ */
+function systemProblem(error: unknown): string {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException
+  const text = errorMessage(error)
+  if (!code || !syscall) return text
+  const at = text.indexOf(`, ${syscall} '`)
+  return at < 0 ? text : `${text.slice(0, at)} (${syscall})`
 }
 
 /** Throws `FS_ABORTED` (the abort reason as `cause`, its message in the text) once `signal` has aborted. */

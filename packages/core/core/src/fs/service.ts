@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url'
 import { TextDecoder } from 'node:util'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
+import { quote } from '../errors.ts'
 import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
 import { hostLifetime } from '../host.ts'
 import { fsIo, type FsIo, type FsIoMode } from './io.ts'
@@ -83,7 +84,7 @@ export class FileSystem extends Service {
    * directory). The path need not exist: the nearest existing ancestor is resolved and the rest appended.
    */
   async resolve(path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<string> {
-    throwIfFsAborted(options.signal, `resolving "${path}"`)
+    throwIfFsAborted(options.signal, `resolving ${quote(path)}`)
     const absolute = resolvePath(options.cwd ?? process.cwd(), path)
     const missing: string[] = []
     let probe = absolute
@@ -94,7 +95,7 @@ export class FileSystem extends Service {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         const parent = dirname(probe)
-        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === probe) throw fsErrorFrom(error, `"${path}"`)
+        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === probe) throw fsErrorFrom(error, `${quote(path)}`)
         missing.push(basename(probe))
         probe = parent
       }
@@ -103,13 +104,13 @@ export class FileSystem extends Service {
 
   /** Information about a path, or undefined when nothing is there. */
   async stat(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
-    throwIfFsAborted(signal, `stat of "${path}"`)
+    throwIfFsAborted(signal, `stat of ${quote(path)}`)
     try {
       const info = await this.io.stat(path)
       return { type: typeOf(info), size: info.size, mtimeMs: info.mtimeMs }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      throw fsErrorFrom(error, `"${path}"`)
+      throw fsErrorFrom(error, `${quote(path)}`)
     }
   }
 
@@ -120,12 +121,12 @@ export class FileSystem extends Service {
    * A missing directory is `FS_NOT_FOUND`, a file `FS_NOT_DIRECTORY`.
    */
   async listDir(dir: string, signal?: AbortSignal): Promise<DirEntry[]> {
-    throwIfFsAborted(signal, `listing "${dir}"`)
+    throwIfFsAborted(signal, `listing ${quote(dir)}`)
     let dirents
     try {
       dirents = await this.io.readdir(dir)
     } catch (error) {
-      throw fsErrorFrom(error, `"${dir}"`)
+      throw fsErrorFrom(error, `${quote(dir)}`)
     }
     const entries = await Promise.all(dirents.map(async (dirent): Promise<DirEntry> => {
       const path = join(dir, dirent.name)
@@ -136,7 +137,7 @@ export class FileSystem extends Service {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { name: dirent.name, path, type: 'missing', symlink: true }
-        throw fsErrorFrom(error, `"${path}"`)
+        throw fsErrorFrom(error, `${quote(path)}`)
       }
     }))
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -156,9 +157,9 @@ export class FileSystem extends Service {
   async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
     const path = await this.resolve(dir, { signal })
     const info = await this.stat(path, signal)
-    throwIfFsAborted(signal, `workspace "${dir}"`)
-    if (!info) throw new FsError(`workspace "${dir}" does not exist`, 'FS_NOT_FOUND')
-    if (info.type !== 'directory') throw new FsError(`workspace "${dir}" is not a directory`, 'FS_NOT_DIRECTORY')
+    throwIfFsAborted(signal, `workspace ${quote(dir)}`)
+    if (!info) throw new FsError(`workspace ${quote(dir)} does not exist`, 'FS_NOT_FOUND')
+    if (info.type !== 'directory') throw new FsError(`workspace ${quote(dir)} is not a directory`, 'FS_NOT_DIRECTORY')
     return { path, url: this.fileUrl(path) }
   }
 
@@ -169,24 +170,24 @@ export class FileSystem extends Service {
   async contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
     const path = await this.resolve(filePath, { cwd: workspace.path, signal })
     if (!this.contains(workspace.path, path)) {
-      throw new FsError(`"${filePath}" resolves outside the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
+      throw new FsError(`${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
     }
     return path
   }
 
   /** Decoded UTF-8 chunks of a regular text file. Binary content and invalid UTF-8 are `FS_NOT_TEXT`. */
   async *streamText(path: string, signal?: AbortSignal): AsyncGenerator<{ text: string; bytes: number }> {
-    throwIfFsAborted(signal, `reading "${path}"`)
+    throwIfFsAborted(signal, `reading ${quote(path)}`)
     // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it.
     let fd: number
     try {
       fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
     } catch (error) {
-      throw fsErrorFrom(error, `"${path}"`)
+      throw fsErrorFrom(error, `${quote(path)}`)
     }
     try {
       const info = await this.io.fstat(fd)
-      if (!info.isFile()) throw new FsError(`"${path}" is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
       const decoder = new TextDecoder('utf-8', { fatal: true })
       // Sized to the file (one read, then the end), so a small source file costs a small buffer: a
       // fresh 64 KiB one per read is most of the CPU of reading it. A file that grows is still read whole.
@@ -194,17 +195,17 @@ export class FileSystem extends Service {
       const buffer = Buffer.allocUnsafe(chunkBytes)
       let sniffed = 0
       for (;;) {
-        throwIfFsAborted(signal, `reading "${path}"`)
+        throwIfFsAborted(signal, `reading ${quote(path)}`)
         let bytesRead: number
         try {
           bytesRead = await this.io.read(fd, buffer, chunkBytes)
         } catch (error) {
-          throw fsErrorFrom(error, `"${path}"`)
+          throw fsErrorFrom(error, `${quote(path)}`)
         }
         if (bytesRead === 0) break
         const chunk = buffer.subarray(0, bytesRead)
         if (sniffed < BINARY_SNIFF_BYTES) {
-          if (chunk.subarray(0, BINARY_SNIFF_BYTES - sniffed).includes(0)) throw new FsError(`"${path}" is a binary file`, 'FS_NOT_TEXT')
+          if (chunk.subarray(0, BINARY_SNIFF_BYTES - sniffed).includes(0)) throw new FsError(`${quote(path)} is a binary file`, 'FS_NOT_TEXT')
           sniffed += bytesRead
         }
         yield { text: decode(decoder, chunk, path, true), bytes: bytesRead }
@@ -227,7 +228,7 @@ export class FileSystem extends Service {
     for await (const chunk of this.streamText(path, options.signal)) {
       total += chunk.bytes
       if (total > options.maxBytes) {
-        throw new FsError(`"${path}" exceeds the ${options.maxBytes}-byte limit; reading stopped after ${total} bytes`, 'FS_TOO_LARGE')
+        throw new FsError(`${quote(path)} exceeds the ${options.maxBytes}-byte limit; reading stopped after ${total} bytes`, 'FS_TOO_LARGE')
       }
       parts.push(chunk.text)
     }
@@ -246,7 +247,7 @@ function decode(decoder: TextDecoder, chunk: Uint8Array | undefined, path: strin
   try {
     return decoder.decode(chunk, { stream })
   } catch (error) {
-    throw new FsError(`"${path}" is not valid UTF-8 text`, 'FS_NOT_TEXT', { cause: error })
+    throw new FsError(`${quote(path)} is not valid UTF-8 text`, 'FS_NOT_TEXT', { cause: error })
   }
 }
 

@@ -3,11 +3,11 @@ import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { deadline, MAX_TIMER_DELAY_MS, type Deadline } from '../abort.ts'
 import { untracked } from '../lifetime.ts'
-import { errorMessage, isHarnessError, ToolError, ToolErrorCode } from '../errors.ts'
+import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { runInSession } from '../sessions/current.ts'
 import { approvalModeOf, approve } from './approval.ts'
-import { describeIssues, inputJsonSchema } from './schema.ts'
+import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
 import type { ApprovalMode, Approver, CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
 
@@ -48,6 +48,8 @@ interface Entry {
   readonly definition: ToolDefinition
   readonly approval: ApprovalMode
   readonly parameters: JsonObject
+  /** The published JSON Schema of the value (see `outputSchema`). */
+  readonly outputSchema: JsonObject | undefined
   readonly parse: (args: JsonValue) => { ok: true; value: unknown } | { ok: false; problem: string }
 }
 
@@ -153,6 +155,15 @@ export class ToolRuntime extends Service {
 
   get(name: string): ToolDefinition | undefined {
     return this.entries.get(name)?.definition
+  }
+
+  /**
+   * The JSON Schema a host relaying calls publishes for the tool's value (MCP's `outputSchema`, with
+   * the value as `structuredContent`): the output side of its `output`, when it declares one that
+   * describes an object and has not set `structuredOutput: false`. Undefined otherwise.
+   */
+  outputSchema(name: string): JsonObject | undefined {
+    return this.entries.get(name)?.outputSchema
   }
 
   /** What the model is told about every tool, sorted by name so the prefix is stable across load orders. */
@@ -302,13 +313,13 @@ export class ToolRuntime extends Service {
 
   /** The error for a call to a name no tool has: its namespace owner's explanation, else UNKNOWN_TOOL. */
   private unknown(name: string): Error {
-    const unknown = new ToolError(`no tool named "${name}"`, 'UNKNOWN_TOOL')
+    const unknown = new ToolError(`no tool named ${quote(name)}`, 'UNKNOWN_TOOL')
     const claim = this.namespaces.filter((entry) => name.startsWith(entry.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0]
     if (!claim) return unknown
     try {
       return claim.explain(name) ?? unknown
     } catch (error) {
-      this.ctx.logger('tools').warn(`the namespace ${claim.prefix} failed to explain ${name}: ${errorMessage(error)}`)
+      this.ctx.logger('tools').warn(`the namespace ${claim.prefix} failed to explain ${quote(name)}: ${errorMessage(error)}`)
       return unknown
     }
   }
@@ -420,11 +431,14 @@ function compileEntry(definition: ToolDefinition): Entry {
     throw new ToolError(`tool "${name}": timeoutMs must be a positive integer no greater than ${MAX_TIMER_DELAY_MS}`, 'INVALID_TOOL')
   }
   const approval = approvalModeOf(definition)
+  const published = definition.output && definition.structuredOutput !== false ? outputJsonSchema(definition.output) : undefined
+  const outputSchema = published && deepFreeze(published)
   if (definition.input) {
     const schema = definition.input
     return {
       definition,
       approval,
+      outputSchema,
       parameters: deepFreeze(inputJsonSchema(name, schema)),
       parse: (args) => {
         const result = schema.safeParse(args)
@@ -439,6 +453,7 @@ function compileEntry(definition: ToolDefinition): Entry {
   return {
     definition,
     approval,
+    outputSchema,
     parameters: deepFreeze(parameters.value),
     parse: (args) => (isRecord(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
   }

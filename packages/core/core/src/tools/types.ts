@@ -38,8 +38,17 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
   execute(args: A, exec: ToolExecution): Promise<V>
   /** What the model sees for a success. Default: the value as pretty JSON. */
   render?(args: A, value: V): string | readonly ContentBlock[]
-  /** Checks the canonical value; a mismatch is `INVALID_TOOL_OUTPUT`. */
+  /**
+   * Checks the canonical value; a mismatch is `INVALID_TOOL_OUTPUT`. Hosts that relay calls publish
+   * it too (`ctx.tools.outputSchema(name)`: `dsh serve` lists it as the MCP `outputSchema` and sends
+   * the value as `structuredContent`), so a tool declaring one keeps its value as bounded as its rendering.
+   */
   readonly output?: z.ZodType<V>
+  /**
+   * `false` keeps a declared `output` to the runtime's check: not published, and the value is not
+   * sent as structured content (for a value that can hold far more than the rendering shows).
+   */
+  readonly structuredOutput?: boolean
   /** Budget enforced by the runtime (`TOOL_TIMEOUT`). */
   readonly timeoutMs?: number
   /** True when sibling calls may overlap this one (documentary for hosts that schedule calls). */

@@ -1,3 +1,4 @@
+import { assertNever } from 'dsh-core'
 import { z } from 'zod'
 import { catalogDescription } from '../render.ts'
 import type { SkillSummary } from '../types.ts'
@@ -52,5 +53,7 @@ export function renderListing(listing: SkillListing): string {
       const more = listing.total > listing.matches.length ? ` (the first ${listing.matches.length}; add words to narrow it)` : ''
       return [`${listing.total.toLocaleString('en-US')} skills match "${listing.query}"${more}:`, ...listing.matches.map((match) => `- \`${match.name}\`: ${match.description}`)].join('\n')
     }
+    default:
+      return assertNever(listing, 'skill listing')
   }
 }

@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolExecution } from 'dsh-core'
+import { quote, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { SkillError } from '../errors.ts'
 import { isSkillName, skillNameProblem } from '../name.ts'
@@ -16,8 +16,11 @@ export const SKILL_TOOL_DESCRIPTION = [
   'The name "?" lists every available skill; "?" followed by words searches skill names and descriptions.',
 ].join(' ')
 
+/** Far above any skill name (64 characters): longer is INVALID_ARGS before the name is even looked at. */
+export const MAX_SKILL_NAME_ARGUMENT_CHARS = 1024
+
 const SkillToolInput = z.strictObject({
-  name: z.string().describe('The exact skill name from the available skills list; "?" to list every skill, "?words" to search.'),
+  name: z.string().max(MAX_SKILL_NAME_ARGUMENT_CHARS).describe('The exact skill name from the available skills list; "?" to list every skill, "?words" to search.'),
 })
 
 const ResourceBaseValue = z.discriminatedUnion('kind', [
@@ -67,7 +70,7 @@ export function skillTool(skills: SkillRegistry, recent: RecentSkills, settings:
     async execute({ name }, exec: ToolExecution) {
       const view = sessionView(exec.session, exec.signal)
       if (isListingRequest(name)) return listSkills(name, (await skills.list(view)).filter(isModelInvocable), recent.of(exec.session), settings.catalogDescriptionMaxLength)
-      if (!isSkillName(name)) throw new SkillError(`${JSON.stringify(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
+      if (!isSkillName(name)) throw new SkillError(`${quote(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
       const summary = (await skills.list(view)).find((skill) => skill.name === name)
       if (!summary) throw unknownSkill(name)
       if (!summary.invocation.modelInvocable) throw userOnly(name)

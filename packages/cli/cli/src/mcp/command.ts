@@ -1,0 +1,323 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { bootPreset, composePreset, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { Config, login, loginKey, McpConfig, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
+import { checkWorkspace, invocationDir, presetPath, UsageError } from '../args.ts'
+import { ExitCode } from '../exit.ts'
+import { routeLogsToStderr } from '../logging.ts'
+import { tellStderr, writeOut } from '../output.ts'
+import { OverlayFile } from './overlay-file.ts'
+
+export const MCP_USAGE = `usage: dsh mcp <command> [--preset <p>] [--config <overlay.yml>]... [--cwd <dir>] [--json]
+  list                                   the servers: transport, state, tools, login
+  get <name>                             one server: its row (secrets masked), state, last error, tools
+  add <name> [--env K=V]... -- <command> [args...]             a stdio server
+  add --transport http|sse <name> <url> [--header K:V]... [--env K=V]...   a remote server
+  remove <name>                          removes the row
+  import <file>                          the servers of a Claude Code .mcp.json or a Codex config.toml
+  login <name>                           OAuth login (prints the URL; the browser comes back to 127.0.0.1)
+  logout <name>                          forgets the stored login
+add, remove and import write to the one --config file, default ${userMcpOverlay().replace(process.env.HOME ?? '\u0000', '~')} (read by every dsh command)`
+
+interface McpIo {
+  readonly stdout: NodeJS.WritableStream
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }
+}
+
+interface Options {
+  readonly preset: string
+  readonly overlays: readonly string[]
+  readonly cwd: string
+  readonly json: boolean
+  readonly transport: string | undefined
+  readonly headers: readonly string[]
+  readonly env: readonly string[]
+}
+
+/** One server as the composition defines it: its (raw) row config and the file that holds it. */
+interface ServerEntry {
+  readonly name: string
+  readonly config: Record<string, unknown>
+  readonly file: string
+}
+
+/** `dsh mcp …`: parsed here, not by the main command line (its options differ). */
+export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: AbortSignal): Promise<ExitCode> {
+  const separator = argv.indexOf('--')
+  const own = separator < 0 ? argv : argv.slice(0, separator)
+  const trailing = separator < 0 ? [] : argv.slice(separator + 1)
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...own],
+      allowPositionals: true,
+      options: {
+        preset: { type: 'string' },
+        config: { type: 'string', multiple: true },
+        cwd: { type: 'string' },
+        json: { type: 'boolean' },
+        transport: { type: 'string', short: 't' },
+        header: { type: 'string', multiple: true, short: 'H' },
+        env: { type: 'string', multiple: true, short: 'e' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+    const [command, ...rest] = positionals
+    if (values.help || !command) return await say(io, `${MCP_USAGE}\n`)
+    const from = invocationDir()
+    const options: Options = {
+      preset: presetPath(values.preset ?? 'coding', from),
+      overlays: (values.config ?? []).map((file) => resolve(from, file)),
+      cwd: checkWorkspace(resolve(from, values.cwd ?? '.')),
+      json: values.json ?? false,
+      transport: values.transport,
+      headers: values.header ?? [],
+      env: values.env ?? [],
+    }
+    const output = await dispatch(command, rest, trailing, options, io, signal)
+    return await say(io, output.endsWith('\n') ? output : `${output}\n`)
+  } catch (error) {
+    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      tellStderr(io.stderr, `dsh: ${(error as Error).message} (dsh mcp --help shows the usage)`)
+      return ExitCode.USAGE
+    }
+    tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}${isHarnessError(error) ? ` [${error.code}]` : ''}`)
+    return ExitCode.TOOL_ERROR
+  }
+}
+
+async function say(io: McpIo, text: string): Promise<ExitCode> {
+  await writeOut(io.stdout, text)
+  return ExitCode.OK
+}
+
+async function dispatch(command: string, rest: readonly string[], trailing: readonly string[], options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
+  const one = (what: string) => {
+    if (rest.length !== 1) throw new UsageError(`mcp ${what} takes one server name`)
+    return rest[0]!
+  }
+  switch (command) {
+    case 'list':
+      return list(options, signal)
+    case 'get':
+      return get(one('get'), options, signal)
+    case 'add':
+      return add(rest, trailing, options)
+    case 'remove':
+      return remove(one('remove'), options)
+    case 'import':
+      if (rest.length !== 1) throw new UsageError('mcp import takes one file')
+      return importFile(resolve(invocationDir(), rest[0]!), options)
+    case 'login':
+      return loginTo(one('login'), options, io, signal)
+    case 'logout':
+      return logout(one('logout'), options)
+    default:
+      throw new UsageError(`unknown mcp command "${command}"`)
+  }
+}
+
+/** The overlays a command reads: the user-level one when it exists, then --config. */
+function readOverlays(options: Options): string[] {
+  const user = userMcpOverlay()
+  return [...(existsSync(user) && !options.overlays.includes(user) ? [user] : []), ...options.overlays]
+}
+
+/** The one file add/remove/import write to. */
+function targetOverlay(options: Options): Promise<OverlayFile> {
+  if (options.overlays.length > 1) throw new UsageError('add, remove and import write to one file: give at most one --config')
+  return OverlayFile.open(options.overlays[0] ?? userMcpOverlay(), dirname(presetPath('coding', '/')))
+}
+
+async function servers(options: Options): Promise<ServerEntry[]> {
+  const rows = await composePreset({ preset: options.preset, overlays: readOverlays(options) })
+  const entries: ServerEntry[] = []
+  for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
+    const config = (row.config ?? {}) as Record<string, unknown>
+    if (typeof config.mcpConfig === 'string') {
+      const file = resolve(dirname(row.configFiles.mcpConfig ?? row.file), config.mcpConfig)
+      for (const server of (await readMcpConfigFile(file)).servers) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file })
+    } else entries.push({ name: String(config.serverName), config, file: row.file })
+  }
+  return entries
+}
+
+async function find(name: string, options: Options): Promise<ServerEntry> {
+  const entry = (await servers(options)).find((server) => server.name === name)
+  if (!entry) throw new UsageError(`no MCP server "${name}" in this composition (dsh mcp list shows them)`)
+  return entry
+}
+
+/** The row as the bridge reads it (`${VAR}` expanded), for a remote server. */
+function remoteConfig(entry: ServerEntry): RemoteServerConfig {
+  const parsed = Config(entry.config) as McpRowConfig
+  if ('mcpConfig' in parsed || parsed.transport === 'stdio') throw new UsageError(`${entry.name} is a stdio server; login is for servers reached over HTTP`)
+  return parsed
+}
+
+async function report(options: Options, signal: AbortSignal): Promise<CapabilityReport[]> {
+  // Logs go to stderr, as for every dsh command: stdout carries the answer only.
+  const logs = routeLogsToStderr({ verbose: false })
+  let host
+  try {
+    host = await bootPreset({ preset: options.preset, overlays: readOverlays(options), signal, lifetime: 'one-shot', workspace: options.cwd })
+  } finally {
+    logs.booted(host !== undefined)
+  }
+  try {
+    const readiness = host.app.get('readiness')
+    return readiness ? (await readiness.report({ probe: true, signal, cwd: options.cwd })).filter((row) => row.surface === 'mcp') : []
+  } finally {
+    await host.stop()
+  }
+}
+
+async function loginState(entry: ServerEntry, state: string | undefined): Promise<string> {
+  if (state === 'needs_auth') return 'needs login'
+  if (entry.config.transport === 'stdio' || entry.config.oauth === false) return '-'
+  const url = String(entry.config.url ?? '')
+  const clientId = (entry.config.oauth as { clientId?: string } | undefined)?.clientId
+  return (await new TokenStore().get(loginKey(url, clientId)))?.tokens ? 'logged in' : entry.config.oauth ? 'not logged in' : '-'
+}
+
+async function list(options: Options, signal: AbortSignal): Promise<string> {
+  const entries = await servers(options)
+  const rows = await report(options, signal)
+  const out = await Promise.all(
+    entries.map(async (entry) => {
+      const row = rows.find((candidate) => candidate.id === entry.name)
+      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: row?.state ?? 'unavailable', tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: row?.detail ?? '' }
+    }),
+  )
+  if (options.json) return JSON.stringify({ servers: out })
+  if (!out.length) return 'no MCP servers (dsh mcp add or dsh mcp import adds one)'
+  const table = [['name', 'transport', 'state', 'tools', 'login'], ...out.map((server) => [server.name, server.transport, server.state, String(server.tools), server.auth])]
+  const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)))
+  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${out[index - 1]!.detail}` : '  detail')).join('\n')
+}
+
+/** Values of env and headers could be secrets: shown as `***` (variable references stay readable). */
+function masked(config: Record<string, unknown>): Record<string, unknown> {
+  const hide = (record: unknown) =>
+    Object.fromEntries(Object.entries((record ?? {}) as Record<string, unknown>).map(([key, value]) => [key, typeof value === 'string' && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value) ? value : '***']))
+  return { ...config, ...(config.env ? { env: hide(config.env) } : {}), ...(config.headers ? { headers: hide(config.headers) } : {}) }
+}
+
+async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
+  const entry = await find(name, options)
+  const row = (await report(options, signal)).find((candidate) => candidate.id === name)
+  const value = { name, file: entry.file, config: masked(entry.config), state: row?.state ?? 'unavailable', login: await loginState(entry, row?.state), detail: row?.detail ?? '', tools: row?.tools ?? [] }
+  if (options.json) return JSON.stringify(value)
+  return [`${name} (${entry.file})`, `state: ${value.state}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
+}
+
+function pairs(items: readonly string[], separator: ':' | '=', flag: string): Record<string, string> {
+  return Object.fromEntries(
+    items.map((item) => {
+      const at = item.indexOf(separator)
+      if (at <= 0) throw new UsageError(`${flag} ${item}: expected NAME${separator}VALUE`)
+      return [item.slice(0, at).trim(), item.slice(at + 1).trim()]
+    }),
+  )
+}
+
+async function add(rest: readonly string[], trailing: readonly string[], options: Options): Promise<string> {
+  const transport = options.transport ?? 'stdio'
+  const [name, url, ...extra] = rest
+  if (!name) throw new UsageError('mcp add needs a server name')
+  let config: Record<string, unknown>
+  if (transport === 'stdio') {
+    if (url !== undefined) throw new UsageError('a stdio server takes its command after --: dsh mcp add <name> -- <command> [args...]')
+    if (!trailing.length) throw new UsageError('mcp add needs the command after --')
+    if (options.headers.length) throw new UsageError('--header is for http and sse servers')
+    const [command, ...args] = trailing
+    config = { serverName: name, transport: 'stdio', command, ...(args.length ? { args } : {}), ...(options.env.length ? { env: pairs(options.env, '=', '--env') } : {}) }
+  } else if (transport === 'http' || transport === 'sse' || transport === 'streamable-http') {
+    if (!url || extra.length || trailing.length) throw new UsageError(`mcp add --transport ${transport} takes a name and a URL`)
+    if (options.env.length) throw new UsageError('--env is for stdio servers (a remote server reads variables through ${VAR} in headers, envHeaders or bearerTokenEnvVar)')
+    config = { serverName: name, transport: transport === 'sse' ? 'sse' : 'streamable-http', url, ...(options.headers.length ? { headers: pairs(options.headers, ':', '--header') } : {}) }
+  } else throw new UsageError(`--transport must be stdio, http or sse (got "${transport}")`)
+  checkRow(config)
+  const overlay = await targetOverlay(options)
+  if (overlay.find(name) >= 0) throw new UsageError(`${overlay.path} already has a server "${name}" (dsh mcp remove ${name} first)`)
+  overlay.add(config)
+  await overlay.save()
+  return options.json ? JSON.stringify({ added: name, file: overlay.path }) : `added ${name} to ${overlay.path}`
+}
+
+/** The shape is checked now; a `${VAR}` that is not set here may be set where the row runs. */
+function checkRow(config: Record<string, unknown>): void {
+  const parsed = McpConfig.safeParse(config)
+  if (parsed.success) return
+  const problem = parsed.error.issues.find((issue) => !issue.message.includes('is not set in the environment'))
+  if (problem) throw new UsageError(`server ${String(config.serverName)}: ${problem.path.join('.') || 'config'}: ${problem.message}`)
+}
+
+async function remove(name: string, options: Options): Promise<string> {
+  const overlay = await targetOverlay(options)
+  if (!overlay.remove(name)) throw new UsageError(`${overlay.path} has no server "${name}"`)
+  await overlay.save()
+  return options.json ? JSON.stringify({ removed: name, file: overlay.path }) : `removed ${name} from ${overlay.path}`
+}
+
+async function importFile(file: string, options: Options): Promise<string> {
+  const result = await readMcpConfigFile(file)
+  const overlay = await targetOverlay(options)
+  const imported: string[] = []
+  const notes = [...result.notes]
+  for (const server of result.servers) {
+    const name = String(server.config.serverName)
+    if (overlay.find(name) >= 0) {
+      notes.push(`${name}: ${overlay.path} already has a server of that name; not imported (dsh mcp remove ${name} first)`)
+      continue
+    }
+    checkRow(server.config)
+    overlay.add(server.config, server.disabled)
+    imported.push(name)
+  }
+  if (imported.length) await overlay.save()
+  if (options.json) return JSON.stringify({ format: result.format, file: overlay.path, imported, notes })
+  const head = `imported ${imported.length} server${imported.length === 1 ? '' : 's'} from ${file} (${result.format === 'codex' ? 'Codex config.toml' : 'Claude Code .mcp.json'}) into ${overlay.path}${imported.length ? `: ${imported.join(', ')}` : ''}`
+  return [head, ...notes.map((note) => `note: ${note}`)].join('\n')
+}
+
+async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
+  const entry = await find(name, options)
+  const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials: { resolve: async (variable) => (process.env[variable] ? { value: process.env[variable]!, source: 'env' } : undefined) } })
+  if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
+  const outcome = await login({
+    store: session.store,
+    settings: session.settings,
+    signal,
+    onAuthorizationUrl: (url) => {
+      tellStderr(io.stderr, `To log in to ${name}, open this URL in a browser (it comes back to this machine):\n${url.href}`)
+      if (io.stderr.isTTY) openBrowser(url.href)
+    },
+  })
+  const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
+  return options.json ? JSON.stringify({ loggedIn: name, scope: outcome.scope ?? null }) : `logged in to ${name}${scope}; the login is stored in ${session.store.path}`
+}
+
+async function logout(name: string, options: Options): Promise<string> {
+  const entry = await find(name, options)
+  const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials: undefined })
+  const had = session ? Boolean(await session.store.get(session.key)) : false
+  if (session && had) await session.store.update(session.key, () => undefined)
+  const text = had ? `logged out of ${name}` : `no login was stored for ${name}`
+  return options.json ? JSON.stringify({ loggedOut: name, removed: had }) : text
+}
+
+/**
+ * Best effort, for a person at a terminal: the platform's opener, detached (it returns at once; the
+ * browser is not ours to supervise). Without one the printed URL is the way.
+ */
+function openBrowser(url: string): void {
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return
+  try {
+    spawn(opener, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref()
+  } catch {
+    // No opener: the URL is printed.
+  }
+}

@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { isMap, isSeq, parseDocument, type Document, type YAMLSeq } from 'yaml'
+import { UsageError } from '../args.ts'
+
+/** The rows `dsh mcp add` and `import` write: `id: mcp-<serverName>`, so overlays can address them. */
+export function rowId(serverName: string): string {
+  return `mcp-${serverName}`
+}
+
+/**
+ * An overlay file edited in place (comments and other rows kept), written atomically. It is only
+ * ever a file the user named or the user-level overlay: a preset of this installation is refused.
+ */
+export class OverlayFile {
+  private constructor(
+    readonly path: string,
+    private readonly document: Document,
+  ) {}
+
+  static async open(path: string, presetsDir: string): Promise<OverlayFile> {
+    const absolute = resolve(path)
+    if (absolute.startsWith(resolve(presetsDir) + '/') && !absolute.includes('/overlays/')) throw new UsageError(`${absolute} is a preset of dsh; name an overlay file with --config`)
+    const text = existsSync(absolute) ? await readFile(absolute, 'utf8') : ''
+    const parsed = parseDocument(text)
+    if (parsed.errors.length) throw new UsageError(`${absolute} is not valid YAML: ${parsed.errors[0]!.message.split('\n')[0]}`)
+    const document = parsed as unknown as Document
+    if (document.contents === null) document.contents = document.createNode([])
+    if (!isSeq(document.contents)) throw new UsageError(`${absolute} is not a list of rows`)
+    return new OverlayFile(absolute, document)
+  }
+
+  private get rows(): YAMLSeq {
+    return this.document.contents as YAMLSeq
+  }
+
+  /** The index of the dsh-mcp row for `serverName` (by id, or by its config's serverName), or -1. */
+  find(serverName: string): number {
+    return this.rows.items.findIndex((item) => {
+      if (!isMap(item)) return false
+      const row = item.toJSON() as { id?: unknown; name?: unknown; config?: { serverName?: unknown } }
+      return row.id === rowId(serverName) || (row.name === 'dsh-mcp' && row.config?.serverName === serverName)
+    })
+  }
+
+  add(config: Record<string, unknown>, disabled = false): void {
+    const serverName = String(config.serverName)
+    this.rows.add(this.document.createNode({ id: rowId(serverName), name: 'dsh-mcp', ...(disabled ? { disabled: true } : {}), config }))
+  }
+
+  remove(serverName: string): boolean {
+    const index = this.find(serverName)
+    if (index < 0) return false
+    this.rows.delete(index)
+    return true
+  }
+
+  async save(): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true })
+    const temporary = join(dirname(this.path), `.${process.pid}.dsh-overlay.tmp`)
+    await writeFile(temporary, this.document.toString())
+    await rename(temporary, this.path)
+  }
+}

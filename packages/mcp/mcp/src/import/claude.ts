@@ -1,0 +1,67 @@
+import { isRecord, Notes, serverNameFor, type ImportedServer, type ImportResult } from './types.ts'
+
+/**
+ * A Claude Code `.mcp.json` (`{ "mcpServers": { name: { type, command, args, env, url, headers } } }`)
+ * as dsh-mcp rows. `${VAR}` and `${VAR:-default}` stay as written: dsh expands them the same way
+ * when the row loads. Anything else is reported in `notes`.
+ */
+export function fromClaudeJson(text: string, file: string): ImportResult {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''))
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON: ${(error as Error).message}`)
+  }
+  if (!isRecord(parsed) || !isRecord(parsed.mcpServers)) throw new Error(`${file} has no "mcpServers" object (the shape of Claude Code's .mcp.json)`)
+  const notes: string[] = []
+  for (const key of Object.keys(parsed)) if (key !== 'mcpServers') notes.push(`${file}: top-level "${key}" is not imported`)
+  const servers: ImportedServer[] = []
+  for (const [name, entry] of Object.entries(parsed.mcpServers)) {
+    const note = new Notes(`mcpServers.${name}`)
+    if (!isRecord(entry)) {
+      note.unsupported('the entry', 'it is not an object')
+      notes.push(...note.lines)
+      continue
+    }
+    const serverName = serverNameFor(name)
+    if (serverName !== name) note.changed(`renamed to "${serverName}" (dsh server names are 1-32 letters, digits, _ or -, without "__")`)
+    const type = entry.type ?? (entry.url !== undefined ? 'http' : 'stdio')
+    const config: Record<string, unknown> = { serverName }
+    const taken = new Set(['type'])
+    const take = (field: string, as: string = field) => {
+      taken.add(field)
+      if (entry[field] !== undefined) config[as] = entry[field]
+    }
+    if (type === 'stdio') {
+      config.transport = 'stdio'
+      take('command')
+      take('args')
+      take('env')
+      if (typeof entry.command === 'string' && entry.command.includes('${')) note.changed('command holds ${…}, which dsh does not expand in command (only in args, env, url, headers)')
+    } else if (type === 'http' || type === 'sse' || type === 'streamable-http') {
+      config.transport = type === 'sse' ? 'sse' : 'streamable-http'
+      take('url')
+      take('headers')
+      if (isRecord(entry.oauth)) {
+        taken.add('oauth')
+        const oauth: Record<string, unknown> = {}
+        for (const [key, value] of Object.entries(entry.oauth)) {
+          if (key === 'clientId' || key === 'callbackPort' || key === 'scopes' || key === 'resource') oauth[key] = value
+          else note.unsupported(`oauth.${key}`, 'dsh-mcp has no such OAuth setting')
+        }
+        config.oauth = oauth
+      }
+    } else {
+      note.unsupported(`type "${String(type)}"`, 'dsh-mcp speaks stdio, http (Streamable HTTP) and sse')
+      notes.push(...note.lines)
+      continue
+    }
+    for (const key of Object.keys(entry)) {
+      if (taken.has(key)) continue
+      note.unsupported(key, key === 'headersHelper' ? 'dsh does not run a command for headers; use envHeaders or bearerTokenEnvVar' : 'dsh-mcp has no equivalent')
+    }
+    notes.push(...note.lines)
+    servers.push({ sourceName: name, config, disabled: false })
+  }
+  return { format: 'claude', servers, notes }
+}

@@ -1,0 +1,71 @@
+import { dirname, resolve } from 'node:path'
+import type { Context, Inject } from 'cordis'
+import { hostWorkspace, rowOrigin } from 'dsh-core'
+import { z } from 'zod'
+import { McpConfig } from '../config.ts'
+import { McpError } from '../errors.ts'
+import { readMcpConfigFile } from './read.ts'
+
+/**
+ * A row that points at another client's config instead of naming one server: every server of a
+ * Claude Code `.mcp.json` or a Codex `config.toml` becomes a server of this row, so a project's
+ * `.mcp.json` is used without copying it. Read when the row loads (reload the row after editing).
+ */
+export const McpConfigFileRow = z.strictObject({
+  /** The file; a relative path resolves against the preset or overlay that sets it. */
+  mcpConfig: z.string().min(1),
+  /** Only these servers (their names in the file); all when absent. */
+  servers: z.array(z.string().min(1)).optional(),
+  /** Row settings given to every server (`startupTimeoutMs`, `defaultApproval`, …); the file's own win. */
+  defaults: z.record(z.string(), z.unknown()).default({}),
+})
+export type McpConfigFileRow = z.infer<typeof McpConfigFileRow>
+
+export function isConfigFileRow(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && 'mcpConfig' in config
+}
+
+/** Applies one server as a child of the file's row (its scope: unloading the row stops them all). */
+export type ServerApply = (ctx: Context, config: McpConfig, file: string) => Promise<void>
+
+export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, applyServer: ServerApply, inject: Inject): Promise<void> {
+  const file = rowOrigin(ctx)?.resolve('mcpConfig', row.mcpConfig) ?? resolve(hostWorkspace(ctx), row.mcpConfig)
+  const logger = ctx.logger('mcp')
+  let imported
+  try {
+    imported = await readMcpConfigFile(file)
+  } catch (error) {
+    throw new McpError(`mcpConfig: ${(error as Error).message}`, 'MCP_CONNECT_FAILED', { cause: error })
+  }
+  for (const note of imported.notes) logger.warn(`mcpConfig ${file}: ${note}`)
+  const missing = (row.servers ?? []).filter((name) => !imported.servers.some((server) => server.sourceName === name))
+  if (missing.length) throw new McpError(`mcpConfig: ${file} has no server ${missing.map((name) => JSON.stringify(name)).join(', ')}`, 'MCP_CONNECT_FAILED')
+  const chosen = imported.servers.filter((server) => !row.servers || row.servers.includes(server.sourceName))
+  const configs = chosen.flatMap((server) => {
+    if (server.disabled) {
+      logger.info(`mcpConfig ${file}: ${server.sourceName} is disabled there; not started`)
+      return []
+    }
+    // A project's stdio servers run in the project: the file's directory, unless the file says otherwise.
+    const cwd = server.config.transport === 'stdio' && server.config.cwd === undefined ? { cwd: dirname(file) } : {}
+    const parsed = McpConfig.safeParse({ ...row.defaults, ...server.config, ...cwd })
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!
+      throw new McpError(`mcpConfig: ${file}: server ${server.sourceName}: ${issue.path.join('.') || 'config'}: ${issue.message}`, 'MCP_CONNECT_FAILED')
+    }
+    return [parsed.data]
+  })
+  await Promise.all(
+    configs.map(
+      (config) =>
+        new Promise<void>((started, failed) => {
+          ctx.plugin({
+            name: `dsh-mcp(${config.serverName})`,
+            reusable: true,
+            inject,
+            apply: (child: Context) => applyServer(child, config, file).then(started, failed),
+          })
+        }),
+    ),
+  )
+}

@@ -1,0 +1,44 @@
+/** One server read from another client's config, as the `config` of a dsh-mcp row. */
+export interface ImportedServer {
+  /** The name in the source file. */
+  readonly sourceName: string
+  /** The row config (`serverName`, `transport`, …), not yet validated. */
+  readonly config: Record<string, unknown>
+  /** The source turned it off (`enabled = false`): the row is written `disabled: true`. */
+  readonly disabled: boolean
+}
+
+export interface ImportResult {
+  readonly format: 'claude' | 'codex'
+  readonly servers: readonly ImportedServer[]
+  /** Every field that has no equivalent, and every change made (a renamed server): nothing is dropped silently. */
+  readonly notes: readonly string[]
+}
+
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/
+
+/** A dsh server name for `name`: other characters become `_`, `__` becomes `_`, at most 32 characters. */
+export function serverNameFor(name: string): string {
+  if (SERVER_NAME.test(name) && !name.includes('__')) return name
+  const cleaned = name.replace(/[^A-Za-z0-9_-]/g, '_').replace(/_{2,}/g, '_').slice(0, 32)
+  return cleaned || 'server'
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Collects the notes of one server: `where` prefixes each. */
+export class Notes {
+  readonly lines: string[] = []
+
+  constructor(private readonly where: string) {}
+
+  unsupported(field: string, why: string): void {
+    this.lines.push(`${this.where}: ${field} is not imported: ${why}`)
+  }
+
+  changed(what: string): void {
+    this.lines.push(`${this.where}: ${what}`)
+  }
+}

@@ -1,0 +1,131 @@
+// `dsh mcp …` end to end (issue 21): the login flow driven through the real command by following
+// the URL it prints, then list and call with the stored login; import of documentation-shaped
+// Claude Code / Codex files, list, call; add and remove. No token in any stream.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
+
+const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
+const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
+const CODEX = fileURLToPath(new URL('./fixtures/import/codex.config.toml', import.meta.url))
+const CLAUDE = fileURLToPath(new URL('./fixtures/import/claude.mcp.json', import.meta.url))
+const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-command-'))
+const fixtures: OAuthFixture[] = []
+
+afterEach(async () => {
+  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()))
+})
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function dsh(args: string[], home: string, onStderr?: (text: string) => void): Promise<Run> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: home }
+  delete env.INIT_CWD
+  const child = spawn(process.execPath, [DSH, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const out: Buffer[] = []
+  const err: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => {
+    err.push(chunk)
+    onStderr?.(Buffer.concat(err).toString())
+  })
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
+}
+
+function freshHome(): string {
+  return mkdtempSync(join(scratch, 'home-'))
+}
+
+describe('dsh mcp', () => {
+  it('login: prints the URL, takes the browser coming back, stores 0600; status then list and call work; no token in any stream', async () => {
+    const server = await startOAuthFixture()
+    fixtures.push(server)
+    const home = freshHome()
+    const overlay = join(home, 'hosted.yml')
+    writeFileSync(overlay, `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${server.url}', startupTimeoutMs: 10000 }\n`)
+    const runs: Run[] = []
+
+    const before = await dsh(['status', '--json', '--preset', 'base', '--config', overlay], home)
+    runs.push(before)
+    const row = (JSON.parse(before.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities.find((capability) => capability.id === 'hosted')!
+    expect(row.state).toBe('needs_auth')
+    expect(row.detail).toContain(`dsh mcp login hosted --config ${overlay}`)
+
+    let followed: Promise<unknown> | undefined
+    const loggedIn = await dsh(['mcp', 'login', 'hosted', '--preset', 'base', '--config', overlay], home, (stderr) => {
+      const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(stderr)?.[1]
+      if (url && !followed) followed = followAuthorizationUrl(url)
+    })
+    runs.push(loggedIn)
+    expect(loggedIn.code, loggedIn.stderr).toBe(0)
+    expect(loggedIn.stdout).toContain('logged in to hosted (scope: mcp:tools)')
+    expect(statSync(join(home, 'mcp-credentials.json')).mode & 0o777).toBe(0o600)
+
+    const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
+    runs.push(listed)
+    expect(JSON.parse(listed.stdout)).toEqual({ servers: [expect.objectContaining({ name: 'hosted', transport: 'streamable-http', state: 'ready', tools: 2, auth: 'logged in' })] })
+    const called = await dsh(['call', 'mcp__hosted__whoami', '--json', '--preset', 'base', '--config', overlay], home)
+    runs.push(called)
+    expect(JSON.parse(called.stdout).content[0].text).toBe('you are ada')
+    const got = await dsh(['mcp', 'get', 'hosted', '--json', '--preset', 'base', '--config', overlay], home)
+    runs.push(got)
+    expect(JSON.parse(got.stdout)).toMatchObject({ name: 'hosted', state: 'ready', login: 'logged in' })
+
+    for (const run of runs) for (const token of server.issued) expect(run.stdout + run.stderr).not.toContain(token)
+    expect(readFileSync(join(home, 'mcp-credentials.json'), 'utf8')).toContain(server.issued.at(-1))
+
+    const out = await dsh(['mcp', 'logout', 'hosted', '--preset', 'base', '--config', overlay], home)
+    expect(out.stdout).toContain('logged out of hosted')
+    const after = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(JSON.parse(after.stdout).servers[0]).toMatchObject({ state: 'needs_auth', auth: 'needs login' })
+  })
+
+  it('import: a Codex config.toml into the user overlay, then list and call; notes for what has no equivalent', async () => {
+    const home = freshHome()
+    const imported = await dsh(['mcp', 'import', CODEX], home)
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stdout).toContain(`imported 3 servers from ${CODEX} (Codex config.toml) into ${join(home, 'mcp.yml')}: everything, figma, openai-docs`)
+    expect(imported.stdout).toContain('note: mcp_servers.figma: supports_parallel_tool_calls is not imported')
+    // Only the stdio server can run here: the user overlay is read by every dsh command.
+    writeFileSync(join(home, 'only.yml'), '- id: mcp-figma\n  disabled: true\n')
+    const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--config', join(home, 'only.yml')], home)
+    expect(listed.code, listed.stderr).toBe(0)
+    const servers = (JSON.parse(listed.stdout) as { servers: { name: string; state: string; tools: number }[] }).servers
+    expect(servers.find((server) => server.name === 'everything')).toMatchObject({ state: 'ready', tools: 2 })
+    const called = await dsh(['call', 'mcp__everything__echo', '{"message":"imported"}', '--preset', 'base', '--config', join(home, 'only.yml')], home)
+    expect(called.stdout.trim()).toBe('Echo: imported')
+  })
+
+  it('import a Claude Code .mcp.json into a named overlay; add and remove; a preset is never written', async () => {
+    const home = freshHome()
+    const overlay = join(home, 'project.yml')
+    const imported = await dsh(['mcp', 'import', CLAUDE, '--config', overlay, '--json'], home)
+    expect(JSON.parse(imported.stdout)).toMatchObject({ format: 'claude', imported: ['everything', 'api-server', 'sentry_io', 'legacy-events'] })
+    expect(readFileSync(overlay, 'utf8')).toContain('Bearer ${API_KEY}')
+    const again = await dsh(['mcp', 'import', CLAUDE, '--config', overlay], home)
+    expect(again.stdout).toContain('everything: ' + overlay + ' already has a server of that name')
+
+    const added = await dsh(['mcp', 'add', 'local', '--config', overlay, '--env', 'MODE=demo', '--', 'mcp-server-everything', 'stdio'], home)
+    expect(added.stdout).toBe(`added local to ${overlay}\n`)
+    const http = await dsh(['mcp', 'add', '--transport', 'http', 'remote', 'https://mcp.example.com/mcp', '--header', 'X-Team: blue', '--config', overlay], home)
+    expect(http.code, http.stderr).toBe(0)
+    expect(readFileSync(overlay, 'utf8')).toMatch(/id: mcp-remote[\s\S]*X-Team: blue/)
+    const removed = await dsh(['mcp', 'remove', 'remote', '--config', overlay], home)
+    expect(removed.stdout).toBe(`removed remote from ${overlay}\n`)
+    expect(readFileSync(overlay, 'utf8')).not.toContain('mcp-remote')
+    const missing = await dsh(['mcp', 'remove', 'remote', '--config', overlay], home)
+    expect(missing.code).toBe(2)
+    const preset = await dsh(['mcp', 'add', 'x', '--config', join(ROOT, 'presets/coding.yml'), '--', 'node'], home)
+    expect(preset.code).toBe(2)
+    expect(preset.stderr).toContain('is a preset of dsh')
+  })
+})
