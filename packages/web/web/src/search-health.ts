@@ -126,7 +126,8 @@ export class SearchHealth {
 export function verdictOf(error: unknown, signal: AbortSignal | undefined): Verdict {
   if (signal?.aborted) return { kind: 'aborted' }
   if (!(error instanceof WebError)) return { kind: 'answered' }
-  const reason = providerText(error.message, [], MAX_REASON)
+  // One line, bounded, without a closing full stop: reasons are listed one after another.
+  const reason = providerText(error.message, [], MAX_REASON).replace(/\.$/, '')
   if (error.code === 'WEB_ABORTED') return { kind: 'aborted' }
   // The remedies after the first sentence are the same for every provider; dsh status shows them whole.
   if (error.code === 'WEB_PROVIDER_CREDENTIAL_MISSING') return { kind: 'no_credential', reason: firstSentence(reason) }
