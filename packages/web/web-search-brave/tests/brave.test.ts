@@ -2,7 +2,7 @@ import * as brave from 'dsh-web-search-brave'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { hang, json, type Reply } from '../../web/tests/loopback-api.ts'
 import { failure, providerHost, type ProviderHost } from '../../web/tests/provider-host.ts'
-import { CORDIS, fakeBrave, invalidToken, rateLimited, results, validation, type FakeBrave } from './fake-brave.ts'
+import { CORDIS, fakeBrave, halfAnswer, invalidToken, rateLimited, results, validation, type FakeBrave } from './fake-brave.ts'
 
 // dsh-web-search-brave against a Brave-shaped server on loopback: the request, the mapping, every
 // error answer with the fault it means for failover, the key's path (credentials per search,
@@ -162,6 +162,52 @@ describe('error answers and the fault each one means', () => {
     const { app } = await withKey(server)
     const error = await failure(app.web.search({ query: 'q' }))
     expect(error.message).toBe('Brave Search API error (HTTP 400): VALIDATION: token [redacted] is not allowed here')
+  })
+})
+
+describe('an answer under way is never handed to another provider', () => {
+  /** Brave first in a failover list, a scripted provider standing by behind it. */
+  async function withStandby(server: FakeBrave, config: Record<string, unknown> = {}) {
+    vi.stubEnv('DSH_TEST_BRAVE_KEY', KEY)
+    const created = await host({ baseURL: server.baseURL, ...config }, { searchProvider: ['brave', 'standby'] })
+    const standby: string[] = []
+    created.app.web.registerSearchProvider({
+      id: 'standby',
+      available: () => true,
+      search: async ({ query }) => {
+        standby.push(query)
+        return { sources: [{ url: 'https://standby.test/' }], truncated: false }
+      },
+    })
+    return { app: created.app, standby }
+  }
+
+  it('the body stalls half-way past the deadline: WEB_SEARCH_TIMEOUT reaches the caller, the standby is not asked, brave cools down', async () => {
+    const server = await api(halfAnswer('stall'))
+    const { app, standby } = await withStandby(server, { timeoutMs: 300 })
+    const error = await failure(app.web.search({ query: 'q' }))
+    expect([error.code, error.message, error.partial]).toEqual(['WEB_SEARCH_TIMEOUT', 'Brave Search search timed out after 300 ms while its answer was arriving', true])
+    expect(standby).toEqual([])
+    expect(app.web.searchProviderStates()[0]).toMatchObject({ id: 'brave', state: 'cooling_down' })
+    // The next search skips the cooling provider.
+    expect((await app.web.search({ query: 'next' })).provider).toBe('standby')
+    expect([server.received.length, standby]).toEqual([1, ['next']])
+  })
+
+  it('the connection drops half-way through the body: WEB_PROVIDER_ERROR reaches the caller, the standby is not asked', async () => {
+    const server = await api(halfAnswer('drop'))
+    const { app, standby } = await withStandby(server)
+    const error = await failure(app.web.search({ query: 'q' }))
+    expect([error.code, error.partial]).toEqual(['WEB_PROVIDER_ERROR', true])
+    expect(error.message).toMatch(/^Brave Search answer broke off before its end: /)
+    expect(standby).toEqual([])
+  })
+
+  it('a whole answer that cannot be read is not under way: the standby serves', async () => {
+    const server = await api(json(200, { web: { results: 'not a list' } }))
+    const { app, standby } = await withStandby(server)
+    expect((await app.web.search({ query: 'q' })).provider).toBe('standby')
+    expect(standby).toEqual(['q'])
   })
 })
 

@@ -59,3 +59,17 @@ export const invalidToken: Reply = json(422, errorBody(422, 'SUBSCRIPTION_TOKEN_
 export function validation(detail: string): Reply {
   return json(422, errorBody(422, 'VALIDATION', detail))
 }
+
+/**
+ * A 200 whose body stops half-way: `stall` keeps the connection open and sends nothing more (the
+ * provider's deadline ends it), `drop` closes the connection.
+ */
+export function halfAnswer(then: 'stall' | 'drop'): Reply {
+  return (_request, response) => {
+    const body = JSON.stringify({ type: 'search', web: { type: 'search', results: CORDIS } })
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
+    response.write(body.slice(0, body.length >> 1), () => {
+      if (then === 'drop') response.socket?.destroy()
+    })
+  }
+}

@@ -61,6 +61,8 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
     const options = this.deps.options()
     if (signal?.aborted) throw aborted(signal)
     const budget = deadline(signal, options.timeoutMs, 'WEB_SEARCH_TIMEOUT')
+    // Set once a success answer is arriving: a failure after that is `partial`, never failed over.
+    let underWay = false
     try {
       const key = await this.key(options, budget.signal)
       if (budget.signal.aborted) throw aborted(budget.signal)
@@ -83,11 +85,14 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
         body: JSON.stringify(body),
         signal: budget.signal,
       })
+      underWay = response.statusCode >= 200 && response.statusCode < 300
       return await this.answer(response, options, key)
     } catch (error) {
-      if (budget.expired) throw new WebError(`DeepSeek search timed out after ${options.timeoutMs} ms`, 'WEB_SEARCH_TIMEOUT', { cause: error })
+      const partial = underWay && !(error instanceof WebError)
+      if (budget.expired) throw new WebError(`DeepSeek search timed out after ${options.timeoutMs} ms${partial ? ' while its answer was arriving' : ''}`, 'WEB_SEARCH_TIMEOUT', { cause: error, partial })
       if (signal?.aborted) throw aborted(signal)
       if (error instanceof WebError) throw error
+      if (partial) throw new WebError(`DeepSeek search answer broke off before its end: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' }, partial })
       throw new WebError(`DeepSeek search request failed: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
     } finally {
       budget.dispose()

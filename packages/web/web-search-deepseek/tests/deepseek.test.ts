@@ -250,6 +250,28 @@ describe('credentials, aborts and the deadline', () => {
     expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
   })
 
+  it('a success answer that stalls or breaks off half-way is partial (never failed over); an error answer that breaks off is not', async () => {
+    const server = await api((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"content":')
+    })
+    const stalled = await failure(provider({ baseURL: server.baseURL, apiKey: 'k', timeoutMs: 200 }).instance.search({ query: 'q' }))
+    expect([stalled.code, stalled.message, stalled.fault, stalled.partial]).toEqual(['WEB_SEARCH_TIMEOUT', 'DeepSeek search timed out after 200 ms while its answer was arriving', undefined, true])
+    server.reply = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' })
+      response.write('{"content":', () => response.socket?.destroy())
+    }
+    const dropped = await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
+    expect([dropped.code, dropped.fault, dropped.partial]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }, true])
+    expect(dropped.message).toMatch(/^DeepSeek search answer broke off before its end: /)
+    server.reply = (_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'content-length': '1000' })
+      response.write('{"error":', () => response.socket?.destroy())
+    }
+    const down = await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
+    expect([down.code, down.fault, down.partial]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }, false])
+  })
+
   it('a record that cannot be written stops the dispatch', async () => {
     const server = await api()
     const { instance } = provider({ baseURL: server.baseURL, apiKey: 'k' }, {

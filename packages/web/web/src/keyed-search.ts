@@ -11,7 +11,7 @@ import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './typ
 // The key is resolved at every search and never cached; the request is recorded, without the key,
 // before it is sent; redirects are refused so the key never leaves the configured endpoint; the
 // provider has its own deadline; every failure is a coded WebError, with a `fault` when it is the
-// provider's (so a failover list moves on).
+// provider's (so a failover list moves on), and `partial` when a success answer broke off.
 
 /** The options every keyed provider has; its config adds its own. Read once per search. */
 export interface KeyedSearchOptions {
@@ -70,7 +70,7 @@ export interface KeyedSearchSpec<Options extends KeyedSearchOptions> {
 /** The provider object for `ctx.web.registerSearchProvider`. */
 export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: KeyedSearchSpec<Options>): WebSearchProvider {
   const { id, name } = spec
-  const fail = (message: string, code: string, options?: { cause?: unknown; fault?: ProviderFault }) => new WebError(message, code, options)
+  const fail = (message: string, code: string, options?: { cause?: unknown; fault?: ProviderFault; partial?: boolean }) => new WebError(message, code, options)
 
   async function key(options: Options, signal: AbortSignal, cwd?: string): Promise<string | undefined> {
     if (options.apiKey) return options.apiKey
@@ -142,6 +142,8 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
       if (signal?.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: signal.reason })
       const budget = deadline(spec.lifetime ? AbortSignal.any([spec.lifetime, ...(signal ? [signal] : [])]) : signal, options.timeoutMs, 'WEB_SEARCH_TIMEOUT')
       let secret = ''
+      // Set once a success answer is arriving: a failure after that is `partial`, never failed over.
+      let underWay = false
       try {
         const found = await key(options, budget.signal)
         if (!found) throw fail(missingKeyMessage(name, options.apiKeyEnv, spec.row), 'WEB_PROVIDER_CREDENTIAL_MISSING')
@@ -150,14 +152,18 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
         record(request.record)
         if (budget.signal.aborted) throw budget.signal.reason
         const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body ?? null, redirect: 'manual', signal: budget.signal })
+        underWay = response.status >= 200 && response.status < 300
         return await answer(response, options, secret, search)
       } catch (error) {
-        if (budget.expired) throw fail(`${name} search timed out after ${options.timeoutMs} ms`, 'WEB_SEARCH_TIMEOUT', { cause: error })
+        const partial = underWay && !(error instanceof WebError)
+        if (budget.expired) throw fail(`${name} search timed out after ${options.timeoutMs} ms${partial ? ' while its answer was arriving' : ''}`, 'WEB_SEARCH_TIMEOUT', { cause: error, partial })
         if (signal?.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: signal.reason })
         if (spec.lifetime?.aborted) throw fail(`${name} search aborted: the provider was unloaded`, 'WEB_ABORTED', { cause: error })
         if (error instanceof WebError) throw error
         // fetch() hides the socket error in `cause` (`fetch failed` ← `connect ECONNREFUSED …`).
-        throw fail(`${name} request failed: ${providerText(socketReason(error), [secret])}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
+        const reason = providerText(socketReason(error), [secret])
+        if (partial) throw fail(`${name} answer broke off before its end: ${reason}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' }, partial })
+        throw fail(`${name} request failed: ${reason}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
       } finally {
         budget.dispose()
       }

@@ -8,8 +8,8 @@ import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './typ
 /**
  * Runs one search on the provider selection picks, and keeps the providers' setbacks. With a
  * failover list (`searchProvider: [a, b]`, or `auto`) a provider that is rate limited, down,
- * out of quota, without a key or failing is skipped or left for the next one; a result, or an
- * error about the request itself, ends the search. The answer names the provider that served it.
+ * out of quota, without a key or failing is skipped or left for the next one; a result, an error
+ * about the request itself, or a failure once a result was under way (`partial`) ends the search. The answer names the provider that served it.
  */
 export class SearchRouter {
   constructor(
@@ -91,7 +91,7 @@ export class SearchRouter {
       try {
         return await this.attempt(provider, request, signal)
       } catch (error) {
-        if (!(error instanceof WebError) || !movesOn(verdictOf(error, signal).kind)) throw error
+        if (!(error instanceof WebError) || error.partial || !movesOn(verdictOf(error, signal).kind)) throw error
         passed.push(this.health.report(id))
       }
     }

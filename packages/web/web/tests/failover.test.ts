@@ -167,6 +167,19 @@ describe('failover along a searchProvider list', () => {
     expect([a!.calls.length, b!.calls.length]).toEqual([2, 3])
   })
 
+  it('a failure after the provider began its answer (partial): no failover, the error reaches the caller, the provider cools down', async () => {
+    const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
+    a!.next = async () => {
+      throw new WebError('A search answer broke off before its end: terminated', 'WEB_PROVIDER_ERROR', { fault: { kind: 'unavailable' }, partial: true })
+    }
+    const error = await rejection(app.web.search({ query: 'q' }))
+    expect([error.code, error.message, error.partial]).toEqual(['WEB_PROVIDER_ERROR', 'A search answer broke off before its end: terminated', true])
+    expect(b!.calls).toHaveLength(0)
+    expect(app.web.searchProviderStates()[0]).toEqual({ id: 'a', state: 'cooling_down', until: T0 + 60_000, reason: 'A search answer broke off before its end: terminated' })
+    // The next search starts afresh: the cooling provider is skipped.
+    expect((await app.web.search({ query: 'q' })).provider).toBe('b')
+  })
+
   it("the caller's abort during an attempt: no failover and no cooldown", async () => {
     const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     const controller = new AbortController()
