@@ -1,11 +1,19 @@
+import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
+import { currentSession, errorMessage, untracked, type Session } from 'dsh-core'
+import { askEveryProvider } from './fan-out.ts'
+import { LSP_CAPABILITIES, type LspCapability, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
 import { LspError } from './errors.ts'
-import { finalExtension, normalizeExtensionKey } from './extensions.ts'
+import { finalExtension, normalizeExtensionKey, normalizeFilenameKey, routeByFilename } from './extensions.ts'
 import type { LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
     lsp: LspService
+  }
+  interface Events {
+    /** A writer told the seam a file changed; `session` is the one whose tool call or pre-step made the change. */
+    'lsp/file-changed'(change: LspFileChange, session: Session | undefined): void
   }
 }
 
@@ -17,12 +25,17 @@ interface Route {
 }
 
 /**
- * `ctx.lsp`: routes each query by the file's final extension to the one provider that claimed it.
+ * `ctx.lsp`: routes each query by the file's name or, failing that, its final extension to the one
+ * provider that claimed it.
  * Providers register capabilities, never tools; there is no generic JSON-RPC escape hatch.
  */
 export class LspService extends Service {
-  private readonly ids = new Set<string>()
+  /** Registered providers by id, in registration order. */
+  private readonly providers = new Map<string, LspProvider>()
   private readonly routes = new Map<string, Route>()
+  /** Routes by file name (`dockerfile`, `dockerfile.*`), which win over extensions. */
+  private readonly names = new Map<string, Route>()
+  private readonly listeners = new Set<() => void>()
 
   constructor(ctx: Context) {
     super(ctx, 'lsp', true)
@@ -35,15 +48,20 @@ export class LspService extends Service {
   registerProvider(provider: LspProvider): () => void {
     const id: unknown = provider?.id
     if (typeof id !== 'string' || !id.trim()) throw new LspError('provider id must be a non-empty string', 'LSP_INVALID_PROVIDER')
-    if (this.ids.has(id)) throw new LspError(`an LSP provider with id "${id}" is already registered`, 'LSP_CONFLICT')
+    if (this.providers.has(id)) throw new LspError(`an LSP provider with id "${id}" is already registered`, 'LSP_CONFLICT')
     if (typeof provider.query !== 'function') throw new LspError(`provider "${id}" has no query function`, 'LSP_INVALID_PROVIDER')
+    for (const method of [...LSP_CAPABILITIES, 'fileChanged'] as const) {
+      const member: unknown = provider[method]
+      if (member !== undefined && typeof member !== 'function') throw new LspError(`provider "${id}": ${method} must be a function when present`, 'LSP_INVALID_PROVIDER')
+    }
     const map: unknown = provider.extensionToLanguage
     // Object.entries would happily read a string or an array as a map of '.0', '.1', … routes.
     if (typeof map !== 'object' || map === null || Array.isArray(map)) {
       throw new LspError(`provider "${id}": extensionToLanguage must be an object of extension → language id`, 'LSP_INVALID_PROVIDER')
     }
     const entries = Object.entries(map)
-    if (!entries.length) throw new LspError(`provider "${id}" maps no extensions`, 'LSP_INVALID_PROVIDER')
+    const names = nameRoutes(provider, id)
+    if (!entries.length && !names.size) throw new LspError(`provider "${id}" maps no extensions or file names`, 'LSP_INVALID_PROVIDER')
     const routes = new Map<string, Route>()
     for (const [key, languageId] of entries) {
       const extension = normalizeExtensionKey(key)
@@ -58,37 +76,156 @@ export class LspService extends Service {
       const owner = this.routes.get(extension)
       if (owner) throw new LspError(`provider "${id}": ${extension} is already served by "${owner.providerId}"`, 'LSP_CONFLICT')
     }
+    for (const name of names.keys()) {
+      const owner = this.names.get(name)
+      if (owner) throw new LspError(`provider "${id}": files named ${name} are already served by "${owner.providerId}"`, 'LSP_CONFLICT')
+    }
+    const service = untracked(this)
     return this.ctx.effect(() => {
-      this.ids.add(id)
-      for (const [extension, route] of routes) this.routes.set(extension, route)
+      service.providers.set(id, provider)
+      for (const [extension, route] of routes) service.routes.set(extension, route)
+      for (const [name, route] of names) service.names.set(name, route)
+      service.changed()
       return () => {
-        this.ids.delete(id)
+        service.providers.delete(id)
         for (const [extension, route] of routes) {
-          if (this.routes.get(extension) === route) this.routes.delete(extension)
+          if (service.routes.get(extension) === route) service.routes.delete(extension)
         }
+        for (const [name, route] of names) {
+          if (service.names.get(name) === route) service.names.delete(name)
+        }
+        service.changed()
       }
     })
   }
 
-  /** The extensions currently routed, with the provider that serves each. */
-  routing(): { extension: string; providerId: string; languageId: string }[] {
-    return [...this.routes].map(([extension, route]) => ({ extension, providerId: route.providerId, languageId: route.languageId }))
+  /** True when some registered provider offers the capability. */
+  offers(capability: LspCapability): boolean {
+    for (const provider of untracked(this).providers.values()) if (typeof provider[capability] === 'function') return true
+    return false
   }
 
-  /** Throws LSP_UNAVAILABLE, as `query` would, unless a provider serves the file's final extension. */
+  /** Calls `listener` after every registration and release; an effect on the caller's scope. */
+  onChange(listener: () => void): () => void {
+    const service = untracked(this)
+    return this.ctx.effect(() => {
+      const entry = () => listener()
+      service.listeners.add(entry)
+      return () => service.listeners.delete(entry)
+    })
+  }
+
+  /** The extensions and file names currently routed, with the provider that serves each. */
+  routing(): (({ extension: string } | { filename: string }) & { providerId: string; languageId: string })[] {
+    const by = (route: Route) => ({ providerId: route.providerId, languageId: route.languageId })
+    return [...[...this.routes].map(([extension, route]) => ({ extension, ...by(route) })), ...[...this.names].map(([filename, route]) => ({ filename, ...by(route) }))]
+  }
+
+  /** Throws LSP_UNAVAILABLE, as `query` would, unless a provider serves the file's name or final extension. */
   assertRouted(filePath: string): void {
     this.routeFor(filePath)
   }
 
-  /** Routes by final extension (order-independent); the same signal object reaches the provider. */
+  /** Routes by file name, else final extension (order-independent); the same signal object reaches the provider. */
   async query(request: LspQueryRequest, signal?: AbortSignal): Promise<LspQueryResult> {
     const route = this.routeFor(request.filePath)
     return route.provider.query({ ...request, languageId: route.languageId }, signal)
   }
 
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  async diagnostics(request: LspDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
+    const route = this.routeFor(request.filePath)
+    const ask = route.provider.diagnostics
+    if (!ask) throw unsupported(route, 'diagnostics')
+    return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
+  }
+
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  async documentSymbols(request: LspDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
+    const route = this.routeFor(request.filePath)
+    const ask = route.provider.documentSymbols
+    if (!ask) throw unsupported(route, 'documentSymbols')
+    return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
+  }
+
+  /**
+   * Asks every provider that offers workspace symbols (a query names no file to route by) and
+   * merges their answers. Providers that fail are listed in `unanswered`; when none answers, the
+   * first failure is thrown.
+   */
+  async workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsAnswer> {
+    if (typeof request.query !== 'string' || !request.query.trim()) throw new LspError('a workspace symbol query must not be blank', 'LSP_INVALID_REQUEST')
+    const providers = [...untracked(this).providers.values()]
+    if (!providers.length) throw new LspError('no language server is registered to search the workspace', 'LSP_UNAVAILABLE')
+    const capable = providers.filter((provider) => typeof provider.workspaceSymbols === 'function')
+    if (!capable.length) throw new LspError(`no language server offers workspace symbols (registered: ${providers.map((provider) => provider.id).join(', ')})`, 'LSP_UNSUPPORTED_OPERATION')
+    return askEveryProvider(capable, request, signal)
+  }
+
+  /**
+   * For writers: the file at `path` was just created, changed or deleted by this process. Every
+   * provider that tracks files is told at once, so the servers see it before the next request,
+   * and `lsp/file-changed` tells listeners (the automatic-diagnostics pre-step) which session did it.
+   * A relative `path` is resolved against the session's workspace; without a session it must be absolute.
+   */
+  fileChanged(path: string, options: { readonly kind?: LspFileChangeKind; readonly session?: Session } = {}): void {
+    const service = untracked(this)
+    const session = options.session ?? currentSession()
+    if (typeof path !== 'string' || !path) throw new LspError('fileChanged needs a path', 'LSP_INVALID_REQUEST')
+    if (!isAbsolute(path) && !session) throw new LspError(`fileChanged needs an absolute path outside a session (got "${path}")`, 'LSP_INVALID_REQUEST')
+    const change: LspFileChange = { path: session ? resolvePath(session.cwd, path) : resolvePath(path), kind: options.kind ?? 'changed' }
+    for (const provider of [...service.providers.values()]) {
+      try {
+        provider.fileChanged?.(change)
+      } catch (error) {
+        service.ctx.logger('lsp').warn(`provider "${provider.id}" failed on a file change: ${errorMessage(error)}`)
+      }
+    }
+    try {
+      service.ctx.emit('lsp/file-changed', change, session)
+    } catch (error) {
+      service.ctx.logger('lsp').warn(`an lsp/file-changed listener failed: ${errorMessage(error)}`)
+    }
+  }
+
+  /** Listeners are other plugins' code: one that throws must not break a registration. */
+  private changed(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener()
+      } catch (error) {
+        this.ctx.logger('lsp').warn(`an lsp onChange listener failed: ${errorMessage(error)}`)
+      }
+    }
+  }
+
   private routeFor(filePath: string): Route {
-    const route = this.routes.get(finalExtension(filePath))
+    const route = (this.names.size ? routeByFilename(this.names, filePath) : undefined) ?? this.routes.get(finalExtension(filePath))
     if (!route) throw new LspError(`no language server handles "${filePath}"`, 'LSP_UNAVAILABLE')
     return route
   }
+}
+
+function unsupported(route: Route, capability: LspCapability): LspError {
+  return new LspError(`provider "${route.providerId}" does not offer ${capability}`, 'LSP_UNSUPPORTED_OPERATION')
+}
+
+/** The provider's file-name routes, checked like its extensions. */
+function nameRoutes(provider: LspProvider, id: string): Map<string, Route> {
+  const map: unknown = provider.filenameToLanguage
+  const names = new Map<string, Route>()
+  if (map === undefined) return names
+  if (typeof map !== 'object' || map === null || Array.isArray(map)) {
+    throw new LspError(`provider "${id}": filenameToLanguage must be an object of file name → language id`, 'LSP_INVALID_PROVIDER')
+  }
+  for (const [key, languageId] of Object.entries(map)) {
+    const name = normalizeFilenameKey(key)
+    if (!name) throw new LspError(`provider "${id}": file name ${JSON.stringify(key)} is not a name like "Dockerfile" or "Dockerfile.*"`, 'LSP_INVALID_PROVIDER')
+    if (typeof languageId !== 'string' || !languageId.trim()) {
+      throw new LspError(`provider "${id}": the language id for files named ${key} must be a non-empty string`, 'LSP_INVALID_PROVIDER')
+    }
+    if (names.has(name)) throw new LspError(`provider "${id}" maps files named ${name} twice`, 'LSP_INVALID_PROVIDER')
+    names.set(name, { provider, providerId: id, languageId })
+  }
+  return names
 }
