@@ -1,10 +1,12 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { bootPreset, untracked } from 'dsh-core'
+import { bootPreset, untracked, type Host } from 'dsh-core'
+import { serve } from '../packages/cli/cli/src/serve.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
 // The added cost of the MCP hop: an `lsp` hover from an SDK client through `dsh serve --preset coding`
@@ -106,11 +108,69 @@ export async function benchServe(): Promise<string[]> {
       `added, paired per round   ${ms(percentile(addedSamples, 50)).padStart(10)}`,
       `MCP ping round trip       ${ms(percentile(pingSamples, 50)).padStart(10)}  ${ms(percentile(pingSamples, 95)).padStart(10)}   (the SDK answers it: pipe and framing both ways, no tool)`,
       `CPU per call: through serve ${ms(cpuServe)} (client ${ms(cpu.serve / CALLS)}, dsh serve ${ms(serverPerCall)}), in process ${ms(cpuLocal)}; added by the hop ${ms(cpuServe - cpuLocal)}`,
+      ...(await serveMachinery(host)),
     ]
   } finally {
     await client.close().catch(() => {})
     await host.stop()
     served.remove()
     local.remove()
+  }
+}
+
+/**
+ * `serve()`'s own work per call without the pipe and the other process: a `tools/call` line for a
+ * tool that does nothing is written into serve's stdin stream in this process and its answer line
+ * read back, against `ctx.tools.execute` of the same tool. The difference is what our transport,
+ * the SDK's server and our route add; unlike the figures above, load hardly moves it.
+ */
+async function serveMachinery(host: Host): Promise<string[]> {
+  const app = host.app
+  const unregister = app.tools.register({ name: 'bench_noop', description: 'Does nothing.', parameters: { type: 'object' }, execute: async () => ({ ok: true }) })
+  const tools = untracked(app.tools)
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const abort = new AbortController()
+  let pending = ''
+  const answers = new Map<number, () => void>()
+  stdout.setEncoding('utf8')
+  stdout.on('data', (chunk: string) => {
+    pending += chunk
+    for (let at = pending.indexOf('\n'); at >= 0; at = pending.indexOf('\n')) {
+      const answer = JSON.parse(pending.slice(0, at)) as { id?: number }
+      pending = pending.slice(at + 1)
+      if (typeof answer.id === 'number') answers.get(answer.id)?.()
+    }
+  })
+  let id = 0
+  const request = (method: string, params: object) =>
+    new Promise<void>((resolve) => {
+      answers.set(++id, resolve)
+      stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
+    })
+  const served = serve(host, app.tools, app.sessions, { cwd: REPO, signal: abort.signal, stdin, stdout, maxMessageBytes: 32 * 1024 * 1024 })
+  const session = app.sessions.create({ cwd: REPO })
+  try {
+    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } })
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
+    const viaServe = () => request('tools/call', { name: 'bench_noop', arguments: {} })
+    const inProcess = async () => void (await tools.execute({ name: 'bench_noop', arguments: {}, session }))
+    const rounds = CALLS * 10
+    for (let i = 0; i < 500; i++) await Promise.all([viaServe(), inProcess()])
+    const samples = { serve: [] as number[], local: [] as number[] }
+    for (let i = 0; i < rounds; i++) {
+      const order = i % 2 ? (['serve', 'local'] as const) : (['local', 'serve'] as const)
+      for (const side of order) samples[side].push((await timed(side === 'serve' ? viaServe : inProcess))[0])
+    }
+    const p50 = [percentile(samples.serve, 50), percentile(samples.local, 50)] as const
+    return [
+      `serve()'s own work, in this process (no pipe): a no-op tool, ${rounds} calls per side, interleaved`,
+      `  a tools/call line in, its answer line out p50 ${ms(p50[0])} p95 ${ms(percentile(samples.serve, 95))}; ctx.tools.execute p50 ${ms(p50[1])} p95 ${ms(percentile(samples.local, 95))}; added p50 ${ms(p50[0] - p50[1])}`,
+    ]
+  } finally {
+    abort.abort()
+    await served
+    app.sessions.end(session)
+    unregister()
   }
 }
