@@ -139,18 +139,19 @@ describe('the wire', () => {
     expect(target.connections()).toBe(0)
   })
 
-  it('D21, D22: API error bodies give their message, else the status', async () => {
-    const cases: [number, unknown, string][] = [
-      [429, { error: { message: 'rate limited' } }, 'DeepSeek API error (HTTP 429): rate limited'],
-      [400, { error: 'bad request' }, 'DeepSeek API error (HTTP 400): bad request'],
-      [401, { message: 'who are you' }, 'DeepSeek API error (HTTP 401): who are you'],
-      [503, 'upstream down', 'DeepSeek API error (HTTP 503)'],
-      [500, {}, 'DeepSeek API error (HTTP 500)'],
+  it('D21, D22: API error bodies give their message, else the status; the fault says whether another provider should serve', async () => {
+    const cases: [number, unknown, string, unknown][] = [
+      [429, { error: { message: 'rate limited' } }, 'DeepSeek API error (HTTP 429): rate limited', { kind: 'rate_limited', retryAfter: '9' }],
+      [400, { error: 'bad request' }, 'DeepSeek API error (HTTP 400): bad request', undefined],
+      [401, { message: 'who are you' }, 'DeepSeek API error (HTTP 401): who are you', { kind: 'failing' }],
+      [402, { error: { message: 'Insufficient Balance' } }, 'DeepSeek API error (HTTP 402): Insufficient Balance', { kind: 'quota_exhausted' }],
+      [503, 'upstream down', 'DeepSeek API error (HTTP 503)', { kind: 'unavailable', retryAfter: '9' }],
+      [500, {}, 'DeepSeek API error (HTTP 500)', { kind: 'unavailable', retryAfter: '9' }],
     ]
-    for (const [status, body, message] of cases) {
-      const server = await api(json(status, body))
+    for (const [status, body, message, fault] of cases) {
+      const server = await api(json(status, body, { 'retry-after': '9' }))
       const error = await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
-      expect([error.code, error.message]).toEqual(['WEB_PROVIDER_ERROR', message])
+      expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', message, fault])
     }
   })
 
@@ -173,10 +174,11 @@ describe('the wire', () => {
   it('D24, D26: a non-JSON 200, a wrong shape, prose only, a refused connection and an oversized body are WEB_PROVIDER_ERROR', async () => {
     for (const reply of [json(200, 'not json'), json(200, { content: {} }), json(200, { content: [{ type: 'text', text: 'prose' }] }), json(200, { padding: 'x'.repeat(2000) })]) {
       const server = await api(reply)
-      expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k', maxResponseBytes: 1000 }).instance.search({ query: 'q' }))).code).toBe('WEB_PROVIDER_ERROR')
+      const error = await failure(provider({ baseURL: server.baseURL, apiKey: 'k', maxResponseBytes: 1000 }).instance.search({ query: 'q' }))
+      expect([error.code, error.fault]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'failing' }])
     }
     const refused = await failure(provider({ baseURL: 'http://127.0.0.1:1/v1', apiKey: 'k' }).instance.search({ query: 'q' }))
-    expect([refused.code, refused.message.startsWith('DeepSeek search request failed:')]).toEqual(['WEB_PROVIDER_ERROR', true])
+    expect([refused.code, refused.message.startsWith('DeepSeek search request failed:'), refused.fault]).toEqual(['WEB_PROVIDER_ERROR', true, { kind: 'unavailable' }])
   })
 })
 
@@ -248,6 +250,28 @@ describe('credentials, aborts and the deadline', () => {
     expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
   })
 
+  it('a success answer that stalls or breaks off half-way is partial (never failed over); an error answer that breaks off is not', async () => {
+    const server = await api((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"content":')
+    })
+    const stalled = await failure(provider({ baseURL: server.baseURL, apiKey: 'k', timeoutMs: 200 }).instance.search({ query: 'q' }))
+    expect([stalled.code, stalled.message, stalled.fault, stalled.partial]).toEqual(['WEB_SEARCH_TIMEOUT', 'DeepSeek search timed out after 200 ms while its answer was arriving', undefined, true])
+    server.reply = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' })
+      response.write('{"content":', () => response.socket?.destroy())
+    }
+    const dropped = await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
+    expect([dropped.code, dropped.fault, dropped.partial]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }, true])
+    expect(dropped.message).toMatch(/^DeepSeek search answer broke off before its end: /)
+    server.reply = (_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'content-length': '1000' })
+      response.write('{"error":', () => response.socket?.destroy())
+    }
+    const down = await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
+    expect([down.code, down.fault, down.partial]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }, false])
+  })
+
   it('a record that cannot be written stops the dispatch', async () => {
     const server = await api()
     const { instance } = provider({ baseURL: server.baseURL, apiKey: 'k' }, {
@@ -296,7 +320,7 @@ describe('the plugin in a host', () => {
     const call = () => app.tools.execute({ name: 'web_search', arguments: { queries: ['one', 'two'] }, session })
 
     const probe = () => app.readiness.report({ probe: true }).then((rows) => rows.find((row) => row.id === 'search:deepseek-official'))
-    expect(await probe()).toMatchObject({ state: 'unavailable', tools: ['web_search'] })
+    expect(await probe()).toMatchObject({ state: 'no_credential', tools: ['web_search'] })
     const missing = await call()
     expect(missing.isError && missing.error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
 

@@ -222,22 +222,22 @@ describe('selection', () => {
 })
 
 describe('results', () => {
-  it('W14, W15: the provider result passes unchanged and the signal arrives as the same object', async () => {
+  it('W14, W15: the provider result passes unchanged, named by its provider; the signal arrives as the same object', async () => {
     const app = await boot()
     const result = { content: 'answer', sources: sources('https://a.test'), truncated: false }
     const a = searchProvider('a', result)
     app.web.registerSearchProvider(a.provider)
     const signal = new AbortController().signal
-    expect(await app.web.search({ query: 'q' }, signal)).toBe(result)
+    expect(await app.web.search({ query: 'q' }, signal)).toEqual({ ...result, provider: 'a' })
     expect(a.calls[0]?.signal).toBe(signal)
   })
 
   it('W16–W18: maxResults cuts and marks truncated; a smaller list or no bound passes unchanged', async () => {
     const app = await boot()
     app.web.registerSearchProvider(searchProvider('a', { sources: sources('1', '2', '3'), truncated: false }).provider)
-    expect(await app.web.search({ query: 'q', maxResults: 2 })).toEqual({ sources: sources('1', '2'), truncated: true })
-    expect(await app.web.search({ query: 'q', maxResults: 8 })).toEqual({ sources: sources('1', '2', '3'), truncated: false })
-    expect(await app.web.search({ query: 'q' })).toEqual({ sources: sources('1', '2', '3'), truncated: false })
+    expect(await app.web.search({ query: 'q', maxResults: 2 })).toEqual({ sources: sources('1', '2'), truncated: true, provider: 'a' })
+    expect(await app.web.search({ query: 'q', maxResults: 8 })).toEqual({ sources: sources('1', '2', '3'), truncated: false, provider: 'a' })
+    expect(await app.web.search({ query: 'q' })).toEqual({ sources: sources('1', '2', '3'), truncated: false, provider: 'a' })
   })
 
   it('W19, W20: fetch uses the fetch registry only and returns the provider result', async () => {
