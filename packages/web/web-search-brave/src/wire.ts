@@ -1,4 +1,4 @@
-import { headerValue, httpFault, WebError, type ProviderFault, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
+import { collectSources, headerValue, httpFault, WebError, type ProviderFault, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
 import { z } from 'zod'
 import type { BraveSearchConfig } from './config.ts'
@@ -40,17 +40,12 @@ const Response = z.looseObject({ web: z.looseObject({ results: z.array(z.unknown
 export function mapResponse(json: unknown): WebSearchResult {
   const parsed = Response.safeParse(json)
   if (!parsed.success) throw new WebError(`Brave Search returned JSON that is not a search response: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`, 'WEB_PROVIDER_ERROR')
-  const seen = new Set<string>()
-  const sources: WebSearchSource[] = []
-  for (const raw of parsed.data.web?.results ?? []) {
-    const item = Result.safeParse(raw)
-    if (!item.success || !isHttpUrl(item.data.url) || seen.has(item.data.url)) continue
-    seen.add(item.data.url)
-    const title = item.data.title?.trim()
-    const snippet = item.data.description?.trim()
-    const publishedAt = item.data.page_age?.trim()
-    sources.push({ url: item.data.url, ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) })
-  }
+  const sources = collectSources(
+    (parsed.data.web?.results ?? []).flatMap((raw) => {
+      const item = Result.safeParse(raw)
+      return item.success ? [{ url: item.data.url, title: item.data.title, snippet: item.data.description, publishedAt: item.data.page_age }] : []
+    }),
+  )
   return { sources, truncated: false }
 }
 
@@ -102,9 +97,4 @@ function numbers(value: string | undefined): number[] {
     read.push(Number(part))
   }
   return read
-}
-
-function isHttpUrl(value: string): boolean {
-  const parsed = URL.parse(value)
-  return parsed?.protocol === 'http:' || parsed?.protocol === 'https:'
 }

@@ -1,7 +1,8 @@
 import * as brave from 'dsh-web-search-brave'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { hang, json, type Reply } from '../../web/tests/loopback-api.ts'
-import { failure, providerHost, type ProviderHost } from '../../web/tests/provider-host.ts'
+import { providerHost, type ProviderHost } from '../../web/tests/provider-host.ts'
+import { rejection } from '../../web/tests/rejection.ts'
 import { CORDIS, fakeBrave, halfAnswer, invalidToken, rateLimited, results, validation, type FakeBrave } from './fake-brave.ts'
 
 // dsh-web-search-brave against a Brave-shaped server on loopback: the request, the mapping, every
@@ -84,45 +85,45 @@ describe('error answers and the fault each one means', () => {
   it('429 on the per-second window: rate_limited, back after X-RateLimit-Reset’s first window', async () => {
     const server = await api(rateLimited())
     const { app } = await withKey(server)
-    const error = await failure(app.web.search({ query: 'q' }))
+    const error = await rejection(app.web.search({ query: 'q' }))
     expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', 'Brave Search API error (HTTP 429): RATE_LIMITED: Request rate limit exceeded for plan.', { kind: 'rate_limited', retryAfter: '1' }])
   })
 
   it('429 with Retry-After: that wins; 429 with the monthly window spent: quota_exhausted until it resets', async () => {
     const server = await api(rateLimited({ retryAfter: '17' }))
     const { app } = await withKey(server)
-    expect((await failure(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited', retryAfter: '17' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited', retryAfter: '17' })
     server.reply = rateLimited({ remaining: '1, 0', reset: '1, 1419704' })
-    expect((await failure(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'quota_exhausted', retryAfter: '1419704' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'quota_exhausted', retryAfter: '1419704' })
     server.reply = rateLimited({ remaining: 'garbage', reset: '' })
-    expect((await failure(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited' })
   })
 
   it('a refused key (422 SUBSCRIPTION_TOKEN_INVALID, or 401) is failing; 402 a spent plan', async () => {
     const server = await api(invalidToken)
     const { app } = await withKey(server)
-    const refused = await failure(app.web.search({ query: 'q' }))
+    const refused = await rejection(app.web.search({ query: 'q' }))
     expect([refused.message, refused.fault]).toEqual(['Brave Search API error (HTTP 422): SUBSCRIPTION_TOKEN_INVALID: The provided subscription token is invalid.', { kind: 'failing' }])
     server.reply = json(401, { message: 'no' })
-    expect((await failure(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'failing' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'failing' })
     server.reply = json(402, {})
-    expect((await failure(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'quota_exhausted' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'quota_exhausted' })
   })
 
   it('a query Brave refuses (422 VALIDATION) has no fault: it is bad everywhere', async () => {
     const server = await api(validation('Unable to validate request parameter(s): q too long'))
     const { app } = await withKey(server)
-    const error = await failure(app.web.search({ query: 'x'.repeat(500) }))
+    const error = await rejection(app.web.search({ query: 'x'.repeat(500) }))
     expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', 'Brave Search API error (HTTP 422): VALIDATION: Unable to validate request parameter(s): q too long', undefined])
   })
 
   it('503 is unavailable, with its Retry-After; its own deadline is WEB_SEARCH_TIMEOUT', async () => {
     const server = await api(json(503, 'upstream down', { 'retry-after': '5' }))
     const { app } = await withKey(server, { timeoutMs: 300 })
-    const down = await failure(app.web.search({ query: 'q' }))
+    const down = await rejection(app.web.search({ query: 'q' }))
     expect([down.message, down.fault]).toEqual(['Brave Search API error (HTTP 503)', { kind: 'unavailable', retryAfter: '5' }])
     server.reply = hang
-    const slow = await failure(app.web.search({ query: 'q' }))
+    const slow = await rejection(app.web.search({ query: 'q' }))
     expect([slow.code, slow.message]).toEqual(['WEB_SEARCH_TIMEOUT', 'Brave Search search timed out after 300 ms'])
   })
 
@@ -130,7 +131,7 @@ describe('error answers and the fault each one means', () => {
     const closed = await fakeBrave()
     await closed.close()
     const { app } = await withKey(closed)
-    const gone = await failure(app.web.search({ query: 'q' }))
+    const gone = await rejection(app.web.search({ query: 'q' }))
     expect([gone.code, gone.fault]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }])
     expect(gone.message).toMatch(/^Brave Search request failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/)
   })
@@ -142,34 +143,34 @@ describe('error answers and the fault each one means', () => {
       response.end()
     })
     const { app } = await withKey(server, { maxResponseBytes: 10_000 })
-    const redirected = await failure(app.web.search({ query: 'q' }))
+    const redirected = await rejection(app.web.search({ query: 'q' }))
     expect([redirected.message, redirected.fault]).toEqual(['Brave Search search was redirected (HTTP 307); redirects are not followed, so the key stays with the configured endpoint', { kind: 'failing' }])
     expect(elsewhere.received).toHaveLength(0)
     server.reply = (_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html' })
       response.end('<html>captcha</html>')
     }
-    const html = await failure(app.web.search({ query: 'q' }))
+    const html = await rejection(app.web.search({ query: 'q' }))
     expect([html.message, html.fault]).toEqual(['Brave Search returned a body that is not JSON (content-type text/html)', { kind: 'failing' }])
     server.reply = json(200, { web: { results: 'x'.repeat(20_000) } })
-    expect((await failure(app.web.search({ query: 'q' }))).message).toBe('Brave Search returned more than 10000 bytes (maxResponseBytes)')
+    expect((await rejection(app.web.search({ query: 'q' }))).message).toBe('Brave Search returned more than 10000 bytes (maxResponseBytes)')
     server.reply = json(200, { web: { results: 'not a list' } })
-    expect((await failure(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'failing' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'failing' })
   })
 
   it('an error answer that echoes the key shows it redacted, on one line', async () => {
     const server = await api(json(400, { type: 'ErrorResponse', error: { code: 'VALIDATION', detail: `token ${KEY}\nis not allowed here` } }))
     const { app } = await withKey(server)
-    const error = await failure(app.web.search({ query: 'q' }))
+    const error = await rejection(app.web.search({ query: 'q' }))
     expect(error.message).toBe('Brave Search API error (HTTP 400): VALIDATION: token [redacted] is not allowed here')
   })
 })
 
 describe('an answer under way is never handed to another provider', () => {
-  /** Brave first in a failover list, a scripted provider standing by behind it. */
+  /** Brave first in a failover list, a scripted provider standing by behind it; a cooldown no test outlives. */
   async function withStandby(server: FakeBrave, config: Record<string, unknown> = {}) {
     vi.stubEnv('DSH_TEST_BRAVE_KEY', KEY)
-    const created = await host({ baseURL: server.baseURL, ...config }, { searchProvider: ['brave', 'standby'] })
+    const created = await host({ baseURL: server.baseURL, ...config }, { searchProvider: ['brave', 'standby'], searchCooldownMs: 3_600_000 })
     const standby: string[] = []
     created.app.web.registerSearchProvider({
       id: 'standby',
@@ -185,7 +186,7 @@ describe('an answer under way is never handed to another provider', () => {
   it('the body stalls half-way past the deadline: WEB_SEARCH_TIMEOUT reaches the caller, the standby is not asked, brave cools down', async () => {
     const server = await api(halfAnswer('stall'))
     const { app, standby } = await withStandby(server, { timeoutMs: 300 })
-    const error = await failure(app.web.search({ query: 'q' }))
+    const error = await rejection(app.web.search({ query: 'q' }))
     expect([error.code, error.message, error.partial]).toEqual(['WEB_SEARCH_TIMEOUT', 'Brave Search search timed out after 300 ms while its answer was arriving', true])
     expect(standby).toEqual([])
     expect(app.web.searchProviderStates()[0]).toMatchObject({ id: 'brave', state: 'cooling_down' })
@@ -197,7 +198,7 @@ describe('an answer under way is never handed to another provider', () => {
   it('the connection drops half-way through the body: WEB_PROVIDER_ERROR reaches the caller, the standby is not asked', async () => {
     const server = await api(halfAnswer('drop'))
     const { app, standby } = await withStandby(server)
-    const error = await failure(app.web.search({ query: 'q' }))
+    const error = await rejection(app.web.search({ query: 'q' }))
     expect([error.code, error.partial]).toEqual(['WEB_PROVIDER_ERROR', true])
     expect(error.message).toMatch(/^Brave Search answer broke off before its end: /)
     expect(standby).toEqual([])
@@ -218,7 +219,7 @@ describe('the key, readiness and lifetime', () => {
     const { app } = await host({ baseURL: server.baseURL })
     const row = async (probe: boolean) => (await app.readiness.report({ probe })).find((entry) => entry.id === 'search:brave')
     expect(await row(false)).toMatchObject({ state: 'idle', detail: `key DSH_TEST_BRAVE_KEY is looked up at each search; ${server.baseURL}/web/search` })
-    const missing = await failure(app.web.search({ query: 'q' }))
+    const missing = await rejection(app.web.search({ query: 'q' }))
     expect([missing.code, missing.message]).toEqual([
       'WEB_PROVIDER_CREDENTIAL_MISSING',
       'Brave Search has no API key for "DSH_TEST_BRAVE_KEY". Store it as DSH_TEST_BRAVE_KEY in a .env file (the project\'s, or ~/.dsh/.env) for the credentials service, export DSH_TEST_BRAVE_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config.',
@@ -238,11 +239,11 @@ describe('the key, readiness and lifetime', () => {
   it('unloading the plugin ends a search in flight with WEB_ABORTED and removes the provider', async () => {
     const server = await api(hang)
     const { app, fork } = await withKey(server)
-    const pending = failure(app.web.search({ query: 'q' }))
+    const pending = rejection(app.web.search({ query: 'q' }))
     await vi.waitFor(() => expect(server.received).toHaveLength(1))
     fork.dispose()
     expect((await pending).code).toBe('WEB_ABORTED')
-    expect((await failure(app.web.search({ query: 'q' }))).code).toBe('WEB_PROVIDER_CONFIGURED_MISSING')
+    expect((await rejection(app.web.search({ query: 'q' }))).code).toBe('WEB_PROVIDER_CONFIGURED_MISSING')
   })
 
   it('a bad config value fails the load naming the field', () => {

@@ -1,4 +1,4 @@
-import { httpFault, WebError, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
+import { collectSources, httpFault, WebError, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
 import { z } from 'zod'
 import type { TavilySearchConfig } from './config.ts'
@@ -47,17 +47,12 @@ export function mapResponse(json: unknown): WebSearchResult {
     const issue = parsed.error.issues[0]
     throw new WebError(`Tavily returned JSON that is not a search response: ${issue ? `${issue.path.join('.') || 'the body'}: ${issue.message}` : 'unexpected shape'}`, 'WEB_PROVIDER_ERROR')
   }
-  const seen = new Set<string>()
-  const sources: WebSearchSource[] = []
-  for (const raw of parsed.data.results) {
-    const item = Result.safeParse(raw)
-    if (!item.success || !isHttpUrl(item.data.url) || seen.has(item.data.url)) continue
-    seen.add(item.data.url)
-    const title = item.data.title?.trim()
-    const snippet = item.data.content?.trim()
-    const publishedAt = item.data.published_date?.trim()
-    sources.push({ url: item.data.url, ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) })
-  }
+  const sources = collectSources(
+    parsed.data.results.flatMap((raw) => {
+      const item = Result.safeParse(raw)
+      return item.success ? [{ url: item.data.url, title: item.data.title, snippet: item.data.content, publishedAt: item.data.published_date }] : []
+    }),
+  )
   const content = parsed.data.answer?.trim()
   return { ...(content ? { content } : {}), sources, truncated: false }
 }
@@ -75,9 +70,4 @@ export function tavilyRefusal(status: number, headers: Headers, body: unknown): 
   if (status === 401 || status === 403) return { detail, fault: { kind: 'failing' } }
   if (status === 432 || status === 433) return { detail, fault: { kind: 'quota_exhausted' } }
   return { detail, fault: httpFault(status, headers) }
-}
-
-function isHttpUrl(value: string): boolean {
-  const parsed = URL.parse(value)
-  return parsed?.protocol === 'http:' || parsed?.protocol === 'https:'
 }

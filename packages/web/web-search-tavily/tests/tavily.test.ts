@@ -1,7 +1,8 @@
 import * as tavily from 'dsh-web-search-tavily'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { json, type Reply } from '../../web/tests/loopback-api.ts'
-import { failure, providerHost, type ProviderHost } from '../../web/tests/provider-host.ts'
+import { providerHost, type ProviderHost } from '../../web/tests/provider-host.ts'
+import { rejection } from '../../web/tests/rejection.ts'
 import { fakeTavily, refused, results, type FakeTavily } from './fake-tavily.ts'
 
 // dsh-web-search-tavily against a Tavily-shaped server on loopback: the request, the mapping (the
@@ -65,19 +66,19 @@ describe('error answers and the fault each one means', () => {
   it('401 refuses the key: failing, with Tavily’s text', async () => {
     const server = await api(refused(401, 'Unauthorized: missing or invalid API key.'))
     const { app } = await host(server)
-    const error = await failure(app.web.search({ query: 'q' }))
+    const error = await rejection(app.web.search({ query: 'q' }))
     expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', 'Tavily API error (HTTP 401): Unauthorized: missing or invalid API key.', { kind: 'failing' }])
   })
 
   it('429 is rate_limited with its Retry-After; 432 and 433 are a spent quota', async () => {
     const server = await api(refused(429, 'Your request has been blocked due to excessive requests.', { 'retry-after': '12' }))
     const { app } = await host(server)
-    expect((await failure(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited', retryAfter: '12' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited', retryAfter: '12' })
     server.reply = refused(429, 'slow down')
-    expect((await failure(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited' })
     for (const status of [432, 433]) {
       server.reply = refused(status, 'This request exceeds your plan\'s set usage limit.')
-      const error = await failure(app.web.search({ query: 'q' }))
+      const error = await rejection(app.web.search({ query: 'q' }))
       expect([error.message, error.fault]).toEqual([`Tavily API error (HTTP ${status}): This request exceeds your plan's set usage limit.`, { kind: 'quota_exhausted' }])
     }
   })
@@ -85,17 +86,17 @@ describe('error answers and the fault each one means', () => {
   it('400 (a bad query) has no fault; 500 is unavailable', async () => {
     const server = await api(refused(400, 'Query is too long. Max query length is 400 characters.'))
     const { app } = await host(server)
-    const bad = await failure(app.web.search({ query: 'x'.repeat(450) }))
+    const bad = await rejection(app.web.search({ query: 'x'.repeat(450) }))
     expect([bad.message, bad.fault]).toEqual(['Tavily API error (HTTP 400): Query is too long. Max query length is 400 characters.', undefined])
     server.reply = json(500, { detail: 'Internal Server Error' })
-    const down = await failure(app.web.search({ query: 'q' }))
+    const down = await rejection(app.web.search({ query: 'q' }))
     expect([down.message, down.fault]).toEqual(['Tavily API error (HTTP 500): Internal Server Error', { kind: 'unavailable' }])
   })
 
   it('an answer without a results list is failing', async () => {
     const server = await api(json(200, { query: 'q', answer: null }))
     const { app } = await host(server)
-    const error = await failure(app.web.search({ query: 'q' }))
+    const error = await rejection(app.web.search({ query: 'q' }))
     expect([error.message, error.fault]).toEqual(['Tavily returned JSON that is not a search response: results: Invalid input: expected array, received undefined', { kind: 'failing' }])
   })
 })

@@ -8,3 +8,4 @@ export { type SearchSelection, type SelectionSource } from './search-selection.t
 export { WebError, WebErrorCode } from './errors.ts'
 export * from './types.ts'
 export { providerText, sliceCodePoints, MAX_PROVIDER_TEXT } from './provider-text.ts'
+export { collectSources, type FoundSource } from './sources.ts'

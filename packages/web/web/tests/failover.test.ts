@@ -2,6 +2,7 @@ import { Context, type ForkScope, type Plugin } from 'cordis'
 import ReadinessService from 'dsh-core/readiness'
 import WebService, { WebError, type ProviderFault, type WebSearchProvider, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { rejection } from './rejection.ts'
 
 // Search selection as data (issue 23): a failover list, cooldowns from Retry-After or a default,
 // shared by every caller of the host's ctx.web, a clock the test owns (no waiting), and one row per
@@ -62,14 +63,6 @@ async function withProviders(config: Record<string, unknown>, ids: string[], opt
   return { app, providers }
 }
 
-async function rejection(promise: Promise<unknown>): Promise<WebError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  )
-  expect(error).toBeInstanceOf(WebError)
-  return error as WebError
-}
 
 afterEach(async () => {
   now = T0

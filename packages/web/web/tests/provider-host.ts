@@ -3,9 +3,8 @@ import CredentialService from 'dsh-core/credentials'
 import ReadinessService from 'dsh-core/readiness'
 import SessionService from 'dsh-core/sessions'
 import ToolRuntime from 'dsh-core/tools'
-import WebService, { WebError } from 'dsh-web'
+import WebService from 'dsh-web'
 import * as toolWeb from 'dsh-tool-web'
-import { expect } from 'vitest'
 
 // A host for a search provider plugin as a preset would mount it: the core services, the seam
 // (pinned to the provider unless `web` says otherwise), the provider's row and the web tools.
@@ -30,13 +29,4 @@ export async function providerHost(plugin: object, config: Record<string, unknow
   await app.start()
   await app.events.flush()
   return { app, fork, stop: () => app.stop() }
-}
-
-export async function failure(promise: Promise<unknown>): Promise<WebError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  )
-  expect(error).toBeInstanceOf(WebError)
-  return error as WebError
 }

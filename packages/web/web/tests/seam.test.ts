@@ -3,6 +3,7 @@ import { HarnessError } from 'dsh-core'
 import ReadinessService from 'dsh-core/readiness'
 import WebService, { WebError, type WebFetchProvider, type WebFetchResult, type WebSearchProvider, type WebSearchResult } from 'dsh-web'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { rejection } from './rejection.ts'
 
 // Reference checklist (reference/web.md §8, W01–W24) against a real cordis Context, plus the
 // readiness rows the seam adds for `dsh status`.
@@ -36,14 +37,6 @@ const fetchProvider = (id: string, result: WebFetchResult = OK_PAGE) => recordin
 
 const sources = (...urls: string[]) => urls.map((url) => ({ url }))
 
-async function rejection(promise: Promise<unknown>): Promise<WebError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  )
-  expect(error).toBeInstanceOf(WebError)
-  return error as WebError
-}
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   return (await rejection(promise)).code
