@@ -73,6 +73,11 @@ describe('OAuth', () => {
     const before = await rig.status('hosted')
     expect(before.state, before.detail).toBe('needs_auth')
     expect(before.detail).toContain('run: dsh mcp login hosted')
+    // The server never listed a tool, yet a call to one of its names says what is wrong and how to fix it.
+    expect(rig.toolNames().filter((name) => name.startsWith('mcp__hosted__'))).toEqual([])
+    const early = await rig.call('mcp__hosted__whoami')
+    expect(early.isError && early.error.code, JSON.stringify(early)).toBe('MCP_AUTH_REQUIRED')
+    expect(early.isError && early.error.message).toContain('dsh mcp login hosted')
 
     const { outcome, printed } = await loginFollowing(server)
     expect(printed).toHaveLength(1)
