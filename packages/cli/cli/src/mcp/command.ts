@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { bootPreset, composePreset, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { Context } from 'cordis'
+import { bootPreset, composePreset, CredentialService, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { Config, login, loginKey, McpConfig, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
@@ -65,6 +66,8 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
     })
     const [command, ...rest] = positionals
     if (values.help || !command) return await say(io, `${MCP_USAGE}\n`)
+    // As for every dsh command, logs (a .env that cannot be read, a row's warnings) go to stderr: stdout carries the answer.
+    routeLogsToStderr({ verbose: false }).booted(true)
     const from = invocationDir()
     const options: Options = {
       preset: presetPath(values.preset ?? 'coding', from),
@@ -284,19 +287,37 @@ async function importFile(file: string, options: Options): Promise<string> {
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
-  const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials: { resolve: async (variable) => (process.env[variable] ? { value: process.env[variable]!, source: 'env' } : undefined) } })
-  if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
-  const outcome = await login({
-    store: session.store,
-    settings: session.settings,
-    signal,
-    onAuthorizationUrl: (url) => {
-      tellStderr(io.stderr, `To log in to ${name}, open this URL in a browser (it comes back to this machine):\n${url.href}`)
-      if (io.stderr.isTTY) openBrowser(url.href)
-    },
+  return withCredentials(options.cwd, async (credentials) => {
+    const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials })
+    if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
+    const outcome = await login({
+      store: session.store,
+      settings: session.settings,
+      signal,
+      onAuthorizationUrl: (url) => {
+        tellStderr(io.stderr, `To log in to ${name}, open this URL in a browser (it comes back to this machine):\n${url.href}`)
+        if (io.stderr.isTTY) openBrowser(url.href)
+      },
+    })
+    const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
+    return options.json ? JSON.stringify({ loggedIn: name, scope: outcome.scope ?? null }) : `logged in to ${name}${scope}; the login is stored in ${session.store.path}`
   })
-  const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
-  return options.json ? JSON.stringify({ loggedIn: name, scope: outcome.scope ?? null }) : `logged in to ${name}${scope}; the login is stored in ${session.store.path}`
+}
+
+/**
+ * Runs `work` with dsh-core's credential lookup, as every row reads its secrets: the environment,
+ * then the workspace's `.env`, then the user's `.env`. Read when asked, never kept.
+ */
+async function withCredentials<T>(workspace: string, work: (credentials: Pick<CredentialService, 'resolve'>) => Promise<T>): Promise<T> {
+  const app = new Context()
+  app.plugin(CredentialService)
+  await app.start()
+  try {
+    const service = app.get('credentials')!
+    return await work({ resolve: (variable) => service.resolve(variable, { cwd: workspace }) })
+  } finally {
+    await app.stop()
+  }
 }
 
 async function logout(name: string, options: Options): Promise<string> {
