@@ -117,7 +117,9 @@ describe('dsh serve and approval', () => {
     })
     const result = await client.callTool({ name: 'remove_file', arguments: { path: 'notes/a.txt' } })
     expect(result.isError ?? false, JSON.stringify(result)).toBe(false)
-    expect(result.structuredContent).toEqual({ removed: 'notes/a.txt' })
+    // No output schema, so the value travels as text only (issue 16, item 5).
+    expect(result.structuredContent).toBeUndefined()
+    expect(JSON.stringify(result.content)).toContain('notes/a.txt')
     expect(asked).toHaveLength(1)
     const params = asked[0]!.params as { message: string; requestedSchema: { properties: Record<string, { type: string }> } }
     expect(params.message).toContain('remove_file')

@@ -112,13 +112,45 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, 
   })
 }
 
-/** Resolves after `ms`, or rejects early when the signal aborts. */
+/**
+ * Resolves after `ms`, or rejects early (with the abort reason) when the signal aborts. Either way
+ * its timer and its abort listener are gone once it settles, so a long-lived signal collects nothing.
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return raceAbort(
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, Math.min(ms, MAX_TIMER_DELAY_MS))
-      signal?.addEventListener('abort', () => clearTimeout(timer), { once: true })
-    }),
-    signal,
-  )
+  if (signal?.aborted) return Promise.reject(abortError(signal))
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(abortError(signal!))
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, Math.min(ms, MAX_TIMER_DELAY_MS))
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/**
+ * Waits for `work` to settle (fulfilled or rejected) for at most `ms`, or until `signal` aborts: true
+ * when it settled in time. For the losing side of a race ("give the server a moment to exit"): the
+ * timer and the listener are released as soon as the wait ends, whichever way, so nothing of it
+ * outlives the race (a stopped host is not kept alive for the rest of a grace period).
+ */
+export function settlesWithin(work: Promise<unknown>, ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false)
+  return new Promise<boolean>((resolve) => {
+    const finish = (settled: boolean) => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      resolve(settled)
+    }
+    const onAbort = () => finish(false)
+    const timer = setTimeout(finish, Math.min(ms, MAX_TIMER_DELAY_MS), false)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    work.then(
+      () => finish(true),
+      () => finish(true),
+    )
+  })
 }

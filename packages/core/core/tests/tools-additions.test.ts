@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { HarnessError, sleep, type ToolDefinition, type ToolExecution, type ToolResult, type ToolResultEvent } from '../src/index.ts'
 import { capturedLogs, useToolsApp } from './helpers.ts'
 
-// Tools runtime additions: a definition's finalizeContent, the tools/result event, and registerAll.
+// Tools runtime additions: a definition's finalizeContent, result observers (onResult), and registerAll.
 
 let app: Context
 
@@ -19,7 +19,7 @@ function tool(overrides: Partial<ToolDefinition> & { name: string }): ToolDefini
 
 function results(): ToolResultEvent[] {
   const seen: ToolResultEvent[] = []
-  app.on('tools/result', (event) => void seen.push(event))
+  app.tools.onResult((event) => void seen.push(event))
   return seen
 }
 
@@ -124,7 +124,7 @@ describe('finalizeContent', () => {
   })
 })
 
-describe('tools/result', () => {
+describe('onResult', () => {
   it('reports every call with its final result, call id, session and duration', async () => {
     const seen = results()
     const session = app.sessions.create({ cwd: process.cwd() })
@@ -147,14 +147,34 @@ describe('tools/result', () => {
     expect(result.isError && result.error.code).toBe('UNKNOWN_TOOL')
   })
 
-  it('an observer that throws is logged and changes nothing', async () => {
-    app.on('tools/result', () => {
+  it('an observer that throws is logged and changes nothing; the observers after it still hear', async () => {
+    app.tools.onResult(() => {
       throw new Error('observer broke')
     })
+    const seen = results()
     app.tools.register(tool({ name: 'ok' }))
     const result = await app.tools.execute({ name: 'ok', arguments: {} })
     expect(result.isError).toBe(false)
+    expect(seen).toHaveLength(1)
     expect(warnings.some((line) => line.includes('observer broke'))).toBe(true)
+  })
+
+  it('is an effect of the observing plugin: unloading it, or the disposer, stops the reports', async () => {
+    const seen: string[] = []
+    const fork = app.plugin({
+      name: 'observer',
+      inject: ['tools'],
+      apply: (ctx: Context) => {
+        ctx.tools.onResult((event) => void seen.push(`plugin:${event.name}`))
+      },
+    })
+    const stop = app.tools.onResult((event) => void seen.push(`direct:${event.name}`))
+    app.tools.register(tool({ name: 'ok' }))
+    await app.tools.execute({ name: 'ok', arguments: {} })
+    fork.dispose()
+    stop()
+    await app.tools.execute({ name: 'ok', arguments: {} })
+    expect(seen).toEqual(['plugin:ok', 'direct:ok'])
   })
 
   it('the same call id reaches the body, finalizeContent and the event', async () => {

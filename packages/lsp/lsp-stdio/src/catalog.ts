@@ -48,7 +48,13 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   rust: {
     language: 'Rust',
     inAll: true,
-    server: { command: 'rust-analyzer', extensionToLanguage: { '.rs': 'rust' }, install: 'rustup component add rust-analyzer' },
+    server: {
+      command: 'rust-analyzer',
+      extensionToLanguage: { '.rs': 'rust' },
+      // rustup installs a rust-analyzer shim with every toolchain, which fails until the component is added.
+      preflight: { args: ['--version'] },
+      install: 'rustup component add rust-analyzer',
+    },
   },
   c: {
     language: 'C, C++, Objective-C',

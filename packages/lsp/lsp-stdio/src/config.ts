@@ -23,6 +23,13 @@ export const ServerConfig = z.strictObject({
    * `auto` takes native for TypeScript 7 or later and tsserver before it.
    */
   typescript: z.enum(['auto', 'native', 'tsserver']).optional(),
+  /**
+   * A command that must succeed before a server first starts in a directory: the server's
+   * executable with `args`, exiting 0 within `timeoutMs`. Run once per executable and directory;
+   * a failure makes the row `unavailable` with the command's first line of stderr and `install`
+   * (an installed shim that cannot run its tool: rustup without the rust-analyzer component).
+   */
+  preflight: z.strictObject({ args: z.array(z.string()), timeoutMs: budget(10_000) }).optional(),
   /** Sent verbatim as `initialize.params.initializationOptions`. */
   initializationOptions: z.json().default(null),
   /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */

@@ -3,8 +3,9 @@ import { LspError, type LspProvider, type LspProviderQuery, type LspQueryResult 
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
 import type { ServerInstance } from './instance.ts'
-import type { Launcher } from './launch.ts'
+import type { Launch, Launcher } from './launch.ts'
 import { ServerPool } from './pool.ts'
+import { Preflight } from './preflight.ts'
 import { WorkQueue } from './queue.ts'
 import { trackUntilSettled } from './settle.ts'
 import { fuseSignals } from './signals.ts'
@@ -37,6 +38,7 @@ export class StdioLspProvider implements LspProvider {
   private readonly pool: ServerPool
   private readonly queue = new WorkQueue()
   private readonly supervision: Supervision
+  private readonly preflight: Preflight | undefined
   /** Workspace lookups in flight, which disposal waits for. */
   private readonly lookups = new Set<Promise<void>>()
   private readonly lifetime = new AbortController()
@@ -48,6 +50,8 @@ export class StdioLspProvider implements LspProvider {
     this.extensionToLanguage = { ...config.extensionToLanguage }
     this.supervision = new Supervision(id, config.crashes)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
+    const { preflight } = config
+    this.preflight = preflight ? new Preflight({ serverId: id, config: { ...config, preflight }, subprocess, lifetime: this.lifetime.signal }) : undefined
   }
 
   async query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
@@ -70,7 +74,7 @@ export class StdioLspProvider implements LspProvider {
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
-    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), lastCrash: this.supervision.lastCrash }
+    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
     return withExtensions(providerStatus(view), this.extensionToLanguage)
   }
 
@@ -89,7 +93,7 @@ export class StdioLspProvider implements LspProvider {
         this.guard(scope.signal)
         let instance: ServerInstance | undefined
         try {
-          instance = await this.pool.acquire(workspace, () => this.options.launcher.launch(workspace, scope.signal))
+          instance = await this.pool.acquire(workspace, () => this.launch(workspace, scope.signal))
           await raceAbort(instance.ready, scope.signal)
         } catch (error) {
           failure = this.supervision.settle(workspace.path, error, instance ?? NO_SERVER, scope.signal)
@@ -114,7 +118,7 @@ export class StdioLspProvider implements LspProvider {
     }
     const closing = this.pool.close()
     // Queue tails and lookups never reject; only a server's teardown can.
-    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups])
+    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...(this.preflight?.pending() ?? [])])
     await closing
   }
 
@@ -145,11 +149,18 @@ export class StdioLspProvider implements LspProvider {
   /** A server for the workspace; a start that fails at once counts like any other failure. */
   private async start(workspace: Workspace, signal: AbortSignal): Promise<ServerInstance> {
     try {
-      return await this.pool.acquire(workspace, () => this.options.launcher.launch(workspace, signal))
+      return await this.pool.acquire(workspace, () => this.launch(workspace, signal))
     } catch (error) {
       this.supervision.settle(workspace.path, error, NO_SERVER, signal)
       throw error
     }
+  }
+
+  /** How a new server starts for the workspace, once the row's preflight passed there. */
+  private async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
+    const launch = await this.options.launcher.launch(workspace, signal)
+    await this.preflight?.assert(launch.executable, workspace.path, signal)
+    return launch
   }
 
   private async workspaceOf(root: string, signal: AbortSignal): Promise<Workspace> {

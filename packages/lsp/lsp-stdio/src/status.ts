@@ -13,9 +13,11 @@ export interface ProviderView {
   /** The most recently used server still in the pool. */
   readonly newest: ServerInstance | undefined
   readonly lastCrash: LspError | undefined
+  /** Why the server cannot run although its executable exists (its preflight failed). */
+  readonly unusable: string | undefined
 }
 
-/** Blocked restarts, else the most recently used server's state, else the last crash, else idle. */
+/** Blocked restarts, else the most recently used server's state, else a failed preflight, else the last crash, else idle. */
 export function providerStatus(view: ProviderView): CapabilityStatus {
   if (view.blocked) return { state: 'crashed', detail: view.blocked }
   const instance = view.newest
@@ -34,6 +36,7 @@ export function providerStatus(view: ProviderView): CapabilityStatus {
         return assertNever(state, 'instance state')
     }
   }
+  if (view.unusable) return { state: 'unavailable', detail: view.unusable }
   if (view.lastCrash) return { state: 'crashed', detail: view.lastCrash.message }
   return { state: 'idle', detail: `${view.launcher.describe()}; starts on the first query` }
 }

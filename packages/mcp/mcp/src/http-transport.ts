@@ -1,7 +1,7 @@
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { sleep } from 'dsh-core'
+import { settlesWithin } from 'dsh-core'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { ServerUnreachableError, WireInbox, wireFetch } from './http-wire.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
@@ -120,7 +120,7 @@ export class HttpTransport implements Transport {
   /** Ends the session (briefly waiting for the server's answer), then stops every request and stream. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      if (!this.lostBecause) await Promise.race([this.inner.terminateSession().catch(() => {}), sleep(END_SESSION_WAIT_MS)])
+      if (!this.lostBecause) await settlesWithin(this.inner.terminateSession(), END_SESSION_WAIT_MS)
       await this.inner.close()
     })()
     return this.closing

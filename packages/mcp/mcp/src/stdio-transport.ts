@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { errorMessage, oneLine, sleep, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
+import { errorMessage, oneLine, settlesWithin, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
 import { McpError } from './errors.ts'
 import { LineReader } from './line-reader.ts'
 import { answerId, answerProblem, deliverInOrder, faultAnswer, fromPeer, idAtEdges, PendingRequests } from './wire.ts'
@@ -122,7 +122,7 @@ export class StdioTransport implements Transport {
     } catch {
       // a broken pipe: the process is going anyway
     }
-    const exited = await Promise.race([child.exited.then(() => true), sleep(this.options.shutdownGraceMs).then(() => false)])
+    const exited = await settlesWithin(child.exited, this.options.shutdownGraceMs)
     if (!exited) await child.terminate()
     await this.gone
   }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
+import { settlesWithin } from '../abort.ts'
 import { scrubbedEnv } from './env.ts'
 import { SubprocessError } from './errors.ts'
 import { groupAlive } from './group.ts'
@@ -182,16 +183,6 @@ export class ChildHandle {
 
 /** After SIGKILL a group normally vanishes at once; this bounds a pathological wait. */
 export const DEFAULT_KILL_WAIT_MS = 5000
-
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)))
-  try {
-    return await Promise.race([promise.then(() => true), late])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 function spawnFailed(file: string, error: unknown): SubprocessError {
   return new SubprocessError(`${file} could not be started: ${(error as Error)?.message ?? String(error)}`, 'SUBPROCESS_SPAWN_FAILED', { cause: error })

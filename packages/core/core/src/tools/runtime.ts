@@ -9,7 +9,7 @@ import { runInSession } from '../sessions/current.ts'
 import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
-import type { ApprovalMode, Approver, CatalogEntry, ContentBlock, PromptSection, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
+import type { ApprovalMode, Approver, CatalogEntry, ContentBlock, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -17,8 +17,6 @@ declare module 'cordis' {
   }
   interface Events {
     'tools/change'(): void
-    /** Every call's final result; observers cannot change it, and a throwing observer is logged. */
-    'tools/result'(event: ToolResultEvent): void
   }
 }
 
@@ -68,16 +66,12 @@ export class ToolRuntime extends Service {
   private readonly namespaces: { readonly prefix: string; readonly explain: (name: string) => Error | undefined }[] = []
   /** `batch()` nesting, and whether a change happened inside it. */
   private readonly hold = { depth: 0, changed: false }
-  /** The app's event registry, asked directly whether anyone listens (see `announce`). */
-  private readonly hooks: Context['events']['_hooks']
-  private readonly lifecycle: Context['events']
+  /** Result observers (`onResult`), oldest first. */
+  private readonly observers = new Set<{ readonly observe: ResultObserver }>()
 
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
     this.settings = config
-    this.lifecycle = ctx.root.events
-    // Read through the service itself: through cordis's proxy, each property read builds a shadow context.
-    this.hooks = untracked(ctx.root.events)._hooks
   }
 
   /** Adds a tool; an effect on the caller's scope, so unloading the caller removes it. */
@@ -391,14 +385,32 @@ export class ToolRuntime extends Service {
     return { ...result, content: Object.freeze(blocks.map((block) => Object.freeze({ type: 'text' as const, text: block.text }))) }
   }
 
+  /**
+   * Hears every call's final result (`ToolResultEvent`), for logs, replay and UIs; an effect on the
+   * caller's scope. Observers cannot change a result, and one that throws is logged without keeping
+   * the others from hearing. Our own list rather than a cordis event: an emit through cordis costs
+   * ~40 µs per call even with nobody listening, and asking cordis whether anyone does takes its
+   * private members.
+   */
+  onResult(observe: ResultObserver): () => void {
+    if (typeof observe !== 'function') throw new ToolError('a result observer must be a function', 'INVALID_TOOL')
+    const observers = this.observers
+    return this.ctx.effect(() => {
+      const slot = { observe }
+      observers.add(slot)
+      return () => {
+        observers.delete(slot)
+      }
+    })
+  }
+
   private announce(event: ToolResultEvent): void {
-    // Every call passes here. Dispatching through the context costs tens of microseconds (cordis
-    // builds tracing proxies), so the app's event registry is asked first whether anyone listens.
-    if (!this.hooks['tools/result']?.length) return
-    try {
-      this.lifecycle.emit('tools/result', event)
-    } catch (error) {
-      this.ctx.logger('tools').warn(`a tools/result listener failed: ${errorMessage(error)}`)
+    for (const { observe } of this.observers) {
+      try {
+        observe(event)
+      } catch (error) {
+        this.ctx.logger('tools').warn(`a result observer failed: ${errorMessage(error)}`)
+      }
     }
   }
 

@@ -145,7 +145,10 @@ export type ToolResult =
     }
   | { readonly isError: true; readonly content: readonly ContentBlock[]; readonly error: ToolErrorInfo; readonly meta?: undefined }
 
-/** What `tools/result` observers learn about each finished call. */
+/** Hears a call's final result (`ctx.tools.onResult`). */
+export type ResultObserver = (event: ToolResultEvent) => void
+
+/** What result observers learn about each finished call. */
 export interface ToolResultEvent {
   readonly callId: string
   readonly name: string
