@@ -6,5 +6,6 @@ export const projects = [
   { extends: true as const, test: { name: 'web', include: ['packages/web/*/tests/**/*.test.ts'] } },
   { extends: true as const, test: { name: 'skill', include: ['packages/skill/*/tests/**/*.test.ts'] } },
   { extends: true as const, test: { name: 'mcp', include: ['packages/mcp/*/tests/**/*.test.ts'] } },
+  { extends: true as const, test: { name: 'pack', include: ['scripts/pack-check/tests/**/*.test.ts'] } },
   { extends: true as const, test: { name: 'examples', include: ['examples/*/tests/**/*.test.ts'] } },
 ]

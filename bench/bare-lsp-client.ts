@@ -4,20 +4,32 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node'
 
+/** One `textDocument/publishDiagnostics` the server sent. */
+export interface Publication {
+  readonly uri: string
+  readonly version?: number
+  readonly diagnostics: readonly { readonly severity?: number }[]
+}
+
 /**
  * The baseline: a bare vscode-jsonrpc client doing what a careful hand-written client does per
  * query — read the file, didOpen, request, didClose — with no host, queue, validation or rendering.
+ * With `diagnostics`, it also advertises diagnostics (published, and pulled) as dsh-lsp-stdio does,
+ * and can keep a document open and change it (the diagnostics baseline).
  */
 export class BareLspClient {
   private readonly child: ChildProcess
   private readonly connection: MessageConnection
   private readonly outstanding = new Set<string | number>()
   private quiet: (() => void) | undefined
+  private readonly versions = new Map<string, number>()
+  private readonly publicationWaiters = new Set<(publication: Publication) => void>()
 
   constructor(
     executable: string,
     args: readonly string[],
     private readonly workspace: string,
+    private readonly options: { readonly diagnostics?: boolean } = {},
   ) {
     this.child = spawn(executable, args, { cwd: workspace, stdio: ['pipe', 'pipe', 'ignore'] })
     this.connection = createMessageConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.child.stdin!))
@@ -32,6 +44,9 @@ export class BareLspClient {
         this.outstanding.delete(token)
         if (!this.outstanding.size) this.quiet?.()
       }
+    })
+    this.connection.onNotification('textDocument/publishDiagnostics', (params: Publication) => {
+      for (const waiter of [...this.publicationWaiters]) waiter(params)
     })
     this.connection.listen()
   }
@@ -51,7 +66,13 @@ export class BareLspClient {
         general: { positionEncodings: ['utf-16'] },
         window: { workDoneProgress: true },
         workspace: { workspaceFolders: true, configuration: true },
-        textDocument: { hover: { contentFormat: ['markdown', 'plaintext'] }, definition: { linkSupport: true }, implementation: { linkSupport: true }, references: {} },
+        textDocument: {
+          hover: { contentFormat: ['markdown', 'plaintext'] },
+          definition: { linkSupport: true },
+          implementation: { linkSupport: true },
+          references: {},
+          ...(this.options.diagnostics ? { publishDiagnostics: { relatedInformation: true, versionSupport: true }, diagnostic: { dynamicRegistration: false } } : {}),
+        },
       },
     })
     await this.connection.sendNotification('initialized', {})
@@ -80,6 +101,45 @@ export class BareLspClient {
     } finally {
       await this.connection.sendNotification('textDocument/didClose', { textDocument: { uri } })
     }
+  }
+
+  /** Opens `file` (with its text on disk) and keeps it open. */
+  async open(file: string, languageId: string): Promise<void> {
+    const path = join(this.workspace, file)
+    const uri = pathToFileURL(path).href
+    this.versions.set(uri, 1)
+    await this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text: await readFile(path, 'utf8') } })
+  }
+
+  /** Replaces an open document's text (didChange, the whole text); returns its new version. */
+  async change(file: string, text: string): Promise<number> {
+    const uri = this.uriOf(file)
+    const version = (this.versions.get(uri) ?? 1) + 1
+    this.versions.set(uri, version)
+    await this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] })
+    return version
+  }
+
+  /** The next publication for `file` that `accept` takes. Call it before the change it answers. */
+  publication(file: string, accept: (publication: Publication) => boolean): Promise<Publication> {
+    const uri = this.uriOf(file)
+    return new Promise((resolve) => {
+      const waiter = (publication: Publication) => {
+        if (publication.uri !== uri || !accept(publication)) return
+        this.publicationWaiters.delete(waiter)
+        resolve(publication)
+      }
+      this.publicationWaiters.add(waiter)
+    })
+  }
+
+  /** `textDocument/diagnostic` for an open document. */
+  pull(file: string): Promise<{ items: readonly { readonly severity?: number }[] }> {
+    return this.connection.sendRequest('textDocument/diagnostic', { textDocument: { uri: this.uriOf(file) } })
+  }
+
+  private uriOf(file: string): string {
+    return pathToFileURL(join(this.workspace, file)).href
   }
 
   async close(): Promise<void> {

@@ -1,12 +1,13 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host, type Session } from 'dsh-core'
 import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
+import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
+import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
 
 // Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → the language server)
 // against a bare vscode-jsonrpc client doing the same didOpen/request/didClose on its own instance of
@@ -18,7 +19,6 @@ import { ms, percentile, ratio, timed } from './stats.ts'
 
 const REPO = fileURLToPath(new URL('../', import.meta.url))
 const FIXTURE = join(REPO, 'packages/lsp/lsp-stdio/tests/real/workspaces/ts-project')
-const TYPESCRIPT_7 = realpathSync(join(REPO, 'packages/lsp/lsp-stdio/node_modules/typescript-7'))
 const QUERIES = Number(process.env.BENCH_LSP_QUERIES ?? 200)
 
 interface Server {
@@ -38,8 +38,8 @@ const SERVERS: readonly Server[] = [
     prepare: () => {},
   },
   {
-    name: `native ${JSON.parse(readFileSync(join(TYPESCRIPT_7, 'package.json'), 'utf8')).version} (tsc --lsp)`,
-    executable: join(dirname(createRequire(join(TYPESCRIPT_7, 'package.json')).resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`)), 'lib', 'tsc'),
+    name: `native ${TYPESCRIPT_7_VERSION} (tsc --lsp)`,
+    executable: TYPESCRIPT_7_COMPILER,
     args: ['--lsp', '--stdio'],
     prepare: (dir) => {
       mkdirSync(join(dir, 'node_modules'))
@@ -242,6 +242,7 @@ export async function benchLsp(): Promise<string[]> {
     summary.push(`${server.name.padEnd(46)} ${ms(oursCold).padStart(11)}  ${p50s}  ${mb(warm.oursRss).padStart(7)}`)
   }
   lines.push(...(await fourWorkspaces(SERVERS[0]!)))
+  lines.push(...(await benchLspDiagnostics()))
   lines.push('side by side (ours; ratio to the bare client on the same server)')
   lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms: ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
   lines.push(...summary)

@@ -1,5 +1,6 @@
 import { benchFs } from './fs.ts'
 import { benchLsp } from './lsp.ts'
+import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { benchLspFraming } from './lsp-framing.ts'
 import { benchLspPositions } from './lsp-positions.ts'
 import { benchMcp } from './mcp.ts'
@@ -13,6 +14,7 @@ import { benchWebHtml } from './web-html.ts'
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
 const benches: Record<string, () => Promise<string[]>> = {
   lsp: benchLsp,
+  'lsp-diagnostics': benchLspDiagnostics,
   'lsp-positions': benchLspPositions,
   'lsp-framing': benchLspFraming,
   web: benchWeb,

@@ -15,12 +15,16 @@ export interface Manifest {
   readonly repository?: { readonly directory?: string }
   readonly engines?: { readonly node?: string }
   readonly files?: readonly string[]
+  readonly scripts?: Readonly<Record<string, string>>
   readonly exports?: Readonly<Record<string, unknown>>
   readonly publishConfig?: { readonly exports?: Readonly<Record<string, unknown>> }
   readonly peerDependencies?: Readonly<Record<string, string>>
   readonly dependencies?: Readonly<Record<string, string>>
   readonly devDependencies?: Readonly<Record<string, string>>
 }
+
+/** The prepack every published package runs first (scripts/prepack.mjs; packages sit three levels down). */
+export const PREPACK = 'node ../../../scripts/prepack.mjs'
 
 /** The workspace's packages (not the private root), as pnpm sees them. */
 export async function workspacePackages(root: string): Promise<WorkspacePackage[]> {
@@ -50,6 +54,7 @@ export function publishedPackages(root: string, list: readonly WorkspacePackage[
     if (manifest.repository?.directory !== dir) problem(`repository.directory should be "${dir}"`)
     if (!manifest.engines?.node) problem('has no engines.node')
     if (!manifest.files?.includes('dist')) problem('files does not list dist')
+    if (!manifest.scripts?.prepack?.startsWith(PREPACK)) problem(`its prepack does not start with "${PREPACK}" (build before packing, refuse npm)`)
     if (!existsSync(join(path, 'tsconfig.build.json'))) problem('has no tsconfig.build.json')
     else if (!built.includes(join(path, 'tsconfig.build.json'))) problem('its tsconfig.build.json is not referenced from the root tsconfig.build.json')
     const source = Object.keys(manifest.exports ?? {})

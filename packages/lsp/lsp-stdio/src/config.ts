@@ -57,6 +57,23 @@ export const ServerConfig = z.strictObject({
   requestTimeoutMs: budget(60_000),
   /** How long a query waits for the server's `$/progress` (project loading) to end before answering anyway. */
   indexingTimeoutMs: budget(20_000),
+  /**
+   * Diagnostics of a server that publishes them (rather than answering `textDocument/diagnostic`):
+   * how long to wait, once the server is quiet, for the publication that answers the file's open;
+   * the answer is `complete: false` when it does not come (or keep changing) within this.
+   */
+  diagnosticsWaitMs: budget(10_000),
+  /**
+   * A publication without a version (typescript-language-server sends syntax and semantic
+   * diagnostics one after the other) counts as the answer once no newer one followed for this long.
+   */
+  diagnosticsSettleMs: z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS).default(200),
+  /**
+   * Documents a server that answers pulled diagnostics keeps open after being asked about them, so
+   * the request after a change is an incremental `didChange` rather than a fresh open; the least
+   * recently used beyond this is closed.
+   */
+  maxOpenDocuments: positive(50),
   /** A work-done progress token still open after this long is treated as ended (a server that forgot to end it stops looking busy). */
   progressTimeoutMs: budget(600_000),
   /** Graceful `shutdown`/`exit` budget before the process group is killed. */

@@ -18,6 +18,8 @@ export interface ConnectionHooks {
   onServerRequest(method: string, params: unknown): unknown
   /** `$/progress` for a token the client did not start (the server's own work). */
   onProgress(token: string | number, value: unknown): void
+  /** Any other notification from the server (`textDocument/publishDiagnostics`, …). */
+  onNotification?(method: string, params: unknown): void
 }
 
 const silent = { error() {}, warn() {}, info() {}, log() {} }
@@ -73,7 +75,7 @@ export class LspConnection {
     this.rpc = createMessageConnection(reader, writer, silent)
     this.rpc.onRequest((method, params) => hooks.onServerRequest(method, params))
     this.rpc.onUnhandledProgress((params) => hooks.onProgress(params.token, params.value))
-    this.rpc.onNotification(() => {})
+    this.rpc.onNotification((method, params) => hooks.onNotification?.(method, params))
     this.rpc.onClose(() => this.expectExit('the language server closed its output'))
     this.rpc.listen()
     const outputClosed = new Promise<void>((resolve) => guard.once('close', () => resolve()))

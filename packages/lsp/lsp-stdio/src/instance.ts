@@ -1,15 +1,18 @@
 import { abortError, assertNever, deadline, envFromConfig, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
-import { LspError, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
+import { LspError, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspProviderQuery, type LspQueryResult, type LspWorkspaceSymbol } from 'dsh-lsp'
 import { CancellationTokenSource } from 'vscode-jsonrpc/node'
-import { LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities } from 'vscode-languageserver-protocol'
+import { FileChangeType, LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
 import type { Launch } from './launch.ts'
 import { ProgressTracker } from './progress.ts'
+import { digestOf, KeptDocuments } from './documents.ts'
+import { PublishedDiagnostics, type DiagnosticsWatch } from './published-diagnostics.ts'
 import { answerServerRequest } from './server-requests.ts'
 import { settlesWithin } from './settle.ts'
-import { checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
+import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
+import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
 
@@ -23,17 +26,32 @@ export interface InstanceOptions {
   readonly report: (message: string) => void
 }
 
+/** SymbolKind 1–26: what translation accepts. */
+const SYMBOL_KINDS = { valueSet: Array.from({ length: 26 }, (_, index) => (index + 1) as SymbolKind) }
+
 const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
   general: { positionEncodings: ['utf-16'] },
   window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
-  workspace: { workspaceFolders: true, configuration: true, applyEdit: false },
+  workspace: { workspaceFolders: true, configuration: true, applyEdit: false, symbol: { symbolKind: SYMBOL_KINDS } },
   textDocument: {
     synchronization: { dynamicRegistration: false },
     hover: { contentFormat: ['markdown', 'plaintext'] },
     definition: { linkSupport: true },
     implementation: { linkSupport: true },
     references: {},
+    publishDiagnostics: { relatedInformation: true, versionSupport: true },
+    diagnostic: { dynamicRegistration: false },
+    documentSymbol: { hierarchicalDocumentSymbolSupport: true, symbolKind: SYMBOL_KINDS },
   },
+}
+
+/** What a file change is called in `workspace/didChangeWatchedFiles`. */
+const FILE_CHANGE_TYPES: Record<LspFileChangeKind, FileChangeType> = { created: FileChangeType.Created, changed: FileChangeType.Changed, deleted: FileChangeType.Deleted }
+
+/** An open document: its URI and the version it was opened with. */
+interface OpenDocument {
+  readonly uri: string
+  readonly version: number
 }
 
 /**
@@ -51,6 +69,13 @@ export class ServerInstance {
   private readonly child: ChildHandle
   private readonly connection: LspConnection
   private readonly progress: ProgressTracker
+  private readonly published = new PublishedDiagnostics()
+  /** Documents left open between requests (those a server answering pulled diagnostics was asked about). */
+  private readonly kept: KeptDocuments
+  /** Every open gets a version no earlier open had, so a late answer to an earlier open is never taken for ours. */
+  private nextVersion = 1
+  /** The server refused the handshake's `$/` request in time: such a request can serve as a barrier. */
+  private answersBarrier = false
   private initialized = false
   /** The server answered `initialize`: it speaks LSP, so it is owed `shutdown`/`exit` even if we then refuse it. */
   private answered = false
@@ -61,6 +86,7 @@ export class ServerInstance {
     const { config, workspace } = options
     this.workspace = workspace
     this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
+    this.kept = new KeptDocuments(config.maxOpenDocuments)
     const env = envFromConfig(config.env)
     this.child = options.subprocess.spawn({
       argv: [options.launch.executable, ...options.launch.args],
@@ -79,6 +105,9 @@ export class ServerInstance {
         const title = this.progress.title
         if (title) options.report(title)
         else if (wasBusy && !this.progress.busy) options.report('ready')
+      },
+      onNotification: (method, params) => {
+        if (method === 'textDocument/publishDiagnostics') this.published.record(params)
       },
     })
     this.ready = this.initialize()
@@ -118,17 +147,70 @@ export class ServerInstance {
     return this.connection.isFatal(error)
   }
 
-  async query(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
-    if (this.disposed) throw new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED')
-    if (signal.aborted) throw abortError(signal, queryAborted)
-    this.busy++
-    this.lastUsed = Date.now()
-    try {
-      return await this.run(request, source, signal)
-    } finally {
-      this.busy--
-      this.lastUsed = Date.now()
+  query(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
+    return this.use(signal, () =>
+      this.opened(source, request.languageId, signal, { supported: (capabilities) => supportsOperation(capabilities, request.operation) || request.operation }, (document) => this.ask(request, document, signal)),
+    )
+  }
+
+  /**
+   * The file's diagnostics as the server sees its current text: pulled (`textDocument/diagnostic`)
+   * when the server offers that, else the publication that answers the open (see
+   * PublishedDiagnostics), waited for at most `diagnosticsWaitMs` once the server is quiet.
+   */
+  diagnostics(source: ContainedText, languageId: string, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    return this.use(signal, async () => {
+      const watch = this.published.watch(source.url)
+      try {
+        // A server that is asked (pull) keeps the file open: the next request after a change is then
+        // an incremental didChange, not a fresh open (TypeScript 7's server re-checks a reopened file whole).
+        const how = { supported: () => true as const, keep: (capabilities: ServerCapabilities) => Boolean(capabilities.diagnosticProvider) }
+        return await this.opened(source, languageId, signal, how, (document, capabilities) =>
+          capabilities.diagnosticProvider ? this.pulledDiagnostics(document, signal) : this.pushedDiagnostics(document, watch, signal),
+        )
+      } finally {
+        watch.dispose()
+      }
+    })
+  }
+
+  /** The file's outline (`textDocument/documentSymbol`). */
+  documentSymbols(source: ContainedText, languageId: string, signal: AbortSignal): Promise<{ symbols: LspDocumentSymbol[]; complete: boolean }> {
+    return this.use(signal, () =>
+      this.opened(source, languageId, signal, { supported: (capabilities) => offered(capabilities.documentSymbolProvider) || 'documentSymbols' }, async (document) => {
+        const { payload, complete } = await this.askWhenQuiet('textDocument/documentSymbol', { textDocument: { uri: document.uri } }, signal)
+        return { symbols: toDocumentSymbols(payload), complete }
+      }),
+    )
+  }
+
+  /**
+   * `workspace/symbol`, with `anchor` open meanwhile: some servers (tsserver) search only the
+   * projects of open files.
+   */
+  workspaceSymbols(query: string, anchor: { source: ContainedText; languageId: string }, signal: AbortSignal): Promise<{ symbols: LspWorkspaceSymbol[]; complete: boolean }> {
+    return this.use(signal, () =>
+      this.opened(anchor.source, anchor.languageId, signal, { supported: (capabilities) => offered(capabilities.workspaceSymbolProvider) || 'workspaceSymbols' }, async () => {
+        const { payload, complete } = await this.askWhenQuiet('workspace/symbol', { query }, signal)
+        return { symbols: toWorkspaceSymbols(payload), complete }
+      }),
+    )
+  }
+
+  /**
+   * Tells a running server that files changed on disk (`workspace/didChangeWatchedFiles`): servers
+   * that leave watching to their client (TypeScript 7's, pyright) see nothing otherwise. Written
+   * in order before anything sent later (a server still in its handshake is told once it is done,
+   * before the requests waiting for it). A failed write ends the instance (the stream is suspect).
+   */
+  filesChanged(changes: readonly { readonly url: string; readonly kind: LspFileChangeKind }[]): void {
+    if (this.dead || !changes.length) return
+    if (!this.initialized) {
+      void this.ready.then(() => this.filesChanged(changes), () => {})
+      return
     }
+    const params = { changes: changes.map((change) => ({ uri: change.url, type: FILE_CHANGE_TYPES[change.kind] })) }
+    void this.connection.notify('workspace/didChangeWatchedFiles', params).catch(() => this.dispose())
   }
 
   /** Graceful `shutdown`/`exit` within `shutdownTimeoutMs`, then the process group is ended for sure. Shared by all callers. */
@@ -143,7 +225,34 @@ export class ServerInstance {
     return this.teardown
   }
 
-  private async run(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
+  /** Counts the work as running on this instance (idle eviction and the cap look at that). */
+  private async use<R>(signal: AbortSignal, work: () => Promise<R>): Promise<R> {
+    if (this.disposed) throw new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED')
+    if (signal.aborted) throw abortError(signal, queryAborted)
+    this.busy++
+    this.lastUsed = Date.now()
+    try {
+      return await work()
+    } finally {
+      this.busy--
+      this.lastUsed = Date.now()
+    }
+  }
+
+  /**
+   * Once the handshake is done: checks that the server can do the work (`supported` returns true
+   * or the name of what is missing), makes the server hold the file's text, runs `work`, and lets
+   * go. A document the server already keeps open (see `keep`) is brought up to date with `didChange`
+   * when its text differs, and stays open; any other is opened under a fresh version and closed
+   * again afterwards (transient open), unless `keep` says to keep it.
+   */
+  private async opened<R>(
+    source: ContainedText,
+    languageId: string,
+    signal: AbortSignal,
+    how: { readonly supported: (capabilities: ServerCapabilities) => true | string; readonly keep?: (capabilities: ServerCapabilities) => boolean },
+    work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
+  ): Promise<R> {
     let capabilities: ServerCapabilities
     try {
       capabilities = await raceAbort(this.ready, signal, queryAborted)
@@ -153,26 +262,66 @@ export class ServerInstance {
       throw error
     }
     const { serverId } = this.options
-    if (!supportsOperation(capabilities, request.operation)) {
-      throw new LspError(`${serverId}: the language server does not support ${request.operation}`, 'LSP_UNSUPPORTED_OPERATION')
-    }
+    const support = how.supported(capabilities)
+    if (support !== true) throw new LspError(`${serverId}: the language server does not support ${support}`, 'LSP_UNSUPPORTED_OPERATION')
     if (!supportsTransientOpen(capabilities)) {
       throw new LspError(`${serverId}: the language server does not support transient textDocument/didOpen and didClose`, 'LSP_UNSUPPORTED_OPERATION')
     }
-    const textDocument = { uri: source.url }
+    const uri = source.url
+    if (this.kept.has(uri)) {
+      await this.writeOrDispose(() => this.documentChanged(uri, source.text, signal))
+      return work({ uri, version: this.kept.use(uri)!.version }, capabilities)
+    }
+    const document: OpenDocument = { uri, version: this.nextVersion++ }
+    await this.writeOrDispose(() => this.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: document.version, text: source.text } }, signal))
+    const keep = how.keep?.(capabilities) === true && acceptsWholeChanges(capabilities)
+    if (keep) for (const evicted of this.kept.add(uri, document.version, source.text)) this.close(evicted)
     try {
-      await this.connection.notify('textDocument/didOpen', { textDocument: { ...textDocument, languageId: request.languageId, version: 1, text: source.text } }, signal)
+      return await work(document, capabilities)
+    } finally {
+      if (!keep) this.close(uri)
+    }
+  }
+
+  /** True when the server keeps `uri` open between requests (its text must then be kept current). */
+  keeps(uri: string): boolean {
+    return this.kept.has(uri)
+  }
+
+  /**
+   * Brings a kept document's text up to date (`didChange` with the whole text, under a fresh
+   * version) when it differs from what the server has. Written in order before anything sent later.
+   */
+  async documentChanged(uri: string, text: string, signal?: AbortSignal): Promise<void> {
+    const kept = this.kept.use(uri)
+    if (!kept || this.dead) return
+    const digest = digestOf(text)
+    if (digest === kept.digest) return
+    kept.version = this.nextVersion++
+    kept.digest = digest
+    await this.connection.notify('textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }, signal)
+  }
+
+  /** Stops keeping a document open (the server goes back to the file on disk). */
+  forget(uri: string): void {
+    if (this.kept.delete(uri)) this.close(uri)
+  }
+
+  /**
+   * `didClose`, not awaited: the writer keeps message order, so a later didOpen still follows it;
+   * a failed write makes the stream untrustworthy, so the instance goes.
+   */
+  private close(uri: string): void {
+    if (!this.dead) void this.connection.notify('textDocument/didClose', { textDocument: { uri } }).catch(() => this.dispose())
+  }
+
+  /** A write that fails may have left half a frame behind: the stream cannot be trusted any more. */
+  private async writeOrDispose(write: () => Promise<void>): Promise<void> {
+    try {
+      await write()
     } catch (error) {
-      // The frame may be half-written: the stream cannot be trusted any more.
       await this.dispose()
       throw error
-    }
-    try {
-      return await this.ask(request, textDocument, signal)
-    } finally {
-      // Not awaited: the writer keeps message order, so the next didOpen still follows this
-      // didClose; a failed write makes the stream untrustworthy, so the instance goes.
-      if (!this.dead) void this.connection.notify('textDocument/didClose', { textDocument }).catch(() => this.dispose())
     }
   }
 
@@ -180,14 +329,24 @@ export class ServerInstance {
    * Asks once the server is quiet. If the server started new work while we asked (a cold project
    * loading), the answer came from a half-loaded project: wait for the work to end and ask again.
    */
-  private async ask(request: LspProviderQuery, textDocument: { uri: string }, signal: AbortSignal): Promise<LspQueryResult> {
+  private async askWhenQuiet(method: string, params: unknown, signal: AbortSignal): Promise<{ payload: unknown; complete: boolean }> {
     let complete = await this.progress.waitQuiet(signal)
     const epoch = this.progress.epoch
-    let payload = await this.request(request, textDocument, signal)
+    let payload = await this.request(method, params, signal)
     if (this.progress.epoch !== epoch || this.progress.busy) {
       complete = await this.progress.waitQuiet(signal)
-      if (complete) payload = await this.request(request, textDocument, signal)
+      if (complete) payload = await this.request(method, params, signal)
     }
+    return { payload, complete }
+  }
+
+  private async ask(request: LspProviderQuery, textDocument: { uri: string }, signal: AbortSignal): Promise<LspQueryResult> {
+    const params = {
+      textDocument: { uri: textDocument.uri },
+      position: { line: request.position.line, character: request.position.character },
+      ...(request.operation === 'findReferences' ? { context: { includeDeclaration: true } } : {}),
+    }
+    const { payload, complete } = await this.askWhenQuiet(methodOf(request.operation), params, signal)
     switch (request.operation) {
       case 'hover':
         return { kind: 'hover', hover: toHover(payload), complete }
@@ -200,18 +359,52 @@ export class ServerInstance {
     }
   }
 
-  /** One request, retried once when the server says its content was modified meanwhile. */
-  private async request(request: LspProviderQuery, textDocument: { uri: string }, signal: AbortSignal): Promise<unknown> {
-    const params = {
-      textDocument,
-      position: { line: request.position.line, character: request.position.character },
-      ...(request.operation === 'findReferences' ? { context: { includeDeclaration: true } } : {}),
+  /** `textDocument/diagnostic`, once the server is quiet (asked again if it started work meanwhile). */
+  private async pulledDiagnostics(document: OpenDocument, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    const { payload, complete } = await this.askWhenQuiet('textDocument/diagnostic', { textDocument: { uri: document.uri } }, signal)
+    return { items: toPulledDiagnostics(payload), complete }
+  }
+
+  /**
+   * The publication that answers the open: waited for once the server is quiet, for at most
+   * `diagnosticsWaitMs`. A barrier request (a `$/` request every server refuses at once) tells
+   * publications about this open from those about an earlier one, for servers that send no version.
+   */
+  private async pushedDiagnostics(document: OpenDocument, watch: DiagnosticsWatch, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    const { config } = this.options
+    if (this.answersBarrier) void this.barrier().finally(() => watch.barrierPassed())
+    else watch.barrierPassed()
+    const quiet = await this.progress.waitQuiet(signal)
+    const budget = deadline(signal, config.diagnosticsWaitMs, 'LSP_DIAGNOSTICS_WAIT')
+    try {
+      const answer = await watch.settle({ version: document.version, since: Date.now(), settleMs: config.diagnosticsSettleMs, signal: budget.signal })
+      if (signal.aborted) throw abortError(signal, queryAborted)
+      return { items: toDiagnostics(answer.diagnostics), complete: quiet && answer.settled }
+    } finally {
+      budget.dispose()
     }
-    const method = methodOf(request.operation)
+  }
+
+  /** Settles once the server has read everything sent before it (its refusal of a `$/` request), or after `handshakeSettleMs`. */
+  private async barrier(): Promise<void> {
+    const budget = deadline(undefined, this.options.config.handshakeSettleMs, 'LSP_BARRIER')
+    const cancellation = new CancellationTokenSource()
+    try {
+      await raceAbort(this.connection.request('$/dsh/barrier', null, cancellation.token), budget.signal)
+    } catch {
+      // The refusal is the expected answer.
+    } finally {
+      budget.dispose()
+      cancellation.dispose()
+    }
+  }
+
+  /** One request, retried once when the server says its content was modified (or it cancelled the request) meanwhile. */
+  private async request(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
     try {
       return await this.send(method, params, signal)
     } catch (error) {
-      if (!(error instanceof LspError && error.rpcCode === LSPErrorCodes.ContentModified)) throw error
+      if (!(error instanceof LspError && (error.rpcCode === LSPErrorCodes.ContentModified || error.rpcCode === LSPErrorCodes.ServerCancelled))) throw error
       return this.send(method, params, signal)
     }
   }
@@ -258,9 +451,11 @@ export class ServerInstance {
     const cancellation = new CancellationTokenSource()
     try {
       await raceAbort(this.connection.request('$/dsh/settle', null, cancellation.token), budget.signal)
+      this.answersBarrier = true
     } catch (error) {
       // The refusal is the expected answer; only a dead connection matters, and it surfaces on the next write.
       if (this.connection.isFatal(error)) throw error
+      if (!budget.signal.aborted) this.answersBarrier = true
     } finally {
       budget.dispose()
       cancellation.dispose()
@@ -323,4 +518,9 @@ export class ServerInstance {
     await this.child.terminate()
     this.connection.fail(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
   }
+}
+
+/** A server capability given as `true` or an options object. */
+function offered(provider: unknown): boolean {
+  return provider === true || (typeof provider === 'object' && provider !== null)
 }

@@ -78,6 +78,11 @@ export class ServerPool {
     return teardown
   }
 
+  /** The servers in the pool that are still running. */
+  live(): ServerInstance[] {
+    return [...this.instances.values()].filter((instance) => !instance.dead)
+  }
+
   /** The most recently used server still in the pool. */
   newest(): ServerInstance | undefined {
     let newest: ServerInstance | undefined

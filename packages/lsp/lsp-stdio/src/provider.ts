@@ -1,6 +1,19 @@
 import { abortError, FsError, quote, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
-import { LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
+import {
+  LspError,
+  type LspDiagnosticsResult,
+  type LspDocumentSymbolsResult,
+  type LspFileChange,
+  type LspProvider,
+  type LspProviderDiagnosticsRequest,
+  type LspProviderDocumentSymbolsRequest,
+  type LspProviderQuery,
+  type LspQueryResult,
+  type LspWorkspaceSymbolsRequest,
+  type LspWorkspaceSymbolsResult,
+} from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
+import { AnchorFiles } from './anchor-file.ts'
 import type { ServerConfig } from './config.ts'
 import type { ServerInstance } from './instance.ts'
 import type { Launch, Launcher } from './launch.ts'
@@ -41,6 +54,11 @@ export class StdioLspProvider implements LspProvider {
   private readonly preflight: Preflight | undefined
   /** Workspace lookups in flight, which disposal waits for. */
   private readonly lookups = new Set<Promise<void>>()
+  /** File changes being resolved and queued: requests wait for them, so they queue up behind the notices. */
+  private readonly queuing = new Set<Promise<void>>()
+  /** File changes queued but not yet told (disposal waits for them). */
+  private readonly changes = new Set<Promise<void>>()
+  private readonly anchors: AnchorFiles
   private readonly lifetime = new AbortController()
   private disposed = false
 
@@ -50,26 +68,63 @@ export class StdioLspProvider implements LspProvider {
     this.extensionToLanguage = { ...config.extensionToLanguage }
     this.supervision = new Supervision(id, config.crashes)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
+    this.anchors = new AnchorFiles(options.fs, this.extensionToLanguage)
     const { preflight } = config
     this.preflight = preflight ? new Preflight({ serverId: id, config: { ...config, preflight }, subprocess, lifetime: this.lifetime.signal }) : undefined
   }
 
-  async query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
-    this.guard(signal)
-    const scope = fuseSignals(this.lifetime.signal, signal)
-    try {
-      const workspace = await this.workspaceOf(request.workspaceRoot, scope.signal)
-      this.guard(scope.signal)
-      return await this.queue.run(workspace.path, scope.signal, async () => {
-        this.guard(scope.signal)
-        // Read at our turn in the queue, so a query sees what was written while it waited.
-        const source = await this.readSource(workspace, request.filePath, scope.signal)
-        this.guard(scope.signal)
-        return this.runWithReplay(workspace, request, source, scope.signal)
+  query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
+    return this.onFile(request, signal, (instance, source, scope) => instance.query(request, source, scope))
+  }
+
+  diagnostics(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
+    return this.onFile(request, signal, async (instance, source, scope) => {
+      const { items, complete } = await instance.diagnostics(source, request.languageId, scope)
+      return { kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: instance.workspace.url, items, complete }
+    })
+  }
+
+  documentSymbols(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
+    return this.onFile(request, signal, async (instance, source, scope) => {
+      const { symbols, complete } = await instance.documentSymbols(source, request.languageId, scope)
+      return { kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: instance.workspace.url, symbols, complete }
+    })
+  }
+
+  /**
+   * A workspace query, asked with one of the workspace's files of this server's languages open (see
+   * AnchorFiles); a workspace without any answers empty at once, and no server starts for it.
+   */
+  workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult> {
+    return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
+      const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope), scope)
+      this.guard(scope)
+      if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
+      return this.runWithReplay(workspace, scope, async (instance) => {
+        const { symbols, complete } = await instance.workspaceSymbols(request.query, anchor, scope)
+        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete }
       })
-    } finally {
-      scope.dispose()
-    }
+    })
+  }
+
+  /**
+   * Tells the live servers whose workspace holds the file, in that workspace's queue. The path is
+   * canonicalised first (a writer may name it through a symlink); requests that start meanwhile
+   * wait until the notice is queued, so they come after it.
+   */
+  fileChanged(change: LspFileChange): void {
+    if (this.disposed) return
+    const { fs } = this.options
+    const queued = (async () => {
+      const path = await fs.resolve(change.path, { signal: this.lifetime.signal })
+      for (const instance of this.pool.live()) {
+        if (!fs.contains(instance.workspace.path, path)) continue
+        const told = this.queue.run(instance.workspace.path, this.lifetime.signal, () => this.tell(instance, path, change.kind))
+        trackUntilSettled(this.changes, told)
+      }
+    })()
+    // A path that cannot be resolved names nothing a server could have read: there is nothing to tell.
+    trackUntilSettled(this.queuing, queued)
   }
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
@@ -118,20 +173,71 @@ export class StdioLspProvider implements LspProvider {
     }
     const closing = this.pool.close()
     // Queue tails and lookups never reject; only a server's teardown can.
-    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...(this.preflight?.pending() ?? [])])
+    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...this.queuing, ...this.changes, ...(this.preflight?.pending() ?? [])])
     await closing
+  }
+
+  /**
+   * One server learns of one change: for a document it keeps open, the new text (a server goes by
+   * the open text, not the disk); for any other file `workspace/didChangeWatchedFiles`. A kept
+   * document whose file is gone or cannot be read is closed, and the server told of the change.
+   */
+  private async tell(instance: ServerInstance, path: string, kind: LspFileChange['kind']): Promise<void> {
+    const url = this.options.fs.fileUrl(path)
+    if (instance.keeps(url)) {
+      try {
+        if (kind !== 'deleted') return await instance.documentChanged(url, await this.options.fs.readText(path, { maxBytes: this.options.config.maxDocumentBytes, signal: this.lifetime.signal }))
+      } catch {
+        // Unreadable now: the server goes back to the disk, below.
+      }
+      instance.forget(url)
+    }
+    instance.filesChanged([{ url, kind }])
+  }
+
+  /**
+   * The pipeline of every file request: canonical workspace, that workspace's queue, pending file
+   * changes told, the source read at its turn (so a request sees what was written while it
+   * waited), and `work` on a pooled server with one replay.
+   */
+  private onFile<R>(request: { readonly filePath: string; readonly workspaceRoot: string }, signal: AbortSignal | undefined, work: (instance: ServerInstance, source: ContainedText, signal: AbortSignal) => Promise<R>): Promise<R> {
+    return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
+      const source = await this.readSource(workspace, request.filePath, scope)
+      this.guard(scope)
+      return this.runWithReplay(workspace, scope, (instance) => work(instance, source, scope))
+    })
+  }
+
+  /**
+   * `work` at the workspace's turn in its queue, behind the file changes told so far; every wait
+   * bound to the caller's signal and the provider's lifetime.
+   */
+  private async inWorkspace<R>(root: string, signal: AbortSignal | undefined, work: (workspace: Workspace, signal: AbortSignal) => Promise<R>): Promise<R> {
+    this.guard(signal)
+    const scope = fuseSignals(this.lifetime.signal, signal)
+    try {
+      const workspace = await this.workspaceOf(root, scope.signal)
+      if (this.queuing.size) await raceAbort(Promise.all(this.queuing), scope.signal, queryAborted)
+      this.guard(scope.signal)
+      return await this.queue.run(workspace.path, scope.signal, async () => {
+        this.guard(scope.signal)
+        return work(workspace, scope.signal)
+      })
+    } finally {
+      scope.dispose()
+    }
   }
 
   /**
    * One attempt, and when the server's transport failed under it, one more on a fresh server with
    * the source already read. Whatever happens, the server used last is released to the pool.
    */
-  private async runWithReplay(workspace: Workspace, request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
+  private async runWithReplay<R>(workspace: Workspace, signal: AbortSignal, work: (instance: ServerInstance) => Promise<R>): Promise<R> {
     let instance = await this.start(workspace, signal)
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          const result = await instance.query(request, source, signal)
+          const result = await work(instance)
           this.supervision.succeeded(workspace.path)
           return result
         } catch (error) {

@@ -43,6 +43,13 @@ export function supportsTransientOpen(capabilities: ServerCapabilities): boolean
   return typeof sync === 'object' && sync !== null && sync.openClose === true
 }
 
+/** `didChange` with the whole text needs sync kind Full or Incremental (an object form's `change`). */
+export function acceptsWholeChanges(capabilities: ServerCapabilities): boolean {
+  const sync = capabilities.textDocumentSync
+  const change = typeof sync === 'number' ? sync : typeof sync === 'object' && sync !== null ? sync.change : undefined
+  return change === 1 || change === 2
+}
+
 /** We speak UTF-16 columns only; a server that insists on another encoding cannot be used. */
 export function checkPositionEncoding(capabilities: ServerCapabilities): void {
   const encoding = capabilities.positionEncoding
@@ -51,8 +58,7 @@ export function checkPositionEncoding(capabilities: ServerCapabilities): void {
   }
 }
 
-const malformed = (message: string) => new LspError(`malformed language server response: ${message}`, 'LSP_MALFORMED_RESPONSE')
-
+export const malformed = (message: string) => new LspError(`malformed language server response: ${message}`, 'LSP_MALFORMED_RESPONSE')
 
 function toPosition(value: unknown): LspPosition | undefined {
   if (!isRecord(value)) return undefined
@@ -61,7 +67,7 @@ function toPosition(value: unknown): LspPosition | undefined {
   return valid(line) && valid(character) ? { line, character } : undefined
 }
 
-function toRange(value: unknown): LspRange | undefined {
+export function toRange(value: unknown): LspRange | undefined {
   if (!isRecord(value)) return undefined
   const start = toPosition(value.start)
   const end = toPosition(value.end)

@@ -1,5 +1,5 @@
 import type { CapabilityStatus } from 'dsh-core'
-import { LspError, type LspProvider, type LspQueryResult } from 'dsh-lsp'
+import { LspError, type LspDiagnosticsResult, type LspDocumentSymbolsResult, type LspProvider, type LspQueryResult, type LspWorkspaceSymbolsResult } from 'dsh-lsp'
 import { withExtensions } from './status.ts'
 
 /**
@@ -20,6 +20,23 @@ export class UnavailableLspProvider implements LspProvider {
   }
 
   query(): Promise<LspQueryResult> {
+    return this.refuse()
+  }
+
+  /** It offers what its server would, so the caller learns what to install rather than that nothing offers it. */
+  diagnostics(): Promise<LspDiagnosticsResult> {
+    return this.refuse()
+  }
+
+  documentSymbols(): Promise<LspDocumentSymbolsResult> {
+    return this.refuse()
+  }
+
+  workspaceSymbols(): Promise<LspWorkspaceSymbolsResult> {
+    return this.refuse()
+  }
+
+  private refuse(): Promise<never> {
     return Promise.reject(new LspError(`${this.id}: the language server is unavailable: ${this.reason}`, 'LSP_UNAVAILABLE'))
   }
 

@@ -1,4 +1,8 @@
+import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
+import { currentSession, errorMessage, untracked, type Session } from 'dsh-core'
+import { askEveryProvider } from './fan-out.ts'
+import { LSP_CAPABILITIES, type LspCapability, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
 import { LspError } from './errors.ts'
 import { finalExtension, normalizeExtensionKey } from './extensions.ts'
 import type { LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
@@ -6,6 +10,10 @@ import type { LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
 declare module 'cordis' {
   interface Context {
     lsp: LspService
+  }
+  interface Events {
+    /** A writer told the seam a file changed; `session` is the one whose tool call or pre-step made the change. */
+    'lsp/file-changed'(change: LspFileChange, session: Session | undefined): void
   }
 }
 
@@ -21,8 +29,10 @@ interface Route {
  * Providers register capabilities, never tools; there is no generic JSON-RPC escape hatch.
  */
 export class LspService extends Service {
-  private readonly ids = new Set<string>()
+  /** Registered providers by id, in registration order. */
+  private readonly providers = new Map<string, LspProvider>()
   private readonly routes = new Map<string, Route>()
+  private readonly listeners = new Set<() => void>()
 
   constructor(ctx: Context) {
     super(ctx, 'lsp', true)
@@ -35,8 +45,12 @@ export class LspService extends Service {
   registerProvider(provider: LspProvider): () => void {
     const id: unknown = provider?.id
     if (typeof id !== 'string' || !id.trim()) throw new LspError('provider id must be a non-empty string', 'LSP_INVALID_PROVIDER')
-    if (this.ids.has(id)) throw new LspError(`an LSP provider with id "${id}" is already registered`, 'LSP_CONFLICT')
+    if (this.providers.has(id)) throw new LspError(`an LSP provider with id "${id}" is already registered`, 'LSP_CONFLICT')
     if (typeof provider.query !== 'function') throw new LspError(`provider "${id}" has no query function`, 'LSP_INVALID_PROVIDER')
+    for (const method of [...LSP_CAPABILITIES, 'fileChanged'] as const) {
+      const member: unknown = provider[method]
+      if (member !== undefined && typeof member !== 'function') throw new LspError(`provider "${id}": ${method} must be a function when present`, 'LSP_INVALID_PROVIDER')
+    }
     const map: unknown = provider.extensionToLanguage
     // Object.entries would happily read a string or an array as a map of '.0', '.1', … routes.
     if (typeof map !== 'object' || map === null || Array.isArray(map)) {
@@ -58,15 +72,34 @@ export class LspService extends Service {
       const owner = this.routes.get(extension)
       if (owner) throw new LspError(`provider "${id}": ${extension} is already served by "${owner.providerId}"`, 'LSP_CONFLICT')
     }
+    const service = untracked(this)
     return this.ctx.effect(() => {
-      this.ids.add(id)
-      for (const [extension, route] of routes) this.routes.set(extension, route)
+      service.providers.set(id, provider)
+      for (const [extension, route] of routes) service.routes.set(extension, route)
+      service.changed()
       return () => {
-        this.ids.delete(id)
+        service.providers.delete(id)
         for (const [extension, route] of routes) {
-          if (this.routes.get(extension) === route) this.routes.delete(extension)
+          if (service.routes.get(extension) === route) service.routes.delete(extension)
         }
+        service.changed()
       }
+    })
+  }
+
+  /** True when some registered provider offers the capability. */
+  offers(capability: LspCapability): boolean {
+    for (const provider of untracked(this).providers.values()) if (typeof provider[capability] === 'function') return true
+    return false
+  }
+
+  /** Calls `listener` after every registration and release; an effect on the caller's scope. */
+  onChange(listener: () => void): () => void {
+    const service = untracked(this)
+    return this.ctx.effect(() => {
+      const entry = () => listener()
+      service.listeners.add(entry)
+      return () => service.listeners.delete(entry)
     })
   }
 
@@ -86,9 +119,81 @@ export class LspService extends Service {
     return route.provider.query({ ...request, languageId: route.languageId }, signal)
   }
 
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  async diagnostics(request: LspDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
+    const route = this.routeFor(request.filePath)
+    const ask = route.provider.diagnostics
+    if (!ask) throw unsupported(route, 'diagnostics')
+    return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
+  }
+
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  async documentSymbols(request: LspDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
+    const route = this.routeFor(request.filePath)
+    const ask = route.provider.documentSymbols
+    if (!ask) throw unsupported(route, 'documentSymbols')
+    return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
+  }
+
+  /**
+   * Asks every provider that offers workspace symbols (a query names no file to route by) and
+   * merges their answers. Providers that fail are listed in `unanswered`; when none answers, the
+   * first failure is thrown.
+   */
+  async workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsAnswer> {
+    if (typeof request.query !== 'string' || !request.query.trim()) throw new LspError('a workspace symbol query must not be blank', 'LSP_INVALID_REQUEST')
+    const providers = [...untracked(this).providers.values()]
+    if (!providers.length) throw new LspError('no language server is registered to search the workspace', 'LSP_UNAVAILABLE')
+    const capable = providers.filter((provider) => typeof provider.workspaceSymbols === 'function')
+    if (!capable.length) throw new LspError(`no language server offers workspace symbols (registered: ${providers.map((provider) => provider.id).join(', ')})`, 'LSP_UNSUPPORTED_OPERATION')
+    return askEveryProvider(capable, request, signal)
+  }
+
+  /**
+   * For writers: the file at `path` was just created, changed or deleted by this process. Every
+   * provider that tracks files is told at once, so the servers see it before the next request,
+   * and `lsp/file-changed` tells listeners (the automatic-diagnostics pre-step) which session did it.
+   * A relative `path` is resolved against the session's workspace; without a session it must be absolute.
+   */
+  fileChanged(path: string, options: { readonly kind?: LspFileChangeKind; readonly session?: Session } = {}): void {
+    const service = untracked(this)
+    const session = options.session ?? currentSession()
+    if (typeof path !== 'string' || !path) throw new LspError('fileChanged needs a path', 'LSP_INVALID_REQUEST')
+    if (!isAbsolute(path) && !session) throw new LspError(`fileChanged needs an absolute path outside a session (got "${path}")`, 'LSP_INVALID_REQUEST')
+    const change: LspFileChange = { path: session ? resolvePath(session.cwd, path) : resolvePath(path), kind: options.kind ?? 'changed' }
+    for (const provider of [...service.providers.values()]) {
+      try {
+        provider.fileChanged?.(change)
+      } catch (error) {
+        service.ctx.logger('lsp').warn(`provider "${provider.id}" failed on a file change: ${errorMessage(error)}`)
+      }
+    }
+    try {
+      service.ctx.emit('lsp/file-changed', change, session)
+    } catch (error) {
+      service.ctx.logger('lsp').warn(`an lsp/file-changed listener failed: ${errorMessage(error)}`)
+    }
+  }
+
+  /** Listeners are other plugins' code: one that throws must not break a registration. */
+  private changed(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener()
+      } catch (error) {
+        this.ctx.logger('lsp').warn(`an lsp onChange listener failed: ${errorMessage(error)}`)
+      }
+    }
+  }
+
   private routeFor(filePath: string): Route {
     const route = this.routes.get(finalExtension(filePath))
     if (!route) throw new LspError(`no language server handles "${filePath}"`, 'LSP_UNAVAILABLE')
     return route
   }
 }
+
+function unsupported(route: Route, capability: LspCapability): LspError {
+  return new LspError(`provider "${route.providerId}" does not offer ${capability}`, 'LSP_UNSUPPORTED_OPERATION')
+}
+

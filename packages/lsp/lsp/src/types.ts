@@ -1,3 +1,13 @@
+import type {
+  LspDiagnosticsResult,
+  LspDocumentSymbolsResult,
+  LspFileChange,
+  LspProviderDiagnosticsRequest,
+  LspProviderDocumentSymbolsRequest,
+  LspWorkspaceSymbolsRequest,
+  LspWorkspaceSymbolsResult,
+} from './capabilities.ts'
+
 /** The closed vocabulary. Adding an operation must break every exhaustive switch on purpose. */
 export const LSP_OPERATIONS = ['goToDefinition', 'findReferences', 'goToImplementation', 'hover'] as const
 export type LspOperation = (typeof LSP_OPERATIONS)[number]
@@ -60,4 +70,15 @@ export interface LspProvider {
   readonly extensionToLanguage: Readonly<Record<string, string>>
   /** Must include declarations in `findReferences` itself. Rejections carry an `LspError` code. */
   query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult>
+  /** Capability `diagnostics`: the problems in one file as it is on disk now. */
+  diagnostics?(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult>
+  /** Capability `documentSymbols`: one file's outline. */
+  documentSymbols?(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult>
+  /** Capability `workspaceSymbols`: asked for every workspace query, whatever the files; answer empty when the workspace has nothing of yours. */
+  workspaceSymbols?(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult>
+  /**
+   * A writer changed a file (any file, any extension): make the servers see it before the next
+   * request that starts after this call returns. Must not throw; failures are the provider's to log.
+   */
+  fileChanged?(change: LspFileChange): void
 }

@@ -1,4 +1,5 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import { LSP_DIAGNOSTIC_SEVERITIES } from 'dsh-lsp'
 import { z } from 'zod'
 
 /** Operator settings of the lsp tool; never visible to the model. */
@@ -17,6 +18,27 @@ export const ToolLspConfig = z.strictObject({
   lineTextBudgetBytes: z.number().int().positive().default(8_000_000),
   /** Lines above and below the named one searched when `symbol` is not on it; 0 searches that line only. */
   symbolSearchLines: z.number().int().min(0).max(1000).default(3),
+  /** lsp_diagnostics: items kept in the value (and shown); the rest are counted. */
+  maxDiagnostics: z.number().int().positive().default(50),
+  /** lsp_symbols: outline entries or workspace matches kept (and shown); the rest are counted. */
+  maxSymbols: z.number().int().positive().default(200),
+  /** lsp_symbols: outline levels kept (1 = top-level symbols only); deeper members are counted. */
+  maxSymbolDepth: z.number().int().positive().max(64).default(3),
+  /** The automatic-diagnostics pre-step (opt-in); see auto-diagnostics.ts. */
+  autoDiagnostics: z
+    .strictObject({
+      /** After files changed through `ctx.lsp.fileChanged` in a session, the next model step gets their new problems, once. */
+      enabled: z.boolean().default(false),
+      /** The least severe problem reported. */
+      severity: z.enum(LSP_DIAGNOSTIC_SEVERITIES).default('error'),
+      /** Changed files checked per step; the rest are named as not checked. */
+      maxFiles: z.number().int().positive().default(10),
+      /** Problems reported per step, over all files; the rest are counted. */
+      maxItems: z.number().int().positive().default(20),
+      /** The pre-step's budget for all its checks; a file not answered by then is reported as not checked. */
+      timeoutMs: z.number().int().min(1).max(MAX_TIMER_DELAY_MS).default(15_000),
+    })
+    .prefault({}),
 })
 export type ToolLspConfig = z.infer<typeof ToolLspConfig>
 

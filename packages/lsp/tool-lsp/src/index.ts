@@ -1,5 +1,7 @@
 import type { Context } from 'cordis'
 import { untracked } from 'dsh-core'
+import { autoDiagnostics } from './auto-diagnostics.ts'
+import { registerCapabilityTools } from './capability-tools.ts'
 import { Config, ToolLspConfig } from './config.ts'
 import { LSP_GUIDANCE, LSP_TOOL_DESCRIPTION } from './guidance.ts'
 import { LspToolInput } from './input.ts'
@@ -9,14 +11,21 @@ import { renderValue } from './render.ts'
 
 /**
  * dsh-tool-lsp: the model-facing `lsp` tool over `ctx.lsp`. It needs no provider to load: with
- * none registered the tool stays listed and calls fail with LSP_UNAVAILABLE.
+ * none registered the tool stays listed and calls fail with LSP_UNAVAILABLE. `lsp_diagnostics` and
+ * `lsp_symbols` are listed while a provider offers their capabilities, and the automatic-diagnostics
+ * pre-step (opt-in) needs the sessions service.
  */
 export const name = 'tool-lsp'
-export const inject = ['tools', 'lsp', 'fs']
+export const inject = { tools: { required: true }, lsp: { required: true }, fs: { required: true }, sessions: { required: false } }
 export { Config }
 export type { ToolLspConfig } from './config.ts'
 export type { LspToolInput } from './input.ts'
 export type { LspToolValue } from './output.ts'
+export { AUTO_DIAGNOSTICS_KIND } from './auto-diagnostics.ts'
+export type { DiagnosticsInput } from './diagnostics-tool.ts'
+export type { DiagnosticsValue } from './diagnostics-value.ts'
+export type { SymbolsInput } from './symbols-tool.ts'
+export type { SymbolsValue } from './symbols-value.ts'
 
 export function apply(ctx: Context, config: ToolLspConfig): void {
   // cordis validates through Config; a direct apply() call gets the same checks and defaults.
@@ -34,4 +43,6 @@ export function apply(ctx: Context, config: ToolLspConfig): void {
     execute: (args, exec) => queryLsp(services, settings, args, exec),
     render: (args, value) => renderValue(args.operation, value, settings),
   })
+  registerCapabilityTools(ctx, services, settings)
+  autoDiagnostics(ctx, services, settings)
 }

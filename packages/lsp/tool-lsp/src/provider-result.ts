@@ -24,7 +24,12 @@ export type ProviderResult = z.infer<typeof ProviderResult>
 
 /** The provider's answer, or `LSP_MALFORMED_RESPONSE` saying what was wrong with it. */
 export function checkProviderResult(raw: unknown): ProviderResult {
-  const parsed = ProviderResult.safeParse(raw)
+  return checkedAgainst(ProviderResult, raw)
+}
+
+/** A provider's answer checked against `schema`, or `LSP_MALFORMED_RESPONSE` saying what was wrong with it. */
+export function checkedAgainst<T>(schema: z.ZodType<T>, raw: unknown): T {
+  const parsed = schema.safeParse(raw)
   if (parsed.success) return parsed.data
   throw new LspError(`the language server provider returned a malformed result: ${firstIssues(parsed.error)}`, 'LSP_MALFORMED_RESPONSE')
 }

@@ -20,9 +20,7 @@ export interface LspToolServices {
 
 /** One lsp call: the session's workspace, a seam query, and the bounded canonical value. */
 export async function queryLsp(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
-  const cwd = exec.session?.cwd
-  // No fallback to the process directory: a server must never be started on a workspace nobody chose.
-  if (cwd === undefined) throw new LspError('the lsp tool needs a session workspace: call it from a session that has a cwd', 'LSP_WORKSPACE_REQUIRED')
+  const cwd = sessionWorkspace(exec, 'lsp')
   const { position, resolved } = await anchorOf(services, config, args, cwd, exec.signal)
   const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd }, exec.signal)
   const result = checkProviderResult(raw)
@@ -35,6 +33,13 @@ export async function queryLsp(services: LspToolServices, config: ToolLspConfig,
     default:
       return assertNever(result, 'lsp result kind')
   }
+}
+
+/** The calling session's workspace. No fallback to the process directory: a server must never be started on a workspace nobody chose. */
+export function sessionWorkspace(exec: ToolExecution, tool: string): string {
+  const cwd = exec.session?.cwd
+  if (cwd === undefined) throw new LspError(`the ${tool} tool needs a session workspace: call it from a session that has a cwd`, 'LSP_WORKSPACE_REQUIRED')
+  return cwd
 }
 
 /**

@@ -8,7 +8,7 @@ export interface RenderLimits {
   readonly maxResultChars: number
 }
 
-const INDEXING_NOTE = '(the language server was still indexing; results may be incomplete)'
+export const INDEXING_NOTE = '(the language server was still indexing; results may be incomplete)'
 
 /**
  * What the model sees for a successful call: one text, at most `maxResultChars` long. A call that

@@ -15,7 +15,7 @@ describe('the plugin module', () => {
   it('209: a namespace plugin with no default export', () => {
     expect('default' in toolLsp).toBe(false)
     expect(toolLsp.name).toBe('tool-lsp')
-    expect(toolLsp.inject).toEqual(['tools', 'lsp', 'fs'])
+    expect(toolLsp.inject).toEqual({ tools: { required: true }, lsp: { required: true }, fs: { required: true }, sessions: { required: false } })
     expect(typeof toolLsp.apply).toBe('function')
     expect(typeof toolLsp.Config).toBe('function')
   })
@@ -31,6 +31,10 @@ describe('config', () => {
       maxLineFileBytes: 2_000_000,
       lineTextBudgetBytes: 8_000_000,
       symbolSearchLines: 3,
+      maxDiagnostics: 50,
+      maxSymbols: 200,
+      maxSymbolDepth: 3,
+      autoDiagnostics: { enabled: false, severity: 'error', maxFiles: 10, maxItems: 20, timeoutMs: 15_000 },
     })
     expect(toolLsp.Config({ timeoutMs: 5000 }).timeoutMs).toBe(5000)
   })
@@ -47,6 +51,10 @@ describe('config', () => {
       [{ symbolSearchLines: -1 }, 'symbolSearchLines'],
       [{ symbolSearchLines: 1001 }, 'symbolSearchLines'],
       [{ maxLocation: 5 }, 'maxLocation'],
+      [{ maxDiagnostics: 0 }, 'maxDiagnostics'],
+      [{ maxSymbolDepth: 65 }, 'maxSymbolDepth'],
+      [{ autoDiagnostics: { enabled: 'yes' } }, 'enabled'],
+      [{ autoDiagnostics: { severity: 'fatal' } }, 'severity'],
     ]
     for (const [config, field] of bad) expect(() => toolLsp.Config(config), field).toThrow(field)
   })

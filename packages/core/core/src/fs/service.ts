@@ -1,4 +1,4 @@
-import { constants } from 'node:fs'
+import { constants, type Stats } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { TextDecoder } from 'node:util'
@@ -176,17 +176,27 @@ export class FileSystem extends Service {
   }
 
   /** Decoded UTF-8 chunks of a regular text file. Binary content and invalid UTF-8 are `FS_NOT_TEXT`. */
-  async *streamText(path: string, signal?: AbortSignal): AsyncGenerator<{ text: string; bytes: number }> {
+  streamText(path: string, signal?: AbortSignal): AsyncGenerator<{ text: string; bytes: number }> {
+    return this.chunks(path, signal, undefined)
+  }
+
+  /** `streamText`; with `proven`, the file opened must be that one (see `readContainedText`), else `Swapped`. */
+  private async *chunks(path: string, signal: AbortSignal | undefined, proven: Identity | undefined): AsyncGenerator<{ text: string; bytes: number }> {
     throwIfFsAborted(signal, `reading ${quote(path)}`)
-    // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it.
+    // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it. O_NOFOLLOW for a
+    // proven path: its last component was no symlink when proven, so one now is a swap.
     let fd: number
     try {
-      fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+      fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK | (proven ? constants.O_NOFOLLOW : 0))
     } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (proven && (code === 'ELOOP' || code === 'EMLINK')) throw new Swapped()
       throw fsErrorFrom(error, `${quote(path)}`)
     }
     try {
       const info = await this.io.fstat(fd)
+      // A directory on the way swapped for a symlink opens some other file under the same name.
+      if (proven && (info.dev !== proven.dev || info.ino !== proven.ino)) throw new Swapped()
       if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
       const decoder = new TextDecoder('utf-8', { fatal: true })
       // Sized to the file (one read, then the end), so a small source file costs a small buffer: a
@@ -222,26 +232,65 @@ export class FileSystem extends Service {
   }
 
   /** A whole text file, refused with `FS_TOO_LARGE` once more than `maxBytes` bytes have been read. */
-  async readText(path: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<string> {
+  readText(path: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<string> {
+    return this.collect(this.streamText(path, options.signal), path, options.maxBytes)
+  }
+
+  private async collect(chunks: AsyncIterable<{ text: string; bytes: number }>, path: string, maxBytes: number): Promise<string> {
     const parts: string[] = []
     let total = 0
-    for await (const chunk of this.streamText(path, options.signal)) {
+    for await (const chunk of chunks) {
       total += chunk.bytes
-      if (total > options.maxBytes) {
-        throw new FsError(`${quote(path)} exceeds the ${options.maxBytes}-byte limit; reading stopped after ${total} bytes`, 'FS_TOO_LARGE')
+      if (total > maxBytes) {
+        throw new FsError(`${quote(path)} exceeds the ${maxBytes}-byte limit; reading stopped after ${total} bytes`, 'FS_TOO_LARGE')
       }
       parts.push(chunk.text)
     }
     return parts.join('')
   }
 
-  /** The workspace-contained, byte-capped read every surface that opens model-named files uses. */
+  /**
+   * The identity of the file at a canonical path, taken so that it belongs to the path as proven: a
+   * directory swapped between the proof and the stat shows as the path no longer being canonical.
+   */
+  private async identify(path: string): Promise<Identity> {
+    let identity: Stats
+    try {
+      identity = await this.io.stat(path)
+    } catch (error) {
+      throw fsErrorFrom(error, quote(path))
+    }
+    if ((await this.io.realpath(path).catch(() => undefined)) !== path) throw new Swapped()
+    return identity
+  }
+
+  /**
+   * The workspace-contained, byte-capped read every surface that opens model-named files uses.
+   * Containment is proven on the real path, and the file opened must be the one proven: its last
+   * component is opened without following a symlink, and its device and inode must match. So a
+   * component swapped for a symlink between the proof and the open cannot lead the read out of the
+   * workspace. A file replaced in between (an editor's atomic save) is proven again once.
+   */
   async readContainedText(workspace: Workspace, filePath: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<ContainedText> {
-    const path = await this.contained(workspace, filePath, options.signal)
-    const text = await this.readText(path, options)
-    return { path, url: this.fileUrl(path), text }
+    for (let attempt = 1; ; attempt++) {
+      const path = await this.contained(workspace, filePath, options.signal)
+      try {
+        const proven = await this.identify(path)
+        const text = await this.collect(this.chunks(path, options.signal, proven), path, options.maxBytes)
+        return { path, url: this.fileUrl(path), text }
+      } catch (error) {
+        if (!(error instanceof Swapped)) throw error
+        if (attempt === 2) throw new FsError(`${quote(filePath)} kept changing while it was opened; refused, as it may lead out of the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
+      }
+    }
   }
 }
+
+/** What identifies a file: the device and inode a containment proof saw. */
+type Identity = Pick<Stats, 'dev' | 'ino'>
+
+/** The file opened is not the one proven: a component changed between the proof and the open. */
+class Swapped extends Error {}
 
 function decode(decoder: TextDecoder, chunk: Uint8Array | undefined, path: string, stream: boolean): string {
   try {

@@ -7,7 +7,7 @@ import { stopHost } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
 import { withOrigin } from './origin.ts'
 import { containStrayRejections, strayOrigin } from './strays.ts'
-import { loadRow, type LoadedRow } from './load.ts'
+import { loadRow, locatePlugins, type LoadedRow } from './load.ts'
 import { applyOverlay, enabledRows, parseRows, readRows, type PresetRow } from './rows.ts'
 
 export interface BootOptions {
@@ -71,9 +71,10 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   const rows = await composePreset(options)
   const loaded: LoadedRow[] = []
   const loadedBy = new Map<Plugin, LoadedRow>()
-  for (const row of rows) {
+  const paths = locatePlugins(rows)
+  for (const [index, row] of rows.entries()) {
     if (options.signal?.aborted) throw bootAborted(options.signal)
-    const entry = await loadRow(row)
+    const entry = await loadRow(row, paths[index]!)
     // cordis applies a non-reusable plugin once and silently ignores any later row naming it.
     const first = loadedBy.get(entry.plugin)
     if (first && !(entry.plugin as { reusable?: boolean }).reusable) {

@@ -26,22 +26,47 @@ export function rowLabel(row: PresetRow): string {
   return row.id === row.name ? `row "${row.id}" in ${row.file}` : `row "${row.id}" (${row.name}) in ${row.file}`
 }
 
-/** Where a row's plugin lives: a path relative to its file, else a package seen from the file, else from the installation. */
-export function resolvePluginPath(row: PresetRow): string {
+/** Where a row's plugin lives, or why it cannot be found (and, for a package, the package to install). */
+type Located = { readonly path: string } | { readonly problem: string; readonly installs?: string }
+
+/** A path relative to its file, else a package seen from the file, else from the installation. */
+function locatePlugin(row: PresetRow): Located {
   const { name } = row
   if (name.startsWith('./') || name.startsWith('../') || isAbsolute(name)) {
     const path = resolve(dirname(row.nameFile), name)
-    if (existsSync(path)) return path
-    throw new PresetError(`${rowLabel(row)}: plugin file ${path} does not exist`, 'PRESET_PLUGIN_NOT_FOUND')
+    return existsSync(path) ? { path } : { problem: `plugin file ${path} does not exist` }
   }
   for (const resolver of [createRequire(join(dirname(row.nameFile), 'preset.yml')), installationRequire]) {
     try {
-      return resolver.resolve(name)
+      return { path: resolver.resolve(name) }
     } catch {
       // try the next place
     }
   }
-  throw new PresetError(`${rowLabel(row)}: no plugin package "${name}" is installed (npm install ${name} beside the packages it plugs into)`, 'PRESET_PLUGIN_NOT_FOUND')
+  return { problem: `no plugin package "${name}" is installed`, installs: packageOf(name) }
+}
+
+/** The package a module name lives in: `dsh-skill` for `dsh-skill/tool`, `@scope/pkg` for `@scope/pkg/sub`. */
+function packageOf(name: string): string {
+  return name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')
+}
+
+/**
+ * The plugin module of every row, in row order. Rows whose plugin cannot be found fail together in
+ * one `PRESET_PLUGIN_NOT_FOUND` naming each, with one `npm install` for all the missing packages,
+ * so a fresh installation learns everything it lacks from one run.
+ */
+export function locatePlugins(rows: readonly PresetRow[]): string[] {
+  const located = rows.map((row) => ({ row, found: locatePlugin(row) }))
+  const missing = located.flatMap(({ row, found }) => ('path' in found ? [] : [{ row, ...found }]))
+  if (missing.length) {
+    const installs = [...new Set(missing.flatMap((entry) => (entry.installs ? [entry.installs] : [])))]
+    const what = missing.map((entry) => `${rowLabel(entry.row)}: ${entry.problem}`).join('; ')
+    const how = installs.length ? ` (npm install ${installs.join(' ')} beside the packages ${installs.length > 1 ? 'they plug' : 'it plugs'} into)` : ''
+    const count = missing.length > 1 ? `${missing.length} plugins not found: ` : ''
+    throw new PresetError(`${count}${what}${how}`, 'PRESET_PLUGIN_NOT_FOUND')
+  }
+  return located.map(({ found }) => (found as { path: string }).path)
 }
 
 /**
@@ -76,10 +101,9 @@ function unwrap(module: Record<string, unknown>): Plugin | undefined {
   return undefined
 }
 
-/** Imports a row's plugin and checks its config now, so a bad row fails the boot naming the row and the field. */
-export async function loadRow(row: PresetRow): Promise<LoadedRow> {
+/** Imports a row's plugin (its module file from `locatePlugins`) and checks its config now, so a bad row fails the boot naming the row and the field. */
+export async function loadRow(row: PresetRow, path: string): Promise<LoadedRow> {
   const label = rowLabel(row)
-  const path = resolvePluginPath(row)
   let module: Record<string, unknown>
   try {
     module = await importPluginFile(path, installationRequire)

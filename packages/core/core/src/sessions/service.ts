@@ -44,6 +44,11 @@ export const SessionsConfig = z.strictObject({
    * `evicted`), so a long-running host that forgets to end sessions does not grow without bound.
    */
   maxSessions: z.number().int().positive().default(1000),
+  /**
+   * Events one session keeps; past it the oldest are dropped (seqs keep counting), so a long-lived
+   * session (`dsh serve`'s, where every search appends a record) does not grow without bound.
+   */
+  maxEvents: z.number().int().positive().default(10_000),
 })
 export type SessionsConfig = z.infer<typeof SessionsConfig>
 
@@ -70,10 +75,15 @@ export class SessionService extends Service {
   create(options: CreateSessionOptions): Session {
     const id = options.id ?? randomUUID()
     if (this.sessions.has(id)) throw new HarnessError(`session "${id}" already exists`, 'SESSION_EXISTS')
-    const session = new Session(id, resolve(options.cwd), (owner, event) => {
-      this.touch(owner)
-      this.emit('session/event', owner, event)
-    })
+    const session = new Session(
+      id,
+      resolve(options.cwd),
+      (owner, event) => {
+        this.touch(owner)
+        this.emit('session/event', owner, event)
+      },
+      this.settings.maxEvents,
+    )
     this.sessions.set(id, session)
     while (this.sessions.size > this.settings.maxSessions) {
       const [, oldest] = this.sessions.entries().next().value as [string, Session]

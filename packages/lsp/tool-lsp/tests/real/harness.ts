@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -8,26 +8,38 @@ import { afterAll, beforeAll, expect } from 'vitest'
 const REPO = fileURLToPath(new URL('../../../../../', import.meta.url))
 const WORKSPACES = fileURLToPath(new URL('./workspaces/', import.meta.url))
 
-export type Fixture = 'ts-symbols' | 'py-symbols'
+export type Fixture = 'ts-symbols' | 'py-symbols' | 'ts-capabilities' | 'py-capabilities'
 
 export interface RealSuite {
   /** The private copy of the fixture: the session workspace. */
   readonly dir: string
   /** One `lsp` call as the model makes it, in a session on `dir`. */
   call(args: Record<string, unknown>): Promise<ToolResult>
+  /** The booted host (after beforeAll). */
+  readonly host: Host
+}
+
+export interface RealSuiteOptions {
+  /** An overlay (YAML) applied on top of the coding preset. */
+  readonly overlay?: string
+  /** Runs on the private copy before the preset boots. */
+  readonly prepare?: (dir: string) => void
 }
 
 /**
  * For one describe block: a private copy of a fixture workspace and the real coding preset
  * (typescript-language-server, pyright). Afterwards no process may be left running in that copy.
  */
-export function realSuite(fixture: Fixture): RealSuite {
+export function realSuite(fixture: Fixture, options: RealSuiteOptions = {}): RealSuite {
   const root = realpathSync(mkdtempSync(join(tmpdir(), `dsh-tool-lsp-${fixture}-`)))
   const dir = join(root, fixture)
   cpSync(join(WORKSPACES, fixture), dir, { recursive: true })
+  options.prepare?.(dir)
+  const overlays = options.overlay === undefined ? [] : [join(root, 'overlay.yml')]
+  if (options.overlay !== undefined) writeFileSync(overlays[0]!, options.overlay)
   let host: Host | undefined
   beforeAll(async () => {
-    host = await bootPreset({ preset: join(REPO, 'presets', 'coding.yml') })
+    host = await bootPreset({ preset: join(REPO, 'presets', 'coding.yml'), overlays })
   })
   afterAll(async () => {
     await host?.stop()
@@ -36,6 +48,10 @@ export function realSuite(fixture: Fixture): RealSuite {
   })
   return {
     dir,
+    get host() {
+      if (!host) throw new Error('the coding preset has not booted')
+      return host
+    },
     call(args) {
       if (!host) throw new Error('the coding preset has not booted')
       const session = host.app.sessions.create({ cwd: dir })

@@ -1,0 +1,82 @@
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Context } from 'cordis'
+import { afterEach, describe, expect, it } from 'vitest'
+import { FileSystem, untracked } from '../src/index.ts'
+import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
+
+// Issue 16, item 9: containment is proven on the real path, then the file is opened by name. A
+// component swapped for a symlink between the two must not let the read leave the workspace: the
+// final component is opened with O_NOFOLLOW and the opened file must be the one proven (dev/ino).
+// The swap is made deterministic by doing it inside the open call of the fs row's system calls.
+
+type Io = { open(path: string, flags: number): Promise<number> }
+
+describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
+  let app: Context | undefined
+
+  afterEach(async () => {
+    await app?.stop()
+    app = undefined
+    await removeTempDirs()
+  })
+
+  /** A workspace with src/a.ts, a secret outside it, and a FileSystem whose next open first runs `swap`. */
+  async function setup(): Promise<{ fs: FileSystem; root: string; ws: string; beforeOpen(swap: () => Promise<void>): void }> {
+    const root = await tempDir()
+    const ws = join(root, 'ws')
+    await mkdir(join(ws, 'src'), { recursive: true })
+    await writeFile(join(ws, 'src', 'a.ts'), 'export const inside = 1\n')
+    await mkdir(join(root, 'outside'))
+    await writeFile(join(root, 'outside', 'a.ts'), 'SECRET\n')
+    app = new Context()
+    app.plugin(FileSystem, { io: mode })
+    await app.start()
+    const fs = untracked(app.fs)
+    const io = (fs as unknown as { io: Io }).io
+    let pending: (() => Promise<void>) | undefined
+    ;(fs as unknown as { io: Io }).io = Object.create(io, {
+      open: {
+        value: async (path: string, flags: number) => {
+          const swap = pending
+          pending = undefined
+          await swap?.()
+          return io.open(path, flags)
+        },
+      },
+    }) as Io
+    return { fs, root, ws, beforeOpen: (swap) => (pending = swap) }
+  }
+
+  it('a file swapped for a symlink out of the workspace is refused', async () => {
+    const { fs, root, ws, beforeOpen } = await setup()
+    const workspace = await fs.workspace(ws)
+    beforeOpen(async () => {
+      await rm(join(ws, 'src', 'a.ts'))
+      await symlink(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
+    })
+    const error = await harnessRejection(fs.readContainedText(workspace, 'src/a.ts', { maxBytes: 1000 }))
+    expect(error.code).toBe('FS_OUTSIDE_WORKSPACE')
+    expect(error.message).not.toContain('SECRET')
+  })
+
+  it('a directory swapped for a symlink out of the workspace is refused', async () => {
+    const { fs, root, ws, beforeOpen } = await setup()
+    const workspace = await fs.workspace(ws)
+    beforeOpen(async () => {
+      await rename(join(ws, 'src'), join(root, 'moved'))
+      await symlink(join(root, 'outside'), join(ws, 'src'))
+    })
+    expect((await harnessRejection(fs.readContainedText(workspace, 'src/a.ts', { maxBytes: 1000 }))).code).toBe('FS_OUTSIDE_WORKSPACE')
+  })
+
+  it('a file replaced by another file in the workspace (an editor saving) is read as it is now', async () => {
+    const { fs, ws, beforeOpen } = await setup()
+    const workspace = await fs.workspace(ws)
+    beforeOpen(async () => {
+      await writeFile(join(ws, 'src', 'a.ts.tmp'), 'export const saved = 2\n')
+      await rename(join(ws, 'src', 'a.ts.tmp'), join(ws, 'src', 'a.ts'))
+    })
+    expect((await fs.readContainedText(workspace, 'src/a.ts', { maxBytes: 1000 })).text).toBe('export const saved = 2\n')
+  })
+})

@@ -1,0 +1,86 @@
+import { throwIfAborted, type ContainedText, type FileSystem, type Workspace } from 'dsh-core'
+import { finalExtension, normalizeExtensionKey } from 'dsh-lsp'
+
+/** Directories a search looks into at most: the anchor is wanted near the top, not at any price. */
+const MAX_DIRECTORIES = 200
+/** Never searched: hidden directories (.git, .venv) and installed packages. */
+const SKIPPED = /^(\.|node_modules$|__pycache__$)/
+
+export interface Anchor {
+  readonly source: ContainedText
+  /** The language id its extension maps to. */
+  readonly languageId: string
+}
+
+/**
+ * A workspace query names no file, but some servers search only the projects of the files open
+ * (tsserver has no project at all without one). So the query opens one file of the server's
+ * languages while it asks: the one whose extension comes first in the server's map (`.ts` before
+ * `.js`), nearest the workspace root, first by name, among the first `MAX_DIRECTORIES`
+ * directories breadth-first, without hidden directories, `node_modules` or symlinked directories.
+ * A workspace with no such file gets no server at all. The choice is kept per workspace and made
+ * again once the file cannot be read.
+ */
+export class AnchorFiles {
+  /** Normalised extension → its place in the server's map, and its language id. */
+  private readonly languages = new Map<string, { readonly rank: number; readonly languageId: string }>()
+  private readonly chosen = new Map<string, string>()
+
+  constructor(
+    private readonly fs: FileSystem,
+    extensionToLanguage: Readonly<Record<string, string>>,
+  ) {
+    for (const [key, languageId] of Object.entries(extensionToLanguage)) {
+      const extension = normalizeExtensionKey(key)
+      if (extension && !this.languages.has(extension)) this.languages.set(extension, { rank: this.languages.size, languageId })
+    }
+  }
+
+  async find(workspace: Workspace, read: (path: string) => Promise<ContainedText>, signal: AbortSignal): Promise<Anchor | undefined> {
+    const known = this.chosen.get(workspace.path)
+    if (known) {
+      try {
+        return await this.anchor(known, read)
+      } catch {
+        throwIfAborted(signal)
+        this.chosen.delete(workspace.path)
+      }
+    }
+    const path = await this.search(workspace.path, signal)
+    if (!path) return undefined
+    this.chosen.set(workspace.path, path)
+    return this.anchor(path, read)
+  }
+
+  private async anchor(path: string, read: (path: string) => Promise<ContainedText>): Promise<Anchor> {
+    return { source: await read(path), languageId: this.languages.get(finalExtension(path))!.languageId }
+  }
+
+  private async search(root: string, signal: AbortSignal): Promise<string | undefined> {
+    let best: { path: string; rank: number } | undefined
+    let level = [root]
+    let visited = 0
+    while (level.length && visited < MAX_DIRECTORIES) {
+      const next: string[] = []
+      for (const dir of level) {
+        if (visited++ >= MAX_DIRECTORIES) break
+        throwIfAborted(signal)
+        let entries
+        try {
+          entries = await this.fs.listDir(dir, signal)
+        } catch {
+          throwIfAborted(signal)
+          continue
+        }
+        for (const entry of entries) {
+          if (entry.type === 'directory' && !entry.symlink && !SKIPPED.test(entry.name)) next.push(entry.path)
+          const rank = entry.type === 'file' ? this.languages.get(finalExtension(entry.name))?.rank : undefined
+          if (rank !== undefined && (!best || rank < best.rank)) best = { path: entry.path, rank }
+        }
+      }
+      if (best?.rank === 0) return best.path
+      level = next
+    }
+    return best?.path
+  }
+}

@@ -1,0 +1,184 @@
+import type { LspRange } from './types.ts'
+
+/**
+ * What a provider may offer beyond the four navigation operations. Each is a closed
+ * request/result pair of its own, offered by implementing the method of the same name on the
+ * provider; a provider without it is never asked (the caller gets LSP_UNSUPPORTED_OPERATION).
+ */
+export const LSP_CAPABILITIES = ['diagnostics', 'documentSymbols', 'workspaceSymbols'] as const
+export type LspCapability = (typeof LSP_CAPABILITIES)[number]
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics
+
+/** Most severe first; LSP's DiagnosticSeverity 1–4 in order. */
+export const LSP_DIAGNOSTIC_SEVERITIES = ['error', 'warning', 'information', 'hint'] as const
+export type LspDiagnosticSeverity = (typeof LSP_DIAGNOSTIC_SEVERITIES)[number]
+
+/** A place the server relates to a diagnostic (the other declaration of a duplicate, …). */
+export interface LspRelatedLocation {
+  /** The server's URI, verbatim. */
+  readonly uri: string
+  readonly range: LspRange
+  readonly message: string
+}
+
+export interface LspDiagnostic {
+  /** Zero-based, UTF-16 columns. */
+  readonly range: LspRange
+  readonly severity: LspDiagnosticSeverity
+  /** The server's code for the problem (`2322`, `reportAssignmentType`), when it gives one. */
+  readonly code?: string | number
+  /** Who reported it (`ts`, `Pyright`), when the server says. */
+  readonly source?: string
+  readonly message: string
+  readonly related: readonly LspRelatedLocation[]
+}
+
+/** The problems the server sees in one file as it is on disk now. */
+export interface LspDiagnosticsRequest {
+  /** Relative to `workspaceRoot`, or absolute. */
+  readonly filePath: string
+  readonly workspaceRoot: string
+}
+
+export interface LspProviderDiagnosticsRequest extends LspDiagnosticsRequest {
+  readonly languageId: string
+}
+
+/**
+ * `complete` is false when the provider could not be sure it has the server's whole answer for the
+ * file's current text: the server was still indexing, or its diagnostics did not arrive (or kept
+ * changing) within the provider's wait.
+ */
+export interface LspDiagnosticsResult {
+  readonly kind: 'diagnostics'
+  /** The file's canonical URI, as the server knows it. */
+  readonly uri: string
+  readonly resolvedWorkspaceUri: string
+  readonly items: readonly LspDiagnostic[]
+  readonly complete: boolean
+}
+
+// ---------------------------------------------------------------------------------------------
+// Symbols
+
+/** LSP's SymbolKind 1–26, as words, in order. */
+export const LSP_SYMBOL_KINDS = [
+  'file',
+  'module',
+  'namespace',
+  'package',
+  'class',
+  'method',
+  'property',
+  'field',
+  'constructor',
+  'enum',
+  'interface',
+  'function',
+  'variable',
+  'constant',
+  'string',
+  'number',
+  'boolean',
+  'array',
+  'object',
+  'key',
+  'null',
+  'enumMember',
+  'struct',
+  'event',
+  'operator',
+  'typeParameter',
+] as const
+export type LspSymbolKind = (typeof LSP_SYMBOL_KINDS)[number]
+
+/** One entry of a file's outline. */
+export interface LspDocumentSymbol {
+  readonly name: string
+  /** What the server adds (a signature, a type), when it does. */
+  readonly detail?: string
+  readonly kind: LspSymbolKind
+  /** The whole declaration, body included. */
+  readonly range: LspRange
+  /** The name itself: where a cursor for the `lsp` tool goes. */
+  readonly selectionRange: LspRange
+  readonly children: readonly LspDocumentSymbol[]
+}
+
+export interface LspDocumentSymbolsRequest {
+  /** Relative to `workspaceRoot`, or absolute. */
+  readonly filePath: string
+  readonly workspaceRoot: string
+}
+
+export interface LspProviderDocumentSymbolsRequest extends LspDocumentSymbolsRequest {
+  readonly languageId: string
+}
+
+export interface LspDocumentSymbolsResult {
+  readonly kind: 'documentSymbols'
+  readonly uri: string
+  readonly resolvedWorkspaceUri: string
+  /** Top-level symbols in source order, members nested. A server that only lists flat symbols gives no children. */
+  readonly symbols: readonly LspDocumentSymbol[]
+  readonly complete: boolean
+}
+
+/** One match of a workspace query. */
+export interface LspWorkspaceSymbol {
+  readonly name: string
+  readonly kind: LspSymbolKind
+  /** The server's URI, verbatim. */
+  readonly uri: string
+  /** The symbol's range; `{0:0–0:0}` when the server named the file only. */
+  readonly range: LspRange
+  /** The enclosing symbol's name (a class for a method), when the server says. */
+  readonly containerName?: string
+}
+
+export interface LspWorkspaceSymbolsRequest {
+  /** What the server matches names against (servers match fuzzily or by prefix; not blank). */
+  readonly query: string
+  readonly workspaceRoot: string
+}
+
+export interface LspWorkspaceSymbolsResult {
+  readonly kind: 'workspaceSymbols'
+  readonly resolvedWorkspaceUri: string
+  readonly symbols: readonly LspWorkspaceSymbol[]
+  readonly complete: boolean
+}
+
+/** A provider that was asked a workspace query and failed; the others' answers still count. */
+export interface LspUnansweredProvider {
+  readonly providerId: string
+  readonly code: string
+  readonly message: string
+}
+
+/** What `ctx.lsp.workspaceSymbols` answers: every capable provider's matches, merged. */
+export interface LspWorkspaceSymbolsAnswer {
+  readonly kind: 'workspaceSymbols'
+  /** The first answering provider's canonical workspace URI. */
+  readonly resolvedWorkspaceUri: string
+  /** Each provider's symbols in its own order, providers in registration order. */
+  readonly symbols: readonly (LspWorkspaceSymbol & { readonly providerId: string })[]
+  /** False when a provider answered incompletely or failed. */
+  readonly complete: boolean
+  readonly unanswered: readonly LspUnansweredProvider[]
+}
+
+// ---------------------------------------------------------------------------------------------
+// File changes
+
+/** What happened to a file, as `workspace/didChangeWatchedFiles` says it. */
+export const LSP_FILE_CHANGE_KINDS = ['created', 'changed', 'deleted'] as const
+export type LspFileChangeKind = (typeof LSP_FILE_CHANGE_KINDS)[number]
+
+export interface LspFileChange {
+  /** Absolute. */
+  readonly path: string
+  readonly kind: LspFileChangeKind
+}

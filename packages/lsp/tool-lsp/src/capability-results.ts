@@ -1,0 +1,80 @@
+import { LSP_DIAGNOSTIC_SEVERITIES, LSP_SYMBOL_KINDS, type LspRange, type LspSymbolKind } from 'dsh-lsp'
+import { z } from 'zod'
+import { checkedAgainst } from './provider-result.ts'
+import { LooseRange } from './range-schema.ts'
+
+/**
+ * What `ctx.lsp.diagnostics`, `documentSymbols` and `workspaceSymbols` promise. Providers are
+ * third-party code, so the tools check the answers before building on them (as `checkProviderResult`
+ * does for `query`); parsing also copies them into fresh plain objects.
+ */
+const Diagnostics = z.object({
+  kind: z.literal('diagnostics'),
+  uri: z.string(),
+  resolvedWorkspaceUri: z.string(),
+  complete: z.boolean(),
+  items: z.array(
+    z.object({
+      range: LooseRange,
+      severity: z.enum(LSP_DIAGNOSTIC_SEVERITIES),
+      code: z.union([z.string(), z.number()]).optional(),
+      source: z.string().optional(),
+      message: z.string(),
+      related: z.array(z.object({ uri: z.string(), range: LooseRange, message: z.string() })),
+    }),
+  ),
+})
+
+/** An outline entry as checked (an absent `detail` may read as undefined). */
+export interface CheckedOutlineEntry {
+  readonly name: string
+  readonly detail?: string | undefined
+  readonly kind: LspSymbolKind
+  readonly range: LspRange
+  readonly selectionRange: LspRange
+  readonly children: readonly CheckedOutlineEntry[]
+}
+
+const OutlineEntry: z.ZodType<CheckedOutlineEntry> = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    detail: z.string().optional(),
+    kind: z.enum(LSP_SYMBOL_KINDS),
+    range: LooseRange,
+    selectionRange: LooseRange,
+    children: z.array(OutlineEntry),
+  }),
+)
+
+const Outline = z.object({
+  kind: z.literal('documentSymbols'),
+  uri: z.string(),
+  resolvedWorkspaceUri: z.string(),
+  complete: z.boolean(),
+  symbols: z.array(OutlineEntry),
+})
+
+const WorkspaceAnswer = z.object({
+  kind: z.literal('workspaceSymbols'),
+  resolvedWorkspaceUri: z.string(),
+  complete: z.boolean(),
+  symbols: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.enum(LSP_SYMBOL_KINDS),
+      uri: z.string(),
+      range: LooseRange,
+      containerName: z.string().optional(),
+      providerId: z.string(),
+    }),
+  ),
+  unanswered: z.array(z.object({ providerId: z.string(), code: z.string(), message: z.string() })),
+})
+
+export type CheckedDiagnostics = z.infer<typeof Diagnostics>
+export type CheckedOutline = z.infer<typeof Outline>
+export type CheckedWorkspaceAnswer = z.infer<typeof WorkspaceAnswer>
+
+export const checkDiagnostics = (raw: unknown): CheckedDiagnostics => checkedAgainst(Diagnostics, raw)
+export const checkOutline = (raw: unknown): CheckedOutline => checkedAgainst(Outline, raw)
+export const checkWorkspaceAnswer = (raw: unknown): CheckedWorkspaceAnswer => checkedAgainst(WorkspaceAnswer, raw)

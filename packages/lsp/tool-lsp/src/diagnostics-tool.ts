@@ -1,0 +1,45 @@
+import type { ToolDefinition } from 'dsh-core'
+import { LSP_DIAGNOSTIC_SEVERITIES } from 'dsh-lsp'
+import { z } from 'zod'
+import { checkDiagnostics } from './capability-results.ts'
+import type { ToolLspConfig } from './config.ts'
+import { renderDiagnostics } from './diagnostics-render.ts'
+import { DiagnosticsValue, diagnosticsValue } from './diagnostics-value.ts'
+import { sessionWorkspace, type LspToolServices } from './query.ts'
+
+export const DiagnosticsInput = z.strictObject({
+  filePath: z
+    .string()
+    .min(1)
+    .regex(/\S/, 'filePath must not be blank')
+    .describe('The source file to check, relative to the workspace or absolute.'),
+  severity: z
+    .enum(LSP_DIAGNOSTIC_SEVERITIES)
+    .optional()
+    .describe('The least severe problem to list: error, warning (the default), information or hint.'),
+})
+export type DiagnosticsInput = z.infer<typeof DiagnosticsInput>
+
+export const DIAGNOSTICS_TOOL_DESCRIPTION = [
+  'The errors and warnings the language server reports for one file as it is on disk now: type errors, unresolved names, syntax errors.',
+  'Use it after editing a file, to see what the change broke (also in files that use it), instead of running a build.',
+  'Positions are one-based path:line:column with the source line.',
+].join(' ')
+
+/** The `lsp_diagnostics` tool: one file's problems, at or above a severity floor. */
+export function diagnosticsTool(services: LspToolServices, settings: ToolLspConfig): ToolDefinition<DiagnosticsInput, DiagnosticsValue> {
+  return {
+    name: 'lsp_diagnostics',
+    surface: 'lsp',
+    description: DIAGNOSTICS_TOOL_DESCRIPTION,
+    input: DiagnosticsInput,
+    output: DiagnosticsValue,
+    timeoutMs: settings.timeoutMs,
+    async execute(args, exec) {
+      const cwd = sessionWorkspace(exec, 'lsp_diagnostics')
+      const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: args.filePath, workspaceRoot: cwd }, exec.signal))
+      return diagnosticsValue(services.fs, settings, result, args.severity ?? 'warning', cwd, exec.signal)
+    },
+    render: (_args, value) => renderDiagnostics(value, settings),
+  }
+}

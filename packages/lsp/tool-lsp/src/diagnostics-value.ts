@@ -1,0 +1,87 @@
+import type { FileSystem } from 'dsh-core'
+import { LSP_DIAGNOSTIC_SEVERITIES, type LspDiagnosticSeverity } from 'dsh-lsp'
+import { z } from 'zod'
+import type { CheckedDiagnostics } from './capability-results.ts'
+import type { ToolLspConfig } from './config.ts'
+import { readLineTexts } from './line-text.ts'
+import { StrictRange as Range } from './range-schema.ts'
+import { renderUri } from './render-uri.ts'
+import { ellipsize } from './text-bound.ts'
+
+/** Related locations kept per problem: the first few say where to look; more is noise. */
+const MAX_RELATED = 3
+
+const Severity = z.enum(LSP_DIAGNOSTIC_SEVERITIES)
+
+const Item = z.strictObject({
+  severity: Severity,
+  /** Zero-based, as LSP speaks; rendered one-based. */
+  range: Range,
+  code: z.union([z.string(), z.number()]).exactOptional(),
+  source: z.string().exactOptional(),
+  message: z.string(),
+  /** The trimmed source line at `range.start`. */
+  lineText: z.string().exactOptional(),
+  related: z.array(z.strictObject({ path: z.string(), range: Range, message: z.string() })),
+})
+
+/** The canonical value of one lsp_diagnostics call: bounded by `maxDiagnostics` and `maxResultChars`. */
+export const DiagnosticsValue = z.strictObject({
+  kind: z.literal('diagnostics'),
+  /** The file as shown: relative to the workspace when inside it. */
+  path: z.string(),
+  uri: z.string(),
+  /** False when the server was still indexing or its answer did not settle within the provider's wait. */
+  complete: z.boolean(),
+  /** The least severe problem kept. */
+  severity: Severity,
+  /** Everything the server reported, per severity, floor or not. */
+  counts: z.strictObject({ error: z.number().int(), warning: z.number().int(), information: z.number().int(), hint: z.number().int() }),
+  /** Problems at or above the floor. */
+  total: z.number().int().nonnegative(),
+  /** True when `items` holds only the first `maxDiagnostics` of `total`. */
+  truncated: z.boolean(),
+  items: z.array(Item),
+})
+export type DiagnosticsValue = z.infer<typeof DiagnosticsValue>
+
+export function atOrAbove(severity: LspDiagnosticSeverity, floor: LspDiagnosticSeverity): boolean {
+  return LSP_DIAGNOSTIC_SEVERITIES.indexOf(severity) <= LSP_DIAGNOSTIC_SEVERITIES.indexOf(floor)
+}
+
+/**
+ * The provider's answer as the tool keeps it: problems at or above `floor`, most severe first
+ * (then by position), at most `maxDiagnostics`, each with its source line and a few related places.
+ */
+export async function diagnosticsValue(fs: FileSystem, config: ToolLspConfig, result: CheckedDiagnostics, floor: LspDiagnosticSeverity, cwd: string, signal: AbortSignal): Promise<DiagnosticsValue> {
+  const counts = { error: 0, warning: 0, information: 0, hint: 0 }
+  for (const item of result.items) counts[item.severity]++
+  const wanted = result.items
+    .filter((item) => atOrAbove(item.severity, floor))
+    .sort((a, b) => LSP_DIAGNOSTIC_SEVERITIES.indexOf(a.severity) - LSP_DIAGNOSTIC_SEVERITIES.indexOf(b.severity) || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character)
+  const kept = wanted.slice(0, config.maxDiagnostics)
+  const lineTexts = await readLineTexts(fs, cwd, kept.map((item) => ({ uri: result.uri, range: item.range })), config, signal)
+  const messageChars = Math.max(200, Math.floor(config.maxResultChars / 4))
+  return {
+    kind: 'diagnostics',
+    path: renderUri(result.uri, result.resolvedWorkspaceUri),
+    uri: result.uri,
+    complete: result.complete,
+    severity: floor,
+    counts,
+    total: wanted.length,
+    truncated: kept.length < wanted.length,
+    items: kept.map((item, index) => {
+      const lineText = lineTexts[index]
+      return {
+        severity: item.severity,
+        range: item.range,
+        ...(item.code === undefined ? {} : { code: item.code }),
+        ...(item.source === undefined ? {} : { source: item.source }),
+        message: ellipsize(item.message, messageChars),
+        ...(lineText === undefined ? {} : { lineText }),
+        related: item.related.slice(0, MAX_RELATED).map((related) => ({ path: renderUri(related.uri, result.resolvedWorkspaceUri), range: related.range, message: ellipsize(related.message, messageChars) })),
+      }
+    }),
+  }
+}

@@ -1,0 +1,78 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BIN, CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from '../../../cli/cli/tests/helpers.ts'
+
+// The `dsh` command with the LSP capability tools (issue 22): listed only when a provider with the
+// capability is loaded, and served over MCP by `dsh serve`.
+
+const clients: Client[] = []
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
+  killRunning()
+  await removeTempDirs()
+})
+
+const TS_WORKSPACE = join(ROOT, 'packages', 'lsp', 'tool-lsp', 'tests', 'real', 'workspaces', 'ts-capabilities')
+
+/** A third-party provider plugin: navigation only, or with diagnostics too. */
+function providerPlugin(withDiagnostics: boolean): string {
+  return `export const name = 'third-party-lsp'
+export const inject = ['lsp']
+export function apply(ctx) {
+  ctx.lsp.registerProvider({
+    id: 'third-party',
+    extensionToLanguage: { '.rs': 'rust' },
+    query: async () => ({ kind: 'hover', hover: null, complete: true }),
+    ${withDiagnostics ? "diagnostics: async () => ({ kind: 'diagnostics', uri: 'file:///x.rs', resolvedWorkspaceUri: 'file:///', items: [], complete: true })," : ''}
+  })
+}
+`
+}
+
+async function toolNames(preset: string): Promise<string[]> {
+  const run = await dsh(['tools', '--json', '--preset', preset])
+  expect(run.code, run.stderr).toBe(0)
+  return json<{ tools: { name: string }[] }>(run).tools.map((tool) => tool.name)
+}
+
+describe('dsh tools', () => {
+  it('lists lsp_diagnostics and lsp_symbols with the coding preset (its servers offer both)', async () => {
+    const names = await toolNames('coding')
+    expect(names).toEqual(expect.arrayContaining(['lsp', 'lsp_diagnostics', 'lsp_symbols']))
+  })
+
+  it('lists only lsp without a provider, or with one that offers navigation only; a provider with diagnostics adds lsp_diagnostics alone', async () => {
+    const dir = await tempDir()
+    const seamAndTool = `${CORE_ROWS}- id: lsp\n  name: dsh-lsp\n- id: tool-lsp\n  name: dsh-tool-lsp\n`
+    await writeFile(join(dir, 'bare.yml'), seamAndTool)
+    await writeFile(join(dir, 'navigation.mjs'), providerPlugin(false))
+    await writeFile(join(dir, 'navigation.yml'), `${seamAndTool}- id: third-party\n  name: ./navigation.mjs\n`)
+    await writeFile(join(dir, 'diagnostics.mjs'), providerPlugin(true))
+    await writeFile(join(dir, 'diagnostics.yml'), `${seamAndTool}- id: third-party\n  name: ./diagnostics.mjs\n`)
+    expect(await toolNames(join(dir, 'bare.yml'))).toEqual(['lsp'])
+    expect(await toolNames(join(dir, 'navigation.yml'))).toEqual(['lsp'])
+    expect(await toolNames(join(dir, 'diagnostics.yml'))).toEqual(['lsp', 'lsp_diagnostics'])
+  })
+})
+
+describe('dsh serve', () => {
+  it('exposes lsp_diagnostics and lsp_symbols, and answers them from the real server', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', TS_WORKSPACE], cwd: ROOT, stderr: 'pipe', env: process.env as Record<string, string> })
+    const client = new Client({ name: 'dsh-serve-lsp-test', version: '0' })
+    await client.connect(transport)
+    clients.push(client)
+    const listed = (await client.listTools()).tools.map((tool) => tool.name)
+    expect(listed).toEqual(expect.arrayContaining(['lsp', 'lsp_diagnostics', 'lsp_symbols']))
+
+    const outline = await client.callTool({ name: 'lsp_symbols', arguments: { filePath: 'src/shapes.ts' } })
+    expect(outline.isError ?? false).toBe(false)
+    expect(JSON.stringify(outline.content)).toContain('class Circle')
+    const diagnostics = await client.callTool({ name: 'lsp_diagnostics', arguments: { filePath: 'src/main.ts' } })
+    expect(diagnostics.isError ?? false).toBe(false)
+    expect(diagnostics.structuredContent).toMatchObject({ kind: 'diagnostics', path: 'src/main.ts' })
+  })
+})
