@@ -17,7 +17,7 @@ export { TokenStore, defaultStorePath, loginKey, type LoginRecord } from './oaut
 export { rowAuth, userMcpOverlay } from './oauth/row.ts'
 export { AuthRequiredError } from './oauth/auth-required.ts'
 export { SseTransport } from './sse-transport.ts'
-export { McpConfigFileRow } from './import/row.ts'
+export { McpConfigFileRow, configFileOf } from './import/row.ts'
 export { readMcpConfigFile } from './import/read.ts'
 export { fromClaudeJson } from './import/claude.ts'
 export { fromCodexToml } from './import/codex.ts'

@@ -152,6 +152,40 @@ describe('dsh mcp', () => {
     expect(called.stdout.trim()).toBe('Echo: imported')
   })
 
+  it('add --scope project writes the workspace\'s .mcp.json in Claude Code\'s shape, which dsh then runs in that workspace only; --scope user is the user overlay', async () => {
+    const home = freshHome()
+    const project = mkdtempSync(join(scratch, 'project-'))
+    const elsewhere = mkdtempSync(join(scratch, 'elsewhere-'))
+    const projectFile = join(project, '.mcp.json')
+    const added = await dsh(['mcp', 'add', '--scope', 'project', 'local', '--cwd', project, '--', 'mcp-server-everything', 'stdio'], home)
+    expect(added.code, added.stderr).toBe(0)
+    expect(added.stdout).toContain(`added local to ${projectFile}\ndsh now reads the .mcp.json of the workspace it works in`)
+    expect(JSON.parse(readFileSync(projectFile, 'utf8'))).toEqual({ mcpServers: { local: { type: 'stdio', command: 'mcp-server-everything', args: ['stdio'] } } })
+    expect(readFileSync(join(home, 'mcp.yml'), 'utf8')).toMatch(/id: project-mcp-json[\s\S]*mcpConfig: .mcp.json[\s\S]*relativeTo: workspace/)
+
+    const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: 'local', transport: 'stdio', state: 'ready' })])
+    const called = await dsh(['call', 'mcp__local__echo', '{"message":"project"}', '--preset', 'base', '--cwd', project], home)
+    expect(called.stdout.trim(), called.stderr).toBe('Echo: project')
+    const other = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', elsewhere], home)
+    expect(JSON.parse(other.stdout).servers).toEqual([])
+
+    const http = await dsh(['mcp', 'add', '--scope', 'project', '--transport', 'http', 'remote', 'https://mcp.example.com/mcp', '--header', 'X-Team: blue', '--cwd', project], home)
+    expect(http.stdout).toBe(`added remote to ${projectFile}\n`)
+    expect(JSON.parse(readFileSync(projectFile, 'utf8')).mcpServers.remote).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'blue' } })
+    const removed = await dsh(['mcp', 'remove', '--scope', 'project', 'local', '--cwd', project], home)
+    expect(removed.stdout).toBe(`removed local from ${projectFile}\n`)
+    expect(Object.keys(JSON.parse(readFileSync(projectFile, 'utf8')).mcpServers)).toEqual(['remote'])
+
+    const user = await dsh(['mcp', 'add', '--scope', 'user', 'mine', '--', 'mcp-server-everything', 'stdio'], home)
+    expect(user.stdout).toBe(`added mine to ${join(home, 'mcp.yml')}\n`)
+    const both = await dsh(['mcp', 'add', '--scope', 'project', '--config', join(home, 'x.yml'), 'x', '--', 'node'], home)
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--scope picks a default file and --config names one')])
+    const bad = await dsh(['mcp', 'add', '--scope', 'local', 'x', '--', 'node'], home)
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--scope must be user or project')])
+  })
+
   it('import a Claude Code .mcp.json into a named overlay; add and remove; a preset is never written', async () => {
     const home = freshHome()
     const overlay = join(home, 'project.yml')
