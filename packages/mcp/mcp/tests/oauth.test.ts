@@ -191,6 +191,14 @@ describe('OAuth', () => {
     expect((await session.store.get(session.key))?.tokens).toBeDefined()
   })
 
+  it('oauth.resource is the RFC 8707 resource asked for; without it, the one the server\'s metadata names', async () => {
+    const server = await fixture()
+    const resourceOf = (printed: string[]) => new URL(printed[0]!).searchParams.get('resource')
+    expect(resourceOf((await loginFollowing(server)).printed)).toBe(server.url)
+    const configured = await loginFollowing(server, { oauth: { resource: 'https://api.example.test/mcp' } })
+    expect(resourceOf(configured.printed)).toBe('https://api.example.test/mcp')
+  })
+
   it('a server without OAuth metadata that answers 401 without a Bearer challenge is not a login', async () => {
     const { createServer } = await import('node:http')
     const plain = createServer((_request, response) => response.writeHead(401, { 'content-type': 'text/plain' }).end('API key required'))
