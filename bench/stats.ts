@@ -18,3 +18,11 @@ export async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
   const value = await work()
   return [Number(process.hrtime.bigint() - start) / 1e6, value]
 }
+
+/** Wall time and this process's CPU time (user + system) of `work`, both in milliseconds. */
+export async function timedWithCpu(work: () => Promise<unknown>): Promise<{ wallMs: number; cpuMs: number }> {
+  const cpu = process.cpuUsage()
+  const [wallMs] = await timed(work)
+  const used = process.cpuUsage(cpu)
+  return { wallMs, cpuMs: (used.user + used.system) / 1000 }
+}

@@ -12,10 +12,12 @@ export interface CatalogEntry {
 
 const TYPESCRIPT_EXTENSIONS = { '.ts': 'typescript', '.tsx': 'typescriptreact', '.mts': 'typescript', '.cts': 'typescript', '.js': 'javascript', '.jsx': 'javascriptreact', '.mjs': 'javascript', '.cjs': 'javascript' }
 const PYTHON_EXTENSIONS = { '.py': 'python', '.pyi': 'python' }
+/** A Python project's own directory: pyright resolves its imports (a `src` layout included) from there. */
+const PYTHON_ROOTS = [['pyproject.toml', 'pyrightconfig.json', 'setup.py', 'setup.cfg', 'requirements.txt', 'Pipfile']]
 
 /**
  * Language servers known to work with dsh-lsp-stdio, by id. A row takes them with
- * `catalog: all` or `catalog: [go, rust]`; its own `servers` entry of the same id replaces one.
+ * `catalog: all` or `catalog: [go, rust]`; its own `servers` entry of the same id replaces one (or adjusts it, without a `command`).
  * None of them reaches the network with these settings (schema stores, explainshell, telemetry off).
  */
 export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
@@ -27,23 +29,27 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       args: ['--stdio'],
       typescript: 'auto',
       extensionToLanguage: TYPESCRIPT_EXTENSIONS,
+      // A lockfile marks a project that installs its own packages, TypeScript included, which
+      // decides between the native server and tsserver; a monorepo's packages share its one lockfile.
+      rootMarkers: [['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb']],
       install: 'npm install --save-dev typescript (7 or later), or typescript@5 with typescript-language-server',
     },
   },
   python: {
     language: 'Python',
     inAll: true,
-    server: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, install: 'npm install --save-dev pyright' },
+    server: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, install: 'npm install --save-dev pyright' },
   },
   basedpyright: {
     language: 'Python',
     inAll: false,
-    server: { command: 'basedpyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, install: 'npm install --save-dev basedpyright' },
+    server: { command: 'basedpyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, install: 'npm install --save-dev basedpyright' },
   },
   go: {
     language: 'Go',
     inAll: true,
-    server: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, install: 'apt-get install gopls golang-go (Debian), or go install golang.org/x/tools/gopls@latest' },
+    // A go.work anywhere up to the workspace serves all of its modules from one server.
+    server: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, rootMarkers: ['go.work', 'go.mod'], install: 'apt-get install gopls golang-go (Debian), or go install golang.org/x/tools/gopls@latest' },
   },
   rust: {
     language: 'Rust',
@@ -51,6 +57,8 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
     server: {
       command: 'rust-analyzer',
       extensionToLanguage: { '.rs': 'rust' },
+      // Cargo.lock sits at the top of a cargo workspace, so its member crates share one server.
+      rootMarkers: ['Cargo.lock', 'Cargo.toml'],
       // rustup installs a rust-analyzer shim with every toolchain, which fails until the component is added.
       preflight: { args: ['--version'] },
       install: 'rustup component add rust-analyzer',
@@ -63,6 +71,7 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       command: 'clangd',
       // Without compile_commands.json clangd guesses flags per file; a project that has one gets its own.
       args: ['--log=error'],
+      rootMarkers: [['compile_commands.json', 'compile_flags.txt', '.clangd']],
       extensionToLanguage: { '.c': 'c', '.h': 'c', '.cc': 'cpp', '.cpp': 'cpp', '.cxx': 'cpp', '.hh': 'cpp', '.hpp': 'cpp', '.hxx': 'cpp', '.m': 'objective-c', '.mm': 'objective-cpp' },
       install: 'apt-get install clangd',
     },
@@ -74,6 +83,7 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       command: 'bash-language-server',
       args: ['start'],
       extensionToLanguage: { '.sh': 'shellscript', '.bash': 'shellscript' },
+      filenameToLanguage: { '.bashrc': 'shellscript', '.bash_profile': 'shellscript', '.bash_login': 'shellscript', '.bash_logout': 'shellscript', '.bash_aliases': 'shellscript', '.profile': 'shellscript' },
       configuration: { bashIde: { explainshellEndpoint: '', shellcheckPath: '' } },
       install: 'npm install --save-dev bash-language-server',
     },
@@ -129,8 +139,8 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
     server: {
       command: 'docker-langserver',
       args: ['--stdio'],
-      // Routing is by final extension: `app.dockerfile` is served, a file named just `Dockerfile` is not.
       extensionToLanguage: { '.dockerfile': 'dockerfile' },
+      filenameToLanguage: { Dockerfile: 'dockerfile', 'Dockerfile.*': 'dockerfile', Containerfile: 'dockerfile', 'Containerfile.*': 'dockerfile' },
       install: 'npm install --save-dev dockerfile-language-server-nodejs',
     },
   },

@@ -4,6 +4,10 @@ import { SERVER_CATALOG } from './catalog.ts'
 
 const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
+const ROOT_MARKER = z
+  .string()
+  .min(1)
+  .refine((name) => name !== '.' && name !== '..' && !/[/\\]/.test(name), 'a root marker is the name of a file or directory (go.mod), not a path')
 
 /** One language server. Every number varies by deployment, so each is a field with a default. */
 export const ServerConfig = z.strictObject({
@@ -14,6 +18,18 @@ export const ServerConfig = z.strictObject({
   env: z.record(z.string(), z.string().nullable()).default({}),
   /** `.ts` (or `ts`) → LSP language id. Checked by ctx.lsp at registration. */
   extensionToLanguage: z.record(z.string(), z.string()),
+  /**
+   * File name → LSP language id, for files known by name: `Dockerfile`, `.bashrc`, or `Dockerfile.*`
+   * for the name followed by any suffix. Case-insensitive; wins over extensions. Checked by ctx.lsp.
+   */
+  filenameToLanguage: z.record(z.string(), z.string()).default({}),
+  /**
+   * Files or directories that mark a project root (`go.mod`, `Cargo.toml`). A file is served by a
+   * server started in the nearest directory at or above it, never above the session workspace,
+   * that holds one; with none, the workspace itself. Earlier entries take precedence over later
+   * ones however near (`[go.work, go.mod]`); the names of a nested list count alike (the nearest wins).
+   */
+  rootMarkers: z.array(z.union([ROOT_MARKER, z.array(ROOT_MARKER).min(1)])).default([]),
   /** How to install the server: shown in `dsh status` and in the error when its executable is missing. */
   install: z.string().min(1).optional(),
   /**
@@ -107,17 +123,31 @@ export const LspStdioConfig = z
     catalog: z
       .union([z.literal('all'), z.array(z.enum(CATALOG_IDS))], { error: () => `catalog must be "all" or a list of these ids: ${CATALOG_IDS.map((id) => JSON.stringify(id)).join(', ')}` })
       .optional(),
+    // Each entry is checked as a ServerConfig below, once laid over the catalog's entry it adjusts.
     servers: z
       // zod reports a bad record key as a bare "Invalid key in record"; say what an id must look like.
-      .record(z.string().regex(SERVER_ID, SERVER_ID_RULE), ServerConfig, { error: (issue) => (issue.code === 'invalid_key' ? SERVER_ID_RULE : undefined) })
+      .record(z.string().regex(SERVER_ID, SERVER_ID_RULE), z.record(z.string(), z.unknown()), { error: (issue) => (issue.code === 'invalid_key' ? SERVER_ID_RULE : undefined) })
       .default({}),
   })
-  // A row's own server replaces the catalog's entry of the same id.
-  .transform(({ catalog, servers }) => ({ servers: { ...catalogServers(catalog), ...servers } }))
-  .refine((config) => Object.keys(config.servers).length > 0, { message: 'servers must contain at least one server (or name some in catalog)', path: ['servers'] })
+  .transform(({ catalog, servers }) => ({ servers: withCatalog(catalog, servers) }))
+  .pipe(
+    z
+      .strictObject({ servers: z.record(z.string(), ServerConfig) })
+      .refine((config) => Object.keys(config.servers).length > 0, { message: 'servers must contain at least one server (or name some in catalog)', path: ['servers'] }),
+  )
 export type LspStdioConfig = z.infer<typeof LspStdioConfig>
 
-function catalogServers(catalog: 'all' | readonly string[] | undefined): Record<string, ServerConfig> {
+/**
+ * The row's servers over the catalog's it takes. An entry of the same id that names a `command`
+ * replaces the catalog's; one without adjusts it, each of its fields replacing the catalog's
+ * (an overlay's `servers: { typescript: { killGraceMs: 300 } }` on the coding preset).
+ */
+function withCatalog(catalog: 'all' | readonly string[] | undefined, servers: Record<string, Record<string, unknown>>): Record<string, unknown> {
   const ids = catalog === 'all' ? Object.keys(SERVER_CATALOG).filter((id) => SERVER_CATALOG[id]!.inAll) : (catalog ?? [])
-  return Object.fromEntries(ids.map((id) => [id, ServerConfig.parse(SERVER_CATALOG[id]!.server)]))
+  const taken: Record<string, unknown> = Object.fromEntries(ids.map((id) => [id, SERVER_CATALOG[id]!.server]))
+  for (const [id, server] of Object.entries(servers)) {
+    const adjusted = taken[id]
+    taken[id] = adjusted && !('command' in server) ? { ...adjusted, ...server } : server
+  }
+  return taken
 }

@@ -60,7 +60,7 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   const providers = entries.map(([id, server], index) => {
     const lookup = (lookups[index] as PromiseFulfilledResult<Lookup>).value
     const launcher = launcherOf(server, lookup)
-    if (!launcher) return new UnavailableLspProvider(id, server.extensionToLanguage, withInstall((lookup as { missing: string }).missing, server))
+    if (!launcher) return new UnavailableLspProvider(id, server, withInstall((lookup as { missing: string }).missing, server))
     return new StdioLspProvider({
       id,
       config: server,

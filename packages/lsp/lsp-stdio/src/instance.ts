@@ -9,6 +9,7 @@ import type { Launch } from './launch.ts'
 import { ProgressTracker } from './progress.ts'
 import { digestOf, KeptDocuments } from './documents.ts'
 import { PublishedDiagnostics, type DiagnosticsWatch } from './published-diagnostics.ts'
+import type { ServerRoot } from './roots.ts'
 import { answerServerRequest } from './server-requests.ts'
 import { settlesWithin } from './settle.ts'
 import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
@@ -20,7 +21,8 @@ export interface InstanceOptions {
   readonly serverId: string
   readonly config: ServerConfig
   readonly launch: Launch
-  readonly workspace: Workspace
+  /** The directory the server runs in and is initialised with. */
+  readonly workspace: ServerRoot
   readonly subprocess: SubprocessService
   /** Says what the server is doing (for progress on a terminal). */
   readonly report: (message: string) => void
@@ -60,7 +62,7 @@ interface OpenDocument {
  * loading) so a cold server does not answer from a half-loaded project.
  */
 export class ServerInstance {
-  readonly workspace: Workspace
+  readonly workspace: ServerRoot
   readonly ready: Promise<ServerCapabilities>
   lastUsed = Date.now()
   /** Queries running on this instance. */

@@ -4,6 +4,7 @@ import type { ServerConfig } from './config.ts'
 import { IdleEviction } from './idle.ts'
 import { ServerInstance } from './instance.ts'
 import type { Launch } from './launch.ts'
+import type { ServerRoot } from './roots.ts'
 import { trackUntilSettled } from './settle.ts'
 
 export interface PoolOptions {
@@ -37,7 +38,7 @@ export class ServerPool {
    * The live server for the workspace, or a new one started as `launch` says (subject to the crash
    * budget and the cap). `launch` is asked for only when a server has to start.
    */
-  async acquire(workspace: Workspace, launch: () => Launch | Promise<Launch>): Promise<ServerInstance> {
+  async acquire(workspace: ServerRoot, launch: () => Launch | Promise<Launch>): Promise<ServerInstance> {
     this.assertOpen()
     const current = this.instances.get(workspace.path)
     if (current && !current.dead) return current

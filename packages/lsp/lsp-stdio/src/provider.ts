@@ -19,10 +19,11 @@ import type { ServerInstance } from './instance.ts'
 import type { Launch, Launcher } from './launch.ts'
 import { ServerPool } from './pool.ts'
 import { Preflight } from './preflight.ts'
+import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue } from './queue.ts'
 import { trackUntilSettled } from './settle.ts'
 import { fuseSignals } from './signals.ts'
-import { probeFailureStatus, providerStatus, withExtensions } from './status.ts'
+import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
 export interface ProviderOptions {
@@ -48,10 +49,12 @@ const NO_SERVER: TransportOwner = { isTransportFailure: () => false }
 export class StdioLspProvider implements LspProvider {
   readonly id: string
   readonly extensionToLanguage: Readonly<Record<string, string>>
+  readonly filenameToLanguage: Readonly<Record<string, string>>
   private readonly pool: ServerPool
   private readonly queue = new WorkQueue()
   private readonly supervision: Supervision
   private readonly preflight: Preflight | undefined
+  private readonly roots: RootFinder
   /** Workspace lookups in flight, which disposal waits for. */
   private readonly lookups = new Set<Promise<void>>()
   /** File changes being resolved and queued: requests wait for them, so they queue up behind the notices. */
@@ -66,37 +69,44 @@ export class StdioLspProvider implements LspProvider {
     const { id, config, subprocess, report } = options
     this.id = id
     this.extensionToLanguage = { ...config.extensionToLanguage }
+    this.filenameToLanguage = { ...config.filenameToLanguage }
     this.supervision = new Supervision(id, config.crashes)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
     this.anchors = new AnchorFiles(options.fs, this.extensionToLanguage)
     const { preflight } = config
     this.preflight = preflight ? new Preflight({ serverId: id, config: { ...config, preflight }, subprocess, lifetime: this.lifetime.signal }) : undefined
+    this.roots = new RootFinder(options.fs, config.rootMarkers.map((marker) => (typeof marker === 'string' ? [marker] : marker)))
   }
 
   query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
-    return this.onFile(request, signal, (instance, source, scope) => instance.query(request, source, scope))
+    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
+      const result = await instance.query(request, source, scope)
+      // The caller names files relative to its workspace, whichever root's server answered.
+      return result.kind === 'locations' ? { ...result, resolvedWorkspaceUri: workspace.url } : result
+    })
   }
 
   diagnostics(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
-    return this.onFile(request, signal, async (instance, source, scope) => {
+    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
       const { items, complete } = await instance.diagnostics(source, request.languageId, scope)
-      return { kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: instance.workspace.url, items, complete }
+      return { kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: workspace.url, items, complete }
     })
   }
 
   documentSymbols(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
-    return this.onFile(request, signal, async (instance, source, scope) => {
+    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
       const { symbols, complete } = await instance.documentSymbols(source, request.languageId, scope)
-      return { kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: instance.workspace.url, symbols, complete }
+      return { kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: workspace.url, symbols, complete }
     })
   }
 
   /**
    * A workspace query, asked with one of the workspace's files of this server's languages open (see
-   * AnchorFiles); a workspace without any answers empty at once, and no server starts for it.
+   * AnchorFiles); a workspace without any answers empty at once, and no server starts for it. It
+   * asks the server of the session workspace itself, whatever the row's root markers.
    */
   workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult> {
-    return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
+    return this.inWorkspace(request.workspaceRoot, signal, undefined, async (workspace, _root, scope) => {
       const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope), scope)
       this.guard(scope)
       if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
@@ -129,8 +139,8 @@ export class StdioLspProvider implements LspProvider {
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
-    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
-    return withExtensions(providerStatus(view), this.extensionToLanguage)
+    const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), live: this.pool.live(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
+    return withRoutes(providerStatus(view), this)
   }
 
   /**
@@ -159,7 +169,7 @@ export class StdioLspProvider implements LspProvider {
       })
       return this.status()
     } catch (error) {
-      return withExtensions(probeFailureStatus(error, failure), this.extensionToLanguage)
+      return withRoutes(probeFailureStatus(error, failure), this)
     } finally {
       scope.dispose()
     }
@@ -196,32 +206,44 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /**
-   * The pipeline of every file request: canonical workspace, that workspace's queue, pending file
-   * changes told, the source read at its turn (so a request sees what was written while it
-   * waited), and `work` on a pooled server with one replay.
+   * The pipeline of every file request: canonical workspace, the file's root (its own server and
+   * queue), pending file changes told, the source read at its turn (so a request sees what was
+   * written while it waited), and `work` on that root's pooled server with one replay.
    */
-  private onFile<R>(request: { readonly filePath: string; readonly workspaceRoot: string }, signal: AbortSignal | undefined, work: (instance: ServerInstance, source: ContainedText, signal: AbortSignal) => Promise<R>): Promise<R> {
-    return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
+  private onFile<R>(
+    request: { readonly filePath: string; readonly workspaceRoot: string },
+    signal: AbortSignal | undefined,
+    work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, signal: AbortSignal) => Promise<R>,
+  ): Promise<R> {
+    const rootOf = (workspace: Workspace, scope: AbortSignal) => this.rootOf(workspace, request.filePath, scope)
+    return this.inWorkspace(request.workspaceRoot, signal, rootOf, async (workspace, root, scope) => {
       const source = await this.readSource(workspace, request.filePath, scope)
       this.guard(scope)
-      return this.runWithReplay(workspace, scope, (instance) => work(instance, source, scope))
+      return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope))
     })
   }
 
   /**
-   * `work` at the workspace's turn in its queue, behind the file changes told so far; every wait
-   * bound to the caller's signal and the provider's lifetime.
+   * `work` at the turn of the server root (`rootOf`, else the workspace) in its queue, behind the
+   * file changes told so far; every wait bound to the caller's signal and the provider's lifetime.
    */
-  private async inWorkspace<R>(root: string, signal: AbortSignal | undefined, work: (workspace: Workspace, signal: AbortSignal) => Promise<R>): Promise<R> {
+  private async inWorkspace<R>(
+    workspaceRoot: string,
+    signal: AbortSignal | undefined,
+    rootOf: ((workspace: Workspace, signal: AbortSignal) => Promise<ServerRoot>) | undefined,
+    work: (workspace: Workspace, root: ServerRoot, signal: AbortSignal) => Promise<R>,
+  ): Promise<R> {
     this.guard(signal)
     const scope = fuseSignals(this.lifetime.signal, signal)
     try {
-      const workspace = await this.workspaceOf(root, scope.signal)
+      const workspace = await this.workspaceOf(workspaceRoot, scope.signal)
+      this.guard(scope.signal)
+      const root = rootOf ? await rootOf(workspace, scope.signal) : workspace
       if (this.queuing.size) await raceAbort(Promise.all(this.queuing), scope.signal, queryAborted)
       this.guard(scope.signal)
-      return await this.queue.run(workspace.path, scope.signal, async () => {
+      return await this.queue.run(root.path, scope.signal, async () => {
         this.guard(scope.signal)
-        return work(workspace, scope.signal)
+        return work(workspace, root, scope.signal)
       })
     } finally {
       scope.dispose()
@@ -281,16 +303,26 @@ export class StdioLspProvider implements LspProvider {
     }
   }
 
+  /**
+   * The directory whose server serves `filePath` (roots.ts): the workspace unless the row names
+   * root markers. Found before the queue, since each root has its own server and queue.
+   */
+  private async rootOf(workspace: Workspace, filePath: string, signal: AbortSignal): Promise<ServerRoot> {
+    if (!this.roots.enabled) return workspace
+    let path: string
+    try {
+      path = await this.options.fs.contained(workspace, filePath, signal)
+    } catch (error) {
+      throw sourceError(error, workspace, filePath, signal)
+    }
+    return this.roots.rootOf(workspace, path, signal)
+  }
+
   private async readSource(workspace: Workspace, filePath: string, signal: AbortSignal): Promise<ContainedText> {
     try {
       return await this.options.fs.readContainedText(workspace, filePath, { maxBytes: this.options.config.maxDocumentBytes, signal })
     } catch (error) {
-      if (signal.aborted) throw abortError(signal, queryAborted)
-      if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
-        throw new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
-      }
-      const reason = error instanceof Error ? error.message : String(error)
-      throw new LspError(`source ${quote(filePath)} cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
+      throw sourceError(error, workspace, filePath, signal)
     }
   }
 
@@ -298,4 +330,14 @@ export class StdioLspProvider implements LspProvider {
     if (this.disposed) throw new LspError(`${this.id}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
     if (signal?.aborted) throw abortError(signal, queryAborted)
   }
+}
+
+/** A source file that cannot be used, as the LspError a caller routes on. */
+function sourceError(error: unknown, workspace: Workspace, filePath: string, signal: AbortSignal): Error {
+  if (signal.aborted) return abortError(signal, queryAborted)
+  if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
+    return new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
+  }
+  const reason = error instanceof Error ? error.message : String(error)
+  return new LspError(`source ${quote(filePath)} cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
 }

@@ -1,8 +1,9 @@
 import { basename } from 'node:path'
 import { assertNever, errorMessage, type CapabilityStatus } from 'dsh-core'
-import { LspError } from 'dsh-lsp'
+import { LspError, type LspProvider } from 'dsh-lsp'
 import type { ServerInstance } from './instance.ts'
 import type { Launcher } from './launch.ts'
+import type { ServerRoot } from './roots.ts'
 import type { FailureKind } from './supervision.ts'
 
 /** What the provider knows when `dsh status` asks. */
@@ -12,6 +13,8 @@ export interface ProviderView {
   readonly blocked: string | undefined
   /** The most recently used server still in the pool. */
   readonly newest: ServerInstance | undefined
+  /** Every server still running (one per root). */
+  readonly live: readonly ServerInstance[]
   readonly lastCrash: LspError | undefined
   /** Why the server cannot run although its executable exists (its preflight failed). */
   readonly unusable: string | undefined
@@ -25,11 +28,11 @@ export function providerStatus(view: ProviderView): CapabilityStatus {
     const state = instance.state
     switch (state) {
       case 'starting':
-        return { state: 'starting', detail: describe(instance) }
+        return { state: 'starting', detail: describe(instance) + alsoRunning(view.live, instance) }
       case 'indexing':
-        return { state: 'indexing', detail: `${instance.indexingTitle ?? 'indexing'} (${describe(instance)})` }
+        return { state: 'indexing', detail: `${instance.indexingTitle ?? 'indexing'} (${describe(instance)})${alsoRunning(view.live, instance)}` }
       case 'ready':
-        return { state: 'ready', detail: describe(instance) + expiredNote(instance) }
+        return { state: 'ready', detail: describe(instance) + expiredNote(instance) + alsoRunning(view.live, instance) }
       case 'stopped':
         break
       default:
@@ -47,17 +50,35 @@ export function probeFailureStatus(error: unknown, kind: FailureKind): Capabilit
   return { state: kind !== 'none' || blocked ? 'crashed' : 'unavailable', detail: errorMessage(error) }
 }
 
-/** Every row ends with the extensions its server answers for. */
-export function withExtensions(status: CapabilityStatus, extensionToLanguage: Readonly<Record<string, string>>): CapabilityStatus {
-  return { state: status.state, detail: `${status.detail} [${Object.keys(extensionToLanguage).join(' ')}]` }
+/** Every row ends with the extensions and file names its server answers for (`[.go]`, `[.dockerfile Dockerfile Dockerfile.*]`). */
+export function withRoutes(status: CapabilityStatus, routes: Pick<LspProvider, 'extensionToLanguage' | 'filenameToLanguage'>): CapabilityStatus {
+  const served = [...Object.keys(routes.extensionToLanguage), ...Object.keys(routes.filenameToLanguage ?? {})]
+  return { state: status.state, detail: `${status.detail} [${served.join(' ')}]` }
 }
 
-/** `typescript-language-server 5.3.0, pid 42, workspace /w`, after the launch's label when it has one (`tsserver 5.9.3: …`). */
+/**
+ * `typescript-language-server 5.3.0, pid 42, workspace /w` (or `root /w/api (go.mod)` when a root
+ * marker chose the directory), after the launch's label when it has one (`tsserver 5.9.3: …`).
+ */
 function describe(instance: ServerInstance): string {
   const info = instance.serverInfo
   const { label, executable } = instance.launch
-  const name = info ? `${info.name}${info.version ? ` ${info.version}` : ''}` : basename(executable)
-  return `${label ? `${label}: ` : ''}${name}, pid ${instance.pid}, workspace ${instance.workspace.path}`
+  const version = info?.version && SHORT_VERSION.test(info.version) ? ` ${info.version}` : ''
+  const name = info ? `${info.name}${version}` : basename(executable)
+  return `${label ? `${label}: ` : ''}${name}, pid ${instance.pid}, ${where(instance.workspace)}`
+}
+
+/** A version to show; some servers put a whole build description there (gopls: a JSON object). */
+const SHORT_VERSION = /^[^\s{}]{1,40}$/
+
+function where(root: ServerRoot): string {
+  return root.marker ? `root ${root.path} (${root.marker})` : `workspace ${root.path}`
+}
+
+/** `; also running: /w/a (go.mod), /w/b (go.mod)`: the other roots with a server, if any. */
+function alsoRunning(live: readonly ServerInstance[], shown: ServerInstance): string {
+  const others = live.filter((instance) => instance !== shown).map(({ workspace }) => (workspace.marker ? `${workspace.path} (${workspace.marker})` : workspace.path))
+  return others.length ? `; also running: ${others.join(', ')}` : ''
 }
 
 function expiredNote(instance: ServerInstance): string {

@@ -1,22 +1,24 @@
 import type { CapabilityStatus } from 'dsh-core'
 import { LspError, type LspDiagnosticsResult, type LspDocumentSymbolsResult, type LspProvider, type LspQueryResult, type LspWorkspaceSymbolsResult } from 'dsh-lsp'
-import { withExtensions } from './status.ts'
+import { withRoutes } from './status.ts'
 
 /**
- * A configured server whose executable was not found at load. The row stays: its extensions are
- * still claimed (so they do not fall through to another provider), `dsh status` shows it
- * `unavailable` with the reason, and queries fail with LSP_UNAVAILABLE. Installing the server
- * takes effect on the next load.
+ * A configured server whose executable was not found at load. The row stays: its extensions and
+ * file names are still claimed (so they do not fall through to another provider), `dsh status`
+ * shows it `unavailable` with the reason, and queries fail with LSP_UNAVAILABLE. Installing the
+ * server takes effect on the next load.
  */
 export class UnavailableLspProvider implements LspProvider {
   readonly extensionToLanguage: Readonly<Record<string, string>>
+  readonly filenameToLanguage: Readonly<Record<string, string>>
 
   constructor(
     readonly id: string,
-    extensionToLanguage: Readonly<Record<string, string>>,
+    routes: Pick<LspProvider, 'extensionToLanguage' | 'filenameToLanguage'>,
     private readonly reason: string,
   ) {
-    this.extensionToLanguage = { ...extensionToLanguage }
+    this.extensionToLanguage = { ...routes.extensionToLanguage }
+    this.filenameToLanguage = { ...routes.filenameToLanguage }
   }
 
   query(): Promise<LspQueryResult> {
@@ -41,7 +43,7 @@ export class UnavailableLspProvider implements LspProvider {
   }
 
   status(): CapabilityStatus {
-    return withExtensions({ state: 'unavailable', detail: this.reason }, this.extensionToLanguage)
+    return withRoutes({ state: 'unavailable', detail: this.reason }, this)
   }
 
   probe(): Promise<CapabilityStatus> {

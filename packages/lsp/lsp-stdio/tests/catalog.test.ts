@@ -1,5 +1,5 @@
-// The server catalog as config: `catalog: all | [ids]`, a row's own servers replacing catalog
-// entries, and a catalog server that is not installed showing its install command.
+// The server catalog as config: `catalog: all | [ids]`, a row's own servers replacing (or, without
+// a command, adjusting) catalog entries, and a catalog server that is not installed showing its install command.
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import { settleTeardowns } from 'dsh-core'
 import FileSystem from 'dsh-core/fs'
@@ -25,6 +25,21 @@ describe('catalog config', () => {
     expect(Object.keys(servers).sort()).toEqual(['basedpyright', 'go'])
     expect(servers.go).toMatchObject({ command: '/opt/go/bin/gopls' })
     expect(servers.go?.install).toBeUndefined()
+  })
+
+  it('the row’s own entry without a command adjusts the catalog’s, field by field; a whole bad entry still names its field', () => {
+    const { servers } = LspStdioConfig.parse({ catalog: ['typescript'], servers: { typescript: { killGraceMs: 300, args: ['--stdio', '--log-level', '4'] } } })
+    expect(servers.typescript).toMatchObject({ command: 'typescript-language-server', typescript: 'auto', killGraceMs: 300, args: ['--stdio', '--log-level', '4'], install: expect.any(String) })
+    // Not a catalog entry the row takes: a server of its own, which needs a command.
+    const error = (() => {
+      try {
+        LspStdioConfig.parse({ catalog: ['typescript'], servers: { go: { killGraceMs: 300 } } })
+      } catch (caught) {
+        return caught as { issues: { path: PropertyKey[] }[] }
+      }
+      throw new Error('parsed')
+    })()
+    expect(error.issues.map((issue) => issue.path.join('.'))).toEqual(['servers.go.command', 'servers.go.extensionToLanguage'])
   })
 
   it('refuses an unknown id, naming the field', () => {

@@ -32,6 +32,8 @@ describe('ServerConfig defaults', () => {
       args: [],
       env: {},
       extensionToLanguage: { '.ts': 'typescript' },
+      filenameToLanguage: {},
+      rootMarkers: [],
       initializationOptions: null,
       configuration: null,
       processId: 'host',

@@ -4,7 +4,7 @@ import { currentSession, errorMessage, untracked, type Session } from 'dsh-core'
 import { askEveryProvider } from './fan-out.ts'
 import { LSP_CAPABILITIES, type LspCapability, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
 import { LspError } from './errors.ts'
-import { finalExtension, normalizeExtensionKey } from './extensions.ts'
+import { finalExtension, normalizeExtensionKey, normalizeFilenameKey, routeByFilename } from './extensions.ts'
 import type { LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
 
 declare module 'cordis' {
@@ -25,13 +25,16 @@ interface Route {
 }
 
 /**
- * `ctx.lsp`: routes each query by the file's final extension to the one provider that claimed it.
+ * `ctx.lsp`: routes each query by the file's name or, failing that, its final extension to the one
+ * provider that claimed it.
  * Providers register capabilities, never tools; there is no generic JSON-RPC escape hatch.
  */
 export class LspService extends Service {
   /** Registered providers by id, in registration order. */
   private readonly providers = new Map<string, LspProvider>()
   private readonly routes = new Map<string, Route>()
+  /** Routes by file name (`dockerfile`, `dockerfile.*`), which win over extensions. */
+  private readonly names = new Map<string, Route>()
   private readonly listeners = new Set<() => void>()
 
   constructor(ctx: Context) {
@@ -57,7 +60,8 @@ export class LspService extends Service {
       throw new LspError(`provider "${id}": extensionToLanguage must be an object of extension → language id`, 'LSP_INVALID_PROVIDER')
     }
     const entries = Object.entries(map)
-    if (!entries.length) throw new LspError(`provider "${id}" maps no extensions`, 'LSP_INVALID_PROVIDER')
+    const names = nameRoutes(provider, id)
+    if (!entries.length && !names.size) throw new LspError(`provider "${id}" maps no extensions or file names`, 'LSP_INVALID_PROVIDER')
     const routes = new Map<string, Route>()
     for (const [key, languageId] of entries) {
       const extension = normalizeExtensionKey(key)
@@ -72,15 +76,23 @@ export class LspService extends Service {
       const owner = this.routes.get(extension)
       if (owner) throw new LspError(`provider "${id}": ${extension} is already served by "${owner.providerId}"`, 'LSP_CONFLICT')
     }
+    for (const name of names.keys()) {
+      const owner = this.names.get(name)
+      if (owner) throw new LspError(`provider "${id}": files named ${name} are already served by "${owner.providerId}"`, 'LSP_CONFLICT')
+    }
     const service = untracked(this)
     return this.ctx.effect(() => {
       service.providers.set(id, provider)
       for (const [extension, route] of routes) service.routes.set(extension, route)
+      for (const [name, route] of names) service.names.set(name, route)
       service.changed()
       return () => {
         service.providers.delete(id)
         for (const [extension, route] of routes) {
           if (service.routes.get(extension) === route) service.routes.delete(extension)
+        }
+        for (const [name, route] of names) {
+          if (service.names.get(name) === route) service.names.delete(name)
         }
         service.changed()
       }
@@ -103,17 +115,18 @@ export class LspService extends Service {
     })
   }
 
-  /** The extensions currently routed, with the provider that serves each. */
-  routing(): { extension: string; providerId: string; languageId: string }[] {
-    return [...this.routes].map(([extension, route]) => ({ extension, providerId: route.providerId, languageId: route.languageId }))
+  /** The extensions and file names currently routed, with the provider that serves each. */
+  routing(): (({ extension: string } | { filename: string }) & { providerId: string; languageId: string })[] {
+    const by = (route: Route) => ({ providerId: route.providerId, languageId: route.languageId })
+    return [...[...this.routes].map(([extension, route]) => ({ extension, ...by(route) })), ...[...this.names].map(([filename, route]) => ({ filename, ...by(route) }))]
   }
 
-  /** Throws LSP_UNAVAILABLE, as `query` would, unless a provider serves the file's final extension. */
+  /** Throws LSP_UNAVAILABLE, as `query` would, unless a provider serves the file's name or final extension. */
   assertRouted(filePath: string): void {
     this.routeFor(filePath)
   }
 
-  /** Routes by final extension (order-independent); the same signal object reaches the provider. */
+  /** Routes by file name, else final extension (order-independent); the same signal object reaches the provider. */
   async query(request: LspQueryRequest, signal?: AbortSignal): Promise<LspQueryResult> {
     const route = this.routeFor(request.filePath)
     return route.provider.query({ ...request, languageId: route.languageId }, signal)
@@ -187,7 +200,7 @@ export class LspService extends Service {
   }
 
   private routeFor(filePath: string): Route {
-    const route = this.routes.get(finalExtension(filePath))
+    const route = (this.names.size ? routeByFilename(this.names, filePath) : undefined) ?? this.routes.get(finalExtension(filePath))
     if (!route) throw new LspError(`no language server handles "${filePath}"`, 'LSP_UNAVAILABLE')
     return route
   }
@@ -197,3 +210,22 @@ function unsupported(route: Route, capability: LspCapability): LspError {
   return new LspError(`provider "${route.providerId}" does not offer ${capability}`, 'LSP_UNSUPPORTED_OPERATION')
 }
 
+/** The provider's file-name routes, checked like its extensions. */
+function nameRoutes(provider: LspProvider, id: string): Map<string, Route> {
+  const map: unknown = provider.filenameToLanguage
+  const names = new Map<string, Route>()
+  if (map === undefined) return names
+  if (typeof map !== 'object' || map === null || Array.isArray(map)) {
+    throw new LspError(`provider "${id}": filenameToLanguage must be an object of file name → language id`, 'LSP_INVALID_PROVIDER')
+  }
+  for (const [key, languageId] of Object.entries(map)) {
+    const name = normalizeFilenameKey(key)
+    if (!name) throw new LspError(`provider "${id}": file name ${JSON.stringify(key)} is not a name like "Dockerfile" or "Dockerfile.*"`, 'LSP_INVALID_PROVIDER')
+    if (typeof languageId !== 'string' || !languageId.trim()) {
+      throw new LspError(`provider "${id}": the language id for files named ${key} must be a non-empty string`, 'LSP_INVALID_PROVIDER')
+    }
+    if (names.has(name)) throw new LspError(`provider "${id}" maps files named ${name} twice`, 'LSP_INVALID_PROVIDER')
+    names.set(name, { provider, providerId: id, languageId })
+  }
+  return names
+}

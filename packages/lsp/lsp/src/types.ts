@@ -68,6 +68,12 @@ export interface LspProvider {
   readonly id: string
   /** Extension (`.ts`, or `ts`; case-insensitive) → LSP language id. Read once at registration. */
   readonly extensionToLanguage: Readonly<Record<string, string>>
+  /**
+   * File name → LSP language id, for files known by name (`Dockerfile`, `.bashrc`), or a name and
+   * `.*` for the name followed by any suffix (`Dockerfile.*` serves `Dockerfile.prod`).
+   * Case-insensitive; a name route wins over an extension route. Read once at registration.
+   */
+  readonly filenameToLanguage?: Readonly<Record<string, string>>
   /** Must include declarations in `findReferences` itself. Rejections carry an `LspError` code. */
   query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult>
   /** Capability `diagnostics`: the problems in one file as it is on disk now. */

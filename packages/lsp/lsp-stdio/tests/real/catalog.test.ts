@@ -77,7 +77,8 @@ describe('the server catalog (presets/overlays/languages.yml, real servers)', ()
   })
   afterAll(async () => {
     await host?.stop()
-    for (const dir of [workspace.dir, ...CASES.map(({ server }) => dirOf(server))]) expect(await serversFor(dir)).toEqual([])
+    const roots = ['go-modules/alpha', 'go-modules/beta', 'python-projects/alpha', 'python-projects/beta']
+    for (const dir of [workspace.dir, ...CASES.map(({ server }) => dirOf(server)), ...roots.map(dirOf)]) expect(await serversFor(dir)).toEqual([])
     workspace.remove()
   })
 
@@ -106,11 +107,50 @@ describe('the server catalog (presets/overlays/languages.yml, real servers)', ()
     })
   })
 
-  it('gopls answers for a module below the session workspace (the server is rooted at the workspace, not at go.mod)', async () => {
-    const session = host!.app.sessions.create({ cwd: workspace.dir })
-    const line = readFileSync(join(dirOf('go'), 'main.go'), 'utf8').split('\n')[3]!
-    const value = valueOf(await callLsp(host!, session, { operation: 'goToDefinition', filePath: 'go/main.go', line: 4, character: line.lastIndexOf('Area') + 1 }))
-    expect(value.locations.map((location: any) => `${location.path}:${location.range.start.line + 1}`)).toContain('go/shapes.go:4')
+  // Files a language knows by name, with no extension to route on: the catalog rows list them in
+  // filenameToLanguage (a file named just `Dockerfile` used to be LSP_UNAVAILABLE).
+  describe('files known by name', () => {
+    it('a file named Dockerfile reaches docker-langserver', async () => {
+      const at = { file: 'Dockerfile', line: 3, symbol: 'RELEASE' }
+      expect(valueOf(await ask('dockerfile', 'hover', at)).hover?.contents).toContain('stable')
+      const value = valueOf(await ask('dockerfile', 'goToDefinition', at))
+      expect(value.locations.map((location: any) => `${location.path}:${location.range.start.line + 1}`)).toContain('Dockerfile:2')
+    })
+
+    it('a .bashrc reaches bash-language-server, which follows its source line', async () => {
+      const at = { file: '.bashrc', line: 4, symbol: 'trim' }
+      expect(valueOf(await ask('shell', 'hover', at)).hover?.contents).toContain('Prints its arguments without surrounding whitespace')
+      const value = valueOf(await ask('shell', 'goToDefinition', at))
+      expect(value.locations.map((location: any) => `${location.path}:${location.range.start.line + 1}`)).toContain('lib/text.sh:3')
+    })
+  })
+
+  /** `path:line` of each location a goToDefinition of `symbol` (its last use on `line`) answers, in a session at `cwd`. */
+  async function definitionsOf(cwd: string, filePath: string, line: number, symbol: string): Promise<string[]> {
+    const text = readFileSync(join(cwd, filePath), 'utf8').split('\n')[line - 1]!
+    const session = host!.app.sessions.create({ cwd })
+    const value = valueOf(await callLsp(host!, session, { operation: 'goToDefinition', filePath, line, character: text.lastIndexOf(symbol) + 1 }))
+    return value.locations.map((location: any) => `${location.path}:${location.range.start.line + 1}`)
+  }
+
+  describe('root markers', () => {
+    it('two Go modules side by side: each file is served by a gopls rooted at its go.mod, and dsh status names both roots', async () => {
+      const modules = join(workspace.dir, 'go-modules')
+      expect(await definitionsOf(modules, 'alpha/main.go', 4, 'Area')).toEqual(['alpha/shapes.go:4'])
+      expect(await definitionsOf(modules, 'beta/main.go', 4, 'Volume')).toEqual(['beta/shapes.go:4'])
+      const rows = await host!.app.readiness.report()
+      const detail = rows.find((row) => row.surface === 'lsp' && row.id === 'go')?.detail
+      expect(detail).toContain(`root ${join(modules, 'beta')} (go.mod)`)
+      // The other roots follow in pool order: the earlier `go` cases' server is running too.
+      const [, others] = detail!.split('; also running: ')
+      expect(others).toContain(`${join(modules, 'alpha')} (go.mod)`)
+    })
+
+    it('two Python projects with src layouts side by side: pyright rooted at each pyproject.toml resolves its imports', async () => {
+      const projects = join(workspace.dir, 'python-projects')
+      expect(await definitionsOf(projects, 'alpha/tests/test_shapes.py', 3, 'area')).toEqual(['alpha/src/alpha_geo/shapes.py:1'])
+      expect(await definitionsOf(projects, 'beta/tests/test_shapes.py', 3, 'area')).toEqual(['beta/src/beta_geo/shapes.py:1'])
+    })
   })
 
   it('names the server in dsh status once it answered', async () => {
@@ -118,5 +158,6 @@ describe('the server catalog (presets/overlays/languages.yml, real servers)', ()
     const row = (id: string) => rows.find((candidate) => candidate.surface === 'lsp' && candidate.id === id)
     expect(row('go')).toMatchObject({ state: 'ready', detail: expect.stringMatching(/^gopls.*\[\.go\]$/) })
     expect(row('c')).toMatchObject({ state: 'ready', detail: expect.stringMatching(/^clangd/) })
+    expect(row('dockerfile')?.detail).toMatch(/\[\.dockerfile Dockerfile Dockerfile\.\* Containerfile Containerfile\.\*\]$/)
   })
 })

@@ -1,0 +1,3 @@
+module example.com/alpha
+
+go 1.19

@@ -1,0 +1,4 @@
+package alpha
+
+// Use asks for an area.
+func Use() int { return Area(3) }

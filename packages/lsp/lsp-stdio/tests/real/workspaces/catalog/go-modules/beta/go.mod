@@ -1,0 +1,3 @@
+module example.com/beta
+
+go 1.19

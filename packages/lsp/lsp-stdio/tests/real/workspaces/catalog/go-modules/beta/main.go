@@ -1,0 +1,4 @@
+package beta
+
+// Use asks for a volume.
+func Use() int { return Volume(3) }

@@ -1,0 +1,3 @@
+from alpha_geo.shapes import area
+
+print(area(3))

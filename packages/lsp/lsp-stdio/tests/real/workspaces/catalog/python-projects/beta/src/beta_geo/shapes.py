@@ -1,0 +1,3 @@
+def area(side: int) -> int:
+    """The area of a square."""
+    return side * side

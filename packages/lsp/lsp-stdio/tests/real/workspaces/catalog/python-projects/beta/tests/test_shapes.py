@@ -1,0 +1,3 @@
+from beta_geo.shapes import area
+
+print(area(3))

@@ -1,0 +1,110 @@
+// Root markers: a query is served by a server started in the nearest directory at or above the file,
+// inside the session workspace, that holds one of the row's markers (else the workspace itself).
+// Against the fake server, which logs where it was started and what it was initialised with.
+import { symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { LspStdioConfig } from '../src/config.ts'
+import { fakeEvents, fakeMessages } from './fixtures/fake-config.ts'
+import { cleanupRigs, fileUrl, isAlive, makeRig, makeWorkspace, rejection, waitFor, type Rig } from './fixtures/rig.ts'
+
+afterEach(cleanupRigs)
+
+const GO_MODULES = {
+  'go.work': 'go 1.19\n',
+  'alpha/go.mod': 'module example.com/alpha\n',
+  'alpha/pkg/a.ts': 'export const a = 1\n',
+  'beta/go.mod': 'module example.com/beta\n',
+  'beta/b.ts': 'export const b = 1\n',
+  'loose/c.ts': 'export const c = 1\n',
+}
+
+/** Where each server the fake logged was started, in order. */
+function startedIn(rig: Rig): string[] {
+  return fakeEvents(rig.entries(), 'started').map((event) => event.cwd as string)
+}
+
+function rootUris(rig: Rig): unknown[] {
+  return fakeMessages(rig.entries(), 'in', 'initialize').map((message) => (message.params as { rootUri: unknown }).rootUri)
+}
+
+const ask = (rig: Rig, filePath: string, workspaceRoot = rig.ws) => rig.query('goToDefinition', { filePath, workspaceRoot })
+
+describe('root markers', () => {
+  it('each file is served by a server in the nearest directory holding a marker; files without one by the workspace’s', async () => {
+    const rig = await makeRig({ files: GO_MODULES, server: { rootMarkers: ['go.mod'] } })
+    await ask(rig, 'alpha/pkg/a.ts')
+    await ask(rig, 'beta/b.ts')
+    await ask(rig, 'alpha/pkg/a.ts')
+    await ask(rig, 'loose/c.ts')
+    const roots = [join(rig.ws, 'alpha'), join(rig.ws, 'beta'), rig.ws]
+    expect(startedIn(rig)).toEqual(roots)
+    expect(rootUris(rig)).toEqual(roots.map(fileUrl))
+    const folders = fakeMessages(rig.entries(), 'in', 'initialize').map((message) => (message.params as { workspaceFolders: { uri: string }[] }).workspaceFolders.map((folder) => folder.uri))
+    expect(folders).toEqual(roots.map((root) => [fileUrl(root)]))
+  })
+
+  it('answers relative to the session workspace, whichever root served them', async () => {
+    const target = { uri: 'file:///elsewhere/x.ts', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }
+    const rig = await makeRig({ files: GO_MODULES, server: { rootMarkers: ['go.mod'] }, fake: { results: { 'textDocument/definition': [target] } } })
+    const result = await ask(rig, 'beta/b.ts')
+    expect(result).toMatchObject({ kind: 'locations', resolvedWorkspaceUri: rig.wsUrl })
+    const opened = fakeMessages(rig.entries(), 'in', 'textDocument/didOpen').map((message) => (message.params as { textDocument: { uri: string } }).textDocument.uri)
+    expect(opened).toEqual([fileUrl(join(rig.ws, 'beta/b.ts'))])
+  })
+
+  it('an earlier marker wins over a nearer later one (go.work over go.mod); names in one list are equal', async () => {
+    const prioritised = await makeRig({ files: GO_MODULES, server: { rootMarkers: ['go.work', 'go.mod'] } })
+    await ask(prioritised, 'alpha/pkg/a.ts')
+    expect(startedIn(prioritised)).toEqual([prioritised.ws])
+
+    const equal = await makeRig({ files: GO_MODULES, server: { rootMarkers: [['go.work', 'go.mod']] } })
+    await ask(equal, 'alpha/pkg/a.ts')
+    expect(startedIn(equal)).toEqual([join(equal.ws, 'alpha')])
+  })
+
+  it('never looks above the session workspace, and a workspace that holds the marker is its own root', async () => {
+    const rig = await makeRig({ files: { 'go.mod': 'module example.com/top\n', 'inner/pkg/a.ts': 'export const a = 1\n' }, server: { rootMarkers: ['go.mod'] } })
+    await ask(rig, 'pkg/a.ts', join(rig.ws, 'inner'))
+    await ask(rig, 'inner/pkg/a.ts')
+    expect(startedIn(rig)).toEqual([join(rig.ws, 'inner'), rig.ws])
+  })
+
+  it('a symlinked file is rooted where it really is, and a file outside the workspace is refused before any lookup', async () => {
+    const rig = await makeRig({ files: GO_MODULES, server: { rootMarkers: ['go.mod'] } })
+    symlinkSync(join(rig.ws, 'beta/b.ts'), join(rig.ws, 'loose/link.ts'))
+    await ask(rig, 'loose/link.ts')
+    expect(startedIn(rig)).toEqual([join(rig.ws, 'beta')])
+    const outside = makeWorkspace({ 'go.mod': 'module example.com/out\n', 'x.ts': 'export const x = 1\n' })
+    expect(await rejection(ask(rig, join(outside, 'x.ts')))).toMatchObject({ code: 'LSP_SOURCE_OUTSIDE_WORKSPACE' })
+    expect(startedIn(rig)).toHaveLength(1)
+  })
+
+  it('servers of every root share maxServers: the least recently used one makes room', async () => {
+    const rig = await makeRig({ files: GO_MODULES, server: { rootMarkers: ['go.mod'], maxServers: 2 } })
+    await ask(rig, 'alpha/pkg/a.ts')
+    await ask(rig, 'beta/b.ts')
+    await ask(rig, 'loose/c.ts')
+    const [alpha, beta, loose] = rig.pids()
+    await waitFor(() => !isAlive(alpha!), 'the least recently used server (alpha) to stop')
+    expect([beta, loose].map((pid) => isAlive(pid!))).toEqual([true, true])
+  })
+
+  it('dsh status names the root and the marker that chose it, and the other roots served', async () => {
+    const rig = await makeRig({ files: GO_MODULES, server: { rootMarkers: ['go.mod'] } })
+    await ask(rig, 'alpha/pkg/a.ts')
+    await ask(rig, 'beta/b.ts')
+    const { state, detail } = rig.provider.status()
+    expect(state).toBe('ready')
+    expect(detail).toContain(`root ${join(rig.ws, 'beta')} (go.mod)`)
+    expect(detail).toContain(`also running: ${join(rig.ws, 'alpha')} (go.mod)`)
+  })
+
+  it('refuses a marker that is a path or blank, naming the field', () => {
+    for (const marker of ['', 'a/go.mod', '..', '.']) {
+      const result = LspStdioConfig.safeParse({ servers: { go: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, rootMarkers: [marker] } } })
+      expect(result.success, marker).toBe(false)
+      expect(result.error?.issues[0]?.path.slice(0, 3)).toEqual(['servers', 'go', 'rootMarkers'])
+    }
+  })
+})
