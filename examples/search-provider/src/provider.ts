@@ -1,4 +1,4 @@
-import { WebError, type WebSearchProvider } from 'dsh-web'
+import { httpFault, WebError, type WebSearchProvider } from 'dsh-web'
 import type { SearxngConfig } from './config.ts'
 import { endpoint, mapResponse, searchUrl, statusMessage } from './wire.ts'
 
@@ -41,7 +41,9 @@ export function searxngProvider(config: SearxngConfig, lifetime?: AbortSignal): 
         const response = await fetch(searchUrl(request, config), { headers, signal: fused })
         if (!response.ok) {
           await response.body?.cancel()
-          throw new WebError(statusMessage(response.status, response.statusText), 'WEB_PROVIDER_ERROR')
+          // 429 (the limiter) and 5xx say the instance cannot serve now: with a failover list, the next provider does.
+          const fault = httpFault(response.status, response.headers)
+          throw new WebError(statusMessage(response.status, response.statusText), 'WEB_PROVIDER_ERROR', fault ? { fault } : undefined)
         }
         const text = await readBounded(response, config.maxResponseBytes)
         return mapResponse(parseJson(text, response.headers.get('content-type')))
@@ -50,7 +52,7 @@ export function searxngProvider(config: SearxngConfig, lifetime?: AbortSignal): 
         if (lifetime?.aborted) throw new WebError('SearXNG search aborted: the provider was unloaded', 'WEB_ABORTED', { cause: error })
         if (budget.aborted) throw new WebError(`SearXNG did not answer within ${config.timeoutMs} ms (timeoutMs)`, 'WEB_SEARCH_TIMEOUT', { cause: error })
         if (error instanceof WebError) throw error
-        throw new WebError(`cannot reach SearXNG at ${config.baseUrl}: ${reason(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
+        throw new WebError(`cannot reach SearXNG at ${config.baseUrl}: ${reason(error)}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
       }
     },
   }

@@ -1,4 +1,4 @@
-import { WebError, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
+import { collectSources, WebError, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { SearxngConfig } from './config.ts'
 
@@ -40,17 +40,12 @@ export function mapResponse(json: unknown): WebSearchResult {
     throw new WebError(`SearXNG returned JSON that is not a search response: ${issue ? `${issue.path.join('.') || 'the body'}: ${issue.message}` : 'unexpected shape'}`, 'WEB_PROVIDER_ERROR')
   }
   const { results, answers = [], unresponsive_engines: unresponsive = [] } = parsed.data
-  const seen = new Set<string>()
-  const sources: WebSearchSource[] = []
-  for (const raw of results) {
-    const item = Result.safeParse(raw)
-    if (!item.success || !isHttpUrl(item.data.url) || seen.has(item.data.url)) continue
-    seen.add(item.data.url)
-    const title = item.data.title?.trim()
-    const snippet = item.data.content?.trim()
-    const publishedAt = item.data.publishedDate?.trim()
-    sources.push({ url: item.data.url, ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) })
-  }
+  const sources = collectSources(
+    results.flatMap((raw) => {
+      const item = Result.safeParse(raw)
+      return item.success ? [{ url: item.data.url, title: item.data.title, snippet: item.data.content, publishedAt: item.data.publishedDate }] : []
+    }),
+  )
   const content = answers
     .map((raw) => Answer.safeParse(raw))
     .map((answer) => (answer.success ? (typeof answer.data === 'string' ? answer.data : answer.data.answer).trim() : ''))
@@ -61,10 +56,6 @@ export function mapResponse(json: unknown): WebSearchResult {
     throw new WebError(`SearXNG found nothing because its engines did not answer: ${engines}`, 'WEB_PROVIDER_ERROR')
   }
   return { ...(content ? { content } : {}), sources, truncated: false }
-}
-
-function isHttpUrl(value: string): boolean {
-  return URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)
 }
 
 /** What a failed `/search` status means on a SearXNG instance. */

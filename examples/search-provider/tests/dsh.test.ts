@@ -40,6 +40,7 @@ describe('dsh with the SearXNG overlay', () => {
         { url: 'https://github.com/cordiverse/cordis', title: 'cordiverse/cordis', publishedAt: '2026-01-02T00:00:00' },
       ],
       truncated: false,
+      provider: 'searxng',
     })
     expect(fake.received.map((request) => `${request.url.pathname}${request.url.search}`)).toEqual(['/search?q=cordis&format=json'])
   })

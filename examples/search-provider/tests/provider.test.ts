@@ -116,11 +116,11 @@ describe('mapping the answer', () => {
 })
 
 describe('failures are coded', () => {
-  it('an HTTP error status is WEB_PROVIDER_ERROR with the status', async () => {
+  it('an HTTP error status is WEB_PROVIDER_ERROR with the status; a 5xx is the instance down (a failover list moves on)', async () => {
     const fake = await instance()
     fake.reply = json(502, { error: 'bad gateway' })
     const error = await rejection(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')
-    expect(error.message).toBe('SearXNG answered HTTP 502 (Bad Gateway)')
+    expect([error.message, error.fault]).toEqual(['SearXNG answered HTTP 502 (Bad Gateway)', { kind: 'unavailable' }])
   })
 
   it('an instance without the json format (403) says where to enable it', async () => {
@@ -131,8 +131,9 @@ describe('failures are coded', () => {
 
   it('a rate limit (429) names the limiter', async () => {
     const fake = await instance()
-    fake.reply = (_request, response) => response.writeHead(429).end()
-    expect((await rejection(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')).message).toMatch(/HTTP 429 .*limiter/)
+    fake.reply = (_request, response) => response.writeHead(429, { 'retry-after': '20' }).end()
+    const error = await rejection(provider({ baseUrl: fake.baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')
+    expect([error.message, error.fault]).toEqual([expect.stringMatching(/HTTP 429 .*limiter/), { kind: 'rate_limited', retryAfter: '20' }])
   })
 
   it('a body that is not JSON is WEB_PROVIDER_ERROR', async () => {
@@ -160,6 +161,7 @@ describe('failures are coded', () => {
     const baseUrl = `http://127.0.0.1:${await closedPort()}`
     const error = await rejection(provider({ baseUrl }).search({ query: 'x' }), 'WEB_PROVIDER_ERROR')
     expect(error.message).toMatch(new RegExp(`^cannot reach SearXNG at ${baseUrl}: connect ECONNREFUSED`))
+    expect(error.fault).toEqual({ kind: 'unavailable' })
   })
 
   it("the caller's signal: before the call nothing is sent; during it the request is abandoned", async () => {

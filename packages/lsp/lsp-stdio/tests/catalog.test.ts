@@ -1,5 +1,7 @@
 // The server catalog as config: `catalog: all | [ids]`, a row's own servers replacing (or, without
 // a command, adjusting) catalog entries, and a catalog server that is not installed showing its install command.
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import { settleTeardowns } from 'dsh-core'
 import FileSystem from 'dsh-core/fs'
@@ -57,6 +59,30 @@ describe('catalog config', () => {
 
   it('every entry is a valid server row with an install command', () => {
     for (const [id, entry] of Object.entries(SERVER_CATALOG)) expect(LspStdioConfig.parse({ servers: { [id]: entry.server } }).servers[id]?.install, id).toBeTruthy()
+  })
+})
+
+describe('the catalog table in docs/lsp.md', () => {
+  /** The rows of "## The server catalog": id, language, server, install, tested here. */
+  function documentedRows(): string[][] {
+    const docs = readFileSync(fileURLToPath(new URL('../../../../docs/lsp.md', import.meta.url)), 'utf8')
+    const section = docs.slice(docs.indexOf('## The server catalog'))
+    const table = section.slice(0, section.indexOf('\n## '))
+    return table
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => line.split(' | ').map((cell) => cell.replace(/^\| /, '').trim()))
+  }
+
+  it('lists every catalog entry once, with its language and its install command', () => {
+    const rows = documentedRows()
+    expect(rows.map(([id]) => id)).toEqual(Object.keys(SERVER_CATALOG).map((id) => `\`${id}\``))
+    for (const [id, language, , install] of rows) {
+      const entry = SERVER_CATALOG[id!.slice(1, -1)]!
+      expect(language, id).toContain(entry.language)
+      // The command itself, without the catalog's remarks: "npm install --save-dev yaml-language-server@1 (2.x needs Node 22)".
+      expect(install, id).toContain(`\`${entry.server.install!.split(/ \(|, or /)[0]}\``)
+    }
   })
 })
 

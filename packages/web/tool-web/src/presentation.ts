@@ -13,7 +13,7 @@ const MetaSource = z.object({
   publishedAt: z.string().exactOptional(),
 })
 
-const SearchMeta = z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional() })
+const SearchMeta = z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional(), provider: z.string().exactOptional() })
 export type SearchMeta = z.infer<typeof SearchMeta>
 
 const FetchMeta = z.object({ url: z.string(), statusCode: z.number(), truncated: z.boolean(), cached: z.literal(true).exactOptional() })
@@ -30,9 +30,9 @@ export interface PresentableResult {
   readonly meta?: unknown
 }
 
-/** `{ sources, truncated, answer? }`: the answer is the value's content, omitted when there is none. */
+/** `{ sources, truncated, answer?, provider? }`: the answer is the value's content; `provider` names who served it. */
 export function searchMeta(value: SearchValue): SearchMeta {
-  return { sources: value.sources, truncated: value.truncated, ...(value.content ? { answer: value.content } : {}) }
+  return { sources: value.sources, truncated: value.truncated, ...(value.content ? { answer: value.content } : {}), ...(value.provider ? { provider: value.provider } : {}) }
 }
 
 export function readSearchMeta(meta: unknown): SearchMeta | undefined {

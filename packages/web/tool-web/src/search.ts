@@ -24,6 +24,8 @@ export const SearchValue = z.strictObject({
   sources: z.array(Source),
   /** True when a provider, the seam or the merge dropped sources. */
   truncated: z.boolean(),
+  /** The provider that served the search; with several queries served by several, their ids in query order, comma-separated. */
+  provider: z.string().exactOptional(),
 })
 export type SearchValue = z.infer<typeof SearchValue>
 
@@ -93,7 +95,8 @@ export function merge(queries: readonly string[], results: readonly WebSearchRes
       sources.push(source)
     }
   }
-  return project({ ...(answers.length ? { content: answers.join('\n\n') } : {}), sources, truncated })
+  const providers = [...new Set(results.flatMap((result) => (result.provider ? [result.provider] : [])))]
+  return project({ ...(answers.length ? { content: answers.join('\n\n') } : {}), sources, truncated, ...(providers.length ? { provider: providers.join(', ') } : {}) })
 }
 
 /** Copies only the contract's fields, omitting empty optional ones, and only sources with an http(s) URL. */
@@ -108,6 +111,7 @@ function project(result: WebSearchResult): SearchValue {
       ...(source.publishedAt ? { publishedAt: source.publishedAt } : {}),
     })),
     truncated: result.truncated,
+    ...(typeof result.provider === 'string' && result.provider ? { provider: result.provider } : {}),
   }
 }
 
@@ -130,7 +134,7 @@ function bounded(value: SearchValue, maxChars: number): SearchValue {
     return { url: source.url, ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) }
   })
   if (!cut) return value
-  return { ...(content ? { content } : {}), sources, truncated: true }
+  return { ...(content ? { content } : {}), sources, truncated: true, ...(value.provider ? { provider: value.provider } : {}) }
 }
 
 const MAX_TITLE_CHARS = 500

@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fakeBrave, rateLimited } from '../../web-search-brave/tests/fake-brave.ts'
+import { fakeTavily } from '../../web-search-tavily/tests/fake-tavily.ts'
+import { hang, type LoopbackApi } from '../../web/tests/loopback-api.ts'
 
 // The issue's "Must show" items through the real `dsh` command and the shipped presets: the guard is
 // on in `base`, loopback opens only through an overlay, and web_search fails with the credential
@@ -21,10 +24,13 @@ const servers: Server[] = []
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-web-')))
   env = { ...process.env, DSH_HOME: dir }
-  for (const name of ['DEEPSEEK_API_KEY', 'DEEPSEEK_SEARCH_BASE_URL', 'DSH_WEB_SEARCH_PROVIDER', 'DSH_WEB_FETCH_PROVIDER', 'INIT_CWD']) delete env[name]
+  for (const name of ['DEEPSEEK_API_KEY', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'DEEPSEEK_SEARCH_BASE_URL', 'DSH_WEB_SEARCH_PROVIDER', 'DSH_WEB_FETCH_PROVIDER', 'INIT_CWD']) delete env[name]
 })
 
+const apis: LoopbackApi[] = []
+
 afterAll(async () => {
+  await Promise.all(apis.map((api) => api.close()))
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))
   await rm(dir, { recursive: true, force: true })
 })
@@ -76,13 +82,26 @@ describe('web_fetch in the base preset', () => {
 })
 
 describe('web_search in the base preset', () => {
-  it('without a key: exit 1 with WEB_PROVIDER_CREDENTIAL_MISSING, and status says why', async () => {
+  it('without a key: exit 1 with WEB_PROVIDER_UNAVAILABLE naming each provider, and one status row per provider says why', async () => {
     const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', '--preset', 'base'])
     expect(run.code).toBe(1)
-    expect(JSON.parse(run.stdout).error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      code: 'WEB_PROVIDER_UNAVAILABLE',
+      message:
+        'no web search provider can serve this search now (deepseek-official: no credential: DeepSeek search has no API key for "DEEPSEEK_API_KEY"; ' +
+        'brave: no credential: Brave Search has no API key for "BRAVE_API_KEY"; tavily: no credential: Tavily has no API key for "TAVILY_API_KEY")',
+    })
     const status = await dsh(['status', '--json', '--preset', 'base'])
     expect(status.code).toBe(0)
-    expect(JSON.parse(status.stdout).capabilities).toContainEqual(expect.objectContaining({ surface: 'web', id: 'search:deepseek-official', state: 'unavailable', detail: expect.stringContaining('no API key for "DEEPSEEK_API_KEY"') }))
+    const rows = (JSON.parse(status.stdout).capabilities as { surface: string; id: string; state: string; detail: string }[]).filter((row) => row.id.startsWith('search:'))
+    expect(rows.map(({ id, state }) => [id, state])).toEqual([
+      ['search:brave', 'no_credential'],
+      ['search:deepseek-official', 'no_credential'],
+      ['search:tavily', 'no_credential'],
+    ])
+    expect(rows[0]?.detail).toBe(
+      'Brave Search has no API key for "BRAVE_API_KEY". Store it as BRAVE_API_KEY in a .env file (the project\'s, or ~/.dsh/.env) for the credentials service, export BRAVE_API_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config; failover 2 of 3 (searchProvider)',
+    )
   })
 
   it('with DEEPSEEK_API_KEY and DEEPSEEK_SEARCH_BASE_URL on a loopback stand-in: the sources, and status ready', async () => {
@@ -108,15 +127,77 @@ describe('web_search in the base preset', () => {
     const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--preset', 'base'], withKey)
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('Sources:\n- [Cordis](https://cordis.io/) — Meta-framework for modern JavaScript applications (2026-01-01)')
-    expect(keys).toEqual(['test-key'])
+    const named = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', '--preset', 'base'], withKey)
+    expect(JSON.parse(named.stdout).meta.provider).toBe('deepseek-official')
+    expect(keys).toEqual(['test-key', 'test-key'])
     const status = await dsh(['status', '--json', '--preset', 'base'], withKey)
     expect(JSON.parse(status.stdout).capabilities).toContainEqual(expect.objectContaining({ id: 'search:deepseek-official', state: 'ready' }))
     // The probe never calls the API.
-    expect(keys).toEqual(['test-key'])
+    expect(keys).toEqual(['test-key', 'test-key'])
   })
 
   it('the coding preset lists both web tools too', async () => {
     const run = await dsh(['tools', '--json', '--preset', 'coding'])
     expect(JSON.parse(run.stdout).tools.map((tool: { name: string }) => tool.name)).toEqual(expect.arrayContaining(['web_fetch', 'web_search', 'lsp']))
+  })
+})
+
+describe('failover in the base preset: Brave and Tavily on loopback stand-ins', () => {
+  const BRAVE_KEY = 'BSA-dsh-test-brave-7c1e9a'
+  const TAVILY_KEY = 'tvly-dsh-test-tavily-4f2b8d'
+  const keys = { BRAVE_API_KEY: BRAVE_KEY, TAVILY_API_KEY: TAVILY_KEY }
+
+  async function standIns(braveConfig: Record<string, unknown> = {}) {
+    const brave = await fakeBrave()
+    const tavily = await fakeTavily()
+    apis.push(brave, tavily)
+    const overlay = join(dir, `apis-${apis.length}.yml`)
+    await writeFile(overlay, `- id: web-search-brave\n  config: ${JSON.stringify({ apiKeyEnv: 'BRAVE_API_KEY', baseURL: brave.baseURL, ...braveConfig })}\n- id: web-search-tavily\n  config: ${JSON.stringify({ apiKeyEnv: 'TAVILY_API_KEY', baseURL: tavily.baseURL })}\n`)
+    return { brave, tavily, args: ['--preset', 'base', '--config', overlay] }
+  }
+
+  it('Brave answers 429 (echoing its key): Tavily serves, meta names it; no key in any stream of any run', async () => {
+    const { brave, tavily, args } = await standIns()
+    // A rate-limit answer that repeats the key it was sent, as a careless API might.
+    const limited = rateLimited({ retryAfter: '30' })
+    brave.reply = (request, response) => {
+      response.setHeader('x-echo', String(request.headers['x-subscription-token']))
+      limited(request, response)
+    }
+    const json = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', ...args], keys)
+    expect(json.code, json.stderr).toBe(0)
+    const result = JSON.parse(json.stdout)
+    expect(result.meta.provider).toBe('tavily')
+    expect(result.value.sources[0]).toEqual({ url: 'https://cordis.io/', title: 'Cordis', snippet: 'Meta-framework for modern JavaScript applications.' })
+    expect([brave.received.length, tavily.received.length]).toEqual([1, 1])
+    expect(brave.received[0]?.headers['x-subscription-token']).toBe(BRAVE_KEY)
+    expect(tavily.received[0]?.headers.authorization).toBe(`Bearer ${TAVILY_KEY}`)
+
+    // Every other way an operator runs it: text output, a failing run that quotes the API's text, status.
+    brave.reply = (_request, response) => {
+      response.writeHead(400, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ type: 'ErrorResponse', error: { code: 'VALIDATION', detail: `bad token ${BRAVE_KEY}\nfor this plan` } }))
+    }
+    const text = await dsh(['call', 'web_search', '{"queries":["cordis"]}', ...args], keys)
+    expect(text.code).toBe(1)
+    expect(text.stdout).toBe('Error: Brave Search API error (HTTP 400): VALIDATION: bad token [redacted] for this plan\n[WEB_PROVIDER_ERROR]\n')
+    const status = await dsh(['status', '--json', ...args], keys)
+    expect(status.code).toBe(0)
+    expect(JSON.parse(status.stdout).capabilities).toContainEqual(expect.objectContaining({ id: 'search:brave', state: 'ready', detail: `key BRAVE_API_KEY found; ${brave.baseURL}/web/search; failover 2 of 3 (searchProvider)` }))
+    for (const run of [json, text, status]) {
+      for (const stream of [run.stdout, run.stderr]) {
+        expect(stream).not.toContain(BRAVE_KEY)
+        expect(stream).not.toContain(TAVILY_KEY)
+      }
+    }
+  })
+
+  it('Brave hangs past its own deadline: Tavily serves', async () => {
+    const { brave, tavily, args } = await standIns({ timeoutMs: 500 })
+    brave.reply = hang
+    const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', ...args], keys)
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout).meta.provider).toBe('tavily')
+    expect([brave.received.length, tavily.received.length]).toEqual([1, 1])
   })
 })

@@ -43,9 +43,11 @@ describe('web_search meta and cards', () => {
     expect('answer' in bare).toBe(false)
   })
 
-  it('T35: the meta survives a round trip through the reader', () => {
-    const meta = searchMeta(full)
+  it('T35: the meta survives a round trip through the reader, the serving provider included', () => {
+    const meta = searchMeta({ ...full, provider: 'brave' })
+    expect(meta.provider).toBe('brave')
     expect(readSearchMeta(JSON.parse(JSON.stringify(meta)))).toEqual(meta)
+    expect(readSearchMeta({ ...meta, provider: 7 })).toBeUndefined()
   })
 
   it('T36: the reader refuses every malformed shape and accepts the empty one', () => {
@@ -89,9 +91,9 @@ describe('web_search meta and cards', () => {
     host.app.web.registerSearchProvider(searchProvider({ content: 'the answer', sources: [{ url: 'https://a.test/x', title: 'A' }], truncated: false }).provider)
     const args = { queries: ['cordis'] }
     const result = await host.search(args)
-    expect(result.meta).toEqual({ answer: 'the answer', sources: [{ url: 'https://a.test/x', title: 'A' }], truncated: false })
+    expect(result.meta).toEqual({ answer: 'the answer', sources: [{ url: 'https://a.test/x', title: 'A' }], truncated: false, provider: 'scripted' })
     expect(host.app.tools.presentCall('web_search', args)).toEqual({ card: 'generic', kind: 'search', title: 'cordis', rawInput: 'cordis' })
-    expect(host.app.tools.presentResult('web_search', args, result)).toEqual({ card: 'web', kind: 'search', title: 'cordis', answer: 'the answer', sources: [{ url: 'https://a.test/x', title: 'A' }], truncated: false })
+    expect(host.app.tools.presentResult('web_search', args, result)).toEqual({ card: 'web', kind: 'search', title: 'cordis', answer: 'the answer', sources: [{ url: 'https://a.test/x', title: 'A' }], truncated: false, provider: 'scripted' })
     const failed = await host.search({ queries: [] })
     expect([failed.isError, 'meta' in failed, host.app.tools.presentResult('web_search', args, failed)]).toEqual([true, false, undefined])
   })

@@ -1,6 +1,6 @@
 import type { WebSearchResult } from 'dsh-web'
 import { afterEach, describe, expect, it } from 'vitest'
-import { renderSearch } from '../src/search.ts'
+import { merge, renderSearch } from '../src/search.ts'
 import { boot, codeOf, searchProvider, sources, textOf, untilAborted, type Harness } from './harness.ts'
 
 // web_search (reference/web.md §8 T08–T38, the parts our host has), through the real tools runtime and seam.
@@ -66,7 +66,7 @@ describe('execution', () => {
     const { host, scripted } = await withProvider(result)
     const done = await host.search({ queries: ['q'] })
     expect(scripted.calls[0]?.request).toEqual({ query: 'q', maxResults: 8 })
-    expect(done.isError ? undefined : done.value).toEqual(result)
+    expect(done.isError ? undefined : done.value).toEqual({ ...result, provider: 'scripted' })
   })
 
   it('T19: the seam cap renders the first sources and says so', async () => {
@@ -98,19 +98,25 @@ describe('execution', () => {
     }
     const { host } = await withProvider(async (request) => answers[request.query]!)
     const result = await host.search({ queries: ['one', 'two'] })
-    expect(result.isError ? undefined : result.value).toEqual({ content: '### one\n\nanswer one\n\n### two\n\nanswer two', sources: sources('A', 'B', 'shared', 'C'), truncated: false })
+    expect(result.isError ? undefined : result.value).toEqual({ content: '### one\n\nanswer one\n\n### two\n\nanswer two', sources: sources('A', 'B', 'shared', 'C'), truncated: false, provider: 'scripted' })
     await host.stop()
     const shortFirst: Record<string, WebSearchResult> = { x: { content: '', sources: sources('a'), truncated: false }, y: { sources: sources('b', 'c'), truncated: false } }
     const second = await withProvider(async (request) => shortFirst[request.query]!)
     const merged = await second.host.search({ queries: ['x', 'y'] })
-    expect(merged.isError ? undefined : merged.value).toEqual({ sources: sources('a', 'b', 'c'), truncated: false })
+    expect(merged.isError ? undefined : merged.value).toEqual({ sources: sources('a', 'b', 'c'), truncated: false, provider: 'scripted' })
+  })
+
+  it('the merged value names every provider that served, in query order, once each', () => {
+    const served = (provider: string, url: string): WebSearchResult => ({ sources: sources(url), truncated: false, provider })
+    expect(merge(['a', 'b', 'c'], [served('tavily', 'x'), served('brave', 'y'), served('tavily', 'z')], 8).provider).toBe('tavily, brave')
+    expect('provider' in merge(['a'], [{ sources: [], truncated: false }], 8)).toBe(false)
   })
 
   it('T23: the merge stops at searchMaxResults and marks truncation', async () => {
     const lists: Record<string, WebSearchResult> = { p: { sources: sources('a', 'b'), truncated: false }, q: { sources: sources('c', 'd'), truncated: false } }
     const { host } = await withProvider(async (request) => lists[request.query]!, { searchMaxResults: 2 })
     const result = await host.search({ queries: ['p', 'q'] })
-    expect(result.isError ? undefined : result.value).toEqual({ sources: sources('a', 'c'), truncated: true })
+    expect(result.isError ? undefined : result.value).toEqual({ sources: sources('a', 'c'), truncated: true, provider: 'scripted' })
     expect(textOf(result)).toContain('Showing the first 2 sources.')
   })
 

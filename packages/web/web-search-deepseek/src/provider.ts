@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { currentSession, deadline, errorMessage, raceAbort, type CapabilityStatus, type ProbeContext } from 'dsh-core'
-import { providerText, WebError, type WebSearchProvider, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import { httpFault, providerText, WebError, type ProviderFault, type WebSearchProvider, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import { missingKeyMessage as keyedMissingKey } from 'dsh-web/keyed-search'
 import type { Dispatcher } from 'undici'
 import type { SearchOptions } from './config.ts'
 import { errorDetail, mapResponse, messagesEndpoint, requestBody, type RequestBody } from './wire.ts'
@@ -52,7 +53,7 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
     const own = this.status()
     if (own.state === 'unavailable' || options.apiKey) return own
     const key = await raceAbort(this.deps.resolveKey(options.apiKeyEnv, context.cwd), context.signal)
-    if (!key) return { state: 'unavailable', detail: missingKeyMessage(options.apiKeyEnv) }
+    if (!key) return { state: 'no_credential', detail: missingKeyMessage(options.apiKeyEnv) }
     return { state: 'ready', detail: `key ${options.apiKeyEnv} found; ${messagesEndpoint(options.baseURL)}` }
   }
 
@@ -60,6 +61,8 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
     const options = this.deps.options()
     if (signal?.aborted) throw aborted(signal)
     const budget = deadline(signal, options.timeoutMs, 'WEB_SEARCH_TIMEOUT')
+    // Set once a success answer is arriving: a failure after that is `partial`, never failed over.
+    let underWay = false
     try {
       const key = await this.key(options, budget.signal)
       if (budget.signal.aborted) throw aborted(budget.signal)
@@ -82,12 +85,15 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
         body: JSON.stringify(body),
         signal: budget.signal,
       })
+      underWay = response.statusCode >= 200 && response.statusCode < 300
       return await this.answer(response, options, key)
     } catch (error) {
-      if (budget.expired) throw new WebError(`DeepSeek search timed out after ${options.timeoutMs} ms`, 'WEB_SEARCH_TIMEOUT', { cause: error })
+      const partial = underWay && !(error instanceof WebError)
+      if (budget.expired) throw new WebError(`DeepSeek search timed out after ${options.timeoutMs} ms${partial ? ' while its answer was arriving' : ''}`, 'WEB_SEARCH_TIMEOUT', { cause: error, partial })
       if (signal?.aborted) throw aborted(signal)
       if (error instanceof WebError) throw error
-      throw new WebError(`DeepSeek search request failed: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
+      if (partial) throw new WebError(`DeepSeek search answer broke off before its end: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' }, partial })
+      throw new WebError(`DeepSeek search request failed: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
     } finally {
       budget.dispose()
     }
@@ -120,25 +126,37 @@ export class DeepSeekSearchProvider implements WebSearchProvider {
     const { statusCode } = response
     if (statusCode >= 300 && statusCode < 400) {
       discard(response.body as Readable)
-      throw new WebError(`DeepSeek search was redirected (HTTP ${statusCode}); redirects are not followed, so the key stays with the configured endpoint`, 'WEB_PROVIDER_ERROR')
+      throw new WebError(`DeepSeek search was redirected (HTTP ${statusCode}); redirects are not followed, so the key stays with the configured endpoint`, 'WEB_PROVIDER_ERROR', { fault: FAILING })
     }
     const text = await readBounded(response.body as Readable, options.maxResponseBytes)
     if (statusCode < 200 || statusCode >= 300) {
       // The body is the endpoint's text: it may echo the key, span lines, or run long.
       const detail = errorDetail(parseJson(text))
-      throw new WebError(`DeepSeek API error (HTTP ${statusCode})${detail ? `: ${providerText(detail, [key, options.apiKey])}` : ''}`, 'WEB_PROVIDER_ERROR')
+      const fault = refusalFault(statusCode, response.headers)
+      throw new WebError(`DeepSeek API error (HTTP ${statusCode})${detail ? `: ${providerText(detail, [key, options.apiKey])}` : ''}`, 'WEB_PROVIDER_ERROR', fault ? { fault } : undefined)
     }
     const json = parseJson(text)
-    if (json === undefined) throw new WebError('DeepSeek returned an unprocessable response body: not JSON', 'WEB_PROVIDER_ERROR')
-    return mapResponse(json)
+    if (json === undefined) throw new WebError('DeepSeek returned an unprocessable response body: not JSON', 'WEB_PROVIDER_ERROR', { fault: FAILING })
+    try {
+      return mapResponse(json)
+    } catch (error) {
+      // An answer without native results (or of the wrong shape) is the provider not serving: another may.
+      throw error instanceof WebError ? new WebError(error.message, error.code, { cause: error, fault: FAILING }) : error
+    }
   }
 }
 
 export function missingKeyMessage(name: string): string {
-  return [
-    `DeepSeek search has no API key for "${name}".`,
-    `Store it as ${name} in a .env file (the project's, or ~/.dsh/.env) for the credentials service, export ${name} in the environment that launches dsh, or set a literal apiKey in the web-search-deepseek config.`,
-  ].join(' ')
+  return keyedMissingKey('DeepSeek search', name, 'web-search-deepseek')
+}
+
+const FAILING: ProviderFault = { kind: 'failing' }
+
+/** A refused key is failing, 402 (no balance left) a spent quota; 429 and 5xx as for any API. */
+function refusalFault(status: number, headers: Dispatcher.ResponseData['headers']): ProviderFault | undefined {
+  if (status === 401 || status === 403) return FAILING
+  if (status === 402) return { kind: 'quota_exhausted' }
+  return httpFault(status, headers)
 }
 
 function aborted(signal: AbortSignal): WebError {
@@ -159,7 +177,7 @@ async function readBounded(body: Readable, maxBytes: number): Promise<string> {
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       length += chunk.byteLength
-      if (length > maxBytes) throw new WebError(`DeepSeek returned more than ${maxBytes} bytes`, 'WEB_PROVIDER_ERROR')
+      if (length > maxBytes) throw new WebError(`DeepSeek returned more than ${maxBytes} bytes`, 'WEB_PROVIDER_ERROR', { fault: FAILING })
       chunks.push(chunk)
     }
   } finally {

@@ -3,12 +3,13 @@ import CredentialService from 'dsh-core/credentials'
 import ReadinessService from 'dsh-core/readiness'
 import SessionService from 'dsh-core/sessions'
 import ToolRuntime from 'dsh-core/tools'
-import WebService, { WebError } from 'dsh-web'
+import WebService from 'dsh-web'
 import * as deepseek from 'dsh-web-search-deepseek'
 import * as toolWeb from 'dsh-tool-web'
 import { Agent } from 'undici'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeApi, json, searchResponse, type FakeApi } from './fake-api.ts'
+import { rejection } from '../../web/tests/rejection.ts'
 
 // dsh-web-search-deepseek (reference/web.md §8 D01–D37 where our host has the parts; DESIGN.md
 // W3) against our own Anthropic-compatible server on loopback. No test leaves the machine.
@@ -41,14 +42,6 @@ function provider(config: Record<string, unknown>, extra: Partial<deepseek.DeepS
   return { instance, recorded }
 }
 
-async function failure(promise: Promise<unknown>): Promise<WebError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  )
-  expect(error).toBeInstanceOf(WebError)
-  return error as WebError
-}
 
 describe('mapping native results', () => {
   it('D01–D03: sources with titles, first cited text as snippet, page_age as publishedAt; no content', () => {
@@ -133,24 +126,25 @@ describe('the wire', () => {
         response.end()
       })
       const { instance } = provider({ baseURL: server.baseURL, apiKey: 'k' })
-      const error = await failure(instance.search({ query: 'q' }))
+      const error = await rejection(instance.search({ query: 'q' }))
       expect([error.code, error.message], String(status)).toEqual(['WEB_PROVIDER_ERROR', `DeepSeek search was redirected (HTTP ${status}); redirects are not followed, so the key stays with the configured endpoint`])
     }
     expect(target.connections()).toBe(0)
   })
 
-  it('D21, D22: API error bodies give their message, else the status', async () => {
-    const cases: [number, unknown, string][] = [
-      [429, { error: { message: 'rate limited' } }, 'DeepSeek API error (HTTP 429): rate limited'],
-      [400, { error: 'bad request' }, 'DeepSeek API error (HTTP 400): bad request'],
-      [401, { message: 'who are you' }, 'DeepSeek API error (HTTP 401): who are you'],
-      [503, 'upstream down', 'DeepSeek API error (HTTP 503)'],
-      [500, {}, 'DeepSeek API error (HTTP 500)'],
+  it('D21, D22: API error bodies give their message, else the status; the fault says whether another provider should serve', async () => {
+    const cases: [number, unknown, string, unknown][] = [
+      [429, { error: { message: 'rate limited' } }, 'DeepSeek API error (HTTP 429): rate limited', { kind: 'rate_limited', retryAfter: '9' }],
+      [400, { error: 'bad request' }, 'DeepSeek API error (HTTP 400): bad request', undefined],
+      [401, { message: 'who are you' }, 'DeepSeek API error (HTTP 401): who are you', { kind: 'failing' }],
+      [402, { error: { message: 'Insufficient Balance' } }, 'DeepSeek API error (HTTP 402): Insufficient Balance', { kind: 'quota_exhausted' }],
+      [503, 'upstream down', 'DeepSeek API error (HTTP 503)', { kind: 'unavailable', retryAfter: '9' }],
+      [500, {}, 'DeepSeek API error (HTTP 500)', { kind: 'unavailable', retryAfter: '9' }],
     ]
-    for (const [status, body, message] of cases) {
-      const server = await api(json(status, body))
-      const error = await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
-      expect([error.code, error.message]).toEqual(['WEB_PROVIDER_ERROR', message])
+    for (const [status, body, message, fault] of cases) {
+      const server = await api(json(status, body, { 'retry-after': '9' }))
+      const error = await rejection(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
+      expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', message, fault])
     }
   })
 
@@ -159,9 +153,9 @@ describe('the wire', () => {
     const literal = 'sk-literal-fedcba9876543210'
     const echo = (key: string) => json(401, { error: { message: `invalid api key: ${key}\n\nrequest id: 7\r\n${'details '.repeat(2000)}` } })
     const server = await api(echo(resolved))
-    const viaCredential = await failure(provider({ baseURL: server.baseURL }, { resolveKey: async () => resolved }).instance.search({ query: 'q' }))
+    const viaCredential = await rejection(provider({ baseURL: server.baseURL }, { resolveKey: async () => resolved }).instance.search({ query: 'q' }))
     server.reply = echo(literal)
-    const viaLiteral = await failure(provider({ baseURL: server.baseURL, apiKey: literal }).instance.search({ query: 'q' }))
+    const viaLiteral = await rejection(provider({ baseURL: server.baseURL, apiKey: literal }).instance.search({ query: 'q' }))
     for (const error of [viaCredential, viaLiteral]) {
       expect(error.code).toBe('WEB_PROVIDER_ERROR')
       expect(error.message).toMatch(/^DeepSeek API error \(HTTP 401\): invalid api key: \[redacted\] request id: 7 details /)
@@ -173,10 +167,11 @@ describe('the wire', () => {
   it('D24, D26: a non-JSON 200, a wrong shape, prose only, a refused connection and an oversized body are WEB_PROVIDER_ERROR', async () => {
     for (const reply of [json(200, 'not json'), json(200, { content: {} }), json(200, { content: [{ type: 'text', text: 'prose' }] }), json(200, { padding: 'x'.repeat(2000) })]) {
       const server = await api(reply)
-      expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k', maxResponseBytes: 1000 }).instance.search({ query: 'q' }))).code).toBe('WEB_PROVIDER_ERROR')
+      const error = await rejection(provider({ baseURL: server.baseURL, apiKey: 'k', maxResponseBytes: 1000 }).instance.search({ query: 'q' }))
+      expect([error.code, error.fault]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'failing' }])
     }
-    const refused = await failure(provider({ baseURL: 'http://127.0.0.1:1/v1', apiKey: 'k' }).instance.search({ query: 'q' }))
-    expect([refused.code, refused.message.startsWith('DeepSeek search request failed:')]).toEqual(['WEB_PROVIDER_ERROR', true])
+    const refused = await rejection(provider({ baseURL: 'http://127.0.0.1:1/v1', apiKey: 'k' }).instance.search({ query: 'q' }))
+    expect([refused.code, refused.message.startsWith('DeepSeek search request failed:'), refused.fault]).toEqual(['WEB_PROVIDER_ERROR', true, { kind: 'unavailable' }])
   })
 })
 
@@ -187,7 +182,7 @@ describe('credentials, aborts and the deadline', () => {
     const { instance, recorded } = provider({ baseURL: server.baseURL }, { resolveKey })
     const controller = new AbortController()
     controller.abort()
-    expect((await failure(instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+    expect((await rejection(instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
     expect([resolveKey.mock.calls.length, recorded.length, server.received.length]).toEqual([0, 0, 0])
   })
 
@@ -197,7 +192,7 @@ describe('credentials, aborts and the deadline', () => {
     const resolveKey = vi.fn(() => new Promise<string>(() => {}))
     const { instance, recorded } = provider({ baseURL: server.baseURL }, { resolveKey })
     setTimeout(() => controller.abort(), 20)
-    expect((await failure(instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+    expect((await rejection(instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
     const sync = provider({ baseURL: server.baseURL }, {
       resolveKey: async () => {
         controller2.abort()
@@ -205,7 +200,7 @@ describe('credentials, aborts and the deadline', () => {
       },
     })
     const controller2 = new AbortController()
-    expect((await failure(sync.instance.search({ query: 'q' }, controller2.signal))).code).toBe('WEB_ABORTED')
+    expect((await rejection(sync.instance.search({ query: 'q' }, controller2.signal))).code).toBe('WEB_ABORTED')
     expect([resolveKey.mock.calls.length, recorded.length, sync.recorded.length, server.received.length]).toEqual([1, 0, 0, 0])
   })
 
@@ -215,14 +210,14 @@ describe('credentials, aborts and the deadline', () => {
         throw new Error('credential backend failed')
       },
     })
-    const error = await failure(instance.search({ query: 'q' }))
+    const error = await rejection(instance.search({ query: 'q' }))
     expect([error.code, error.message]).toEqual(['WEB_PROVIDER_ERROR', 'DeepSeek search credential resolution failed: Error: credential backend failed'])
   })
 
   it('D19, D32: no key is WEB_PROVIDER_CREDENTIAL_MISSING with the three remedies, and nothing is sent', async () => {
     const server = await api()
     const { instance, recorded } = provider({ baseURL: server.baseURL })
-    const error = await failure(instance.search({ query: 'q' }))
+    const error = await rejection(instance.search({ query: 'q' }))
     expect(error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
     expect(error.message).toContain('DeepSeek search has no API key for "DEEPSEEK_API_KEY"')
     for (const remedy of ['.env file', 'export DEEPSEEK_API_KEY', 'literal apiKey']) expect(error.message).toContain(remedy)
@@ -231,11 +226,11 @@ describe('credentials, aborts and the deadline', () => {
 
   it('W3: the provider deadline is WEB_SEARCH_TIMEOUT; a caller abort mid-request is WEB_ABORTED', async () => {
     const server = await api(() => {})
-    const slow = await failure(provider({ baseURL: server.baseURL, apiKey: 'k', timeoutMs: 50 }).instance.search({ query: 'q' }))
+    const slow = await rejection(provider({ baseURL: server.baseURL, apiKey: 'k', timeoutMs: 50 }).instance.search({ query: 'q' }))
     expect([slow.code, slow.message]).toEqual(['WEB_SEARCH_TIMEOUT', 'DeepSeek search timed out after 50 ms'])
     const controller = new AbortController()
     setTimeout(() => controller.abort(new Error('custom reason')), 50)
-    expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+    expect((await rejection(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
   })
 
   it('D25: an abort while the body streams is WEB_ABORTED', async () => {
@@ -245,7 +240,29 @@ describe('credentials, aborts and the deadline', () => {
     })
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 50)
-    expect((await failure(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+    expect((await rejection(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }, controller.signal))).code).toBe('WEB_ABORTED')
+  })
+
+  it('a success answer that stalls or breaks off half-way is partial (never failed over); an error answer that breaks off is not', async () => {
+    const server = await api((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"content":')
+    })
+    const stalled = await rejection(provider({ baseURL: server.baseURL, apiKey: 'k', timeoutMs: 200 }).instance.search({ query: 'q' }))
+    expect([stalled.code, stalled.message, stalled.fault, stalled.partial]).toEqual(['WEB_SEARCH_TIMEOUT', 'DeepSeek search timed out after 200 ms while its answer was arriving', undefined, true])
+    server.reply = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' })
+      response.write('{"content":', () => response.socket?.destroy())
+    }
+    const dropped = await rejection(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
+    expect([dropped.code, dropped.fault, dropped.partial]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }, true])
+    expect(dropped.message).toMatch(/^DeepSeek search answer broke off before its end: /)
+    server.reply = (_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'content-length': '1000' })
+      response.write('{"error":', () => response.socket?.destroy())
+    }
+    const down = await rejection(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
+    expect([down.code, down.fault, down.partial]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }, false])
   })
 
   it('a record that cannot be written stops the dispatch', async () => {
@@ -255,7 +272,7 @@ describe('credentials, aborts and the deadline', () => {
         throw new Error('disk full')
       },
     })
-    expect((await failure(instance.search({ query: 'q' }))).message).toContain('could not be recorded: disk full')
+    expect((await rejection(instance.search({ query: 'q' }))).message).toContain('could not be recorded: disk full')
     expect(server.received).toHaveLength(0)
   })
 
@@ -296,7 +313,7 @@ describe('the plugin in a host', () => {
     const call = () => app.tools.execute({ name: 'web_search', arguments: { queries: ['one', 'two'] }, session })
 
     const probe = () => app.readiness.report({ probe: true }).then((rows) => rows.find((row) => row.id === 'search:deepseek-official'))
-    expect(await probe()).toMatchObject({ state: 'unavailable', tools: ['web_search'] })
+    expect(await probe()).toMatchObject({ state: 'no_credential', tools: ['web_search'] })
     const missing = await call()
     expect(missing.isError && missing.error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
 

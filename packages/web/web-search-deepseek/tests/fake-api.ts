@@ -51,9 +51,9 @@ export async function fakeApi(reply: Reply = json(200, searchResponse())): Promi
   return api
 }
 
-export function json(status: number, body: unknown): Reply {
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
   return (_request, response) => {
-    response.writeHead(status, { 'content-type': 'application/json' })
+    response.writeHead(status, { 'content-type': 'application/json', ...headers })
     response.end(typeof body === 'string' ? body : JSON.stringify(body))
   }
 }

@@ -1,4 +1,5 @@
 import { HarnessError } from 'dsh-core'
+import type { ProviderFault } from './fault.ts'
 
 /**
  * The codes the web surface raises. Providers may add their own (the set is open for them), so
@@ -40,5 +41,25 @@ export const WebErrorCode = {
 } as const
 export type WebErrorCode = (typeof WebErrorCode)[keyof typeof WebErrorCode]
 
-/** Every failure of the web surface. Route on `code`; third-party providers may use codes of their own. */
-export class WebError extends HarnessError<WebErrorCode | (string & {})> {}
+/**
+ * Every failure of the web surface. Route on `code`; third-party providers may use codes of their own.
+ * A search provider sets `fault` when the failure is its own, not the request's (rate limited,
+ * down, its key refused): the seam then cools it down and tries the next provider, unless the
+ * failure is `partial`.
+ */
+export class WebError extends HarnessError<WebErrorCode | (string & {})> {
+  readonly fault: ProviderFault | undefined
+  /**
+   * The provider had begun delivering a result (a success answer was arriving) when it failed. The
+   * seam still cools the provider down for its fault, but never hands the search to another
+   * provider: the first one may have charged for it, and a second answer would not be the one the
+   * caller started to receive.
+   */
+  readonly partial: boolean
+
+  constructor(message: string, code: WebErrorCode | (string & {}), options?: { cause?: unknown; fault?: ProviderFault; partial?: boolean }) {
+    super(message, code, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.fault = options?.fault
+    this.partial = options?.partial ?? false
+  }
+}

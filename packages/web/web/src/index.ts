@@ -1,7 +1,11 @@
 import { WebService } from './service.ts'
 
 export default WebService
-export { WebService, WebConfig } from './service.ts'
+export { WebService, WebConfig, type WebServiceOptions } from './service.ts'
+export { httpFault, retryAfterMs, headerValue, type ProviderFault, type HeaderSource } from './fault.ts'
+export { describeReport, type SearchProviderReport, type SearchProviderState } from './search-health.ts'
+export { type SearchSelection, type SelectionSource } from './search-selection.ts'
 export { WebError, WebErrorCode } from './errors.ts'
 export * from './types.ts'
 export { providerText, sliceCodePoints, MAX_PROVIDER_TEXT } from './provider-text.ts'
+export { collectSources, type FoundSource } from './sources.ts'

@@ -3,17 +3,14 @@ import { WebError } from './errors.ts'
 import type { WebProviderBase, WebProviderKind } from './types.ts'
 
 /**
- * The providers of one kind and the rule that picks one for each call. Selection depends only on
- * the configured id and on which providers are usable now, never on registration order.
+ * The providers of one kind, and the rule that picks the one provider when selection wants exactly
+ * one (a pinned id, or the sole usable provider). It depends only on the id asked for and on which
+ * providers are usable now, never on registration order.
  */
 export class ProviderRegistry<P extends WebProviderBase> {
   private readonly providers = new Map<string, P>()
 
-  constructor(
-    readonly kind: WebProviderKind,
-    /** From config, else the environment override; fixed for the service's life. */
-    readonly configuredId: string | undefined,
-  ) {}
+  constructor(readonly kind: WebProviderKind) {}
 
   /** Checks a registration; throws synchronously so the registering plugin fails at load. */
   admit(provider: P): string {
@@ -36,15 +33,24 @@ export class ProviderRegistry<P extends WebProviderBase> {
     }
   }
 
-  /** The provider for this call, or the coded reason there is none. */
-  select(): P {
-    const { configuredId, kind } = this
-    if (configuredId !== undefined) {
-      const provider = this.providers.get(configuredId)
-      if (!provider) throw new WebError(`configured web ${kind} provider "${configuredId}" is not registered`, 'WEB_PROVIDER_CONFIGURED_MISSING')
+  get(id: string): P | undefined {
+    return this.providers.get(id)
+  }
+
+  /** Registered ids, sorted: the order of every list and message, and of `searchProvider: auto`. */
+  ids(): string[] {
+    return [...this.providers.keys()].sort()
+  }
+
+  /** The provider for this call: the pinned one, or the sole usable one; else the coded reason there is none. */
+  select(pinned: string | undefined, pinnedBy = `${this.kind}Provider`): P {
+    const { kind } = this
+    if (pinned !== undefined) {
+      const provider = this.providers.get(pinned)
+      if (!provider) throw new WebError(`configured web ${kind} provider "${pinned}" is not registered`, 'WEB_PROVIDER_CONFIGURED_MISSING')
       const check = usability(provider)
       if (!check.usable) {
-        throw new WebError(`configured web ${kind} provider "${configuredId}" is registered but unavailable${check.reason ? `: ${check.reason}` : ''}`, 'WEB_PROVIDER_CONFIGURED_UNAVAILABLE')
+        throw new WebError(`configured web ${kind} provider "${pinned}" is registered but unavailable${check.reason ? `: ${check.reason}` : ''}`, 'WEB_PROVIDER_CONFIGURED_UNAVAILABLE')
       }
       return provider
     }
@@ -58,12 +64,11 @@ export class ProviderRegistry<P extends WebProviderBase> {
       }
     }
     if (usableCount === 1) return only!
-    const checked = this.sortedIds().map((id) => ({ id, provider: this.providers.get(id)!, ...usability(this.providers.get(id)!) }))
+    const checked = this.ids().map((id) => ({ id, ...usability(this.providers.get(id)!) }))
     const usable = checked.filter((entry) => entry.usable)
-    if (usable.length === 1) return usable[0]!.provider
     if (usable.length > 1) {
       throw new WebError(
-        `multiple usable web ${kind} providers are registered (${usable.map((entry) => entry.id).join(', ')}); configure one explicitly (${kind}Provider, or ${envOverride(kind)})`,
+        `multiple usable web ${kind} providers are registered (${usable.map((entry) => entry.id).join(', ')}); configure one explicitly (${pinnedBy}, or ${envOverride(kind)})`,
         'WEB_PROVIDER_AMBIGUOUS',
       )
     }
@@ -71,43 +76,34 @@ export class ProviderRegistry<P extends WebProviderBase> {
     throw new WebError(`no usable web ${kind} provider is registered${reasons.length ? ` (${reasons.join('; ')})` : ''}`, 'WEB_PROVIDER_UNAVAILABLE')
   }
 
-  /** The `dsh status` row for one provider id: its own state, plus whether selection would use it. */
-  capability(id: string): Capability {
+  /** The sorted ids of the providers usable now. */
+  usableIds(): string[] {
+    return this.ids().filter((id) => usability(this.providers.get(id)!).usable)
+  }
+
+  /**
+   * The `dsh status` row for one id: `row` turns the provider's own status (undefined when no
+   * provider has that id) into the row, adding what selection does with it.
+   */
+  capability(id: string, row: (own: CapabilityStatus | undefined) => CapabilityStatus): Capability {
     return {
       surface: 'web',
       id: `${this.kind}:${id}`,
       configured: true,
-      status: () => this.statusOf(id, (provider) => ownStatus(provider)),
+      status: () => {
+        const provider = this.providers.get(id)
+        return row(provider && ownStatus(provider))
+      },
       probe: async (context) => {
         const provider = this.providers.get(id)
-        const own = provider?.probe ? await provider.probe(context) : undefined
-        return this.statusOf(id, (registered) => own ?? ownStatus(registered))
+        const own = provider?.probe ? await provider.probe(context) : provider && ownStatus(provider)
+        return row(own)
       },
     }
   }
-
-  private statusOf(id: string, own: (provider: P) => CapabilityStatus): CapabilityStatus {
-    const provider = this.providers.get(id)
-    if (!provider) {
-      return { state: 'unavailable', detail: `${this.kind}Provider is "${id}", but no provider with that id is registered (is its row mounted?)` }
-    }
-    const status = own(provider)
-    return { state: status.state, detail: [status.detail, this.selectionNote(id)].filter(Boolean).join('; ') }
-  }
-
-  private selectionNote(id: string): string {
-    if (this.configuredId !== undefined) return this.configuredId === id ? '' : `not selected: ${this.kind}Provider is "${this.configuredId}"`
-    const usable = this.sortedIds().filter((other) => usability(this.providers.get(other)!).usable)
-    if (usable.length > 1 && usable.includes(id)) return `ambiguous: ${usable.join(', ')} are all usable; set ${this.kind}Provider`
-    return ''
-  }
-
-  private sortedIds(): string[] {
-    return [...this.providers.keys()].sort()
-  }
 }
 
-function usability(provider: WebProviderBase): { usable: boolean; reason: string } {
+export function usability(provider: WebProviderBase): { usable: boolean; reason: string } {
   try {
     if (provider.available()) return { usable: true, reason: '' }
     return { usable: false, reason: provider.status ? provider.status().detail : '' }
@@ -126,7 +122,12 @@ function ownStatus(provider: WebProviderBase): CapabilityStatus {
   }
 }
 
+/** A row's detail: its parts that say something, joined (a sentence's full stop gives way to the separator). */
+export function joinDetail(...parts: readonly string[]): string {
+  const said = parts.filter(Boolean)
+  return said.map((part, index) => (index < said.length - 1 ? part.replace(/\.$/, '') : part)).join('; ')
+}
+
 export function envOverride(kind: WebProviderKind): string {
   return kind === 'search' ? 'DSH_WEB_SEARCH_PROVIDER' : 'DSH_WEB_FETCH_PROVIDER'
 }
-

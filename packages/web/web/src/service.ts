@@ -1,6 +1,10 @@
 import { Context, Service } from 'cordis'
+import { MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
 import { z } from 'zod'
-import { envOverride, ProviderRegistry } from './registry.ts'
+import { envOverride, joinDetail, ProviderRegistry } from './registry.ts'
+import { SearchHealth, type SearchProviderReport } from './search-health.ts'
+import { SearchRouter } from './search-router.ts'
+import { AUTO, namedIds, searchSelection, type SearchSelection } from './search-selection.ts'
 import type { WebFetchProvider, WebFetchRequest, WebFetchResult, WebProviderKind, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
 
 declare module 'cordis' {
@@ -10,81 +14,145 @@ declare module 'cordis' {
 }
 
 const ProviderId = z.string().trim().min(1, 'must be a non-empty provider id')
+const Milliseconds = z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS)
+
+const FailoverList = z
+  .array(ProviderId)
+  .min(1, 'must list at least one provider id')
+  .refine((ids) => new Set(ids).size === ids.length, 'lists a provider id twice')
+  .refine((ids) => !ids.includes(AUTO), `"${AUTO}" stands alone, not in a list`)
 
 export const WebConfig = z.strictObject({
-  /** Pins search to this provider id; otherwise the single usable provider is used. */
-  searchProvider: ProviderId.optional(),
+  /** One id (pinned), `auto` (every registered provider, failing over in id order), or a failover list. */
+  searchProvider: z.union([ProviderId, FailoverList]).optional(),
+  /** How long a provider that failed without saying for how long is skipped (rate limited, down, failing). */
+  searchCooldownMs: Milliseconds.default(60_000),
+  /** The longest cooldown whatever Retry-After says; also the cooldown of a spent quota. */
+  searchMaxCooldownMs: Milliseconds.default(3_600_000),
   /** Pins fetch to this provider id; otherwise the single usable provider is used. */
   fetchProvider: ProviderId.optional(),
 })
-export type WebConfig = z.infer<typeof WebConfig>
+export type WebConfig = z.input<typeof WebConfig>
+type Settings = z.output<typeof WebConfig>
+
+/** What the seam's owner may inject; cordis constructs the service without it. */
+export interface WebServiceOptions {
+  /** The clock of cooldowns (epoch milliseconds). Default: `Date.now`. */
+  readonly now?: () => number
+}
 
 /**
  * `ctx.web`: the search and fetch provider registries and per-call selection. Providers register
- * capabilities here, never tools; the tool calls `search()` / `fetch()` and routes on the error code.
+ * capabilities here, never tools; the tool calls `search()` / `fetch()` and routes on the error
+ * code. The search providers' cooldowns live here, so every session of the host shares them.
  */
 export class WebService extends Service {
-  static Config = (config: unknown) => WebConfig.parse(config ?? {})
+  static Config = (config: unknown): Settings => WebConfig.parse(config ?? {})
   static inject = { readiness: { required: false } }
 
-  private readonly searchProviders: ProviderRegistry<WebSearchProvider>
-  private readonly fetchProviders: ProviderRegistry<WebFetchProvider>
+  private readonly searchRegistry = new ProviderRegistry<WebSearchProvider>('search')
+  private readonly fetchRegistry = new ProviderRegistry<WebFetchProvider>('fetch')
+  private readonly router: SearchRouter
+  /** From config, else the environment override; fixed for the service's life. */
+  private readonly pinnedFetch: string | undefined
 
-  constructor(ctx: Context, config: WebConfig = {}) {
+  constructor(ctx: Context, config: WebConfig = {}, options: WebServiceOptions = {}) {
     super(ctx, 'web', true)
-    this.searchProviders = new ProviderRegistry('search', configuredId(config.searchProvider, 'search'))
-    this.fetchProviders = new ProviderRegistry('fetch', configuredId(config.fetchProvider, 'fetch'))
-    // A pinned id gets its `dsh status` row now, so a provider that never registers still shows why.
-    for (const registry of [this.searchProviders, this.fetchProviders]) {
-      if (registry.configuredId !== undefined) ctx.get('readiness')?.register(registry.capability(registry.configuredId))
-    }
+    const settings = WebConfig.parse(config)
+    const health = new SearchHealth({ cooldownMs: settings.searchCooldownMs, maxCooldownMs: Math.max(settings.searchMaxCooldownMs, settings.searchCooldownMs), now: options.now ?? Date.now })
+    this.router = new SearchRouter(this.searchRegistry, searchSelection(settings), health)
+    this.pinnedFetch = settings.fetchProvider ?? (process.env[envOverride('fetch')]?.trim() || undefined)
+    // The ids the operator named get their `dsh status` rows now, so a provider that never registers still shows why.
+    for (const id of namedIds(this.router.selection)) this.readinessRow(this.searchCapability(id))
+    if (this.pinnedFetch !== undefined) this.readinessRow(this.fetchCapability(this.pinnedFetch))
   }
 
   /** An effect on the caller's scope; the disposer (or unloading the caller) removes the provider. */
   registerSearchProvider(provider: WebSearchProvider): () => void {
-    return this.register(this.searchProviders, provider)
+    const named = namedIds(this.router.selection)
+    return this.register(this.searchRegistry, provider, (id) => (named.includes(id) ? undefined : this.searchCapability(id)))
   }
 
   registerFetchProvider(provider: WebFetchProvider): () => void {
-    return this.register(this.fetchProviders, provider)
+    return this.register(this.fetchRegistry, provider, (id) => (id === this.pinnedFetch ? undefined : this.fetchCapability(id)))
   }
 
-  /** The configured id for a kind (config, else the environment override), if any. */
+  /**
+   * What is configured for a kind: for fetch the pinned id; for search the pinned id, `auto`, or
+   * the failover list comma-joined. Undefined when nothing is (the sole usable provider is used).
+   */
   configured(kind: WebProviderKind): string | undefined {
-    return (kind === 'search' ? this.searchProviders : this.fetchProviders).configuredId
+    if (kind === 'fetch') return this.pinnedFetch
+    return describeSelection(this.router.selection)
   }
 
-  /** Selects a provider for this call, runs it with the caller's signal, and applies `maxResults`. */
+  /** The search providers selection knows of, in the order it tries them, each with its state now. */
+  searchProviderStates(): SearchProviderReport[] {
+    return this.router.reports()
+  }
+
+  /**
+   * Runs the search on the provider selection picks (failing over along a list), applies
+   * `maxResults`, and names the provider that served it (`provider`).
+   */
   async search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult> {
-    const result = await this.searchProviders.select().search(request, signal)
-    return capSources(result, request.maxResults)
+    return capSources(await this.router.search(request, signal), request.maxResults)
   }
 
   /** Selects a provider for this call and returns its result unchanged (a 404 is a result). */
   async fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult> {
-    return this.fetchProviders.select().fetch(request, signal)
+    return this.fetchRegistry.select(this.pinnedFetch).fetch(request, signal)
   }
 
-  private register<P extends WebSearchProvider | WebFetchProvider>(registry: ProviderRegistry<P>, provider: P): () => void {
+  private register<P extends WebSearchProvider | WebFetchProvider>(registry: ProviderRegistry<P>, provider: P, capability: (id: string) => Capability | undefined): () => void {
     const id = registry.admit(provider)
-    const release = this.ctx.effect(() => {
+    return this.ctx.effect(() => {
       const remove = registry.add(id, provider)
-      // The pinned id's row exists already (made by the service); every other provider brings its own.
-      const row = id === registry.configuredId ? undefined : this.ctx.get('readiness')?.register(registry.capability(id))
+      // A named id's row exists already (made by the service); every other provider brings its own.
+      const row = capability(id)
+      const removeRow = row && this.ctx.get('readiness')?.register(row)
       return () => {
-        row?.()
+        removeRow?.()
         remove()
       }
     })
-    return release
+  }
+
+  private readinessRow(capability: Capability): void {
+    this.ctx.get('readiness')?.register(capability)
+  }
+
+  private searchCapability(id: string): Capability {
+    return this.searchRegistry.capability(id, (own) => this.router.row(id, own))
+  }
+
+  private fetchCapability(id: string): Capability {
+    return this.fetchRegistry.capability(id, (own) => fetchRow(this.fetchRegistry, this.pinnedFetch, id, own))
   }
 }
 
-function configuredId(fromConfig: string | undefined, kind: WebProviderKind): string | undefined {
-  if (fromConfig !== undefined) return fromConfig
-  // Read once, at construction. An exported but empty variable counts as unset, as for credentials.
-  const fromEnv = process.env[envOverride(kind)]?.trim()
-  return fromEnv ? fromEnv : undefined
+function fetchRow(registry: ProviderRegistry<WebFetchProvider>, pinned: string | undefined, id: string, own: CapabilityStatus | undefined): CapabilityStatus {
+  if (!own) return { state: 'unavailable', detail: `fetchProvider is "${id}", but no provider with that id is registered (is its row mounted?)` }
+  let note = ''
+  if (pinned !== undefined) note = pinned === id ? '' : `not selected: fetchProvider is "${pinned}"`
+  else {
+    const usable = registry.usableIds()
+    if (usable.length > 1 && usable.includes(id)) note = `ambiguous: ${usable.join(', ')} are all usable; set fetchProvider`
+  }
+  return { state: own.state, detail: joinDetail(own.detail, note) }
+}
+
+function describeSelection(selection: SearchSelection): string | undefined {
+  switch (selection.kind) {
+    case 'sole':
+      return undefined
+    case 'pinned':
+      return selection.id
+    case 'ordered':
+      return selection.ids.join(',')
+    case 'auto':
+      return AUTO
+  }
 }
 
 function capSources(result: WebSearchResult, maxResults: number | undefined): WebSearchResult {

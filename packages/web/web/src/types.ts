@@ -22,6 +22,8 @@ export interface WebSearchResult {
   readonly sources: readonly WebSearchSource[]
   /** True when the seam, the provider or the tool's merge dropped sources. */
   readonly truncated: boolean
+  /** Set by the seam: the id of the provider that served the search. A provider leaves it out. */
+  readonly provider?: string
 }
 
 export interface WebFetchRequest {

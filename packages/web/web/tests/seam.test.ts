@@ -3,6 +3,7 @@ import { HarnessError } from 'dsh-core'
 import ReadinessService from 'dsh-core/readiness'
 import WebService, { WebError, type WebFetchProvider, type WebFetchResult, type WebSearchProvider, type WebSearchResult } from 'dsh-web'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { rejection } from './rejection.ts'
 
 // Reference checklist (reference/web.md §8, W01–W24) against a real cordis Context, plus the
 // readiness rows the seam adds for `dsh status`.
@@ -36,14 +37,6 @@ const fetchProvider = (id: string, result: WebFetchResult = OK_PAGE) => recordin
 
 const sources = (...urls: string[]) => urls.map((url) => ({ url }))
 
-async function rejection(promise: Promise<unknown>): Promise<WebError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  )
-  expect(error).toBeInstanceOf(WebError)
-  return error as WebError
-}
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   return (await rejection(promise)).code
@@ -222,22 +215,22 @@ describe('selection', () => {
 })
 
 describe('results', () => {
-  it('W14, W15: the provider result passes unchanged and the signal arrives as the same object', async () => {
+  it('W14, W15: the provider result passes unchanged, named by its provider; the signal arrives as the same object', async () => {
     const app = await boot()
     const result = { content: 'answer', sources: sources('https://a.test'), truncated: false }
     const a = searchProvider('a', result)
     app.web.registerSearchProvider(a.provider)
     const signal = new AbortController().signal
-    expect(await app.web.search({ query: 'q' }, signal)).toBe(result)
+    expect(await app.web.search({ query: 'q' }, signal)).toEqual({ ...result, provider: 'a' })
     expect(a.calls[0]?.signal).toBe(signal)
   })
 
   it('W16–W18: maxResults cuts and marks truncated; a smaller list or no bound passes unchanged', async () => {
     const app = await boot()
     app.web.registerSearchProvider(searchProvider('a', { sources: sources('1', '2', '3'), truncated: false }).provider)
-    expect(await app.web.search({ query: 'q', maxResults: 2 })).toEqual({ sources: sources('1', '2'), truncated: true })
-    expect(await app.web.search({ query: 'q', maxResults: 8 })).toEqual({ sources: sources('1', '2', '3'), truncated: false })
-    expect(await app.web.search({ query: 'q' })).toEqual({ sources: sources('1', '2', '3'), truncated: false })
+    expect(await app.web.search({ query: 'q', maxResults: 2 })).toEqual({ sources: sources('1', '2'), truncated: true, provider: 'a' })
+    expect(await app.web.search({ query: 'q', maxResults: 8 })).toEqual({ sources: sources('1', '2', '3'), truncated: false, provider: 'a' })
+    expect(await app.web.search({ query: 'q' })).toEqual({ sources: sources('1', '2', '3'), truncated: false, provider: 'a' })
   })
 
   it('W19, W20: fetch uses the fetch registry only and returns the provider result', async () => {

@@ -17,8 +17,11 @@ declare module 'cordis' {
  * Where a capability stands. `idle`: configured, nothing started yet (starts on first use).
  * `unavailable`: cannot work as configured (missing key, missing executable); `crashed`: it ran and died.
  * `needs_auth`: a remote service wants the user to log in (the detail names the command that does it).
+ * `no_credential`: its key was not found (the detail says where it was looked for). `cooling_down`:
+ * rate limited or down, not used until the time in the detail. `failing`: its recent calls failed in
+ * a way time alone will not fix (a refused key, unreadable answers).
  */
-export type CapabilityState = 'ready' | 'idle' | 'starting' | 'indexing' | 'unavailable' | 'crashed' | 'needs_auth'
+export type CapabilityState = 'ready' | 'idle' | 'starting' | 'indexing' | 'unavailable' | 'crashed' | 'needs_auth' | 'no_credential' | 'cooling_down' | 'failing'
 
 export interface CapabilityStatus {
   readonly state: CapabilityState

@@ -1,0 +1,254 @@
+import * as brave from 'dsh-web-search-brave'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { hang, json, type Reply } from '../../web/tests/loopback-api.ts'
+import { providerHost, type ProviderHost } from '../../web/tests/provider-host.ts'
+import { rejection } from '../../web/tests/rejection.ts'
+import { CORDIS, fakeBrave, halfAnswer, invalidToken, rateLimited, results, validation, type FakeBrave } from './fake-brave.ts'
+
+// dsh-web-search-brave against a Brave-shaped server on loopback: the request, the mapping, every
+// error answer with the fault it means for failover, the key's path (credentials per search,
+// never in a message, a record or a redirect), readiness, config, unloading.
+
+const KEY = 'BSA-test-key-0123456789'
+const cleanups: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  vi.unstubAllEnvs()
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+async function api(reply?: Reply): Promise<FakeBrave> {
+  const created = await fakeBrave(reply)
+  cleanups.push(() => created.close())
+  return created
+}
+
+/** Pinned to brave with no cooldown, so every search reaches the provider (the seam's tests cover cooldowns). */
+async function host(config: Record<string, unknown>, web: Record<string, unknown> = { searchProvider: 'brave', searchCooldownMs: 0, searchMaxCooldownMs: 0 }): Promise<ProviderHost> {
+  const created = await providerHost(brave, { apiKeyEnv: 'DSH_TEST_BRAVE_KEY', ...config }, web)
+  cleanups.push(() => created.stop())
+  return created
+}
+
+/** A search through ctx.web, pinned to brave, with the key in the environment. */
+async function withKey(server: FakeBrave, config: Record<string, unknown> = {}): Promise<ProviderHost> {
+  vi.stubEnv('DSH_TEST_BRAVE_KEY', KEY)
+  return host({ baseURL: server.baseURL, ...config })
+}
+
+describe('one search', () => {
+  it('GET /web/search with q, count, web results only, plain snippets; the key in X-Subscription-Token; the answer mapped and named', async () => {
+    const server = await api()
+    const { app } = await withKey(server)
+    const session = app.sessions.create({ cwd: process.cwd() })
+    const result = await app.tools.execute({ name: 'web_search', arguments: { queries: ['cordis'] }, session })
+    expect(result.isError).toBe(false)
+    expect(result.isError || result.value).toEqual({
+      sources: [
+        { url: 'https://cordis.io/', title: 'Cordis', snippet: 'Meta-framework for modern JavaScript applications.', publishedAt: '2026-01-02T00:00:00' },
+        { url: 'https://github.com/cordiverse/cordis', title: 'cordiverse/cordis' },
+      ],
+      truncated: false,
+      provider: 'brave',
+    })
+    expect(result.isError || result.meta).toMatchObject({ provider: 'brave' })
+    const [request] = server.received
+    expect([request?.method, `${request?.url.pathname}${request?.url.search}`]).toEqual(['GET', '/res/v1/web/search?q=cordis&count=8&result_filter=web&text_decorations=false'])
+    expect(request?.headers['x-subscription-token']).toBe(KEY)
+    expect(request?.headers.accept).toBe('application/json')
+    // The record is the URL sent, and nothing of the key.
+    const events = session.events.filter((event) => event.type === brave.REQUEST_EVENT)
+    expect(events.map((event) => event.data)).toEqual([{ url: `${server.baseURL}/web/search?q=cordis&count=8&result_filter=web&text_decorations=false` }])
+    expect(JSON.stringify(session.events)).not.toContain(KEY)
+  })
+
+  it('count is maxResults up to Brave’s 20; country, search_lang and safesearch when configured', async () => {
+    const server = await api()
+    const { app } = await withKey(server, { country: 'DE', searchLang: 'de', safesearch: 'strict' })
+    await app.web.search({ query: 'ein Test', maxResults: 50 })
+    await app.web.search({ query: 'q' })
+    expect(server.received.map((request) => Object.fromEntries(request.url.searchParams))).toEqual([
+      { q: 'ein Test', count: '20', result_filter: 'web', text_decorations: 'false', country: 'DE', search_lang: 'de', safesearch: 'strict' },
+      { q: 'q', count: '20', result_filter: 'web', text_decorations: 'false', country: 'DE', search_lang: 'de', safesearch: 'strict' },
+    ])
+  })
+
+  it('an answer without web results has no sources; duplicate and non-web URLs are dropped', async () => {
+    const server = await api(json(200, { type: 'search', query: { original: 'zzz' } }))
+    const { app } = await withKey(server)
+    expect(await app.web.search({ query: 'zzz' })).toEqual({ sources: [], truncated: false, provider: 'brave' })
+    server.reply = results([...CORDIS, { url: 'https://cordis.io/', title: 'again' }, { url: 'javascript:alert(1)', title: 'x' }])
+    expect((await app.web.search({ query: 'q' })).sources.map((source) => source.url)).toEqual(['https://cordis.io/', 'https://github.com/cordiverse/cordis'])
+  })
+})
+
+describe('error answers and the fault each one means', () => {
+  it('429 on the per-second window: rate_limited, back after X-RateLimit-Reset’s first window', async () => {
+    const server = await api(rateLimited())
+    const { app } = await withKey(server)
+    const error = await rejection(app.web.search({ query: 'q' }))
+    expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', 'Brave Search API error (HTTP 429): RATE_LIMITED: Request rate limit exceeded for plan.', { kind: 'rate_limited', retryAfter: '1' }])
+  })
+
+  it('429 with Retry-After: that wins; 429 with the monthly window spent: quota_exhausted until it resets', async () => {
+    const server = await api(rateLimited({ retryAfter: '17' }))
+    const { app } = await withKey(server)
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited', retryAfter: '17' })
+    server.reply = rateLimited({ remaining: '1, 0', reset: '1, 1419704' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'quota_exhausted', retryAfter: '1419704' })
+    server.reply = rateLimited({ remaining: 'garbage', reset: '' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited' })
+  })
+
+  it('a refused key (422 SUBSCRIPTION_TOKEN_INVALID, or 401) is failing; 402 a spent plan', async () => {
+    const server = await api(invalidToken)
+    const { app } = await withKey(server)
+    const refused = await rejection(app.web.search({ query: 'q' }))
+    expect([refused.message, refused.fault]).toEqual(['Brave Search API error (HTTP 422): SUBSCRIPTION_TOKEN_INVALID: The provided subscription token is invalid.', { kind: 'failing' }])
+    server.reply = json(401, { message: 'no' })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'failing' })
+    server.reply = json(402, {})
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'quota_exhausted' })
+  })
+
+  it('a query Brave refuses (422 VALIDATION) has no fault: it is bad everywhere', async () => {
+    const server = await api(validation('Unable to validate request parameter(s): q too long'))
+    const { app } = await withKey(server)
+    const error = await rejection(app.web.search({ query: 'x'.repeat(500) }))
+    expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', 'Brave Search API error (HTTP 422): VALIDATION: Unable to validate request parameter(s): q too long', undefined])
+  })
+
+  it('503 is unavailable, with its Retry-After; its own deadline is WEB_SEARCH_TIMEOUT', async () => {
+    const server = await api(json(503, 'upstream down', { 'retry-after': '5' }))
+    const { app } = await withKey(server, { timeoutMs: 300 })
+    const down = await rejection(app.web.search({ query: 'q' }))
+    expect([down.message, down.fault]).toEqual(['Brave Search API error (HTTP 503)', { kind: 'unavailable', retryAfter: '5' }])
+    server.reply = hang
+    const slow = await rejection(app.web.search({ query: 'q' }))
+    expect([slow.code, slow.message]).toEqual(['WEB_SEARCH_TIMEOUT', 'Brave Search search timed out after 300 ms'])
+  })
+
+  it('an endpoint nobody listens on is unavailable, with the socket error', async () => {
+    const closed = await fakeBrave()
+    await closed.close()
+    const { app } = await withKey(closed)
+    const gone = await rejection(app.web.search({ query: 'q' }))
+    expect([gone.code, gone.fault]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }])
+    expect(gone.message).toMatch(/^Brave Search request failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/)
+  })
+
+  it('a redirect is refused and its Location never contacted; a body that is not JSON or too large is failing', async () => {
+    const elsewhere = await api(results())
+    const server = await api((_request, response) => {
+      response.writeHead(307, { location: `${elsewhere.baseURL}/web/search?q=stolen` })
+      response.end()
+    })
+    const { app } = await withKey(server, { maxResponseBytes: 10_000 })
+    const redirected = await rejection(app.web.search({ query: 'q' }))
+    expect([redirected.message, redirected.fault]).toEqual(['Brave Search search was redirected (HTTP 307); redirects are not followed, so the key stays with the configured endpoint', { kind: 'failing' }])
+    expect(elsewhere.received).toHaveLength(0)
+    server.reply = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' })
+      response.end('<html>captcha</html>')
+    }
+    const html = await rejection(app.web.search({ query: 'q' }))
+    expect([html.message, html.fault]).toEqual(['Brave Search returned a body that is not JSON (content-type text/html)', { kind: 'failing' }])
+    server.reply = json(200, { web: { results: 'x'.repeat(20_000) } })
+    expect((await rejection(app.web.search({ query: 'q' }))).message).toBe('Brave Search returned more than 10000 bytes (maxResponseBytes)')
+    server.reply = json(200, { web: { results: 'not a list' } })
+    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'failing' })
+  })
+
+  it('an error answer that echoes the key shows it redacted, on one line', async () => {
+    const server = await api(json(400, { type: 'ErrorResponse', error: { code: 'VALIDATION', detail: `token ${KEY}\nis not allowed here` } }))
+    const { app } = await withKey(server)
+    const error = await rejection(app.web.search({ query: 'q' }))
+    expect(error.message).toBe('Brave Search API error (HTTP 400): VALIDATION: token [redacted] is not allowed here')
+  })
+})
+
+describe('an answer under way is never handed to another provider', () => {
+  /** Brave first in a failover list, a scripted provider standing by behind it; a cooldown no test outlives. */
+  async function withStandby(server: FakeBrave, config: Record<string, unknown> = {}) {
+    vi.stubEnv('DSH_TEST_BRAVE_KEY', KEY)
+    const created = await host({ baseURL: server.baseURL, ...config }, { searchProvider: ['brave', 'standby'], searchCooldownMs: 3_600_000 })
+    const standby: string[] = []
+    created.app.web.registerSearchProvider({
+      id: 'standby',
+      available: () => true,
+      search: async ({ query }) => {
+        standby.push(query)
+        return { sources: [{ url: 'https://standby.test/' }], truncated: false }
+      },
+    })
+    return { app: created.app, standby }
+  }
+
+  it('the body stalls half-way past the deadline: WEB_SEARCH_TIMEOUT reaches the caller, the standby is not asked, brave cools down', async () => {
+    const server = await api(halfAnswer('stall'))
+    const { app, standby } = await withStandby(server, { timeoutMs: 300 })
+    const error = await rejection(app.web.search({ query: 'q' }))
+    expect([error.code, error.message, error.partial]).toEqual(['WEB_SEARCH_TIMEOUT', 'Brave Search search timed out after 300 ms while its answer was arriving', true])
+    expect(standby).toEqual([])
+    expect(app.web.searchProviderStates()[0]).toMatchObject({ id: 'brave', state: 'cooling_down' })
+    // The next search skips the cooling provider.
+    expect((await app.web.search({ query: 'next' })).provider).toBe('standby')
+    expect([server.received.length, standby]).toEqual([1, ['next']])
+  })
+
+  it('the connection drops half-way through the body: WEB_PROVIDER_ERROR reaches the caller, the standby is not asked', async () => {
+    const server = await api(halfAnswer('drop'))
+    const { app, standby } = await withStandby(server)
+    const error = await rejection(app.web.search({ query: 'q' }))
+    expect([error.code, error.partial]).toEqual(['WEB_PROVIDER_ERROR', true])
+    expect(error.message).toMatch(/^Brave Search answer broke off before its end: /)
+    expect(standby).toEqual([])
+  })
+
+  it('a whole answer that cannot be read is not under way: the standby serves', async () => {
+    const server = await api(json(200, { web: { results: 'not a list' } }))
+    const { app, standby } = await withStandby(server)
+    expect((await app.web.search({ query: 'q' })).provider).toBe('standby')
+    expect(standby).toEqual(['q'])
+  })
+})
+
+describe('the key, readiness and lifetime', () => {
+  it('no key: WEB_PROVIDER_CREDENTIAL_MISSING with the remedies, nothing sent; the probe says no_credential, then ready', async () => {
+    const server = await api()
+    vi.stubEnv('DSH_TEST_BRAVE_KEY', '')
+    const { app } = await host({ baseURL: server.baseURL })
+    const row = async (probe: boolean) => (await app.readiness.report({ probe })).find((entry) => entry.id === 'search:brave')
+    expect(await row(false)).toMatchObject({ state: 'idle', detail: `key DSH_TEST_BRAVE_KEY is looked up at each search; ${server.baseURL}/web/search` })
+    const missing = await rejection(app.web.search({ query: 'q' }))
+    expect([missing.code, missing.message]).toEqual([
+      'WEB_PROVIDER_CREDENTIAL_MISSING',
+      'Brave Search has no API key for "DSH_TEST_BRAVE_KEY". Store it as DSH_TEST_BRAVE_KEY in a .env file (the project\'s, or ~/.dsh/.env) for the credentials service, export DSH_TEST_BRAVE_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config.',
+    ])
+    expect(server.received).toHaveLength(0)
+    // After that search the row says what it found; the probe looks again.
+    expect(await row(false)).toMatchObject({ state: 'no_credential' })
+    expect(await row(true)).toMatchObject({ state: 'no_credential', detail: missing.message })
+    vi.stubEnv('DSH_TEST_BRAVE_KEY', KEY)
+    expect(await row(true)).toMatchObject({ state: 'ready', detail: `key DSH_TEST_BRAVE_KEY found; ${server.baseURL}/web/search` })
+    // The probe never calls the API, and the next search uses the key found now.
+    expect(server.received).toHaveLength(0)
+    await app.web.search({ query: 'q' })
+    expect(server.received.map((request) => request.headers['x-subscription-token'])).toEqual([KEY])
+  })
+
+  it('unloading the plugin ends a search in flight with WEB_ABORTED and removes the provider', async () => {
+    const server = await api(hang)
+    const { app, fork } = await withKey(server)
+    const pending = rejection(app.web.search({ query: 'q' }))
+    await vi.waitFor(() => expect(server.received).toHaveLength(1))
+    fork.dispose()
+    expect((await pending).code).toBe('WEB_ABORTED')
+    expect((await rejection(app.web.search({ query: 'q' }))).code).toBe('WEB_PROVIDER_CONFIGURED_MISSING')
+  })
+
+  it('a bad config value fails the load naming the field', () => {
+    for (const [config, field] of [[{ baseURL: 'ftp://x' }, 'baseURL'], [{ apiKeyEnv: 'not a name' }, 'apiKeyEnv'], [{ country: 'DEU' }, 'country'], [{ safesearch: 'on' }, 'safesearch'], [{ timeoutMs: 0 }, 'timeoutMs'], [{ apikey: 'x' }, 'apikey']] as const) {
+      expect(() => brave.Config(config), field).toThrow(field)
+    }
+  })
+})

@@ -1,0 +1,73 @@
+import { collectSources, httpFault, WebError, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
+import { z } from 'zod'
+import type { TavilySearchConfig } from './config.ts'
+
+/** Tavily answers at most 20 results per request. */
+export const MAX_RESULTS = 20
+
+/** `<base>/search`, keeping a base path. */
+export function searchEndpoint(baseURL: string): URL {
+  return new URL('search', baseURL.endsWith('/') ? baseURL : `${baseURL}/`)
+}
+
+/** The request body, field order as sent; what the session log records too (the key is only in the header). */
+export function requestBody(search: WebSearchRequest, config: TavilySearchConfig) {
+  return {
+    query: search.query,
+    max_results: Math.max(1, Math.min(search.maxResults ?? MAX_RESULTS, MAX_RESULTS)),
+    search_depth: config.searchDepth,
+    topic: config.topic,
+    include_answer: config.includeAnswer,
+    ...(config.timeRange ? { time_range: config.timeRange } : {}),
+  }
+}
+
+/** `POST <base>/search` with the key as a bearer token. */
+export function tavilyRequest(search: WebSearchRequest, config: TavilySearchConfig, key: string): KeyedRequest {
+  const url = searchEndpoint(config.baseURL)
+  const body = requestBody(search, config)
+  return {
+    url,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json', 'user-agent': config.userAgent },
+    body: JSON.stringify(body),
+    record: { endpoint: url.href, body },
+  }
+}
+
+const text = z.string().nullish()
+const Result = z.looseObject({ url: z.string(), title: text, content: text, published_date: text })
+const Response = z.looseObject({ answer: text, results: z.array(z.unknown()) })
+
+/** `results` as sources (first of each URL kept, empty fields omitted); `answer` as the text. */
+export function mapResponse(json: unknown): WebSearchResult {
+  const parsed = Response.safeParse(json)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new WebError(`Tavily returned JSON that is not a search response: ${issue ? `${issue.path.join('.') || 'the body'}: ${issue.message}` : 'unexpected shape'}`, 'WEB_PROVIDER_ERROR')
+  }
+  const sources = collectSources(
+    parsed.data.results.flatMap((raw) => {
+      const item = Result.safeParse(raw)
+      return item.success ? [{ url: item.data.url, title: item.data.title, snippet: item.data.content, publishedAt: item.data.published_date }] : []
+    }),
+  )
+  const content = parsed.data.answer?.trim()
+  return { ...(content ? { content } : {}), sources, truncated: false }
+}
+
+// Tavily's error answer: `{ "detail": { "error": "…" } }`.
+const ErrorBody = z.looseObject({ detail: z.union([z.string(), z.looseObject({ error: text })]).nullish(), error: text, message: text })
+
+/**
+ * What a Tavily error answer means: 401 and 403 refuse the key (`failing`); 432 (plan limit) and
+ * 433 (pay-as-you-go limit) are a spent quota; 429 and 5xx are what they are for any API.
+ */
+export function tavilyRefusal(status: number, headers: Headers, body: unknown): Refusal {
+  const parsed = ErrorBody.safeParse(body)
+  const detail = parsed.success ? (typeof parsed.data.detail === 'string' ? parsed.data.detail : (parsed.data.detail?.error ?? parsed.data.error ?? parsed.data.message)) || undefined : undefined
+  if (status === 401 || status === 403) return { detail, fault: { kind: 'failing' } }
+  if (status === 432 || status === 433) return { detail, fault: { kind: 'quota_exhausted' } }
+  return { detail, fault: httpFault(status, headers) }
+}

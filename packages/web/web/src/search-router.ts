@@ -1,0 +1,172 @@
+import { assertNever, type CapabilityStatus } from 'dsh-core'
+import { WebError } from './errors.ts'
+import { joinDetail, usability, type ProviderRegistry } from './registry.ts'
+import { describeReport, setbackDetail, verdictOf, type SearchHealth, type SearchProviderReport } from './search-health.ts'
+import type { SearchSelection } from './search-selection.ts'
+import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
+
+/**
+ * Runs one search on the provider selection picks, and keeps the providers' setbacks. With a
+ * failover list (`searchProvider: [a, b]`, or `auto`) a provider that is rate limited, down,
+ * out of quota, without a key or failing is skipped or left for the next one; a result, an error
+ * about the request itself, or a failure once a result was under way (`partial`) ends the search. The answer names the provider that served it.
+ */
+export class SearchRouter {
+  constructor(
+    private readonly registry: ProviderRegistry<WebSearchProvider>,
+    readonly selection: SearchSelection,
+    private readonly health: SearchHealth,
+  ) {}
+
+  async search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult> {
+    const { selection } = this
+    switch (selection.kind) {
+      case 'sole':
+        return this.alone(this.registry.select(undefined, 'searchProvider: one id, a failover list, or auto'), signal, request, (report) => new WebError(`no usable web search provider: ${report}`, 'WEB_PROVIDER_UNAVAILABLE'))
+      case 'pinned':
+        return this.alone(
+          this.registry.select(selection.id),
+          signal,
+          request,
+          (report) => new WebError(`configured web search provider "${selection.id}" is registered but unavailable: ${report}`, 'WEB_PROVIDER_CONFIGURED_UNAVAILABLE'),
+        )
+      case 'ordered':
+        return this.failover(selection.ids, request, signal)
+      case 'auto':
+        return this.failover(this.registry.ids(), request, signal)
+      default:
+        return assertNever(selection)
+    }
+  }
+
+  /** Every provider selection knows of, in the order it would try them, with its state now. */
+  reports(): SearchProviderReport[] {
+    return this.candidates().map((id) => this.report(id))
+  }
+
+  /** The `dsh status` row of one id, from the provider's own status (undefined: not registered). */
+  row(id: string, own: CapabilityStatus | undefined): CapabilityStatus {
+    const note = this.note(id)
+    if (!own) return { state: 'unavailable', detail: joinDetail(`${this.namedBy(id)}, but no provider with that id is registered (is its row mounted?)`, note) }
+    const report = this.health.report(id)
+    switch (report.state) {
+      case 'cooling_down':
+      case 'failing':
+        return { state: report.state, detail: joinDetail(setbackDetail(report), note) }
+      case 'no_credential':
+        // What the last search found, unless the provider's own check (a probe) knows better now.
+        if (own.state === 'idle') return { state: 'no_credential', detail: joinDetail(report.reason, note) }
+        break
+      case 'ready':
+      case 'unavailable':
+        break
+      default:
+        assertNever(report.state)
+    }
+    return { state: own.state, detail: joinDetail(own.detail, note) }
+  }
+
+  /** One provider alone (pinned, or the sole usable one): its own error reaches the caller. */
+  private async alone(provider: WebSearchProvider, signal: AbortSignal | undefined, request: WebSearchRequest, blocked: (report: string) => WebError): Promise<WebSearchResult> {
+    const claim = this.health.claim(provider.id)
+    if (!claim.claimed) throw blocked(describeReport(claim.report))
+    return this.attempt(provider, request, signal)
+  }
+
+  private async failover(ids: readonly string[], request: WebSearchRequest, signal: AbortSignal | undefined): Promise<WebSearchResult> {
+    const passed: SearchProviderReport[] = []
+    for (const id of ids) {
+      if (signal?.aborted) throw new WebError('web search aborted', 'WEB_ABORTED', { cause: signal.reason })
+      const provider = this.registry.get(id)
+      const check = provider ? usability(provider) : { usable: false, reason: 'not registered' }
+      if (!provider || !check.usable) {
+        passed.push({ id, state: 'unavailable', reason: check.reason || 'unavailable' })
+        continue
+      }
+      const claim = this.health.claim(id)
+      if (!claim.claimed) {
+        passed.push(claim.report)
+        continue
+      }
+      try {
+        return await this.attempt(provider, request, signal)
+      } catch (error) {
+        if (!(error instanceof WebError) || error.partial || !movesOn(verdictOf(error, signal).kind)) throw error
+        passed.push(this.health.report(id))
+      }
+    }
+    const states = passed.length ? passed.map((report) => `${report.id}: ${describeReport(report)}`).join('; ') : 'none is registered'
+    throw new WebError(`no web search provider can serve this search now (${states})`, 'WEB_PROVIDER_UNAVAILABLE')
+  }
+
+  /** One search on one claimed provider; its verdict settles the claim. */
+  private async attempt(provider: WebSearchProvider, request: WebSearchRequest, signal: AbortSignal | undefined): Promise<WebSearchResult> {
+    let result: WebSearchResult
+    try {
+      result = await provider.search(request, signal)
+    } catch (error) {
+      this.health.settle(provider.id, verdictOf(error, signal))
+      throw error
+    }
+    this.health.settle(provider.id, { kind: 'answered' })
+    return { ...result, provider: provider.id }
+  }
+
+  private report(id: string): SearchProviderReport {
+    const provider = this.registry.get(id)
+    if (!provider) return { id, state: 'unavailable', reason: 'not registered' }
+    const check = usability(provider)
+    return check.usable ? this.health.report(id) : { id, state: 'unavailable', reason: check.reason || 'unavailable' }
+  }
+
+  /** The ids selection would consider, in order. */
+  private candidates(): readonly string[] {
+    const { selection } = this
+    switch (selection.kind) {
+      case 'sole':
+        return this.registry.ids()
+      case 'pinned':
+        return [selection.id]
+      case 'ordered':
+        return selection.ids
+      case 'auto':
+        return this.registry.ids()
+      default:
+        return assertNever(selection)
+    }
+  }
+
+  /** How the operator named an id that has no provider. */
+  private namedBy(id: string): string {
+    const { selection } = this
+    return selection.kind === 'ordered' ? `${selection.from} lists "${id}"` : `${selection.kind === 'pinned' ? selection.from : 'searchProvider'} is "${id}"`
+  }
+
+  /** What selection does with an id, for its status row ('' when nothing needs saying). */
+  private note(id: string): string {
+    const { selection } = this
+    switch (selection.kind) {
+      case 'sole': {
+        const usable = this.registry.usableIds()
+        return usable.length > 1 && usable.includes(id) ? `ambiguous: ${usable.join(', ')} are all usable; set searchProvider (one id, a failover list, or auto)` : ''
+      }
+      case 'pinned':
+        return selection.id === id ? '' : `not selected: ${selection.from} is "${selection.id}"`
+      case 'ordered': {
+        const position = selection.ids.indexOf(id)
+        return position < 0 ? `not selected: ${selection.from} is [${selection.ids.join(', ')}]` : `failover ${position + 1} of ${selection.ids.length} (${selection.from})`
+      }
+      case 'auto': {
+        const ids = this.registry.ids()
+        return `failover ${ids.indexOf(id) + 1} of ${ids.length} (${selection.from}: auto)`
+      }
+      default:
+        return assertNever(selection)
+    }
+  }
+}
+
+/** Whether a failed attempt leaves the search to the next provider. */
+function movesOn(verdict: ReturnType<typeof verdictOf>['kind']): boolean {
+  return verdict === 'fault' || verdict === 'no_credential'
+}
