@@ -40,9 +40,12 @@ interface RequestSchema<Request> {
 export class Routes {
   private readonly table = new Map<string, (request: JSONRPCRequest, extra: Extra) => Promise<unknown>>()
 
-  add<Request>(schema: RequestSchema<Request>, handle: (request: Request, extra: Extra) => unknown): void {
+  /** `plain` may recognise the common form of the request without the schema (serve-shapes.ts); the rest is parsed. */
+  add<Request>(schema: RequestSchema<Request>, handle: (request: Request, extra: Extra) => unknown, plain?: (request: JSONRPCRequest) => Request | undefined): void {
     const method = schema.shape.method.value
     this.table.set(method, async (request, extra) => {
+      const quick = plain?.(request)
+      if (quick) return handle(quick, extra)
       const parsed = schema.safeParse(request)
       if (!parsed.success) throw new RpcError(RpcCode.INVALID_PARAMS, `invalid ${method} request: ${describeIssues(parsed.error, '(request)')}`)
       return handle(parsed.data, extra)

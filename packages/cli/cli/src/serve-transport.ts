@@ -2,6 +2,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import { describeIssues, errorMessage, oneLine, quote } from 'dsh-core'
 import { RpcCode } from './serve-rpc.ts'
+import { isPlainMessage } from './serve-shapes.ts'
 
 export interface LineTransportOptions {
   /** The largest message read whole; a longer one is skipped, answered with an error when it has an id, and logged. */
@@ -103,6 +104,10 @@ export class LineTransport implements Transport {
       json = JSON.parse(line)
     } catch (error) {
       this.options.log(`ignored a line that is not JSON (${Buffer.byteLength(line)} bytes, ${oneLine(errorMessage(error))}): ${quote(line, 80)}`)
+      return
+    }
+    if (isPlainMessage(json)) {
+      this.onmessage?.(json)
       return
     }
     const message = JSONRPCMessageSchema.safeParse(json)

@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { isRecord, type Host, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
+import { isRecord, untracked, type Host, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
 import { Routes } from './serve-rpc.ts'
+import { plainToolCall } from './serve-shapes.ts'
 import { LineTransport } from './serve-transport.ts'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
@@ -40,6 +41,9 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
     { capabilities: { tools: { listChanged: true }, ...(skills ? { prompts: { listChanged: true } } : {}) }, ...(instructions ? { instructions } : {}) },
   )
 
+  // Calls are effect-free, so they skip cordis's caller tracking (proxies and an Error per call);
+  // registering the approver below stays tracked, an effect of this host.
+  const calls = untracked(tools)
   const routes = new Routes()
   routes.add(ListToolsRequestSchema, () => ({
     tools: tools.catalog().map((tool) => {
@@ -54,9 +58,9 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
       token === undefined
         ? undefined
         : (update: ToolProgress) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => {})
-    const result = await tools.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal, ...(onProgress ? { onProgress } : {}) })
-    return toCallToolResult(explainApproval(result), tools.outputSchema(request.params.name) !== undefined)
-  })
+    const result = await calls.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal, ...(onProgress ? { onProgress } : {}) })
+    return toCallToolResult(explainApproval(result), calls.outputSchema(request.params.name) !== undefined)
+  }, plainToolCall)
   const stopApproving = approveThroughClient(server, tools)
 
   const stopNotifying = [coalesced(() => server.sendToolListChanged(), (listener) => host.app.on('tools/change', listener))]
