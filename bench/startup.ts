@@ -1,41 +1,48 @@
 import { execFile } from 'node:child_process'
-import { copyFileSync, existsSync } from 'node:fs'
+import { existsSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
+import { installedWorkspace } from './installed.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
-// What an installed `dsh` costs to start: `dsh tools` on the same preset (host, Skill and Web rows)
-// from the packages installed by `pnpm check:pack --keep` (plain node on the built JavaScript)
-// against this repository's `dsh` (tsx compiling the sources), interleaved run by run.
+// What `dsh` costs to start: `dsh tools --json --preset base` (the host, Web and Skill rows) as a user
+// who installed the packages from npm runs it (plain node on the built JavaScript), as this
+// repository runs it (bin/dsh.mjs, tsx compiling the sources), and bare node (`node -e 0`) as the
+// floor, one process per run, interleaved. The installed side is made on first use (bench/installed.ts);
+// BENCH_DSH_INSTALL names another install directory instead (`pnpm check:pack --keep` prints one).
 
 const REPO = fileURLToPath(new URL('../', import.meta.url))
-const PRESET = join(REPO, 'scripts/pack-check/serve.yml')
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 20)
-const run = promisify(execFile)
+const execute = promisify(execFile)
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ')
 
 export async function benchStartup(): Promise<string[]> {
-  const install = process.env.BENCH_DSH_INSTALL
-  const installedBin = install ? join(install, 'node_modules/dsh-cli/dist/bin.js') : ''
-  if (!install || !existsSync(installedBin)) {
-    return ['skipped: set BENCH_DSH_INSTALL to the install directory `pnpm check:pack --keep` prints (it needs the packed, installed packages)']
-  }
-  // Row names resolve from the preset's directory: the installed side needs its copy beside its packages.
-  copyFileSync(PRESET, join(install, 'serve.yml'))
+  const install = process.env.BENCH_DSH_INSTALL ?? (await installedWorkspace(REPO))
+  const installedBin = join(install, 'node_modules/dsh-cli/dist/bin.js')
+  if (!existsSync(installedBin)) throw new Error(`${install} has no node_modules/dsh-cli/dist/bin.js`)
   const sides = {
-    installed: { cwd: install, args: [installedBin, 'tools', '--preset', 'serve.yml'] },
-    workspace: { cwd: REPO, args: [join(REPO, 'packages/cli/cli/bin/dsh.mjs'), 'tools', '--preset', PRESET] },
+    installed: { cwd: install, args: [installedBin, 'tools', '--json', '--preset', 'base'] },
+    repository: { cwd: REPO, args: [join(REPO, 'packages/cli/cli/bin/dsh.mjs'), 'tools', '--json', '--preset', 'base'] },
+    bare: { cwd: REPO, args: ['-e', '0'] },
   }
-  const times: Record<keyof typeof sides, number[]> = { installed: [], workspace: [] }
+  type Side = keyof typeof sides
+  const names = Object.keys(sides) as Side[]
+  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Side, number[]>
+  const loadBefore = load()
   for (let index = 0; index < RUNS; index++) {
-    for (const name of ['installed', 'workspace'] as const) {
-      const [elapsed] = await timed(() => run(process.execPath, sides[name].args, { cwd: sides[name].cwd }))
+    for (const name of names) {
+      const [elapsed] = await timed(() => execute(process.execPath, sides[name].args, { cwd: sides[name].cwd, maxBuffer: 64 * 1024 * 1024 }))
       times[name].push(elapsed)
     }
   }
-  const p50 = (name: keyof typeof sides) => percentile(times[name], 50)
+  const p50 = (name: Side) => percentile(times[name], 50)
+  const line = (name: Side, what: string) => `  ${name.padEnd(10)} ${what.padEnd(44)} p50 ${ms(p50(name)).padStart(11)} p95 ${ms(percentile(times[name], 95)).padStart(11)}${name === 'bare' ? '' : `   ratio to bare node p50 ${ratio(p50(name), p50('bare'))}`}`
   return [
-    `dsh tools --preset scripts/pack-check/serve.yml, wall time per process, ${RUNS} runs per side, interleaved`,
-    `  installed (node dist/bin.js) p50 ${ms(p50('installed'))} p95 ${ms(percentile(times.installed, 95))}; workspace (tsx on src) p50 ${ms(p50('workspace'))} p95 ${ms(percentile(times.workspace, 95))}; ratio p50 ${ratio(p50('installed'), p50('workspace'))}`,
+    `dsh tools --json --preset base, wall time per process, ${RUNS} runs per side, interleaved; load average ${loadBefore} before, ${load()} after`,
+    line('installed', `node dist/bin.js in ${install === process.env.BENCH_DSH_INSTALL ? install : 'an npm install of the tarballs'}`),
+    line('repository', 'node packages/cli/cli/bin/dsh.mjs (tsx)'),
+    line('bare', 'node -e 0'),
   ]
 }

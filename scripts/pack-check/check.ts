@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { CheckFailure, run } from './commands.ts'
+import { embeddingSnippets, FRAGMENT_PRELUDE, readmeClientEntries, type EmbeddingSnippet } from './snippets.ts'
 import { publishedPackages, workspacePackages, type Manifest, type WorkspacePackage } from './workspace.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -69,7 +70,8 @@ async function main(): Promise<void> {
     const app = join(scratch, 'app')
     mkdirSync(app)
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'dsh-pack-check-app', private: true, type: 'module' }, null, 2)}\n`)
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((p) => p.tarball), ...toolVersions(), ...DOCUMENTED_SERVERS], { cwd: app, timeoutMs: 15 * 60_000 })
+    const snippets = embeddingSnippets(ROOT)
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((p) => p.tarball), ...toolVersions(), ...documentedInstalls(snippets, packed), TYPESCRIPT_5], { cwd: app, timeoutMs: 15 * 60_000 })
 
     step('import every entry with plain node')
     const entries = packed.flatMap((p) => p.entries)
@@ -88,6 +90,18 @@ async function main(): Promise<void> {
     step('node app.mjs')
     copyFileSync(join(HERE, 'app.mjs'), join(app, 'app.mjs'))
     console.log((await run('node', ['app.mjs'], { cwd: app, timeoutMs: 5 * 60_000 })).stdout.trim())
+
+    step('every code block of docs/embedding.md, in a CommonJS project (npm init -y)')
+    await runEmbeddingSnippets(app, snippets)
+
+    step("the README's MCP client entries, started as a client starts them")
+    const project = join(app, 'snippets')
+    const clientEntries = readmeClientEntries(ROOT).map((entry) => {
+      const place = (text: string) => text.replaceAll('/opt/dsh-extensions/', ROOT).replaceAll('/home/me/harness', app).replaceAll('/home/me/project', project)
+      return { ...entry, command: place(entry.command), args: entry.args.map(place) }
+    })
+    copyFileSync(join(HERE, 'clients.mjs'), join(app, 'clients.mjs'))
+    console.log((await run('node', ['clients.mjs', JSON.stringify(clientEntries)], { cwd: app, timeoutMs: 10 * 60_000 })).stdout.trim())
 
     step('npx dsh status --preset preset.yml')
     for (const file of ['preset.yml', 'serve.yml']) copyFileSync(join(HERE, file), join(app, file))
@@ -125,12 +139,58 @@ async function pack(pkg: WorkspacePackage, destination: string): Promise<Packed>
 }
 
 /**
- * The language servers docs/embedding.md tells a harness to install, unpinned as they are there:
- * `typescript` (7 and later answer through their own server), `typescript-language-server` for
- * projects on TypeScript 5, `pyright`; and a TypeScript 5 (`npm:typescript@5`) that app.mjs gives
- * one project as its own, as such a project has.
+ * The packages docs/embedding.md's install lines name, as written there (the language servers
+ * unpinned: `typescript` 7 and later answer through their own server; `typescript-language-server`
+ * for projects on TypeScript 5; `pyright`), the dsh ones coming from their tarballs instead.
  */
-const DOCUMENTED_SERVERS = ['typescript', 'typescript-language-server', 'pyright', 'typescript-5@npm:typescript@5']
+function documentedInstalls(snippets: readonly EmbeddingSnippet[], packed: readonly Packed[]): string[] {
+  const named = snippets.flatMap((snippet) => (snippet.kind === 'install' ? snippet.packages : []))
+  const unknown = named.filter((name) => name.startsWith('dsh-') && !packed.some((pkg) => pkg.name === name))
+  if (unknown.length) throw new CheckFailure(`docs/embedding.md installs ${unknown.join(', ')}, which this workspace does not publish`)
+  return [...new Set(named.filter((name) => !packed.some((pkg) => pkg.name === name)))]
+}
+
+/** A TypeScript 5 (`npm:typescript@5`) that app.mjs gives one project as its own, as such a project has. */
+const TYPESCRIPT_5 = 'typescript-5@npm:typescript@5'
+
+/**
+ * Runs docs/embedding.md as a reader would: the yaml files and programs saved under the names they
+ * give, in a project made as `npm init -y` makes one (CommonJS) with a `src/main.ts` to hover,
+ * each program run with node (exit 0, no output on stderr); the fragments compiled against the
+ * published declarations.
+ */
+async function runEmbeddingSnippets(app: string, snippets: readonly EmbeddingSnippet[]): Promise<void> {
+  const project = join(app, 'snippets')
+  mkdirSync(join(project, 'src'), { recursive: true })
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'snippets', version: '1.0.0', main: 'index.js', license: 'ISC' }, null, 2)}\n`)
+  writeFileSync(join(project, 'src', 'main.ts'), 'export const greeting: string = "hello"\n')
+  const fragments = join(app, 'fragments')
+  mkdirSync(fragments)
+  for (const snippet of snippets) {
+    if (snippet.kind === 'file') writeFileSync(join(project, snippet.name), snippet.block.text)
+  }
+  for (const snippet of snippets) {
+    switch (snippet.kind) {
+      case 'install':
+      case 'file':
+        break
+      case 'program': {
+        writeFileSync(join(project, snippet.name), snippet.block.text)
+        const { stdout, stderr } = await run('node', [snippet.name], { cwd: project, timeoutMs: 5 * 60_000, quiet: true })
+        if (stderr.trim()) throw new CheckFailure(`${snippet.block.where} (${snippet.name}) wrote to stderr:\n${stderr}`)
+        console.log(`${snippet.block.where} ${snippet.name}: ${stdout.trim().split('\n').join(' | ').slice(0, 300)}`)
+        break
+      }
+      case 'fragment':
+        writeFileSync(join(fragments, `line-${snippet.block.line}.ts`), `${FRAGMENT_PRELUDE}// ${snippet.block.where}\n${snippet.block.text}`)
+        break
+      default:
+        throw new CheckFailure(`unhandled snippet ${JSON.stringify(snippet satisfies never)}`)
+    }
+  }
+  writeFileSync(join(app, 'tsconfig.fragments.json'), `${JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, include: ['fragments/*.ts'] }, null, 2)}\n`)
+  await compileConsumer(app, 'tsconfig.fragments.json')
+}
 
 /** The compiler of the consumer check (this repository's TypeScript, as `dsh-check-tsc`), Node's types and zod, at this repository's versions. */
 function toolVersions(): string[] {
@@ -180,13 +240,13 @@ const CONSUMER_TSCONFIG = {
  * Compiles the consumer project. Library declarations are checked (skipLibCheck off), and an error in
  * ours or in the consumer's files fails; one in a third party's declarations is shown, not failed on.
  */
-async function compileConsumer(app: string): Promise<void> {
-  const { code, stdout } = await run('node', ['node_modules/dsh-check-tsc/bin/tsc', '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: app, allowFailure: true })
+async function compileConsumer(app: string, project = 'tsconfig.json'): Promise<void> {
+  const { code, stdout } = await run('node', ['node_modules/dsh-check-tsc/bin/tsc', '-p', project, '--pretty', 'false'], { cwd: app, allowFailure: true })
   const errors = stdout.split('\n').filter((line) => / error TS\d+:/.test(line))
   const ours = errors.filter((line) => !line.startsWith('node_modules/') || line.startsWith('node_modules/dsh-'))
   for (const line of errors.filter((error) => !ours.includes(error))) console.log(`ignored, a third party's declarations: ${line}`)
-  if (ours.length || (code !== 0 && !errors.length)) throw new CheckFailure(`the consumer project does not compile against the published declarations:\n${ours.length ? ours.join('\n') : stdout}`)
-  console.log('consumer.ts, entries.ts and examples/harness compile')
+  if (ours.length || (code !== 0 && !errors.length)) throw new CheckFailure(`${project} does not compile against the published declarations:\n${ours.length ? ours.join('\n') : stdout}`)
+  console.log(`${project}: ${project === 'tsconfig.json' ? 'consumer.ts, entries.ts and examples/harness' : 'every file'} compiles`)
 }
 
 interface StatusRow {

@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
-import { userMcpOverlay } from 'dsh-mcp'
+import { userMcpOverlay } from 'dsh-mcp/user-overlay'
 
 export class UsageError extends Error {}
 

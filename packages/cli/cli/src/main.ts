@@ -4,8 +4,6 @@ import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
-import { runMcpCommand } from './mcp/command.ts'
-import { serve } from './serve.ts'
 import { StrayFailures } from './strays.ts'
 
 export interface Io {
@@ -58,8 +56,9 @@ export async function run(argv: readonly string[]): Promise<void> {
 }
 
 export async function main(argv: readonly string[], io: Io, signal: AbortSignal = new AbortController().signal, strays = new StrayFailures()): Promise<ExitCode> {
-  // `dsh mcp …` manages servers with options of its own (src/mcp/command.ts).
-  if (argv[0] === 'mcp') return runMcpCommand(argv.slice(1), io, signal)
+  // `dsh mcp …` manages servers with options of its own (src/mcp/command.ts). It and `serve` are
+  // imported when used: both load the MCP SDK, which the other commands never need.
+  if (argv[0] === 'mcp') return (await import('./mcp/command.ts')).runMcpCommand(argv.slice(1), io, signal)
   let invocation: Invocation
   try {
     invocation = parseInvocation(argv)
@@ -185,6 +184,7 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
     }
     case 'serve': {
+      const { serve } = await import('./serve.ts')
       const release = strays.contain(host)
       try {
         await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, maxMessageBytes: command.maxMessageBytes })

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import chokidar, { type FSWatcher } from 'chokidar'
+import type { FSWatcher } from 'chokidar'
 import { errorMessage } from 'dsh-core'
 import type { SkillRoot } from './roots.ts'
 
@@ -207,6 +207,8 @@ export class RootWatcher {
   private async open(entry: Watched, mode: Mode): Promise<void> {
     await this.closeWatcher(entry)
     const { options } = this
+    // chokidar loads with the first watcher: a one-shot host (`dsh tools`) never watches.
+    const { default: chokidar } = await import('chokidar')
     const watcher = chokidar.watch(mode.anchor, {
       persistent: true,
       ignoreInitial: true,

@@ -1,5 +1,6 @@
-import { highlightedCodeBlock, strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm'
-import TurndownService from 'turndown'
+import { createRequire } from 'node:module'
+import type * as GfmPlugins from '@joplin/turndown-plugin-gfm'
+import type TurndownService from 'turndown'
 import { boundForConversion } from './html/bound.ts'
 import { cleanDocument } from './html/clean.ts'
 import { parseDocument } from './html/document.ts'
@@ -33,9 +34,15 @@ export function htmlToMarkdown(html: string, options: ConversionOptions = {}): s
 
 let converter: TurndownService | undefined
 
+// turndown loads with the first conversion (synchronously, as htmlToMarkdown is): it is most of this
+// package's load time, and a host that never fetches a page never needs it.
+const require = createRequire(import.meta.url)
+
 /** One converter is reused: turndown keeps no per-document state. */
 function createConverter(): TurndownService {
-  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
+  const Turndown = require('turndown') as typeof TurndownService
+  const { highlightedCodeBlock, strikethrough, taskListItems } = require('@joplin/turndown-plugin-gfm') as typeof GfmPlugins
+  const service = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
   service.use([highlightedCodeBlock, strikethrough, taskListItems])
   // Ahead of the plugin's task-list rule, which reads the `checked` property linkedom does not reflect.
   service.addRule('checkedTaskListItem', {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import { errorMessage, type CapabilityStatus } from 'dsh-core'
 import { WebError, type WebFetchProvider, type WebFetchRequest, type WebFetchResult } from 'dsh-web'
-import { Agent, type Dispatcher } from 'undici'
+import type { Agent, Dispatcher } from 'undici'
 import { discard, readBody } from './body.ts'
 import { FetchBudget } from './budget.ts'
 import type { FetchHttpConfig } from './config.ts'
@@ -32,7 +32,10 @@ export class HttpFetchProvider implements WebFetchProvider {
   readonly id = 'http'
   readonly guard: NetworkGuard
   private readonly config: FetchHttpConfig
-  private readonly agent: Agent
+  private readonly connect: HttpFetchProviderOptions['connect']
+  private readonly baseConnector: Connector | undefined
+  /** Made on the first fetch: undici is most of this package's load time, and many runs never fetch. */
+  private agent: Promise<Agent> | undefined
   private readonly headers: Readonly<Record<string, string>>
   private readonly allowedPorts: ReadonlySet<number>
   private readonly domains: DomainRules
@@ -43,8 +46,14 @@ export class HttpFetchProvider implements WebFetchProvider {
     this.guard = new NetworkGuard(options.config, options.resolver)
     this.allowedPorts = new Set(options.config.allowedPorts)
     this.domains = new DomainRules(options.config.allowedDomains, options.config.deniedDomains)
-    // Our own Agent: environment proxies (HTTP_PROXY, …) never apply, so none can route around the guard.
-    this.agent = new Agent({ connect: guardedConnector(this.guard, options.connect, options.baseConnector) })
+    this.connect = options.connect
+    this.baseConnector = options.baseConnector
+  }
+
+  /** Our own Agent: environment proxies (HTTP_PROXY, …) never apply, so none can route around the guard. */
+  private connection(): Promise<Agent> {
+    this.agent ??= import('undici').then(({ Agent, buildConnector }) => new Agent({ connect: guardedConnector(buildConnector, this.guard, this.connect, this.baseConnector) }))
+    return this.agent
   }
 
   available(): boolean {
@@ -100,7 +109,7 @@ export class HttpFetchProvider implements WebFetchProvider {
     // A literal or localhost needs no DNS, so nothing to wait for and no AbortSignal to make.
     const release = this.guard.pinNow(url.hostname) ?? (await this.guard.pin(url.hostname, budget.signal))
     try {
-      return await this.agent.request({
+      return await (await this.connection()).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
@@ -114,7 +123,7 @@ export class HttpFetchProvider implements WebFetchProvider {
 
   /** Closes every pooled connection. */
   async close(): Promise<void> {
-    await this.agent.destroy()
+    await (await this.agent)?.destroy()
   }
 
   private redirectTarget(from: URL, response: Dispatcher.ResponseData, followed: number): URL {

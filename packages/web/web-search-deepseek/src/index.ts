@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { effectWithTeardown } from 'dsh-core'
 import type {} from 'dsh-web'
-import { Agent } from 'undici'
+import type { Agent, Dispatcher } from 'undici'
 import { DeepSeekSearchConfig, snapshot } from './config.ts'
 import { DeepSeekSearchProvider } from './provider.ts'
 
@@ -17,7 +17,10 @@ export const Config = (config: unknown): DeepSeekSearchConfig => DeepSeekSearchC
 
 export function apply(ctx: Context, config: DeepSeekSearchConfig): void {
   const settings = Config(config)
-  const dispatcher = new Agent()
+  // undici loads with the first search: most runs never search, and it is most of this package's load time.
+  let agent: Promise<Agent> | undefined
+  const connection = () => (agent ??= import('undici').then(({ Agent }) => new Agent()))
+  const dispatcher: Pick<Dispatcher, 'request'> = { request: async (options: Dispatcher.RequestOptions) => (await connection()).request(options) } as Pick<Dispatcher, 'request'>
   const provider = new DeepSeekSearchProvider({
     options: () => snapshot(settings),
     dispatcher,
@@ -32,7 +35,7 @@ export function apply(ctx: Context, config: DeepSeekSearchConfig): void {
     const unregister = ctx.web.registerSearchProvider(provider)
     return async () => {
       unregister()
-      await dispatcher.destroy()
+      await (await agent)?.destroy()
     }
   })
 }

@@ -20,7 +20,8 @@ export interface DeepSeekSearchProviderOptions {
   readonly options: () => SearchOptions
   /** Resolves a credential by name, per call, never cached. `cwd` picks the project `.env`. */
   readonly resolveKey: (name: string, cwd?: string) => Promise<string | undefined>
-  readonly dispatcher: Dispatcher
+  /** Sends the request: an undici `Agent`, or anything with its `request`. */
+  readonly dispatcher: Pick<Dispatcher, 'request'>
   /** Where the request record goes; by default the calling session's log (nothing without one). */
   readonly record?: (request: RecordedRequest) => void
 }

@@ -1,16 +1,13 @@
-import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import type { CredentialService } from 'dsh-core'
 import type { RemoteServerConfig } from '../config.ts'
 import { McpError } from '../errors.ts'
 import { loginCommandFor } from './auth-required.ts'
 import { OAuthSession } from './session.ts'
 import { TokenStore } from './store.ts'
+import { userMcpOverlay } from '../user-overlay.ts'
 
-/** The user-level overlay `dsh mcp add` writes by default and `dsh` reads when it exists: `$DSH_HOME/mcp.yml`, else `~/.dsh/mcp.yml`. */
-export function userMcpOverlay(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.DSH_HOME || join(homedir(), '.dsh'), 'mcp.yml')
-}
+export { userMcpOverlay }
 
 /** Whether the row sets `Authorization` itself, which rules OAuth out. */
 function setsAuthorization(config: RemoteServerConfig): boolean {

@@ -1,5 +1,5 @@
 import { isIP, type Socket } from 'node:net'
-import { buildConnector } from 'undici'
+import type { buildConnector } from 'undici'
 import { unbracket, type NetworkGuard } from './guard.ts'
 
 export type Connector = buildConnector.connector
@@ -10,9 +10,10 @@ export type BaseConnectorOptions = buildConnector.BuildOptions
  * a name is resolved by the guard's `lookup`, so the socket connects only to answers it checked
  * (Host and TLS SNI keep the name). Once connected, the peer address is checked again.
  * `base` is replaceable only so a test can make a socket land somewhere its lookup did not say.
+ * `build` is undici's `buildConnector`, passed in by the caller that loaded undici on first use.
  */
-export function guardedConnector(guard: NetworkGuard, options: BaseConnectorOptions = {}, base?: Connector): Connector {
-  const connect = base ?? buildConnector({ ...options, lookup: guard.lookupFunction() } as BaseConnectorOptions)
+export function guardedConnector(build: typeof buildConnector, guard: NetworkGuard, options: BaseConnectorOptions = {}, base?: Connector): Connector {
+  const connect = base ?? build({ ...options, lookup: guard.lookupFunction() } as BaseConnectorOptions)
   return (target, callback) => {
     const host = target.hostname
     try {

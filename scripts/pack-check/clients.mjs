@@ -1,0 +1,18 @@
+// Copied into the pack check's install and run there: starts each MCP client entry of the README
+// as a client does (stdio, the SDK's client) and lists its tools. argv[2]: JSON [{ where, command, args }].
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+
+const expected = ['lsp', 'skill', 'web_fetch', 'web_search']
+for (const entry of JSON.parse(process.argv[2])) {
+  const client = new Client({ name: 'dsh-pack-check', version: '0.0.0' })
+  await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'ignore' }))
+  try {
+    const names = (await client.listTools()).tools.map((tool) => tool.name)
+    const missing = expected.filter((name) => !names.includes(name))
+    if (missing.length) throw new Error(`${entry.where}: ${entry.command} ${entry.args.join(' ')} offers ${names.join(', ')}, not ${missing.join(', ')}`)
+    console.log(`${entry.where}: ${entry.command} ${entry.args.join(' ')} → ${names.join(', ')}`)
+  } finally {
+    await client.close()
+  }
+}
