@@ -63,6 +63,14 @@ export function presetPath(preset: string, from: string): string {
   return path
 }
 
+/** The options every `dsh` command takes, `dsh mcp …` included: which composition, where, and how to answer. */
+export const COMPOSITION_OPTIONS = {
+  preset: { type: 'string' },
+  config: { type: 'string', multiple: true },
+  cwd: { type: 'string' },
+  json: { type: 'boolean' },
+} as const
+
 export function parseInvocation(argv: readonly string[], from = invocationDir(), env: NodeJS.ProcessEnv = process.env): Invocation {
   let parsed
   try {
@@ -70,10 +78,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
       args: [...argv],
       allowPositionals: true,
       options: {
-        preset: { type: 'string' },
-        config: { type: 'string', multiple: true },
-        cwd: { type: 'string' },
-        json: { type: 'boolean' },
+        ...COMPOSITION_OPTIONS,
         message: { type: 'string', multiple: true },
         yes: { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' },

@@ -1,18 +1,35 @@
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bootPreset, type Host } from 'dsh-core'
-import { descendants, dsh, expectGone, json, killRunning, ROOT } from './helpers.ts'
+import { descendants, dsh, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 const PROJECT = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
 const OVERLAY = join(ROOT, 'presets', 'overlays', 'dsh-serve.yml')
 const HOVER = { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 }
 
-afterEach(() => killRunning())
+afterEach(async () => {
+  killRunning()
+  await removeTempDirs()
+})
+
+/**
+ * The shipped overlay, with the inner dsh given the patient language-server budgets: a cold start
+ * on a loaded machine is not under test here, and the outer call waits as long as the inner one.
+ */
+async function overlays(): Promise<string[]> {
+  const patient = join(await tempDir(), 'patient-inner.yml')
+  await writeFile(
+    patient,
+    `- id: mcp-dsh\n  config: { args: [serve, --preset, coding, --config, ${JSON.stringify(PATIENT_LSP_OVERLAY)}], toolCallTimeoutMs: 240000 }\n`,
+  )
+  return [OVERLAY, patient]
+}
 
 
 describe('dogfood: dsh serve mounted in our own MCP bridge', () => {
   it('mcp__dsh__lsp answers a hover through two layers (dsh call)', async () => {
-    const run = await dsh(['call', 'mcp__dsh__lsp', JSON.stringify(HOVER), '--json', '--config', OVERLAY], { cwd: PROJECT })
+    const run = await dsh(['call', 'mcp__dsh__lsp', JSON.stringify(HOVER), '--json', ...(await overlays()).flatMap((file) => ['--config', file])], { cwd: PROJECT })
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.stringify(json(run).content)).toContain('const circle: Circle')
   })
@@ -22,7 +39,7 @@ describe('dogfood: dsh serve mounted in our own MCP bridge', () => {
     process.chdir(PROJECT)
     let host: Host | undefined
     try {
-      host = await bootPreset({ preset: join(ROOT, 'presets', 'coding.yml'), overlays: [OVERLAY] })
+      host = await bootPreset({ preset: join(ROOT, 'presets', 'coding.yml'), overlays: await overlays() })
       const session = host.app.sessions.create({ cwd: PROJECT })
       const result = await host.app.tools.execute({ name: 'mcp__dsh__lsp', arguments: HOVER, session })
       expect(result.isError, JSON.stringify(result)).toBe(false)

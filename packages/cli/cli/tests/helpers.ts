@@ -7,6 +7,7 @@ import { expect } from 'vitest'
 import { isAlive } from '../../../../test-support/processes.ts'
 
 export { descendants, isAlive as alive } from '../../../../test-support/processes.ts'
+export { PATIENT_LSP_OVERLAY } from '../../../../test-support/patient-lsp.ts'
 
 /** The repository root, found from this file (never hard-coded). */
 export const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))

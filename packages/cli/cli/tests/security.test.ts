@@ -1,7 +1,7 @@
 import { chmod, cp, mkdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { dsh, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 afterEach(async () => {
   killRunning()
@@ -28,7 +28,7 @@ describe('an inspected workspace cannot plant the language server', () => {
     await writeFile(planted, `#!/bin/sh\ntouch '${marker}'\nexit 1\n`)
     await chmod(planted, 0o755)
 
-    const run = await dsh(['call', 'lsp', JSON.stringify({ operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 }), '--json', '--cwd', project], {
+    const run = await dsh(['call', 'lsp', JSON.stringify({ operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 }), '--json', '--cwd', project, '--config', PATIENT_LSP_OVERLAY], {
       cwd: project,
       env: { PATH: `./node_modules/.bin:${process.env.PATH ?? ''}` },
     })

@@ -5,7 +5,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, descendants, dsh, expectGone, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, CORE_ROWS, descendants, dsh, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 const clients: Client[] = []
 
@@ -128,11 +128,8 @@ describe('dsh serve (coding preset)', () => {
   it('answers tools/list with lsp, an lsp hover through tools/call, and leaves no language server behind', async () => {
     const project = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
     // The hover waits for the server to finish loading the project, however long a loaded machine
-    // takes: the default indexing budget would answer `complete: false` first. The tool's budget and
-    // the client's request timeout are raised to match; they remain failure guards only.
-    const overlay = join(await tempDir(), 'patient.yml')
-    await writeFile(overlay, '- id: lsp-stdio\n  config: { servers: { typescript: { indexingTimeoutMs: 240000 } } }\n- id: tool-lsp\n  config: { timeoutMs: 240000 }\n')
-    const { client, transport } = await connect(['--preset', 'coding', '--config', overlay, '--cwd', project])
+    // takes (PATIENT_LSP_OVERLAY); the client's request timeout is raised to match, a failure guard only.
+    const { client, transport } = await connect(['--preset', 'coding', '--config', PATIENT_LSP_OVERLAY, '--cwd', project])
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['lsp', 'skill', 'web_fetch', 'web_search']))
     const hover = await client.callTool({ name: 'lsp', arguments: { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 } }, undefined, { timeout: 240_000 })
     expect(hover.isError ?? false).toBe(false)

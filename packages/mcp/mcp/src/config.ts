@@ -1,12 +1,12 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { z } from 'zod'
 import { expandedString } from './expand.ts'
+import { SERVER_NAME_CHARACTERS, sharedNameProblem } from './naming.ts'
 import { OAuthConfig } from './oauth/config.ts'
 
 const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
 
-const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -34,8 +34,11 @@ const common = {
   /** The namespace of this server's tools: `mcp__<serverName>__<tool>`. */
   serverName: z
     .string()
-    .regex(SERVER_NAME, 'must be 1 to 32 letters, digits, _ or -')
-    .refine((name) => !name.includes('__'), 'must not contain "__" (it separates the parts of a tool name)'),
+    .regex(SERVER_NAME_CHARACTERS, 'must be 1 to 32 letters, digits, _ or -')
+    .superRefine((name, issues) => {
+      const problem = sharedNameProblem(name)
+      if (problem) issues.addIssue({ code: 'custom', message: problem })
+    }),
   /** true: a startup failure fails the boot. false: the row starts with no tools and keeps retrying. */
   required: z.boolean().default(false),
   /** Deadline for connecting (spawn + initialize) and for each tools/list page. */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
-import { effectWithTeardown, hostLifetime, hostWorkspace, rowOrigin, untracked } from 'dsh-core'
+import { effectWithTeardown, hostLifetime, hostWorkspace, rowOrigin, untracked, type CredentialService } from 'dsh-core'
 import { McpConfig } from './config.ts'
 import { McpError } from './errors.ts'
 import { ServerExtras } from './extras.ts'
@@ -17,7 +17,7 @@ export { TokenStore, defaultStorePath, loginKey, type LoginRecord } from './oaut
 export { rowAuth, userMcpOverlay } from './oauth/row.ts'
 export { AuthRequiredError } from './oauth/auth-required.ts'
 export { SseTransport } from './sse-transport.ts'
-export { McpConfigFileRow } from './import/row.ts'
+export { McpConfigFileRow, configFileOf } from './import/row.ts'
 export { readMcpConfigFile } from './import/read.ts'
 export { fromClaudeJson } from './import/claude.ts'
 export { fromCodexToml } from './import/codex.ts'
@@ -70,8 +70,8 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
 
   const logger = ctx.logger('mcp')
   const extras = new ServerExtras(config, logger)
-  const credentials = ctx.get('credentials')
   const workspace = hostWorkspace(ctx)
+  const credentials = workspaceCredentials(ctx, workspace)
   const roots = new WorkspaceRoots(workspace, () => supervisor.rootsChanged())
   const auth = config.transport === 'stdio' ? undefined : rowAuth(config, { file, credentials })
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
@@ -79,7 +79,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   const supervisor = new Supervisor({
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
-    services: { subprocess: untracked(ctx.subprocess), credentials: credentials && untracked(credentials), auth },
+    services: { subprocess: untracked(ctx.subprocess), credentials, auth },
     cwd: serverDirectory(ctx, config, workspace),
     register: (definitions) => tools.registerAll(definitions),
     batch: (change) => tools.batch(change),
@@ -124,6 +124,18 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     const why = supervisor.lastError?.detail ?? outcome.error.message
     throw new McpError(`MCP server ${config.serverName} is required but did not start: ${why}`, 'MCP_STARTUP_FAILED', { cause: outcome.error })
   }
+}
+
+/**
+ * Secrets the row names (bearer token, header variables, OAuth client secret) are looked up from
+ * the host's workspace (`dsh --cwd`): a server outlives any one session, so no session's directory
+ * is the right one. Untracked: a lookup registers nothing on our scope.
+ */
+function workspaceCredentials(ctx: Context, workspace: string): Pick<CredentialService, 'resolve'> | undefined {
+  const credentials = ctx.get('credentials')
+  if (!credentials) return undefined
+  const service = untracked(credentials)
+  return { resolve: (variable) => service.resolve(variable, { cwd: workspace }) }
 }
 
 /**

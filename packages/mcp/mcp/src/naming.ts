@@ -7,6 +7,20 @@ const VISIBLE_CHARS = MAX_TOOL_NAME - HASH_CHARS - 1
 /** Per UTF-16 code unit, like the reference (no `u` flag): one astral character becomes two `_`. */
 const UNSAFE = /[^A-Za-z0-9_-]/g
 
+/** Letters, digits, `_` and `-`, 1 to 32 of them. */
+export const SERVER_NAME_CHARACTERS = /^[A-Za-z0-9_-]{1,32}$/
+
+/**
+ * Why `name` could make a public name another server's name could make too, if it could. `__`
+ * separates the parts; a trailing `_` would let `a_` + `x` and `a` + `_x` both be `mcp__a___x`.
+ * Without either, the first `__` after `mcp__` always ends the server name: a clean name has one owner.
+ */
+export function sharedNameProblem(name: string): string | undefined {
+  if (name.includes('__')) return 'must not contain "__" (it separates the parts of a tool name)'
+  if (name.endsWith('_')) return `must not end with "_" (server "a_" with tool "x" and server "a" with tool "_x" would share mcp__a___x)`
+  return undefined
+}
+
 /**
  * The model-visible name of a server's tool: `mcp__<server>__<raw>`. When a character had to become
  * `_` or the name is longer than 64, it is cut to 51 characters plus `_` and 12 hex characters of

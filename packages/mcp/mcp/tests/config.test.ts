@@ -62,6 +62,7 @@ describe('McpConfig', () => {
     [{ ...stdio, serverName: 'bad name!' }, 'serverName: must be 1 to 32 letters'],
     [{ ...stdio, serverName: 'x'.repeat(33) }, 'serverName: must be 1 to 32 letters'],
     [{ ...stdio, serverName: 'a__b' }, 'serverName: must not contain "__"'],
+    [{ ...stdio, serverName: 'a_' }, 'serverName: must not end with "_" (server "a_" with tool "x" and server "a" with tool "_x" would share mcp__a___x)'],
     [{ ...stdio, reconnect: { maxAttempts: 0 } }, 'reconnect.maxAttempts'],
     [{ ...stdio, reconnect: { maxAttempts: 1.5 } }, 'reconnect.maxAttempts'],
     [{ ...stdio, reconnect: { initialDelayMs: 0 } }, 'reconnect.initialDelayMs'],

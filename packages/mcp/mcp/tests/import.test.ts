@@ -23,7 +23,7 @@ describe('import', () => {
     expect(byName.sentry_io).toMatchObject({ transport: 'streamable-http', oauth: { clientId: 'dsh-test-client', callbackPort: 8080 } })
     expect(byName['legacy-events']).toMatchObject({ transport: 'sse', url: 'https://mcp.example.com/sse' })
     expect(result.notes).toEqual([
-      'mcpServers.sentry.io: renamed to "sentry_io" (dsh server names are 1-32 letters, digits, _ or -, without "__")',
+      'mcpServers.sentry.io: renamed to "sentry_io" (dsh server names are 1-32 letters, digits, _ or -, without "__" or a trailing "_")',
       'mcpServers.legacy-events: headersHelper is not imported: dsh does not run a command for headers; use envHeaders or bearerTokenEnvVar',
     ])
     process.env.API_KEY = 'k'
@@ -79,6 +79,9 @@ describe('import', () => {
     expect(() => fromCodexToml('model = "x"', 'c.toml')).toThrow(/no \[mcp_servers/)
     expect(() => fromCodexToml('[mcp_servers', 'c.toml')).toThrow(/not valid TOML/)
     expect(serverNameFor('my.server__one')).toBe('my_server_one')
+    expect(serverNameFor('docs.')).toBe('docs')
+    expect(serverNameFor('tools_')).toBe('tools')
+    expect(serverNameFor('...')).toBe('server')
   })
 
   it('mcpConfig: a row runs the servers of a Codex config.toml as they are (tool filter and approvals included)', async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { freePort } from './fixtures/everything-http.ts'
 import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
@@ -41,6 +42,18 @@ function dsh(args: string[], home: string, onStderr?: (text: string) => void): P
   return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
 }
 
+/** `dsh mcp login hosted …`, following the URL it prints the way a browser would. */
+function loginFollowing(args: string[], home: string): Promise<Run> {
+  let followed = false
+  return dsh(['mcp', 'login', 'hosted', ...args], home, (stderr) => {
+    const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(stderr)?.[1]
+    if (url && !followed) {
+      followed = true
+      void followAuthorizationUrl(url)
+    }
+  })
+}
+
 function freshHome(): string {
   return mkdtempSync(join(scratch, 'home-'))
 }
@@ -60,11 +73,7 @@ describe('dsh mcp', () => {
     expect(row.state).toBe('needs_auth')
     expect(row.detail).toContain(`dsh mcp login hosted --config ${overlay}`)
 
-    let followed: Promise<unknown> | undefined
-    const loggedIn = await dsh(['mcp', 'login', 'hosted', '--preset', 'base', '--config', overlay], home, (stderr) => {
-      const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(stderr)?.[1]
-      if (url && !followed) followed = followAuthorizationUrl(url)
-    })
+    const loggedIn = await loginFollowing(['--preset', 'base', '--config', overlay], home)
     runs.push(loggedIn)
     expect(loggedIn.code, loggedIn.stderr).toBe(0)
     expect(loggedIn.stdout).toContain('logged in to hosted (scope: mcp:tools)')
@@ -89,6 +98,44 @@ describe('dsh mcp', () => {
     expect(JSON.parse(after.stdout).servers[0]).toMatchObject({ state: 'needs_auth', auth: 'needs login' })
   })
 
+  it('login: a confidential client\'s oauth.clientSecretEnv is read like every credential (environment, then the project .env, then the user .env), and never stored', async () => {
+    const port = await freePort()
+    const client = { client_id: 'dsh-ci', redirect_uris: [`http://127.0.0.1:${port}/callback`], client_secret: 'project-secret' }
+    const server = await startOAuthFixture({ preRegistered: client })
+    fixtures.push(server)
+    const home = freshHome()
+    const project = mkdtempSync(join(scratch, 'project-'))
+    const elsewhere = mkdtempSync(join(scratch, 'elsewhere-'))
+    writeFileSync(join(home, '.env'), 'HOSTED_CLIENT_SECRET=user-secret\n')
+    writeFileSync(join(project, '.env'), 'HOSTED_CLIENT_SECRET=project-secret\n')
+    const overlay = join(home, 'hosted.yml')
+    const oauth = `{ clientId: dsh-ci, clientSecretEnv: HOSTED_CLIENT_SECRET, callbackPort: ${port} }`
+    writeFileSync(overlay, `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${server.url}', oauth: ${oauth} }\n`)
+    const args = ['--preset', 'base', '--config', overlay]
+
+    // Outside the project only the user .env has it: that secret is sent (and refused by this server).
+    const userOnly = await loginFollowing([...args, '--cwd', elsewhere], home)
+    expect(userOnly.code, userOnly.stderr).toBe(1)
+    expect(userOnly.stderr).toContain('[MCP_AUTH_FAILED]')
+    expect(userOnly.stderr).not.toContain('MCP_CREDENTIAL_MISSING')
+    // In the project its .env wins over the user's.
+    const inProject = await loginFollowing([...args, '--cwd', project], home)
+    expect(inProject.code, inProject.stderr).toBe(0)
+    expect(inProject.stdout).toContain('logged in to hosted')
+    // The SDK tries a refused client once more after forgetting it: every try before the last was refused.
+    expect(server.grants.at(-1)).toEqual({ type: 'authorization_code', status: 200 })
+    expect(server.grants.slice(0, -1).map((grant) => grant.status)).toEqual(server.grants.slice(0, -1).map(() => 401))
+    expect(server.grants.length).toBeGreaterThan(1)
+
+    // The bridge reads it the same way, from the workspace it runs in (--cwd), not where dsh started.
+    rmSync(join(home, '.env'))
+    const listed = await dsh(['mcp', 'list', '--json', ...args, '--cwd', project], home)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(JSON.parse(listed.stdout).servers[0], listed.stdout).toMatchObject({ name: 'hosted', state: 'ready', auth: 'logged in' })
+    for (const run of [userOnly, inProject, listed]) expect(run.stdout + run.stderr).not.toMatch(/project-secret|user-secret/)
+    expect(readFileSync(join(home, 'mcp-credentials.json'), 'utf8')).not.toMatch(/project-secret|user-secret/)
+  })
+
   it('import: a Codex config.toml into the user overlay, then list and call; notes for what has no equivalent', async () => {
     const home = freshHome()
     const imported = await dsh(['mcp', 'import', CODEX], home)
@@ -103,6 +150,40 @@ describe('dsh mcp', () => {
     expect(servers.find((server) => server.name === 'everything')).toMatchObject({ state: 'ready', tools: 2 })
     const called = await dsh(['call', 'mcp__everything__echo', '{"message":"imported"}', '--preset', 'base', '--config', join(home, 'only.yml')], home)
     expect(called.stdout.trim()).toBe('Echo: imported')
+  })
+
+  it('add --scope project writes the workspace\'s .mcp.json in Claude Code\'s shape, which dsh then runs in that workspace only; --scope user is the user overlay', async () => {
+    const home = freshHome()
+    const project = mkdtempSync(join(scratch, 'project-'))
+    const elsewhere = mkdtempSync(join(scratch, 'elsewhere-'))
+    const projectFile = join(project, '.mcp.json')
+    const added = await dsh(['mcp', 'add', '--scope', 'project', 'local', '--cwd', project, '--', 'mcp-server-everything', 'stdio'], home)
+    expect(added.code, added.stderr).toBe(0)
+    expect(added.stdout).toContain(`added local to ${projectFile}\ndsh now reads the .mcp.json of the workspace it works in`)
+    expect(JSON.parse(readFileSync(projectFile, 'utf8'))).toEqual({ mcpServers: { local: { type: 'stdio', command: 'mcp-server-everything', args: ['stdio'] } } })
+    expect(readFileSync(join(home, 'mcp.yml'), 'utf8')).toMatch(/id: project-mcp-json[\s\S]*mcpConfig: .mcp.json[\s\S]*relativeTo: workspace/)
+
+    const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: 'local', transport: 'stdio', state: 'ready' })])
+    const called = await dsh(['call', 'mcp__local__echo', '{"message":"project"}', '--preset', 'base', '--cwd', project], home)
+    expect(called.stdout.trim(), called.stderr).toBe('Echo: project')
+    const other = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', elsewhere], home)
+    expect(JSON.parse(other.stdout).servers).toEqual([])
+
+    const http = await dsh(['mcp', 'add', '--scope', 'project', '--transport', 'http', 'remote', 'https://mcp.example.com/mcp', '--header', 'X-Team: blue', '--cwd', project], home)
+    expect(http.stdout).toBe(`added remote to ${projectFile}\n`)
+    expect(JSON.parse(readFileSync(projectFile, 'utf8')).mcpServers.remote).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'blue' } })
+    const removed = await dsh(['mcp', 'remove', '--scope', 'project', 'local', '--cwd', project], home)
+    expect(removed.stdout).toBe(`removed local from ${projectFile}\n`)
+    expect(Object.keys(JSON.parse(readFileSync(projectFile, 'utf8')).mcpServers)).toEqual(['remote'])
+
+    const user = await dsh(['mcp', 'add', '--scope', 'user', 'mine', '--', 'mcp-server-everything', 'stdio'], home)
+    expect(user.stdout).toBe(`added mine to ${join(home, 'mcp.yml')}\n`)
+    const both = await dsh(['mcp', 'add', '--scope', 'project', '--config', join(home, 'x.yml'), 'x', '--', 'node'], home)
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--scope picks a default file and --config names one')])
+    const bad = await dsh(['mcp', 'add', '--scope', 'local', 'x', '--', 'node'], home)
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--scope must be user or project')])
   })
 
   it('import a Claude Code .mcp.json into a named overlay; add and remove; a preset is never written', async () => {

@@ -1,6 +1,7 @@
 // [PURE] Public tool names: reference mcp.md §4.2 golden vectors and checklist items 13–19.
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { McpConfig } from '../src/config.ts'
 import { publicToolName } from '../src/naming.ts'
 
 describe('publicToolName', () => {
@@ -44,5 +45,13 @@ describe('publicToolName', () => {
     const name = publicToolName(server, `visible-part-${'z'.repeat(60)}`)
     expect(name).toHaveLength(64)
     expect(name).toContain('visible-pa')
+  })
+
+  it('two servers can share a clean name only when one server name ends in "_", which the row config refuses', () => {
+    expect(publicToolName('a_', 'x')).toBe(publicToolName('a', '_x'))
+    expect(McpConfig.safeParse({ transport: 'stdio', serverName: 'a_', command: 'node' }).success).toBe(false)
+    expect(McpConfig.safeParse({ transport: 'stdio', serverName: '_a', command: 'node' }).success).toBe(true)
+    // Without a trailing "_" (and without "__"), the first "__" after "mcp__" ends the server name: the pair is recoverable.
+    expect(publicToolName('_a', '_x')).toBe('mcp___a___x')
   })
 })

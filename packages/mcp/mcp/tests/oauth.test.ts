@@ -73,6 +73,11 @@ describe('OAuth', () => {
     const before = await rig.status('hosted')
     expect(before.state, before.detail).toBe('needs_auth')
     expect(before.detail).toContain('run: dsh mcp login hosted')
+    // The server never listed a tool, yet a call to one of its names says what is wrong and how to fix it.
+    expect(rig.toolNames().filter((name) => name.startsWith('mcp__hosted__'))).toEqual([])
+    const early = await rig.call('mcp__hosted__whoami')
+    expect(early.isError && early.error.code, JSON.stringify(early)).toBe('MCP_AUTH_REQUIRED')
+    expect(early.isError && early.error.message).toContain('dsh mcp login hosted')
 
     const { outcome, printed } = await loginFollowing(server)
     expect(printed).toHaveLength(1)
@@ -184,6 +189,14 @@ describe('OAuth', () => {
     expect(answers[1]!.status).toBe(200)
     expect(outcome.refusedCallbacks).toBe(1)
     expect((await session.store.get(session.key))?.tokens).toBeDefined()
+  })
+
+  it('oauth.resource is the RFC 8707 resource asked for; without it, the one the server\'s metadata names', async () => {
+    const server = await fixture()
+    const resourceOf = (printed: string[]) => new URL(printed[0]!).searchParams.get('resource')
+    expect(resourceOf((await loginFollowing(server)).printed)).toBe(server.url)
+    const configured = await loginFollowing(server, { oauth: { resource: 'https://api.example.test/mcp' } })
+    expect(resourceOf(configured.printed)).toBe('https://api.example.test/mcp')
   })
 
   it('a server without OAuth metadata that answers 401 without a Bearer challenge is not a login', async () => {

@@ -2,24 +2,27 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { bootPreset, composePreset, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
-import { Config, login, loginKey, McpConfig, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
-import { checkWorkspace, invocationDir, presetPath, UsageError } from '../args.ts'
+import { Context } from 'cordis'
+import { bootPreset, composePreset, CredentialService, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { Config, configFileOf, login, loginKey, McpConfig, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
+import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
 import { tellStderr, writeOut } from '../output.ts'
 import { OverlayFile } from './overlay-file.ts'
+import { PROJECT_FILE, ProjectMcpFile } from './project-file.ts'
 
 export const MCP_USAGE = `usage: dsh mcp <command> [--preset <p>] [--config <overlay.yml>]... [--cwd <dir>] [--json]
   list                                   the servers: transport, state, tools, login
   get <name>                             one server: its row (secrets masked), state, last error, tools
-  add <name> [--env K=V]... -- <command> [args...]             a stdio server
-  add --transport http|sse <name> <url> [--header K:V]... [--env K=V]...   a remote server
-  remove <name>                          removes the row
+  add [--scope user|project] <name> [--env K=V]... -- <command> [args...]             a stdio server
+  add [--scope user|project] --transport http|sse <name> <url> [--header K:V]...     a remote server
+  remove [--scope user|project] <name>   removes the server
   import <file>                          the servers of a Claude Code .mcp.json or a Codex config.toml
   login <name>                           OAuth login (prints the URL; the browser comes back to 127.0.0.1)
   logout <name>                          forgets the stored login
-add, remove and import write to the one --config file, default ${userMcpOverlay().replace(process.env.HOME ?? '\u0000', '~')} (read by every dsh command)`
+add, remove and import write to the one --config file, default (--scope user) ${userMcpOverlay().replace(process.env.HOME ?? '\u0000', '~')}, read by
+every dsh command; --scope project writes the workspace's ${PROJECT_FILE} (Claude Code's project file), which dsh then reads in every workspace`
 
 interface McpIo {
   readonly stdout: NodeJS.WritableStream
@@ -32,6 +35,8 @@ interface Options {
   readonly cwd: string
   readonly json: boolean
   readonly transport: string | undefined
+  /** add/remove: which default file (`user`: the user overlay, `project`: the workspace's .mcp.json). */
+  readonly scope: 'user' | 'project' | undefined
   readonly headers: readonly string[]
   readonly env: readonly string[]
 }
@@ -53,11 +58,9 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
       args: [...own],
       allowPositionals: true,
       options: {
-        preset: { type: 'string' },
-        config: { type: 'string', multiple: true },
-        cwd: { type: 'string' },
-        json: { type: 'boolean' },
+        ...COMPOSITION_OPTIONS,
         transport: { type: 'string', short: 't' },
+        scope: { type: 'string', short: 's' },
         header: { type: 'string', multiple: true, short: 'H' },
         env: { type: 'string', multiple: true, short: 'e' },
         help: { type: 'boolean', short: 'h' },
@@ -65,6 +68,8 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
     })
     const [command, ...rest] = positionals
     if (values.help || !command) return await say(io, `${MCP_USAGE}\n`)
+    // As for every dsh command, logs (a .env that cannot be read, a row's warnings) go to stderr: stdout carries the answer.
+    routeLogsToStderr({ verbose: false }).booted(true)
     const from = invocationDir()
     const options: Options = {
       preset: presetPath(values.preset ?? 'coding', from),
@@ -72,6 +77,7 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
       cwd: checkWorkspace(resolve(from, values.cwd ?? '.')),
       json: values.json ?? false,
       transport: values.transport,
+      scope: scopeOf(values.scope, values.config),
       headers: values.header ?? [],
       env: values.env ?? [],
     }
@@ -118,6 +124,13 @@ async function dispatch(command: string, rest: readonly string[], trailing: read
   }
 }
 
+function scopeOf(scope: string | undefined, config: readonly string[] | undefined): Options['scope'] {
+  if (scope === undefined) return undefined
+  if (scope !== 'user' && scope !== 'project') throw new UsageError(`--scope must be user or project (got "${scope}")`)
+  if (config?.length) throw new UsageError('--scope picks a default file and --config names one: give one of them')
+  return scope
+}
+
 /** The overlays a command reads: the user-level one when it exists, then --config. */
 function readOverlays(options: Options): string[] {
   const user = userMcpOverlay()
@@ -130,13 +143,32 @@ function targetOverlay(options: Options): Promise<OverlayFile> {
   return OverlayFile.open(options.overlays[0] ?? userMcpOverlay(), dirname(presetPath('coding', '/')))
 }
 
+/** Where add and remove write: the overlay, or with --scope project the workspace's .mcp.json. */
+function targetFile(options: Options): Promise<OverlayFile | ProjectMcpFile> {
+  return options.scope === 'project' ? ProjectMcpFile.open(options.cwd) : targetOverlay(options)
+}
+
+/** The user-overlay row that makes dsh read the workspace's .mcp.json (what --scope project writes). */
+const PROJECT_ROW_ID = 'project-mcp-json'
+
+/** Adds that row unless it is there; says whether it added it. */
+async function readProjectFiles(): Promise<boolean> {
+  const user = await OverlayFile.open(userMcpOverlay(), dirname(presetPath('coding', '/')))
+  if (user.hasRow(PROJECT_ROW_ID)) return false
+  user.addRow({ id: PROJECT_ROW_ID, name: 'dsh-mcp', config: { mcpConfig: PROJECT_FILE, relativeTo: 'workspace' } })
+  await user.save()
+  return true
+}
+
 async function servers(options: Options): Promise<ServerEntry[]> {
   const rows = await composePreset({ preset: options.preset, overlays: readOverlays(options) })
   const entries: ServerEntry[] = []
   for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
     const config = (row.config ?? {}) as Record<string, unknown>
     if (typeof config.mcpConfig === 'string') {
-      const file = resolve(dirname(row.configFiles.mcpConfig ?? row.file), config.mcpConfig)
+      const fileRow = McpConfigFileRow.parse(config)
+      const file = configFileOf(fileRow, { workspace: options.cwd, setBy: row.configFiles.mcpConfig ?? row.file })
+      if (fileRow.relativeTo === 'workspace' && !existsSync(file)) continue
       for (const server of (await readMcpConfigFile(file)).servers) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file })
     } else entries.push({ name: String(config.serverName), config, file: row.file })
   }
@@ -239,11 +271,13 @@ async function add(rest: readonly string[], trailing: readonly string[], options
     config = { serverName: name, transport: transport === 'sse' ? 'sse' : 'streamable-http', url, ...(options.headers.length ? { headers: pairs(options.headers, ':', '--header') } : {}) }
   } else throw new UsageError(`--transport must be stdio, http or sse (got "${transport}")`)
   checkRow(config)
-  const overlay = await targetOverlay(options)
-  if (overlay.find(name) >= 0) throw new UsageError(`${overlay.path} already has a server "${name}" (dsh mcp remove ${name} first)`)
-  overlay.add(config)
-  await overlay.save()
-  return options.json ? JSON.stringify({ added: name, file: overlay.path }) : `added ${name} to ${overlay.path}`
+  const target = await targetFile(options)
+  if (target.has(name)) throw new UsageError(`${target.path} already has a server "${name}" (dsh mcp remove ${name} first)`)
+  target.add(config)
+  await target.save()
+  const enabled = options.scope === 'project' && (await readProjectFiles())
+  if (options.json) return JSON.stringify({ added: name, file: target.path })
+  return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}`
 }
 
 /** The shape is checked now; a `${VAR}` that is not set here may be set where the row runs. */
@@ -255,20 +289,21 @@ function checkRow(config: Record<string, unknown>): void {
 }
 
 async function remove(name: string, options: Options): Promise<string> {
-  const overlay = await targetOverlay(options)
-  if (!overlay.remove(name)) throw new UsageError(`${overlay.path} has no server "${name}"`)
-  await overlay.save()
-  return options.json ? JSON.stringify({ removed: name, file: overlay.path }) : `removed ${name} from ${overlay.path}`
+  const target = await targetFile(options)
+  if (!target.remove(name)) throw new UsageError(`${target.path} has no server "${name}"`)
+  await target.save()
+  return options.json ? JSON.stringify({ removed: name, file: target.path }) : `removed ${name} from ${target.path}`
 }
 
 async function importFile(file: string, options: Options): Promise<string> {
+  if (options.scope === 'project') throw new UsageError(`import writes dsh rows to an overlay; a project's ${PROJECT_FILE} is read as it is (--scope project with add)`)
   const result = await readMcpConfigFile(file)
   const overlay = await targetOverlay(options)
   const imported: string[] = []
   const notes = [...result.notes]
   for (const server of result.servers) {
     const name = String(server.config.serverName)
-    if (overlay.find(name) >= 0) {
+    if (overlay.has(name)) {
       notes.push(`${name}: ${overlay.path} already has a server of that name; not imported (dsh mcp remove ${name} first)`)
       continue
     }
@@ -284,19 +319,37 @@ async function importFile(file: string, options: Options): Promise<string> {
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
-  const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials: { resolve: async (variable) => (process.env[variable] ? { value: process.env[variable]!, source: 'env' } : undefined) } })
-  if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
-  const outcome = await login({
-    store: session.store,
-    settings: session.settings,
-    signal,
-    onAuthorizationUrl: (url) => {
-      tellStderr(io.stderr, `To log in to ${name}, open this URL in a browser (it comes back to this machine):\n${url.href}`)
-      if (io.stderr.isTTY) openBrowser(url.href)
-    },
+  return withCredentials(options.cwd, async (credentials) => {
+    const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials })
+    if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
+    const outcome = await login({
+      store: session.store,
+      settings: session.settings,
+      signal,
+      onAuthorizationUrl: (url) => {
+        tellStderr(io.stderr, `To log in to ${name}, open this URL in a browser (it comes back to this machine):\n${url.href}`)
+        if (io.stderr.isTTY) openBrowser(url.href)
+      },
+    })
+    const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
+    return options.json ? JSON.stringify({ loggedIn: name, scope: outcome.scope ?? null }) : `logged in to ${name}${scope}; the login is stored in ${session.store.path}`
   })
-  const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
-  return options.json ? JSON.stringify({ loggedIn: name, scope: outcome.scope ?? null }) : `logged in to ${name}${scope}; the login is stored in ${session.store.path}`
+}
+
+/**
+ * Runs `work` with dsh-core's credential lookup, as every row reads its secrets: the environment,
+ * then the workspace's `.env`, then the user's `.env`. Read when asked, never kept.
+ */
+async function withCredentials<T>(workspace: string, work: (credentials: Pick<CredentialService, 'resolve'>) => Promise<T>): Promise<T> {
+  const app = new Context()
+  app.plugin(CredentialService)
+  await app.start()
+  try {
+    const service = app.get('credentials')!
+    return await work({ resolve: (variable) => service.resolve(variable, { cwd: workspace }) })
+  } finally {
+    await app.stop()
+  }
 }
 
 async function logout(name: string, options: Options): Promise<string> {

@@ -45,8 +45,7 @@ export class OverlayFile {
   }
 
   add(config: Record<string, unknown>, disabled = false): void {
-    const serverName = String(config.serverName)
-    this.rows.add(this.document.createNode({ id: rowId(serverName), name: 'dsh-mcp', ...(disabled ? { disabled: true } : {}), config }))
+    this.addRow({ id: rowId(String(config.serverName)), name: 'dsh-mcp', ...(disabled ? { disabled: true } : {}), config })
   }
 
   remove(serverName: string): boolean {
@@ -56,10 +55,29 @@ export class OverlayFile {
     return true
   }
 
-  async save(): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true })
-    const temporary = join(dirname(this.path), `.${process.pid}.dsh-overlay.tmp`)
-    await writeFile(temporary, this.document.toString())
-    await rename(temporary, this.path)
+  has(serverName: string): boolean {
+    return this.find(serverName) >= 0
   }
+
+  /** Whether a row has this `id`. */
+  hasRow(id: string): boolean {
+    return this.rows.items.some((item) => isMap(item) && item.get('id') === id)
+  }
+
+  /** Appends a row as given (`add` builds a server's). */
+  addRow(row: Record<string, unknown>): void {
+    this.rows.add(this.document.createNode(row))
+  }
+
+  save(): Promise<void> {
+    return writeAtomically(this.path, this.document.toString())
+  }
+}
+
+/** Writes `text` to `path` through a temporary file beside it: a reader sees the old file or the new one. */
+export async function writeAtomically(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true })
+  const temporary = join(dirname(path), `.${process.pid}.dsh-mcp.tmp`)
+  await writeFile(temporary, text)
+  await rename(temporary, path)
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host, type Session, type ToolResult } from 'dsh-core'
 import { afterAll, beforeAll, expect } from 'vitest'
+import { PATIENT_LSP_OVERLAY } from '../../../../../test-support/patient-lsp.ts'
 
 const REPO = fileURLToPath(new URL('../../../../../', import.meta.url))
 export const CODING_PRESET = join(REPO, 'presets', 'coding.yml')
@@ -17,14 +18,17 @@ export function copyWorkspace(name: string): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
 }
 
-/** Boots the real coding preset, with an overlay written from `overlayYaml` when given. */
+/**
+ * Boots the real coding preset with the patient language-server budgets (a cold start on a loaded
+ * machine is not under test), then an overlay written from `overlayYaml` when given.
+ */
 export async function bootCoding(overlayYaml?: string): Promise<Host> {
-  if (!overlayYaml) return bootPreset({ preset: CODING_PRESET })
+  if (!overlayYaml) return bootPreset({ preset: CODING_PRESET, overlays: [PATIENT_LSP_OVERLAY] })
   const dir = mkdtempSync(join(tmpdir(), 'dsh-overlay-'))
   const overlay = join(dir, 'overlay.yml')
   writeFileSync(overlay, overlayYaml)
   try {
-    return await bootPreset({ preset: CODING_PRESET, overlays: [overlay] })
+    return await bootPreset({ preset: CODING_PRESET, overlays: [PATIENT_LSP_OVERLAY, overlay] })
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -23,8 +23,7 @@ export function fromClaudeJson(text: string, file: string): ImportResult {
       notes.push(...note.lines)
       continue
     }
-    const serverName = serverNameFor(name)
-    if (serverName !== name) note.changed(`renamed to "${serverName}" (dsh server names are 1-32 letters, digits, _ or -, without "__")`)
+    const serverName = serverNameFor(name, note)
     const type = entry.type ?? (entry.url !== undefined ? 'http' : 'stdio')
     const config: Record<string, unknown> = { serverName }
     const taken = new Set(['type'])

@@ -44,8 +44,7 @@ export function fromCodexToml(text: string, file: string): ImportResult {
       notes.push(...note.lines)
       continue
     }
-    const serverName = serverNameFor(name)
-    if (serverName !== name) note.changed(`renamed to "${serverName}" (dsh server names are 1-32 letters, digits, _ or -, without "__")`)
+    const serverName = serverNameFor(name, note)
     const config: Record<string, unknown> = { serverName, transport: entry.url !== undefined ? 'streamable-http' : 'stdio' }
     let disabled = false
     const oauth: Record<string, unknown> = {}

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Context, Inject } from 'cordis'
 import { hostWorkspace, rowOrigin } from 'dsh-core'
@@ -12,8 +13,13 @@ import { readMcpConfigFile } from './read.ts'
  * `.mcp.json` is used without copying it. Read when the row loads (reload the row after editing).
  */
 export const McpConfigFileRow = z.strictObject({
-  /** The file; a relative path resolves against the preset or overlay that sets it. */
+  /** The file; a relative path resolves against the preset or overlay that sets it, or see `relativeTo`. */
   mcpConfig: z.string().min(1),
+  /**
+   * `workspace`: a relative `mcpConfig` is the host workspace's file (`dsh --cwd`), and a workspace
+   * without it runs no servers from this row: a project's `.mcp.json` wherever dsh works.
+   */
+  relativeTo: z.enum(['file', 'workspace']).default('file'),
   /** Only these servers (their names in the file); all when absent. */
   servers: z.array(z.string().min(1)).optional(),
   /** Row settings given to every server (`startupTimeoutMs`, `defaultApproval`, …); the file's own win. */
@@ -25,12 +31,19 @@ export function isConfigFileRow(config: unknown): boolean {
   return typeof config === 'object' && config !== null && 'mcpConfig' in config
 }
 
+/** The file a row reads: `mcpConfig` against the workspace, or against `setBy` (the file that set it; the workspace for a row added by code). */
+export function configFileOf(row: Pick<McpConfigFileRow, 'mcpConfig' | 'relativeTo'>, places: { readonly workspace: string; readonly setBy: string | undefined }): string {
+  return resolve(row.relativeTo === 'workspace' || !places.setBy ? places.workspace : dirname(places.setBy), row.mcpConfig)
+}
+
 /** Applies one server as a child of the file's row (its scope: unloading the row stops them all). */
-export type ServerApply = (ctx: Context, config: McpConfig, file: string) => Promise<void>
+export type ServerApply = (ctx: Context, config: McpConfig, file: string | undefined) => Promise<void>
 
 export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, applyServer: ServerApply, inject: Inject): Promise<void> {
-  const file = rowOrigin(ctx)?.resolve('mcpConfig', row.mcpConfig) ?? resolve(hostWorkspace(ctx), row.mcpConfig)
+  const origin = rowOrigin(ctx)
+  const file = configFileOf(row, { workspace: hostWorkspace(ctx), setBy: origin?.fileOf('mcpConfig') })
   const logger = ctx.logger('mcp')
+  if (row.relativeTo === 'workspace' && !existsSync(file)) return logger.debug(`mcpConfig: this workspace has no ${row.mcpConfig}; no servers from it`)
   let imported
   try {
     imported = await readMcpConfigFile(file)
@@ -63,7 +76,8 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
             name: `dsh-mcp(${config.serverName})`,
             reusable: true,
             inject,
-            apply: (child: Context) => applyServer(child, config, file).then(started, failed),
+            // The login command names the overlay holding this row (dsh reads no .mcp.json as --config).
+            apply: (child: Context) => applyServer(child, config, origin?.file).then(started, failed),
           })
         }),
     ),

@@ -1,3 +1,5 @@
+import { SERVER_NAME_CHARACTERS, sharedNameProblem } from '../naming.ts'
+
 /** One server read from another client's config, as the `config` of a dsh-mcp row. */
 export interface ImportedServer {
   /** The name in the source file. */
@@ -15,13 +17,16 @@ export interface ImportResult {
   readonly notes: readonly string[]
 }
 
-const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/
-
-/** A dsh server name for `name`: other characters become `_`, `__` becomes `_`, at most 32 characters. */
-export function serverNameFor(name: string): string {
-  if (SERVER_NAME.test(name) && !name.includes('__')) return name
-  const cleaned = name.replace(/[^A-Za-z0-9_-]/g, '_').replace(/_{2,}/g, '_').slice(0, 32)
-  return cleaned || 'server'
+/**
+ * A dsh server name for `name`: other characters become `_`, runs of `_` one, at most 32
+ * characters, no trailing `_` (naming.ts says why). A change is noted.
+ */
+export function serverNameFor(name: string, note?: Notes): string {
+  if (SERVER_NAME_CHARACTERS.test(name) && !sharedNameProblem(name)) return name
+  const cleaned = name.replace(/[^A-Za-z0-9_-]/g, '_').replace(/_{2,}/g, '_').slice(0, 32).replace(/_+$/, '')
+  const renamed = cleaned || 'server'
+  note?.changed(`renamed to "${renamed}" (dsh server names are 1-32 letters, digits, _ or -, without "__" or a trailing "_")`)
+  return renamed
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -29,6 +29,8 @@ export abstract class RecordProvider implements OAuthClientProvider {
   private readonly stateValue = randomBytes(24).toString('base64url')
   /** A client ID metadata document, used by the SDK where the authorization server supports them. */
   declare readonly clientMetadataUrl?: string
+  /** The configured RFC 8707 resource; only defined with `oauth.resource` (else the SDK takes the metadata's). */
+  declare readonly validateResourceURL?: () => Promise<URL>
 
   constructor(
     protected readonly settings: ClientSettings,
@@ -38,6 +40,8 @@ export abstract class RecordProvider implements OAuthClientProvider {
     private readonly secret: string | undefined,
   ) {
     if (settings.oauth?.clientMetadataUrl) Object.assign(this, { clientMetadataUrl: settings.oauth.clientMetadataUrl })
+    const resource = settings.oauth?.resource
+    if (resource) Object.assign(this, { validateResourceURL: async () => new URL(resource) })
   }
 
   get clientMetadata(): OAuthClientMetadata {
