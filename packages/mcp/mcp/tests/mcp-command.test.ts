@@ -186,7 +186,7 @@ describe('dsh mcp', () => {
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--scope must be user or project')])
   })
 
-  it('import a Claude Code .mcp.json into a named overlay; add and remove; a preset is never written', async () => {
+  it('import a Claude Code .mcp.json into a named overlay, then list and call; add and remove; a preset is never written', async () => {
     const home = freshHome()
     const overlay = join(home, 'project.yml')
     const imported = await dsh(['mcp', 'import', CLAUDE, '--config', overlay, '--json'], home)
@@ -194,6 +194,16 @@ describe('dsh mcp', () => {
     expect(readFileSync(overlay, 'utf8')).toContain('Bearer ${API_KEY}')
     const again = await dsh(['mcp', 'import', CLAUDE, '--config', overlay], home)
     expect(again.stdout).toContain('everything: ' + overlay + ' already has a server of that name')
+    // The round trip: the imported stdio server lists and answers (the remote ones cannot run here).
+    const onlyStdio = join(home, 'only-stdio.yml')
+    writeFileSync(onlyStdio, ['api-server', 'sentry_io', 'legacy-events'].map((name) => `- id: mcp-${name}\n  disabled: true\n`).join(''))
+    const composition = ['--preset', 'base', '--config', overlay, '--config', onlyStdio]
+    const listed = await dsh(['mcp', 'list', '--json', ...composition], home)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: 'everything', transport: 'stdio', state: 'ready' })])
+    const called = await dsh(['call', 'mcp__everything__echo', '{"message":"from claude"}', ...composition], home)
+    expect(called.stdout.trim(), called.stderr).toBe('Echo: from claude')
+
 
     const added = await dsh(['mcp', 'add', 'local', '--config', overlay, '--env', 'MODE=demo', '--', 'mcp-server-everything', 'stdio'], home)
     expect(added.stdout).toBe(`added local to ${overlay}\n`)
