@@ -21,6 +21,12 @@ const REPO = fileURLToPath(new URL('../', import.meta.url))
 const FIXTURE = join(REPO, 'packages/lsp/lsp-stdio/tests/real/workspaces/ts-project')
 const QUERIES = Number(process.env.BENCH_LSP_QUERIES ?? 200)
 
+/** The coding preset, patched by the overlay `BENCH_LSP_OVERLAY` names (to compare a setting, e.g. the fs row's io). */
+function bootCoding(): Promise<Host> {
+  const overlay = process.env.BENCH_LSP_OVERLAY
+  return bootPreset({ preset: join(REPO, 'presets/coding.yml'), ...(overlay ? { overlays: [overlay] } : {}) })
+}
+
 interface Server {
   readonly name: string
   /** What the bare client spawns: the same server the coding preset chooses for the project. */
@@ -104,7 +110,7 @@ interface Figures {
 
 async function warmLatency(server: Server): Promise<Figures> {
   const workspace = workspaceCopy(server)
-  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
+  const host = await bootCoding()
   const client = await startBare(server, workspace.dir)
   const lines: string[] = []
   const oursP50: number[] = []
@@ -151,7 +157,7 @@ async function coldStart(server: Server): Promise<[number, number]> {
   const workspace = workspaceCopy(server)
   try {
     const [oursMs] = await timed(async () => {
-      const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
+      const host = await bootCoding()
       try {
         await ours(host, workspace.dir, CASES[0]!)
       } finally {
@@ -175,7 +181,7 @@ async function coldStart(server: Server): Promise<[number, number]> {
 
 async function fourWorkspaces(server: Server): Promise<string[]> {
   const workspaces = [workspaceCopy(server), workspaceCopy(server), workspaceCopy(server), workspaceCopy(server)]
-  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
+  const host = await bootCoding()
   const clients = await Promise.all(workspaces.map((w) => startBare(server, w.dir)))
   const rounds = Math.max(20, Math.floor(QUERIES / 4))
   try {
