@@ -34,6 +34,33 @@ describe('report', () => {
     ])
   })
 
+  it('probes a dozen capabilities listening on the one probe signal without a MaxListeners warning', async () => {
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => warnings.push(warning)
+    process.on('warning', onWarning)
+    try {
+      for (let i = 0; i < 12; i++) {
+        app.readiness.register(
+          capability({
+            surface: 'web',
+            id: `provider-${i}`,
+            probe: async ({ signal }) => {
+              signal.addEventListener('abort', () => {}, { once: true })
+              await new Promise((settle) => setImmediate(settle))
+              return { state: 'ready', detail: '' }
+            },
+          }),
+        )
+      }
+      expect(await app.readiness.report({ probe: true })).toHaveLength(12)
+      // Node emits process warnings on a later tick.
+      await new Promise((settle) => setImmediate(settle))
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([])
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
   it('probes only when asked, passing the workspace', async () => {
     let probedWith: string | undefined
     app.readiness.register(

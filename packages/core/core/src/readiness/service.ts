@@ -1,4 +1,5 @@
 import { Context, Service } from 'cordis'
+import { setMaxListeners } from 'node:events'
 import { z } from 'zod'
 import { deadline, MAX_TIMER_DELAY_MS, raceAbort } from '../abort.ts'
 import { errorMessage, HarnessError } from '../errors.ts'
@@ -115,6 +116,9 @@ export class ReadinessService extends Service {
    */
   async report(options: { probe?: boolean; signal?: AbortSignal; cwd?: string } = {}): Promise<CapabilityReport[]> {
     const budget = deadline(options.signal, options.probe ? this.settings.probeTimeoutMs : 0, 'PROBE_TIMEOUT')
+    // Every capability's probe (and each race inside it) listens on this one signal at once, and
+    // each removes its listener when done: more capabilities than Node's default of 10 is not a leak.
+    if (options.probe) setMaxListeners(0, budget.signal)
     const probe = options.probe ? { signal: budget.signal, cwd: options.cwd ?? process.cwd() } : undefined
     const tools = this.ctx.get('tools')
     const toolsOf = new Map<string, string[]>()
