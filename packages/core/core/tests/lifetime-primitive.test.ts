@@ -186,6 +186,15 @@ describe('Lifetime', () => {
       expect(seen?.active).toBe(false)
     })
 
+    it('Lifetime.run follows a signal on a root of its own and lets go of it after the call', async () => {
+      const caller = new AbortController()
+      expect(await Lifetime.run({ signal: caller.signal }, async (own) => own.signal.aborted)).toBe(false)
+      expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0)
+      const waiting = Lifetime.run({ signal: caller.signal }, () => new Promise(() => {}))
+      caller.abort(new Error('interrupted'))
+      await expect(waiting).rejects.toThrow('interrupted')
+    })
+
     it('rejects with a TimeoutReason when the work outlives the child', async () => {
       const parent = new Lifetime()
       const error = await parent.run({ timeoutMs: 5, code: 'SLOW' }, () => new Promise(() => {})).catch((failure: unknown) => failure)
