@@ -71,6 +71,11 @@ const common = {
   resources: z.boolean().default(false),
   /** M4: list the server's prompts in `dsh status`. */
   prompts: z.boolean().default(false),
+  /**
+   * Declare the `roots` capability and answer `roots/list` with the session workspace. Off by
+   * default: some servers (server-filesystem) replace their configured allow-list with the roots.
+   */
+  roots: z.boolean().default(false),
 }
 
 /** The hard limit of a call cannot come before its idle deadline. */

@@ -15,8 +15,8 @@ export interface GenerationHooks {
   onClosed(generation: Generation): void
   /** Something went wrong outside any request (a line that is not JSON-RPC, a broken event stream). */
   onTransportError(error: Error): void
-  /** The server asked for the client's roots (`roots/list`). */
-  roots(): Root[]
+  /** The client's roots (`roots/list`); absent: the client does not declare the `roots` capability. */
+  roots: (() => Root[]) | undefined
 }
 
 /**
@@ -32,11 +32,11 @@ export interface Ending {
 /**
  * One connection attempt and, if it succeeds, one connection: a fresh SDK `Client` over a fresh
  * transport. Handlers are installed before `connect`, so a notification that races the first sync
- * is queued, not lost, and a close during `connect` is remembered. The client declares `roots` and
- * answers `roots/list` with the host's workspaces.
+ * is queued, not lost, and a close during `connect` is remembered. Only a row with `roots: true`
+ * declares `roots` and answers `roots/list`.
  */
 export class Generation {
-  readonly client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: true } } })
+  readonly client: Client
   /** Set once the transport has closed. */
   closed = false
   /** Set once dsh asked it to close: what the transport reports from then on is the closing itself. */
@@ -44,16 +44,20 @@ export class Generation {
   /** Set once connect and the first sync succeeded. */
   connectedAt: number | undefined
   private readonly closedSignal: Promise<void>
+  private readonly declaresRoots: boolean
 
   constructor(
     readonly id: number,
     readonly transport: BridgeTransport,
     hooks: GenerationHooks,
   ) {
+    const roots = hooks.roots
+    this.client = new Client(CLIENT_INFO, { capabilities: roots ? { roots: { listChanged: true } } : {} })
+    this.declaresRoots = roots !== undefined
     let markClosed!: () => void
     this.closedSignal = new Promise((resolve) => (markClosed = resolve))
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onListChanged(this))
-    this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: hooks.roots() }))
+    if (roots) this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }))
     this.client.onerror = (error) => {
       if (!this.closing && !this.closed) hooks.onTransportError(error)
     }
@@ -88,7 +92,7 @@ export class Generation {
 
   /** Tells the server the roots changed, if it is connected (it then asks `roots/list` again). */
   rootsChanged(): void {
-    if (!this.closed && this.connectedAt !== undefined) this.client.sendRootsListChanged().catch(() => {})
+    if (this.declaresRoots && !this.closed && this.connectedAt !== undefined) this.client.sendRootsListChanged().catch(() => {})
   }
 
   get pid(): number | undefined {

@@ -99,7 +99,8 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   const extras = new ServerExtras(config, logger)
   const workspace = hostWorkspace(ctx)
   const credentials = workspaceCredentials(ctx, workspace)
-  const roots = new WorkspaceRoots(workspace, () => supervisor.rootsChanged())
+  // Opt-in (issue 26 item 3): a server may widen its own sandbox to whatever roots it is given.
+  const roots = config.roots ? new WorkspaceRoots(workspace, () => supervisor.rootsChanged()) : undefined
   const auth = config.transport === 'stdio' ? undefined : rowAuth(config, { file, credentials })
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
   const tools = ctx.tools
@@ -112,7 +113,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     batch: (change) => tools.batch(change),
     logger,
     reserved: extras.reserved,
-    roots: () => roots.list(),
+    ...(roots ? { roots: () => roots.list() } : {}),
     onConnected: (generation, signal) => extras.connected(generation, signal),
     // A long-lived host connects again once `dsh mcp login` stored a login; a one-shot command only reports needs_auth.
     onNeedsAuth: (signal) => {
@@ -133,7 +134,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   })
   // A call to a name of this server that it does not list: while the server is down that is why.
   tools.namespace(`mcp__${config.serverName}__`, () => (supervisor.live ? undefined : supervisor.unavailable()))
-  roots.follow(ctx)
+  roots?.follow(ctx)
   extras.install(ctx, supervisor)
   ctx.get('readiness')?.register({
     surface: 'mcp',

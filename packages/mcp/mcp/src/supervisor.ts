@@ -53,8 +53,8 @@ export interface SupervisorOptions {
   readonly logger: Logger
   /** Public names the row registers itself (M4 resource tools), which server tools must not take. */
   readonly reserved: ReadonlySet<string>
-  /** The roots the client answers `roots/list` with. */
-  readonly roots: () => Root[]
+  /** The roots the client answers `roots/list` with; absent: the client declares no `roots` (the default). */
+  readonly roots?: () => Root[]
   /** After each successful connect (M4 extras read instructions and prompts here). */
   readonly onConnected?: (generation: Generation, signal: AbortSignal) => Promise<void> | void
   /** The server wants a login (phase `needs_auth`); `resume()` connects again once one is stored. */
@@ -272,7 +272,7 @@ export class Supervisor {
         onListChanged: (changed) => this.listChanged(changed),
         onClosed: (closed) => this.closed(closed),
         onTransportError: (error) => this.transportError(error),
-        roots: () => this.options.roots(),
+        roots: this.options.roots,
       })
       this.current = generation
       step = 'initialize'

@@ -37,6 +37,7 @@ describe('McpConfig', () => {
       maxInstructionsChars: 8000,
       resources: false,
       prompts: false,
+      roots: false,
       args: [],
       env: {},
       envVars: [],
