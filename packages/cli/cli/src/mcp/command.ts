@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { bootPreset, composePreset, CredentialService, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
-import { Config, configFileOf, login, loginKey, McpConfig, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
+import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
@@ -184,6 +184,7 @@ async function find(name: string, options: Options): Promise<ServerEntry> {
 /** The row as the bridge reads it (`${VAR}` expanded), for a remote server. */
 function remoteConfig(entry: ServerEntry): RemoteServerConfig {
   const parsed = Config(entry.config) as McpRowConfig
+  if ('unusable' in parsed) throw new UsageError(`${entry.name} cannot be used as written: ${parsed.reason}`)
   if ('mcpConfig' in parsed || parsed.transport === 'stdio') throw new UsageError(`${entry.name} is a stdio server; login is for servers reached over HTTP`)
   return parsed
 }
@@ -282,10 +283,9 @@ async function add(rest: readonly string[], trailing: readonly string[], options
 
 /** The shape is checked now; a `${VAR}` that is not set here may be set where the row runs. */
 function checkRow(config: Record<string, unknown>): void {
-  const parsed = McpConfig.safeParse(config)
-  if (parsed.success) return
-  const problem = parsed.error.issues.find((issue) => !issue.message.includes('is not set in the environment'))
-  if (problem) throw new UsageError(`server ${String(config.serverName)}: ${problem.path.join('.') || 'config'}: ${problem.message}`)
+  const checked = checkServer(config)
+  if (checked.ok || checked.unsetOnly) return
+  throw new UsageError(`server ${String(config.serverName)}: ${checked.problems.find((problem) => !problem.includes('is not set in the environment'))}`)
 }
 
 async function remove(name: string, options: Options): Promise<string> {
@@ -295,26 +295,54 @@ async function remove(name: string, options: Options): Promise<string> {
   return options.json ? JSON.stringify({ removed: name, file: target.path }) : `removed ${name} from ${target.path}`
 }
 
+/**
+ * Every server of the file that dsh can use becomes a row; one it cannot is reported with its field
+ * and the reason and left out, never refusing the rest. A `${VAR}` that is not set here is a warning:
+ * the row is written, and until the variable is set it is that server's unavailable status row.
+ */
 async function importFile(file: string, options: Options): Promise<string> {
   if (options.scope === 'project') throw new UsageError(`import writes dsh rows to an overlay; a project's ${PROJECT_FILE} is read as it is (--scope project with add)`)
   const result = await readMcpConfigFile(file)
   const overlay = await targetOverlay(options)
   const imported: string[] = []
+  const skipped: { server: string; problems: string[] }[] = []
   const notes = [...result.notes]
+  const warnings: string[] = []
   for (const server of result.servers) {
     const name = String(server.config.serverName)
     if (overlay.has(name)) {
       notes.push(`${name}: ${overlay.path} already has a server of that name; not imported (dsh mcp remove ${name} first)`)
       continue
     }
-    checkRow(server.config)
-    overlay.add(server.config, server.disabled)
+    const config = anchoredToFile(server.config, file)
+    const checked = checkServer(config)
+    if (!checked.ok && !checked.unsetOnly) {
+      const problems = checked.problems.filter((problem) => !problem.includes('is not set in the environment'))
+      skipped.push({ server: server.sourceName, problems })
+      notes.push(`${server.sourceName}: not imported: ${problems.join('; ')}`)
+      continue
+    }
+    if (!checked.ok) warnings.push(`${name}: ${checked.problems.join('; ')}: dsh shows the server as unavailable, naming the variable, until it is set`)
+    overlay.add(config, server.disabled)
     imported.push(name)
   }
   if (imported.length) await overlay.save()
-  if (options.json) return JSON.stringify({ format: result.format, file: overlay.path, imported, notes })
+  if (options.json) return JSON.stringify({ format: result.format, file: overlay.path, imported, skipped, warnings, notes })
   const head = `imported ${imported.length} server${imported.length === 1 ? '' : 's'} from ${file} (${result.format === 'codex' ? 'Codex config.toml' : 'Claude Code .mcp.json'}) into ${overlay.path}${imported.length ? `: ${imported.join(', ')}` : ''}`
-  return [head, ...notes.map((note) => `note: ${note}`)].join('\n')
+  return [head, ...warnings.map((warning) => `warning: ${warning}`), ...notes.map((note) => `note: ${note}`)].join('\n')
+}
+
+/**
+ * A stdio server of an imported file runs where that file's client ran it: in the file's directory,
+ * or its own `cwd` resolved against that directory. The row lands in an overlay read in every
+ * workspace, so a relative path left as it is would mean each workspace's own file.
+ */
+function anchoredToFile(config: Record<string, unknown>, file: string): Record<string, unknown> {
+  if (config.transport !== 'stdio') return config
+  const base = dirname(file)
+  const cwd = resolve(base, typeof config.cwd === 'string' ? config.cwd : '.')
+  const command = typeof config.command === 'string' && !isAbsolute(config.command) && /[\\/]/.test(config.command) ? { command: resolve(cwd, config.command) } : {}
+  return { ...config, ...command, cwd }
 }
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
