@@ -11,6 +11,7 @@ import { routeLogsToStderr } from '../logging.ts'
 import { tellStderr, writeOut } from '../output.ts'
 import { OverlayFile } from './overlay-file.ts'
 import { PROJECT_FILE, ProjectMcpFile } from './project-file.ts'
+import { literalSecrets, maskedConfig, maskedUrlsIn } from './secrets.ts'
 
 export const MCP_USAGE = `usage: dsh mcp <command> [--preset <p>] [--config <overlay.yml>]... [--cwd <dir>] [--json]
   list                                   the servers: transport, state, tools, login
@@ -109,7 +110,7 @@ async function dispatch(command: string, rest: readonly string[], trailing: read
     case 'get':
       return get(one('get'), options, signal)
     case 'add':
-      return add(rest, trailing, options)
+      return add(rest, trailing, options, io)
     case 'remove':
       return remove(one('remove'), options)
     case 'import':
@@ -220,7 +221,7 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   const out = await Promise.all(
     entries.map(async (entry) => {
       const row = rows.find((candidate) => candidate.id === entry.name)
-      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: row?.state ?? 'unavailable', tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: row?.detail ?? '' }
+      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: row?.state ?? 'unavailable', tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? '') }
     }),
   )
   if (options.json) return JSON.stringify({ servers: out })
@@ -230,17 +231,10 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${out[index - 1]!.detail}` : '  detail')).join('\n')
 }
 
-/** Values of env and headers could be secrets: shown as `***` (variable references stay readable). */
-function masked(config: Record<string, unknown>): Record<string, unknown> {
-  const hide = (record: unknown) =>
-    Object.fromEntries(Object.entries((record ?? {}) as Record<string, unknown>).map(([key, value]) => [key, typeof value === 'string' && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value) ? value : '***']))
-  return { ...config, ...(config.env ? { env: hide(config.env) } : {}), ...(config.headers ? { headers: hide(config.headers) } : {}) }
-}
-
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
-  const value = { name, file: entry.file, config: masked(entry.config), state: row?.state ?? 'unavailable', login: await loginState(entry, row?.state), detail: row?.detail ?? '', tools: row?.tools ?? [] }
+  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
   if (options.json) return JSON.stringify(value)
   return [`${name} (${entry.file})`, `state: ${value.state}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
 }
@@ -255,7 +249,7 @@ function pairs(items: readonly string[], separator: ':' | '=', flag: string): Re
   )
 }
 
-async function add(rest: readonly string[], trailing: readonly string[], options: Options): Promise<string> {
+async function add(rest: readonly string[], trailing: readonly string[], options: Options, io: McpIo): Promise<string> {
   const transport = options.transport ?? 'stdio'
   const [name, url, ...extra] = rest
   if (!name) throw new UsageError('mcp add needs a server name')
@@ -276,9 +270,20 @@ async function add(rest: readonly string[], trailing: readonly string[], options
   if (target.has(name)) throw new UsageError(`${target.path} already has a server "${name}" (dsh mcp remove ${name} first)`)
   target.add(config)
   await target.save()
+  if (target instanceof ProjectMcpFile) warnOfCommittedSecrets(target.path, config, io)
   const enabled = options.scope === 'project' && (await readProjectFiles())
   if (options.json) return JSON.stringify({ added: name, file: target.path })
   return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}`
+}
+
+/** A project's .mcp.json goes into the repository: a literal secret written there is shared with everyone who clones it. */
+function warnOfCommittedSecrets(path: string, config: Record<string, unknown>, io: McpIo): void {
+  const secrets = literalSecrets(config)
+  if (!secrets.length) return
+  tellStderr(
+    io.stderr,
+    `dsh: warning: ${path} is meant to be committed, and ${secrets.join(', ')} holds a literal secret; write \${VAR} there instead and keep the value in the environment or a .env file (or add the server with --scope user)`,
+  )
 }
 
 /** The shape is checked now; a `${VAR}` that is not set here may be set where the row runs. */
