@@ -79,7 +79,7 @@ async function containedPath(fs: FileSystem, root: string, path: string, signal:
 }
 
 /** The local path of a `file:` URI, or undefined for other schemes, remote hosts and undecodable paths. */
-function localPath(uri: string): string | undefined {
+export function localPath(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined
   try {
     const path = fileURLToPath(uri)
