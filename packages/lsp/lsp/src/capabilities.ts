@@ -270,7 +270,7 @@ export interface LspCallHierarchyResult {
   readonly resolvedWorkspaceUri: string
   /** What is at the position (usually one item), each with its calls. */
   readonly roots: readonly { readonly item: LspCallHierarchyItem; readonly calls: readonly LspCall[] }[]
-  /** True when `maxCalls` stopped the walk, or deeper levels were not asked for. */
+  /** True when `maxCalls` stopped the walk. */
   readonly truncated: boolean
   readonly complete: boolean
 }

@@ -1,4 +1,4 @@
-import { FsError, quote, type ToolDefinition, type ToolExecution, type Workspace } from 'dsh-core'
+import { assertNever, FsError, quote, type ToolDefinition, type ToolExecution, type Workspace } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { z } from 'zod'
 import { checkDiagnostics, checkRename, type CheckedRename } from './capability-results.ts'
@@ -160,6 +160,8 @@ function describeOperation(operation: CheckedRename['fileOperations'][number], w
       return `delete ${renderUri(operation.uri, workspaceUri)}`
     case 'rename':
       return `rename ${renderUri(operation.oldUri, workspaceUri)} to ${renderUri(operation.newUri, workspaceUri)}`
+    default:
+      return assertNever(operation, 'file operation')
   }
 }
 

@@ -68,6 +68,8 @@ interface Case {
   /** A function with callers and callees: its callers (incoming) and callees (outgoing) by name. */
   readonly calls: { readonly file: string; readonly line: number; readonly symbol: string; readonly incoming: readonly string[]; readonly outgoing?: readonly string[] }
   readonly outsideCase?: boolean
+  /** A keyword: a place the server refuses to rename. */
+  readonly keyword: { readonly file: string; readonly line: number; readonly symbol: string }
 }
 
 const typescript = {
@@ -81,6 +83,7 @@ const typescript = {
   changed: 'src/report.ts',
   calls: { file: 'src/report.ts', line: 3, symbol: 'report', incoming: ['summary'], outgoing: ['describeShape', 'map'] },
   outsideCase: true,
+  keyword: { file: 'src/shapes.ts', line: 8, symbol: 'return' },
 } as const
 
 const CASES: readonly Case[] = [
@@ -109,6 +112,7 @@ const CASES: readonly Case[] = [
     newName: 'describe_form',
     files: ['geo/main.py', 'geo/report.py', 'geo/shapes.py'],
     changed: 'geo/report.py',
+    keyword: { file: 'geo/main.py', line: 1, symbol: 'from' },
     calls: { file: 'geo/report.py', line: 4, symbol: 'report', incoming: ['summary'], outgoing: ['describe_shape'] },
   },
   {
@@ -121,6 +125,7 @@ const CASES: readonly Case[] = [
     newName: 'Surface',
     files: ['main.go', 'report.go', 'shapes.go'],
     changed: 'report.go',
+    keyword: { file: 'main.go', line: 1, symbol: 'package' },
     calls: { file: 'report.go', line: 5, symbol: 'report', incoming: ['main'], outgoing: ['Area', 'Sprintf'] },
   },
   {
@@ -137,6 +142,7 @@ const CASES: readonly Case[] = [
     newName: 'surface',
     files: ['main.c', 'shapes.c', 'shapes.h'],
     changed: 'main.c',
+    keyword: { file: 'main.c', line: 6, symbol: 'return' },
     // clangd 14 answers incoming calls only (outgoing came in clangd 20).
     calls: { file: 'shapes.c', line: 3, symbol: 'area', incoming: ['main'] },
   },
@@ -199,6 +205,11 @@ describe.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
     const edit = await bare.rename(c.file, c.bare.languageId, position.line, position.character, c.newName, true)
     const ours = (await suite.host.app.lsp.rename({ filePath: c.file, position, newName: c.newName, workspaceRoot: suite.dir })).files
     expect(sortedEdits(ours as any)).toEqual(sortedEdits(bareFiles(edit)))
+  })
+
+  it('refuses, coded, a place the server says cannot be renamed (a keyword)', async () => {
+    const result = await call('lsp_rename', { filePath: c.keyword.file, line: c.keyword.line, symbol: c.keyword.symbol, newName: 'renamed' })
+    expect(result.isError && result.error.code).toBe('LSP_RENAME_REFUSED')
   })
 
   it('refuses to apply when a file changed since the preview, and writes nothing', async () => {
