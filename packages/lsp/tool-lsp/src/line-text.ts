@@ -72,7 +72,7 @@ async function groupByContainedFile(fs: FileSystem, workspace: Workspace, locati
 }
 
 /** The local path of a `file:` URI, or undefined for other schemes, remote hosts and undecodable paths. */
-function localPath(uri: string): string | undefined {
+export function localPath(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined
   try {
     const path = fileURLToPath(uri)
