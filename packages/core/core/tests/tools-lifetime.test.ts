@@ -31,7 +31,7 @@ describe('exec.lifetime', () => {
       timeoutMs: 20,
       execute: (_args, exec) => {
         child = exec.lifetime.child()
-        return new Promise((_, reject) => exec.lifetime.onAbort((reason) => reject(reason as Error)))
+        return new Promise<never>((_, reject) => exec.lifetime.onAbort((reason) => reject(reason as Error)))
       },
     })
     const result = await app.tools.execute({ name: 'slow', arguments: {} })
@@ -48,7 +48,7 @@ describe('exec.lifetime', () => {
       description: 'w',
       input: z.object({}),
       execute: (_args, exec) =>
-        new Promise((_, reject) =>
+        new Promise<never>((_, reject) =>
           exec.signal.addEventListener('abort', () => {
             reason = exec.signal.reason
             reject(exec.signal.reason as Error)
