@@ -122,7 +122,7 @@ export class ReadinessService extends Service {
     const probe = options.probe ? { signal: budget.signal, cwd: options.cwd ?? process.cwd() } : undefined
     const tools = this.ctx.get('tools')
     const toolsOf = new Map<string, string[]>()
-    for (const { name } of tools?.catalog() ?? []) {
+    for (const { name } of tools?.catalog({ all: true }) ?? []) {
       const surface = tools?.get(name)?.surface ?? `tool:${name}`
       toolsOf.set(surface, [...(toolsOf.get(surface) ?? []), name])
     }
