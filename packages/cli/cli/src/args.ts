@@ -36,6 +36,7 @@ export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--
   serve                       an MCP server on stdio exposing the tools (and skills as prompts) until stdin closes
   mcp <list|get|add|remove|import|login|logout>   manage MCP servers (dsh mcp --help)
     [--max-message-bytes <n>] refuse (answer with an error, keep serving) any incoming message larger than this (default 33554432, 32 MiB)
+  trust [<dir>] | --revoke [<dir>] | --list       trust a workspace to bring its TypeScript, .mcp.json, .env and skills (dsh trust --help)
 exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
   70 internal error in a plugin, 74 the output could not be written, 130 interrupted`
 

@@ -5,11 +5,12 @@ import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { StrayFailures } from './strays.ts'
+import { terminalTrustPrompt } from './trust-prompt.ts'
 
 export interface Io {
   readonly stdout: NodeJS.WritableStream
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }
-  readonly stdin: NodeJS.ReadableStream
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
 }
 
 /**
@@ -59,6 +60,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   // `dsh mcp …` manages servers with options of its own (src/mcp/command.ts). It and `serve` are
   // imported when used: both load the MCP SDK, which the other commands never need.
   if (argv[0] === 'mcp') return (await import('./mcp/command.ts')).runMcpCommand(argv.slice(1), io, signal)
+  if (argv[0] === 'trust') return (await import('./trust-command.ts')).runTrustCommand(argv.slice(1), io)
   let invocation: Invocation
   try {
     invocation = parseInvocation(argv)
@@ -72,6 +74,9 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   if (command.kind === 'help') return write(io, `${USAGE}\n`)
 
   const logs = routeLogsToStderr({ verbose: invocation.verbose })
+  // On a terminal, an untrusted workspace that brings something trust-gated is asked about once;
+  // `serve` never asks (its stdin is the MCP client's channel).
+  const askTrust = command.kind === 'serve' ? undefined : terminalTrustPrompt(io)
   let host: Host
   try {
     host = await bootPreset({
@@ -83,6 +88,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
       workspace: invocation.cwd,
       // This process has its own policy for stray failures (StrayFailures).
       containStrayRejections: false,
+      ...(askTrust ? { askTrust } : {}),
       ...(invocation.startTimeoutMs ? { startTimeoutMs: invocation.startTimeoutMs } : {}),
     })
   } catch (error) {

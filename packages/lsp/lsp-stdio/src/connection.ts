@@ -1,9 +1,9 @@
-import { errorMessage, oneLine, raceAbort, sleep, type ChildHandle } from 'dsh-core'
+import { abortError, errorMessage, MAX_TIMER_DELAY_MS, oneLine, raceAbort, settlesWithin, sleep, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
-import { settlesWithin } from './settle.ts'
 import {
+  CancellationTokenSource,
   ConnectionError,
   createMessageConnection,
   ResponseError,
@@ -12,6 +12,19 @@ import {
   type CancellationToken,
   type MessageConnection,
 } from 'vscode-jsonrpc/node'
+
+/** How one request may end before the server answers it. */
+export interface RequestOptions {
+  /** The caller gives up when it aborts: the rejection is its reason (an Error reason as it is, else LSP_ABORTED). */
+  readonly signal?: AbortSignal | undefined
+  /** Gives up after this long with LSP_TIMEOUT; 0 or absent: no deadline of its own. */
+  readonly timeoutMs?: number | undefined
+  /**
+   * After giving up, how long the server has to settle the cancelled request, and what to do when
+   * it does not (a server that ignores `$/cancelRequest` is not listening). The rejection waits for both.
+   */
+  readonly ignoredCancel?: { readonly graceMs: number; readonly then: () => Promise<void> } | undefined
+}
 
 export interface ConnectionHooks {
   /** A request from the server; return the result or a ResponseError. */
@@ -44,6 +57,8 @@ export class LspConnection {
   private fatal: LspError | undefined
   private exitExpected = false
   private readonly failed = new AbortController()
+  /** Rejecters of the requests in flight: the fatal cause ends them all at once (one entry per request, not a listener each). */
+  private readonly inFlight = new Set<(error: LspError) => void>()
   private readonly rpc: MessageConnection
 
   constructor(
@@ -108,13 +123,72 @@ export class LspConnection {
     if (this.fatal) return
     this.fatal = error
     this.failed.abort(error)
+    for (const reject of [...this.inFlight]) reject(error)
     this.rpc.dispose()
   }
 
-  async request<R>(method: string, params: unknown, token: CancellationToken): Promise<R> {
-    if (this.fatal) throw this.fatal
+  /**
+   * One request. It ends with the server's answer, the connection's fatal cause, or when the
+   * caller gives up (`signal`, `timeoutMs`): then `$/cancelRequest` goes to the server, always, and
+   * with `ignoredCancel` the server gets a grace to settle it. One CancellationTokenSource, one
+   * timer and one abort listener per request, all released when it ends.
+   */
+  request<R>(method: string, params: unknown, options: RequestOptions = {}): Promise<R> {
+    if (this.fatal) return Promise.reject(this.fatal)
+    const { signal, timeoutMs = 0, ignoredCancel } = options
+    if (signal?.aborted) return Promise.reject(abortError(signal, queryAborted))
+    const cancellation = new CancellationTokenSource()
+    const answer = this.answer<R>(method, params, cancellation.token)
+    return new Promise<R>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined
+      let ended = false
+      /** Ends the request once: whatever comes later (a late answer, the fatal cause) goes nowhere. */
+      const end = (): boolean => {
+        if (ended) return false
+        ended = true
+        if (timer) clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+        this.inFlight.delete(onFatal)
+        return true
+      }
+      const onFatal = (error: LspError) => {
+        if (end()) reject(error)
+        cancellation.dispose()
+      }
+      const giveUp = (error: Error) => {
+        if (!end()) return
+        // Cancelled before the source goes: vscode-jsonrpc writes `$/cancelRequest` for the request's id.
+        cancellation.cancel()
+        cancellation.dispose()
+        if (!ignoredCancel) return reject(error)
+        void settlesWithin(answer, ignoredCancel.graceMs)
+          .then((settled) => (settled ? undefined : ignoredCancel.then()))
+          .catch(() => {})
+          .then(() => reject(error))
+      }
+      const onAbort = () => giveUp(abortError(signal!, queryAborted))
+      this.inFlight.add(onFatal)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => giveUp(new LspError(`${this.serverId}: ${method} got no answer within ${timeoutMs} ms`, 'LSP_TIMEOUT')), Math.min(timeoutMs, MAX_TIMER_DELAY_MS))
+      }
+      answer.then(
+        (value) => {
+          if (end()) resolve(value)
+          cancellation.dispose()
+        },
+        (error: unknown) => {
+          if (end()) reject(error)
+          cancellation.dispose()
+        },
+      )
+    })
+  }
+
+  /** The server's answer to one request, its failures translated (a late one, after the caller gave up, goes nowhere). */
+  private async answer<R>(method: string, params: unknown, token: CancellationToken): Promise<R> {
     try {
-      return await raceAbort(this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, token)), this.failed.signal)
+      return await this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, token))
     } catch (error) {
       // vscode-jsonrpc rejects a request it could not write with a local ResponseError, after our
       // writer error hook has already run: that is the transport failing, not the server answering.

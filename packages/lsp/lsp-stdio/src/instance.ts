@@ -1,6 +1,5 @@
 import { abortError, assertNever, deadline, envFromConfig, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspProviderQuery, type LspQueryResult, type LspWorkspaceSymbol } from 'dsh-lsp'
-import { CancellationTokenSource } from 'vscode-jsonrpc/node'
 import { FileChangeType, LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
@@ -11,7 +10,6 @@ import { digestOf, KeptDocuments } from './documents.ts'
 import { PublishedDiagnostics, type DiagnosticsWatch } from './published-diagnostics.ts'
 import type { ServerRoot } from './roots.ts'
 import { answerServerRequest } from './server-requests.ts'
-import { settlesWithin } from './settle.ts'
 import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
 import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
@@ -389,15 +387,10 @@ export class ServerInstance {
 
   /** Settles once the server has read everything sent before it (its refusal of a `$/` request), or after `handshakeSettleMs`. */
   private async barrier(): Promise<void> {
-    const budget = deadline(undefined, this.options.config.handshakeSettleMs, 'LSP_BARRIER')
-    const cancellation = new CancellationTokenSource()
     try {
-      await raceAbort(this.connection.request('$/dsh/barrier', null, cancellation.token), budget.signal)
+      await this.connection.request('$/dsh/barrier', null, { timeoutMs: this.options.config.handshakeSettleMs })
     } catch {
       // The refusal is the expected answer.
-    } finally {
-      budget.dispose()
-      cancellation.dispose()
     }
   }
 
@@ -417,24 +410,9 @@ export class ServerInstance {
    * listening, so a polite `shutdown` would only make the caller wait `shutdownTimeoutMs` more), so
    * a runaway request can never overlap the next query.
    */
-  private async send(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
-    const { config, serverId } = this.options
-    const budget = deadline(signal, config.requestTimeoutMs, 'LSP_TIMEOUT')
-    const cancellation = new CancellationTokenSource()
-    const pending = this.connection.request<unknown>(method, params, cancellation.token)
-    pending.catch(() => {})
-    try {
-      return await raceAbort(pending, budget.signal)
-    } catch (error) {
-      if (!budget.signal.aborted) throw error
-      cancellation.cancel()
-      if (!(await settlesWithin(pending, config.killGraceMs))) await this.end(false)
-      if (budget.expired) throw new LspError(`${serverId}: ${method} got no answer within ${config.requestTimeoutMs} ms`, 'LSP_TIMEOUT')
-      throw abortError(signal, queryAborted)
-    } finally {
-      budget.dispose()
-      cancellation.dispose()
-    }
+  private send(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    const { config } = this.options
+    return this.connection.request(method, params, { signal, timeoutMs: config.requestTimeoutMs, ignoredCancel: { graceMs: config.killGraceMs, then: () => this.end(false) } })
   }
 
   /**
@@ -449,26 +427,19 @@ export class ServerInstance {
   private async settleAfterInitialized(): Promise<void> {
     const { handshakeSettleMs } = this.options.config
     if (handshakeSettleMs === 0) return
-    const budget = deadline(undefined, handshakeSettleMs, 'LSP_HANDSHAKE_SETTLE')
-    const cancellation = new CancellationTokenSource()
     try {
-      await raceAbort(this.connection.request('$/dsh/settle', null, cancellation.token), budget.signal)
+      await this.connection.request('$/dsh/settle', null, { timeoutMs: handshakeSettleMs })
       this.answersBarrier = true
     } catch (error) {
       // The refusal is the expected answer; only a dead connection matters, and it surfaces on the next write.
       if (this.connection.isFatal(error)) throw error
-      if (!budget.signal.aborted) this.answersBarrier = true
-    } finally {
-      budget.dispose()
-      cancellation.dispose()
+      if (!isTimeout(error)) this.answersBarrier = true
     }
   }
 
   private async initialize(): Promise<ServerCapabilities> {
     const { config, serverId, workspace } = this.options
     this.options.report('starting')
-    const budget = deadline(undefined, config.initializeTimeoutMs, 'LSP_INITIALIZE_TIMEOUT')
-    const cancellation = new CancellationTokenSource()
     const params: InitializeParams = {
       processId: config.processId === 'host' ? process.pid : null,
       clientInfo: { name: 'dsh-lsp-stdio' },
@@ -477,44 +448,38 @@ export class ServerInstance {
       initializationOptions: this.options.launch.initializationOptions,
       capabilities: CLIENT_CAPABILITIES,
     }
+    let result: InitializeResult
     try {
-      const result = await raceAbort(this.connection.request<InitializeResult>('initialize', params, cancellation.token), budget.signal)
-      this.answered = true
-      if (typeof result?.capabilities !== 'object' || result.capabilities === null) {
-        throw new LspError(`${serverId}: the initialize result has no capabilities`, 'LSP_MALFORMED_RESPONSE')
-      }
-      checkPositionEncoding(result.capabilities)
-      if (result.serverInfo && typeof result.serverInfo.name === 'string') this.serverInfo = result.serverInfo
-      await this.connection.notify('initialized', {})
-      await this.settleAfterInitialized()
-      this.initialized = true
-      this.options.report('initialized')
-      return result.capabilities
+      result = await this.connection.request<InitializeResult>('initialize', params, { timeoutMs: config.initializeTimeoutMs })
     } catch (error) {
-      if (budget.expired) {
-        throw new LspError(`${serverId}: the language server did not answer initialize within ${config.initializeTimeoutMs} ms`, 'LSP_SERVER_START_FAILED')
-      }
-      throw error
-    } finally {
-      budget.dispose()
-      cancellation.dispose()
+      if (!isTimeout(error)) throw error
+      throw new LspError(`${serverId}: the language server did not answer initialize within ${config.initializeTimeoutMs} ms`, 'LSP_SERVER_START_FAILED', { cause: error })
     }
+    this.answered = true
+    if (typeof result?.capabilities !== 'object' || result.capabilities === null) {
+      throw new LspError(`${serverId}: the initialize result has no capabilities`, 'LSP_MALFORMED_RESPONSE')
+    }
+    checkPositionEncoding(result.capabilities)
+    if (result.serverInfo && typeof result.serverInfo.name === 'string') this.serverInfo = result.serverInfo
+    await this.connection.notify('initialized', {})
+    await this.settleAfterInitialized()
+    this.initialized = true
+    this.options.report('initialized')
+    return result.capabilities
   }
 
   private async stop(graceful: boolean): Promise<void> {
     const { config } = this.options
     if (graceful && this.answered && !this.connection.failure && this.child.running) {
       const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
-      const cancellation = new CancellationTokenSource()
       try {
-        await raceAbort(this.connection.request('shutdown', null, cancellation.token), budget.signal)
+        await this.connection.request('shutdown', null, { signal: budget.signal })
         await this.connection.notify('exit', null, budget.signal)
         await raceAbort(this.child.exited, budget.signal)
       } catch {
         // Whatever went wrong, the process group is ended below.
       } finally {
         budget.dispose()
-        cancellation.dispose()
       }
     }
     await this.child.terminate()
@@ -525,4 +490,9 @@ export class ServerInstance {
 /** A server capability given as `true` or an options object. */
 function offered(provider: unknown): boolean {
   return provider === true || (typeof provider === 'object' && provider !== null)
+}
+
+/** The request deadline LspConnection.request gave up on (not the server's answer). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof LspError && error.code === 'LSP_TIMEOUT'
 }

@@ -1,8 +1,8 @@
-import { envFromConfig, raceAbort, type SubprocessService } from 'dsh-core'
+import { envFromConfig, raceAbort, settlesWithin, type SubprocessService } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
-import { settlesWithin, trackUntilSettled } from './settle.ts'
+import { trackUntilSettled } from './settle.ts'
 
 export interface PreflightOptions {
   readonly serverId: string

@@ -1,17 +1,15 @@
 // `dsh mcp …` end to end (issue 21): the login flow driven through the real command by following
 // the URL it prints, then list and call with the stored login; import of documentation-shaped
 // Claude Code / Codex files, list, call; add and remove. No token in any stream.
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { dsh, ROOT, type Run } from './fixtures/dsh-run.ts'
 import { freePort } from './fixtures/everything-http.ts'
 import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
 
-const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
-const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 const CODEX = fileURLToPath(new URL('./fixtures/import/codex.config.toml', import.meta.url))
 const CLAUDE = fileURLToPath(new URL('./fixtures/import/claude.mcp.json', import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-command-'))
@@ -21,26 +19,6 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()))
 })
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function dsh(args: string[], home: string, onStderr?: (text: string) => void): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: home }
-  delete env.INIT_CWD
-  const child = spawn(process.execPath, [DSH, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => {
-    err.push(chunk)
-    onStderr?.(Buffer.concat(err).toString())
-  })
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
-}
 
 /** `dsh mcp login hosted …`, following the URL it prints the way a browser would. */
 function loginFollowing(args: string[], home: string): Promise<Run> {

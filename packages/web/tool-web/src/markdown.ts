@@ -22,14 +22,19 @@ export interface ConversionOptions {
  * `-` bullets, GFM strikethrough, task lists and highlighted code, tables by our own rules.
  */
 export function htmlToMarkdown(html: string, options: ConversionOptions = {}): string {
-  const document = parseDocument(html)
-  cleanDocument(document, options.url)
-  const root = (options.mainContent && mainContent(document)) || document.body
+  const root = (options.mainContent && mainContent(cleanPage(html, options.url))) || cleanPage(html, options.url).body
   if (!root) return ''
   boundForConversion(root.ownerDocument, root)
   converter ??= createConverter()
   // turndown's typings know only the browser's HTMLElement; linkedom's has everything it uses.
   return converter.turndown(root as unknown as TurndownService.Node)
+}
+
+/** The page parsed and cleaned; each call parses anew (main-content extraction consumes its document). */
+function cleanPage(html: string, url: string | undefined) {
+  const document = parseDocument(html)
+  cleanDocument(document, url)
+  return document
 }
 
 let converter: TurndownService | undefined

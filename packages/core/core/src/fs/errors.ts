@@ -9,6 +9,8 @@ export const FsErrorCode = {
   FS_PERMISSION_DENIED: 'FS_PERMISSION_DENIED',
   FS_OUTSIDE_WORKSPACE: 'FS_OUTSIDE_WORKSPACE',
   FS_IO_ERROR: 'FS_IO_ERROR',
+  /** A file to be rewritten no longer holds the text its new text was computed from (or was named twice); nothing was written. */
+  FS_CONFLICT: 'FS_CONFLICT',
   /** The caller's signal aborted the call; `cause` is the abort reason. */
   FS_ABORTED: 'FS_ABORTED',
 } as const

@@ -8,6 +8,7 @@ import { quote } from '../errors.ts'
 import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
 import { hostLifetime } from '../host.ts'
 import { fsIo, type FsIo, type FsIoMode } from './io.ts'
+import { replaceContainedTexts, type TextReplacement } from './replace.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -283,6 +284,15 @@ export class FileSystem extends Service {
         if (attempt === 2) throw new FsError(`${quote(filePath)} kept changing while it was opened; refused, as it may lead out of the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
       }
     }
+  }
+
+  /**
+   * Rewrites workspace files all or nothing (see replace.ts): each proven inside the workspace and
+   * holding exactly its `expected` text (else `FS_OUTSIDE_WORKSPACE` / `FS_CONFLICT`, nothing
+   * written), staged beside its target and renamed over it. Returns the canonical paths written.
+   */
+  replaceContainedTexts(workspace: Workspace, replacements: readonly TextReplacement[], options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<string[]> {
+    return replaceContainedTexts(this, workspace, replacements, options)
   }
 }
 

@@ -20,9 +20,11 @@ declare module 'cordis' {
  * `needs_auth`: a remote service wants the user to log in (the detail names the command that does it).
  * `no_credential`: its key was not found (the detail says where it was looked for). `cooling_down`:
  * rate limited or down, not used until the time in the detail. `failing`: its recent calls failed in
- * a way time alone will not fix (a refused key, unreadable answers).
+ * a way time alone will not fix (a refused key, unreadable answers). `untrusted`: something the
+ * workspace brings (its TypeScript, its `.mcp.json` servers, its `.env`, its skills) was not used
+ * because the workspace is not trusted; the detail names it and the `dsh trust <dir>` that would use it.
  */
-export type CapabilityState = 'ready' | 'idle' | 'starting' | 'indexing' | 'unavailable' | 'crashed' | 'needs_auth' | 'no_credential' | 'cooling_down' | 'failing'
+export type CapabilityState = 'ready' | 'idle' | 'starting' | 'indexing' | 'unavailable' | 'crashed' | 'needs_auth' | 'no_credential' | 'cooling_down' | 'failing' | 'untrusted'
 
 export interface CapabilityStatus {
   readonly state: CapabilityState

@@ -1,9 +1,9 @@
 import { watch } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { ensurePrivateDirectory } from 'dsh-core'
 import { AuthRequiredError } from './auth-required.ts'
 import { expiringSoon, NO_REDIRECT, RecordProvider, type ClientSettings } from './provider.ts'
 import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
@@ -36,7 +36,7 @@ export class OAuthSession {
    */
   async waitForLogin(signal: AbortSignal): Promise<boolean> {
     const directory = dirname(this.store.path)
-    await mkdir(directory, { recursive: true, mode: 0o700 })
+    await ensurePrivateDirectory(directory)
     const stored = async () => Boolean((await this.store.get(this.key).catch(() => undefined))?.tokens)
     return new Promise<boolean>((resolve) => {
       let checking = Promise.resolve()

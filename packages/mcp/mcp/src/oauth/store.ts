@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto'
-import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { open, readFile, rm, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
-import { sleep } from 'dsh-core'
+import { ensurePrivateDirectory, sleep, writePrivateFile } from 'dsh-core'
 
 /** One login: a server URL and the client that logged in to it. */
 export interface LoginRecord {
@@ -74,7 +73,7 @@ export class TokenStore {
    */
   async locked<T>(work: (held: HeldStore) => Promise<T>): Promise<T> {
     const lock = `${this.path}.lock`
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 })
+    await ensurePrivateDirectory(dirname(this.path))
     for (;;) {
       try {
         await (await open(lock, 'wx', 0o600)).close()
@@ -115,18 +114,7 @@ export class TokenStore {
     return { version: 1, logins: parsed.logins && typeof parsed.logins === 'object' ? parsed.logins : {} }
   }
 
-  private async write(file: StoreFile): Promise<void> {
-    const directory = dirname(this.path)
-    await mkdir(directory, { recursive: true, mode: 0o700 })
-    const temporary = join(directory, `.mcp-credentials.${randomUUID()}.tmp`)
-    const handle = await open(temporary, 'wx', 0o600)
-    try {
-      await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`)
-    } finally {
-      await handle.close()
-    }
-    // A umask cannot widen 0600, but a file created by an older tool might be wider: say it plainly.
-    await chmod(temporary, 0o600)
-    await rename(temporary, this.path)
+  private write(file: StoreFile): Promise<void> {
+    return writePrivateFile(this.path, `${JSON.stringify(file, null, 2)}\n`)
   }
 }
