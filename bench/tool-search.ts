@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
-import { bootPreset, SessionService, TOOL_SEARCH, ToolRuntime, untracked, type CatalogEntry, type FoundTool, type Host, type RawToolDefinition } from 'dsh-core'
+import { bootPreset, SessionService, TOOL_SEARCH, ToolRuntime, untracked, type CatalogEntry, type FoundTool, type Host, type JsonValue, type RawToolDefinition } from 'dsh-core'
 import { PHRASINGS } from './tool-search-queries.ts'
 import { ms, percentile, ratio } from './stats.ts'
 
@@ -103,7 +103,7 @@ async function searchHost(tools: readonly CatalogEntry[]): Promise<{ app: Contex
   app.plugin(ToolRuntime, {})
   app.plugin(SessionService)
   await app.start()
-  const definitions: RawToolDefinition[] = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters, defer: 'auto', execute: async () => ({}) }))
+  const definitions: RawToolDefinition<JsonValue>[] = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters, defer: 'auto', execute: async () => ({}) }))
   app.tools.registerAll(definitions)
   return { app, runtime: untracked(app.tools), session: app.sessions.create({ cwd: scratch }) }
 }
