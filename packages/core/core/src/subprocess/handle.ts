@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
-import { settlesWithin } from '../abort.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import { scrubbedEnv } from './env.ts'
 import { SubprocessError } from './errors.ts'
 import { groupAlive } from './group.ts'
@@ -110,9 +110,9 @@ export class ChildHandle {
     })
     const { signal } = spec
     if (signal && this.pid > 0) {
-      const cancel = () => void this.terminate()
-      signal.addEventListener('abort', cancel, { once: true })
-      void this.exited.then(() => signal.removeEventListener('abort', cancel))
+      const spawned = Lifetime.following(signal)
+      spawned.onAbort(() => void this.terminate())
+      void this.exited.then(() => spawned.dispose())
     }
   }
 
@@ -158,7 +158,7 @@ export class ChildHandle {
     }
     // The group is gone, so the leader's exit is only the event loop away; the bound covers a leader
     // that left the group before it ended.
-    if (!(await settlesWithin(this.exited, this.killWaitMs))) this.gaveUp = true
+    if (!(await new Lifetime().within(this.exited, this.killWaitMs))) this.gaveUp = true
   }
 
   private signalGroup(signal: NodeJS.Signals): void {
