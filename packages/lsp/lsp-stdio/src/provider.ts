@@ -1,6 +1,10 @@
 import { abortError, FsError, quote, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
   LspError,
+  type LspCallHierarchyResult,
+  type LspProviderCallHierarchyRequest,
+  type LspProviderRenameRequest,
+  type LspRenameResult,
   type LspDiagnosticsResult,
   type LspDocumentSymbolsResult,
   type LspFileChange,
@@ -97,6 +101,22 @@ export class StdioLspProvider implements LspProvider {
     return this.onFile(request, signal, async (instance, source, workspace, scope) => {
       const { symbols, complete } = await instance.documentSymbols(source, request.languageId, scope)
       return { kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: workspace.url, symbols, complete }
+    })
+  }
+
+  /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. */
+  rename(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
+    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
+      const { oldName, files, fileOperations, complete } = await instance.rename(source, request.languageId, request.position, request.newName, scope)
+      return { kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }
+    })
+  }
+
+  /** Incoming or outgoing calls of what is at the position, to the request's depth and count. */
+  callHierarchy(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
+    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
+      const { roots, truncated, complete } = await instance.callHierarchy(source, request.languageId, request, scope)
+      return { kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }
     })
   }
 

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
-import { bootPreset, composePreset, CredentialService, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { bootPreset, composePreset, CredentialService, errorMessage, SubprocessService, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
@@ -352,7 +351,7 @@ function anchoredToFile(config: Record<string, unknown>, file: string): Record<s
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
-  return withCredentials(options.cwd, async (credentials) => {
+  return withLoginServices(options.cwd, async ({ credentials, subprocess }) => {
     const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials })
     if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
     const outcome = await login({
@@ -361,7 +360,7 @@ async function loginTo(name: string, options: Options, io: McpIo, signal: AbortS
       signal,
       onAuthorizationUrl: (url) => {
         tellStderr(io.stderr, `To log in to ${name}, open this URL in a browser (it comes back to this machine):\n${url.href}`)
-        if (io.stderr.isTTY) openBrowser(url.href)
+        if (io.stderr.isTTY) void openBrowser(subprocess, url.href, options.cwd)
       },
     })
     const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
@@ -369,17 +368,24 @@ async function loginTo(name: string, options: Options, io: McpIo, signal: AbortS
   })
 }
 
+interface LoginServices {
+  readonly credentials: Pick<CredentialService, 'resolve'>
+  readonly subprocess: SubprocessService
+}
+
 /**
- * Runs `work` with dsh-core's credential lookup, as every row reads its secrets: the environment,
- * then the workspace's `.env`, then the user's `.env`. Read when asked, never kept.
+ * Runs `work` with dsh-core's credential lookup, as every row reads its secrets (the environment,
+ * then the workspace's `.env`, then the user's `.env`; read when asked, never kept), and
+ * `ctx.subprocess` for the browser.
  */
-async function withCredentials<T>(workspace: string, work: (credentials: Pick<CredentialService, 'resolve'>) => Promise<T>): Promise<T> {
+async function withLoginServices<T>(workspace: string, work: (services: LoginServices) => Promise<T>): Promise<T> {
   const app = new Context()
   app.plugin(CredentialService)
+  app.plugin(SubprocessService)
   await app.start()
   try {
     const service = app.get('credentials')!
-    return await work({ resolve: (variable) => service.resolve(variable, { cwd: workspace }) })
+    return await work({ credentials: { resolve: (variable) => service.resolve(variable, { cwd: workspace }) }, subprocess: app.get('subprocess')! })
   } finally {
     await app.stop()
   }
@@ -395,14 +401,17 @@ async function logout(name: string, options: Options): Promise<string> {
 }
 
 /**
- * Best effort, for a person at a terminal: the platform's opener, detached (it returns at once; the
- * browser is not ours to supervise). Without one the printed URL is the way.
+ * Best effort, for a person at a terminal: the platform's opener, through `ctx.subprocess` like
+ * every child (the scrubbed environment: the browser never sees the keys dsh was given; the
+ * executable looked up outside the workspace), handed off so the browser outlives dsh. Without an
+ * opener the printed URL is the way.
  */
-function openBrowser(url: string): void {
+async function openBrowser(subprocess: SubprocessService, url: string, cwd: string): Promise<void> {
   const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return
   try {
-    spawn(opener, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref()
+    const executable = await subprocess.resolveExecutable(opener)
+    subprocess.spawn({ argv: [executable, url], cwd, handOff: true })
   } catch {
     // No opener: the URL is printed.
   }
