@@ -9,6 +9,7 @@ import { benchServe } from './serve.ts'
 import { benchSkill } from './skill.ts'
 import { benchStartup } from './startup.ts'
 import { benchTools } from './tools.ts'
+import { benchToolSearch } from './tool-search.ts'
 import { benchWeb } from './web.ts'
 import { benchWebHtml } from './web-html.ts'
 
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   fs: benchFs,
   startup: benchStartup,
   tools: benchTools,
+  'tool-search': benchToolSearch,
 }
 const selected = process.argv.slice(2)
 for (const name of selected.length ? selected : Object.keys(benches)) {

@@ -1,4 +1,4 @@
-import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, type Host, type ToolProgress } from 'dsh-core'
+import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
 import { checkWorkspace, parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
@@ -157,7 +157,7 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
     }
     case 'tools': {
       const runtime = requireTools(host)
-      const tools = runtime.catalog()
+      const tools = runtime.catalog({ all: command.all })
       return answer({ tools }, toolsText(tools, (name) => runtime.get(name)?.approval))
     }
     case 'call': {
@@ -186,6 +186,14 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
         for (const message of decision.messages) {
           messages.push({ role: message.role, source: message.source.kind, text: message.content.map((block) => block.text).join('\n') })
         }
+      }
+      if (command.searches.length) {
+        const tools = requireTools(host)
+        for (const query of command.searches) {
+          const result = await tools.execute({ name: TOOL_SEARCH, arguments: { query }, session, signal })
+          messages.push({ role: 'tool', source: TOOL_SEARCH, text: result.content.map((block) => block.text).join('\n') })
+        }
+        messages.push({ role: 'system', source: 'tools', text: tools.catalog({ session }).map((tool) => tool.name).join('\n') })
       }
       return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
     }

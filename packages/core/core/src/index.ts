@@ -7,6 +7,8 @@ export { hostLifetime, hostWorkspace, type HostLifetime, type HostInfo } from '.
 export type * from './tools/types.ts'
 export { ToolRuntime, ToolsConfig } from './tools/runtime.ts'
 export { describeIssues, type SchemaIssues } from './tools/schema.ts'
+export { TOOL_SEARCH, TOOLS_LOADED_EVENT, DeferConfig } from './tools/deferral.ts'
+export type { FoundTool } from './tools/tool-search.ts'
 export { FileSystem, FsConfig, type Workspace, type PathInfo, type ContainedText, type DirEntry } from './fs/service.ts'
 export { FsError, FsErrorCode } from './fs/errors.ts'
 export type { TextReplacement } from './fs/replace.ts'

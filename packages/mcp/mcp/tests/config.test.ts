@@ -31,6 +31,7 @@ describe('McpConfig', () => {
       defaultApproval: 'auto',
       toolApproval: {},
       approvalFromAnnotations: false,
+      defer: 'auto',
       reconnect: { enabled: true, initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 10, stableAfterMs: 30_000, jitterRatio: 0.2 },
       maxResultChars: 100_000,
       instructions: false,

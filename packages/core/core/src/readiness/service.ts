@@ -121,7 +121,7 @@ export class ReadinessService extends Service {
     const cwd = options.cwd ?? process.cwd()
     const tools = this.ctx.get('tools')
     const toolsOf = new Map<string, string[]>()
-    for (const { name } of tools?.catalog() ?? []) {
+    for (const { name } of tools?.catalog({ all: true }) ?? []) {
       const surface = tools?.get(name)?.surface ?? `tool:${name}`
       toolsOf.set(surface, [...(toolsOf.get(surface) ?? []), name])
     }

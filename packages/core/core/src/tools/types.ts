@@ -61,6 +61,12 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
    */
   readonly approval?: ApprovalMode
   /**
+   * Whether the catalog may withhold the tool until the model finds it with `tool_search` (default
+   * `never`): `auto` once the deferrable tools pass the runtime's `defer` budget, `always` whatever
+   * the budget. A deferred tool still runs when called by its exact name.
+   */
+  readonly defer?: DeferMode
+  /**
    * The last word on what the model sees, for every outcome once the body was dispatched (a
    * success, a thrown error, a timeout, an abort): return blocks to replace the result's `content`,
    * or `undefined` to keep it. Synchronous; a throw or a malformed return is logged and ignored.
@@ -91,6 +97,17 @@ export interface RawToolDefinition<V extends JsonValue> extends ToolDefinitionBa
 }
 
 export type ToolDefinition<A = any, V extends JsonValue = JsonValue> = ZodToolDefinition<A, V> | RawToolDefinition<V>
+
+/** When a tool may be left out of the catalog until a search loads it (see `ToolDefinition.defer`). */
+export type DeferMode = 'never' | 'auto' | 'always'
+
+/** Which catalog `ctx.tools.catalog()` answers. */
+export interface CatalogOptions {
+  /** The session whose model asks: its catalog holds the deferred tools its searches loaded. */
+  readonly session?: Session
+  /** Every registered tool, deferred ones included and `tool_search` left out (`dsh tools --all`, status). */
+  readonly all?: boolean
+}
 
 /** `auto` runs at once, `prompt` asks the approver first, `deny` never runs. */
 export type ApprovalMode = 'auto' | 'prompt' | 'deny'
