@@ -1,4 +1,4 @@
-import { abortError, assertNever, deadline, envFromConfig, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, assertNever, envFromConfig, Lifetime, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspCall, type LspCallDirection, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspPosition, type LspProviderQuery, type LspQueryResult, type LspRange, type LspWorkspaceSymbol } from 'dsh-lsp'
 import { FileChangeType, LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
@@ -354,7 +354,7 @@ export class ServerInstance {
   ): Promise<R> {
     let capabilities: ServerCapabilities
     try {
-      capabilities = await raceAbort(this.ready, signal, queryAborted)
+      capabilities = await Lifetime.run({ signal }, () => this.ready, queryAborted)
     } catch (error) {
       // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
       await this.dispose()
@@ -497,7 +497,7 @@ export class ServerInstance {
     if (this.answersBarrier) void this.barrier().finally(() => watch.barrierPassed())
     else watch.barrierPassed()
     const quiet = await this.progress.waitQuiet(signal)
-    const budget = deadline(signal, config.diagnosticsWaitMs, 'LSP_DIAGNOSTICS_WAIT')
+    const budget = Lifetime.following(signal, { timeoutMs: config.diagnosticsWaitMs, code: 'LSP_DIAGNOSTICS_WAIT' })
     try {
       const answer = await watch.settle({ version: document.version, since: Date.now(), settleMs: config.diagnosticsSettleMs, signal: budget.signal })
       if (signal.aborted) throw abortError(signal, queryAborted)
@@ -593,11 +593,11 @@ export class ServerInstance {
   private async stop(graceful: boolean): Promise<void> {
     const { config } = this.options
     if (graceful && this.answered && !this.connection.failure && this.child.running) {
-      const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
+      const budget = Lifetime.following(undefined, { timeoutMs: config.shutdownTimeoutMs, code: 'LSP_SHUTDOWN' })
       try {
         await this.connection.request('shutdown', null, { signal: budget.signal })
         await this.connection.notify('exit', null, budget.signal)
-        await raceAbort(this.child.exited, budget.signal)
+        await budget.race(this.child.exited)
       } catch {
         // Whatever went wrong, the process group is ended below.
       } finally {

@@ -197,4 +197,27 @@ describe('dsh mcp', () => {
     expect(preset.code).toBe(2)
     expect(preset.stderr).toContain('is a preset of dsh')
   })
+
+  it('a server that needs a login is said once per command; a multi-line stderr tail keeps dsh mcp list one line per server (issue 33 item 10)', async () => {
+    const server = await startOAuthFixture()
+    fixtures.push(server)
+    const home = freshHome()
+    const overlay = join(home, 'mixed.yml')
+    const crash = "console.error('first line of the crash'); console.error('second line'); process.exit(3)"
+    writeFileSync(
+      overlay,
+      [
+        `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${server.url}', startupTimeoutMs: 10000 }`,
+        `- id: crashes\n  name: dsh-mcp\n  config: { serverName: crashes, transport: stdio, command: node, args: ['-e', "${crash}"], reconnect: { enabled: false } }`,
+      ].join('\n') + '\n',
+    )
+    const status = await dsh(['status', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stderr.split('\n').filter((line) => line.includes('hosted')), status.stderr).toHaveLength(1)
+    const listed = await dsh(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
+    expect(listed.code, listed.stderr).toBe(0)
+    const lines = listed.stdout.trimEnd().split('\n')
+    expect(lines, listed.stdout).toHaveLength(3)
+    expect(lines.find((line) => line.startsWith('crashes'))).toContain('first line of the crash second line')
+  })
 })

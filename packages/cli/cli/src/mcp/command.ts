@@ -227,7 +227,8 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   if (!out.length) return 'no MCP servers (dsh mcp add or dsh mcp import adds one)'
   const table = [['name', 'transport', 'state', 'tools', 'login'], ...out.map((server) => [server.name, server.transport, server.state, String(server.tools), server.auth])]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)))
-  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${out[index - 1]!.detail}` : '  detail')).join('\n')
+  // One line per server: a detail with the server's multi-line stderr tail is folded (--json keeps it whole).
+  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${oneLine(out[index - 1]!.detail)}` : '  detail')).join('\n')
 }
 
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
-import { deadline, MAX_TIMER_DELAY_MS, type Deadline } from '../abort.ts'
+import { MAX_TIMER_DELAY_MS } from '../abort.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import { untracked } from '../lifetime.ts'
 import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
@@ -10,8 +11,9 @@ import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
 import { byName, DeferConfig, Deferral, TOOL_SEARCH, type DeferrableTool } from './deferral.ts'
-import { ToolIndex, toolSearchDefinition } from './tool-search.ts'
-import type { ApprovalMode, Approver, CatalogEntry, CatalogOptions, ContentBlock, DeferMode, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
+import { ToolIndex, toolSearchDefinition, vanishedToolsNote } from './tool-search.ts'
+import type { ApprovalMode, Approver, CatalogEntry, CatalogOptions, ContentBlock, DeferMode, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolProgress, ToolResult, ToolResultEvent } from './types.ts'
+import type { Session } from '../sessions/session.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -97,6 +99,10 @@ export class ToolRuntime extends Service {
       for (const entry of entries.values()) yield entry.catalog
     }
     this.search = compileEntry(toolSearchDefinition({ all, deferral: this.deferral }, this.searchIndex))
+    // Where sessions exist, a loaded tool that vanished is told to that session's model once.
+    ctx.inject(['sessions'], (inner) => {
+      inner.sessions.use(vanishedToolsNote(this.deferral, (name) => entries.has(name)))
+    })
   }
 
   /** Adds a tool; an effect on the caller's scope, so unloading the caller removes it. */
@@ -287,9 +293,9 @@ export class ToolRuntime extends Service {
 
     const { definition } = entry
     if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId, definition, args: args.value })
-    const budget = deadline(call.signal, definition.timeoutMs ?? 0, ToolErrorCode.TOOL_TIMEOUT)
+    const budget = Lifetime.following(call.signal, { timeoutMs: definition.timeoutMs, code: ToolErrorCode.TOOL_TIMEOUT })
     const progress = progressReporter(call.onProgress, (error) => this.ctx.logger('tools').warn(`${definition.name}: a progress listener failed: ${errorMessage(error)}`))
-    const exec: ToolExecution = { callId, name: definition.name, signal: budget.signal, session: call.session, progress: progress.report }
+    const exec = new CallExecution(callId, definition.name, budget, call.session, progress.report)
     dispatched.definition = definition
     dispatched.exec = exec
     let outcome: Outcome
@@ -311,7 +317,7 @@ export class ToolRuntime extends Service {
    * more. One promise per call, and the abort is learnt from the budget itself rather than through
    * an event listener: this is on every call's path.
    */
-  private settle(run: () => unknown, budget: Deadline, name: string): Promise<Outcome> {
+  private settle(run: () => unknown, budget: Lifetime, name: string): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       let timer: NodeJS.Timeout | undefined
       let settled = false
@@ -331,7 +337,7 @@ export class ToolRuntime extends Service {
         (value) => done({ kind: 'fulfilled', value }),
         (error: unknown) => done({ kind: 'rejected', error }),
       )
-      budget.whenAborted(() => {
+      budget.onAbort(() => {
         if (settled) return
         timer = setTimeout(() => {
           this.ctx.logger('tools').warn(`${name} ignored its abort signal for ${this.settings.abandonAfterMs} ms; answering without it`)
@@ -515,6 +521,24 @@ function compileEntry(definition: ToolDefinition): Entry {
 }
 
 const DEFER_MODES: ReadonlySet<string> = new Set<DeferMode>(['never', 'auto', 'always'])
+
+/**
+ * The `exec` a body gets. Its `signal` is made when the body first reads it: a body that never does
+ * (most quick ones) costs no AbortController, the largest single part of the runtime's per-call cost.
+ */
+class CallExecution implements ToolExecution {
+  constructor(
+    readonly callId: string,
+    readonly name: string,
+    readonly lifetime: Lifetime,
+    readonly session: Session | undefined,
+    readonly progress: (update: ToolProgress) => void,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.lifetime.signal
+  }
+}
 
 /** What `execute` learns once a call reached its body, for `finalizeContent`. */
 interface Dispatched {

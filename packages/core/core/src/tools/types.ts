@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { JsonObject, JsonValue } from '../json.ts'
+import type { Lifetime } from '../lifetime/lifetime.ts'
 import type { Session } from '../sessions/session.ts'
 
 export interface TextBlock {
@@ -14,6 +15,12 @@ export interface ToolExecution {
   readonly name: string
   /** Aborts on caller cancellation or when the tool's `timeoutMs` runs out. Forward it. */
   readonly signal: AbortSignal
+  /**
+   * The call's lifetime, which `signal` belongs to: for work under the call with a budget of its own
+   * (`lifetime.child({ timeoutMs, code })`, `lifetime.run`) or a cheap `onAbort`, without making an
+   * AbortSignal. It ends when the call does (released once the call answers).
+   */
+  readonly lifetime: Lifetime
   /** The calling session; its `cwd` is the workspace the call runs in. */
   readonly session: Session | undefined
   /**
