@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
+import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client'
 import { sleep } from 'dsh-core'
 
 /** One login: a server URL and the client that logged in to it. */
