@@ -100,9 +100,13 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
    * the message schema) belongs to that POST's request, which the SDK would leave waiting.
    */
   private innerError(error: Error): void {
-    const request = sendingRequest.getStore()
     const unparsable = error instanceof SyntaxError || error instanceof z.core.$ZodError
-    if (unparsable && request !== undefined && this.streamed.has(request)) {
+    // On a POST's stream, that POST's request. Elsewhere (the standalone GET stream, where the
+    // SDK's own server sends an answer it cannot encode) only the one request waiting, if just one is.
+    const posted = sendingRequest.getStore()
+    // (A JSON answer the SDK cannot parse fails its send, and so its request, already.)
+    const request = posted !== undefined ? (this.streamed.has(posted) ? posted : undefined) : this.pending.only()
+    if (unparsable && request !== undefined) {
       const problem = error instanceof z.core.$ZodError ? `a message the MCP schema refuses (${zodReason(error)})` : 'an event that is not JSON'
       this.answerItself(request, { kind: 'malformed', problem })
     }
@@ -132,6 +136,8 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     try {
       await sendingRequest.run(id, () => this.inner.send(message, options))
     } catch (error) {
+      // A request whose send failed gets no answer: it is no longer waiting for one.
+      if (id !== undefined) this.pending.answered({ jsonrpc: '2.0', id, result: {} })
       const failure = this.loginWanted(error) ?? error
       // After this request has failed with it: closing first would fail it as "connection closed"
       // (and a version probe would hear "closed" instead of "unreachable").
