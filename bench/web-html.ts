@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { htmlToMarkdown } from 'dsh-tool-web'
 import { ms, ratio } from './stats.ts'
+import { benchLongPages } from './web-pages.ts'
 
 // HTML → Markdown on its own (issue 19 items 4 and 10).
 // 1. A pathological corpus at the default source cap (100 000 characters, web-fetch-http's
@@ -131,5 +132,5 @@ export function benchMainContent(): string[] {
 }
 
 export async function benchWebHtml(): Promise<string[]> {
-  return [...benchPathological(), ...benchMainContent()]
+  return [...benchPathological(), ...benchMainContent(), ...benchLongPages()]
 }

@@ -73,7 +73,11 @@ export type AbortFallback = string | ((reason: unknown) => Error)
 
 /** The error to throw for an aborted signal: its reason when that is an Error (keeping timeouts and disposal identifiable). */
 export function abortError(signal: AbortSignal, fallback: AbortFallback = 'operation aborted'): Error {
-  const reason: unknown = signal.reason
+  return errorFromReason(signal.reason, fallback)
+}
+
+/** The error to throw for an abort `reason`: the reason itself when it is an Error, else one made from `fallback`. */
+export function errorFromReason(reason: unknown, fallback: AbortFallback = 'operation aborted'): Error {
   if (reason instanceof Error) return reason
   if (typeof fallback === 'function') return fallback(reason)
   return new Error(typeof reason === 'string' && reason ? `${fallback}: ${reason}` : fallback)

@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import type { TrustHook } from './trust/service.ts'
 
 /**
  * How long the host runs. `one-shot`: a command that answers once and exits (`dsh call`, `context`,
@@ -13,6 +14,11 @@ export interface HostInfo {
   readonly lifetime: HostLifetime
   /** The directory the host works in (`dsh --cwd`); absolute. Absent: the process directory. */
   readonly workspace?: string
+  /**
+   * How this host asks its user whether a workspace is trusted (the `dsh` terminal prompt); asked
+   * when no hook is registered with `ctx.trust.decider`. Absent: nobody to ask.
+   */
+  readonly askTrust?: TrustHook
 }
 
 declare module 'cordis' {

@@ -1,4 +1,4 @@
-import type { Context, ForkScope } from 'cordis'
+import { symbols, type Context, type ForkScope } from 'cordis'
 import { errorMessage } from './errors.ts'
 
 const pending = new WeakMap<Context, Set<Promise<void>>>()
@@ -48,14 +48,14 @@ export async function stopHost(app: Context, forks: readonly ForkScope[]): Promi
   await settleTeardowns(app)
 }
 
-const ORIGINAL = Symbol.for('cordis.original')
-
 /**
  * The service object itself, without cordis's caller tracking. Every `ctx.<service>` access and
  * every method call through it builds proxies (and an Error for its stack) so that effects land on
  * the caller's scope — tens of microseconds per call. Hot, effect-free calls (queries, reads) may
  * go through this instead. Never use it for registrations: those must stay effects of the caller.
+ * `symbols.original` is cordis's exported way to reach the object behind a tracing proxy; this is
+ * the one place dsh uses it.
  */
 export function untracked<T>(service: T): T {
-  return ((service as { [ORIGINAL]?: T } | undefined)?.[ORIGINAL] ?? service) as T
+  return ((service as { [key: symbol]: unknown } | undefined)?.[symbols.original] ?? service) as T
 }

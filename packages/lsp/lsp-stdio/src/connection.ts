@@ -1,9 +1,9 @@
-import { errorMessage, oneLine, raceAbort, sleep, type ChildHandle } from 'dsh-core'
+import { abortError, errorMessage, Lifetime, oneLine, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
-import { settlesWithin } from './settle.ts'
 import {
+  CancellationTokenSource,
   ConnectionError,
   createMessageConnection,
   ResponseError,
@@ -12,6 +12,19 @@ import {
   type CancellationToken,
   type MessageConnection,
 } from 'vscode-jsonrpc/node'
+
+/** How one request may end before the server answers it. */
+export interface RequestOptions {
+  /** The caller gives up when it aborts: the rejection is its reason (an Error reason as it is, else LSP_ABORTED). */
+  readonly signal?: AbortSignal | undefined
+  /** Gives up after this long with LSP_TIMEOUT; 0 or absent: no deadline of its own. */
+  readonly timeoutMs?: number | undefined
+  /**
+   * After giving up, how long the server has to settle the cancelled request, and what to do when
+   * it does not (a server that ignores `$/cancelRequest` is not listening). The rejection waits for both.
+   */
+  readonly ignoredCancel?: { readonly graceMs: number; readonly then: () => Promise<void> } | undefined
+}
 
 export interface ConnectionHooks {
   /** A request from the server; return the result or a ResponseError. */
@@ -43,7 +56,8 @@ const DELIVERY_GRACE_MS = 50
 export class LspConnection {
   private fatal: LspError | undefined
   private exitExpected = false
-  private readonly failed = new AbortController()
+  /** Aborts with the fatal cause: every request and write in flight is a child of it. */
+  private readonly alive = new Lifetime()
   private readonly rpc: MessageConnection
 
   constructor(
@@ -86,8 +100,10 @@ export class LspConnection {
       }
       // A server that answers and then exits has answered: what it wrote before exiting is read and
       // handed on (vscode-jsonrpc does that in a few event-loop turns) before the exit is fatal.
-      await settlesWithin(outputClosed, CLOSE_GRACE_MS)
-      await sleep(DELIVERY_GRACE_MS)
+      const grace = new Lifetime()
+      await grace.within(outputClosed, CLOSE_GRACE_MS)
+      await grace.sleep(DELIVERY_GRACE_MS)
+      grace.dispose()
       const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
       this.fail(this.exitedError(`the language server ${how}`))
     })
@@ -107,14 +123,61 @@ export class LspConnection {
   fail(error: LspError): void {
     if (this.fatal) return
     this.fatal = error
-    this.failed.abort(error)
+    this.alive.abort(error)
     this.rpc.dispose()
   }
 
-  async request<R>(method: string, params: unknown, token: CancellationToken): Promise<R> {
-    if (this.fatal) throw this.fatal
+  /**
+   * One request. It ends with the server's answer, the connection's fatal cause, or when the
+   * caller gives up (`signal`, `timeoutMs`): then `$/cancelRequest` goes to the server, always, and
+   * with `ignoredCancel` the server gets a grace to settle it. The request is one child of the
+   * connection's lifetime (its timer and its listener on `signal` go when it ends) and one
+   * CancellationTokenSource.
+   */
+  request<R>(method: string, params: unknown, options: RequestOptions = {}): Promise<R> {
+    if (this.fatal) return Promise.reject(this.fatal)
+    const { signal, timeoutMs, ignoredCancel } = options
+    if (signal?.aborted) return Promise.reject(abortError(signal, queryAborted))
+    const call = this.alive.child({ signal, timeoutMs, code: 'LSP_TIMEOUT' })
+    const cancellation = new CancellationTokenSource()
+    const answer = this.answer<R>(method, params, cancellation.token)
+    return new Promise<R>((resolve, reject) => {
+      call.onAbort((reason) => {
+        if (reason === this.fatal) {
+          cancellation.dispose()
+          return reject(reason)
+        }
+        // Cancelled before the source goes: vscode-jsonrpc writes `$/cancelRequest` for the request's id.
+        cancellation.cancel()
+        cancellation.dispose()
+        const error = call.expired ? new LspError(`${this.serverId}: ${method} got no answer within ${timeoutMs} ms`, 'LSP_TIMEOUT') : abortError(signal!, queryAborted)
+        if (!ignoredCancel) return reject(error)
+        const grace = new Lifetime()
+        void grace
+          .within(answer, ignoredCancel.graceMs)
+          .then((settled) => (settled ? undefined : ignoredCancel.then()))
+          .catch(() => {})
+          .then(() => reject(error))
+      })
+      const settle = (ok: boolean, value: unknown) => {
+        // A late answer after the caller gave up goes nowhere.
+        if (!call.active) return
+        call.dispose()
+        cancellation.dispose()
+        if (ok) resolve(value as R)
+        else reject(value)
+      }
+      answer.then(
+        (value) => settle(true, value),
+        (error: unknown) => settle(false, error),
+      )
+    })
+  }
+
+  /** The server's answer to one request, its failures translated (a late one, after the caller gave up, goes nowhere). */
+  private async answer<R>(method: string, params: unknown, token: CancellationToken): Promise<R> {
     try {
-      return await raceAbort(this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, token)), this.failed.signal)
+      return await this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, token))
     } catch (error) {
       // vscode-jsonrpc rejects a request it could not write with a local ResponseError, after our
       // writer error hook has already run: that is the transport failing, not the server answering.
@@ -132,7 +195,7 @@ export class LspConnection {
     if (this.fatal) throw this.fatal
     const written = this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params))
     try {
-      await raceAbort(raceAbort(written, this.failed.signal), signal, queryAborted)
+      await (signal ? this.alive.run({ signal }, () => written, queryAborted) : this.alive.race(written))
     } catch (error) {
       if (error === this.fatal || signal?.aborted) throw this.translate(error)
       // A failed write: the process is most likely dying. Its exit (with the stderr tail) is the
@@ -158,7 +221,7 @@ export class LspConnection {
 
   /** Rejects with the fatal cause once there is one (expectExit() guarantees one shortly). */
   private async awaitFatal(): Promise<never> {
-    if (!this.fatal) await new Promise((resolve) => this.failed.signal.addEventListener('abort', resolve, { once: true }))
+    if (!this.fatal) await new Promise((resolve) => this.alive.onAbort(resolve))
     throw this.fatal
   }
 

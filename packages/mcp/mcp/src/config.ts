@@ -67,6 +67,11 @@ const common = {
   toolApproval: z.record(z.string(), approvalMode).default({}),
   /** Without a `toolApproval` entry, a tool's annotations decide: `readOnlyHint` → auto, `destructiveHint` (not read-only) → prompt. */
   approvalFromAnnotations: z.boolean().default(false),
+  /**
+   * Whether this server's tools may wait behind `tool_search` (dsh-core's deferred tools): `auto`
+   * once the deferrable tools pass the tools runtime's `defer` budget, `always`, or `never`.
+   */
+  defer: z.enum(['auto', 'always', 'never'], { error: 'must be "auto", "always" or "never"' }).default('auto'),
   reconnect: ReconnectConfig.prefault({}),
   /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
   maxResultChars: positive(100_000),
@@ -77,6 +82,11 @@ const common = {
   resources: z.boolean().default(false),
   /** M4: list the server's prompts in `dsh status`. */
   prompts: z.boolean().default(false),
+  /**
+   * Declare the `roots` capability and answer `roots/list` with the session workspace. Off by
+   * default: some servers (server-filesystem) replace their configured allow-list with the roots.
+   */
+  roots: z.boolean().default(false),
 }
 
 /** The hard limit of a call cannot come before its idle deadline. */

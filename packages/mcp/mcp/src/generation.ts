@@ -15,8 +15,8 @@ export interface GenerationHooks {
   onClosed(generation: Generation): void
   /** Something went wrong outside any request (a line that is not JSON-RPC, a broken event stream). */
   onTransportError(error: Error): void
-  /** The server asked for the client's roots (`roots/list`). */
-  roots(): Root[]
+  /** The client's roots (`roots/list`); absent: the client does not declare the `roots` capability. */
+  roots: (() => Root[]) | undefined
 }
 
 /**
@@ -47,8 +47,8 @@ function negotiation(protocol: McpConfig['protocol']): VersionNegotiationMode {
  * `initialize`). Handlers are installed before `connect`, so a notification that races the first
  * sync is queued, not lost, and a close during `connect` is remembered. Tool-list changes arrive as
  * `notifications/tools/list_changed` on either revision (on 2026-07-28 through the
- * `subscriptions/listen` stream the SDK opens). The client declares `roots` and answers
- * `roots/list` with the host's workspaces.
+ * `subscriptions/listen` stream the SDK opens). Only a row with `roots: true` declares `roots` and
+ * answers `roots/list`.
  */
 export class Generation {
   readonly client: Client
@@ -60,6 +60,7 @@ export class Generation {
   connectedAt: number | undefined
   private readonly closedSignal: Promise<void>
   private readonly markClosed: () => void
+  private readonly declaresRoots: boolean
 
   constructor(
     readonly id: number,
@@ -67,6 +68,8 @@ export class Generation {
     hooks: GenerationHooks,
     protocol: McpConfig['protocol'],
   ) {
+    const roots = hooks.roots
+    this.declaresRoots = roots !== undefined
     let resolveClosed!: () => void
     this.closedSignal = new Promise((resolve) => (resolveClosed = resolve))
     this.markClosed = () => {
@@ -74,12 +77,12 @@ export class Generation {
       resolveClosed()
     }
     this.client = new Client(CLIENT_INFO, {
-      capabilities: { roots: { listChanged: true } },
+      capabilities: roots ? { roots: { listChanged: true } } : {},
       versionNegotiation: { mode: negotiation(protocol) },
       // Changes only mark the list stale: the supervisor's serial queue fetches it (discovery.ts).
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onListChanged(this) } },
     })
-    this.client.setRequestHandler('roots/list', () => ({ roots: hooks.roots() }))
+    if (roots) this.client.setRequestHandler('roots/list', () => ({ roots: roots() }))
     this.client.onerror = (error) => {
       if (!this.closing && !this.closed) hooks.onTransportError(error)
     }
@@ -127,7 +130,7 @@ export class Generation {
 
   /** Tells the server the roots changed, if it is connected (it then asks `roots/list` again). */
   rootsChanged(): void {
-    if (!this.closed && this.connectedAt !== undefined) this.client.sendRootsListChanged().catch(() => {})
+    if (this.declaresRoots && !this.closed && this.connectedAt !== undefined) this.client.sendRootsListChanged().catch(() => {})
   }
 
   get pid(): number | undefined {

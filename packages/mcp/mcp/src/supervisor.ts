@@ -52,8 +52,8 @@ export interface SupervisorOptions {
   readonly logger: Logger
   /** Public names the row registers itself (M4 resource tools), which server tools must not take. */
   readonly reserved: ReadonlySet<string>
-  /** The roots the client answers `roots/list` with. */
-  readonly roots: () => Root[]
+  /** The roots the client answers `roots/list` with; absent: the client declares no `roots` (the default). */
+  readonly roots?: () => Root[]
   /** After each successful connect (M4 extras read instructions and prompts here). */
   readonly onConnected?: (generation: Generation, signal: AbortSignal) => Promise<void> | void
   /** The server wants a login (phase `needs_auth`); `resume()` connects again once one is stored. */
@@ -273,7 +273,7 @@ export class Supervisor {
         onListChanged: (changed) => this.listChanged(changed),
         onClosed: (closed) => this.closed(closed),
         onTransportError: (error) => this.transportError(error),
-        roots: () => this.options.roots(),
+        roots: this.options.roots,
       }, this.config.protocol)
       this.current = generation
       step = 'initialize'
@@ -310,7 +310,8 @@ export class Supervisor {
     const failure = this.attemptError(error, step, generation)
     if (this.disposed) return failure
     this.recordError(failure.message, generation)
-    this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
+    // A server that wants a login says so once, below, not also as a failed attempt.
+    if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
     if (!closed) {
       if (this.current !== generation) return failure
       this.current = undefined
@@ -434,6 +435,8 @@ export class Supervisor {
 
   private transportError(error: Error): void {
     if (this.disposed) return
+    // A 401 is the attempt's own failure (needs_auth, logged once with the login command).
+    if ((error as { code?: unknown }).code === 401) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 

@@ -18,7 +18,7 @@ export const FetchValue = z.strictObject({
   statusCode: z.number().int(),
   body: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('html'), content: z.string() }), z.strictObject({ kind: z.literal('text'), content: z.string() })]),
   truncated: z.boolean(),
-  /** The HTML body (its first `fetchMaxOutputChars` characters) as Markdown, converted inside the call's budget. */
+  /** The whole HTML body as Markdown (main content only when asked), converted inside the call's budget. */
   markdown: z.string().exactOptional(),
   /** Answered from the tool's cache (an earlier fetch of the same URL within `cacheTtlMs`). */
   cached: z.literal(true).exactOptional(),
@@ -31,7 +31,7 @@ export interface Fetcher {
 }
 
 export interface FetchSettings {
-  /** Source characters converted (and the cap on the rendered text). */
+  /** Cap on the rendered text: the Markdown the model reads, header and truncation note included. */
   readonly maxOutputChars: number
   /** Main content only when the model does not say. */
   readonly mainContent: boolean
@@ -57,7 +57,8 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
   if (hit) return { ...hit, cached: true }
   const result = await web.fetch({ url }, signal)
   let value: FetchValue = { url: result.url, statusCode: result.statusCode, body: { kind: result.body.kind, content: result.body.content }, truncated: result.truncated }
-  if (value.body.kind === 'html') value = { ...value, markdown: convert(value.body.content.slice(0, settings.maxOutputChars), value.url, mainContent) }
+  // The whole document is converted (main content is found in all of it); the cap applies to the Markdown.
+  if (value.body.kind === 'html') value = { ...value, markdown: convert(value.body.content, value.url, mainContent) }
   settings.cache?.put(url, value, mainContent)
   return value
 }
@@ -91,22 +92,23 @@ export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
 
 function render(value: FetchValue, cap: number): RenderedFetch {
   const header = `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
-  const source = value.body.content.slice(0, cap)
-  const prefix = header + renderBody(value, source)
-  const truncated = value.truncated || source.length < value.body.content.length || prefix.length > cap
+  const prefix = header + renderBody(value, cap)
+  // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
+  const truncated = value.truncated || prefix.length > cap
   const full = truncated ? prefix + FOOTER : prefix
   if (full.length <= cap) return { text: full, truncated }
   if (cap < FOOTER.length) return { text: full.slice(0, cap), truncated }
   return { text: prefix.slice(0, cap - FOOTER.length) + FOOTER, truncated }
 }
 
-function renderBody(value: FetchValue, source: string): string {
-  const { kind } = value.body
+/** The body as the model reads it; a text body is cut to one past `cap` (enough to see it overflows). */
+function renderBody(value: FetchValue, cap: number): string {
+  const { kind, content } = value.body
   switch (kind) {
     case 'text':
-      return source
+      return content.length > cap ? content.slice(0, cap + 1) : content
     case 'html':
-      return value.markdown ?? convert(source, value.url, false)
+      return value.markdown ?? convert(content, value.url, false)
     default:
       return assertNever(kind, 'fetch body kind')
   }

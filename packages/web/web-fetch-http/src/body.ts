@@ -7,7 +7,11 @@ import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 export interface BodyLimits {
   /** Decoded bytes read at most. */
   readonly maxBytes: number
-  /** Characters kept at most. */
+  /**
+   * Characters kept at most of a text body. An HTML body is kept whole up to `maxBytes`: its
+   * reader (dsh-tool-web) finds the article in the whole document and caps what it renders; a cut
+   * here would leave it the page's `<head>` and scripts.
+   */
   readonly maxChars: number
 }
 
@@ -92,6 +96,7 @@ class BodyReader {
     this.head = []
     this.kind ??= sniff(head)
     if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    if (this.kind === 'html') this.text.uncapChars()
     this.decoder = pickDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
     return this.text.push(this.decoder, head)
   }
@@ -143,12 +148,22 @@ class CappedReader {
   private bytes = 0
   private chars = 0
   private cut = false
+  private readonly maxBytes: number
+  private maxChars: number
 
-  constructor(private readonly limits: BodyLimits) {}
+  constructor(limits: BodyLimits) {
+    this.maxBytes = limits.maxBytes
+    this.maxChars = limits.maxChars
+  }
+
+  /** Only the byte cap applies (an HTML body). */
+  uncapChars(): void {
+    this.maxChars = Number.POSITIVE_INFINITY
+  }
 
   /** Decodes a chunk; false once a cap is reached (stop reading). */
   push(decoder: StreamDecoder, chunk: Buffer): boolean {
-    const room = this.limits.maxBytes - this.bytes
+    const room = this.maxBytes - this.bytes
     // A body exactly at the cap is whole; one more byte is truncation.
     const fits = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
     this.bytes += fits.byteLength
@@ -158,15 +173,15 @@ class CappedReader {
     this.parts.push(text)
     this.chars += text.length
     if (fits !== chunk) this.cut = true
-    if (this.chars > this.limits.maxChars) this.cut = true
+    if (this.chars > this.maxChars) this.cut = true
     return !this.cut
   }
 
   finish(decoder: StreamDecoder): { content: string; truncated: boolean } {
     if (!this.cut) this.parts.push(decoder.decode())
     const text = this.parts.join('')
-    if (text.length <= this.limits.maxChars) return { content: text, truncated: this.cut }
-    return { content: sliceCodePoints(text, this.limits.maxChars), truncated: true }
+    if (text.length <= this.maxChars) return { content: text, truncated: this.cut }
+    return { content: sliceCodePoints(text, this.maxChars), truncated: true }
   }
 }
 

@@ -11,7 +11,7 @@ export const FetchHttpConfig = z.strictObject({
   maxUrlLength: z.number().int().positive().default(2048),
   /** Decoded (decompressed) body bytes read; the rest is dropped and the result marked truncated. */
   maxResponseBytes: z.number().int().positive().default(5_000_000),
-  /** Characters of decoded text kept; the rest is dropped and the result marked truncated. */
+  /** Characters kept of a text body (an HTML body is kept whole up to maxResponseBytes); the rest is dropped, the result marked truncated. */
   maxBodyChars: z.number().int().positive().default(100_000),
   /** Backstop for one fetch (all hops and the body read) for callers without a shorter budget. */
   timeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(30_000),

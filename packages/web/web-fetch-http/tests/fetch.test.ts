@@ -177,6 +177,18 @@ describe('caps (W2: truncate, say so, never split a character)', () => {
     expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=shift_jis' }, sjis), { maxResponseBytes: 4 })).result.body.content).toBe('a日')
   })
 
+  it('issue 31 item 1: an HTML body is kept whole up to the byte cap; the character cap cuts only text', async () => {
+    const html = `<html><head><script>${'x'.repeat(150_000)}</script></head><body><p>the article</p></body></html>`
+    const whole = (await fetchFrom(respond(200, { 'content-type': 'text/html' }, html), { maxBodyChars: 1000 })).result
+    expect([whole.body.content.length, whole.truncated]).toEqual([html.length, false])
+    const sniffed = (await fetchFrom(respond(200, {}, html), { maxBodyChars: 1000 })).result
+    expect([sniffed.body.kind, sniffed.body.content.length]).toEqual(['html', html.length])
+    const bytes = (await fetchFrom(respond(200, { 'content-type': 'text/html' }, html), { maxBodyChars: 1000, maxResponseBytes: 2000 })).result
+    expect([bytes.body.content.length, bytes.truncated]).toEqual([2000, true])
+    const text = (await fetchFrom(respond(200, { 'content-type': 'text/plain' }, html), { maxBodyChars: 1000 })).result
+    expect([text.body.content.length, text.truncated]).toEqual([1000, true])
+  })
+
   it('the character cap never splits a surrogate pair', async () => {
     expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'ab😀c'), { maxBodyChars: 3 })).result.body.content).toBe('ab')
   })

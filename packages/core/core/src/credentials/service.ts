@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { parseEnv } from 'node:util'
 import { Context, Service } from 'cordis'
 import { assertNever, errorMessage, HarnessError } from '../errors.ts'
+import { dshHome } from '../home.ts'
 import { currentSession } from '../sessions/current.ts'
 
 declare module 'cordis' {
@@ -23,7 +23,7 @@ const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** The user's own `.env`: `$DSH_HOME/.env`, else `~/.dsh/.env`. */
 export function userEnvFile(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.DSH_HOME || join(homedir(), '.dsh'), '.env')
+  return join(dshHome(env), '.env')
 }
 
 /** Where a lookup searched and what it found there, so a caller can say why a credential is missing. */

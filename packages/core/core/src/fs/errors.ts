@@ -9,6 +9,8 @@ export const FsErrorCode = {
   FS_PERMISSION_DENIED: 'FS_PERMISSION_DENIED',
   FS_OUTSIDE_WORKSPACE: 'FS_OUTSIDE_WORKSPACE',
   FS_IO_ERROR: 'FS_IO_ERROR',
+  /** A file to be rewritten no longer holds the text its new text was computed from (or was named twice); nothing was written. */
+  FS_CONFLICT: 'FS_CONFLICT',
   /** The caller's signal aborted the call; `cause` is the abort reason. */
   FS_ABORTED: 'FS_ABORTED',
 } as const
@@ -48,8 +50,8 @@ function systemProblem(error: unknown): string {
 }
 
 /** Throws `FS_ABORTED` (the abort reason as `cause`, its message in the text) once `signal` has aborted. */
-export function throwIfFsAborted(signal: AbortSignal | undefined, what: string): void {
+export function throwIfFsAborted(signal: AbortSignal | undefined, what: string | (() => string)): void {
   if (!signal?.aborted) return
   const reason: unknown = signal.reason
-  throw new FsError(`${what}: aborted${reason === undefined ? '' : ` (${errorMessage(reason)})`}`, 'FS_ABORTED', { cause: reason })
+  throw new FsError(`${typeof what === 'string' ? what : what()}: aborted${reason === undefined ? '' : ` (${errorMessage(reason)})`}`, 'FS_ABORTED', { cause: reason })
 }

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
-import { deadline, raceAbort } from '../abort.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import { errorMessage, isHarnessError } from '../errors.ts'
 import type { HostLifetime } from '../host.ts'
+import type { TrustHook } from '../trust/service.ts'
 import { stopHost } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
 import { withOrigin } from './origin.ts'
@@ -32,6 +33,8 @@ export interface BootOptions {
    * A process that has its own policy for stray failures (the `dsh` command) turns it off.
    */
   readonly containStrayRejections?: boolean
+  /** Told to the trust service as `ctx.dshHost.askTrust`: how to ask the user about an untrusted workspace. Default: nobody to ask. */
+  readonly askTrust?: TrustHook
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 120_000
@@ -85,7 +88,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   }
 
   const app = new Context()
-  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived', workspace: resolve(options.workspace ?? process.cwd()) })
+  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived', workspace: resolve(options.workspace ?? process.cwd()), ...(options.askTrust ? { askTrust: options.askTrust } : {}) })
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []
   const contain = options.containStrayRejections ?? (options.lifetime ?? 'long-lived') === 'long-lived'
   const release = contain ? containStrayRejections(app, loaded) : () => {}
@@ -107,12 +110,12 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       await app.start()
       await app.events.flush()
     })()
-    const budget = deadline(options.signal, startTimeoutMs, 'PRESET_PLUGIN_TIMEOUT')
-    // The deadline's timer is unref'd; an apply that never settles leaves nothing else to keep the
+    const budget = Lifetime.following(options.signal, { timeoutMs: startTimeoutMs, code: 'PRESET_PLUGIN_TIMEOUT' })
+    // The budget's timer is unref'd; an apply that never settles leaves nothing else to keep the
     // process alive, and Node would exit with code 13 instead of reporting the row.
     const keepAlive = setTimeout(() => {}, startTimeoutMs)
     try {
-      await raceAbort(started, budget.signal)
+      await budget.race(started)
     } catch (error) {
       if (budget.expired) {
         const still = forks.find(({ fork }) => [PENDING, LOADING].includes(scopeOf(fork).status))

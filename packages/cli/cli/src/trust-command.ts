@@ -1,0 +1,64 @@
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { errorMessage, isHarnessError, oneLine, TrustStore, trustCommand, type TrustRecord } from 'dsh-core'
+import { checkWorkspace, invocationDir, UsageError } from './args.ts'
+import { ExitCode } from './exit.ts'
+import { tellStderr, writeOut } from './output.ts'
+
+export const TRUST_USAGE = `usage: dsh trust [<dir>] | --revoke [<dir>] | --list [--json]
+  dsh trust [<dir>]           trust the directory (default --cwd, else the current one) and what is below it:
+                              its TypeScript, its .mcp.json servers, its .env and its skills are then used
+  dsh trust --revoke [<dir>]  record it as untrusted (also below a trusted directory)
+  dsh trust --list            the recorded decisions
+decisions are kept in $DSH_HOME/trusted.json (default ~/.dsh/trusted.json)`
+
+interface TrustIo {
+  readonly stdout: NodeJS.WritableStream
+  readonly stderr: NodeJS.WritableStream
+}
+
+/** `dsh trust …`: records or lists decisions without booting a composition. */
+export async function runTrustCommand(argv: readonly string[], io: TrustIo, store = new TrustStore()): Promise<ExitCode> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { revoke: { type: 'boolean' }, list: { type: 'boolean' }, json: { type: 'boolean' }, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    })
+    if (values.help) return await say(io, `${TRUST_USAGE}\n`)
+    if (positionals.length > 1) throw new UsageError(`trust takes one directory (got ${positionals.join(' ')})`)
+    if (values.list) {
+      if (values.revoke || positionals.length) throw new UsageError('--list takes no directory and no --revoke')
+      const records = await store.list()
+      const problem = await store.problem()
+      if (problem) tellStderr(io.stderr, `dsh: ${store.file} decides nothing: ${problem}`)
+      return await say(io, values.json ? `${JSON.stringify({ file: store.file, directories: records })}\n` : `${listText(records, store.file)}\n`)
+    }
+    const from = invocationDir()
+    const directory = resolve(from, values.cwd ?? '.', positionals[0] ?? '.')
+    checkWorkspace(directory)
+    const record = await store.record(directory, !values.revoke)
+    const text = record.trusted
+      ? `trusted ${record.directory}: its TypeScript, .mcp.json servers, .env and skills are used from now on (recorded in ${store.file})`
+      : `untrusted ${record.directory}: what it brings is not used (recorded in ${store.file}; ${trustCommand(record.directory)} trusts it again)`
+    return await say(io, values.json ? `${JSON.stringify({ file: store.file, ...record })}\n` : `${text}\n`)
+  } catch (error) {
+    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      tellStderr(io.stderr, `dsh: ${(error as Error).message} (dsh trust --help shows the usage)`)
+      return ExitCode.USAGE
+    }
+    tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}${isHarnessError(error) ? ` [${error.code}]` : ''}`)
+    return ExitCode.USAGE
+  }
+}
+
+function listText(records: readonly TrustRecord[], file: string): string {
+  if (!records.length) return `no directory is trusted (${file} records none)`
+  const width = Math.max(...records.map((record) => (record.trusted ? 7 : 9)))
+  return records.map((record) => `${(record.trusted ? 'trusted' : 'untrusted').padEnd(width)}  ${record.directory}  ${record.decidedAt}`).join('\n')
+}
+
+async function say(io: TrustIo, text: string): Promise<ExitCode> {
+  await writeOut(io.stdout, text)
+  return ExitCode.OK
+}

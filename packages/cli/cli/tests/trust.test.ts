@@ -1,0 +1,85 @@
+import { PassThrough } from 'node:stream'
+import { mkdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { TrustStore, trustStoreFile } from 'dsh-core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { terminalTrustPrompt } from '../src/trust-prompt.ts'
+import { dsh, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
+
+afterEach(async () => {
+  killRunning()
+  await removeTempDirs()
+})
+
+describe('dsh trust', () => {
+  it('records, lists and revokes a canonical directory in $DSH_HOME/trusted.json', async () => {
+    const home = await tempDir()
+    const work = await tempDir()
+    await mkdir(join(work, 'sub'))
+    const env = { DSH_HOME: home }
+    const trusted = await dsh(['trust', join(work, 'sub', '..')], { env })
+    expect(trusted.code, trusted.stderr).toBe(0)
+    expect(trusted.stdout).toContain(`trusted ${work}:`)
+    expect((await stat(trustStoreFile(env))).mode & 0o777).toBe(0o600)
+    expect((await stat(home)).mode & 0o777).toBe(0o700)
+    // Default: the --cwd, else the current directory.
+    const here = await dsh(['trust', '--revoke', '--json'], { env, cwd: join(work, 'sub') })
+    expect(json(here)).toMatchObject({ directory: join(work, 'sub'), trusted: false })
+    const listed = json(await dsh(['trust', '--list', '--json'], { env }))
+    expect(listed.file).toBe(trustStoreFile(env))
+    expect(listed.directories.map((entry: { directory: string; trusted: boolean }) => [entry.directory, entry.trusted])).toEqual([
+      [work, true],
+      [join(work, 'sub'), false],
+    ])
+    const text = await dsh(['trust', '--list'], { env })
+    expect(text.stdout).toMatch(new RegExp(`^trusted +${work} `, 'm'))
+  })
+
+  it('refuses a directory that does not exist and a second directory, with exit 2', async () => {
+    const home = await tempDir()
+    const missing = await dsh(['trust', join(home, 'nope')], { env: { DSH_HOME: home } })
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('does not exist')
+    const two = await dsh(['trust', home, home], { env: { DSH_HOME: home } })
+    expect(two.code).toBe(2)
+  })
+})
+
+describe('the terminal trust prompt', () => {
+  function terminal(answer: string | undefined) {
+    const stdin = Object.assign(new PassThrough(), { isTTY: true })
+    const stderr = Object.assign(new PassThrough(), { isTTY: true })
+    let said = ''
+    stderr.on('data', (chunk: Buffer) => {
+      said += chunk.toString()
+      if (answer !== undefined) stdin.write(`${answer}\n`)
+      else stdin.end()
+    })
+    return { io: { stdin, stderr }, said: () => said }
+  }
+
+  it('never exists without a terminal', () => {
+    expect(terminalTrustPrompt({ stdin: new PassThrough(), stderr: Object.assign(new PassThrough(), { isTTY: true }) })).toBeUndefined()
+    expect(terminalTrustPrompt({ stdin: Object.assign(new PassThrough(), { isTTY: true }), stderr: new PassThrough() })).toBeUndefined()
+  })
+
+  it('asks y/N once, records the answer, and takes anything but yes as no', async () => {
+    const home = await tempDir()
+    const store = new TrustStore(join(home, 'trusted.json'))
+    const yes = terminal('y')
+    const hook = terminalTrustPrompt(yes.io, store)!
+    const signal = new AbortController().signal
+    const [first, second] = await Promise.all([hook({ directory: '/w/a', brings: 'its skills', recorded: undefined, signal }), hook({ directory: '/w/a', brings: 'its TypeScript', recorded: undefined, signal })])
+    expect([first, second]).toEqual([true, true])
+    expect(yes.said().match(/\[y\/N\]/g)).toHaveLength(1)
+    expect(yes.said()).toContain('/w/a is not trusted, and it brings its skills')
+    expect(JSON.parse(await readFile(store.file, 'utf8')).directories['/w/a'].trusted).toBe(true)
+    // A recorded decision is not asked about again.
+    expect(await hook({ directory: '/w/b', brings: 'x', recorded: false, signal })).toBeUndefined()
+    const enter = terminal('')
+    expect(await terminalTrustPrompt(enter.io, store)!({ directory: '/w/c', brings: 'x', recorded: undefined, signal })).toBe(false)
+    const closed = terminal(undefined)
+    expect(await terminalTrustPrompt(closed.io, store)!({ directory: '/w/d', brings: 'x', recorded: undefined, signal })).toBe(false)
+    expect((await store.lookup('/w/c'))?.trusted).toBe(false)
+  })
+})

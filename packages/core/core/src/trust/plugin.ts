@@ -1,0 +1,3 @@
+import { TrustService } from './service.ts'
+
+export default TrustService

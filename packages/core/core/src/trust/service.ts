@@ -1,0 +1,169 @@
+import { Context, Service } from 'cordis'
+import { z } from 'zod'
+import { raceAbort } from '../abort.ts'
+import { errorMessage } from '../errors.ts'
+import type { HostInfo } from '../host.ts'
+import { TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
+
+declare module 'cordis' {
+  interface Context {
+    trust: TrustService
+  }
+}
+
+/** What a harness's trust dialog is asked. */
+export interface TrustQuestion {
+  /** The canonical workspace directory. */
+  readonly directory: string
+  /** What would be used if it were trusted (`the workspace's typescript 5.9.3 (node_modules/typescript)`). */
+  readonly brings: string
+  /** The user's recorded decision for it (`trusted.json`, nearest recorded directory), if any. */
+  readonly recorded: boolean | undefined
+  readonly signal: AbortSignal
+}
+
+/**
+ * A harness's own decision: `true` trusts, `false` does not, `undefined` leaves it to the recorded
+ * decision (untrusted when there is none). It may ask its user; it may record the answer itself
+ * (`ctx.trust.trust(dir)`) or keep it to the session.
+ */
+export type TrustHook = (question: TrustQuestion) => boolean | undefined | Promise<boolean | undefined>
+
+export interface TrustDecision {
+  readonly trusted: boolean
+  /** The canonical directory decided on. */
+  readonly directory: string
+  /** `hook`: a harness (or the `dsh` terminal prompt) answered; `record`: trusted.json; `default`: nobody decided, so untrusted. */
+  readonly by: 'hook' | 'record' | 'default'
+  /** For `record`: the recorded directory that decided (the directory itself or an ancestor). */
+  readonly recordedFor?: string
+  /** The command that trusts it: `dsh trust /w`. */
+  readonly command: string
+}
+
+export interface DecideOptions {
+  /** What the caller would use if the directory were trusted; shown to whoever is asked. */
+  readonly brings: string
+  readonly signal?: AbortSignal | undefined
+}
+
+/** Anything that can decide (the service, or the recorded decisions alone when no trust row is mounted). */
+export interface TrustDecider {
+  decide(directory: string, options: DecideOptions): Promise<TrustDecision>
+}
+
+export const TrustConfig = z.strictObject({
+  /** Where decisions are recorded. Default `$DSH_HOME/trusted.json` (else `~/.dsh/trusted.json`). */
+  file: z.string().min(1).optional(),
+})
+export type TrustConfig = z.infer<typeof TrustConfig>
+
+const NEVER_ABORTED = new AbortController().signal
+
+/**
+ * `ctx.trust`: whether a workspace directory is trusted to bring its own code and configuration
+ * (its TypeScript, its `.mcp.json`, its `.env`, its skills). A decision is per canonical directory
+ * and covers what is below it. The latest registered hook (a harness's trust dialog) decides first;
+ * without one, or when it passes, the user's recorded decision; without that, untrusted. Concurrent
+ * questions about one directory are asked once.
+ */
+export class TrustService extends Service implements TrustDecider {
+  static Config = (config: unknown) => TrustConfig.parse(config ?? {})
+  static inject = { dshHost: { required: false } }
+
+  readonly store: TrustStore
+  private readonly hooks: TrustHook[] = []
+  private readonly asking = new Map<string, Promise<TrustDecision>>()
+
+  constructor(ctx: Context, config: TrustConfig = {}) {
+    super(ctx, 'trust', true)
+    this.store = new TrustStore(config.file ?? trustStoreFile())
+  }
+
+  /** Replaces the decision with the harness's own (`hook`); an effect on the caller's scope: disposing hands back to the one before. */
+  decider(hook: TrustHook): () => void {
+    if (typeof hook !== 'function') throw new TypeError('ctx.trust.decider needs a function')
+    return this.ctx.effect(() => {
+      this.hooks.push(hook)
+      return () => {
+        const index = this.hooks.lastIndexOf(hook)
+        if (index >= 0) this.hooks.splice(index, 1)
+      }
+    })
+  }
+
+  /** Whether `directory` is trusted, asking the hook if one is registered. Never throws for a hook's failure (that is untrusted, logged). */
+  async decide(directory: string, options: DecideOptions): Promise<TrustDecision> {
+    const canonical = await TrustStore.canonical(directory)
+    const pending = this.asking.get(canonical)
+    if (pending) return raceAbort(pending, options.signal)
+    const asked = this.ask(canonical, options.brings).finally(() => this.asking.delete(canonical))
+    this.asking.set(canonical, asked)
+    return raceAbort(asked, options.signal)
+  }
+
+  /** The recorded decision alone: no hook is asked. */
+  recorded(directory: string): Promise<TrustDecision> {
+    return recordedDecision(this.store, directory)
+  }
+
+  /** Records `directory` (canonicalised) as trusted. */
+  trust(directory: string): Promise<TrustRecord> {
+    return this.store.record(directory, true)
+  }
+
+  /** Records `directory` as untrusted (a nearer decision than a trusted ancestor's). */
+  revoke(directory: string): Promise<TrustRecord> {
+    return this.store.record(directory, false)
+  }
+
+  list(): Promise<TrustRecord[]> {
+    return this.store.list()
+  }
+
+  private async ask(directory: string, brings: string): Promise<TrustDecision> {
+    const recorded = await recordedDecision(this.store, directory)
+    const hook = this.hooks.at(-1) ?? (this.ctx.get('dshHost') as HostInfo | undefined)?.askTrust
+    if (!hook) return recorded
+    let answer: unknown
+    try {
+      answer = await hook({ directory, brings, recorded: recorded.by === 'record' ? recorded.trusted : undefined, signal: NEVER_ABORTED })
+    } catch (error) {
+      this.ctx.logger('trust').warn(`the trust hook failed for ${directory} (${errorMessage(error)}); it stays untrusted`)
+      return { trusted: false, directory, by: 'default', command: trustCommand(directory) }
+    }
+    if (answer === undefined) return recorded
+    if (typeof answer !== 'boolean') {
+      this.ctx.logger('trust').warn(`the trust hook answered ${JSON.stringify(answer)} for ${directory} (true, false or undefined expected); it stays untrusted`)
+      return { trusted: false, directory, by: 'default', command: trustCommand(directory) }
+    }
+    return { trusted: answer, directory, by: 'hook', command: trustCommand(directory) }
+  }
+}
+
+async function recordedDecision(store: TrustStore, directory: string): Promise<TrustDecision> {
+  const canonical = await TrustStore.canonical(directory)
+  const record = await store.lookup(canonical)
+  const command = trustCommand(canonical)
+  return record ? { trusted: record.trusted, directory: canonical, by: 'record', recordedFor: record.directory, command } : { trusted: false, directory: canonical, by: 'default', command }
+}
+
+/**
+ * The decider a plugin uses: the host's `ctx.trust`, or, in a composition that mounts no trust row,
+ * the user's recorded decisions alone (nobody to ask, so untrusted unless recorded).
+ */
+export function trustOf(ctx: Context): TrustDecider {
+  const service = ctx.get('trust')
+  if (service) return service
+  const store = new TrustStore()
+  return { decide: (directory) => recordedDecision(store, directory) }
+}
+
+/** `dsh trust <dir>`, the directory quoted for a POSIX shell when it needs it. */
+export function trustCommand(directory: string): string {
+  return `dsh trust ${shellWord(directory)}`
+}
+
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+}

@@ -1,0 +1,118 @@
+import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Context } from 'cordis'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { FileSystem } from '../src/index.ts'
+import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
+
+/** One rename fails once this many have succeeded (undefined: never): a fault the disk cannot be made to produce for root. */
+const faults = vi.hoisted(() => ({ renamesBeforeFailure: undefined as number | undefined }))
+vi.mock('node:fs/promises', async (original) => {
+  const real = await original<typeof import('node:fs/promises')>()
+  return {
+    ...real,
+    rename: async (from: string, to: string) => {
+      if (faults.renamesBeforeFailure !== undefined && faults.renamesBeforeFailure-- <= 0) {
+        faults.renamesBeforeFailure = undefined
+        throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' })
+      }
+      return real.rename(from, to)
+    },
+  }
+})
+
+// ctx.fs.replaceContainedTexts: the all-or-nothing rewrite the LSP rename applies its edits with.
+describe('replaceContainedTexts', () => {
+  let app: Context
+  let fs: FileSystem
+
+  beforeAll(async () => {
+    app = new Context()
+    app.plugin(FileSystem, { io: 'sync' })
+    await app.start()
+    fs = app.fs
+  })
+  afterAll(() => app.stop())
+  afterEach(() => removeTempDirs())
+
+  async function layout() {
+    const root = await tempDir()
+    const ws = join(root, 'ws')
+    await mkdir(join(ws, 'src'), { recursive: true })
+    await mkdir(join(root, 'outside'))
+    await writeFile(join(ws, 'src', 'a.ts'), 'a\n')
+    await writeFile(join(ws, 'src', 'b.ts'), 'b\n')
+    await writeFile(join(root, 'outside', 'c.ts'), 'c\n')
+    await symlink(join(root, 'outside'), join(ws, 'linked'))
+    return { root, ws, workspace: await fs.workspace(ws) }
+  }
+  const read = (path: string) => readFile(path, 'utf8')
+
+  it('writes every file, keeps each mode and leaves no temporary file behind', async () => {
+    const { ws, workspace } = await layout()
+    await chmod(join(ws, 'src', 'b.ts'), 0o755)
+    const written = await fs.replaceContainedTexts(workspace, [
+      { filePath: 'src/a.ts', expected: 'a\n', text: 'A\n' },
+      { filePath: join(ws, 'src', 'b.ts'), expected: 'b\n', text: 'B\n' },
+    ], { maxBytes: 1000 })
+    expect(written).toEqual([join(ws, 'src', 'a.ts'), join(ws, 'src', 'b.ts')])
+    expect([await read(join(ws, 'src', 'a.ts')), await read(join(ws, 'src', 'b.ts'))]).toEqual(['A\n', 'B\n'])
+    expect((await stat(join(ws, 'src', 'b.ts'))).mode & 0o777).toBe(0o755)
+    expect((await readdir(join(ws, 'src'))).sort()).toEqual(['a.ts', 'b.ts'])
+  })
+
+  it('writes nothing when one file no longer holds the expected text (FS_CONFLICT)', async () => {
+    const { ws, workspace } = await layout()
+    const error = await harnessRejection(fs.replaceContainedTexts(workspace, [
+      { filePath: 'src/a.ts', expected: 'a\n', text: 'A\n' },
+      { filePath: 'src/b.ts', expected: 'b before\n', text: 'B\n' },
+    ], { maxBytes: 1000 }))
+    expect(error.code).toBe('FS_CONFLICT')
+    expect([await read(join(ws, 'src', 'a.ts')), await read(join(ws, 'src', 'b.ts'))]).toEqual(['a\n', 'b\n'])
+  })
+
+  it('refuses the whole set when one file leads outside the workspace through a symlink', async () => {
+    const { root, ws, workspace } = await layout()
+    const error = await harnessRejection(fs.replaceContainedTexts(workspace, [
+      { filePath: 'src/a.ts', expected: 'a\n', text: 'A\n' },
+      { filePath: 'linked/c.ts', expected: 'c\n', text: 'C\n' },
+    ], { maxBytes: 1000 }))
+    expect(error.code).toBe('FS_OUTSIDE_WORKSPACE')
+    expect([await read(join(ws, 'src', 'a.ts')), await read(join(root, 'outside', 'c.ts'))]).toEqual(['a\n', 'c\n'])
+  })
+
+  it('refuses one file named twice (through an alias) as a conflict', async () => {
+    const { ws, workspace } = await layout()
+    await symlink(join(ws, 'src', 'a.ts'), join(ws, 'alias.ts'))
+    const error = await harnessRejection(fs.replaceContainedTexts(workspace, [
+      { filePath: 'src/a.ts', expected: 'a\n', text: 'A\n' },
+      { filePath: 'alias.ts', expected: 'a\n', text: 'AA\n' },
+    ], { maxBytes: 1000 }))
+    expect(error.code).toBe('FS_CONFLICT')
+    expect(await read(join(ws, 'src', 'a.ts'))).toBe('a\n')
+  })
+
+  it('puts back the files already replaced when a later rename fails', async () => {
+    const { ws, workspace } = await layout()
+    faults.renamesBeforeFailure = 1
+    try {
+      const error = await harnessRejection(fs.replaceContainedTexts(workspace, [
+        { filePath: 'src/a.ts', expected: 'a\n', text: 'A\n' },
+        { filePath: 'src/b.ts', expected: 'b\n', text: 'B\n' },
+      ], { maxBytes: 1000 }))
+      expect(error.code).toBe('FS_IO_ERROR')
+      expect(error.message).toContain('put back')
+    } finally {
+      faults.renamesBeforeFailure = undefined
+    }
+    expect([await read(join(ws, 'src', 'a.ts')), await read(join(ws, 'src', 'b.ts'))]).toEqual(['a\n', 'b\n'])
+    expect((await readdir(join(ws, 'src'))).sort()).toEqual(['a.ts', 'b.ts'])
+  })
+
+  it('writes nothing when the signal has aborted', async () => {
+    const { ws, workspace } = await layout()
+    const error = await harnessRejection(fs.replaceContainedTexts(workspace, [{ filePath: 'src/a.ts', expected: 'a\n', text: 'A\n' }], { maxBytes: 1000, signal: AbortSignal.abort() }))
+    expect(error.code).toBe('FS_ABORTED')
+    expect(await read(join(ws, 'src', 'a.ts'))).toBe('a\n')
+  })
+})

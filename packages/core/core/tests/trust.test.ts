@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process'
+import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Context } from 'cordis'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { TrustService, TrustStore, trustCommand, trustOf, trustStoreFile, type TrustHook } from '../src/index.ts'
+import { removeTempDirs, tempDir } from './helpers.ts'
+
+let home: string
+let work: string
+let saved: string | undefined
+
+beforeEach(async () => {
+  saved = process.env.DSH_HOME
+  home = await tempDir('dsh-trust-home-')
+  work = await tempDir('dsh-trust-work-')
+  process.env.DSH_HOME = home
+})
+
+afterEach(async () => {
+  if (saved === undefined) delete process.env.DSH_HOME
+  else process.env.DSH_HOME = saved
+  await removeTempDirs()
+})
+
+async function service(): Promise<{ app: Context; trust: TrustService }> {
+  const app = new Context()
+  app.plugin(TrustService)
+  await app.start()
+  return { app, trust: app.trust }
+}
+
+describe('workspace trust', () => {
+  it('is untrusted when nothing was decided and nobody is asked', async () => {
+    const { app, trust } = await service()
+    const decision = await trust.decide(work, { brings: 'its skills' })
+    expect(decision).toEqual({ trusted: false, directory: work, by: 'default', command: `dsh trust ${work}` })
+    await app.stop()
+  })
+
+  it('trusts a recorded directory and what is below it, through symlinks, and not its siblings', async () => {
+    const { app, trust } = await service()
+    const inner = join(work, 'a', 'b')
+    await mkdir(inner, { recursive: true })
+    const sibling = await tempDir('dsh-trust-sibling-')
+    const alias = join(sibling, 'alias')
+    await symlink(inner, alias)
+    await trust.trust(join(work, 'a'))
+    expect((await trust.decide(inner, { brings: 'x' })).trusted).toBe(true)
+    const viaLink = await trust.decide(alias, { brings: 'x' })
+    expect(viaLink).toMatchObject({ trusted: true, directory: inner, by: 'record', recordedFor: join(work, 'a') })
+    expect((await trust.decide(work, { brings: 'x' })).trusted).toBe(false)
+    expect((await trust.decide(sibling, { brings: 'x' })).trusted).toBe(false)
+    // `/w/a` does not cover `/w/ab`.
+    await mkdir(join(work, 'ab'))
+    expect((await trust.decide(join(work, 'ab'), { brings: 'x' })).trusted).toBe(false)
+    await app.stop()
+  })
+
+  it('keeps a revoked directory untrusted below a trusted one', async () => {
+    const { app, trust } = await service()
+    const vendor = join(work, 'vendor')
+    await mkdir(join(vendor, 'x'), { recursive: true })
+    await trust.trust(work)
+    await trust.revoke(vendor)
+    expect((await trust.decide(join(vendor, 'x'), { brings: 'x' })).trusted).toBe(false)
+    expect((await trust.decide(work, { brings: 'x' })).trusted).toBe(true)
+    expect((await trust.list()).map(({ directory, trusted }) => [directory, trusted])).toEqual([
+      [work, true],
+      [vendor, false],
+    ])
+    await app.stop()
+  })
+
+  it('writes trusted.json 0600 in a 0700 directory, tightening a directory that exists', async () => {
+    await chmod(home, 0o755)
+    const { app, trust } = await service()
+    await trust.trust(work)
+    expect((await stat(home)).mode & 0o777).toBe(0o700)
+    expect((await stat(trustStoreFile())).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(await readFile(trustStoreFile(), 'utf8')).directories[work].trusted).toBe(true)
+    await app.stop()
+  })
+
+  it('lets a harness hook decide, and hands back when its registration is disposed', async () => {
+    const { app, trust } = await service()
+    await trust.trust(work)
+    const asked: unknown[] = []
+    const dispose = trust.decider((question) => {
+      asked.push({ directory: question.directory, brings: question.brings, recorded: question.recorded })
+      return false
+    })
+    expect(await trust.decide(work, { brings: 'its TypeScript' })).toMatchObject({ trusted: false, by: 'hook' })
+    expect(asked).toEqual([{ directory: work, brings: 'its TypeScript', recorded: true }])
+    dispose()
+    expect(await trust.decide(work, { brings: 'x' })).toMatchObject({ trusted: true, by: 'record' })
+    await app.stop()
+  })
+
+  it('falls back to the record when the hook passes, and stays untrusted when the hook fails', async () => {
+    const { app, trust } = await service()
+    trust.decider(() => undefined)
+    expect(await trust.decide(work, { brings: 'x' })).toMatchObject({ trusted: false, by: 'default' })
+    trust.decider(() => {
+      throw new Error('dialog crashed')
+    })
+    expect(await trust.decide(work, { brings: 'x' })).toMatchObject({ trusted: false, by: 'default' })
+    trust.decider((() => 'yes') as unknown as TrustHook)
+    expect(await trust.decide(work, { brings: 'x' })).toMatchObject({ trusted: false, by: 'default' })
+    await app.stop()
+  })
+
+  it('asks once for concurrent questions about one directory', async () => {
+    const { app, trust } = await service()
+    let calls = 0
+    trust.decider(async () => {
+      calls++
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      return true
+    })
+    const decisions = await Promise.all([trust.decide(work, { brings: 'a' }), trust.decide(work, { brings: 'b' }), trust.decide(work, { brings: 'c' })])
+    expect(decisions.map((decision) => decision.trusted)).toEqual([true, true, true])
+    expect(calls).toBe(1)
+    await app.stop()
+  })
+
+  it("asks the host's askTrust when no hook is registered", async () => {
+    const app = new Context()
+    app.set('dshHost', { lifetime: 'one-shot', workspace: work, askTrust: () => true })
+    app.plugin(TrustService)
+    await app.start()
+    expect(await app.trust.decide(work, { brings: 'x' })).toMatchObject({ trusted: true, by: 'hook' })
+    await app.stop()
+  })
+
+  it('without a trust row, decides from the recorded decisions alone', async () => {
+    const app = new Context()
+    expect((await trustOf(app).decide(work, { brings: 'x' })).trusted).toBe(false)
+    await new TrustStore().record(work, true)
+    expect((await trustOf(app).decide(work, { brings: 'x' })).trusted).toBe(true)
+  })
+
+  it('decides nothing from a malformed or non-regular trusted.json and never overwrites it', async () => {
+    const { app, trust } = await service()
+    await writeFile(trustStoreFile(), `{"version":1,"directories":{"${work}":{"trusted":"yes"}}}`)
+    expect((await trust.decide(work, { brings: 'x' })).trusted).toBe(false)
+    await expect(trust.trust(work)).rejects.toMatchObject({ code: 'TRUST_STORE_INVALID' })
+    await writeFile(trustStoreFile(), `{"version":1,"directories":{"relative/dir":{"trusted":true,"decidedAt":"x"}}}`)
+    expect(await trust.list()).toEqual([])
+    // A FIFO with no writer: refused at once, never waited on.
+    await writeFile(trustStoreFile(), '')
+    const { rm } = await import('node:fs/promises')
+    await rm(trustStoreFile())
+    execFileSync('mkfifo', [trustStoreFile()])
+    expect((await trust.decide(work, { brings: 'x' })).trusted).toBe(false)
+    await expect(trust.trust(work)).rejects.toMatchObject({ code: 'TRUST_STORE_INVALID' })
+    await app.stop()
+  })
+
+  it('quotes the directory in the command when a shell needs it', () => {
+    expect(trustCommand('/w/plain-dir_1.x')).toBe('dsh trust /w/plain-dir_1.x')
+    expect(trustCommand("/w/it's here")).toBe(`dsh trust '/w/it'\\''s here'`)
+  })
+})

@@ -1,0 +1,55 @@
+// [PROC] Every request the client gives up on is cancelled on the wire (issue 27 item 2): the
+// handshake's `initialize`, its `$/dsh/settle` round trip, the diagnostics barrier and `shutdown`
+// all go through LspConnection.request, which sends `$/cancelRequest` whenever it stops waiting —
+// on a timeout as on an abort. The fake server records what it receives.
+import { afterEach, describe, expect, it } from 'vitest'
+import { fakeMessages, waitForFakeLog, type FakeLogEntry } from './fixtures/fake-config.ts'
+import { cleanupRigs, makeRig, rejection } from './fixtures/rig.ts'
+
+afterEach(cleanupRigs)
+
+/** The `$/cancelRequest` ids the fake received for requests of `method`. */
+function cancelledIds(entries: FakeLogEntry[], method: string): unknown[] {
+  const ids = new Set(fakeMessages(entries, 'in', method).map((message) => message.id))
+  return fakeMessages(entries, 'in', '$/cancelRequest')
+    .map((message) => (message.params as { id?: unknown } | undefined)?.id)
+    .filter((id) => ids.has(id as never))
+}
+
+describe('a request the client gives up on is cancelled', () => {
+  it('an initialize timeout sends $/cancelRequest for initialize and fails LSP_SERVER_START_FAILED', async () => {
+    // The trapped SIGTERM keeps the fake reading until the kill grace ends, so the cancel is seen.
+    const rig = await makeRig({ fake: { hang: ['initialize'], trapSigterm: true }, server: { initializeTimeoutMs: 300, killGraceMs: 3000 } })
+    const error = await rejection(rig.query('hover'))
+    expect(error.code).toBe('LSP_SERVER_START_FAILED')
+    expect(error.message).toContain('300 ms')
+    expect(cancelledIds(rig.entries(), 'initialize')).toHaveLength(1)
+  })
+
+  it('the handshake round trip that gets no answer within handshakeSettleMs is cancelled; the query still succeeds', async () => {
+    const rig = await makeRig({ fake: { hang: ['$/dsh/settle'] }, server: { handshakeSettleMs: 200 } })
+    expect(await rig.query('hover')).toMatchObject({ kind: 'hover', hover: null })
+    const entries = await waitForFakeLog(rig.log, (logged) => fakeMessages(logged, 'in', '$/cancelRequest').length > 0)
+    expect(cancelledIds(entries, '$/dsh/settle')).toHaveLength(1)
+  })
+
+  it('a diagnostics barrier that gets no answer within handshakeSettleMs is cancelled', async () => {
+    const rig = await makeRig({ fake: { hang: ['$/dsh/barrier'], publishOnOpen: [{ diagnostics: [] }] }, server: { handshakeSettleMs: 200 } })
+    await rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
+    const entries = await waitForFakeLog(rig.log, (logged) => cancelledIds(logged, '$/dsh/barrier').length > 0)
+    expect(cancelledIds(entries, '$/dsh/barrier')).toHaveLength(1)
+  })
+
+  it('a shutdown that gets no answer within shutdownTimeoutMs is cancelled before the process group is ended', async () => {
+    const rig = await makeRig({ fake: { ignoreShutdown: true, trapSigterm: true, ignoreStdinEnd: true }, server: { shutdownTimeoutMs: 300, killGraceMs: 3000 } })
+    await rig.query('hover')
+    await rig.provider.disposeAll()
+    expect(cancelledIds(rig.entries(), 'shutdown')).toHaveLength(1)
+  })
+
+  it('a query request that times out is cancelled once (as before)', async () => {
+    const rig = await makeRig({ fake: { hang: ['textDocument/hover'], answerCancel: true }, server: { requestTimeoutMs: 300 } })
+    expect((await rejection(rig.query('hover'))).code).toBe('LSP_TIMEOUT')
+    expect(cancelledIds(rig.entries(), 'textDocument/hover')).toHaveLength(1)
+  })
+})
