@@ -13,6 +13,7 @@ import { answerServerRequest } from './server-requests.ts'
 import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
 import { toCallHierarchyItem, toCallHierarchyItems, toCalls, toPrepareRename, toWorkspaceEdit, type TranslatedEdit } from './translate-edits.ts'
 import { nameAt, textIn } from './source-text.ts'
+import { offersTsserverRequests, toTsserverDiagnostics, TSSERVER_DIAGNOSTIC_REQUESTS, TSSERVER_REQUEST } from './tsserver-diagnostics.ts'
 import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
@@ -48,8 +49,9 @@ const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
     definition: { linkSupport: true },
     implementation: { linkSupport: true },
     references: {},
-    publishDiagnostics: { relatedInformation: true, versionSupport: true },
-    diagnostic: { dynamicRegistration: false },
+    // Tags (unnecessary, deprecated): pyright sends its "not accessed" hints only to clients that declare them.
+    publishDiagnostics: { relatedInformation: true, versionSupport: true, tagSupport: { valueSet: [1, 2] } },
+    diagnostic: { dynamicRegistration: false, tagSupport: { valueSet: [1, 2] } },
     documentSymbol: { hierarchicalDocumentSymbolSupport: true, symbolKind: SYMBOL_KINDS },
     rename: { dynamicRegistration: false, prepareSupport: true },
     callHierarchy: { dynamicRegistration: false },
@@ -176,9 +178,11 @@ export class ServerInstance {
         // A server that is asked (pull) keeps the file open: the next request after a change is then
         // an incremental didChange, not a fresh open (TypeScript 7's server re-checks a reopened file whole).
         const how = { supported: () => true as const, keep: (capabilities: ServerCapabilities) => Boolean(capabilities.diagnosticProvider) }
-        return await this.opened(source, languageId, signal, how, (document, capabilities) =>
-          capabilities.diagnosticProvider ? this.pulledDiagnostics(document, signal) : this.pushedDiagnostics(document, watch, signal),
-        )
+        return await this.opened(source, languageId, signal, how, (document, capabilities) => {
+          if (capabilities.diagnosticProvider) return this.pulledDiagnostics(document, signal)
+          if (offersTsserverRequests(capabilities)) return this.tsserverDiagnostics(document, signal)
+          return this.pushedDiagnostics(document, watch, signal)
+        })
       } finally {
         watch.dispose()
       }
@@ -459,6 +463,29 @@ export class ServerInstance {
   private async pulledDiagnostics(document: OpenDocument, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
     const { payload, complete } = await this.askWhenQuiet('textDocument/diagnostic', { textDocument: { uri: document.uri } }, signal)
     return { items: toPulledDiagnostics(payload), complete }
+  }
+
+  /**
+   * typescript-language-server: tsserver's own diagnostics of the open document, asked once the
+   * server is quiet (see tsserver-diagnostics.ts), all three kinds; asked again if it started work meanwhile.
+   */
+  private async tsserverDiagnostics(document: OpenDocument, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    const ask = async () => {
+      const items: LspDiagnostic[] = []
+      for (const command of TSSERVER_DIAGNOSTIC_REQUESTS) {
+        const response = await this.request('workspace/executeCommand', { command: TSSERVER_REQUEST, arguments: [command, { file: document.uri }] }, signal)
+        items.push(...toTsserverDiagnostics(response))
+      }
+      return items
+    }
+    let complete = await this.progress.waitQuiet(signal)
+    const epoch = this.progress.epoch
+    let items = await ask()
+    if (this.progress.epoch !== epoch || this.progress.busy) {
+      complete = await this.progress.waitQuiet(signal)
+      if (complete) items = await ask()
+    }
+    return { items, complete }
   }
 
   /**

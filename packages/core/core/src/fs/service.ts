@@ -44,6 +44,16 @@ export interface ContainedText {
   readonly text: string
 }
 
+/** The start of a file, as `readHead` read it. */
+export interface FileHead {
+  /** The first bytes, undecoded (a byte-order mark is kept), at most `maxBytes`. */
+  readonly bytes: Buffer
+  /** The file's size when it was opened. */
+  readonly size: number
+  /** Whether `bytes` is the whole file: the read reached its end. */
+  readonly complete: boolean
+}
+
 const CHUNK_BYTES = 64 * 1024
 /** Files that report a size of 0 (procfs) or a tiny one still read in chunks of at least this. */
 const MIN_CHUNK_BYTES = 4 * 1024
@@ -281,6 +291,47 @@ export class FileSystem extends Service {
     } finally {
       try {
         await io.close(fd)
+      } catch {
+        // Nothing useful to do about a failed close of a read-only descriptor.
+      }
+    }
+  }
+
+  /**
+   * At most the first `maxBytes` bytes of a regular file, undecoded, for callers that decide from a
+   * file's start alone (a skill's frontmatter): the rest is never read. Opened like every read here
+   * (`O_NONBLOCK`, so a FIFO cannot block the open, then refused as not a regular file), through this
+   * host's `io`. Failures are `FsError` (`FS_NOT_FOUND`, `FS_NOT_REGULAR_FILE`, …).
+   */
+  async readHead(path: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<FileHead> {
+    throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
+    let fd: number
+    try {
+      fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    } catch (error) {
+      throw fsErrorFrom(error, quote(path))
+    }
+    try {
+      const info = await this.io.fstat(fd)
+      if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(options.maxBytes, info.size)))
+      let filled = 0
+      let ended = false
+      while (filled < buffer.length) {
+        throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
+        const bytes = await this.io.read(fd, buffer.subarray(filled), buffer.length - filled)
+        if (bytes === 0) {
+          ended = true
+          break
+        }
+        filled += bytes
+      }
+      return { bytes: buffer.subarray(0, filled), size: info.size, complete: ended || filled >= info.size }
+    } catch (error) {
+      throw fsErrorFrom(error, quote(path))
+    } finally {
+      try {
+        await this.io.close(fd)
       } catch {
         // Nothing useful to do about a failed close of a read-only descriptor.
       }
