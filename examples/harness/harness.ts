@@ -126,7 +126,7 @@ export async function converse(app: Context, options: ConverseOptions): Promise<
 
       const request: ModelRequest = {
         system: app.tools.sections().map((section) => section.text).join('\n\n'),
-        tools: app.tools.catalog(),
+        tools: app.tools.catalog({ session }),
         conversation: visibleLog(session),
       }
       requests.push(request)
