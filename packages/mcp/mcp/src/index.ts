@@ -39,6 +39,8 @@ export const inject = {
   credentials: { required: false },
   sessions: { required: false },
   dshHost: { required: false },
+  fs: { required: false },
+  trust: { required: false },
 }
 
 /** One server, or `mcpConfig:` a Claude Code `.mcp.json` / Codex `config.toml` whose servers this row runs. */

@@ -2,13 +2,14 @@
 // the URL it prints, then list and call with the stored login; import of documentation-shaped
 // Claude Code / Codex files, list, call; add and remove. No token in any stream.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { freePort } from './fixtures/everything-http.ts'
 import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
@@ -108,6 +109,8 @@ describe('dsh mcp', () => {
     const elsewhere = mkdtempSync(join(scratch, 'elsewhere-'))
     writeFileSync(join(home, '.env'), 'HOSTED_CLIENT_SECRET=user-secret\n')
     writeFileSync(join(project, '.env'), 'HOSTED_CLIENT_SECRET=project-secret\n')
+    // A project's .env is read only once its workspace is trusted.
+    await trustIn(home, project)
     const overlay = join(home, 'hosted.yml')
     const oauth = `{ clientId: dsh-ci, clientSecretEnv: HOSTED_CLIENT_SECRET, callbackPort: ${port} }`
     writeFileSync(overlay, `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${server.url}', oauth: ${oauth} }\n`)
@@ -163,6 +166,13 @@ describe('dsh mcp', () => {
     expect(JSON.parse(readFileSync(projectFile, 'utf8'))).toEqual({ mcpServers: { local: { type: 'stdio', command: 'mcp-server-everything', args: ['stdio'] } } })
     expect(readFileSync(join(home, 'mcp.yml'), 'utf8')).toMatch(/id: project-mcp-json[\s\S]*mcpConfig: .mcp.json[\s\S]*relativeTo: workspace/)
 
+    // Not before the user trusts that workspace: the server is listed, untrusted, and not started.
+    const untrusted = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+    expect(JSON.parse(untrusted.stdout).servers, untrusted.stderr).toEqual([expect.objectContaining({ name: 'local', transport: 'stdio', state: 'untrusted', detail: expect.stringContaining(`dsh trust ${realpathSync(project)}`) })])
+    const refused = await dsh(['call', 'mcp__local__echo', '{"message":"project"}', '--json', '--preset', 'base', '--cwd', project], home)
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'MCP_UNTRUSTED' })
+    const trusted = await dsh(['trust', project], home)
+    expect(trusted.code, trusted.stderr).toBe(0)
     const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
     expect(listed.code, listed.stderr).toBe(0)
     expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: 'local', transport: 'stdio', state: 'ready' })])

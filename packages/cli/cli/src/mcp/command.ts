@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
-import { bootPreset, composePreset, CredentialService, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { bootPreset, composePreset, CredentialService, FileSystem, TrustService, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { Config, configFileOf, login, loginKey, McpConfig, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
@@ -342,6 +342,9 @@ async function loginTo(name: string, options: Options, io: McpIo, signal: AbortS
  */
 async function withCredentials<T>(workspace: string, work: (credentials: Pick<CredentialService, 'resolve'>) => Promise<T>): Promise<T> {
   const app = new Context()
+  app.plugin(FileSystem)
+  // The workspace's .env is read only when the workspace is trusted (nobody is asked here).
+  app.plugin(TrustService)
   app.plugin(CredentialService)
   await app.start()
   try {

@@ -47,6 +47,8 @@ export interface Capability {
    * nothing. A failure shows as one `unavailable` row under the capability's own id.
    */
   probeRows?(context: ProbeContext): Promise<readonly CapabilityRow[]>
+  /** With `probeRows`: the capability has no row of its own, so a report without probing shows nothing for it. */
+  readonly probeOnly?: boolean
   /**
    * The tools this capability serves, when that is not every tool of its surface (one MCP server
    * of several). Default: every tool whose `surface` is the capability's surface.
@@ -162,6 +164,7 @@ export class ReadinessService extends Service {
    * the capability's own id), else its one status.
    */
   private async rowsOf(capability: Capability, probe: ProbeContext | undefined): Promise<readonly CapabilityRow[]> {
+    if (!probe && capability.probeOnly && capability.probeRows) return []
     if (!probe || !capability.probeRows) return [{ ...(await this.statusOf(capability, probe)), id: capability.id }]
     try {
       return await raceAbort(capability.probeRows(probe), probe.signal)
