@@ -79,9 +79,9 @@ beforeAll(async () => {
   template = await tempDir()
   repo = await tempDir()
 
-  // TypeScript 5 of its own: a tsserver.js that writes a marker (and then is the real one).
+  // TypeScript 5 of its own (5.9.2, told apart from the installation's 5.9.3): a tsserver.js that writes a marker (and then is the real one).
   mkdirSync(join(repo, 'node_modules', 'typescript', 'lib'), { recursive: true })
-  writeFileSync(join(repo, 'node_modules', 'typescript', 'package.json'), JSON.stringify({ name: 'typescript', version: '5.9.3' }))
+  writeFileSync(join(repo, 'node_modules', 'typescript', 'package.json'), JSON.stringify({ name: 'typescript', version: '5.9.2' }))
   writeFileSync(join(repo, 'node_modules', 'typescript', 'lib', 'tsserver.js'), `require('fs').writeFileSync(${JSON.stringify(marker(MARKER.tsserver))}, 'ran')\nrequire(${JSON.stringify(REAL_TSSERVER)})\n`)
   writeFileSync(join(repo, 'a.ts'), 'export const answer = 42\n')
   // A TypeScript 7 project inside it (its own lockfile makes it a server root): a platform tsc that writes a marker.
@@ -136,7 +136,7 @@ describe('a hostile repository', () => {
     const untrusted = rows.filter((row) => row.state === 'untrusted')
     expect(untrusted.map((row) => `${row.surface}/${row.id}`).sort()).toEqual(['credentials/project-env', 'lsp/typescript:workspace-typescript', 'mcp/exfil', 'mcp/local', 'skill/project-dsh'])
     for (const row of untrusted) expect(row.detail, `${row.surface}/${row.id}`).toContain(command)
-    expect(untrusted.find((row) => row.surface === 'lsp')!.detail).toContain(`typescript 5.9.3 in ${repo}`)
+    expect(untrusted.find((row) => row.surface === 'lsp')!.detail).toContain(`typescript 5.9.2 in ${repo}`)
     // The installation's TypeScript serves the workspace instead.
     expect(rows.find((row) => row.surface === 'lsp' && row.id === 'typescript')).toMatchObject({ state: 'ready', detail: expect.stringContaining('tsserver 5.9.3') })
     expect(written()).toEqual([])
@@ -178,8 +178,12 @@ describe('a hostile repository', () => {
     clearMarkers()
     const status = await run(['status', '--json'])
     expect(status.code, status.stderr).toBe(0)
-    expect(json<{ capabilities: StatusRow[] }>(status).capabilities.filter((row) => row.state === 'untrusted')).toEqual([])
-    expect(written().sort()).toEqual([MARKER.stdio, MARKER.tsserver].sort())
+    const rows = json<{ capabilities: StatusRow[] }>(status).capabilities
+    expect(rows.filter((row) => row.state === 'untrusted')).toEqual([])
+    // The workspace's TypeScript (5.9.2) is the one chosen; its tsserver may not have got as far as
+    // its first line before status stopped everything, so its marker is the hover's to prove (below).
+    expect(rows.find((row) => row.surface === 'lsp' && row.id === 'typescript')?.detail).toContain('tsserver 5.9.2')
+    expect(written()).toContain(MARKER.stdio)
     expect(requests.some((url) => url.includes(secret) || url.includes(fakeHome))).toBe(true)
 
     clearMarkers()

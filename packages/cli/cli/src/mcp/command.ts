@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
-import { bootPreset, composePreset, CredentialService, FileSystem, TrustService, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { bootPreset, composePreset, CredentialService, FileSystem, trustCommand, TrustService, TrustStore, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { Config, configFileOf, login, loginKey, McpConfig, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
@@ -277,7 +277,9 @@ async function add(rest: readonly string[], trailing: readonly string[], options
   await target.save()
   const enabled = options.scope === 'project' && (await readProjectFiles())
   if (options.json) return JSON.stringify({ added: name, file: target.path })
-  return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}`
+  const untrusted = options.scope === 'project' && !(await new TrustStore().lookup(await TrustStore.canonical(options.cwd)))?.trusted
+  const trustNote = untrusted ? `\nits servers start once you trust this workspace: ${trustCommand(await TrustStore.canonical(options.cwd))}` : ''
+  return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}${trustNote}`
 }
 
 /** The shape is checked now; a `${VAR}` that is not set here may be set where the row runs. */
