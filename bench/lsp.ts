@@ -6,6 +6,7 @@ import { bootPreset, type TrustHook, type Host, type Session } from 'dsh-core'
 import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
+import { benchLspRefactor } from './lsp-refactor.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
 
@@ -252,6 +253,7 @@ export async function benchLsp(): Promise<string[]> {
   }
   lines.push(...(await fourWorkspaces(SERVERS[0]!)))
   lines.push(...(await benchLspDiagnostics()))
+  lines.push(...(await benchLspRefactor()))
   lines.push('side by side (ours; ratio to the bare client on the same server)')
   lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms: ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
   lines.push(...summary)

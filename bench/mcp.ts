@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Context, Logger } from 'cordis'
-import { bootPreset, sleep, ToolRuntime, untracked, type Host, type JsonValue, type RawToolDefinition } from 'dsh-core'
+import { bootPreset, Lifetime, sleep, ToolRuntime, untracked, type Host, type JsonValue, type RawToolDefinition } from 'dsh-core'
 import { McpConfig } from '../packages/mcp/mcp/src/config.ts'
 import { bridgeToolDefinition } from '../packages/mcp/mcp/src/definition.ts'
 import { listAllTools, planTools, type ListedTool } from '../packages/mcp/mcp/src/discovery.ts'
@@ -86,8 +86,9 @@ async function callLatency(): Promise<string[]> {
   // The bridge's own share: its tool body (raw request, classification, checks) called directly,
   // without the tools runtime around it (argument copy, deadline, value copy, render).
   const definition = tools.get('mcp__fixture__echo') as RawToolDefinition<JsonValue>
+  const lifetime = new Lifetime()
   const body = async () => {
-    await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: new AbortController().signal, session: undefined, progress: () => {} })
+    await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: lifetime.signal, lifetime, session: undefined, progress: () => {} })
   }
   try {
     for (let i = 0; i < 200; i++) await Promise.all([ours(), bare(), body(), bareOwnSession()])

@@ -9,9 +9,9 @@ export class UsageError extends Error {}
 
 export type Command =
   | { readonly kind: 'status' }
-  | { readonly kind: 'tools' }
+  | { readonly kind: 'tools'; readonly all: boolean }
   | { readonly kind: 'call'; readonly tool: string; readonly input: string | undefined; readonly approve: boolean }
-  | { readonly kind: 'context'; readonly messages: readonly string[] }
+  | { readonly kind: 'context'; readonly messages: readonly string[]; readonly searches: readonly string[] }
   | { readonly kind: 'serve'; readonly maxMessageBytes: number }
   | { readonly kind: 'help' }
 
@@ -28,10 +28,11 @@ export interface Invocation {
 
 export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--config <overlay.yml>]... [--cwd <dir>] [--json] [--verbose|-v]
   status                      capability readiness (probes providers; exits 0 even if some are not ready)
-  tools                       the model-visible tool catalog
+  tools [--all]               the model-visible tool catalog (--all: deferred tools too)
   call <tool> [<json>|-]      one tool call exactly as the model would make it (- reads the JSON from stdin)
     [--yes]                   approve it if the tool asks for approval (its approval mode is prompt)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
+    [--search <query>]        then one tool_search call per query, and the session's tool catalog after them
   serve                       an MCP server on stdio exposing the tools (and skills as prompts) until stdin closes
   mcp <list|get|add|remove|import|login|logout>   manage MCP servers (dsh mcp --help)
     [--max-message-bytes <n>] refuse (answer with an error, keep serving) any incoming message larger than this (default 33554432, 32 MiB)
@@ -81,6 +82,8 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
       options: {
         ...COMPOSITION_OPTIONS,
         message: { type: 'string', multiple: true },
+        search: { type: 'string', multiple: true },
+        all: { type: 'boolean' },
         yes: { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
@@ -92,7 +95,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
   }
   const { values, positionals } = parsed
   const [name, ...rest] = positionals
-  const command = commandOf(values.help ? 'help' : name, rest, values.message ?? [], values.yes ?? false, values['max-message-bytes'])
+  const command = commandOf(values.help ? 'help' : name, rest, { messages: values.message ?? [], searches: values.search ?? [], all: values.all ?? false }, values.yes ?? false, values['max-message-bytes'])
   return {
     command,
     // Help needs no preset; resolving one could only fail it.
@@ -153,11 +156,20 @@ function messageLimit(value: string | undefined): number {
   return bytes
 }
 
-function commandOf(name: string | undefined, rest: string[], messages: string[], approve: boolean, maxMessageBytes: string | undefined): Command {
+/** What `tools` and `context` take beyond the shared options. */
+interface CatalogFlags {
+  readonly messages: readonly string[]
+  readonly searches: readonly string[]
+  readonly all: boolean
+}
+
+function commandOf(name: string | undefined, rest: string[], { messages, searches, all }: CatalogFlags, approve: boolean, maxMessageBytes: string | undefined): Command {
   const noArguments = (kind: string) => {
     if (rest.length) throw new UsageError(`${kind} takes no arguments (got ${rest.join(' ')})`)
   }
   if (messages.length && name !== 'context') throw new UsageError('--message belongs to the context command')
+  if (searches.length && name !== 'context') throw new UsageError('--search belongs to the context command')
+  if (all && name !== 'tools') throw new UsageError('--all belongs to the tools command')
   if (approve && name !== 'call') throw new UsageError('--yes belongs to the call command')
   if (maxMessageBytes !== undefined && name !== 'serve') throw new UsageError('--max-message-bytes belongs to the serve command')
   switch (name) {
@@ -166,7 +178,7 @@ function commandOf(name: string | undefined, rest: string[], messages: string[],
       return { kind: 'status' }
     case 'tools':
       noArguments(name)
-      return { kind: 'tools' }
+      return { kind: 'tools', all }
     case 'call': {
       const [tool, input, ...extra] = rest
       if (!tool) throw new UsageError('call needs a tool name')
@@ -175,7 +187,7 @@ function commandOf(name: string | undefined, rest: string[], messages: string[],
     }
     case 'context':
       noArguments(name)
-      return { kind: 'context', messages }
+      return { kind: 'context', messages, searches }
     case 'serve':
       noArguments(name)
       return { kind: 'serve', maxMessageBytes: messageLimit(maxMessageBytes) }

@@ -1,4 +1,4 @@
-import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, raceAbort, type Host, type ToolProgress } from 'dsh-core'
+import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
 import { checkWorkspace, parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
@@ -21,10 +21,10 @@ export interface Io {
  * on serving (strays.ts).
  */
 export async function run(argv: readonly string[]): Promise<void> {
-  const controller = new AbortController()
+  const command = new Lifetime()
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED)
-    controller.abort(new Error('interrupted'))
+    if (command.aborted) process.exit(ExitCode.INTERRUPTED)
+    command.abort(new Error('interrupted'))
   }
   let finished = false
   const strays = new StrayFailures()
@@ -43,7 +43,7 @@ export async function run(argv: readonly string[]): Promise<void> {
   process.stderr.on('error', () => {})
   let code: ExitCode
   try {
-    code = await main(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, controller.signal, strays)
+    code = await main(argv, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, command.signal, strays)
   } catch (error) {
     strays.handle('failure', error)
     return
@@ -56,7 +56,7 @@ export async function run(argv: readonly string[]): Promise<void> {
   setTimeout(() => process.exit(), 1000).unref()
 }
 
-export async function main(argv: readonly string[], io: Io, signal: AbortSignal = new AbortController().signal, strays = new StrayFailures()): Promise<ExitCode> {
+export async function main(argv: readonly string[], io: Io, signal: AbortSignal = new Lifetime().signal, strays = new StrayFailures()): Promise<ExitCode> {
   // `dsh mcp …` manages servers with options of its own (src/mcp/command.ts). It and `serve` are
   // imported when used: both load the MCP SDK, which the other commands never need.
   if (argv[0] === 'mcp') return (await import('./mcp/command.ts')).runMcpCommand(argv.slice(1), io, signal)
@@ -157,7 +157,7 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
     }
     case 'tools': {
       const runtime = requireTools(host)
-      const tools = runtime.catalog()
+      const tools = runtime.catalog({ all: command.all })
       return answer({ tools }, toolsText(tools, (name) => runtime.get(name)?.approval))
     }
     case 'call': {
@@ -186,6 +186,14 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
         for (const message of decision.messages) {
           messages.push({ role: message.role, source: message.source.kind, text: message.content.map((block) => block.text).join('\n') })
         }
+      }
+      if (command.searches.length) {
+        const tools = requireTools(host)
+        for (const query of command.searches) {
+          const result = await tools.execute({ name: TOOL_SEARCH, arguments: { query }, session, signal })
+          messages.push({ role: 'tool', source: TOOL_SEARCH, text: result.content.map((block) => block.text).join('\n') })
+        }
+        messages.push({ role: 'system', source: 'tools', text: tools.catalog({ session }).map((tool) => tool.name).join('\n') })
       }
       return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
     }
@@ -217,7 +225,7 @@ function requireSessions(host: Host) {
 }
 
 async function parseToolArguments(input: string | undefined, stdin: NodeJS.ReadableStream, signal: AbortSignal): Promise<unknown> {
-  const text = input === '-' ? await raceAbort(readUtf8(stdin), signal) : (input ?? '{}')
+  const text = input === '-' ? await Lifetime.run({ signal }, () => readUtf8(stdin)) : (input ?? '{}')
   try {
     return JSON.parse(text)
   } catch (error) {

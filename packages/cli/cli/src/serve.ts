@@ -46,7 +46,7 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
   const calls = untracked(tools)
   const routes = new Routes()
   routes.add(ListToolsRequestSchema, () => ({
-    tools: tools.catalog().map((tool) => {
+    tools: tools.catalog({ session }).map((tool) => {
       const outputSchema = tools.outputSchema(tool.name)
       return { name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' }, ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}) }
     }),

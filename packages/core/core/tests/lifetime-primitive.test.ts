@@ -186,6 +186,15 @@ describe('Lifetime', () => {
       expect(seen?.active).toBe(false)
     })
 
+    it('Lifetime.run follows a signal on a root of its own and lets go of it after the call', async () => {
+      const caller = new AbortController()
+      expect(await Lifetime.run({ signal: caller.signal }, async (own) => own.signal.aborted)).toBe(false)
+      expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0)
+      const waiting = Lifetime.run({ signal: caller.signal }, () => new Promise(() => {}))
+      caller.abort(new Error('interrupted'))
+      await expect(waiting).rejects.toThrow('interrupted')
+    })
+
     it('rejects with a TimeoutReason when the work outlives the child', async () => {
       const parent = new Lifetime()
       const error = await parent.run({ timeoutMs: 5, code: 'SLOW' }, () => new Promise(() => {})).catch((failure: unknown) => failure)
@@ -317,10 +326,10 @@ describe('Lifetime leak check', () => {
   it('children of a long-lived lifetime are collected once released', { timeout: 120_000 }, async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', 'packages/cli/cli/bin/run-ts.mjs', 'packages/core/core/tests/fixtures/lifetime-leak.ts'], { cwd: ROOT })
     const result = JSON.parse(stdout) as { growthBytes: number; anyGrowthBytes: number; dependants: number }
-    // The same loop with AbortSignal.any on the parent keeps ~60 bytes per call; ours keeps none
-    // beyond noise (a few hundred kB of heap shape and JIT state).
+    // The same loop with AbortSignal.any on the parent keeps ~60 bytes per call on Node 20 and 22
+    // (+11.7 MB and +35 MB here; Node 24 no longer does), reported as anyGrowthBytes; ours keeps
+    // nothing beyond noise (heap shape and JIT state) on any of them.
     expect(result.dependants).toBe(0)
     expect(result.growthBytes).toBeLessThan(2_000_000)
-    expect(result.anyGrowthBytes).toBeGreaterThan(result.growthBytes + 4_000_000)
   })
 })

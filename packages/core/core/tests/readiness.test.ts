@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -59,6 +60,54 @@ describe('report', () => {
     } finally {
       process.off('warning', onWarning)
     }
+  })
+
+  it('gives each probe a signal of its own, which the other probes do not listen on (issue 27 item 1)', async () => {
+    const signals: AbortSignal[] = []
+    const listening: number[] = []
+    let arrived = 0
+    let release!: () => void
+    const allArrived = new Promise<void>((resolve) => (release = resolve))
+    for (let i = 0; i < 12; i++) {
+      app.readiness.register(
+        capability({
+          surface: 'web',
+          id: `provider-${i}`,
+          probe: async ({ signal }) => {
+            signals.push(signal)
+            signal.addEventListener('abort', () => {}, { once: true })
+            if (++arrived === 12) release()
+            await allArrived
+            listening.push(getEventListeners(signal, 'abort').length)
+            return { state: 'ready', detail: '' }
+          },
+        }),
+      )
+    }
+    expect(await app.readiness.report({ probe: true })).toHaveLength(12)
+    expect(new Set(signals).size).toBe(12)
+    // Its own listener, and at most one of the report's: never the eleven other probes'.
+    expect(Math.max(...listening)).toBeLessThanOrEqual(2)
+  })
+
+  it('the signal of an overrunning probe aborts with PROBE_TIMEOUT', async () => {
+    let reason: unknown
+    app.readiness.register(
+      capability({
+        surface: 'web',
+        id: 'slow',
+        probe: ({ signal }) =>
+          new Promise((_, reject) => {
+            signal.addEventListener('abort', () => {
+              reason = signal.reason
+              reject(signal.reason as Error)
+            })
+          }),
+      }),
+    )
+    const [row] = await app.readiness.report({ probe: true })
+    expect(row?.detail).toBe('PROBE_TIMEOUT after 200ms')
+    expect((reason as { code?: string }).code).toBe('PROBE_TIMEOUT')
   })
 
   it('probes only when asked, passing the workspace', async () => {

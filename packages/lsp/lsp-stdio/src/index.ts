@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, envFromConfig, errorMessage, HarnessError, trustOf, untracked, type TrustDecider } from 'dsh-core'
+import { effectWithTeardown, envFromConfig, errorMessage, HarnessError, scopeLifetime, trustOf, untracked, type TrustDecider } from 'dsh-core'
 import type {} from 'dsh-lsp'
 import { LspStdioConfig, type ServerConfig } from './config.ts'
 import { fixedLauncher, type Launcher } from './launch.ts'
@@ -33,29 +33,29 @@ type Lookup = string | { readonly missing: string }
  * down (awaited by the host's stop()).
  */
 export async function apply(ctx: Context, config: LspStdioConfig): Promise<void> {
-  const setup = new AbortController()
   const unloaded = new Error('lsp-stdio setup disposed')
-  const cancelSetup = ctx.effect(() => () => setup.abort(unloaded))
+  // Aborts when the plugin is unloaded while the executables are looked up; released after.
+  const setup = scopeLifetime(ctx, () => unloaded)
   const entries = Object.entries(config.servers)
   const lookups = await Promise.allSettled(
     entries.map(async ([id, server]): Promise<Lookup> => {
       try {
         return await ctx.subprocess.resolveExecutable(server.command, { env: envFromConfig(server.env), signal: setup.signal })
       } catch (error) {
-        if (!setup.signal.aborted && error instanceof HarnessError && NOT_INSTALLED.has(error.code)) return { missing: error.message }
-        const failure = setup.signal.aborted ? error : new Error(`servers.${id}.command: ${errorMessage(error)}`, { cause: error })
+        if (!setup.aborted && error instanceof HarnessError && NOT_INSTALLED.has(error.code)) return { missing: error.message }
+        const failure = setup.aborted ? error : new Error(`servers.${id}.command: ${errorMessage(error)}`, { cause: error })
         setup.abort(failure)
         throw failure
       }
     }),
   )
-  if (setup.signal.aborted) {
+  if (setup.aborted) {
     // Unloaded half-way: nothing was registered and nothing went wrong. A rejection would reach
     // cordis after the app stopped, whose fallback prints it on stdout (a boot interrupted by ^C).
-    if (setup.signal.reason === unloaded) return
-    throw setup.signal.reason
+    if (setup.reason === unloaded) return
+    throw setup.reason
   }
-  cancelSetup()
+  setup.dispose()
 
   const launchers: (Launcher | undefined)[] = []
   const providers = entries.map(([id, server], index) => {

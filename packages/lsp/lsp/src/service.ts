@@ -2,7 +2,7 @@ import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
 import { currentSession, errorMessage, untracked, type Session } from 'dsh-core'
 import { askEveryProvider } from './fan-out.ts'
-import { LSP_CAPABILITIES, type LspCapability, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
+import { LSP_CAPABILITIES, type LspCallHierarchyRequest, type LspCallHierarchyResult, type LspCapability, type LspRenameRequest, type LspRenameResult, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
 import { LspError } from './errors.ts'
 import { finalExtension, normalizeExtensionKey, normalizeFilenameKey, routeByFilename } from './extensions.ts'
 import type { LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
@@ -145,6 +145,22 @@ export class LspService extends Service {
     const route = this.routeFor(request.filePath)
     const ask = route.provider.documentSymbols
     if (!ask) throw unsupported(route, 'documentSymbols')
+    return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
+  }
+
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  async rename(request: LspRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
+    const route = this.routeFor(request.filePath)
+    const ask = route.provider.rename
+    if (!ask) throw unsupported(route, 'rename')
+    return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
+  }
+
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  async callHierarchy(request: LspCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
+    const route = this.routeFor(request.filePath)
+    const ask = route.provider.callHierarchy
+    if (!ask) throw unsupported(route, 'callHierarchy')
     return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
   }
 

@@ -62,7 +62,7 @@ async function readWindow(fs: FileSystem, cwd: string, filePath: string, search:
   for (let line = Math.max(0, search.line - search.window); line <= search.line + search.window; line++) wanted.add(line)
   try {
     const path = await fs.contained(workspace, filePath, signal)
-    return await readSourceLines(fs, path, wanted, exactLine, maxBytes, signal)
+    return await readSourceLines(fs, workspace, path, wanted, exactLine, maxBytes, signal)
   } catch (error) {
     throwIfAborted(signal)
     if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {

@@ -116,14 +116,14 @@ describe('symbol', () => {
     const h = await start()
     const tail = Array.from({ length: 20_000 }, (_, i) => `const filler${i} = ${i}`).join('\n')
     await writeFile(join(h.dir, 'long.ts'), `export const first = 1\n${tail}\n`)
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
     const provider = scriptedProvider(HOVER)
     h.app.lsp.registerProvider(provider)
     // Longer than maxLineFileBytes, but the window ends within the first chunk.
     const result = await h.call({ operation: 'hover', filePath: 'long.ts', line: 1, symbol: 'first' }, {})
     expect(result.isError).toBe(false)
     expect(streamText).toHaveBeenCalledTimes(1)
-    expect(streamText.mock.calls[0]?.[0]).toBe(join(h.dir, 'long.ts'))
+    expect(streamText.mock.calls[0]?.[1]).toBe(join(h.dir, 'long.ts'))
     await h.stop()
     harness = undefined
     const capped = await boot({ maxLineFileBytes: 1000 })
@@ -157,7 +157,7 @@ describe('symbol', () => {
   it('a file no provider serves is LSP_UNAVAILABLE without being read; no session is LSP_WORKSPACE_REQUIRED', async () => {
     const h = await start()
     await writeFile(join(h.dir, 'notes.md'), 'area\n')
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
     expect(codeOf(await h.call({ operation: 'hover', filePath: 'notes.md', line: 1, symbol: 'area' }))).toBe('LSP_UNAVAILABLE')
     expect(codeOf(await h.call({ operation: 'hover', filePath: 'a.ts', line: 1, symbol: 'area' }, { session: undefined }))).toBe('LSP_WORKSPACE_REQUIRED')
     expect(streamText).not.toHaveBeenCalled()

@@ -61,6 +61,11 @@ const common = {
   toolApproval: z.record(z.string(), approvalMode).default({}),
   /** Without a `toolApproval` entry, a tool's annotations decide: `readOnlyHint` → auto, `destructiveHint` (not read-only) → prompt. */
   approvalFromAnnotations: z.boolean().default(false),
+  /**
+   * Whether this server's tools may wait behind `tool_search` (dsh-core's deferred tools): `auto`
+   * once the deferrable tools pass the tools runtime's `defer` budget, `always`, or `never`.
+   */
+  defer: z.enum(['auto', 'always', 'never'], { error: 'must be "auto", "always" or "never"' }).default('auto'),
   reconnect: ReconnectConfig.prefault({}),
   /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
   maxResultChars: positive(100_000),

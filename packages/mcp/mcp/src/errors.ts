@@ -13,6 +13,10 @@ export const McpErrorCode = {
   MCP_AUTH_REQUIRED: 'MCP_AUTH_REQUIRED',
   /** A login did not complete: the callback's state did not match, the user or the server refused, it timed out. */
   MCP_AUTH_FAILED: 'MCP_AUTH_FAILED',
+  /** The OAuth token store stayed locked by another process past the wait, or this process lost its lock (it froze past the stale time); nothing was written. */
+  MCP_TOKEN_STORE_LOCKED: 'MCP_TOKEN_STORE_LOCKED',
+  /** The row names a `${VAR}` that is not set (or, in an `mcpConfig:` file, a field dsh cannot use): the server is not started; its status row says why. */
+  MCP_SERVER_UNUSABLE: 'MCP_SERVER_UNUSABLE',
   /** The server is not connected (reconnecting, gave up, stopped); calls fail at once. */
   MCP_UNAVAILABLE: 'MCP_UNAVAILABLE',
   /** The connection died while the call was waiting for its answer. */

@@ -25,7 +25,7 @@ export const expandedString = z.string().transform((text, context) => {
   const expanded = expandVariables(text)
   if ('value' in expanded) return expanded.value
   for (const name of expanded.missing) {
-    context.addIssue({ code: 'custom', message: `\${${name}} is not set in the environment and has no default (\${${name}:-default} gives one)` })
+    context.addIssue({ code: 'custom', message: `\${${name}} is not set in the environment and has no default (\${${name}:-default} gives one)`, params: { unsetVariable: name } })
   }
   return z.NEVER
 })

@@ -9,6 +9,7 @@ import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row
 import { WorkspaceRoots } from './roots.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
+import { applyUnusable, checkServer, unusableServer, type UnusableServer } from './unusable.ts'
 
 export { McpConfig, StdioServerConfig, HttpServerConfig, SseServerConfig, ReconnectConfig, type RemoteServerConfig } from './config.ts'
 export { OAuthConfig } from './oauth/config.ts'
@@ -23,6 +24,7 @@ export { fromClaudeJson } from './import/claude.ts'
 export { fromCodexToml } from './import/codex.ts'
 export { serverNameFor, type ImportResult, type ImportedServer } from './import/types.ts'
 export { McpError, McpErrorCode } from './errors.ts'
+export { checkServer, describeIssue, type UnusableServer, type ServerCheck } from './unusable.ts'
 export { publicToolName } from './naming.ts'
 export { expandVariables } from './expand.ts'
 export { StdioTransport } from './stdio-transport.ts'
@@ -43,9 +45,20 @@ export const inject = {
   trust: { required: false },
 }
 
-/** One server, or `mcpConfig:` a Claude Code `.mcp.json` / Codex `config.toml` whose servers this row runs. */
-export type McpRowConfig = McpConfig | McpConfigFileRow
-export const Config = (config: unknown): McpRowConfig => (isConfigFileRow(config) ? McpConfigFileRow.parse(config) : McpConfig.parse(config))
+/**
+ * One server, or `mcpConfig:` a Claude Code `.mcp.json` / Codex `config.toml` whose servers this
+ * row runs, or a server whose only problem is a `${VAR}` not set here: that is no mistake in the
+ * file (the variable may be set where the row usually runs), so the row loads as the server's
+ * `unavailable` status row naming the variable instead of failing every dsh command.
+ */
+export type McpRowConfig = McpConfig | McpConfigFileRow | UnusableServer
+export const Config = (config: unknown): McpRowConfig => {
+  if (isConfigFileRow(config)) return McpConfigFileRow.parse(config)
+  const checked = checkServer(config)
+  if (checked.ok) return checked.config
+  if (checked.unsetOnly) return unusableServer(String((config as { serverName: unknown }).serverName), checked.problems)
+  return McpConfig.parse(config)
+}
 
 /** Server names of the live rows, per app. */
 const reservations = new WeakMap<Context, Set<string>>()
@@ -57,18 +70,32 @@ const reservations = new WeakMap<Context, Set<string>>()
  * group is gone before the teardown ends), unregisters the tools, then frees the name.
  */
 export async function apply(ctx: Context, config: McpRowConfig): Promise<void> {
-  if ('mcpConfig' in config) return applyConfigFile(ctx, config, applyServer, inject)
-  return applyServer(ctx, config, rowOrigin(ctx)?.file)
+  if ('mcpConfig' in config) return applyConfigFile(ctx, config, applyAny, inject)
+  return applyAny(ctx, config, rowOrigin(ctx)?.file)
+}
+
+function applyAny(ctx: Context, config: McpConfig | UnusableServer, file: string | undefined): Promise<void> {
+  if ('unusable' in config) {
+    applyUnusable(ctx, config, reserveName)
+    return Promise.resolve()
+  }
+  return applyServer(ctx, config, file)
+}
+
+/** Takes `serverName` for this row; another live row holding it fails this one. */
+function reserveName(ctx: Context, serverName: string): Set<string> {
+  const names = reservations.get(ctx.root) ?? new Set<string>()
+  reservations.set(ctx.root, names)
+  if (names.has(serverName)) {
+    throw new McpError(`serverName "${serverName}" is already used by another dsh-mcp row; give each server its own name`, 'MCP_SERVER_NAME_TAKEN')
+  }
+  names.add(serverName)
+  return names
 }
 
 /** `file`: where the row was written (for the login command in messages). */
 async function applyServer(ctx: Context, config: McpConfig, file: string | undefined): Promise<void> {
-  const names = reservations.get(ctx.root) ?? new Set<string>()
-  reservations.set(ctx.root, names)
-  if (names.has(config.serverName)) {
-    throw new McpError(`serverName "${config.serverName}" is already used by another dsh-mcp row; give each server its own name`, 'MCP_SERVER_NAME_TAKEN')
-  }
-  names.add(config.serverName)
+  const names = reserveName(ctx, config.serverName)
 
   const logger = ctx.logger('mcp')
   const extras = new ServerExtras(config, logger)

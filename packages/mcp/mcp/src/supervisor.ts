@@ -309,7 +309,8 @@ export class Supervisor {
     const failure = this.attemptError(error, step, generation)
     if (this.disposed) return failure
     this.recordError(failure.message, generation)
-    this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
+    // A server that wants a login says so once, below, not also as a failed attempt.
+    if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
     if (!closed) {
       if (this.current !== generation) return failure
       this.current = undefined
@@ -420,6 +421,8 @@ export class Supervisor {
 
   private transportError(error: Error): void {
     if (this.disposed) return
+    // A 401 is the attempt's own failure (needs_auth, logged once with the login command).
+    if ((error as { code?: unknown }).code === 401) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 

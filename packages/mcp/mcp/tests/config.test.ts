@@ -31,6 +31,7 @@ describe('McpConfig', () => {
       defaultApproval: 'auto',
       toolApproval: {},
       approvalFromAnnotations: false,
+      defer: 'auto',
       reconnect: { enabled: true, initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 10, stableAfterMs: 30_000, jitterRatio: 0.2 },
       maxResultChars: 100_000,
       instructions: false,
@@ -161,18 +162,20 @@ describe('${VAR} expansion (env, headers, url, args)', () => {
     expect(problems({ ...http, url: 'https://${MCP_EXPAND_NOT_SET}/mcp' })[0]).toMatch(/^url: \$\{MCP_EXPAND_NOT_SET\} is not set/)
   })
 
-  it('through the preset runner the error names the row', async () => {
+  it('through the preset runner the row boots as the server\'s unavailable row naming the variable (issue 33 item 6), never a boot failure', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dsh-mcp-expand-'))
     try {
       const preset = join(dir, 'preset.yml')
-      writeFileSync(preset, ['- name: dsh-core/tools', '- name: dsh-core/subprocess', '- id: github', '  name: dsh-mcp', '  config: { transport: stdio, serverName: github, command: node, env: { GITHUB_TOKEN: "${MCP_EXPAND_NOT_SET}" } }'].join('\n'))
-      const error = await bootPreset({ preset }).then(
-        () => undefined,
-        (failure: unknown) => failure as PresetError,
-      )
-      expect(error?.code).toBe('PRESET_CONFIG_INVALID')
-      expect(error?.message).toContain('row "github" (dsh-mcp)')
-      expect(error?.message).toContain('config.env.GITHUB_TOKEN: ${MCP_EXPAND_NOT_SET} is not set in the environment')
+      writeFileSync(preset, ['- name: dsh-core/tools', '- name: dsh-core/subprocess', '- name: dsh-core/readiness', '- id: github', '  name: dsh-mcp', '  config: { transport: stdio, serverName: github, command: node, env: { GITHUB_TOKEN: "${MCP_EXPAND_NOT_SET}" } }'].join('\n'))
+      const host = await bootPreset({ preset })
+      try {
+        const rows = await host.app.get('readiness')!.report()
+        expect(rows.find((row) => row.id === 'github')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining('env.GITHUB_TOKEN: ${MCP_EXPAND_NOT_SET} is not set in the environment') })
+        const result = await host.app.get('tools')!.execute({ name: 'mcp__github__search', arguments: {} })
+        expect(result.isError && result.error.code).toBe('MCP_SERVER_UNUSABLE')
+      } finally {
+        await host.stop()
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

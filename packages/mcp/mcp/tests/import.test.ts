@@ -10,6 +10,7 @@ import { startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
 const CLAUDE = fileURLToPath(new URL('./fixtures/import/claude.mcp.json', import.meta.url))
 const CODEX = fileURLToPath(new URL('./fixtures/import/codex.config.toml', import.meta.url))
+const CODEX_CASES = fileURLToPath(new URL('./fixtures/import/cases/codex.config.toml', import.meta.url))
 
 afterEach(() => stopRigs())
 
@@ -99,5 +100,23 @@ describe('import', () => {
     expect(await rig.text('mcp__everything__echo', { message: 'from .mcp.json' })).toBe('Echo: from .mcp.json')
     const { Config } = await import('../src/index.ts')
     expect(() => Config({ mcpConfig: CLAUDE, unknown: 1 })).toThrow(/unknown/)
+  })
+
+  it('mcpConfig: a server with an unset ${VAR} is its own unavailable row naming the variable; the file\'s other servers start (issue 33 items 6, 8)', async () => {
+    const rig = await startRig()
+    await rig.add({ mcpConfig: CODEX_CASES, servers: ['writes', 'unset-env'] } as unknown as RowInput)
+    expect((await rig.status('writes')).state).toBe('ready')
+    expect(await rig.status('unset-env')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining('env.API_KEY: ${DSH_IMPORT_CASE_UNSET_KEY} is not set in the environment') })
+    expect(await rig.errorCode('mcp__unset-env__echo', { message: 'x' })).toBe('MCP_SERVER_UNUSABLE')
+  })
+
+  it('Codex "writes" asks before tools not annotated read-only; a zero timeout and scopes beside a bearer token are reported, not fatal (items 7, 8)', async () => {
+    const result = await readMcpConfigFile(CODEX_CASES)
+    const writes = result.servers.find((server) => server.sourceName === 'writes')!
+    expect(writes.config).toMatchObject({ defaultApproval: 'prompt', approvalFromAnnotations: true })
+    expect(writes.config).not.toHaveProperty('toolCallTimeoutMs')
+    const token = result.servers.find((server) => server.sourceName === 'token-and-scopes')!
+    expect(token.config).not.toHaveProperty('oauth')
+    expect(McpConfig.safeParse(token.config).success).toBe(true)
   })
 })

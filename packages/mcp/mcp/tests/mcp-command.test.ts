@@ -1,18 +1,16 @@
 // `dsh mcp …` end to end (issue 21): the login flow driven through the real command by following
 // the URL it prints, then list and call with the stored login; import of documentation-shaped
 // Claude Code / Codex files, list, call; add and remove. No token in any stream.
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { dsh, ROOT, type Run } from './fixtures/dsh-run.ts'
 import { freePort } from './fixtures/everything-http.ts'
 import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
-const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
-const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 const CODEX = fileURLToPath(new URL('./fixtures/import/codex.config.toml', import.meta.url))
 const CLAUDE = fileURLToPath(new URL('./fixtures/import/claude.mcp.json', import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-command-'))
@@ -22,26 +20,6 @@ afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()))
 })
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function dsh(args: string[], home: string, onStderr?: (text: string) => void): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: home }
-  delete env.INIT_CWD
-  const child = spawn(process.execPath, [DSH, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => {
-    err.push(chunk)
-    onStderr?.(Buffer.concat(err).toString())
-  })
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
-}
 
 /** `dsh mcp login hosted …`, following the URL it prints the way a browser would. */
 function loginFollowing(args: string[], home: string): Promise<Run> {
@@ -229,5 +207,28 @@ describe('dsh mcp', () => {
     const preset = await dsh(['mcp', 'add', 'x', '--config', join(ROOT, 'presets/coding.yml'), '--', 'node'], home)
     expect(preset.code).toBe(2)
     expect(preset.stderr).toContain('is a preset of dsh')
+  })
+
+  it('a server that needs a login is said once per command; a multi-line stderr tail keeps dsh mcp list one line per server (issue 33 item 10)', async () => {
+    const server = await startOAuthFixture()
+    fixtures.push(server)
+    const home = freshHome()
+    const overlay = join(home, 'mixed.yml')
+    const crash = "console.error('first line of the crash'); console.error('second line'); process.exit(3)"
+    writeFileSync(
+      overlay,
+      [
+        `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${server.url}', startupTimeoutMs: 10000 }`,
+        `- id: crashes\n  name: dsh-mcp\n  config: { serverName: crashes, transport: stdio, command: node, args: ['-e', "${crash}"], reconnect: { enabled: false } }`,
+      ].join('\n') + '\n',
+    )
+    const status = await dsh(['status', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stderr.split('\n').filter((line) => line.includes('hosted')), status.stderr).toHaveLength(1)
+    const listed = await dsh(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
+    expect(listed.code, listed.stderr).toBe(0)
+    const lines = listed.stdout.trimEnd().split('\n')
+    expect(lines, listed.stdout).toHaveLength(3)
+    expect(lines.find((line) => line.startsWith('crashes'))).toContain('first line of the crash second line')
   })
 })

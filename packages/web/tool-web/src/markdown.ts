@@ -54,6 +54,7 @@ function createConverter(): TurndownService {
     filter: (node) => node.nodeName === 'INPUT' && node.getAttribute('type')?.toLowerCase() === 'checkbox' && node.hasAttribute('checked') && !!node.closest('li'),
     replacement: () => '[x] ',
   })
+  service.addRule('preformatted', { filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName !== 'CODE', replacement: (_content, node) => fenced(node.textContent ?? '') })
   service.addRule('tableCell', { filter: ['th', 'td'], replacement: (content, node) => cell(content, node) })
   service.addRule('tableRow', {
     filter: 'tr',
@@ -61,7 +62,37 @@ function createConverter(): TurndownService {
   })
   service.addRule('tableSection', { filter: ['thead', 'tbody', 'tfoot'], replacement: (content) => content })
   service.addRule('table', { filter: 'table', replacement: (content) => `\n\n${content.replace(/\n+/g, '\n').trim()}\n\n` })
+  // Added last, so it is tried before the table rules (turndown tries the latest rule first): a
+  // layout table (one cell, or cells holding blocks a GFM cell cannot: code, tables) is not
+  // tabular data, and its cells render as the blocks they hold.
+  service.addRule('layoutTable', { filter: (node) => ['TABLE', 'TR', 'TH', 'TD'].includes(node.nodeName) && isLayoutTable(node.nodeName === 'TABLE' ? node : node.closest('table')), replacement: (content) => `\n\n${content}\n\n` })
   return service
+}
+
+/**
+ * A `<pre>` without a `<code>` inside (RFCs, mailing-list archives, man pages, texinfo) is a code
+ * block all the same: its text verbatim in a fence longer than any backtick run it holds.
+ */
+function fenced(text: string): string {
+  const code = text.replace(/^\r?\n/, '').replace(/\s+$/, '')
+  const longest = Math.max(0, ...(code.match(/^`{3,}/gm) ?? []).map((run) => run.length))
+  const fence = '`'.repeat(Math.max(3, longest + 1))
+  return `\n\n${fence}\n${code}\n${fence}\n\n`
+}
+
+const layoutTables = new WeakMap<object, boolean>()
+const CODE_OR_TABLE_IN_CELL = 'td pre, th pre, td table, th table'
+const BLOCK_IN_CELL = ['p', 'div', 'ul', 'ol', 'dl', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((block) => `td ${block}, th ${block}`).join(', ')
+
+function isLayoutTable(table: Node | null): boolean {
+  if (!table) return false
+  let layout = layoutTables.get(table)
+  if (layout === undefined) {
+    // Blocks a GFM cell cannot hold anywhere in it, or a single cell wrapping blocks (a page frame).
+    layout = !!table.querySelector(CODE_OR_TABLE_IN_CELL) || (table.querySelectorAll('td, th').length <= 1 && !!table.querySelector(BLOCK_IN_CELL))
+    layoutTables.set(table, layout)
+  }
+  return layout
 }
 
 /**

@@ -1,16 +1,16 @@
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
-import { bootPreset, composePreset, CredentialService, FileSystem, trustCommand, TrustService, TrustStore, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
-import { Config, configFileOf, login, loginKey, McpConfig, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
+import { bootPreset, composePreset, CredentialService, errorMessage, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
 import { tellStderr, writeOut } from '../output.ts'
 import { OverlayFile } from './overlay-file.ts'
 import { PROJECT_FILE, ProjectMcpFile } from './project-file.ts'
+import { literalSecrets, maskedConfig, maskedUrlsIn } from './secrets.ts'
 
 export const MCP_USAGE = `usage: dsh mcp <command> [--preset <p>] [--config <overlay.yml>]... [--cwd <dir>] [--json]
   list                                   the servers: transport, state, tools, login
@@ -109,7 +109,7 @@ async function dispatch(command: string, rest: readonly string[], trailing: read
     case 'get':
       return get(one('get'), options, signal)
     case 'add':
-      return add(rest, trailing, options)
+      return add(rest, trailing, options, io)
     case 'remove':
       return remove(one('remove'), options)
     case 'import':
@@ -184,6 +184,7 @@ async function find(name: string, options: Options): Promise<ServerEntry> {
 /** The row as the bridge reads it (`${VAR}` expanded), for a remote server. */
 function remoteConfig(entry: ServerEntry): RemoteServerConfig {
   const parsed = Config(entry.config) as McpRowConfig
+  if ('unusable' in parsed) throw new UsageError(`${entry.name} cannot be used as written: ${parsed.reason}`)
   if ('mcpConfig' in parsed || parsed.transport === 'stdio') throw new UsageError(`${entry.name} is a stdio server; login is for servers reached over HTTP`)
   return parsed
 }
@@ -219,27 +220,21 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   const out = await Promise.all(
     entries.map(async (entry) => {
       const row = rows.find((candidate) => candidate.id === entry.name)
-      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: row?.state ?? 'unavailable', tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: row?.detail ?? '' }
+      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: row?.state ?? 'unavailable', tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? '') }
     }),
   )
   if (options.json) return JSON.stringify({ servers: out })
   if (!out.length) return 'no MCP servers (dsh mcp add or dsh mcp import adds one)'
   const table = [['name', 'transport', 'state', 'tools', 'login'], ...out.map((server) => [server.name, server.transport, server.state, String(server.tools), server.auth])]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)))
-  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${out[index - 1]!.detail}` : '  detail')).join('\n')
-}
-
-/** Values of env and headers could be secrets: shown as `***` (variable references stay readable). */
-function masked(config: Record<string, unknown>): Record<string, unknown> {
-  const hide = (record: unknown) =>
-    Object.fromEntries(Object.entries((record ?? {}) as Record<string, unknown>).map(([key, value]) => [key, typeof value === 'string' && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value) ? value : '***']))
-  return { ...config, ...(config.env ? { env: hide(config.env) } : {}), ...(config.headers ? { headers: hide(config.headers) } : {}) }
+  // One line per server: a detail with the server's multi-line stderr tail is folded (--json keeps it whole).
+  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${oneLine(out[index - 1]!.detail)}` : '  detail')).join('\n')
 }
 
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
-  const value = { name, file: entry.file, config: masked(entry.config), state: row?.state ?? 'unavailable', login: await loginState(entry, row?.state), detail: row?.detail ?? '', tools: row?.tools ?? [] }
+  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
   if (options.json) return JSON.stringify(value)
   return [`${name} (${entry.file})`, `state: ${value.state}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
 }
@@ -254,7 +249,7 @@ function pairs(items: readonly string[], separator: ':' | '=', flag: string): Re
   )
 }
 
-async function add(rest: readonly string[], trailing: readonly string[], options: Options): Promise<string> {
+async function add(rest: readonly string[], trailing: readonly string[], options: Options, io: McpIo): Promise<string> {
   const transport = options.transport ?? 'stdio'
   const [name, url, ...extra] = rest
   if (!name) throw new UsageError('mcp add needs a server name')
@@ -275,6 +270,7 @@ async function add(rest: readonly string[], trailing: readonly string[], options
   if (target.has(name)) throw new UsageError(`${target.path} already has a server "${name}" (dsh mcp remove ${name} first)`)
   target.add(config)
   await target.save()
+  if (target instanceof ProjectMcpFile) warnOfCommittedSecrets(target.path, config, io)
   const enabled = options.scope === 'project' && (await readProjectFiles())
   if (options.json) return JSON.stringify({ added: name, file: target.path })
   const untrusted = options.scope === 'project' && !(await new TrustStore().lookup(await TrustStore.canonical(options.cwd)))?.trusted
@@ -282,12 +278,21 @@ async function add(rest: readonly string[], trailing: readonly string[], options
   return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}${trustNote}`
 }
 
+/** A project's .mcp.json goes into the repository: a literal secret written there is shared with everyone who clones it. */
+function warnOfCommittedSecrets(path: string, config: Record<string, unknown>, io: McpIo): void {
+  const secrets = literalSecrets(config)
+  if (!secrets.length) return
+  tellStderr(
+    io.stderr,
+    `dsh: warning: ${path} is meant to be committed, and ${secrets.join(', ')} holds a literal secret; write \${VAR} there instead and keep the value in the environment or a .env file (or add the server with --scope user)`,
+  )
+}
+
 /** The shape is checked now; a `${VAR}` that is not set here may be set where the row runs. */
 function checkRow(config: Record<string, unknown>): void {
-  const parsed = McpConfig.safeParse(config)
-  if (parsed.success) return
-  const problem = parsed.error.issues.find((issue) => !issue.message.includes('is not set in the environment'))
-  if (problem) throw new UsageError(`server ${String(config.serverName)}: ${problem.path.join('.') || 'config'}: ${problem.message}`)
+  const checked = checkServer(config)
+  if (checked.ok || checked.unsetOnly) return
+  throw new UsageError(`server ${String(config.serverName)}: ${checked.problems.find((problem) => !problem.includes('is not set in the environment'))}`)
 }
 
 async function remove(name: string, options: Options): Promise<string> {
@@ -297,31 +302,59 @@ async function remove(name: string, options: Options): Promise<string> {
   return options.json ? JSON.stringify({ removed: name, file: target.path }) : `removed ${name} from ${target.path}`
 }
 
+/**
+ * Every server of the file that dsh can use becomes a row; one it cannot is reported with its field
+ * and the reason and left out, never refusing the rest. A `${VAR}` that is not set here is a warning:
+ * the row is written, and until the variable is set it is that server's unavailable status row.
+ */
 async function importFile(file: string, options: Options): Promise<string> {
   if (options.scope === 'project') throw new UsageError(`import writes dsh rows to an overlay; a project's ${PROJECT_FILE} is read as it is (--scope project with add)`)
   const result = await readMcpConfigFile(file)
   const overlay = await targetOverlay(options)
   const imported: string[] = []
+  const skipped: { server: string; problems: string[] }[] = []
   const notes = [...result.notes]
+  const warnings: string[] = []
   for (const server of result.servers) {
     const name = String(server.config.serverName)
     if (overlay.has(name)) {
       notes.push(`${name}: ${overlay.path} already has a server of that name; not imported (dsh mcp remove ${name} first)`)
       continue
     }
-    checkRow(server.config)
-    overlay.add(server.config, server.disabled)
+    const config = anchoredToFile(server.config, file)
+    const checked = checkServer(config)
+    if (!checked.ok && !checked.unsetOnly) {
+      const problems = checked.problems.filter((problem) => !problem.includes('is not set in the environment'))
+      skipped.push({ server: server.sourceName, problems })
+      notes.push(`${server.sourceName}: not imported: ${problems.join('; ')}`)
+      continue
+    }
+    if (!checked.ok) warnings.push(`${name}: ${checked.problems.join('; ')}: dsh shows the server as unavailable, naming the variable, until it is set`)
+    overlay.add(config, server.disabled)
     imported.push(name)
   }
   if (imported.length) await overlay.save()
-  if (options.json) return JSON.stringify({ format: result.format, file: overlay.path, imported, notes })
+  if (options.json) return JSON.stringify({ format: result.format, file: overlay.path, imported, skipped, warnings, notes })
   const head = `imported ${imported.length} server${imported.length === 1 ? '' : 's'} from ${file} (${result.format === 'codex' ? 'Codex config.toml' : 'Claude Code .mcp.json'}) into ${overlay.path}${imported.length ? `: ${imported.join(', ')}` : ''}`
-  return [head, ...notes.map((note) => `note: ${note}`)].join('\n')
+  return [head, ...warnings.map((warning) => `warning: ${warning}`), ...notes.map((note) => `note: ${note}`)].join('\n')
+}
+
+/**
+ * A stdio server of an imported file runs where that file's client ran it: in the file's directory,
+ * or its own `cwd` resolved against that directory. The row lands in an overlay read in every
+ * workspace, so a relative path left as it is would mean each workspace's own file.
+ */
+function anchoredToFile(config: Record<string, unknown>, file: string): Record<string, unknown> {
+  if (config.transport !== 'stdio') return config
+  const base = dirname(file)
+  const cwd = resolve(base, typeof config.cwd === 'string' ? config.cwd : '.')
+  const command = typeof config.command === 'string' && !isAbsolute(config.command) && /[\\/]/.test(config.command) ? { command: resolve(cwd, config.command) } : {}
+  return { ...config, ...command, cwd }
 }
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
-  return withCredentials(options.cwd, async (credentials) => {
+  return withLoginServices(options.cwd, async ({ credentials, subprocess }) => {
     const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials })
     if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
     const outcome = await login({
@@ -330,7 +363,7 @@ async function loginTo(name: string, options: Options, io: McpIo, signal: AbortS
       signal,
       onAuthorizationUrl: (url) => {
         tellStderr(io.stderr, `To log in to ${name}, open this URL in a browser (it comes back to this machine):\n${url.href}`)
-        if (io.stderr.isTTY) openBrowser(url.href)
+        if (io.stderr.isTTY) void openBrowser(subprocess, url.href, options.cwd)
       },
     })
     const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
@@ -338,20 +371,27 @@ async function loginTo(name: string, options: Options, io: McpIo, signal: AbortS
   })
 }
 
+interface LoginServices {
+  readonly credentials: Pick<CredentialService, 'resolve'>
+  readonly subprocess: SubprocessService
+}
+
 /**
- * Runs `work` with dsh-core's credential lookup, as every row reads its secrets: the environment,
- * then the workspace's `.env`, then the user's `.env`. Read when asked, never kept.
+ * Runs `work` with dsh-core's credential lookup, as every row reads its secrets (the environment,
+ * then the workspace's `.env`, then the user's `.env`; read when asked, never kept), and
+ * `ctx.subprocess` for the browser.
  */
-async function withCredentials<T>(workspace: string, work: (credentials: Pick<CredentialService, 'resolve'>) => Promise<T>): Promise<T> {
+async function withLoginServices<T>(workspace: string, work: (services: LoginServices) => Promise<T>): Promise<T> {
   const app = new Context()
   app.plugin(FileSystem)
   // The workspace's .env is read only when the workspace is trusted (nobody is asked here).
   app.plugin(TrustService)
   app.plugin(CredentialService)
+  app.plugin(SubprocessService)
   await app.start()
   try {
     const service = app.get('credentials')!
-    return await work({ resolve: (variable) => service.resolve(variable, { cwd: workspace }) })
+    return await work({ credentials: { resolve: (variable) => service.resolve(variable, { cwd: workspace }) }, subprocess: app.get('subprocess')! })
   } finally {
     await app.stop()
   }
@@ -367,14 +407,17 @@ async function logout(name: string, options: Options): Promise<string> {
 }
 
 /**
- * Best effort, for a person at a terminal: the platform's opener, detached (it returns at once; the
- * browser is not ours to supervise). Without one the printed URL is the way.
+ * Best effort, for a person at a terminal: the platform's opener, through `ctx.subprocess` like
+ * every child (the scrubbed environment: the browser never sees the keys dsh was given; the
+ * executable looked up outside the workspace), handed off so the browser outlives dsh. Without an
+ * opener the printed URL is the way.
  */
-function openBrowser(url: string): void {
+async function openBrowser(subprocess: SubprocessService, url: string, cwd: string): Promise<void> {
   const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return
   try {
-    spawn(opener, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref()
+    const executable = await subprocess.resolveExecutable(opener)
+    subprocess.spawn({ argv: [executable, url], cwd, handOff: true })
   } catch {
     // No opener: the URL is printed.
   }

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { mkdir, readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { PRIVATE_FILE_MODE, writeFileAtomically, writePrivateFile } from 'dsh-core'
+import { userMcpOverlay } from 'dsh-mcp/user-overlay'
 import { isMap, isSeq, parseDocument, type Document, type YAMLSeq } from 'yaml'
 import { UsageError } from '../args.ts'
 
@@ -69,15 +71,15 @@ export class OverlayFile {
     this.rows.add(this.document.createNode(row))
   }
 
-  save(): Promise<void> {
-    return writeAtomically(this.path, this.document.toString())
+  /**
+   * Rows can hold literal secrets (`--env K=V`, `--header`), so the file is 0600. The user overlay's
+   * directory is `$DSH_HOME`, which is made (or tightened to) 0700; a `--config` file's directory is
+   * the user's own and left as it is.
+   */
+  async save(): Promise<void> {
+    const text = this.document.toString()
+    if (this.path === resolve(userMcpOverlay())) return writePrivateFile(this.path, text)
+    await mkdir(dirname(this.path), { recursive: true })
+    await writeFileAtomically(this.path, text, PRIVATE_FILE_MODE)
   }
-}
-
-/** Writes `text` to `path` through a temporary file beside it: a reader sees the old file or the new one. */
-export async function writeAtomically(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true })
-  const temporary = join(dirname(path), `.${process.pid}.dsh-mcp.tmp`)
-  await writeFile(temporary, text)
-  await rename(temporary, path)
 }

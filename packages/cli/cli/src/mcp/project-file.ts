@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { writeFileAtomically } from 'dsh-core'
 import { UsageError } from '../args.ts'
-import { writeAtomically } from './overlay-file.ts'
 
 /** Claude Code's project file, in the workspace's top directory. */
 export const PROJECT_FILE = '.mcp.json'
@@ -48,8 +48,9 @@ export class ProjectMcpFile {
     return true
   }
 
+  /** Meant to be committed and shared: the usual mode, not a private one. */
   save(): Promise<void> {
-    return writeAtomically(this.path, `${JSON.stringify(this.document, null, 2)}\n`)
+    return writeFileAtomically(this.path, `${JSON.stringify(this.document, null, 2)}\n`)
   }
 }
 

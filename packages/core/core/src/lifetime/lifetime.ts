@@ -64,6 +64,14 @@ export class Lifetime {
     return lifetime
   }
 
+  /**
+   * `run` on a root of its own: `work` gets a lifetime that follows `options.signal` and has its own
+   * timeout, and the call waits no longer than that lifetime.
+   */
+  static run<T>(options: ChildOptions, work: (own: Lifetime) => Promise<T>, fallback?: AbortFallback): Promise<T> {
+    return Lifetime.following(options.signal, options).settle(work, fallback)
+  }
+
   /** A standard signal that aborts with this lifetime (with its reason); made on first use. */
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -107,13 +115,8 @@ export class Lifetime {
    * lives: when it aborts, the returned promise rejects with its reason (or `fallback`) and the work
    * is left to honour the child's signal. The child is released once the call settles.
    */
-  async run<T>(options: ChildOptions, work: (child: Lifetime) => Promise<T>, fallback?: AbortFallback): Promise<T> {
-    const child = this.child(options)
-    try {
-      return await child.race(work(child), fallback)
-    } finally {
-      child.dispose()
-    }
+  run<T>(options: ChildOptions, work: (child: Lifetime) => Promise<T>, fallback?: AbortFallback): Promise<T> {
+    return this.child(options).settle(work, fallback)
   }
 
   /** Ends this lifetime: every dependant aborts with `reason` (default: an `ABORTED` error). */
@@ -306,6 +309,15 @@ export class Lifetime {
       this.timer = setTimeout(expire, clampDelay(ms), this)
       // A bound on work, not work itself: it must not keep a finished process alive.
       this.timer.unref()
+    }
+  }
+
+  /** Races `work(this)` against this lifetime, then releases it. */
+  private async settle<T>(work: (own: Lifetime) => Promise<T>, fallback: AbortFallback | undefined): Promise<T> {
+    try {
+      return await this.race(work(this), fallback)
+    } finally {
+      this.dispose()
     }
   }
 

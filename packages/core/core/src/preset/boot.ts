@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
-import { deadline, raceAbort } from '../abort.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import { errorMessage, isHarnessError } from '../errors.ts'
 import type { HostLifetime } from '../host.ts'
 import type { TrustHook } from '../trust/service.ts'
@@ -110,12 +110,12 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       await app.start()
       await app.events.flush()
     })()
-    const budget = deadline(options.signal, startTimeoutMs, 'PRESET_PLUGIN_TIMEOUT')
-    // The deadline's timer is unref'd; an apply that never settles leaves nothing else to keep the
+    const budget = Lifetime.following(options.signal, { timeoutMs: startTimeoutMs, code: 'PRESET_PLUGIN_TIMEOUT' })
+    // The budget's timer is unref'd; an apply that never settles leaves nothing else to keep the
     // process alive, and Node would exit with code 13 instead of reporting the row.
     const keepAlive = setTimeout(() => {}, startTimeoutMs)
     try {
-      await raceAbort(started, budget.signal)
+      await budget.race(started)
     } catch (error) {
       if (budget.expired) {
         const still = forks.find(({ fork }) => [PENDING, LOADING].includes(scopeOf(fork).status))

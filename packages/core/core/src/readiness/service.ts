@@ -1,7 +1,7 @@
 import { Context, Service } from 'cordis'
-import { setMaxListeners } from 'node:events'
 import { z } from 'zod'
-import { deadline, MAX_TIMER_DELAY_MS, raceAbort } from '../abort.ts'
+import { MAX_TIMER_DELAY_MS } from '../abort.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import { errorMessage, HarnessError } from '../errors.ts'
 
 declare module 'cordis' {
@@ -119,21 +119,18 @@ export class ReadinessService extends Service {
    * overruns reports `unavailable` with the reason instead of failing the report.
    */
   async report(options: { probe?: boolean; signal?: AbortSignal; cwd?: string } = {}): Promise<CapabilityReport[]> {
-    const budget = deadline(options.signal, options.probe ? this.settings.probeTimeoutMs : 0, 'PROBE_TIMEOUT')
-    // Every capability's probe (and each race inside it) listens on this one signal at once, and
-    // each removes its listener when done: more capabilities than Node's default of 10 is not a leak.
-    if (options.probe) setMaxListeners(0, budget.signal)
-    const probe = options.probe ? { signal: budget.signal, cwd: options.cwd ?? process.cwd() } : undefined
+    const budget = Lifetime.following(options.signal, { timeoutMs: options.probe ? this.settings.probeTimeoutMs : 0, code: 'PROBE_TIMEOUT' })
+    const cwd = options.cwd ?? process.cwd()
     const tools = this.ctx.get('tools')
     const toolsOf = new Map<string, string[]>()
-    for (const { name } of tools?.catalog() ?? []) {
+    for (const { name } of tools?.catalog({ all: true }) ?? []) {
       const surface = tools?.get(name)?.surface ?? `tool:${name}`
       toolsOf.set(surface, [...(toolsOf.get(surface) ?? []), name])
     }
     try {
       const groups = await Promise.all(
         [...this.capabilities.values()].map(async (capability): Promise<CapabilityReport[]> => {
-          const found = await this.rowsOf(capability, probe)
+          const found = await this.rowsOf(capability, options.probe ? budget : undefined, cwd)
           if (!found.length) return []
           const served = capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? [])
           return found.map(({ id, state, detail }) => ({ surface: capability.surface, id, configured: capability.configured, tools: served, state, detail }))
@@ -161,21 +158,26 @@ export class ReadinessService extends Service {
 
   /**
    * The capability's rows: its `probeRows` when probing (a failure is one `unavailable` row under
-   * the capability's own id), else its one status.
+   * the capability's own id), else its one status. Each probe gets a child of the report's budget:
+   * its own signal, which no other probe listens on, released when the probe settles.
    */
-  private async rowsOf(capability: Capability, probe: ProbeContext | undefined): Promise<readonly CapabilityRow[]> {
-    if (!probe && capability.probeOnly && capability.probeRows) return []
-    if (!probe || !capability.probeRows) return [{ ...(await this.statusOf(capability, probe)), id: capability.id }]
+  private async rowsOf(capability: Capability, budget: Lifetime | undefined, cwd: string): Promise<readonly CapabilityRow[]> {
+    if (!budget && capability.probeOnly && capability.probeRows) return []
+    if (!budget || !capability.probeRows) return [{ ...(await this.statusOf(capability, budget, cwd)), id: capability.id }]
+    const probeRows = capability.probeRows.bind(capability)
     try {
-      return await raceAbort(capability.probeRows(probe), probe.signal)
+      return await budget.run({}, (own) => probeRows({ signal: own.signal, cwd }))
     } catch (error) {
       return [{ id: capability.id, state: 'unavailable', detail: errorMessage(error) }]
     }
   }
 
-  private async statusOf(capability: Capability, probe: ProbeContext | undefined): Promise<CapabilityStatus> {
+  private async statusOf(capability: Capability, budget: Lifetime | undefined, cwd: string): Promise<CapabilityStatus> {
     try {
-      if (probe && capability.probe) return await raceAbort(capability.probe(probe), probe.signal)
+      if (budget && capability.probe) {
+        const probe = capability.probe.bind(capability)
+        return await budget.run({}, (own) => probe({ signal: own.signal, cwd }))
+      }
       return capability.status()
     } catch (error) {
       return { state: 'unavailable', detail: errorMessage(error) }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { Context, Service, type Events } from 'cordis'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import { runInSession, currentSession } from './current.ts'
 import { Session, type SessionEvent, type UserMessage } from './session.ts'
 
@@ -156,7 +157,7 @@ export class SessionService extends Service {
    * Runs the chain before a model request. Entered messages are appended to the session log as
    * `user/message` events ("model-visible means logged"). A link that throws is skipped and logged.
    */
-  async runPreStep(session: Session, messages: readonly UserMessage[], signal: AbortSignal = new AbortController().signal): Promise<PreStepDecision> {
+  async runPreStep(session: Session, messages: readonly UserMessage[], signal: AbortSignal = new Lifetime().signal): Promise<PreStepDecision> {
     if (session.ended) throw new HarnessError(`session "${session.id}" has ended`, 'SESSION_ENDED')
     const links = [...this.chain]
     const step = async (index: number, current: readonly UserMessage[]): Promise<PreStepDecision> => {

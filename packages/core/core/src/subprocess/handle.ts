@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
-import { settlesWithin } from '../abort.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import { scrubbedEnv } from './env.ts'
 import { SubprocessError } from './errors.ts'
 import { groupAlive } from './group.ts'
@@ -23,6 +23,13 @@ export interface SpawnSpec {
    * aborted, nothing is started and `exited` reports `SUBPROCESS_ABORTED`.
    */
   readonly signal?: AbortSignal
+  /**
+   * A launcher that hands its work to a program meant to outlive dsh (the platform's browser
+   * opener): the child still gets the scrubbed environment and its own group, but its stdio is
+   * ignored (no stderr tail), it does not keep the event loop alive, and its group is neither
+   * terminated when the leader exits nor at `shutdown()` (the browser it started is the user's).
+   */
+  readonly handOff?: boolean
 }
 
 export interface Exit {
@@ -74,7 +81,7 @@ export class ChildHandle {
       child = spawn(file, args, {
         cwd: spec.cwd,
         env: spec.environment ?? scrubbedEnv(spec.env ?? {}),
-        stdio: [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe'],
+        stdio: spec.handOff ? 'ignore' : [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe'],
         detached: process.platform !== 'win32',
         windowsHide: true,
       })
@@ -87,6 +94,7 @@ export class ChildHandle {
       return
     }
     this.pid = child.pid ?? -1
+    if (spec.handOff) child.unref()
     this.stdin = child.stdin
     this.stdout = child.stdout
     // A broken pipe must never become an uncaught exception in the host; consumers add their own listeners.
@@ -110,9 +118,9 @@ export class ChildHandle {
     })
     const { signal } = spec
     if (signal && this.pid > 0) {
-      const cancel = () => void this.terminate()
-      signal.addEventListener('abort', cancel, { once: true })
-      void this.exited.then(() => signal.removeEventListener('abort', cancel))
+      const spawned = Lifetime.following(signal)
+      spawned.onAbort(() => void this.terminate())
+      void this.exited.then(() => spawned.dispose())
     }
   }
 
@@ -158,7 +166,7 @@ export class ChildHandle {
     }
     // The group is gone, so the leader's exit is only the event loop away; the bound covers a leader
     // that left the group before it ended.
-    if (!(await settlesWithin(this.exited, this.killWaitMs))) this.gaveUp = true
+    if (!(await new Lifetime().within(this.exited, this.killWaitMs))) this.gaveUp = true
   }
 
   private signalGroup(signal: NodeJS.Signals): void {

@@ -1,6 +1,6 @@
-import { raceAbort } from '../abort.ts'
 import { assertNever, errorMessage, ToolError } from '../errors.ts'
 import type { JsonValue } from '../json.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import type { ApprovalDecision, ApprovalMode, Approver, ToolCall, ToolDefinition } from './types.ts'
 
 const MODES: readonly ApprovalMode[] = ['auto', 'prompt', 'deny']
@@ -13,9 +13,6 @@ export function approvalModeOf(definition: ToolDefinition): ApprovalMode {
   }
   return mode as ApprovalMode
 }
-
-/** Used as the approver's signal when the caller gave none: nobody will abort it. */
-const NEVER_ABORTED = new AbortController().signal
 
 export interface GatedCall {
   readonly call: ToolCall
@@ -46,26 +43,23 @@ export async function approve(mode: Exclude<ApprovalMode, 'auto'>, approver: App
       'TOOL_APPROVAL_REQUIRED',
     )
   }
-  const signal = call.signal ?? NEVER_ABORTED
+  // The wait follows the caller's signal; the approver gets the wait's own signal, released after it.
   let decision: unknown
   try {
-    decision = await raceAbort(
-      Promise.resolve().then(() => approver({ callId, name, arguments: args, session: call.session, surface: definition.surface, signal })),
-      call.signal,
-    )
+    decision = await Lifetime.run({ signal: call.signal }, async (waiting) => approver({ callId, name, arguments: args, session: call.session, surface: definition.surface, signal: waiting.signal }))
   } catch (error) {
-    if (signal.aborted) throw abortedWhileWaiting(signal)
+    if (call.signal?.aborted) throw abortedWhileWaiting(call.signal.reason)
     throw new ToolError(`${name} was not run: its approver failed (${errorMessage(error)})`, 'TOOL_DENIED', { cause: error })
   }
-  if (signal.aborted) throw abortedWhileWaiting(signal)
+  if (call.signal?.aborted) throw abortedWhileWaiting(call.signal.reason)
   if (!isDecision(decision)) throw new ToolError(`${name} was not run: its approver answered something other than { approved: true | false }`, 'TOOL_DENIED')
   if (decision.approved) return
   const reason = typeof decision.reason === 'string' && decision.reason.trim() ? `: ${decision.reason.trim()}` : ''
   throw new ToolError(`${name} was denied by its approver${reason}`, 'TOOL_DENIED')
 }
 
-function abortedWhileWaiting(signal: AbortSignal): ToolError {
-  return new ToolError('the call was aborted while it waited for approval', 'ABORTED_BEFORE_DISPATCH', { cause: signal.reason })
+function abortedWhileWaiting(reason: unknown): ToolError {
+  return new ToolError('the call was aborted while it waited for approval', 'ABORTED_BEFORE_DISPATCH', { cause: reason })
 }
 
 function isDecision(value: unknown): value is ApprovalDecision {

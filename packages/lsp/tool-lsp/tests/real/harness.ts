@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect } from 'vitest'
 const REPO = fileURLToPath(new URL('../../../../../', import.meta.url))
 const WORKSPACES = fileURLToPath(new URL('./workspaces/', import.meta.url))
 
-export type Fixture = 'ts-symbols' | 'py-symbols' | 'ts-capabilities' | 'py-capabilities'
+export type Fixture = 'ts-symbols' | 'py-symbols' | 'ts-capabilities' | 'py-capabilities' | 'ts-rename' | 'py-rename' | 'go-rename' | 'c-rename' | 'ts-stale'
 
 export interface RealSuite {
   /** The private copy of the fixture: the session workspace. */

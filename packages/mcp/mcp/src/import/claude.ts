@@ -1,4 +1,4 @@
-import { isRecord, Notes, serverNameFor, type ImportedServer, type ImportResult } from './types.ts'
+import { isRecord, noteInputReferences, Notes, scopeList, serverNameFor, type ImportedServer, type ImportResult } from './types.ts'
 
 /**
  * A Claude Code `.mcp.json` (`{ "mcpServers": { name: { type, command, args, env, url, headers } } }`)
@@ -36,6 +36,7 @@ export function fromClaudeJson(text: string, file: string): ImportResult {
       take('command')
       take('args')
       take('env')
+      take('cwd')
       if (typeof entry.command === 'string' && entry.command.includes('${')) note.changed('command holds ${…}, which dsh does not expand in command (only in args, env, url, headers)')
     } else if (type === 'http' || type === 'sse' || type === 'streamable-http') {
       config.transport = type === 'sse' ? 'sse' : 'streamable-http'
@@ -45,7 +46,8 @@ export function fromClaudeJson(text: string, file: string): ImportResult {
         taken.add('oauth')
         const oauth: Record<string, unknown> = {}
         for (const [key, value] of Object.entries(entry.oauth)) {
-          if (key === 'clientId' || key === 'callbackPort' || key === 'scopes' || key === 'resource') oauth[key] = value
+          if (key === 'scopes') oauth.scopes = scopeList(value, note)
+          else if (key === 'clientId' || key === 'callbackPort' || key === 'resource') oauth[key] = value
           else note.unsupported(`oauth.${key}`, 'dsh-mcp has no such OAuth setting')
         }
         config.oauth = oauth
@@ -59,6 +61,7 @@ export function fromClaudeJson(text: string, file: string): ImportResult {
       if (taken.has(key)) continue
       note.unsupported(key, key === 'headersHelper' ? 'dsh does not run a command for headers; use envHeaders or bearerTokenEnvVar' : 'dsh-mcp has no equivalent')
     }
+    noteInputReferences(config, note)
     notes.push(...note.lines)
     servers.push({ sourceName: name, config, disabled: false })
   }

@@ -1,8 +1,11 @@
 import { parse } from 'smol-toml'
-import { isRecord, Notes, serverNameFor, type ImportedServer, type ImportResult } from './types.ts'
+import { isRecord, noteInputReferences, Notes, scopeList, serverNameFor, type ImportedServer, type ImportResult } from './types.ts'
 
 /** Codex's approval modes → dsh's: Codex's `auto` leaves it to the session policy, which in dsh is `auto`. */
 const APPROVAL: Record<string, string> = { auto: 'auto', approve: 'auto', prompt: 'prompt' }
+
+/** Codex's `writes`: ask before any tool that is not annotated read-only, which dsh says with two row fields. */
+const WRITES_APPROVAL = { defaultApproval: 'prompt', approvalFromAnnotations: true } as const
 
 /** Field → row key, for the fields that carry over as they are. */
 const SAME: Record<string, string> = {
@@ -60,20 +63,22 @@ export function fromCodexToml(text: string, file: string): ImportResult {
           break
         case 'startup_timeout_sec':
         case 'tool_timeout_sec':
-          config[key === 'tool_timeout_sec' ? 'toolCallTimeoutMs' : 'startupTimeoutMs'] = Math.round(Number(value) * 1000)
+        case 'startup_timeout_ms': {
+          const ms = key === 'startup_timeout_ms' ? Number(value) : Number(value) * 1000
+          if (typeof value !== 'number' || !(ms >= 1)) note.unsupported(key, `${JSON.stringify(value)} is not a positive duration; dsh's default is used`)
+          else config[key === 'tool_timeout_sec' ? 'toolCallTimeoutMs' : 'startupTimeoutMs'] = Math.round(ms)
           break
-        case 'startup_timeout_ms':
-          config.startupTimeoutMs = value
-          break
+        }
         case 'default_tools_approval_mode':
-          if (typeof value === 'string' && APPROVAL[value]) config.defaultApproval = APPROVAL[value]
+          if (value === 'writes') Object.assign(config, WRITES_APPROVAL)
+          else if (typeof value === 'string' && APPROVAL[value]) config.defaultApproval = APPROVAL[value]
           else note.unsupported(key, `unknown mode ${JSON.stringify(value)}`)
           break
         case 'tools':
           config.toolApproval = toolApprovals(value, note)
           break
         case 'scopes':
-          oauth.scopes = value
+          oauth.scopes = scopeList(value, note)
           break
         case 'oauth_resource':
           oauth.resource = value
@@ -82,7 +87,10 @@ export function fromCodexToml(text: string, file: string): ImportResult {
           note.unsupported(key, key === 'supports_parallel_tool_calls' ? 'dsh leaves parallel calls to the harness' : 'dsh-mcp has no equivalent')
       }
     }
-    if (Object.keys(oauth).length) config.oauth = oauth
+    if (Object.keys(oauth).length && config.bearerTokenEnvVar !== undefined) {
+      // Codex sends the bearer token and never logs in; dsh refuses a row with both sources of Authorization.
+      note.unsupported(Object.keys(oauth).map((field) => (field === 'resource' ? 'oauth_resource' : field)).join(', '), 'they are for an OAuth login, and bearer_token_env_var already sets Authorization')
+    } else if (Object.keys(oauth).length) config.oauth = oauth
     if (typeof config.cwd === 'string' && config.transport !== 'stdio') {
       note.unsupported('cwd', 'it applies to stdio servers only')
       delete config.cwd
@@ -92,6 +100,7 @@ export function fromCodexToml(text: string, file: string): ImportResult {
         if (typeof value === 'string' && value.includes('${')) note.changed(`env.${variable} holds \${…}: Codex passes it literally, dsh expands it when the row loads`)
       }
     }
+    noteInputReferences(config, note)
     notes.push(...note.lines)
     servers.push({ sourceName: name, config, disabled })
   }

@@ -3,8 +3,9 @@ import { dirname, resolve } from 'node:path'
 import type { Context, Inject } from 'cordis'
 import { hostWorkspace, rowOrigin, trustOf } from 'dsh-core'
 import { z } from 'zod'
-import { McpConfig } from '../config.ts'
+import type { McpConfig } from '../config.ts'
 import { McpError } from '../errors.ts'
+import { checkServer, unusableServer, type UnusableServer } from '../unusable.ts'
 import { readMcpConfigFile } from './read.ts'
 import { holdUntrusted } from './untrusted.ts'
 
@@ -38,7 +39,7 @@ export function configFileOf(row: Pick<McpConfigFileRow, 'mcpConfig' | 'relative
 }
 
 /** Applies one server as a child of the file's row (its scope: unloading the row stops them all). */
-export type ServerApply = (ctx: Context, config: McpConfig, file: string | undefined) => Promise<void>
+export type ServerApply = (ctx: Context, config: McpConfig | UnusableServer, file: string | undefined) => Promise<void>
 
 export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, applyServer: ServerApply, inject: Inject): Promise<void> {
   const origin = rowOrigin(ctx)
@@ -60,19 +61,19 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   const missing = (row.servers ?? []).filter((name) => !imported.servers.some((server) => server.sourceName === name))
   if (missing.length) throw new McpError(`mcpConfig: ${file} has no server ${missing.map((name) => JSON.stringify(name)).join(', ')}`, 'MCP_CONNECT_FAILED')
   const chosen = imported.servers.filter((server) => !row.servers || row.servers.includes(server.sourceName))
-  const configs = chosen.flatMap((server) => {
+  const configs = chosen.flatMap((server): (McpConfig | UnusableServer)[] => {
     if (server.disabled) {
       logger.info(`mcpConfig ${file}: ${server.sourceName} is disabled there; not started`)
       return []
     }
-    // A project's stdio servers run in the project: the file's directory, unless the file says otherwise.
-    const cwd = server.config.transport === 'stdio' && server.config.cwd === undefined ? { cwd: dirname(file) } : {}
-    const parsed = McpConfig.safeParse({ ...row.defaults, ...server.config, ...cwd })
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!
-      throw new McpError(`mcpConfig: ${file}: server ${server.sourceName}: ${issue.path.join('.') || 'config'}: ${issue.message}`, 'MCP_CONNECT_FAILED')
-    }
-    return [parsed.data]
+    // A project's stdio servers run in the project: the file's directory, unless the file says
+    // otherwise, and a relative `cwd` there is the file's, never the preset's or the workspace's.
+    const config = server.config.transport === 'stdio' ? { ...server.config, cwd: resolve(dirname(file), typeof server.config.cwd === 'string' ? server.config.cwd : '.') } : server.config
+    const checked = checkServer({ ...row.defaults, ...config })
+    if (checked.ok) return [checked.config]
+    // One server dsh cannot use (a variable not set here, a field it cannot take) is that server's
+    // unavailable row; the file's other servers start.
+    return [unusableServer(String(server.config.serverName), checked.problems.map((problem) => `${file}: server ${server.sourceName}: ${problem}`))]
   })
   await Promise.all(
     configs.map(

@@ -47,3 +47,24 @@ export class Notes {
     this.lines.push(`${this.where}: ${what}`)
   }
 }
+
+/** OAuth's own spelling of scopes, one space-separated string, becomes the list dsh takes. */
+export function scopeList(value: unknown, note: Notes): unknown {
+  if (typeof value !== 'string') return value
+  note.changed(`oauth scopes ${JSON.stringify(value)} read as the list ${JSON.stringify(value.split(/[\s,]+/).filter(Boolean))}`)
+  return value.split(/[\s,]+/).filter(Boolean)
+}
+
+/**
+ * VS Code's `${input:id}` asks the user for a value when the server starts; dsh asks nothing and
+ * would send the text as it is (a header `Bearer ${input:token}`), so each one is named.
+ */
+export function noteInputReferences(config: Record<string, unknown>, note: Notes, path = ''): void {
+  for (const [key, value] of Object.entries(config)) {
+    const field = path ? `${path}.${key}` : key
+    if (typeof value === 'string' && /\$\{input:[^}]*\}/.test(value)) {
+      note.changed(`${field} holds ${/\$\{input:[^}]*\}/.exec(value)![0]}, a VS Code prompt for a value: dsh does not prompt and sends it literally; put the value there or use \${VAR}`)
+    } else if (Array.isArray(value)) noteInputReferences(Object.fromEntries(value.map((item, index) => [String(index), item])), note, field)
+    else if (isRecord(value)) noteInputReferences(value, note, field)
+  }
+}
