@@ -53,7 +53,8 @@ function workspaceCopy(server: Server): { dir: string; remove(): void } {
 async function measure(server: Server): Promise<string[]> {
   const mine = workspaceCopy(server)
   const theirs = workspaceCopy(server)
-  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
+  const overlay = process.env.BENCH_LSP_OVERLAY
+  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml'), ...(overlay ? { overlays: [overlay] } : {}) })
   const client = new BareLspClient(server.executable, server.args, theirs.dir, { refactor: true })
   const session = host.app.sessions.create({ cwd: mine.dir })
   const tools = host.app.tools

@@ -49,8 +49,9 @@ const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
     definition: { linkSupport: true },
     implementation: { linkSupport: true },
     references: {},
-    publishDiagnostics: { relatedInformation: true, versionSupport: true },
-    diagnostic: { dynamicRegistration: false },
+    // Tags (unnecessary, deprecated): pyright sends its "not accessed" hints only to clients that declare them.
+    publishDiagnostics: { relatedInformation: true, versionSupport: true, tagSupport: { valueSet: [1, 2] } },
+    diagnostic: { dynamicRegistration: false, tagSupport: { valueSet: [1, 2] } },
     documentSymbol: { hierarchicalDocumentSymbolSupport: true, symbolKind: SYMBOL_KINDS },
     rename: { dynamicRegistration: false, prepareSupport: true },
     callHierarchy: { dynamicRegistration: false },

@@ -7,6 +7,11 @@ export const McpErrorCode = {
   MCP_STARTUP_FAILED: 'MCP_STARTUP_FAILED',
   /** A connection attempt failed: the process did not start, `initialize` failed, HTTP was refused. */
   MCP_CONNECT_FAILED: 'MCP_CONNECT_FAILED',
+  /**
+   * The server refused both protocol revisions the row allows (`protocol`): `server/discover` and
+   * `initialize`, or the pinned one. The message says what it answered; no reconnection follows.
+   */
+  MCP_PROTOCOL_UNSUPPORTED: 'MCP_PROTOCOL_UNSUPPORTED',
   /** A credential named by `bearerTokenEnvVar` or `envHeaders` is not set. */
   MCP_CREDENTIAL_MISSING: 'MCP_CREDENTIAL_MISSING',
   /** The server wants an OAuth login (`dsh mcp login <server>`); calls fail at once until one is stored. */

@@ -66,7 +66,7 @@ describe('dsh mcp', () => {
     expect(JSON.parse(called.stdout).content[0].text).toBe('you are ada')
     const got = await dsh(['mcp', 'get', 'hosted', '--json', '--preset', 'base', '--config', overlay], home)
     runs.push(got)
-    expect(JSON.parse(got.stdout)).toMatchObject({ name: 'hosted', state: 'ready', login: 'logged in' })
+    expect(JSON.parse(got.stdout)).toMatchObject({ name: 'hosted', state: 'ready', protocol: '2025-11-25', login: 'logged in' })
 
     for (const run of runs) for (const token of server.issued) expect(run.stdout + run.stderr).not.toContain(token)
     expect(readFileSync(join(home, 'mcp-credentials.json'), 'utf8')).toContain(server.issued.at(-1))

@@ -234,9 +234,11 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
-  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
+  // The revision the connection speaks, as the status row names it (none while it is not connected).
+  const protocol = /(?:^|[;,] )protocol (\d{4}-\d{2}-\d{2})\b/.exec(row?.detail ?? '')?.[1] ?? null
+  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', protocol, login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
   if (options.json) return JSON.stringify(value)
-  return [`${name} (${entry.file})`, `state: ${value.state}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
+  return [`${name} (${entry.file})`, `state: ${value.state}`, `protocol: ${protocol ?? '-'}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
 }
 
 function pairs(items: readonly string[], separator: ':' | '=', flag: string): Record<string, string> {
