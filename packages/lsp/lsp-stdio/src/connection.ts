@@ -2,6 +2,7 @@ import { abortError, errorMessage, Lifetime, oneLine, type ChildHandle } from 'd
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
+import { OneWritePerMessage } from './one-write.ts'
 import {
   CancellationTokenSource,
   ConnectionError,
@@ -77,7 +78,8 @@ export class LspConnection {
     stdout.on('error', (error) => guard.destroy(error))
     stdout.pipe(guard)
     const reader = new StreamMessageReader(guard)
-    const writer = new StreamMessageWriter(stdin)
+    // One write per message (see OneWritePerMessage); vscode-jsonrpc still frames it.
+    const writer = new StreamMessageWriter(new OneWritePerMessage(stdin) as unknown as NodeJS.WritableStream)
     reader.onError((error) => {
       const cause = error instanceof LspError ? error : new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error)).slice(0, 300)}`, 'LSP_PROTOCOL_ERROR', { cause: error })
       this.fail(cause)

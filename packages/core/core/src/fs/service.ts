@@ -74,6 +74,12 @@ export const FsConfig = z.strictObject({
    * a symlink, stay on the thread pool. 0 reads every file there.
    */
   eventLoopReadBytes: z.number().int().nonnegative().default(256 * 1024),
+  /**
+   * With `io: async`, a path spelled inside a canonical workspace (one `workspace()` resolved on
+   * the thread pool) is proven on the event loop: its resolution walks the workspace's own file
+   * system. Turn it off when the workspace holds mount points of slow or hanging file systems.
+   */
+  proofsOnEventLoop: z.boolean().default(true),
 })
 export type FsConfig = z.infer<typeof FsConfig>
 
@@ -92,6 +98,7 @@ export class FileSystem extends Service {
   /** The calls that follow a resolution on the path it proved (see `eventLoopReadBytes`). */
   private readonly proven: FsIo = fsIo('sync')
   private readonly eventLoopReadBytes: number
+  private readonly proofsOnEventLoop: boolean
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
@@ -99,6 +106,7 @@ export class FileSystem extends Service {
     this.ioMode = config.io ?? (hostLifetime(ctx) === 'one-shot' ? 'sync' : 'async')
     this.io = fsIo(this.ioMode)
     this.eventLoopReadBytes = config.eventLoopReadBytes
+    this.proofsOnEventLoop = config.proofsOnEventLoop
   }
 
   /**
@@ -106,13 +114,17 @@ export class FileSystem extends Service {
    * directory). The path need not exist: the nearest existing ancestor is resolved and the rest appended.
    */
   async resolve(path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<string> {
+    return this.resolveWith(this.io, path, options)
+  }
+
+  private async resolveWith(io: FsIo, path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined }): Promise<string> {
     throwIfFsAborted(options.signal, () => `resolving ${quote(path)}`)
     const absolute = resolvePath(options.cwd ?? process.cwd(), path)
     const missing: string[] = []
     let probe = absolute
     for (;;) {
       try {
-        const real = await this.io.realpath(probe)
+        const real = await io.realpath(probe)
         return missing.length ? join(real, ...missing.reverse()) : real
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
@@ -215,7 +227,9 @@ export class FileSystem extends Service {
    * path that escapes by `..`, by an absolute spelling or through a symlink is refused.
    */
   async contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
-    const path = await this.resolve(filePath, { cwd: workspace.path, signal })
+    // Spelled inside the canonical workspace: resolved where the workspace was (see proofsOnEventLoop).
+    const io = this.proofsOnEventLoop && this.contains(workspace.path, resolvePath(workspace.path, filePath)) ? this.proven : this.io
+    const path = await this.resolveWith(io, filePath, { cwd: workspace.path, signal })
     if (!this.contains(workspace.path, path)) {
       throw new FsError(`${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
     }
