@@ -40,6 +40,8 @@ export const McpErrorCode = {
   MCP_NAME_CONFLICT: 'MCP_NAME_CONFLICT',
   /** The row is being unloaded. */
   MCP_DISPOSED: 'MCP_DISPOSED',
+  /** The server comes from a workspace file (`relativeTo: workspace`) of a workspace that is not trusted; it was not started (`dsh trust <dir>`). */
+  MCP_UNTRUSTED: 'MCP_UNTRUSTED',
 } as const
 export type McpErrorCode = (typeof McpErrorCode)[keyof typeof McpErrorCode]
 
