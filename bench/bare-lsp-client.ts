@@ -31,7 +31,9 @@ export class BareLspClient {
     private readonly workspace: string,
     private readonly options: { readonly diagnostics?: boolean; readonly refactor?: boolean } = {},
   ) {
-    this.child = spawn(executable, args, { cwd: workspace, stdio: ['pipe', 'pipe', 'ignore'] })
+    // Its own process group, so close() ends the server's children too (tsserver under
+    // typescript-language-server), as dsh's subprocess service does for ours.
+    this.child = spawn(executable, args, { cwd: workspace, stdio: ['pipe', 'pipe', 'ignore'], detached: true })
     this.connection = createMessageConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.child.stdin!))
     this.connection.onRequest((method, params: any) => {
       if (method === 'window/workDoneProgress/create') this.outstanding.add(params.token)
@@ -187,6 +189,12 @@ export class BareLspClient {
       // fall through to the kill
     }
     this.connection.dispose()
-    this.child.kill('SIGKILL')
+    const exited = this.child.exitCode !== null || this.child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => this.child.once('exit', resolve))
+    try {
+      process.kill(-this.child.pid!, 'SIGKILL')
+    } catch {
+      // the group is gone already
+    }
+    await exited
   }
 }

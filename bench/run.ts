@@ -3,6 +3,7 @@ import { benchLsp } from './lsp.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { benchLspFraming } from './lsp-framing.ts'
 import { benchLspPositions } from './lsp-positions.ts'
+import { benchLspRefactor } from './lsp-refactor.ts'
 import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
 import { benchSkill } from './skill.ts'
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   lsp: benchLsp,
   'lsp-diagnostics': benchLspDiagnostics,
   'lsp-positions': benchLspPositions,
+  'lsp-refactor': benchLspRefactor,
   'lsp-framing': benchLspFraming,
   web: benchWeb,
   'web-html': benchWebHtml,

@@ -201,7 +201,7 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       const { serve } = await import('./serve.ts')
       const release = strays.contain(host)
       try {
-        await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, maxMessageBytes: command.maxMessageBytes })
+        await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, maxMessageBytes: command.maxMessageBytes, maxConcurrentCalls: command.maxConcurrentCalls, maxOutputBytes: command.maxOutputBytes })
       } finally {
         release()
       }

@@ -57,11 +57,32 @@ describe('ctx.fs with io: async: the thread pool only for resolution', () => {
     expect(await threadPoolRequests(() => fs.workspace(ws))).toBe(1)
   })
 
-  it('readContainedText of a small file: one request, the containment proof', async () => {
+  it('readContainedText of a small file spelled inside the workspace: no request at all', async () => {
     const ws = await workspace()
     let text = ''
-    expect(await threadPoolRequests(async () => (text = (await fs.readContainedText(ws, 'src/main.ts', { maxBytes: 1024 })).text))).toBe(1)
+    expect(await threadPoolRequests(async () => (text = (await fs.readContainedText(ws, 'src/main.ts', { maxBytes: 1024 })).text))).toBe(0)
     expect(text).toBe('export const a = 1\n')
+  })
+
+  it('a path spelled outside the workspace is resolved on the thread pool (and refused)', async () => {
+    const ws = await workspace()
+    const outside = await tempDir()
+    await writeFile(join(outside, 'b.ts'), 'b\n')
+    let code: unknown
+    expect(await threadPoolRequests(() => fs.readContainedText(ws, join(outside, 'b.ts'), { maxBytes: 1024 }).catch((error) => (code = error.code)))).toBe(1)
+    expect(code).toBe('FS_OUTSIDE_WORKSPACE')
+  })
+
+  it('proofsOnEventLoop: false keeps every containment proof on the thread pool', async () => {
+    const other = new Context()
+    other.plugin(FileSystem, { io: 'async', proofsOnEventLoop: false })
+    await other.start()
+    try {
+      const ws = await workspace()
+      expect(await threadPoolRequests(() => other.fs.readContainedText(ws, 'src/main.ts', { maxBytes: 1024 }))).toBe(1)
+    } finally {
+      await other.stop()
+    }
   })
 
   it('a file over eventLoopReadBytes is read on the thread pool', async () => {
@@ -70,7 +91,7 @@ describe('ctx.fs with io: async: the thread pool only for resolution', () => {
     expect(await threadPoolRequests(() => fs.readContainedText(ws, 'big.ts', { maxBytes: 1024 * 1024 }))).toBeGreaterThan(2)
   })
 
-  it('streamContainedText of a small file: one request, and the lines as they are now', async () => {
+  it('streamContainedText of a small file: no request, and the lines as they are now', async () => {
     const ws = await workspace()
     const read = async () => {
       let text = ''
@@ -78,7 +99,7 @@ describe('ctx.fs with io: async: the thread pool only for resolution', () => {
       return text
     }
     let text = ''
-    expect(await threadPoolRequests(async () => (text = await read()))).toBe(1)
+    expect(await threadPoolRequests(async () => (text = await read()))).toBe(0)
     expect(text).toBe('export const a = 1\n')
     // Same size, same second: nothing is cached, the next read sees the change.
     await writeFile(join(ws.path, 'src', 'main.ts'), 'export const b = 2\n')

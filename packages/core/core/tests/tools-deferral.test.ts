@@ -1,7 +1,7 @@
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { SessionService, ToolRuntime, TOOL_SEARCH, TOOLS_LOADED_EVENT, type DeferMode, type FoundTool, type JsonObject, type ToolDefinition } from '../src/index.ts'
+import { createUserMessage, SessionService, ToolRuntime, TOOL_SEARCH, TOOLS_LOADED_EVENT, type DeferMode, type FoundTool, type JsonObject, type ToolDefinition } from '../src/index.ts'
 
 // Deferred tools: past the `defer` budget, deferrable tools leave the catalog and `tool_search` loads them per session.
 
@@ -176,6 +176,28 @@ describe('tool_search', () => {
     ctx.tools.registerAll(serverTools('a', 10))
     const result = await ctx.tools.execute({ name: TOOL_SEARCH, arguments: { query: '  ' } })
     expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS' } })
+  })
+})
+
+describe('a loaded tool that goes away', () => {
+  it('leaves the session catalog and is named to that session\'s model once, before its next request', async () => {
+    const ctx = await start({ defer: { aboveTools: 5 } })
+    ctx.tools.registerAll(serverTools('keep', 6))
+    const dispose = ctx.tools.registerAll(serverTools('gone', 3))
+    const { session } = await search(ctx, 'select:mcp__gone__item_001,mcp__keep__item_002')
+    const other = ctx.sessions.create({ cwd: '/' })
+    dispose()
+    expect(names(ctx.tools.catalog({ session })).slice(-1)).toEqual(['mcp__keep__item_002'])
+    const step = async (target = session) => {
+      const decision = await ctx.sessions.runPreStep(target, [createUserMessage('next', { kind: 'user' })])
+      return decision.kind === 'enter' ? decision.messages : []
+    }
+    const first = await step()
+    expect(first.map((message) => message.source.kind)).toEqual(['user', 'tools-vanished'])
+    expect(first[1]?.content[0]?.text).toContain('mcp__gone__item_001')
+    expect(first[1]?.content[0]?.text).not.toContain('mcp__keep__item_002')
+    expect((await step()).map((message) => message.source.kind)).toEqual(['user'])
+    expect((await step(other)).map((message) => message.source.kind)).toEqual(['user'])
   })
 })
 

@@ -1,4 +1,4 @@
-import { abortError, assertNever, deadline, envFromConfig, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, assertNever, envFromConfig, Lifetime, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspCall, type LspCallDirection, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspPosition, type LspProviderQuery, type LspQueryResult, type LspRange, type LspWorkspaceSymbol } from 'dsh-lsp'
 import { FileChangeType, LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
@@ -13,6 +13,7 @@ import { answerServerRequest } from './server-requests.ts'
 import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
 import { toCallHierarchyItem, toCallHierarchyItems, toCalls, toPrepareRename, toWorkspaceEdit, type TranslatedEdit } from './translate-edits.ts'
 import { nameAt, textIn } from './source-text.ts'
+import { offersTsserverRequests, toTsserverDiagnostics, TSSERVER_DIAGNOSTIC_REQUESTS, TSSERVER_REQUEST } from './tsserver-diagnostics.ts'
 import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
@@ -48,8 +49,9 @@ const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
     definition: { linkSupport: true },
     implementation: { linkSupport: true },
     references: {},
-    publishDiagnostics: { relatedInformation: true, versionSupport: true },
-    diagnostic: { dynamicRegistration: false },
+    // Tags (unnecessary, deprecated): pyright sends its "not accessed" hints only to clients that declare them.
+    publishDiagnostics: { relatedInformation: true, versionSupport: true, tagSupport: { valueSet: [1, 2] } },
+    diagnostic: { dynamicRegistration: false, tagSupport: { valueSet: [1, 2] } },
     documentSymbol: { hierarchicalDocumentSymbolSupport: true, symbolKind: SYMBOL_KINDS },
     rename: { dynamicRegistration: false, prepareSupport: true },
     callHierarchy: { dynamicRegistration: false },
@@ -176,9 +178,11 @@ export class ServerInstance {
         // A server that is asked (pull) keeps the file open: the next request after a change is then
         // an incremental didChange, not a fresh open (TypeScript 7's server re-checks a reopened file whole).
         const how = { supported: () => true as const, keep: (capabilities: ServerCapabilities) => Boolean(capabilities.diagnosticProvider) }
-        return await this.opened(source, languageId, signal, how, (document, capabilities) =>
-          capabilities.diagnosticProvider ? this.pulledDiagnostics(document, signal) : this.pushedDiagnostics(document, watch, signal),
-        )
+        return await this.opened(source, languageId, signal, how, (document, capabilities) => {
+          if (capabilities.diagnosticProvider) return this.pulledDiagnostics(document, signal)
+          if (offersTsserverRequests(capabilities)) return this.tsserverDiagnostics(document, signal)
+          return this.pushedDiagnostics(document, watch, signal)
+        })
       } finally {
         watch.dispose()
       }
@@ -351,7 +355,7 @@ export class ServerInstance {
   ): Promise<R> {
     let capabilities: ServerCapabilities
     try {
-      capabilities = await raceAbort(this.ready, signal, queryAborted)
+      capabilities = await Lifetime.run({ signal }, () => this.ready, queryAborted)
     } catch (error) {
       // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
       await this.dispose()
@@ -462,6 +466,29 @@ export class ServerInstance {
   }
 
   /**
+   * typescript-language-server: tsserver's own diagnostics of the open document, asked once the
+   * server is quiet (see tsserver-diagnostics.ts), all three kinds; asked again if it started work meanwhile.
+   */
+  private async tsserverDiagnostics(document: OpenDocument, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    const ask = async () => {
+      const items: LspDiagnostic[] = []
+      for (const command of TSSERVER_DIAGNOSTIC_REQUESTS) {
+        const response = await this.request('workspace/executeCommand', { command: TSSERVER_REQUEST, arguments: [command, { file: document.uri }] }, signal)
+        items.push(...toTsserverDiagnostics(response))
+      }
+      return items
+    }
+    let complete = await this.progress.waitQuiet(signal)
+    const epoch = this.progress.epoch
+    let items = await ask()
+    if (this.progress.epoch !== epoch || this.progress.busy) {
+      complete = await this.progress.waitQuiet(signal)
+      if (complete) items = await ask()
+    }
+    return { items, complete }
+  }
+
+  /**
    * The publication that answers the open: waited for once the server is quiet, for at most
    * `diagnosticsWaitMs`. A barrier request (a `$/` request every server refuses at once) tells
    * publications about this open from those about an earlier one, for servers that send no version.
@@ -471,7 +498,7 @@ export class ServerInstance {
     if (this.answersBarrier) void this.barrier().finally(() => watch.barrierPassed())
     else watch.barrierPassed()
     const quiet = await this.progress.waitQuiet(signal)
-    const budget = deadline(signal, config.diagnosticsWaitMs, 'LSP_DIAGNOSTICS_WAIT')
+    const budget = Lifetime.following(signal, { timeoutMs: config.diagnosticsWaitMs, code: 'LSP_DIAGNOSTICS_WAIT' })
     try {
       const answer = await watch.settle({ version: document.version, since: Date.now(), settleMs: config.diagnosticsSettleMs, signal: budget.signal })
       if (signal.aborted) throw abortError(signal, queryAborted)
@@ -567,11 +594,11 @@ export class ServerInstance {
   private async stop(graceful: boolean): Promise<void> {
     const { config } = this.options
     if (graceful && this.answered && !this.connection.failure && this.child.running) {
-      const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
+      const budget = Lifetime.following(undefined, { timeoutMs: config.shutdownTimeoutMs, code: 'LSP_SHUTDOWN' })
       try {
         await this.connection.request('shutdown', null, { signal: budget.signal })
         await this.connection.notify('exit', null, budget.signal)
-        await raceAbort(this.child.exited, budget.signal)
+        await budget.race(this.child.exited)
       } catch {
         // Whatever went wrong, the process group is ended below.
       } finally {

@@ -93,6 +93,25 @@ describe('symbol', () => {
     expect(provider.calls).toEqual([])
   })
 
+  it('not found on a line holding one 4,096-character identifier names it cut, not "… and 1 more" alone (issue 32 item 5)', async () => {
+    const h = await start()
+    h.app.lsp.registerProvider(scriptedProvider(HOVER))
+    await writeFile(join(h.dir, 'a.ts'), `const ${'x'.repeat(4096)} = 1\n`)
+    const text = textOf(await hoverAt(h, { line: 1, symbol: 'area' }))
+    expect(text).toMatch(/Identifiers on line 1: const, x{20,}\u2026 \(4096 characters\)\.$/)
+    expect(text.length).toBeLessThan(1000)
+  })
+
+  it('a shell $VAR use anchors on the name after the $ (issue 32 item 5)', async () => {
+    const h = await start()
+    const provider = scriptedProvider(HOVER, { '.sh': 'shellscript' })
+    h.app.lsp.registerProvider(provider)
+    await writeFile(join(h.dir, 'a.sh'), 'NAME=1\necho $NAME\n')
+    const result = await h.call({ operation: 'hover', filePath: 'a.sh', line: 2, symbol: 'NAME' })
+    expect(result.isError).toBe(false)
+    expect((result as any).value.resolved).toMatchObject({ line: 2, character: 7 })
+  })
+
   it('not found is LSP_SYMBOL_NOT_FOUND listing the identifiers on the line, and asks no server', async () => {
     const h = await start()
     const provider = scriptedProvider(HOVER)

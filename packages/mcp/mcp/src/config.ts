@@ -39,6 +39,12 @@ const common = {
       const problem = sharedNameProblem(name)
       if (problem) issues.addIssue({ code: 'custom', message: problem })
     }),
+  /**
+   * The MCP revision to speak: `auto` asks `server/discover` first and falls back to `initialize`
+   * (2025-11-25 and older); a revision pins it (no fallback: a server that does not speak it fails
+   * to connect with MCP_PROTOCOL_UNSUPPORTED).
+   */
+  protocol: z.enum(['auto', '2026-07-28', '2025-11-25'], { error: 'must be "auto", "2026-07-28" or "2025-11-25"' }).default('auto'),
   /** true: a startup failure fails the boot. false: the row starts with no tools and keeps retrying. */
   required: z.boolean().default(false),
   /** Deadline for connecting (spawn + initialize) and for each tools/list page. */

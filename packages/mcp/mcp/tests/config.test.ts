@@ -21,6 +21,7 @@ describe('McpConfig', () => {
   it('fills the documented defaults', () => {
     expect(McpConfig.parse(stdio)).toEqual({
       ...stdio,
+      protocol: 'auto',
       required: false,
       startupTimeoutMs: 30_000,
       toolCallTimeoutMs: 60_000,

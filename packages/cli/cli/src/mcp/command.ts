@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
-import { bootPreset, composePreset, CredentialService, errorMessage, SubprocessService, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { bootPreset, composePreset, CredentialService, errorMessage, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
@@ -234,9 +234,11 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
-  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
+  // The revision the connection speaks, as the status row names it (none while it is not connected).
+  const protocol = /(?:^|[;,] )protocol (\d{4}-\d{2}-\d{2})\b/.exec(row?.detail ?? '')?.[1] ?? null
+  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', protocol, login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
   if (options.json) return JSON.stringify(value)
-  return [`${name} (${entry.file})`, `state: ${value.state}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
+  return [`${name} (${entry.file})`, `state: ${value.state}`, `protocol: ${protocol ?? '-'}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
 }
 
 function pairs(items: readonly string[], separator: ':' | '=', flag: string): Record<string, string> {
@@ -273,7 +275,9 @@ async function add(rest: readonly string[], trailing: readonly string[], options
   if (target instanceof ProjectMcpFile) warnOfCommittedSecrets(target.path, config, io)
   const enabled = options.scope === 'project' && (await readProjectFiles())
   if (options.json) return JSON.stringify({ added: name, file: target.path })
-  return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}`
+  const untrusted = options.scope === 'project' && !(await new TrustStore().lookup(await TrustStore.canonical(options.cwd)))?.trusted
+  const trustNote = untrusted ? `\nits servers start once you trust this workspace: ${trustCommand(await TrustStore.canonical(options.cwd))}` : ''
+  return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}${trustNote}`
 }
 
 /** A project's .mcp.json goes into the repository: a literal secret written there is shared with everyone who clones it. */
@@ -381,6 +385,9 @@ interface LoginServices {
  */
 async function withLoginServices<T>(workspace: string, work: (services: LoginServices) => Promise<T>): Promise<T> {
   const app = new Context()
+  app.plugin(FileSystem)
+  // The workspace's .env is read only when the workspace is trusted (nobody is asked here).
+  app.plugin(TrustService)
   app.plugin(CredentialService)
   app.plugin(SubprocessService)
   await app.start()

@@ -44,6 +44,16 @@ export interface ContainedText {
   readonly text: string
 }
 
+/** The start of a file, as `readHead` read it. */
+export interface FileHead {
+  /** The first bytes, undecoded (a byte-order mark is kept), at most `maxBytes`. */
+  readonly bytes: Buffer
+  /** The file's size when it was opened. */
+  readonly size: number
+  /** Whether `bytes` is the whole file: the read reached its end. */
+  readonly complete: boolean
+}
+
 const CHUNK_BYTES = 64 * 1024
 /** Files that report a size of 0 (procfs) or a tiny one still read in chunks of at least this. */
 const MIN_CHUNK_BYTES = 4 * 1024
@@ -64,6 +74,12 @@ export const FsConfig = z.strictObject({
    * a symlink, stay on the thread pool. 0 reads every file there.
    */
   eventLoopReadBytes: z.number().int().nonnegative().default(256 * 1024),
+  /**
+   * With `io: async`, a path spelled inside a canonical workspace (one `workspace()` resolved on
+   * the thread pool) is proven on the event loop: its resolution walks the workspace's own file
+   * system. Turn it off when the workspace holds mount points of slow or hanging file systems.
+   */
+  proofsOnEventLoop: z.boolean().default(true),
 })
 export type FsConfig = z.infer<typeof FsConfig>
 
@@ -82,6 +98,7 @@ export class FileSystem extends Service {
   /** The calls that follow a resolution on the path it proved (see `eventLoopReadBytes`). */
   private readonly proven: FsIo = fsIo('sync')
   private readonly eventLoopReadBytes: number
+  private readonly proofsOnEventLoop: boolean
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
@@ -89,6 +106,7 @@ export class FileSystem extends Service {
     this.ioMode = config.io ?? (hostLifetime(ctx) === 'one-shot' ? 'sync' : 'async')
     this.io = fsIo(this.ioMode)
     this.eventLoopReadBytes = config.eventLoopReadBytes
+    this.proofsOnEventLoop = config.proofsOnEventLoop
   }
 
   /**
@@ -96,13 +114,17 @@ export class FileSystem extends Service {
    * directory). The path need not exist: the nearest existing ancestor is resolved and the rest appended.
    */
   async resolve(path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<string> {
+    return this.resolveWith(this.io, path, options)
+  }
+
+  private async resolveWith(io: FsIo, path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined }): Promise<string> {
     throwIfFsAborted(options.signal, () => `resolving ${quote(path)}`)
     const absolute = resolvePath(options.cwd ?? process.cwd(), path)
     const missing: string[] = []
     let probe = absolute
     for (;;) {
       try {
-        const real = await this.io.realpath(probe)
+        const real = await io.realpath(probe)
         return missing.length ? join(real, ...missing.reverse()) : real
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
@@ -205,7 +227,9 @@ export class FileSystem extends Service {
    * path that escapes by `..`, by an absolute spelling or through a symlink is refused.
    */
   async contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
-    const path = await this.resolve(filePath, { cwd: workspace.path, signal })
+    // Spelled inside the canonical workspace: resolved where the workspace was (see proofsOnEventLoop).
+    const io = this.proofsOnEventLoop && this.contains(workspace.path, resolvePath(workspace.path, filePath)) ? this.proven : this.io
+    const path = await this.resolveWith(io, filePath, { cwd: workspace.path, signal })
     if (!this.contains(workspace.path, path)) {
       throw new FsError(`${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
     }
@@ -267,6 +291,47 @@ export class FileSystem extends Service {
     } finally {
       try {
         await io.close(fd)
+      } catch {
+        // Nothing useful to do about a failed close of a read-only descriptor.
+      }
+    }
+  }
+
+  /**
+   * At most the first `maxBytes` bytes of a regular file, undecoded, for callers that decide from a
+   * file's start alone (a skill's frontmatter): the rest is never read. Opened like every read here
+   * (`O_NONBLOCK`, so a FIFO cannot block the open, then refused as not a regular file), through this
+   * host's `io`. Failures are `FsError` (`FS_NOT_FOUND`, `FS_NOT_REGULAR_FILE`, …).
+   */
+  async readHead(path: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<FileHead> {
+    throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
+    let fd: number
+    try {
+      fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    } catch (error) {
+      throw fsErrorFrom(error, quote(path))
+    }
+    try {
+      const info = await this.io.fstat(fd)
+      if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(options.maxBytes, info.size)))
+      let filled = 0
+      let ended = false
+      while (filled < buffer.length) {
+        throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
+        const bytes = await this.io.read(fd, buffer.subarray(filled), buffer.length - filled)
+        if (bytes === 0) {
+          ended = true
+          break
+        }
+        filled += bytes
+      }
+      return { bytes: buffer.subarray(0, filled), size: info.size, complete: ended || filled >= info.size }
+    } catch (error) {
+      throw fsErrorFrom(error, quote(path))
+    } finally {
+      try {
+        await this.io.close(fd)
       } catch {
         // Nothing useful to do about a failed close of a read-only descriptor.
       }

@@ -105,6 +105,19 @@ export class Deferral {
     return added
   }
 
+  /**
+   * The tools this session loaded that are no longer registered (their server dropped them or
+   * went away), each answered once: they leave the session's loaded set, so the model is told
+   * about them a single time and not kept believing in them.
+   */
+  vanished(session: Session, registered: (name: string) => boolean): string[] {
+    const set = this.loaded.get(session)
+    if (!set) return []
+    const gone = [...set].filter((name) => !registered(name))
+    for (const name of gone) set.delete(name)
+    return gone
+  }
+
   /** The system-prompt section that tells the model what is behind `tool_search`. */
   section(): PromptSection | undefined {
     const { deferred } = this.current()

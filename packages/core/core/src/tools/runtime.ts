@@ -11,7 +11,7 @@ import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
 import { byName, DeferConfig, Deferral, TOOL_SEARCH, type DeferrableTool } from './deferral.ts'
-import { ToolIndex, toolSearchDefinition } from './tool-search.ts'
+import { ToolIndex, toolSearchDefinition, vanishedToolsNote } from './tool-search.ts'
 import type { ApprovalMode, Approver, CatalogEntry, CatalogOptions, ContentBlock, DeferMode, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolProgress, ToolResult, ToolResultEvent } from './types.ts'
 import type { Session } from '../sessions/session.ts'
 
@@ -99,6 +99,10 @@ export class ToolRuntime extends Service {
       for (const entry of entries.values()) yield entry.catalog
     }
     this.search = compileEntry(toolSearchDefinition({ all, deferral: this.deferral }, this.searchIndex))
+    // Where sessions exist, a loaded tool that vanished is told to that session's model once.
+    ctx.inject(['sessions'], (inner) => {
+      inner.sessions.use(vanishedToolsNote(this.deferral, (name) => entries.has(name)))
+    })
   }
 
   /** Adds a tool; an effect on the caller's scope, so unloading the caller removes it. */

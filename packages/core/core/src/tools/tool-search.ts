@@ -1,7 +1,12 @@
 import type MiniSearch from 'minisearch'
 import { z } from 'zod'
 import type { JsonObject } from '../json.ts'
+import { createUserMessage } from '../sessions/session.ts'
+import type { PreStepMiddleware } from '../sessions/service.ts'
 import { rawNameOf, TOOL_SEARCH, type Deferral } from './deferral.ts'
+
+/** The `source.kind` of the message that tells a model its loaded tools are gone. */
+export const VANISHED_TOOLS_KIND = 'tools-vanished'
 import type { CatalogEntry, ToolDefinition } from './types.ts'
 
 const SELECT = /^select:/i
@@ -165,5 +170,18 @@ export function toolSearchDefinition(space: SearchSpace, index: ToolIndex): Tool
       if (notFound.length) lines.push('', `No tool named ${notFound.map((name) => JSON.stringify(name)).join(', ')}.`)
       return lines.join('\n')
     },
+  }
+}
+
+/**
+ * A pre-step link: before the next model request of a session whose searches loaded tools that
+ * are gone since, one message names them, so the model stops planning with them.
+ */
+export function vanishedToolsNote(deferral: Deferral, registered: (name: string) => boolean): PreStepMiddleware {
+  return async (input, next) => {
+    const gone = deferral.vanished(input.session, registered)
+    if (!gone.length) return next()
+    const text = `These tools that ${TOOL_SEARCH} loaded earlier are no longer available (their server removed them or stopped): ${gone.join(', ')}. Do not call them; search again for a replacement if you still need one.`
+    return next([...input.messages, createUserMessage(text, { kind: VANISHED_TOOLS_KIND, names: gone })])
   }
 }

@@ -207,6 +207,13 @@ describe.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
     expect(sortedEdits(ours as any)).toEqual(sortedEdits(bareFiles(edit)))
   })
 
+  it.runIf(c.fixture === 'py-rename')('pyright\'s "not accessed" hints arrive: the client declares diagnostic tag support (issue 32 item 5)', async () => {
+    writeFileSync(join(suite.dir, 'geo', 'unused.py'), 'import os\n\n\ndef f() -> int:\n    x = 1\n    return 2\n')
+    const value = valueOf(await call('lsp_diagnostics', { filePath: 'geo/unused.py', severity: 'hint' }))
+    expect(value.complete).toBe(true)
+    expect(value.items.map((item: any) => `${item.range.start.line + 1} ${item.severity} ${item.message}`)).toEqual(expect.arrayContaining(['1 hint "os" is not accessed', '5 hint "x" is not accessed']))
+  })
+
   it('refuses, coded, a place the server says cannot be renamed (a keyword)', async () => {
     const result = await call('lsp_rename', { filePath: c.keyword.file, line: c.keyword.line, symbol: c.keyword.symbol, newName: 'renamed' })
     expect(result.isError && result.error.code).toBe('LSP_RENAME_REFUSED')
