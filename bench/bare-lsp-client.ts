@@ -29,9 +29,11 @@ export class BareLspClient {
     executable: string,
     args: readonly string[],
     private readonly workspace: string,
-    private readonly options: { readonly diagnostics?: boolean } = {},
+    private readonly options: { readonly diagnostics?: boolean; readonly refactor?: boolean } = {},
   ) {
-    this.child = spawn(executable, args, { cwd: workspace, stdio: ['pipe', 'pipe', 'ignore'] })
+    // Its own process group, so close() ends the server's children too (tsserver under
+    // typescript-language-server), as dsh's subprocess service does for ours.
+    this.child = spawn(executable, args, { cwd: workspace, stdio: ['pipe', 'pipe', 'ignore'], detached: true })
     this.connection = createMessageConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.child.stdin!))
     this.connection.onRequest((method, params: any) => {
       if (method === 'window/workDoneProgress/create') this.outstanding.add(params.token)
@@ -65,12 +67,17 @@ export class BareLspClient {
       capabilities: {
         general: { positionEncodings: ['utf-16'] },
         window: { workDoneProgress: true },
-        workspace: { workspaceFolders: true, configuration: true },
+        workspace: {
+          workspaceFolders: true,
+          configuration: true,
+          ...(this.options.refactor ? { workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'], failureHandling: 'abort' } } : {}),
+        },
         textDocument: {
           hover: { contentFormat: ['markdown', 'plaintext'] },
           definition: { linkSupport: true },
           implementation: { linkSupport: true },
           references: {},
+          ...(this.options.refactor ? { rename: { dynamicRegistration: false, prepareSupport: true }, callHierarchy: { dynamicRegistration: false } } : {}),
           ...(this.options.diagnostics ? { publishDiagnostics: { relatedInformation: true, versionSupport: true }, diagnostic: { dynamicRegistration: false } } : {}),
         },
       },
@@ -101,6 +108,38 @@ export class BareLspClient {
     } finally {
       await this.connection.sendNotification('textDocument/didClose', { textDocument: { uri } })
     }
+  }
+
+  /** didOpen, `work` with the document's URI, didClose: what a careful client does per request. */
+  private async withOpen<T>(file: string, languageId: string, work: (uri: string) => Promise<T>): Promise<T> {
+    const path = join(this.workspace, file)
+    const text = await readFile(path, 'utf8')
+    const uri = pathToFileURL(path).href
+    await this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } })
+    try {
+      return await work(uri)
+    } finally {
+      await this.connection.sendNotification('textDocument/didClose', { textDocument: { uri } })
+    }
+  }
+
+  /** prepareRename (when `prepare`), then rename: the WorkspaceEdit as the server sends it. Needs `refactor`. */
+  rename(file: string, languageId: string, line: number, character: number, newName: string, prepare: boolean): Promise<unknown> {
+    return this.withOpen(file, languageId, async (uri) => {
+      const textDocument = { uri }
+      const position = { line, character }
+      if (prepare) await this.connection.sendRequest('textDocument/prepareRename', { textDocument, position })
+      return this.connection.sendRequest('textDocument/rename', { textDocument, position, newName })
+    })
+  }
+
+  /** prepareCallHierarchy, then the direct incoming or outgoing calls of each item. Needs `refactor`. */
+  calls(file: string, languageId: string, line: number, character: number, direction: 'incoming' | 'outgoing'): Promise<{ item: unknown; calls: unknown[] }[]> {
+    return this.withOpen(file, languageId, async (uri) => {
+      const items = ((await this.connection.sendRequest('textDocument/prepareCallHierarchy', { textDocument: { uri }, position: { line, character } })) ?? []) as unknown[]
+      const method = direction === 'incoming' ? 'callHierarchy/incomingCalls' : 'callHierarchy/outgoingCalls'
+      return Promise.all(items.map(async (item) => ({ item, calls: ((await this.connection.sendRequest(method, { item })) ?? []) as unknown[] })))
+    })
   }
 
   /** Opens `file` (with its text on disk) and keeps it open. */
@@ -150,6 +189,12 @@ export class BareLspClient {
       // fall through to the kill
     }
     this.connection.dispose()
-    this.child.kill('SIGKILL')
+    const exited = this.child.exitCode !== null || this.child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => this.child.once('exit', resolve))
+    try {
+      process.kill(-this.child.pid!, 'SIGKILL')
+    } catch {
+      // the group is gone already
+    }
+    await exited
   }
 }

@@ -2,10 +2,13 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, sym
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bootPreset, type Host } from 'dsh-core'
+import { bootPreset, type TrustHook, type Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { ms, percentile, ratio, timedWithCpu } from './stats.ts'
 import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
+
+/** The projects a bench makes bring their own TypeScript (7): trusted, as their user would. */
+const TRUST_BENCH_PROJECTS: TrustHook = () => true
 
 // Diagnostics after a change (issue 22). Ours: what a harness does after an edit has written the file:
 // `ctx.lsp.fileChanged(path)`, then the `lsp_diagnostics` tool (the text brought to the server, its answer
@@ -101,7 +104,7 @@ async function measure(server: Server): Promise<string[]> {
   const theirs = workspaceCopy(server)
   const clean = readFileSync(join(mine.dir, server.file), 'utf8')
   const broken = server.breakText(clean)
-  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml') })
+  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml'), askTrust: TRUST_BENCH_PROJECTS })
   const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true })
   try {
     const session = host.app.sessions.create({ cwd: mine.dir })

@@ -2,12 +2,16 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bootPreset, type Host, type Session } from 'dsh-core'
+import { bootPreset, type TrustHook, type Host, type Session } from 'dsh-core'
 import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
+import { benchLspRefactor } from './lsp-refactor.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
+
+/** The projects a bench makes bring their own TypeScript (7): trusted, as their user would. */
+const TRUST_BENCH_PROJECTS: TrustHook = () => true
 
 // Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → the language server)
 // against a bare vscode-jsonrpc client doing the same didOpen/request/didClose on its own instance of
@@ -24,7 +28,7 @@ const QUERIES = Number(process.env.BENCH_LSP_QUERIES ?? 200)
 /** The coding preset, patched by the overlay `BENCH_LSP_OVERLAY` names (to compare a setting, e.g. the fs row's io). */
 function bootCoding(): Promise<Host> {
   const overlay = process.env.BENCH_LSP_OVERLAY
-  return bootPreset({ preset: join(REPO, 'presets/coding.yml'), ...(overlay ? { overlays: [overlay] } : {}) })
+  return bootPreset({ preset: join(REPO, 'presets/coding.yml'), ...(overlay ? { overlays: [overlay] } : {}), askTrust: TRUST_BENCH_PROJECTS })
 }
 
 interface Server {
@@ -249,6 +253,7 @@ export async function benchLsp(): Promise<string[]> {
   }
   lines.push(...(await fourWorkspaces(SERVERS[0]!)))
   lines.push(...(await benchLspDiagnostics()))
+  lines.push(...(await benchLspRefactor()))
   lines.push('side by side (ours; ratio to the bare client on the same server)')
   lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms: ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
   lines.push(...summary)

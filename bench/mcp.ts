@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { ListToolsResultSchema } from '@modelcontextprotocol/core'
 import { Context, Logger } from 'cordis'
-import { bootPreset, sleep, ToolRuntime, untracked, type Host, type JsonValue, type RawToolDefinition } from 'dsh-core'
+import { bootPreset, Lifetime, sleep, ToolRuntime, untracked, type Host, type JsonValue, type RawToolDefinition } from 'dsh-core'
 import { McpConfig } from '../packages/mcp/mcp/src/config.ts'
 import { bridgeToolDefinition } from '../packages/mcp/mcp/src/definition.ts'
 import { listAllTools, planTools, type ListedTool } from '../packages/mcp/mcp/src/discovery.ts'
@@ -78,16 +78,17 @@ async function callLatency(): Promise<string[]> {
     if (result.isError) throw new Error(result.error.message)
   }
   const bare = async () => {
-    await client.callTool({ name: 'echo', arguments: { message: 'hi' } }, CallToolResultSchema)
+    await client.callTool({ name: 'echo', arguments: { message: 'hi' } })
   }
   const bareOwnSession = async () => {
-    await grouped?.callTool({ name: 'echo', arguments: { message: 'hi' } }, CallToolResultSchema)
+    await grouped?.callTool({ name: 'echo', arguments: { message: 'hi' } })
   }
   // The bridge's own share: its tool body (raw request, classification, checks) called directly,
   // without the tools runtime around it (argument copy, deadline, value copy, render).
   const definition = tools.get('mcp__fixture__echo') as RawToolDefinition<JsonValue>
+  const lifetime = new Lifetime()
   const body = async () => {
-    await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: new AbortController().signal, session: undefined, progress: () => {} })
+    await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: lifetime.signal, lifetime, session: undefined, progress: () => {} })
   }
   try {
     for (let i = 0; i < 200; i++) await Promise.all([ours(), bare(), body(), bareOwnSession()])
@@ -121,7 +122,7 @@ async function activation(): Promise<string[]> {
   const theirs: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
     const [oursMs, host] = await timed(() => bootWith(MANY))
-    const registered = host.app.tools.catalog().length
+    const registered = host.app.tools.catalog({ all: true }).length
     await host.stop()
     if (registered < 5000) throw new Error(`only ${registered} tools registered`)
     mine.push(oursMs)

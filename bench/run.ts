@@ -3,11 +3,13 @@ import { benchLsp } from './lsp.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { benchLspFraming } from './lsp-framing.ts'
 import { benchLspPositions } from './lsp-positions.ts'
+import { benchLspRefactor } from './lsp-refactor.ts'
 import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
 import { benchSkill } from './skill.ts'
 import { benchStartup } from './startup.ts'
 import { benchTools } from './tools.ts'
+import { benchToolSearch } from './tool-search.ts'
 import { benchWeb } from './web.ts'
 import { benchWebHtml } from './web-html.ts'
 
@@ -16,6 +18,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   lsp: benchLsp,
   'lsp-diagnostics': benchLspDiagnostics,
   'lsp-positions': benchLspPositions,
+  'lsp-refactor': benchLspRefactor,
   'lsp-framing': benchLspFraming,
   web: benchWeb,
   'web-html': benchWebHtml,
@@ -25,6 +28,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   fs: benchFs,
   startup: benchStartup,
   tools: benchTools,
+  'tool-search': benchToolSearch,
 }
 const selected = process.argv.slice(2)
 for (const name of selected.length ? selected : Object.keys(benches)) {

@@ -12,13 +12,14 @@
  * 3. `Harness.stop` unloads everything and waits until every child process is gone.
  */
 import { Context, type ForkScope } from 'cordis'
-import { createUserMessage, stopHost, type CatalogEntry, type Session, type SessionEvent, type ToolResult } from 'dsh-core'
+import { createUserMessage, stopHost, type CatalogEntry, type Session, type SessionEvent, type ToolResult, type TrustHook } from 'dsh-core'
 import Credentials from 'dsh-core/credentials'
 import Fs from 'dsh-core/fs'
 import Readiness from 'dsh-core/readiness'
 import Sessions from 'dsh-core/sessions'
 import Subprocess from 'dsh-core/subprocess'
 import Tools from 'dsh-core/tools'
+import Trust from 'dsh-core/trust'
 import Skills from 'dsh-skill'
 import * as toolSkill from 'dsh-skill/tool'
 import * as skillFs from 'dsh-skill-fs'
@@ -45,6 +46,12 @@ export type Model = (request: ModelRequest, signal: AbortSignal) => Promise<Mode
 export interface HarnessOptions {
   /** The user's home, where user-level skills live (`~/.dsh/skills`, `~/.claude/skills`, …). Default: `$HOME`. */
   readonly userHome?: string
+  /**
+   * Your trust dialog: whether a workspace may bring its own skills, `.env`, `.mcp.json` servers and
+   * TypeScript. Answer `true`, `false`, or `undefined` to leave it to what the user recorded with
+   * `dsh trust`. Without one, only the directories recorded as trusted are.
+   */
+  readonly trust?: TrustHook
 }
 
 export interface Harness {
@@ -66,6 +73,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     app.plugin(Sessions),
     app.plugin(Credentials),
     app.plugin(Readiness),
+    app.plugin(Trust),
     // Skills: the registry, SKILL.md discovery, and the `skill` tool with its catalog pre-step.
     app.plugin(Skills),
     app.plugin(skillFs, options.userHome ? { userHome: options.userHome } : {}),
@@ -77,6 +85,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     app.plugin(toolWeb),
   ]
   await app.start()
+  // The harness's own trust decision replaces the recorded one (an effect on the app: gone with it).
+  if (options.trust) app.trust.decider(options.trust)
   // Plugins whose setup is asynchronous have finished once the pending events are flushed.
   await app.events.flush()
   const failed = forks.find((fork) => fork.error !== undefined || fork.runtime.error !== undefined)
@@ -126,7 +136,7 @@ export async function converse(app: Context, options: ConverseOptions): Promise<
 
       const request: ModelRequest = {
         system: app.tools.sections().map((section) => section.text).join('\n\n'),
-        tools: app.tools.catalog(),
+        tools: app.tools.catalog({ session }),
         conversation: visibleLog(session),
       }
       requests.push(request)

@@ -7,7 +7,7 @@
 //   node app.mjs
 //
 // `pnpm check:pack` runs it in a fresh directory outside the repository (scripts/pack-check/check.ts).
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -19,6 +19,7 @@ import Readiness from 'dsh-core/readiness'
 import Sessions from 'dsh-core/sessions'
 import Subprocess from 'dsh-core/subprocess'
 import Tools from 'dsh-core/tools'
+import Trust from 'dsh-core/trust'
 import Lsp from 'dsh-lsp'
 import * as lspStdio from 'dsh-lsp-stdio'
 import Skills from 'dsh-skill'
@@ -59,6 +60,8 @@ const forks = [
   app.plugin(Sessions),
   app.plugin(Credentials),
   app.plugin(Readiness),
+  // Workspace trust: a workspace's own TypeScript, skills and .env are used only in a trusted one.
+  app.plugin(Trust),
   // LSP: the seam, a stdio provider with the catalog's TypeScript and Python servers, the
   // model-facing `lsp` tool. TypeScript 7 (the one installed here) answers through its own server, a
   // project on TypeScript 5 through typescript-language-server; bare commands are found in the
@@ -80,6 +83,9 @@ const forks = [
 ]
 await app.start()
 await app.events.flush()
+// This harness's own trust decision: the projects it made itself, under its scratch directory.
+const made = realpathSync(scratch)
+app.trust.decider(({ directory }) => directory.startsWith(`${made}/`))
 
 const session = app.sessions.create({ cwd: project })
 const labels = []

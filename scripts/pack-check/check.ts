@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { CheckFailure, run } from './commands.ts'
-import { embeddingSnippets, FRAGMENT_PRELUDE, readmeClientEntries, type EmbeddingSnippet } from './snippets.ts'
+import { embeddingPresets, embeddingSnippets, FRAGMENT_PRELUDE, readmeClientEntries, type EmbeddingSnippet } from './snippets.ts'
 import { publishedPackages, workspacePackages, type Manifest, type WorkspacePackage } from './workspace.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -187,6 +187,12 @@ async function runEmbeddingSnippets(app: string, snippets: readonly EmbeddingSni
       default:
         throw new CheckFailure(`unhandled snippet ${JSON.stringify(snippet satisfies never)}`)
     }
+  }
+  // The page's own presets, as a reader runs them once the install lines are done (issue 33 item 11).
+  for (const preset of embeddingPresets(snippets)) {
+    const status = await run('npx', ['--no', 'dsh', 'status', '--preset', preset.name, '--json'], { cwd: project, timeoutMs: 5 * 60_000, quiet: true })
+    const rows = (JSON.parse(status.stdout) as { capabilities: { surface: string; id: string; state: string }[] }).capabilities
+    console.log(`${preset.block.where} npx dsh status --preset ${preset.name}: ${rows.map((row) => `${row.surface}/${row.id} ${row.state}`).join(', ')}`)
   }
   writeFileSync(join(app, 'tsconfig.fragments.json'), `${JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, include: ['fragments/*.ts'] }, null, 2)}\n`)
   await compileConsumer(app, 'tsconfig.fragments.json')

@@ -63,6 +63,18 @@ export function embeddingSnippets(root: string): EmbeddingSnippet[] {
   })
 }
 
+/**
+ * The `yaml` files of docs/embedding.md that are presets (every row names its plugin), as opposed
+ * to overlays (rows addressed by `id` alone): the pack check runs `dsh status --preset` on each.
+ */
+export function embeddingPresets(snippets: readonly EmbeddingSnippet[]): { readonly name: string; readonly block: CodeBlock }[] {
+  return snippets.flatMap((snippet) => {
+    if (snippet.kind !== 'file') return []
+    const rows = snippet.block.text.split('\n').filter((line) => line.startsWith('- '))
+    return rows.length && rows.every((row) => /\bname:/.test(row)) ? [{ name: snippet.name, block: snippet.block }] : []
+  })
+}
+
 /** What a fragment may use without declaring it: the names a harness's loop has (docs/embedding.md, "The agent loop"). */
 export const FRAGMENT_PRELUDE = `// Written by scripts/pack-check: the loop's names a docs/embedding.md fragment uses.
 import type { Context } from 'cordis'

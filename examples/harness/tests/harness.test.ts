@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -18,7 +18,9 @@ beforeEach(async () => {
     join(project, '.dsh', 'skills', 'release-notes', 'SKILL.md'),
     '---\nname: release-notes\ndescription: How this project writes release notes.\n---\nOne line per change, newest first.\n',
   )
-  harness = await startHarness({ userHome: join(scratch, 'home') })
+  // The harness's trust dialog: this test's project is trusted (its skills load), nothing else is.
+  const trusted = await realpath(project)
+  harness = await startHarness({ userHome: join(scratch, 'home'), trust: ({ directory }) => directory === trusted })
 })
 
 afterEach(async () => {

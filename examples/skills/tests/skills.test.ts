@@ -1,6 +1,7 @@
 import { cp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { trustIn } from '../../../test-support/trust.ts'
 import { dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from '../../../packages/cli/cli/tests/helpers.ts'
 
 // The example as its README runs it: a copy of examples/skills outside any git repository (so the
@@ -15,6 +16,8 @@ interface Example {
 async function copyExample(): Promise<Example> {
   const copy = await tempDir()
   await cp(join(ROOT, 'examples', 'skills'), copy, { recursive: true, filter: (source) => !source.endsWith(join('skills', 'tests')) })
+  // The project's own skills load once it is trusted, as the README's `dsh trust` step does.
+  await trustIn(join(copy, 'home', '.dsh'), join(copy, 'project'))
   return { project: join(copy, 'project'), home: join(copy, 'home') }
 }
 

@@ -9,11 +9,21 @@ export class UsageError extends Error {}
 
 export type Command =
   | { readonly kind: 'status' }
-  | { readonly kind: 'tools' }
+  | { readonly kind: 'tools'; readonly all: boolean }
   | { readonly kind: 'call'; readonly tool: string; readonly input: string | undefined; readonly approve: boolean }
-  | { readonly kind: 'context'; readonly messages: readonly string[] }
-  | { readonly kind: 'serve'; readonly maxMessageBytes: number }
+  | { readonly kind: 'context'; readonly messages: readonly string[]; readonly searches: readonly string[] }
+  | ({ readonly kind: 'serve' } & ServeLimits)
   | { readonly kind: 'help' }
+
+/** `dsh serve`'s bounds, each a flag with a documented default. */
+export interface ServeLimits {
+  /** An incoming message larger than this is refused (answered with an error when it has an id, and logged). */
+  readonly maxMessageBytes: number
+  /** `tools/call` requests running at once; one more is answered at once with an error saying so. */
+  readonly maxConcurrentCalls: number
+  /** Bytes written to stdout and not yet read by the client; past it the client is taken to have stopped reading and the connection is closed. */
+  readonly maxOutputBytes: number
+}
 
 export interface Invocation {
   readonly command: Command
@@ -28,13 +38,16 @@ export interface Invocation {
 
 export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--config <overlay.yml>]... [--cwd <dir>] [--json] [--verbose|-v]
   status                      capability readiness (probes providers; exits 0 even if some are not ready)
-  tools                       the model-visible tool catalog
+  tools [--all]               the model-visible tool catalog (--all: deferred tools too)
   call <tool> [<json>|-]      one tool call exactly as the model would make it (- reads the JSON from stdin)
     [--yes]                   approve it if the tool asks for approval (its approval mode is prompt)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
+    [--search <query>]        then one tool_search call per query, and the session's tool catalog after them
   serve                       an MCP server on stdio exposing the tools (and skills as prompts) until stdin closes
-  mcp <list|get|add|remove|import|login|logout>   manage MCP servers (dsh mcp --help)
     [--max-message-bytes <n>] refuse (answer with an error, keep serving) any incoming message larger than this (default 33554432, 32 MiB)
+    [--max-concurrent-calls <n>]  tools/call requests running at once; one more is answered with an error (default 16)
+    [--max-output-bytes <n>]  answers the client has not read yet; past this it has stopped reading and is disconnected (default 67108864, 64 MiB)
+  mcp <list|get|add|remove|import|login|logout>   manage MCP servers (dsh mcp --help)
   trust [<dir>] | --revoke [<dir>] | --list       trust a workspace to bring its TypeScript, .mcp.json, .env and skills (dsh trust --help)
 exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
   70 internal error in a plugin, 74 the output could not be written, 130 interrupted`
@@ -81,10 +94,14 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
       options: {
         ...COMPOSITION_OPTIONS,
         message: { type: 'string', multiple: true },
+        search: { type: 'string', multiple: true },
+        all: { type: 'boolean' },
         yes: { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
         'max-message-bytes': { type: 'string' },
+        'max-concurrent-calls': { type: 'string' },
+        'max-output-bytes': { type: 'string' },
       },
     })
   } catch (error) {
@@ -92,7 +109,11 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
   }
   const { values, positionals } = parsed
   const [name, ...rest] = positionals
-  const command = commandOf(values.help ? 'help' : name, rest, values.message ?? [], values.yes ?? false, values['max-message-bytes'])
+  const command = commandOf(values.help ? 'help' : name, rest, { messages: values.message ?? [], searches: values.search ?? [], all: values.all ?? false }, values.yes ?? false, {
+    '--max-message-bytes': values['max-message-bytes'],
+    '--max-concurrent-calls': values['max-concurrent-calls'],
+    '--max-output-bytes': values['max-output-bytes'],
+  })
   return {
     command,
     // Help needs no preset; resolving one could only fail it.
@@ -146,27 +167,51 @@ export function checkWorkspace(path: string): string {
 /** The largest incoming message `dsh serve` reads by default: far above any real tool call, and a bound on memory. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
-function messageLimit(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_MESSAGE_BYTES
-  const bytes = Number(value)
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(bytes) || bytes <= 0) throw new UsageError(`--max-message-bytes must be a positive whole number of bytes (got "${value}")`)
-  return bytes
+/** `tools/call` requests `dsh serve` runs at once by default: more than a client runs in parallel, few enough to bound the work one client can start. */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 16
+/** Unread answers `dsh serve` keeps by default before it takes the client to have stopped reading: two of the largest messages. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+
+type ServeFlags = Readonly<Record<'--max-message-bytes' | '--max-concurrent-calls' | '--max-output-bytes', string | undefined>>
+
+function positiveFlag(flag: string, value: string | undefined, fallback: number, unit: string): number {
+  if (value === undefined) return fallback
+  const number = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number <= 0) throw new UsageError(`${flag} must be a positive whole number${unit} (got "${value}")`)
+  return number
 }
 
-function commandOf(name: string | undefined, rest: string[], messages: string[], approve: boolean, maxMessageBytes: string | undefined): Command {
+function serveLimits(flags: ServeFlags): ServeLimits {
+  return {
+    maxMessageBytes: positiveFlag('--max-message-bytes', flags['--max-message-bytes'], DEFAULT_MAX_MESSAGE_BYTES, ' of bytes'),
+    maxConcurrentCalls: positiveFlag('--max-concurrent-calls', flags['--max-concurrent-calls'], DEFAULT_MAX_CONCURRENT_CALLS, ''),
+    maxOutputBytes: positiveFlag('--max-output-bytes', flags['--max-output-bytes'], DEFAULT_MAX_OUTPUT_BYTES, ' of bytes'),
+  }
+}
+
+/** What `tools` and `context` take beyond the shared options. */
+interface CatalogFlags {
+  readonly messages: readonly string[]
+  readonly searches: readonly string[]
+  readonly all: boolean
+}
+
+function commandOf(name: string | undefined, rest: string[], { messages, searches, all }: CatalogFlags, approve: boolean, serveFlags: ServeFlags): Command {
   const noArguments = (kind: string) => {
     if (rest.length) throw new UsageError(`${kind} takes no arguments (got ${rest.join(' ')})`)
   }
   if (messages.length && name !== 'context') throw new UsageError('--message belongs to the context command')
+  if (searches.length && name !== 'context') throw new UsageError('--search belongs to the context command')
+  if (all && name !== 'tools') throw new UsageError('--all belongs to the tools command')
   if (approve && name !== 'call') throw new UsageError('--yes belongs to the call command')
-  if (maxMessageBytes !== undefined && name !== 'serve') throw new UsageError('--max-message-bytes belongs to the serve command')
+  for (const [flag, value] of Object.entries(serveFlags)) if (value !== undefined && name !== 'serve') throw new UsageError(`${flag} belongs to the serve command`)
   switch (name) {
     case 'status':
       noArguments(name)
       return { kind: 'status' }
     case 'tools':
       noArguments(name)
-      return { kind: 'tools' }
+      return { kind: 'tools', all }
     case 'call': {
       const [tool, input, ...extra] = rest
       if (!tool) throw new UsageError('call needs a tool name')
@@ -175,10 +220,10 @@ function commandOf(name: string | undefined, rest: string[], messages: string[],
     }
     case 'context':
       noArguments(name)
-      return { kind: 'context', messages }
+      return { kind: 'context', messages, searches }
     case 'serve':
       noArguments(name)
-      return { kind: 'serve', maxMessageBytes: messageLimit(maxMessageBytes) }
+      return { kind: 'serve', ...serveLimits(serveFlags) }
     case 'help':
       return { kind: 'help' }
     case undefined:

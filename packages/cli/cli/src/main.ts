@@ -1,4 +1,4 @@
-import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, type Host, type ToolProgress } from 'dsh-core'
+import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
 import { checkWorkspace, parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
@@ -157,7 +157,7 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
     }
     case 'tools': {
       const runtime = requireTools(host)
-      const tools = runtime.catalog()
+      const tools = runtime.catalog({ all: command.all })
       return answer({ tools }, toolsText(tools, (name) => runtime.get(name)?.approval))
     }
     case 'call': {
@@ -187,13 +187,21 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
           messages.push({ role: message.role, source: message.source.kind, text: message.content.map((block) => block.text).join('\n') })
         }
       }
+      if (command.searches.length) {
+        const tools = requireTools(host)
+        for (const query of command.searches) {
+          const result = await tools.execute({ name: TOOL_SEARCH, arguments: { query }, session, signal })
+          messages.push({ role: 'tool', source: TOOL_SEARCH, text: result.content.map((block) => block.text).join('\n') })
+        }
+        messages.push({ role: 'system', source: 'tools', text: tools.catalog({ session }).map((tool) => tool.name).join('\n') })
+      }
       return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
     }
     case 'serve': {
       const { serve } = await import('./serve.ts')
       const release = strays.contain(host)
       try {
-        await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, maxMessageBytes: command.maxMessageBytes })
+        await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, maxMessageBytes: command.maxMessageBytes, maxConcurrentCalls: command.maxConcurrentCalls, maxOutputBytes: command.maxOutputBytes })
       } finally {
         release()
       }

@@ -7,6 +7,8 @@ export const RpcCode = {
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
+  /** Implementation-defined server error (-32000 to -32099): `dsh serve` runs its limit of calls already. */
+  SERVER_BUSY: -32000,
 } as const
 
 /**

@@ -7,6 +7,11 @@ import { isPlainMessage } from './serve-shapes.ts'
 export interface LineTransportOptions {
   /** The largest message read whole; a longer one is skipped, answered with an error when it has an id, and logged. */
   readonly maxMessageBytes: number
+  /**
+   * Bytes written to stdout that the client has not read yet. A send that finds more than this
+   * closes the connection: the client stopped reading, and the answers must not pile up forever.
+   */
+  readonly maxOutputBytes: number
   /** One line about input that was dropped or refused. */
   readonly log: (line: string) => void
 }
@@ -32,10 +37,13 @@ export class LineTransport implements Transport {
   private oversize: Oversize | undefined
   private readonly onData = (chunk: Buffer | string) => this.read(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   private readonly onReadError = (error: Error) => this.onerror?.(error)
+  private closed = false
+  /** One wait for 'drain' shared by every send that found stdout full; a close settles it too. */
+  private drained: { readonly promise: Promise<void>; readonly fail: (error: Error) => void } | undefined
 
   constructor(
     private readonly stdin: NodeJS.ReadableStream,
-    private readonly stdout: NodeJS.WritableStream,
+    private readonly stdout: NodeJS.WritableStream & { readonly writableLength?: number },
     private readonly options: LineTransportOptions,
   ) {}
 
@@ -45,18 +53,43 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve()
-      else this.stdout.once('drain', resolve)
-    })
+    if (this.closed) return Promise.reject(new Error('dsh serve: the connection is closed'))
+    const unread = this.stdout.writableLength ?? 0
+    if (unread > this.options.maxOutputBytes) {
+      const why = `the client stopped reading: ${unread} bytes of answers are unread, over --max-output-bytes ${this.options.maxOutputBytes}; closing the connection`
+      this.options.log(why)
+      void this.close()
+      return Promise.reject(new Error(`dsh serve: ${why}`))
+    }
+    if (this.stdout.write(`${JSON.stringify(message)}\n`)) return Promise.resolve()
+    return this.drain()
   }
 
   async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
     this.stdin.off('data', this.onData)
     this.stdin.off('error', this.onReadError)
     this.parts = []
     this.oversize = undefined
+    this.drained?.fail(new Error('dsh serve: the connection closed before the client read this answer'))
     this.onclose?.()
+  }
+
+  private drain(): Promise<void> {
+    if (this.drained) return this.drained.promise
+    let fail!: (error: Error) => void
+    const promise = new Promise<void>((resolve, reject) => {
+      fail = reject
+      this.stdout.once('drain', () => {
+        this.drained = undefined
+        resolve()
+      })
+    })
+    // A send the SDK does not await (a notification) must not become an unhandled rejection.
+    promise.catch(() => {})
+    this.drained = { promise, fail }
+    return promise
   }
 
   private read(chunk: Buffer): void {

@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import { isRecord, untracked, type Host, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
-import { Routes } from './serve-rpc.ts'
+import { Routes, RpcCode, RpcError } from './serve-rpc.ts'
 import { plainToolCall } from './serve-shapes.ts'
 import { LineTransport } from './serve-transport.ts'
 
@@ -20,6 +21,10 @@ export interface ServeOptions {
   readonly stdout: NodeJS.WritableStream
   /** An incoming message larger than this is refused (answered with an error when it has an id, and logged). */
   readonly maxMessageBytes: number
+  /** `tools/call` requests running at once; one more is answered with `SERVER_BUSY`. */
+  readonly maxConcurrentCalls: number
+  /** Answers written and not read yet; past it the client has stopped reading and the connection is closed. */
+  readonly maxOutputBytes: number
 }
 
 /**
@@ -46,12 +51,25 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
   const calls = untracked(tools)
   const routes = new Routes()
   routes.add(ListToolsRequestSchema, () => ({
-    tools: tools.catalog().map((tool) => {
+    tools: tools.catalog({ session }).map((tool) => {
       const outputSchema = tools.outputSchema(tool.name)
       return { name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' }, ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}) }
     }),
   }))
+  let running = 0
   routes.add(CallToolRequestSchema, async (request, extra) => {
+    // A bound on the work one client can start at once: past it, a clear refusal rather than a queue.
+    if (running >= options.maxConcurrentCalls) {
+      throw new RpcError(RpcCode.SERVER_BUSY, `dsh serve is already running ${running} tool calls, its limit (--max-concurrent-calls ${options.maxConcurrentCalls}); send this call again once one has answered`)
+    }
+    running++
+    try {
+      return await callTool(request, extra)
+    } finally {
+      running--
+    }
+  }, plainToolCall)
+  const callTool = async (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
     // The client asked for progress by sending a token: relay the tool's reports as notifications.
     const token = request.params._meta?.progressToken
     const onProgress =
@@ -60,7 +78,7 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
         : (update: ToolProgress) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => {})
     const result = await calls.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.signal, ...(onProgress ? { onProgress } : {}) })
     return toCallToolResult(explainApproval(result), calls.outputSchema(request.params.name) !== undefined)
-  }, plainToolCall)
+  }
   const stopApproving = approveThroughClient(server, tools)
 
   const stopNotifying = [coalesced(() => server.sendToolListChanged(), (listener) => host.app.on('tools/change', listener))]
@@ -70,7 +88,7 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
   }
   server.fallbackRequestHandler = routes.dispatch
   const logger = host.app.logger('serve')
-  const transport = new LineTransport(options.stdin, options.stdout, { maxMessageBytes: options.maxMessageBytes, log: (line) => logger.warn(line) })
+  const transport = new LineTransport(options.stdin, options.stdout, { maxMessageBytes: options.maxMessageBytes, maxOutputBytes: options.maxOutputBytes, log: (line) => logger.warn(line) })
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve
     options.stdin.once('end', resolve)

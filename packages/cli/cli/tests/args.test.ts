@@ -7,7 +7,7 @@ describe('parseInvocation', () => {
   it('defaults to the coding preset, the invocation directory and text output', () => {
     const invocation = parseInvocation(['tools'], '/some/where')
     expect(invocation).toEqual({
-      command: { kind: 'tools' },
+      command: { kind: 'tools', all: false },
       preset: join(ROOT, 'presets', 'coding.yml'),
       overlays: [],
       cwd: '/some/where',
@@ -30,7 +30,7 @@ describe('parseInvocation', () => {
   })
 
   it('collects --message for context in order', () => {
-    expect(parseInvocation(['context', '--message', 'a', '--message', 'b'], '/x').command).toEqual({ kind: 'context', messages: ['a', 'b'] })
+    expect(parseInvocation(['context', '--message', 'a', '--message', 'b'], '/x').command).toEqual({ kind: 'context', messages: ['a', 'b'], searches: [] })
   })
 
   it.each([[['frob']], [[]], [['call']], [['status', 'extra']], [['tools', '--message', 'm']], [['tools', '--nope']], [['tools', '--preset', 'no-such-preset']]])(

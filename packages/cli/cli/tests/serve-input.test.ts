@@ -222,3 +222,44 @@ export function apply(ctx) {
     expect(oneStderrLine(run)).toMatch(/internal error \(unhandled rejection in a plugin\): stray rejection/)
   })
 })
+
+/** An overlay mounting the MCP fixture server (its `slow` tool answers after `ms`) as server `fx`. */
+async function slowServerOverlay(): Promise<string> {
+  const dir = await tempDir()
+  const overlay = join(dir, 'fixture.yml')
+  const server = join(ROOT, 'packages', 'mcp', 'mcp', 'tests', 'fixtures', 'server.mjs')
+  await writeFile(overlay, `- name: dsh-mcp\n  config: { serverName: fx, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}], shutdownGraceMs: 500 }\n`)
+  return overlay
+}
+
+describe('dsh serve: bounds on one client (issue 26 item 9)', () => {
+  it('past --max-concurrent-calls a tools/call is answered at once with an error saying so; once calls end, calls run again', async () => {
+    const server = await serve([...ECHO, '--config', await slowServerOverlay(), '--max-concurrent-calls', '2'])
+    await server.send(call(30, 'mcp__fx__slow', { ms: 600_000 }))
+    await server.send(call(31, 'mcp__fx__slow', { ms: 600_000 }))
+    await server.send(call(32, 'echo', { text: 'one too many' }))
+    const refused = await server.answer(32)
+    expect(refused.error.code).toBe(-32000)
+    expect(refused.error.message).toContain('already running 2 tool calls, its limit (--max-concurrent-calls 2)')
+    // The client gives up on the two slow calls: their slots free, and the next call runs.
+    for (const requestId of [30, 31]) await server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'test' } })
+    for (let id = 33; ; id++) {
+      await server.send(call(id, 'echo', { text: 'served' }))
+      const answer = await server.answer(id)
+      if (answer.error?.code === -32000) continue
+      expect(answer.result.content).toEqual([{ type: 'text', text: 'served' }])
+      break
+    }
+  })
+
+  it('a client that stops reading is disconnected once --max-output-bytes of answers are unread, instead of queueing forever', async () => {
+    const server = await serve([...ECHO, '--max-output-bytes', '200000'])
+    server.child.stdout.pause()
+    const text = 'x'.repeat(50_000)
+    // Far more than the pipe and the bound hold; dsh serve must give up on this client, not buffer it all.
+    for (let id = 40; id < 240 && server.child.exitCode === null; id++) await server.send(call(id, 'echo', { text })).catch(() => {})
+    expect(await server.logged('the client stopped reading')).toMatch(/bytes of answers are unread, over --max-output-bytes 200000; closing the connection/)
+    server.child.stdout.resume()
+    await server.exited
+  })
+})

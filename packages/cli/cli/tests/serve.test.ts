@@ -6,6 +6,7 @@ import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/t
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BIN, CORE_ROWS, descendants, dsh, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
 
 const clients: Client[] = []
 
@@ -163,7 +164,8 @@ describe('dsh serve (skills as prompts)', () => {
     const skills = join(project, '.dsh', 'skills')
     await skill(skills, 'release', 'Cut a release', 'Run the release steps.')
     await skill(skills, 'model-only', 'Only for the model', 'Hidden from people.', 'user-invocable: false\n')
-    const { client } = await connect(['--preset', 'base', '--cwd', project], { HOME: home })
+    // The project's own skills load once its user trusts it.
+    const { client } = await connect(['--preset', 'base', '--cwd', project], { HOME: home, DSH_HOME: await trustIn(join(home, '.dsh'), project) })
     expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['release'])
     const prompt = await client.getPrompt({ name: 'release', arguments: { arguments: 'version 2.3' } })
     const text = (prompt.messages[0]!.content as { text: string }).text

@@ -1,10 +1,13 @@
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, openSync } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { CredentialService, describeSearch, SessionService, ToolRuntime, userEnvFile } from '../src/index.ts'
+import { CredentialService, describeSearch, FileSystem, ReadinessService, SessionService, ToolRuntime, TrustService, userEnvFile } from '../src/index.ts'
+import { TRUST_EVERYTHING } from '../../../../test-support/trust.ts'
 import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
 
 const NAME = 'DSH_CORE_TEST_CREDENTIAL'
@@ -24,9 +27,15 @@ beforeEach(async () => {
   home = await tempDir('dsh-cred-home-')
   process.env.DSH_HOME = home
   app = new Context()
+  app.plugin(FileSystem, { io: 'async' })
+  app.plugin(TrustService)
   app.plugin(CredentialService)
   await app.start()
+  // These tests are about the layers; the trust gate has its own below.
+  trustEverything = app.trust.decider(TRUST_EVERYTHING)
 })
+
+let trustEverything: () => void
 
 afterEach(async () => {
   await app.stop()
@@ -49,11 +58,11 @@ describe('lookup says why a credential was not found', () => {
     expect(lookup.credential).toBeUndefined()
     expect(lookup.searched).toEqual([
       { source: 'env', where: 'environment', outcome: 'absent' },
-      { source: 'project', where: join(project, '.env'), outcome: 'unreadable', reason: expect.stringContaining('EISDIR') },
-      { source: 'user', where: join(home, '.env'), outcome: 'unreadable', reason: 'not valid UTF-8' },
+      { source: 'project', where: join(project, '.env'), outcome: 'unreadable', reason: expect.stringContaining('FS_NOT_REGULAR_FILE') },
+      { source: 'user', where: join(home, '.env'), outcome: 'unreadable', reason: 'not valid UTF-8 text' },
     ])
     expect(describeSearch(lookup.searched)).toBe(
-      `not in the environment; ${join(project, '.env')} cannot be read (${lookup.searched[1]!.reason}); ${join(home, '.env')} cannot be read (not valid UTF-8)`,
+      `not in the environment; ${join(project, '.env')} cannot be read (${lookup.searched[1]!.reason}); ${join(home, '.env')} cannot be read (not valid UTF-8 text)`,
     )
   })
 
@@ -170,8 +179,11 @@ describe('the project of a tool call', () => {
     const tools = new Context()
     tools.plugin(ToolRuntime, {})
     tools.plugin(SessionService)
+    tools.plugin(FileSystem)
+    tools.plugin(TrustService)
     tools.plugin(CredentialService)
     await tools.start()
+    tools.trust.decider(TRUST_EVERYTHING)
     try {
       const ws = join(project, 'workspace')
       await mkdir(ws)
@@ -190,6 +202,70 @@ describe('the project of a tool call', () => {
       expect(result.isError ? result.error : result.value).toEqual({ value: 'session-project', source: 'project' })
     } finally {
       await tools.stop()
+    }
+  })
+})
+
+describe('the project .env and workspace trust', () => {
+  it('is not read in an untrusted workspace; the environment and the user .env still are', async () => {
+    trustEverything()
+    await projectEnv(`${NAME}=from-project\n`)
+    await userEnv(`${OTHER}=from-user\n`)
+    const lookup = await app.credentials.lookup(NAME, { cwd: project })
+    expect(lookup.credential).toBeUndefined()
+    expect(lookup.searched[1]).toEqual({ source: 'project', where: join(project, '.env'), outcome: 'untrusted', reason: `dsh trust ${project}` })
+    expect(describeSearch(lookup.searched)).toContain(`${join(project, '.env')} is not read (the workspace is not trusted; dsh trust ${project} trusts it)`)
+    expect(await app.credentials.resolve(OTHER, { cwd: project })).toEqual({ value: 'from-user', source: 'user' })
+    process.env[NAME] = 'from-env'
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'from-env', source: 'env' })
+    delete process.env[NAME]
+    await app.trust.trust(project)
+    expect(await app.credentials.resolve(NAME, { cwd: project })).toEqual({ value: 'from-project', source: 'project' })
+  })
+
+  it('shows an untrusted project .env as a dsh status row with the command, and nothing for a workspace without one', async () => {
+    trustEverything()
+    const status = new Context()
+    status.plugin(FileSystem)
+    status.plugin(TrustService)
+    status.plugin(CredentialService)
+    status.plugin(ReadinessService, { probeTimeoutMs: 120_000 })
+    await status.start()
+    try {
+      expect(await status.readiness.report({ probe: true, cwd: project })).toEqual([])
+      await projectEnv(`${NAME}=x\n`)
+      const [row, ...rest] = await status.readiness.report({ probe: true, cwd: project })
+      expect(rest).toEqual([])
+      expect(row).toMatchObject({ surface: 'credentials', id: 'project-env', state: 'untrusted' })
+      expect(row!.detail).toContain(`${join(project, '.env')} is not read`)
+      expect(row!.detail).toContain(`dsh trust ${project}`)
+      await status.trust.trust(project)
+      expect(await status.readiness.report({ probe: true, cwd: project })).toEqual([])
+    } finally {
+      await status.stop()
+    }
+  })
+})
+
+describe('a .env that is not a regular file', () => {
+  it('a FIFO .env read four times at once is refused and leaves the thread pool free for other fs work', async () => {
+    execFileSync('mkfifo', [join(project, '.env')])
+    const fifo = join(project, '.env')
+    try {
+      const lookups = Promise.all([1, 2, 3, 4].map(() => app.credentials.lookup(NAME, { cwd: project })))
+      // With the reads holding every libuv thread, this stat would never answer.
+      const other = app.fs.stat(join(home))
+      const guard = new Promise((_, reject) => setTimeout(() => reject(new Error('fs work stalled behind the FIFO .env reads')), 60_000).unref())
+      const [found, info] = (await Promise.race([Promise.all([lookups, other]), guard])) as [Awaited<typeof lookups>, Awaited<typeof other>]
+      expect(info?.type).toBe('directory')
+      for (const lookup of found) expect(lookup.searched[1]).toMatchObject({ source: 'project', outcome: 'unreadable', reason: expect.stringContaining('FS_NOT_REGULAR_FILE') })
+    } finally {
+      // Release any reader still blocked on the FIFO (the unfixed code): a writer that opens and closes gives it EOF.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+      } catch {
+        // no reader left
+      }
     }
   })
 })

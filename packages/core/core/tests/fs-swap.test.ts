@@ -33,18 +33,22 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
     app.plugin(FileSystem, { io: mode })
     await app.start()
     const fs = untracked(app.fs)
-    const io = (fs as unknown as { io: Io }).io
     let pending: (() => Promise<void>) | undefined
-    ;(fs as unknown as { io: Io }).io = Object.create(io, {
-      open: {
-        value: async (path: string, flags: number) => {
-          const swap = pending
-          pending = undefined
-          await swap?.()
-          return io.open(path, flags)
+    // Both flavours: a proven path is opened on the event loop whatever the mode (eventLoopReadBytes).
+    const calls = fs as unknown as { io: Io; proven: Io }
+    for (const field of ['io', 'proven'] as const) {
+      const io = calls[field]
+      calls[field] = Object.create(io, {
+        open: {
+          value: async (path: string, flags: number) => {
+            const swap = pending
+            pending = undefined
+            await swap?.()
+            return io.open(path, flags)
+          },
         },
-      },
-    }) as Io
+      }) as Io
+    }
     return { fs, root, ws, beforeOpen: (swap) => (pending = swap) }
   }
 
@@ -58,6 +62,22 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
     const error = await harnessRejection(fs.readContainedText(workspace, 'src/a.ts', { maxBytes: 1000 }))
     expect(error.code).toBe('FS_OUTSIDE_WORKSPACE')
     expect(error.message).not.toContain('SECRET')
+  })
+
+  it('streamContainedText: a file swapped for a symlink out of the workspace is refused', async () => {
+    const { fs, root, ws, beforeOpen } = await setup()
+    const workspace = await fs.workspace(ws)
+    beforeOpen(async () => {
+      await rm(join(ws, 'src', 'a.ts'))
+      await symlink(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
+    })
+    const read = async () => {
+      let text = ''
+      for await (const chunk of fs.streamContainedText(workspace, 'src/a.ts')) text += chunk.text
+      return text
+    }
+    const error = await harnessRejection(read())
+    expect(error.code).toBe('FS_OUTSIDE_WORKSPACE')
   })
 
   it('a directory swapped for a symlink out of the workspace is refused', async () => {

@@ -27,6 +27,22 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
     await removeTempDirs()
   })
 
+  it('readHead: the first maxBytes bytes undecoded (a byte-order mark kept), whether that is the whole file; a FIFO, a directory and a missing file are coded', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'SKILL.md')
+    await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('---\nname: x\n---\n'), Buffer.alloc(10_000, 0x61)]))
+    const head = await fs.readHead(file, { maxBytes: 2048 })
+    expect([head.bytes.length, head.size, head.complete]).toEqual([2048, 10_019, false])
+    expect([...head.bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+    const whole = await fs.readHead(file, { maxBytes: 1_000_000 })
+    expect([whole.bytes.length, whole.complete]).toEqual([10_019, true])
+    const fifo = join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    await expect(fs.readHead(fifo, { maxBytes: 10 })).rejects.toMatchObject({ code: 'FS_NOT_REGULAR_FILE' })
+    await expect(fs.readHead(dir, { maxBytes: 10 })).rejects.toMatchObject({ code: 'FS_NOT_REGULAR_FILE' })
+    await expect(fs.readHead(join(dir, 'gone.md'), { maxBytes: 10 })).rejects.toMatchObject({ code: 'FS_NOT_FOUND' })
+  })
+
   /**
    * root/
    *   ws/            the workspace

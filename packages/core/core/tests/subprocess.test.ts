@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { bootPreset, ChildHandle, isScrubbedName, scrubbedEnv, scrubReason, SubprocessError, SubprocessService, type Host } from '../src/index.ts'
+import { groupAlive } from '../src/subprocess/group.ts'
 import { ByteTail } from '../src/subprocess/tail.ts'
 import { firstLine, TREE_SCRIPT, type TreePids } from './fixtures/tree.ts'
 import { expectAllGone, harnessRejection, harnessThrow, killLeftovers, pidDead, removeTempDirs, tempDir } from './helpers.ts'
@@ -100,6 +101,28 @@ describe('scrubbedEnv', () => {
   it('passes a withheld name through when passEnv names it', () => {
     expect(scrubbedEnv({}, parent, ['SSH_AUTH_SOCK', 'GITHUB_TOKEN']).SSH_AUTH_SOCK).toBe('/tmp/agent.sock')
     expect(scrubbedEnv({}, parent, ['SSH_AUTH_SOCK', 'GITHUB_TOKEN']).GITHUB_TOKEN).toBe('t')
+  })
+
+  it('matches passEnv names case-insensitively, as the scrub matches them (issue 26 item 7)', () => {
+    const env = scrubbedEnv({}, { github_token: 'lower', Npm_Token: 'mixed', OTHER_TOKEN: 'kept back' }, ['GITHUB_TOKEN', 'npm_token'])
+    expect(env).toEqual({ github_token: 'lower', Npm_Token: 'mixed' })
+  })
+
+  it('a handed-off child (a browser opener) is not tracked: shutdown leaves its group alone', async () => {
+    const app = new Context()
+    app.plugin(SubprocessService)
+    await app.start()
+    const service = app.get('subprocess')!
+    const child = service.spawn({ argv: [process.execPath, '-e', 'setTimeout(() => {}, 60000)'], cwd: process.cwd(), handOff: true })
+    try {
+      expect(child.pid).toBeGreaterThan(0)
+      expect(service.live).toBe(0)
+      await service.shutdown()
+      expect(groupAlive(child.pid)).toBe(true)
+    } finally {
+      process.kill(-child.pid, 'SIGKILL')
+      await app.stop()
+    }
   })
 
   it('scrubReason says why', () => {

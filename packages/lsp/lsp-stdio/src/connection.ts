@@ -1,7 +1,8 @@
-import { abortError, errorMessage, MAX_TIMER_DELAY_MS, oneLine, raceAbort, settlesWithin, sleep, type ChildHandle } from 'dsh-core'
+import { abortError, errorMessage, Lifetime, oneLine, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
+import { OneWritePerMessage } from './one-write.ts'
 import {
   CancellationTokenSource,
   ConnectionError,
@@ -56,9 +57,8 @@ const DELIVERY_GRACE_MS = 50
 export class LspConnection {
   private fatal: LspError | undefined
   private exitExpected = false
-  private readonly failed = new AbortController()
-  /** Rejecters of the requests in flight: the fatal cause ends them all at once (one entry per request, not a listener each). */
-  private readonly inFlight = new Set<(error: LspError) => void>()
+  /** Aborts with the fatal cause: every request and write in flight is a child of it. */
+  private readonly alive = new Lifetime()
   private readonly rpc: MessageConnection
 
   constructor(
@@ -78,7 +78,8 @@ export class LspConnection {
     stdout.on('error', (error) => guard.destroy(error))
     stdout.pipe(guard)
     const reader = new StreamMessageReader(guard)
-    const writer = new StreamMessageWriter(stdin)
+    // One write per message (see OneWritePerMessage); vscode-jsonrpc still frames it.
+    const writer = new StreamMessageWriter(new OneWritePerMessage(stdin) as unknown as NodeJS.WritableStream)
     reader.onError((error) => {
       const cause = error instanceof LspError ? error : new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error)).slice(0, 300)}`, 'LSP_PROTOCOL_ERROR', { cause: error })
       this.fail(cause)
@@ -101,8 +102,10 @@ export class LspConnection {
       }
       // A server that answers and then exits has answered: what it wrote before exiting is read and
       // handed on (vscode-jsonrpc does that in a few event-loop turns) before the exit is fatal.
-      await settlesWithin(outputClosed, CLOSE_GRACE_MS)
-      await sleep(DELIVERY_GRACE_MS)
+      const grace = new Lifetime()
+      await grace.within(outputClosed, CLOSE_GRACE_MS)
+      await grace.sleep(DELIVERY_GRACE_MS)
+      grace.dispose()
       const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
       this.fail(this.exitedError(`the language server ${how}`))
     })
@@ -122,65 +125,53 @@ export class LspConnection {
   fail(error: LspError): void {
     if (this.fatal) return
     this.fatal = error
-    this.failed.abort(error)
-    for (const reject of [...this.inFlight]) reject(error)
+    this.alive.abort(error)
     this.rpc.dispose()
   }
 
   /**
    * One request. It ends with the server's answer, the connection's fatal cause, or when the
    * caller gives up (`signal`, `timeoutMs`): then `$/cancelRequest` goes to the server, always, and
-   * with `ignoredCancel` the server gets a grace to settle it. One CancellationTokenSource, one
-   * timer and one abort listener per request, all released when it ends.
+   * with `ignoredCancel` the server gets a grace to settle it. The request is one child of the
+   * connection's lifetime (its timer and its listener on `signal` go when it ends) and one
+   * CancellationTokenSource.
    */
   request<R>(method: string, params: unknown, options: RequestOptions = {}): Promise<R> {
     if (this.fatal) return Promise.reject(this.fatal)
-    const { signal, timeoutMs = 0, ignoredCancel } = options
+    const { signal, timeoutMs, ignoredCancel } = options
     if (signal?.aborted) return Promise.reject(abortError(signal, queryAborted))
+    const call = this.alive.child({ signal, timeoutMs, code: 'LSP_TIMEOUT' })
     const cancellation = new CancellationTokenSource()
     const answer = this.answer<R>(method, params, cancellation.token)
     return new Promise<R>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined
-      let ended = false
-      /** Ends the request once: whatever comes later (a late answer, the fatal cause) goes nowhere. */
-      const end = (): boolean => {
-        if (ended) return false
-        ended = true
-        if (timer) clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
-        this.inFlight.delete(onFatal)
-        return true
-      }
-      const onFatal = (error: LspError) => {
-        if (end()) reject(error)
-        cancellation.dispose()
-      }
-      const giveUp = (error: Error) => {
-        if (!end()) return
+      call.onAbort((reason) => {
+        if (reason === this.fatal) {
+          cancellation.dispose()
+          return reject(reason)
+        }
         // Cancelled before the source goes: vscode-jsonrpc writes `$/cancelRequest` for the request's id.
         cancellation.cancel()
         cancellation.dispose()
+        const error = call.expired ? new LspError(`${this.serverId}: ${method} got no answer within ${timeoutMs} ms`, 'LSP_TIMEOUT') : abortError(signal!, queryAborted)
         if (!ignoredCancel) return reject(error)
-        void settlesWithin(answer, ignoredCancel.graceMs)
+        const grace = new Lifetime()
+        void grace
+          .within(answer, ignoredCancel.graceMs)
           .then((settled) => (settled ? undefined : ignoredCancel.then()))
           .catch(() => {})
           .then(() => reject(error))
-      }
-      const onAbort = () => giveUp(abortError(signal!, queryAborted))
-      this.inFlight.add(onFatal)
-      signal?.addEventListener('abort', onAbort, { once: true })
-      if (timeoutMs > 0) {
-        timer = setTimeout(() => giveUp(new LspError(`${this.serverId}: ${method} got no answer within ${timeoutMs} ms`, 'LSP_TIMEOUT')), Math.min(timeoutMs, MAX_TIMER_DELAY_MS))
+      })
+      const settle = (ok: boolean, value: unknown) => {
+        // A late answer after the caller gave up goes nowhere.
+        if (!call.active) return
+        call.dispose()
+        cancellation.dispose()
+        if (ok) resolve(value as R)
+        else reject(value)
       }
       answer.then(
-        (value) => {
-          if (end()) resolve(value)
-          cancellation.dispose()
-        },
-        (error: unknown) => {
-          if (end()) reject(error)
-          cancellation.dispose()
-        },
+        (value) => settle(true, value),
+        (error: unknown) => settle(false, error),
       )
     })
   }
@@ -206,7 +197,7 @@ export class LspConnection {
     if (this.fatal) throw this.fatal
     const written = this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params))
     try {
-      await raceAbort(raceAbort(written, this.failed.signal), signal, queryAborted)
+      await (signal ? this.alive.run({ signal }, () => written, queryAborted) : this.alive.race(written))
     } catch (error) {
       if (error === this.fatal || signal?.aborted) throw this.translate(error)
       // A failed write: the process is most likely dying. Its exit (with the stderr tail) is the
@@ -232,7 +223,7 @@ export class LspConnection {
 
   /** Rejects with the fatal cause once there is one (expectExit() guarantees one shortly). */
   private async awaitFatal(): Promise<never> {
-    if (!this.fatal) await new Promise((resolve) => this.failed.signal.addEventListener('abort', resolve, { once: true }))
+    if (!this.fatal) await new Promise((resolve) => this.alive.onAbort(resolve))
     throw this.fatal
   }
 

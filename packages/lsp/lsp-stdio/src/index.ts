@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, envFromConfig, errorMessage, HarnessError, untracked } from 'dsh-core'
+import { effectWithTeardown, envFromConfig, errorMessage, HarnessError, scopeLifetime, trustOf, untracked, type TrustDecider } from 'dsh-core'
 import type {} from 'dsh-lsp'
 import { LspStdioConfig, type ServerConfig } from './config.ts'
 import { fixedLauncher, type Launcher } from './launch.ts'
@@ -15,7 +15,7 @@ export { UnavailableLspProvider } from './unavailable.ts'
 export const name = 'lsp-stdio'
 /** Several rows may each bring their own servers. */
 export const reusable = true
-export const inject = { lsp: { required: true }, fs: { required: true }, subprocess: { required: true }, readiness: { required: false } }
+export const inject = { lsp: { required: true }, fs: { required: true }, subprocess: { required: true }, readiness: { required: false }, trust: { required: false } }
 
 export const Config = (config: unknown) => LspStdioConfig.parse(config)
 
@@ -33,33 +33,35 @@ type Lookup = string | { readonly missing: string }
  * down (awaited by the host's stop()).
  */
 export async function apply(ctx: Context, config: LspStdioConfig): Promise<void> {
-  const setup = new AbortController()
   const unloaded = new Error('lsp-stdio setup disposed')
-  const cancelSetup = ctx.effect(() => () => setup.abort(unloaded))
+  // Aborts when the plugin is unloaded while the executables are looked up; released after.
+  const setup = scopeLifetime(ctx, () => unloaded)
   const entries = Object.entries(config.servers)
   const lookups = await Promise.allSettled(
     entries.map(async ([id, server]): Promise<Lookup> => {
       try {
         return await ctx.subprocess.resolveExecutable(server.command, { env: envFromConfig(server.env), signal: setup.signal })
       } catch (error) {
-        if (!setup.signal.aborted && error instanceof HarnessError && NOT_INSTALLED.has(error.code)) return { missing: error.message }
-        const failure = setup.signal.aborted ? error : new Error(`servers.${id}.command: ${errorMessage(error)}`, { cause: error })
+        if (!setup.aborted && error instanceof HarnessError && NOT_INSTALLED.has(error.code)) return { missing: error.message }
+        const failure = setup.aborted ? error : new Error(`servers.${id}.command: ${errorMessage(error)}`, { cause: error })
         setup.abort(failure)
         throw failure
       }
     }),
   )
-  if (setup.signal.aborted) {
+  if (setup.aborted) {
     // Unloaded half-way: nothing was registered and nothing went wrong. A rejection would reach
     // cordis after the app stopped, whose fallback prints it on stdout (a boot interrupted by ^C).
-    if (setup.signal.reason === unloaded) return
-    throw setup.signal.reason
+    if (setup.reason === unloaded) return
+    throw setup.reason
   }
-  cancelSetup()
+  setup.dispose()
 
+  const launchers: (Launcher | undefined)[] = []
   const providers = entries.map(([id, server], index) => {
     const lookup = (lookups[index] as PromiseFulfilledResult<Lookup>).value
-    const launcher = launcherOf(server, lookup)
+    const launcher = launcherOf(server, lookup, trustOf(ctx))
+    launchers.push(launcher)
     if (!launcher) return new UnavailableLspProvider(id, server, withInstall((lookup as { missing: string }).missing, server))
     return new StdioLspProvider({
       id,
@@ -91,13 +93,16 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   })
 
   const readiness = ctx.get('readiness')
-  for (const provider of providers) {
+  for (const [index, provider] of providers.entries()) {
+    const launcher = launchers[index]
     readiness?.register({
       surface: 'lsp',
       id: provider.id,
       configured: true,
       status: () => provider.status(),
       probe: (probe) => provider.probe(probe),
+      // A launcher that may leave a workspace's own server out (an untrusted workspace) says so on a row of its own.
+      ...(launcher?.untrustedRows ? { probeRows: async (probe) => [{ id: provider.id, ...(await provider.probe(probe)) }, ...launcher.untrustedRows!(provider.id)] } : {}),
     })
   }
 }
@@ -106,8 +111,8 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
  * How a server starts: a TypeScript row chooses per workspace (and can do without
  * typescript-language-server); any other needs its executable. Undefined when it cannot start anywhere.
  */
-function launcherOf(server: ServerConfig, lookup: Lookup): Launcher | undefined {
-  if (server.typescript) return new TypescriptLauncher(server.typescript, server, typeof lookup === 'string' ? { executable: lookup } : { missing: lookup.missing })
+function launcherOf(server: ServerConfig, lookup: Lookup, trust: TrustDecider): Launcher | undefined {
+  if (server.typescript) return new TypescriptLauncher(server.typescript, server, typeof lookup === 'string' ? { executable: lookup } : { missing: lookup.missing }, trust)
   return typeof lookup === 'string' ? fixedLauncher(lookup, server) : undefined
 }
 

@@ -1,5 +1,5 @@
-import { abortError, assertNever, deadline, envFromConfig, raceAbort, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
-import { LspError, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspProviderQuery, type LspQueryResult, type LspWorkspaceSymbol } from 'dsh-lsp'
+import { abortError, assertNever, envFromConfig, Lifetime, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
+import { LspError, type LspCall, type LspCallDirection, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspPosition, type LspProviderQuery, type LspQueryResult, type LspRange, type LspWorkspaceSymbol } from 'dsh-lsp'
 import { FileChangeType, LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
@@ -11,6 +11,9 @@ import { PublishedDiagnostics, type DiagnosticsWatch } from './published-diagnos
 import type { ServerRoot } from './roots.ts'
 import { answerServerRequest } from './server-requests.ts'
 import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
+import { toCallHierarchyItem, toCallHierarchyItems, toCalls, toPrepareRename, toWorkspaceEdit, type TranslatedEdit } from './translate-edits.ts'
+import { nameAt, textIn } from './source-text.ts'
+import { offersTsserverRequests, toTsserverDiagnostics, TSSERVER_DIAGNOSTIC_REQUESTS, TSSERVER_REQUEST } from './tsserver-diagnostics.ts'
 import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
@@ -32,16 +35,26 @@ const SYMBOL_KINDS = { valueSet: Array.from({ length: 26 }, (_, index) => (index
 const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
   general: { positionEncodings: ['utf-16'] },
   window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
-  workspace: { workspaceFolders: true, configuration: true, applyEdit: false, symbol: { symbolKind: SYMBOL_KINDS } },
+  // workspaceEdit: what rename answers may hold (dsh-tool-lsp applies them itself, never through applyEdit).
+  workspace: {
+    workspaceFolders: true,
+    configuration: true,
+    applyEdit: false,
+    symbol: { symbolKind: SYMBOL_KINDS },
+    workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'], failureHandling: 'abort' },
+  },
   textDocument: {
     synchronization: { dynamicRegistration: false },
     hover: { contentFormat: ['markdown', 'plaintext'] },
     definition: { linkSupport: true },
     implementation: { linkSupport: true },
     references: {},
-    publishDiagnostics: { relatedInformation: true, versionSupport: true },
-    diagnostic: { dynamicRegistration: false },
+    // Tags (unnecessary, deprecated): pyright sends its "not accessed" hints only to clients that declare them.
+    publishDiagnostics: { relatedInformation: true, versionSupport: true, tagSupport: { valueSet: [1, 2] } },
+    diagnostic: { dynamicRegistration: false, tagSupport: { valueSet: [1, 2] } },
     documentSymbol: { hierarchicalDocumentSymbolSupport: true, symbolKind: SYMBOL_KINDS },
+    rename: { dynamicRegistration: false, prepareSupport: true },
+    callHierarchy: { dynamicRegistration: false },
   },
 }
 
@@ -165,9 +178,11 @@ export class ServerInstance {
         // A server that is asked (pull) keeps the file open: the next request after a change is then
         // an incremental didChange, not a fresh open (TypeScript 7's server re-checks a reopened file whole).
         const how = { supported: () => true as const, keep: (capabilities: ServerCapabilities) => Boolean(capabilities.diagnosticProvider) }
-        return await this.opened(source, languageId, signal, how, (document, capabilities) =>
-          capabilities.diagnosticProvider ? this.pulledDiagnostics(document, signal) : this.pushedDiagnostics(document, watch, signal),
-        )
+        return await this.opened(source, languageId, signal, how, (document, capabilities) => {
+          if (capabilities.diagnosticProvider) return this.pulledDiagnostics(document, signal)
+          if (offersTsserverRequests(capabilities)) return this.tsserverDiagnostics(document, signal)
+          return this.pushedDiagnostics(document, watch, signal)
+        })
       } finally {
         watch.dispose()
       }
@@ -193,6 +208,91 @@ export class ServerInstance {
       this.opened(anchor.source, anchor.languageId, signal, { supported: (capabilities) => offered(capabilities.workspaceSymbolProvider) || 'workspaceSymbols' }, async () => {
         const { payload, complete } = await this.askWhenQuiet('workspace/symbol', { query }, signal)
         return { symbols: toWorkspaceSymbols(payload), complete }
+      }),
+    )
+  }
+
+  /**
+   * What renaming the symbol at `position` takes: `textDocument/prepareRename` first when the server
+   * offers it (a refusal is LSP_RENAME_REFUSED), then `textDocument/rename`. Nothing is applied.
+   */
+  rename(source: ContainedText, languageId: string, position: LspPosition, newName: string, signal: AbortSignal): Promise<TranslatedEdit & { oldName: string; complete: boolean }> {
+    const { serverId } = this.options
+    const where = `${position.line + 1}:${position.character + 1}`
+    const refused = (why: string, options?: { cause: unknown; rpcCode?: number }) => new LspError(`${serverId}: the symbol at ${where} cannot be renamed: ${why}`, 'LSP_RENAME_REFUSED', options)
+    // A server refuses a rename by an error answer as often as by null (TypeScript: "You cannot rename this element").
+    const refusable = async <T>(ask: () => Promise<T>): Promise<T> => {
+      try {
+        return await ask()
+      } catch (error) {
+        if (error instanceof LspError && error.code === 'LSP_SERVER_ERROR') throw refused(error.message, { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) })
+        throw error
+      }
+    }
+    return this.use(signal, () =>
+      this.opened(source, languageId, signal, { supported: (capabilities) => offered(capabilities.renameProvider) || 'rename' }, async (document, capabilities) => {
+        const textDocument = { uri: document.uri }
+        let nameRange: LspRange | undefined
+        const provider = capabilities.renameProvider
+        if (typeof provider === 'object' && provider !== null && provider.prepareProvider === true) {
+          const { payload } = await refusable(() => this.askWhenQuiet('textDocument/prepareRename', { textDocument, position }, signal))
+          const prepared = toPrepareRename(payload)
+          if (prepared === 'refused') throw refused('the language server says it is not a renameable symbol')
+          if (prepared !== 'default') nameRange = prepared.range
+        }
+        const { payload, complete } = await refusable(() => this.askWhenQuiet('textDocument/rename', { textDocument, position, newName }, signal))
+        if (payload === null) throw refused('the language server gave no edit')
+        const edit = toWorkspaceEdit(payload)
+        if (!edit.files.some((file) => file.edits.length) && !edit.fileOperations.length) throw refused('the language server gave an empty edit')
+        const oldName = nameRange ? textIn(source.text, nameRange) : nameAt(source.text, position)
+        return { ...edit, oldName, complete }
+      }),
+    )
+  }
+
+  /**
+   * The calls into (`incoming`) or out of (`outgoing`) what is at `position`, level by level (the
+   * direct calls first) down to `depth`, at most `maxCalls` in all. Each function is expanded once:
+   * a recursion or a function reached twice is listed again without its calls.
+   */
+  callHierarchy(
+    source: ContainedText,
+    languageId: string,
+    request: { readonly position: LspPosition; readonly direction: LspCallDirection; readonly depth: number; readonly maxCalls: number },
+    signal: AbortSignal,
+  ): Promise<{ roots: { item: LspCall['item']; calls: LspCall[] }[]; truncated: boolean; complete: boolean }> {
+    const method = request.direction === 'incoming' ? 'callHierarchy/incomingCalls' : 'callHierarchy/outgoingCalls'
+    return this.use(signal, () =>
+      this.opened(source, languageId, signal, { supported: (capabilities) => offered(capabilities.callHierarchyProvider) || 'callHierarchy' }, async (document) => {
+        const { payload, complete } = await this.askWhenQuiet('textDocument/prepareCallHierarchy', { textDocument: { uri: document.uri }, position: request.position }, signal)
+        type Node = { item: LspCall['item']; fromRanges: LspRange[]; calls: Node[] }
+        const roots = toCallHierarchyItems(payload).map((raw, index) => ({ raw, node: { item: toCallHierarchyItem(raw, `call hierarchy item ${index}`), fromRanges: [], calls: [] } as Node }))
+        const expanded = new Set<string>()
+        let left = request.maxCalls
+        let truncated = false
+        let level = roots.map(({ raw, node }) => ({ raw, node }))
+        for (let depth = 1; depth <= request.depth && level.length && !truncated; depth++) {
+          const next: typeof level = []
+          for (const { raw, node } of level) {
+            const key = `${node.item.uri}#${node.item.selectionRange.start.line}:${node.item.selectionRange.start.character}`
+            if (expanded.has(key)) continue
+            expanded.add(key)
+            const calls = toCalls(await this.request(method, { item: raw }, signal), request.direction)
+            for (const [index, call] of calls.entries()) {
+              if (left === 0) {
+                truncated = true
+                break
+              }
+              left--
+              const child: Node = { item: toCallHierarchyItem(call.raw, `${request.direction} call ${index}`), fromRanges: call.fromRanges, calls: [] }
+              node.calls.push(child)
+              next.push({ raw: call.raw, node: child })
+            }
+            if (truncated) break
+          }
+          level = next
+        }
+        return { roots: roots.map(({ node }) => ({ item: node.item, calls: node.calls })), truncated, complete }
       }),
     )
   }
@@ -255,7 +355,7 @@ export class ServerInstance {
   ): Promise<R> {
     let capabilities: ServerCapabilities
     try {
-      capabilities = await raceAbort(this.ready, signal, queryAborted)
+      capabilities = await Lifetime.run({ signal }, () => this.ready, queryAborted)
     } catch (error) {
       // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
       await this.dispose()
@@ -366,6 +466,29 @@ export class ServerInstance {
   }
 
   /**
+   * typescript-language-server: tsserver's own diagnostics of the open document, asked once the
+   * server is quiet (see tsserver-diagnostics.ts), all three kinds; asked again if it started work meanwhile.
+   */
+  private async tsserverDiagnostics(document: OpenDocument, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    const ask = async () => {
+      const items: LspDiagnostic[] = []
+      for (const command of TSSERVER_DIAGNOSTIC_REQUESTS) {
+        const response = await this.request('workspace/executeCommand', { command: TSSERVER_REQUEST, arguments: [command, { file: document.uri }] }, signal)
+        items.push(...toTsserverDiagnostics(response))
+      }
+      return items
+    }
+    let complete = await this.progress.waitQuiet(signal)
+    const epoch = this.progress.epoch
+    let items = await ask()
+    if (this.progress.epoch !== epoch || this.progress.busy) {
+      complete = await this.progress.waitQuiet(signal)
+      if (complete) items = await ask()
+    }
+    return { items, complete }
+  }
+
+  /**
    * The publication that answers the open: waited for once the server is quiet, for at most
    * `diagnosticsWaitMs`. A barrier request (a `$/` request every server refuses at once) tells
    * publications about this open from those about an earlier one, for servers that send no version.
@@ -375,7 +498,7 @@ export class ServerInstance {
     if (this.answersBarrier) void this.barrier().finally(() => watch.barrierPassed())
     else watch.barrierPassed()
     const quiet = await this.progress.waitQuiet(signal)
-    const budget = deadline(signal, config.diagnosticsWaitMs, 'LSP_DIAGNOSTICS_WAIT')
+    const budget = Lifetime.following(signal, { timeoutMs: config.diagnosticsWaitMs, code: 'LSP_DIAGNOSTICS_WAIT' })
     try {
       const answer = await watch.settle({ version: document.version, since: Date.now(), settleMs: config.diagnosticsSettleMs, signal: budget.signal })
       if (signal.aborted) throw abortError(signal, queryAborted)
@@ -471,11 +594,11 @@ export class ServerInstance {
   private async stop(graceful: boolean): Promise<void> {
     const { config } = this.options
     if (graceful && this.answered && !this.connection.failure && this.child.running) {
-      const budget = deadline(undefined, config.shutdownTimeoutMs, 'LSP_SHUTDOWN')
+      const budget = Lifetime.following(undefined, { timeoutMs: config.shutdownTimeoutMs, code: 'LSP_SHUTDOWN' })
       try {
         await this.connection.request('shutdown', null, { signal: budget.signal })
         await this.connection.notify('exit', null, budget.signal)
-        await raceAbort(this.child.exited, budget.signal)
+        await budget.race(this.child.exited)
       } catch {
         // Whatever went wrong, the process group is ended below.
       } finally {

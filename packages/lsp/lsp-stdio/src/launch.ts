@@ -1,4 +1,4 @@
-import type { Workspace } from 'dsh-core'
+import type { CapabilityRow, Workspace } from 'dsh-core'
 import type { ServerConfig } from './config.ts'
 
 /** How one server process starts for one workspace. */
@@ -19,6 +19,8 @@ export interface Launcher {
   /** The idle row's detail: what runs when the first query comes. */
   describe(): string
   launch(workspace: Workspace, signal: AbortSignal): Launch | Promise<Launch>
+  /** Rows of state `untrusted` for what a workspace brought and the launcher did not run (the provider's `id`). */
+  untrustedRows?(id: string): CapabilityRow[]
 }
 
 /** A server whose executable was resolved once, at load: the same launch everywhere. */

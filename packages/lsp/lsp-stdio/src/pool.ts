@@ -1,11 +1,10 @@
-import { HarnessError, type SubprocessService, type Workspace } from 'dsh-core'
+import { HarnessError, Lifetime, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import { IdleEviction } from './idle.ts'
 import { ServerInstance } from './instance.ts'
 import type { Launch } from './launch.ts'
 import type { ServerRoot } from './roots.ts'
-import { trackUntilSettled } from './settle.ts'
 
 export interface PoolOptions {
   readonly serverId: string
@@ -24,7 +23,8 @@ export interface PoolOptions {
 export class ServerPool {
   private readonly instances = new Map<string, ServerInstance>()
   /** Teardowns of retired servers, which closing must wait for too. */
-  private readonly retiring = new Set<Promise<void>>()
+  /** Tracks the teardowns still running. */
+  private readonly retiring = new Lifetime()
   private readonly idle: IdleEviction<ServerInstance>
   private closed = false
 
@@ -75,7 +75,7 @@ export class ServerPool {
     this.idle.cancel(instance)
     if (this.instances.get(instance.workspace.path) === instance) this.instances.delete(instance.workspace.path)
     const teardown = instance.dispose()
-    trackUntilSettled(this.retiring, teardown)
+    this.retiring.track(teardown)
     return teardown
   }
 
@@ -97,7 +97,7 @@ export class ServerPool {
     this.idle.clear()
     const instances = [...this.instances.values()]
     this.instances.clear()
-    const [teardowns] = await Promise.all([Promise.allSettled(instances.map((instance) => this.retire(instance))), ...this.retiring])
+    const [teardowns] = await Promise.all([Promise.allSettled(instances.map((instance) => this.retire(instance))), this.retiring.settled()])
     const failures = teardowns.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
     if (failures.length === 1) throw failures[0]
     if (failures.length > 1) throw new AggregateError(failures, 'lsp-stdio instance teardown failed')

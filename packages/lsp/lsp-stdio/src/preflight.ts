@@ -1,8 +1,7 @@
-import { envFromConfig, raceAbort, settlesWithin, type SubprocessService } from 'dsh-core'
+import { envFromConfig, Lifetime, type SubprocessService } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
-import { trackUntilSettled } from './settle.ts'
 
 export interface PreflightOptions {
   readonly serverId: string
@@ -22,7 +21,8 @@ export interface PreflightOptions {
 export class Preflight {
   /** Why each check failed (undefined when it passed), by executable and directory. */
   private readonly checks = new Map<string, Promise<string | undefined>>()
-  private readonly running = new Set<Promise<void>>()
+  /** Tracks the checks still running, which disposal waits for. */
+  private readonly running = new Lifetime()
   private lastFailure: string | undefined
 
   constructor(private readonly options: PreflightOptions) {}
@@ -39,15 +39,15 @@ export class Preflight {
     if (!check) {
       check = this.run(executable, cwd)
       this.checks.set(key, check)
-      trackUntilSettled(this.running, check)
+      this.running.track(check)
     }
-    const failure = await raceAbort(check, signal, queryAborted)
+    const failure = await Lifetime.run({ signal }, () => check, queryAborted)
     if (failure) throw new LspError(`${this.options.serverId}: the language server is unavailable: ${failure}`, 'LSP_UNAVAILABLE')
   }
 
-  /** Checks still running, which disposal waits for. */
-  pending(): Promise<void>[] {
-    return [...this.running]
+  /** Resolves once no check is running. */
+  settled(): Promise<void> {
+    return this.running.settled()
   }
 
   private async run(executable: string, cwd: string): Promise<string | undefined> {
@@ -65,7 +65,7 @@ export class Preflight {
       signal: lifetime,
     })
     let failure: string | undefined
-    if (!(await settlesWithin(child.exited, timeoutMs))) {
+    if (!(await new Lifetime().within(child.exited, timeoutMs))) {
       await child.terminate()
       failure = `${command} did not finish within ${timeoutMs} ms (preflight.timeoutMs)`
     } else {

@@ -1,4 +1,4 @@
-import { raceAbort } from 'dsh-core'
+import { Lifetime } from 'dsh-core'
 import { queryAborted } from './aborted.ts'
 
 type Token = string | number
@@ -66,7 +66,7 @@ export class ProgressTracker {
       const now = Date.now()
       const deadlines = [...this.outstanding.values()].map((entry) => entry.since + patience).filter((at) => at > now)
       if (!deadlines.length) return false
-      await raceAbort(this.nextChange(Math.min(...deadlines) - now, signal), signal, queryAborted)
+      await Lifetime.run({ signal }, () => this.nextChange(Math.min(...deadlines) - now, signal), queryAborted)
     }
   }
 

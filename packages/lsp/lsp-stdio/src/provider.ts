@@ -1,6 +1,10 @@
-import { abortError, FsError, quote, raceAbort, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, FsError, Lifetime, quote, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
   LspError,
+  type LspCallHierarchyResult,
+  type LspProviderCallHierarchyRequest,
+  type LspProviderRenameRequest,
+  type LspRenameResult,
   type LspDiagnosticsResult,
   type LspDocumentSymbolsResult,
   type LspFileChange,
@@ -21,8 +25,6 @@ import { ServerPool } from './pool.ts'
 import { Preflight } from './preflight.ts'
 import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue } from './queue.ts'
-import { trackUntilSettled } from './settle.ts'
-import { fuseSignals } from './signals.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
@@ -55,14 +57,14 @@ export class StdioLspProvider implements LspProvider {
   private readonly supervision: Supervision
   private readonly preflight: Preflight | undefined
   private readonly roots: RootFinder
-  /** Workspace lookups in flight, which disposal waits for. */
-  private readonly lookups = new Set<Promise<void>>()
-  /** File changes being resolved and queued: requests wait for them, so they queue up behind the notices. */
-  private readonly queuing = new Set<Promise<void>>()
-  /** File changes queued but not yet told (disposal waits for them). */
-  private readonly changes = new Set<Promise<void>>()
+  /** File changes being resolved and queued (tracked): requests wait for them, so they queue up behind the notices. */
+  private readonly queuing = new Lifetime()
   private readonly anchors: AnchorFiles
-  private readonly lifetime = new AbortController()
+  /**
+   * The provider's: every call runs on a child of it (with the caller's signal), and it tracks the
+   * work disposal waits for (workspace lookups, file changes told).
+   */
+  private readonly lifetime = new Lifetime()
   private disposed = false
 
   constructor(private readonly options: ProviderOptions) {
@@ -100,6 +102,22 @@ export class StdioLspProvider implements LspProvider {
     })
   }
 
+  /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. */
+  rename(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
+    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
+      const { oldName, files, fileOperations, complete } = await instance.rename(source, request.languageId, request.position, request.newName, scope)
+      return { kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }
+    })
+  }
+
+  /** Incoming or outgoing calls of what is at the position, to the request's depth and count. */
+  callHierarchy(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
+    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
+      const { roots, truncated, complete } = await instance.callHierarchy(source, request.languageId, request, scope)
+      return { kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }
+    })
+  }
+
   /**
    * A workspace query, asked with one of the workspace's files of this server's languages open (see
    * AnchorFiles); a workspace without any answers empty at once, and no server starts for it. It
@@ -129,12 +147,11 @@ export class StdioLspProvider implements LspProvider {
       const path = await fs.resolve(change.path, { signal: this.lifetime.signal })
       for (const instance of this.pool.live()) {
         if (!fs.contains(instance.workspace.path, path)) continue
-        const told = this.queue.run(instance.workspace.path, this.lifetime.signal, () => this.tell(instance, path, change.kind))
-        trackUntilSettled(this.changes, told)
+        this.lifetime.track(this.queue.run(instance.workspace.path, this.lifetime.signal, () => this.tell(instance, path, change.kind)))
       }
     })()
     // A path that cannot be resolved names nothing a server could have read: there is nothing to tell.
-    trackUntilSettled(this.queuing, queued)
+    this.queuing.track(queued).catch(() => {})
   }
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
@@ -149,7 +166,7 @@ export class StdioLspProvider implements LspProvider {
    * queued while the provider unloads starts nothing. Never throws.
    */
   async probe({ cwd, signal }: ProbeContext): Promise<CapabilityStatus> {
-    const scope = fuseSignals(this.lifetime.signal, signal)
+    const scope = this.lifetime.child({ signal })
     let failure: FailureKind = 'none'
     try {
       this.guard(scope.signal)
@@ -159,7 +176,7 @@ export class StdioLspProvider implements LspProvider {
         let instance: ServerInstance | undefined
         try {
           instance = await this.pool.acquire(workspace, () => this.launch(workspace, scope.signal))
-          await raceAbort(instance.ready, scope.signal)
+          await scope.race(instance.ready)
         } catch (error) {
           failure = this.supervision.settle(workspace.path, error, instance ?? NO_SERVER, scope.signal)
           if (instance) await this.pool.retire(instance)
@@ -183,7 +200,7 @@ export class StdioLspProvider implements LspProvider {
     }
     const closing = this.pool.close()
     // Queue tails and lookups never reject; only a server's teardown can.
-    await Promise.all([closing.catch(() => {}), this.queue.drained(), ...this.lookups, ...this.queuing, ...this.changes, ...(this.preflight?.pending() ?? [])])
+    await Promise.all([closing.catch(() => {}), this.queue.drained(), this.lifetime.settled(), this.queuing.settled(), this.preflight?.settled()])
     await closing
   }
 
@@ -234,12 +251,12 @@ export class StdioLspProvider implements LspProvider {
     work: (workspace: Workspace, root: ServerRoot, signal: AbortSignal) => Promise<R>,
   ): Promise<R> {
     this.guard(signal)
-    const scope = fuseSignals(this.lifetime.signal, signal)
+    const scope = this.lifetime.child({ signal })
     try {
       const workspace = await this.workspaceOf(workspaceRoot, scope.signal)
       this.guard(scope.signal)
       const root = rootOf ? await rootOf(workspace, scope.signal) : workspace
-      if (this.queuing.size) await raceAbort(Promise.all(this.queuing), scope.signal, queryAborted)
+      if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
       this.guard(scope.signal)
       return await this.queue.run(root.path, scope.signal, async () => {
         this.guard(scope.signal)
@@ -292,8 +309,7 @@ export class StdioLspProvider implements LspProvider {
   }
 
   private async workspaceOf(root: string, signal: AbortSignal): Promise<Workspace> {
-    const lookup = this.options.fs.workspace(root, signal)
-    trackUntilSettled(this.lookups, lookup)
+    const lookup = this.lifetime.track(this.options.fs.workspace(root, signal))
     try {
       return await lookup
     } catch (error) {

@@ -1,4 +1,4 @@
-import { raceAbort } from 'dsh-core'
+import { Lifetime } from 'dsh-core'
 import { queryAborted } from './aborted.ts'
 
 /**
@@ -11,7 +11,7 @@ export class WorkQueue {
 
   run<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve()
-    const result = raceAbort(previous, signal, queryAborted).then(work)
+    const result = Lifetime.run({ signal }, () => previous, queryAborted).then(work)
     const tail = previous.then(() => result).then(
       () => {},
       () => {},

@@ -41,9 +41,12 @@ export class RootFinder {
     return workspace
   }
 
-  /** The marker names present in `dir`; one that cannot be examined counts as absent. */
+  /**
+   * The marker names present in `dir`; one that cannot be examined counts as absent. `dir` is on
+   * the path the file's containment proof just walked, so the lookups run on the event loop.
+   */
   private async markersIn(dir: string, signal: AbortSignal): Promise<string[]> {
-    const found = await Promise.all(this.names.map((name) => this.fs.stat(join(dir, name), signal).then((info) => (info ? name : undefined), () => undefined)))
+    const found = await Promise.all(this.names.map((name) => this.fs.statBesideProven(join(dir, name), signal).then((info) => (info ? name : undefined), () => undefined)))
     return found.filter((name) => name !== undefined)
   }
 }

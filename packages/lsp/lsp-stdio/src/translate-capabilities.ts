@@ -62,13 +62,13 @@ function relatedOf(value: unknown, index: number): LspRelatedLocation[] {
 }
 
 /** SymbolKind 1–26; the client advertises exactly that set, so anything else is the server's fault. */
-function symbolKind(value: unknown, what: string): LspSymbolKind {
+export function symbolKind(value: unknown, what: string): LspSymbolKind {
   const kind = typeof value === 'number' && Number.isInteger(value) ? LSP_SYMBOL_KINDS[value - 1] : undefined
   if (!kind) throw malformed(`${what} has symbol kind ${JSON.stringify(value)}`)
   return kind
 }
 
-function symbolName(value: unknown, what: string): string {
+export function symbolName(value: unknown, what: string): string {
   if (typeof value !== 'string') throw malformed(`${what} has no name`)
   return value
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { assertNever, type Workspace } from 'dsh-core'
+import { assertNever, type CapabilityRow, type TrustDecider, type TrustDecision, type Workspace } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import type { Launch, Launcher } from './launch.ts'
@@ -13,6 +13,12 @@ interface TypescriptPackage {
   /** TypeScript 7 and later ship their own language server and no tsserver. */
   readonly native: boolean
   readonly where: string
+}
+
+/** A workspace's own typescript that was not run because its workspace is not trusted. */
+interface Refusal {
+  readonly found: TypescriptPackage
+  readonly decision: TrustDecision
 }
 
 /** typescript-language-server's executable, or why it is missing. */
@@ -30,11 +36,15 @@ const INSTALL_TSSERVER = 'npm install --save-dev typescript@5 typescript-languag
  */
 export class TypescriptLauncher implements Launcher {
   private readonly installed: TypescriptPackage | undefined
+  /** Per server root: the workspace typescript found there and not run (an untrusted workspace). */
+  private readonly refused = new Map<string, Refusal>()
 
   constructor(
     private readonly choice: NonNullable<ServerConfig['typescript']>,
     private readonly config: ServerConfig,
     private readonly bridge: TsserverBridge,
+    /** Whether a workspace's own typescript may run (`ctx.trust`). */
+    private readonly trust: TrustDecider,
     /** The `typescript` package directory beside dsh; null for none. */
     installation: string | null = installedTypescript(),
   ) {
@@ -47,11 +57,42 @@ export class TypescriptLauncher implements Launcher {
     return `TypeScript server (${this.choice}): the workspace's own typescript, else ${found}`
   }
 
-  launch(workspace: Workspace): Launch {
-    const candidates = [packageAt(join(workspace.path, 'node_modules', 'typescript'), `in ${workspace.path}`), this.installed].filter((found) => found !== undefined)
+  async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
+    const own = await this.workspaceTypescript(workspace, signal)
+    const candidates = [own, this.installed].filter((found) => found !== undefined)
     const chosen = this.pick(candidates)
-    if (!chosen) throw this.unavailable(candidates)
+    if (!chosen) throw this.unavailable(candidates, this.refused.get(workspace.path))
     return chosen.native ? this.native(chosen) : this.tsserver(chosen)
+  }
+
+  /**
+   * The `dsh status` rows of workspace typescripts found and not run (state `untrusted`), one per
+   * server root that had one.
+   */
+  untrustedRows(id: string): CapabilityRow[] {
+    return [...this.refused.entries()].map(([root, { found, decision }]) => ({
+      id: `${id}:workspace-typescript`,
+      state: 'untrusted',
+      detail: `typescript ${found.version} ${found.where} (${found.dir}) was not run: ${decision.directory} is not trusted; ${this.installed ? `typescript ${this.installed.version} beside dsh serves ${root} instead` : 'nothing else can serve it'}; to use it: ${decision.command}`,
+    }))
+  }
+
+  /**
+   * The workspace's own \`node_modules/typescript\`, when it may run: it is the installation's own
+   * (the same directory once symlinks are resolved: dsh run inside its own checkout) or the
+   * workspace is trusted. Otherwise it is remembered as refused and left out.
+   */
+  private async workspaceTypescript(workspace: Workspace, signal: AbortSignal): Promise<TypescriptPackage | undefined> {
+    const found = packageAt(join(workspace.path, 'node_modules', 'typescript'), `in ${workspace.path}`)
+    if (!found) return undefined
+    if (this.installed && sameDirectory(found.dir, this.installed.dir)) return this.installed
+    const decision = await this.trust.decide(workspace.path, { brings: `its own typescript ${found.version} (${found.dir})`, signal })
+    if (decision.trusted) {
+      this.refused.delete(workspace.path)
+      return found
+    }
+    this.refused.set(workspace.path, { found, decision })
+    return undefined
   }
 
   private pick(candidates: readonly TypescriptPackage[]): TypescriptPackage | undefined {
@@ -82,8 +123,9 @@ export class TypescriptLauncher implements Launcher {
     return { executable: this.bridge.executable, args: this.config.args, initializationOptions: withTsserverPath(this.config.initializationOptions, tsserver), label: `tsserver ${found.version}` }
   }
 
-  private unavailable(candidates: readonly TypescriptPackage[]): LspError {
-    const seen = candidates.length ? `found ${candidates.map((found) => `typescript ${found.version} ${found.where}`).join(' and ')}` : 'no typescript package in the workspace or beside dsh'
+  private unavailable(candidates: readonly TypescriptPackage[], refusal: Refusal | undefined): LspError {
+    const found = candidates.length ? `found ${candidates.map((found) => `typescript ${found.version} ${found.where}`).join(' and ')}` : 'no typescript package in the workspace or beside dsh'
+    const seen = refusal ? `${found}; typescript ${refusal.found.version} ${refusal.found.where} was not run (the workspace is not trusted: ${refusal.decision.command})` : found
     switch (this.choice) {
       case 'auto':
         return new LspError(`no TypeScript to serve this workspace: ${seen}; install: ${INSTALL_NATIVE}`, 'LSP_UNAVAILABLE')
@@ -94,6 +136,14 @@ export class TypescriptLauncher implements Launcher {
       default:
         return assertNever(this.choice, 'typescript server choice')
     }
+  }
+}
+
+function sameDirectory(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b)
+  } catch {
+    return false
   }
 }
 

@@ -1,5 +1,5 @@
 import type { CapabilityStatus } from 'dsh-core'
-import { LspError, type LspDiagnosticsResult, type LspDocumentSymbolsResult, type LspProvider, type LspQueryResult, type LspWorkspaceSymbolsResult } from 'dsh-lsp'
+import { LspError, type LspCallHierarchyResult, type LspRenameResult, type LspDiagnosticsResult, type LspDocumentSymbolsResult, type LspProvider, type LspQueryResult, type LspWorkspaceSymbolsResult } from 'dsh-lsp'
 import { withRoutes } from './status.ts'
 
 /**
@@ -35,6 +35,14 @@ export class UnavailableLspProvider implements LspProvider {
   }
 
   workspaceSymbols(): Promise<LspWorkspaceSymbolsResult> {
+    return this.refuse()
+  }
+
+  rename(): Promise<LspRenameResult> {
+    return this.refuse()
+  }
+
+  callHierarchy(): Promise<LspCallHierarchyResult> {
     return this.refuse()
   }
 

@@ -3,7 +3,7 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Workspace } from 'dsh-core'
+import { TrustStore, trustCommand, type TrustDecider, type Workspace } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ServerConfig } from '../src/config.ts'
 import { TypescriptLauncher, type TsserverBridge } from '../src/typescript.ts'
@@ -13,6 +13,11 @@ afterEach(cleanupRigs)
 
 const TYPESCRIPT_7 = realpathSync(fileURLToPath(new URL('../node_modules/typescript-7', import.meta.url)))
 const BRIDGE: TsserverBridge = { executable: '/opt/bin/typescript-language-server' }
+const SIGNAL = new AbortController().signal
+const TRUSTED: TrustDecider = { decide: async (directory) => ({ trusted: true, directory, by: 'hook', command: trustCommand(directory) }) }
+const UNTRUSTED: TrustDecider = { decide: async (directory) => ({ trusted: false, directory, by: 'default', command: trustCommand(directory) }) }
+/** A launcher in a trusted workspace (the trust gate has its own tests below). */
+const ts = (choice: 'auto' | 'native' | 'tsserver', cfg: ServerConfig, bridge: TsserverBridge, installation: string | null, trust: TrustDecider = TRUSTED) => new TypescriptLauncher(choice, cfg, bridge, trust, installation)
 const config = (extra: Record<string, unknown> = {}) => ServerConfig.parse({ command: 'typescript-language-server', args: ['--stdio'], extensionToLanguage: { '.ts': 'typescript' }, ...extra })
 
 /** A workspace, with `typescript` of that version in its node_modules (7: the real TypeScript 7). */
@@ -37,15 +42,15 @@ function installed5(): string {
 }
 
 describe('TypescriptLauncher', () => {
-  it('auto: the workspace’s TypeScript 7 runs its own server, directly (no node launcher in between)', () => {
-    const launch = new TypescriptLauncher('auto', config(), BRIDGE, installed5()).launch(workspace('7'))
+  it('auto: the workspace’s TypeScript 7 runs its own server, directly (no node launcher in between)', async () => {
+    const launch = await ts('auto', config(), BRIDGE, installed5()).launch(workspace('7'), SIGNAL)
     expect(launch).toMatchObject({ args: ['--lsp', '--stdio'], label: 'native 7.0.2', initializationOptions: null })
     expect(launch.executable).toMatch(/@typescript\/typescript-linux-x64\/lib\/tsc$/)
   })
 
-  it('auto: the workspace’s TypeScript 5 runs typescript-language-server with that tsserver', () => {
+  it('auto: the workspace’s TypeScript 5 runs typescript-language-server with that tsserver', async () => {
     const ws = workspace('5.9.3')
-    const launch = new TypescriptLauncher('auto', config(), BRIDGE, TYPESCRIPT_7).launch(ws)
+    const launch = await ts('auto', config(), BRIDGE, TYPESCRIPT_7).launch(ws, SIGNAL)
     expect(launch).toEqual({
       executable: BRIDGE.executable,
       args: ['--stdio'],
@@ -54,32 +59,74 @@ describe('TypescriptLauncher', () => {
     })
   })
 
-  it('auto: without a TypeScript of its own, the workspace gets the installed one', () => {
-    expect(new TypescriptLauncher('auto', config(), BRIDGE, TYPESCRIPT_7).launch(workspace()).label).toBe('native 7.0.2')
-    expect(new TypescriptLauncher('auto', config(), BRIDGE, installed5()).launch(workspace()).label).toBe('tsserver 5.8.2')
+  it('auto: without a TypeScript of its own, the workspace gets the installed one', async () => {
+    expect((await ts('auto', config(), BRIDGE, TYPESCRIPT_7).launch(workspace(), SIGNAL)).label).toBe('native 7.0.2')
+    expect((await ts('auto', config(), BRIDGE, installed5()).launch(workspace(), SIGNAL)).label).toBe('tsserver 5.8.2')
   })
 
-  it('keeps a tsserver.path the row set, and the rest of its initializationOptions', () => {
+  it('keeps a tsserver.path the row set, and the rest of its initializationOptions', async () => {
     const options = { preferences: { quoteStyle: 'single' }, tsserver: { path: '/opt/ts/lib/tsserver.js', logVerbosity: 'off' } }
-    expect(new TypescriptLauncher('auto', config({ initializationOptions: options }), BRIDGE, installed5()).launch(workspace()).initializationOptions).toEqual(options)
-    const merged = new TypescriptLauncher('auto', config({ initializationOptions: { preferences: { quoteStyle: 'single' } } }), BRIDGE, installed5()).launch(workspace())
+    expect((await ts('auto', config({ initializationOptions: options }), BRIDGE, installed5()).launch(workspace(), SIGNAL)).initializationOptions).toEqual(options)
+    const merged = await ts('auto', config({ initializationOptions: { preferences: { quoteStyle: 'single' } } }), BRIDGE, installed5()).launch(workspace(), SIGNAL)
     expect(merged.initializationOptions).toMatchObject({ preferences: { quoteStyle: 'single' }, tsserver: { path: expect.stringMatching(/tsserver\.js$/) } })
   })
 
-  it('native and tsserver insist, passing over a package of the other kind', () => {
-    expect(new TypescriptLauncher('native', config(), BRIDGE, TYPESCRIPT_7).launch(workspace('5.9.3')).label).toBe('native 7.0.2')
-    expect(new TypescriptLauncher('tsserver', config(), BRIDGE, installed5()).launch(workspace('7')).label).toBe('tsserver 5.8.2')
+  it('native and tsserver insist, passing over a package of the other kind', async () => {
+    expect((await ts('native', config(), BRIDGE, TYPESCRIPT_7).launch(workspace('5.9.3'), SIGNAL)).label).toBe('native 7.0.2')
+    expect((await ts('tsserver', config(), BRIDGE, installed5()).launch(workspace('7'), SIGNAL)).label).toBe('tsserver 5.8.2')
   })
 
-  it('says what to install when nothing fits (LSP_UNAVAILABLE)', () => {
+  it('says what to install when nothing fits (LSP_UNAVAILABLE)', async () => {
     const ws = workspace('5.9.3')
-    expect(() => new TypescriptLauncher('native', config(), BRIDGE, installed5()).launch(ws)).toThrow(
-      expect.objectContaining({ code: 'LSP_UNAVAILABLE', message: expect.stringMatching(/needs typescript 7 or later: found typescript 5\.9\.3 in .* and typescript 5\.8\.2 beside dsh; install: npm install --save-dev typescript/) }),
-    )
-    expect(() => new TypescriptLauncher('tsserver', config(), BRIDGE, TYPESCRIPT_7).launch(workspace('7'))).toThrow(expect.objectContaining({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('typescript@5 typescript-language-server') }))
-    expect(() => new TypescriptLauncher('auto', config(), BRIDGE, null).launch(workspace())).toThrow(expect.objectContaining({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('no typescript package in the workspace or beside dsh') }))
-    const noBridge = new TypescriptLauncher('auto', config(), { missing: '`typescript-language-server` not found on PATH or in node_modules/.bin' }, installed5())
-    expect(() => noBridge.launch(workspace())).toThrow(expect.objectContaining({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('needs typescript-language-server') }))
-    expect(noBridge.launch(workspace('7')).label).toBe('native 7.0.2')
+    await expect(ts('native', config(), BRIDGE, installed5()).launch(ws, SIGNAL)).rejects.toMatchObject({
+      code: 'LSP_UNAVAILABLE',
+      message: expect.stringMatching(/needs typescript 7 or later: found typescript 5\.9\.3 in .* and typescript 5\.8\.2 beside dsh; install: npm install --save-dev typescript/),
+    })
+    await expect(ts('tsserver', config(), BRIDGE, TYPESCRIPT_7).launch(workspace('7'), SIGNAL)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('typescript@5 typescript-language-server') })
+    await expect(ts('auto', config(), BRIDGE, null).launch(workspace(), SIGNAL)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('no typescript package in the workspace or beside dsh') })
+    const noBridge = ts('auto', config(), { missing: '`typescript-language-server` not found on PATH or in node_modules/.bin' }, installed5())
+    await expect(noBridge.launch(workspace(), SIGNAL)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining('needs typescript-language-server') })
+    expect((await noBridge.launch(workspace('7'), SIGNAL)).label).toBe('native 7.0.2')
+  })
+})
+
+describe('a workspace’s own TypeScript and workspace trust', () => {
+  it('is not run in an untrusted workspace: the installed one serves, and a row names what was found and the command', async () => {
+    const installed = installed5()
+    const ws = workspace('7')
+    const launcher = ts('auto', config(), BRIDGE, installed, UNTRUSTED)
+    expect(await launcher.launch(ws, SIGNAL)).toMatchObject({ executable: BRIDGE.executable, label: 'tsserver 5.8.2', initializationOptions: { tsserver: { path: join(installed, 'lib', 'tsserver.js') } } })
+    expect(launcher.untrustedRows('typescript')).toEqual([
+      {
+        id: 'typescript:workspace-typescript',
+        state: 'untrusted',
+        detail: `typescript 7.0.2 in ${ws.path} (${join(ws.path, 'node_modules', 'typescript')}) was not run: ${ws.path} is not trusted; typescript 5.8.2 beside dsh serves ${ws.path} instead; to use it: dsh trust ${ws.path}`,
+      },
+    ])
+    const tsserverOnly = ts('auto', config(), BRIDGE, installed, UNTRUSTED)
+    expect((await tsserverOnly.launch(workspace('5.9.3'), SIGNAL)).label).toBe('tsserver 5.8.2')
+    // Nothing else to serve it: the error says why the workspace's own was not used.
+    await expect(ts('auto', config(), BRIDGE, null, UNTRUSTED).launch(ws, SIGNAL)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE', message: expect.stringContaining(`typescript 7.0.2 in ${ws.path} was not run (the workspace is not trusted: dsh trust ${ws.path})`) })
+  })
+
+  it('is the installation’s own when it is the same directory (dsh run in its own checkout): run without asking', async () => {
+    const ws = workspace('5.9.3')
+    const asked: string[] = []
+    const recording: TrustDecider = { decide: async (directory) => (asked.push(directory), { trusted: false, directory, by: 'default', command: trustCommand(directory) }) }
+    const launcher = ts('auto', config(), BRIDGE, join(ws.path, 'node_modules', 'typescript'), recording)
+    expect((await launcher.launch(ws, SIGNAL)).label).toBe('tsserver 5.9.3')
+    expect(asked).toEqual([])
+    expect(launcher.untrustedRows('typescript')).toEqual([])
+  })
+
+  it('runs once the workspace is recorded as trusted', async () => {
+    const ws = workspace('5.9.3')
+    const store = new TrustStore(join(tempDir('dsh-ts-home-'), 'trusted.json'))
+    const recorded: TrustDecider = { decide: async (directory) => { const record = await store.lookup(directory); return { trusted: record?.trusted ?? false, directory, by: record ? 'record' : 'default', command: trustCommand(directory) } } }
+    const launcher = ts('auto', config(), BRIDGE, installed5(), recorded)
+    expect((await launcher.launch(ws, SIGNAL)).label).toBe('tsserver 5.8.2')
+    await store.record(ws.path, true)
+    expect((await launcher.launch(ws, SIGNAL)).label).toBe('tsserver 5.9.3')
+    expect(launcher.untrustedRows('typescript')).toEqual([])
   })
 })

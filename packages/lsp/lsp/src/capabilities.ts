@@ -1,11 +1,11 @@
-import type { LspRange } from './types.ts'
+import type { LspPosition, LspRange } from './types.ts'
 
 /**
  * What a provider may offer beyond the four navigation operations. Each is a closed
  * request/result pair of its own, offered by implementing the method of the same name on the
  * provider; a provider without it is never asked (the caller gets LSP_UNSUPPORTED_OPERATION).
  */
-export const LSP_CAPABILITIES = ['diagnostics', 'documentSymbols', 'workspaceSymbols'] as const
+export const LSP_CAPABILITIES = ['diagnostics', 'documentSymbols', 'workspaceSymbols', 'rename', 'callHierarchy'] as const
 export type LspCapability = (typeof LSP_CAPABILITIES)[number]
 
 // ---------------------------------------------------------------------------------------------
@@ -168,6 +168,111 @@ export interface LspWorkspaceSymbolsAnswer {
   /** False when a provider answered incompletely or failed. */
   readonly complete: boolean
   readonly unanswered: readonly LspUnansweredProvider[]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rename
+
+export interface LspRenameRequest {
+  /** Relative to `workspaceRoot`, or absolute. */
+  readonly filePath: string
+  /** Zero-based, UTF-16: on the symbol to rename. */
+  readonly position: LspPosition
+  readonly newName: string
+  readonly workspaceRoot: string
+}
+
+export interface LspProviderRenameRequest extends LspRenameRequest {
+  readonly languageId: string
+}
+
+export interface LspTextEdit {
+  /** Zero-based, UTF-16, in the file's text as the server computed the edit. */
+  readonly range: LspRange
+  readonly newText: string
+}
+
+/** The edits of one file, in the server's order (LSP forbids overlapping ones). */
+export interface LspFileEdits {
+  /** The server's URI, verbatim. */
+  readonly uri: string
+  readonly edits: readonly LspTextEdit[]
+}
+
+/** A resource operation of a WorkspaceEdit: creating, renaming or deleting a file. */
+export type LspFileOperation =
+  | { readonly kind: 'create'; readonly uri: string }
+  | { readonly kind: 'rename'; readonly oldUri: string; readonly newUri: string }
+  | { readonly kind: 'delete'; readonly uri: string }
+
+/**
+ * What renaming the symbol takes, as the server computed it: nothing is applied by the provider.
+ * `complete` is false when the server was still indexing (files may be missing from the edit).
+ */
+export interface LspRenameResult {
+  readonly kind: 'rename'
+  readonly resolvedWorkspaceUri: string
+  /** The text of the symbol renamed, as the server's prepareRename (or the edit at the position) gives it. */
+  readonly oldName: string
+  readonly files: readonly LspFileEdits[]
+  readonly fileOperations: readonly LspFileOperation[]
+  readonly complete: boolean
+}
+
+// ---------------------------------------------------------------------------------------------
+// Call hierarchy
+
+export const LSP_CALL_DIRECTIONS = ['incoming', 'outgoing'] as const
+export type LspCallDirection = (typeof LSP_CALL_DIRECTIONS)[number]
+
+export interface LspCallHierarchyRequest {
+  readonly filePath: string
+  /** Zero-based, UTF-16: on the function or method. */
+  readonly position: LspPosition
+  readonly direction: LspCallDirection
+  /** Levels of calls to follow (1 = the direct callers or callees). */
+  readonly depth: number
+  /** Calls listed in all, over every level; past it the answer says `truncated`. */
+  readonly maxCalls: number
+  readonly workspaceRoot: string
+}
+
+export interface LspProviderCallHierarchyRequest extends LspCallHierarchyRequest {
+  readonly languageId: string
+}
+
+/** A function, method or constructor as the server names it. */
+export interface LspCallHierarchyItem {
+  readonly name: string
+  readonly kind: LspSymbolKind
+  readonly detail?: string
+  /** The server's URI, verbatim. */
+  readonly uri: string
+  /** The whole declaration. */
+  readonly range: LspRange
+  /** The name itself. */
+  readonly selectionRange: LspRange
+}
+
+/**
+ * One call edge. Incoming: `item` calls its parent, at `fromRanges` in `item`'s file. Outgoing: the
+ * parent calls `item`, at `fromRanges` in the parent's file. `calls` is the next level.
+ */
+export interface LspCall {
+  readonly item: LspCallHierarchyItem
+  readonly fromRanges: readonly LspRange[]
+  readonly calls: readonly LspCall[]
+}
+
+export interface LspCallHierarchyResult {
+  readonly kind: 'callHierarchy'
+  readonly direction: LspCallDirection
+  readonly resolvedWorkspaceUri: string
+  /** What is at the position (usually one item), each with its calls. */
+  readonly roots: readonly { readonly item: LspCallHierarchyItem; readonly calls: readonly LspCall[] }[]
+  /** True when `maxCalls` stopped the walk. */
+  readonly truncated: boolean
+  readonly complete: boolean
 }
 
 // ---------------------------------------------------------------------------------------------

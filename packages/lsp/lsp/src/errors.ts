@@ -47,6 +47,16 @@ export const LspErrorCode = {
   LSP_INVALID_REQUEST: 'LSP_INVALID_REQUEST',
   /** A provider failed with an error that carries no code of its own (listed among a workspace query's unanswered providers). */
   LSP_PROVIDER_FAILED: 'LSP_PROVIDER_FAILED',
+  /** The server says the symbol at the position cannot be renamed (prepareRename refused, or rename gave no edit). */
+  LSP_RENAME_REFUSED: 'LSP_RENAME_REFUSED',
+  /** A file of the rename changed since the edit was computed (or since the preview), or the server's view of it is stale; nothing was written. */
+  LSP_RENAME_CONFLICT: 'LSP_RENAME_CONFLICT',
+  /** The rename's edit reaches outside the workspace; refused whole. */
+  LSP_RENAME_OUTSIDE_WORKSPACE: 'LSP_RENAME_OUTSIDE_WORKSPACE',
+  /** The rename's edit creates, renames or deletes files, which the configuration does not allow. */
+  LSP_RENAME_FILE_OPERATION: 'LSP_RENAME_FILE_OPERATION',
+  /** The server was still indexing when it computed the edit: applying it could miss uses. */
+  LSP_RENAME_INCOMPLETE: 'LSP_RENAME_INCOMPLETE',
 } as const
 export type LspErrorCode = (typeof LspErrorCode)[keyof typeof LspErrorCode]
 

@@ -2,7 +2,7 @@ import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
 import { currentSession, errorMessage, untracked, type Session } from 'dsh-core'
 import { askEveryProvider } from './fan-out.ts'
-import { LSP_CAPABILITIES, type LspCapability, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
+import { LSP_CAPABILITIES, type LspCallHierarchyRequest, type LspCallHierarchyResult, type LspCapability, type LspRenameRequest, type LspRenameResult, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
 import { LspError } from './errors.ts'
 import { finalExtension, normalizeExtensionKey, normalizeFilenameKey, routeByFilename } from './extensions.ts'
 import type { LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
@@ -133,18 +133,34 @@ export class LspService extends Service {
   }
 
   /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
-  async diagnostics(request: LspDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
-    const route = this.routeFor(request.filePath)
-    const ask = route.provider.diagnostics
-    if (!ask) throw unsupported(route, 'diagnostics')
-    return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
+  diagnostics(request: LspDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
+    return this.askRouted('diagnostics', request, signal)
   }
 
   /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
-  async documentSymbols(request: LspDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
+  documentSymbols(request: LspDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
+    return this.askRouted('documentSymbols', request, signal)
+  }
+
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  rename(request: LspRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
+    return this.askRouted('rename', request, signal)
+  }
+
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  callHierarchy(request: LspCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
+    return this.askRouted('callHierarchy', request, signal)
+  }
+
+  /** The file-routed capability `capability` of the provider that serves `request.filePath`, with the route's language id. */
+  private async askRouted<C extends 'diagnostics' | 'documentSymbols' | 'rename' | 'callHierarchy'>(
+    capability: C,
+    request: Omit<Parameters<NonNullable<LspProvider[C]>>[0], 'languageId'>,
+    signal: AbortSignal | undefined,
+  ): Promise<Awaited<ReturnType<NonNullable<LspProvider[C]>>>> {
     const route = this.routeFor(request.filePath)
-    const ask = route.provider.documentSymbols
-    if (!ask) throw unsupported(route, 'documentSymbols')
+    const ask = route.provider[capability] as ((request: unknown, signal?: AbortSignal) => Promise<Awaited<ReturnType<NonNullable<LspProvider[C]>>>>) | undefined
+    if (!ask) throw unsupported(route, capability)
     return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
   }
 

@@ -1,5 +1,9 @@
 import type {
+  LspCallHierarchyResult,
   LspDiagnosticsResult,
+  LspProviderCallHierarchyRequest,
+  LspProviderRenameRequest,
+  LspRenameResult,
   LspDocumentSymbolsResult,
   LspFileChange,
   LspProviderDiagnosticsRequest,
@@ -82,6 +86,10 @@ export interface LspProvider {
   documentSymbols?(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult>
   /** Capability `workspaceSymbols`: asked for every workspace query, whatever the files; answer empty when the workspace has nothing of yours. */
   workspaceSymbols?(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult>
+  /** Capability `rename`: the edits renaming the symbol at the position takes (prepareRename first; applied by no provider). */
+  rename?(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult>
+  /** Capability `callHierarchy`: the calls into or out of the function at the position, to the request's depth and count. */
+  callHierarchy?(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult>
   /**
    * A writer changed a file (any file, any extension): make the servers see it before the next
    * request that starts after this call returns. Must not throw; failures are the provider's to log.

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { createUserMessage, deadline, errorMessage, HarnessError, throwIfAborted, type PreStepMiddleware, type UserMessage } from 'dsh-core'
+import { createUserMessage, errorMessage, HarnessError, Lifetime, throwIfAborted, type PreStepMiddleware, type UserMessage } from 'dsh-core'
 import type { LspFileChangeKind } from 'dsh-lsp'
 import { checkDiagnostics } from './capability-results.ts'
 import type { ToolLspConfig } from './config.ts'
@@ -65,7 +65,7 @@ function diagnosticsLink(services: LspToolServices, settings: ToolLspConfig, fil
     // Files no provider serves (a README) take no place among the checked ones.
     const present = changed.filter(([path, kind]) => kind !== 'deleted' && routed(services, path)).map(([path]) => path)
     const checked = present.slice(0, config.maxFiles)
-    const budget = deadline(input.signal, config.timeoutMs, 'LSP_AUTO_DIAGNOSTICS')
+    const budget = Lifetime.following(input.signal, { timeoutMs: config.timeoutMs, code: 'LSP_AUTO_DIAGNOSTICS' })
     try {
       const outcomes = await Promise.all(checked.map((path) => checkFile(services, settings, path, input.session.cwd, budget.signal)))
       throwIfAborted(input.signal)

@@ -1,4 +1,4 @@
-import { LSP_DIAGNOSTIC_SEVERITIES, LSP_SYMBOL_KINDS, type LspRange, type LspSymbolKind } from 'dsh-lsp'
+import { LSP_CALL_DIRECTIONS, LSP_DIAGNOSTIC_SEVERITIES, LSP_SYMBOL_KINDS, type LspRange, type LspSymbolKind } from 'dsh-lsp'
 import { z } from 'zod'
 import { checkedAgainst } from './provider-result.ts'
 import { LooseRange } from './range-schema.ts'
@@ -71,10 +71,56 @@ const WorkspaceAnswer = z.object({
   unanswered: z.array(z.object({ providerId: z.string(), code: z.string(), message: z.string() })),
 })
 
+const Rename = z.object({
+  kind: z.literal('rename'),
+  resolvedWorkspaceUri: z.string(),
+  oldName: z.string(),
+  files: z.array(z.object({ uri: z.string(), edits: z.array(z.object({ range: LooseRange, newText: z.string() })) })),
+  fileOperations: z.array(
+    z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('create'), uri: z.string() }),
+      z.object({ kind: z.literal('rename'), oldUri: z.string(), newUri: z.string() }),
+      z.object({ kind: z.literal('delete'), uri: z.string() }),
+    ]),
+  ),
+  complete: z.boolean(),
+})
+
+const CallItem = z.object({
+  name: z.string(),
+  kind: z.enum(LSP_SYMBOL_KINDS),
+  detail: z.string().optional(),
+  uri: z.string(),
+  range: LooseRange,
+  selectionRange: LooseRange,
+})
+
+/** A call edge as checked. */
+export interface CheckedCall {
+  readonly item: z.infer<typeof CallItem>
+  readonly fromRanges: readonly LspRange[]
+  readonly calls: readonly CheckedCall[]
+}
+
+const Call: z.ZodType<CheckedCall> = z.lazy(() => z.object({ item: CallItem, fromRanges: z.array(LooseRange), calls: z.array(Call) }))
+
+const CallHierarchy = z.object({
+  kind: z.literal('callHierarchy'),
+  direction: z.enum(LSP_CALL_DIRECTIONS),
+  resolvedWorkspaceUri: z.string(),
+  roots: z.array(z.object({ item: CallItem, calls: z.array(Call) })),
+  truncated: z.boolean(),
+  complete: z.boolean(),
+})
+
+export type CheckedRename = z.infer<typeof Rename>
+export type CheckedCallHierarchy = z.infer<typeof CallHierarchy>
 export type CheckedDiagnostics = z.infer<typeof Diagnostics>
 export type CheckedOutline = z.infer<typeof Outline>
 export type CheckedWorkspaceAnswer = z.infer<typeof WorkspaceAnswer>
 
+export const checkRename = (raw: unknown): CheckedRename => checkedAgainst(Rename, raw)
+export const checkCallHierarchy = (raw: unknown): CheckedCallHierarchy => checkedAgainst(CallHierarchy, raw)
 export const checkDiagnostics = (raw: unknown): CheckedDiagnostics => checkedAgainst(Diagnostics, raw)
 export const checkOutline = (raw: unknown): CheckedOutline => checkedAgainst(Outline, raw)
 export const checkWorkspaceAnswer = (raw: unknown): CheckedWorkspaceAnswer => checkedAgainst(WorkspaceAnswer, raw)

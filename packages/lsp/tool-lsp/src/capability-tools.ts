@@ -2,6 +2,8 @@ import type { Context } from 'cordis'
 import { untracked, type ToolDefinition } from 'dsh-core'
 import type { ToolLspConfig } from './config.ts'
 import { diagnosticsTool } from './diagnostics-tool.ts'
+import { renameTool } from './rename-tool.ts'
+import { callsTool } from './calls-tool.ts'
 import type { LspToolServices } from './query.ts'
 import { symbolsTool } from './symbols-tool.ts'
 
@@ -16,6 +18,8 @@ export function registerCapabilityTools(ctx: Context, services: LspToolServices,
   const tools: { readonly offered: () => boolean; readonly definition: ToolDefinition<any, any> }[] = [
     { offered: () => lsp.offers('diagnostics'), definition: diagnosticsTool(services, settings) },
     { offered: () => lsp.offers('documentSymbols') || lsp.offers('workspaceSymbols'), definition: symbolsTool(services, settings) },
+    { offered: () => lsp.offers('rename'), definition: renameTool(services, settings) },
+    { offered: () => lsp.offers('callHierarchy'), definition: callsTool(services, settings) },
   ]
   const registered = new Map<string, () => void>()
   const sync = () =>

@@ -24,6 +24,32 @@ export const ToolLspConfig = z.strictObject({
   maxSymbols: z.number().int().positive().default(200),
   /** lsp_symbols: outline levels kept (1 = top-level symbols only); deeper members are counted. */
   maxSymbolDepth: z.number().int().positive().max(64).default(3),
+  /** lsp_rename; see rename-tool.ts. */
+  rename: z
+    .strictObject({
+      /** Files one rename may touch; an edit over more is refused (LSP_RENAME_REFUSED). */
+      maxFiles: z.number().int().positive().default(200),
+      /** Bytes of each file read to check and apply the edit. */
+      maxFileBytes: z.number().int().positive().default(4_000_000),
+      /** Changed lines kept in the value (and shown); the rest are counted per file. */
+      maxPreviewLines: z.number().int().positive().default(200),
+      /** After applying: files whose diagnostics are asked for (the first ones of the edit); the rest are counted. */
+      diagnosticsFiles: z.number().int().nonnegative().default(10),
+      /** Previews remembered, so that applying one refuses files changed since it was shown. */
+      rememberedPreviews: z.number().int().nonnegative().default(32),
+    })
+    .prefault({}),
+  /** lsp_calls; see calls-tool.ts. */
+  calls: z
+    .strictObject({
+      /** Levels followed when the call gives no depth. */
+      defaultDepth: z.number().int().positive().default(1),
+      /** The deepest `depth` a call may ask for. */
+      maxDepth: z.number().int().positive().max(16).default(4),
+      /** Calls listed in all, over every level; past it the answer says it was cut. */
+      maxCalls: z.number().int().positive().default(100),
+    })
+    .prefault({}),
   /** The automatic-diagnostics pre-step (opt-in); see auto-diagnostics.ts. */
   autoDiagnostics: z
     .strictObject({

@@ -8,6 +8,48 @@ export const MAX_FILE_PATH_CHARS = 4096
 const NOT_IN_SYMBOL = /[\s\p{Cs}]/u
 
 /**
+ * Where a call points: a file, a one-based line, and a column or a symbol on the line. Shared by
+ * the `lsp` tool and the tools that take a position (`lsp_rename`, `lsp_calls`).
+ */
+export const anchorFields = {
+  filePath: z
+    .string()
+    .min(1)
+    .max(MAX_FILE_PATH_CHARS)
+    .regex(/\S/, 'filePath must not be blank')
+    .describe('The source file holding the symbol, relative to the workspace or absolute.'),
+  line: z.number().int().min(1).describe('One-based line of the symbol.'),
+  character: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('One-based column of the symbol, counted in UTF-16 code units. Required without symbol; with symbol it only picks the nearest occurrence.'),
+  symbol: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((symbol) => !NOT_IN_SYMBOL.test(symbol), 'symbol must be one name as written in the source, without spaces')
+    .optional()
+    .describe(
+      'The identifier at the position, exactly as written in the source (e.g. "area", not "shape.area()"). Pass it whenever you know the name: the tool finds its column on the line, and the line itself if it is a few lines off.',
+    ),
+  occurrence: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('With symbol: which occurrence of it on the line, counting from 1. Default: the one nearest character, or the first.'),
+}
+
+/** `character` is required without `symbol`, and `occurrence` means nothing without it. */
+export function checkAnchor(args: { readonly character?: number | undefined; readonly symbol?: string | undefined; readonly occurrence?: number | undefined }, ctx: z.RefinementCtx): void {
+  if (args.symbol !== undefined) return
+  if (args.character === undefined) ctx.addIssue({ code: 'custom', path: ['character'], message: 'character is required when symbol is not given' })
+  if (args.occurrence !== undefined) ctx.addIssue({ code: 'custom', path: ['occurrence'], message: 'occurrence counts occurrences of symbol; give symbol too' })
+}
+
+/**
  * The model-facing arguments. Validated by the tools runtime before `execute` runs, so a bad
  * operation, a blank path, a zero/fractional position or a missing column is `INVALID_ARGS` and
  * never reaches a server.
@@ -17,38 +59,7 @@ export const LspToolInput = z
     operation: z
       .enum(LSP_OPERATIONS)
       .describe('goToDefinition, findReferences (includes the declaration), goToImplementation, or hover.'),
-    filePath: z
-      .string()
-      .min(1)
-      .max(MAX_FILE_PATH_CHARS)
-      .regex(/\S/, 'filePath must not be blank')
-      .describe('The source file holding the symbol, relative to the workspace or absolute.'),
-    line: z.number().int().min(1).describe('One-based line of the symbol.'),
-    character: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe('One-based column of the symbol, counted in UTF-16 code units. Required without symbol; with symbol it only picks the nearest occurrence.'),
-    symbol: z
-      .string()
-      .min(1)
-      .max(200)
-      .refine((symbol) => !NOT_IN_SYMBOL.test(symbol), 'symbol must be one name as written in the source, without spaces')
-      .optional()
-      .describe(
-        'The identifier at the position, exactly as written in the source (e.g. "area", not "shape.area()"). Pass it whenever you know the name: the tool finds its column on the line, and the line itself if it is a few lines off.',
-      ),
-    occurrence: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe('With symbol: which occurrence of it on the line, counting from 1. Default: the one nearest character, or the first.'),
+    ...anchorFields,
   })
-  .superRefine((args, ctx) => {
-    if (args.symbol !== undefined) return
-    if (args.character === undefined) ctx.addIssue({ code: 'custom', path: ['character'], message: 'character is required when symbol is not given' })
-    if (args.occurrence !== undefined) ctx.addIssue({ code: 'custom', path: ['occurrence'], message: 'occurrence counts occurrences of symbol; give symbol too' })
-  })
+  .superRefine(checkAnchor)
 export type LspToolInput = z.infer<typeof LspToolInput>

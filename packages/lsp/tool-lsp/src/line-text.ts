@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { throwIfAborted, type FileSystem } from 'dsh-core'
+import { throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
 import type { LspLocation } from 'dsh-lsp'
 import { displayLine } from './line-collector.ts'
 import { readSourceLines } from './source-lines.ts'
@@ -21,7 +21,7 @@ interface FileWants {
 /**
  * The trimmed source line at each location's start, aligned with `locations` (undefined where
  * there is none). Only `file:` locations that `ctx.fs` proves to lie inside the session workspace
- * (symlinks resolved) are read, each file once and only up to its last wanted line. Line text is
+ * (symlinks resolved) are read, each file once (one proof, one read) and only up to its last wanted line. Line text is
  * a convenience: a file that is missing, unreadable or binary, or whose wanted lines lie past
  * `maxLineFileBytes`, is skipped silently, and once the call has read `lineTextBudgetBytes` the
  * remaining files are skipped too (100 locations in 100 large files must not mean 200 MB of reads).
@@ -36,15 +36,14 @@ export async function readLineTexts(
 ): Promise<(string | undefined)[]> {
   const texts: (string | undefined)[] = locations.map(() => undefined)
   if (limits.lineTextChars === 0 || locations.length === 0) return texts
-  // The canonical directory is all the proof needs (a stat or a URL of it would be thrown away).
-  const root = await attempt(() => fs.resolve(workspaceDir, { signal }), signal)
-  if (!root) return texts
+  const workspace = await attempt(() => fs.workspace(workspaceDir, signal), signal)
+  if (!workspace) return texts
 
   const meter = { bytes: 0 }
-  for (const [path, wants] of await groupByContainedFile(fs, root, locations, signal)) {
+  for (const [path, wants] of await groupByContainedFile(fs, workspace, locations, signal)) {
     const left = limits.lineTextBudgetBytes - meter.bytes
     if (left <= 0) break
-    const read = () => readSourceLines(fs, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
+    const read = () => readSourceLines(fs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
     const source = await attempt(read, signal)
     if (!source) continue
     // A blank line has nothing to show.
@@ -54,13 +53,13 @@ export async function readLineTexts(
 }
 
 /** Canonical in-workspace file → what is wanted from it. Aliases of one file share an entry. */
-async function groupByContainedFile(fs: FileSystem, root: string, locations: readonly LspLocation[], signal: AbortSignal): Promise<Map<string, FileWants>> {
+async function groupByContainedFile(fs: FileSystem, workspace: Workspace, locations: readonly LspLocation[], signal: AbortSignal): Promise<Map<string, FileWants>> {
   const canonicalByUri = new Map<string, string | undefined>()
   const files = new Map<string, FileWants>()
   for (const [index, location] of locations.entries()) {
     if (!canonicalByUri.has(location.uri)) {
       const local = localPath(location.uri)
-      canonicalByUri.set(location.uri, local === undefined ? undefined : await attempt(() => containedPath(fs, root, local, signal), signal))
+      canonicalByUri.set(location.uri, local === undefined ? undefined : await attempt(() => fs.contained(workspace, local, signal), signal))
     }
     const canonical = canonicalByUri.get(location.uri)
     if (canonical === undefined) continue
@@ -72,14 +71,8 @@ async function groupByContainedFile(fs: FileSystem, root: string, locations: rea
   return files
 }
 
-/** `path` with symlinks resolved, when that lies inside the canonical `root`; what `fs.contained` proves, without a Workspace. */
-async function containedPath(fs: FileSystem, root: string, path: string, signal: AbortSignal): Promise<string | undefined> {
-  const canonical = await fs.resolve(path, { signal })
-  return fs.contains(root, canonical) ? canonical : undefined
-}
-
 /** The local path of a `file:` URI, or undefined for other schemes, remote hosts and undecodable paths. */
-function localPath(uri: string): string | undefined {
+export function localPath(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined
   try {
     const path = fileURLToPath(uri)

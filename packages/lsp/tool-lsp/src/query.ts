@@ -12,6 +12,9 @@ import { cutCodeUnits } from './text-bound.ts'
 type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
 type HoverResult = Extract<ProviderResult, { kind: 'hover' }>
 
+/** A position as the model gives it (see `anchorFields`). */
+export type AnchorArgs = Pick<LspToolInput, 'filePath' | 'line' | 'character' | 'symbol' | 'occurrence'>
+
 /** The services a call uses (taken once at load; the plugin is re-applied if either is replaced). */
 export interface LspToolServices {
   readonly lsp: LspService
@@ -47,10 +50,10 @@ export function sessionWorkspace(exec: ToolExecution, tool: string): string {
  * before the query). A file no provider serves fails first, as it would without `symbol`,
  * instead of being read for nothing.
  */
-async function anchorOf(
+export async function anchorOf(
   services: LspToolServices,
   config: ToolLspConfig,
-  args: LspToolInput,
+  args: AnchorArgs,
   cwd: string,
   signal: AbortSignal,
 ): Promise<{ position: LspPosition; resolved?: ResolvedSymbol }> {

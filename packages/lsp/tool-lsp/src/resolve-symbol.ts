@@ -22,6 +22,8 @@ export interface SymbolLimits {
 /** Identifiers listed in a not-found message, and the characters they may take together. */
 const LISTED_IDENTIFIERS = 40
 const LISTED_CHARS = 600
+/** Characters of one identifier listed; a longer one is cut, with its length. */
+const LISTED_IDENTIFIER_CHARS = 60
 
 /**
  * Where `symbol` is, found on the named line (or near it) of a file read through the tool's one
@@ -62,7 +64,7 @@ async function readWindow(fs: FileSystem, cwd: string, filePath: string, search:
   for (let line = Math.max(0, search.line - search.window); line <= search.line + search.window; line++) wanted.add(line)
   try {
     const path = await fs.contained(workspace, filePath, signal)
-    return await readSourceLines(fs, path, wanted, exactLine, maxBytes, signal)
+    return await readSourceLines(fs, workspace, path, wanted, exactLine, maxBytes, signal)
   } catch (error) {
     throwIfAborted(signal)
     if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
@@ -95,7 +97,9 @@ function notFoundMessage(filePath: string, search: SymbolSearch, source: SourceL
 function listed(identifiers: readonly string[]): string {
   const shown: string[] = []
   let chars = 0
-  for (const identifier of identifiers.slice(0, LISTED_IDENTIFIERS)) {
+  for (const full of identifiers.slice(0, LISTED_IDENTIFIERS)) {
+    // One very long name (generated code, a minified line) is named by its start, not dropped.
+    const identifier = full.length > LISTED_IDENTIFIER_CHARS ? `${full.slice(0, LISTED_IDENTIFIER_CHARS)}\u2026 (${full.length} characters)` : full
     if (chars + identifier.length > LISTED_CHARS) break
     shown.push(identifier)
     chars += identifier.length + 2

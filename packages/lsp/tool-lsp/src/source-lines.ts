@@ -1,4 +1,4 @@
-import { FsError, type FileSystem } from 'dsh-core'
+import { FsError, type FileSystem, type Workspace } from 'dsh-core'
 import { LineCollector, type LineBuffer } from './line-collector.ts'
 
 export interface SourceLines {
@@ -9,13 +9,15 @@ export interface SourceLines {
 }
 
 /**
- * The one way the tool reads a source file: `path` must already be proven inside the workspace
- * (`fs.contained`), and the text is streamed through `ctx.fs` only up to the last wanted line.
+ * The one way the tool reads a source file: `path` is what `fs.contained` returned for it a moment
+ * ago (`ctx.fs` checks it again without resolving it again, and reads a small file on the event
+ * loop), and the text is streamed only up to the last wanted line.
  * More than `maxBytes` bytes before that line is `FS_TOO_LARGE`; a missing, binary or non-UTF-8
  * file fails with `ctx.fs`'s own codes.
  */
 export async function readSourceLines(
   fs: FileSystem,
+  workspace: Workspace,
   path: string,
   wanted: ReadonlySet<number>,
   makeBuffer: () => LineBuffer,
@@ -26,7 +28,7 @@ export async function readSourceLines(
 ): Promise<SourceLines> {
   const collector = new LineCollector(wanted, makeBuffer)
   let bytes = 0
-  for await (const chunk of fs.streamText(path, signal)) {
+  for await (const chunk of fs.streamContainedText(workspace, path, { signal, proven: true })) {
     bytes += chunk.bytes
     meter.bytes += chunk.bytes
     if (bytes > maxBytes) throw new FsError(`"${path}" has more than ${maxBytes} bytes before line ${Math.max(...wanted) + 1}`, 'FS_TOO_LARGE')

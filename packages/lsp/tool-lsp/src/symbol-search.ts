@@ -7,6 +7,7 @@ import { inSpans, stringSpans } from './string-spans.ts'
 
 /** A character that continues an identifier in the languages we serve (JS's `$` and joiners included). */
 const IDENTIFIER_PART = /[\p{ID_Continue}$\u200C\u200D]/u
+const DOLLAR = 0x24
 /** Identifiers as the not-found message lists them. */
 const IDENTIFIER = /[\p{ID_Start}$_][\p{ID_Continue}$\u200C\u200D]*/gu
 
@@ -35,15 +36,16 @@ export interface SymbolSearch {
  * inside `areaSum` or `_area`, while a symbol like `$el` or `foo?` still has its own edges checked.
  * Code points are compared whole, so a letter outside the BMP counts as one identifier character.
  */
-export function symbolColumns(text: string, symbol: string): number[] {
+export function symbolColumns(text: string, symbol: string, options: { readonly dollarIsBoundary?: boolean } = {}): number[] {
   if (!symbol) return []
+  const touches = (codePoint: number | undefined) => isIdentifierPart(codePoint) && !(options.dollarIsBoundary && codePoint === DOLLAR)
   const checkStart = isIdentifierPart(symbol.codePointAt(0))
   const checkEnd = isIdentifierPart(codePointBefore(symbol, symbol.length))
   const columns: number[] = []
   let from = 0
   for (let at = text.indexOf(symbol, from); at !== -1; at = text.indexOf(symbol, from)) {
     const end = at + symbol.length
-    const standsAlone = !(checkStart && isIdentifierPart(codePointBefore(text, at))) && !(checkEnd && isIdentifierPart(text.codePointAt(end)))
+    const standsAlone = !(checkStart && touches(codePointBefore(text, at))) && !(checkEnd && touches(text.codePointAt(end)))
     if (standsAlone) columns.push(at)
     from = standsAlone ? end : at + 1
   }
@@ -55,7 +57,10 @@ export function symbolColumns(text: string, symbol: string): number[] {
  * inside string literals when there are others, so `"width": width` has one use, the variable.
  */
 export function symbolUses(text: string, symbol: string): number[] {
-  const columns = symbolColumns(text, symbol)
+  let columns = symbolColumns(text, symbol)
+  // A shell, Perl, PHP or Makefile variable is used as `$NAME` (`$` is no part of its name), while in
+  // JavaScript `$name` is another identifier: so only a line without a use of its own counts `$` as an edge.
+  if (!columns.length && !symbol.startsWith('$')) columns = symbolColumns(text, symbol, { dollarIsBoundary: true })
   if (columns.length < 2) return columns
   const strings = stringSpans(text)
   const inCode = columns.filter((column) => !inSpans(strings, column))

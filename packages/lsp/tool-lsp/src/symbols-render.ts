@@ -33,7 +33,7 @@ export function renderSymbols(value: SymbolsValue, limits: SymbolLimits): string
 /** One line per entry, members indented under their parent: `method area  8:3  (): number`, one-based. */
 function outlineText(value: OutlineValue, limits: SymbolLimits): string {
   if (value.total === 0) return `No symbols in ${value.path}.`
-  const lines = [`${value.path}: ${value.symbols.length} top-level ${value.symbols.length === 1 ? 'symbol' : 'symbols'}, ${value.total} in all`]
+  const lines = [`${value.path}: ${value.topLevel} top-level ${value.topLevel === 1 ? 'symbol' : 'symbols'}, ${value.total} in all`]
   const walk = (entries: OutlineValue['symbols'], indent: string): void => {
     for (const entry of entries) {
       const at = `${entry.selectionRange.start.line + 1}:${entry.selectionRange.start.character + 1}`

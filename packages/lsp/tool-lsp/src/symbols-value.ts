@@ -43,6 +43,8 @@ const Outline = z.strictObject({
   complete: z.boolean(),
   /** Entries the server gave, at every depth. */
   total: z.number().int().nonnegative(),
+  /** Top-level entries the server gave (kept or not). */
+  topLevel: z.number().int().nonnegative(),
   /** True when entries were left out (past `maxSymbols` in source order, or deeper than `maxSymbolDepth`). */
   truncated: z.boolean(),
   symbols: z.array(OutlineEntry),
@@ -100,7 +102,7 @@ export function outlineValue(config: ToolLspConfig, result: CheckedOutline): Out
     return out
   }
   const symbols = keep(result.symbols, 1)
-  return { kind: 'outline', path: renderUri(result.uri, result.resolvedWorkspaceUri), uri: result.uri, complete: result.complete, total, truncated: kept < total, symbols }
+  return { kind: 'outline', path: renderUri(result.uri, result.resolvedWorkspaceUri), uri: result.uri, complete: result.complete, total, topLevel: result.symbols.length, truncated: kept < total, symbols }
 }
 
 /** The first `maxSymbols` matches, in the servers' order, each with its source line. */

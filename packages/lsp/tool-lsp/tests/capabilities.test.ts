@@ -156,7 +156,7 @@ describe('lsp_symbols', () => {
     const result = await call(harness, 'lsp_symbols', { filePath: 'shapes.ts' })
     expect(textOf(result)).toBe(
       [
-        'shapes.ts: 2 top-level symbols, 8 in all',
+        'shapes.ts: 3 top-level symbols, 8 in all',
         'class Circle  5:7  (lines 5-7)',
         '  property radius  6:7  (lines 6-8)',
         '  method area  8:7  (lines 8-10)',

@@ -93,6 +93,25 @@ describe('symbol', () => {
     expect(provider.calls).toEqual([])
   })
 
+  it('not found on a line holding one 4,096-character identifier names it cut, not "… and 1 more" alone (issue 32 item 5)', async () => {
+    const h = await start()
+    h.app.lsp.registerProvider(scriptedProvider(HOVER))
+    await writeFile(join(h.dir, 'a.ts'), `const ${'x'.repeat(4096)} = 1\n`)
+    const text = textOf(await hoverAt(h, { line: 1, symbol: 'area' }))
+    expect(text).toMatch(/Identifiers on line 1: const, x{20,}\u2026 \(4096 characters\)\.$/)
+    expect(text.length).toBeLessThan(1000)
+  })
+
+  it('a shell $VAR use anchors on the name after the $ (issue 32 item 5)', async () => {
+    const h = await start()
+    const provider = scriptedProvider(HOVER, { '.sh': 'shellscript' })
+    h.app.lsp.registerProvider(provider)
+    await writeFile(join(h.dir, 'a.sh'), 'NAME=1\necho $NAME\n')
+    const result = await h.call({ operation: 'hover', filePath: 'a.sh', line: 2, symbol: 'NAME' })
+    expect(result.isError).toBe(false)
+    expect((result as any).value.resolved).toMatchObject({ line: 2, character: 7 })
+  })
+
   it('not found is LSP_SYMBOL_NOT_FOUND listing the identifiers on the line, and asks no server', async () => {
     const h = await start()
     const provider = scriptedProvider(HOVER)
@@ -116,14 +135,14 @@ describe('symbol', () => {
     const h = await start()
     const tail = Array.from({ length: 20_000 }, (_, i) => `const filler${i} = ${i}`).join('\n')
     await writeFile(join(h.dir, 'long.ts'), `export const first = 1\n${tail}\n`)
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
     const provider = scriptedProvider(HOVER)
     h.app.lsp.registerProvider(provider)
     // Longer than maxLineFileBytes, but the window ends within the first chunk.
     const result = await h.call({ operation: 'hover', filePath: 'long.ts', line: 1, symbol: 'first' }, {})
     expect(result.isError).toBe(false)
     expect(streamText).toHaveBeenCalledTimes(1)
-    expect(streamText.mock.calls[0]?.[0]).toBe(join(h.dir, 'long.ts'))
+    expect(streamText.mock.calls[0]?.[1]).toBe(join(h.dir, 'long.ts'))
     await h.stop()
     harness = undefined
     const capped = await boot({ maxLineFileBytes: 1000 })
@@ -157,7 +176,7 @@ describe('symbol', () => {
   it('a file no provider serves is LSP_UNAVAILABLE without being read; no session is LSP_WORKSPACE_REQUIRED', async () => {
     const h = await start()
     await writeFile(join(h.dir, 'notes.md'), 'area\n')
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
     expect(codeOf(await h.call({ operation: 'hover', filePath: 'notes.md', line: 1, symbol: 'area' }))).toBe('LSP_UNAVAILABLE')
     expect(codeOf(await h.call({ operation: 'hover', filePath: 'a.ts', line: 1, symbol: 'area' }, { session: undefined }))).toBe('LSP_WORKSPACE_REQUIRED')
     expect(streamText).not.toHaveBeenCalled()

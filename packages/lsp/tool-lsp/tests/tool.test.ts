@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -226,7 +226,7 @@ describe('locations', () => {
     // Each file's wanted line lies 100 kB in: the first read fits the budget, the second would not.
     for (const name of ['one.ts', 'two.ts', 'three.ts']) await writeFile(join(h.dir, name), `${'// filler\n'.repeat(10_000)}const ${name[0]} = 1\n`)
     const items = ['one.ts', 'two.ts', 'three.ts'].map((name) => ({ uri: url(join(h.dir, name)), line: 10_000, character: 6 }))
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
     h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), items)))
     const result = await h.call({ operation: 'findReferences', filePath: 'one.ts', line: 1, character: 1 })
     expect(textOf(result)).toBe(['one.ts:10001:7  const o = 1', 'two.ts:10001:7', 'three.ts:10001:7'].join('\n'))
@@ -237,7 +237,7 @@ describe('locations', () => {
   it('lineTextChars 0 turns line text and its reads off', async () => {
     const h = await start({ lineTextChars: 0 })
     await writeFile(join(h.dir, 'a.ts'), 'const a = 1\n')
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
     h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), [{ uri: url(join(h.dir, 'a.ts')), line: 0, character: 6 }])))
     expect(textOf(await h.call({ operation: 'goToDefinition', filePath: 'a.ts', line: 1, character: 7 }))).toBe('a.ts:1:7')
     expect(streamText).not.toHaveBeenCalled()
@@ -253,13 +253,27 @@ describe('locations', () => {
       { uri: url(join(h.dir, 'b.ts')), line: 0, character: 0 },
       { uri: url(join(h.dir, 'alias.ts')), line: 9, character: 0 },
     ]
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamText')
+    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
     h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), items)))
     const result = await h.call({ operation: 'findReferences', filePath: 'a.ts', line: 1, character: 1 })
     expect(textOf(result)).toBe(
       ['a.ts:41:1  line 40', 'a.ts:3:1  line 2', 'a.ts:8:1  line 7', 'a.ts:3:1  line 2', 'b.ts:1:1  only', 'alias.ts:10:1  line 9'].join('\n'),
     )
-    expect(streamText.mock.calls.map(([path]) => path).sort()).toEqual([join(h.dir, 'a.ts'), join(h.dir, 'b.ts')])
+    expect(streamText.mock.calls.map(([, path]) => path).sort()).toEqual([join(h.dir, 'a.ts'), join(h.dir, 'b.ts')])
+  })
+
+  it('line text is read afresh on every call: a file rewritten between two calls (same size, same moment) shows its new line', async () => {
+    const h = await start()
+    await writeFile(join(h.dir, 'a.ts'), 'export const one = 1\n')
+    h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), [{ uri: url(join(h.dir, 'a.ts')), line: 0, character: 0 }])))
+    const call = () => h.call({ operation: 'goToDefinition', filePath: 'a.ts', line: 1, character: 1 })
+    expect(textOf(await call())).toBe('a.ts:1:1  export const one = 1')
+    await writeFile(join(h.dir, 'a.ts'), 'export const two = 2\n')
+    expect(textOf(await call())).toBe('a.ts:1:1  export const two = 2')
+    // Replaced by another file under the same name (an editor's atomic save).
+    await writeFile(join(h.dir, 'a.ts.tmp'), 'export const six = 6\n')
+    await rename(join(h.dir, 'a.ts.tmp'), join(h.dir, 'a.ts'))
+    expect(textOf(await call())).toBe('a.ts:1:1  export const six = 6')
   })
 
   it('201: relativises against the provider’s workspace URI, and reads line text through a workspace alias', async () => {

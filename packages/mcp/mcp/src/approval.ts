@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Tool } from '@modelcontextprotocol/client'
 import type { ApprovalMode } from 'dsh-core'
 import type { McpConfig } from './config.ts'
 

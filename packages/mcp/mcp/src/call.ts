@@ -1,5 +1,4 @@
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import { ErrorCode, McpError as SdkError } from '@modelcontextprotocol/sdk/types.js'
+import { SdkError, SdkErrorCode, type RequestOptions } from '@modelcontextprotocol/client'
 import { toJson, ToolError, type JsonObject, type ToolProgress } from 'dsh-core'
 import { z } from 'zod'
 import { classifyFailure } from './classify.ts'
@@ -7,7 +6,6 @@ import { McpError } from './errors.ts'
 import type { Generation } from './generation.ts'
 import { SessionGoneError } from './http-transport.ts'
 import type { Supervisor } from './supervisor.ts'
-import { ServerErrorData } from './wire.ts'
 
 /** Any JSON object: the bridge classifies and validates answers itself (the SDK's `callTool` would use a per-page validator cache). */
 const AnyResult = z.looseObject({})
@@ -62,7 +60,7 @@ async function send(target: Generation, what: string, message: { method: string;
 
 function failure(error: unknown, target: Generation, what: string, options: CallOptions, supervisor: Supervisor): unknown {
   if (options.signal.aborted) return options.signal.reason ?? error
-  if (error instanceof SdkError && error.code === ErrorCode.RequestTimeout && !(error.data instanceof ServerErrorData)) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     // The SDK's own deadline: no answer (or no progress) in time, or the total limit reached.
     const total = typeof (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number'
     const why = total ? `after ${options.maxTotalTimeoutMs} ms in all (maxTotalTimeoutMs)` : `after ${options.timeoutMs} ms without ${options.resetTimeoutOnProgress ? 'an answer or progress' : 'an answer'}`

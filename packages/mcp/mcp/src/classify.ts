@@ -1,6 +1,4 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ErrorCode, McpError as SdkError } from '@modelcontextprotocol/sdk/types.js'
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client'
 import { errorMessage, oneLine, ToolError } from 'dsh-core'
 import { z } from 'zod'
 import { McpError } from './errors.ts'
@@ -39,17 +37,24 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
   const { what, subject } = context
   if (error instanceof AuthRequiredError) return new McpError(`${what}: ${error.message}`, 'MCP_AUTH_REQUIRED', { cause: error })
   if (error instanceof UnauthorizedError) return new McpError(`${what}: ${subject} refused our authorization (HTTP 401)`, 'MCP_AUTH_REQUIRED', { cause: error })
-  if (error instanceof SdkError && error.data instanceof ServerErrorData) {
+  if (error instanceof ProtocolError && error.data instanceof ServerErrorData) {
     const server = error.data
     return new McpError(`${what}: ${subject} answered with error ${server.code}: ${bounded(server.message)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.code })
   }
-  if (error instanceof SdkError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
+  if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof z.core.$ZodError) return new McpError(`${what}: ${subject} sent a message the MCP schema refuses: ${zodReason(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
-  if (error instanceof StreamableHTTPError && !(error.code === 400 || error.code === 404)) {
-    return new McpError(`${what}: ${subject} answered HTTP ${error.code}: ${bounded(oneLine(errorMessage(error)))}`, 'MCP_SERVER_ERROR', { cause: error, ...(error.code === undefined ? {} : { httpStatus: error.code }) })
+  if (error instanceof SdkHttpError && error.status !== 401) {
+    // A refused session is a SessionGoneError by now (http-transport.ts): any status here is the server's answer.
+    return new McpError(`${what}: ${subject} answered HTTP ${error.status}: ${bounded(oneLine(httpErrorText(error)))}`, 'MCP_SERVER_ERROR', { cause: error, httpStatus: error.status })
   }
-  if (error instanceof SdkError && error.code === ErrorCode.RequestTimeout && context.stage === 'connect') {
+  if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) {
+    // The probe failed for a reason of its own (the server is unreachable, the connection broke,
+    // an HTTP error): that reason decides. Without one, the server offered no revision we allow.
+    if (error.cause !== undefined && !(error.cause instanceof ProtocolError)) return classifyFailure(error.cause, context)
+    if (!/connection closed/i.test(error.message)) return new McpError(`${what}: ${subject} ${bounded(oneLine(error.message.replace(/^Version negotiation (probe )?failed: /, 'refused the protocol negotiation: ')))}`, 'MCP_PROTOCOL_UNSUPPORTED', { cause: error })
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && context.stage === 'connect') {
     const timeout = (error.data as { timeout?: unknown } | undefined)?.timeout
     return new McpError(`${what}: no answer ${typeof timeout === 'number' ? `within ${timeout} ms` : `from ${subject}`}${suffix(context.ending)}`, 'MCP_TIMEOUT', { cause: error })
   }
@@ -57,7 +62,8 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
   // The connection is gone: the SDK closed its requests, our transport refused to send, the HTTP
   // session or the server itself disappeared. What we know of the end says why.
   const gone =
-    (error instanceof SdkError && error.code === ErrorCode.ConnectionClosed) ||
+    // (what is left of EraNegotiationFailed: the connection closed during the probe)
+    (error instanceof SdkError && (error.code === SdkErrorCode.EraNegotiationFailed || error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed)) ||
     error instanceof TransportClosedError ||
     error instanceof SessionGoneError ||
     error instanceof ServerUnreachableError
@@ -73,6 +79,12 @@ export function zodReason(error: z.core.$ZodError): string {
   const path = issue.path.map(String).join('.')
   const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ''
   return `${path ? `${path}: ` : ''}${oneLine(issue.message)}${more}`
+}
+
+/** The body the server sent with an HTTP error (a JSON-RPC error, often), else the SDK's words. */
+function httpErrorText(error: SdkHttpError): string {
+  const text = (error.data as { text?: unknown }).text
+  return typeof text === 'string' && text.trim() ? text : errorMessage(error)
 }
 
 function bounded(text: string): string {

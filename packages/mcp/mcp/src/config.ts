@@ -39,6 +39,12 @@ const common = {
       const problem = sharedNameProblem(name)
       if (problem) issues.addIssue({ code: 'custom', message: problem })
     }),
+  /**
+   * The MCP revision to speak: `auto` asks `server/discover` first and falls back to `initialize`
+   * (2025-11-25 and older); a revision pins it (no fallback: a server that does not speak it fails
+   * to connect with MCP_PROTOCOL_UNSUPPORTED).
+   */
+  protocol: z.enum(['auto', '2026-07-28', '2025-11-25'], { error: 'must be "auto", "2026-07-28" or "2025-11-25"' }).default('auto'),
   /** true: a startup failure fails the boot. false: the row starts with no tools and keeps retrying. */
   required: z.boolean().default(false),
   /** Deadline for connecting (spawn + initialize) and for each tools/list page. */
@@ -61,6 +67,11 @@ const common = {
   toolApproval: z.record(z.string(), approvalMode).default({}),
   /** Without a `toolApproval` entry, a tool's annotations decide: `readOnlyHint` → auto, `destructiveHint` (not read-only) → prompt. */
   approvalFromAnnotations: z.boolean().default(false),
+  /**
+   * Whether this server's tools may wait behind `tool_search` (dsh-core's deferred tools): `auto`
+   * once the deferrable tools pass the tools runtime's `defer` budget, `always`, or `never`.
+   */
+  defer: z.enum(['auto', 'always', 'never'], { error: 'must be "auto", "always" or "never"' }).default('auto'),
   reconnect: ReconnectConfig.prefault({}),
   /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
   maxResultChars: positive(100_000),

@@ -31,6 +31,7 @@ export function bridgeToolDefinition(tool: PlannedTool, supervisor: Supervisor, 
     surface: 'mcp',
     timeoutMs: Math.min(longest + RUNTIME_TIMEOUT_MARGIN_MS, 2_147_483_647),
     approval: tool.approval,
+    defer: config.defer,
     async execute(args, exec) {
       if (tool.taskRequired) {
         throw new McpError(`${tool.rawName} requires task-based execution, which the MCP bridge does not support; the server was not called`, 'MCP_TASK_REQUIRED')

@@ -1,5 +1,6 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/client'
+import { ToolSchema } from '@modelcontextprotocol/core'
+import type { Tool } from '@modelcontextprotocol/client'
 import type { ApprovalMode, JsonObject } from 'dsh-core'
 import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'

@@ -7,12 +7,19 @@ export const McpErrorCode = {
   MCP_STARTUP_FAILED: 'MCP_STARTUP_FAILED',
   /** A connection attempt failed: the process did not start, `initialize` failed, HTTP was refused. */
   MCP_CONNECT_FAILED: 'MCP_CONNECT_FAILED',
+  /**
+   * The server refused both protocol revisions the row allows (`protocol`): `server/discover` and
+   * `initialize`, or the pinned one. The message says what it answered; no reconnection follows.
+   */
+  MCP_PROTOCOL_UNSUPPORTED: 'MCP_PROTOCOL_UNSUPPORTED',
   /** A credential named by `bearerTokenEnvVar` or `envHeaders` is not set. */
   MCP_CREDENTIAL_MISSING: 'MCP_CREDENTIAL_MISSING',
   /** The server wants an OAuth login (`dsh mcp login <server>`); calls fail at once until one is stored. */
   MCP_AUTH_REQUIRED: 'MCP_AUTH_REQUIRED',
   /** A login did not complete: the callback's state did not match, the user or the server refused, it timed out. */
   MCP_AUTH_FAILED: 'MCP_AUTH_FAILED',
+  /** The OAuth token store stayed locked by another process past the wait, or this process lost its lock (it froze past the stale time); nothing was written. */
+  MCP_TOKEN_STORE_LOCKED: 'MCP_TOKEN_STORE_LOCKED',
   /** The row names a `${VAR}` that is not set (or, in an `mcpConfig:` file, a field dsh cannot use): the server is not started; its status row says why. */
   MCP_SERVER_UNUSABLE: 'MCP_SERVER_UNUSABLE',
   /** The server is not connected (reconnecting, gave up, stopped); calls fail at once. */
@@ -33,6 +40,8 @@ export const McpErrorCode = {
   MCP_NAME_CONFLICT: 'MCP_NAME_CONFLICT',
   /** The row is being unloaded. */
   MCP_DISPOSED: 'MCP_DISPOSED',
+  /** The server comes from a workspace file (`relativeTo: workspace`) of a workspace that is not trusted; it was not started (`dsh trust <dir>`). */
+  MCP_UNTRUSTED: 'MCP_UNTRUSTED',
 } as const
 export type McpErrorCode = (typeof McpErrorCode)[keyof typeof McpErrorCode]
 

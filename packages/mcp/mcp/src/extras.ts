@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { ListPromptsResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ListPromptsResultSchema } from '@modelcontextprotocol/core'
 import type { Context } from 'cordis'
 import { createUserMessage, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'

@@ -1,5 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ListRootsRequestSchema, ToolListChangedNotificationSchema, type Root } from '@modelcontextprotocol/sdk/types.js'
+import { Client, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
+import type { McpConfig } from './config.ts'
 import { StdioTransport } from './stdio-transport.ts'
 import { withOwnSignal } from './own-signal.ts'
 import type { BridgeTransport } from './transport.ts'
@@ -29,11 +29,26 @@ export interface Ending {
   readonly stderr: string
 }
 
+/** The row's `protocol` as the SDK's negotiation mode. */
+function negotiation(protocol: McpConfig['protocol']): VersionNegotiationMode {
+  switch (protocol) {
+    case 'auto':
+      return 'auto'
+    case '2025-11-25':
+      return 'legacy'
+    case '2026-07-28':
+      return { pin: protocol }
+  }
+}
+
 /**
  * One connection attempt and, if it succeeds, one connection: a fresh SDK `Client` over a fresh
- * transport. Handlers are installed before `connect`, so a notification that races the first sync
- * is queued, not lost, and a close during `connect` is remembered. Only a row with `roots: true`
- * declares `roots` and answers `roots/list`.
+ * transport, speaking the revision the row allows (`protocol`: `server/discover` first, else
+ * `initialize`). Handlers are installed before `connect`, so a notification that races the first
+ * sync is queued, not lost, and a close during `connect` is remembered. Tool-list changes arrive as
+ * `notifications/tools/list_changed` on either revision (on 2026-07-28 through the
+ * `subscriptions/listen` stream the SDK opens). Only a row with `roots: true` declares `roots` and
+ * answers `roots/list`.
  */
 export class Generation {
   readonly client: Client
@@ -44,38 +59,61 @@ export class Generation {
   /** Set once connect and the first sync succeeded. */
   connectedAt: number | undefined
   private readonly closedSignal: Promise<void>
+  private readonly markClosed: () => void
   private readonly declaresRoots: boolean
 
   constructor(
     readonly id: number,
     readonly transport: BridgeTransport,
     hooks: GenerationHooks,
+    protocol: McpConfig['protocol'],
   ) {
     const roots = hooks.roots
-    this.client = new Client(CLIENT_INFO, { capabilities: roots ? { roots: { listChanged: true } } : {} })
     this.declaresRoots = roots !== undefined
-    let markClosed!: () => void
-    this.closedSignal = new Promise((resolve) => (markClosed = resolve))
-    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onListChanged(this))
-    if (roots) this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }))
+    let resolveClosed!: () => void
+    this.closedSignal = new Promise((resolve) => (resolveClosed = resolve))
+    this.markClosed = () => {
+      this.closed = true
+      resolveClosed()
+    }
+    this.client = new Client(CLIENT_INFO, {
+      capabilities: roots ? { roots: { listChanged: true } } : {},
+      versionNegotiation: { mode: negotiation(protocol) },
+      // Changes only mark the list stale: the supervisor's serial queue fetches it (discovery.ts).
+      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onListChanged(this) } },
+    })
+    if (roots) this.client.setRequestHandler('roots/list', () => ({ roots: roots() }))
     this.client.onerror = (error) => {
       if (!this.closing && !this.closed) hooks.onTransportError(error)
     }
     this.client.onclose = () => {
-      this.closed = true
-      markClosed()
+      this.markClosed()
       hooks.onClosed(this)
     }
   }
 
-  connect(timeoutMs: number, signal: AbortSignal): Promise<void> {
-    return withOwnSignal(signal, (own) => this.client.connect(this.transport, { timeout: timeoutMs, signal: own }))
+  /** `legacy`: skip the `server/discover` probe (the server is known to speak only `initialize`). */
+  connect(timeoutMs: number, signal: AbortSignal, legacy = false): Promise<void> {
+    return withOwnSignal(signal, (own) => this.client.connect(this.transport, { timeout: timeoutMs, signal: own, ...(legacy ? { prior: { kind: 'legacy' } as const } : {}) }))
   }
 
   /** Asks the transport to close (errors ignored) and waits at most `ms` for it to report closed. */
   async close(ms: number): Promise<boolean> {
     this.closing = true
+    // A connect that failed during the version probe never handed the transport to the client:
+    // close it ourselves (for stdio that resolves once the process group is gone).
+    const attached = this.client.transport !== undefined
     await this.client.close().catch(() => {})
+    if (!attached && !this.closed) {
+      let timer: NodeJS.Timeout | undefined
+      const gave = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms)
+        timer.unref()
+      })
+      const done = await Promise.race([this.transport.close().then(() => true, () => true), gave]).finally(() => clearTimeout(timer))
+      if (done) this.markClosed()
+      return done
+    }
     return this.waitClosed(ms)
   }
 
@@ -106,6 +144,11 @@ export class Generation {
     const exit = transport.exitDescription()
     const tail = transport.stderrTail().trim()
     return { summary: exit ? `the server ${exit}` : undefined, stderr: tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail }
+  }
+
+  /** The revision this connection speaks (`2026-07-28`, `2025-11-25`, …), once connected. */
+  get protocolVersion(): string | undefined {
+    return this.client.getNegotiatedProtocolVersion()
   }
 
   serverLabel(): string | undefined {

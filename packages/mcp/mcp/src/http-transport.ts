@@ -1,6 +1,4 @@
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { SdkHttpError, StreamableHTTPClientTransport, type JSONRPCMessage, type TransportSendOptions } from '@modelcontextprotocol/client'
 import { settlesWithin } from 'dsh-core'
 import { RemoteTransport, type RemoteTransportOptions } from './remote-transport.ts'
 
@@ -50,8 +48,8 @@ export class HttpTransport extends RemoteTransport<StreamableHTTPClientTransport
     try {
       await super.send(message, options)
     } catch (error) {
-      if (hadSession && error instanceof StreamableHTTPError && (error.code === 400 || error.code === 404)) {
-        const gone = new SessionGoneError(error.code, { cause: error })
+      if (hadSession && error instanceof SdkHttpError && (error.status === 400 || error.status === 404)) {
+        const gone = new SessionGoneError(error.status, { cause: error })
         // After this request has failed with it: closing first would fail it as "connection closed",
         // and it could no longer be told apart from a request the server did receive.
         setImmediate(() => this.lose(gone))

@@ -41,6 +41,8 @@ export const inject = {
   credentials: { required: false },
   sessions: { required: false },
   dshHost: { required: false },
+  fs: { required: false },
+  trust: { required: false },
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv'
 import { errorMessage } from 'dsh-core'
 
 /** Checks `structuredContent`; returns the problem, or undefined when it fits. */

@@ -1,9 +1,10 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
-import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { ServerUnreachableError, WireInbox, wireFetch } from './http-wire.ts'
+import { UnauthorizedError, type FetchLike, type JSONRPCMessage, type OAuthClientProvider, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/client'
+import { z } from 'zod'
+import { zodReason } from './classify.ts'
+import { sendingRequest, ServerUnreachableError, wireFetch, type OversizedBodyError } from './http-wire.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
 import type { OAuthSession } from './oauth/session.ts'
+import { deliverInOrder, faultAnswer, fromPeer, PendingRequests, type Fault } from './wire.ts'
 
 export interface RemoteTransportOptions {
   readonly url: URL
@@ -43,7 +44,9 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   onmessage?: (message: JSONRPCMessage) => void
 
   protected readonly inner: Inner
-  protected readonly inbox = new WireInbox()
+  private readonly pending = new PendingRequests()
+  /** Requests whose POST was answered with an event stream (what the SDK cannot parse there is theirs). */
+  private readonly streamed = new Set<RequestId>()
   protected closing: Promise<void> | undefined
   private closed = false
   /** Why the transport closed itself, if it did (`ServerUnreachableError`, `AuthRequiredError`, a lost session). */
@@ -55,17 +58,59 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   ) {
     const fetch = wireFetch({
       maxMessageBytes: options.maxMessageBytes,
-      marker: this.inbox.marker,
       onStreamEnd: (reason) => this.streamEnded(reason),
       onSessionRefused: (status, method) => this.sessionRefused(status, method),
-      onProblem: (error) => this.onerror?.(error),
-      isPending: this.inbox.isPending,
+      onOversizedEvent: (request, error) => this.oversizedEvent(request, error),
+      onEventStream: (request) => this.streamed.add(request),
       ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
     })
     this.inner = open(options.url, { requestInit: { headers: { ...options.headers } }, fetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
-    this.inner.onmessage = (message) => this.inbox.receive(message, this.onmessage)
+    this.inner.onmessage = (message) => this.receive(message)
     this.inner.onclose = () => this.finish()
-    this.inner.onerror = (error) => this.onerror?.(error)
+    this.inner.onerror = (error) => this.innerError(error)
+  }
+
+  /** Whether the SDK transport opens one HTTP request per JSON-RPC request (Streamable HTTP). */
+  get hasPerRequestStream(): boolean {
+    return (this.inner as { hasPerRequestStream?: boolean }).hasPerRequestStream === true
+  }
+
+  private receive(message: JSONRPCMessage): void {
+    this.pending.answered(message)
+    if (!('method' in message) && 'id' in message && message.id !== undefined) this.streamed.delete(message.id)
+    deliverInOrder(this.onmessage, fromPeer(message))
+  }
+
+  /** Answers a request the server answered unusably, so it fails now instead of at its deadline. */
+  private answerItself(id: RequestId, fault: Fault): void {
+    this.streamed.delete(id)
+    if (!this.pending.has(id)) return
+    const answer = faultAnswer(id, fault)
+    this.pending.answered(answer)
+    deliverInOrder(this.onmessage, answer)
+  }
+
+  private oversizedEvent(request: RequestId | undefined, error: OversizedBodyError): void {
+    this.onerror?.(new Error(`${error.message}; ${request === undefined ? 'the event stream was dropped' : 'its request is answered with this error'}`))
+    if (request !== undefined) this.answerItself(request, { kind: 'oversized', bytes: error.bytes, limit: error.limit })
+  }
+
+  /**
+   * What the SDK reports: an event of a POST's stream it could not parse (not JSON, or refused by
+   * the message schema) belongs to that POST's request, which the SDK would leave waiting.
+   */
+  private innerError(error: Error): void {
+    const unparsable = error instanceof SyntaxError || error instanceof z.core.$ZodError
+    // On a POST's stream, that POST's request. Elsewhere (the standalone GET stream, where the
+    // SDK's own server sends an answer it cannot encode) only the one request waiting, if just one is.
+    const posted = sendingRequest.getStore()
+    // (A JSON answer the SDK cannot parse fails its send, and so its request, already.)
+    const request = posted !== undefined ? (this.streamed.has(posted) ? posted : undefined) : this.pending.only()
+    if (unparsable && request !== undefined) {
+      const problem = error instanceof z.core.$ZodError ? `a message the MCP schema refuses (${zodReason(error)})` : 'an event that is not JSON'
+      this.answerItself(request, { kind: 'malformed', problem })
+    }
+    this.onerror?.(error)
   }
 
   /** The long-lived event stream ended or broke. */
@@ -86,14 +131,17 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.inbox.sent(message)
+    this.pending.sent(message)
+    const id = 'method' in message && 'id' in message ? message.id : undefined
     try {
-      await this.inner.send(message, options)
+      await sendingRequest.run(id, () => this.inner.send(message, options))
     } catch (error) {
+      // A request whose send failed gets no answer: it is no longer waiting for one.
+      if (id !== undefined) this.pending.answered({ jsonrpc: '2.0', id, result: {} })
       const failure = this.loginWanted(error) ?? error
-      if (failure instanceof ServerUnreachableError) this.lose(failure)
-      // After this request has failed with it: closing first would fail it as "connection closed".
-      if (failure instanceof AuthRequiredError) setImmediate(() => this.lose(failure))
+      // After this request has failed with it: closing first would fail it as "connection closed"
+      // (and a version probe would hear "closed" instead of "unreachable").
+      if (failure instanceof ServerUnreachableError || failure instanceof AuthRequiredError) setImmediate(() => this.lose(failure))
       throw failure
     }
   }
@@ -116,9 +164,9 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
    */
   private loginWanted(error: unknown): AuthRequiredError | undefined {
     if (error instanceof AuthRequiredError) return error
-    const status = (error as { code?: unknown } | null)?.code
+    const status = (error as { status?: unknown } | null)?.status
     const { auth, authProvider } = this.options
-    if (status !== 401 || authProvider || !auth?.challengedForBearer) return undefined
+    if (!(status === 401 || error instanceof UnauthorizedError) || authProvider || !auth?.challengedForBearer) return undefined
     return auth.needsLogin('no login is stored')
   }
 

@@ -1,6 +1,6 @@
 import { basename } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { Root } from '@modelcontextprotocol/sdk/types.js'
+import type { Root } from '@modelcontextprotocol/client'
 import type { Context } from 'cordis'
 
 /**

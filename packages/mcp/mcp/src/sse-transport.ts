@@ -1,4 +1,4 @@
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
+import { SSEClientTransport } from '@modelcontextprotocol/client'
 import { ServerUnreachableError } from './http-wire.ts'
 import { RemoteTransport, type RemoteTransportOptions } from './remote-transport.ts'
 

@@ -24,7 +24,8 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
     case 'ready': {
       const generation = supervisor.lastConnected
       const server = generation?.serverLabel()
-      const identity = [server, generation?.pid ? `pid ${generation.pid}` : undefined].filter(Boolean).join(', ')
+      const protocol = generation?.protocolVersion ? `protocol ${generation.protocolVersion}` : undefined
+      const identity = [server, protocol, generation?.pid ? `pid ${generation.pid}` : undefined].filter(Boolean).join(', ')
       const history = supervisor.reconnects ? `reconnected ${supervisor.reconnects} time${supervisor.reconnects === 1 ? '' : 's'}` : undefined
       const last = supervisor.lastError ? `last error ${ago(supervisor.lastError.at)}: ${supervisor.lastError.detail}` : undefined
       if (supervisor.conflict) return { state: 'unavailable', detail: parts(`ready, but ${supervisor.conflict}`, identity, last) }

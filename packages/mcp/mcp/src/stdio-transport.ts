@@ -1,6 +1,5 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client'
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core'
 import { errorMessage, oneLine, settlesWithin, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
 import { McpError } from './errors.ts'
 import { LineReader } from './line-reader.ts'
@@ -51,6 +50,12 @@ export class StdioTransport implements Transport {
       oversized: (bytes, head, tail) => this.skipped(bytes, head, tail),
     })
   }
+
+  /**
+   * Always null: the server's stderr is ours (ctx.subprocess keeps its tail). Present so the SDK
+   * sees a stdio transport, where a version probe that gets no answer means an older server.
+   */
+  readonly stderr = null
 
   get pid(): number | undefined {
     return this.child && this.child.pid > 0 ? this.child.pid : undefined

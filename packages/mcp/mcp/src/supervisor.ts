@@ -1,4 +1,4 @@
-import { ErrorCode, McpError as SdkError, type Root } from '@modelcontextprotocol/sdk/types.js'
+import { SdkError, SdkErrorCode, type Root } from '@modelcontextprotocol/client'
 import { errorMessage, isHarnessError, oneLine, type ToolDefinition } from 'dsh-core'
 import { classifyFailure } from './classify.ts'
 import type { McpConfig } from './config.ts'
@@ -11,7 +11,6 @@ import { AuthRequiredError } from './oauth/auth-required.ts'
 import { StdioTransport } from './stdio-transport.ts'
 import { ToolTable } from './tool-table.ts'
 import { createTransport, type TransportServices } from './transport.ts'
-import { ServerErrorData } from './wire.ts'
 
 /**
  * Longest wait for a failed or disposed connection to report closed. For stdio that is the whole
@@ -108,6 +107,8 @@ export class Supervisor {
   /** Listed tools the bridge refused (invalid per the MCP schema, or nameless), from the last sync. */
   refused: readonly RefusedTool[] = []
   reconnects = 0
+  /** The server exited on the version probe: it speaks only `initialize` (see `exitedOnProbe`). */
+  private knownLegacy = false
 
   constructor(private readonly options: SupervisorOptions) {
     this.config = options.config
@@ -273,10 +274,10 @@ export class Supervisor {
         onClosed: (closed) => this.closed(closed),
         onTransportError: (error) => this.transportError(error),
         roots: this.options.roots,
-      })
+      }, this.config.protocol)
       this.current = generation
       step = 'initialize'
-      await generation.connect(this.config.startupTimeoutMs, this.lifetime.signal)
+      await generation.connect(this.config.startupTimeoutMs, this.lifetime.signal, this.knownLegacy)
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'connect')
       step = 'tools/list'
       const strict = kind === 'startup' && this.config.required
@@ -309,7 +310,8 @@ export class Supervisor {
     const failure = this.attemptError(error, step, generation)
     if (this.disposed) return failure
     this.recordError(failure.message, generation)
-    this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
+    // A server that wants a login says so once, below, not also as a failed attempt.
+    if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
     if (!closed) {
       if (this.current !== generation) return failure
       this.current = undefined
@@ -324,6 +326,19 @@ export class Supervisor {
       this.options.logger.warn(`${this.label}: ${failure.message}`)
       this.options.onNeedsAuth?.(this.lifetime.signal)
       return failure
+    }
+    if (step === 'initialize' && this.config.protocol === 'auto' && !this.knownLegacy && exitedOnProbe(error)) {
+      // Some older stdio servers exit on any request before `initialize`: the next attempt skips the probe.
+      this.knownLegacy = true
+      this.options.logger.warn(`${this.label}: the server exited on the version probe (server/discover); connecting with initialize instead`)
+      this.down(generation, false, true)
+      return failure
+    }
+    if (failure.code === 'MCP_PROTOCOL_UNSUPPORTED' || refusedHandshake(failure, step)) {
+      if (this.current === generation) this.current = undefined
+      this.setPhase({ kind: 'unavailable', reason: `the server speaks no protocol revision this row allows (protocol: ${this.config.protocol}); not retrying until the row is reloaded` })
+      this.options.logger.error(`${this.label}: ${failure.message}; not retrying`)
+      return failure.code === 'MCP_PROTOCOL_UNSUPPORTED' ? failure : new McpError(failure.message, 'MCP_PROTOCOL_UNSUPPORTED', { cause: failure })
     }
     if (isHarnessError(failure.cause) && PERMANENT_SPAWN_FAILURES.has(failure.cause.code)) {
       if (this.current === generation) this.current = undefined
@@ -414,12 +429,14 @@ export class Supervisor {
     if (!this.isCurrent(generation) || generation.connectedAt === undefined) return
     generation.client.ping({ timeout: this.config.startupTimeoutMs }).catch((error: unknown) => {
       if (!this.isCurrent(generation)) return
-      if (error instanceof SdkError && error.code === ErrorCode.RequestTimeout && !(error.data instanceof ServerErrorData)) void generation.close(CLOSE_BARRIER_MS)
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) void generation.close(CLOSE_BARRIER_MS)
     })
   }
 
   private transportError(error: Error): void {
     if (this.disposed) return
+    // A 401 is the attempt's own failure (needs_auth, logged once with the login command).
+    if ((error as { code?: unknown }).code === 401) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 
@@ -479,6 +496,27 @@ export class Supervisor {
     const summary = generation.ending().summary
     return new McpError(`the connection closed during ${what}${summary ? ` (${summary})` : ''}`, 'MCP_CONNECT_FAILED')
   }
+}
+
+/** The SDK's verdict when a stdio server it probed in place closed the connection on `server/discover`. */
+function exitedOnProbe(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /probed in place/.test(error.message)
+}
+
+/**
+ * JSON-RPC answers that refuse the request itself rather than fail it: an invalid request, an
+ * unknown method, invalid params, and MCP's header, capability and version errors (-32020…-32022).
+ */
+const PROTOCOL_REFUSALS = new Set([-32600, -32601, -32602, -32020, -32021, -32022])
+
+/**
+ * The server answered the handshake with a refusal of the handshake itself (see
+ * `PROTOCOL_REFUSALS`, or HTTP 400): it is up and does not speak what we asked, so trying again
+ * asks the same question. Any other error answer (a server that cannot start its work) is retried.
+ */
+function refusedHandshake(failure: McpError, step: string): boolean {
+  if (step !== 'initialize' || failure.code !== 'MCP_SERVER_ERROR') return false
+  return failure.httpStatus === 400 || (failure.rpcCode !== undefined && PROTOCOL_REFUSALS.has(failure.rpcCode))
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js'
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client'
 
 /**
  * Where an error answer came from, told by type rather than by code or text: the SDK builds its own
@@ -18,7 +18,8 @@ export class ServerErrorData {
 
 /** Why a transport answered a request itself. */
 export type Fault =
-  | { readonly kind: 'oversized'; readonly bytes: number; readonly limit: number }
+  /** `bytes`: undefined when only "more than `limit`" is known (the rest was never read). */
+  | { readonly kind: 'oversized'; readonly bytes: number | undefined; readonly limit: number }
   | { readonly kind: 'malformed'; readonly problem: string }
 
 export class TransportFault {
@@ -28,7 +29,7 @@ export class TransportFault {
     const fault = this.fault
     switch (fault.kind) {
       case 'oversized':
-        return `sent a message of ${fault.bytes} bytes, over maxMessageBytes (${fault.limit})`
+        return `sent a message of ${fault.bytes === undefined ? `more than ${fault.limit}` : fault.bytes} bytes, over maxMessageBytes (${fault.limit})`
       case 'malformed':
         return `answered with ${fault.problem}`
     }

@@ -64,7 +64,7 @@ describe('examples/mcp-crash: a stdio server whose tool exits the process', () =
     expect(run.code).toBe(0)
     const rows = (JSON.parse(run.stdout) as { capabilities: { surface: string; id: string; state: string; tools: string[]; detail: string }[] }).capabilities
     // The base preset's other surfaces (web, skill) have rows of their own.
-    expect(rows.filter((row) => row.surface === 'mcp')).toEqual([{ surface: 'mcp', id: 'x', configured: true, state: 'ready', tools: ['mcp__x__echo', 'mcp__x__exit'], detail: expect.stringMatching(/^ready: 2 tools; crash-demo 1\.0\.0, pid \d+$/) }])
+    expect(rows.filter((row) => row.surface === 'mcp')).toEqual([{ surface: 'mcp', id: 'x', configured: true, state: 'ready', tools: ['mcp__x__echo', 'mcp__x__exit'], detail: expect.stringMatching(/^ready: 2 tools; crash-demo 1\.0\.0, protocol 2025-11-25, pid \d+$/) }])
   })
 
   it('in one host: the crash, the reconnect, the next call working, the status row saying so, and nothing left after stop', async () => {
@@ -81,7 +81,7 @@ describe('examples/mcp-crash: a stdio server whose tool exits the process', () =
       })
       expect(next.content[0]!.text).toMatch(/^echo from pid \d+: again$/)
       const [row] = await host.app.readiness.report()
-      expect(row?.detail).toMatch(/^ready: 2 tools; crash-demo 1\.0\.0, pid \d+; reconnected 1 time; last error \d+ s ago: the server exited with code 1; stderr: crash-demo \d+: exiting on request/)
+      expect(row?.detail).toMatch(/^ready: 2 tools; crash-demo 1\.0\.0, protocol 2025-11-25, pid \d+; reconnected 1 time; last error \d+ s ago: the server exited with code 1; stderr: crash-demo \d+: exiting on request/)
     } finally {
       await host.stop()
       delete process.env.CRASH_DEMO_PID_FILE

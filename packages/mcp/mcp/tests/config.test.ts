@@ -21,6 +21,7 @@ describe('McpConfig', () => {
   it('fills the documented defaults', () => {
     expect(McpConfig.parse(stdio)).toEqual({
       ...stdio,
+      protocol: 'auto',
       required: false,
       startupTimeoutMs: 30_000,
       toolCallTimeoutMs: 60_000,
@@ -31,6 +32,7 @@ describe('McpConfig', () => {
       defaultApproval: 'auto',
       toolApproval: {},
       approvalFromAnnotations: false,
+      defer: 'auto',
       reconnect: { enabled: true, initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 10, stableAfterMs: 30_000, jitterRatio: 0.2 },
       maxResultChars: 100_000,
       instructions: false,

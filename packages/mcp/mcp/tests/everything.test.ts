@@ -23,7 +23,7 @@ describe('server-everything over stdio', () => {
     expect(names).toEqual(expect.arrayContaining(['mcp__everything__echo', 'mcp__everything__get-sum', 'mcp__everything__get-tiny-image', 'mcp__everything__get-structured-content']))
     const status = await rig.status('everything')
     expect(status.state).toBe('ready')
-    expect(status.detail).toMatch(/^ready: \d+ tools; mcp-servers\/everything [\d.]+, pid \d+$/)
+    expect(status.detail).toMatch(/^ready: \d+ tools; mcp-servers\/everything [\d.]+, protocol 2025-11-25, pid \d+$/)
     expect(status.tools).toEqual(names)
   })
 

@@ -35,7 +35,7 @@ describe('Streamable HTTP', () => {
     expect(await rig.errorCode('mcp__web__fail')).toBe('MCP_TOOL_ERROR')
     const status = await rig.status('web')
     expect(status.state).toBe('ready')
-    expect(status.detail).toMatch(/^ready: \d+ tools; dsh-fixture 1\.0\.0$/)
+    expect(status.detail).toMatch(/^ready: \d+ tools; dsh-fixture 1\.0\.0, protocol 2025-11-25$/)
   })
 
   it('sends literal headers, envHeaders and the bearer token (read through ctx.credentials) on every request', async () => {

@@ -1,7 +1,7 @@
 // `dsh mcp …` end to end (issue 21): the login flow driven through the real command by following
 // the URL it prints, then list and call with the stored login; import of documentation-shaped
 // Claude Code / Codex files, list, call; add and remove. No token in any stream.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { dsh, ROOT, type Run } from './fixtures/dsh-run.ts'
 import { freePort } from './fixtures/everything-http.ts'
 import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
 
 const CODEX = fileURLToPath(new URL('./fixtures/import/codex.config.toml', import.meta.url))
 const CLAUDE = fileURLToPath(new URL('./fixtures/import/claude.mcp.json', import.meta.url))
@@ -65,7 +66,7 @@ describe('dsh mcp', () => {
     expect(JSON.parse(called.stdout).content[0].text).toBe('you are ada')
     const got = await dsh(['mcp', 'get', 'hosted', '--json', '--preset', 'base', '--config', overlay], home)
     runs.push(got)
-    expect(JSON.parse(got.stdout)).toMatchObject({ name: 'hosted', state: 'ready', login: 'logged in' })
+    expect(JSON.parse(got.stdout)).toMatchObject({ name: 'hosted', state: 'ready', protocol: '2025-11-25', login: 'logged in' })
 
     for (const run of runs) for (const token of server.issued) expect(run.stdout + run.stderr).not.toContain(token)
     expect(readFileSync(join(home, 'mcp-credentials.json'), 'utf8')).toContain(server.issued.at(-1))
@@ -86,6 +87,8 @@ describe('dsh mcp', () => {
     const elsewhere = mkdtempSync(join(scratch, 'elsewhere-'))
     writeFileSync(join(home, '.env'), 'HOSTED_CLIENT_SECRET=user-secret\n')
     writeFileSync(join(project, '.env'), 'HOSTED_CLIENT_SECRET=project-secret\n')
+    // A project's .env is read only once its workspace is trusted.
+    await trustIn(home, project)
     const overlay = join(home, 'hosted.yml')
     const oauth = `{ clientId: dsh-ci, clientSecretEnv: HOSTED_CLIENT_SECRET, callbackPort: ${port} }`
     writeFileSync(overlay, `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${server.url}', oauth: ${oauth} }\n`)
@@ -138,9 +141,17 @@ describe('dsh mcp', () => {
     const added = await dsh(['mcp', 'add', '--scope', 'project', 'local', '--cwd', project, '--', 'mcp-server-everything', 'stdio'], home)
     expect(added.code, added.stderr).toBe(0)
     expect(added.stdout).toContain(`added local to ${projectFile}\ndsh now reads the .mcp.json of the workspace it works in`)
+    expect(added.stdout).toContain(`its servers start once you trust this workspace: dsh trust ${realpathSync(project)}`)
     expect(JSON.parse(readFileSync(projectFile, 'utf8'))).toEqual({ mcpServers: { local: { type: 'stdio', command: 'mcp-server-everything', args: ['stdio'] } } })
     expect(readFileSync(join(home, 'mcp.yml'), 'utf8')).toMatch(/id: project-mcp-json[\s\S]*mcpConfig: .mcp.json[\s\S]*relativeTo: workspace/)
 
+    // Not before the user trusts that workspace: the server is listed, untrusted, and not started.
+    const untrusted = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+    expect(JSON.parse(untrusted.stdout).servers, untrusted.stderr).toEqual([expect.objectContaining({ name: 'local', transport: 'stdio', state: 'untrusted', detail: expect.stringContaining(`dsh trust ${realpathSync(project)}`) })])
+    const refused = await dsh(['call', 'mcp__local__echo', '{"message":"project"}', '--json', '--preset', 'base', '--cwd', project], home)
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'MCP_UNTRUSTED' })
+    const trusted = await dsh(['trust', project], home)
+    expect(trusted.code, trusted.stderr).toBe(0)
     const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
     expect(listed.code, listed.stderr).toBe(0)
     expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: 'local', transport: 'stdio', state: 'ready' })])
@@ -196,5 +207,28 @@ describe('dsh mcp', () => {
     const preset = await dsh(['mcp', 'add', 'x', '--config', join(ROOT, 'presets/coding.yml'), '--', 'node'], home)
     expect(preset.code).toBe(2)
     expect(preset.stderr).toContain('is a preset of dsh')
+  })
+
+  it('a server that needs a login is said once per command; a multi-line stderr tail keeps dsh mcp list one line per server (issue 33 item 10)', async () => {
+    const server = await startOAuthFixture()
+    fixtures.push(server)
+    const home = freshHome()
+    const overlay = join(home, 'mixed.yml')
+    const crash = "console.error('first line of the crash'); console.error('second line'); process.exit(3)"
+    writeFileSync(
+      overlay,
+      [
+        `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${server.url}', startupTimeoutMs: 10000 }`,
+        `- id: crashes\n  name: dsh-mcp\n  config: { serverName: crashes, transport: stdio, command: node, args: ['-e', "${crash}"], reconnect: { enabled: false } }`,
+      ].join('\n') + '\n',
+    )
+    const status = await dsh(['status', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stderr.split('\n').filter((line) => line.includes('hosted')), status.stderr).toHaveLength(1)
+    const listed = await dsh(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
+    expect(listed.code, listed.stderr).toBe(0)
+    const lines = listed.stdout.trimEnd().split('\n')
+    expect(lines, listed.stdout).toHaveLength(3)
+    expect(lines.find((line) => line.startsWith('crashes'))).toContain('first line of the crash second line')
   })
 })

@@ -3,33 +3,22 @@
 // replaces its configured allow-list with the client's roots. With `roots: true` the client answers
 // roots/list with the workspace (the sessions' workspaces, else the host's) and says
 // roots/list_changed when that changes (issue 17 item 17), against the real server-everything.
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { dsh as dshIn } from './fixtures/dsh-run.ts'
 import { eventually, fixtureRow, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
 afterEach(stopRigs)
 
-const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
-const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-mcp-roots-')))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 const everything: RowInput = { transport: 'stdio', serverName: 'everything', command: 'mcp-server-everything', args: ['stdio'], shutdownGraceMs: 500, roots: true }
 
-function dsh(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: join(scratch, 'home') }
-  delete env.INIT_CWD
-  const child = spawn(process.execPath, [DSH, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
-}
+const dsh = (args: string[]) => dshIn(args, join(scratch, 'home'))
 
 /** An overlay with one dsh-mcp row; `extra` is YAML lines under `config:`. */
 function overlay(name: string, lines: string[]): string {

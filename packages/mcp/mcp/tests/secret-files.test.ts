@@ -2,36 +2,17 @@
 // `import`, and the OAuth token store, are 0600 in a 0700 directory, tightened when they already
 // exist wider; `dsh mcp get` masks credentials in a URL as it masks env and headers; a literal
 // secret written into a project's .mcp.json (meant to be committed) is warned about.
-import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TokenStore } from '../src/index.ts'
+import { dsh } from './fixtures/dsh-run.ts'
 
-const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
-const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 const CLAUDE = fileURLToPath(new URL('./fixtures/import/claude.mcp.json', import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-secret-files-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function dsh(args: string[], home: string): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: home }
-  delete env.INIT_CWD
-  const child = spawn(process.execPath, [DSH, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
-}
 
 const mode = (path: string) => statSync(path).mode & 0o777
 

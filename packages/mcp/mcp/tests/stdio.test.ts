@@ -29,7 +29,7 @@ describe('discovery', () => {
   it('passes description and input schema through unchanged', async () => {
     const rig = await startRig()
     await rig.add(fixtureRow())
-    const add = rig.app.tools.catalog().find((tool) => tool.name === 'mcp__fixture__add')
+    const add = rig.app.tools.catalog({ all: true }).find((tool) => tool.name === 'mcp__fixture__add')
     expect(add).toEqual({
       name: 'mcp__fixture__add',
       description: 'Adds two numbers.',

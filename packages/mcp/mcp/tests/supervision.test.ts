@@ -23,7 +23,7 @@ describe('a server that dies', () => {
     expect(rig.toolNames().filter((name) => name === 'mcp__fixture__add')).toHaveLength(1)
     const status = await rig.status()
     expect(status.state).toBe('ready')
-    expect(status.detail).toMatch(/^ready: \d+ tools; dsh-fixture 1\.0\.0, pid \d+; reconnected 1 time; last error \d+ s ago: the server exited with code 3; stderr: fixture: exiting without an answer/)
+    expect(status.detail).toMatch(/^ready: \d+ tools; dsh-fixture 1\.0\.0, protocol 2025-11-25, pid \d+; reconnected 1 time; last error \d+ s ago: the server exited with code 3; stderr: fixture: exiting without an answer/)
     expect(rig.logged('connection lost; reconnecting in 20ms (attempt 1/3)')).toBe(true)
     expect(rig.logged('reconnected and re-synced')).toBe(true)
   })

@@ -1,5 +1,5 @@
 import { isRecord } from 'dsh-core'
-import { characterCount, MAX_DESCRIPTION_LENGTH, skillNameProblem, type InvocationPolicy } from 'dsh-skill'
+import { characterCount, MAX_DESCRIPTION_LENGTH, normalisedSkillName, skillNameProblem, type InvocationPolicy } from 'dsh-skill'
 
 export interface SkillFields {
   readonly name: string
@@ -43,6 +43,7 @@ function notText(key: string, value: unknown): string | undefined {
   if (typeof value === 'number') return `${key} is the number ${value}`
   if (typeof value === 'boolean') return `${key} is ${value}, a boolean`
   if (Array.isArray(value)) return `${key} is a list`
+  if (value instanceof Uint8Array) return `${key} is binary data (a !!binary tag)`
   if (isRecord(value)) return `${key} is a mapping`
   return undefined
 }
@@ -64,8 +65,12 @@ export function skillFields(data: unknown, origin: FileOrigin): CheckedFields {
   if (name === undefined || name === null) return { ok: false, reason: 'name is missing' }
   const nameNotText = notText('name', name)
   if (nameNotText) return { ok: false, reason: `${nameNotText}; a skill name is text: lowercase letters, digits and single hyphens` }
-  const nameProblem = skillNameProblem(name)
-  if (nameProblem) return { ok: false, reason: `name ${JSON.stringify(name)}: ${nameProblem}` }
+  const written = String(name)
+  const nameProblem = skillNameProblem(written)
+  // The client guide's lenient reading: a name the spec refuses (too long, uppercase, spaces,
+  // underscores) loads under its normalised spelling, with a warning saying which.
+  const loadedName = nameProblem ? normalisedSkillName(written) : written
+  if (!loadedName) return { ok: false, reason: `name ${JSON.stringify(name)}: ${nameProblem}, and no letter or digit of a-z, 0-9 is left to load it under` }
   const descriptionNotText = notText('description', description)
   if (descriptionNotText) return { ok: false, reason: `${descriptionNotText}; quote it to make it text` }
   if (typeof description !== 'string' || !description.trim()) return { ok: false, reason: 'description is missing or empty' }
@@ -79,24 +84,25 @@ export function skillFields(data: unknown, origin: FileOrigin): CheckedFields {
   return {
     ok: true,
     fields: {
-      name: name as string,
+      name: loadedName,
       description,
       ...(typeof whenToUse === 'string' && whenToUse ? { whenToUse } : {}),
       ...(isRecord(metadata) ? { metadata } : {}),
       invocation: { modelInvocable: !disableModel, userInvocable },
     },
-    warnings: warningsOf(name as string, description, origin),
+    warnings: warningsOf(written, loadedName, nameProblem, description, origin),
   }
 }
 
 /** Where a usable skill strays from the spec: loaded all the same, and said once. */
-function warningsOf(name: string, description: string, origin: FileOrigin): readonly string[] {
-  const sameName = name === origin.expectedName
+function warningsOf(written: string, name: string, nameProblem: string | undefined, description: string, origin: FileOrigin): readonly string[] {
+  const sameName = (written === origin.expectedName || name === origin.expectedName) && !nameProblem
   // Most descriptions are far shorter than the limit even in UTF-16 units: no count needed.
   const length = description.length > MAX_DESCRIPTION_LENGTH ? characterCount(description) : 0
   if (sameName && length <= MAX_DESCRIPTION_LENGTH) return NO_WARNINGS
   const warnings: string[] = []
-  if (!sameName) warnings.push(`name "${name}" differs from its ${origin.kind} name "${origin.expectedName}"; loaded as "${name}"`)
+  if (nameProblem) warnings.push(`name ${JSON.stringify(written)}: ${nameProblem}; loaded as "${name}" (the name /${name} and the skill tool take)`)
+  else if (!sameName) warnings.push(`name "${name}" differs from its ${origin.kind} name "${origin.expectedName}"; loaded as "${name}"`)
   if (length > MAX_DESCRIPTION_LENGTH) warnings.push(`description has ${length} characters, over the limit of ${MAX_DESCRIPTION_LENGTH}; the catalog shows the first ${MAX_DESCRIPTION_LENGTH}`)
   return warnings
 }

@@ -34,7 +34,9 @@ export function splitFrontmatter(text: string, final: boolean, maxBytes: number)
     // `---` at the end of a partial read may be the start of `----`.
     if (!final && end === text.length && !match[0].endsWith('\n')) return undefined
     if (Buffer.byteLength(text.slice(0, end)) > maxBytes) return notClosedWithin(maxBytes)
-    return { ok: true, yaml: text.slice(open + 1, match.index), body: text.slice(end) }
+    // CRLF files: the line breaks become LF, so the `\r` before the closing delimiter does not end
+    // the last value (`description: "q"\r` is not valid YAML; line numbers stay the same).
+    return { ok: true, yaml: text.slice(open + 1, match.index).replace(/\r\n/g, '\n').replace(/\r$/, ''), body: text.slice(end) }
   }
   if (!final) return undefined
   return { ok: false, reason: 'the frontmatter is not closed: no later line is exactly ---' }
@@ -54,11 +56,23 @@ const FIRST_LINE = 2
 
 /**
  * Parses the frontmatter YAML (already cut out by `splitFrontmatter`) with the `yaml` package. A
- * parse failure is a reason naming the line and column in the file, never a throw.
+ * parse failure is a reason naming the line and column in the file, never a throw. A frontmatter
+ * that fails only because a top-level value holds an unquoted `: ` (`description: Use when: …`, which
+ * YAML reads as a nested mapping) is read again with those values quoted, as the Agent Skills client
+ * guide suggests, and `repaired` names their keys.
  */
-export function parseFrontmatter(yaml: string): { ok: true; data: unknown } | { ok: false; reason: string } {
+export function parseFrontmatter(yaml: string): { ok: true; data: unknown; repaired: readonly string[] } | { ok: false; reason: string } {
   const stray = /^---/m.exec(yaml)
   if (stray) return { ok: false, reason: `frontmatter line ${lineOf(yaml, stray.index)} starts with ---, which would be read as a delimiter; quote or remove it` }
+  const first = parseYaml(yaml)
+  if (first.ok) return { ...first, repaired: [] }
+  const quoted = quoteColonValues(yaml)
+  if (!quoted) return first
+  const second = parseYaml(quoted.yaml)
+  return second.ok ? { ...second, repaired: quoted.keys } : first
+}
+
+function parseYaml(yaml: string): { ok: true; data: unknown } | { ok: false; reason: string } {
   const document = YAML.parseDocument(yaml, PARSE_OPTIONS)
   const [error] = document.errors
   if (error) {
@@ -80,6 +94,19 @@ export function parseFrontmatter(yaml: string): { ok: true; data: unknown } | { 
     if (isScalar(node) && typeof node.source === 'string' && /^[0-9]+$/.test(node.source)) data.name = node.source
   }
   return { ok: true, data }
+}
+
+/** A top-level `key: value` line whose plain value holds `: ` (a quoted, flow, block, tagged or anchored value is left alone). */
+const COLON_VALUE = /^([A-Za-z0-9_-]+):[ \t]+([^\s"'[{|>!&*#%@`][^\n]*: [^\n]*)$/gm
+
+/** `yaml` with each such value double-quoted, and their keys; undefined when there is none. */
+function quoteColonValues(yaml: string): { yaml: string; keys: string[] } | undefined {
+  const keys: string[] = []
+  const quoted = yaml.replace(COLON_VALUE, (_line, key: string, value: string) => {
+    keys.push(key)
+    return `${key}: ${JSON.stringify(value.trimEnd())}`
+  })
+  return keys.length ? { yaml: quoted, keys } : undefined
 }
 
 /** The file line of an offset into the frontmatter. */

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, hostLifetime, untracked } from 'dsh-core'
+import { effectWithTeardown, hostLifetime, trustOf, untracked } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { Config, placesOf, SkillFsConfig } from './config.ts'
 import { FilesystemSkills } from './provider.ts'
@@ -20,7 +20,7 @@ export type { RootReport, Shadowed } from './status.ts'
 export const name = 'skill-fs'
 /** Several rows may each bring their own roots (give each its own providerName). */
 export const reusable = true
-export const inject = { skills: { required: true }, fs: { required: true }, readiness: { required: false }, dshHost: { required: false } }
+export const inject = { skills: { required: true }, fs: { required: true }, readiness: { required: false }, dshHost: { required: false }, trust: { required: false } }
 
 export function apply(ctx: Context, config: SkillFsConfig): void {
   const settings = Config(config)
@@ -28,7 +28,7 @@ export function apply(ctx: Context, config: SkillFsConfig): void {
   const logger = ctx.logger('skill-fs')
   let source: FilesystemSkills | undefined
   ctx.skills.registerProvider((control) => {
-    const created = new FilesystemSkills(untracked(ctx.fs), settings, places, control, logger, hostLifetime(ctx))
+    const created = new FilesystemSkills(untracked(ctx.fs), settings, places, control, logger, hostLifetime(ctx), trustOf(ctx))
     // Unregistered (or the registration failed): stop watching.
     control.signal.addEventListener('abort', () => void created.close(), { once: true })
     source = created

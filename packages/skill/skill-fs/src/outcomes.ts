@@ -24,7 +24,10 @@ export function outcomeOf(yaml: string, origin: FileOrigin): Outcome {
   const parsed = parseFrontmatter(yaml)
   if (!parsed.ok) return rejected(parsed.reason)
   const checked = skillFields(parsed.data, origin)
-  return checked.ok ? { kind: 'skill', fields: checked.fields, warnings: checked.warnings } : rejected(checked.reason)
+  if (!checked.ok) return rejected(checked.reason)
+  if (!parsed.repaired.length) return { kind: 'skill', fields: checked.fields, warnings: checked.warnings }
+  const repaired = `${parsed.repaired.join(', ')}: an unquoted ": " in the value, which YAML reads as a mapping; read as if quoted (quote the value to silence this)`
+  return { kind: 'skill', fields: checked.fields, warnings: [...checked.warnings, repaired] }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { errorMessage } from 'dsh-core'
+import { errorMessage, FsError } from 'dsh-core'
 
 /**
  * Why a file or directory could not be read, as a rejection reason. `lasting`: the same tree gives
@@ -28,3 +28,6 @@ export function readProblem(error: unknown): ReadProblem {
   }
   return { reason: errorMessage(error), lasting: false }
 }
+
+/** A file or directory that is not there (any more): nothing to offer, nothing to reject. */
+export const absent = (error: unknown) => error instanceof FsError && (error.code === 'FS_NOT_FOUND' || error.code === 'FS_NOT_DIRECTORY')

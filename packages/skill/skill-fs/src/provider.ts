@@ -1,4 +1,4 @@
-import { throwIfAborted, type CapabilityRow, type FileSystem, type HostLifetime } from 'dsh-core'
+import { throwIfAborted, type CapabilityRow, type FileSystem, type HostLifetime, type TrustDecider } from 'dsh-core'
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import type { Places, SkillFsConfig } from './config.ts'
 import { NOT_TEXT_REASON } from './head.ts'
@@ -7,6 +7,7 @@ import { OutcomeCache, rejected } from './outcomes.ts'
 import { findProjectRoot, skillRoots, type SkillRoot } from './roots.ts'
 import { scanRoot, type ScannedRoot, type ScanSettings, type SkillLocator } from './scan.ts'
 import { newDiagnostics, resolveNames, rootRow, summaryRow, worthARow, type RootReport } from './status.ts'
+import { trustedRoots, untrustedNote, untrustedRow, type UntrustedRoot } from './trust.ts'
 import { isSkillPath, RootWatcher } from './watch.ts'
 
 export interface Logger {
@@ -47,6 +48,8 @@ export class FilesystemSkills {
     private readonly control: ProviderControl,
     private readonly log: Logger,
     private readonly lifetime: HostLifetime,
+    /** Whether a project's own skills may load (`ctx.trust`). */
+    private readonly trust: TrustDecider,
   ) {
     this.settings = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes, io: fs.ioMode, readConcurrency: config.readConcurrency }
     this.outcomes = new OutcomeCache(config.parsedCacheMaxEntries)
@@ -76,14 +79,25 @@ export class FilesystemSkills {
 
   /** Every root for `cwd`, looked at now (no cache, no watching): the registry caches, `dsh status` wants fresh. */
   async discover(cwd: string | undefined, signal?: AbortSignal): Promise<Discovery> {
-    const { project, roots } = await this.rootsFor(cwd)
+    const { project, roots } = await this.rootsFor(cwd, signal)
     return this.scan(project, roots, signal)
   }
 
-  /** The workspace's project (from `cwd`) and every root a read for it looks at. */
-  private async rootsFor(cwd: string | undefined): Promise<{ project: string | undefined; roots: SkillRoot[] }> {
+  /**
+   * The workspace's project (from `cwd`) and every root a read for it looks at; a project root whose
+   * directory is not trusted is left out (`untrusted`, said once in the log).
+   */
+  private async rootsFor(cwd: string | undefined, signal?: AbortSignal): Promise<{ project: string | undefined; roots: SkillRoot[]; untrusted: UntrustedRoot[] }> {
     const project = cwd === undefined ? undefined : await findProjectRoot(this.fs, cwd)
-    return { project, roots: skillRoots(this.config, this.places, project, cwd) }
+    const { roots, untrusted } = await trustedRoots(this.fs, this.trust, skillRoots(this.config, this.places, project, cwd), signal)
+    for (const entry of untrusted) {
+      const line = untrustedRow(entry).detail
+      if (!this.said.has(line)) {
+        this.said.add(line)
+        this.log.warn(`skill root ${line}`)
+      }
+    }
+    return { project, roots, untrusted }
   }
 
   private async scan(project: string | undefined, roots: readonly SkillRoot[], signal: AbortSignal | undefined): Promise<Discovery> {
@@ -98,13 +112,14 @@ export class FilesystemSkills {
   }
 
   private async list(options: ViewOptions): Promise<SkillCandidate[] | Observation> {
-    const { project, roots } = await this.rootsFor(options.cwd)
+    const { project, roots, untrusted } = await this.rootsFor(options.cwd, options.signal)
     this.remember(project ?? '', roots)
     if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
     const { candidates, lookAgain } = await this.scan(project, roots, options.signal)
     if (lookAgain) return { candidates, complete: true, maxAgeMs: 0 }
-    // What no watcher covers can change unseen: it is looked at again once this read is old.
-    const unwatched = !this.watcher || roots.some((root) => this.notWatched(root) !== undefined)
+    // What no watcher covers can change unseen: it is looked at again once this read is old. A
+    // root left out as untrusted is one: the user may trust its workspace meanwhile.
+    const unwatched = !this.watcher || untrusted.length > 0 || roots.some((root) => this.notWatched(root) !== undefined)
     return unwatched ? { candidates, complete: true, maxAgeMs: this.config.rescanMs } : candidates
   }
 
@@ -144,15 +159,18 @@ export class FilesystemSkills {
 
   /** `dsh status`: a summary row, then one row per root that has skills, diagnostics or a problem. */
   async statusRows(cwd: string, signal: AbortSignal): Promise<CapabilityRow[]> {
-    const { project, roots } = await this.rootsFor(cwd)
+    const { project, roots, untrusted } = await this.rootsFor(cwd, signal)
     // A long-lived host watches what it reports on, so the rows say whether that works.
     if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
     const { reports } = await this.scan(project, roots, signal)
-    const rows = [summaryRow(this.config.providerName, project, reports, this.watching(roots))]
+    const summary = summaryRow(this.config.providerName, project, reports, this.watching(roots))
+    const note = untrustedNote(untrusted)
+    const rows = [note ? { ...summary, detail: `${summary.detail}; ${note}` } : summary]
     for (const report of reports) {
       const notWatched = this.notWatched(report.root)
       if (worthARow(report, notWatched)) rows.push(rootRow(report, notWatched))
     }
+    for (const entry of untrusted) rows.push(untrustedRow(entry))
     return rows
   }
 

@@ -1,10 +1,10 @@
 import { join } from 'node:path'
-import { FsError, type DirEntry, type FileSystem } from 'dsh-core'
+import type { DirEntry, FileSystem } from 'dsh-core'
 import type { SkillCandidate } from 'dsh-skill'
 import type { FileOrigin, SkillFields } from './fields.ts'
-import { readHead, type HeadIo } from './head.ts'
+import { readHead } from './head.ts'
 import { NONE, outcomeOf, rejected, type Outcome, type OutcomeCache } from './outcomes.ts'
-import { readProblem } from './problems.ts'
+import { absent, readProblem } from './problems.ts'
 import type { SkillRoot } from './roots.ts'
 
 /** A file that looks like a skill but cannot be offered, and why. */
@@ -31,7 +31,7 @@ export interface ScannedRoot {
 export interface ScanSettings {
   readonly maxSkillFileBytes: number
   readonly maxFrontmatterBytes: number
-  readonly io: HeadIo
+  readonly io: 'sync' | 'async'
   /** Files of one root read at once (with `io: async`). */
   readonly readConcurrency: number
 }
@@ -51,7 +51,7 @@ interface SkillFile {
   readonly origin: FileOrigin
 }
 
-export const absent = (error: unknown) => error instanceof FsError && (error.code === 'FS_NOT_FOUND' || error.code === 'FS_NOT_DIRECTORY')
+export { absent }
 
 /** A file after its I/O: decided already (gone, rejected, remembered), or a frontmatter still to parse. */
 type Read = Outcome | { readonly kind: 'unparsed'; readonly yaml: string; readonly size: number; readonly mtimeMs: number }
@@ -81,7 +81,7 @@ async function readSkillFile(fs: FileSystem, file: SkillFile, settings: ScanSett
   if (known) return known
   let head
   try {
-    head = await readHead(file.path, info.size, settings.maxFrontmatterBytes, settings.io)
+    head = await readHead(fs, file.path, info.size, settings.maxFrontmatterBytes)
   } catch (error) {
     return unreadable(error)
   }

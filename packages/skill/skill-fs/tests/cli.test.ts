@@ -54,7 +54,7 @@ describe('dsh with skills', () => {
   it('a skill whose frontmatter does not parse is absent from the catalog and named with its reason in dsh status', async () => {
     const { project, home } = await layout()
     await bundle(join(project, '.dsh', 'skills'), 'fine')
-    await put(join(project, '.dsh', 'skills', 'broken', 'SKILL.md'), '---\nname: broken\ndescription: Use it: whenever\n---\nBody.\n')
+    await put(join(project, '.dsh', 'skills', 'broken', 'SKILL.md'), '---\nname: broken\ndescription: "Use it whenever\n---\nBody.\n')
     const context = await dsh(['context', '--json', '--message', 'hi', '--cwd', project], home)
     const catalog = (JSON.parse(context.stdout) as ContextJson).messages.find((message) => message.source === 'skill-catalog')!
     expect(catalog.text).toContain('`fine`')
@@ -63,6 +63,6 @@ describe('dsh with skills', () => {
     expect(status.code).toBe(0)
     const rows = (JSON.parse(status.stdout) as { capabilities: { surface: string; id: string; detail: string }[] }).capabilities
     const row = rows.find((capability) => capability.surface === 'skill' && capability.id === 'project-dsh')!
-    expect(row.detail).toMatch(/1 rejected: broken\/SKILL\.md \(the frontmatter is not valid YAML: Nested mappings are not allowed in compact mappings at line 3, column \d+\)/)
+    expect(row.detail).toMatch(/1 rejected: broken\/SKILL\.md \(the frontmatter is not valid YAML: Missing closing "quote at line 3, column \d+\)/)
   })
 })

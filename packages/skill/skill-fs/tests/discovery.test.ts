@@ -202,7 +202,7 @@ describe('frontmatter and validation (S1)', () => {
     let placed = 0
     const file = (name: string, text: string | Buffer) => put(join(roots[Math.floor(placed++ / 9)]!, name, 'SKILL.md'), text)
     await bundle(root, 'valid')
-    await file('colon', '---\nname: colon\ndescription: Use this: when things break\n---\nx\n')
+    await file('unclosed-quote', '---\nname: unclosed-quote\ndescription: "never closed\n---\nx\n')
     await file('tabs', '---\nname: tabs\n\tdescription: indented with a tab\n---\nx\n')
     await file('unterminated', '---\nname: unterminated\ndescription: never closed\n')
     await file('four-dashes', '---\nname: four-dashes\ndescription: closed by four\n----\nx\n')
@@ -210,8 +210,8 @@ describe('frontmatter and validation (S1)', () => {
     await file('yaml-tag', '---yaml\nname: yaml-tag\ndescription: x\n---\nx\n')
     await file('empty', '---\n---\nx\n')
     await file('a-list', '---\n- name\n- description\n---\nx\n')
-    await file('bad-name', skillMd({ name: 'Bad_Name', description: 'x' }))
-    await file(`${'l'.repeat(65)}`, skillMd({ name: 'l'.repeat(65), description: 'x' }))
+    await file('no-letters', skillMd({ name: '___', description: 'x' }))
+    await file('binary-description', '---\nname: binary-description\ndescription: !!binary aGVsbG8=\n---\nx\n')
     await file('no-description', skillMd({ name: 'no-description' }))
     await file('maybe', skillMd({ name: 'maybe', description: 'x', 'disable-model-invocation': 'maybe' }))
     await file('null-policy', skillMd({ name: 'null-policy', description: 'x', 'user-invocable': 'null' }))
@@ -229,7 +229,7 @@ describe('frontmatter and validation (S1)', () => {
     expect(rows.map((r) => `${r.id}:${r.state}`)).toEqual(['project-agents:unavailable', 'project-claude:unavailable', 'project-dsh:ready'])
     const items = rows.flatMap((r) => r.detail.split('; '))
     const expectations: Record<string, RegExp> = {
-      colon: /not valid YAML: Nested mappings.*line 3/,
+      'unclosed-quote': /not valid YAML: Missing closing "quote/,
       tabs: /not valid YAML: Tabs/,
       unterminated: /not closed/,
       'four-dashes': /not closed/,
@@ -237,8 +237,8 @@ describe('frontmatter and validation (S1)', () => {
       'yaml-tag': /no frontmatter/,
       empty: /empty or not a mapping/,
       'a-list': /empty or not a mapping/,
-      'bad-name': /name "Bad_Name"/,
-      ['l'.repeat(65)]: /at most 64 characters/,
+      'no-letters': /name "___": .*no letter or digit of a-z, 0-9 is left/,
+      'binary-description': /description is binary data \(a !!binary tag\)/,
       'no-description': /description is missing/,
       maybe: /disable-model-invocation: "maybe" is not a boolean/,
       'null-policy': /user-invocable: null is not a boolean/,

@@ -8,6 +8,8 @@ import FileSystem from 'dsh-core/fs'
 import ReadinessService from 'dsh-core/readiness'
 import SessionService from 'dsh-core/sessions'
 import ToolRuntime from 'dsh-core/tools'
+import TrustService from 'dsh-core/trust'
+import { TRUST_EVERYTHING, trustIn } from '../../../../test-support/trust.ts'
 import SkillRegistry from 'dsh-skill'
 import * as toolSkill from 'dsh-skill/tool'
 import * as skillFs from '../src/index.ts'
@@ -53,6 +55,8 @@ export async function layout(): Promise<{ base: string; project: string; sub: st
   const home = join(base, 'home')
   const dshHome = join(home, '.dsh')
   await mkdir(home, { recursive: true })
+  // The project's own skills load only in a trusted workspace; `dsh` children read this home's trusted.json.
+  await trustIn(dshHome, project)
   return { base, project, sub, home, dshHome }
 }
 
@@ -63,10 +67,14 @@ export interface FsHost {
 }
 
 /** A real host: fs, sessions, tools, readiness, the registry, skill-fs and (optionally) the tool. */
-export async function fsHost(config: Record<string, unknown>, options: { tool?: boolean; toolConfig?: unknown; lifetime?: HostLifetime; fsIo?: 'sync' | 'async' } = {}): Promise<FsHost> {
+export async function fsHost(
+  config: Record<string, unknown>,
+  options: { tool?: boolean; toolConfig?: unknown; lifetime?: HostLifetime; fsIo?: 'sync' | 'async'; /** Decide trust from this trusted.json alone (default: every workspace is trusted). */ trustFile?: string } = {},
+): Promise<FsHost> {
   const app = new Context()
-  if (options.lifetime) app.set('dshHost', { lifetime: options.lifetime })
+  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived', ...(options.trustFile ? {} : { askTrust: TRUST_EVERYTHING }) })
   const plugin = app.plugin as (plugin: Plugin, config: unknown) => ForkScope
+  plugin(TrustService as unknown as Plugin, options.trustFile ? { file: options.trustFile } : {})
   plugin(ToolRuntime as unknown as Plugin, {})
   plugin(FileSystem as unknown as Plugin, options.fsIo ? { io: options.fsIo } : undefined)
   plugin(SessionService as unknown as Plugin, undefined)

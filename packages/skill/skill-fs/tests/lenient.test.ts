@@ -150,3 +150,57 @@ describe('limits and encodings, the same at discovery and at load', () => {
     expect(await rowDetail(project, 'project-dsh')).toContain('late/SKILL.md (the file is not UTF-8 text)')
   })
 })
+
+// Issue 33 items 1 and 2: the shapes public collections have that dsh refused. Each file below is
+// written for this test in the shape of the real skills that showed the fault (not a copy of them):
+// CRLF frontmatter ending in a quoted value or a list/map (as `ml-training-recipes`); names with
+// uppercase letters, spaces or underscores, or over 64 characters (223 skills, 10.6 % of one
+// collection); a description with an unquoted `: ` (13 skills).
+describe('the lenient reading of the Agent Skills client guide (issue 33 items 1, 2)', () => {
+  const crlf = (lines: string[]) => lines.join('\r\n') + '\r\n'
+
+  it('CRLF frontmatter whose last line is quoted, a list or a map loads', async () => {
+    const { project, home } = await layout()
+    const root = join(home, '.claude', 'skills')
+    await put(join(root, 'crlf-quoted', 'SKILL.md'), crlf(['---', 'name: crlf-quoted', 'description: "Training recipes, quoted last"', '---', 'Line one.', 'Line two.']))
+    await put(join(root, 'crlf-list', 'SKILL.md'), crlf(['---', 'name: crlf-list', 'description: A list on the last line', 'tags: [PyTorch, Training]', '---', 'Body.']))
+    await put(join(root, 'crlf-map', 'SKILL.md'), crlf(['---', 'name: crlf-map', "description: 'A map on the last lines'", 'metadata:', '  version: "1.0.0"', '  author: someone', '---', 'Body.']))
+    host = await fsHost({ watch: false, userHome: home })
+    const skills = byName(await host.app.skills.list({ cwd: project }))
+    expect(Object.keys(skills)).toEqual(['crlf-list', 'crlf-map', 'crlf-quoted'])
+    expect(skills['crlf-quoted']!.description).toBe('Training recipes, quoted last')
+    expect((await host.app.skills.get('crlf-quoted', { cwd: project }))?.content).toBe('Line one.\nLine two.')
+    expect((await host.app.skills.get('crlf-map', { cwd: project }))?.content).toBe('Body.')
+  })
+
+  it('names the spec refuses load under their normalised name with a warning in status; /name and the skill tool take it', async () => {
+    const { project, home } = await layout()
+    const root = join(home, '.claude', 'skills')
+    const long = 'comprehensive-scientific-literature-review-and-systematic-meta-analysis-assistant'
+    await put(join(root, 'pdf-processing', 'SKILL.md'), skillMd({ name: 'PDF Processing', description: 'Uppercase and a space' }, 'PDF body.'))
+    await put(join(root, 'my_helper_skill', 'SKILL.md'), skillMd({ name: 'my_helper_skill', description: 'Underscores, as the directory' }))
+    await put(join(root, long, 'SKILL.md'), skillMd({ name: long, description: 'Over 64 characters' }))
+    await put(join(root, 'use-when', 'SKILL.md'), skillMd({ name: 'use-when', description: 'Use when: the user asks for a review: code or docs' }))
+    host = await fsHost({ watch: false, userHome: home }, { tool: true })
+    const names = Object.keys(byName(await host.app.skills.list({ cwd: project })))
+    const cut = long.slice(0, 64).replace(/-+$/, '')
+    expect(names).toEqual([cut, 'my-helper-skill', 'pdf-processing', 'use-when'].sort())
+    expect(byName(await host.app.skills.list({ cwd: project }))['use-when']!.description).toBe('Use when: the user asks for a review: code or docs')
+    const detail = await rowDetail(project, 'user-claude')
+    expect(detail).toMatch(/: 4 skills; 4 warnings: /)
+    expect(detail).toContain('pdf-processing/SKILL.md (name "PDF Processing": a skill name uses lowercase letters a-z and digits, with single hyphens between them (no leading, trailing or double hyphen); loaded as "pdf-processing" (the name /pdf-processing and the skill tool take))')
+    expect(detail).toContain(`name "${long}": a skill name has at most 64 characters (this one has ${long.length}); loaded as "${cut}"`)
+    expect(detail).toContain('use-when/SKILL.md (description: an unquoted ": " in the value, which YAML reads as a mapping; read as if quoted (quote the value to silence this))')
+
+    const session = host.app.sessions.create({ cwd: project })
+    for (const name of ['pdf-processing', 'PDF Processing']) {
+      const result = await host.app.tools.execute({ name: 'skill', arguments: { name }, session })
+      expect(result.isError, name).toBe(false)
+      expect(result.content[0]!.text).toContain('PDF body.')
+    }
+    const { createUserMessage } = await import('dsh-core')
+    const decision = await host.app.sessions.runPreStep(host.app.sessions.create({ cwd: project }), [createUserMessage('/my-helper-skill please', { kind: 'user' })])
+    const invoked = decision.kind === 'enter' ? decision.messages.find((message) => message.source.kind === 'skill-invocation') : undefined
+    expect(invoked?.content[0]).toMatchObject({ text: expect.stringMatching(/^<skill_content name="my-helper-skill">/) })
+  })
+})

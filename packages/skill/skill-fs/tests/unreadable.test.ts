@@ -1,4 +1,4 @@
-import { chmod, mkdir, symlink } from 'node:fs/promises'
+import { chmod, chown, mkdir, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { dsh as run, killRunning } from '../../../cli/cli/tests/helpers.ts'
@@ -29,6 +29,8 @@ describe('unreadable skill files, read without root privileges', { timeout: 90_0
     const { base, project, home, dshHome } = await layout()
     // mkdtemp made the base private to us; the other user must be able to reach the tree.
     await chmod(base, 0o755)
+    // The trusted.json that trusts the project is the other user's to read (its home, 0700).
+    if ('user' in who && who.user) for (const path of [dshHome, join(dshHome, 'trusted.json')]) await chown(path, who.user.uid, who.user.gid)
     const root = join(project, '.dsh', 'skills')
     await bundle(root, 'good')
     await bundle(join(home, '.agents', 'skills'), 'from-home')

@@ -3,7 +3,7 @@ import { SkillRegistry } from './service.ts'
 export default SkillRegistry
 export { SkillRegistry, SkillsConfig, type RegisterOptions } from './service.ts'
 export { SkillError, SkillErrorCode } from './errors.ts'
-export { isSkillName, skillNameProblem, compareNames, MAX_SKILL_NAME_LENGTH, MAX_DESCRIPTION_LENGTH } from './name.ts'
+export { isSkillName, skillNameProblem, normalisedSkillName, compareNames, MAX_SKILL_NAME_LENGTH, MAX_DESCRIPTION_LENGTH } from './name.ts'
 export { isModelInvocable, isUserInvocable } from './validate.ts'
 export { renderSkillContent, escapeText, escapeAttribute, catalogDescription, type LoadedSkill } from './render.ts'
 export { characterCount, cutText } from './text.ts'

@@ -21,6 +21,24 @@ export function skillNameProblem(value: unknown): string | undefined {
   return undefined
 }
 
+/**
+ * The lenient reading of a name the spec refuses (the Agent Skills client guide loads such skills
+ * with a warning): letters lowercased and stripped of accents, every run of other characters (a
+ * space, `_`, `.`) one hyphen, none at either end, at most 64 characters. `PDF Tools_v2` →
+ * `pdf-tools-v2`. Undefined when nothing is left (a name of only other scripts).
+ */
+export function normalisedSkillName(value: string): string | undefined {
+  const name = value
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, MAX_SKILL_NAME_LENGTH)
+    .replace(/-+$/, '')
+  return name || undefined
+}
+
 /** Code-point order, never locale order: the same on every machine. */
 export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0

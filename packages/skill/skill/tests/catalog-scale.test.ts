@@ -119,3 +119,19 @@ describe('listing skills through the tool', () => {
     expect(none.content[0]!.text).toMatch(/no skill matches/i)
   })
 })
+
+describe('a catalog of real-length names (issue 33 item 3)', () => {
+  it('2,000 skills with names as long as real collections\' (18.8 characters on average): every name is visible with the default budgets', async () => {
+    const { realLengthNames } = await import('./real-names.ts')
+    const names = realLengthNames(2000)
+    expect(names.reduce((sum, name) => sum + name.length, 0) / names.length).toBeGreaterThan(18)
+    await start(
+      {},
+      names.map((name, index) => candidate(name, { source: index % 2 ? 'user-agents' : 'project-dsh', description: `Use when the task involves ${name}: gathers what it needs, follows the conventions and reports what changed.` })),
+    )
+    const catalog = catalogOf(await host.step())!
+    expect(new Set(visibleNames(catalog)).size).toBe(2000)
+    expect(catalog.source.omitted ?? 0).toBe(0)
+    expect(textOf(catalog)).not.toMatch(/not listed/)
+  })
+})

@@ -1,5 +1,6 @@
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import CredentialService from 'dsh-core/credentials'
+import FileSystem from 'dsh-core/fs'
 import ReadinessService from 'dsh-core/readiness'
 import SessionService from 'dsh-core/sessions'
 import ToolRuntime from 'dsh-core/tools'
@@ -294,6 +295,7 @@ describe('the plugin in a host', () => {
     const app = new Context()
     app.plugin(ToolRuntime)
     app.plugin(SessionService)
+    app.plugin(FileSystem)
     app.plugin(CredentialService)
     app.plugin(ReadinessService)
     ;(app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(WebService as unknown as Plugin, { searchProvider: 'deepseek-official' })

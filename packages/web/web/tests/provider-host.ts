@@ -1,5 +1,6 @@
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import CredentialService from 'dsh-core/credentials'
+import FileSystem from 'dsh-core/fs'
 import ReadinessService from 'dsh-core/readiness'
 import SessionService from 'dsh-core/sessions'
 import ToolRuntime from 'dsh-core/tools'
@@ -21,6 +22,7 @@ export async function providerHost(plugin: object, config: Record<string, unknow
   const app = new Context()
   app.plugin(ToolRuntime)
   app.plugin(SessionService)
+  app.plugin(FileSystem)
   app.plugin(CredentialService)
   app.plugin(ReadinessService)
   mount(app, WebService, web)

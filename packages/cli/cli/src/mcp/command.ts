@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
-import { bootPreset, composePreset, CredentialService, errorMessage, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { bootPreset, composePreset, CredentialService, errorMessage, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
@@ -228,15 +227,18 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   if (!out.length) return 'no MCP servers (dsh mcp add or dsh mcp import adds one)'
   const table = [['name', 'transport', 'state', 'tools', 'login'], ...out.map((server) => [server.name, server.transport, server.state, String(server.tools), server.auth])]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)))
-  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${out[index - 1]!.detail}` : '  detail')).join('\n')
+  // One line per server: a detail with the server's multi-line stderr tail is folded (--json keeps it whole).
+  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${oneLine(out[index - 1]!.detail)}` : '  detail')).join('\n')
 }
 
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
-  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
+  // The revision the connection speaks, as the status row names it (none while it is not connected).
+  const protocol = /(?:^|[;,] )protocol (\d{4}-\d{2}-\d{2})\b/.exec(row?.detail ?? '')?.[1] ?? null
+  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', protocol, login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
   if (options.json) return JSON.stringify(value)
-  return [`${name} (${entry.file})`, `state: ${value.state}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
+  return [`${name} (${entry.file})`, `state: ${value.state}`, `protocol: ${protocol ?? '-'}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
 }
 
 function pairs(items: readonly string[], separator: ':' | '=', flag: string): Record<string, string> {
@@ -273,7 +275,9 @@ async function add(rest: readonly string[], trailing: readonly string[], options
   if (target instanceof ProjectMcpFile) warnOfCommittedSecrets(target.path, config, io)
   const enabled = options.scope === 'project' && (await readProjectFiles())
   if (options.json) return JSON.stringify({ added: name, file: target.path })
-  return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}`
+  const untrusted = options.scope === 'project' && !(await new TrustStore().lookup(await TrustStore.canonical(options.cwd)))?.trusted
+  const trustNote = untrusted ? `\nits servers start once you trust this workspace: ${trustCommand(await TrustStore.canonical(options.cwd))}` : ''
+  return `added ${name} to ${target.path}${enabled ? `\ndsh now reads the ${PROJECT_FILE} of the workspace it works in (row ${PROJECT_ROW_ID} in ${userMcpOverlay()})` : ''}${trustNote}`
 }
 
 /** A project's .mcp.json goes into the repository: a literal secret written there is shared with everyone who clones it. */
@@ -352,7 +356,7 @@ function anchoredToFile(config: Record<string, unknown>, file: string): Record<s
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options)
-  return withCredentials(options.cwd, async (credentials) => {
+  return withLoginServices(options.cwd, async ({ credentials, subprocess }) => {
     const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials })
     if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
     const outcome = await login({
@@ -361,7 +365,7 @@ async function loginTo(name: string, options: Options, io: McpIo, signal: AbortS
       signal,
       onAuthorizationUrl: (url) => {
         tellStderr(io.stderr, `To log in to ${name}, open this URL in a browser (it comes back to this machine):\n${url.href}`)
-        if (io.stderr.isTTY) openBrowser(url.href)
+        if (io.stderr.isTTY) void openBrowser(subprocess, url.href, options.cwd)
       },
     })
     const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
@@ -369,17 +373,27 @@ async function loginTo(name: string, options: Options, io: McpIo, signal: AbortS
   })
 }
 
+interface LoginServices {
+  readonly credentials: Pick<CredentialService, 'resolve'>
+  readonly subprocess: SubprocessService
+}
+
 /**
- * Runs `work` with dsh-core's credential lookup, as every row reads its secrets: the environment,
- * then the workspace's `.env`, then the user's `.env`. Read when asked, never kept.
+ * Runs `work` with dsh-core's credential lookup, as every row reads its secrets (the environment,
+ * then the workspace's `.env`, then the user's `.env`; read when asked, never kept), and
+ * `ctx.subprocess` for the browser.
  */
-async function withCredentials<T>(workspace: string, work: (credentials: Pick<CredentialService, 'resolve'>) => Promise<T>): Promise<T> {
+async function withLoginServices<T>(workspace: string, work: (services: LoginServices) => Promise<T>): Promise<T> {
   const app = new Context()
+  app.plugin(FileSystem)
+  // The workspace's .env is read only when the workspace is trusted (nobody is asked here).
+  app.plugin(TrustService)
   app.plugin(CredentialService)
+  app.plugin(SubprocessService)
   await app.start()
   try {
     const service = app.get('credentials')!
-    return await work({ resolve: (variable) => service.resolve(variable, { cwd: workspace }) })
+    return await work({ credentials: { resolve: (variable) => service.resolve(variable, { cwd: workspace }) }, subprocess: app.get('subprocess')! })
   } finally {
     await app.stop()
   }
@@ -395,14 +409,17 @@ async function logout(name: string, options: Options): Promise<string> {
 }
 
 /**
- * Best effort, for a person at a terminal: the platform's opener, detached (it returns at once; the
- * browser is not ours to supervise). Without one the printed URL is the way.
+ * Best effort, for a person at a terminal: the platform's opener, through `ctx.subprocess` like
+ * every child (the scrubbed environment: the browser never sees the keys dsh was given; the
+ * executable looked up outside the workspace), handed off so the browser outlives dsh. Without an
+ * opener the printed URL is the way.
  */
-function openBrowser(url: string): void {
+async function openBrowser(subprocess: SubprocessService, url: string, cwd: string): Promise<void> {
   const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return
   try {
-    spawn(opener, [url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref()
+    const executable = await subprocess.resolveExecutable(opener)
+    subprocess.spawn({ argv: [executable, url], cwd, handOff: true })
   } catch {
     // No opener: the URL is printed.
   }

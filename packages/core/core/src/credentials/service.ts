@@ -1,10 +1,13 @@
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseEnv } from 'node:util'
 import { Context, Service } from 'cordis'
-import { assertNever, errorMessage, HarnessError } from '../errors.ts'
+import { z } from 'zod'
+import { assertNever, errorMessage, HarnessError, isHarnessError } from '../errors.ts'
+import type { FileSystem } from '../fs/service.ts'
 import { dshHome } from '../home.ts'
+import type { CapabilityRow, ProbeContext } from '../readiness/service.ts'
 import { currentSession } from '../sessions/current.ts'
+import { trustOf } from '../trust/service.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -31,8 +34,8 @@ export interface SearchedSource {
   readonly source: CredentialSource
   /** `environment`, or the `.env` file's path. */
   readonly where: string
-  readonly outcome: 'found' | 'absent' | 'empty' | 'no file' | 'unreadable'
-  /** For `unreadable`: the reason (`EACCES: permission denied`, `not valid UTF-8`). */
+  readonly outcome: 'found' | 'absent' | 'empty' | 'no file' | 'unreadable' | 'untrusted'
+  /** For `unreadable`: the reason (`EACCES: permission denied`, `not valid UTF-8`); for `untrusted`: the command that trusts the workspace. */
   readonly reason?: string
 }
 
@@ -41,15 +44,44 @@ export interface CredentialLookup {
   readonly searched: readonly SearchedSource[]
 }
 
+export const CredentialsConfig = z.strictObject({
+  /** A `.env` larger than this is not read (a key file is a few hundred bytes). */
+  maxEnvFileBytes: z.number().int().positive().max(64 * 1024 * 1024).default(1024 * 1024),
+})
+export type CredentialsConfig = z.infer<typeof CredentialsConfig>
+
 /**
  * `ctx.credentials`: a secret by variable name, looked up in the process environment, then the
- * project's `.env` (the session workspace), then the user's `.env`. Read on every call, never cached,
- * so a rotated key is picked up without a restart. An empty value counts as absent. A `.env` that
- * exists but cannot be read is skipped, and the lookup says so.
+ * project's `.env` (the session workspace; only when the workspace is trusted, see `ctx.trust`),
+ * then the user's `.env`. Read on every call, never cached, so a rotated key is picked up without a
+ * restart. An empty value counts as absent. A `.env` that exists but cannot be read is skipped, and
+ * the lookup says so. Both files are read through `ctx.fs`: regular files only, bounded, opened
+ * without blocking, so a FIFO or a device planted as `.env` is refused instead of holding a thread.
  */
 export class CredentialService extends Service {
-  constructor(ctx: Context) {
+  static Config = (config: unknown) => CredentialsConfig.parse(config ?? {})
+  static inject = { fs: { required: true }, trust: { required: false } }
+
+  private readonly settings: CredentialsConfig
+  private readonly files: FileSystem
+  private readonly own: Context
+
+  constructor(ctx: Context, config: CredentialsConfig = CredentialsConfig.parse({})) {
     super(ctx, 'credentials', true)
+    this.settings = config
+    this.files = ctx.fs
+    this.own = ctx
+    // The readiness row comes later in a preset than this one; register once it is there.
+    ctx.inject(['readiness'], (inner) => {
+      inner.readiness.register({
+        surface: 'credentials',
+        id: 'project-env',
+        configured: true,
+        status: () => ({ state: 'ready', detail: 'the environment, then the project .env (in a trusted workspace), then the user .env' }),
+        probeRows: (probe) => this.projectRows(probe),
+        probeOnly: true,
+      })
+    })
   }
 
   async resolve(name: string, options: { cwd?: string } = {}): Promise<Credential | undefined> {
@@ -70,7 +102,7 @@ export class CredentialService extends Service {
       ['user', userEnvFile()],
     ]
     for (const [source, file] of layers) {
-      const read = await readEnvFile(file)
+      const read = source === 'project' ? await this.readProjectEnv(cwd, file) : await this.readEnvFile(file)
       if (!read.ok) {
         searched.push({ source, where: file, ...read.problem })
         if (read.problem.outcome === 'unreadable') this.ctx.logger('credentials').warn(`${file} cannot be read (${read.problem.reason}); it is skipped`)
@@ -81,6 +113,27 @@ export class CredentialService extends Service {
       searched.push({ source, where: file, outcome: value === '' ? 'empty' : 'absent' })
     }
     return { credential: undefined, searched }
+  }
+
+  /** The project's `.env`, when there is one and its workspace is trusted. */
+  private async readProjectEnv(cwd: string, file: string): Promise<EnvFile> {
+    if (!(await this.files.stat(file))) return { ok: false, problem: { outcome: 'no file' } }
+    const decision = await trustOf(this.own).decide(cwd, { brings: `its .env (${file})` })
+    if (!decision.trusted) return { ok: false, problem: { outcome: 'untrusted', reason: decision.command } }
+    return this.readEnvFile(file)
+  }
+
+  private async readEnvFile(file: string): Promise<EnvFile> {
+    return readEnvFile(this.files, file, this.settings.maxEnvFileBytes)
+  }
+
+  /** `dsh status`: a row only for a project `.env` left unread because its workspace is not trusted. */
+  private async projectRows({ cwd }: ProbeContext): Promise<CapabilityRow[]> {
+    const file = join(cwd, '.env')
+    if (!(await this.files.stat(file))) return []
+    const decision = await trustOf(this.own).decide(cwd, { brings: `its .env (${file})` })
+    if (decision.trusted) return []
+    return [{ id: 'project-env', state: 'untrusted', detail: `${file} is not read: ${decision.directory} is not trusted (its keys are not used; the environment and ${userEnvFile()} still are); to use it: ${decision.command}` }]
   }
 }
 
@@ -100,6 +153,8 @@ export function describeSearch(searched: readonly SearchedSource[]): string {
           return `${place} does not exist`
         case 'unreadable':
           return `${place} cannot be read (${reason})`
+        case 'untrusted':
+          return `${place} is not read (the workspace is not trusted; ${reason} trusts it)`
         default:
           return assertNever(outcome, 'search outcome')
       }
@@ -107,22 +162,23 @@ export function describeSearch(searched: readonly SearchedSource[]): string {
     .join('; ')
 }
 
-type EnvFile = { ok: true; values: Record<string, string> } | { ok: false; problem: { outcome: 'no file' | 'unreadable'; reason?: string } }
+type EnvFile = { ok: true; values: Record<string, string> } | { ok: false; problem: { outcome: 'no file' | 'unreadable' | 'untrusted'; reason?: string } }
 
-async function readEnvFile(file: string): Promise<EnvFile> {
-  let bytes: Buffer
-  try {
-    bytes = await readFile(file)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, problem: { outcome: 'no file' } }
-    return { ok: false, problem: { outcome: 'unreadable', reason: `${code ?? 'error'}: ${errorMessage(error).replace(/^[A-Z]+: /, '').split(',')[0]}` } }
-  }
+async function readEnvFile(fs: FileSystem, file: string, maxBytes: number): Promise<EnvFile> {
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-  } catch {
-    return { ok: false, problem: { outcome: 'unreadable', reason: 'not valid UTF-8' } }
+    text = await fs.readText(file, { maxBytes })
+  } catch (error) {
+    if (!isHarnessError(error)) throw error
+    switch (error.code) {
+      case 'FS_NOT_FOUND':
+      case 'FS_NOT_DIRECTORY':
+        return { ok: false, problem: { outcome: 'no file' } }
+      case 'FS_NOT_TEXT':
+        return { ok: false, problem: { outcome: 'unreadable', reason: 'not valid UTF-8 text' } }
+      default:
+        return { ok: false, problem: { outcome: 'unreadable', reason: `${error.code}: ${errorMessage(error)}` } }
+    }
   }
   return { ok: true, values: parseEnv(text) as Record<string, string> }
 }

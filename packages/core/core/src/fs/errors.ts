@@ -50,8 +50,8 @@ function systemProblem(error: unknown): string {
 }
 
 /** Throws `FS_ABORTED` (the abort reason as `cause`, its message in the text) once `signal` has aborted. */
-export function throwIfFsAborted(signal: AbortSignal | undefined, what: string): void {
+export function throwIfFsAborted(signal: AbortSignal | undefined, what: string | (() => string)): void {
   if (!signal?.aborted) return
   const reason: unknown = signal.reason
-  throw new FsError(`${what}: aborted${reason === undefined ? '' : ` (${errorMessage(reason)})`}`, 'FS_ABORTED', { cause: reason })
+  throw new FsError(`${typeof what === 'string' ? what : what()}: aborted${reason === undefined ? '' : ` (${errorMessage(reason)})`}`, 'FS_ABORTED', { cause: reason })
 }

@@ -1,4 +1,4 @@
-import { constants, type Stats } from 'node:fs'
+import { constants, lstatSync, type Stats } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { TextDecoder } from 'node:util'
@@ -44,6 +44,16 @@ export interface ContainedText {
   readonly text: string
 }
 
+/** The start of a file, as `readHead` read it. */
+export interface FileHead {
+  /** The first bytes, undecoded (a byte-order mark is kept), at most `maxBytes`. */
+  readonly bytes: Buffer
+  /** The file's size when it was opened. */
+  readonly size: number
+  /** Whether `bytes` is the whole file: the read reached its end. */
+  readonly complete: boolean
+}
+
 const CHUNK_BYTES = 64 * 1024
 /** Files that report a size of 0 (procfs) or a tiny one still read in chunks of at least this. */
 const MIN_CHUNK_BYTES = 4 * 1024
@@ -57,6 +67,19 @@ export const FsConfig = z.strictObject({
    * setting: other readers of files (dsh-skill-fs) follow `ioMode`.
    */
   io: z.enum(['sync', 'async']).optional(),
+  /**
+   * With `io: async`, the largest regular file read on the event loop once `ctx.fs` has just
+   * resolved its path (a containment proof answered, so its file system answers): a small local
+   * read takes microseconds, a thread-pool round trip far more. Larger files, and anything behind
+   * a symlink, stay on the thread pool. 0 reads every file there.
+   */
+  eventLoopReadBytes: z.number().int().nonnegative().default(256 * 1024),
+  /**
+   * With `io: async`, a path spelled inside a canonical workspace (one `workspace()` resolved on
+   * the thread pool) is proven on the event loop: its resolution walks the workspace's own file
+   * system. Turn it off when the workspace holds mount points of slow or hanging file systems.
+   */
+  proofsOnEventLoop: z.boolean().default(true),
 })
 export type FsConfig = z.infer<typeof FsConfig>
 
@@ -72,12 +95,18 @@ export class FileSystem extends Service {
   /** How this host's system calls run (the row's `io`, else the lifetime's default). */
   readonly ioMode: FsIoMode
   private readonly io: FsIo
+  /** The calls that follow a resolution on the path it proved (see `eventLoopReadBytes`). */
+  private readonly proven: FsIo = fsIo('sync')
+  private readonly eventLoopReadBytes: number
+  private readonly proofsOnEventLoop: boolean
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
     // A long-lived host serves many sessions: one hung mount must not freeze them all.
     this.ioMode = config.io ?? (hostLifetime(ctx) === 'one-shot' ? 'sync' : 'async')
     this.io = fsIo(this.ioMode)
+    this.eventLoopReadBytes = config.eventLoopReadBytes
+    this.proofsOnEventLoop = config.proofsOnEventLoop
   }
 
   /**
@@ -85,13 +114,17 @@ export class FileSystem extends Service {
    * directory). The path need not exist: the nearest existing ancestor is resolved and the rest appended.
    */
   async resolve(path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<string> {
-    throwIfFsAborted(options.signal, `resolving ${quote(path)}`)
+    return this.resolveWith(this.io, path, options)
+  }
+
+  private async resolveWith(io: FsIo, path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined }): Promise<string> {
+    throwIfFsAborted(options.signal, () => `resolving ${quote(path)}`)
     const absolute = resolvePath(options.cwd ?? process.cwd(), path)
     const missing: string[] = []
     let probe = absolute
     for (;;) {
       try {
-        const real = await this.io.realpath(probe)
+        const real = await io.realpath(probe)
         return missing.length ? join(real, ...missing.reverse()) : real
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
@@ -105,9 +138,33 @@ export class FileSystem extends Service {
 
   /** Information about a path, or undefined when nothing is there. */
   async stat(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
-    throwIfFsAborted(signal, `stat of ${quote(path)}`)
+    return this.statWith(this.io, path, signal)
+  }
+
+  /**
+   * `stat` of a name in a directory `ctx.fs` has just resolved (a containment proof walked it): the
+   * lookup runs on the event loop and cannot leave that directory's file system (an lstat); only a
+   * symlink is followed, on the thread pool as any other call. Root-marker lookups use it.
+   */
+  async statBesideProven(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
+    throwIfFsAborted(signal, () => `stat of ${quote(path)}`)
+    let info: Stats | undefined
     try {
-      const info = await this.io.stat(path)
+      // Most names looked up are absent: no exception (and its stack) for those.
+      info = lstatSync(path, { throwIfNoEntry: false })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined
+      throw fsErrorFrom(error, `${quote(path)}`)
+    }
+    if (!info) return undefined
+    if (info.isSymbolicLink()) return this.stat(path, signal)
+    return { type: typeOf(info), size: info.size, mtimeMs: info.mtimeMs }
+  }
+
+  private async statWith(io: FsIo, path: string, signal: AbortSignal | undefined): Promise<PathInfo | undefined> {
+    throwIfFsAborted(signal, () => `stat of ${quote(path)}`)
+    try {
+      const info = await io.stat(path)
       return { type: typeOf(info), size: info.size, mtimeMs: info.mtimeMs }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
@@ -122,7 +179,7 @@ export class FileSystem extends Service {
    * A missing directory is `FS_NOT_FOUND`, a file `FS_NOT_DIRECTORY`.
    */
   async listDir(dir: string, signal?: AbortSignal): Promise<DirEntry[]> {
-    throwIfFsAborted(signal, `listing ${quote(dir)}`)
+    throwIfFsAborted(signal, () => `listing ${quote(dir)}`)
     let dirents
     try {
       dirents = await this.io.readdir(dir)
@@ -157,8 +214,9 @@ export class FileSystem extends Service {
   /** Canonicalises a workspace directory; a missing path or a file is refused with a code. */
   async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
     const path = await this.resolve(dir, { signal })
-    const info = await this.stat(path, signal)
-    throwIfFsAborted(signal, `workspace ${quote(dir)}`)
+    // Just resolved: canonical, no symlink left in it, on a file system that answered.
+    const info = await this.statWith(this.proven, path, signal)
+    throwIfFsAborted(signal, () => `workspace ${quote(dir)}`)
     if (!info) throw new FsError(`workspace ${quote(dir)} does not exist`, 'FS_NOT_FOUND')
     if (info.type !== 'directory') throw new FsError(`workspace ${quote(dir)} is not a directory`, 'FS_NOT_DIRECTORY')
     return { path, url: this.fileUrl(path) }
@@ -169,7 +227,9 @@ export class FileSystem extends Service {
    * path that escapes by `..`, by an absolute spelling or through a symlink is refused.
    */
   async contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
-    const path = await this.resolve(filePath, { cwd: workspace.path, signal })
+    // Spelled inside the canonical workspace: resolved where the workspace was (see proofsOnEventLoop).
+    const io = this.proofsOnEventLoop && this.contains(workspace.path, resolvePath(workspace.path, filePath)) ? this.proven : this.io
+    const path = await this.resolveWith(io, filePath, { cwd: workspace.path, signal })
     if (!this.contains(workspace.path, path)) {
       throw new FsError(`${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
     }
@@ -183,22 +243,27 @@ export class FileSystem extends Service {
 
   /** `streamText`; with `proven`, the file opened must be that one (see `readContainedText`), else `Swapped`. */
   private async *chunks(path: string, signal: AbortSignal | undefined, proven: Identity | undefined): AsyncGenerator<{ text: string; bytes: number }> {
-    throwIfFsAborted(signal, `reading ${quote(path)}`)
+    throwIfFsAborted(signal, () => `reading ${quote(path)}`)
     // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it. O_NOFOLLOW for a
     // proven path: its last component was no symlink when proven, so one now is a swap.
+    // A proven path was just resolved and identified: its open and fstat follow on the event loop.
+    const opening = proven ? this.proven : this.io
+    let io = opening
     let fd: number
     try {
-      fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK | (proven ? constants.O_NOFOLLOW : 0))
+      fd = await opening.open(path, constants.O_RDONLY | constants.O_NONBLOCK | (proven ? constants.O_NOFOLLOW : 0))
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (proven && (code === 'ELOOP' || code === 'EMLINK')) throw new Swapped()
       throw fsErrorFrom(error, `${quote(path)}`)
     }
     try {
-      const info = await this.io.fstat(fd)
+      const info = await opening.fstat(fd)
       // A directory on the way swapped for a symlink opens some other file under the same name.
       if (proven && (info.dev !== proven.dev || info.ino !== proven.ino)) throw new Swapped()
       if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      // An open regular file this small is read (and closed) on the event loop: see `eventLoopReadBytes`.
+      io = info.size <= this.eventLoopReadBytes ? this.proven : this.io
       const decoder = new TextDecoder('utf-8', { fatal: true })
       // Sized to the file (one read, then the end), so a small source file costs a small buffer: a
       // fresh 64 KiB one per read is most of the CPU of reading it. A file that grows is still read whole.
@@ -206,10 +271,10 @@ export class FileSystem extends Service {
       const buffer = Buffer.allocUnsafe(chunkBytes)
       let sniffed = 0
       for (;;) {
-        throwIfFsAborted(signal, `reading ${quote(path)}`)
+        throwIfFsAborted(signal, () => `reading ${quote(path)}`)
         let bytesRead: number
         try {
-          bytesRead = await this.io.read(fd, buffer, chunkBytes)
+          bytesRead = await io.read(fd, buffer, chunkBytes)
         } catch (error) {
           throw fsErrorFrom(error, `${quote(path)}`)
         }
@@ -223,6 +288,47 @@ export class FileSystem extends Service {
       }
       const tail = decode(decoder, undefined, path, false)
       if (tail) yield { text: tail, bytes: 0 }
+    } finally {
+      try {
+        await io.close(fd)
+      } catch {
+        // Nothing useful to do about a failed close of a read-only descriptor.
+      }
+    }
+  }
+
+  /**
+   * At most the first `maxBytes` bytes of a regular file, undecoded, for callers that decide from a
+   * file's start alone (a skill's frontmatter): the rest is never read. Opened like every read here
+   * (`O_NONBLOCK`, so a FIFO cannot block the open, then refused as not a regular file), through this
+   * host's `io`. Failures are `FsError` (`FS_NOT_FOUND`, `FS_NOT_REGULAR_FILE`, …).
+   */
+  async readHead(path: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<FileHead> {
+    throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
+    let fd: number
+    try {
+      fd = await this.io.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    } catch (error) {
+      throw fsErrorFrom(error, quote(path))
+    }
+    try {
+      const info = await this.io.fstat(fd)
+      if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(options.maxBytes, info.size)))
+      let filled = 0
+      let ended = false
+      while (filled < buffer.length) {
+        throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
+        const bytes = await this.io.read(fd, buffer.subarray(filled), buffer.length - filled)
+        if (bytes === 0) {
+          ended = true
+          break
+        }
+        filled += bytes
+      }
+      return { bytes: buffer.subarray(0, filled), size: info.size, complete: ended || filled >= info.size }
+    } catch (error) {
+      throw fsErrorFrom(error, quote(path))
     } finally {
       try {
         await this.io.close(fd)
@@ -255,13 +361,14 @@ export class FileSystem extends Service {
    * directory swapped between the proof and the stat shows as the path no longer being canonical.
    */
   private async identify(path: string): Promise<Identity> {
+    // The path was resolved a moment ago: these follow on the event loop.
     let identity: Stats
     try {
-      identity = await this.io.stat(path)
+      identity = await this.proven.stat(path)
     } catch (error) {
       throw fsErrorFrom(error, quote(path))
     }
-    if ((await this.io.realpath(path).catch(() => undefined)) !== path) throw new Swapped()
+    if ((await this.proven.realpath(path).catch(() => undefined)) !== path) throw new Swapped()
     return identity
   }
 
@@ -281,7 +388,35 @@ export class FileSystem extends Service {
         return { path, url: this.fileUrl(path), text }
       } catch (error) {
         if (!(error instanceof Swapped)) throw error
-        if (attempt === 2) throw new FsError(`${quote(filePath)} kept changing while it was opened; refused, as it may lead out of the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
+        if (attempt === 2) throw swappedTwice(workspace, filePath)
+      }
+    }
+  }
+
+  /**
+   * `readContainedText`'s proof and open, streamed: decoded chunks of a workspace-contained regular
+   * text file, for a reader that stops early (the lines up to the last one it wants). With
+   * `proven`, `filePath` is a canonical path `contained()` returned a moment ago: it is checked
+   * again on the event loop (still canonical, still inside) instead of being resolved again. Nothing
+   * is cached: every call reads the file as it is now.
+   */
+  async *streamContainedText(workspace: Workspace, filePath: string, options: { signal?: AbortSignal | undefined; proven?: boolean } = {}): AsyncGenerator<{ text: string; bytes: number }> {
+    const { signal } = options
+    for (let attempt = 1; ; attempt++) {
+      const reuse = attempt === 1 && options.proven === true && this.contains(workspace.path, filePath)
+      const path = reuse ? filePath : await this.contained(workspace, filePath, signal)
+      // A swap shows at the identity check or the open, before the first chunk: a retry never repeats text.
+      let started = false
+      try {
+        const proven = await this.identify(path)
+        for await (const chunk of this.chunks(path, signal, proven)) {
+          started = true
+          yield chunk
+        }
+        return
+      } catch (error) {
+        if (!(error instanceof Swapped) || started) throw error
+        if (attempt === 2) throw swappedTwice(workspace, filePath)
       }
     }
   }
@@ -294,6 +429,10 @@ export class FileSystem extends Service {
   replaceContainedTexts(workspace: Workspace, replacements: readonly TextReplacement[], options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<string[]> {
     return replaceContainedTexts(this, workspace, replacements, options)
   }
+}
+
+function swappedTwice(workspace: Workspace, filePath: string): FsError {
+  return new FsError(`${quote(filePath)} kept changing while it was opened; refused, as it may lead out of the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
 }
 
 /** What identifies a file: the device and inode a containment proof saw. */

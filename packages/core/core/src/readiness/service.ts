@@ -47,6 +47,8 @@ export interface Capability {
    * nothing. A failure shows as one `unavailable` row under the capability's own id.
    */
   probeRows?(context: ProbeContext): Promise<readonly CapabilityRow[]>
+  /** With `probeRows`: the capability has no row of its own, so a report without probing shows nothing for it. */
+  readonly probeOnly?: boolean
   /**
    * The tools this capability serves, when that is not every tool of its surface (one MCP server
    * of several). Default: every tool whose `surface` is the capability's surface.
@@ -121,7 +123,7 @@ export class ReadinessService extends Service {
     const cwd = options.cwd ?? process.cwd()
     const tools = this.ctx.get('tools')
     const toolsOf = new Map<string, string[]>()
-    for (const { name } of tools?.catalog() ?? []) {
+    for (const { name } of tools?.catalog({ all: true }) ?? []) {
       const surface = tools?.get(name)?.surface ?? `tool:${name}`
       toolsOf.set(surface, [...(toolsOf.get(surface) ?? []), name])
     }
@@ -160,6 +162,7 @@ export class ReadinessService extends Service {
    * its own signal, which no other probe listens on, released when the probe settles.
    */
   private async rowsOf(capability: Capability, budget: Lifetime | undefined, cwd: string): Promise<readonly CapabilityRow[]> {
+    if (!budget && capability.probeOnly && capability.probeRows) return []
     if (!budget || !capability.probeRows) return [{ ...(await this.statusOf(capability, budget, cwd)), id: capability.id }]
     const probeRows = capability.probeRows.bind(capability)
     try {

@@ -27,17 +27,18 @@ export function isScrubbedName(name: string): boolean {
 
 /**
  * The environment every child starts from: the parent's minus what `scrubReason` withholds (unless
- * its name is in `passEnv`), then `explicit` on top (a string sets, `undefined` removes).
+ * its name is in `passEnv`, matched case-insensitively as the scrub is), then `explicit` on top (a
+ * string sets, `undefined` removes).
  */
 export function scrubbedEnv(
   explicit: Readonly<Record<string, string | undefined>> = {},
   parent: NodeJS.ProcessEnv = process.env,
   passEnv: readonly string[] = [],
 ): Record<string, string> {
-  const passed = new Set(passEnv)
+  const passed = new Set(passEnv.map((name) => name.toUpperCase()))
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(parent)) {
-    if (value !== undefined && (passed.has(name) || scrubReason(name, value) === undefined)) env[name] = value
+    if (value !== undefined && (passed.has(name.toUpperCase()) || scrubReason(name, value) === undefined)) env[name] = value
   }
   for (const [name, value] of Object.entries(explicit)) {
     if (value === undefined) delete env[name]

@@ -23,6 +23,13 @@ export interface SpawnSpec {
    * aborted, nothing is started and `exited` reports `SUBPROCESS_ABORTED`.
    */
   readonly signal?: AbortSignal
+  /**
+   * A launcher that hands its work to a program meant to outlive dsh (the platform's browser
+   * opener): the child still gets the scrubbed environment and its own group, but its stdio is
+   * ignored (no stderr tail), it does not keep the event loop alive, and its group is neither
+   * terminated when the leader exits nor at `shutdown()` (the browser it started is the user's).
+   */
+  readonly handOff?: boolean
 }
 
 export interface Exit {
@@ -74,7 +81,7 @@ export class ChildHandle {
       child = spawn(file, args, {
         cwd: spec.cwd,
         env: spec.environment ?? scrubbedEnv(spec.env ?? {}),
-        stdio: [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe'],
+        stdio: spec.handOff ? 'ignore' : [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe'],
         detached: process.platform !== 'win32',
         windowsHide: true,
       })
@@ -87,6 +94,7 @@ export class ChildHandle {
       return
     }
     this.pid = child.pid ?? -1
+    if (spec.handOff) child.unref()
     this.stdin = child.stdin
     this.stdout = child.stdout
     // A broken pipe must never become an uncaught exception in the host; consumers add their own listeners.

@@ -83,7 +83,7 @@ export class SubprocessService extends Service {
       throw new SubprocessError(`"${spec.argv[0]}" is not an absolute path; resolve it with resolveExecutable first`, 'SUBPROCESS_COMMAND_INVALID')
     }
     const child = new ChildHandle({ stderrTailBytes: this.settings.stderrTailBytes, graceMs: this.settings.graceMs, killWaitMs: this.settings.killWaitMs, ...spec, environment: this.environment(spec.env) })
-    if (child.pid > 0) {
+    if (child.pid > 0 && !spec.handOff) {
       this.children.add(child)
       void child.exited.then(() => {
         // The leader is gone, but its group may not be: keep tracking until terminate() proves it.

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
-import { deadline, MAX_TIMER_DELAY_MS, type Deadline } from '../abort.ts'
+import { MAX_TIMER_DELAY_MS } from '../abort.ts'
+import { Lifetime } from '../lifetime/lifetime.ts'
 import { untracked } from '../lifetime.ts'
 import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
@@ -9,7 +10,10 @@ import { runInSession } from '../sessions/current.ts'
 import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
-import type { ApprovalMode, Approver, CatalogEntry, ContentBlock, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolResult, ToolResultEvent } from './types.ts'
+import { byName, DeferConfig, Deferral, TOOL_SEARCH, type DeferrableTool } from './deferral.ts'
+import { ToolIndex, toolSearchDefinition, vanishedToolsNote } from './tool-search.ts'
+import type { ApprovalMode, Approver, CatalogEntry, CatalogOptions, ContentBlock, DeferMode, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolProgress, ToolResult, ToolResultEvent } from './types.ts'
+import type { Session } from '../sessions/session.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -28,6 +32,8 @@ export const ToolsConfig = z.strictObject({
   abandonAfterMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(5000),
   /** Arguments nested deeper than this are the caller's mistake (`INVALID_ARGS`), not a stack overflow. */
   maxArgumentDepth: z.number().int().positive().max(10_000).default(100),
+  /** When deferrable tools are withheld behind `tool_search` (docs/architecture.md, "Deferred tools"). */
+  defer: DeferConfig.prefault({}),
 })
 export type ToolsConfig = z.infer<typeof ToolsConfig>
 
@@ -45,7 +51,10 @@ type Presenter = 'presentCall' | 'presentResult'
 interface Entry {
   readonly definition: ToolDefinition
   readonly approval: ApprovalMode
-  readonly parameters: JsonObject
+  readonly defer: DeferMode
+  /** What the model is told about the tool (name, description, schema), and its length in characters. */
+  readonly catalog: CatalogEntry
+  readonly chars: number
   /** The published JSON Schema of the value (see `outputSchema`). */
   readonly outputSchema: JsonObject | undefined
   readonly parse: (args: JsonValue) => { ok: true; value: unknown } | { ok: false; problem: string }
@@ -69,9 +78,31 @@ export class ToolRuntime extends Service {
   /** Result observers (`onResult`), oldest first. */
   private readonly observers = new Set<{ readonly observe: ResultObserver }>()
 
+  /** Which deferrable tools wait behind `tool_search`, and what each session loaded. */
+  private readonly deferral: Deferral
+  private readonly searchIndex = new ToolIndex()
+  /** `tool_search` itself: not in `entries`, listed and callable while something is deferred. */
+  private readonly search: Entry
+
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
     this.settings = config
+    const entries = this.entries
+    this.deferral = new Deferral(
+      config.defer,
+      function* (): Iterable<DeferrableTool> {
+        for (const { catalog, defer, chars } of entries.values()) yield { entry: catalog, defer, chars }
+      },
+      () => this.notify(),
+    )
+    const all = function* (): Iterable<CatalogEntry> {
+      for (const entry of entries.values()) yield entry.catalog
+    }
+    this.search = compileEntry(toolSearchDefinition({ all, deferral: this.deferral }, this.searchIndex))
+    // Where sessions exist, a loaded tool that vanished is told to that session's model once.
+    ctx.inject(['sessions'], (inner) => {
+      inner.sessions.use(vanishedToolsNote(this.deferral, (name) => entries.has(name)))
+    })
   }
 
   /** Adds a tool; an effect on the caller's scope, so unloading the caller removes it. */
@@ -91,6 +122,7 @@ export class ToolRuntime extends Service {
     return this.ctx.effect(() => {
       const names = new Set<string>()
       for (const { definition } of entries) {
+        if (definition.name === TOOL_SEARCH) throw new ToolError(`the tool name "${TOOL_SEARCH}" is the runtime's own (deferred tools)`, 'DUPLICATE_TOOL')
         if (table.has(definition.name) || names.has(definition.name)) {
           throw new ToolError(`a tool named "${definition.name}" is already registered`, 'DUPLICATE_TOOL')
         }
@@ -148,7 +180,12 @@ export class ToolRuntime extends Service {
   }
 
   get(name: string): ToolDefinition | undefined {
-    return this.entries.get(name)?.definition
+    return this.lookup(name)?.definition
+  }
+
+  /** The entry of a name: a registered tool, or `tool_search` while anything is deferred. */
+  private lookup(name: string): Entry | undefined {
+    return this.entries.get(name) ?? (name === TOOL_SEARCH && this.deferral.active ? this.search : undefined)
   }
 
   /**
@@ -157,14 +194,18 @@ export class ToolRuntime extends Service {
    * describes an object and has not set `structuredOutput: false`. Undefined otherwise.
    */
   outputSchema(name: string): JsonObject | undefined {
-    return this.entries.get(name)?.outputSchema
+    return this.lookup(name)?.outputSchema
   }
 
-  /** What the model is told about every tool, sorted by name so the prefix is stable across load orders. */
-  catalog(): CatalogEntry[] {
-    return [...this.entries.values()]
-      .map(({ definition, parameters }) => ({ name: definition.name, description: definition.description, parameters }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  /**
+   * What the model is told about the tools: sorted by name so the prefix is stable across load
+   * orders. While deferrable tools pass the `defer` budget they are left out and `tool_search` is
+   * listed after the others; a session's catalog then ends with what its searches loaded, in load
+   * order. `all` lists every registered tool instead.
+   */
+  catalog(options: CatalogOptions = {}): CatalogEntry[] {
+    if (options.all) return [...this.entries.values()].map((entry) => entry.catalog).sort(byName)
+    return this.deferral.catalog(options.session, this.search.catalog)
   }
 
   /**
@@ -200,7 +241,8 @@ export class ToolRuntime extends Service {
   }
 
   sections(): PromptSection[] {
-    return [...this.guidance.values()].sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1))
+    const deferred = this.deferral.section()
+    return [...this.guidance.values(), ...(deferred ? [deferred] : [])].sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1))
   }
 
   /**
@@ -244,16 +286,16 @@ export class ToolRuntime extends Service {
     const args = toJson(call.arguments, this.settings.maxArgumentDepth)
     if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
     if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
-    const entry = this.entries.get(call.name)
+    const entry = this.lookup(call.name)
     if (!entry) throw this.unknown(call.name)
     const parsed = entry.parse(deepFreeze(args.value))
     if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
 
     const { definition } = entry
     if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId, definition, args: args.value })
-    const budget = deadline(call.signal, definition.timeoutMs ?? 0, ToolErrorCode.TOOL_TIMEOUT)
+    const budget = Lifetime.following(call.signal, { timeoutMs: definition.timeoutMs, code: ToolErrorCode.TOOL_TIMEOUT })
     const progress = progressReporter(call.onProgress, (error) => this.ctx.logger('tools').warn(`${definition.name}: a progress listener failed: ${errorMessage(error)}`))
-    const exec: ToolExecution = { callId, name: definition.name, signal: budget.signal, session: call.session, progress: progress.report }
+    const exec = new CallExecution(callId, definition.name, budget, call.session, progress.report)
     dispatched.definition = definition
     dispatched.exec = exec
     let outcome: Outcome
@@ -275,7 +317,7 @@ export class ToolRuntime extends Service {
    * more. One promise per call, and the abort is learnt from the budget itself rather than through
    * an event listener: this is on every call's path.
    */
-  private settle(run: () => unknown, budget: Deadline, name: string): Promise<Outcome> {
+  private settle(run: () => unknown, budget: Lifetime, name: string): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       let timer: NodeJS.Timeout | undefined
       let settled = false
@@ -295,7 +337,7 @@ export class ToolRuntime extends Service {
         (value) => done({ kind: 'fulfilled', value }),
         (error: unknown) => done({ kind: 'rejected', error }),
       )
-      budget.whenAborted(() => {
+      budget.onAbort(() => {
         if (settled) return
         timer = setTimeout(() => {
           this.ctx.logger('tools').warn(`${name} ignored its abort signal for ${this.settings.abandonAfterMs} ms; answering without it`)
@@ -340,7 +382,7 @@ export class ToolRuntime extends Service {
   }
 
   private present(name: string, args: unknown, presenter: Presenter, run: (definition: LooseDefinition, args: unknown) => unknown): JsonValue | undefined {
-    const entry = this.entries.get(name)
+    const entry = this.lookup(name)
     if (!entry?.definition[presenter]) return undefined
     // The presenter sees the arguments the body would: checked and parsed. Invalid ones have no card.
     const json = toJson(args, this.settings.maxArgumentDepth)
@@ -415,11 +457,18 @@ export class ToolRuntime extends Service {
   }
 
   private changed(): void {
+    this.deferral.invalidate()
+    this.searchIndex.invalidate()
     const hold = this.hold
     if (hold.depth > 0) {
       hold.changed = true
       return
     }
+    this.notify()
+  }
+
+  /** Emits `tools/change`: the registry changed, or a session's catalog grew (a search loaded tools). */
+  private notify(): void {
     try {
       this.ctx.emit('tools/change')
     } catch (error) {
@@ -442,16 +491,19 @@ function compileEntry(definition: ToolDefinition): Entry {
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_DELAY_MS)) {
     throw new ToolError(`tool "${name}": timeoutMs must be a positive integer no greater than ${MAX_TIMER_DELAY_MS}`, 'INVALID_TOOL')
   }
+  const defer = definition.defer ?? 'never'
+  if (!DEFER_MODES.has(defer)) throw new ToolError(`tool "${name}": defer must be one of ${[...DEFER_MODES].join(', ')}`, 'INVALID_TOOL')
   const approval = approvalModeOf(definition)
   const published = definition.output && definition.structuredOutput !== false ? outputJsonSchema(definition.output) : undefined
   const outputSchema = published && deepFreeze(published)
+  const listed = (parameters: JsonObject) => {
+    const catalog: CatalogEntry = Object.freeze({ name, description: definition.description, parameters })
+    return { definition, approval, defer, outputSchema, catalog, chars: name.length + definition.description.length + JSON.stringify(parameters).length }
+  }
   if (definition.input) {
     const schema = definition.input
     return {
-      definition,
-      approval,
-      outputSchema,
-      parameters: deepFreeze(inputJsonSchema(name, schema)),
+      ...listed(deepFreeze(inputJsonSchema(name, schema))),
       parse: (args) => {
         const result = schema.safeParse(args)
         return result.success ? { ok: true, value: result.data } : { ok: false, problem: describeIssues(result.error) }
@@ -463,11 +515,28 @@ function compileEntry(definition: ToolDefinition): Entry {
     throw new ToolError(`tool "${name}": parameters must be a JSON Schema object`, 'INVALID_TOOL')
   }
   return {
-    definition,
-    approval,
-    outputSchema,
-    parameters: deepFreeze(parameters.value),
+    ...listed(deepFreeze(parameters.value)),
     parse: (args) => (isRecord(args) ? { ok: true, value: args } : { ok: false, problem: '(arguments): expected a JSON object' }),
+  }
+}
+
+const DEFER_MODES: ReadonlySet<string> = new Set<DeferMode>(['never', 'auto', 'always'])
+
+/**
+ * The `exec` a body gets. Its `signal` is made when the body first reads it: a body that never does
+ * (most quick ones) costs no AbortController, the largest single part of the runtime's per-call cost.
+ */
+class CallExecution implements ToolExecution {
+  constructor(
+    readonly callId: string,
+    readonly name: string,
+    readonly lifetime: Lifetime,
+    readonly session: Session | undefined,
+    readonly progress: (update: ToolProgress) => void,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.lifetime.signal
   }
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { JsonObject, JsonValue } from '../json.ts'
+import type { Lifetime } from '../lifetime/lifetime.ts'
 import type { Session } from '../sessions/session.ts'
 
 export interface TextBlock {
@@ -14,6 +15,12 @@ export interface ToolExecution {
   readonly name: string
   /** Aborts on caller cancellation or when the tool's `timeoutMs` runs out. Forward it. */
   readonly signal: AbortSignal
+  /**
+   * The call's lifetime, which `signal` belongs to: for work under the call with a budget of its own
+   * (`lifetime.child({ timeoutMs, code })`, `lifetime.run`) or a cheap `onAbort`, without making an
+   * AbortSignal. It ends when the call does (released once the call answers).
+   */
+  readonly lifetime: Lifetime
   /** The calling session; its `cwd` is the workspace the call runs in. */
   readonly session: Session | undefined
   /**
@@ -61,6 +68,12 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
    */
   readonly approval?: ApprovalMode
   /**
+   * Whether the catalog may withhold the tool until the model finds it with `tool_search` (default
+   * `never`): `auto` once the deferrable tools pass the runtime's `defer` budget, `always` whatever
+   * the budget. A deferred tool still runs when called by its exact name.
+   */
+  readonly defer?: DeferMode
+  /**
    * The last word on what the model sees, for every outcome once the body was dispatched (a
    * success, a thrown error, a timeout, an abort): return blocks to replace the result's `content`,
    * or `undefined` to keep it. Synchronous; a throw or a malformed return is logged and ignored.
@@ -91,6 +104,17 @@ export interface RawToolDefinition<V extends JsonValue> extends ToolDefinitionBa
 }
 
 export type ToolDefinition<A = any, V extends JsonValue = JsonValue> = ZodToolDefinition<A, V> | RawToolDefinition<V>
+
+/** When a tool may be left out of the catalog until a search loads it (see `ToolDefinition.defer`). */
+export type DeferMode = 'never' | 'auto' | 'always'
+
+/** Which catalog `ctx.tools.catalog()` answers. */
+export interface CatalogOptions {
+  /** The session whose model asks: its catalog holds the deferred tools its searches loaded. */
+  readonly session?: Session
+  /** Every registered tool, deferred ones included and `tool_search` left out (`dsh tools --all`, status). */
+  readonly all?: boolean
+}
 
 /** `auto` runs at once, `prompt` asks the approver first, `deny` never runs. */
 export type ApprovalMode = 'auto' | 'prompt' | 'deny'

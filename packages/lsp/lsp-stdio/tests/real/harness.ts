@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host, type Session, type ToolResult } from 'dsh-core'
+// The workspaces here bring their own TypeScript: trusted, as their user would (test-support/trust.ts).
+import { TRUST_EVERYTHING } from '../../../../../test-support/trust.ts'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { PATIENT_LSP_OVERLAY } from '../../../../../test-support/patient-lsp.ts'
 
@@ -23,12 +25,12 @@ export function copyWorkspace(name: string): { dir: string; remove(): void } {
  * machine is not under test), then an overlay written from `overlayYaml` when given.
  */
 export async function bootCoding(overlayYaml?: string): Promise<Host> {
-  if (!overlayYaml) return bootPreset({ preset: CODING_PRESET, overlays: [PATIENT_LSP_OVERLAY] })
+  if (!overlayYaml) return bootPreset({ preset: CODING_PRESET, overlays: [PATIENT_LSP_OVERLAY], askTrust: TRUST_EVERYTHING })
   const dir = mkdtempSync(join(tmpdir(), 'dsh-overlay-'))
   const overlay = join(dir, 'overlay.yml')
   writeFileSync(overlay, overlayYaml)
   try {
-    return await bootPreset({ preset: CODING_PRESET, overlays: [PATIENT_LSP_OVERLAY, overlay] })
+    return await bootPreset({ preset: CODING_PRESET, overlays: [PATIENT_LSP_OVERLAY, overlay], askTrust: TRUST_EVERYTHING })
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host, type ToolResult } from 'dsh-core'
+// The workspaces here bring their own TypeScript: trusted, as their user would (test-support/trust.ts).
+import { TRUST_EVERYTHING } from '../../../../../test-support/trust.ts'
 import { afterAll, beforeAll, expect } from 'vitest'
 
 const REPO = fileURLToPath(new URL('../../../../../', import.meta.url))
 const WORKSPACES = fileURLToPath(new URL('./workspaces/', import.meta.url))
 
-export type Fixture = 'ts-symbols' | 'py-symbols' | 'ts-capabilities' | 'py-capabilities'
+export type Fixture = 'ts-symbols' | 'py-symbols' | 'ts-capabilities' | 'py-capabilities' | 'ts-rename' | 'py-rename' | 'go-rename' | 'c-rename' | 'ts-stale'
 
 export interface RealSuite {
   /** The private copy of the fixture: the session workspace. */
@@ -39,7 +41,7 @@ export function realSuite(fixture: Fixture, options: RealSuiteOptions = {}): Rea
   if (options.overlay !== undefined) writeFileSync(overlays[0]!, options.overlay)
   let host: Host | undefined
   beforeAll(async () => {
-    host = await bootPreset({ preset: join(REPO, 'presets', 'coding.yml'), overlays })
+    host = await bootPreset({ preset: join(REPO, 'presets', 'coding.yml'), overlays, askTrust: TRUST_EVERYTHING })
   })
   afterAll(async () => {
     await host?.stop()

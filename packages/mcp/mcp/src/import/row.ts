@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Context, Inject } from 'cordis'
-import { hostWorkspace, rowOrigin } from 'dsh-core'
+import { hostWorkspace, rowOrigin, trustOf } from 'dsh-core'
 import { z } from 'zod'
 import type { McpConfig } from '../config.ts'
 import { McpError } from '../errors.ts'
 import { checkServer, unusableServer, type UnusableServer } from '../unusable.ts'
 import { readMcpConfigFile } from './read.ts'
+import { holdUntrusted } from './untrusted.ts'
 
 /**
  * A row that points at another client's config instead of naming one server: every server of a
@@ -44,7 +45,12 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   const origin = rowOrigin(ctx)
   const file = configFileOf(row, { workspace: hostWorkspace(ctx), setBy: origin?.fileOf('mcpConfig') })
   const logger = ctx.logger('mcp')
-  if (row.relativeTo === 'workspace' && !existsSync(file)) return logger.debug(`mcpConfig: this workspace has no ${row.mcpConfig}; no servers from it`)
+  if (row.relativeTo === 'workspace') {
+    if (!existsSync(file)) return logger.debug(`mcpConfig: this workspace has no ${row.mcpConfig}; no servers from it`)
+    // A workspace's own file is the repository's word, not the user's: used only once the user trusts it.
+    const decision = await trustOf(ctx).decide(dirname(file), { brings: `the MCP servers of ${file}` })
+    if (!decision.trusted) return holdUntrusted(ctx, file, decision)
+  }
   let imported
   try {
     imported = await readMcpConfigFile(file)

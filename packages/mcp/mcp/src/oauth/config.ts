@@ -1,4 +1,8 @@
+import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { z } from 'zod'
+
+/** The default of `oauth.tokenTimeoutMs`. */
+export const DEFAULT_TOKEN_TIMEOUT_MS = 30_000
 
 /**
  * `oauth:` on a remote row. Every field is optional: an empty object means "this server uses OAuth,
@@ -20,5 +24,10 @@ export const OAuthConfig = z.strictObject({
   callbackPort: z.number().int().min(1).max(65535).optional(),
   /** An https URL of a client ID metadata document, used where the authorization server supports them. */
   clientMetadataUrl: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
+  /**
+   * Deadline of one token refresh (metadata and the token request), which holds the token store's
+   * lock: past it the refresh gives up (`MCP_TIMEOUT`) and the lock is released. Default 30000.
+   */
+  tokenTimeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).optional(),
 })
 export type OAuthConfig = z.infer<typeof OAuthConfig>

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js'
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { auth, type FetchLike } from '@modelcontextprotocol/client'
 import { errorMessage, oneLine } from 'dsh-core'
 import { McpError } from '../errors.ts'
 import { RecordProvider, type ClientSettings } from './provider.ts'

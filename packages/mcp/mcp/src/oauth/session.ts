@@ -1,9 +1,9 @@
 import { watch } from 'node:fs'
 import { dirname } from 'node:path'
-import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ensurePrivateDirectory } from 'dsh-core'
+import { auth, type FetchLike, type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client'
+import { ensurePrivateDirectory, Lifetime, TimeoutReason } from 'dsh-core'
+import { McpError } from '../errors.ts'
+import { DEFAULT_TOKEN_TIMEOUT_MS } from './config.ts'
 import { AuthRequiredError } from './auth-required.ts'
 import { expiringSoon, NO_REDIRECT, RecordProvider, type ClientSettings } from './provider.ts'
 import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
@@ -106,7 +106,7 @@ export class OAuthSession {
         }
         const provider = new RefreshProvider(this, current, await this.readSecret())
         try {
-          await auth(provider, { serverUrl: this.settings.serverUrl, ...(this.fetchFn ? { fetchFn: this.fetchFn } : {}) })
+          await this.refreshWithin(provider)
         } catch (error) {
           if (error instanceof AuthRequiredError) await held.put(this.key, provider.record)
           // A passing failure (the authorization server is down): the current token serves until it expires.
@@ -120,6 +120,20 @@ export class OAuthSession {
         this.refreshing = undefined
       })
     return this.refreshing
+  }
+
+  /** `auth()`'s refresh, bounded by `oauth.tokenTimeoutMs`: it holds the store's lock, which other processes wait for. */
+  private async refreshWithin(provider: OAuthClientProvider): Promise<void> {
+    const timeoutMs = this.settings.oauth?.tokenTimeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS
+    const fetchFn = this.fetchFn ?? fetch
+    try {
+      await Lifetime.run({ timeoutMs, code: 'MCP_TIMEOUT' }, (own) =>
+        auth(provider, { serverUrl: this.settings.serverUrl, fetchFn: (url, init) => fetchFn(url, { ...init, signal: own.signal }) }),
+      )
+    } catch (error) {
+      if (error instanceof TimeoutReason) throw new McpError(`the token refresh for ${this.settings.serverName} got no answer within ${timeoutMs} ms (oauth.tokenTimeoutMs)`, 'MCP_TIMEOUT', { cause: error })
+      throw error
+    }
   }
 }
 

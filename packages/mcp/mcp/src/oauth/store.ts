@@ -1,9 +1,9 @@
-import { open, readFile, rm, stat } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
-import { ensurePrivateDirectory, sleep, writePrivateFile } from 'dsh-core'
+import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client'
+import { ensurePrivateDirectory, writePrivateFile } from 'dsh-core'
+import { FileLock, type LockTimings } from './lock.ts'
 
 /** One login: a server URL and the client that logged in to it. */
 export interface LoginRecord {
@@ -31,9 +31,15 @@ interface StoreFile {
   readonly logins: Record<string, LoginRecord>
 }
 
-/** How long a lock may be held before it counts as left behind by a process that died. */
-const STALE_LOCK_MS = 60_000
-const LOCK_POLL_MS = 25
+export interface TokenStoreOptions {
+  /** A lock not refreshed for this long (its holder refreshes it every quarter of it) was left by a process that died or froze. */
+  readonly lockStaleMs?: number
+  /** How long to wait for the lock while another process holds it (a refresh holds it at most `oauth.tokenTimeoutMs`). */
+  readonly lockWaitMs?: number
+}
+
+export const DEFAULT_LOCK_STALE_MS = 10_000
+export const DEFAULT_LOCK_WAIT_MS = 60_000
 
 /** `$DSH_HOME/mcp-credentials.json`, else `~/.dsh/mcp-credentials.json`. */
 export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
@@ -49,10 +55,17 @@ export function loginKey(serverUrl: string, clientId: string | undefined): strin
  * The user's OAuth logins, in one JSON file only the user can read (0600, in a 0700 directory).
  * Every read goes to the file, so a login made by another process (`dsh mcp login` while `dsh serve`
  * runs) or a refresh made by another session is seen at once. Writes are atomic (a temporary file,
- * renamed) and serialised across processes by a lock file.
+ * renamed) and serialised across processes by a lock file that its holder keeps fresh (`FileLock`).
  */
 export class TokenStore {
-  constructor(readonly path: string = defaultStorePath()) {}
+  private readonly lockTimings: LockTimings
+
+  constructor(
+    readonly path: string = defaultStorePath(),
+    options: TokenStoreOptions = {},
+  ) {
+    this.lockTimings = { staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS, waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS }
+  }
 
   async get(key: string): Promise<LoginRecord | undefined> {
     return (await this.read()).logins[key]
@@ -72,22 +85,13 @@ export class TokenStore {
    * processes. `work` reads and writes through the handle it is given (the lock is not re-entrant).
    */
   async locked<T>(work: (held: HeldStore) => Promise<T>): Promise<T> {
-    const lock = `${this.path}.lock`
     await ensurePrivateDirectory(dirname(this.path))
-    for (;;) {
-      try {
-        await (await open(lock, 'wx', 0o600)).close()
-        break
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-        const held = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0)
-        if (held > STALE_LOCK_MS) await rm(lock, { force: true })
-        else await sleep(LOCK_POLL_MS)
-      }
-    }
+    const lock = await FileLock.acquire(`${this.path}.lock`, this.lockTimings)
     const held: HeldStore = {
       get: (key) => this.get(key),
       put: async (key, record) => {
+        // A holder that froze past the stale time may have been taken over: then it writes nothing.
+        await lock.verify()
         const file = await this.read()
         const logins = { ...file.logins }
         if (record) logins[key] = record
@@ -98,7 +102,7 @@ export class TokenStore {
     try {
       return await work(held)
     } finally {
-      await rm(lock, { force: true })
+      await lock.release()
     }
   }
 

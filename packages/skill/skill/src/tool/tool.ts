@@ -1,7 +1,7 @@
 import { quote, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { SkillError } from '../errors.ts'
-import { isSkillName, skillNameProblem } from '../name.ts'
+import { isSkillName, normalisedSkillName, skillNameProblem } from '../name.ts'
 import { renderSkillContent } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
 import type { ResourceBase, ViewOptions } from '../types.ts'
@@ -70,8 +70,14 @@ export function skillTool(skills: SkillRegistry, recent: RecentSkills, settings:
     async execute({ name }, exec: ToolExecution) {
       const view = sessionView(exec.session, exec.signal)
       if (isListingRequest(name)) return listSkills(name, (await skills.list(view)).filter(isModelInvocable), recent.of(exec.session), settings.catalogDescriptionMaxLength)
-      if (!isSkillName(name)) throw new SkillError(`${quote(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
-      const summary = (await skills.list(view)).find((skill) => skill.name === name)
+      const listed = await skills.list(view)
+      if (!isSkillName(name)) {
+        // A name as its file spelled it (`PDF Processing`) finds the skill loaded under its normalised name.
+        const lenient = normalisedSkillName(name)
+        if (!lenient || !listed.some((skill) => skill.name === lenient)) throw new SkillError(`${quote(name)} is not a skill name: ${skillNameProblem(name)}`, 'SKILL_INVALID_NAME')
+        name = lenient
+      }
+      const summary = listed.find((skill) => skill.name === name)
       if (!summary) throw unknownSkill(name)
       if (!summary.invocation.modelInvocable) throw userOnly(name)
       const definition = await skills.get(name, view)

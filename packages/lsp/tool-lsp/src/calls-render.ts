@@ -1,0 +1,27 @@
+import type { CallEdge, CallsValue } from './calls-value.ts'
+import { boundText } from './text-bound.ts'
+
+const where = (path: string, range: { start: { line: number; character: number } }) => `${path}:${range.start.line + 1}:${range.start.character + 1}`
+
+/**
+ * What the model sees: each function at the position, then its calls indented by level:
+ * `kind name  path:line:col` (where it is declared), and under it each call site with its source line.
+ */
+export function renderCalls(value: CallsValue, limits: { readonly maxResultChars: number }): string {
+  if (!value.roots.length) return `No function or method at ${value.at.filePath}:${value.at.line}:${value.at.character}.`
+  const lines: string[] = []
+  const verb = value.direction === 'incoming' ? 'Calls to' : 'Calls from'
+  const edge = (call: CallEdge, indent: string) => {
+    lines.push(`${indent}${call.kind} ${call.name}  ${where(call.path, call.selectionRange)}`)
+    for (const site of call.sites) lines.push(`${indent}  called at ${where(site.path, site.range)}${site.lineText ? `  ${site.lineText}` : ''}`)
+    for (const child of call.calls) edge(child, `${indent}  `)
+  }
+  for (const root of value.roots) {
+    lines.push(`${verb} ${root.kind} ${root.name} (${where(root.path, root.selectionRange)})${value.depth > 1 ? `, ${value.depth} levels` : ''}:`)
+    if (!root.calls.length) lines.push(value.direction === 'incoming' ? '  no callers found' : '  no calls found')
+    for (const call of root.calls) edge(call, '  ')
+  }
+  if (value.truncated) lines.push('(more calls omitted: the limit calls.maxCalls was reached)')
+  if (!value.complete) lines.push('(the language server was still indexing; calls may be missing)')
+  return boundText(lines.join('\n'), limits.maxResultChars, 'calls')
+}

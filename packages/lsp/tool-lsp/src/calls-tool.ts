@@ -1,0 +1,101 @@
+import type { ToolDefinition } from 'dsh-core'
+import { LSP_CALL_DIRECTIONS, type LspLocation } from 'dsh-lsp'
+import { z } from 'zod'
+import { checkCallHierarchy, type CheckedCall, type CheckedCallHierarchy } from './capability-results.ts'
+import { renderCalls } from './calls-render.ts'
+import { CallsValue, type CallEdge } from './calls-value.ts'
+import type { ToolLspConfig } from './config.ts'
+import { anchorFields, checkAnchor } from './input.ts'
+import { readLineTexts } from './line-text.ts'
+import { anchorOf, sessionWorkspace, type LspToolServices } from './query.ts'
+import { renderUri } from './render-uri.ts'
+import { ellipsize } from './text-bound.ts'
+
+export function callsInput(settings: ToolLspConfig) {
+  return z
+    .strictObject({
+      ...anchorFields,
+      direction: z.enum(LSP_CALL_DIRECTIONS).describe('incoming: who calls the function; outgoing: what the function calls.'),
+      depth: z
+        .number()
+        .int()
+        .min(1)
+        .max(settings.calls.maxDepth)
+        .optional()
+        .describe(`Levels to follow (1: the direct calls; default ${settings.calls.defaultDepth}, at most ${settings.calls.maxDepth}).`),
+    })
+    .superRefine(checkAnchor)
+}
+export type CallsInput = z.infer<ReturnType<typeof callsInput>>
+
+export const CALLS_TOOL_DESCRIPTION = [
+  'The call hierarchy of a function or method: who calls it (direction incoming) or what it calls (outgoing), across files, as the language server sees it.',
+  'Point at its name (declaration or a use) with filePath, line and symbol; depth follows callers of callers.',
+  'Each call is shown with its one-based path:line:column and source line.',
+].join(' ')
+
+/** The `lsp_calls` tool: incoming or outgoing calls, to a bounded depth and count. */
+export function callsTool(services: LspToolServices, settings: ToolLspConfig): ToolDefinition<CallsInput, CallsValue> {
+  return {
+    name: 'lsp_calls',
+    surface: 'lsp',
+    description: CALLS_TOOL_DESCRIPTION,
+    input: callsInput(settings),
+    output: CallsValue,
+    timeoutMs: settings.timeoutMs,
+    async execute(args, exec) {
+      const cwd = sessionWorkspace(exec, 'lsp_calls')
+      const { position, resolved } = await anchorOf(services, settings, args, cwd, exec.signal)
+      const depth = args.depth ?? Math.min(settings.calls.defaultDepth, settings.calls.maxDepth)
+      const request = { filePath: args.filePath, position, direction: args.direction, depth, maxCalls: settings.calls.maxCalls, workspaceRoot: cwd }
+      const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.signal))
+      const at = { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(resolved ? { symbol: resolved.symbol } : {}) }
+      return { kind: 'calls', direction: result.direction, depth, at, complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(services, settings, result, cwd, exec.signal) }
+    },
+    render: (_args, value) => renderCalls(value, settings),
+  }
+}
+
+/**
+ * The hierarchy in the tool's shape, each function and call site with its source line (read once
+ * per file, as for lsp's locations). Call sites lie in the caller's file for incoming calls and in
+ * the parent's file for outgoing ones.
+ */
+async function edgesWithLines(services: LspToolServices, settings: ToolLspConfig, result: CheckedCallHierarchy, cwd: string, signal: AbortSignal): Promise<CallEdge[]> {
+  const locations: LspLocation[] = []
+  const want = (uri: string, range: LspLocation['range']) => locations.push({ uri, range }) - 1
+  type Pending = { call: CheckedCall | { item: CheckedCall['item']; fromRanges: []; calls: readonly CheckedCall[] }; parentUri: string | undefined; at: number; sites: number[]; children: Pending[] }
+  const collect = (call: Pending['call'], parentUri: string | undefined): Pending => {
+    const siteUri = result.direction === 'incoming' ? call.item.uri : parentUri
+    return {
+      call,
+      parentUri,
+      at: want(call.item.uri, call.item.selectionRange),
+      sites: siteUri === undefined ? [] : call.fromRanges.map((range) => want(siteUri, range)),
+      children: call.calls.map((child) => collect(child, call.item.uri)),
+    }
+  }
+  const roots = result.roots.map((root) => collect({ item: root.item, fromRanges: [], calls: root.calls }, undefined))
+  const texts = await readLineTexts(services.fs, cwd, locations, settings, signal)
+  const path = (uri: string) => renderUri(uri, result.resolvedWorkspaceUri)
+  const build = (pending: Pending): CallEdge => {
+    const { item } = pending.call
+    const lineText = texts[pending.at]
+    return {
+      name: item.name,
+      kind: item.kind,
+      ...(item.detail ? { detail: ellipsize(item.detail.replace(/\s+/g, ' '), 120) } : {}),
+      path: path(item.uri),
+      uri: item.uri,
+      selectionRange: item.selectionRange,
+      ...(lineText === undefined ? {} : { lineText }),
+      sites: pending.sites.map((index) => {
+        const site = locations[index]!
+        const text = texts[index]
+        return { path: path(site.uri), range: site.range, ...(text === undefined ? {} : { lineText: text }) }
+      }),
+      calls: pending.children.map(build),
+    }
+  }
+  return roots.map(build)
+}

@@ -1,0 +1,231 @@
+import { assertNever, FsError, quote, type ToolDefinition, type ToolExecution, type Workspace } from 'dsh-core'
+import { LspError } from 'dsh-lsp'
+import { z } from 'zod'
+import { checkDiagnostics, checkRename, type CheckedRename } from './capability-results.ts'
+import type { ToolLspConfig } from './config.ts'
+import { anchorFields, checkAnchor } from './input.ts'
+import { localPath } from './line-text.ts'
+import { anchorOf, sessionWorkspace, type LspToolServices } from './query.ts'
+import { planFileEdit, type ChangedLine } from './rename-plan.ts'
+import { fingerprintOf, RenamePreviews } from './rename-previews.ts'
+import { renderRename } from './rename-render.ts'
+import { RenameValue } from './rename-value.ts'
+import { renderUri } from './render-uri.ts'
+import { ellipsize } from './text-bound.ts'
+
+export const RenameInput = z
+  .strictObject({
+    ...anchorFields,
+    newName: z.string().min(1).max(200).regex(/\S/, 'newName must not be blank').describe('The new name, as it is to be written in the source.'),
+    apply: z.boolean().optional().describe('false or absent: only show every edit. true: write the edit to the files (all or nothing) and report the errors after it.'),
+  })
+  .superRefine(checkAnchor)
+export type RenameInput = z.infer<typeof RenameInput>
+
+export const RENAME_TOOL_DESCRIPTION = [
+  'Renames a symbol (variable, function, class, method, property, type) everywhere it is used, across files, as the language server computes it.',
+  'Point at one use or the declaration with filePath, line and symbol. Without apply it shows every edit (file, line, before and after);',
+  'with apply: true it writes them all or none, refusing if a file changed since, and reports the errors after the change.',
+  'Prefer it to editing each use by hand.',
+].join(' ')
+
+/** One file of the edit, checked and planned. */
+interface Target {
+  readonly uri: string
+  readonly path: string
+  readonly before: string
+  readonly after: string
+  readonly edits: number
+  readonly lines: readonly ChangedLine[]
+}
+
+/** The `lsp_rename` tool: preview a rename, or apply it through `ctx.fs`. */
+export function renameTool(services: LspToolServices, settings: ToolLspConfig): ToolDefinition<RenameInput, RenameValue> {
+  const previews = new RenamePreviews(settings.rename.rememberedPreviews)
+  return {
+    name: 'lsp_rename',
+    surface: 'lsp',
+    description: RENAME_TOOL_DESCRIPTION,
+    input: RenameInput,
+    output: RenameValue,
+    timeoutMs: settings.timeoutMs,
+    async execute(args, exec) {
+      const cwd = sessionWorkspace(exec, 'lsp_rename')
+      const { signal } = exec
+      const { position, resolved } = await anchorOf(services, settings, args, cwd, signal)
+      const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd }, signal))
+      const workspace = await workspaceOf(services, cwd, signal)
+      const targets = await planTargets(services, settings, workspace, result, signal)
+      const fingerprint = fingerprintOf(targets)
+      const key = JSON.stringify([workspace.path, args.filePath, position.line, position.character, args.newName])
+      const value = (applied: boolean): RenameValue => renameValue(settings, result, args, position, targets, applied, resolved?.symbol)
+      if (args.apply !== true) {
+        previews.remember(key, fingerprint)
+        return value(false)
+      }
+      const shown = previews.take(key)
+      if (!result.complete) throw new LspError('the language server was still indexing when it computed the rename, so uses may be missing; nothing was written: try again in a moment', 'LSP_RENAME_INCOMPLETE')
+      if (result.fileOperations.length) {
+        throw new LspError(`the rename would also ${result.fileOperations.map((operation) => describeOperation(operation, result.resolvedWorkspaceUri)).join(', ')}; file operations are not applied, so nothing was written`, 'LSP_RENAME_FILE_OPERATION')
+      }
+      if (shown !== undefined && shown !== fingerprint) {
+        throw new LspError('a file of the rename changed since its preview (or the edit is no longer the one shown); nothing was written: preview it again', 'LSP_RENAME_CONFLICT')
+      }
+      const written = await write(services, settings, workspace, targets, signal)
+      for (const path of written) services.lsp.fileChanged(path, exec.session ? { session: exec.session } : {})
+      return { ...value(true), ...(await diagnosticsAfter(services, settings, cwd, written, result.resolvedWorkspaceUri, exec)) }
+    },
+    render: (_args, value) => renderRename(value, settings),
+  }
+}
+
+async function workspaceOf(services: LspToolServices, cwd: string, signal: AbortSignal): Promise<Workspace> {
+  try {
+    return await services.fs.workspace(cwd, signal)
+  } catch (error) {
+    if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
+    throw new LspError(`workspace ${quote(cwd)} cannot be used: ${(error as Error).message}`, 'LSP_WORKSPACE_INVALID', { cause: error })
+  }
+}
+
+/**
+ * Every file of the edit proven inside the workspace (one that is not — a `..`, an absolute path
+ * elsewhere, a symlink leading out, a URI that is no local file — refuses the whole rename), read,
+ * and its edits checked against its text and applied in memory.
+ */
+async function planTargets(services: LspToolServices, settings: ToolLspConfig, workspace: Workspace, result: CheckedRename, signal: AbortSignal): Promise<Target[]> {
+  const files = result.files.filter((file) => file.edits.length)
+  if (files.length > settings.rename.maxFiles) {
+    throw new LspError(`the rename touches ${files.length} files, more than rename.maxFiles (${settings.rename.maxFiles}); nothing was done`, 'LSP_RENAME_REFUSED')
+  }
+  const outside: string[] = []
+  const proven: { uri: string; path: string; edits: (typeof files)[number]['edits'] }[] = []
+  const uris = [...files.map((file) => file.uri), ...result.fileOperations.flatMap((operation) => (operation.kind === 'rename' ? [operation.oldUri, operation.newUri] : [operation.uri]))]
+  for (const uri of uris) {
+    const path = await containedPath(services, workspace, uri, signal)
+    if (path === undefined) outside.push(renderUri(uri, result.resolvedWorkspaceUri))
+    const file = files.find((candidate) => candidate.uri === uri)
+    if (path !== undefined && file && !proven.some((entry) => entry.uri === uri)) proven.push({ uri, path, edits: file.edits })
+  }
+  if (outside.length) {
+    throw new LspError(`the rename reaches outside the workspace ${workspace.path} (${outside.slice(0, 5).join(', ')}${outside.length > 5 ? `, and ${outside.length - 5} more` : ''}); refused whole, nothing was written`, 'LSP_RENAME_OUTSIDE_WORKSPACE')
+  }
+  const targets: Target[] = []
+  for (const { uri, path, edits } of proven) {
+    let before: string
+    try {
+      before = (await services.fs.readContainedText(workspace, path, { maxBytes: settings.rename.maxFileBytes, signal })).text
+    } catch (error) {
+      if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
+      throw new LspError(`the rename's file ${renderUri(uri, result.resolvedWorkspaceUri)} cannot be read: ${(error as Error).message}`, 'LSP_SOURCE_INVALID', { cause: error })
+    }
+    const plan = planFileEdit(before, edits, result.oldName)
+    const shown = renderUri(uri, result.resolvedWorkspaceUri)
+    if (!plan.ok) {
+      throw new LspError(`the language server's edit does not fit ${shown} as it is on disk (${plan.problem}): the file changed after the server last read it; nothing was written. Preview the rename again`, 'LSP_RENAME_CONFLICT')
+    }
+    targets.push({ uri, path, before, after: plan.after, edits: plan.edits, lines: plan.lines })
+  }
+  return targets
+}
+
+/** The canonical local path of a `file:` URI inside the workspace, else undefined. */
+async function containedPath(services: LspToolServices, workspace: Workspace, uri: string, signal: AbortSignal): Promise<string | undefined> {
+  const local = localPath(uri)
+  if (local === undefined) return undefined
+  try {
+    return await services.fs.contained(workspace, local, signal)
+  } catch (error) {
+    if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') return undefined
+    throw error
+  }
+}
+
+/** All files or none, each still holding the text the edit was checked against. */
+async function write(services: LspToolServices, settings: ToolLspConfig, workspace: Workspace, targets: readonly Target[], signal: AbortSignal): Promise<string[]> {
+  try {
+    return await services.fs.replaceContainedTexts(workspace, targets.map((target) => ({ filePath: target.path, expected: target.before, text: target.after })), { maxBytes: settings.rename.maxFileBytes, signal })
+  } catch (error) {
+    if (error instanceof FsError && error.code === 'FS_CONFLICT') throw new LspError(`${error.message}; preview the rename again`, 'LSP_RENAME_CONFLICT', { cause: error })
+    if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') throw new LspError(`${error.message}; refused whole, nothing was written`, 'LSP_RENAME_OUTSIDE_WORKSPACE', { cause: error })
+    throw error
+  }
+}
+
+function describeOperation(operation: CheckedRename['fileOperations'][number], workspaceUri: string): string {
+  switch (operation.kind) {
+    case 'create':
+      return `create ${renderUri(operation.uri, workspaceUri)}`
+    case 'delete':
+      return `delete ${renderUri(operation.uri, workspaceUri)}`
+    case 'rename':
+      return `rename ${renderUri(operation.oldUri, workspaceUri)} to ${renderUri(operation.newUri, workspaceUri)}`
+    default:
+      return assertNever(operation, 'file operation')
+  }
+}
+
+function renameValue(settings: ToolLspConfig, result: CheckedRename, args: RenameInput, position: { line: number; character: number }, targets: readonly Target[], applied: boolean, symbol: string | undefined): RenameValue {
+  let linesLeft = settings.rename.maxPreviewLines
+  const chars = Math.max(40, settings.lineTextChars)
+  return {
+    kind: 'rename',
+    applied,
+    oldName: result.oldName,
+    newName: args.newName,
+    complete: result.complete,
+    at: { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(symbol === undefined ? {} : { symbol }) },
+    totalEdits: targets.reduce((sum, target) => sum + target.edits, 0),
+    files: targets.map((target) => {
+      const kept = target.lines.slice(0, Math.max(0, linesLeft))
+      linesLeft -= kept.length
+      return {
+        path: renderUri(target.uri, result.resolvedWorkspaceUri),
+        uri: target.uri,
+        edits: target.edits,
+        lines: kept.map((line) => ({ line: line.line, before: ellipsize(line.before.trim(), chars), after: ellipsize(line.after.trim(), chars) })),
+        lineCount: target.lines.length,
+      }
+    }),
+    fileOperations: result.fileOperations.map((operation) =>
+      operation.kind === 'rename'
+        ? { kind: 'rename' as const, oldPath: renderUri(operation.oldUri, result.resolvedWorkspaceUri), newPath: renderUri(operation.newUri, result.resolvedWorkspaceUri) }
+        : { kind: operation.kind, path: renderUri(operation.uri, result.resolvedWorkspaceUri) },
+    ),
+  }
+}
+
+/** Each written file's errors as the servers see the new text (the first `diagnosticsFiles` files). */
+async function diagnosticsAfter(
+  services: LspToolServices,
+  settings: ToolLspConfig,
+  cwd: string,
+  written: readonly string[],
+  workspaceUri: string,
+  exec: ToolExecution,
+): Promise<Pick<RenameValue, 'diagnostics' | 'diagnosticsSkipped'>> {
+  const diagnostics: NonNullable<RenameValue['diagnostics']> = []
+  const skipped: NonNullable<RenameValue['diagnosticsSkipped']> = []
+  const shown = (path: string) => renderUri(services.fs.fileUrl(path), workspaceUri)
+  if (!services.lsp.offers('diagnostics')) return {}
+  for (const [index, path] of written.entries()) {
+    if (index >= settings.rename.diagnosticsFiles) {
+      skipped.push({ path: shown(path), reason: `past rename.diagnosticsFiles (${settings.rename.diagnosticsFiles})` })
+      continue
+    }
+    try {
+      const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: path, workspaceRoot: cwd }, exec.signal))
+      const errors = result.items.filter((item) => item.severity === 'error').sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character)
+      diagnostics.push({
+        path: shown(path),
+        errors: errors.length,
+        first: errors.slice(0, 3).map((item) => `${item.range.start.line + 1}:${item.range.start.character + 1}  ${ellipsize(item.message.replace(/\s+/g, ' '), 200)}`),
+        complete: result.complete,
+      })
+    } catch (error) {
+      if (exec.signal.aborted) throw error
+      skipped.push({ path: shown(path), reason: error instanceof LspError || error instanceof FsError ? `${error.code}: ${ellipsize(error.message, 200)}` : ellipsize(String(error), 200) })
+    }
+  }
+  return { diagnostics, ...(skipped.length ? { diagnosticsSkipped: skipped } : {}) }
+}

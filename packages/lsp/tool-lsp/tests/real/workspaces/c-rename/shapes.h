@@ -1,0 +1,4 @@
+#ifndef SHAPES_H
+#define SHAPES_H
+int area(int side);
+#endif

@@ -1,0 +1,52 @@
+import { join } from 'node:path'
+import { TrustStore } from 'dsh-core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bundle, fsHost, removeTempDirs, tempDir, type FsHost } from './helpers.ts'
+import { mkdir } from 'node:fs/promises'
+
+let host: FsHost | undefined
+
+afterEach(async () => {
+  await host?.stop()
+  host = undefined
+  await removeTempDirs()
+})
+
+/** A git project with its own skills, a user home with one, and a trust file that trusts nothing yet. */
+async function untrustedProject() {
+  const base = await tempDir()
+  const project = join(base, 'project')
+  const home = join(base, 'home')
+  await mkdir(join(project, '.git'), { recursive: true })
+  await bundle(join(project, '.dsh', 'skills'), 'from-dsh')
+  await bundle(join(project, '.claude', 'skills'), 'from-claude-1')
+  await bundle(join(project, '.claude', 'skills'), 'from-claude-2')
+  await bundle(join(home, '.claude', 'skills'), 'mine')
+  const trustFile = join(base, 'dsh-home', 'trusted.json')
+  return { project, home, trustFile, dshHome: join(base, 'dsh-home') }
+}
+
+describe('project skills and workspace trust', () => {
+  it('loads no project skill in an untrusted workspace, still the user ones, and says how many were skipped and why', async () => {
+    const { project, home, trustFile, dshHome } = await untrustedProject()
+    host = await fsHost({ watch: false, userHome: home, dshHome }, { trustFile })
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['mine'])
+    const rows = await host.app.readiness.report({ probe: true, cwd: project })
+    const summary = rows.find((row) => row.surface === 'skill' && row.id === 'filesystem')!
+    expect(summary.detail).toContain(`3 project skills not loaded (the workspace is not trusted: dsh trust ${project})`)
+    const untrusted = rows.filter((row) => row.state === 'untrusted')
+    expect(untrusted.map((row) => [row.id, row.detail])).toEqual([
+      ['project-claude', `${join(project, '.claude', 'skills')}: 2 project skills not loaded: ${project} is not trusted; to load them: dsh trust ${project}`],
+      ['project-dsh', `${join(project, '.dsh', 'skills')}: 1 project skill not loaded: ${project} is not trusted; to load them: dsh trust ${project}`],
+    ])
+  })
+
+  it('loads them once the workspace (or a directory above it) is trusted', async () => {
+    const { project, home, trustFile, dshHome } = await untrustedProject()
+    await new TrustStore(trustFile).record(join(project, '..'), true)
+    host = await fsHost({ watch: false, userHome: home, dshHome }, { trustFile })
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['from-claude-1', 'from-claude-2', 'from-dsh', 'mine'])
+    const rows = await host.app.readiness.report({ probe: true, cwd: project })
+    expect(rows.filter((row) => row.state === 'untrusted')).toEqual([])
+  })
+})
