@@ -1,5 +1,5 @@
 import { ToolError } from 'dsh-core'
-import { sliceCodePoints, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
+import { sliceCodePoints, stripBidi, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
 import { queriesDescription } from './guidance.ts'
@@ -47,7 +47,7 @@ export function distinctQueries(queries: readonly string[], maxQueries: number, 
 export async function runSearch(web: Searcher, config: ToolWebConfig, args: SearchInput, signal: AbortSignal): Promise<SearchValue> {
   const queries = distinctQueries(args.queries, config.searchMaxQueries, config.searchMaxQueryChars)
   const maxResults = config.searchMaxResults
-  const value = queries.length === 1 ? project(await web.search({ query: queries[0]!, maxResults }, signal)) : merge(queries, await searchAll(web, queries, maxResults, signal), maxResults)
+  const value = queries.length === 1 ? project(cleaned(await web.search({ query: queries[0]!, maxResults }, signal))) : merge(queries, (await searchAll(web, queries, maxResults, signal)).map(cleaned), maxResults)
   return bounded(value, config.searchMaxOutputChars)
 }
 
@@ -97,6 +97,24 @@ export function merge(queries: readonly string[], results: readonly WebSearchRes
   }
   const providers = [...new Set(results.flatMap((result) => (result.provider ? [result.provider] : [])))]
   return project({ ...(answers.length ? { content: answers.join('\n\n') } : {}), sources, truncated, ...(providers.length ? { provider: providers.join(', ') } : {}) })
+}
+
+/**
+ * A provider's result as the model will read it, so the value, its `meta` and the text agree: the
+ * answer one line with bidi controls dropped and `\ [ ] ( )` escaped (it cannot forge a heading, a
+ * `Sources:` list or a link); titles, snippets and dates one line without bidi controls; URLs
+ * WHATWG-serialised with the characters that would end a Markdown link percent-encoded. A source
+ * whose URL does not parse is left for `project` to drop.
+ */
+function cleaned(result: WebSearchResult): WebSearchResult {
+  const text = (value: string | undefined) => (value === undefined ? undefined : oneLine(stripBidi(value)))
+  const sources = result.sources.map((source) => {
+    if (typeof source.url !== 'string' || !isWebUrl(source.url)) return source
+    const [title, snippet, publishedAt] = [text(source.title), text(source.snippet), text(source.publishedAt)]
+    return { url: destination(stripBidi(source.url)), ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) }
+  })
+  const content = result.content === undefined ? undefined : escapeMarkdown(oneLine(stripBidi(result.content)))
+  return { ...result, ...(content !== undefined ? { content } : {}), sources }
 }
 
 /** Copies only the contract's fields, omitting empty optional ones, and only sources with an http(s) URL. */
@@ -172,7 +190,11 @@ function label(source: SearchValue['sources'][number]): string {
 
 /** Provider text inside a Markdown line: one line, and no bracket or parenthesis that could close or open a link. */
 function asText(text: string): string {
-  return oneLine(text).replace(/[\\[\]()]/g, '\\$&')
+  return escapeMarkdown(oneLine(text))
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\[\]()]/g, '\\$&')
 }
 
 function oneLine(text: string): string {

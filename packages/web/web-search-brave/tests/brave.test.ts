@@ -166,6 +166,36 @@ describe('error answers and the fault each one means', () => {
   })
 })
 
+describe('a key the API echoes (issue 31 item 6)', () => {
+  const forms = [encodeURIComponent(`${KEY}/`).slice(0, -3), Buffer.from(KEY).toString('base64'), Buffer.from(KEY).toString('base64url'), KEY.toUpperCase(), KEY.toLowerCase(), `${KEY.slice(0, 9)}\n${KEY.slice(9)}`, `${KEY.slice(0, 4)} \r\n ${KEY.slice(4)}`]
+
+  it('an error answer shows it redacted URL-encoded, in base64, upper- or lower-cased, and split across lines', async () => {
+    for (const form of forms) {
+      const server = await api(json(400, { type: 'ErrorResponse', error: { code: 'VALIDATION', detail: `token ${form} is not allowed` } }))
+      const { app } = await withKey(server)
+      const error = await rejection(app.web.search({ query: 'q' }))
+      expect(error.message, JSON.stringify(form)).toBe('Brave Search API error (HTTP 400): VALIDATION: token [redacted] is not allowed')
+    }
+  })
+
+  it('a success answer that echoes it in a title, a snippet or a URL: redacted in the text and in meta.sources', async () => {
+    const server = await api(
+      results([
+        { url: `https://echo.test/?key=${encodeURIComponent(KEY)}`, title: `Your key is ${KEY}`, description: `snippet ${Buffer.from(KEY).toString('base64')} end` },
+        { url: 'https://clean.test/', title: `split ${KEY.slice(0, 5)}\n${KEY.slice(5)}` },
+      ]),
+    )
+    const { app } = await withKey(server)
+    const result = await app.tools.execute({ name: 'web_search', arguments: { queries: ['q'] } })
+    const text = result.content.map((block) => block.text).join('')
+    const meta = JSON.stringify(result.isError ? undefined : result.meta)
+    for (const shown of [text, meta, JSON.stringify(result.isError ? undefined : result.value)]) {
+      expect(shown).toContain('[redacted]')
+      for (const form of [KEY, encodeURIComponent(KEY), Buffer.from(KEY).toString('base64'), KEY.slice(5)]) expect(shown).not.toContain(form)
+    }
+  })
+})
+
 describe('an answer under way is never handed to another provider', () => {
   /** Brave first in a failover list, a scripted provider standing by behind it; a cooldown no test outlives. */
   async function withStandby(server: FakeBrave, config: Record<string, unknown> = {}) {

@@ -28,6 +28,6 @@ export function apply(ctx: Context, config: TavilySearchConfig): void {
     endpoint: (options) => searchEndpoint(options.baseURL).href,
     request: tavilyRequest,
     refusal: tavilyRefusal,
-    map: mapResponse,
+    map: (json) => mapResponse(json, settings.includeAnswer),
   })
 }

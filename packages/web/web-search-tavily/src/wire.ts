@@ -40,8 +40,11 @@ const text = z.string().nullish()
 const Result = z.looseObject({ url: z.string(), title: text, content: text, published_date: text })
 const Response = z.looseObject({ answer: text, results: z.array(z.unknown()) })
 
-/** `results` as sources (first of each URL kept, empty fields omitted); `answer` as the text. */
-export function mapResponse(json: unknown): WebSearchResult {
+/**
+ * `results` as sources (first of each URL kept, empty fields omitted); `answer` as the text only
+ * when the config asked for one (`includeAnswer`): an `answer` Tavily sends unasked is dropped.
+ */
+export function mapResponse(json: unknown, includeAnswer: TavilySearchConfig['includeAnswer'] = false): WebSearchResult {
   const parsed = Response.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -53,7 +56,7 @@ export function mapResponse(json: unknown): WebSearchResult {
       return item.success ? [{ url: item.data.url, title: item.data.title, snippet: item.data.content, publishedAt: item.data.published_date }] : []
     }),
   )
-  const content = parsed.data.answer?.trim()
+  const content = includeAnswer ? parsed.data.answer?.trim() : undefined
   return { ...(content ? { content } : {}), sources, truncated: false }
 }
 

@@ -7,5 +7,5 @@ export { describeReport, type SearchProviderReport, type SearchProviderState } f
 export { type SearchSelection, type SelectionSource } from './search-selection.ts'
 export { WebError, WebErrorCode } from './errors.ts'
 export * from './types.ts'
-export { providerText, sliceCodePoints, MAX_PROVIDER_TEXT } from './provider-text.ts'
-export { collectSources, type FoundSource } from './sources.ts'
+export { providerText, redact, stripBidi, sliceCodePoints, MAX_PROVIDER_TEXT } from './provider-text.ts'
+export { collectSources, redactResult, type FoundSource } from './sources.ts'

@@ -4,6 +4,7 @@ import { currentSession, deadline, errorMessage, raceAbort, type CapabilityStatu
 import { WebError } from './errors.ts'
 import type { ProviderFault } from './fault.ts'
 import { providerText } from './provider-text.ts'
+import { redactResult } from './sources.ts'
 import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
 
 // `dsh-web/keyed-search`: the part every search provider for an HTTP JSON API with an API key
@@ -107,12 +108,15 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
       throw fail(`${name} API error (HTTP ${status})${detail}`, 'WEB_PROVIDER_ERROR', refusal.fault ? { fault: refusal.fault } : undefined)
     }
     if (json === undefined) throw fail(`${name} returned a body that is not JSON (content-type ${response.headers.get('content-type') ?? 'none'})`, 'WEB_PROVIDER_ERROR', { fault: { kind: 'failing' } })
+    let result: WebSearchResult
     try {
-      return spec.map(json, search)
+      result = spec.map(json, search)
     } catch (error) {
       // An answer of the wrong shape is the provider's fault: another one may do better.
       throw fail(error instanceof WebError ? error.message : `${name} returned an unreadable answer: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'failing' } })
     }
+    // A success answer may echo the key too (in a result's URL, title or snippet).
+    return redactResult(result, [secret])
   }
 
   function status(): CapabilityStatus {

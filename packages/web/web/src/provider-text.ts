@@ -3,18 +3,57 @@ export const MAX_PROVIDER_TEXT = 300
 
 /**
  * Text a remote API sent (an error body, a status message) made fit for an error message: every
- * secret replaced by `[redacted]`, whitespace runs (newlines included) collapsed to one space, and
- * cut at `max` characters with `…`. An endpoint that echoes the key it was given cannot show it to
- * the model, and a multi-line body cannot forge lines of its own.
+ * secret replaced by `[redacted]` (`redact`: in any of the forms an API may echo it), whitespace
+ * runs (newlines included) collapsed to one space, bidi controls dropped, and cut at `max`
+ * characters with `…`. An endpoint that echoes the key it was given cannot show it to the model,
+ * and a multi-line body cannot forge lines of its own.
  */
 export function providerText(text: string, secrets: readonly (string | undefined)[] = [], max = MAX_PROVIDER_TEXT): string {
-  let clean = text
-  // Longest first, so a secret that contains another is replaced whole.
-  for (const secret of [...new Set(secrets)].filter((value): value is string => !!value).sort((a, b) => b.length - a.length)) {
-    clean = clean.split(secret).join('[redacted]')
-  }
-  clean = clean.replace(/\s+/g, ' ').trim()
+  const clean = stripBidi(redact(text, secrets)).replace(/\s+/g, ' ').trim()
   return clean.length <= max ? clean : `${sliceCodePoints(clean, max - 1)}…`
+}
+
+/**
+ * `text` with every secret replaced by `[redacted]`, whatever form an API echoes it in: as given,
+ * in another case, URL-encoded, base64 (standard or URL-safe, padded or not), and with whitespace
+ * (a line break, say) anywhere inside it. Longest first, so a secret that contains another is
+ * replaced whole.
+ */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let clean = text
+  for (const pattern of secretPatterns(secrets)) clean = clean.replace(pattern, '[redacted]')
+  return clean
+}
+
+/** Right-to-left and other bidi overrides, embeddings, isolates and marks: they reorder what the model reads. */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
+export function stripBidi(text: string): string {
+  return text.replace(BIDI_CONTROLS, '')
+}
+
+const patternCache = new Map<string, RegExp>()
+
+function secretPatterns(secrets: readonly (string | undefined)[]): RegExp[] {
+  const forms = new Set<string>()
+  for (const secret of secrets) {
+    if (!secret) continue
+    const base64 = Buffer.from(secret, 'utf8').toString('base64')
+    for (const form of [secret, encodeURIComponent(secret), base64, base64.replace(/=+$/, ''), Buffer.from(secret, 'utf8').toString('base64url')]) forms.add(form)
+  }
+  return [...forms]
+    .sort((a, b) => b.length - a.length)
+    .map((form) => {
+      let pattern = patternCache.get(form)
+      if (!pattern) {
+        // Each character, with any whitespace allowed before the next one; case-insensitive.
+        pattern = new RegExp([...form].map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')).join('\\s*'), 'giu')
+        if (patternCache.size > 64) patternCache.clear()
+        patternCache.set(form, pattern)
+      }
+      pattern.lastIndex = 0
+      return pattern
+    })
 }
 
 /** The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */

@@ -1,4 +1,5 @@
-import type { WebSearchSource } from './types.ts'
+import { redact } from './provider-text.ts'
+import type { WebSearchResult, WebSearchSource } from './types.ts'
 
 /** One result as an API gives it, in the seam's field names: any field but `url` may be missing, null or blank. */
 export interface FoundSource {
@@ -28,4 +29,22 @@ export function collectSources(found: Iterable<FoundSource>): WebSearchSource[] 
 function isHttpUrl(value: string): boolean {
   const parsed = URL.parse(value)
   return parsed?.protocol === 'http:' || parsed?.protocol === 'https:'
+}
+
+/**
+ * A search result with every secret redacted from its answer and from each source's URL, title,
+ * snippet and date: an API that echoes the key it was sent (in a result's URL, say) cannot hand it
+ * to the model or to a stored `meta`.
+ */
+export function redactResult(result: WebSearchResult, secrets: readonly (string | undefined)[]): WebSearchResult {
+  if (!secrets.some(Boolean)) return result
+  const clean = (text: string) => redact(text, secrets)
+  const sources = result.sources.map((source) => {
+    const out: { -readonly [K in keyof WebSearchSource]: WebSearchSource[K] } = { url: clean(source.url) }
+    if (source.title !== undefined) out.title = clean(source.title)
+    if (source.snippet !== undefined) out.snippet = clean(source.snippet)
+    if (source.publishedAt !== undefined) out.publishedAt = clean(source.publishedAt)
+    return out
+  })
+  return { ...result, ...(result.content !== undefined ? { content: clean(result.content) } : {}), sources }
 }
