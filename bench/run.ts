@@ -12,6 +12,7 @@ import { benchTools } from './tools.ts'
 import { benchToolSearch } from './tool-search.ts'
 import { benchWeb } from './web.ts'
 import { benchWebHtml } from './web-html.ts'
+import { benchWebLoop } from './web-loop.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
 const benches: Record<string, () => Promise<string[]>> = {
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   'lsp-framing': benchLspFraming,
   web: benchWeb,
   'web-html': benchWebHtml,
+  'web-loop': benchWebLoop,
   mcp: benchMcp,
   skill: benchSkill,
   serve: benchServe,

@@ -1,5 +1,6 @@
 // The loopback server bench/web.ts measures against, in its own process so its CPU and memory do
-// not count as ours. Routes: /small.txt, /small.html, /bytes/<n> (n bytes of text, streamed).
+// not count as ours. Routes: /small.txt, /small.html, /bytes/<n> (n bytes of text, streamed),
+// /worst/<n> (an HTML page of n `<p>x</p>` paragraphs: a worst case for the converter).
 import { createServer } from 'node:http'
 
 const SMALL_TEXT = 'A small page of plain text, the kind of answer a status endpoint gives.\n'.repeat(12)
@@ -10,6 +11,8 @@ const server = createServer((request, response) => {
   const url = request.url ?? '/'
   if (url === '/small.txt') return void response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(SMALL_TEXT)
   if (url === '/small.html') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SMALL_HTML)
+  const worst = /^\/worst\/(\d+)$/.exec(url)
+  if (worst) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><body>${'<p>x</p>'.repeat(Number(worst[1]))}</body></html>`)
   const match = /^\/bytes\/(\d+)$/.exec(url)
   if (!match) return void response.writeHead(404, { 'content-type': 'text/plain' }).end('no such route')
   const total = Number(match[1])

@@ -20,7 +20,7 @@ const REPO = fileURLToPath(new URL('../', import.meta.url))
 const SMALL = Number(process.env.BENCH_WEB_ROUNDS ?? 2000)
 const BYTE_CAP = 5_000_000
 
-async function startServer(): Promise<{ child: ChildProcess; origin: string }> {
+export async function startServer(): Promise<{ child: ChildProcess; origin: string }> {
   const child = fork(join(REPO, 'bench/web-server.mjs'), [], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] })
   const port = await new Promise<string>((resolve) => child.stdout!.once('data', (data: Buffer) => resolve(data.toString().trim())))
   return { child, origin: `http://127.0.0.1:${port}` }

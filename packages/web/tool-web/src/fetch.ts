@@ -1,10 +1,10 @@
-import { assertNever, ToolError } from 'dsh-core'
+import { assertNever, ToolError, type Lifetime } from 'dsh-core'
 import type { WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
-import { nestsTooDeep } from './depth.ts'
+import type { PageConverter } from './convert/converter.ts'
+import { convertHtml } from './convert/job.ts'
 import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
-import { htmlToMarkdown } from './markdown.ts'
 
 export const FetchInput = z.strictObject({
   url: z.string().describe(URL_DESCRIPTION),
@@ -37,6 +37,14 @@ export interface FetchSettings {
   readonly mainContent: boolean
   /** Recent answers; none when omitted. */
   readonly cache?: FetchCache
+  /** Runs the HTML → Markdown conversions (a worker pool for all but small pages). */
+  readonly converter: PageConverter
+}
+
+/** What a call gives the fetch: its signal (for the provider) and its lifetime (for the conversion). */
+export interface FetchCall {
+  readonly signal: AbortSignal
+  readonly lifetime: Lifetime
 }
 
 /** The url as given (untrimmed: the provider owns URL rules), once it is known not to be blank. */
@@ -47,18 +55,19 @@ export function requestedUrl(args: FetchInput): string {
 
 /**
  * Fetches, then converts an HTML body here rather than at rendering: the conversion counts against
- * the call's budget (an overrun is TOOL_TIMEOUT, not a late answer), and it is bounded to be linear
- * in the page (html/bound.ts).
+ * the call's budget (an overrun is TOOL_TIMEOUT, not a late answer, and terminates the conversion's
+ * worker), it runs off the event loop (convert/pool.ts), and it is bounded to be linear in the page
+ * (html/bound.ts).
  */
-export async function runFetch(web: Fetcher, settings: FetchSettings, args: FetchInput, signal: AbortSignal): Promise<FetchValue> {
+export async function runFetch(web: Fetcher, settings: FetchSettings, args: FetchInput, call: FetchCall): Promise<FetchValue> {
   const url = requestedUrl(args)
   const mainContent = args.mainContent ?? settings.mainContent
   const hit = settings.cache?.get(url, mainContent)
   if (hit) return { ...hit, cached: true }
-  const result = await web.fetch({ url }, signal)
+  const result = await web.fetch({ url }, call.signal)
   let value: FetchValue = { url: result.url, statusCode: result.statusCode, body: { kind: result.body.kind, content: result.body.content }, truncated: result.truncated }
   // The whole document is converted (main content is found in all of it); the cap applies to the Markdown.
-  if (value.body.kind === 'html') value = { ...value, markdown: convert(value.body.content, value.url, mainContent) }
+  if (value.body.kind === 'html') value = { ...value, markdown: await settings.converter.convert({ kind: 'html', html: value.body.content, url: value.url, mainContent }, call.lifetime) }
   settings.cache?.put(url, value, mainContent)
   return value
 }
@@ -108,18 +117,8 @@ function renderBody(value: FetchValue, cap: number): string {
     case 'text':
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'html':
-      return value.markdown ?? convert(content, value.url, false)
+      return value.markdown ?? convertHtml(content, value.url, false)
     default:
       return assertNever(kind, 'fetch body kind')
-  }
-}
-
-function convert(html: string, url: string, mainContent: boolean): string {
-  // Too deep to walk safely, or a converter failure: the raw page is better than an error.
-  if (nestsTooDeep(html)) return html
-  try {
-    return htmlToMarkdown(html, { url, mainContent })
-  } catch {
-    return html
   }
 }

@@ -1,8 +1,10 @@
 import type { Context } from 'cordis'
-import { untracked } from 'dsh-core'
+import { effectWithTeardown, untracked } from 'dsh-core'
 import type {} from 'dsh-web'
 import { FetchCache } from './cache.ts'
 import { Config, ToolWebConfig } from './config.ts'
+import { PageConverter } from './convert/converter.ts'
+import { ConversionPool } from './convert/pool.ts'
 import { FetchInput, FetchValue, renderFetch, runFetch } from './fetch.ts'
 import { FETCH_DESCRIPTION, FETCH_GUIDANCE, searchDescription, searchGuidance } from './guidance.ts'
 import { fetchMeta, presentFetchCall, presentFetchResult, presentSearchCall, presentSearchResult, searchMeta } from './presentation.ts'
@@ -38,6 +40,7 @@ export {
   type PresentableResult,
 } from './presentation.ts'
 export { nestsTooDeep, MAX_HTML_DEPTH } from './depth.ts'
+export { conversionEvents, type ConversionEvent } from './convert/pool.ts'
 
 export function apply(ctx: Context, config: ToolWebConfig): void {
   // cordis validates through Config; a direct apply() call gets the same checks and defaults.
@@ -64,7 +67,15 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
   if (settings.fetch) {
     // One cache per plugin instance: unloading the row drops it with everything else.
     const cache = new FetchCache({ ttlMs: settings.cacheTtlMs, maxBytes: settings.cacheMaxBytes })
-    const fetchSettings = { maxOutputChars: settings.fetchMaxOutputChars, mainContent: settings.fetchMainContent, cache }
+    let pool: ConversionPool | undefined
+    if (settings.conversionWorkers > 0) {
+      const workers = new ConversionPool({ workers: settings.conversionWorkers, maxMemoryMb: settings.conversionMaxMemoryMb })
+      // Unloading the row terminates the workers; a host that awaits teardowns waits for them to exit.
+      effectWithTeardown(ctx, () => () => workers.close())
+      pool = workers
+    }
+    const converter = new PageConverter(pool, settings.conversionWorkerMinChars)
+    const fetchSettings = { maxOutputChars: settings.fetchMaxOutputChars, mainContent: settings.fetchMainContent, cache, converter }
     ctx.tools.section({ name: 'tool:web_fetch', order: 111, text: FETCH_GUIDANCE })
     ctx.tools.register({
       name: 'web_fetch',
@@ -77,7 +88,7 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       structuredOutput: false,
       timeoutMs: settings.fetchTimeoutMs,
       concurrencySafe: true,
-      execute: (args, exec) => runFetch(web, fetchSettings, args, exec.signal),
+      execute: (args, exec) => runFetch(web, fetchSettings, args, exec),
       render: (_args, value) => renderFetch(value, settings.fetchMaxOutputChars).text,
       meta: (_args, value) => fetchMeta(value, settings.fetchMaxOutputChars),
       presentCall: presentFetchCall,
