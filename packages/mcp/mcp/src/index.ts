@@ -7,6 +7,7 @@ import { ServerExtras } from './extras.ts'
 import { rowAuth } from './oauth/row.ts'
 import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row.ts'
 import { WorkspaceRoots } from './roots.ts'
+import { mountServerSkills } from './skills/mount.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
 import { applyUnusable, checkServer, unusableServer, type UnusableServer } from './unusable.ts'
@@ -43,6 +44,7 @@ export const inject = {
   dshHost: { required: false },
   fs: { required: false },
   trust: { required: false },
+  skills: { required: false },
 }
 
 /**
@@ -106,6 +108,9 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   const auth = config.transport === 'stdio' ? undefined : rowAuth(config, { file, credentials })
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
   const tools = ctx.tools
+  // SEP-2640: the server's skills in ctx.skills (issue 30 item 3).
+  const skills = mountServerSkills(ctx, config, () => supervisor)
+  const reserved = skills ? new Set([...extras.reserved, skills.toolName]) : extras.reserved
   const supervisor = new Supervisor({
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
@@ -114,9 +119,12 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     register: (definitions) => tools.registerAll(definitions),
     batch: (change) => tools.batch(change),
     logger,
-    reserved: extras.reserved,
+    reserved,
     ...(roots ? { roots: () => roots.list() } : {}),
-    onConnected: (generation, signal) => extras.connected(generation, signal),
+    onConnected: async (generation, signal) => {
+      await extras.connected(generation, signal)
+      await skills?.connected(generation, signal)
+    },
     // A long-lived host connects again once `dsh mcp login` stored a login; a one-shot command only reports needs_auth.
     onNeedsAuth: (signal) => {
       if (auth && hostLifetime(ctx) === 'long-lived') void auth.waitForLogin(signal).then((found) => found && supervisor.resume())
@@ -142,8 +150,8 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     surface: 'mcp',
     id: config.serverName,
     configured: true,
-    status: () => serverStatus(supervisor, extras),
-    tools: () => [...supervisor.tools, ...extras.reserved],
+    status: () => serverStatus(supervisor, skills ? { reserved: new Set([...extras.reserved, ...skills.tools]), statusLines: () => [...extras.statusLines(), ...skills.statusLines()] } : extras),
+    tools: () => [...supervisor.tools, ...extras.reserved, ...(skills?.tools ?? [])],
   })
 
   const outcome = await startup
