@@ -1,4 +1,3 @@
-import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import { effectWithTeardown, hostLifetime, hostWorkspace, rowOrigin, untracked, type CredentialService } from 'dsh-core'
 import { McpConfig } from './config.ts'
@@ -7,6 +6,7 @@ import { ServerExtras } from './extras.ts'
 import { rowAuth } from './oauth/row.ts'
 import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row.ts'
 import { WorkspaceRoots } from './roots.ts'
+import { serverDirectory } from './server-directory.ts'
 import { mountServerSkills } from './skills/mount.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
@@ -106,6 +106,8 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   // Opt-in (issue 26 item 3): a server may widen its own sandbox to whatever roots it is given.
   const roots = config.roots ? new WorkspaceRoots(workspace, () => supervisor.rootsChanged()) : undefined
   const auth = config.transport === 'stdio' ? undefined : rowAuth(config, { file, credentials })
+  const directory = await serverDirectory(ctx, config, workspace)
+  if (directory.note) logger.info(`mcp(${config.serverName}): ${directory.note}`)
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
   const tools = ctx.tools
   // SEP-2640: the server's skills in ctx.skills (issue 30 item 3).
@@ -115,7 +117,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
     services: { subprocess: untracked(ctx.subprocess), credentials, auth },
-    cwd: serverDirectory(ctx, config, workspace),
+    cwd: directory.path,
     register: (definitions) => tools.registerAll(definitions),
     batch: (change) => tools.batch(change),
     logger,
@@ -150,7 +152,11 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     surface: 'mcp',
     id: config.serverName,
     configured: true,
-    status: () => serverStatus(supervisor, skills ? { reserved: new Set([...extras.reserved, ...skills.tools]), statusLines: () => [...extras.statusLines(), ...skills.statusLines()] } : extras),
+    status: () => {
+      const shown = skills ? { reserved: new Set([...extras.reserved, ...skills.tools]), statusLines: () => [...extras.statusLines(), ...skills.statusLines()] } : extras
+      const status = serverStatus(supervisor, shown)
+      return directory.note ? { ...status, detail: `${status.detail}; ${directory.note}` } : status
+    },
     tools: () => [...supervisor.tools, ...extras.reserved, ...(skills?.tools ?? [])],
   })
 
@@ -174,13 +180,4 @@ function workspaceCredentials(ctx: Context, workspace: string): Pick<CredentialS
   if (!credentials) return undefined
   const service = untracked(credentials)
   return { resolve: (variable) => service.resolve(variable, { cwd: workspace }) }
-}
-
-/**
- * Where a stdio server runs: the host's workspace, or `cwd` resolved against the preset or overlay
- * file that set it (against the workspace for a row added by code).
- */
-function serverDirectory(ctx: Context, config: McpConfig, workspace: string): string {
-  if (config.transport !== 'stdio' || !config.cwd) return workspace
-  return rowOrigin(ctx)?.resolve('cwd', config.cwd) ?? resolve(workspace, config.cwd)
 }

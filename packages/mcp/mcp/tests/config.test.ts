@@ -45,6 +45,7 @@ describe('McpConfig', () => {
       env: {},
       envVars: [],
       cwd: '',
+      runInUntrustedWorkspace: false,
       shutdownGraceMs: 2000,
     })
     expect(McpConfig.parse(http)).toMatchObject({ headers: {}, envHeaders: {} })
