@@ -6,6 +6,7 @@ import { ServerExtras } from './extras.ts'
 import { rowAuth } from './oauth/row.ts'
 import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row.ts'
 import { WorkspaceRoots } from './roots.ts'
+import { elicitationHandler } from './elicitation.ts'
 import { serverDirectory } from './server-directory.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
@@ -118,6 +119,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     logger,
     reserved: extras.reserved,
     ...(roots ? { roots: () => roots.list() } : {}),
+    ...(config.elicitation ? { elicit: elicitationHandler(config.serverName, (question) => tools.ask(question), (text) => logger.warn(text)) } : {}),
     onConnected: (generation, signal) => extras.connected(generation, signal),
     // A long-lived host connects again once `dsh mcp login` stored a login; a one-shot command only reports needs_auth.
     onNeedsAuth: (signal) => {

@@ -40,6 +40,7 @@ describe('McpConfig', () => {
       resources: false,
       prompts: false,
       roots: false,
+      elicitation: true,
       args: [],
       env: {},
       envVars: [],
