@@ -109,8 +109,33 @@ function argumentsFor(schema) {
   return args
 }
 
+/**
+ * SEP-2640 client scenarios (issue 30): the catalog is read the way the model's first request reads
+ * it (`skill` with "?" lists, loading nothing); for the verify-* scenarios the listed skill is then
+ * loaded with the `skill` tool, and only a load that succeeds goes on to read a supporting file with
+ * `mcp__srv__read_skill_file`, as a model following the skill would.
+ */
+async function skillScenario() {
+  const listed = await dsh(['call', 'skill', '{"name":"?"}', '--json'])
+  if (listed.code !== 0) return 1
+  if (scenario === 'sep-2640-client-no-prefetch') return 0
+  const names = (JSON.parse(listed.stdout).value?.groups ?? []).flatMap((group) => group.names)
+  const name = names.find((candidate) => candidate.startsWith('srv-'))
+  if (!name) return 1
+  const loaded = await dsh(['call', 'skill', JSON.stringify({ name }), '--json', '--yes'])
+  // Refused with a coded verification failure: the client did what the SEP asks.
+  if (loaded.code !== 0) return /MCP_SKILL_(SIZE|DIGEST|FRONTMATTER)_MISMATCH/.test(loaded.stdout + loaded.stderr) ? 0 : 1
+  const note = JSON.parse(loaded.stdout).value?.resourceBase?.description ?? ''
+  const [, root, files = ''] = /Its files \(relative to (\S+)\): (.*?)\. Read one with/.exec(note) ?? []
+  const file = files.split(', ').find((path) => path !== 'SKILL.md')
+  if (!root || !file) return 0
+  const read = await dsh(['call', 'mcp__srv__read_skill_file', JSON.stringify({ uri: `${root}/${file}` }), '--json', '--yes'])
+  return read.code === 0 ? 0 : 1
+}
+
 async function main() {
   writeOverlay()
+  if (scenario.startsWith('sep-2640-client-')) return skillScenario()
   const state = await dsh(['mcp', 'list', '--json'])
   const server = JSON.parse(state.stdout || '{"servers":[]}').servers?.[0]
   if (server?.state === 'needs_auth') {

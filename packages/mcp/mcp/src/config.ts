@@ -83,6 +83,11 @@ const common = {
   /** M4: list the server's prompts in `dsh status`. */
   prompts: z.boolean().default(false),
   /**
+   * SEP-2640: when the server declares `io.modelcontextprotocol/skills` and a skill registry runs,
+   * its skills join the catalog as `<server>-<name>` (listed from the entries, bodies read on load).
+   */
+  skills: z.boolean().default(true),
+  /**
    * Declare the `roots` capability and answer `roots/list` with the session workspace. Off by
    * default: some servers (server-filesystem) replace their configured allow-list with the roots.
    */

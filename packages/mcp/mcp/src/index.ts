@@ -8,6 +8,7 @@ import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row
 import { WorkspaceRoots } from './roots.ts'
 import { elicitationHandler } from './elicitation.ts'
 import { serverDirectory } from './server-directory.ts'
+import { mountServerSkills } from './skills/mount.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
 import { applyUnusable, checkServer, unusableServer, type UnusableServer } from './unusable.ts'
@@ -44,6 +45,7 @@ export const inject = {
   dshHost: { required: false },
   fs: { required: false },
   trust: { required: false },
+  skills: { required: false },
 }
 
 /**
@@ -109,6 +111,9 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   if (directory.note) logger.info(`mcp(${config.serverName}): ${directory.note}`)
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
   const tools = ctx.tools
+  // SEP-2640: the server's skills in ctx.skills (issue 30 item 3).
+  const skills = mountServerSkills(ctx, config, () => supervisor)
+  const reserved = skills ? new Set([...extras.reserved, skills.toolName]) : extras.reserved
   const supervisor = new Supervisor({
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
@@ -117,10 +122,13 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     register: (definitions) => tools.registerAll(definitions),
     batch: (change) => tools.batch(change),
     logger,
-    reserved: extras.reserved,
+    reserved,
     ...(roots ? { roots: () => roots.list() } : {}),
     ...(config.elicitation ? { elicit: elicitationHandler(config.serverName, (question) => tools.ask(question), (text) => logger.warn(text)) } : {}),
-    onConnected: (generation, signal) => extras.connected(generation, signal),
+    onConnected: async (generation, signal) => {
+      await extras.connected(generation, signal)
+      await skills?.connected(generation, signal)
+    },
     // A long-lived host connects again once `dsh mcp login` stored a login; a one-shot command only reports needs_auth.
     onNeedsAuth: (signal) => {
       if (auth && hostLifetime(ctx) === 'long-lived') void auth.waitForLogin(signal).then((found) => found && supervisor.resume())
@@ -147,10 +155,11 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     id: config.serverName,
     configured: true,
     status: () => {
-      const status = serverStatus(supervisor, extras)
+      const shown = skills ? { reserved: new Set([...extras.reserved, ...skills.tools]), statusLines: () => [...extras.statusLines(), ...skills.statusLines()] } : extras
+      const status = serverStatus(supervisor, shown)
       return directory.note ? { ...status, detail: `${status.detail}; ${directory.note}` } : status
     },
-    tools: () => [...supervisor.tools, ...extras.reserved],
+    tools: () => [...supervisor.tools, ...extras.reserved, ...(skills?.tools ?? [])],
   })
 
   const outcome = await startup

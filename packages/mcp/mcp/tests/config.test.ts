@@ -39,6 +39,7 @@ describe('McpConfig', () => {
       maxInstructionsChars: 8000,
       resources: false,
       prompts: false,
+      skills: true,
       roots: false,
       elicitation: true,
       args: [],
