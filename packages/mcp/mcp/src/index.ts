@@ -6,6 +6,7 @@ import { ServerExtras } from './extras.ts'
 import { rowAuth } from './oauth/row.ts'
 import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row.ts'
 import { WorkspaceRoots } from './roots.ts'
+import { elicitationHandler } from './elicitation.ts'
 import { serverDirectory } from './server-directory.ts'
 import { mountServerSkills } from './skills/mount.ts'
 import { serverStatus } from './status.ts'
@@ -123,6 +124,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     logger,
     reserved,
     ...(roots ? { roots: () => roots.list() } : {}),
+    ...(config.elicitation ? { elicit: elicitationHandler(config.serverName, (question) => tools.ask(question), (text) => logger.warn(text)) } : {}),
     onConnected: async (generation, signal) => {
       await extras.connected(generation, signal)
       await skills?.connected(generation, signal)
