@@ -6,6 +6,7 @@ import { isRecord, untracked, type Host, type SessionService, type ToolProgress,
 import type {} from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
+import { ServedSkills, serveSkills, SKILLS_CAPABILITIES } from './serve-skills.ts'
 import { Routes, RpcCode, RpcError } from './serve-rpc.ts'
 import { plainToolCall } from './serve-shapes.ts'
 import { LineTransport } from './serve-transport.ts'
@@ -43,7 +44,7 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
     .join('\n\n')
   const server = new Server(
     { name: 'dsh', version },
-    { capabilities: { tools: { listChanged: true }, ...(skills ? { prompts: { listChanged: true } } : {}) }, ...(instructions ? { instructions } : {}) },
+    { capabilities: { tools: { listChanged: true }, ...(skills ? { prompts: { listChanged: true }, ...SKILLS_CAPABILITIES } : {}) }, ...(instructions ? { instructions } : {}) },
   )
 
   // Calls are effect-free, so they skip cordis's caller tracking (proxies and an Error per call);
@@ -82,12 +83,14 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
   const stopApproving = approveThroughClient(server, tools)
 
   const stopNotifying = [coalesced(() => server.sendToolListChanged(), (listener) => host.app.on('tools/change', listener))]
+  const logger = host.app.logger('serve')
   if (skills) {
     servePrompts(routes, skills, session)
+    // SEP-2640 (issue 30 item 4): the same skills as `skill://` resources with digests.
+    serveSkills(routes, new ServedSkills(skills, session, (line) => logger.warn(line)))
     stopNotifying.push(coalesced(() => server.sendPromptListChanged(), (listener) => skills.onChange(listener)))
   }
   server.fallbackRequestHandler = routes.dispatch
-  const logger = host.app.logger('serve')
   const transport = new LineTransport(options.stdin, options.stdout, { maxMessageBytes: options.maxMessageBytes, maxOutputBytes: options.maxOutputBytes, log: (line) => logger.warn(line) })
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve
