@@ -8,9 +8,10 @@
 //   2. `dsh mcp login srv` when dsh reports the server needs a login, with a loopback browser
 //      stand-in that follows the printed authorization URL (the authorization server redirects it
 //      to dsh's callback);
-//   3. `dsh tools --json`, then `dsh call` of the scenario's tool (the first one the server lists,
-//      with arguments made from its input schema), answering a server's question with --yes; when
-//      the call says a login is needed (a step-up), `dsh mcp login` again and the call once more.
+//   3. `dsh tools --json`, then `dsh call` of each tool the server lists (arguments made from its
+//      input schema), answering a server's question with --yes; when a call says a login is needed
+//      (a step-up), `dsh mcp login` again and that call once more. A call the server answers with
+//      an error is the server's answer; only a failure of dsh's own fails the run.
 //
 // dsh runs on this process's Node (the machine's); every step's output is echoed to stderr for the
 // runner's stderr.txt. Exit 1 when a step fails.
@@ -146,8 +147,14 @@ async function main() {
   if (tools.code !== 0) return 1
   const listed = JSON.parse(tools.stdout)
   const ours = (Array.isArray(listed) ? listed : (listed.tools ?? [])).filter((tool) => tool.name.startsWith('mcp__srv__'))
-  if (!ours.length) return 0
-  const tool = ours[0]
+  // Every tool the server lists, as a user trying each would.
+  let status = 0
+  for (const tool of ours) if ((await callTool(tool)) !== 0) status = 1
+  return status
+}
+
+/** `dsh call` of one tool; 0 when the server answered it (its own error included), 1 when dsh failed. */
+async function callTool(tool) {
   const call = () => dsh(['call', tool.name, JSON.stringify(argumentsFor(tool.parameters ?? tool.inputSchema)), '--json', '--yes'])
   let called = await call()
   // The server wants more (a 403 insufficient_scope): log in again, as dsh says, and call again.
@@ -155,7 +162,16 @@ async function main() {
     if ((await login()).code !== 0) return 1
     called = await call()
   }
-  return called.code === 0 ? 0 : 1
+  if (called.code === 0) return 0
+  // The server's answer to the call, an error result or a JSON-RPC error, is the server's to give.
+  const code = (() => {
+    try {
+      return JSON.parse(called.stdout).error?.code
+    } catch {
+      return undefined
+    }
+  })()
+  return code === 'MCP_TOOL_ERROR' || code === 'MCP_SERVER_ERROR' ? 0 : 1
 }
 
 process.exitCode = await main()
