@@ -462,7 +462,7 @@ export class Supervisor {
     const started = performance.now()
     const listed = await listAllTools(generation.client, { pageTimeoutMs: this.config.startupTimeoutMs, signal: this.lifetime.signal })
     if (!this.isCurrent(generation)) return
-    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved }, this.table.byFingerprint())
+    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved, headerParameters: generation.sendsParameterHeaders }, this.table.byFingerprint())
     this.refused = plan.refused
     this.warnOnce([
       ...plan.unmatched,
