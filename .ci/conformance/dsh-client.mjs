@@ -9,7 +9,8 @@
 //      stand-in that follows the printed authorization URL (the authorization server redirects it
 //      to dsh's callback);
 //   3. `dsh tools --json`, then `dsh call` of the scenario's tool (the first one the server lists,
-//      with arguments made from its input schema), answering a server's question with --yes.
+//      with arguments made from its input schema), answering a server's question with --yes; when
+//      the call says a login is needed (a step-up), `dsh mcp login` again and the call once more.
 //
 // dsh runs on this process's Node (the machine's); every step's output is echoed to stderr for the
 // runner's stderr.txt. Exit 1 when a step fails.
@@ -27,6 +28,7 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}')
 const home = mkdtempSync(join(tmpdir(), 'dsh-conformance-'))
 const overlay = join(home, 'server.yml')
 const env = { ...process.env, DSH_HOME: home, NO_COLOR: '1' }
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
 
 /** The `oauth:` of the row: what the scenario hands out (a pre-registered client, client credentials), else discovery. */
 function oauthConfig() {
@@ -42,7 +44,9 @@ function oauthConfig() {
     if (context.client_secret) env.CONFORMANCE_CLIENT_SECRET = context.client_secret
     return { clientId: context.client_id, ...(context.client_secret ? { clientSecretEnv: 'CONFORMANCE_CLIENT_SECRET' } : {}) }
   }
-  return undefined
+  // The client ID metadata document this client publishes (the suite's authorization servers
+  // resolve this URL; a user names their own): used where the server supports them, else DCR.
+  return { clientMetadataUrl: CLIENT_METADATA_URL }
 }
 
 function writeOverlay() {
@@ -119,7 +123,13 @@ async function main() {
   const ours = (Array.isArray(listed) ? listed : (listed.tools ?? [])).filter((tool) => tool.name.startsWith('mcp__srv__'))
   if (!ours.length) return 0
   const tool = ours[0]
-  const called = await dsh(['call', tool.name, JSON.stringify(argumentsFor(tool.parameters ?? tool.inputSchema)), '--json', '--yes'])
+  const call = () => dsh(['call', tool.name, JSON.stringify(argumentsFor(tool.parameters ?? tool.inputSchema)), '--json', '--yes'])
+  let called = await call()
+  // The server wants more (a 403 insufficient_scope): log in again, as dsh says, and call again.
+  if (called.code !== 0 && /MCP_AUTH_REQUIRED/.test(called.stdout + called.stderr)) {
+    if ((await login()).code !== 0) return 1
+    called = await call()
+  }
   return called.code === 0 ? 0 : 1
 }
 

@@ -1,5 +1,4 @@
 import type { Context } from 'cordis'
-import { sleep } from 'dsh-core'
 import { z } from 'zod'
 
 /** An example third-party plugin: one tool with a zod schema, a budget, and a custom rendering. */
@@ -29,7 +28,7 @@ export function apply(ctx: Context, config: ReturnType<typeof Config>) {
     timeoutMs: config.timeoutMs,
     concurrencySafe: true,
     async execute(args, exec) {
-      if (args.delayMs) await sleep(args.delayMs, exec.signal)
+      if (args.delayMs) await exec.lifetime.sleep(args.delayMs)
       if (args.fail) throw new Error('echo was asked to fail')
       return { text: args.text, workspace: exec.session?.cwd ?? null }
     },

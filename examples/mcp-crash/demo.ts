@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bootPreset, sleep } from 'dsh-core'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { bootPreset } from 'dsh-core'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-crash-demo-'))

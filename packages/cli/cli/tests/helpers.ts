@@ -122,6 +122,8 @@ export const CORE_ROWS = `# test preset (comments must survive: dsh never writes
   name: dsh-core/credentials
 - id: readiness
   name: dsh-core/readiness
+- id: trust
+  name: dsh-core/trust
 `
 
 

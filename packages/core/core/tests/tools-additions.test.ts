@@ -1,7 +1,7 @@
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { HarnessError, sleep, type ToolDefinition, type ToolExecution, type ToolResult, type ToolResultEvent } from '../src/index.ts'
+import { HarnessError, type ToolDefinition, type ToolExecution, type ToolResult, type ToolResultEvent } from '../src/index.ts'
 import { capturedLogs, useToolsApp } from './helpers.ts'
 
 // Tools runtime additions: a definition's finalizeContent, result observers (onResult), and registerAll.
@@ -75,7 +75,7 @@ describe('finalizeContent', () => {
         name: 'slow',
         timeoutMs: 20,
         execute: async (_args: unknown, exec: ToolExecution) => {
-          await sleep(5000, exec.signal)
+          await exec.lifetime.sleep(5000)
           return {}
         },
         finalizeContent: (_exec, result) => {

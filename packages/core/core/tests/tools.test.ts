@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   HarnessError,
-  sleep,
   type Session,
   type ToolDefinition,
   type ToolExecution,
@@ -314,7 +313,7 @@ describe('execute', () => {
         timeoutMs: 50,
         execute: async (_args: unknown, exec: ToolExecution) => {
           exec.signal.addEventListener('abort', () => (sawAbort = true))
-          await sleep(30_000, exec.signal)
+          await exec.lifetime.sleep(30_000)
           return {}
         },
       }),
@@ -343,7 +342,7 @@ describe('execute', () => {
         name: 'waits',
         execute: async (_args: unknown, exec: ToolExecution) => {
           started.resolve()
-          await sleep(30_000, exec.signal)
+          await exec.lifetime.sleep(30_000)
           return {}
         },
       }),
@@ -511,7 +510,7 @@ describe('execute', () => {
         name: 'whoami',
         execute: async (_args: unknown, exec: ToolExecution) => {
           const entry: (typeof seen)[number] = { exec: exec.session, current: app.sessions.current() }
-          await sleep(5)
+          await new Promise((resolve) => setTimeout(resolve, 5))
           entry.afterAwait = app.sessions.current()
           seen.push(entry)
           return { cwd: exec.session?.cwd ?? null }

@@ -124,6 +124,43 @@ describe('workspace trust', () => {
     await app.stop()
   })
 
+  it('tells a hook that is still asking when the service is unloaded, and the waiting decide fails TRUST_DISPOSED', async () => {
+    const { app, trust } = await service()
+    let asked: AbortSignal | undefined
+    trust.decider(({ signal }) => {
+      asked = signal
+      // A dialog that only ends when it is told to.
+      return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }))
+    })
+    const waiting = trust.decide(work, { brings: 'x' })
+    await expect.poll(() => asked).toBeDefined()
+    expect(asked?.aborted).toBe(false)
+    await app.stop()
+    expect(asked?.aborted).toBe(true)
+    expect(asked?.reason).toMatchObject({ code: 'TRUST_DISPOSED' })
+    await expect(waiting).rejects.toMatchObject({ code: 'TRUST_DISPOSED' })
+  })
+
+  it("stops waiting when the caller's signal aborts; the question itself is still asked once", async () => {
+    const { app, trust } = await service()
+    let calls = 0
+    let answer!: (trusted: boolean) => void
+    trust.decider(() => {
+      calls++
+      return new Promise<boolean>((resolve) => (answer = resolve))
+    })
+    const caller = new AbortController()
+    const first = trust.decide(work, { brings: 'a', signal: caller.signal })
+    const second = trust.decide(work, { brings: 'b' })
+    await expect.poll(() => calls).toBe(1)
+    caller.abort(new Error('the caller went away'))
+    await expect(first).rejects.toThrow('the caller went away')
+    answer(true)
+    expect(await second).toMatchObject({ trusted: true, by: 'hook' })
+    expect(calls).toBe(1)
+    await app.stop()
+  })
+
   it("asks the host's askTrust when no hook is registered", async () => {
     const app = new Context()
     app.set('dshHost', { lifetime: 'one-shot', workspace: work, askTrust: () => true })

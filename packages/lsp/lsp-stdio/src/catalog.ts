@@ -61,6 +61,8 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       rootMarkers: ['Cargo.lock', 'Cargo.toml'],
       // rustup installs a rust-analyzer shim with every toolchain, which fails until the component is added.
       preflight: { args: ['--version'] },
+      // Even the preflight counts: rustup's shim follows a rust-toolchain.toml `path` to any binary.
+      runsWorkspaceCode: "rust-analyzer runs the crate's build scripts and procedural macros, and rustup and cargo follow its rust-toolchain.toml and .cargo/config.toml",
       install: 'rustup component add rust-analyzer',
     },
   },

@@ -46,6 +46,12 @@ export const ServerConfig = z.strictObject({
    * (an installed shim that cannot run its tool: rustup without the rust-analyzer component).
    */
   preflight: z.strictObject({ args: z.array(z.string()), timeoutMs: budget(10_000) }).optional(),
+  /**
+   * Why the server (or a tool it runs) executes code of the workspace it serves: set, it starts only
+   * in a workspace its user trusts (`dsh trust <dir>`); elsewhere its row says so and queries fail
+   * with `LSP_UNTRUSTED`. The catalog sets it for rust-analyzer.
+   */
+  runsWorkspaceCode: z.string().min(1).optional(),
   /** Sent verbatim as `initialize.params.initializationOptions`. */
   initializationOptions: z.json().default(null),
   /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */

@@ -4,6 +4,7 @@ import type {} from 'dsh-lsp'
 import { LspStdioConfig, type ServerConfig } from './config.ts'
 import { fixedLauncher, type Launcher } from './launch.ts'
 import { StdioLspProvider } from './provider.ts'
+import { TrustGatedLauncher } from './trust-gated.ts'
 import { TypescriptLauncher } from './typescript.ts'
 import { UnavailableLspProvider } from './unavailable.ts'
 
@@ -60,7 +61,7 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   const launchers: (Launcher | undefined)[] = []
   const providers = entries.map(([id, server], index) => {
     const lookup = (lookups[index] as PromiseFulfilledResult<Lookup>).value
-    const launcher = launcherOf(server, lookup, trustOf(ctx))
+    const launcher = launcherOf(id, server, lookup, trustOf(ctx))
     launchers.push(launcher)
     if (!launcher) return new UnavailableLspProvider(id, server, withInstall((lookup as { missing: string }).missing, server))
     return new StdioLspProvider({
@@ -111,9 +112,11 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
  * How a server starts: a TypeScript row chooses per workspace (and can do without
  * typescript-language-server); any other needs its executable. Undefined when it cannot start anywhere.
  */
-function launcherOf(server: ServerConfig, lookup: Lookup, trust: TrustDecider): Launcher | undefined {
+function launcherOf(id: string, server: ServerConfig, lookup: Lookup, trust: TrustDecider): Launcher | undefined {
   if (server.typescript) return new TypescriptLauncher(server.typescript, server, typeof lookup === 'string' ? { executable: lookup } : { missing: lookup.missing }, trust)
-  return typeof lookup === 'string' ? fixedLauncher(lookup, server) : undefined
+  if (typeof lookup !== 'string') return undefined
+  const fixed = fixedLauncher(lookup, server)
+  return server.runsWorkspaceCode ? new TrustGatedLauncher(fixed, id, server.runsWorkspaceCode, trust) : fixed
 }
 
 function withInstall(reason: string, server: ServerConfig): string {

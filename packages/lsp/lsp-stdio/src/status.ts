@@ -46,8 +46,9 @@ export function providerStatus(view: ProviderView): CapabilityStatus {
 
 /** A probe that failed: a crash shows as crashed (so does a budget that blocks restarts); anything else (a bad workspace, a cancelled probe) as unavailable. */
 export function probeFailureStatus(error: unknown, kind: FailureKind): CapabilityStatus {
-  const blocked = error instanceof LspError && error.code === 'LSP_SERVER_CRASHED'
-  return { state: kind !== 'none' || blocked ? 'crashed' : 'unavailable', detail: errorMessage(error) }
+  const code = error instanceof LspError ? error.code : undefined
+  if (code === 'LSP_UNTRUSTED') return { state: 'untrusted', detail: errorMessage(error) }
+  return { state: kind !== 'none' || code === 'LSP_SERVER_CRASHED' ? 'crashed' : 'unavailable', detail: errorMessage(error) }
 }
 
 /** Every row ends with the extensions and file names its server answers for (`[.go]`, `[.dockerfile Dockerfile Dockerfile.*]`). */

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { bootPreset, type Host } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SERVER_CATALOG } from '../src/catalog.ts'
+import { TRUST_EVERYTHING } from '../../../../test-support/trust.ts'
 import { fakeEnv, fakeServerPath } from './fixtures/fake-config.ts'
 import { cleanupRigs, FAST, isAlive, makeWorkspace, rejection, tempDir, writePreset } from './fixtures/rig.ts'
 
@@ -29,7 +30,8 @@ afterEach(async () => {
 })
 
 async function boot(server: Record<string, unknown>): Promise<Host> {
-  const host = await bootPreset({ preset: writePreset({ servers: { rust: server } }) })
+  // The catalog's rust row starts only in a trusted workspace (trust-gated.test.ts): these are.
+  const host = await bootPreset({ preset: writePreset({ servers: { rust: server } }, { withTrust: true }), askTrust: TRUST_EVERYTHING })
   hosts.push(host)
   return host
 }

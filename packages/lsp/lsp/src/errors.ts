@@ -7,6 +7,8 @@ export const LspErrorCode = {
   LSP_CONFLICT: 'LSP_CONFLICT',
   /** No provider serves the file's extension. */
   LSP_UNAVAILABLE: 'LSP_UNAVAILABLE',
+  /** The server runs the workspace's own code and the workspace is not trusted (`dsh trust <dir>`). */
+  LSP_UNTRUSTED: 'LSP_UNTRUSTED',
   /** The provider or server instance was disposed while the query was pending. */
   LSP_DISPOSED: 'LSP_DISPOSED',
   /** The server does not offer the operation, or cannot open documents transiently. */

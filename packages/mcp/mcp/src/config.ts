@@ -83,6 +83,11 @@ const common = {
   /** M4: list the server's prompts in `dsh status`. */
   prompts: z.boolean().default(false),
   /**
+   * SEP-2640: when the server declares `io.modelcontextprotocol/skills` and a skill registry runs,
+   * its skills join the catalog as `<server>-<name>` (listed from the entries, bodies read on load).
+   */
+  skills: z.boolean().default(true),
+  /**
    * Declare the `roots` capability and answer `roots/list` with the session workspace. Off by
    * default: some servers (server-filesystem) replace their configured allow-list with the roots.
    */
@@ -108,6 +113,12 @@ export const StdioServerConfig = z.strictObject({
   envVars: z.array(envName).default([]),
   /** The server's working directory; empty means the host's workspace. A relative path resolves against the preset or overlay file that sets it. */
   cwd: z.string().default(''),
+  /**
+   * Without `cwd`, an untrusted workspace is not the server's working directory (a launcher such as
+   * npx would run the workspace's own packages). True runs it there all the same: only for a command
+   * that resolves nothing from its working directory (`dsh serve`, which applies trust itself).
+   */
+  runInUntrustedWorkspace: z.boolean().default(false),
   /** After stdin is closed, how long the server may take to exit before its process group is terminated. */
   shutdownGraceMs: budget(2_000),
 }).refine(...totalAfterIdle)

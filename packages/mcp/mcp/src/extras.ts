@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ListPromptsResultSchema } from '@modelcontextprotocol/core'
 import type { Context } from 'cordis'
-import { createUserMessage, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
+import { createUserMessage, TOOL_SEARCH, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { request } from './call.ts'
 import type { McpConfig } from './config.ts'
@@ -53,8 +53,10 @@ export class ServerExtras {
     if (this.config.instructions) {
       const sessions = ctx.get('sessions')
       if (!sessions) this.logger.warn(`mcp(${this.config.serverName}): instructions: true needs the dsh-core/sessions row; instructions are not entered`)
+      const tools = ctx.tools
+      const deferred = () => supervisor.tools.filter((name) => tools.isDeferred(name)).length
       sessions?.use(async (input, next) => {
-        const message = this.instructionsMessage(input.session)
+        const message = this.instructionsMessage(input.session, deferred())
         return message ? next([message, ...input.messages]) : next()
       })
     }
@@ -63,19 +65,34 @@ export class ServerExtras {
     }
   }
 
-  private instructionsMessage(session: Session) {
+  /** `deferred`: how many of the server's tools the catalog withholds until `tool_search` loads them. */
+  private instructionsMessage(session: Session, deferred: number) {
     const text = this.instructions
     if (!text) return undefined
     const server = this.config.serverName
-    const digest = createHash('sha256').update(text).digest('hex').slice(0, 16)
+    const tools = toolsPhrase(server, deferred)
+    // The wording is part of what the session saw: a server whose tools become deferred (or listed again) enters it anew.
+    const digest = createHash('sha256').update(tools).update('\n').update(text).digest('hex').slice(0, 16)
     const previous = lastInstructionsDigest(session, server)
     if (previous === digest) return undefined
-    const body = `<mcp-server-instructions server="${server}"${previous ? ' update="true"' : ''}>\nInstructions from the MCP server "${server}" for using its tools (mcp__${server}__*):\n${escapeMarkup(text)}\n</mcp-server-instructions>`
+    const body = `<mcp-server-instructions server="${server}"${previous ? ' update="true"' : ''}>\nInstructions from the MCP server "${server}" for using ${tools}:\n${escapeMarkup(text)}\n</mcp-server-instructions>`
     return createUserMessage(body, { kind: 'mcp-instructions', server, digest })
   }
 }
 
 const RESOURCE_TOOLS = { list: 'list_resources', read: 'read_resource' } as const
+
+/**
+ * How the instructions name the server's tools. Deferred tools are not in the model's list, so the
+ * instructions would name tools it cannot see: they say how to reach them (the wording of the
+ * `tool_search` prompt section).
+ */
+function toolsPhrase(server: string, deferred: number): string {
+  const namespace = `mcp__${server}__*`
+  if (!deferred) return `its tools (${namespace})`
+  const count = deferred === 1 ? '1 of them is' : `${deferred} of them are`
+  return `its tools (${namespace}; ${count} not listed until loaded: call ${TOOL_SEARCH} with a tool's exact name, "select:name1,name2" or words describing the task, or call a tool whose exact name you know directly)`
+}
 
 /** Where the rest of cut instructions is: only the server has them. */
 const INSTRUCTIONS_NOTE: CutNote = { what: 'instructions', rest: "the full text is the server's initialize instructions; raise maxInstructionsChars to enter more" }

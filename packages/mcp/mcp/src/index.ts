@@ -1,4 +1,3 @@
-import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import { effectWithTeardown, hostLifetime, hostWorkspace, rowOrigin, untracked, type CredentialService } from 'dsh-core'
 import { McpConfig } from './config.ts'
@@ -7,6 +6,8 @@ import { ServerExtras } from './extras.ts'
 import { rowAuth } from './oauth/row.ts'
 import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row.ts'
 import { WorkspaceRoots } from './roots.ts'
+import { serverDirectory } from './server-directory.ts'
+import { mountServerSkills } from './skills/mount.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
 import { applyUnusable, checkServer, unusableServer, type UnusableServer } from './unusable.ts'
@@ -19,7 +20,7 @@ export { rowAuth, userMcpOverlay } from './oauth/row.ts'
 export { AuthRequiredError } from './oauth/auth-required.ts'
 export { SseTransport } from './sse-transport.ts'
 export { McpConfigFileRow, configFileOf } from './import/row.ts'
-export { readMcpConfigFile } from './import/read.ts'
+export { readMcpConfigFile, MAX_MCP_CONFIG_FILE_BYTES } from './import/read.ts'
 export { fromClaudeJson } from './import/claude.ts'
 export { fromCodexToml } from './import/codex.ts'
 export { serverNameFor, type ImportResult, type ImportedServer } from './import/types.ts'
@@ -43,6 +44,7 @@ export const inject = {
   dshHost: { required: false },
   fs: { required: false },
   trust: { required: false },
+  skills: { required: false },
 }
 
 /**
@@ -104,19 +106,27 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   // Opt-in (issue 26 item 3): a server may widen its own sandbox to whatever roots it is given.
   const roots = config.roots ? new WorkspaceRoots(workspace, () => supervisor.rootsChanged()) : undefined
   const auth = config.transport === 'stdio' ? undefined : rowAuth(config, { file, credentials })
+  const directory = await serverDirectory(ctx, config, workspace)
+  if (directory.note) logger.info(`mcp(${config.serverName}): ${directory.note}`)
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
   const tools = ctx.tools
+  // SEP-2640: the server's skills in ctx.skills (issue 30 item 3).
+  const skills = mountServerSkills(ctx, config, () => supervisor)
+  const reserved = skills ? new Set([...extras.reserved, skills.toolName]) : extras.reserved
   const supervisor = new Supervisor({
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
     services: { subprocess: untracked(ctx.subprocess), credentials, auth },
-    cwd: serverDirectory(ctx, config, workspace),
+    cwd: directory.path,
     register: (definitions) => tools.registerAll(definitions),
     batch: (change) => tools.batch(change),
     logger,
-    reserved: extras.reserved,
+    reserved,
     ...(roots ? { roots: () => roots.list() } : {}),
-    onConnected: (generation, signal) => extras.connected(generation, signal),
+    onConnected: async (generation, signal) => {
+      await extras.connected(generation, signal)
+      await skills?.connected(generation, signal)
+    },
     // A long-lived host connects again once `dsh mcp login` stored a login; a one-shot command only reports needs_auth.
     onNeedsAuth: (signal) => {
       if (auth && hostLifetime(ctx) === 'long-lived') void auth.waitForLogin(signal).then((found) => found && supervisor.resume())
@@ -142,8 +152,12 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     surface: 'mcp',
     id: config.serverName,
     configured: true,
-    status: () => serverStatus(supervisor, extras),
-    tools: () => [...supervisor.tools, ...extras.reserved],
+    status: () => {
+      const shown = skills ? { reserved: new Set([...extras.reserved, ...skills.tools]), statusLines: () => [...extras.statusLines(), ...skills.statusLines()] } : extras
+      const status = serverStatus(supervisor, shown)
+      return directory.note ? { ...status, detail: `${status.detail}; ${directory.note}` } : status
+    },
+    tools: () => [...supervisor.tools, ...extras.reserved, ...(skills?.tools ?? [])],
   })
 
   const outcome = await startup
@@ -166,13 +180,4 @@ function workspaceCredentials(ctx: Context, workspace: string): Pick<CredentialS
   if (!credentials) return undefined
   const service = untracked(credentials)
   return { resolve: (variable) => service.resolve(variable, { cwd: workspace }) }
-}
-
-/**
- * Where a stdio server runs: the host's workspace, or `cwd` resolved against the preset or overlay
- * file that set it (against the workspace for a row added by code).
- */
-function serverDirectory(ctx: Context, config: McpConfig, workspace: string): string {
-  if (config.transport !== 'stdio' || !config.cwd) return workspace
-  return rowOrigin(ctx)?.resolve('cwd', config.cwd) ?? resolve(workspace, config.cwd)
 }

@@ -141,7 +141,8 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       const failure = this.loginWanted(error) ?? error
       // After this request has failed with it: closing first would fail it as "connection closed"
       // (and a version probe would hear "closed" instead of "unreachable").
-      if (failure instanceof ServerUnreachableError || failure instanceof AuthRequiredError) setImmediate(() => this.lose(failure))
+      // A step-up fails only its request: the connection serves the rest.
+      if (failure instanceof ServerUnreachableError || (failure instanceof AuthRequiredError && failure.stepUpScope === undefined)) setImmediate(() => this.lose(failure))
       throw failure
     }
   }

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { bootPreset } from 'dsh-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { eventually, FIXTURE_SERVER, isAlive } from './fixtures/rig.ts'
+import { trustedHome } from '../../../../test-support/trust.ts'
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
@@ -101,7 +102,10 @@ describe('where a stdio server runs (issue 17 item 8)', () => {
 
   it('in the workspace (--cwd) by default, not where dsh was started', async () => {
     const workspace = mkdtempSync(join(scratch, 'workspace-'))
-    const run = await dsh(['call', 'mcp__fixture__cwd', '--preset', 'base', '--config', fixtureOverlay(), '--cwd', workspace])
+    // In a trusted workspace: an untrusted one keeps a server without `cwd` out of it (untrusted-cwd.test.ts).
+    const home = await trustedHome(workspace)
+    const run = await dsh(['call', 'mcp__fixture__cwd', '--preset', 'base', '--config', fixtureOverlay(), '--cwd', workspace], { env: { DSH_HOME: home } })
+    rmSync(home, { recursive: true, force: true })
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toBe(`${realpathSync(workspace)}\n`)
   })

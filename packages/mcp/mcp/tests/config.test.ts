@@ -39,11 +39,13 @@ describe('McpConfig', () => {
       maxInstructionsChars: 8000,
       resources: false,
       prompts: false,
+      skills: true,
       roots: false,
       args: [],
       env: {},
       envVars: [],
       cwd: '',
+      runInUntrustedWorkspace: false,
       shutdownGraceMs: 2000,
     })
     expect(McpConfig.parse(http)).toMatchObject({ headers: {}, envHeaders: {} })

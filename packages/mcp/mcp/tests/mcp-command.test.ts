@@ -1,6 +1,7 @@
 // `dsh mcp …` end to end (issue 21): the login flow driven through the real command by following
 // the URL it prints, then list and call with the stored login; import of documentation-shaped
 // Claude Code / Codex files, list, call; add and remove. No token in any stream.
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -173,6 +174,36 @@ describe('dsh mcp', () => {
     expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--scope picks a default file and --config names one')])
     const bad = await dsh(['mcp', 'add', '--scope', 'local', 'x', '--', 'node'], home)
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--scope must be user or project')])
+  })
+
+  it('a FIFO in place of a workspace .mcp.json: list, get and add --scope project refuse it at once, trusted or not, and status stays healthy (issue 26)', async () => {
+    const home = freshHome()
+    const project = mkdtempSync(join(scratch, 'project-'))
+    writeFileSync(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace }\n')
+    const fifo = join(project, '.mcp.json')
+    execFileSync('mkfifo', [fifo])
+    const refusal = `${fifo} cannot be read: it is not a regular file`
+    for (const trusted of [false, true]) {
+      if (trusted) await trustIn(home, project)
+      // A reader that opened the FIFO would wait for a writer for ever; none of these may.
+      const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+      expect([listed.code, listed.stderr]).toEqual([1, expect.stringContaining(refusal)])
+      const got = await dsh(['mcp', 'get', 'x', '--preset', 'base', '--cwd', project], home)
+      expect([got.code, got.stderr]).toEqual([1, expect.stringContaining(refusal)])
+      const added = await dsh(['mcp', 'add', '--scope', 'project', 'x', '--cwd', project, '--', 'node'], home)
+      expect([added.code, added.stderr]).toEqual([2, expect.stringContaining(refusal)])
+      const status = await dsh(['status', '--json', '--preset', 'base', '--cwd', project], home)
+      const rows = (JSON.parse(status.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities
+      expect(rows.find((row) => row.detail.includes(fifo)), status.stderr).toMatchObject(trusted ? { state: 'unavailable', detail: expect.stringContaining(refusal) } : { state: 'untrusted' })
+    }
+    // A trusted repository's broken file is its own unavailable row; the rest of the composition runs.
+    rmSync(fifo)
+    writeFileSync(fifo, '{"mcpServers": {')
+    const broken = await dsh(['status', '--json', '--preset', 'base', '--cwd', project], home)
+    expect(broken.code, broken.stderr).toBe(0)
+    const rows = (JSON.parse(broken.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities
+    expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining(`${fifo} is not valid JSON`) })
+    expect(rows.find((row) => row.id === 'fetch:http')).toMatchObject({ state: 'ready' })
   })
 
   it('import a Claude Code .mcp.json into a named overlay, then list and call; add and remove; a preset is never written', async () => {

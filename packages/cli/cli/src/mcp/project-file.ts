@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomically } from 'dsh-core'
+import { readSmallRegularFile, writeFileAtomically } from 'dsh-core'
+import { MAX_MCP_CONFIG_FILE_BYTES } from 'dsh-mcp'
 import { UsageError } from '../args.ts'
 
 /** Claude Code's project file, in the workspace's top directory. */
@@ -21,9 +21,16 @@ export class ProjectMcpFile {
   static async open(workspace: string): Promise<ProjectMcpFile> {
     const path = join(workspace, PROJECT_FILE)
     if (!existsSync(path)) return new ProjectMcpFile(path, { mcpServers: {} })
+    let text: string
+    try {
+      // The repository's file: a FIFO or device in its place is refused, never waited on.
+      text = await readSmallRegularFile(path, MAX_MCP_CONFIG_FILE_BYTES)
+    } catch (error) {
+      throw new UsageError((error as Error).message)
+    }
     let parsed: unknown
     try {
-      parsed = JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''))
+      parsed = JSON.parse(text.replace(/^\uFEFF/, ''))
     } catch (error) {
       throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`)
     }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { assertNever } from '../errors.ts'
 import type { Session } from '../sessions/session.ts'
 import type { CatalogEntry, DeferMode, PromptSection } from './types.ts'
 
@@ -128,8 +129,9 @@ export class Deferral {
       groups.set(group, (groups.get(group) ?? 0) + 1)
     }
     const listing = [...groups]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([group, count]) => `${group} (${count})`)
+      .map(([name, count]) => ({ name, count }))
+      .sort(byName)
+      .map(({ name, count }) => `${name} (${count})`)
       .join(', ')
     return {
       name: `tool:${TOOL_SEARCH}`,
@@ -163,7 +165,7 @@ export class Deferral {
       else listed.push(tool.entry)
     }
     listed.sort(byName)
-    return { listed, deferred: new Map([...deferred].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }
+    return { listed, deferred: new Map([...deferred.values()].sort(byName).map((entry) => [entry.name, entry])) }
   }
 }
 
@@ -175,10 +177,8 @@ function deferredBy(mode: DeferMode, overBudget: boolean): boolean {
       return true
     case 'auto':
       return overBudget
-    default: {
-      const unknown: never = mode
-      throw new Error(`unknown defer mode ${String(unknown)}`)
-    }
+    default:
+      return assertNever(mode, 'defer mode')
   }
 }
 

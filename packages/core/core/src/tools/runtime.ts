@@ -183,6 +183,11 @@ export class ToolRuntime extends Service {
     return this.lookup(name)?.definition
   }
 
+  /** Whether `name` is withheld from catalogs until `tool_search` loads it (a bridge words its instructions by it). */
+  isDeferred(name: string): boolean {
+    return this.deferral.isDeferred(name)
+  }
+
   /** The entry of a name: a registered tool, or `tool_search` while anything is deferred. */
   private lookup(name: string): Entry | undefined {
     return this.entries.get(name) ?? (name === TOOL_SEARCH && this.deferral.active ? this.search : undefined)

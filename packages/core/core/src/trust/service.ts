@@ -1,8 +1,8 @@
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
-import { raceAbort } from '../abort.ts'
-import { errorMessage } from '../errors.ts'
+import { errorMessage, HarnessError } from '../errors.ts'
 import type { HostInfo } from '../host.ts'
+import { scopeLifetime, type Lifetime } from '../lifetime/lifetime.ts'
 import { TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
 
 declare module 'cordis' {
@@ -19,6 +19,7 @@ export interface TrustQuestion {
   readonly brings: string
   /** The user's recorded decision for it (`trusted.json`, nearest recorded directory), if any. */
   readonly recorded: boolean | undefined
+  /** Aborts (reason `TRUST_DISPOSED`) when the trust service is unloaded: a dialog still open should close. */
   readonly signal: AbortSignal
 }
 
@@ -58,8 +59,6 @@ export const TrustConfig = z.strictObject({
 })
 export type TrustConfig = z.infer<typeof TrustConfig>
 
-const NEVER_ABORTED = new AbortController().signal
-
 /**
  * `ctx.trust`: whether a workspace directory is trusted to bring its own code and configuration
  * (its TypeScript, its `.mcp.json`, its `.env`, its skills). A decision is per canonical directory
@@ -74,10 +73,12 @@ export class TrustService extends Service implements TrustDecider {
   readonly store: TrustStore
   private readonly hooks: TrustHook[] = []
   private readonly asking = new Map<string, Promise<TrustDecision>>()
+  private readonly lifetime: Lifetime
 
   constructor(ctx: Context, config: TrustConfig = {}) {
     super(ctx, 'trust', true)
     this.store = new TrustStore(config.file ?? trustStoreFile())
+    this.lifetime = scopeLifetime(ctx, () => new HarnessError('the trust service was unloaded while a trust question was open', 'TRUST_DISPOSED'))
   }
 
   /** Replaces the decision with the harness's own (`hook`); an effect on the caller's scope: disposing hands back to the one before. */
@@ -95,11 +96,14 @@ export class TrustService extends Service implements TrustDecider {
   /** Whether `directory` is trusted, asking the hook if one is registered. Never throws for a hook's failure (that is untrusted, logged). */
   async decide(directory: string, options: DecideOptions): Promise<TrustDecision> {
     const canonical = await TrustStore.canonical(directory)
-    const pending = this.asking.get(canonical)
-    if (pending) return raceAbort(pending, options.signal)
-    const asked = this.ask(canonical, options.brings).finally(() => this.asking.delete(canonical))
-    this.asking.set(canonical, asked)
-    return raceAbort(asked, options.signal)
+    let asked = this.asking.get(canonical)
+    if (!asked) {
+      asked = this.ask(canonical, options.brings).finally(() => this.asking.delete(canonical))
+      this.asking.set(canonical, asked)
+    }
+    // One caller giving up stops its own wait only: the question stays open for the others.
+    const question = asked
+    return this.lifetime.run({ signal: options.signal }, () => question)
   }
 
   /** The recorded decision alone: no hook is asked. */
@@ -127,7 +131,7 @@ export class TrustService extends Service implements TrustDecider {
     if (!hook) return recorded
     let answer: unknown
     try {
-      answer = await hook({ directory, brings, recorded: recorded.by === 'record' ? recorded.trusted : undefined, signal: NEVER_ABORTED })
+      answer = await hook({ directory, brings, recorded: recorded.by === 'record' ? recorded.trusted : undefined, signal: this.lifetime.signal })
     } catch (error) {
       this.ctx.logger('trust').warn(`the trust hook failed for ${directory} (${errorMessage(error)}); it stays untrusted`)
       return { trusted: false, directory, by: 'default', command: trustCommand(directory) }

@@ -1,8 +1,8 @@
-import { constants } from 'node:fs'
-import { chmod, mkdir, open, realpath, rename, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
+import { readSmallRegularFile } from '../regular-file.ts'
 import { dshHome } from '../home.ts'
 
 /** `$DSH_HOME/trusted.json`, else `~/.dsh/trusted.json`. */
@@ -106,7 +106,7 @@ export class TrustStore {
   private async read(): Promise<{ ok: true; file: StoreFile } | { ok: false; problem: string }> {
     let text: string
     try {
-      text = await readRegularFile(this.file)
+      text = await readSmallRegularFile(this.file, MAX_STORE_BYTES)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, file: { version: 1, directories: {} } }
       return { ok: false, problem: errorMessage(error) }
@@ -154,18 +154,4 @@ export function covers(parent: string, child: string): boolean {
   if (child === parent) return true
   const prefix = parent.endsWith(sep) ? parent : parent + sep
   return child.startsWith(prefix)
-}
-
-/** A small regular file, opened without blocking (a FIFO or device planted in its place is refused). */
-async function readRegularFile(file: string): Promise<string> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
-  try {
-    const info = await handle.stat()
-    if (!info.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: 'ENOTREGULAR' })
-    if (info.size > MAX_STORE_BYTES) throw Object.assign(new Error(`${file} is larger than ${MAX_STORE_BYTES} bytes`), { code: 'EFBIG' })
-    const text = await handle.readFile('utf8')
-    return text
-  } finally {
-    await handle.close()
-  }
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import type { Context, Inject } from 'cordis'
 import { hostWorkspace, rowOrigin, trustOf } from 'dsh-core'
 import { z } from 'zod'
@@ -55,7 +55,11 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   try {
     imported = await readMcpConfigFile(file)
   } catch (error) {
-    throw new McpError(`mcpConfig: ${(error as Error).message}`, 'MCP_CONNECT_FAILED', { cause: error })
+    const failure = new McpError(`mcpConfig: ${(error as Error).message}`, 'MCP_CONNECT_FAILED', { cause: error })
+    // A user's own file fails the boot loudly; a repository's broken file (bad JSON, a FIFO in its
+    // place) is that file's unavailable row, and everything else the user runs there still works.
+    if (row.relativeTo === 'workspace') return holdUnreadable(ctx, file, failure)
+    throw failure
   }
   for (const note of imported.notes) logger.warn(`mcpConfig ${file}: ${note}`)
   const missing = (row.servers ?? []).filter((name) => !imported.servers.some((server) => server.sourceName === name))
@@ -89,4 +93,11 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
         }),
     ),
   )
+}
+
+/** A trusted workspace's file that cannot be read or parsed: one `unavailable` row under its file name. */
+function holdUnreadable(ctx: Context, file: string, failure: McpError): void {
+  const detail = `${failure.message} [${failure.code}]`
+  ctx.get('readiness')?.register({ surface: 'mcp', id: basename(file), configured: true, status: () => ({ state: 'unavailable', detail }), tools: () => [] })
+  ctx.logger('mcp').warn(detail)
 }

@@ -7,6 +7,11 @@ export class AuthRequiredError extends Error {
     readonly serverName: string,
     readonly loginCommand: string,
     why: string,
+    /**
+     * A step-up: the server wants this scope for one request (403 `insufficient_scope`), while the
+     * connection serves every other; it is not lost.
+     */
+    readonly stepUpScope?: string,
   ) {
     super(`MCP server ${serverName} needs a login (${why}); run: ${loginCommand}`)
   }

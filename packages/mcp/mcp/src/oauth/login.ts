@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { auth, type FetchLike } from '@modelcontextprotocol/client'
+import { computeScopeUnion, extractWWWAuthenticateParams, type FetchLike } from '@modelcontextprotocol/client'
 import { errorMessage, oneLine } from 'dsh-core'
 import { McpError } from '../errors.ts'
+import { authorize } from './authorize.ts'
 import { RecordProvider, type ClientSettings } from './provider.ts'
 import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
 
@@ -35,6 +36,7 @@ export interface LoginOutcome {
  */
 export async function login(options: LoginOptions): Promise<LoginOutcome> {
   const { store, settings } = options
+  if (settings.oauth?.grant === 'client_credentials') throw new McpError(`${settings.serverName} uses oauth.grant: client_credentials: it gets its tokens itself, there is no login`, 'MCP_AUTH_FAILED')
   const key = loginKey(settings.serverUrl, settings.oauth?.clientId)
   const callback = await listenForCallback(settings.oauth?.callbackPort)
   try {
@@ -50,17 +52,44 @@ export async function login(options: LoginOptions): Promise<LoginOutcome> {
       options.onAuthorizationUrl(url)
     })
     callback.expect(provider.state())
-    const scope = settings.oauth?.scopes?.join(' ')
-    const first = await attempt(() => auth(provider, { serverUrl: settings.serverUrl, ...(scope ? { scope } : {}), ...fetchOption(options) }), settings, 'starting the login')
+    // What the server asks for when refused: where its protected-resource metadata is (which may
+    // not be at a well-known path) and the scope it wants, with the scope a live connection was
+    // last refused for (a step-up) — the row's `oauth.scopes` win over both.
+    const challenge = await unauthenticatedChallenge(settings.serverUrl, options.fetchFn ?? fetch)
+    const scope = settings.oauth?.scopes?.join(' ') ?? computeScopeUnion(stored?.requiredScope, challenge.scope)
+    const discovery = { serverUrl: settings.serverUrl, ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}), ...fetchOption(options) }
+    const first = await attempt(() => authorize(provider, { ...discovery, ...(scope ? { scope } : {}) }), settings, 'starting the login')
     if (first === 'REDIRECT') {
       if (!authorizationUrl) throw new McpError(`login to ${settings.serverName}: the authorization server gave no authorization URL`, 'MCP_AUTH_FAILED')
-      const code = await callback.code(options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, options.signal)
-      await attempt(() => auth(provider, { serverUrl: settings.serverUrl, authorizationCode: code, ...fetchOption(options) }), settings, 'exchanging the authorization code')
+      const answer = await callback.code(options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, options.signal)
+      // RFC 9207: the callback's `iss` is checked against the authorization server's issuer.
+      await attempt(() => authorize(provider, { ...discovery, authorizationCode: answer.code, ...(answer.iss !== undefined ? { iss: answer.iss } : {}) }), settings, 'exchanging the authorization code')
     }
     await store.update(key, () => provider.record)
     return { scope: provider.record.tokens?.scope, refusedCallbacks: callback.refused }
   } finally {
     await callback.close()
+  }
+}
+
+/**
+ * The `WWW-Authenticate` parameters the server answers an unauthenticated request with (a
+ * `server/discover`, which every revision's server refuses the same way when it wants a token).
+ * Nothing is learnt from a server that does not refuse it, or cannot be reached (`auth()` then says why).
+ */
+async function unauthenticatedChallenge(serverUrl: string, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  try {
+    const response = await fetchFn(serverUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'dsh-login', method: 'server/discover', params: {} }),
+    })
+    await response.body?.cancel().catch(() => {})
+    if (response.status !== 401 && response.status !== 403) return {}
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
+    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) }
+  } catch {
+    return {}
   }
 }
 
@@ -98,14 +127,21 @@ class LoginProvider extends RecordProvider {
   }
 }
 
+interface CallbackAnswer {
+  readonly code: string
+  readonly iss: string | undefined
+}
+
+type CallbackOutcome = CallbackAnswer | { error: string }
+
 interface CallbackListener {
   readonly port: number
   /** Requests refused for a wrong or missing state. */
   readonly refused: number
   /** Only callbacks carrying this state are taken. */
   expect(state: string): void
-  /** The code of the first callback with the expected state; an `error` callback with it fails the login. */
-  code(timeoutMs: number, signal: AbortSignal | undefined): Promise<string>
+  /** The code (and RFC 9207 `iss`) of the first callback with the expected state; an `error` callback with it fails the login. */
+  code(timeoutMs: number, signal: AbortSignal | undefined): Promise<CallbackAnswer>
   close(): Promise<void>
 }
 
@@ -115,9 +151,9 @@ interface CallbackListener {
  */
 async function listenForCallback(port = 0): Promise<CallbackListener> {
   let expected: string | undefined
-  let settle: ((outcome: { code: string } | { error: string }) => void) | undefined
+  let settle: ((outcome: CallbackOutcome) => void) | undefined
   let refused = 0
-  const early: ({ code: string } | { error: string })[] = []
+  const early: CallbackOutcome[] = []
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1')
     if (url.pathname !== CALLBACK_PATH) return page(response, 404, 'Not found.')
@@ -128,7 +164,11 @@ async function listenForCallback(port = 0): Promise<CallbackListener> {
     }
     const error = url.searchParams.get('error')
     const code = url.searchParams.get('code')
-    const outcome = error ? { error: `${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}` } : code ? { code } : { error: 'the callback carried no code' }
+    const outcome: CallbackOutcome = error
+      ? { error: `${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}` }
+      : code
+        ? { code, iss: url.searchParams.get('iss') ?? undefined }
+        : { error: 'the callback carried no code' }
     page(response, 'code' in outcome ? 200 : 400, 'code' in outcome ? 'Logged in. You can close this tab and return to the terminal.' : `The login did not complete: ${outcome.error}`)
     if (settle) settle(outcome)
     else early.push(outcome)
@@ -148,15 +188,15 @@ async function listenForCallback(port = 0): Promise<CallbackListener> {
       expected = state
     },
     code(timeoutMs, signal) {
-      return new Promise<string>((resolve, reject) => {
+      return new Promise<CallbackAnswer>((resolve, reject) => {
         const timer = setTimeout(() => finish({ error: `no answer from the browser within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs)
         const onAbort = () => finish({ error: 'interrupted' })
         signal?.addEventListener('abort', onAbort, { once: true })
-        const finish = (outcome: { code: string } | { error: string }) => {
+        const finish = (outcome: CallbackOutcome) => {
           clearTimeout(timer)
           signal?.removeEventListener('abort', onAbort)
           settle = () => {}
-          if ('code' in outcome) resolve(outcome.code)
+          if ('code' in outcome) resolve(outcome)
           else reject(new McpError(`the login did not complete: ${outcome.error}`, 'MCP_AUTH_FAILED'))
         }
         settle = finish

@@ -11,6 +11,8 @@ export interface ClientSettings {
   readonly oauth: OAuthConfig | undefined
   /** The configured client's secret, read from `oauth.clientSecretEnv` when a flow starts; never stored. */
   readonly clientSecret: (() => Promise<string>) | undefined
+  /** `oauth.privateKeyEnv`'s key (client_credentials with private_key_jwt), read when a token is asked for; never stored. */
+  readonly privateKey: (() => Promise<string>) | undefined
   /** The command that logs in, for messages. */
   readonly loginCommand: string
 }

@@ -22,18 +22,21 @@ export function rowAuth(config: RemoteServerConfig, options: { file: string | un
   if (config.oauth === false || setsAuthorization(config)) return undefined
   const oauth = config.oauth
   const file = options.file && resolve(options.file) !== resolve(userMcpOverlay()) ? options.file : undefined
-  const secretVariable = oauth?.clientSecretEnv
+  /** A credential named by a field of `oauth:`, read through ctx.credentials when a flow starts (a rotated one is picked up). */
+  const readable = (field: string, variable: string | undefined) =>
+    variable
+      ? async () => {
+          const found = await options.credentials?.resolve(variable)
+          if (!found) throw new McpError(`oauth.${field}: the variable ${variable} is not set (environment, project .env or user .env)`, 'MCP_CREDENTIAL_MISSING')
+          return found.value
+        }
+      : undefined
   return new OAuthSession(options.store ?? new TokenStore(), {
     serverName: config.serverName,
     serverUrl: config.url,
     oauth,
     loginCommand: loginCommandFor(config.serverName, file),
-    clientSecret: secretVariable
-      ? async () => {
-          const found = await options.credentials?.resolve(secretVariable)
-          if (!found) throw new McpError(`oauth.clientSecretEnv: the variable ${secretVariable} is not set (environment, project .env or user .env)`, 'MCP_CREDENTIAL_MISSING')
-          return found.value
-        }
-      : undefined,
+    clientSecret: readable('clientSecretEnv', oauth?.clientSecretEnv),
+    privateKey: readable('privateKeyEnv', oauth?.privateKeyEnv),
   })
 }

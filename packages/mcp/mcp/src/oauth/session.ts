@@ -1,9 +1,11 @@
 import { watch } from 'node:fs'
 import { dirname } from 'node:path'
-import { auth, type FetchLike, type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client'
+import { type FetchLike, type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client'
 import { ensurePrivateDirectory, Lifetime, TimeoutReason } from 'dsh-core'
 import { McpError } from '../errors.ts'
-import { DEFAULT_TOKEN_TIMEOUT_MS } from './config.ts'
+import { authorize } from './authorize.ts'
+import { ClientCredentialsGrant, type HeldToken, type MachineCredential } from './client-credentials.ts'
+import { DEFAULT_TOKEN_TIMEOUT_MS, type OAuthConfig } from './config.ts'
 import { AuthRequiredError } from './auth-required.ts'
 import { expiringSoon, NO_REDIRECT, RecordProvider, type ClientSettings } from './provider.ts'
 import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
@@ -18,6 +20,8 @@ import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
 export class OAuthSession {
   readonly key: string
   private refreshing: Promise<OAuthTokens> | undefined
+  /** A client_credentials row's access token, across its connections. */
+  private readonly machineToken: HeldToken = {}
   /** The `WWW-Authenticate` of the last 401 (null: the 401 had none). */
   private challenge: string | null | undefined
 
@@ -65,6 +69,8 @@ export class OAuthSession {
    * `oauth:` and no login is stored (a 401 challenge then means "log in", see `unauthorized`).
    */
   async transportProvider(): Promise<OAuthClientProvider | undefined> {
+    const oauth = this.settings.oauth
+    if (oauth?.grant === 'client_credentials' && oauth.clientId) return new ClientCredentialsGrant({ ...oauth, clientId: oauth.clientId }, await this.machineCredential(oauth), this.machineToken)
     const record = await this.store.get(this.key)
     if (!record && !this.settings.oauth) return undefined
     return new TransportProvider(this, record ?? { serverUrl: this.settings.serverUrl }, await this.readSecret())
@@ -80,13 +86,21 @@ export class OAuthSession {
     return this.challenge === undefined || /^\s*bearer\b/i.test(this.challenge ?? '')
   }
 
+  /** What a client_credentials row authenticates with, read now. */
+  private async machineCredential(oauth: OAuthConfig): Promise<MachineCredential> {
+    if (this.settings.privateKey && oauth.signingAlgorithm) return { privateKey: await this.settings.privateKey(), algorithm: oauth.signingAlgorithm }
+    const secret = await this.readSecret()
+    if (secret === undefined) throw new McpError(`grant: client_credentials for ${this.settings.serverName} has neither clientSecretEnv nor privateKeyEnv`, 'MCP_CREDENTIAL_MISSING')
+    return { secret }
+  }
+
   /** The configured client's secret, read now (a rotated one is picked up). */
   readSecret(): Promise<string | undefined> {
     return this.settings.clientSecret ? this.settings.clientSecret() : Promise.resolve(undefined)
   }
 
-  needsLogin(why: string): AuthRequiredError {
-    return new AuthRequiredError(this.settings.serverName, this.settings.loginCommand, why)
+  needsLogin(why: string, stepUpScope?: string): AuthRequiredError {
+    return new AuthRequiredError(this.settings.serverName, this.settings.loginCommand, why, stepUpScope)
   }
 
   /**
@@ -128,7 +142,7 @@ export class OAuthSession {
     const fetchFn = this.fetchFn ?? fetch
     try {
       await Lifetime.run({ timeoutMs, code: 'MCP_TIMEOUT' }, (own) =>
-        auth(provider, { serverUrl: this.settings.serverUrl, fetchFn: (url, init) => fetchFn(url, { ...init, signal: own.signal }) }),
+        authorize(provider, { serverUrl: this.settings.serverUrl, fetchFn: (url, init) => fetchFn(url, { ...init, signal: own.signal }) }),
       )
     } catch (error) {
       if (error instanceof TimeoutReason) throw new McpError(`the token refresh for ${this.settings.serverName} got no answer within ${timeoutMs} ms (oauth.tokenTimeoutMs)`, 'MCP_TIMEOUT', { cause: error })
@@ -165,7 +179,18 @@ class TransportProvider extends RecordProvider {
     throw this.session.needsLogin(this.record.client ? 'the stored login is no longer accepted' : 'no login is stored')
   }
 
-  redirectToAuthorization(): never {
+  /**
+   * The flow wants the user: after a 403 `insufficient_scope` the SDK asks for the union of what
+   * was granted and what the server now requires (SEP-2350). That scope is kept for the next
+   * `dsh mcp login`, which then asks for it instead of the same scope again.
+   */
+  async redirectToAuthorization(authorizationUrl: URL): Promise<never> {
+    const scope = wellFormedScope(authorizationUrl.searchParams.get('scope'))
+    if (scope && scope !== this.record.tokens?.scope) {
+      this.record = { ...this.record, requiredScope: scope }
+      await this.persist()
+      throw this.session.needsLogin(`the server requires the scope "${scope}"`, scope)
+    }
     throw this.session.needsLogin('the server asks for a new authorization')
   }
 
@@ -219,4 +244,9 @@ class RefreshProvider extends RecordProvider {
   redirectToAuthorization(): never {
     throw this.session.needsLogin('the server refused the refresh token')
   }
+}
+
+/** A scope as RFC 6749 §3.3 spells one (space-separated tokens of printable ASCII), else undefined: it is shown. */
+function wellFormedScope(scope: string | null): string | undefined {
+  return scope && /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/.test(scope) ? scope : undefined
 }

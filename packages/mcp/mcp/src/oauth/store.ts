@@ -17,6 +17,11 @@ export interface LoginRecord {
   /** When the access token expires (ms since the epoch), from `expires_in` at the time it was saved. */
   readonly expiresAt?: number
   readonly discovery?: OAuthDiscoveryState
+  /**
+   * The scope a live connection was last refused for (403 `insufficient_scope`), with what it held:
+   * the next `dsh mcp login` asks for it. A login clears it.
+   */
+  readonly requiredScope?: string
 }
 
 /** The store while its lock is held. */

@@ -1,0 +1,27 @@
+import type { TrustDecider, Workspace } from 'dsh-core'
+import { LspError } from 'dsh-lsp'
+import type { Launch, Launcher } from './launch.ts'
+
+/**
+ * A server that executes the code of the workspace it serves (`runsWorkspaceCode`): it starts only in
+ * a workspace its user trusts. Asked before anything of the server runs, its preflight included;
+ * elsewhere the query fails with `LSP_UNTRUSTED` and the probed row is `untrusted`.
+ */
+export class TrustGatedLauncher implements Launcher {
+  constructor(
+    private readonly inner: Launcher,
+    private readonly serverId: string,
+    private readonly why: string,
+    private readonly trust: TrustDecider,
+  ) {}
+
+  describe(): string {
+    return `${this.inner.describe()} (in trusted workspaces only)`
+  }
+
+  async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
+    const decision = await this.trust.decide(workspace.path, { brings: `the ${this.serverId} language server, which runs its code (${this.why})`, signal })
+    if (!decision.trusted) throw new LspError(`${this.serverId} was not started: ${this.why}, and ${decision.directory} is not trusted; to use it: ${decision.command}`, 'LSP_UNTRUSTED')
+    return this.inner.launch(workspace, signal)
+  }
+}

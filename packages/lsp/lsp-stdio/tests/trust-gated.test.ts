@@ -1,0 +1,45 @@
+// Issue 26: a language server that runs the workspace's own code starts only once its user trusts
+// the workspace. rust-analyzer runs build scripts and proc macros, and the rustup shim in front of
+// it follows a committed rust-toolchain.toml `path` to any binary — so not even its preflight may
+// run. rust-analyzer is not installed here; what is tested is whether dsh starts it at all, so an
+// executable of that name that records each start stands in for it.
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { dsh, json, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
+
+afterEach(async () => {
+  await killRunning()
+  await removeTempDirs()
+})
+
+interface Row { id: string; state: string; detail: string }
+
+describe('a server that runs the workspace\'s code (the catalog\'s rust)', () => {
+  it('is not started in an untrusted workspace: the row is untrusted with the command, a query fails LSP_UNTRUSTED; trusted, it starts', async () => {
+    const scratch = await tempDir()
+    const [bin, home, repo] = [join(scratch, 'bin'), join(scratch, 'home'), join(scratch, 'repo')]
+    await Promise.all([mkdir(bin), mkdir(home), mkdir(join(repo, 'src'), { recursive: true })])
+    const starts = join(scratch, 'starts')
+    await writeFile(join(bin, 'rust-analyzer'), `#!/bin/sh\necho "$@" >> ${starts}\nexit 1\n`)
+    await chmod(join(bin, 'rust-analyzer'), 0o755)
+    await writeFile(join(repo, 'Cargo.toml'), '[package]\nname = "x"\nversion = "0.1.0"\n')
+    await writeFile(join(repo, 'src', 'main.rs'), 'fn main() {}\n')
+    const overlay = join(scratch, 'overlay.yml')
+    await writeFile(overlay, '- id: lsp-stdio\n  config:\n    catalog: [rust]\n')
+    const env = { DSH_HOME: home, PATH: `${bin}:${process.env.PATH}` }
+    const started = () => readFile(starts, 'utf8').then((text) => text.split('\n').filter(Boolean), () => [])
+    const rustRow = async () => json<{ capabilities: Row[] }>(await dsh(['status', '--json', '--config', overlay, '--cwd', repo], { env })).capabilities.find((row) => row.id === 'rust')
+
+    expect(await rustRow()).toMatchObject({ state: 'untrusted', detail: expect.stringContaining(`is not trusted; to use it: dsh trust ${repo}`) })
+    const query = await dsh(['call', 'lsp', JSON.stringify({ operation: 'hover', filePath: 'src/main.rs', line: 1, character: 4 }), '--config', overlay, '--cwd', repo], { env })
+    expect(query.code).not.toBe(0)
+    expect(query.stdout + query.stderr).toContain('[LSP_UNTRUSTED]')
+    expect(await started(), 'started in an untrusted workspace').toEqual([])
+
+    await trustIn(home, repo)
+    expect((await rustRow())?.state).toBe('unavailable') // this stand-in fails its preflight: it ran
+    expect(await started()).toEqual(['--version'])
+  })
+})
