@@ -5,6 +5,7 @@ import { isRecord, untracked, type Host, type Session, type SessionService, type
 import type { SkillRegistry } from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
+import { ServedSkills, serveSkills, SKILLS_CAPABILITIES } from './serve-skills.ts'
 import { Routes, RpcCode, RpcError, type Extra } from './serve-rpc.ts'
 import { plainToolCall } from './serve-shapes.ts'
 
@@ -32,8 +33,8 @@ export type ListChange = 'tools' | 'prompts'
  * once per connection, `createMcpHandler` once per HTTP request). Every instance it makes answers
  * from the same routes, so the two protocol revisions and the two transports cannot drift apart.
  *
- * A new kind of request (SEP-2640 skills over MCP, say) is a `routes.add` in `buildRoutes` below,
- * with its capability in `capabilities`.
+ * A new kind of request is a `routes.add` in `buildRoutes` below (as SEP-2640's skills are, in
+ * serve-skills.ts), with its capability in `capabilities`.
  */
 export class ServedComposition {
   readonly session: Session
@@ -61,7 +62,7 @@ export class ServedComposition {
       .sections()
       .map((section) => section.text)
       .join('\n\n')
-    this.capabilities = { tools: { listChanged: true }, ...(this.skills ? { prompts: { listChanged: true } } : {}) }
+    this.capabilities = { tools: { listChanged: true }, ...(this.skills ? { prompts: { listChanged: true }, ...SKILLS_CAPABILITIES } : {}) }
     this.buildRoutes()
   }
 
@@ -124,7 +125,12 @@ export class ServedComposition {
       },
       plainToolCall,
     )
-    if (this.skills) servePrompts(routes, this.skills, session)
+    if (this.skills) {
+      servePrompts(routes, this.skills, session)
+      // SEP-2640 (issue 30 item 4): the same skills as `skill://` resources with digests.
+      const logger = this.host.app.logger('serve')
+      serveSkills(routes, new ServedSkills(this.skills, session, (line) => logger.warn(line)))
+    }
   }
 
   private async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {

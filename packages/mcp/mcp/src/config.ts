@@ -92,6 +92,12 @@ const common = {
    * default: some servers (server-filesystem) replace their configured allow-list with the roots.
    */
   roots: z.boolean().default(false),
+  /**
+   * Declare `elicitation` (form and URL mode) and put the server's questions to the host's
+   * questioner (`ctx.tools.questioner`; `dsh call --yes` accepts a form's defaults); with nobody to
+   * ask they are declined. `false`: the capability is not declared (the server may then list fewer tools).
+   */
+  elicitation: z.boolean().default(true),
 }
 
 /** The hard limit of a call cannot come before its idle deadline. */

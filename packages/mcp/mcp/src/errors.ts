@@ -46,6 +46,12 @@ export const McpErrorCode = {
   MCP_MALFORMED_RESPONSE: 'MCP_MALFORMED_RESPONSE',
   /** A tool of this server would take a name another plugin already holds; the server publishes no tools. */
   MCP_NAME_CONFLICT: 'MCP_NAME_CONFLICT',
+  /**
+   * A server's question to the user (elicitation) was declined without anyone seeing it: no
+   * questioner (a non-interactive host), it failed, or the call ended. The server hears `decline`;
+   * the log line carries this code.
+   */
+  MCP_QUESTION_DECLINED: 'MCP_QUESTION_DECLINED',
   /** The row is being unloaded. */
   MCP_DISPOSED: 'MCP_DISPOSED',
   /** The server comes from a workspace file (`relativeTo: workspace`) of a workspace that is not trusted; it was not started (`dsh trust <dir>`). */

@@ -1,4 +1,4 @@
-import { Client, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
+import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
 import type { McpConfig } from './config.ts'
 import { StdioTransport } from './stdio-transport.ts'
 import { withOwnSignal } from './own-signal.ts'
@@ -17,6 +17,8 @@ export interface GenerationHooks {
   onTransportError(error: Error): void
   /** The client's roots (`roots/list`); absent: the client does not declare the `roots` capability. */
   roots: (() => Root[]) | undefined
+  /** Answers the server's questions (`elicitation/create`, form and URL mode); absent: no `elicitation` capability. */
+  elicit: ((request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>) | undefined
 }
 
 /**
@@ -48,7 +50,7 @@ function negotiation(protocol: McpConfig['protocol']): VersionNegotiationMode {
  * sync is queued, not lost, and a close during `connect` is remembered. Tool-list changes arrive as
  * `notifications/tools/list_changed` on either revision (on 2026-07-28 through the
  * `subscriptions/listen` stream the SDK opens). Only a row with `roots: true` declares `roots` and
- * answers `roots/list`.
+ * answers `roots/list`; `elicitation` (form and URL) is declared unless the row sets `elicitation: false`.
  */
 export class Generation {
   readonly client: Client
@@ -76,13 +78,19 @@ export class Generation {
       this.closed = true
       resolveClosed()
     }
+    const elicit = hooks.elicit
+    const capabilities: ClientCapabilities = {
+      ...(roots ? { roots: { listChanged: true } } : {}),
+      ...(elicit ? { elicitation: { form: {}, url: {} } } : {}),
+    }
     this.client = new Client(CLIENT_INFO, {
-      capabilities: roots ? { roots: { listChanged: true } } : {},
+      capabilities,
       versionNegotiation: { mode: negotiation(protocol) },
       // Changes only mark the list stale: the supervisor's serial queue fetches it (discovery.ts).
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onListChanged(this) } },
     })
     if (roots) this.client.setRequestHandler('roots/list', () => ({ roots: roots() }))
+    if (elicit) this.client.setRequestHandler('elicitation/create', (request, context) => elicit(request, context.mcpReq.signal))
     this.client.onerror = (error) => {
       if (!this.closing && !this.closed) hooks.onTransportError(error)
     }

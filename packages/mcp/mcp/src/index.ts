@@ -6,6 +6,7 @@ import { ServerExtras } from './extras.ts'
 import { rowAuth } from './oauth/row.ts'
 import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row.ts'
 import { WorkspaceRoots } from './roots.ts'
+import { elicitationHandler } from './elicitation.ts'
 import { serverDirectory } from './server-directory.ts'
 import { mountServerSkills } from './skills/mount.ts'
 import { serverStatus } from './status.ts'
@@ -17,6 +18,7 @@ export { OAuthConfig } from './oauth/config.ts'
 export { login, DEFAULT_LOGIN_TIMEOUT_MS, type LoginOptions, type LoginOutcome } from './oauth/login.ts'
 export { TokenStore, defaultStorePath, loginKey, type LoginRecord } from './oauth/store.ts'
 export { rowAuth, userMcpOverlay } from './oauth/row.ts'
+export { MASK, maskedUrl, maskedUrlsIn, readable } from './url-secrets.ts'
 export { AuthRequiredError } from './oauth/auth-required.ts'
 export { SseTransport } from './sse-transport.ts'
 export { McpConfigFileRow, configFileOf } from './import/row.ts'
@@ -123,6 +125,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     logger,
     reserved,
     ...(roots ? { roots: () => roots.list() } : {}),
+    ...(config.elicitation ? { elicit: elicitationHandler(config.serverName, (question) => tools.ask(question), (text) => logger.warn(text)) } : {}),
     onConnected: async (generation, signal) => {
       await extras.connected(generation, signal)
       await skills?.connected(generation, signal)

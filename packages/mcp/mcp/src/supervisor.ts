@@ -5,7 +5,7 @@ import type { McpConfig } from './config.ts'
 import { bridgeToolDefinition } from './definition.ts'
 import { describeRefused, listAllTools, planTools, type RefusedTool } from './discovery.ts'
 import { McpError } from './errors.ts'
-import { describeEnding, Generation } from './generation.ts'
+import { describeEnding, Generation, type GenerationHooks } from './generation.ts'
 import { SessionGoneError } from './http-transport.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
 import { StdioTransport } from './stdio-transport.ts'
@@ -54,6 +54,8 @@ export interface SupervisorOptions {
   readonly reserved: ReadonlySet<string>
   /** The roots the client answers `roots/list` with; absent: the client declares no `roots` (the default). */
   readonly roots?: () => Root[]
+  /** Answers the server's questions (elicitation); absent: the client declares no `elicitation`. */
+  readonly elicit?: GenerationHooks['elicit']
   /** After each successful connect (M4 extras read instructions and prompts here). */
   readonly onConnected?: (generation: Generation, signal: AbortSignal) => Promise<void> | void
   /** The server wants a login (phase `needs_auth`); `resume()` connects again once one is stored. */
@@ -274,6 +276,7 @@ export class Supervisor {
         onClosed: (closed) => this.closed(closed),
         onTransportError: (error) => this.transportError(error),
         roots: this.options.roots,
+        elicit: this.options.elicit,
       }, this.config.protocol)
       this.current = generation
       step = 'initialize'

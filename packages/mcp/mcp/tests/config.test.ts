@@ -41,6 +41,7 @@ describe('McpConfig', () => {
       prompts: false,
       skills: true,
       roots: false,
+      elicitation: true,
       args: [],
       env: {},
       envVars: [],
