@@ -72,6 +72,8 @@ const common = {
    * once the deferrable tools pass the tools runtime's `defer` budget, `always`, or `never`.
    */
   defer: z.enum(['auto', 'always', 'never'], { error: 'must be "auto", "always" or "never"' }).default('auto'),
+  /** A tools/list `ttlMs` (2026-07-28) shorter than this re-lists after this long instead. */
+  listTtlFloorMs: z.number().int().nonnegative().default(5_000),
   reconnect: ReconnectConfig.prefault({}),
   /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
   maxResultChars: positive(100_000),

@@ -57,10 +57,12 @@ export interface ListOptions {
   /** Deadline of each page. */
   readonly pageTimeoutMs: number
   readonly signal: AbortSignal
+  /** Told the first page's `ttlMs` (2026-07-28: how long the listing stays fresh), when it has one. */
+  readonly onTtl?: (ttlMs: number) => void
 }
 
 /** A page is checked loosely; each tool on it is checked on its own (see `planTools`), so one bad tool costs only itself. */
-const LoosePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
+const LoosePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional(), ttlMs: z.number().optional().catch(undefined) })
 
 /**
  * Every page of `tools/list` (no params first, then `{cursor}` until there is no next cursor), as
@@ -81,6 +83,7 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
       if (error instanceof z.core.$ZodError) throw new McpError(`tools/list: the server sent a page that is not a list of tools: ${zodReason(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
       throw error
     }
+    if (cursor === undefined && page.ttlMs !== undefined) options.onTtl?.(page.ttlMs)
     for (const raw of page.tools) tools.push({ raw, fingerprint: JSON.stringify(raw) })
     cursor = page.nextCursor || undefined
     if (cursor !== undefined) {

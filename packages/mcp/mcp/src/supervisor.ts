@@ -93,6 +93,8 @@ export class Supervisor {
   /** list_changed coalescing: a re-sync is queued and has not started yet. */
   private resyncQueued = false
   private timer: NodeJS.Timeout | undefined
+  /** The re-list a tools/list `ttlMs` asked for (see `relistAfter`). */
+  private ttlTimer: NodeJS.Timeout | undefined
   private failedAttempts = 0
   private disposed = false
   private disposal: Promise<void> | undefined
@@ -234,6 +236,8 @@ export class Supervisor {
     this.lifetime.abort(new McpError(`MCP server ${this.serverName}: the row is being unloaded`, 'MCP_DISPOSED'))
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
+    if (this.ttlTimer) clearTimeout(this.ttlTimer)
+    this.ttlTimer = undefined
     this.setPhase({ kind: 'stopped', reason: 'unloaded' })
     const generation = this.current
     this.current = undefined
@@ -427,6 +431,22 @@ export class Supervisor {
     })
   }
 
+  /**
+   * A listing with a `ttlMs` above 0 is stale once it has passed: the tools are listed again as on a
+   * `list_changed` (a server that does not announce changes still gets them re-indexed), at the
+   * earliest after `listTtlFloorMs`, so a tiny ttl cannot make the bridge list without pause.
+   */
+  private relistAfter(generation: Generation, ttlMs: number | undefined): void {
+    if (this.ttlTimer) clearTimeout(this.ttlTimer)
+    this.ttlTimer = undefined
+    if (ttlMs === undefined || !(ttlMs > 0) || this.disposed) return
+    this.ttlTimer = setTimeout(() => {
+      this.ttlTimer = undefined
+      this.listChanged(generation)
+    }, Math.max(ttlMs, this.config.listTtlFloorMs))
+    this.ttlTimer.unref()
+  }
+
   /** The HTTP event stream ended: a ping tells whether the server is still there (a refused or unanswered one closes the transport). */
   private checkAlive(generation: Generation): void {
     if (!this.isCurrent(generation) || generation.connectedAt === undefined) return
@@ -460,8 +480,10 @@ export class Supervisor {
   private async sync(generation: Generation, mode: 'strict' | 'contained'): Promise<void> {
     if (!this.isCurrent(generation)) return
     const started = performance.now()
-    const listed = await listAllTools(generation.client, { pageTimeoutMs: this.config.startupTimeoutMs, signal: this.lifetime.signal })
+    let ttlMs: number | undefined
+    const listed = await listAllTools(generation.client, { pageTimeoutMs: this.config.startupTimeoutMs, signal: this.lifetime.signal, onTtl: (ttl) => (ttlMs = ttl) })
     if (!this.isCurrent(generation)) return
+    this.relistAfter(generation, ttlMs)
     const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved, headerParameters: generation.sendsParameterHeaders }, this.table.byFingerprint())
     this.refused = plan.refused
     this.warnOnce([

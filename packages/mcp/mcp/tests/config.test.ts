@@ -33,6 +33,7 @@ describe('McpConfig', () => {
       toolApproval: {},
       approvalFromAnnotations: false,
       defer: 'auto',
+      listTtlFloorMs: 5000,
       reconnect: { enabled: true, initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 10, stableAfterMs: 30_000, jitterRatio: 0.2 },
       maxResultChars: 100_000,
       instructions: false,
