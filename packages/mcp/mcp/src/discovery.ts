@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { zodReason } from './classify.ts'
 import { McpError } from './errors.ts'
+import { declaredHeaderParameters, type HeaderParameter } from './x-mcp-header.ts'
 import { publicToolName } from './naming.ts'
 import { withOwnSignal } from './own-signal.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
@@ -22,6 +23,8 @@ export interface PlannedTool {
   readonly outputCheck: OutputCheck | undefined
   readonly taskRequired: boolean
   readonly approval: ApprovalMode
+  /** SEP-2243 parameters mirrored in `Mcp-Param-*` headers (a 2026-07-28 HTTP connection; else none). */
+  readonly headerParameters: readonly HeaderParameter[]
 }
 
 /** A listed tool the bridge does not publish because it is invalid. */
@@ -96,6 +99,8 @@ export interface PlanOptions extends ApprovalPolicy {
   readonly disabledTools: readonly string[]
   /** Public names the bridge itself registers for this server (M4 resource tools). */
   readonly reserved: ReadonlySet<string>
+  /** The connection speaks 2026-07-28 over HTTP: `x-mcp-header` declarations apply (an invalid one refuses its tool). */
+  readonly headerParameters?: boolean
 }
 
 /**
@@ -118,7 +123,7 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
     const known = previous.get(fingerprint)
     let tool: Tool | undefined
     if (!known) {
-      const checked = checkTool(raw)
+      const checked = checkTool(raw, options.headerParameters === true)
       if ('reason' in checked) {
         refused.push({ index, name: nameOf(raw), reason: checked.reason })
         return
@@ -158,6 +163,7 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
       outputCheck,
       taskRequired: tool!.execution?.taskSupport === 'required',
       approval: approvalFor(tool!, options),
+      headerParameters: options.headerParameters ? checkedHeaders(tool!) : [],
     })
   })
   const unmatched = [
@@ -167,11 +173,20 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
   return { tools, refused, unmatched, unenforcedSchemas, shadowed }
 }
 
-function checkTool(raw: unknown): { tool: Tool } | { reason: string } {
+function checkTool(raw: unknown, headerParameters: boolean): { tool: Tool } | { reason: string } {
   const checked = ToolSchema.safeParse(raw)
   if (!checked.success) return { reason: zodReason(checked.error) }
   if (!checked.data.name) return { reason: 'the name is empty' }
+  if (headerParameters) {
+    const declared = declaredHeaderParameters(checked.data.inputSchema)
+    if ('invalid' in declared) return { reason: declared.invalid }
+  }
   return { tool: checked.data }
+}
+
+function checkedHeaders(tool: Tool): readonly HeaderParameter[] {
+  const declared = declaredHeaderParameters(tool.inputSchema)
+  return 'parameters' in declared ? declared.parameters : []
 }
 
 function nameOf(raw: unknown): string | undefined {

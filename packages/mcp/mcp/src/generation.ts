@@ -159,6 +159,11 @@ export class Generation {
     return this.client.getNegotiatedProtocolVersion()
   }
 
+  /** SEP-2243 applies: a 2026-07-28 connection over HTTP (stdio has no per-request headers). */
+  get sendsParameterHeaders(): boolean {
+    return this.protocolVersion === '2026-07-28' && !(this.transport instanceof StdioTransport)
+  }
+
   serverLabel(): string | undefined {
     const version = this.client.getServerVersion()
     return version ? `${version.name}${version.version ? ` ${version.version}` : ''}` : undefined

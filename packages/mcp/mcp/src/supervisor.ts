@@ -484,7 +484,7 @@ export class Supervisor {
     const listed = await listAllTools(generation.client, { pageTimeoutMs: this.config.startupTimeoutMs, signal: this.lifetime.signal, onTtl: (ttl) => (ttlMs = ttl) })
     if (!this.isCurrent(generation)) return
     this.relistAfter(generation, ttlMs)
-    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved }, this.table.byFingerprint())
+    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved, headerParameters: generation.sendsParameterHeaders }, this.table.byFingerprint())
     this.refused = plan.refused
     this.warnOnce([
       ...plan.unmatched,
