@@ -14,10 +14,11 @@
 // Prints one line per scenario and how many scored scenarios passed; exits 1 when a scenario fails
 // that the baseline does not list (one that passes while listed is reported, for its removal).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { expectedFailures } from './baseline.mjs'
 
 const [runnerDir, revision, baselinePath, ...only] = process.argv.slice(2)
 if (!runnerDir || !revision || !baselinePath) {
@@ -65,20 +66,7 @@ function extensionScenarios() {
   return out
 }
 
-/** `client:` entries of the baseline (YAML list items; comments say why). */
-function baseline() {
-  const names = new Set()
-  let inClient = false
-  for (const line of readFileSync(baselinePath, 'utf8').split('\n')) {
-    if (/^client:/.test(line)) inClient = true
-    else if (/^\S/.test(line) && !line.startsWith('#')) inClient = false
-    const name = /^\s+-\s+([^\s#]+)/.exec(line)?.[1]
-    if (inClient && name) names.add(name)
-  }
-  return names
-}
-
-const expected = baseline()
+const expected = expectedFailures(baselinePath, 'client')
 const all = scenarios().filter(([name]) => !only.length || only.includes(name))
 if (!all.length) {
   console.error(`run.mjs: the runner listed no client scenarios for ${revision}`)

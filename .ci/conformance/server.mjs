@@ -7,10 +7,11 @@
 // dsh serves a copy of examples/skills/project (trusted, so its skills load) with an empty HOME. <baseline.yml>: `server:` lists the scenarios expected to
 // fail, each with a comment saying why. Exits 1 when a scenario fails that the baseline does not list.
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { expectedFailures } from './baseline.mjs'
 
 const [runnerDir, extension, baselinePath, ...only] = process.argv.slice(2)
 if (!runnerDir || !extension || !baselinePath) {
@@ -38,19 +39,6 @@ function scenarios() {
     if (server && name?.startsWith(`${extension}-`)) out.push(name)
   }
   return out.filter((name) => !only.length || only.includes(name))
-}
-
-/** `server:` entries of the baseline (YAML list items; comments say why). */
-function baseline() {
-  const names = new Set()
-  let inServer = false
-  for (const line of readFileSync(baselinePath, 'utf8').split('\n')) {
-    if (/^server:/.test(line)) inServer = true
-    else if (/^\S/.test(line) && !line.startsWith('#')) inServer = false
-    const name = /^\s+-\s+([^\s#]+)/.exec(line)?.[1]
-    if (inServer && name) names.add(name)
-  }
-  return names
 }
 
 /** The example tree in a temp directory, its project trusted in a fresh dsh home. */
@@ -88,7 +76,7 @@ if (!all.length) {
   console.error(`server.mjs: the runner listed no server scenarios of ${extension}`)
   process.exit(2)
 }
-const expected = baseline()
+const expected = expectedFailures(baselinePath, 'server')
 const served = await serve(workspace())
 const output = mkdtempSync(join(tmpdir(), `conformance-server-${extension}-`))
 let passed = 0

@@ -11,6 +11,8 @@ const STDERR_TAIL_CHARS = 2000
 export interface GenerationHooks {
   /** `notifications/tools/list_changed` arrived on this generation. */
   onListChanged(generation: Generation): void
+  /** `notifications/resources/list_changed` arrived on this generation (a SEP-2640 server's skills changed). */
+  onResourcesChanged?(generation: Generation): void
   /** The transport closed (for stdio: the whole process group is gone). */
   onClosed(generation: Generation): void
   /** Something went wrong outside any request (a line that is not JSON-RPC, a broken event stream). */
@@ -87,7 +89,10 @@ export class Generation {
       capabilities,
       versionNegotiation: { mode: negotiation(protocol) },
       // Changes only mark the list stale: the supervisor's serial queue fetches it (discovery.ts).
-      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onListChanged(this) } },
+      listChanged: {
+        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onListChanged(this) },
+        ...(hooks.onResourcesChanged ? { resources: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onResourcesChanged?.(this) } } : {}),
+      },
     })
     if (roots) this.client.setRequestHandler('roots/list', () => ({ roots: roots() }))
     if (elicit) this.client.setRequestHandler('elicitation/create', (request, context) => elicit(request, context.mcpReq.signal))

@@ -126,6 +126,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     reserved,
     ...(roots ? { roots: () => roots.list() } : {}),
     ...(config.elicitation ? { elicit: elicitationHandler(config.serverName, (question) => tools.ask(question), (text) => logger.warn(text)) } : {}),
+    ...(skills ? { onResourcesChanged: (generation) => skills.resourcesChanged(generation) } : {}),
     onConnected: async (generation, signal) => {
       await extras.connected(generation, signal)
       await skills?.connected(generation, signal)

@@ -58,6 +58,8 @@ export interface SupervisorOptions {
   readonly elicit?: GenerationHooks['elicit']
   /** After each successful connect (M4 extras read instructions and prompts here). */
   readonly onConnected?: (generation: Generation, signal: AbortSignal) => Promise<void> | void
+  /** `notifications/resources/list_changed` on the current connection (SEP-2640 skills listen to it). */
+  readonly onResourcesChanged?: (generation: Generation) => void
   /** The server wants a login (phase `needs_auth`); `resume()` connects again once one is stored. */
   readonly onNeedsAuth?: (signal: AbortSignal) => void
 }
@@ -277,6 +279,7 @@ export class Supervisor {
       if (this.disposed) throw this.lifetime.signal.reason
       generation = new Generation(id, transport, {
         onListChanged: (changed) => this.listChanged(changed),
+        ...(this.options.onResourcesChanged ? { onResourcesChanged: (changed: Generation) => this.isCurrent(changed) && this.options.onResourcesChanged?.(changed) } : {}),
         onClosed: (closed) => this.closed(closed),
         onTransportError: (error) => this.transportError(error),
         roots: this.options.roots,

@@ -13,7 +13,7 @@ import SkillRegistry from 'dsh-skill'
 import * as toolSkill from 'dsh-skill/tool'
 import { originOf } from 'dsh-skill/tool'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startRig, stopRigs, type Rig, type RowInput } from './fixtures/rig.ts'
+import { eventually, startRig, stopRigs, type Rig, type RowInput } from './fixtures/rig.ts'
 
 const SERVER = fileURLToPath(new URL('./fixtures/skills-server.mjs', import.meta.url))
 
@@ -189,6 +189,15 @@ describe('listing', () => {
     await rig.add(stdioRow(env))
     expect(await rig.app.skills.list()).toEqual([])
     expect(rig.toolNames()).not.toContain('mcp__docs__read_skill_file')
+  })
+
+  it('is listed again when the server announces resources/list_changed', async () => {
+    const rig = await skillRig()
+    const { env, reads } = fixtureEnv({ skills: PDF })
+    await rig.add(stdioRow(env))
+    expect(await rig.text('mcp__docs__add-skill', { name: 'later' })).toBe('added later')
+    await eventually(async () => expect((await rig.app.skills.list()).map((skill) => skill.name)).toEqual(['docs-later', 'docs-pdf-processing']))
+    expect(reads()).toEqual([])
   })
 
   it('goes away with the row', async () => {

@@ -106,6 +106,12 @@ export class ServerSkills {
     this.control?.invalidate()
   }
 
+  /** `notifications/resources/list_changed`: the server's skills may have changed; list them again and say so. */
+  resourcesChanged(generation: Generation): void {
+    if (this.listing?.generation !== generation) return
+    void (this.relisting ??= this.relist(generation, undefined).finally(() => (this.relisting = undefined))).then(() => this.control?.invalidate())
+  }
+
   /** Status lines: the skills offered and every entry that is not, with why. */
   statusLines(): string[] {
     const listing = this.listing
