@@ -1,14 +1,13 @@
 import type { Client } from '@modelcontextprotocol/client'
 import { ToolSchema } from '@modelcontextprotocol/core'
 import type { Tool } from '@modelcontextprotocol/client'
-import type { ApprovalMode, JsonObject } from 'dsh-core'
+import { Lifetime, type ApprovalMode, type JsonObject } from 'dsh-core'
 import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { zodReason } from './classify.ts'
 import { McpError } from './errors.ts'
 import { declaredHeaderParameters, type HeaderParameter } from './x-mcp-header.ts'
 import { publicToolName } from './naming.ts'
-import { withOwnSignal } from './own-signal.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
 
 /** One server tool as the bridge will publish it. */
@@ -76,8 +75,9 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
   do {
     let page: z.infer<typeof LoosePage>
     try {
-      page = await withOwnSignal(options.signal, (signal) =>
-        client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, LoosePage, { timeout: options.pageTimeoutMs, signal }),
+      // Each page on a lifetime of its own: the SDK never removes the listener it adds to a request's signal.
+      page = await Lifetime.run({ signal: options.signal }, (own) =>
+        client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, LoosePage, { timeout: options.pageTimeoutMs, signal: own.signal }),
       )
     } catch (error) {
       if (error instanceof z.core.$ZodError) throw new McpError(`tools/list: the server sent a page that is not a list of tools: ${zodReason(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })

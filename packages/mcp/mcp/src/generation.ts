@@ -1,7 +1,7 @@
 import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
+import { Lifetime } from 'dsh-core'
 import type { McpConfig } from './config.ts'
 import { StdioTransport } from './stdio-transport.ts'
-import { withOwnSignal } from './own-signal.ts'
 import type { BridgeTransport } from './transport.ts'
 
 const CLIENT_INFO = { name: 'dsh-mcp', version: '0.1.0' }
@@ -107,7 +107,8 @@ export class Generation {
 
   /** `legacy`: skip the `server/discover` probe (the server is known to speak only `initialize`). */
   connect(timeoutMs: number, signal: AbortSignal, legacy = false): Promise<void> {
-    return withOwnSignal(signal, (own) => this.client.connect(this.transport, { timeout: timeoutMs, signal: own, ...(legacy ? { prior: { kind: 'legacy' } as const } : {}) }))
+    // A lifetime of its own: the SDK never removes the listener it adds to a request's signal.
+    return Lifetime.run({ signal }, (own) => this.client.connect(this.transport, { timeout: timeoutMs, signal: own.signal, ...(legacy ? { prior: { kind: 'legacy' } as const } : {}) }))
   }
 
   /** Asks the transport to close (errors ignored) and waits at most `ms` for it to report closed. */

@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode, type Root } from '@modelcontextprotocol/client'
-import { errorMessage, isHarnessError, oneLine, type ToolDefinition } from 'dsh-core'
+import { errorMessage, isHarnessError, Lifetime, oneLine, type ToolDefinition } from 'dsh-core'
 import { classifyFailure } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import { bridgeToolDefinition } from './definition.ts'
@@ -84,7 +84,8 @@ export interface LastError {
  */
 export class Supervisor {
   private readonly config: McpConfig
-  private readonly lifetime = new AbortController()
+  /** The row's: aborted when it is unloaded; every attempt, sync and wait follows it. */
+  private readonly lifetime = Lifetime.following(undefined)
   private readonly table: ToolTable
   private generationCount = 0
   private current: Generation | undefined
