@@ -222,13 +222,17 @@ export class ToolRuntime extends Service {
    */
   approver(answer: Approver): () => void {
     if (typeof answer !== 'function') throw new ToolError('an approver must be a function', 'INVALID_TOOL')
-    const approvers = this.approvers
+    return this.installLatest(this.approvers, answer)
+  }
+
+  /** Puts `answer` last in `slots` (the last one answers) as an effect on the caller's scope; disposing takes it out. */
+  private installLatest<T>(slots: { readonly answer: T }[], answer: T): () => void {
     return this.ctx.effect(() => {
       const slot = { answer }
-      approvers.push(slot)
+      slots.push(slot)
       return () => {
-        const at = approvers.lastIndexOf(slot)
-        if (at >= 0) approvers.splice(at, 1)
+        const at = slots.lastIndexOf(slot)
+        if (at >= 0) slots.splice(at, 1)
       }
     })
   }
@@ -239,15 +243,7 @@ export class ToolRuntime extends Service {
    */
   questioner(answer: Questioner): () => void {
     if (typeof answer !== 'function') throw new ToolError('a questioner must be a function', 'INVALID_TOOL')
-    const questioners = this.questioners
-    return this.ctx.effect(() => {
-      const slot = { answer }
-      questioners.push(slot)
-      return () => {
-        const at = questioners.lastIndexOf(slot)
-        if (at >= 0) questioners.splice(at, 1)
-      }
-    })
+    return this.installLatest(this.questioners, answer)
   }
 
   /**
