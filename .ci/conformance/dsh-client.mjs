@@ -8,9 +8,10 @@
 //   2. `dsh mcp login srv` when dsh reports the server needs a login, with a loopback browser
 //      stand-in that follows the printed authorization URL (the authorization server redirects it
 //      to dsh's callback);
-//   3. `dsh tools --json`, then `dsh call` of the scenario's tool (the first one the server lists,
-//      with arguments made from its input schema), answering a server's question with --yes; when
-//      the call says a login is needed (a step-up), `dsh mcp login` again and the call once more.
+//   3. `dsh tools --json`, then `dsh call` of each tool the server lists (arguments made from its
+//      input schema), answering a server's question with --yes; when a call says a login is needed
+//      (a step-up), `dsh mcp login` again and that call once more. A call the server answers with
+//      an error is the server's answer; only a failure of dsh's own fails the run.
 //
 // dsh runs on this process's Node (the machine's); every step's output is echoed to stderr for the
 // runner's stderr.txt. Exit 1 when a step fails.
@@ -109,8 +110,33 @@ function argumentsFor(schema) {
   return args
 }
 
+/**
+ * SEP-2640 client scenarios (issue 30): the catalog is read the way the model's first request reads
+ * it (`skill` with "?" lists, loading nothing); for the verify-* scenarios the listed skill is then
+ * loaded with the `skill` tool, and only a load that succeeds goes on to read a supporting file with
+ * `mcp__srv__read_skill_file`, as a model following the skill would.
+ */
+async function skillScenario() {
+  const listed = await dsh(['call', 'skill', '{"name":"?"}', '--json'])
+  if (listed.code !== 0) return 1
+  if (scenario === 'sep-2640-client-no-prefetch') return 0
+  const names = (JSON.parse(listed.stdout).value?.groups ?? []).flatMap((group) => group.names)
+  const name = names.find((candidate) => candidate.startsWith('srv-'))
+  if (!name) return 1
+  const loaded = await dsh(['call', 'skill', JSON.stringify({ name }), '--json', '--yes'])
+  // Refused with a coded verification failure: the client did what the SEP asks.
+  if (loaded.code !== 0) return /MCP_SKILL_(SIZE|DIGEST|FRONTMATTER)_MISMATCH/.test(loaded.stdout + loaded.stderr) ? 0 : 1
+  const note = JSON.parse(loaded.stdout).value?.resourceBase?.description ?? ''
+  const [, root, files = ''] = /Its files \(relative to (\S+)\): (.*?)\. Read one with/.exec(note) ?? []
+  const file = files.split(', ').find((path) => path !== 'SKILL.md')
+  if (!root || !file) return 0
+  const read = await dsh(['call', 'mcp__srv__read_skill_file', JSON.stringify({ uri: `${root}/${file}` }), '--json', '--yes'])
+  return read.code === 0 ? 0 : 1
+}
+
 async function main() {
   writeOverlay()
+  if (scenario.startsWith('sep-2640-client-')) return skillScenario()
   const state = await dsh(['mcp', 'list', '--json'])
   const server = JSON.parse(state.stdout || '{"servers":[]}').servers?.[0]
   if (server?.state === 'needs_auth') {
@@ -121,8 +147,14 @@ async function main() {
   if (tools.code !== 0) return 1
   const listed = JSON.parse(tools.stdout)
   const ours = (Array.isArray(listed) ? listed : (listed.tools ?? [])).filter((tool) => tool.name.startsWith('mcp__srv__'))
-  if (!ours.length) return 0
-  const tool = ours[0]
+  // Every tool the server lists, as a user trying each would.
+  let status = 0
+  for (const tool of ours) if ((await callTool(tool)) !== 0) status = 1
+  return status
+}
+
+/** `dsh call` of one tool; 0 when the server answered it (its own error included), 1 when dsh failed. */
+async function callTool(tool) {
   const call = () => dsh(['call', tool.name, JSON.stringify(argumentsFor(tool.parameters ?? tool.inputSchema)), '--json', '--yes'])
   let called = await call()
   // The server wants more (a 403 insufficient_scope): log in again, as dsh says, and call again.
@@ -130,7 +162,16 @@ async function main() {
     if ((await login()).code !== 0) return 1
     called = await call()
   }
-  return called.code === 0 ? 0 : 1
+  if (called.code === 0) return 0
+  // The server's answer to the call, an error result or a JSON-RPC error, is the server's to give.
+  const code = (() => {
+    try {
+      return JSON.parse(called.stdout).error?.code
+    } catch {
+      return undefined
+    }
+  })()
+  return code === 'MCP_TOOL_ERROR' || code === 'MCP_SERVER_ERROR' ? 0 : 1
 }
 
 process.exitCode = await main()

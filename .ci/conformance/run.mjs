@@ -7,15 +7,18 @@
 // <runner-dir> holds node_modules/@modelcontextprotocol/conformance; the runner runs on the Node
 // of $CONFORMANCE_NODE (else this one), dsh on the machine's Node (the first `node` on PATH).
 // <revision>: 2025-11-25 runs every client scenario of the runner (0.1.16); 2026-07-28 runs the
-// scenarios that revision requires, and those it runs unscored, at its wire (0.2.0-alpha.12).
+// scenarios that revision requires, and those it runs unscored, at its wire (0.2.0-alpha.12);
+// an extension's name (sep-2640) runs the runner's client scenarios of that extension (named
+// <extension>-…; no revision requires them and the runner runs them off the spec timeline), scored.
 // <baseline.yml>: `client:` lists the scenarios expected to fail, each with a comment saying why.
 // Prints one line per scenario and how many scored scenarios passed; exits 1 when a scenario fails
 // that the baseline does not list (one that passes while listed is reported, for its removal).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { expectedFailures } from './baseline.mjs'
 
 const [runnerDir, revision, baselinePath, ...only] = process.argv.slice(2)
 if (!runnerDir || !revision || !baselinePath) {
@@ -26,7 +29,9 @@ const here = dirname(fileURLToPath(import.meta.url))
 const runner = join(resolve(runnerDir), 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
 const runnerNode = process.env.CONFORMANCE_NODE || process.execPath
 const client = `node ${join(here, 'dsh-client.mjs')}`
-const modern = revision !== '2025-11-25'
+const extension = /^\d{4}-\d{2}-\d{2}$/.test(revision) ? undefined : revision
+const wire = extension ? undefined : revision
+const modern = wire !== undefined && wire !== '2025-11-25'
 
 function conformance(args, options = {}) {
   return spawnSync(runnerNode, [runner, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options })
@@ -34,7 +39,8 @@ function conformance(args, options = {}) {
 
 /** The client scenarios of the revision: [name, scored]. */
 function scenarios() {
-  const listed = conformance(['list', ...(modern ? ['--requirements', revision] : [])]).stdout
+  if (extension) return extensionScenarios()
+  const listed = conformance(['list', ...(modern ? ['--requirements', wire] : [])]).stdout
   const out = []
   let section = ''
   for (const line of listed.split('\n')) {
@@ -48,20 +54,19 @@ function scenarios() {
   return out
 }
 
-/** `client:` entries of the baseline (YAML list items; comments say why). */
-function baseline() {
-  const names = new Set()
-  let inClient = false
-  for (const line of readFileSync(baselinePath, 'utf8').split('\n')) {
-    if (/^client:/.test(line)) inClient = true
-    else if (/^\S/.test(line) && !line.startsWith('#')) inClient = false
-    const name = /^\s+-\s+([^\s#]+)/.exec(line)?.[1]
-    if (inClient && name) names.add(name)
+/** The runner's client scenarios of the extension (`- sep-2640-client-… [extension]`), all scored. */
+function extensionScenarios() {
+  const out = []
+  let client = false
+  for (const line of conformance(['list']).stdout.split('\n')) {
+    if (/^\S/.test(line)) client = /^client/i.test(line)
+    const name = /^\s+- (\S+)/.exec(line)?.[1]
+    if (client && name?.startsWith(`${extension}-`)) out.push([name, true])
   }
-  return names
+  return out
 }
 
-const expected = baseline()
+const expected = expectedFailures(baselinePath, 'client')
 const all = scenarios().filter(([name]) => !only.length || only.includes(name))
 if (!all.length) {
   console.error(`run.mjs: the runner listed no client scenarios for ${revision}`)
@@ -72,7 +77,7 @@ let passed = 0
 let failed = 0
 const surprises = []
 for (const [name, scored] of all) {
-  const run = conformance(['client', '--command', client, '--scenario', name, '--timeout', '90000', '-o', output, ...(modern ? ['--spec-version', revision] : [])], { timeout: 300_000 })
+  const run = conformance(['client', '--command', client, '--scenario', name, '--timeout', '90000', '-o', output, ...(modern ? ['--spec-version', wire] : [])], { timeout: 300_000 })
   const text = `${run.stdout}\n${run.stderr}`
   const ok = run.status === 0 && /OVERALL: PASSED/.test(text)
   const summary = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(text)

@@ -43,7 +43,7 @@ export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--
     [--yes]                   approve it if the tool asks for approval (its approval mode is prompt)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
     [--search <query>]        then one tool_search call per query, and the session's tool catalog after them
-  serve                       an MCP server on stdio exposing the tools (and skills as prompts) until stdin closes
+  serve                       an MCP server on stdio exposing the tools (and skills as prompts and SEP-2640 skills) until stdin closes
     [--max-message-bytes <n>] refuse (answer with an error, keep serving) any incoming message larger than this (default 33554432, 32 MiB)
     [--max-concurrent-calls <n>]  tools/call requests running at once; one more is answered with an error (default 16)
     [--max-output-bytes <n>]  answers the client has not read yet; past this it has stopped reading and is disconnected (default 67108864, 64 MiB)

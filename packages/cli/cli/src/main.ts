@@ -1,4 +1,4 @@
-import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
+import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
 import { checkWorkspace, parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
@@ -165,7 +165,11 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       const session = requireSessions(host).create({ cwd: invocation.cwd })
       const tools = requireTools(host)
       // The operator typed --yes: every `prompt` tool is approved (a `deny` tool still is not). Gone with the host.
-      if (command.approve) tools.approver(() => ({ approved: true }))
+      // It also accepts what a server asks with its proposed defaults (a form), and declines what needs more.
+      if (command.approve) {
+        tools.approver(() => ({ approved: true }))
+        tools.questioner(acceptDefaults)
+      }
       // Progress is for a person watching a terminal; a script reading stderr gets only diagnostics.
       const onProgress = io.stderr.isTTY ? (update: ToolProgress) => tellStderr(io.stderr, progressText(command.tool, update)) : undefined
       const result = await tools.execute({ name: command.tool, arguments: args, session, signal, ...(onProgress ? { onProgress } : {}) })

@@ -1,4 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Server } from '@modelcontextprotocol/server'
 import { assertNever, MAX_TIMER_DELAY_MS, ToolErrorCode, type ApprovalDecision, type ApprovalRequest, type ToolResult, type ToolRuntime } from 'dsh-core'
 
 /** How much of a call's arguments the approval question quotes. */

@@ -1,4 +1,4 @@
-import { GetPromptRequestSchema, ListPromptsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { GetPromptRequestSchema, ListPromptsRequestSchema } from '@modelcontextprotocol/core'
 import { quote, type Session } from 'dsh-core'
 import { renderSkillContent, type SkillRegistry } from 'dsh-skill'
 import { RpcCode, RpcError, type Routes } from './serve-rpc.ts'
@@ -11,7 +11,7 @@ import { RpcCode, RpcError, type Routes } from './serve-rpc.ts'
 export function servePrompts(routes: Routes, skills: SkillRegistry, session: Session): void {
   const view = (signal: AbortSignal) => ({ cwd: session.cwd, scope: session, signal })
   routes.add(ListPromptsRequestSchema, async (_request, extra) => ({
-    prompts: (await skills.list(view(extra.signal)))
+    prompts: (await skills.list(view(extra.mcpReq.signal)))
       .filter((skill) => skill.invocation.userInvocable)
       .map((skill) => ({
         name: skill.name,
@@ -21,7 +21,7 @@ export function servePrompts(routes: Routes, skills: SkillRegistry, session: Ses
   }))
   routes.add(GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
-    const skill = await skills.get(name, view(extra.signal))
+    const skill = await skills.get(name, view(extra.mcpReq.signal))
     if (!skill?.invocation.userInvocable) throw new RpcError(RpcCode.INVALID_PARAMS, `no user-invocable skill named ${quote(name)}`)
     const text = args?.arguments?.trim() ? `${renderSkillContent(skill)}\n\n${args.arguments.trim()}` : renderSkillContent(skill)
     return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text } }] }

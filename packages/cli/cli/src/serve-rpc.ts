@@ -1,5 +1,4 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { JSONRPCRequest, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server'
 import { describeIssues, quote, type SchemaIssues } from 'dsh-core'
 
 /** JSON-RPC 2.0 error codes `dsh serve` answers with. */
@@ -24,8 +23,8 @@ export class RpcError extends Error {
   }
 }
 
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+/** What a route gets besides its request: the server's per-request context (signal, related notifications). */
+export type Extra = ServerContext
 
 /** What the SDK's request schemas look like to us: a `method` literal, and a safe parse. */
 interface RequestSchema<Request> {
@@ -37,7 +36,8 @@ interface RequestSchema<Request> {
  * The requests `dsh serve` answers, each validated against its SDK schema here rather than by the
  * SDK: a malformed request then gets -32602 with a one-line reason, where the SDK answers -32603
  * (or -32602) with a dump of zod's issues. Installed as the server's `fallbackRequestHandler`, so
- * the SDK still answers `initialize` and `ping` itself.
+ * the SDK still answers `initialize`, `server/discover` and `ping` itself, and still encodes each
+ * answer for the revision the client speaks (2026-07-28's `resultType` and cache fields).
  */
 export class Routes {
   private readonly table = new Map<string, (request: JSONRPCRequest, extra: Extra) => Promise<unknown>>()
@@ -54,10 +54,10 @@ export class Routes {
     })
   }
 
-  readonly dispatch = async (request: JSONRPCRequest, extra: Extra): Promise<never> => {
+  readonly dispatch = async (request: JSONRPCRequest, extra: Extra): Promise<Result> => {
     const route = this.table.get(request.method)
     if (!route) throw new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${quote(request.method, 80)}`)
-    // The SDK types the fallback's answer as its result union; each route returns its own method's result.
-    return (await route(request, extra)) as never
+    // Each route returns its own method's result.
+    return (await route(request, extra)) as Result
   }
 }

@@ -1,4 +1,4 @@
-import type { CallToolRequest, JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolRequest, JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/server'
 import { isRecord } from 'dsh-core'
 
 // The shapes nearly every message on `dsh serve`'s hot path has, recognised without zod. Parsing

@@ -1,5 +1,5 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core'
+import type { JSONRPCMessage, RequestId, Transport } from '@modelcontextprotocol/server'
 import { describeIssues, errorMessage, oneLine, quote } from 'dsh-core'
 import { RpcCode } from './serve-rpc.ts'
 import { isPlainMessage } from './serve-shapes.ts'
@@ -38,6 +38,12 @@ export class LineTransport implements Transport {
   private readonly onData = (chunk: Buffer | string) => this.read(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   private readonly onReadError = (error: Error) => this.onerror?.(error)
   private closed = false
+  private markClosed!: () => void
+  /**
+   * Settles once the connection is closed, by either side. The serving entry owns `onclose`
+   * (`serveStdio` sets it), so `dsh serve` waits on this instead.
+   */
+  readonly whenClosed = new Promise<void>((resolve) => (this.markClosed = resolve))
   /** One wait for 'drain' shared by every send that found stdout full; a close settles it too. */
   private drained: { readonly promise: Promise<void>; readonly fail: (error: Error) => void } | undefined
 
@@ -73,6 +79,7 @@ export class LineTransport implements Transport {
     this.parts = []
     this.oversize = undefined
     this.drained?.fail(new Error('dsh serve: the connection closed before the client read this answer'))
+    this.markClosed()
     this.onclose?.()
   }
 

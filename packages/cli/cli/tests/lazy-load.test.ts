@@ -28,7 +28,7 @@ describe('dsh loads what the command uses', () => {
     expect(json<{ tools: { name: string }[] }>({ code: 0, signal: null, stdout, stderr: '' }).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['web_fetch', 'web_search', 'skill']))
     // The log works: the host's own libraries are in it.
     expect([...packages]).toEqual(expect.arrayContaining(['cordis', 'zod', 'yaml']))
-    const heavy = ['@modelcontextprotocol/sdk', 'undici', 'turndown', '@joplin/turndown-plugin-gfm', 'chokidar', 'smol-toml', 'eventsource']
+    const heavy = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', 'undici', 'turndown', '@joplin/turndown-plugin-gfm', 'chokidar', 'smol-toml', 'eventsource']
     expect(heavy.filter((name) => packages.has(name))).toEqual([])
   })
 })

@@ -32,14 +32,6 @@ const DELETED: readonly string[] = []
 const HELPER_TESTS = ['packages/core/core/tests/abort.test.ts', 'packages/core/core/tests/race-cleanup.test.ts']
 
 const NOT_MOVED_YET: Readonly<Record<string, string>> = {
-  'packages/mcp/mcp/src/discovery.ts': 'mcp-v2',
-  'packages/mcp/mcp/src/extras.ts': 'mcp-v2',
-  'packages/mcp/mcp/src/generation.ts': 'mcp-v2',
-  'packages/mcp/mcp/src/http-transport.ts': 'mcp-v2',
-  'packages/mcp/mcp/src/oauth/lock.ts': 'mcp-v2',
-  'packages/mcp/mcp/src/own-signal.ts': 'mcp-v2',
-  'packages/mcp/mcp/src/stdio-transport.ts': 'mcp-v2',
-  'packages/mcp/mcp/src/supervisor.ts': 'mcp-v2',
   'packages/skill/skill/src/service.ts': 'skills',
   'packages/web/tool-web/src/search.ts': 'web',
   'packages/web/web-fetch-http/src/budget.ts': 'web',

@@ -19,6 +19,8 @@ export interface CallOptions {
   readonly maxTotalTimeoutMs?: number
   /** Receives the server's `notifications/progress` for this request (a progress token is sent). */
   readonly onProgress?: (update: ToolProgress) => void
+  /** Extra HTTP headers of this request (SEP-2243 `Mcp-Param-*`). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 /**
@@ -51,6 +53,7 @@ async function send(target: Generation, what: string, message: { method: string;
     ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs } : {}),
     // The runtime checks and copies what it forwards (dsh-core's exec.progress).
     ...(options.onProgress ? { onprogress: options.onProgress as (update: { progress: number }) => void } : {}),
+    ...(options.headers ? { headers: { ...options.headers } } : {}),
   }
   const answer = await target.client.request(message, AnyResult, sdkOptions)
   const json = toJson(answer)

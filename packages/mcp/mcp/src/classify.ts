@@ -44,6 +44,7 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
   if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof z.core.$ZodError) return new McpError(`${what}: ${subject} sent a message the MCP schema refuses: ${zodReason(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
+  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) return new McpError(`${what}: ${subject} sent a result MCP does not allow: ${bounded(oneLine(error.message.replace(/^Invalid result for [^:]*: /, '')))}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof SdkHttpError && error.status !== 401) {
     // A refused session is a SessionGoneError by now (http-transport.ts): any status here is the server's answer.
     return new McpError(`${what}: ${subject} answered HTTP ${error.status}: ${bounded(oneLine(httpErrorText(error)))}`, 'MCP_SERVER_ERROR', { cause: error, httpStatus: error.status })

@@ -72,6 +72,8 @@ const common = {
    * once the deferrable tools pass the tools runtime's `defer` budget, `always`, or `never`.
    */
   defer: z.enum(['auto', 'always', 'never'], { error: 'must be "auto", "always" or "never"' }).default('auto'),
+  /** A tools/list `ttlMs` (2026-07-28) shorter than this re-lists after this long instead. */
+  listTtlFloorMs: z.number().int().nonnegative().default(5_000),
   reconnect: ReconnectConfig.prefault({}),
   /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
   maxResultChars: positive(100_000),
@@ -83,10 +85,21 @@ const common = {
   /** M4: list the server's prompts in `dsh status`. */
   prompts: z.boolean().default(false),
   /**
+   * SEP-2640: when the server declares `io.modelcontextprotocol/skills` and a skill registry runs,
+   * its skills join the catalog as `<server>-<name>` (listed from the entries, bodies read on load).
+   */
+  skills: z.boolean().default(true),
+  /**
    * Declare the `roots` capability and answer `roots/list` with the session workspace. Off by
    * default: some servers (server-filesystem) replace their configured allow-list with the roots.
    */
   roots: z.boolean().default(false),
+  /**
+   * Declare `elicitation` (form and URL mode) and put the server's questions to the host's
+   * questioner (`ctx.tools.questioner`; `dsh call --yes` accepts a form's defaults); with nobody to
+   * ask they are declined. `false`: the capability is not declared (the server may then list fewer tools).
+   */
+  elicitation: z.boolean().default(true),
 }
 
 /** The hard limit of a call cannot come before its idle deadline. */

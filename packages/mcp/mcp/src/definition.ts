@@ -1,4 +1,4 @@
-import { ToolError, type ContentBlock, type RawToolDefinition, type ToolExecution, type ToolResult } from 'dsh-core'
+import { ToolError, type ContentBlock, type JsonValue, type RawToolDefinition, type ToolExecution, type ToolResult } from 'dsh-core'
 import { request } from './call.ts'
 import { ERROR_MESSAGE_CHARS } from './classify.ts'
 import type { McpConfig } from './config.ts'
@@ -6,6 +6,7 @@ import type { PlannedTool } from './discovery.ts'
 import { McpError } from './errors.ts'
 import { capResultText, classifyCallResult, ERROR_NOTE, projectContent, type CallValue } from './results.ts'
 import type { Supervisor } from './supervisor.ts'
+import { parameterHeaders } from './x-mcp-header.ts'
 
 /** The tools runtime's deadline only backs up the bridge's own, which answers first. */
 const RUNTIME_TIMEOUT_MARGIN_MS = 1000
@@ -42,6 +43,7 @@ export function bridgeToolDefinition(tool: PlannedTool, supervisor: Supervisor, 
         resetTimeoutOnProgress: config.resetTimeoutOnProgress,
         maxTotalTimeoutMs: config.maxTotalTimeoutMs,
         onProgress: exec.progress,
+        ...(tool.headerParameters.length ? { headers: parameterHeaders(tool.headerParameters, args as JsonValue) } : {}),
       })
       const classified = classifyCallResult(raw)
       if (classified.kind === 'tool-error') {

@@ -1,13 +1,13 @@
 import type { Client } from '@modelcontextprotocol/client'
 import { ToolSchema } from '@modelcontextprotocol/core'
 import type { Tool } from '@modelcontextprotocol/client'
-import type { ApprovalMode, JsonObject } from 'dsh-core'
+import { Lifetime, type ApprovalMode, type JsonObject } from 'dsh-core'
 import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { zodReason } from './classify.ts'
 import { McpError } from './errors.ts'
+import { declaredHeaderParameters, type HeaderParameter } from './x-mcp-header.ts'
 import { publicToolName } from './naming.ts'
-import { withOwnSignal } from './own-signal.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
 
 /** One server tool as the bridge will publish it. */
@@ -22,6 +22,8 @@ export interface PlannedTool {
   readonly outputCheck: OutputCheck | undefined
   readonly taskRequired: boolean
   readonly approval: ApprovalMode
+  /** SEP-2243 parameters mirrored in `Mcp-Param-*` headers (a 2026-07-28 HTTP connection; else none). */
+  readonly headerParameters: readonly HeaderParameter[]
 }
 
 /** A listed tool the bridge does not publish because it is invalid. */
@@ -54,10 +56,12 @@ export interface ListOptions {
   /** Deadline of each page. */
   readonly pageTimeoutMs: number
   readonly signal: AbortSignal
+  /** Told the first page's `ttlMs` (2026-07-28: how long the listing stays fresh), when it has one. */
+  readonly onTtl?: (ttlMs: number) => void
 }
 
 /** A page is checked loosely; each tool on it is checked on its own (see `planTools`), so one bad tool costs only itself. */
-const LoosePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
+const LoosePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional(), ttlMs: z.number().optional().catch(undefined) })
 
 /**
  * Every page of `tools/list` (no params first, then `{cursor}` until there is no next cursor), as
@@ -71,13 +75,15 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
   do {
     let page: z.infer<typeof LoosePage>
     try {
-      page = await withOwnSignal(options.signal, (signal) =>
-        client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, LoosePage, { timeout: options.pageTimeoutMs, signal }),
+      // Each page on a lifetime of its own: the SDK never removes the listener it adds to a request's signal.
+      page = await Lifetime.run({ signal: options.signal }, (own) =>
+        client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, LoosePage, { timeout: options.pageTimeoutMs, signal: own.signal }),
       )
     } catch (error) {
       if (error instanceof z.core.$ZodError) throw new McpError(`tools/list: the server sent a page that is not a list of tools: ${zodReason(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
       throw error
     }
+    if (cursor === undefined && page.ttlMs !== undefined) options.onTtl?.(page.ttlMs)
     for (const raw of page.tools) tools.push({ raw, fingerprint: JSON.stringify(raw) })
     cursor = page.nextCursor || undefined
     if (cursor !== undefined) {
@@ -93,6 +99,8 @@ export interface PlanOptions extends ApprovalPolicy {
   readonly disabledTools: readonly string[]
   /** Public names the bridge itself registers for this server (M4 resource tools). */
   readonly reserved: ReadonlySet<string>
+  /** The connection speaks 2026-07-28 over HTTP: `x-mcp-header` declarations apply (an invalid one refuses its tool). */
+  readonly headerParameters?: boolean
 }
 
 /**
@@ -115,7 +123,7 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
     const known = previous.get(fingerprint)
     let tool: Tool | undefined
     if (!known) {
-      const checked = checkTool(raw)
+      const checked = checkTool(raw, options.headerParameters === true)
       if ('reason' in checked) {
         refused.push({ index, name: nameOf(raw), reason: checked.reason })
         return
@@ -155,6 +163,7 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
       outputCheck,
       taskRequired: tool!.execution?.taskSupport === 'required',
       approval: approvalFor(tool!, options),
+      headerParameters: options.headerParameters ? checkedHeaders(tool!) : [],
     })
   })
   const unmatched = [
@@ -164,11 +173,20 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
   return { tools, refused, unmatched, unenforcedSchemas, shadowed }
 }
 
-function checkTool(raw: unknown): { tool: Tool } | { reason: string } {
+function checkTool(raw: unknown, headerParameters: boolean): { tool: Tool } | { reason: string } {
   const checked = ToolSchema.safeParse(raw)
   if (!checked.success) return { reason: zodReason(checked.error) }
   if (!checked.data.name) return { reason: 'the name is empty' }
+  if (headerParameters) {
+    const declared = declaredHeaderParameters(checked.data.inputSchema)
+    if ('invalid' in declared) return { reason: declared.invalid }
+  }
   return { tool: checked.data }
+}
+
+function checkedHeaders(tool: Tool): readonly HeaderParameter[] {
+  const declared = declaredHeaderParameters(tool.inputSchema)
+  return 'parameters' in declared ? declared.parameters : []
 }
 
 function nameOf(raw: unknown): string | undefined {

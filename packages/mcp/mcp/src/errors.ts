@@ -32,12 +32,26 @@ export const McpErrorCode = {
   MCP_TOOL_ERROR: 'MCP_TOOL_ERROR',
   /** The tool declares `execution.taskSupport: "required"`, which the bridge does not speak. */
   MCP_TASK_REQUIRED: 'MCP_TASK_REQUIRED',
+  /** SEP-2640: a skill file's length differs from the `size` its skill entry lists; the file is not used. */
+  MCP_SKILL_SIZE_MISMATCH: 'MCP_SKILL_SIZE_MISMATCH',
+  /** SEP-2640: a skill file's SHA-256 differs from the `digest` its skill entry lists; the file is not used. */
+  MCP_SKILL_DIGEST_MISMATCH: 'MCP_SKILL_DIGEST_MISMATCH',
+  /** SEP-2640: a SKILL.md's frontmatter differs from (or cannot be read as) its skill entry's `frontmatter`; the skill is not loaded. */
+  MCP_SKILL_FRONTMATTER_MISMATCH: 'MCP_SKILL_FRONTMATTER_MISMATCH',
+  /** SEP-2640: a read of a skill file its skill entry does not list (or of a skill the server does not list): nothing is requested. */
+  MCP_SKILL_FILE_UNLISTED: 'MCP_SKILL_FILE_UNLISTED',
   /** The server answered with a JSON-RPC error (`rpcCode` keeps its code) or an HTTP error status (`httpStatus`). */
   MCP_SERVER_ERROR: 'MCP_SERVER_ERROR',
   /** The server sent something MCP does not allow (a bad tools/list page, one name twice, a result that is not an object, a message over maxMessageBytes). */
   MCP_MALFORMED_RESPONSE: 'MCP_MALFORMED_RESPONSE',
   /** A tool of this server would take a name another plugin already holds; the server publishes no tools. */
   MCP_NAME_CONFLICT: 'MCP_NAME_CONFLICT',
+  /**
+   * A server's question to the user (elicitation) was declined without anyone seeing it: no
+   * questioner (a non-interactive host), it failed, or the call ended. The server hears `decline`;
+   * the log line carries this code.
+   */
+  MCP_QUESTION_DECLINED: 'MCP_QUESTION_DECLINED',
   /** The row is being unloaded. */
   MCP_DISPOSED: 'MCP_DISPOSED',
   /** The server comes from a workspace file (`relativeTo: workspace`) of a workspace that is not trusted; it was not started (`dsh trust <dir>`). */

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto'
 import { ListPromptsResultSchema } from '@modelcontextprotocol/core'
 import type { Context } from 'cordis'
-import { createUserMessage, TOOL_SEARCH, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
+import { createUserMessage, Lifetime, TOOL_SEARCH, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { request } from './call.ts'
 import type { McpConfig } from './config.ts'
 import type { Generation } from './generation.ts'
 import { publicToolName } from './naming.ts'
-import { withOwnSignal } from './own-signal.ts'
 import { capResultText, type CutNote } from './results.ts'
 import type { Supervisor } from './supervisor.ts'
 
@@ -124,8 +123,8 @@ async function listPromptNames(generation: Generation, timeout: number, signal: 
   const names: string[] = []
   let cursor: string | undefined
   do {
-    const page = await withOwnSignal(signal, (own) =>
-      generation.client.request({ method: 'prompts/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListPromptsResultSchema, { timeout, signal: own }),
+    const page = await Lifetime.run({ signal }, (own) =>
+      generation.client.request({ method: 'prompts/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListPromptsResultSchema, { timeout, signal: own.signal }),
     )
     names.push(...page.prompts.map((prompt) => prompt.name))
     cursor = page.nextCursor || undefined

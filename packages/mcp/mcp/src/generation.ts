@@ -1,7 +1,7 @@
-import { Client, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
+import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
+import { Lifetime } from 'dsh-core'
 import type { McpConfig } from './config.ts'
 import { StdioTransport } from './stdio-transport.ts'
-import { withOwnSignal } from './own-signal.ts'
 import type { BridgeTransport } from './transport.ts'
 
 const CLIENT_INFO = { name: 'dsh-mcp', version: '0.1.0' }
@@ -11,12 +11,16 @@ const STDERR_TAIL_CHARS = 2000
 export interface GenerationHooks {
   /** `notifications/tools/list_changed` arrived on this generation. */
   onListChanged(generation: Generation): void
+  /** `notifications/resources/list_changed` arrived on this generation (a SEP-2640 server's skills changed). */
+  onResourcesChanged?(generation: Generation): void
   /** The transport closed (for stdio: the whole process group is gone). */
   onClosed(generation: Generation): void
   /** Something went wrong outside any request (a line that is not JSON-RPC, a broken event stream). */
   onTransportError(error: Error): void
   /** The client's roots (`roots/list`); absent: the client does not declare the `roots` capability. */
   roots: (() => Root[]) | undefined
+  /** Answers the server's questions (`elicitation/create`, form and URL mode); absent: no `elicitation` capability. */
+  elicit: ((request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>) | undefined
 }
 
 /**
@@ -48,7 +52,7 @@ function negotiation(protocol: McpConfig['protocol']): VersionNegotiationMode {
  * sync is queued, not lost, and a close during `connect` is remembered. Tool-list changes arrive as
  * `notifications/tools/list_changed` on either revision (on 2026-07-28 through the
  * `subscriptions/listen` stream the SDK opens). Only a row with `roots: true` declares `roots` and
- * answers `roots/list`.
+ * answers `roots/list`; `elicitation` (form and URL) is declared unless the row sets `elicitation: false`.
  */
 export class Generation {
   readonly client: Client
@@ -76,13 +80,22 @@ export class Generation {
       this.closed = true
       resolveClosed()
     }
+    const elicit = hooks.elicit
+    const capabilities: ClientCapabilities = {
+      ...(roots ? { roots: { listChanged: true } } : {}),
+      ...(elicit ? { elicitation: { form: {}, url: {} } } : {}),
+    }
     this.client = new Client(CLIENT_INFO, {
-      capabilities: roots ? { roots: { listChanged: true } } : {},
+      capabilities,
       versionNegotiation: { mode: negotiation(protocol) },
       // Changes only mark the list stale: the supervisor's serial queue fetches it (discovery.ts).
-      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onListChanged(this) } },
+      listChanged: {
+        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onListChanged(this) },
+        ...(hooks.onResourcesChanged ? { resources: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onResourcesChanged?.(this) } } : {}),
+      },
     })
     if (roots) this.client.setRequestHandler('roots/list', () => ({ roots: roots() }))
+    if (elicit) this.client.setRequestHandler('elicitation/create', (request, context) => elicit(request, context.mcpReq.signal))
     this.client.onerror = (error) => {
       if (!this.closing && !this.closed) hooks.onTransportError(error)
     }
@@ -94,7 +107,8 @@ export class Generation {
 
   /** `legacy`: skip the `server/discover` probe (the server is known to speak only `initialize`). */
   connect(timeoutMs: number, signal: AbortSignal, legacy = false): Promise<void> {
-    return withOwnSignal(signal, (own) => this.client.connect(this.transport, { timeout: timeoutMs, signal: own, ...(legacy ? { prior: { kind: 'legacy' } as const } : {}) }))
+    // A lifetime of its own: the SDK never removes the listener it adds to a request's signal.
+    return Lifetime.run({ signal }, (own) => this.client.connect(this.transport, { timeout: timeoutMs, signal: own.signal, ...(legacy ? { prior: { kind: 'legacy' } as const } : {}) }))
   }
 
   /** Asks the transport to close (errors ignored) and waits at most `ms` for it to report closed. */
@@ -149,6 +163,11 @@ export class Generation {
   /** The revision this connection speaks (`2026-07-28`, `2025-11-25`, …), once connected. */
   get protocolVersion(): string | undefined {
     return this.client.getNegotiatedProtocolVersion()
+  }
+
+  /** SEP-2243 applies: a 2026-07-28 connection over HTTP (stdio has no per-request headers). */
+  get sendsParameterHeaders(): boolean {
+    return this.protocolVersion === '2026-07-28' && !(this.transport instanceof StdioTransport)
   }
 
   serverLabel(): string | undefined {

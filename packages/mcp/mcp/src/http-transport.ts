@@ -1,5 +1,5 @@
 import { SdkHttpError, StreamableHTTPClientTransport, type JSONRPCMessage, type TransportSendOptions } from '@modelcontextprotocol/client'
-import { settlesWithin } from 'dsh-core'
+import { Lifetime } from 'dsh-core'
 import { RemoteTransport, type RemoteTransportOptions } from './remote-transport.ts'
 
 /** How long closing waits for the server to acknowledge the end of the session (HTTP DELETE). */
@@ -62,7 +62,7 @@ export class HttpTransport extends RemoteTransport<StreamableHTTPClientTransport
   /** Ends the session (briefly waiting for the server's answer), then stops every request and stream. */
   override close(): Promise<void> {
     this.closing ??= (async () => {
-      if (!this.lostBecause) await settlesWithin(this.inner.terminateSession(), END_SESSION_WAIT_MS)
+      if (!this.lostBecause) await Lifetime.run({}, (waiting) => waiting.within(this.inner.terminateSession(), END_SESSION_WAIT_MS))
       await this.inner.close()
     })()
     return this.closing

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FetchLike, RequestId } from '@modelcontextprotocol/client'
+import { maskedUrlsIn } from './url-secrets.ts'
 
 /** Nothing answered at the HTTP level: refused, reset, unresolvable. `cause` is fetch's own error. */
 export class ServerUnreachableError extends Error {}
@@ -88,10 +89,11 @@ function rebuild(response: Response, body: ReadableStream<Uint8Array>): Response
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
+/** Why fetch failed, with any URL in it masked (fetch repeats a URL with credentials in its refusal). */
 function describeFetchFailure(error: unknown): string {
   const cause = (error as { cause?: unknown })?.cause
   const code = (cause as { code?: unknown })?.code
-  const text = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error)
+  const text = maskedUrlsIn(cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error))
   return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text
 }
 

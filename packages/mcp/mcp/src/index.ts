@@ -6,7 +6,9 @@ import { ServerExtras } from './extras.ts'
 import { rowAuth } from './oauth/row.ts'
 import { applyConfigFile, isConfigFileRow, McpConfigFileRow } from './import/row.ts'
 import { WorkspaceRoots } from './roots.ts'
+import { elicitationHandler } from './elicitation.ts'
 import { serverDirectory } from './server-directory.ts'
+import { mountServerSkills } from './skills/mount.ts'
 import { serverStatus } from './status.ts'
 import { Supervisor, type StartupOutcome } from './supervisor.ts'
 import { applyUnusable, checkServer, unusableServer, type UnusableServer } from './unusable.ts'
@@ -16,6 +18,7 @@ export { OAuthConfig } from './oauth/config.ts'
 export { login, DEFAULT_LOGIN_TIMEOUT_MS, type LoginOptions, type LoginOutcome } from './oauth/login.ts'
 export { TokenStore, defaultStorePath, loginKey, type LoginRecord } from './oauth/store.ts'
 export { rowAuth, userMcpOverlay } from './oauth/row.ts'
+export { MASK, maskedUrl, maskedUrlsIn, readable } from './url-secrets.ts'
 export { AuthRequiredError } from './oauth/auth-required.ts'
 export { SseTransport } from './sse-transport.ts'
 export { McpConfigFileRow, configFileOf } from './import/row.ts'
@@ -43,6 +46,7 @@ export const inject = {
   dshHost: { required: false },
   fs: { required: false },
   trust: { required: false },
+  skills: { required: false },
 }
 
 /**
@@ -108,6 +112,9 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   if (directory.note) logger.info(`mcp(${config.serverName}): ${directory.note}`)
   // Taken as a plain reference: every registration is an effect on this row's scope all the same.
   const tools = ctx.tools
+  // SEP-2640: the server's skills in ctx.skills (issue 30 item 3).
+  const skills = mountServerSkills(ctx, config, () => supervisor)
+  const reserved = skills ? new Set([...extras.reserved, skills.toolName]) : extras.reserved
   const supervisor = new Supervisor({
     config,
     // Spawns and lookups register nothing on our scope: skip cordis's per-call caller tracking.
@@ -116,9 +123,14 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     register: (definitions) => tools.registerAll(definitions),
     batch: (change) => tools.batch(change),
     logger,
-    reserved: extras.reserved,
+    reserved,
     ...(roots ? { roots: () => roots.list() } : {}),
-    onConnected: (generation, signal) => extras.connected(generation, signal),
+    ...(config.elicitation ? { elicit: elicitationHandler(config.serverName, (question) => tools.ask(question), (text) => logger.warn(text)) } : {}),
+    ...(skills ? { onResourcesChanged: (generation) => skills.resourcesChanged(generation) } : {}),
+    onConnected: async (generation, signal) => {
+      await extras.connected(generation, signal)
+      await skills?.connected(generation, signal)
+    },
     // A long-lived host connects again once `dsh mcp login` stored a login; a one-shot command only reports needs_auth.
     onNeedsAuth: (signal) => {
       if (auth && hostLifetime(ctx) === 'long-lived') void auth.waitForLogin(signal).then((found) => found && supervisor.resume())
@@ -145,10 +157,11 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     id: config.serverName,
     configured: true,
     status: () => {
-      const status = serverStatus(supervisor, extras)
+      const shown = skills ? { reserved: new Set([...extras.reserved, ...skills.tools]), statusLines: () => [...extras.statusLines(), ...skills.statusLines()] } : extras
+      const status = serverStatus(supervisor, shown)
       return directory.note ? { ...status, detail: `${status.detail}; ${directory.note}` } : status
     },
-    tools: () => [...supervisor.tools, ...extras.reserved],
+    tools: () => [...supervisor.tools, ...extras.reserved, ...(skills?.tools ?? [])],
   })
 
   const outcome = await startup

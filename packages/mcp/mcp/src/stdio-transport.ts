@@ -1,6 +1,6 @@
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client'
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core'
-import { errorMessage, oneLine, settlesWithin, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
+import { errorMessage, Lifetime, oneLine, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
 import { McpError } from './errors.ts'
 import { LineReader } from './line-reader.ts'
 import { answerId, answerProblem, deliverInOrder, faultAnswer, fromPeer, idAtEdges, PendingRequests } from './wire.ts'
@@ -127,7 +127,7 @@ export class StdioTransport implements Transport {
     } catch {
       // a broken pipe: the process is going anyway
     }
-    const exited = await settlesWithin(child.exited, this.options.shutdownGraceMs)
+    const exited = await Lifetime.run({}, (waiting) => waiting.within(child.exited, this.options.shutdownGraceMs))
     if (!exited) await child.terminate()
     await this.gone
   }

@@ -1,11 +1,11 @@
 import { SdkError, SdkErrorCode, type Root } from '@modelcontextprotocol/client'
-import { errorMessage, isHarnessError, oneLine, type ToolDefinition } from 'dsh-core'
+import { errorMessage, isHarnessError, Lifetime, oneLine, type ToolDefinition } from 'dsh-core'
 import { classifyFailure } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import { bridgeToolDefinition } from './definition.ts'
 import { describeRefused, listAllTools, planTools, type RefusedTool } from './discovery.ts'
 import { McpError } from './errors.ts'
-import { describeEnding, Generation } from './generation.ts'
+import { describeEnding, Generation, type GenerationHooks } from './generation.ts'
 import { SessionGoneError } from './http-transport.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
 import { StdioTransport } from './stdio-transport.ts'
@@ -54,8 +54,12 @@ export interface SupervisorOptions {
   readonly reserved: ReadonlySet<string>
   /** The roots the client answers `roots/list` with; absent: the client declares no `roots` (the default). */
   readonly roots?: () => Root[]
+  /** Answers the server's questions (elicitation); absent: the client declares no `elicitation`. */
+  readonly elicit?: GenerationHooks['elicit']
   /** After each successful connect (M4 extras read instructions and prompts here). */
   readonly onConnected?: (generation: Generation, signal: AbortSignal) => Promise<void> | void
+  /** `notifications/resources/list_changed` on the current connection (SEP-2640 skills listen to it). */
+  readonly onResourcesChanged?: (generation: Generation) => void
   /** The server wants a login (phase `needs_auth`); `resume()` connects again once one is stored. */
   readonly onNeedsAuth?: (signal: AbortSignal) => void
 }
@@ -80,7 +84,8 @@ export interface LastError {
  */
 export class Supervisor {
   private readonly config: McpConfig
-  private readonly lifetime = new AbortController()
+  /** The row's: aborted when it is unloaded; every attempt, sync and wait follows it. */
+  private readonly lifetime = Lifetime.following(undefined)
   private readonly table: ToolTable
   private generationCount = 0
   private current: Generation | undefined
@@ -91,6 +96,8 @@ export class Supervisor {
   /** list_changed coalescing: a re-sync is queued and has not started yet. */
   private resyncQueued = false
   private timer: NodeJS.Timeout | undefined
+  /** The re-list a tools/list `ttlMs` asked for (see `relistAfter`). */
+  private ttlTimer: NodeJS.Timeout | undefined
   private failedAttempts = 0
   private disposed = false
   private disposal: Promise<void> | undefined
@@ -232,6 +239,8 @@ export class Supervisor {
     this.lifetime.abort(new McpError(`MCP server ${this.serverName}: the row is being unloaded`, 'MCP_DISPOSED'))
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
+    if (this.ttlTimer) clearTimeout(this.ttlTimer)
+    this.ttlTimer = undefined
     this.setPhase({ kind: 'stopped', reason: 'unloaded' })
     const generation = this.current
     this.current = undefined
@@ -271,9 +280,11 @@ export class Supervisor {
       if (this.disposed) throw this.lifetime.signal.reason
       generation = new Generation(id, transport, {
         onListChanged: (changed) => this.listChanged(changed),
+        ...(this.options.onResourcesChanged ? { onResourcesChanged: (changed: Generation) => this.isCurrent(changed) && this.options.onResourcesChanged?.(changed) } : {}),
         onClosed: (closed) => this.closed(closed),
         onTransportError: (error) => this.transportError(error),
         roots: this.options.roots,
+        elicit: this.options.elicit,
       }, this.config.protocol)
       this.current = generation
       step = 'initialize'
@@ -424,6 +435,22 @@ export class Supervisor {
     })
   }
 
+  /**
+   * A listing with a `ttlMs` above 0 is stale once it has passed: the tools are listed again as on a
+   * `list_changed` (a server that does not announce changes still gets them re-indexed), at the
+   * earliest after `listTtlFloorMs`, so a tiny ttl cannot make the bridge list without pause.
+   */
+  private relistAfter(generation: Generation, ttlMs: number | undefined): void {
+    if (this.ttlTimer) clearTimeout(this.ttlTimer)
+    this.ttlTimer = undefined
+    if (ttlMs === undefined || !(ttlMs > 0) || this.disposed) return
+    this.ttlTimer = setTimeout(() => {
+      this.ttlTimer = undefined
+      this.listChanged(generation)
+    }, Math.max(ttlMs, this.config.listTtlFloorMs))
+    this.ttlTimer.unref()
+  }
+
   /** The HTTP event stream ended: a ping tells whether the server is still there (a refused or unanswered one closes the transport). */
   private checkAlive(generation: Generation): void {
     if (!this.isCurrent(generation) || generation.connectedAt === undefined) return
@@ -457,9 +484,11 @@ export class Supervisor {
   private async sync(generation: Generation, mode: 'strict' | 'contained'): Promise<void> {
     if (!this.isCurrent(generation)) return
     const started = performance.now()
-    const listed = await listAllTools(generation.client, { pageTimeoutMs: this.config.startupTimeoutMs, signal: this.lifetime.signal })
+    let ttlMs: number | undefined
+    const listed = await listAllTools(generation.client, { pageTimeoutMs: this.config.startupTimeoutMs, signal: this.lifetime.signal, onTtl: (ttl) => (ttlMs = ttl) })
     if (!this.isCurrent(generation)) return
-    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved }, this.table.byFingerprint())
+    this.relistAfter(generation, ttlMs)
+    const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved, headerParameters: generation.sendsParameterHeaders }, this.table.byFingerprint())
     this.refused = plan.refused
     this.warnOnce([
       ...plan.unmatched,

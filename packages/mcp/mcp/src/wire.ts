@@ -38,6 +38,8 @@ export class TransportFault {
 
 /** Marks an error answer read from the wire as the server's own (see `ServerErrorData`). */
 export function fromPeer(message: JSONRPCMessage): JSONRPCMessage {
+  // A result without `resultType` counts as complete (MCP 2026-07-28; an older server never sends one).
+  if ('result' in message && isPlainObject(message.result) && !('resultType' in message.result)) return { ...message, result: { ...message.result, resultType: 'complete' } }
   if (!('error' in message) || typeof message.error !== 'object' || message.error === null) return message
   const { code, message: text, data } = message.error
   return { ...message, error: { code, message: text, data: new ServerErrorData(code, text, data) } }
@@ -127,4 +129,8 @@ export function deliverInOrder(deliver: ((message: JSONRPCMessage) => void) | un
   if (!deliver) return
   if ('method' in message) deliver(message)
   else queueMicrotask(() => deliver(message))
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

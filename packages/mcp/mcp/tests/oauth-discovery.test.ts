@@ -3,39 +3,14 @@
 // challenge's resource_metadata and scope, step-up after a 403 insufficient_scope (the next login
 // asks for the union), and RFC 9207's `iss` on the callback. The suite's scenarios cover the wire;
 // these pin what dsh does with it (the store, the error codes, the next login).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { HttpServerConfig } from '../src/config.ts'
 import { login } from '../src/oauth/login.ts'
 import { rowAuth } from '../src/oauth/row.ts'
-import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture, type OAuthFixtureOptions } from './fixtures/oauth-server.ts'
+import { followAuthorizationUrl, oauthTestHome, type OAuthFixture } from './fixtures/oauth-server.ts'
 import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
-const fixtures: OAuthFixture[] = []
-let home: string
-let savedHome: string | undefined
-
-beforeEach(() => {
-  savedHome = process.env.DSH_HOME
-  home = mkdtempSync(join(tmpdir(), 'dsh-oauth-discovery-'))
-  process.env.DSH_HOME = home
-})
-
-afterEach(async () => {
-  await stopRigs()
-  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()))
-  if (savedHome === undefined) delete process.env.DSH_HOME
-  else process.env.DSH_HOME = savedHome
-  rmSync(home, { recursive: true, force: true })
-})
-
-async function fixture(options: OAuthFixtureOptions): Promise<OAuthFixture> {
-  const started = await startOAuthFixture(options)
-  fixtures.push(started)
-  return started
-}
+const { fixture } = oauthTestHome(stopRigs)
 
 function row(url: string): RowInput {
   return { transport: 'streamable-http', serverName: 'hosted', url, startupTimeoutMs: 5000, reconnect: FAST_RECONNECT } as RowInput

@@ -2,40 +2,17 @@
 // protected MCP server on loopback. The whole login flow followed from the printed URL, refresh
 // ahead of expiry on the live transport, a revoked refresh token, a wrong state, the token file's
 // mode, and no token anywhere a person or the model can read.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { login } from '../src/oauth/login.ts'
 import { rowAuth } from '../src/oauth/row.ts'
 import { defaultStorePath, loginKey, TokenStore } from '../src/oauth/store.ts'
 import { HttpServerConfig } from '../src/config.ts'
 import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
-import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
+import { followAuthorizationUrl, oauthTestHome, type OAuthFixture } from './fixtures/oauth-server.ts'
 
-const fixtures: OAuthFixture[] = []
-let home: string
-let savedHome: string | undefined
-
-beforeEach(() => {
-  savedHome = process.env.DSH_HOME
-  home = mkdtempSync(join(tmpdir(), 'dsh-oauth-'))
-  process.env.DSH_HOME = home
-})
-
-afterEach(async () => {
-  await stopRigs()
-  await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()))
-  if (savedHome === undefined) delete process.env.DSH_HOME
-  else process.env.DSH_HOME = savedHome
-  rmSync(home, { recursive: true, force: true })
-})
-
-async function fixture(): Promise<OAuthFixture> {
-  const started = await startOAuthFixture()
-  fixtures.push(started)
-  return started
-}
+const { fixture, home } = oauthTestHome(stopRigs)
 
 function row(url: string, overrides: Record<string, unknown> = {}): RowInput {
   return { transport: 'streamable-http', serverName: 'hosted', url, startupTimeoutMs: 5000, reconnect: FAST_RECONNECT, ...overrides } as RowInput
@@ -93,9 +70,9 @@ describe('OAuth', () => {
     expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
 
     const file = defaultStorePath()
-    expect(file.startsWith(home)).toBe(true)
+    expect(file.startsWith(home())).toBe(true)
     expect(statSync(file).mode & 0o777).toBe(0o600)
-    expect(statSync(home).mode & 0o077).toBe(0)
+    expect(statSync(home()).mode & 0o077).toBe(0)
     const stored = readFileSync(file, 'utf8')
     expect(stored).toContain(server.issued.at(-1))
 
@@ -226,11 +203,11 @@ describe('OAuth', () => {
   })
 
   it('writes the store atomically with mode 0600 even where the umask would allow more', async () => {
-    const store = new TokenStore(join(home, 'nested', 'store.json'))
-    writeFileSync(join(home, 'umask-probe'), '')
+    const store = new TokenStore(join(home(), 'nested', 'store.json'))
+    writeFileSync(join(home(), 'umask-probe'), '')
     await store.update(loginKey('https://example.test/mcp', undefined), () => ({ serverUrl: 'https://example.test/mcp' }))
     expect(statSync(store.path).mode & 0o777).toBe(0o600)
-    expect(statSync(join(home, 'nested')).mode & 0o777).toBe(0o700)
+    expect(statSync(join(home(), 'nested')).mode & 0o777).toBe(0o700)
     expect(await store.keys()).toEqual(['https://example.test/mcp *'])
   })
 })

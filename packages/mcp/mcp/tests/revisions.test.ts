@@ -25,8 +25,8 @@ beforeAll(async () => {
   await rig.add({ transport: 'stdio', serverName: 'everything', command: 'mcp-server-everything', args: ['stdio'], shutdownGraceMs: 500, startupTimeoutMs: 20_000 })
   bare.modern = new Client({ name: 'bare', version: '0' }, { versionNegotiation: { mode: 'auto' } })
   await bare.modern.connect(new StreamableHTTPClientTransport(new URL(modern.url)))
-  // With the capabilities the bridge declares (no roots without `roots: true`).
-  bare.everything = new Client({ name: 'bare', version: '0' })
+  // With the capabilities the bridge declares (elicitation; no roots without `roots: true`).
+  bare.everything = new Client({ name: 'bare', version: '0' }, { capabilities: { elicitation: { form: {}, url: {} } } })
   await bare.everything.connect(new StdioClientTransport({ command: EVERYTHING, args: ['stdio'], stderr: 'ignore' }))
 }, 60_000)
 

@@ -12,7 +12,7 @@ import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
 import { byName, DeferConfig, Deferral, TOOL_SEARCH, type DeferrableTool } from './deferral.ts'
 import { ToolIndex, toolSearchDefinition, vanishedToolsNote } from './tool-search.ts'
-import type { ApprovalMode, Approver, CatalogEntry, CatalogOptions, ContentBlock, DeferMode, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolProgress, ToolResult, ToolResultEvent } from './types.ts'
+import type { ApprovalMode, Approver, CatalogEntry, Questioner, UserAnswer, UserQuestion, CatalogOptions, ContentBlock, DeferMode, PromptSection, ResultObserver, ToolCall, ToolDefinition, ToolExecution, ToolProgress, ToolResult, ToolResultEvent } from './types.ts'
 import type { Session } from '../sessions/session.ts'
 
 declare module 'cordis' {
@@ -70,6 +70,8 @@ export class ToolRuntime extends Service {
   private readonly guidance = new Map<string, PromptSection>()
   /** Live approvers, oldest first; the last one answers. */
   private readonly approvers: { readonly answer: Approver }[] = []
+  /** Live questioners, oldest first; the last one answers. */
+  private readonly questioners: { readonly answer: Questioner }[] = []
   private readonly settings: ToolsConfig
   /** Name prefixes whose owner explains calls to names it does not have (see `namespace`). */
   private readonly namespaces: { readonly prefix: string; readonly explain: (name: string) => Error | undefined }[] = []
@@ -220,15 +222,46 @@ export class ToolRuntime extends Service {
    */
   approver(answer: Approver): () => void {
     if (typeof answer !== 'function') throw new ToolError('an approver must be a function', 'INVALID_TOOL')
-    const approvers = this.approvers
+    return this.installLatest(this.approvers, answer)
+  }
+
+  /** Puts `answer` last in `slots` (the last one answers) as an effect on the caller's scope; disposing takes it out. */
+  private installLatest<T>(slots: { readonly answer: T }[], answer: T): () => void {
     return this.ctx.effect(() => {
       const slot = { answer }
-      approvers.push(slot)
+      slots.push(slot)
       return () => {
-        const at = approvers.lastIndexOf(slot)
-        if (at >= 0) approvers.splice(at, 1)
+        const at = slots.lastIndexOf(slot)
+        if (at >= 0) slots.splice(at, 1)
       }
     })
+  }
+
+  /**
+   * Installs the questioner that answers servers' questions to the user (`ask`); an effect on the
+   * caller's scope. The most recently registered live one answers, as with approvers.
+   */
+  questioner(answer: Questioner): () => void {
+    if (typeof answer !== 'function') throw new ToolError('a questioner must be a function', 'INVALID_TOOL')
+    return this.installLatest(this.questioners, answer)
+  }
+
+  /**
+   * Asks the user a server's question through the live questioner. `answered: false` when nobody
+   * can answer (no questioner: a non-interactive host), the questioner failed or answered
+   * something malformed: the caller declines then, and says why. Never waits past the question's signal.
+   */
+  async ask(question: UserQuestion): Promise<{ readonly answered: true; readonly answer: UserAnswer } | { readonly answered: false; readonly why: string }> {
+    const questioner = this.questioners.at(-1)?.answer
+    if (!questioner) return { answered: false, why: 'nobody can answer here (a harness registers ctx.tools.questioner; `dsh call --yes` accepts a form with its defaults)' }
+    let answer: unknown
+    try {
+      answer = await Lifetime.run({ signal: question.signal }, async (waiting) => questioner({ ...question, signal: waiting.signal }))
+    } catch (error) {
+      return { answered: false, why: question.signal.aborted ? 'the call ended while the question waited' : `the questioner failed (${errorMessage(error)})` }
+    }
+    if (!isUserAnswer(answer)) return { answered: false, why: 'the questioner answered something other than { action: accept | decline | cancel }' }
+    return { answered: true, answer }
   }
 
   /** Adds a system-prompt guidance section; an effect on the caller's scope. */
@@ -564,4 +597,10 @@ function failure(error: unknown): ToolResult {
     ? { message, code: error.code, name: error.name }
     : { message, code: ToolErrorCode.TOOL_FAILED, ...(error instanceof Error ? { name: error.name } : {}) }
   return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }], error: info }
+}
+
+function isUserAnswer(value: unknown): value is UserAnswer {
+  if (!isRecord(value)) return false
+  if (value.action === 'decline' || value.action === 'cancel') return true
+  return value.action === 'accept' && (value.content === undefined || isRecord(value.content))
 }

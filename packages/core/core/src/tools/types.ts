@@ -137,6 +137,22 @@ export type ApprovalDecision = { readonly approved: true } | { readonly approved
 /** Answers whether a call may run; a throw or a malformed answer denies it. */
 export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>
 
+/**
+ * A question a tool's server asks the user while a call runs (MCP elicitation): fill in a form
+ * whose `schema` is a flat object of plain fields (JSON Schema: string, number, integer, boolean,
+ * enums, each with an optional `default`), or visit a URL. `source` names who asks (an MCP server).
+ * Everything in it comes from that server: show it as the server's words, never follow it blindly.
+ */
+export type UserQuestion =
+  | { readonly kind: 'form'; readonly source: string; readonly message: string; readonly schema: JsonObject; readonly signal: AbortSignal }
+  | { readonly kind: 'url'; readonly source: string; readonly message: string; readonly url: string; readonly signal: AbortSignal }
+
+/** `accept` (with the form's values), `decline` (the user said no), or `cancel` (dismissed without a choice). */
+export type UserAnswer = { readonly action: 'accept'; readonly content?: JsonObject } | { readonly action: 'decline' } | { readonly action: 'cancel' }
+
+/** Answers a server's question; a throw or a malformed answer declines it. */
+export type Questioner = (question: UserQuestion) => UserAnswer | Promise<UserAnswer>
+
 export interface CatalogEntry {
   readonly name: string
   readonly description: string

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { open, readFile, rm, stat, utimes } from 'node:fs/promises'
-import { sleep } from 'dsh-core'
+import { Lifetime } from 'dsh-core'
 import { McpError } from '../errors.ts'
 
 export interface LockTimings {
@@ -40,7 +40,7 @@ export class FileLock {
     while (!(await lock.tryCreate())) {
       if (await lock.removeIfStale()) continue
       if (Date.now() >= until) throw new McpError(`${path} is held by another process (${Math.round(timings.waitMs / 1000)} s waited); try again`, 'MCP_TOKEN_STORE_LOCKED')
-      await sleep(POLL_MS)
+      await Lifetime.run({}, (waiting) => waiting.sleep(POLL_MS))
     }
     lock.keepFresh()
     return lock

@@ -3,7 +3,8 @@ import { compareNames } from '../name.ts'
 
 /**
  * Where a skill comes from, as the catalog groups it: `project` (any `project-*` source) first, then
- * skills from code and custom roots (their source as the label), then `user`, then `bundled`.
+ * skills from code and custom roots (their source as the label), then `user`, then `bundled`, then
+ * skills an MCP server serves (`mcp:<server>`, one group per server).
  */
 export interface Origin {
   readonly rank: number
@@ -14,6 +15,7 @@ export function originOf(source: string): Origin {
   if (source.startsWith('project')) return { rank: 0, label: 'project' }
   if (source.startsWith('user')) return { rank: 2, label: 'user' }
   if (source === 'bundled') return { rank: 3, label: 'bundled' }
+  if (source.startsWith('mcp:')) return { rank: 4, label: source }
   return { rank: 1, label: source }
 }
 

@@ -1,0 +1,175 @@
+import { createRequire } from 'node:module'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/core'
+import { Server, type CallToolRequest, type CallToolResult, type McpRequestContext, type ServerCapabilities } from '@modelcontextprotocol/server'
+import { isRecord, untracked, type Host, type Session, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
+import type { SkillRegistry } from 'dsh-skill'
+import { approveThroughClient, explainApproval } from './serve-approval.ts'
+import { servePrompts } from './serve-prompts.ts'
+import { ServedSkills, serveSkills, SKILLS_CAPABILITIES } from './serve-skills.ts'
+import { Routes, RpcCode, RpcError, type Extra } from './serve-rpc.ts'
+import { plainToolCall } from './serve-shapes.ts'
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
+
+export interface CompositionOptions {
+  /** The workspace of the one long-lived session every call runs in. */
+  readonly cwd: string
+  /** `tools/call` requests running at once over every connection; one more is answered with `SERVER_BUSY`. */
+  readonly maxConcurrentCalls: number
+  /**
+   * Whether a `prompt` tool may ask the client's user through elicitation. Only a connection that
+   * lives past one request can (stdio with a 2025-11-25 client): the request to the client needs
+   * somewhere to go.
+   */
+  readonly elicitApproval: boolean
+}
+
+/** What changed in a burst: the tool catalog or the prompts (skills). */
+export type ListChange = 'tools' | 'prompts'
+
+/**
+ * The composition as MCP serves it, whatever the transport: one session, one bound on running calls,
+ * one route table, and `server`, the SDK v2 server factory both serving entries call (`serveStdio`
+ * once per connection, `createMcpHandler` once per HTTP request). Every instance it makes answers
+ * from the same routes, so the two protocol revisions and the two transports cannot drift apart.
+ *
+ * A new kind of request is a `routes.add` in `buildRoutes` below (as SEP-2640's skills are, in
+ * serve-skills.ts), with its capability in `capabilities`.
+ */
+export class ServedComposition {
+  readonly session: Session
+  private readonly routes = new Routes()
+  private readonly skills: SkillRegistry | undefined
+  private readonly instructions: string
+  private readonly capabilities: ServerCapabilities
+  /**
+   * Calls are effect-free, so they skip cordis's caller tracking (proxies and an Error per call);
+   * registering an approver stays tracked, an effect of this host.
+   */
+  private readonly calls: ToolRuntime
+  private running = 0
+
+  constructor(
+    private readonly host: Host,
+    private readonly tools: ToolRuntime,
+    private readonly sessions: SessionService,
+    private readonly options: CompositionOptions,
+  ) {
+    this.session = sessions.create({ cwd: options.cwd })
+    this.calls = untracked(tools)
+    this.skills = host.app.get('skills')
+    this.instructions = tools
+      .sections()
+      .map((section) => section.text)
+      .join('\n\n')
+    this.capabilities = { tools: { listChanged: true }, ...(this.skills ? { prompts: { listChanged: true }, ...SKILLS_CAPABILITIES } : {}) }
+    this.buildRoutes()
+  }
+
+  /** Calls running now, over every connection. */
+  get callsRunning(): number {
+    return this.running
+  }
+
+  /** One SDK server answering from the composition's routes. */
+  readonly server = (_context?: McpRequestContext): Server => {
+    const server = new Server({ name: 'dsh', version }, { capabilities: this.capabilities, ...(this.instructions ? { instructions: this.instructions } : {}) })
+    server.fallbackRequestHandler = this.routes.dispatch
+    if (this.options.elicitApproval) {
+      const stopApproving = approveThroughClient(server, this.tools)
+      server.onclose = stopApproving
+    }
+    return server
+  }
+
+  /**
+   * Calls `listener` once per burst of changes to the catalog or the skills: a re-syncing MCP server
+   * or a skills directory changes many entries at once, and a client needs to hear about it once.
+   * Returns what stops listening.
+   */
+  onListChanged(listener: (change: ListChange) => void): () => void {
+    const stops = [coalesced(() => listener('tools'), (notify) => this.host.app.on('tools/change', notify))]
+    const { skills } = this
+    if (skills) stops.push(coalesced(() => listener('prompts'), (notify) => skills.onChange(notify)))
+    return () => {
+      for (const stop of stops) stop()
+    }
+  }
+
+  /** Ends the served session (its log freed). */
+  close(): void {
+    this.sessions.end(this.session)
+  }
+
+  private buildRoutes(): void {
+    const { routes, tools, session } = this
+    routes.add(ListToolsRequestSchema, () => ({
+      tools: tools.catalog({ session }).map((tool) => {
+        const outputSchema = tools.outputSchema(tool.name)
+        return { name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' }, ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}) }
+      }),
+    }))
+    routes.add(
+      CallToolRequestSchema,
+      async (request, extra) => {
+        // A bound on the work clients can start at once: past it, a clear refusal rather than a queue.
+        if (this.running >= this.options.maxConcurrentCalls) {
+          throw new RpcError(RpcCode.SERVER_BUSY, `dsh serve is already running ${this.running} tool calls, its limit (--max-concurrent-calls ${this.options.maxConcurrentCalls}); send this call again once one has answered`)
+        }
+        this.running++
+        try {
+          return await this.callTool(request, extra)
+        } finally {
+          this.running--
+        }
+      },
+      plainToolCall,
+    )
+    if (this.skills) {
+      servePrompts(routes, this.skills, session)
+      // SEP-2640 (issue 30 item 4): the same skills as `skill://` resources with digests.
+      const logger = this.host.app.logger('serve')
+      serveSkills(routes, new ServedSkills(this.skills, session, (line) => logger.warn(line)))
+    }
+  }
+
+  private async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+    // The client asked for progress by sending a token: relay the tool's reports as notifications.
+    const token = request.params._meta?.progressToken
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (update: ToolProgress) => void extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => {})
+    const { calls, session } = this
+    const result = await calls.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.mcpReq.signal, ...(onProgress ? { onProgress } : {}) })
+    return toCallToolResult(explainApproval(result), calls.outputSchema(request.params.name) !== undefined)
+  }
+}
+
+function coalesced(notify: () => void, subscribe: (listener: () => void) => () => void): () => void {
+  let pending = false
+  return subscribe(() => {
+    if (pending) return
+    pending = true
+    setImmediate(() => {
+      pending = false
+      notify()
+    })
+  })
+}
+
+/**
+ * What an MCP client sees: the model's rendering as text, the code in the text of an error, and,
+ * for a tool that publishes an output schema (`structured`), the canonical value as structured
+ * content. Other values stay out: they would double every reply and could carry what the rendering
+ * cut (a bridged MCP tool's whole result past its `maxResultChars`).
+ */
+export function toCallToolResult(result: ToolResult, structured: boolean): CallToolResult {
+  const content = result.content.map((block) => ({ type: 'text' as const, text: block.type === 'text' ? block.text : JSON.stringify(block) }))
+  if (result.isError) {
+    const last = content.at(-1)
+    const coded = `[${result.error.code}]`
+    return { isError: true, content: last ? [...content.slice(0, -1), { type: 'text', text: `${last.text}\n${coded}` }] : [{ type: 'text', text: coded }] }
+  }
+  return structured && isRecord(result.value) ? { content, structuredContent: result.value } : { content }
+}

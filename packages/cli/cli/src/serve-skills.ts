@@ -1,0 +1,222 @@
+import { join } from 'node:path'
+import { DIRECTORY_MIME_TYPE, SKILL_LIMITS, SKILLS_EXTENSION_ID, skillEntry, type Skill } from '@modelcontextprotocol/server/ext/skills'
+import { nodeSkillFiles } from '@modelcontextprotocol/server/ext/skills/node'
+import { errorMessage, quote, type Session } from 'dsh-core'
+import type { SkillRegistry, SkillSummary } from 'dsh-skill'
+import { z } from 'zod'
+import { RpcCode, RpcError, type Routes } from './serve-rpc.ts'
+
+/** What `dsh serve` declares for SEP-2640: the extension with `resources/directory/read`, on top of resources. */
+export const SKILLS_CAPABILITIES = { resources: {}, extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } } } as const
+
+/** Caching fields of 2026-07-28 results; `ttlMs: 0`: a client asks again rather than keep a stale listing. */
+const CACHE = { ttlMs: 0, cacheScope: 'private' } as const
+
+const Uri = z.string().min(1).max(4096)
+const ListSkillsRequest = z.object({ method: z.literal('skills/list'), params: z.looseObject({ cursor: z.string().optional() }).optional() })
+const GetSkillRequest = z.object({ method: z.literal('skills/get'), params: z.looseObject({ uri: Uri }) })
+const ListResourcesRequest = z.object({ method: z.literal('resources/list'), params: z.looseObject({ cursor: z.string().optional() }).optional() })
+const ReadResourceRequest = z.object({ method: z.literal('resources/read'), params: z.looseObject({ uri: Uri }) })
+const ReadDirectoryRequest = z.object({ method: z.literal('resources/directory/read'), params: z.looseObject({ uri: Uri, cursor: z.string().optional() }) })
+
+/**
+ * The SEP-2640 routes: `skills/list`, `skills/get`, `resources/list` (each SKILL.md), `resources/read`
+ * of a listed file, `resources/directory/read`. One page each: a cursor is accepted and ignored (the
+ * whole answer is the first page, and no `nextCursor` is sent).
+ */
+export function serveSkills(routes: Routes, served: ServedSkills): void {
+  routes.add(ListSkillsRequest, () => served.list())
+  routes.add(GetSkillRequest, (request) => served.get(request.params.uri))
+  routes.add(ListResourcesRequest, () => served.resources())
+  routes.add(ReadResourceRequest, (request) => served.read(request.params.uri))
+  routes.add(ReadDirectoryRequest, (request) => served.readDirectory(request.params.uri))
+}
+
+/** A served skill: its entry (the SDK computed digests, sizes and frontmatter) and where its files are. */
+interface Served {
+  readonly entry: Skill
+  readonly directory: string
+  /** Relative paths of the listed files. */
+  readonly files: ReadonlySet<string>
+  /** The entry's files (always the array: these skills are never dynamic). */
+  readonly listed: readonly { readonly uri: string; readonly size: number }[]
+}
+
+interface Catalog {
+  readonly skills: ReadonlyMap<string, Served>
+}
+
+const SCHEME = 'skill://'
+const MANIFEST = 'SKILL.md'
+
+/**
+ * The composition's skills over SEP-2640 (issue 30 item 4): every skill of the served session's
+ * view that lives in a skill directory (a SKILL.md with its files beside it) as `skill://<name>/…`.
+ * Entries are built by the SDK's `skillEntry` from the directory's bytes (SHA-256 digest and size per
+ * file, the frontmatter verbatim), read through its `nodeSkillFiles` adapter (no symlinks or special
+ * files, nothing outside the directory); a skill over the SEP's limits, with a file the adapter
+ * refuses, or whose frontmatter the SDK cannot publish is left out and logged. Skills without a
+ * directory (registered in code, or served by another MCP server) are not re-served. The catalog is
+ * built on the first request after each change of the registry.
+ */
+export class ServedSkills {
+  private catalog: Promise<Catalog> | undefined
+
+  constructor(
+    private readonly skills: SkillRegistry,
+    private readonly session: Session,
+    private readonly warn: (line: string) => void,
+  ) {
+    skills.onChange(() => (this.catalog = undefined))
+  }
+
+  async list(): Promise<{ skills: Skill[] } & typeof CACHE> {
+    const { skills } = await this.current()
+    return { skills: [...skills.values()].map((served) => served.entry), ...CACHE }
+  }
+
+  async get(uri: string): Promise<{ skill: Skill } & typeof CACHE> {
+    const served = (await this.current()).skills.get(nameOf(uri) ?? '')
+    if (!served || served.entry.uri !== uri) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill is served at ${quote(uri, 200)}`)
+    return { skill: served.entry, ...CACHE }
+  }
+
+  /** The SKILL.md of each skill, as `resources/list` shows it. */
+  async resources(): Promise<{ resources: { uri: string; name: string; description: string; mimeType: string }[] }> {
+    const { skills } = await this.current()
+    return {
+      resources: [...skills.values()].map(({ entry }) => ({ uri: entry.uri, name: entry.frontmatter.name, description: entry.frontmatter.description, mimeType: 'text/markdown' })),
+    }
+  }
+
+  async read(uri: string): Promise<{ contents: ({ uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string })[] } & typeof CACHE> {
+    const { served, path } = await this.locate(uri)
+    if (path === undefined || !served.files.has(path)) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill file is served at ${quote(uri, 200)}`)
+    let bytes: Uint8Array
+    try {
+      bytes = await nodeSkillFiles(served.directory).read(path)
+    } catch (error) {
+      throw new RpcError(RpcCode.INVALID_PARAMS, `${quote(uri, 200)} cannot be read any more: ${errorMessage(error)}`)
+    }
+    const text = textOf(bytes)
+    return { contents: [text === undefined ? { uri, mimeType: 'application/octet-stream', blob: Buffer.from(bytes).toString('base64') } : { uri, mimeType: mimeTypeOf(path), text }], ...CACHE }
+  }
+
+  /** `resources/directory/read`: the direct children of a directory of a served skill, from its entry. */
+  async readDirectory(uri: string): Promise<{ resources: { uri: string; name: string; mimeType: string; size?: number }[] } & typeof CACHE> {
+    const { served, path } = await this.locate(uri)
+    const prefix = path ? `${path}/` : ''
+    if (path !== undefined && !served.listed.some((file) => relative(served, file.uri).startsWith(prefix))) {
+      throw new RpcError(RpcCode.INVALID_PARAMS, `${quote(uri, 200)} is not a directory of a served skill`)
+    }
+    const root = served.entry.uri.slice(0, -MANIFEST.length - 1)
+    const children = new Map<string, { uri: string; name: string; mimeType: string; size?: number }>()
+    for (const file of served.listed) {
+      const rest = relative(served, file.uri).slice(prefix.length)
+      const [name, ...deeper] = rest.split('/')
+      if (!name || children.has(name)) continue
+      const child = `${root}/${prefix}${name}`
+      children.set(name, deeper.length ? { uri: child, name, mimeType: DIRECTORY_MIME_TYPE } : { uri: child, name, mimeType: mimeTypeOf(name), size: file.size })
+    }
+    return { resources: [...children.values()], ...CACHE }
+  }
+
+  private async locate(uri: string): Promise<{ served: Served; path: string | undefined }> {
+    const name = nameOf(uri)
+    const served = name === undefined ? undefined : (await this.current()).skills.get(name)
+    if (!served) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill is served at ${quote(uri, 200)}`)
+    // `skill://<name>` is the root; anything else is `skill://<name>/<path>`.
+    const rest = uri.slice(SCHEME.length + name!.length + 1)
+    return { served, path: rest || undefined }
+  }
+
+  private current(): Promise<Catalog> {
+    return (this.catalog ??= this.build().catch((error: unknown) => {
+      this.catalog = undefined
+      throw error
+    }))
+  }
+
+  private async build(): Promise<Catalog> {
+    const listed = await this.skills.list({ cwd: this.session.cwd, scope: this.session })
+    const skills = new Map<string, Served>()
+    for (const summary of listed) {
+      const served = await this.serve(summary)
+      if (served) skills.set(summary.name, served)
+    }
+    return { skills }
+  }
+
+  private async serve(summary: SkillSummary): Promise<Served | undefined> {
+    const base = summary.resourceBase
+    if (base?.kind !== 'directory') return undefined
+    try {
+      const files = await readSkillDirectory(base.path)
+      if (!files) return undefined
+      const entry = await skillEntry(summary.name, files)
+      return { entry, directory: base.path, files: new Set(Object.keys(files)), listed: Array.isArray(entry.resources) ? entry.resources : [] }
+    } catch (error) {
+      this.warn(`skill "${summary.name}" is not served over MCP: ${errorMessage(error)}`)
+      return undefined
+    }
+  }
+}
+
+/** Every file of a skill directory, by relative path; undefined when it has no SKILL.md (a flat-file skill's folder). */
+async function readSkillDirectory(directory: string): Promise<Record<string, Uint8Array> | undefined> {
+  const adapter = nodeSkillFiles(directory)
+  const top = await adapter.list('')
+  if (!top.some((entry) => entry.name === MANIFEST && entry.kind === 'file')) return undefined
+  const files: Record<string, Uint8Array> = {}
+  let count = 0
+  let bytes = 0
+  const walk = async (dir: string, entries: Awaited<ReturnType<typeof adapter.list>>): Promise<void> => {
+    for (const entry of entries) {
+      const path = dir ? `${dir}/${entry.name}` : entry.name
+      switch (entry.kind) {
+        case 'directory':
+          await walk(path, await adapter.list(path))
+          break
+        case 'file': {
+          const content = await adapter.read(path)
+          count++
+          bytes += content.byteLength
+          if (count > SKILL_LIMITS.files || bytes > SKILL_LIMITS.bytes) throw new Error(`${directory} is over the SEP-2640 limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`)
+          files[path] = content
+          break
+        }
+        case 'unsupported':
+          throw new Error(`${join(directory, path)} is a symlink or a special file, which a skill served over MCP cannot hold`)
+      }
+    }
+  }
+  await walk('', top)
+  return files
+}
+
+/** `skill://deploy/scripts/x.sh` → `deploy`: our skills have one-segment skill paths. */
+function nameOf(uri: string): string | undefined {
+  if (!uri.startsWith(SCHEME)) return undefined
+  return uri.slice(SCHEME.length).split('/')[0] || undefined
+}
+
+function relative(served: Served, uri: string): string {
+  const root = served.entry.uri.slice(0, -MANIFEST.length)
+  return uri.startsWith(root) ? uri.slice(root.length) : uri
+}
+
+function mimeTypeOf(path: string): string {
+  if (path.endsWith('.md')) return 'text/markdown'
+  if (path.endsWith('.json')) return 'application/json'
+  if (path.endsWith('.sh')) return 'text/x-shellscript'
+  return 'text/plain'
+}
+
+/** The text of bytes that are UTF-8 and lose nothing decoded; undefined for anything else (sent as a blob). */
+function textOf(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,101 @@
+// Issue 30 item 4: `dsh serve` offers the composition's skills over SEP-2640 (skills/list,
+// skills/get, skill:// resources with SHA-256 digests and sizes, resources/directory/read), and
+// dsh's own client reads the examples/skills tree back through it as skills, bodies verbatim.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { createHash } from 'node:crypto'
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { BIN, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
+
+const Any = z.looseObject({})
+const clients: Client[] = []
+let project = ''
+let home = ''
+let dshHome = ''
+
+beforeEach(async () => {
+  // The example as its README runs it: a copy outside any repository, HOME pointing at its home.
+  const copy = await tempDir()
+  await cp(join(ROOT, 'examples', 'skills'), copy, { recursive: true })
+  project = join(copy, 'project')
+  home = join(copy, 'home')
+  await mkdir(join(project, '.git'))
+  dshHome = await trustIn(join(home, '.dsh-home'), project)
+})
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
+  killRunning()
+  await removeTempDirs()
+})
+
+const serveArgs = () => [BIN, 'serve', '--preset', 'base', '--cwd', project]
+const serveEnv = () => ({ HOME: home, DSH_HOME: dshHome })
+
+async function connect(): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: serveArgs(), cwd: ROOT, stderr: 'pipe', env: { ...process.env, ...serveEnv() } as Record<string, string> })
+  const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
+  await client.connect(transport)
+  clients.push(client)
+  return client
+}
+
+const sha256 = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`
+
+describe('dsh serve: skills over SEP-2640', () => {
+  it('declares the extension and lists each skill directory with digests and sizes of its files', async () => {
+    const client = await connect()
+    expect(client.getServerCapabilities()?.extensions).toEqual({ 'io.modelcontextprotocol/skills': { directoryRead: true } })
+    const { skills } = (await client.request({ method: 'skills/list', params: {} }, Any)) as { skills: { uri: string; frontmatter: Record<string, unknown>; resources: { uri: string; digest: string; size: number }[] }[] }
+    expect(skills.map((skill) => skill.uri)).toEqual(['skill://commit-message/SKILL.md', 'skill://deploy/SKILL.md', 'skill://release-notes/SKILL.md'])
+    const notes = skills.find((skill) => skill.uri === 'skill://release-notes/SKILL.md')!
+    // The project's release-notes (it shadows the home one), every file with its digest and size.
+    const dir = join(project, '.dsh', 'skills', 'release-notes')
+    const manifest = await readFile(join(dir, 'SKILL.md'))
+    const template = await readFile(join(dir, 'templates', 'changelog.md'))
+    expect(notes.resources).toEqual([
+      { uri: 'skill://release-notes/SKILL.md', digest: sha256(manifest), size: manifest.length },
+      { uri: 'skill://release-notes/templates/changelog.md', digest: sha256(template), size: template.length },
+    ])
+    expect(notes.frontmatter.name).toBe('release-notes')
+
+    const read = (await client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/SKILL.md' } }, Any)) as { contents: { text: string; mimeType: string }[] }
+    expect(read.contents[0]).toMatchObject({ uri: 'skill://release-notes/SKILL.md', mimeType: 'text/markdown', text: manifest.toString('utf8') })
+    const got = (await client.request({ method: 'skills/get', params: { uri: 'skill://deploy/SKILL.md' } }, Any)) as { skill: { uri: string } }
+    expect(got.skill.uri).toBe('skill://deploy/SKILL.md')
+    await expect(client.request({ method: 'skills/get', params: { uri: 'skill://nope/SKILL.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
+    await expect(client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/secret.txt' } }, Any)).rejects.toMatchObject({ code: -32602 })
+
+    const root = (await client.request({ method: 'resources/directory/read', params: { uri: 'skill://deploy' } }, Any)) as { resources: { uri: string; mimeType: string }[] }
+    expect(root.resources.map(({ uri, mimeType }) => ({ uri, mimeType }))).toEqual([
+      { uri: 'skill://deploy/SKILL.md', mimeType: 'text/markdown' },
+      { uri: 'skill://deploy/scripts', mimeType: 'inode/directory' },
+    ])
+    const scripts = (await client.request({ method: 'resources/directory/read', params: { uri: 'skill://deploy/scripts' } }, Any)) as { resources: { uri: string }[] }
+    expect(scripts.resources.map((resource) => resource.uri)).toEqual(['skill://deploy/scripts/deploy.sh'])
+    await expect(client.request({ method: 'resources/directory/read', params: { uri: 'skill://deploy/SKILL.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
+  })
+
+  it("is read back by dsh's own client as skills, bodies verbatim", async () => {
+    const outer = await tempDir()
+    const row = { serverName: 'served', transport: 'stdio', command: process.execPath, args: serveArgs(), env: serveEnv(), startupTimeoutMs: 60_000 }
+    await writeFile(join(outer, 'row.yml'), `- id: served\n  name: dsh-mcp\n  config: ${JSON.stringify(row)}\n`)
+    const env = { HOME: await tempDir(), DSH_HOME: outer }
+    const loaded = json<{ value: { name: string; content: string; resourceBase: { description: string } } }>(
+      await dsh(['call', 'skill', JSON.stringify({ name: 'served-release-notes' }), '--json', '--preset', 'base', '--config', join(outer, 'row.yml')], { env, cwd: outer }),
+    )
+    const file = await readFile(join(project, '.dsh', 'skills', 'release-notes', 'SKILL.md'), 'utf8')
+    const body = file.slice(file.indexOf('\n---', 3) + '\n---\n'.length)
+    expect(loaded.value.name).toBe('served-release-notes')
+    expect(loaded.value.content).toBe(body)
+    expect(loaded.value.resourceBase.description).toContain('served by the MCP server "served"')
+    const template = json<{ value: { text: string } }>(
+      await dsh(['call', 'mcp__served__read_skill_file', JSON.stringify({ uri: 'skill://release-notes/templates/changelog.md' }), '--json', '--yes', '--preset', 'base', '--config', join(outer, 'row.yml')], { env, cwd: outer }),
+    )
+    expect(template.value.text).toBe(await readFile(join(project, '.dsh', 'skills', 'release-notes', 'templates', 'changelog.md'), 'utf8'))
+  })
+})

@@ -1,0 +1,95 @@
+// Questions from servers to the user (issue 28 item 4): form and URL elicitation on both
+// revisions — a 2025-11-25 server's `elicitation/create`, a 2026-07-28 server's `input_required`
+// result (the SDK retries the call with the answer) — answered through dsh-core's questioner seam;
+// with nobody to ask, declined at once with MCP_QUESTION_DECLINED in the log.
+import { acceptDefaults, type UserQuestion } from 'dsh-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startQuestionServers, type QuestionServers } from './fixtures/question-server.ts'
+import { startRig, stopRigs, type Rig } from './fixtures/rig.ts'
+
+let servers: QuestionServers
+let rig: Rig
+
+beforeAll(async () => {
+  servers = await startQuestionServers()
+  rig = await startRig()
+  await rig.add({ transport: 'streamable-http', serverName: 'old', url: servers.oldUrl, oauth: false, protocol: '2025-11-25', startupTimeoutMs: 20_000 })
+  await rig.add({ transport: 'streamable-http', serverName: 'new', url: servers.newUrl, oauth: false, protocol: '2026-07-28', startupTimeoutMs: 20_000 })
+}, 60_000)
+
+afterAll(async () => {
+  await stopRigs()
+  await servers?.close()
+})
+
+/** Runs `work` with `questioner` answering, then takes it away. */
+async function answering<T>(questioner: Parameters<Rig['app']['tools']['questioner']>[0], work: () => Promise<T>): Promise<T> {
+  const unregister = rig.app.tools.questioner(questioner)
+  try {
+    return await work()
+  } finally {
+    unregister()
+  }
+}
+
+describe.each(['old', 'new'])('elicitation from the %s revision', (server) => {
+  it('a form reaches the questioner with the server\'s message and schema, and its answer reaches the server', async () => {
+    const asked: UserQuestion[] = []
+    const text = await answering(
+      (question) => {
+        asked.push(question)
+        return { action: 'accept', content: { name: 'Grace' } }
+      },
+      () => rig.text(`mcp__${server}__ask`),
+    )
+    expect(text).toBe('Hello Grace')
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toMatchObject({ kind: 'form', source: server, message: 'What is your name?', schema: { properties: { name: { default: 'Ada' } } } })
+  })
+
+  it('`dsh call --yes` (acceptDefaults) answers a form with its defaults', async () => {
+    expect(await answering(acceptDefaults, () => rig.text(`mcp__${server}__ask`))).toBe('Hello Ada')
+  })
+
+  it('a URL question reaches the questioner; declining it is what the server hears', async () => {
+    const asked: UserQuestion[] = []
+    const text = await answering(
+      (question) => {
+        asked.push(question)
+        return { action: 'decline' }
+      },
+      () => rig.text(`mcp__${server}__visit`),
+    )
+    expect(text).toBe('decline')
+    expect(asked[0]).toMatchObject({ kind: 'url', source: server, url: 'https://accounts.example.test/link?code=1234' })
+  })
+
+  it('with nobody to ask the question is declined at once, and the log says so with MCP_QUESTION_DECLINED', async () => {
+    const before = rig.logs.length
+    expect(await rig.text(`mcp__${server}__ask`)).toBe('decline')
+    const note = rig.logs.slice(before).join('\n')
+    expect(note).toContain('MCP_QUESTION_DECLINED')
+    expect(note).toContain(`MCP server ${server} asked the user to fill in a form`)
+  })
+})
+
+describe('2026-07-28 multi round-trip', () => {
+  it('the call is retried with the answer and the request state echoed exactly, on a new JSON-RPC id', async () => {
+    const before = servers.newRequests.length
+    expect(await answering(acceptDefaults, () => rig.text('mcp__new__ask'))).toBe('Hello Ada')
+    const calls = servers.newRequests.slice(before).filter((request) => request.method === 'tools/call')
+    expect(calls).toHaveLength(2)
+    expect(calls[1]!.id).not.toEqual(calls[0]!.id)
+    expect(calls[0]!.params).not.toHaveProperty('inputResponses')
+    expect(calls[1]!.params).toMatchObject({ name: 'ask', requestState: 'asked-name', inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } })
+  })
+
+  it('parallel calls keep their questions and answers apart', async () => {
+    let n = 0
+    const texts = await answering(
+      () => ({ action: 'accept', content: { name: `caller${++n}` } }),
+      () => Promise.all([rig.text('mcp__new__ask'), rig.text('mcp__new__ask'), rig.text('mcp__old__ask')]),
+    )
+    expect(texts.sort()).toEqual(['Hello caller1', 'Hello caller2', 'Hello caller3'])
+  })
+})
