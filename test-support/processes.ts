@@ -2,7 +2,7 @@
  * Process checks shared by the test suites that prove no child outlives its owner. They look only at
  * pids a test started (never at process names: other suites run the same servers at the same time).
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 
 /** True while the pid names a live process; a zombie (exited, not yet reaped) counts as gone. */
 export function isAlive(pid: number): boolean {
@@ -29,4 +29,33 @@ export function descendants(pid: number): number[] {
     return []
   }
   return children.flatMap((child) => [child, ...descendants(child)])
+}
+
+/** Live (non-zombie) processes whose working directory is `dir`. */
+export function processesIn(dir: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (realpathSync(`/proc/${entry}/cwd`) === dir && isAlive(Number(entry))) pids.push(Number(entry))
+    } catch {
+      // gone while we looked, or not ours to inspect
+    }
+  }
+  return pids
+}
+
+/**
+ * The processes still in `dir` once those already sent SIGKILL have had up to `boundMs` to die: a
+ * killed group's members leave on the scheduler's time, not at the instant kill() returns, and on a
+ * loaded machine that gap is visible. A process that stays past the bound is a real leak.
+ */
+export async function processesLeftIn(dir: string, boundMs = 15_000): Promise<number[]> {
+  const until = Date.now() + boundMs
+  let left = processesIn(dir)
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    left = processesIn(dir)
+  }
+  return left
 }

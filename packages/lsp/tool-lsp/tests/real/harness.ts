@@ -1,10 +1,11 @@
-import { cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host, type ToolResult } from 'dsh-core'
 // The workspaces here bring their own TypeScript: trusted, as their user would (test-support/trust.ts).
 import { TRUST_EVERYTHING } from '../../../../../test-support/trust.ts'
+import { processesLeftIn } from '../../../../../test-support/processes.ts'
 import { afterAll, beforeAll, expect } from 'vitest'
 
 const REPO = fileURLToPath(new URL('../../../../../', import.meta.url))
@@ -45,7 +46,7 @@ export function realSuite(fixture: Fixture, options: RealSuiteOptions = {}): Rea
   })
   afterAll(async () => {
     await host?.stop()
-    expect(processesIn(dir)).toEqual([])
+    expect(await processesLeftIn(dir)).toEqual([])
     rmSync(root, { recursive: true, force: true })
   })
   return {
@@ -71,18 +72,4 @@ export function valueOf(result: ToolResult): any {
 /** `path:line:column` (one-based) of each location, for comparing answers. */
 export function placesOf(result: ToolResult): string[] {
   return valueOf(result).locations.map((l: any) => `${l.path}:${l.range.start.line + 1}:${l.range.start.character + 1}`)
-}
-
-/** Live processes whose working directory is `dir` (the servers this suite started there). */
-function processesIn(dir: string): number[] {
-  const pids: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      if (realpathSync(`/proc/${entry}/cwd`) === dir) pids.push(Number(entry))
-    } catch {
-      // gone while we looked, or not ours to inspect
-    }
-  }
-  return pids
 }
