@@ -100,7 +100,7 @@ describe('web_search in the base preset', () => {
       ['search:tavily', 'no_credential'],
     ])
     expect(rows[0]?.detail).toBe(
-      'Brave Search has no API key for "BRAVE_API_KEY". Store it as BRAVE_API_KEY in a .env file (the project\'s, or ~/.dsh/.env) for the credentials service, export BRAVE_API_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config; failover 2 of 3 (searchProvider)',
+      'Brave Search has no API key for "BRAVE_API_KEY". Store it as BRAVE_API_KEY in ~/.dsh/.env, or in the project\'s .env once its workspace is trusted (dsh trust), for the credentials service, export BRAVE_API_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config; failover 2 of 3 (searchProvider)',
     )
   })
 
