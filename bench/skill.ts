@@ -3,6 +3,10 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSyn
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { trustIn } from '../test-support/trust.ts'
 import { createUserMessage, untracked } from 'dsh-core'
 import matter from 'gray-matter'
 import { fsHost, type FsHost } from '../packages/skill/skill-fs/tests/helpers.ts'
@@ -140,6 +144,55 @@ export async function benchSkill(): Promise<string[]> {
     rmSync(place.base, { recursive: true, force: true })
   }
   for (const count of CATALOG_SIZES) lines.push(...(await catalogAt(count)))
+  lines.push(...(await servedAtDepth()))
+  return lines
+}
+
+// The first `prompts/list` of `dsh serve` in a workspace many directories below its project root
+// (issue 33 item 4: every directory on the way has three skill roots, none of which exists). Ours:
+// watching (the default); the baseline: the same server with watching off, same run. The project
+// root's one skill is what both list.
+
+const DEPTHS = (process.env.BENCH_SKILL_DEPTHS ?? '10,100,1000').split(',').map(Number)
+const DSH = fileURLToPath(new URL('../packages/cli/cli/bin/dsh.mjs', import.meta.url))
+
+async function firstPromptsList(cwd: string, home: string, config: string | undefined): Promise<number> {
+  const args = [DSH, 'serve', '--preset', 'base', '--cwd', cwd, ...(config ? ['--config', config] : [])]
+  const transport = new StdioClientTransport({ command: process.execPath, args, env: { ...process.env, HOME: home, DSH_HOME: join(home, '.dsh') } as Record<string, string>, stderr: 'ignore' })
+  const client = new Client({ name: 'bench-skill-depth', version: '0' })
+  await client.connect(transport)
+  try {
+    const [took, listed] = await timed(() => client.listPrompts(undefined, { timeout: 600_000 }))
+    if (!listed.prompts.some((prompt) => prompt.name === 'at-the-root')) throw new Error(`depth: the root skill is not listed (${JSON.stringify(listed.prompts)})`)
+    return took
+  } finally {
+    await client.close()
+  }
+}
+
+async function servedAtDepth(): Promise<string[]> {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bench-skill-depth-')))
+  const lines: string[] = []
+  try {
+    const project = join(base, 'project')
+    const home = join(base, 'home')
+    mkdirSync(join(project, '.git'), { recursive: true })
+    mkdirSync(join(project, '.dsh', 'skills', 'at-the-root'), { recursive: true })
+    writeFileSync(join(project, '.dsh', 'skills', 'at-the-root', 'SKILL.md'), '---\nname: at-the-root\ndescription: The project root skill.\n---\nBody.\n')
+    await trustIn(join(home, '.dsh'), project)
+    const unwatched = join(base, 'unwatched.yml')
+    writeFileSync(unwatched, '- id: skill-fs\n  name: dsh-skill-fs\n  config:\n    watch: false\n')
+    for (const depth of DEPTHS) {
+      let cwd = project
+      for (let level = 0; level < depth; level++) cwd = join(cwd, 'd')
+      mkdirSync(cwd, { recursive: true })
+      const watched = await firstPromptsList(cwd, home, undefined)
+      const bare = await firstPromptsList(cwd, home, unwatched)
+      lines.push(`dsh serve, first prompts/list ${depth} directories below the project root (${3 * (depth + 1)} project skill roots): watching ${ms(watched)}, watch: false ${ms(bare)}, ratio ${ratio(watched, bare)}`)
+    }
+  } finally {
+    rmSync(base, { recursive: true, force: true })
+  }
   return lines
 }
 

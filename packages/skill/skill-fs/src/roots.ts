@@ -45,16 +45,23 @@ const KINDS = [
  */
 function projectRoots(project: string, cwd: string): SkillRoot[] {
   const below = relative(project, resolve(cwd))
-  const parts = below && !below.startsWith('..') ? below.split(sep) : []
+  const inside = below && !below.startsWith('..') ? below : ''
+  const shown = sep === '/' ? inside : inside.split(sep).join('/')
+  // Each level's path and id are prefixes of the deepest ones: cut, never re-joined per level, so a
+  // workspace 1,000 directories down costs no quadratic string building (issue 33 item 4).
+  const ends = [0]
+  for (let at = inside.indexOf(sep); at !== -1; at = inside.indexOf(sep, at + 1)) ends.push(at)
+  if (inside) ends.push(inside.length)
+  const prefix = project.endsWith(sep) ? project : `${project}${sep}`
   const roots: SkillRoot[] = []
-  for (let depth = parts.length; depth >= 0; depth--) {
-    const where = parts.slice(0, depth).join(sep)
-    const dir = join(project, where)
+  for (let depth = ends.length - 1; depth >= 0; depth--) {
+    const where = shown.slice(0, ends[depth])
+    const dir = depth ? `${prefix}${inside.slice(0, ends[depth])}${sep}` : prefix
     KINDS.forEach((kind, index) => {
       roots.push({
-        path: join(dir, kind.dir, 'skills'),
+        path: `${dir}${kind.dir}${sep}skills`,
         source: kind.source,
-        id: where ? `${kind.source}:${where.split(sep).join('/')}` : kind.source,
+        id: where ? `${kind.source}:${where}` : kind.source,
         rank: depth ? SkillRank.projectDsh - 3 * depth + index : kind.rank,
         project,
       })

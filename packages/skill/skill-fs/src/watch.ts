@@ -1,7 +1,8 @@
 import { realpathSync, statSync } from 'node:fs'
-import { basename, dirname, join, relative, sep } from 'node:path'
+import { basename, dirname, relative, sep } from 'node:path'
 import type { FSWatcher } from 'chokidar'
 import { errorMessage } from 'dsh-core'
+import { AppearanceWatches } from './appearance.ts'
 import type { SkillRoot } from './roots.ts'
 
 export interface WatchOptions {
@@ -16,16 +17,20 @@ export interface WatchOptions {
 
 /**
  * How a root is watched. `root`: the root exists; chokidar watches it two levels deep (bundles and
- * their SKILL.md). `ancestor`: it does not exist yet; chokidar watches the nearest existing ancestor
- * for the next missing segment, one segment at a time until the root itself can be watched.
+ * their SKILL.md). `ancestor`: it does not exist yet; the nearest existing ancestor is watched for
+ * the next missing segment (`AppearanceWatches`), one segment at a time until the root itself can be
+ * watched.
  */
 type Mode = { readonly kind: 'root'; readonly anchor: string } | { readonly kind: 'ancestor'; readonly anchor: string; readonly next: string }
+
+/** What watches a root now: a chokidar watcher on the root, or a wait for its next segment. */
+type Watching = { readonly kind: 'tree'; readonly watcher: FSWatcher } | { readonly kind: 'appearance'; readonly stop: () => void }
 
 interface Watched {
   readonly root: SkillRoot
   readonly owners: Set<string>
   mode: Mode | undefined
-  watcher: FSWatcher | undefined
+  watching: Watching | undefined
   healthy: boolean
   /** The open in progress, so two reads never open two watchers for one root. */
   opening: Promise<void> | undefined
@@ -92,6 +97,7 @@ export function isSkillPath(root: SkillRoot, path: string): boolean {
 export class RootWatcher {
   private readonly watched = new Map<string, Watched>()
   private readonly projects = new Map<string, readonly string[]>()
+  private readonly appearances: AppearanceWatches
   private queued = false
   private closing = false
 
@@ -99,14 +105,22 @@ export class RootWatcher {
     private readonly options: WatchOptions,
     private readonly invalidate: () => void,
     private readonly warn: (message: string) => void,
-  ) {}
+  ) {
+    this.appearances = new AppearanceWatches(options)
+  }
+
+  /** Open chokidar watchers (existing roots) and appearance watches (directories a missing root waits in). */
+  counts(): { readonly trees: number; readonly appearances: number } {
+    const trees = [...this.watched.values()].filter((entry) => entry.watching?.kind === 'tree').length
+    return { trees, appearances: this.appearances.size }
+  }
 
   /** Watches every root of a read (those already watched are re-probed). Never throws: a failure is recorded per root. */
   async retain(roots: readonly SkillRoot[], project: string | undefined): Promise<void> {
     if (this.closing) return
     for (const root of roots) {
       let entry = this.watched.get(root.path)
-      if (!entry) this.watched.set(root.path, (entry = { root, owners: new Set(), mode: undefined, watcher: undefined, healthy: false, opening: undefined, failure: undefined }))
+      if (!entry) this.watched.set(root.path, (entry = { root, owners: new Set(), mode: undefined, watching: undefined, healthy: false, opening: undefined, failure: undefined }))
       entry.owners.add(ownerOf(root))
     }
     if (project !== undefined) {
@@ -139,6 +153,7 @@ export class RootWatcher {
     this.projects.clear()
     await Promise.allSettled(entries.map((entry) => entry.opening))
     await Promise.allSettled(entries.map((entry) => this.closeWatcher(entry)))
+    this.appearances.close()
   }
 
   private release(path: string, owner: string): void {
@@ -175,7 +190,7 @@ export class RootWatcher {
     } catch (error) {
       return this.fail(entry, error)
     }
-    if (entry.watcher && entry.healthy && sameMode(entry.mode, mode)) return
+    if (entry.watching && entry.healthy && sameMode(entry.mode, mode)) return
     try {
       await this.open(entry, mode)
     } catch (error) {
@@ -183,50 +198,53 @@ export class RootWatcher {
     }
   }
 
+  /**
+   * A stat per missing segment, and a realpath only for a root that exists: a missing root's
+   * ancestor is watched by name (the OS watch resolves links once), so a deep package directory
+   * costs no walk of every path component per root.
+   */
   private probe(path: string): Mode {
-    const canonical = (dir: string) => (this.options.followSymlinks ? realpathSync.native(dir) : dir)
     try {
-      if (statSync(path).isDirectory()) return { kind: 'root', anchor: canonical(path) }
+      if (statSync(path).isDirectory()) return { kind: 'root', anchor: this.options.followSymlinks ? realpathSync.native(path) : path }
     } catch (error) {
       if (!isMissing(error)) throw error
     }
     let next = path
     for (let dir = dirname(path); ; next = dir, dir = dirname(dir)) {
       try {
-        if (statSync(dir).isDirectory()) {
-          const anchor = realpathSync.native(dir)
-          return { kind: 'ancestor', anchor, next: join(anchor, basename(next)) }
-        }
+        if (statSync(dir).isDirectory()) return { kind: 'ancestor', anchor: dir, next }
       } catch (error) {
         if (!isMissing(error)) throw error
       }
-      if (dirname(dir) === dir) return { kind: 'ancestor', anchor: dir, next: join(dir, basename(next)) }
+      if (dirname(dir) === dir) return { kind: 'ancestor', anchor: dir, next }
     }
   }
 
   private async open(entry: Watched, mode: Mode): Promise<void> {
     await this.closeWatcher(entry)
+    if (mode.kind === 'ancestor') return this.await(entry, mode)
     const { options } = this
     // chokidar loads with the first watcher: a one-shot host (`dsh tools`) never watches.
     const { default: chokidar } = await import('chokidar')
     const watcher = chokidar.watch(mode.anchor, {
       persistent: true,
       ignoreInitial: true,
-      depth: mode.kind === 'root' ? 1 : 0,
+      depth: 1,
       followSymlinks: options.followSymlinks,
       atomic: true,
       awaitWriteFinish: { stabilityThreshold: options.stabilityThresholdMs, pollInterval: options.pollIntervalMs },
       usePolling: options.usePolling,
       interval: options.pollIntervalMs,
     })
-    entry.watcher = watcher
+    const watching: Watching = { kind: 'tree', watcher }
+    entry.watching = watching
     entry.mode = mode
     entry.healthy = false
     const ready = new Promise<void>((resolve, reject) => {
       watcher.once('ready', resolve)
       // For the watcher's whole life, closed or not: an 'error' without a listener would be thrown.
       watcher.on('error', (error: unknown) => {
-        if (this.closing || entry.watcher !== watcher) return
+        if (this.closing || entry.watching !== watching) return
         // The entry is reported by discovery; a new one appearing is worth a look.
         if (isEntryError(error, mode.anchor)) return entry.healthy ? this.queue() : undefined
         if (!entry.healthy) return reject(error)
@@ -242,16 +260,36 @@ export class RootWatcher {
     entry.healthy = true
     entry.failure = undefined
     watcher.on('all', (event, path) => {
-      if (this.closing || entry.watcher !== watcher) return
-      if (mode.kind === 'ancestor') {
-        // Only the next missing segment appearing matters; then watch one level closer.
-        if (path === mode.next || path.startsWith(mode.next + sep)) this.rewatch(entry)
-        return
-      }
+      if (this.closing || entry.watching !== watching) return
       if (!relevant(entry.root, mode.anchor, event, path)) return
       if (event === 'unlinkDir' && path === mode.anchor) this.rewatch(entry)
       else this.queue()
     })
+  }
+
+  /** Waits for the root's next missing segment; once it appears, the root is watched one level closer. */
+  private await(entry: Watched, mode: Extract<Mode, { kind: 'ancestor' }>): void {
+    let watching: Watching | undefined
+    const current = () => !this.closing && watching !== undefined && entry.watching === watching
+    try {
+      const stop = this.appearances.watch(mode.anchor, basename(mode.next), {
+        appeared: () => {
+          if (current()) this.rewatch(entry)
+        },
+        failed: (error) => {
+          // Nothing is reading now: the next read must look, and see the root as not watched.
+          if (current()) void this.fail(entry, error).then(() => this.queue())
+        },
+      })
+      watching = { kind: 'appearance', stop }
+    } catch (error) {
+      entry.mode = mode
+      return void this.fail(entry, error)
+    }
+    entry.watching = watching
+    entry.mode = mode
+    entry.healthy = true
+    entry.failure = undefined
   }
 
   /** The root cannot be watched now: say why once, and stop its watcher; reads re-scan it instead. */
@@ -270,12 +308,13 @@ export class RootWatcher {
   }
 
   private async closeWatcher(entry: Watched): Promise<void> {
-    const watcher = entry.watcher
-    entry.watcher = undefined
+    const watching = entry.watching
+    entry.watching = undefined
     entry.healthy = false
-    if (!watcher) return
+    if (!watching) return
     try {
-      await watcher.close()
+      if (watching.kind === 'tree') await watching.watcher.close()
+      else watching.stop()
     } catch (error) {
       this.warn(`closing the watcher of ${entry.root.path} failed: ${errorMessage(error)}`)
     }

@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import chokidar from 'chokidar'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bundle, FAST_WATCH, fsHost, layout, removeTempDirs, until, type FsHost } from './helpers.ts'
 
 // A monorepo: skill directories in the packages between the session's workspace and the project
@@ -9,6 +11,7 @@ import { bundle, FAST_WATCH, fsHost, layout, removeTempDirs, until, type FsHost 
 let host: FsHost | undefined
 
 afterEach(async () => {
+  vi.restoreAllMocks()
   await host?.stop()
   host = undefined
   await removeTempDirs()
@@ -59,4 +62,54 @@ describe('skill directories from the workspace up to the project root', () => {
     await bundle(join(app, '.agents', 'skills'), 'late')
     await until(async () => expect((await host!.app.skills.list({ cwd })).map((skill) => skill.name)).toEqual(['late']))
   })
+
+  it('a workspace deep below the project root costs one OS watch per directory on the way and no chokidar watcher per missing root', async () => {
+    // Issue 33 item 4: every level has three skill roots that do not exist; each one used to get a
+    // chokidar watcher of its own on the level's directory, and a realpath of the whole path, so the
+    // first read grew with the square of the depth. Counted, never timed.
+    const { project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'at-root')
+    const counts = async (depth: number) => {
+      const cwd = join(project, ...Array.from({ length: depth }, () => 'd'))
+      await mkdir(cwd, { recursive: true })
+      const watch = vi.spyOn(chokidar, 'watch')
+      const before = inotifyWatches()
+      host = await fsHost({ ...FAST_WATCH, userHome: home })
+      expect((await host.app.skills.list({ cwd })).map((skill) => skill.name)).toEqual(['at-root'])
+      const found = { chokidar: watch.mock.calls.length, os: inotifyWatches() - before }
+      await host.stop()
+      host = undefined
+      watch.mockRestore()
+      return found
+    }
+    const shallow = await counts(10)
+    const deep = await counts(100)
+    // One chokidar watcher per root that exists (the project's .dsh/skills), whatever the depth.
+    expect(deep.chokidar).toBe(shallow.chokidar)
+    expect(deep.chokidar).toBe(1)
+    // One OS watch per directory a missing root waits in: 90 more levels, at most 90 more watches.
+    expect(deep.os - shallow.os).toBeLessThanOrEqual(90)
+    // And the deep chain is still watched: a skill directory appearing halfway down is noticed.
+    const cwd = join(project, ...Array.from({ length: 100 }, () => 'd'))
+    host = await fsHost({ ...FAST_WATCH, userHome: home })
+    expect((await host.app.skills.list({ cwd })).map((skill) => skill.name)).toEqual(['at-root'])
+    await bundle(join(project, ...Array.from({ length: 50 }, () => 'd'), '.claude', 'skills'), 'halfway')
+    await until(async () => expect((await host!.app.skills.list({ cwd })).map((skill) => skill.name)).toEqual(['at-root', 'halfway']))
+  })
 })
+
+/** The inotify watches this process holds now (every inotify descriptor's `inotify wd:` lines): what the kernel counts, whoever opened them. */
+function inotifyWatches(): number {
+  let total = 0
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`)
+    } catch {
+      continue
+    }
+    if (target !== 'anon_inode:inotify') continue
+    total += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((line) => line.startsWith('inotify wd:')).length
+  }
+  return total
+}

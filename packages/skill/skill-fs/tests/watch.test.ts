@@ -59,6 +59,14 @@ describe('watching a running host', () => {
     await until(async () => expect(await names(project)).toEqual(['again', 'from-home']))
   })
 
+  it('with watchUsePolling, a root that does not exist yet is noticed once it appears', async () => {
+    const { project, home } = await layout()
+    host = await fsHost({ ...FAST_WATCH, watchUsePolling: true, userHome: home })
+    expect(await names(project)).toEqual([])
+    await bundle(join(project, '.claude', 'skills'), 'polled')
+    await until(async () => expect(await names(project)).toEqual(['polled']))
+  })
+
   it('refreshes a skill reached through a symlinked directory', async () => {
     const { base, project, home } = await layout()
     const root = join(project, '.dsh', 'skills')

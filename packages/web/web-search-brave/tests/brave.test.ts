@@ -252,7 +252,7 @@ describe('the key, readiness and lifetime', () => {
     const missing = await rejection(app.web.search({ query: 'q' }))
     expect([missing.code, missing.message]).toEqual([
       'WEB_PROVIDER_CREDENTIAL_MISSING',
-      'Brave Search has no API key for "DSH_TEST_BRAVE_KEY". Store it as DSH_TEST_BRAVE_KEY in a .env file (the project\'s, or ~/.dsh/.env) for the credentials service, export DSH_TEST_BRAVE_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config.',
+      'Brave Search has no API key for "DSH_TEST_BRAVE_KEY". Store it as DSH_TEST_BRAVE_KEY in ~/.dsh/.env, or in the project\'s .env once its workspace is trusted (dsh trust), for the credentials service, export DSH_TEST_BRAVE_KEY in the environment that launches dsh, or set a literal apiKey in the web-search-brave config.',
     ])
     expect(server.received).toHaveLength(0)
     // After that search the row says what it found; the probe looks again.

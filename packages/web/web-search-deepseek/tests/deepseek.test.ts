@@ -221,7 +221,7 @@ describe('credentials, aborts and the deadline', () => {
     const error = await rejection(instance.search({ query: 'q' }))
     expect(error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
     expect(error.message).toContain('DeepSeek search has no API key for "DEEPSEEK_API_KEY"')
-    for (const remedy of ['.env file', 'export DEEPSEEK_API_KEY', 'literal apiKey']) expect(error.message).toContain(remedy)
+    for (const remedy of ['~/.dsh/.env', 'once its workspace is trusted', 'export DEEPSEEK_API_KEY', 'literal apiKey']) expect(error.message).toContain(remedy)
     expect([recorded.length, server.received.length]).toEqual([0, 0])
   })
 

@@ -179,7 +179,7 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
 export function missingKeyMessage(name: string, keyName: string, row: string): string {
   return [
     `${name} has no API key for "${keyName}".`,
-    `Store it as ${keyName} in a .env file (the project's, or ~/.dsh/.env) for the credentials service, export ${keyName} in the environment that launches dsh, or set a literal apiKey in the ${row} config.`,
+    `Store it as ${keyName} in ~/.dsh/.env, or in the project's .env once its workspace is trusted (dsh trust), for the credentials service, export ${keyName} in the environment that launches dsh, or set a literal apiKey in the ${row} config.`,
   ].join(' ')
 }
 
