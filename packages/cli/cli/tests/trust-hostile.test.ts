@@ -54,7 +54,7 @@ async function serve(): Promise<{ tools: string[]; hover: { isError?: boolean; c
   await client.connect(transport)
   try {
     const tools = (await client.listTools()).tools.map((tool) => tool.name)
-    const hover = (await client.callTool({ name: 'lsp', arguments: HOVER })) as { isError?: boolean; content: unknown }
+    const hover = (await client.callTool({ name: 'lsp', arguments: HOVER }, undefined, { timeout: 240_000 })) as { isError?: boolean; content: unknown }
     const echo = (await client.callTool({ name: 'mcp__local__echo', arguments: { message: 'hi' } })) as { isError?: boolean; content: unknown }
     return { tools, hover, echo }
   } finally {
