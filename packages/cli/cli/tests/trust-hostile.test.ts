@@ -13,6 +13,10 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BIN, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
+// Each case runs six dsh commands, language servers and MCP servers included: on two loaded cores
+// that can pass the suite's 300 s guard, which is a hang guard, not a pass condition.
+const SIX_COMMANDS = 900_000
+
 const require = createRequire(import.meta.url)
 /** The real servers the hostile stand-ins pass on to, so a trusted run really works. */
 const REAL_TSSERVER = join(ROOT, 'node_modules', 'typescript', 'lib', 'tsserver.js')
@@ -168,7 +172,7 @@ describe('a hostile repository', () => {
 
     expect(written()).toEqual([])
     expect(requests).toEqual([])
-  })
+  }, SIX_COMMANDS)
 
   it('after `dsh trust <dir>`, every command uses what it brings', async () => {
     const trusted = await dsh(['trust', repo], { env: { DSH_HOME: template, HOME: fakeHome } })
@@ -212,5 +216,5 @@ describe('a hostile repository', () => {
     expect(served.echo.isError ?? false).toBe(false)
     expect(written()).toContain(MARKER.stdio)
     expect(requests.length).toBeGreaterThan(0)
-  })
+  }, SIX_COMMANDS)
 })
