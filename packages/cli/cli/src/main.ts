@@ -5,6 +5,7 @@ import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { StrayFailures } from './strays.ts'
+import { terminalQuestioner } from './question-prompt.ts'
 import { terminalTrustPrompt } from './trust-prompt.ts'
 
 export interface Io {
@@ -169,6 +170,10 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       if (command.approve) {
         tools.approver(() => ({ approved: true }))
         tools.questioner(acceptDefaults)
+      } else {
+        // Without --yes, a person at a terminal answers; with nobody there, questions are declined.
+        const questioner = terminalQuestioner(io)
+        if (questioner) tools.questioner(questioner)
       }
       // Progress is for a person watching a terminal; a script reading stderr gets only diagnostics.
       const onProgress = io.stderr.isTTY ? (update: ToolProgress) => tellStderr(io.stderr, progressText(command.tool, update)) : undefined

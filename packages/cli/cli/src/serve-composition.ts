@@ -5,6 +5,7 @@ import { isRecord, untracked, type Host, type Session, type SessionService, type
 import type { SkillRegistry } from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
+import { ServedQuestions } from './serve-questions.ts'
 import { ServedSkills, serveSkills, SKILLS_CAPABILITIES } from './serve-skills.ts'
 import { Routes, RpcCode, RpcError, type Extra } from './serve-rpc.ts'
 import { plainToolCall } from './serve-shapes.ts'
@@ -47,6 +48,8 @@ export class ServedComposition {
    * registering an approver stays tracked, an effect of this host.
    */
   private readonly calls: ToolRuntime
+  /** Bridged servers' questions, relayed to the client whose call asks them (serve-questions.ts). */
+  private readonly questions: ServedQuestions
   private running = 0
 
   constructor(
@@ -57,6 +60,7 @@ export class ServedComposition {
   ) {
     this.session = sessions.create({ cwd: options.cwd })
     this.calls = untracked(tools)
+    this.questions = new ServedQuestions(tools)
     this.skills = host.app.get('skills')
     this.instructions = tools
       .sections()
@@ -98,6 +102,7 @@ export class ServedComposition {
 
   /** Ends the served session (its log freed). */
   close(): void {
+    this.questions.close()
     this.sessions.end(this.session)
   }
 
@@ -118,7 +123,7 @@ export class ServedComposition {
         }
         this.running++
         try {
-          return await this.callTool(request, extra)
+          return await this.questions.relay(extra, request.params.name, () => this.callTool(request, extra))
         } finally {
           this.running--
         }
