@@ -25,8 +25,8 @@ async function serving(page: CorpusPage, toolConfig: Record<string, unknown>): P
     response.end(page.html)
   })
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
-  // A 2.4 MB page converts in seconds on a quiet machine and in tens of seconds on a loaded one: the
-  // budget is not what these tests are about.
+  // Converting a long page whole takes seconds of CPU; on two loaded cores the default 30 s budget
+  // is not a test of anything here.
   host = await boot({ fetchTimeoutMs: 240_000, ...toolConfig })
   // The provider's defaults (maxResponseBytes 5 MB, maxBodyChars 100 000) with loopback opened.
   ;(host.app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'] })
