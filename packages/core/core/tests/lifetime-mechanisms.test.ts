@@ -32,7 +32,6 @@ const DELETED: readonly string[] = []
 const HELPER_TESTS = ['packages/core/core/tests/abort.test.ts', 'packages/core/core/tests/race-cleanup.test.ts']
 
 const NOT_MOVED_YET: Readonly<Record<string, string>> = {
-  'packages/skill/skill/src/service.ts': 'skills',
   'packages/web/tool-web/src/search.ts': 'web',
   'packages/web/web-fetch-http/src/budget.ts': 'web',
   'packages/web/web-fetch-http/src/guard/guard.ts': 'web',

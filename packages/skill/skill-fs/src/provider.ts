@@ -168,7 +168,7 @@ export class FilesystemSkills {
     const rows = [note ? { ...summary, detail: `${summary.detail}; ${note}` } : summary]
     for (const report of reports) {
       const notWatched = this.notWatched(report.root)
-      if (worthARow(report, notWatched)) rows.push(rootRow(report, notWatched))
+      if (worthARow(report, notWatched)) rows.push(rootRow(report, notWatched, this.config.statusItemsMax))
     }
     for (const entry of untrusted) rows.push(untrustedRow(entry))
     return rows

@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { errorMessage, raceAbort, throwIfAborted, untracked, type AbortFallback } from 'dsh-core'
+import { errorMessage, Lifetime, scopeLifetime, throwIfAborted, untracked, type AbortFallback } from 'dsh-core'
 import { z } from 'zod'
 import { SkillError } from './errors.ts'
 import { Layers, type Layer, type ProviderEntry } from './layers.ts'
@@ -18,6 +18,12 @@ export const SkillsConfig = z.strictObject({
   collectCacheMaxEntries: z.number().int().min(1).default(128),
   /** Scopes a view follows up its parent links (the scope itself included); farther ancestors are not merged, and a cycle cannot hang a read. */
   scopeChainMaxLength: z.number().int().min(1).default(64),
+  /**
+   * While something listens for changes (`onChange`: `dsh serve`), a view whose observation expires
+   * (a provider that cannot watch what it read, such as skill-fs with `watch: false`) is listed again
+   * when it expires, no sooner than this; a different answer is a change.
+   */
+  recheckMinMs: z.number().int().min(1).default(1000),
 })
 export type SkillsConfig = z.infer<typeof SkillsConfig>
 
@@ -53,7 +59,7 @@ interface Ranked {
   readonly index: number
 }
 
-const runtimeControl: ProviderControl = { signal: new AbortController().signal, invalidate: () => {} }
+const runtimeControl: ProviderControl = { signal: new Lifetime().signal, invalidate: () => {} }
 
 /** What a read throws when the caller's signal aborted without an Error reason of its own. */
 const readAborted: AbortFallback = (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason })
@@ -74,6 +80,10 @@ export class SkillRegistry extends Service {
   /** Every live provider registration, whatever its layer (scoped layers are not enumerable). */
   private readonly live = new Set<ProviderEntry>()
   private readonly settings: SkillsConfig
+  /** The registry's plugin scope: provider controls and rechecks end with it. */
+  private readonly lifetime: Lifetime
+  /** Views (cwd and scope chain) with a recheck waiting for their observation to expire. */
+  private readonly rechecks = new Set<string>()
   private revision = 0
   private order = 0
 
@@ -81,6 +91,7 @@ export class SkillRegistry extends Service {
     super(ctx, 'skills', true)
     this.settings = SkillsConfig.parse(config ?? {})
     this.layers = new Layers(this.settings.scopeChainMaxLength)
+    this.lifetime = scopeLifetime(ctx, () => new SkillError('the skill registry was unloaded', 'SKILL_PROVIDER_DISPOSED'))
   }
 
   /**
@@ -90,7 +101,7 @@ export class SkillRegistry extends Service {
   registerProvider(factory: (control: ProviderControl) => SkillProvider, options: RegisterOptions = {}): () => void {
     const registry = untracked(this)
     const { scope } = options
-    const lifetime = new AbortController()
+    const lifetime = registry.lifetime.child()
     let entry: ProviderEntry | undefined
     let layer: Layer | undefined
     const control: ProviderControl = {
@@ -213,11 +224,7 @@ export class SkillRegistry extends Service {
     throwIfAborted(view.signal, readAborted)
     const winner = collected.winners.get(name)
     if (!winner) return undefined
-    const loaded = await raceAbort(
-      Promise.resolve().then(() => winner.load(winner.candidate, view)),
-      view.signal,
-      readAborted,
-    )
+    const loaded = await Lifetime.run({ signal: view.signal }, () => Promise.resolve().then(() => winner.load(winner.candidate, view)), readAborted)
     if (loaded === undefined) return undefined
     const definition = checkDefinition(winner.providerName, loaded)
     if (definition.name !== winner.candidate.name) {
@@ -237,15 +244,16 @@ export class SkillRegistry extends Service {
   }
 
   /** One observation of the view: from the cache, or collected with one retry when a change raced it. */
-  private async collect(view: ViewOptions): Promise<{ collected: Collected; complete: boolean }> {
+  private async collect(view: ViewOptions, fresh = false): Promise<{ collected: Collected; complete: boolean }> {
     throwIfAborted(view.signal, readAborted)
     const chain = this.layers.chain(view.scope)
+    const viewKey = JSON.stringify([view.cwd ?? null, this.layers.key(chain)])
     let last: Collected | undefined
     for (let attempt = 0; attempt < 2; attempt++) {
       const revision = this.revision
-      const key = JSON.stringify([view.cwd ?? null, this.layers.key(chain), revision])
+      const key = `${viewKey}@${revision}`
       const hit = this.cache.get(key)
-      if (hit && hit.expiresAt > Date.now()) return { collected: hit.collected, complete: true }
+      if (hit && hit.expiresAt > Date.now() && !fresh) return { collected: hit.collected, complete: true }
       let complete = true
       let maxAgeMs = Infinity
       const winners = new Map<string, Winner>()
@@ -260,11 +268,37 @@ export class SkillRegistry extends Service {
       const skills = [...winners.values()].map((winner) => summaryOf(winner.candidate)).sort((a, b) => compareNames(a.name, b.name))
       last = { winners, skills: Object.freeze(skills) }
       if (this.revision !== revision) continue
-      if (complete) this.remember(key, { collected: last, expiresAt: Date.now() + maxAgeMs })
+      if (complete) {
+        this.remember(key, { collected: last, expiresAt: Date.now() + maxAgeMs })
+        if (maxAgeMs !== Infinity) this.recheckLater(view, viewKey, last.skills, maxAgeMs)
+      }
       return { collected: last, complete }
     }
     // Raced twice: answer, but neither cache it nor call it authoritative.
     return { collected: last!, complete: false }
+  }
+
+  /**
+   * An observation that expires is not watched: nothing would tell a listener that a re-scan found
+   * something new. While someone listens, the view is listed again once it expires (no sooner than
+   * `recheckMinMs`); a different answer is a change. The next recheck is planned by that listing.
+   */
+  private recheckLater(view: ViewOptions, viewKey: string, seen: readonly SkillSummary[], maxAgeMs: number): void {
+    if (!this.listeners.size || this.rechecks.has(viewKey) || !this.lifetime.active) return
+    this.rechecks.add(viewKey)
+    const again: ViewOptions = { ...(view.cwd !== undefined ? { cwd: view.cwd } : {}), ...(view.scope !== undefined ? { scope: view.scope } : {}) }
+    void this.lifetime
+      .sleep(Math.max(maxAgeMs, this.settings.recheckMinMs))
+      .then(async () => {
+        this.rechecks.delete(viewKey)
+        if (!this.listeners.size) return
+        const { collected, complete } = await this.collect(again, true)
+        if (complete && !sameSkills(seen, collected.skills)) this.changed()
+      })
+      .catch(() => {
+        // Unloaded meanwhile, or the listing failed: the next read looks again.
+        this.rechecks.delete(viewKey)
+      })
   }
 
   private remember(key: string, cached: Cached): void {
@@ -290,11 +324,7 @@ export class SkillRegistry extends Service {
     for (const entry of [...layer.providers.values()]) {
       let answer: unknown
       try {
-        answer = await raceAbort(
-          Promise.resolve().then(() => entry.provider.list(view)),
-          view.signal,
-          readAborted,
-        )
+        answer = await Lifetime.run({ signal: view.signal }, () => Promise.resolve().then(() => entry.provider.list(view)), readAborted)
       } catch (error) {
         if (view.signal?.aborted) throw error
         this.ctx.logger('skills').warn(`skill provider "${entry.name}" skipped: ${errorMessage(error)}`)
@@ -338,4 +368,8 @@ export class SkillRegistry extends Service {
       }
     }
   }
+}
+
+function sameSkills(a: readonly SkillSummary[], b: readonly SkillSummary[]): boolean {
+  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b)
 }
