@@ -5,6 +5,7 @@ import { routeLogsToStderr } from './logging.ts'
 import { OutputError, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { StrayFailures } from './strays.ts'
+import { terminalQuestioner } from './question-prompt.ts'
 import { terminalTrustPrompt } from './trust-prompt.ts'
 
 export interface Io {
@@ -169,6 +170,10 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       if (command.approve) {
         tools.approver(() => ({ approved: true }))
         tools.questioner(acceptDefaults)
+      } else {
+        // Without --yes, a person at a terminal answers; with nobody there, questions are declined.
+        const questioner = terminalQuestioner(io)
+        if (questioner) tools.questioner(questioner)
       }
       // Progress is for a person watching a terminal; a script reading stderr gets only diagnostics.
       const onProgress = io.stderr.isTTY ? (update: ToolProgress) => tellStderr(io.stderr, progressText(command.tool, update)) : undefined
@@ -202,10 +207,15 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
     }
     case 'serve': {
-      const { serve } = await import('./serve.ts')
       const release = strays.contain(host)
       try {
-        await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, maxMessageBytes: command.maxMessageBytes, maxConcurrentCalls: command.maxConcurrentCalls, maxOutputBytes: command.maxOutputBytes })
+        if (command.http) {
+          const { serveHttp } = await import('./serve-http.ts')
+          await serveHttp(host, requireTools(host), requireSessions(host), { ...command, ...command.http, cwd: invocation.cwd, signal, stderr: io.stderr })
+        } else {
+          const { serve } = await import('./serve.ts')
+          await serve(host, requireTools(host), requireSessions(host), { ...command, cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout })
+        }
       } finally {
         release()
       }

@@ -1,10 +1,11 @@
 import { createRequire } from 'node:module'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/core'
 import { Server, type CallToolRequest, type CallToolResult, type McpRequestContext, type ServerCapabilities } from '@modelcontextprotocol/server'
-import { isRecord, untracked, type Host, type Session, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
+import { isRecord, Lifetime, untracked, type Host, type Session, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
 import type { SkillRegistry } from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
+import { ServedQuestions } from './serve-questions.ts'
 import { ServedSkills, serveSkills, SKILLS_CAPABILITIES } from './serve-skills.ts'
 import { Routes, RpcCode, RpcError, type Extra } from './serve-rpc.ts'
 import { plainToolCall } from './serve-shapes.ts'
@@ -16,6 +17,8 @@ export interface CompositionOptions {
   readonly cwd: string
   /** `tools/call` requests running at once over every connection; one more is answered with `SERVER_BUSY`. */
   readonly maxConcurrentCalls: number
+  /** A `tools/call` still running after this is aborted and answered `SERVE_REQUEST_TIMEOUT`. */
+  readonly requestTimeoutMs: number
   /**
    * Whether a `prompt` tool may ask the client's user through elicitation. Only a connection that
    * lives past one request can (stdio with a 2025-11-25 client): the request to the client needs
@@ -47,7 +50,11 @@ export class ServedComposition {
    * registering an approver stays tracked, an effect of this host.
    */
   private readonly calls: ToolRuntime
+  /** Bridged servers' questions, relayed to the client whose call asks them (serve-questions.ts). */
+  private readonly questions: ServedQuestions
   private running = 0
+  /** Waiting for the running calls to end (a draining `dsh serve --http`). */
+  private idleWaiters: (() => void)[] = []
 
   constructor(
     private readonly host: Host,
@@ -57,6 +64,7 @@ export class ServedComposition {
   ) {
     this.session = sessions.create({ cwd: options.cwd })
     this.calls = untracked(tools)
+    this.questions = new ServedQuestions(tools)
     this.skills = host.app.get('skills')
     this.instructions = tools
       .sections()
@@ -69,6 +77,17 @@ export class ServedComposition {
   /** Calls running now, over every connection. */
   get callsRunning(): number {
     return this.running
+  }
+
+  /** Whether the composition's routes answer this method (the SDK answers the handshake, `ping` and subscriptions itself). */
+  answers(method: string): boolean {
+    return this.routes.has(method)
+  }
+
+  /** Settles once no call is running (at once when none is). */
+  whenIdle(): Promise<void> {
+    if (this.running === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
   /** One SDK server answering from the composition's routes. */
@@ -98,6 +117,7 @@ export class ServedComposition {
 
   /** Ends the served session (its log freed). */
   close(): void {
+    this.questions.close()
     this.sessions.end(this.session)
   }
 
@@ -118,9 +138,9 @@ export class ServedComposition {
         }
         this.running++
         try {
-          return await this.callTool(request, extra)
+          return await this.questions.relay(extra, request.params.name, () => this.callTool(request, extra))
         } finally {
-          this.running--
+          if (--this.running === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
         }
       },
       plainToolCall,
@@ -141,9 +161,26 @@ export class ServedComposition {
         ? undefined
         : (update: ToolProgress) => void extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => {})
     const { calls, session } = this
-    const result = await calls.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.mcpReq.signal, ...(onProgress ? { onProgress } : {}) })
-    return toCallToolResult(explainApproval(result), calls.outputSchema(request.params.name) !== undefined)
+    const { name } = request.params
+    const { requestTimeoutMs } = this.options
+    const deadline = Lifetime.following(extra.mcpReq.signal, { timeoutMs: requestTimeoutMs, code: SERVE_REQUEST_TIMEOUT })
+    let result: ToolResult
+    try {
+      result = await calls.execute({ name, arguments: request.params.arguments ?? {}, session, signal: deadline.signal, ...(onProgress ? { onProgress } : {}) })
+    } finally {
+      deadline.dispose()
+    }
+    if (deadline.expired) result = timedOut(name, requestTimeoutMs)
+    return toCallToolResult(explainApproval(result), calls.outputSchema(name) !== undefined)
   }
+}
+
+/** The code of a call `dsh serve` aborted at its `--request-timeout-ms`. */
+export const SERVE_REQUEST_TIMEOUT = 'SERVE_REQUEST_TIMEOUT'
+
+function timedOut(name: string, ms: number): ToolResult {
+  const message = `the call of ${name} was still running after ${ms} ms, this server's limit (--request-timeout-ms ${ms}), and was aborted`
+  return { isError: true, content: [{ type: 'text', text: message }], error: { message, code: SERVE_REQUEST_TIMEOUT } }
 }
 
 function coalesced(notify: () => void, subscribe: (listener: () => void) => () => void): () => void {

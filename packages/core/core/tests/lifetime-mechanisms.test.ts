@@ -32,12 +32,9 @@ const DELETED: readonly string[] = []
 const HELPER_TESTS = ['packages/core/core/tests/abort.test.ts', 'packages/core/core/tests/race-cleanup.test.ts']
 
 const NOT_MOVED_YET: Readonly<Record<string, string>> = {
-  'packages/web/tool-web/src/search.ts': 'web',
   'packages/web/web-fetch-http/src/budget.ts': 'web',
   'packages/web/web-fetch-http/src/guard/guard.ts': 'web',
   'packages/web/web-fetch-http/src/provider.ts': 'web',
-  'packages/web/web-search-deepseek/src/provider.ts': 'web',
-  'packages/web/web/src/keyed-search.ts': 'web',
 }
 
 const DSH_CORE_ENTRIES = ['index.ts', 'abort.ts'].map((name) => join(REPO, 'packages/core/core/src', name))

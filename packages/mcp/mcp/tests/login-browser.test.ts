@@ -3,16 +3,13 @@
 // handed off (dsh does not end it). A stand-in `xdg-open` on PATH records the environment it got and
 // follows the URL as a browser would, so the login completing proves it was started with the URL.
 // stderr must be a terminal for dsh to open a browser at all: `script` gives the command a pty.
-import { spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
+import { dshOnTerminal } from './fixtures/terminal.ts'
 
-const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
-const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-browser-'))
 const fixtures: OAuthFixture[] = []
 afterEach(async () => {
@@ -36,18 +33,6 @@ writeFileSync(process.env.FAKE_BROWSER_LOG, JSON.stringify(process.env))
 `,
   )
   chmodSync(script, 0o755)
-}
-
-const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
-
-/** `dsh …` with stdout and stderr on a pty (util-linux `script`), its exit code, and everything it printed. */
-function dshOnTerminal(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, DSH, ...args].map(quote).join(' ')
-  const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const out: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => out.push(chunk))
-  return new Promise((done) => child.on('close', (code) => done({ code, output: Buffer.concat(out).toString() })))
 }
 
 describe('dsh mcp login opens the browser through ctx.subprocess', () => {

@@ -13,7 +13,9 @@ const MetaSource = z.object({
   publishedAt: z.string().exactOptional(),
 })
 
-const SearchMeta = z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional(), provider: z.string().exactOptional() })
+const MetaSkipped = z.object({ id: z.string(), state: z.string(), reason: z.string() })
+
+const SearchMeta = z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional(), provider: z.string().exactOptional(), skipped: z.array(MetaSkipped).exactOptional() })
 export type SearchMeta = z.infer<typeof SearchMeta>
 
 const FetchMeta = z.object({ url: z.string(), statusCode: z.number(), truncated: z.boolean(), cached: z.literal(true).exactOptional() })
@@ -30,9 +32,12 @@ export interface PresentableResult {
   readonly meta?: unknown
 }
 
-/** `{ sources, truncated, answer?, provider? }`: the answer is the value's content; `provider` names who served it. */
+/**
+ * `{ sources, truncated, answer?, provider?, skipped? }`: the answer is the value's content;
+ * `provider` names who served it, `skipped` the providers passed over before it and why.
+ */
 export function searchMeta(value: SearchValue): SearchMeta {
-  return { sources: value.sources, truncated: value.truncated, ...(value.content ? { answer: value.content } : {}), ...(value.provider ? { provider: value.provider } : {}) }
+  return { sources: value.sources, truncated: value.truncated, ...(value.content ? { answer: value.content } : {}), ...(value.provider ? { provider: value.provider } : {}), ...(value.skipped ? { skipped: value.skipped } : {}) }
 }
 
 export function readSearchMeta(meta: unknown): SearchMeta | undefined {

@@ -1,4 +1,4 @@
-import { ToolError } from 'dsh-core'
+import { Lifetime, ToolError } from 'dsh-core'
 import { sliceCodePoints, stripBidi, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
@@ -17,6 +17,8 @@ const Source = z.strictObject({
   publishedAt: z.string().exactOptional(),
 })
 
+const Skipped = z.strictObject({ id: z.string(), state: z.enum(['no_credential', 'cooling_down', 'failing', 'unavailable']), reason: z.string() })
+
 /** The canonical value of one web_search call. */
 export const SearchValue = z.strictObject({
   /** Provider answers; with several queries, one `### <query>` block per answer. */
@@ -26,6 +28,8 @@ export const SearchValue = z.strictObject({
   truncated: z.boolean(),
   /** The provider that served the search; with several queries served by several, their ids in query order, comma-separated. */
   provider: z.string().exactOptional(),
+  /** Providers a failover list passed over before one served (each once), with their state and why: a refused key, a cooldown. */
+  skipped: z.array(Skipped).exactOptional(),
 })
 export type SearchValue = z.infer<typeof SearchValue>
 
@@ -52,28 +56,31 @@ export async function runSearch(web: Searcher, config: ToolWebConfig, args: Sear
 }
 
 /**
- * All queries at once, on one signal fused from the caller's and the batch's: the first failure
- * aborts the siblings, and the call settles only when every search has.
+ * All queries at once, on one lifetime that follows the caller's signal: the first failure aborts
+ * the siblings, and the call settles only when every search has.
  */
 async function searchAll(web: Searcher, queries: readonly string[], maxResults: number, signal: AbortSignal): Promise<WebSearchResult[]> {
-  const batch = new AbortController()
-  const fused = AbortSignal.any([signal, batch.signal])
+  const batch = Lifetime.following(signal)
   let first: { error: unknown } | undefined
-  const settled = await Promise.allSettled(
-    queries.map(async (query) => {
-      try {
-        return await web.search({ query, maxResults }, fused)
-      } catch (error) {
-        if (!first) {
-          first = { error }
-          batch.abort(error)
+  try {
+    const settled = await Promise.allSettled(
+      queries.map(async (query) => {
+        try {
+          return await web.search({ query, maxResults }, batch.signal)
+        } catch (error) {
+          if (!first) {
+            first = { error }
+            batch.abort(error)
+          }
+          throw error
         }
-        throw error
-      }
-    }),
-  )
-  if (first) throw first.error
-  return settled.map((outcome) => (outcome as PromiseFulfilledResult<WebSearchResult>).value)
+      }),
+    )
+    if (first) throw first.error
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<WebSearchResult>).value)
+  } finally {
+    batch.dispose()
+  }
 }
 
 /** Answers under their query's heading; sources round-robin by rank, first URL wins, capped. */
@@ -96,7 +103,8 @@ export function merge(queries: readonly string[], results: readonly WebSearchRes
     }
   }
   const providers = [...new Set(results.flatMap((result) => (result.provider ? [result.provider] : [])))]
-  return project({ ...(answers.length ? { content: answers.join('\n\n') } : {}), sources, truncated, ...(providers.length ? { provider: providers.join(', ') } : {}) })
+  const skipped = [...new Map(results.flatMap((result) => result.skipped ?? []).map((entry) => [entry.id, entry])).values()]
+  return project({ ...(answers.length ? { content: answers.join('\n\n') } : {}), sources, truncated, ...(providers.length ? { provider: providers.join(', ') } : {}), ...(skipped.length ? { skipped } : {}) })
 }
 
 /**
@@ -130,6 +138,7 @@ function project(result: WebSearchResult): SearchValue {
     })),
     truncated: result.truncated,
     ...(typeof result.provider === 'string' && result.provider ? { provider: result.provider } : {}),
+    ...(result.skipped?.length ? { skipped: result.skipped.map(({ id, state, reason }) => ({ id, state, reason })) } : {}),
   }
 }
 
@@ -152,7 +161,7 @@ function bounded(value: SearchValue, maxChars: number): SearchValue {
     return { url: source.url, ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) }
   })
   if (!cut) return value
-  return { ...(content ? { content } : {}), sources, truncated: true, ...(value.provider ? { provider: value.provider } : {}) }
+  return { ...(content ? { content } : {}), sources, truncated: true, ...(value.provider ? { provider: value.provider } : {}), ...(value.skipped ? { skipped: value.skipped } : {}) }
 }
 
 const MAX_TITLE_CHARS = 500

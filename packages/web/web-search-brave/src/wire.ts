@@ -1,4 +1,4 @@
-import { collectSources, headerValue, httpFault, WebError, type ProviderFault, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import { collectSources, headerValue, httpFault, WebError, type HeaderSource, type ProviderFault, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
 import { z } from 'zod'
 import type { BraveSearchConfig } from './config.ts'
@@ -58,15 +58,15 @@ const ErrorBody = z.looseObject({ error: ErrorItem.nullish(), errors: z.array(Er
 const KEY_REFUSED = new Set(['SUBSCRIPTION_TOKEN_INVALID', 'SUBSCRIPTION_NOT_FOUND'])
 
 /**
- * What a Brave error answer means. A refused key is `failing`; 402 is a spent plan; 429 is rate
+ * What a Brave error answer means. A refused key is `key_refused` (not sent again until it changes); 402 is a spent plan; 429 is rate
  * limited, or a spent quota when a long window ran out, with the wait from `Retry-After` or else
  * Brave's `X-RateLimit-Reset`. Anything else is what the status says for any API.
  */
-export function braveRefusal(status: number, headers: Headers, body: unknown): Refusal {
+export function braveRefusal(status: number, headers: HeaderSource, body: unknown): Refusal {
   const parsed = ErrorBody.safeParse(body)
   const error = parsed.success ? (parsed.data.error ?? parsed.data.errors?.[0]) : undefined
   const detail = [error?.code, error?.detail].filter(Boolean).join(': ') || undefined
-  if (status === 401 || status === 403 || (error?.code && KEY_REFUSED.has(error.code))) return { detail, fault: { kind: 'failing' } }
+  if (status === 401 || status === 403 || (error?.code && KEY_REFUSED.has(error.code))) return { detail, fault: { kind: 'key_refused' } }
   if (status === 402) return { detail, fault: { kind: 'quota_exhausted' } }
   if (status === 429) return { detail, fault: rateLimitFault(headers) }
   return { detail, fault: httpFault(status, headers) }
@@ -76,7 +76,7 @@ export function braveRefusal(status: number, headers: Headers, body: unknown): R
  * `X-RateLimit-Remaining: 0, 1000` with `X-RateLimit-Reset: 1, 1419704` means the per-second
  * window ran out and comes back in 1 s; a zero in a later (longer) window is the monthly quota.
  */
-function rateLimitFault(headers: Headers): ProviderFault {
+function rateLimitFault(headers: HeaderSource): ProviderFault {
   const retryAfter = headerValue(headers, 'retry-after')?.trim()
   const resets = numbers(headerValue(headers, 'x-ratelimit-reset'))
   const remaining = numbers(headerValue(headers, 'x-ratelimit-remaining'))

@@ -99,15 +99,20 @@ describe('error answers and the fault each one means', () => {
     expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'rate_limited' })
   })
 
-  it('a refused key (422 SUBSCRIPTION_TOKEN_INVALID, or 401) is failing; 402 a spent plan', async () => {
+  it('a refused key (422 SUBSCRIPTION_TOKEN_INVALID, or 401/403) is key_refused, and not sent again; 402 a spent plan', async () => {
     const server = await api(invalidToken)
     const { app } = await withKey(server)
     const refused = await rejection(app.web.search({ query: 'q' }))
-    expect([refused.message, refused.fault]).toEqual(['Brave Search API error (HTTP 422): SUBSCRIPTION_TOKEN_INVALID: The provided subscription token is invalid.', { kind: 'failing' }])
-    server.reply = json(401, { message: 'no' })
-    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'failing' })
-    server.reply = json(402, {})
-    expect((await rejection(app.web.search({ query: 'q' }))).fault).toEqual({ kind: 'quota_exhausted' })
+    expect([refused.code, refused.message, refused.fault]).toEqual([
+      'WEB_PROVIDER_KEY_REFUSED',
+      'Brave Search API error (HTTP 422): SUBSCRIPTION_TOKEN_INVALID: The provided subscription token is invalid.; its key DSH_TEST_BRAVE_KEY was refused and is not sent again until it changes',
+      { kind: 'key_refused' },
+    ])
+    server.reply = json(200, { web: { results: [] } })
+    expect((await rejection(app.web.search({ query: 'q' }))).code).toBe('WEB_PROVIDER_KEY_REFUSED')
+    expect(server.received).toHaveLength(1)
+    for (const status of [401, 403]) expect(brave.braveRefusal(status, new Headers(), { message: 'no' }).fault).toEqual({ kind: 'key_refused' })
+    expect(brave.braveRefusal(402, new Headers(), {}).fault).toEqual({ kind: 'quota_exhausted' })
   })
 
   it('a query Brave refuses (422 VALIDATION) has no fault: it is bad everywhere', async () => {
@@ -243,7 +248,7 @@ describe('an answer under way is never handed to another provider', () => {
 })
 
 describe('the key, readiness and lifetime', () => {
-  it('no key: WEB_PROVIDER_CREDENTIAL_MISSING with the remedies, nothing sent; the probe says no_credential, then ready', async () => {
+  it('no key: WEB_PROVIDER_CREDENTIAL_MISSING with the remedies, nothing sent; the probe says no_credential, then idle (found, not verified), ready once a search used it', async () => {
     const server = await api()
     vi.stubEnv('DSH_TEST_BRAVE_KEY', '')
     const { app } = await host({ baseURL: server.baseURL })
@@ -259,11 +264,12 @@ describe('the key, readiness and lifetime', () => {
     expect(await row(false)).toMatchObject({ state: 'no_credential' })
     expect(await row(true)).toMatchObject({ state: 'no_credential', detail: missing.message })
     vi.stubEnv('DSH_TEST_BRAVE_KEY', KEY)
-    expect(await row(true)).toMatchObject({ state: 'ready', detail: `key DSH_TEST_BRAVE_KEY found; ${server.baseURL}/web/search` })
+    expect(await row(true)).toMatchObject({ state: 'idle', detail: `key DSH_TEST_BRAVE_KEY found; not verified: dsh status does not call the API, a search does (a refused key then shows as failing); ${server.baseURL}/web/search` })
     // The probe never calls the API, and the next search uses the key found now.
     expect(server.received).toHaveLength(0)
     await app.web.search({ query: 'q' })
     expect(server.received.map((request) => request.headers['x-subscription-token'])).toEqual([KEY])
+    expect(await row(true)).toMatchObject({ state: 'ready', detail: expect.stringMatching(/^key DSH_TEST_BRAVE_KEY found; accepted by a search at /) })
   })
 
   it('unloading the plugin ends a search in flight with WEB_ABORTED and removes the provider', async () => {

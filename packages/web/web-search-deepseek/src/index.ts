@@ -1,12 +1,13 @@
 import type { Context } from 'cordis'
 import { effectWithTeardown } from 'dsh-core'
 import type {} from 'dsh-web'
+import { registerKeyedSearch } from 'dsh-web/keyed-search'
 import type { Agent, Dispatcher } from 'undici'
 import { DeepSeekSearchConfig, snapshot } from './config.ts'
-import { DeepSeekSearchProvider } from './provider.ts'
+import { deepSeekSearchSpec } from './provider.ts'
 
 export { DeepSeekSearchConfig, snapshot, BASE_URL_ENV, DEFAULT_BASE_URL, type SearchOptions } from './config.ts'
-export { DeepSeekSearchProvider, REQUEST_EVENT, missingKeyMessage, type DeepSeekSearchProviderOptions, type RecordedRequest } from './provider.ts'
+export { deepSeekSearchProvider, deepSeekSearchSpec, deepSeekRequest, deepSeekRefusal, PROVIDER_ID, REQUEST_EVENT, missingKeyMessage, type DeepSeekSearchProviderOptions, type RecordedRequest } from './provider.ts'
 export { mapResponse, requestBody, messagesEndpoint } from './wire.ts'
 
 /** dsh-web-search-deepseek: registers the `deepseek-official` search provider on `ctx.web`. */
@@ -20,22 +21,9 @@ export function apply(ctx: Context, config: DeepSeekSearchConfig): void {
   // undici loads with the first search: most runs never search, and it is most of this package's load time.
   let agent: Promise<Agent> | undefined
   const connection = () => (agent ??= import('undici').then(({ Agent }) => new Agent()))
-  const dispatcher: Pick<Dispatcher, 'request'> = { request: async (options: Dispatcher.RequestOptions) => (await connection()).request(options) } as Pick<Dispatcher, 'request'>
-  const provider = new DeepSeekSearchProvider({
-    options: () => snapshot(settings),
-    dispatcher,
-    // Per call, never cached: a key stored or rotated is used by the next search.
-    resolveKey: async (name, cwd) => {
-      const credentials = ctx.get('credentials')
-      if (credentials) return (await credentials.resolve(name, cwd === undefined ? {} : { cwd }))?.value
-      return process.env[name] || undefined
-    },
-  })
-  effectWithTeardown(ctx, () => {
-    const unregister = ctx.web.registerSearchProvider(provider)
-    return async () => {
-      unregister()
-      await (await agent)?.destroy()
-    }
+  const dispatcher = { request: async (options: Dispatcher.RequestOptions) => (await connection()).request(options) } as Pick<Dispatcher, 'request'>
+  registerKeyedSearch(ctx, deepSeekSearchSpec({ options: () => snapshot(settings), dispatcher }))
+  effectWithTeardown(ctx, () => async () => {
+    await (await agent)?.destroy()
   })
 }

@@ -1,13 +1,14 @@
 import type { Readable } from 'node:stream'
-import { currentSession, deadline, errorMessage, raceAbort, type CapabilityStatus, type ProbeContext } from 'dsh-core'
-import { httpFault, providerText, WebError, type ProviderFault, type WebSearchProvider, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
-import { missingKeyMessage as keyedMissingKey } from 'dsh-web/keyed-search'
+import { httpFault, type HeaderSource, type ProviderFault, type WebSearchProvider } from 'dsh-web'
+import { keyedSearchProvider, missingKeyMessage as keyedMissingKey, type KeyedRequest, type KeyedResponse, type KeyedSearchSpec, type Refusal } from 'dsh-web/keyed-search'
 import type { Dispatcher } from 'undici'
 import type { SearchOptions } from './config.ts'
 import { errorDetail, mapResponse, messagesEndpoint, requestBody, type RequestBody } from './wire.ts'
 
 /** The session event recorded before every dispatch: what went to the auxiliary model, without secrets. */
 export const REQUEST_EVENT = 'web/deepseek-search-llm-request'
+
+export const PROVIDER_ID = 'deepseek-official'
 
 export interface RecordedRequest {
   readonly endpoint: string
@@ -27,167 +28,80 @@ export interface DeepSeekSearchProviderOptions {
 }
 
 /**
- * The `deepseek-official` search provider: one Anthropic-compatible Messages call per query with
- * the native `web_search_20250305` tool. Redirects are refused so the key never leaves the
- * configured endpoint; the provider has a deadline of its own.
+ * The `deepseek-official` search provider as a keyed search (dsh-web/keyed-search): one
+ * Anthropic-compatible Messages call per query with the native `web_search_20250305` tool, sent
+ * through an undici dispatcher. The keyed part (key per search, record first, redirects refused,
+ * deadline, bounded body, coded faults, a refused key kept refused) is shared with Brave and Tavily.
  */
-export class DeepSeekSearchProvider implements WebSearchProvider {
-  readonly id = 'deepseek-official'
-
-  constructor(private readonly deps: DeepSeekSearchProviderOptions) {}
-
-  /** Local and synchronous: the endpoint parses. A missing key shows at search time and in the probe. */
-  available(): boolean {
-    return URL.canParse(this.deps.options().baseURL)
-  }
-
-  status(): CapabilityStatus {
-    const options = this.deps.options()
-    if (!URL.canParse(options.baseURL)) return { state: 'unavailable', detail: `the endpoint "${options.baseURL}" is not a URL (check DEEPSEEK_SEARCH_BASE_URL)` }
-    if (options.apiKey) return { state: 'ready', detail: `literal apiKey; ${messagesEndpoint(options.baseURL)}` }
-    return { state: 'idle', detail: `key ${options.apiKeyEnv} is resolved at each search; ${messagesEndpoint(options.baseURL)}` }
-  }
-
-  /** Resolves the key the way a search would, and never calls the API. */
-  async probe(context: ProbeContext): Promise<CapabilityStatus> {
-    const options = this.deps.options()
-    const own = this.status()
-    if (own.state === 'unavailable' || options.apiKey) return own
-    const key = await raceAbort(this.deps.resolveKey(options.apiKeyEnv, context.cwd), context.signal)
-    if (!key) return { state: 'no_credential', detail: missingKeyMessage(options.apiKeyEnv) }
-    return { state: 'ready', detail: `key ${options.apiKeyEnv} found; ${messagesEndpoint(options.baseURL)}` }
-  }
-
-  async search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult> {
-    const options = this.deps.options()
-    if (signal?.aborted) throw aborted(signal)
-    const budget = deadline(signal, options.timeoutMs, 'WEB_SEARCH_TIMEOUT')
-    // Set once a success answer is arriving: a failure after that is `partial`, never failed over.
-    let underWay = false
-    try {
-      const key = await this.key(options, budget.signal)
-      if (budget.signal.aborted) throw aborted(budget.signal)
-      const endpoint = new URL(messagesEndpoint(options.baseURL))
-      const body = requestBody(request.query, options)
-      this.record({ endpoint: endpoint.href, apiVersion: options.apiVersion, body })
-      if (budget.signal.aborted) throw aborted(budget.signal)
-      const response = await this.deps.dispatcher.request({
-        origin: endpoint.origin,
-        path: `${endpoint.pathname}${endpoint.search}`,
-        method: 'POST',
-        headers: {
-          'x-api-key': key,
-          authorization: `Bearer ${key}`,
-          'anthropic-version': options.apiVersion,
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'user-agent': options.userAgent,
-        },
-        body: JSON.stringify(body),
-        signal: budget.signal,
-      })
-      underWay = response.statusCode >= 200 && response.statusCode < 300
-      return await this.answer(response, options, key)
-    } catch (error) {
-      const partial = underWay && !(error instanceof WebError)
-      if (budget.expired) throw new WebError(`DeepSeek search timed out after ${options.timeoutMs} ms${partial ? ' while its answer was arriving' : ''}`, 'WEB_SEARCH_TIMEOUT', { cause: error, partial })
-      if (signal?.aborted) throw aborted(signal)
-      if (error instanceof WebError) throw error
-      if (partial) throw new WebError(`DeepSeek search answer broke off before its end: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' }, partial })
-      throw new WebError(`DeepSeek search request failed: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
-    } finally {
-      budget.dispose()
-    }
-  }
-
-  private async key(options: SearchOptions, signal: AbortSignal): Promise<string> {
-    if (options.apiKey) return options.apiKey
-    let key: string | undefined
-    try {
-      key = await raceAbort(this.deps.resolveKey(options.apiKeyEnv), signal)
-    } catch (error) {
-      if (signal.aborted) throw aborted(signal)
-      throw new WebError(`DeepSeek search credential resolution failed: ${String(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
-    }
-    if (!key) throw new WebError(missingKeyMessage(options.apiKeyEnv), 'WEB_PROVIDER_CREDENTIAL_MISSING')
-    return key
-  }
-
-  private record(request: RecordedRequest): void {
-    try {
-      if (this.deps.record) this.deps.record(request)
-      else currentSession()?.append(REQUEST_EVENT, request)
-    } catch (error) {
-      // Nothing reaches the auxiliary model unless it was logged.
-      throw new WebError(`DeepSeek search was not sent: its request could not be recorded: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
-    }
-  }
-
-  private async answer(response: Dispatcher.ResponseData, options: SearchOptions, key: string): Promise<WebSearchResult> {
-    const { statusCode } = response
-    if (statusCode >= 300 && statusCode < 400) {
-      discard(response.body as Readable)
-      throw new WebError(`DeepSeek search was redirected (HTTP ${statusCode}); redirects are not followed, so the key stays with the configured endpoint`, 'WEB_PROVIDER_ERROR', { fault: FAILING })
-    }
-    const text = await readBounded(response.body as Readable, options.maxResponseBytes)
-    if (statusCode < 200 || statusCode >= 300) {
-      // The body is the endpoint's text: it may echo the key, span lines, or run long.
-      const detail = errorDetail(parseJson(text))
-      const fault = refusalFault(statusCode, response.headers)
-      throw new WebError(`DeepSeek API error (HTTP ${statusCode})${detail ? `: ${providerText(detail, [key, options.apiKey])}` : ''}`, 'WEB_PROVIDER_ERROR', fault ? { fault } : undefined)
-    }
-    const json = parseJson(text)
-    if (json === undefined) throw new WebError('DeepSeek returned an unprocessable response body: not JSON', 'WEB_PROVIDER_ERROR', { fault: FAILING })
-    try {
-      return mapResponse(json)
-    } catch (error) {
-      // An answer without native results (or of the wrong shape) is the provider not serving: another may.
-      throw error instanceof WebError ? new WebError(error.message, error.code, { cause: error, fault: FAILING }) : error
-    }
+export function deepSeekSearchSpec(deps: Omit<DeepSeekSearchProviderOptions, 'resolveKey'>): Omit<KeyedSearchSpec<SearchOptions>, 'resolveKey' | 'lifetime'> {
+  return {
+    id: PROVIDER_ID,
+    name: 'DeepSeek',
+    row: 'web-search-deepseek',
+    event: REQUEST_EVENT,
+    options: deps.options,
+    endpoint: (options) => messagesEndpoint(options.baseURL),
+    unusable: (options) => (URL.canParse(options.baseURL) ? undefined : `the endpoint "${options.baseURL}" is not a URL (check DEEPSEEK_SEARCH_BASE_URL)`),
+    request: deepSeekRequest,
+    send: (request, signal) => dispatch(deps.dispatcher, request, signal),
+    refusal: deepSeekRefusal,
+    map: (body) => mapResponse(body),
+    ...(deps.record ? { record: (_event: string, data: unknown) => deps.record!(data as RecordedRequest) } : {}),
   }
 }
 
-export function missingKeyMessage(name: string): string {
-  return keyedMissingKey('DeepSeek search', name, 'web-search-deepseek')
+export function deepSeekSearchProvider(deps: DeepSeekSearchProviderOptions): WebSearchProvider {
+  return keyedSearchProvider({ ...deepSeekSearchSpec(deps), resolveKey: deps.resolveKey })
 }
 
-const FAILING: ProviderFault = { kind: 'failing' }
+/** `POST <base>/messages` with the key in both headers the Anthropic-compatible API reads. */
+export function deepSeekRequest(search: { readonly query: string }, options: SearchOptions, key: string): KeyedRequest {
+  const url = new URL(messagesEndpoint(options.baseURL))
+  const body = requestBody(search.query, options)
+  const record: RecordedRequest = { endpoint: url.href, apiVersion: options.apiVersion, body }
+  return {
+    url,
+    method: 'POST',
+    headers: {
+      'x-api-key': key,
+      authorization: `Bearer ${key}`,
+      'anthropic-version': options.apiVersion,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+    },
+    body: JSON.stringify(body),
+    record,
+  }
+}
 
-/** A refused key is failing, 402 (no balance left) a spent quota; 429 and 5xx as for any API. */
-function refusalFault(status: number, headers: Dispatcher.ResponseData['headers']): ProviderFault | undefined {
-  if (status === 401 || status === 403) return FAILING
+/** A refused key is `key_refused`, 402 (no balance left) a spent quota; 429 and 5xx as for any API. */
+export function deepSeekRefusal(status: number, headers: HeaderSource, body: unknown): Refusal {
+  return { detail: errorDetail(body), fault: refusalFault(status, headers) }
+}
+
+function refusalFault(status: number, headers: HeaderSource): ProviderFault | undefined {
+  if (status === 401 || status === 403) return { kind: 'key_refused' }
   if (status === 402) return { kind: 'quota_exhausted' }
   return httpFault(status, headers)
 }
 
-function aborted(signal: AbortSignal): WebError {
-  return new WebError('DeepSeek search aborted', 'WEB_ABORTED', { cause: signal.reason })
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return undefined
+/** The keyed `send` over an undici dispatcher, which never follows a redirect on its own. */
+async function dispatch(dispatcher: Pick<Dispatcher, 'request'>, request: KeyedRequest, signal: AbortSignal): Promise<KeyedResponse> {
+  const { url } = request
+  const response = await dispatcher.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: request.method, headers: request.headers, body: request.body ?? null, signal })
+  const stream = response.body as Readable
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: stream,
+    discard: () => {
+      stream.on('error', () => {})
+      stream.destroy()
+    },
   }
 }
 
-async function readBounded(body: Readable, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = []
-  let length = 0
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      length += chunk.byteLength
-      if (length > maxBytes) throw new WebError(`DeepSeek returned more than ${maxBytes} bytes`, 'WEB_PROVIDER_ERROR', { fault: FAILING })
-      chunks.push(chunk)
-    }
-  } finally {
-    discard(body)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-function discard(stream: Readable): void {
-  stream.on('error', () => {})
-  stream.destroy()
+export function missingKeyMessage(name: string): string {
+  return keyedMissingKey('DeepSeek', name, 'web-search-deepseek')
 }

@@ -15,7 +15,7 @@ import { rejection } from '../../web/tests/rejection.ts'
 // dsh-web-search-deepseek (reference/web.md §8 D01–D37 where our host has the parts; DESIGN.md
 // W3) against our own Anthropic-compatible server on loopback. No test leaves the machine.
 
-const { DeepSeekSearchProvider, mapResponse, snapshot, messagesEndpoint, Config } = deepseek
+const { deepSeekSearchProvider, mapResponse, snapshot, messagesEndpoint, Config } = deepseek
 
 const cleanups: (() => Promise<unknown> | unknown)[] = []
 afterEach(async () => {
@@ -33,7 +33,7 @@ function provider(config: Record<string, unknown>, extra: Partial<deepseek.DeepS
   const dispatcher = new Agent()
   cleanups.push(() => dispatcher.destroy())
   const recorded: deepseek.RecordedRequest[] = []
-  const instance = new DeepSeekSearchProvider({
+  const instance = deepSeekSearchProvider({
     options: () => snapshot(Config(config)),
     resolveKey: async () => undefined,
     dispatcher,
@@ -137,7 +137,7 @@ describe('the wire', () => {
     const cases: [number, unknown, string, unknown][] = [
       [429, { error: { message: 'rate limited' } }, 'DeepSeek API error (HTTP 429): rate limited', { kind: 'rate_limited', retryAfter: '9' }],
       [400, { error: 'bad request' }, 'DeepSeek API error (HTTP 400): bad request', undefined],
-      [401, { message: 'who are you' }, 'DeepSeek API error (HTTP 401): who are you', { kind: 'failing' }],
+      [401, { message: 'who are you' }, 'DeepSeek API error (HTTP 401): who are you; its key (the literal apiKey) was refused and is not sent again until it changes', { kind: 'key_refused' }],
       [402, { error: { message: 'Insufficient Balance' } }, 'DeepSeek API error (HTTP 402): Insufficient Balance', { kind: 'quota_exhausted' }],
       [503, 'upstream down', 'DeepSeek API error (HTTP 503)', { kind: 'unavailable', retryAfter: '9' }],
       [500, {}, 'DeepSeek API error (HTTP 500)', { kind: 'unavailable', retryAfter: '9' }],
@@ -145,7 +145,7 @@ describe('the wire', () => {
     for (const [status, body, message, fault] of cases) {
       const server = await api(json(status, body, { 'retry-after': '9' }))
       const error = await rejection(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
-      expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', message, fault])
+      expect([error.code, error.message, error.fault]).toEqual([status === 401 ? 'WEB_PROVIDER_KEY_REFUSED' : 'WEB_PROVIDER_ERROR', message, fault])
     }
   })
 
@@ -158,7 +158,7 @@ describe('the wire', () => {
     server.reply = echo(literal)
     const viaLiteral = await rejection(provider({ baseURL: server.baseURL, apiKey: literal }).instance.search({ query: 'q' }))
     for (const error of [viaCredential, viaLiteral]) {
-      expect(error.code).toBe('WEB_PROVIDER_ERROR')
+      expect(error.code).toBe('WEB_PROVIDER_KEY_REFUSED')
       expect(error.message).toMatch(/^DeepSeek API error \(HTTP 401\): invalid api key: \[redacted\] request id: 7 details /)
       expect(error.message).not.toMatch(/sk-|[\r\n]/)
       expect(error.message.length).toBeLessThanOrEqual(500)
@@ -172,7 +172,7 @@ describe('the wire', () => {
       expect([error.code, error.fault]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'failing' }])
     }
     const refused = await rejection(provider({ baseURL: 'http://127.0.0.1:1/v1', apiKey: 'k' }).instance.search({ query: 'q' }))
-    expect([refused.code, refused.message.startsWith('DeepSeek search request failed:'), refused.fault]).toEqual(['WEB_PROVIDER_ERROR', true, { kind: 'unavailable' }])
+    expect([refused.code, refused.message.startsWith('DeepSeek request failed:'), refused.fault]).toEqual(['WEB_PROVIDER_ERROR', true, { kind: 'unavailable' }])
   })
 })
 
@@ -212,7 +212,7 @@ describe('credentials, aborts and the deadline', () => {
       },
     })
     const error = await rejection(instance.search({ query: 'q' }))
-    expect([error.code, error.message]).toEqual(['WEB_PROVIDER_ERROR', 'DeepSeek search credential resolution failed: Error: credential backend failed'])
+    expect([error.code, error.message]).toEqual(['WEB_PROVIDER_ERROR', 'DeepSeek credential lookup failed: credential backend failed'])
   })
 
   it('D19, D32: no key is WEB_PROVIDER_CREDENTIAL_MISSING with the three remedies, and nothing is sent', async () => {
@@ -220,7 +220,7 @@ describe('credentials, aborts and the deadline', () => {
     const { instance, recorded } = provider({ baseURL: server.baseURL })
     const error = await rejection(instance.search({ query: 'q' }))
     expect(error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
-    expect(error.message).toContain('DeepSeek search has no API key for "DEEPSEEK_API_KEY"')
+    expect(error.message).toContain('DeepSeek has no API key for "DEEPSEEK_API_KEY"')
     for (const remedy of ['~/.dsh/.env', 'once its workspace is trusted', 'export DEEPSEEK_API_KEY', 'literal apiKey']) expect(error.message).toContain(remedy)
     expect([recorded.length, server.received.length]).toEqual([0, 0])
   })
@@ -257,7 +257,7 @@ describe('credentials, aborts and the deadline', () => {
     }
     const dropped = await rejection(provider({ baseURL: server.baseURL, apiKey: 'k' }).instance.search({ query: 'q' }))
     expect([dropped.code, dropped.fault, dropped.partial]).toEqual(['WEB_PROVIDER_ERROR', { kind: 'unavailable' }, true])
-    expect(dropped.message).toMatch(/^DeepSeek search answer broke off before its end: /)
+    expect(dropped.message).toMatch(/^DeepSeek answer broke off before its end: /)
     server.reply = (_request, response) => {
       response.writeHead(503, { 'content-type': 'application/json', 'content-length': '1000' })
       response.write('{"error":', () => response.socket?.destroy())
@@ -320,9 +320,11 @@ describe('the plugin in a host', () => {
     expect(missing.isError && missing.error.code).toBe('WEB_PROVIDER_CREDENTIAL_MISSING')
 
     vi.stubEnv('DSH_TEST_DEEPSEEK_KEY', 'first-key')
-    expect(await probe()).toMatchObject({ state: 'ready' })
+    // Found but not verified until a search uses it: dsh status never calls the API.
+    expect(await probe()).toMatchObject({ state: 'idle' })
     const found = await call()
     expect(found.isError).toBe(false)
+    expect(await probe()).toMatchObject({ state: 'ready' })
     vi.stubEnv('DSH_TEST_DEEPSEEK_KEY', 'rotated-key')
     await call()
     expect(server.received.map((request) => request.headers['x-api-key'])).toEqual(['first-key', 'first-key', 'rotated-key', 'rotated-key'])

@@ -1,4 +1,4 @@
-import { collectSources, httpFault, WebError, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import { collectSources, httpFault, WebError, type HeaderSource, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
 import { z } from 'zod'
 import type { TavilySearchConfig } from './config.ts'
@@ -64,13 +64,13 @@ export function mapResponse(json: unknown, includeAnswer: TavilySearchConfig['in
 const ErrorBody = z.looseObject({ detail: z.union([z.string(), z.looseObject({ error: text })]).nullish(), error: text, message: text })
 
 /**
- * What a Tavily error answer means: 401 and 403 refuse the key (`failing`); 432 (plan limit) and
+ * What a Tavily error answer means: 401 and 403 refuse the key (`key_refused`); 432 (plan limit) and
  * 433 (pay-as-you-go limit) are a spent quota; 429 and 5xx are what they are for any API.
  */
-export function tavilyRefusal(status: number, headers: Headers, body: unknown): Refusal {
+export function tavilyRefusal(status: number, headers: HeaderSource, body: unknown): Refusal {
   const parsed = ErrorBody.safeParse(body)
   const detail = parsed.success ? (typeof parsed.data.detail === 'string' ? parsed.data.detail : (parsed.data.detail?.error ?? parsed.data.error ?? parsed.data.message)) || undefined : undefined
-  if (status === 401 || status === 403) return { detail, fault: { kind: 'failing' } }
+  if (status === 401 || status === 403) return { detail, fault: { kind: 'key_refused' } }
   if (status === 432 || status === 433) return { detail, fault: { kind: 'quota_exhausted' } }
   return { detail, fault: httpFault(status, headers) }
 }

@@ -85,11 +85,13 @@ describe('the generated answer (issue 31 item 6)', () => {
 })
 
 describe('error answers and the fault each one means', () => {
-  it('401 refuses the key: failing, with Tavily’s text', async () => {
+  it('401 refuses the key: key_refused, with Tavily’s text; the key is not sent again', async () => {
     const server = await api(refused(401, 'Unauthorized: missing or invalid API key.'))
     const { app } = await host(server)
     const error = await rejection(app.web.search({ query: 'q' }))
-    expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_ERROR', 'Tavily API error (HTTP 401): Unauthorized: missing or invalid API key.', { kind: 'failing' }])
+    expect([error.code, error.message, error.fault]).toEqual(['WEB_PROVIDER_KEY_REFUSED', 'Tavily API error (HTTP 401): Unauthorized: missing or invalid API key.; its key DSH_TEST_TAVILY_KEY was refused and is not sent again until it changes', { kind: 'key_refused' }])
+    expect((await rejection(app.web.search({ query: 'q' }))).code).toBe('WEB_PROVIDER_KEY_REFUSED')
+    expect(server.received).toHaveLength(1)
   })
 
   it('429 is rate_limited with its Retry-After; 432 and 433 are a spent quota', async () => {
@@ -127,7 +129,7 @@ describe('readiness and config', () => {
   it('the probe looks the key up and never calls the API', async () => {
     const server = await api()
     const { app } = await host(server)
-    expect((await app.readiness.report({ probe: true })).find((row) => row.id === 'search:tavily')).toMatchObject({ state: 'ready', detail: `key DSH_TEST_TAVILY_KEY found; ${server.baseURL}/search` })
+    expect((await app.readiness.report({ probe: true })).find((row) => row.id === 'search:tavily')).toMatchObject({ state: 'idle', detail: `key DSH_TEST_TAVILY_KEY found; not verified: dsh status does not call the API, a search does (a refused key then shows as failing); ${server.baseURL}/search` })
     vi.stubEnv('DSH_TEST_TAVILY_KEY', '')
     expect((await app.readiness.report({ probe: true })).find((row) => row.id === 'search:tavily')).toMatchObject({ state: 'no_credential', detail: expect.stringContaining('Tavily has no API key for "DSH_TEST_TAVILY_KEY"') })
     expect(server.received).toHaveLength(0)

@@ -36,6 +36,8 @@ export const WebErrorCode = {
   // Search providers.
   /** The provider's API key could not be found; the message lists the remedies. */
   WEB_PROVIDER_CREDENTIAL_MISSING: 'WEB_PROVIDER_CREDENTIAL_MISSING',
+  /** The API refused the provider's key (401/403); that key is not sent again until it changes. */
+  WEB_PROVIDER_KEY_REFUSED: 'WEB_PROVIDER_KEY_REFUSED',
   /** The search provider's own deadline ran out. */
   WEB_SEARCH_TIMEOUT: 'WEB_SEARCH_TIMEOUT',
 } as const

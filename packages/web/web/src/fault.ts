@@ -8,13 +8,18 @@
  * - `quota_exhausted`: the plan's quota is spent (Tavily 432/433, Brave's monthly window); without
  *   `retryAfter` the cooldown is the longest one (`searchMaxCooldownMs`).
  * - `unavailable`: 5xx, unreachable, a broken connection, its own deadline ran out.
- * - `failing`: time alone will not fix it: the key was refused, the answer is unreadable.
+ * - `failing`: time alone will not fix it: the answer is unreadable, a redirect was refused.
+ * - `key_refused`: the API refused the key (401, 403, or its own code for it). The provider is
+ *   `failing` until its key changes: a provider reporting it must not send that key again (the
+ *   keyed-search providers refuse it locally, without a request), so the seam lets every search
+ *   reach the provider, which either fails at once or tries its new key.
  */
 export type ProviderFault =
   | { readonly kind: 'rate_limited'; readonly retryAfter?: string }
   | { readonly kind: 'quota_exhausted'; readonly retryAfter?: string }
   | { readonly kind: 'unavailable'; readonly retryAfter?: string }
   | { readonly kind: 'failing' }
+  | { readonly kind: 'key_refused' }
 
 /** Response headers as `fetch` (a `Headers`) or undici's `request` (a plain record) gives them. */
 export type HeaderSource = Headers | Readonly<Record<string, string | string[] | undefined>>

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto'
 import type { Context } from 'cordis'
 import type {} from './service.ts'
-import { currentSession, deadline, errorMessage, raceAbort, type CapabilityStatus, type ProbeContext } from 'dsh-core'
+import { currentSession, errorMessage, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
 import { WebError } from './errors.ts'
-import type { ProviderFault } from './fault.ts'
+import { headerValue, type HeaderSource, type ProviderFault } from './fault.ts'
 import { providerText } from './provider-text.ts'
 import { redactResult } from './sources.ts'
 import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
@@ -12,7 +13,9 @@ import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './typ
 // The key is resolved at every search and never cached; the request is recorded, without the key,
 // before it is sent; redirects are refused so the key never leaves the configured endpoint; the
 // provider has its own deadline; every failure is a coded WebError, with a `fault` when it is the
-// provider's (so a failover list moves on), and `partial` when a success answer broke off.
+// provider's (so a failover list moves on), and `partial` when a success answer broke off. A key the
+// API refused is not sent again until it changes (issue 31 item 7), and no status calls a key
+// `ready` before a search has seen the API accept it.
 
 /** The options every keyed provider has; its config adds its own. Read once per search. */
 export interface KeyedSearchOptions {
@@ -37,6 +40,16 @@ export interface KeyedRequest {
   readonly record: unknown
 }
 
+/** An answer as `send` gives it: the status, the headers, and the body not read yet. */
+export interface KeyedResponse {
+  readonly status: number
+  readonly headers: HeaderSource
+  /** Read once, by the provider; leaving its loop early must release the connection. */
+  readonly body: AsyncIterable<Uint8Array> | null
+  /** Drops what was not read (a redirect's body, the rest after an error); safe to call twice. */
+  discard(): void
+}
+
 /** What an error answer means: its text for the message, and the fault when it is the provider's. */
 export interface Refusal {
   readonly detail?: string | undefined
@@ -55,30 +68,47 @@ export interface KeyedSearchSpec<Options extends KeyedSearchOptions> {
   readonly options: () => Options
   /** The endpoint a status row names. */
   readonly endpoint: (options: Options) => string
+  /** Why options that passed the config check cannot work now (an endpoint from the environment that is no URL); undefined when they can. */
+  readonly unusable?: (options: Options) => string | undefined
   /** A credential by name, per call, never cached; `cwd` picks the project `.env`. */
   readonly resolveKey: (name: string, cwd?: string) => Promise<string | undefined>
   readonly request: (search: WebSearchRequest, options: Options, key: string) => KeyedRequest
-  /** Reads a non-2xx answer (its JSON body, when it has one). */
-  readonly refusal: (status: number, headers: Headers, body: unknown) => Refusal
+  /**
+   * Sends the request without following redirects and honouring `signal`. Default: the global
+   * `fetch` with `redirect: 'manual'`.
+   */
+  readonly send?: (request: KeyedRequest, signal: AbortSignal) => Promise<KeyedResponse>
+  /** Reads a non-2xx answer (its JSON body, when it has one). `key_refused` marks the key refused. */
+  readonly refusal: (status: number, headers: HeaderSource, body: unknown) => Refusal
   /** Maps a 2xx JSON body; throws WebError for a shape it cannot read. */
   readonly map: (body: unknown, search: WebSearchRequest) => WebSearchResult
   /** Where the request record goes; by default the calling session's log (nothing outside a session). */
   readonly record?: (event: string, data: unknown) => void
-  /** Aborts whatever is in flight when the plugin unloads. */
-  readonly lifetime?: AbortSignal
+  /** The plugin's lifetime: each search is its child, so whatever is in flight ends when the plugin unloads. */
+  readonly lifetime?: Lifetime
+}
+
+/** What the API last said of a key: accepted, or refused (with the error the refusal gave). */
+interface KeyVerdict {
+  readonly fingerprint: string
+  readonly refusal: WebError | undefined
+  readonly at: number
 }
 
 /** The provider object for `ctx.web.registerSearchProvider`. */
 export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: KeyedSearchSpec<Options>): WebSearchProvider {
   const { id, name } = spec
+  const send = spec.send ?? fetchSend
   const fail = (message: string, code: string, options?: { cause?: unknown; fault?: ProviderFault; partial?: boolean }) => new WebError(message, code, options)
+  // Kept for the last key used only: a key that changes back to a refused one is tried again once.
+  let verdict: KeyVerdict | undefined
 
-  async function key(options: Options, signal: AbortSignal, cwd?: string): Promise<string | undefined> {
+  async function key(options: Options, lifetime: Lifetime, cwd?: string): Promise<string | undefined> {
     if (options.apiKey) return options.apiKey
     try {
-      return await raceAbort(spec.resolveKey(options.apiKeyEnv, cwd), signal)
+      return await lifetime.race(spec.resolveKey(options.apiKeyEnv, cwd))
     } catch (error) {
-      if (signal.aborted) throw error
+      if (lifetime.aborted) throw error
       throw fail(`${name} credential lookup failed: ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
     }
   }
@@ -93,10 +123,10 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
     }
   }
 
-  async function answer(response: Response, options: Options, secret: string, search: WebSearchRequest): Promise<WebSearchResult> {
+  async function answer(response: KeyedResponse, options: Options, secret: string, search: WebSearchRequest): Promise<WebSearchResult> {
     const { status } = response
     if (status >= 300 && status < 400) {
-      await response.body?.cancel()
+      response.discard()
       throw fail(`${name} search was redirected (HTTP ${status}); redirects are not followed, so the key stays with the configured endpoint`, 'WEB_PROVIDER_ERROR', { fault: { kind: 'failing' } })
     }
     const text = await readBounded(response, options.maxResponseBytes, name)
@@ -105,9 +135,10 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
       const refusal = spec.refusal(status, response.headers, json)
       // The body is the API's text: it may echo the key, span lines, or run long.
       const detail = refusal.detail ? `: ${providerText(refusal.detail, [secret])}` : ''
+      if (refusal.fault?.kind === 'key_refused') throw fail(`${name} API error (HTTP ${status})${detail}; its key ${keyLabel(options)} was refused and is not sent again until it changes`, 'WEB_PROVIDER_KEY_REFUSED', { fault: refusal.fault })
       throw fail(`${name} API error (HTTP ${status})${detail}`, 'WEB_PROVIDER_ERROR', refusal.fault ? { fault: refusal.fault } : undefined)
     }
-    if (json === undefined) throw fail(`${name} returned a body that is not JSON (content-type ${response.headers.get('content-type') ?? 'none'})`, 'WEB_PROVIDER_ERROR', { fault: { kind: 'failing' } })
+    if (json === undefined) throw fail(`${name} returned a body that is not JSON (content-type ${headerValue(response.headers, 'content-type') ?? 'none'})`, 'WEB_PROVIDER_ERROR', { fault: { kind: 'failing' } })
     let result: WebSearchResult
     try {
       result = spec.map(json, search)
@@ -119,46 +150,70 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
     return redactResult(result, [secret])
   }
 
+  /** What is known of `key` without calling the API: refused, accepted, or not verified yet. */
+  function keyStatus(options: Options, fingerprint: string, found: string): CapabilityStatus {
+    const endpoint = spec.endpoint(options)
+    if (verdict?.fingerprint === fingerprint) {
+      if (verdict.refusal) return { state: 'failing', detail: `${verdict.refusal.message}; ${endpoint}` }
+      return { state: 'ready', detail: `${found}; accepted by a search at ${new Date(verdict.at).toISOString()}; ${endpoint}` }
+    }
+    return { state: 'idle', detail: `${found}; not verified: dsh status does not call the API, a search does (a refused key then shows as failing); ${endpoint}` }
+  }
+
   function status(): CapabilityStatus {
     const options = spec.options()
+    const unusable = spec.unusable?.(options)
+    if (unusable) return { state: 'unavailable', detail: unusable }
     const endpoint = spec.endpoint(options)
-    if (options.apiKey) return { state: 'ready', detail: `literal apiKey; ${endpoint}` }
+    if (options.apiKey) return keyStatus(options, fingerprintOf(options.apiKey), 'literal apiKey')
+    // The key may have changed since the last search; only a probe looks.
+    if (verdict?.refusal) return { state: 'failing', detail: `${verdict.refusal.message}; ${endpoint}` }
+    if (verdict) return { state: 'ready', detail: `key ${options.apiKeyEnv} accepted by a search at ${new Date(verdict.at).toISOString()}; ${endpoint}` }
     return { state: 'idle', detail: `key ${options.apiKeyEnv} is looked up at each search; ${endpoint}` }
   }
 
   return {
     id,
     // The config was validated at load; a missing key shows at search time and in the probe.
-    available: () => true,
+    available: () => spec.unusable?.(spec.options()) === undefined,
     status,
 
     /** Looks the key up the way a search would (with the probed workspace's `.env`); never calls the API. */
     async probe(context: ProbeContext): Promise<CapabilityStatus> {
       const options = spec.options()
-      if (options.apiKey) return status()
-      const found = await key(options, context.signal, context.cwd)
+      if (options.apiKey || spec.unusable?.(options)) return status()
+      const found = await Lifetime.run({ signal: context.signal }, (lifetime) => key(options, lifetime, context.cwd))
       if (!found) return { state: 'no_credential', detail: missingKeyMessage(name, options.apiKeyEnv, spec.row) }
-      return { state: 'ready', detail: `key ${options.apiKeyEnv} found; ${spec.endpoint(options)}` }
+      return keyStatus(options, fingerprintOf(found), `key ${options.apiKeyEnv} found`)
     },
 
     async search(search, signal) {
       const options = spec.options()
       if (signal?.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: signal.reason })
-      const budget = deadline(spec.lifetime ? AbortSignal.any([spec.lifetime, ...(signal ? [signal] : [])]) : signal, options.timeoutMs, 'WEB_SEARCH_TIMEOUT')
+      const budget = spec.lifetime ? spec.lifetime.child({ timeoutMs: options.timeoutMs, code: 'WEB_SEARCH_TIMEOUT', signal }) : Lifetime.following(signal, { timeoutMs: options.timeoutMs, code: 'WEB_SEARCH_TIMEOUT' })
       let secret = ''
+      let fingerprint = ''
       // Set once a success answer is arriving: a failure after that is `partial`, never failed over.
       let underWay = false
       try {
-        const found = await key(options, budget.signal)
+        const found = await key(options, budget)
         if (!found) throw fail(missingKeyMessage(name, options.apiKeyEnv, spec.row), 'WEB_PROVIDER_CREDENTIAL_MISSING')
         secret = found
+        fingerprint = fingerprintOf(found)
+        if (verdict?.fingerprint === fingerprint && verdict.refusal) throw verdict.refusal
         const request = spec.request(search, options, found)
         record(request.record)
-        if (budget.signal.aborted) throw budget.signal.reason
-        const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body ?? null, redirect: 'manual', signal: budget.signal })
+        budget.throwIfAborted()
+        const response = await send(request, budget.signal)
         underWay = response.status >= 200 && response.status < 300
-        return await answer(response, options, secret, search)
+        const result = await answer(response, options, secret, search)
+        verdict = { fingerprint, refusal: undefined, at: Date.now() }
+        return result
       } catch (error) {
+        if (error instanceof WebError && error.code === 'WEB_PROVIDER_KEY_REFUSED') {
+          if (verdict?.refusal !== error) verdict = { fingerprint, refusal: error, at: Date.now() }
+          throw error
+        }
         const partial = underWay && !(error instanceof WebError)
         if (budget.expired) throw fail(`${name} search timed out after ${options.timeoutMs} ms${partial ? ' while its answer was arriving' : ''}`, 'WEB_SEARCH_TIMEOUT', { cause: error, partial })
         if (signal?.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: signal.reason })
@@ -171,6 +226,29 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
       } finally {
         budget.dispose()
       }
+    },
+  }
+}
+
+/** How a message names the key: its variable, or the literal one in the row's config. */
+function keyLabel(options: KeyedSearchOptions): string {
+  return options.apiKey ? '(the literal apiKey)' : options.apiKeyEnv
+}
+
+/** A key's digest: what the provider keeps to know a key again, instead of the key. */
+function fingerprintOf(key: string): string {
+  return createHash('sha256').update(key).digest('base64')
+}
+
+/** The default `send`: the global fetch, redirects not followed. */
+async function fetchSend(request: KeyedRequest, signal: AbortSignal): Promise<KeyedResponse> {
+  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body ?? null, redirect: 'manual', signal })
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: response.body,
+    discard: () => {
+      if (response.body && !response.bodyUsed && !response.body.locked) response.body.cancel().catch(() => {})
     },
   }
 }
@@ -189,9 +267,8 @@ export function missingKeyMessage(name: string, keyName: string, row: string): s
  * removes the provider itself).
  */
 export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Context, spec: Omit<KeyedSearchSpec<Options>, 'resolveKey' | 'lifetime'>): void {
-  const lifetime = new AbortController()
-  ctx.effect(() => () => lifetime.abort())
-  ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, resolveKey: credentialResolver(ctx), lifetime: lifetime.signal }))
+  const lifetime = scopeLifetime(ctx, () => new WebError(`${spec.name} search aborted: the provider was unloaded`, 'WEB_ABORTED'))
+  ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, resolveKey: credentialResolver(ctx), lifetime }))
 }
 
 /** `resolveKey` for a plugin: ctx.credentials when it is mounted, else the process environment. */
@@ -211,15 +288,19 @@ function parseJson(text: string): unknown {
   }
 }
 
-async function readBounded(response: Response, maxBytes: number, name: string): Promise<string> {
+async function readBounded(response: KeyedResponse, maxBytes: number, name: string): Promise<string> {
   if (!response.body) return ''
   const chunks: Uint8Array[] = []
   let length = 0
-  for await (const chunk of response.body) {
-    length += chunk.byteLength
-    // Leaving the loop early cancels the stream, which closes the connection.
-    if (length > maxBytes) throw new WebError(`${name} returned more than ${maxBytes} bytes (maxResponseBytes)`, 'WEB_PROVIDER_ERROR', { fault: { kind: 'failing' } })
-    chunks.push(chunk)
+  try {
+    for await (const chunk of response.body) {
+      length += chunk.byteLength
+      // Leaving the loop early cancels the stream, which closes the connection.
+      if (length > maxBytes) throw new WebError(`${name} returned more than ${maxBytes} bytes (maxResponseBytes)`, 'WEB_PROVIDER_ERROR', { fault: { kind: 'failing' } })
+      chunks.push(chunk)
+    }
+  } finally {
+    response.discard()
   }
   return Buffer.concat(chunks).toString('utf8')
 }

@@ -83,21 +83,22 @@ export class ProviderRegistry<P extends WebProviderBase> {
 
   /**
    * The `dsh status` row for one id: `row` turns the provider's own status (undefined when no
-   * provider has that id) into the row, adding what selection does with it.
+   * provider has that id; `probed` when it comes from the provider's probe) into the row, adding
+   * what selection does with it.
    */
-  capability(id: string, row: (own: CapabilityStatus | undefined) => CapabilityStatus): Capability {
+  capability(id: string, row: (own: CapabilityStatus | undefined, probed: boolean) => CapabilityStatus): Capability {
     return {
       surface: 'web',
       id: `${this.kind}:${id}`,
       configured: true,
       status: () => {
         const provider = this.providers.get(id)
-        return row(provider && ownStatus(provider))
+        return row(provider && ownStatus(provider), false)
       },
       probe: async (context) => {
         const provider = this.providers.get(id)
-        const own = provider?.probe ? await provider.probe(context) : provider && ownStatus(provider)
-        return row(own)
+        if (provider?.probe) return row(await provider.probe(context), true)
+        return row(provider && ownStatus(provider), false)
       },
     }
   }

@@ -7,15 +7,17 @@ import { providerText } from './provider-text.ts'
  * Where a search provider stands for selection. `ready`: it is tried. `no_credential`: its last
  * search found no key (it is tried again on every call: the lookup is local and a key may be
  * stored at any moment). `cooling_down`: rate limited or down, skipped until `until`. `failing`:
- * a fault time will not fix (a refused key, an unreadable answer), skipped until `until` too.
- * `unavailable`: not registered, or `available()` is false.
+ * a fault time will not fix: an unreadable answer (skipped until `until` too), or a refused key
+ * (no `until`: failing until the key changes, which only the provider can see, so every search
+ * reaches it and it refuses the old key locally). `unavailable`: not registered, or `available()`
+ * is false.
  */
 export type SearchProviderState = 'ready' | 'no_credential' | 'cooling_down' | 'failing' | 'unavailable'
 
 export interface SearchProviderReport {
   readonly id: string
   readonly state: SearchProviderState
-  /** Epoch milliseconds when a `cooling_down` or `failing` provider is tried again. */
+  /** Epoch milliseconds when a `cooling_down` or `failing` provider is tried again (none for a refused key). */
   readonly until?: number
   /** Why it is not ready (one line); empty for `ready`. */
   readonly reason: string
@@ -42,7 +44,7 @@ export type Verdict =
 interface Setback {
   readonly state: 'no_credential' | 'cooling_down' | 'failing'
   readonly reason: string
-  /** 0 for no_credential (never skipped). */
+  /** 0 when the provider itself decides at each search (no credential, a refused key): never skipped. */
   readonly until: number
   /** A call is trying the provider again after `until`; the others keep skipping it meanwhile. */
   trial: boolean
@@ -65,7 +67,7 @@ export class SearchHealth {
    */
   claim(id: string): { readonly claimed: true } | { readonly claimed: false; readonly report: SearchProviderReport } {
     const setback = this.setbacks.get(id)
-    if (!setback || setback.state === 'no_credential') return { claimed: true }
+    if (!setback || setback.until === 0) return { claimed: true }
     if (this.settings.now() < setback.until || setback.trial) return { claimed: false, report: this.report(id) }
     setback.trial = true
     return { claimed: true }
@@ -86,7 +88,7 @@ export class SearchHealth {
         this.setbacks.set(id, { state: 'no_credential', reason: verdict.reason, until: 0, trial: false })
         return
       case 'fault':
-        this.setbacks.set(id, { state: verdict.fault.kind === 'failing' ? 'failing' : 'cooling_down', reason: verdict.reason, until: this.settings.now() + this.cooldownOf(verdict.fault), trial: false })
+        this.setbacks.set(id, this.setbackOf(verdict.fault, verdict.reason))
         return
       default:
         assertNever(verdict)
@@ -97,21 +99,30 @@ export class SearchHealth {
   report(id: string): SearchProviderReport {
     const setback = this.setbacks.get(id)
     if (!setback) return { id, state: 'ready', reason: '' }
-    if (setback.state === 'no_credential') return { id, state: 'no_credential', reason: setback.reason }
+    if (setback.until === 0) return { id, state: setback.state, reason: setback.reason }
     if (this.settings.now() < setback.until || setback.trial) return { id, state: setback.state, until: setback.until, reason: setback.reason }
     return { id, state: 'ready', reason: '' }
   }
 
-  private cooldownOf(fault: ProviderFault): number {
+  /** True while `id`'s key stands refused (its setback ends when the provider finds another key). */
+  keyRefused(id: string): boolean {
+    const setback = this.setbacks.get(id)
+    return setback?.state === 'failing' && setback.until === 0
+  }
+
+  private setbackOf(fault: ProviderFault, reason: string): Setback {
     const { cooldownMs, maxCooldownMs, now } = this.settings
+    const cooling = (ms: number): Setback => ({ state: 'cooling_down', reason, until: now() + Math.min(ms, maxCooldownMs), trial: false })
     switch (fault.kind) {
       case 'rate_limited':
       case 'unavailable':
-        return Math.min(retryAfterMs(fault.retryAfter, now()) ?? cooldownMs, maxCooldownMs)
+        return cooling(retryAfterMs(fault.retryAfter, now()) ?? cooldownMs)
       case 'quota_exhausted':
-        return Math.min(retryAfterMs(fault.retryAfter, now()) ?? maxCooldownMs, maxCooldownMs)
+        return cooling(retryAfterMs(fault.retryAfter, now()) ?? maxCooldownMs)
       case 'failing':
-        return cooldownMs
+        return { state: 'failing', reason, until: now() + cooldownMs, trial: false }
+      case 'key_refused':
+        return { state: 'failing', reason, until: 0, trial: false }
       default:
         return assertNever(fault)
     }

@@ -3,7 +3,7 @@ import { WebError } from './errors.ts'
 import { joinDetail, usability, type ProviderRegistry } from './registry.ts'
 import { describeReport, setbackDetail, verdictOf, type SearchHealth, type SearchProviderReport } from './search-health.ts'
 import type { SearchSelection } from './search-selection.ts'
-import type { WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
+import type { SkippedProvider, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
 
 /**
  * Runs one search on the provider selection picks, and keeps the providers' setbacks. With a
@@ -44,18 +44,22 @@ export class SearchRouter {
     return this.candidates().map((id) => this.report(id))
   }
 
-  /** The `dsh status` row of one id, from the provider's own status (undefined: not registered). */
-  row(id: string, own: CapabilityStatus | undefined): CapabilityStatus {
+  /** The `dsh status` row of one id, from the provider's own status (undefined: not registered) or its probe. */
+  row(id: string, own: CapabilityStatus | undefined, probed = false): CapabilityStatus {
     const note = this.note(id)
     if (!own) return { state: 'unavailable', detail: joinDetail(`${this.namedBy(id)}, but no provider with that id is registered (is its row mounted?)`, note) }
     const report = this.health.report(id)
     switch (report.state) {
       case 'cooling_down':
       case 'failing':
+        // A refused key stands until the key changes, which only the provider's probe sees: its
+        // answer (failing with the same key, idle or no_credential once the key changed) is the
+        // better one, unless it says ready without knowing of the refusal.
+        if (this.health.keyRefused(id) && probed && own.state !== 'ready') break
         return { state: report.state, detail: joinDetail(setbackDetail(report), note) }
       case 'no_credential':
         // What the last search found, unless the provider's own check (a probe) knows better now.
-        if (own.state === 'idle') return { state: 'no_credential', detail: joinDetail(report.reason, note) }
+        if (!probed) return { state: 'no_credential', detail: joinDetail(report.reason, note) }
         break
       case 'ready':
       case 'unavailable':
@@ -89,7 +93,8 @@ export class SearchRouter {
         continue
       }
       try {
-        return await this.attempt(provider, request, signal)
+        const result = await this.attempt(provider, request, signal)
+        return passed.length ? { ...result, skipped: passed.map(skippedProvider) } : result
       } catch (error) {
         if (!(error instanceof WebError) || error.partial || !movesOn(verdictOf(error, signal).kind)) throw error
         passed.push(this.health.report(id))
@@ -164,6 +169,11 @@ export class SearchRouter {
         return assertNever(selection)
     }
   }
+}
+
+function skippedProvider(report: SearchProviderReport): SkippedProvider {
+  // A report of a passed-over provider is never `ready`: it was skipped or moved the search on.
+  return { id: report.id, state: report.state === 'ready' ? 'unavailable' : report.state, reason: report.reason }
 }
 
 /** Whether a failed attempt leaves the search to the next provider. */

@@ -123,7 +123,7 @@ export class WebService extends Service {
   }
 
   private searchCapability(id: string): Capability {
-    return this.searchRegistry.capability(id, (own) => this.router.row(id, own))
+    return this.searchRegistry.capability(id, (own, probed) => this.router.row(id, own, probed))
   }
 
   private fetchCapability(id: string): Capability {

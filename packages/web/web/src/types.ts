@@ -24,6 +24,18 @@ export interface WebSearchResult {
   readonly truncated: boolean
   /** Set by the seam: the id of the provider that served the search. A provider leaves it out. */
   readonly provider?: string
+  /**
+   * Set by the seam when a failover list passed providers over before one served: each with its
+   * state and why (`failing`: its key was refused …). Omitted when none was. A provider leaves it out.
+   */
+  readonly skipped?: readonly SkippedProvider[]
+}
+
+/** A provider a search passed over, as `dsh status` would describe it. */
+export interface SkippedProvider {
+  readonly id: string
+  readonly state: 'no_credential' | 'cooling_down' | 'failing' | 'unavailable'
+  readonly reason: string
 }
 
 export interface WebFetchRequest {

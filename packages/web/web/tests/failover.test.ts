@@ -74,7 +74,7 @@ describe('failover along a searchProvider list', () => {
   it('429 with Retry-After in seconds: the next provider serves, the first cools down for exactly that long', async () => {
     const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'] }, ['a', 'b'])
     a!.next = fault('A API error (HTTP 429)', { kind: 'rate_limited', retryAfter: '30' })
-    expect(await app.web.search({ query: 'q' })).toEqual({ sources: [{ url: 'https://b.test/' }], truncated: false, provider: 'b' })
+    expect(await app.web.search({ query: 'q' })).toEqual({ sources: [{ url: 'https://b.test/' }], truncated: false, provider: 'b', skipped: [{ id: 'a', state: 'cooling_down', reason: 'A API error (HTTP 429)' }] })
     expect(app.web.searchProviderStates()).toEqual([
       { id: 'a', state: 'cooling_down', until: T0 + 30_000, reason: 'A API error (HTTP 429)' },
       { id: 'b', state: 'ready', reason: '' },
@@ -148,7 +148,7 @@ describe('failover along a searchProvider list', () => {
     expect([a!.calls.length, b!.calls.length, app.web.searchProviderStates()[0]?.state]).toEqual([2, 1, 'ready'])
   })
 
-  it("a refused key is failing: skipped for the default cooldown, tried again after it", async () => {
+  it("an unreadable answer is failing: skipped for the default cooldown, tried again after it", async () => {
     const { app, providers: [a, b] } = await withProviders({ searchProvider: ['a', 'b'], searchCooldownMs: 1_000 }, ['a', 'b'])
     a!.next = fault('A refused the key (HTTP 401)', { kind: 'failing' })
     expect((await app.web.search({ query: 'q' })).provider).toBe('b')

@@ -1,0 +1,100 @@
+// `dsh serve` relays a bridged server's question to its own MCP client's elicitation (issue 28
+// item 4): an SDK v2 client with an elicitation handler, on either revision, calls through dsh serve
+// a tool of a bridged server that asks (a 2025-11-25 server's elicitation/create, a 2026-07-28
+// server's input_required); the client's answer reaches the server. To a 2026-07-28 client the
+// question travels as an input_required result of its call, which its SDK answers by retrying. A
+// mode the client did not declare is declined.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT } from './fixtures/dsh-run.ts'
+import { startQuestionServers, type QuestionServers } from './fixtures/question-server.ts'
+
+const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
+const scratch = mkdtempSync(join(tmpdir(), 'dsh-serve-questions-'))
+let servers: QuestionServers
+let overlay: string
+const clients: Client[] = []
+
+beforeAll(async () => {
+  servers = await startQuestionServers()
+  overlay = join(scratch, 'questions.yml')
+  writeFileSync(
+    overlay,
+    [
+      `- id: old\n  name: dsh-mcp\n  config: { serverName: old, transport: streamable-http, url: '${servers.oldUrl}', oauth: false, protocol: '2025-11-25' }`,
+      `- id: new\n  name: dsh-mcp\n  config: { serverName: new, transport: streamable-http, url: '${servers.newUrl}', oauth: false, protocol: '2026-07-28' }`,
+      '',
+    ].join('\n'),
+  )
+}, 60_000)
+
+afterAll(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
+  await servers?.close()
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+type Modes = { form?: Record<string, never>; url?: Record<string, never> }
+
+/** An SDK v2 client of `dsh serve` speaking `revision`, answering elicitation in `modes` with `answer` (and recording what it was asked). */
+async function connect(mode: 'auto' | 'legacy', modes: Modes | undefined, answer: (request: ElicitRequest['params']) => ElicitResult = () => ({ action: 'decline' })) {
+  const asked: ElicitRequest['params'][] = []
+  const client = new Client({ name: 'dsh-serve-questions', version: '0' }, { versionNegotiation: { mode }, capabilities: modes ? { elicitation: modes } : {} })
+  if (modes)
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params)
+      return answer(request.params)
+    })
+  const home = mkdtempSync(join(scratch, 'home-'))
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), DSH_HOME: home }
+  delete env.INIT_CWD
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [DSH, 'serve', '--preset', 'base', '--config', overlay, '--cwd', home], cwd: ROOT, env, stderr: 'pipe' }))
+  clients.push(client)
+  const text = async (name: string) => {
+    const result = await client.callTool({ name, arguments: {} })
+    return (result.content as { type: string; text: string }[]).map((block) => block.text).join('\n')
+  }
+  return { client, asked, text }
+}
+
+describe.concurrent.each([
+  ['auto', '2026-07-28'],
+  ['legacy', '2025-11-25'],
+] as const)('a %s client (%s) of dsh serve', (mode, _revision) => {
+  it('answers a form and a URL question of a bridged server of either revision', async () => {
+    const { asked, text } = await connect(mode, { form: {}, url: {} }, (params) => (params.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: { name: 'Grace' } }))
+    expect(await text('mcp__new__ask')).toBe('Hello Grace')
+    expect(await text('mcp__old__ask')).toBe('Hello Grace')
+    expect(await text('mcp__new__visit')).toBe('accept')
+    expect(await text('mcp__old__visit')).toBe('accept')
+    expect(asked.map((params) => params.mode ?? 'form')).toEqual(['form', 'form', 'url', 'url'])
+    expect(asked[0]).toMatchObject({ message: 'The MCP server new asks: What is your name?', requestedSchema: { properties: { name: { default: 'Ada' } } } })
+    expect(asked[1]!.message).toBe('The MCP server old asks: What is your name?')
+    expect(asked[2]).toMatchObject({ message: 'The MCP server new asks: Open this page to link your account.', url: 'https://accounts.example.test/link?code=1234' })
+  })
+
+  it('a declined or dismissed answer is what the bridged server hears; parallel calls keep their answers apart', async () => {
+    let n = 0
+    const { text } = await connect(mode, { form: {} }, () => (++n === 1 ? { action: 'decline' } : { action: 'cancel' }))
+    expect(await text('mcp__new__ask')).toBe('decline')
+    expect(await text('mcp__old__ask')).toBe('cancel')
+
+    const named = await connect(mode, { form: {} }, (params) => ({ action: 'accept', content: { name: `caller of ${params.message.split(' ')[3]}` } }))
+    expect((await Promise.all([named.text('mcp__new__ask'), named.text('mcp__old__ask')])).sort()).toEqual(['Hello caller of new', 'Hello caller of old'])
+  })
+
+  it('a mode the client did not declare is declined without asking it', async () => {
+    const formOnly = await connect(mode, { form: {} }, () => ({ action: 'accept', content: { name: 'Grace' } }))
+    expect(await formOnly.text('mcp__new__visit')).toBe('decline')
+    expect(await formOnly.text('mcp__old__visit')).toBe('decline')
+    expect(formOnly.asked).toEqual([])
+
+    const none = await connect(mode, undefined)
+    expect(await none.text('mcp__new__ask')).toBe('decline')
+    expect(await none.text('mcp__old__ask')).toBe('decline')
+  })
+})
