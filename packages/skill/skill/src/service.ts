@@ -44,6 +44,8 @@ interface Winner {
 interface Collected {
   readonly winners: ReadonlyMap<string, Winner>
   readonly skills: readonly SkillSummary[]
+  /** Skills left out because their workspace is not trusted. */
+  readonly untrusted: number
 }
 
 /** A cached observation, answered until a new revision or, for providers that said so, until `expiresAt` (ms since the epoch). */
@@ -209,7 +211,7 @@ export class SkillRegistry extends Service {
 
   async snapshot(view: ViewOptions = {}): Promise<SkillSnapshot> {
     const { collected, complete } = await untracked(this).collect(view)
-    return { skills: collected.skills, complete }
+    return { skills: collected.skills, complete, ...(collected.untrusted ? { untrusted: collected.untrusted } : {}) }
   }
 
   async list(view: ViewOptions = {}): Promise<readonly SkillSummary[]> {
@@ -256,17 +258,19 @@ export class SkillRegistry extends Service {
       if (hit && hit.expiresAt > Date.now() && !fresh) return { collected: hit.collected, complete: true }
       let complete = true
       let maxAgeMs = Infinity
+      let untrusted = 0
       const winners = new Map<string, Winner>()
       for (const layer of this.layers.merged(chain)) {
         const result = await this.collectLayer(layer, view)
         complete &&= result.complete
         maxAgeMs = Math.min(maxAgeMs, result.maxAgeMs)
+        untrusted += result.untrusted
         // A nearer layer replaces a farther one's skill of the same name, whatever the ranks.
         for (const [name, winner] of result.winners) winners.set(name, winner)
       }
       throwIfAborted(view.signal, readAborted)
       const skills = [...winners.values()].map((winner) => summaryOf(winner.candidate)).sort((a, b) => compareNames(a.name, b.name))
-      last = { winners, skills: Object.freeze(skills) }
+      last = { winners, skills: Object.freeze(skills), untrusted }
       if (this.revision !== revision) continue
       if (complete) {
         this.remember(key, { collected: last, expiresAt: Date.now() + maxAgeMs })
@@ -306,7 +310,7 @@ export class SkillRegistry extends Service {
     while (this.cache.size > this.settings.collectCacheMaxEntries) this.cache.delete(this.cache.keys().next().value!)
   }
 
-  private async collectLayer(layer: Layer, view: ViewOptions): Promise<{ winners: Map<string, Winner>; complete: boolean; maxAgeMs: number }> {
+  private async collectLayer(layer: Layer, view: ViewOptions): Promise<{ winners: Map<string, Winner>; complete: boolean; maxAgeMs: number; untrusted: number }> {
     const ranked: Ranked[] = []
     const runtime = [...layer.runtime.values()].sort((a, b) => compareNames(a.name, b.name))
     runtime.forEach((skill, index) => {
@@ -321,6 +325,7 @@ export class SkillRegistry extends Service {
     })
     let complete = true
     let maxAgeMs = Infinity
+    let untrusted = 0
     for (const entry of [...layer.providers.values()]) {
       let answer: unknown
       try {
@@ -336,6 +341,7 @@ export class SkillRegistry extends Service {
       const observation = checkObservation(entry.name, answer)
       complete &&= observation.complete
       maxAgeMs = Math.min(maxAgeMs, observation.maxAgeMs ?? Infinity)
+      untrusted += observation.untrusted ?? 0
       const load = (candidate: SkillCandidate, options: ViewOptions) => entry.provider.get(candidate, options)
       observation.candidates.forEach((candidate, index) => {
         ranked.push({ winner: { candidate, providerName: entry.name, load, invalidate: () => entry.control.invalidate() }, rank: candidate.rank, order: entry.order, index })
@@ -352,7 +358,7 @@ export class SkillRegistry extends Service {
       }
       winners.set(name, winner)
     }
-    return { winners, complete, maxAgeMs }
+    return { winners, complete, maxAgeMs, untrusted }
   }
 
   /** A new revision: every cached observation is dropped and listeners are told. */
