@@ -20,6 +20,12 @@ export interface CompositionOptions {
   /** A `tools/call` still running after this is aborted and answered `SERVE_REQUEST_TIMEOUT`. */
   readonly requestTimeoutMs: number
   /**
+   * `session`: the model's catalog (deferred tools once a `tool_search` of the session loaded them).
+   * `all`: every registered tool, sorted by name, so that the list depends on the preset alone, not
+   * on what some client searched: replicas behind a load balancer answer alike (`--http`).
+   */
+  readonly catalog: 'session' | 'all'
+  /**
    * Whether a `prompt` tool may ask the client's user through elicitation. Only a connection that
    * lives past one request can (stdio with a 2025-11-25 client): the request to the client needs
    * somewhere to go.
@@ -124,7 +130,7 @@ export class ServedComposition {
   private buildRoutes(): void {
     const { routes, tools, session } = this
     routes.add(ListToolsRequestSchema, () => ({
-      tools: tools.catalog({ session }).map((tool) => {
+      tools: tools.catalog(this.options.catalog === 'all' ? { all: true } : { session }).map((tool) => {
         const outputSchema = tools.outputSchema(tool.name)
         return { name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' }, ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}) }
       }),

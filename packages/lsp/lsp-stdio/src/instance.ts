@@ -14,7 +14,7 @@ import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbo
 import { toCallHierarchyItem, toCallHierarchyItems, toCalls, toPrepareRename, toWorkspaceEdit, type TranslatedEdit } from './translate-edits.ts'
 import { nameAt, textIn } from './source-text.ts'
 import { offersTsserverRequests, toTsserverDiagnostics, TSSERVER_DIAGNOSTIC_REQUESTS, TSSERVER_REQUEST } from './tsserver-diagnostics.ts'
-import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
+import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations, wantsSave } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
 
@@ -95,6 +95,8 @@ export class ServerInstance {
   /** The server refused the handshake's `$/` request in time: such a request can serve as a barrier. */
   private answersBarrier = false
   private initialized = false
+  /** What the server said it can do, once its handshake is done. */
+  private capabilities: ServerCapabilities | undefined
   /** The server answered `initialize`: it speaks LSP, so it is owed `shutdown`/`exit` even if we then refuse it. */
   private answered = false
   private disposed = false
@@ -432,6 +434,9 @@ export class ServerInstance {
     kept.version = this.nextVersion++
     kept.digest = digest
     await this.connection.notify('textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }, signal)
+    // The new text is what the disk holds (a writer's change, or the file read at the request): saved, for servers that act on saves.
+    const save = this.capabilities && wantsSave(this.capabilities)
+    if (save) await this.connection.notify('textDocument/didSave', { textDocument: { uri }, ...(save.includeText ? { text } : {}) }, signal)
   }
 
   /** Stops keeping a document open (the server goes back to the file on disk). */
@@ -621,6 +626,7 @@ export class ServerInstance {
     await this.connection.notify('initialized', {})
     await this.settleAfterInitialized()
     this.initialized = true
+    this.capabilities = result.capabilities
     this.options.report('initialized')
     return result.capabilities
   }
