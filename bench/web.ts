@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, untracked, type Host } from 'dsh-core'
+import type { WebFetchBody } from 'dsh-web'
 import { FetchHttpConfig, HttpFetchProvider, NetworkGuard } from 'dsh-web-fetch-http'
 import { htmlToMarkdown } from 'dsh-tool-web'
 import { Agent, request } from 'undici'
@@ -147,12 +148,12 @@ export async function benchWeb(): Promise<string[]> {
   const lines: string[] = []
   try {
     const bareSide: Side = ['bare undici.request + body.text()', (url) => bare(agent, url, true)]
-    const webSide: Side = ['ctx.web.fetch (seam + provider)', async (url) => (await web.fetch({ url })).body.content.length]
+    const webSide: Side = ['ctx.web.fetch (seam + provider)', async (url) => textLength((await web.fetch({ url })).body)]
     // The host's tools runtime reached as a harness holding the service would (cordis caller tracking included).
     const toolSide: Side = ['web_fetch through ctx.tools.execute', (url) => ours(tools, url)]
     lines.push(`latency, ${SMALL} rounds; each round runs every side once, in alternating order; ratios against the first line`)
     lines.push(`  ${'small text page (864 B)'.padEnd(44)} ${'p50'.padStart(9)}  ${'ratio'.padStart(6)}  ${'p95'.padStart(9)}  ${'ratio'.padStart(6)}`)
-    const providerSide: Side = ['provider.fetch (http provider, guard on)', async (url) => (await provider.fetch({ url })).body.content.length]
+    const providerSide: Side = ['provider.fetch (http provider, guard on)', async (url) => textLength((await provider.fetch({ url })).body)]
     // dsh-core's `untracked`: the runtime without cordis's per-call caller tracking (unwrapped once, outside the timed call).
     const untrackedTools = untracked(tools)
     const untrackedSide: Side = ['web_fetch, tools runtime untracked', (url) => ours(untrackedTools, url)]
@@ -193,4 +194,9 @@ export async function benchWeb(): Promise<string[]> {
     child.kill()
   }
   return lines
+}
+
+/** A fetched body's length in characters (bytes for a PDF). */
+function textLength(body: WebFetchBody): number {
+  return body.kind === 'pdf' ? body.bytes.byteLength : body.content.length
 }

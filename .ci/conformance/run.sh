@@ -32,10 +32,13 @@ for set in "0.1.16 2025-11-25 2025-11-25" "0.2.0-alpha.12 2026-07-28 2026-07-28"
   echo "== MCP conformance, client scenarios, runner $1, $2"
   CONFORMANCE_NODE="$node22" node "$here/run.mjs" "$runner" "$2" "$here/baseline-$3.yml" || status=1
 done
-# The SEP-2640 server scenarios against `dsh serve --http` (issue 30 item 4), once dsh has it.
+# The server scenarios against `dsh serve --http`: the protocol's own (issue 29, baseline-server.yml)
+# and SEP-2640's (issue 30 item 4), once dsh has it.
 usage="$(node "$repo/packages/cli/cli/bin/dsh.mjs" --help 2>&1 || true)"
 if grep -q -- '--http' <<<"$usage"; then
   runner="$(install_runner 0.2.0-alpha.12)"
+  echo "== MCP conformance, server scenarios, runner 0.2.0-alpha.12, core (dsh serve --http)"
+  CONFORMANCE_NODE="$node22" node "$here/server.mjs" "$runner" core "$here/baseline-server.yml" || status=1
   echo "== MCP conformance, server scenarios, runner 0.2.0-alpha.12, sep-2640 (dsh serve --http)"
   CONFORMANCE_NODE="$node22" node "$here/server.mjs" "$runner" sep-2640 "$here/baseline-sep-2640.yml" || status=1
 else

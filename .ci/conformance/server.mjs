@@ -2,8 +2,9 @@
 // Runs the MCP conformance suite's server scenarios of one extension against `dsh serve --http`
 // (issue 30: the SEP-2640 ones against the examples/skills tree), one scenario at a time.
 //
-//   node server.mjs <runner-dir> <extension> <baseline.yml> [scenario...]
+//   node server.mjs <runner-dir> <core|extension> <baseline.yml> [scenario...]
 //
+// `core`: the scenarios of the protocol itself (issue 29), against the same served workspace.
 // dsh serves a copy of examples/skills/project (trusted, so its skills load) with an empty HOME. <baseline.yml>: `server:` lists the scenarios expected to
 // fail, each with a comment saying why. Exits 1 when a scenario fails that the baseline does not list.
 import { spawn, spawnSync } from 'node:child_process'
@@ -29,14 +30,36 @@ function conformance(args, options = {}) {
   return spawnSync(runnerNode, [runner, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options })
 }
 
-/** The runner's server scenarios of the extension (`- sep-2640-skills-… [extension]`). */
+/** One scenario run without blocking, so several run at once against the one stateless server. */
+function conformanceAsync(args, timeoutMs) {
+  return new Promise((done) => {
+    const child = spawn(runnerNode, [runner, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let text = ''
+    child.stdout.on('data', (chunk) => (text += chunk))
+    child.stderr.on('data', (chunk) => (text += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('close', (status) => {
+      clearTimeout(timer)
+      done({ status, text })
+    })
+  })
+}
+
+/** Scenarios run at once (each runner is a Node process of its own; the server is one). */
+const JOBS = Math.max(1, Number(process.env.CONFORMANCE_JOBS) || 4)
+
+/**
+ * The runner's server scenarios of the set: `core`, every one that is not an extension's
+ * (`- tools-list [2025-06-18,…]`); otherwise the extension's (`- sep-2640-skills-… [extension]`).
+ */
 function scenarios() {
   const out = []
   let server = false
   for (const line of conformance(['list']).stdout.split('\n')) {
     if (/^\S/.test(line)) server = /^server scenarios/i.test(line)
-    const name = /^\s+- (\S+)/.exec(line)?.[1]
-    if (server && name?.startsWith(`${extension}-`)) out.push(name)
+    const [, name, tags] = /^\s+- (\S+)(?:\s+\[([^\]]*)\])?/.exec(line) ?? []
+    if (!server || !name) continue
+    if (extension === 'core' ? tags !== 'extension' : name.startsWith(`${extension}-`)) out.push(name)
   }
   return out.filter((name) => !only.length || only.includes(name))
 }
@@ -82,12 +105,18 @@ const output = mkdtempSync(join(tmpdir(), `conformance-server-${extension}-`))
 let passed = 0
 const surprises = []
 try {
+  const outcomes = new Map()
+  const queue = [...all]
+  await Promise.all(
+    Array.from({ length: JOBS }, async () => {
+      for (let name = queue.shift(); name; name = queue.shift()) outcomes.set(name, await conformanceAsync(['server', '--url', served.url, '--scenario', name, '-o', output], 300_000))
+    }),
+  )
   for (const name of all) {
-    const run = conformance(['server', '--url', served.url, '--scenario', name, '-o', output], { timeout: 300_000 })
-    const text = `${run.stdout}\n${run.stderr}`
+    const { status, text } = outcomes.get(name)
     // Server runs print no OVERALL line: the exit status and the failed count decide.
     const summary = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(text)
-    const ok = run.status === 0 && summary !== null && summary[3] === '0'
+    const ok = status === 0 && summary !== null && summary[3] === '0'
     const counts = summary ? ` (checks ${summary[1]}/${summary[2]}, ${summary[4]} warnings)` : ''
     if (ok) passed++
     const listed = expected.has(name)

@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { userMcpOverlay } from 'dsh-mcp/user-overlay'
+import { SERVE_OPTIONS, SERVE_USAGE, serveFlagsGiven, serveSettings, ServeUsageError, type ServeFlagValues, type ServeSettings } from './serve-args.ts'
+
+export type { ServeLimits, ServeSettings } from './serve-args.ts'
 
 export class UsageError extends Error {}
 
@@ -12,18 +15,8 @@ export type Command =
   | { readonly kind: 'tools'; readonly all: boolean }
   | { readonly kind: 'call'; readonly tool: string; readonly input: string | undefined; readonly approve: boolean }
   | { readonly kind: 'context'; readonly messages: readonly string[]; readonly searches: readonly string[] }
-  | ({ readonly kind: 'serve' } & ServeLimits)
+  | ({ readonly kind: 'serve' } & ServeSettings)
   | { readonly kind: 'help' }
-
-/** `dsh serve`'s bounds, each a flag with a documented default. */
-export interface ServeLimits {
-  /** An incoming message larger than this is refused (answered with an error when it has an id, and logged). */
-  readonly maxMessageBytes: number
-  /** `tools/call` requests running at once; one more is answered at once with an error saying so. */
-  readonly maxConcurrentCalls: number
-  /** Bytes written to stdout and not yet read by the client; past it the client is taken to have stopped reading and the connection is closed. */
-  readonly maxOutputBytes: number
-}
 
 export interface Invocation {
   readonly command: Command
@@ -43,10 +36,7 @@ export const USAGE = `usage: dsh <command> [--preset <base|coding|file.yml>] [--
     [--yes]                   approve it if the tool asks for approval (its approval mode is prompt)
   context [--message <text>]  one pre-step per message in one session; prints what the model sees
     [--search <query>]        then one tool_search call per query, and the session's tool catalog after them
-  serve                       an MCP server on stdio exposing the tools (and skills as prompts and SEP-2640 skills) until stdin closes
-    [--max-message-bytes <n>] refuse (answer with an error, keep serving) any incoming message larger than this (default 33554432, 32 MiB)
-    [--max-concurrent-calls <n>]  tools/call requests running at once; one more is answered with an error (default 16)
-    [--max-output-bytes <n>]  answers the client has not read yet; past this it has stopped reading and is disconnected (default 67108864, 64 MiB)
+${SERVE_USAGE}
   mcp <list|get|add|remove|import|login|logout>   manage MCP servers (dsh mcp --help)
   trust [<dir>] | --revoke [<dir>] | --list       trust a workspace to bring its TypeScript, .mcp.json, .env and skills (dsh trust --help)
 exit codes: 0 ok, 1 the tool call returned an error result, 2 usage or boot error,
@@ -99,9 +89,7 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
         yes: { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
-        'max-message-bytes': { type: 'string' },
-        'max-concurrent-calls': { type: 'string' },
-        'max-output-bytes': { type: 'string' },
+        ...SERVE_OPTIONS,
       },
     })
   } catch (error) {
@@ -109,11 +97,8 @@ export function parseInvocation(argv: readonly string[], from = invocationDir(),
   }
   const { values, positionals } = parsed
   const [name, ...rest] = positionals
-  const command = commandOf(values.help ? 'help' : name, rest, { messages: values.message ?? [], searches: values.search ?? [], all: values.all ?? false }, values.yes ?? false, {
-    '--max-message-bytes': values['max-message-bytes'],
-    '--max-concurrent-calls': values['max-concurrent-calls'],
-    '--max-output-bytes': values['max-output-bytes'],
-  })
+  const serveFlags: ServeFlagValues = Object.fromEntries(Object.keys(SERVE_OPTIONS).map((option) => [option, values[option as keyof ServeFlagValues]]))
+  const command = commandOf(values.help ? 'help' : name, rest, { messages: values.message ?? [], searches: values.search ?? [], all: values.all ?? false }, values.yes ?? false, serveFlags, env)
   return {
     command,
     // Help needs no preset; resolving one could only fail it.
@@ -164,31 +149,6 @@ export function checkWorkspace(path: string): string {
   return path
 }
 
-/** The largest incoming message `dsh serve` reads by default: far above any real tool call, and a bound on memory. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
-
-/** `tools/call` requests `dsh serve` runs at once by default: more than a client runs in parallel, few enough to bound the work one client can start. */
-export const DEFAULT_MAX_CONCURRENT_CALLS = 16
-/** Unread answers `dsh serve` keeps by default before it takes the client to have stopped reading: two of the largest messages. */
-export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
-
-type ServeFlags = Readonly<Record<'--max-message-bytes' | '--max-concurrent-calls' | '--max-output-bytes', string | undefined>>
-
-function positiveFlag(flag: string, value: string | undefined, fallback: number, unit: string): number {
-  if (value === undefined) return fallback
-  const number = Number(value)
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number <= 0) throw new UsageError(`${flag} must be a positive whole number${unit} (got "${value}")`)
-  return number
-}
-
-function serveLimits(flags: ServeFlags): ServeLimits {
-  return {
-    maxMessageBytes: positiveFlag('--max-message-bytes', flags['--max-message-bytes'], DEFAULT_MAX_MESSAGE_BYTES, ' of bytes'),
-    maxConcurrentCalls: positiveFlag('--max-concurrent-calls', flags['--max-concurrent-calls'], DEFAULT_MAX_CONCURRENT_CALLS, ''),
-    maxOutputBytes: positiveFlag('--max-output-bytes', flags['--max-output-bytes'], DEFAULT_MAX_OUTPUT_BYTES, ' of bytes'),
-  }
-}
-
 /** What `tools` and `context` take beyond the shared options. */
 interface CatalogFlags {
   readonly messages: readonly string[]
@@ -196,7 +156,7 @@ interface CatalogFlags {
   readonly all: boolean
 }
 
-function commandOf(name: string | undefined, rest: string[], { messages, searches, all }: CatalogFlags, approve: boolean, serveFlags: ServeFlags): Command {
+function commandOf(name: string | undefined, rest: string[], { messages, searches, all }: CatalogFlags, approve: boolean, serveFlags: ServeFlagValues, env: NodeJS.ProcessEnv): Command {
   const noArguments = (kind: string) => {
     if (rest.length) throw new UsageError(`${kind} takes no arguments (got ${rest.join(' ')})`)
   }
@@ -204,7 +164,8 @@ function commandOf(name: string | undefined, rest: string[], { messages, searche
   if (searches.length && name !== 'context') throw new UsageError('--search belongs to the context command')
   if (all && name !== 'tools') throw new UsageError('--all belongs to the tools command')
   if (approve && name !== 'call') throw new UsageError('--yes belongs to the call command')
-  for (const [flag, value] of Object.entries(serveFlags)) if (value !== undefined && name !== 'serve') throw new UsageError(`${flag} belongs to the serve command`)
+  const [serveFlag] = serveFlagsGiven(serveFlags)
+  if (serveFlag && name !== 'serve') throw new UsageError(`${serveFlag} belongs to the serve command`)
   switch (name) {
     case 'status':
       noArguments(name)
@@ -223,7 +184,11 @@ function commandOf(name: string | undefined, rest: string[], { messages, searche
       return { kind: 'context', messages, searches }
     case 'serve':
       noArguments(name)
-      return { kind: 'serve', ...serveLimits(serveFlags) }
+      try {
+        return { kind: 'serve', ...serveSettings(serveFlags, env) }
+      } catch (error) {
+        throw error instanceof ServeUsageError ? new UsageError(error.message) : error
+      }
     case 'help':
       return { kind: 'help' }
     case undefined:

@@ -207,10 +207,15 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       return answer({ messages }, messages.map((m) => `[${m.role}:${m.source}]\n${m.text}`).join('\n\n'))
     }
     case 'serve': {
-      const { serve } = await import('./serve.ts')
       const release = strays.contain(host)
       try {
-        await serve(host, requireTools(host), requireSessions(host), { cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, maxMessageBytes: command.maxMessageBytes, maxConcurrentCalls: command.maxConcurrentCalls, maxOutputBytes: command.maxOutputBytes })
+        if (command.http) {
+          const { serveHttp } = await import('./serve-http.ts')
+          await serveHttp(host, requireTools(host), requireSessions(host), { ...command, ...command.http, cwd: invocation.cwd, signal, stderr: io.stderr })
+        } else {
+          const { serve } = await import('./serve.ts')
+          await serve(host, requireTools(host), requireSessions(host), { ...command, cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout })
+        }
       } finally {
         release()
       }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/core'
 import { Server, type CallToolRequest, type CallToolResult, type McpRequestContext, type ServerCapabilities } from '@modelcontextprotocol/server'
-import { isRecord, untracked, type Host, type Session, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
+import { isRecord, Lifetime, untracked, type Host, type Session, type SessionService, type ToolProgress, type ToolResult, type ToolRuntime } from 'dsh-core'
 import type { SkillRegistry } from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
@@ -17,6 +17,14 @@ export interface CompositionOptions {
   readonly cwd: string
   /** `tools/call` requests running at once over every connection; one more is answered with `SERVER_BUSY`. */
   readonly maxConcurrentCalls: number
+  /** A `tools/call` still running after this is aborted and answered `SERVE_REQUEST_TIMEOUT`. */
+  readonly requestTimeoutMs: number
+  /**
+   * `session`: the model's catalog (deferred tools once a `tool_search` of the session loaded them).
+   * `all`: every registered tool, sorted by name, so that the list depends on the preset alone, not
+   * on what some client searched: replicas behind a load balancer answer alike (`--http`).
+   */
+  readonly catalog: 'session' | 'all'
   /**
    * Whether a `prompt` tool may ask the client's user through elicitation. Only a connection that
    * lives past one request can (stdio with a 2025-11-25 client): the request to the client needs
@@ -51,6 +59,8 @@ export class ServedComposition {
   /** Bridged servers' questions, relayed to the client whose call asks them (serve-questions.ts). */
   private readonly questions: ServedQuestions
   private running = 0
+  /** Waiting for the running calls to end (a draining `dsh serve --http`). */
+  private idleWaiters: (() => void)[] = []
 
   constructor(
     private readonly host: Host,
@@ -73,6 +83,17 @@ export class ServedComposition {
   /** Calls running now, over every connection. */
   get callsRunning(): number {
     return this.running
+  }
+
+  /** Whether the composition's routes answer this method (the SDK answers the handshake, `ping` and subscriptions itself). */
+  answers(method: string): boolean {
+    return this.routes.has(method)
+  }
+
+  /** Settles once no call is running (at once when none is). */
+  whenIdle(): Promise<void> {
+    if (this.running === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
   /** One SDK server answering from the composition's routes. */
@@ -109,7 +130,7 @@ export class ServedComposition {
   private buildRoutes(): void {
     const { routes, tools, session } = this
     routes.add(ListToolsRequestSchema, () => ({
-      tools: tools.catalog({ session }).map((tool) => {
+      tools: tools.catalog(this.options.catalog === 'all' ? { all: true } : { session }).map((tool) => {
         const outputSchema = tools.outputSchema(tool.name)
         return { name: tool.name, description: tool.description, inputSchema: tool.parameters as { type: 'object' }, ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}) }
       }),
@@ -125,7 +146,7 @@ export class ServedComposition {
         try {
           return await this.questions.relay(extra, request.params.name, () => this.callTool(request, extra))
         } finally {
-          this.running--
+          if (--this.running === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
         }
       },
       plainToolCall,
@@ -146,9 +167,26 @@ export class ServedComposition {
         ? undefined
         : (update: ToolProgress) => void extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => {})
     const { calls, session } = this
-    const result = await calls.execute({ name: request.params.name, arguments: request.params.arguments ?? {}, session, signal: extra.mcpReq.signal, ...(onProgress ? { onProgress } : {}) })
-    return toCallToolResult(explainApproval(result), calls.outputSchema(request.params.name) !== undefined)
+    const { name } = request.params
+    const { requestTimeoutMs } = this.options
+    const deadline = Lifetime.following(extra.mcpReq.signal, { timeoutMs: requestTimeoutMs, code: SERVE_REQUEST_TIMEOUT })
+    let result: ToolResult
+    try {
+      result = await calls.execute({ name, arguments: request.params.arguments ?? {}, session, signal: deadline.signal, ...(onProgress ? { onProgress } : {}) })
+    } finally {
+      deadline.dispose()
+    }
+    if (deadline.expired) result = timedOut(name, requestTimeoutMs)
+    return toCallToolResult(explainApproval(result), calls.outputSchema(name) !== undefined)
   }
+}
+
+/** The code of a call `dsh serve` aborted at its `--request-timeout-ms`. */
+export const SERVE_REQUEST_TIMEOUT = 'SERVE_REQUEST_TIMEOUT'
+
+function timedOut(name: string, ms: number): ToolResult {
+  const message = `the call of ${name} was still running after ${ms} ms, this server's limit (--request-timeout-ms ${ms}), and was aborted`
+  return { isError: true, content: [{ type: 'text', text: message }], error: { message, code: SERVE_REQUEST_TIMEOUT } }
 }
 
 function coalesced(notify: () => void, subscribe: (listener: () => void) => () => void): () => void {

@@ -54,6 +54,11 @@ export class Routes {
     })
   }
 
+  /** Whether a route answers this method. */
+  has(method: string): boolean {
+    return this.table.has(method)
+  }
+
   readonly dispatch = async (request: JSONRPCRequest, extra: Extra): Promise<Result> => {
     const route = this.table.get(request.method)
     if (!route) throw new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${quote(request.method, 80)}`)

@@ -17,11 +17,12 @@ const ListSkillsRequest = z.object({ method: z.literal('skills/list'), params: z
 const GetSkillRequest = z.object({ method: z.literal('skills/get'), params: z.looseObject({ uri: Uri }) })
 const ListResourcesRequest = z.object({ method: z.literal('resources/list'), params: z.looseObject({ cursor: z.string().optional() }).optional() })
 const ReadResourceRequest = z.object({ method: z.literal('resources/read'), params: z.looseObject({ uri: Uri }) })
+const ListResourceTemplatesRequest = z.object({ method: z.literal('resources/templates/list'), params: z.looseObject({ cursor: z.string().optional() }).optional() })
 const ReadDirectoryRequest = z.object({ method: z.literal('resources/directory/read'), params: z.looseObject({ uri: Uri, cursor: z.string().optional() }) })
 
 /**
  * The SEP-2640 routes: `skills/list`, `skills/get`, `resources/list` (each SKILL.md), `resources/read`
- * of a listed file, `resources/directory/read`. One page each: a cursor is accepted and ignored (the
+ * of a listed file, `resources/directory/read`, and an empty `resources/templates/list`. One page each: a cursor is accepted and ignored (the
  * whole answer is the first page, and no `nextCursor` is sent).
  */
 export function serveSkills(routes: Routes, served: ServedSkills): void {
@@ -30,6 +31,8 @@ export function serveSkills(routes: Routes, served: ServedSkills): void {
   routes.add(ListResourcesRequest, () => served.resources())
   routes.add(ReadResourceRequest, (request) => served.read(request.params.uri))
   routes.add(ReadDirectoryRequest, (request) => served.readDirectory(request.params.uri))
+  // Every skill file is listed or reached through a directory: there is no template to fill in.
+  routes.add(ListResourceTemplatesRequest, () => ({ resourceTemplates: [], ...CACHE }))
 }
 
 /** A served skill: its entry (the SDK computed digests, sizes and frontmatter) and where its files are. */

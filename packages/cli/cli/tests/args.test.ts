@@ -41,6 +41,53 @@ describe('parseInvocation', () => {
   )
 })
 
+describe('dsh serve flags', () => {
+  const http = (...flags: string[]) => {
+    const { command } = parseInvocation(['serve', ...flags], '/x', { DSH_TEST_TOKENS: 'a b,c' })
+    if (command.kind !== 'serve') throw new Error('not serve')
+    return command
+  }
+
+  it('stdio by default, with the shared caps and the request deadline', () => {
+    expect(http()).toMatchObject({ http: undefined, maxConcurrentCalls: 16, requestTimeoutMs: 600_000 })
+  })
+
+  it.each([
+    ['0', '127.0.0.1', 0],
+    ['8080', '127.0.0.1', 8080],
+    ['localhost:9000', 'localhost', 9000],
+    ['[::1]:0', '::1', 0],
+  ])('--http %s listens on %s port %d', (value, host, port) => {
+    expect(http('--http', value).http).toMatchObject({ host, port, auth: { kind: 'none' }, drainTimeoutMs: 10_000, maxSessions: 1000 })
+  })
+
+  it('reads bearer tokens from the named variable and origins as hostnames', () => {
+    expect(http('--http', '0.0.0.0:80', '--auth', 'bearer', '--token-env', 'DSH_TEST_TOKENS', '--allowed-origin', 'https://App.example.com:8443').http).toMatchObject({
+      auth: { kind: 'bearer', tokens: ['a', 'b', 'c'] },
+      allowedOrigins: ['app.example.com'],
+    })
+  })
+
+  it.each([
+    [['--http', '0.0.0.0:80'], 'not loopback'],
+    [['--http', '[::]:80'], 'not loopback'],
+    [['--http', '70000'], 'a port from 0 to 65535'],
+    [['--http', '0', '--auth', 'magic'], '--auth must be none, bearer or oauth'],
+    [['--http', '0', '--auth', 'bearer'], 'needs --token-env'],
+    [['--http', '0', '--auth', 'oauth'], 'needs --issuer'],
+    [['--http', '0', '--auth', 'oauth', '--issuer', 'https://as.example', '--token-env', 'X'], '--token-env does not apply to --auth oauth'],
+    [['--http', '0', '--issuer', 'https://as.example'], '--issuer does not apply to --auth none'],
+    [['--scope', 'x'], '--scope belongs to dsh serve --http'],
+    [['--http', '0', '--request-timeout-ms', '0'], '--request-timeout-ms must be a positive whole number'],
+  ])('refuses serve %j: %s', (flags, problem) => {
+    expect(() => http(...flags)).toThrow(problem)
+  })
+
+  it('serve flags belong to serve', () => {
+    expect(() => parseInvocation(['tools', '--http', '0'], '/x')).toThrow('--http belongs to the serve command')
+  })
+})
+
 describe('presetPath', () => {
   it('maps a bare name to presets/<name>.yml and keeps paths as paths', () => {
     expect(presetPath('base', '/x')).toBe(join(ROOT, 'presets', 'base.yml'))

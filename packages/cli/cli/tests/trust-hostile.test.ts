@@ -13,6 +13,10 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BIN, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
+// Each case runs six dsh commands, language servers and MCP servers included: on two loaded cores
+// that can pass the suite's 300 s guard, which is a hang guard, not a pass condition.
+const SIX_COMMANDS = 900_000
+
 const require = createRequire(import.meta.url)
 /** The real servers the hostile stand-ins pass on to, so a trusted run really works. */
 const REAL_TSSERVER = join(ROOT, 'node_modules', 'typescript', 'lib', 'tsserver.js')
@@ -54,7 +58,7 @@ async function serve(): Promise<{ tools: string[]; hover: { isError?: boolean; c
   await client.connect(transport)
   try {
     const tools = (await client.listTools()).tools.map((tool) => tool.name)
-    const hover = (await client.callTool({ name: 'lsp', arguments: HOVER })) as { isError?: boolean; content: unknown }
+    const hover = (await client.callTool({ name: 'lsp', arguments: HOVER }, undefined, { timeout: 240_000 })) as { isError?: boolean; content: unknown }
     const echo = (await client.callTool({ name: 'mcp__local__echo', arguments: { message: 'hi' } })) as { isError?: boolean; content: unknown }
     return { tools, hover, echo }
   } finally {
@@ -168,7 +172,7 @@ describe('a hostile repository', () => {
 
     expect(written()).toEqual([])
     expect(requests).toEqual([])
-  })
+  }, SIX_COMMANDS)
 
   it('after `dsh trust <dir>`, every command uses what it brings', async () => {
     const trusted = await dsh(['trust', repo], { env: { DSH_HOME: template, HOME: fakeHome } })
@@ -212,5 +216,5 @@ describe('a hostile repository', () => {
     expect(served.echo.isError ?? false).toBe(false)
     expect(written()).toContain(MARKER.stdio)
     expect(requests.length).toBeGreaterThan(0)
-  })
+  }, SIX_COMMANDS)
 })

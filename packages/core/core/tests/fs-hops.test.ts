@@ -1,5 +1,5 @@
 import { createHook } from 'node:async_hooks'
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -55,6 +55,15 @@ describe('ctx.fs with io: async: the thread pool only for resolution', () => {
   it('workspace(): one request (the resolution); the stat of the canonical directory follows on the event loop', async () => {
     const ws = await tempDir()
     expect(await threadPoolRequests(() => fs.workspace(ws))).toBe(1)
+  })
+
+  it('workspace() again of a canonical directory that answered before: resolved again, on the event loop (issue 27 item 2: one hop per lsp call less)', async () => {
+    const ws = await tempDir()
+    await fs.workspace(ws)
+    expect(await threadPoolRequests(() => fs.workspace(ws))).toBe(0)
+    // still a resolution, not a cache: a directory that went away is refused
+    await rm(ws, { recursive: true })
+    await expect(fs.workspace(ws)).rejects.toMatchObject({ code: 'FS_NOT_FOUND' })
   })
 
   it('readContainedText of a small file spelled inside the workspace: no request at all', async () => {

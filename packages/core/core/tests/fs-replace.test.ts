@@ -115,4 +115,49 @@ describe('replaceContainedTexts', () => {
     expect(error.code).toBe('FS_ABORTED')
     expect(await read(join(ws, 'src', 'a.ts'))).toBe('a\n')
   })
+
+  it('creates and deletes files in the same all-or-nothing set (expected null: a new file; text null: a deletion)', async () => {
+    const { ws, workspace } = await layout()
+    const touched = await fs.replaceContainedTexts(workspace, [
+      { filePath: 'src/a.ts', expected: 'a\n', text: null },
+      { filePath: 'src/moved.ts', expected: null, text: 'a, moved\n' },
+      { filePath: 'src/b.ts', expected: 'b\n', text: 'B\n' },
+    ], { maxBytes: 1000 })
+    expect(touched).toEqual([join(ws, 'src', 'a.ts'), join(ws, 'src', 'moved.ts'), join(ws, 'src', 'b.ts')])
+    expect((await readdir(join(ws, 'src'))).sort()).toEqual(['b.ts', 'moved.ts'])
+    expect(await read(join(ws, 'src', 'moved.ts'))).toBe('a, moved\n')
+  })
+
+  it('refuses a new file where one exists, a deletion of a changed file, and a new file outside the workspace; nothing is touched', async () => {
+    const { ws, workspace } = await layout()
+    const exists = await harnessRejection(fs.replaceContainedTexts(workspace, [
+      { filePath: 'src/a.ts', expected: 'a\n', text: null },
+      { filePath: 'src/b.ts', expected: null, text: 'clobbered\n' },
+    ], { maxBytes: 1000 }))
+    expect(exists.code).toBe('FS_CONFLICT')
+    const changed = await harnessRejection(fs.replaceContainedTexts(workspace, [{ filePath: 'src/a.ts', expected: 'not a\n', text: null }], { maxBytes: 1000 }))
+    expect(changed.code).toBe('FS_CONFLICT')
+    const outside = await harnessRejection(fs.replaceContainedTexts(workspace, [{ filePath: 'linked/new.ts', expected: null, text: 'x\n' }], { maxBytes: 1000 }))
+    expect(outside.code).toBe('FS_OUTSIDE_WORKSPACE')
+    expect((await readdir(join(ws, 'src'))).sort()).toEqual(['a.ts', 'b.ts'])
+    expect(await read(join(ws, 'src', 'a.ts'))).toBe('a\n')
+  })
+
+  it('puts a deleted file back when a later step fails', async () => {
+    const { ws, workspace } = await layout()
+    // writes rename first, then deletions move the file aside: the second rename is the deletion's
+    faults.renamesBeforeFailure = 1
+    try {
+      const error = await harnessRejection(fs.replaceContainedTexts(workspace, [
+        { filePath: 'src/b.ts', expected: 'b\n', text: null },
+        { filePath: 'src/a.ts', expected: 'a\n', text: 'A\n' },
+        { filePath: 'src/c.ts', expected: null, text: 'c\n' },
+      ], { maxBytes: 1000 }))
+      expect(error.code).toBe('FS_IO_ERROR')
+    } finally {
+      faults.renamesBeforeFailure = undefined
+    }
+    expect((await readdir(join(ws, 'src'))).sort()).toEqual(['a.ts', 'b.ts'])
+    expect([await read(join(ws, 'src', 'a.ts')), await read(join(ws, 'src', 'b.ts'))]).toEqual(['a\n', 'b\n'])
+  })
 })

@@ -46,17 +46,29 @@ export class AnchorFiles {
         this.chosen.delete(workspace.path)
       }
     }
-    const path = await this.search(workspace.path, signal)
+    const path = await this.search(workspace.path, signal, true)
     if (!path) return undefined
     this.chosen.set(workspace.path, path)
     return this.anchor(path, read)
   }
 
-  private async anchor(path: string, read: (path: string) => Promise<ContainedText>): Promise<Anchor> {
+  /**
+   * One file of the server's languages per directory that holds any (the best ranked there), in
+   * the same bounded breadth-first order: where project roots are looked for (every root a file
+   * near the top belongs to gets asked).
+   */
+  async everyDirectory(workspace: Workspace, signal: AbortSignal): Promise<string[]> {
+    const found: string[] = []
+    await this.search(workspace.path, signal, false, (path) => found.push(path))
+    return found
+  }
+
+  async anchor(path: string, read: (path: string) => Promise<ContainedText>): Promise<Anchor> {
     return { source: await read(path), languageId: this.languages.get(finalExtension(path))!.languageId }
   }
 
-  private async search(root: string, signal: AbortSignal): Promise<string | undefined> {
+  /** The best file found (stopping early at the first level with a top-ranked one when `early`); `each` sees every directory's best. */
+  private async search(root: string, signal: AbortSignal, early: boolean, each?: (path: string) => void): Promise<string | undefined> {
     let best: { path: string; rank: number } | undefined
     let level = [root]
     let visited = 0
@@ -72,13 +84,16 @@ export class AnchorFiles {
           throwIfAborted(signal)
           continue
         }
+        let here: { path: string; rank: number } | undefined
         for (const entry of entries) {
           if (entry.type === 'directory' && !entry.symlink && !SKIPPED.test(entry.name)) next.push(entry.path)
           const rank = entry.type === 'file' ? this.languages.get(finalExtension(entry.name))?.rank : undefined
-          if (rank !== undefined && (!best || rank < best.rank)) best = { path: entry.path, rank }
+          if (rank !== undefined && (!here || rank < here.rank)) here = { path: entry.path, rank }
         }
+        if (here) each?.(here.path)
+        if (here && (!best || here.rank < best.rank)) best = here
       }
-      if (best?.rank === 0) return best.path
+      if (early && best?.rank === 0) return best.path
       level = next
     }
     return best?.path

@@ -29,6 +29,8 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       args: ['--stdio'],
       typescript: 'auto',
       extensionToLanguage: TYPESCRIPT_EXTENSIONS,
+      // typescript-language-server lives on when its tsserver dies, ends its progress and answers empty.
+      fatalLogPatterns: ['\\[tsserver\\] Exited'],
       // A lockfile marks a project that installs its own packages, TypeScript included, which
       // decides between the native server and tsserver; a monorepo's packages share its one lockfile.
       rootMarkers: [['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb']],
@@ -86,7 +88,10 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       args: ['start'],
       extensionToLanguage: { '.sh': 'shellscript', '.bash': 'shellscript' },
       filenameToLanguage: { '.bashrc': 'shellscript', '.bash_profile': 'shellscript', '.bash_login': 'shellscript', '.bash_logout': 'shellscript', '.bash_aliases': 'shellscript', '.profile': 'shellscript' },
-      configuration: { bashIde: { explainshellEndpoint: '', shellcheckPath: '' } },
+      // Its background analysis of the workspace reports no progress, only log lines (at level info).
+      env: { BASH_IDE_LOG_LEVEL: 'info' },
+      configuration: { bashIde: { explainshellEndpoint: '', shellcheckPath: '', logLevel: 'info' } },
+      logProgress: { title: 'background analysis', begin: '^\\S+ INFO BackgroundAnalysis: resolving glob', end: '^\\S+ INFO BackgroundAnalysis: (Completed|skipping)|^\\S+ WARNING BackgroundAnalysis: failed resolving', fromInitialized: true },
       install: 'npm install --save-dev bash-language-server',
     },
   },

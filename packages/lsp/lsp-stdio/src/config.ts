@@ -9,6 +9,16 @@ const ROOT_MARKER = z
   .min(1)
   .refine((name) => name !== '.' && name !== '..' && !/[/\\]/.test(name), 'a root marker is the name of a file or directory (go.mod), not a path')
 
+/** A regular expression (JavaScript syntax), checked to compile at load. */
+const PATTERN = z.string().refine((source) => {
+  try {
+    new RegExp(source)
+    return true
+  } catch {
+    return false
+  }
+}, 'not a regular expression that compiles')
+
 /** One language server. Every number varies by deployment, so each is a field with a default. */
 export const ServerConfig = z.strictObject({
   /** A bare name (searched in node_modules/.bin and PATH) or an absolute path; never a shell line. */
@@ -52,6 +62,21 @@ export const ServerConfig = z.strictObject({
    * with `LSP_UNTRUSTED`. The catalog sets it for rust-analyzer.
    */
   runsWorkspaceCode: z.string().min(1).optional(),
+  /**
+   * Regular expressions (JavaScript syntax) for a `window/logMessage` or `window/showMessage` of
+   * type Error that means the server is broken though its process lives on: its backend died
+   * (typescript-language-server after its tsserver is killed ends its progress as if the project
+   * had loaded, then answers every request empty). Such a server is replaced like one that exited.
+   */
+  fatalLogPatterns: z.array(PATTERN).default([]),
+  /**
+   * Work a server announces only in its log (`window/logMessage`, any type), not by progress:
+   * bash-language-server's background analysis of the workspace. A line matching `begin` starts it,
+   * one matching `end` ends it; with `fromInitialized` it counts as begun at `initialized` (the
+   * server starts it then, before its first log line can arrive). Queries wait for it as for
+   * `$/progress`, and `dsh status` shows `title` meanwhile.
+   */
+  logProgress: z.strictObject({ title: z.string().min(1), begin: PATTERN, end: PATTERN, fromInitialized: z.boolean().default(false) }).optional(),
   /** Sent verbatim as `initialize.params.initializationOptions`. */
   initializationOptions: z.json().default(null),
   /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */

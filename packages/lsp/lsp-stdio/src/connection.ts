@@ -34,6 +34,8 @@ export interface ConnectionHooks {
   onProgress(token: string | number, value: unknown): void
   /** Any other notification from the server (`textDocument/publishDiagnostics`, …). */
   onNotification?(method: string, params: unknown): void
+  /** The transport's fatal cause, once, as it is recorded. */
+  onFatal?(error: LspError): void
 }
 
 const silent = { error() {}, warn() {}, info() {}, log() {} }
@@ -65,7 +67,7 @@ export class LspConnection {
     private readonly child: ChildHandle,
     private readonly serverId: string,
     limits: { readonly maxMessageBytes: number },
-    hooks: ConnectionHooks,
+    private readonly hooks: ConnectionHooks,
   ) {
     const { stdout, stdin } = child
     if (!stdout || !stdin) {
@@ -127,6 +129,7 @@ export class LspConnection {
     this.fatal = error
     this.alive.abort(error)
     this.rpc.dispose()
+    this.hooks.onFatal?.(error)
   }
 
   /**

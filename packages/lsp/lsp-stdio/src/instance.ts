@@ -1,6 +1,6 @@
-import { abortError, assertNever, envFromConfig, Lifetime, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, assertNever, envFromConfig, Lifetime, oneLine, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspCall, type LspCallDirection, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspPosition, type LspProviderQuery, type LspQueryResult, type LspRange, type LspWorkspaceSymbol } from 'dsh-lsp'
-import { FileChangeType, LSPErrorCodes, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
+import { FileChangeType, LSPErrorCodes, MessageType, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
 import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
@@ -14,7 +14,7 @@ import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbo
 import { toCallHierarchyItem, toCallHierarchyItems, toCalls, toPrepareRename, toWorkspaceEdit, type TranslatedEdit } from './translate-edits.ts'
 import { nameAt, textIn } from './source-text.ts'
 import { offersTsserverRequests, toTsserverDiagnostics, TSSERVER_DIAGNOSTIC_REQUESTS, TSSERVER_REQUEST } from './tsserver-diagnostics.ts'
-import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations } from './translate.ts'
+import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations, wantsSave } from './translate.ts'
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
 
@@ -58,6 +58,9 @@ const CLIENT_CAPABILITIES: InitializeParams['capabilities'] = {
   },
 }
 
+/** The progress token of work announced in the server's log (`logProgress`); no server's own token is a string starting so. */
+const LOG_PROGRESS_TOKEN = '$dsh/log-progress'
+
 /** What a file change is called in `workspace/didChangeWatchedFiles`. */
 const FILE_CHANGE_TYPES: Record<LspFileChangeKind, FileChangeType> = { created: FileChangeType.Created, changed: FileChangeType.Changed, deleted: FileChangeType.Deleted }
 
@@ -83,6 +86,8 @@ export class ServerInstance {
   private readonly connection: LspConnection
   private readonly progress: ProgressTracker
   private readonly published = new PublishedDiagnostics()
+  private readonly fatalLog: readonly RegExp[]
+  private readonly logProgress: { readonly title: string; readonly begin: RegExp; readonly end: RegExp } | undefined
   /** Documents left open between requests (those a server answering pulled diagnostics was asked about). */
   private readonly kept: KeptDocuments
   /** Every open gets a version no earlier open had, so a late answer to an earlier open is never taken for ours. */
@@ -90,6 +95,8 @@ export class ServerInstance {
   /** The server refused the handshake's `$/` request in time: such a request can serve as a barrier. */
   private answersBarrier = false
   private initialized = false
+  /** What the server said it can do, once its handshake is done. */
+  private capabilities: ServerCapabilities | undefined
   /** The server answered `initialize`: it speaks LSP, so it is owed `shutdown`/`exit` even if we then refuse it. */
   private answered = false
   private disposed = false
@@ -100,6 +107,9 @@ export class ServerInstance {
     this.workspace = workspace
     this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
     this.kept = new KeptDocuments(config.maxOpenDocuments)
+    this.fatalLog = config.fatalLogPatterns.map((source) => new RegExp(source))
+    const { logProgress } = config
+    this.logProgress = logProgress && { title: logProgress.title, begin: new RegExp(logProgress.begin), end: new RegExp(logProgress.end) }
     const env = envFromConfig(config.env)
     this.child = options.subprocess.spawn({
       argv: [options.launch.executable, ...options.launch.args],
@@ -112,16 +122,12 @@ export class ServerInstance {
     })
     this.connection = new LspConnection(this.child, options.serverId, config, {
       onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration: config.configuration, progress: this.progress }),
-      onProgress: (token, value) => {
-        const wasBusy = this.progress.busy
-        this.progress.update(token, value)
-        const title = this.progress.title
-        if (title) options.report(title)
-        else if (wasBusy && !this.progress.busy) options.report('ready')
-      },
+      onProgress: (token, value) => this.onProgress(token, value),
       onNotification: (method, params) => {
         if (method === 'textDocument/publishDiagnostics') this.published.record(params)
+        else if (method === 'window/logMessage' || method === 'window/showMessage') this.readLog(method, params)
       },
+      onFatal: (error) => this.progress.fail(error),
     })
     this.ready = this.initialize()
     this.ready.catch(() => {})
@@ -313,6 +319,34 @@ export class ServerInstance {
     void this.connection.notify('workspace/didChangeWatchedFiles', params).catch(() => this.dispose())
   }
 
+  /**
+   * What the server's log says. Work announced only there (`logProgress`) begins and ends like
+   * `$/progress`. A server whose log says its backend died (`fatalLogPatterns`) is broken though its
+   * process lives: the failure is recorded as the transport's (requests in flight and every query
+   * waiting for its indexing reject with it, and are replayed on a new server) and the process is ended.
+   */
+  private readLog(method: string, params: unknown): void {
+    const { type, message } = (params ?? {}) as { type?: unknown; message?: unknown }
+    if (typeof message !== 'string') return
+    const work = this.logProgress
+    if (work && method === 'window/logMessage') {
+      if (work.begin.test(message)) this.onProgress(LOG_PROGRESS_TOKEN, { kind: 'begin', title: work.title })
+      else if (work.end.test(message)) this.onProgress(LOG_PROGRESS_TOKEN, { kind: 'end' })
+    }
+    if (type !== MessageType.Error || !this.fatalLog.some((pattern) => pattern.test(message))) return
+    this.connection.fail(new LspError(`${this.options.serverId}: the language server reported a fatal error: ${oneLine(message).slice(0, 300)}`, 'LSP_SERVER_FAILED'))
+    void this.end(false)
+  }
+
+  /** Work-done progress, from `$/progress` or the log: followed, and its title reported. */
+  private onProgress(token: string | number, value: unknown): void {
+    const wasBusy = this.progress.busy
+    this.progress.update(token, value)
+    const title = this.progress.title
+    if (title) this.options.report(title)
+    else if (wasBusy && !this.progress.busy) this.options.report('ready')
+  }
+
   /** Graceful `shutdown`/`exit` within `shutdownTimeoutMs`, then the process group is ended for sure. Shared by all callers. */
   dispose(): Promise<void> {
     return this.end(true)
@@ -400,6 +434,9 @@ export class ServerInstance {
     kept.version = this.nextVersion++
     kept.digest = digest
     await this.connection.notify('textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }, signal)
+    // The new text is what the disk holds (a writer's change, or the file read at the request): saved, for servers that act on saves.
+    const save = this.capabilities && wantsSave(this.capabilities)
+    if (save) await this.connection.notify('textDocument/didSave', { textDocument: { uri }, ...(save.includeText ? { text } : {}) }, signal)
   }
 
   /** Stops keeping a document open (the server goes back to the file on disk). */
@@ -584,9 +621,12 @@ export class ServerInstance {
     }
     checkPositionEncoding(result.capabilities)
     if (result.serverInfo && typeof result.serverInfo.name === 'string') this.serverInfo = result.serverInfo
+    // Work the server starts on `initialized` and tells of only in its log counts from now: its first line may come after the first query.
+    if (config.logProgress?.fromInitialized) this.onProgress(LOG_PROGRESS_TOKEN, { kind: 'begin', title: config.logProgress.title })
     await this.connection.notify('initialized', {})
     await this.settleAfterInitialized()
     this.initialized = true
+    this.capabilities = result.capabilities
     this.options.report('initialized')
     return result.capabilities
   }

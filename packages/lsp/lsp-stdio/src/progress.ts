@@ -17,6 +17,8 @@ export class ProgressTracker {
   epoch = 0
   /** The last token treated as ended because it outlived `lifetimeMs`; cleared when new work starts. */
   expired: { readonly title: string; readonly lifetimeMs: number } | undefined
+  /** Why the server's work will never end (it died): waiting for it throws this. */
+  private failure: Error | undefined
 
   constructor(
     private readonly waitMs: number,
@@ -55,12 +57,23 @@ export class ProgressTracker {
   }
 
   /**
+   * The server died: its outstanding work will never end, and must not look as if it had. Waiting
+   * queries wake at once and throw `error` (the provider replays them on a new server).
+   */
+  fail(error: Error): void {
+    this.failure ??= error
+    this.changed()
+  }
+
+  /**
    * Waits until no work is outstanding, or every outstanding token has used up the wait budget.
-   * True when the server is quiet (answers can be trusted as complete).
+   * True when the server is quiet (answers can be trusted as complete). Throws the failure once the
+   * server died.
    */
   async waitQuiet(signal: AbortSignal): Promise<boolean> {
     const patience = Math.min(this.waitMs, this.lifetimeMs)
     for (;;) {
+      if (this.failure) throw this.failure
       this.expire()
       if (!this.outstanding.size) return true
       const now = Date.now()

@@ -1,4 +1,4 @@
-import { abortError, FsError, Lifetime, quote, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
+import { abortError, errorMessage, FsError, HarnessError, Lifetime, quote, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
   LspError,
   type LspCallHierarchyResult,
@@ -15,7 +15,10 @@ import {
   type LspQueryResult,
   type LspWorkspaceSymbolsRequest,
   type LspWorkspaceSymbolsResult,
+  type LspUnansweredProvider,
+  type LspWorkspaceSymbol,
 } from 'dsh-lsp'
+import { relative } from 'node:path'
 import { queryAborted } from './aborted.ts'
 import { AnchorFiles } from './anchor-file.ts'
 import type { ServerConfig } from './config.ts'
@@ -120,10 +123,15 @@ export class StdioLspProvider implements LspProvider {
 
   /**
    * A workspace query, asked with one of the workspace's files of this server's languages open (see
-   * AnchorFiles); a workspace without any answers empty at once, and no server starts for it. It
-   * asks the server of the session workspace itself, whatever the row's root markers.
+   * AnchorFiles); a workspace without any answers empty at once, and no server starts for it. A row
+   * without root markers asks the server of the session workspace. A row with them asks the server
+   * of every project root that a file near the top of the workspace belongs to (two Go modules side
+   * by side: both gopls), each in its root's queue with one of its files open, at most `maxServers`
+   * of them; a root past that, or whose server failed, is listed in `unanswered` (so the answer is
+   * incomplete) and the others' symbols still count.
    */
   workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult> {
+    if (this.roots.enabled) return this.symbolsOfEveryRoot(request, signal)
     return this.inWorkspace(request.workspaceRoot, signal, undefined, async (workspace, _root, scope) => {
       const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope), scope)
       this.guard(scope)
@@ -133,6 +141,58 @@ export class StdioLspProvider implements LspProvider {
         return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete }
       })
     })
+  }
+
+  private async symbolsOfEveryRoot(request: LspWorkspaceSymbolsRequest, signal: AbortSignal | undefined): Promise<LspWorkspaceSymbolsResult> {
+    this.guard(signal)
+    const scope = this.lifetime.child({ signal })
+    try {
+      const workspace = await this.workspaceOf(request.workspaceRoot, scope.signal)
+      const roots = new Map<string, { root: ServerRoot; file: string }>()
+      for (const file of await this.anchors.everyDirectory(workspace, scope.signal)) {
+        const root = await this.roots.rootOf(workspace, file, scope.signal)
+        if (!roots.has(root.path)) roots.set(root.path, { root, file })
+      }
+      this.guard(scope.signal)
+      const empty: LspWorkspaceSymbolsResult = { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
+      if (!roots.size) return empty
+      if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
+      const { maxServers } = this.options.config
+      const every = [...roots.values()]
+      const asked = every.slice(0, maxServers)
+      const settled = await Promise.allSettled(
+        asked.map(({ root, file }) =>
+          this.queue.run(root.path, scope.signal, async () => {
+            this.guard(scope.signal)
+            const anchor = await this.anchors.anchor(file, (path) => this.readSource(workspace, path, scope.signal))
+            return this.runWithReplay(root, scope.signal, (instance) => instance.workspaceSymbols(request.query, anchor, scope.signal))
+          }),
+        ),
+      )
+      this.guard(scope.signal)
+      const named = (root: ServerRoot) => `${this.id} (${relative(workspace.path, root.path) || '.'})`
+      const unanswered: LspUnansweredProvider[] = every.slice(maxServers).map(({ root }) => ({
+        providerId: named(root),
+        code: 'LSP_CAPACITY',
+        message: `not asked: ${maxServers} project roots were asked already (maxServers); a query from a file there asks its own server`,
+      }))
+      const symbols: LspWorkspaceSymbol[] = []
+      let complete = true
+      const failures: unknown[] = []
+      settled.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled') {
+          symbols.push(...outcome.value.symbols)
+          complete &&= outcome.value.complete
+        } else {
+          failures.push(outcome.reason)
+          unanswered.push({ providerId: named(asked[index]!.root), code: outcome.reason instanceof HarnessError ? outcome.reason.code : 'LSP_PROVIDER_FAILED', message: errorMessage(outcome.reason) })
+        }
+      })
+      if (failures.length === asked.length) throw failures[0]
+      return { ...empty, symbols, complete: complete && !unanswered.length, ...(unanswered.length ? { unanswered } : {}) }
+    } finally {
+      scope.dispose()
+    }
   }
 
   /**

@@ -6,8 +6,8 @@ import type { ServerConfig } from './config.ts'
  * crash budget counts it, the replay and `dsh status` follow it.
  *
  * - `transport`: the server's transport failed while its caller still wanted the answer — the
- *   process exited or was killed, a pipe broke or closed, it wrote bytes that are not LSP, or it
- *   could not be spawned. A crash, replayed once on a fresh server.
+ *   process exited or was killed, a pipe broke or closed, it wrote bytes that are not LSP, it
+ *   logged a fatal error (`fatalLogPatterns`), or it could not be spawned. A crash, replayed once on a fresh server.
  * - `start`: the server did not answer `initialize` within `initializeTimeoutMs`. A crash, not
  *   replayed: a fresh server would make the caller wait as long again.
  * - `none`: not a crash. The caller aborted or its deadline passed; the server answered with an
@@ -22,7 +22,7 @@ export interface TransportOwner {
   isTransportFailure(error: unknown): boolean
 }
 
-const CRASH_CODES: ReadonlySet<string> = new Set(['LSP_SERVER_EXITED', 'LSP_PROTOCOL_ERROR', 'LSP_SERVER_START_FAILED'])
+const CRASH_CODES: ReadonlySet<string> = new Set(['LSP_SERVER_EXITED', 'LSP_SERVER_FAILED', 'LSP_PROTOCOL_ERROR', 'LSP_SERVER_START_FAILED'])
 
 export function failureKind(error: unknown, instance: TransportOwner, signal: AbortSignal): FailureKind {
   if (signal.aborted || !(error instanceof LspError) || !CRASH_CODES.has(error.code)) return 'none'

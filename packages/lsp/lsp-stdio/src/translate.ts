@@ -50,6 +50,15 @@ export function acceptsWholeChanges(capabilities: ServerCapabilities): boolean {
   return change === 1 || change === 2
 }
 
+/** Whether the server wants `didSave` (`textDocumentSync.save`), and with the document's text. */
+export function wantsSave(capabilities: ServerCapabilities): { readonly includeText: boolean } | undefined {
+  const sync = capabilities.textDocumentSync
+  const save = typeof sync === 'object' && sync !== null ? sync.save : undefined
+  if (save === true) return { includeText: false }
+  if (typeof save === 'object' && save !== null) return { includeText: save.includeText === true }
+  return undefined
+}
+
 /** We speak UTF-16 columns only; a server that insists on another encoding cannot be used. */
 export function checkPositionEncoding(capabilities: ServerCapabilities): void {
   const encoding = capabilities.positionEncoding

@@ -63,6 +63,22 @@ describe('diagnostics pulled from a server that offers textDocument/diagnostic',
     expect(versions[1]).toBeGreaterThan(versions[0])
   })
 
+  it('a server that asks for saves (textDocumentSync.save) is sent didSave after each didChange, with the text when it wants it; one that does not gets none', async () => {
+    for (const save of [{ includeText: true }, true, undefined]) {
+      const capabilities = { ...PULL, textDocumentSync: { openClose: true, change: 1, ...(save === undefined ? {} : { save }) } }
+      const rig = await makeRig({ files: { 'a.ts': 'one\n', 'b.ts': 'b\n' }, fake: { capabilities, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } } })
+      await rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
+      writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
+      rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })
+      await rig.query('hover', { filePath: 'b.ts' })
+      const sent = fakeMessages(rig.entries(), 'in')
+        .filter((message) => message.method === 'textDocument/didChange' || message.method === 'textDocument/didSave')
+        .map((message) => [message.method, (message.params as any).text ?? (message.params as any).contentChanges?.[0]?.text])
+      const saved = save === undefined ? [] : [['textDocument/didSave', save === true ? undefined : 'two\n']]
+      expect(sent, JSON.stringify(save)).toEqual([['textDocument/didChange', 'two\n'], ...saved])
+    }
+  })
+
   it('a kept document is closed when its file is deleted, and the least recently used beyond maxOpenDocuments', async () => {
     const rig = await makeRig({ files: { 'a.ts': 'a\n', 'b.ts': 'b\n' }, server: { maxOpenDocuments: 1 }, fake: { capabilities: PULL, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } } })
     const diagnostics = (filePath: string) => rig.provider.diagnostics({ filePath, workspaceRoot: rig.ws, languageId: 'typescript' })

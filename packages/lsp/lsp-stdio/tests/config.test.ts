@@ -34,6 +34,7 @@ describe('ServerConfig defaults', () => {
       extensionToLanguage: { '.ts': 'typescript' },
       filenameToLanguage: {},
       rootMarkers: [],
+      fatalLogPatterns: [],
       initializationOptions: null,
       configuration: null,
       processId: 'host',
@@ -61,6 +62,11 @@ describe('ServerConfig defaults', () => {
     expect(parsed.initializationOptions).toEqual({ a: [1, 'x', null] })
     expect(parsed.configuration).toEqual({ python: { analysis: { x: 1 } } })
     expect(parsed.env).toEqual({ A: 'b', DROP_ME: null })
+  })
+
+  it('logProgress and fatalLogPatterns take only regular expressions that compile', () => {
+    expect(() => ServerConfig.parse({ ...base, logProgress: { title: 'analysis', begin: 'start', end: '(' } })).toThrow(/logProgress/)
+    expect(ServerConfig.parse({ ...base, logProgress: { title: 'analysis', begin: 'start', end: 'done' } }).logProgress).toEqual({ title: 'analysis', begin: 'start', end: 'done', fromInitialized: false })
   })
 
   it('merges a partial crashes object over its defaults', () => {

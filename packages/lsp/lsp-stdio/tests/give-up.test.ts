@@ -2,11 +2,27 @@
 // handshake's `initialize`, its `$/dsh/settle` round trip, the diagnostics barrier and `shutdown`
 // all go through LspConnection.request, which sends `$/cancelRequest` whenever it stops waiting —
 // on a timeout as on an abort. The fake server records what it receives.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeMessages, waitForFakeLog, type FakeLogEntry } from './fixtures/fake-config.ts'
-import { cleanupRigs, makeRig, rejection } from './fixtures/rig.ts'
+import { cleanupRigs, makeRig, rejection, tempDir } from './fixtures/rig.ts'
 
 afterEach(cleanupRigs)
+
+/** The JSON-RPC messages in raw LSP framing (`Content-Length: n` headers, then n bytes of JSON). */
+function framesIn(bytes: Buffer): { id?: unknown; method?: string; params?: { id?: unknown } }[] {
+  const messages = []
+  for (let at = 0; at < bytes.length; ) {
+    const headerEnd = bytes.indexOf('\r\n\r\n', at)
+    if (headerEnd < 0) break
+    const length = Number(/Content-Length: (\d+)/i.exec(bytes.subarray(at, headerEnd).toString('latin1'))?.[1])
+    const start = headerEnd + 4
+    messages.push(JSON.parse(bytes.subarray(start, start + length).toString('utf8')))
+    at = start + length
+  }
+  return messages
+}
 
 /** The `$/cancelRequest` ids the fake received for requests of `method`. */
 function cancelledIds(entries: FakeLogEntry[], method: string): unknown[] {
@@ -19,11 +35,25 @@ function cancelledIds(entries: FakeLogEntry[], method: string): unknown[] {
 describe('a request the client gives up on is cancelled', () => {
   it('an initialize timeout sends $/cancelRequest for initialize and fails LSP_SERVER_START_FAILED', async () => {
     // The trapped SIGTERM keeps the fake reading until the kill grace ends, so the cancel is seen.
-    const rig = await makeRig({ fake: { hang: ['initialize'], trapSigterm: true }, server: { initializeTimeoutMs: 300, killGraceMs: 3000 } })
+    // The server is `cat` recording what it is sent (fd 3 keeps our end of its stdout open), started
+    // by a shell that makes it ignore SIGTERM:
+    // it is reading within moments of the spawn, whatever the load, and keeps reading until the kill
+    // after the grace, so the cancel written after the timeout is on record. (A node fake may not
+    // even have started reading when a short initialize timeout fires on a loaded machine.)
+    const raw = join(tempDir('lsp-give-up-'), 'stdin.raw')
+    const rig = await makeRig({
+      executable: '/bin/sh',
+      server: { args: ['-c', 'trap "" TERM; exec 3>&1; exec cat > "$RAW_STDIN_FILE"'], initializeTimeoutMs: 300, killGraceMs: 2000 },
+      env: { RAW_STDIN_FILE: raw },
+    })
     const error = await rejection(rig.query('hover'))
     expect(error.code).toBe('LSP_SERVER_START_FAILED')
     expect(error.message).toContain('300 ms')
-    expect(cancelledIds(rig.entries(), 'initialize')).toHaveLength(1)
+    await rig.provider.disposeAll()
+    const sent = framesIn(readFileSync(raw))
+    const initialize = sent.find((message) => message.method === 'initialize')
+    expect(initialize).toBeDefined()
+    expect(sent.filter((message) => message.method === '$/cancelRequest' && message.params?.id === initialize!.id)).toHaveLength(1)
   })
 
   it('the handshake round trip that gets no answer within handshakeSettleMs is cancelled; the query still succeeds', async () => {

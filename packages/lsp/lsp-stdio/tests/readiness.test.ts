@@ -115,3 +115,23 @@ describe('a progress token that never ends', () => {
     expect(rig.pids()).toHaveLength(1)
   })
 })
+
+describe('work announced only in the log (logProgress)', () => {
+  const logProgress = { title: 'background analysis', begin: 'Analysis: begin', end: 'Analysis: done', fromInitialized: true }
+
+  it('counts from initialized: a query waits for the end line, then answers complete', async () => {
+    const rig = await makeRig({
+      fake: { serverNotifications: [{ method: 'window/logMessage', params: { type: 3, message: '10:00 INFO Analysis: done after 1 s' } }], results: { 'textDocument/references': full } },
+      server: { logProgress },
+    })
+    expect(await rig.query('findReferences')).toEqual({ kind: 'locations', locations: full, resolvedWorkspaceUri: rig.wsUrl, complete: true })
+    expect(rig.reports).toContain('background analysis')
+    expect(rig.reports.at(-1)).toBe('ready')
+  })
+
+  it('without the end line the answer is complete: false once indexingTimeoutMs ran out, and status says indexing', async () => {
+    const rig = await makeRig({ fake: { results: { 'textDocument/references': full } }, server: { logProgress, indexingTimeoutMs: 300 } })
+    expect(await rig.query('findReferences')).toMatchObject({ locations: full, complete: false })
+    expect(rig.provider.status()).toMatchObject({ state: 'indexing' })
+  })
+})

@@ -100,6 +100,25 @@ describe('root markers', () => {
     expect(detail).toContain(`also running: ${join(rig.ws, 'alpha')} (go.mod)`)
   })
 
+  it('a workspace symbol query asks the server of every root a file belongs to; roots past maxServers are named unanswered', async () => {
+    const symbol = { name: 'found', kind: 12, location: { uri: 'file:///w/x.ts', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 5 } } } }
+    const fake = { capabilities: { workspaceSymbolProvider: true }, results: { 'workspace/symbol': [symbol] } }
+    const rig = await makeRig({ files: GO_MODULES, fake, server: { rootMarkers: ['go.mod'] } })
+    const every = await rig.provider.workspaceSymbols({ query: 'found', workspaceRoot: rig.ws })
+    // alpha, beta and the workspace itself (loose/c.ts has no go.mod above it)
+    expect(new Set(startedIn(rig))).toEqual(new Set([rig.ws, join(rig.ws, 'alpha'), join(rig.ws, 'beta')]))
+    expect(every.symbols.map((found) => found.name)).toEqual(['found', 'found', 'found'])
+    expect(every.complete).toBe(true)
+    expect(every.unanswered).toBeUndefined()
+
+    const capped = await makeRig({ files: GO_MODULES, fake, server: { rootMarkers: ['go.mod'], maxServers: 1 } })
+    const some = await capped.provider.workspaceSymbols({ query: 'found', workspaceRoot: capped.ws })
+    expect(some.symbols).toHaveLength(1)
+    expect(some.complete).toBe(false)
+    expect(some.unanswered?.map((entry) => entry.code)).toEqual(['LSP_CAPACITY', 'LSP_CAPACITY'])
+    expect(some.unanswered?.[0]?.providerId).toMatch(/^fake \(/)
+  })
+
   it('refuses a marker that is a path or blank, naming the field', () => {
     for (const marker of ['', 'a/go.mod', '..', '.']) {
       const result = LspStdioConfig.safeParse({ servers: { go: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, rootMarkers: [marker] } } })

@@ -149,6 +149,12 @@ export interface LspWorkspaceSymbolsResult {
   readonly resolvedWorkspaceUri: string
   readonly symbols: readonly LspWorkspaceSymbol[]
   readonly complete: boolean
+  /**
+   * Parts of the provider that were not asked or failed (a server per project root: the roots
+   * past `maxServers`, or whose server failed), each named in `providerId` (`go (beta)`); the
+   * answer is incomplete when there are any.
+   */
+  readonly unanswered?: readonly LspUnansweredProvider[]
 }
 
 /** A provider that was asked a workspace query and failed; the others' answers still count. */

@@ -29,6 +29,8 @@ export const LspErrorCode = {
   LSP_SERVER_ERROR: 'LSP_SERVER_ERROR',
   /** The server process exited or its pipe broke; the message carries the stderr tail. */
   LSP_SERVER_EXITED: 'LSP_SERVER_EXITED',
+  /** The server's process lives but it logged a fatal error (see `fatalLogPatterns`: its backend died); it is replaced. */
+  LSP_SERVER_FAILED: 'LSP_SERVER_FAILED',
   /** The server wrote bytes that are not valid LSP framing or JSON. */
   LSP_PROTOCOL_ERROR: 'LSP_PROTOCOL_ERROR',
   /** The server announced a message larger than the provider accepts; it is refused before its body is read. */

@@ -22,6 +22,7 @@ export async function askEveryProvider(providers: readonly LspProvider[], reques
     }
   })
   if (!answered.length) throw failures[0]
+  for (const { result } of answered) if (Array.isArray(result?.unanswered)) unanswered.push(...result.unanswered)
   return {
     kind: 'workspaceSymbols',
     resolvedWorkspaceUri: answered[0]!.result.resolvedWorkspaceUri,

@@ -35,6 +35,12 @@ export const ToolLspConfig = z.strictObject({
       maxPreviewLines: z.number().int().positive().default(200),
       /** After applying: files whose diagnostics are asked for (the first ones of the edit); the rest are counted. */
       diagnosticsFiles: z.number().int().nonnegative().default(10),
+      /**
+       * Whether a rename may create, move and delete files when the server's edit says so (a module
+       * renamed with its file). Off: such a rename is previewed but refused (LSP_RENAME_FILE_OPERATION).
+       * On: done through ctx.fs with the text edits, all or nothing, every path proven inside the workspace.
+       */
+      allowFileOperations: z.boolean().default(false),
       /** Previews remembered, so that applying one refuses files changed since it was shown. */
       rememberedPreviews: z.number().int().nonnegative().default(32),
     })

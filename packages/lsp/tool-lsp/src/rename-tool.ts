@@ -29,12 +29,12 @@ export const RENAME_TOOL_DESCRIPTION = [
   'Prefer it to editing each use by hand.',
 ].join(' ')
 
-/** One file of the edit, checked and planned. */
+/** One file of the edit, checked and planned: its text before (null: it is created) and after (null: it is deleted). */
 interface Target {
   readonly uri: string
   readonly path: string
-  readonly before: string
-  readonly after: string
+  readonly before: string | null
+  readonly after: string | null
   readonly edits: number
   readonly lines: readonly ChangedLine[]
 }
@@ -56,7 +56,7 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
       const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd }, signal))
       const workspace = await workspaceOf(services, cwd, signal)
       const targets = await planTargets(services, settings, workspace, result, signal)
-      const fingerprint = fingerprintOf(targets)
+      const fingerprint = fingerprintOf(targets.map((target) => ({ path: target.path, before: target.before ?? '\0none', after: target.after ?? '\0none' })))
       const key = JSON.stringify([workspace.path, args.filePath, position.line, position.character, args.newName])
       const value = (applied: boolean): RenameValue => renameValue(settings, result, args, position, targets, applied, resolved?.symbol)
       if (args.apply !== true) {
@@ -65,14 +65,16 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
       }
       const shown = previews.take(key)
       if (!result.complete) throw new LspError('the language server was still indexing when it computed the rename, so uses may be missing; nothing was written: try again in a moment', 'LSP_RENAME_INCOMPLETE')
-      if (result.fileOperations.length) {
-        throw new LspError(`the rename would also ${result.fileOperations.map((operation) => describeOperation(operation, result.resolvedWorkspaceUri)).join(', ')}; file operations are not applied, so nothing was written`, 'LSP_RENAME_FILE_OPERATION')
+      if (result.fileOperations.length && !settings.rename.allowFileOperations) {
+        throw new LspError(`the rename would also ${result.fileOperations.map((operation) => describeOperation(operation, result.resolvedWorkspaceUri)).join(', ')}; file operations are not applied (rename.allowFileOperations is off), so nothing was written`, 'LSP_RENAME_FILE_OPERATION')
       }
       if (shown !== undefined && shown !== fingerprint) {
         throw new LspError('a file of the rename changed since its preview (or the edit is no longer the one shown); nothing was written: preview it again', 'LSP_RENAME_CONFLICT')
       }
-      const written = await write(services, settings, workspace, targets, signal)
-      for (const path of written) services.lsp.fileChanged(path, exec.session ? { session: exec.session } : {})
+      await write(services, settings, workspace, targets, signal)
+      const changeOf = (target: Target) => (target.before === null ? 'created' : target.after === null ? 'deleted' : 'changed')
+      for (const target of targets) services.lsp.fileChanged(target.path, { kind: changeOf(target), ...(exec.session ? { session: exec.session } : {}) })
+      const written = targets.filter((target) => target.after !== null).map((target) => target.path)
       return { ...value(true), ...(await diagnosticsAfter(services, settings, cwd, written, result.resolvedWorkspaceUri, exec)) }
     },
     render: (_args, value) => renderRename(value, settings),
@@ -91,42 +93,96 @@ async function workspaceOf(services: LspToolServices, cwd: string, signal: Abort
 /**
  * Every file of the edit proven inside the workspace (one that is not — a `..`, an absolute path
  * elsewhere, a symlink leading out, a URI that is no local file — refuses the whole rename), read,
- * and its edits checked against its text and applied in memory.
+ * and its edits checked against its text and applied in memory. With `rename.allowFileOperations`
+ * the file operations are applied in memory first, in order (a create where a file is, a move onto
+ * one, a move or delete of a file that is not there: LSP_RENAME_CONFLICT), and text edits named by
+ * a file's old name follow its move. Without it they are left for `apply` to refuse.
  */
 async function planTargets(services: LspToolServices, settings: ToolLspConfig, workspace: Workspace, result: CheckedRename, signal: AbortSignal): Promise<Target[]> {
   const files = result.files.filter((file) => file.edits.length)
-  if (files.length > settings.rename.maxFiles) {
-    throw new LspError(`the rename touches ${files.length} files, more than rename.maxFiles (${settings.rename.maxFiles}); nothing was done`, 'LSP_RENAME_REFUSED')
+  const operations = settings.rename.allowFileOperations ? result.fileOperations : []
+  if (files.length + operations.length > settings.rename.maxFiles) {
+    throw new LspError(`the rename touches ${files.length + operations.length} files, more than rename.maxFiles (${settings.rename.maxFiles}); nothing was done`, 'LSP_RENAME_REFUSED')
   }
+  const shown = (uri: string) => renderUri(uri, result.resolvedWorkspaceUri)
+  const conflict = (why: string) => new LspError(`${why}; nothing was written. Preview the rename again`, 'LSP_RENAME_CONFLICT')
   const outside: string[] = []
-  const proven: { uri: string; path: string; edits: (typeof files)[number]['edits'] }[] = []
+  const paths = new Map<string, string>()
   const uris = [...files.map((file) => file.uri), ...result.fileOperations.flatMap((operation) => (operation.kind === 'rename' ? [operation.oldUri, operation.newUri] : [operation.uri]))]
   for (const uri of uris) {
+    if (paths.has(uri)) continue
     const path = await containedPath(services, workspace, uri, signal)
-    if (path === undefined) outside.push(renderUri(uri, result.resolvedWorkspaceUri))
-    const file = files.find((candidate) => candidate.uri === uri)
-    if (path !== undefined && file && !proven.some((entry) => entry.uri === uri)) proven.push({ uri, path, edits: file.edits })
+    if (path === undefined) outside.push(shown(uri))
+    else paths.set(uri, path)
   }
   if (outside.length) {
     throw new LspError(`the rename reaches outside the workspace ${workspace.path} (${outside.slice(0, 5).join(', ')}${outside.length > 5 ? `, and ${outside.length - 5} more` : ''}); refused whole, nothing was written`, 'LSP_RENAME_OUTSIDE_WORKSPACE')
   }
-  const targets: Target[] = []
-  for (const { uri, path, edits } of proven) {
-    let before: string
-    try {
-      before = (await services.fs.readContainedText(workspace, path, { maxBytes: settings.rename.maxFileBytes, signal })).text
-    } catch (error) {
-      if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
-      throw new LspError(`the rename's file ${renderUri(uri, result.resolvedWorkspaceUri)} cannot be read: ${(error as Error).message}`, 'LSP_SOURCE_INVALID', { cause: error })
+  /** Each file touched, by canonical path: its text on disk (null: none) and as the edit leaves it. */
+  const state = new Map<string, { uri: string; original: string | null; text: string | null; edits: number; lines: ChangedLine[] }>()
+  const fileAt = async (uri: string) => {
+    const path = paths.get(uri)!
+    let entry = state.get(path)
+    if (!entry) {
+      const original = await readIfThere(services, settings, workspace, path, shown(uri), signal, operations.length > 0)
+      state.set(path, (entry = { uri, original, text: original, edits: 0, lines: [] }))
     }
-    const plan = planFileEdit(before, edits, result.oldName)
-    const shown = renderUri(uri, result.resolvedWorkspaceUri)
-    if (!plan.ok) {
-      throw new LspError(`the language server's edit does not fit ${shown} as it is on disk (${plan.problem}): the file changed after the server last read it; nothing was written. Preview the rename again`, 'LSP_RENAME_CONFLICT')
-    }
-    targets.push({ uri, path, before, after: plan.after, edits: plan.edits, lines: plan.lines })
+    return entry
   }
-  return targets
+  const movedTo = new Map<string, string>()
+  for (const operation of operations) {
+    switch (operation.kind) {
+      case 'create': {
+        const file = await fileAt(operation.uri)
+        if (file.text !== null) throw conflict(`the rename would create ${shown(operation.uri)}, which exists`)
+        file.text = ''
+        break
+      }
+      case 'rename': {
+        const from = await fileAt(operation.oldUri)
+        const to = await fileAt(operation.newUri)
+        if (from.text === null) throw conflict(`the rename would move ${shown(operation.oldUri)}, which is not there`)
+        if (to.text !== null) throw conflict(`the rename would move ${shown(operation.oldUri)} onto ${shown(operation.newUri)}, which exists`)
+        to.text = from.text
+        from.text = null
+        movedTo.set(operation.oldUri, operation.newUri)
+        break
+      }
+      case 'delete': {
+        const file = await fileAt(operation.uri)
+        if (file.text === null) throw conflict(`the rename would delete ${shown(operation.uri)}, which is not there`)
+        file.text = null
+        break
+      }
+      default:
+        assertNever(operation, 'file operation')
+    }
+  }
+  for (const { uri: named, edits } of files) {
+    let uri = named
+    for (let next = movedTo.get(uri); next !== undefined; next = movedTo.get(uri)) uri = next
+    const file = await fileAt(uri)
+    if (file.text === null) throw conflict(`the language server's edit names ${shown(named)}, which the rename deletes or which is not there`)
+    const plan = planFileEdit(file.text, edits, result.oldName)
+    if (!plan.ok) {
+      throw conflict(`the language server's edit does not fit ${shown(named)} as it is on disk (${plan.problem}): the file changed after the server last read it`)
+    }
+    file.text = plan.after
+    file.edits += plan.edits
+    file.lines.push(...plan.lines)
+  }
+  return [...state].map(([path, file]) => ({ uri: file.uri, path, before: file.original, after: file.text, edits: file.edits, lines: file.lines }))
+}
+
+/** The file's text, or null when nothing is there and `mayBeMissing` (a file operation may create it). */
+async function readIfThere(services: LspToolServices, settings: ToolLspConfig, workspace: Workspace, path: string, shown: string, signal: AbortSignal, mayBeMissing: boolean): Promise<string | null> {
+  try {
+    return (await services.fs.readContainedText(workspace, path, { maxBytes: settings.rename.maxFileBytes, signal })).text
+  } catch (error) {
+    if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
+    if (mayBeMissing && error instanceof FsError && error.code === 'FS_NOT_FOUND') return null
+    throw new LspError(`the rename's file ${shown} cannot be read: ${(error as Error).message}`, 'LSP_SOURCE_INVALID', { cause: error })
+  }
 }
 
 /** The canonical local path of a `file:` URI inside the workspace, else undefined. */
@@ -141,10 +197,11 @@ async function containedPath(services: LspToolServices, workspace: Workspace, ur
   }
 }
 
-/** All files or none, each still holding the text the edit was checked against. */
+/** All files or none, each still holding the text the edit was checked against (a new one: still not there). */
 async function write(services: LspToolServices, settings: ToolLspConfig, workspace: Workspace, targets: readonly Target[], signal: AbortSignal): Promise<string[]> {
+  const changed = targets.filter((target) => target.before !== target.after)
   try {
-    return await services.fs.replaceContainedTexts(workspace, targets.map((target) => ({ filePath: target.path, expected: target.before, text: target.after })), { maxBytes: settings.rename.maxFileBytes, signal })
+    return await services.fs.replaceContainedTexts(workspace, changed.map((target) => ({ filePath: target.path, expected: target.before, text: target.after })), { maxBytes: settings.rename.maxFileBytes, signal })
   } catch (error) {
     if (error instanceof FsError && error.code === 'FS_CONFLICT') throw new LspError(`${error.message}; preview the rename again`, 'LSP_RENAME_CONFLICT', { cause: error })
     if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') throw new LspError(`${error.message}; refused whole, nothing was written`, 'LSP_RENAME_OUTSIDE_WORKSPACE', { cause: error })
@@ -176,7 +233,7 @@ function renameValue(settings: ToolLspConfig, result: CheckedRename, args: Renam
     complete: result.complete,
     at: { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(symbol === undefined ? {} : { symbol }) },
     totalEdits: targets.reduce((sum, target) => sum + target.edits, 0),
-    files: targets.map((target) => {
+    files: targets.filter((target) => target.edits > 0).map((target) => {
       const kept = target.lines.slice(0, Math.max(0, linesLeft))
       linesLeft -= kept.length
       return {

@@ -17,6 +17,8 @@ afterEach(async () => {
 })
 
 const TS_WORKSPACE = join(ROOT, 'packages', 'lsp', 'tool-lsp', 'tests', 'real', 'workspaces', 'ts-capabilities')
+// A cold language server on a loaded machine can take longer than the SDK client's 60 s default.
+const SLOW_CALL = { timeout: 240_000 }
 
 /** A third-party provider plugin: navigation only, or with diagnostics too. */
 function providerPlugin(withDiagnostics: boolean): string {
@@ -68,10 +70,10 @@ describe('dsh serve', () => {
     const listed = (await client.listTools()).tools.map((tool) => tool.name)
     expect(listed).toEqual(expect.arrayContaining(['lsp', 'lsp_diagnostics', 'lsp_symbols']))
 
-    const outline = await client.callTool({ name: 'lsp_symbols', arguments: { filePath: 'src/shapes.ts' } })
+    const outline = await client.callTool({ name: 'lsp_symbols', arguments: { filePath: 'src/shapes.ts' } }, undefined, SLOW_CALL)
     expect(outline.isError ?? false).toBe(false)
     expect(JSON.stringify(outline.content)).toContain('class Circle')
-    const diagnostics = await client.callTool({ name: 'lsp_diagnostics', arguments: { filePath: 'src/main.ts' } })
+    const diagnostics = await client.callTool({ name: 'lsp_diagnostics', arguments: { filePath: 'src/main.ts' } }, undefined, SLOW_CALL)
     expect(diagnostics.isError ?? false).toBe(false)
     expect(diagnostics.structuredContent).toMatchObject({ kind: 'diagnostics', path: 'src/main.ts' })
   })

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { LspFileOperation, LspProvider, LspRenameResult } from 'dsh-lsp'
@@ -103,6 +103,50 @@ describe('lsp_rename', () => {
       expect(codeOf(await call(harness, 'lsp_rename', { filePath: 'a.ts', line: 1, symbol: 'old', newName: 'fresh', apply: true }))).toBe(code)
       dispose()
     }
+    expect(readFileSync(join(dir, 'a.ts'), 'utf8')).toBe('const old = 1\n')
+  })
+
+  it('with rename.allowFileOperations, moves, creates and deletes files with the text edits, all through ctx.fs; edits named by the old name follow the move', async () => {
+    harness = await boot({ rename: { allowFileOperations: true } })
+    const dir = harness.dir
+    const uri = (file: string) => pathToFileURL(join(dir, file)).href
+    writeFileSync(join(dir, 'a.ts'), 'const old = 1\nexport { old }\n')
+    writeFileSync(join(dir, 'b.ts'), 'import { old } from "./a"\n')
+    writeFileSync(join(dir, 'gone.ts'), '// nothing left here\n')
+    const fileOperations: LspFileOperation[] = [
+      { kind: 'rename', oldUri: uri('a.ts'), newUri: uri('fresh.ts') },
+      { kind: 'create', uri: uri('made.ts') },
+      { kind: 'delete', uri: uri('gone.ts') },
+    ]
+    harness.app.lsp.registerProvider(renamer(dir, { files: { 'a.ts': [{ line: 0, character: 6, length: 3 }, { line: 1, character: 9, length: 3 }], 'b.ts': [{ line: 0, character: 9, length: 3 }] }, fileOperations }))
+    const preview = await call(harness, 'lsp_rename', { filePath: 'a.ts', line: 1, symbol: 'old', newName: 'fresh' })
+    expect(textOf(preview)).toContain('also renames the file a.ts to fresh.ts')
+    const applied = await call(harness, 'lsp_rename', { filePath: 'a.ts', line: 1, symbol: 'old', newName: 'fresh', apply: true })
+    expect(applied.isError).toBe(false)
+    expect(readdirSync(dir).sort()).toEqual(['b.ts', 'fresh.ts', 'made.ts'])
+    expect(readFileSync(join(dir, 'fresh.ts'), 'utf8')).toBe('const fresh = 1\nexport { fresh }\n')
+    expect(readFileSync(join(dir, 'b.ts'), 'utf8')).toBe('import { fresh } from "./a"\n')
+    expect(readFileSync(join(dir, 'made.ts'), 'utf8')).toBe('')
+  })
+
+  it('with rename.allowFileOperations, a move onto an existing file or out of the workspace is refused whole', async () => {
+    harness = await boot({ rename: { allowFileOperations: true } })
+    const dir = harness.dir
+    const uri = (file: string) => pathToFileURL(join(dir, file)).href
+    writeFileSync(join(dir, 'a.ts'), 'const old = 1\n')
+    writeFileSync(join(dir, 'taken.ts'), '// here already\n')
+    const edit = { 'a.ts': [{ line: 0, character: 6, length: 3 }] }
+    const cases: [LspFileOperation, string][] = [
+      [{ kind: 'rename', oldUri: uri('a.ts'), newUri: uri('taken.ts') }, 'LSP_RENAME_CONFLICT'],
+      [{ kind: 'rename', oldUri: uri('a.ts'), newUri: uri('../elsewhere.ts') }, 'LSP_RENAME_OUTSIDE_WORKSPACE'],
+      [{ kind: 'delete', uri: uri('missing.ts') }, 'LSP_RENAME_CONFLICT'],
+    ]
+    for (const [operation, code] of cases) {
+      const dispose = harness.app.lsp.registerProvider(renamer(dir, { files: edit, fileOperations: [operation] }))
+      expect(codeOf(await call(harness, 'lsp_rename', { filePath: 'a.ts', line: 1, symbol: 'old', newName: 'fresh', apply: true }))).toBe(code)
+      dispose()
+    }
+    expect(readdirSync(dir).sort()).toEqual(['a.ts', 'taken.ts'])
     expect(readFileSync(join(dir, 'a.ts'), 'utf8')).toBe('const old = 1\n')
   })
 

@@ -16,7 +16,8 @@ export type FetchInput = z.infer<typeof FetchInput>
 export const FetchValue = z.strictObject({
   url: z.string(),
   statusCode: z.number().int(),
-  body: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('html'), content: z.string() }), z.strictObject({ kind: z.literal('text'), content: z.string() })]),
+  /** A PDF's body is its text (page markers included), read inside the call's budget like an HTML page's Markdown. */
+  body: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('html'), content: z.string() }), z.strictObject({ kind: z.literal('text'), content: z.string() }), z.strictObject({ kind: z.literal('pdf'), content: z.string() })]),
   truncated: z.boolean(),
   /** The whole HTML body as Markdown (main content only when asked), converted inside the call's budget. */
   markdown: z.string().exactOptional(),
@@ -65,11 +66,27 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
   const hit = settings.cache?.get(url, mainContent)
   if (hit) return { ...hit, cached: true }
   const result = await web.fetch({ url }, call.signal)
-  let value: FetchValue = { url: result.url, statusCode: result.statusCode, body: { kind: result.body.kind, content: result.body.content }, truncated: result.truncated }
-  // The whole document is converted (main content is found in all of it); the cap applies to the Markdown.
-  if (value.body.kind === 'html') value = { ...value, markdown: await settings.converter.convert({ kind: 'html', html: value.body.content, url: value.url, mainContent }, call.lifetime) }
+  const value = await valueOf(result, settings, mainContent, call)
   settings.cache?.put(url, value, mainContent)
   return value
+}
+
+async function valueOf(result: WebFetchResult, settings: FetchSettings, mainContent: boolean, call: FetchCall): Promise<FetchValue> {
+  const { url, statusCode, truncated, body } = result
+  switch (body.kind) {
+    case 'html':
+      // The whole document is converted (main content is found in all of it); the cap applies to the Markdown.
+      return { url, statusCode, truncated, body: { kind: 'html', content: body.content }, markdown: await settings.converter.convert({ kind: 'html', html: body.content, url, mainContent }, call.lifetime) }
+    case 'text':
+      return { url, statusCode, truncated, body: { kind: 'text', content: body.content } }
+    case 'pdf': {
+      // Pages past the output cap are not read: the rendering would cut them.
+      const text = await settings.converter.convert({ kind: 'pdf', bytes: body.bytes, maxChars: settings.maxOutputChars }, call.lifetime)
+      return { url, statusCode, truncated, body: { kind: 'pdf', content: text } }
+    }
+    default:
+      return assertNever(body, 'fetch body kind')
+  }
 }
 
 const FOOTER = '\n\n(Content truncated. Fetch a more specific URL or section to see the rest.)'
@@ -115,6 +132,7 @@ function renderBody(value: FetchValue, cap: number): string {
   const { kind, content } = value.body
   switch (kind) {
     case 'text':
+    case 'pdf':
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'html':
       return value.markdown ?? convertHtml(content, value.url, false)

@@ -25,7 +25,9 @@ async function serving(page: CorpusPage, toolConfig: Record<string, unknown>): P
     response.end(page.html)
   })
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
-  host = await boot(toolConfig)
+  // Converting a long page whole takes seconds of CPU; on two loaded cores the default 30 s budget
+  // is not a test of anything here.
+  host = await boot({ fetchTimeoutMs: 240_000, ...toolConfig })
   // The provider's defaults (maxResponseBytes 5 MB, maxBodyChars 100 000) with loopback opened.
   ;(host.app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'] })
   await host.app.events.flush()

@@ -13,13 +13,21 @@ export interface BodyLimits {
    * here would leave it the page's `<head>` and scripts.
    */
   readonly maxChars: number
+  /** Bytes of a PDF read at most; a larger one is refused (WEB_FETCH_TOO_LARGE): a PDF cannot be read in part. */
+  readonly maxPdfBytes: number
 }
 
 export interface DecodedBody {
-  readonly kind: BodyKind
+  readonly kind: 'html' | 'text'
   readonly content: string
   /** True when bytes or characters were dropped. Never splits a character. */
   readonly truncated: boolean
+}
+
+/** A PDF's bytes, whole (never truncated). */
+export interface PdfBytes {
+  readonly kind: 'pdf'
+  readonly bytes: Uint8Array
 }
 
 /** Bytes looked at before deciding the kind and the charset (BOM, `<meta charset>`, sniffing). */
@@ -31,11 +39,17 @@ const HEAD_BYTES = 1024
  * streams. It stops reading at either cap and drops any partial character at the cut.
  * The body is always destroyed when this returns or throws.
  */
-export async function readBody(body: Readable, headers: { contentType: string | undefined; contentEncoding: string | undefined }, limits: BodyLimits): Promise<DecodedBody> {
+export async function readBody(body: Readable, headers: { contentType: string | undefined; contentEncoding: string | undefined; contentLength?: string | undefined }, limits: BodyLimits): Promise<DecodedBody | PdfBytes> {
   const declared = classify(headers.contentType)
   if (declared.kind === 'unsupported') {
     discard(body)
     throw new WebError(`unsupported content type "${declared.type}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+  }
+  // A PDF that says it is too large is refused before a byte is read (an encoded body's length is not its size).
+  const length = Number(headers.contentLength)
+  if (declared.kind === 'pdf' && !headers.contentEncoding && length > limits.maxPdfBytes) {
+    discard(body)
+    throw pdfTooLarge(limits.maxPdfBytes, `its Content-Length is ${length}`)
   }
   let headerDecoder: StreamDecoder | undefined
   const headerCharset = charsetOf(headers.contentType)
@@ -65,6 +79,9 @@ export async function readBody(body: Readable, headers: { contentType: string | 
 class BodyReader {
   private readonly text: CappedReader
   private decoder: StreamDecoder | undefined
+  /** A PDF's raw bytes, kept whole up to maxPdfBytes. */
+  private pdf: { readonly chunks: Buffer[]; length: number } | undefined
+  private readonly maxPdfBytes: number
   private head: Buffer[] = []
   private headLength = 0
 
@@ -76,19 +93,30 @@ class BodyReader {
     private readonly headerDecoder: StreamDecoder | undefined,
   ) {
     this.text = new CappedReader(limits)
+    this.maxPdfBytes = limits.maxPdfBytes
   }
 
   /** Takes one chunk; false once a cap is reached (stop reading). */
   push(chunk: Buffer): boolean {
     if (this.decoder) return this.text.push(this.decoder, chunk)
+    if (this.pdf) return this.pushPdf(chunk)
     this.head.push(chunk)
     this.headLength += chunk.byteLength
     return this.headLength >= HEAD_BYTES ? this.start() : true
   }
 
-  finish(): DecodedBody {
-    if (!this.decoder) this.start()
-    return { kind: this.kind!, ...this.text.finish(this.decoder!) }
+  finish(): DecodedBody | PdfBytes {
+    if (!this.decoder && !this.pdf) this.start()
+    if (this.pdf) return { kind: 'pdf', bytes: Buffer.concat(this.pdf.chunks, this.pdf.length) }
+    return { kind: this.kind as 'html' | 'text', ...this.text.finish(this.decoder!) }
+  }
+
+  private pushPdf(chunk: Buffer): boolean {
+    const pdf = this.pdf!
+    pdf.length += chunk.byteLength
+    if (pdf.length > this.maxPdfBytes) throw pdfTooLarge(this.maxPdfBytes, 'its bytes went past it')
+    pdf.chunks.push(chunk)
+    return true
   }
 
   private start(): boolean {
@@ -96,10 +124,18 @@ class BodyReader {
     this.head = []
     this.kind ??= sniff(head)
     if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    if (this.kind === 'pdf') {
+      this.pdf = { chunks: [], length: 0 }
+      return this.pushPdf(head)
+    }
     if (this.kind === 'html') this.text.uncapChars()
     this.decoder = pickDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
     return this.text.push(this.decoder, head)
   }
+}
+
+function pdfTooLarge(maxBytes: number, why: string): WebError {
+  return new WebError(`the PDF is larger than ${maxBytes} bytes (maxPdfBytes; ${why}); a PDF cannot be read in part, so it is not read`, 'WEB_FETCH_TOO_LARGE')
 }
 
 /**

@@ -11,6 +11,11 @@ export const FetchHttpConfig = z.strictObject({
   maxUrlLength: z.number().int().positive().default(2048),
   /** Decoded (decompressed) body bytes read; the rest is dropped and the result marked truncated. */
   maxResponseBytes: z.number().int().positive().default(5_000_000),
+  /**
+   * Bytes of a PDF read at most. A PDF cannot be read in part (its index is at the end), so a
+   * larger one is refused (WEB_FETCH_TOO_LARGE) as soon as its length says so or its bytes pass it.
+   */
+  maxPdfBytes: z.number().int().positive().default(20_000_000),
   /** Characters kept of a text body (an HTML body is kept whole up to maxResponseBytes); the rest is dropped, the result marked truncated. */
   maxBodyChars: z.number().int().positive().default(100_000),
   /** Backstop for one fetch (all hops and the body read) for callers without a shorter budget. */

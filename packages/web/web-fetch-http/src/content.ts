@@ -1,4 +1,4 @@
-export type BodyKind = 'html' | 'text'
+export type BodyKind = 'html' | 'text' | 'pdf'
 
 /** What the Content-Type header says, before any byte is read. */
 export type Declared = { readonly kind: BodyKind } | { readonly kind: 'sniff' } | { readonly kind: 'unsupported'; readonly type: string }
@@ -26,6 +26,7 @@ export function classify(contentType: string | undefined): Declared {
   // Servers that do not know what they send say nothing or octet-stream: look at the bytes.
   if (!type || type === 'application/octet-stream' || type === 'unknown/unknown') return { kind: 'sniff' }
   if (type === 'text/html' || type === 'application/xhtml+xml') return { kind: 'html' }
+  if (type === 'application/pdf' || type === 'application/x-pdf') return { kind: 'pdf' }
   if (type.startsWith('text/') || TEXT_APPLICATION_TYPES.has(type) || type.endsWith('+json') || type.endsWith('+xml')) return { kind: 'text' }
   return { kind: 'unsupported', type }
 }
@@ -53,13 +54,13 @@ export function metaCharset(head: Uint8Array): string | undefined {
 const HTML_START = /^\s*<(!doctype\s+html|html|head|body|title|script|style|p|div|table|h1|a|br|b|font|iframe|!--)[\s>/]/i
 
 /**
- * A body without a usable Content-Type: text when it has no binary control bytes and is not a
- * known binary format; HTML when it starts like HTML. Undefined for binary.
+ * A body without a usable Content-Type: a PDF when it starts as one; text when it has no binary
+ * control bytes; HTML when it starts like HTML. Undefined for other binary.
  */
 export function sniff(head: Uint8Array): BodyKind | undefined {
   if (bomEncoding(head)) return looksLikeHtml(head) ? 'html' : 'text'
   const sample = head.subarray(0, 1024)
-  if (latin1(head, 5) === '%PDF-') return undefined
+  if (latin1(head, 5) === '%PDF-') return 'pdf'
   for (const byte of sample) {
     // Binary per WHATWG MIME sniffing: C0 controls other than TAB, LF, FF, CR and ESC.
     if (byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f)) return undefined

@@ -11,7 +11,7 @@ import { DomainRules } from './guard/domains.ts'
 import { checkPort } from './guard/ports.ts'
 import { checkedUrl, isFollowable, REDIRECT_STATUSES } from './url.ts'
 
-const ACCEPT = 'text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8'
+const ACCEPT = 'text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,application/pdf;q=0.8'
 
 export interface HttpFetchProviderOptions {
   readonly config: FetchHttpConfig
@@ -148,9 +148,10 @@ export class HttpFetchProvider implements WebFetchProvider {
   private async result(url: URL, response: Dispatcher.ResponseData): Promise<WebFetchResult> {
     const body = await readBody(
       response.body as Readable,
-      { contentType: header(response.headers, 'content-type'), contentEncoding: header(response.headers, 'content-encoding') },
-      { maxBytes: this.config.maxResponseBytes, maxChars: this.config.maxBodyChars },
+      { contentType: header(response.headers, 'content-type'), contentEncoding: header(response.headers, 'content-encoding'), contentLength: header(response.headers, 'content-length') },
+      { maxBytes: this.config.maxResponseBytes, maxChars: this.config.maxBodyChars, maxPdfBytes: this.config.maxPdfBytes },
     )
+    if (body.kind === 'pdf') return { url: url.href, statusCode: response.statusCode, body: { kind: 'pdf', bytes: body.bytes }, truncated: false }
     return { url: url.href, statusCode: response.statusCode, body: { kind: body.kind, content: body.content }, truncated: body.truncated }
   }
 }

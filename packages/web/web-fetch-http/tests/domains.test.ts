@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as fetchHttp from 'dsh-web-fetch-http'
-import { closeAll, closeProviders, failure, provider, scriptedResolver, serve } from './fixtures/servers.ts'
+import { bodyText, closeAll, closeProviders, failure, provider, scriptedResolver, serve } from './fixtures/servers.ts'
 
 // Issue 19 item 11: operator domain rules (Claude Code's WebFetch(domain:…) permissions), checked
 // on the URL and on every hop before DNS or any connection; deny wins; a refusal names the rule.
@@ -31,8 +31,8 @@ describe('domain rules', () => {
     const server = await serve((_request, response) => response.end('ok'), '127.0.0.2')
     const resolver = scriptedResolver(['127.0.0.2'])
     const fetcher = provider({ ...OPEN, allowedDomains: ['docs.test', '*.docs.test'], deniedDomains: ['secret.docs.test'] }, { resolver })
-    expect((await fetcher.fetch({ url: `http://docs.test:${server.port}/` })).body.content).toBe('ok')
-    expect((await fetcher.fetch({ url: `http://api.docs.test:${server.port}/` })).body.content).toBe('ok')
+    expect(bodyText((await fetcher.fetch({ url: `http://docs.test:${server.port}/` })).body)).toBe('ok')
+    expect(bodyText((await fetcher.fetch({ url: `http://api.docs.test:${server.port}/` })).body)).toBe('ok')
     const outside = await failure(fetcher.fetch({ url: `http://other.test:${server.port}/` }))
     expect([outside.code, outside.message]).toEqual(['WEB_BLOCKED_URL', expect.stringContaining('"other.test" matches no allowedDomains rule (docs.test, *.docs.test)')])
     const denied = await failure(fetcher.fetch({ url: `http://secret.docs.test:${server.port}/` }))

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
-import { closeAll, closeProviders, failure, LOOPBACK_ALLOWED, provider, serve, type Handler } from './fixtures/servers.ts'
+import { bodyText, closeAll, closeProviders, failure, LOOPBACK_ALLOWED, provider, serve, type Handler } from './fixtures/servers.ts'
 
 // The fetch transport (reference/web.md §8 F01–F37, DESIGN.md W2) against real HTTP servers on
 // loopback, with the loopback opt-in; the guard's own tests run with the default policy.
@@ -77,7 +77,7 @@ describe('responses', () => {
     const { server } = await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'x'), { userAgent: 'test-agent/1' })
     const { headers } = server.requests[0]!
     expect(headers['user-agent']).toBe('test-agent/1')
-    expect(headers.accept).toBe('text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8')
+    expect(headers.accept).toBe('text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,application/pdf;q=0.8')
     expect(headers['accept-encoding']).toBe('gzip, deflate, br')
     expect(headers.cookie).toBeUndefined()
     expect(headers.authorization).toBeUndefined()
@@ -91,7 +91,17 @@ describe('responses', () => {
   it('F14: binary types are WEB_UNSUPPORTED_CONTENT_TYPE', async () => {
     expect((await failFrom(respond(200, { 'content-type': 'image/png' }, Buffer.from([0x89, 0x50, 0x4e, 0x47])))).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
     expect((await failFrom(respond(200, {}, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0])))).error.message).toContain('not text')
-    expect((await failFrom(respond(200, { 'content-type': 'application/octet-stream' }, '%PDF-1.7\n'))).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
+  })
+
+  it('a PDF (declared, or sniffed from %PDF-) is its bytes, whole; one past maxPdfBytes is WEB_FETCH_TOO_LARGE, by its length or its bytes', async () => {
+    const bytes = Buffer.from('%PDF-1.7\n' + 'x'.repeat(2000))
+    for (const type of ['application/pdf', 'application/octet-stream']) {
+      const { result } = await fetchFrom(respond(200, { 'content-type': type }, bytes))
+      expect(result.body.kind === 'pdf' && Buffer.from(result.body.bytes).equals(bytes), type).toBe(true)
+      expect(result.truncated).toBe(false)
+    }
+    expect((await failFrom(respond(200, { 'content-type': 'application/pdf' }, bytes), { maxPdfBytes: 1000 })).error.code).toBe('WEB_FETCH_TOO_LARGE')
+    expect((await failFrom(respond(200, { 'content-type': 'application/octet-stream' }, bytes), { maxPdfBytes: 1500 })).error.message).toContain('maxPdfBytes')
   })
 
   it('W2: a missing or octet-stream Content-Type on a text-looking body is sniffed', async () => {
@@ -107,44 +117,44 @@ describe('responses', () => {
 
 describe('encodings', () => {
   it('F16: Latin-1 by header', async () => {
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=iso-8859-1' }, Buffer.from([0x63, 0x61, 0x66, 0xe9])))).result.body.content).toBe('café')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=iso-8859-1' }, Buffer.from([0x63, 0x61, 0x66, 0xe9])))).result.body)).toBe('café')
   })
 
   it('Shift_JIS by header, and by <meta charset> when the header has none', async () => {
     const sjis = Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea]) // 日本語
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset="Shift_JIS"' }, sjis))).result.body.content).toBe('日本語')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset="Shift_JIS"' }, sjis))).result.body)).toBe('日本語')
     const page = Buffer.concat([Buffer.from('<html><head><meta charset="shift_jis"></head><body>'), sjis, Buffer.from('</body></html>')])
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body.content).toContain('<body>日本語</body>')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body)).toContain('<body>日本語</body>')
   })
 
   it('a BOM decides the encoding and is stripped (UTF-8 and UTF-16LE)', async () => {
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, Buffer.from('\ufeffhé', 'utf8')))).result.body.content).toBe('hé')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, Buffer.from('\ufeffhé', 'utf8')))).result.body)).toBe('hé')
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hé', 'utf16le')])
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=iso-8859-1' }, utf16))).result.body.content).toBe('hé')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=iso-8859-1' }, utf16))).result.body)).toBe('hé')
   })
 
   it('a <meta> naming UTF-16 (any spelling) or x-user-defined is read the WHATWG way: UTF-8, windows-1252', async () => {
     for (const label of ['utf-16', 'UTF-16BE', 'utf-16le', 'unicode', 'ucs-2']) {
       const page = `<html><head><meta charset="${label}"></head><body>héllo — 日本</body></html>`
-      expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body.content, label).toBe(page)
+      expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body), label).toBe(page)
     }
     const latin = Buffer.concat([Buffer.from('<meta http-equiv="content-type" content="text/html; charset=x-user-defined">'), Buffer.from([0xe9])])
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, latin))).result.body.content).toBe('<meta http-equiv="content-type" content="text/html; charset=x-user-defined">é')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, latin))).result.body)).toBe('<meta http-equiv="content-type" content="text/html; charset=x-user-defined">é')
   })
 
   it('F17: an unknown charset label in the header is WEB_UNSUPPORTED_CONTENT_TYPE; an unknown <meta> falls back to UTF-8', async () => {
     expect((await failFrom(respond(200, { 'content-type': 'text/plain; charset=not-a-charset' }, 'x'))).error).toMatchObject({ code: 'WEB_UNSUPPORTED_CONTENT_TYPE', message: 'unsupported charset "not-a-charset"' })
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, '<meta charset="klingon">é'))).result.body.content).toBe('<meta charset="klingon">é')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, '<meta charset="klingon">é'))).result.body)).toBe('<meta charset="klingon">é')
   })
 
   it('gzip, deflate and br bodies are decompressed; the byte cap counts decompressed bytes', async () => {
     const text = 'compressible '.repeat(1000)
     for (const [encoding, bytes] of [['gzip', gzipSync(text)], ['br', brotliCompressSync(text)]] as const) {
-      expect((await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': encoding }, bytes))).result.body.content, encoding).toBe(text)
+      expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': encoding }, bytes))).result.body), encoding).toBe(text)
     }
     const bomb = gzipSync(Buffer.alloc(20_000_000, 'a'))
     const { result } = await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }, bomb), { maxResponseBytes: 1000, maxBodyChars: 5000 })
-    expect([result.body.content.length, result.truncated]).toEqual([1000, true])
+    expect([bodyText(result.body).length, result.truncated]).toEqual([1000, true])
     expect((await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'zstd' }, 'x'))).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
   })
 })
@@ -170,33 +180,33 @@ describe('caps (W2: truncate, say so, never split a character)', () => {
     const expected: Record<number, string> = { 1: 'a', 2: 'a', 3: 'aé', 4: 'aé', 5: 'aé', 6: 'aé€', 7: 'aé€', 8: 'aé€', 9: 'aé€' }
     for (const [cap, text] of Object.entries(expected)) {
       const { result } = await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, body), { maxResponseBytes: Number(cap) })
-      expect(result.body.content, `cap ${cap}`).toBe(text)
+      expect(bodyText(result.body), `cap ${cap}`).toBe(text)
       expect(result.truncated).toBe(true)
     }
     const sjis = Buffer.from([0x61, 0x93, 0xfa, 0x96, 0x7b]) // a日本
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=shift_jis' }, sjis), { maxResponseBytes: 4 })).result.body.content).toBe('a日')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=shift_jis' }, sjis), { maxResponseBytes: 4 })).result.body)).toBe('a日')
   })
 
   it('issue 31 item 1: an HTML body is kept whole up to the byte cap; the character cap cuts only text', async () => {
     const html = `<html><head><script>${'x'.repeat(150_000)}</script></head><body><p>the article</p></body></html>`
     const whole = (await fetchFrom(respond(200, { 'content-type': 'text/html' }, html), { maxBodyChars: 1000 })).result
-    expect([whole.body.content.length, whole.truncated]).toEqual([html.length, false])
+    expect([bodyText(whole.body).length, whole.truncated]).toEqual([html.length, false])
     const sniffed = (await fetchFrom(respond(200, {}, html), { maxBodyChars: 1000 })).result
-    expect([sniffed.body.kind, sniffed.body.content.length]).toEqual(['html', html.length])
+    expect([sniffed.body.kind, bodyText(sniffed.body).length]).toEqual(['html', html.length])
     const bytes = (await fetchFrom(respond(200, { 'content-type': 'text/html' }, html), { maxBodyChars: 1000, maxResponseBytes: 2000 })).result
-    expect([bytes.body.content.length, bytes.truncated]).toEqual([2000, true])
+    expect([bodyText(bytes.body).length, bytes.truncated]).toEqual([2000, true])
     const text = (await fetchFrom(respond(200, { 'content-type': 'text/plain' }, html), { maxBodyChars: 1000 })).result
-    expect([text.body.content.length, text.truncated]).toEqual([1000, true])
+    expect([bodyText(text.body).length, text.truncated]).toEqual([1000, true])
   })
 
   it('the character cap never splits a surrogate pair', async () => {
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'ab😀c'), { maxBodyChars: 3 })).result.body.content).toBe('ab')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'ab😀c'), { maxBodyChars: 3 })).result.body)).toBe('ab')
   })
 
   it('a 500 MB body stops at the byte cap: the server sees the connection closed long before the end', async () => {
     const written = { bytes: 0, closed: false }
     const { result } = await fetchFrom(huge(500_000_000, written), { maxResponseBytes: 5_000_000, maxBodyChars: 10_000_000 })
-    expect([result.body.content.length, result.truncated]).toEqual([5_000_000, true])
+    expect([bodyText(result.body).length, result.truncated]).toEqual([5_000_000, true])
     for (let i = 0; i < 100 && !written.closed; i++) await sleep(20)
     expect(written.closed).toBe(true)
     expect(written.bytes).toBeLessThan(50_000_000)
@@ -215,7 +225,7 @@ describe('redirects', () => {
   it('F18, F26: same-origin absolute and relative redirects are followed; the result URL is the last', async () => {
     const { result } = await fetchFrom(chain({ '/start': [302, { location: '/dir/a' }], '/dir/a': [301, { location: 'b' }], '/dir/b': [200, { 'content-type': 'text/plain' }, 'end'] }), {}, '/start')
     expect(result.url).toMatch(/\/dir\/b$/)
-    expect(result.body.content).toBe('end')
+    expect(bodyText(result.body)).toBe('end')
   })
 
   it('F19: a cross-origin redirect is WEB_REDIRECT_BLOCKED and the other origin sees nothing', async () => {
@@ -245,13 +255,13 @@ describe('redirects', () => {
     expect([error.code, error.message, hits]).toEqual(['WEB_REDIRECT_BLOCKED', 'exceeded the maximum of 2 redirects', 3])
 
     const landing = await fetchFrom(chain({ '/': [302, { location: '/1' }], '/1': [302, { location: '/2' }], '/2': [200, { 'content-type': 'text/plain' }, 'landed'] }), { maxRedirects: 2 })
-    expect([landing.result.body.content, landing.server.requests.length]).toEqual(['landed', 3])
+    expect([bodyText(landing.result.body), landing.server.requests.length]).toEqual(['landed', 3])
 
     const crossOver = await failFrom(chain({ '/': [302, { location: '/1' }], '/1': [302, { location: 'http://elsewhere.test/' }] }), { maxRedirects: 1 })
     expect(crossOver.error.message).toBe('exceeded the maximum of 1 redirects')
 
     expect((await failFrom(chain({ '/': [302, { location: '/1' }] }), { maxRedirects: 0 })).error.code).toBe('WEB_REDIRECT_BLOCKED')
-    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'direct'), { maxRedirects: 0 })).result.body.content).toBe('direct')
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'direct'), { maxRedirects: 0 })).result.body)).toBe('direct')
   })
 
   it('F25: a redirect without Location is WEB_PROVIDER_ERROR; other 3xx statuses are final', async () => {
@@ -299,7 +309,7 @@ describe('time and cancellation', () => {
           }
         }, 10)
       }
-    expect((await fetchFrom(trickle(5), { timeoutMs: 5000 })).result.body.content).toBe('xxxxx')
+    expect(bodyText((await fetchFrom(trickle(5), { timeoutMs: 5000 })).result.body)).toBe('xxxxx')
     expect((await failFrom(trickle(1000), { timeoutMs: 150 })).error.code).toBe('WEB_FETCH_TIMEOUT')
   })
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { NetworkPolicy } from 'dsh-web-fetch-http'
-import { closeAll, closeProviders, failure, listener, LOOPBACK_ALLOWED, provider, scriptedResolver, serve, serveTls, TEST_CA, unconnectable } from './fixtures/servers.ts'
+import { bodyText, closeAll, closeProviders, failure, listener, LOOPBACK_ALLOWED, provider, scriptedResolver, serve, serveTls, TEST_CA, unconnectable } from './fixtures/servers.ts'
 
 // The network guard (DESIGN.md W1; reference/web.md §8 S01–S12), on by default. Every refusal is
 // proven with a real listener that counts connections: a refused URL never connected.
@@ -158,7 +158,7 @@ describe('pinning', () => {
     const resolver = scriptedResolver(['127.0.0.2'], ['127.0.0.1'])
     const fetcher = provider({ allowedCidrs: ['127.0.0.2/32'] }, { resolver })
     const result = await fetcher.fetch({ url: `http://rebind.test:${pub.port}/` })
-    expect(result.body.content).toBe('public')
+    expect(bodyText(result.body)).toBe('public')
     expect(resolver.calls).toEqual(['rebind.test'])
     expect(pub.requests[0]?.headers.host).toBe(`rebind.test:${pub.port}`)
     expect(internal.connections()).toBe(0)
@@ -221,14 +221,14 @@ describe('pinning', () => {
     vi.stubEnv('NO_PROXY', '*')
     expect((await failure(provider().fetch({ url: `${target.origin}/` }))).code).toBe('WEB_BLOCKED_URL')
     const allowed = await provider({ allowedCidrs: ['127.0.0.2/32'] }).fetch({ url: `${target.origin}/` })
-    expect(allowed.body.content).toBe('direct')
+    expect(bodyText(allowed.body)).toBe('direct')
     expect(proxy.connections()).toBe(0)
   })
 
   it('S11: with the opt-in, loopback is fetched', async () => {
     const server = await serve(ok('here'))
     const result = await provider(LOOPBACK_ALLOWED).fetch({ url: `http://localhost:${server.port}/` })
-    expect(result.body.content).toBe('here')
-    expect((await provider({ allowPrivateNetwork: true }).fetch({ url: `${server.origin}/` })).body.content).toBe('here')
+    expect(bodyText(result.body)).toBe('here')
+    expect(bodyText((await provider({ allowPrivateNetwork: true }).fetch({ url: `${server.origin}/` })).body)).toBe('here')
   })
 })

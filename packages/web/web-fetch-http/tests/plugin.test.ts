@@ -2,7 +2,7 @@ import { Context, type ForkScope, type Plugin } from 'cordis'
 import WebService from 'dsh-web'
 import * as fetchHttp from 'dsh-web-fetch-http'
 import { afterEach, describe, expect, it } from 'vitest'
-import { closeAll, failure, serve } from './fixtures/servers.ts'
+import { bodyText, closeAll, failure, serve } from './fixtures/servers.ts'
 
 // The plugin module: registration under id `http`, config checked at load (F33, F34).
 
@@ -24,7 +24,7 @@ describe('the plugin', () => {
     const fork = (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'] })
     await app.start()
     await app.events.flush()
-    expect((await app.web.fetch({ url: `${server.origin}/` })).body.content).toBe('via plugin')
+    expect(bodyText((await app.web.fetch({ url: `${server.origin}/` })).body)).toBe('via plugin')
     fork.dispose()
     expect((await failure(app.web.fetch({ url: `${server.origin}/` }))).code).toBe('WEB_PROVIDER_CONFIGURED_MISSING')
     await app.stop()

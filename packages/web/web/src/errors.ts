@@ -29,10 +29,17 @@ export const WebErrorCode = {
   /** Refused by policy: credentials in the URL, or the network guard (private, loopback, metadata …). */
   WEB_BLOCKED_URL: 'WEB_BLOCKED_URL',
   WEB_REDIRECT_BLOCKED: 'WEB_REDIRECT_BLOCKED',
-  /** A provider that cannot truncate refused an oversized body (the http provider truncates instead). */
+  /** A body too large to use in part: a PDF over the provider's cap (other bodies are truncated instead). */
   WEB_FETCH_TOO_LARGE: 'WEB_FETCH_TOO_LARGE',
   WEB_FETCH_TIMEOUT: 'WEB_FETCH_TIMEOUT',
   WEB_UNSUPPORTED_CONTENT_TYPE: 'WEB_UNSUPPORTED_CONTENT_TYPE',
+  // Reading a PDF (dsh-tool-web).
+  /** The PDF needs a password. */
+  WEB_PDF_ENCRYPTED: 'WEB_PDF_ENCRYPTED',
+  /** The PDF has pages but no text layer (scanned images without OCR). */
+  WEB_PDF_NO_TEXT: 'WEB_PDF_NO_TEXT',
+  /** The body is not a PDF the reader can open (malformed, cut short). */
+  WEB_PDF_INVALID: 'WEB_PDF_INVALID',
   // Search providers.
   /** The provider's API key could not be found; the message lists the remedies. */
   WEB_PROVIDER_CREDENTIAL_MISSING: 'WEB_PROVIDER_CREDENTIAL_MISSING',

@@ -43,10 +43,10 @@ export interface WebFetchRequest {
 }
 
 /**
- * A closed union: consumers switch on `kind` exhaustively, so a new arm (PDF is the likely one)
- * fails compilation until every consumer handles it. Each arm is its own type so they can diverge.
+ * A closed union: consumers switch on `kind` exhaustively, so a new arm fails compilation until
+ * every consumer handles it. Each arm is its own type so they can diverge.
  */
-export type WebFetchBody = WebFetchHtmlBody | WebFetchTextBody
+export type WebFetchBody = WebFetchHtmlBody | WebFetchTextBody | WebFetchPdfBody
 export interface WebFetchHtmlBody {
   readonly kind: 'html'
   readonly content: string
@@ -54,6 +54,11 @@ export interface WebFetchHtmlBody {
 export interface WebFetchTextBody {
   readonly kind: 'text'
   readonly content: string
+}
+/** A PDF's bytes, whole: a PDF cannot be read in part, so a provider refuses one it cannot hold (`WEB_FETCH_TOO_LARGE`). */
+export interface WebFetchPdfBody {
+  readonly kind: 'pdf'
+  readonly bytes: Uint8Array
 }
 
 export interface WebFetchResult {

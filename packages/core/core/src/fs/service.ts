@@ -59,6 +59,9 @@ const CHUNK_BYTES = 64 * 1024
 const MIN_CHUNK_BYTES = 4 * 1024
 const BINARY_SNIFF_BYTES = 8 * 1024
 
+/** Canonical workspaces remembered as answering (a few per session; cleared whole when full). */
+const MAX_ANSWERED_WORKSPACES = 256
+
 export const FsConfig = z.strictObject({
   /**
    * How system calls run: `sync` on the event loop (fastest on a local disk), `async` on libuv's
@@ -77,7 +80,8 @@ export const FsConfig = z.strictObject({
   /**
    * With `io: async`, a path spelled inside a canonical workspace (one `workspace()` resolved on
    * the thread pool) is proven on the event loop: its resolution walks the workspace's own file
-   * system. Turn it off when the workspace holds mount points of slow or hanging file systems.
+   * system; so is a canonical workspace `workspace()` resolved before. Turn it off when the
+   * workspace holds mount points of slow or hanging file systems.
    */
   proofsOnEventLoop: z.boolean().default(true),
 })
@@ -99,6 +103,8 @@ export class FileSystem extends Service {
   private readonly proven: FsIo = fsIo('sync')
   private readonly eventLoopReadBytes: number
   private readonly proofsOnEventLoop: boolean
+  /** Canonical workspace directories resolved before (see `workspace()`); bounded by MAX_ANSWERED_WORKSPACES. */
+  private readonly answeredWorkspaces = new Set<string>()
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
@@ -213,7 +219,13 @@ export class FileSystem extends Service {
 
   /** Canonicalises a workspace directory; a missing path or a file is refused with a code. */
   async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
-    const path = await this.resolve(dir, { signal })
+    // A canonical workspace resolved before is on a file system that answered: resolved again on the event loop.
+    const io = this.proofsOnEventLoop && this.answeredWorkspaces.has(dir) ? this.proven : this.io
+    const path = await this.resolveWith(io, dir, { signal })
+    if (path === dir && !this.answeredWorkspaces.has(dir)) {
+      if (this.answeredWorkspaces.size >= MAX_ANSWERED_WORKSPACES) this.answeredWorkspaces.clear()
+      this.answeredWorkspaces.add(dir)
+    }
     // Just resolved: canonical, no symlink left in it, on a file system that answered.
     const info = await this.statWith(this.proven, path, signal)
     throwIfFsAborted(signal, () => `workspace ${quote(dir)}`)

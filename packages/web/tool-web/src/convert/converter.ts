@@ -10,7 +10,7 @@ export class PageConverter {
   ) {}
 
   convert(job: ConversionJob, lifetime: Lifetime): Promise<string> {
-    if (!this.pool || jobSize(job) < this.minWorkerChars) return Promise.resolve(runJob(job))
+    if (!this.pool || jobSize(job) < this.minWorkerChars) return runJob(job)
     return this.pool.convert(job, lifetime)
   }
 }

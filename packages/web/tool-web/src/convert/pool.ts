@@ -117,7 +117,8 @@ export class ConversionPool {
     this.running.delete(worker)
     this.publish('end', worker)
     if (reply.ok) this.settle(pending, undefined, reply.output)
-    else this.settle(pending, new HarnessError(`the page could not be converted: ${reply.message}`, 'WEB_CONVERSION_FAILED'))
+    // A coded failure (a PDF that is encrypted, has no text, cannot be read) reaches the caller as it is.
+    else this.settle(pending, reply.code ? new HarnessError(reply.message, reply.code) : new HarnessError(`the page could not be converted: ${reply.message}`, 'WEB_CONVERSION_FAILED'))
     if (this.closed) return
     worker.unref()
     this.idle.push(worker)

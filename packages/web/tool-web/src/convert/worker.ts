@@ -1,17 +1,17 @@
 import { parentPort } from 'node:worker_threads'
 import { runJob, type ConversionJob } from './job.ts'
 
-/** A conversion worker of the pool (pool.ts): one job at a time, each answered with its output. */
-export type WorkerReply = { readonly ok: true; readonly output: string } | { readonly ok: false; readonly message: string }
+/** A conversion worker of the pool (pool.ts): one job at a time, each answered with its output, or its failure with its code. */
+export type WorkerReply = { readonly ok: true; readonly output: string } | { readonly ok: false; readonly message: string; readonly code?: string }
 
 const port = parentPort
 if (!port) throw new Error('dsh-tool-web: the conversion worker runs in a worker thread only')
 port.on('message', (job: ConversionJob) => {
-  let reply: WorkerReply
-  try {
-    reply = { ok: true, output: runJob(job) }
-  } catch (error) {
-    reply = { ok: false, message: error instanceof Error ? error.message : String(error) }
-  }
-  port.postMessage(reply)
+  runJob(job).then(
+    (output) => port.postMessage({ ok: true, output } satisfies WorkerReply),
+    (error: unknown) => {
+      const code = (error as { code?: unknown } | null)?.code
+      port.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) } satisfies WorkerReply)
+    },
+  )
 })

@@ -1,0 +1,151 @@
+// `dsh serve --http` (issue 29 item 1): one composition over Streamable HTTP at /mcp, answering SDK
+// v2 clients of 2026-07-28 (stateless, server/discover, list changes over subscriptions/listen) and
+// of 2025-11-25 (a session, list changes over its GET stream); and a SIGTERM that drains.
+import { existsSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CORE_ROWS, dsh, ECHO_PLUGIN, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
+import { httpClient, INITIALIZE, post, serveHttp, stopServed } from './serve-http-support.ts'
+
+afterEach(async () => {
+  await stopServed()
+  killRunning()
+  await removeTempDirs()
+})
+
+/**
+ * A preset with echo, `grow` (registers one more tool per call: a catalog change) and `hold`, which
+ * writes `<dir>/held` when it starts and answers once `<dir>/release` exists or its call is aborted.
+ */
+async function testPreset(): Promise<{ preset: string; dir: string }> {
+  const dir = await tempDir()
+  await writeFile(
+    join(dir, 'tools.mjs'),
+    `import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+export const name = 'http-test-tools'
+export const inject = ['tools']
+export function apply(ctx) {
+  let count = 0
+  ctx.tools.register({
+    name: 'grow',
+    description: 'Registers one more tool.',
+    parameters: { type: 'object' },
+    execute: async () => {
+      const name = 'grown_' + ++count
+      ctx.tools.register({ name, description: 'A tool grow added.', parameters: { type: 'object' }, execute: async () => ({ name }) })
+      return { name }
+    },
+  })
+  ctx.tools.register({
+    name: 'hold',
+    description: 'Answers once the release file exists.',
+    parameters: { type: 'object' },
+    execute: (_args, exec) => new Promise((resolve, reject) => {
+      writeFileSync(join(${JSON.stringify(dir)}, 'held'), 'yes')
+      const timer = setInterval(() => {
+        if (existsSync(join(${JSON.stringify(dir)}, 'release'))) {
+          clearInterval(timer)
+          resolve({ released: true })
+        }
+      }, 20)
+      exec.signal.addEventListener('abort', () => {
+        clearInterval(timer)
+        reject(exec.signal.reason)
+      })
+    }),
+  })
+}
+`,
+  )
+  const preset = join(dir, 'preset.yml')
+  await writeFile(preset, `${CORE_ROWS}- id: echo\n  name: ${JSON.stringify(ECHO_PLUGIN)}\n- id: test-tools\n  name: ./tools.mjs\n`)
+  return { preset, dir }
+}
+
+describe('dsh serve --http: both protocol revisions', () => {
+  for (const [mode, revision] of [
+    ['auto', '2026-07-28'],
+    ['legacy', '2025-11-25'],
+  ] as const) {
+    it(`a ${revision} client lists what dsh tools --json lists, calls a tool and hears the list change`, async () => {
+      const { preset } = await testPreset()
+      const served = await serveHttp(['--preset', preset])
+      expect(served.url.pathname).toBe('/mcp')
+      expect(served.url.hostname).toBe('127.0.0.1')
+      let heard!: () => void
+      const changed = new Promise<void>((resolve) => (heard = resolve))
+      const client = await httpClient(served.url, mode, { onToolsChanged: () => heard() })
+      expect(client.getNegotiatedProtocolVersion()).toBe(revision)
+      const expected = json<{ tools: { name: string; description: string; parameters: unknown }[] }>(await dsh(['tools', '--json', '--preset', preset])).tools
+      const listed = await client.listTools()
+      expect(listed.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))).toEqual(expected)
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'over http' } })
+      expect(result.isError ?? false).toBe(false)
+      expect(result.content).toEqual([{ type: 'text', text: 'over http' }])
+      const failed = await client.callTool({ name: 'echo', arguments: { text: 5 } })
+      expect(failed.isError).toBe(true)
+      expect(JSON.stringify(failed.content)).toContain('[INVALID_ARGS]')
+      await client.callTool({ name: 'grow', arguments: {} })
+      await changed
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('grown_1')
+    })
+  }
+
+  it('a 2025-11-25 session is named in Mcp-Session-Id; an unknown one gets 404, and a request without one is answered statelessly', async () => {
+    const { preset } = await testPreset()
+    const served = await serveHttp(['--preset', preset])
+    const opened = await post(served.url, INITIALIZE)
+    expect(opened.status).toBe(200)
+    expect(opened.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/)
+    await opened.body?.cancel()
+    const unknown = await post(served.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25' })
+    expect(unknown.status).toBe(404)
+    await unknown.body?.cancel()
+    const stateless = await post(served.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' })
+    expect(stateless.status).toBe(200)
+    expect(await stateless.text()).toContain('"name":"echo"')
+  })
+
+  it('stdio stays the default: without --http, serve speaks on stdin/stdout', async () => {
+    const run = await dsh(['serve', '--preset', (await testPreset()).preset], { input: `${JSON.stringify(INITIALIZE)}\n` })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain('"protocolVersion":"2025-11-25"')
+    expect(run.stderr).not.toContain('listening on')
+  })
+})
+
+describe('dsh serve --http: SIGTERM', () => {
+  it('stops accepting, lets a running call finish, then exits', async () => {
+    const { preset, dir } = await testPreset()
+    const served = await serveHttp(['--preset', preset])
+    const client = await httpClient(served.url, 'auto')
+    const call = client.callTool({ name: 'hold', arguments: {} })
+    await expect.poll(() => existsSync(join(dir, 'held')), { timeout: 60_000, interval: 20 }).toBe(true)
+    served.child.kill('SIGTERM')
+    // Once draining, a new request is refused: 503 on a kept-alive connection, no connection at all otherwise.
+    await expect.poll(() => fetch(new URL('/healthz', served.url)).then((response) => String(response.status), () => 'refused'), { timeout: 60_000, interval: 50 }).toMatch(/^(503|refused)$/)
+    await writeFile(join(dir, 'release'), 'now')
+    const result = await call
+    expect(result.isError ?? false).toBe(false)
+    expect(result.structuredContent ?? JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual({ released: true })
+    expect(await served.exited).toBe(0)
+  })
+
+  it('aborts a call still running after --drain-timeout-ms and exits', async () => {
+    const { preset, dir } = await testPreset()
+    const served = await serveHttp(['--preset', preset, '--drain-timeout-ms', '200'])
+    const client = await httpClient(served.url, 'auto')
+    const call = client.callTool({ name: 'hold', arguments: {} }).then(
+      (result) => ({ settled: 'result' as const, result }),
+      (error: unknown) => ({ settled: 'error' as const, error }),
+    )
+    await expect.poll(() => existsSync(join(dir, 'held')), { timeout: 60_000, interval: 20 }).toBe(true)
+    served.child.kill('SIGTERM')
+    expect(await served.exited).toBe(0)
+    const outcome = await call
+    if (outcome.settled === 'result') expect(outcome.result.isError).toBe(true)
+    expect(served.stderr()).toContain('still running after --drain-timeout-ms 200')
+  })
+})
