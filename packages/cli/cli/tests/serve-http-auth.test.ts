@@ -1,20 +1,14 @@
 // `dsh serve --http --auth` (issue 29 item 3): a shared bearer token from the environment, and an
 // OAuth 2.1 resource server (RFC 9728 metadata, RFC 9068 JWT access tokens checked against the
 // issuer's JWKS) in front of a loopback authorization server of this test's own, made with jose.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
 import { dsh, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs } from './helpers.ts'
-import { httpClient, INITIALIZE, post, serveHttp, stopServed } from './serve-http-support.ts'
-
-const servers: Server[] = []
+import { authorizationServer, httpClient, INITIALIZE, post, serveHttp, stopServed } from './serve-http-support.ts'
 
 afterEach(async () => {
   await stopServed()
   killRunning()
   await removeTempDirs()
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
 })
 
 const ECHO = ['--preset', ECHO_PRESET]
@@ -50,42 +44,6 @@ describe('dsh serve --http --auth bearer', () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('echo')
   })
 })
-
-/** A loopback authorization server: RFC 8414 metadata and a JWKS, and a signer of access tokens. */
-async function authorizationServer(): Promise<{ issuer: string; sign(claims: Record<string, unknown>, options?: { typ?: string; key?: CryptoKey }): Promise<string>; otherKey: CryptoKey }> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256')
-  const other = await generateKeyPair('RS256')
-  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }
-  let issuer = ''
-  const server = createServer((request, response) => {
-    const send = (body: unknown) => {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(JSON.stringify(body))
-    }
-    if (request.url === '/.well-known/oauth-authorization-server') {
-      send({ issuer, jwks_uri: `${issuer}/jwks`, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, response_types_supported: ['code'] })
-    } else if (request.url === '/jwks') send({ keys: [jwk] })
-    else {
-      response.writeHead(404)
-      response.end()
-    }
-  })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    issuer,
-    otherKey: other.privateKey,
-    sign: (claims, options = {}) =>
-      new SignJWT({ client_id: 'test-client', ...claims })
-        .setProtectedHeader({ alg: 'RS256', kid: 'test-key', typ: options.typ ?? 'at+jwt' })
-        .setIssuer(typeof claims.iss === 'string' ? claims.iss : issuer)
-        .setIssuedAt()
-        .setExpirationTime(typeof claims.exp === 'number' ? claims.exp : '5m')
-        .setSubject('someone')
-        .sign(options.key ?? privateKey),
-  }
-}
 
 describe('dsh serve --http --auth oauth', () => {
   it('publishes RFC 9728 metadata, answers 401 pointing at it, and accepts only valid JWT access tokens for its own URL', async () => {

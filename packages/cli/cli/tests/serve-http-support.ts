@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
 import { Client } from '@modelcontextprotocol/client'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { BIN, ROOT } from './helpers.ts'
@@ -14,6 +17,7 @@ export interface Served {
 
 const started = new Set<ChildProcess>()
 const clients: Client[] = []
+const authorizationServers: Server[] = []
 
 /**
  * `dsh serve --http <listen> …args` as a real child; resolves once it prints its URL. Rejects with
@@ -59,6 +63,7 @@ export async function stopServed(): Promise<void> {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   started.clear()
+  await Promise.all(authorizationServers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
 }
 
 /** A JSON-RPC POST to the endpoint as a 2025-11-25 client without a session would send it. */
@@ -67,3 +72,40 @@ export function post(url: URL, body: unknown, headers: Record<string, string> = 
 }
 
 export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '0' } } }
+
+/** A loopback authorization server: RFC 8414 metadata and a JWKS, and a signer of access tokens. */
+export async function authorizationServer(): Promise<{ issuer: string; sign(claims: Record<string, unknown>, options?: { typ?: string; key?: CryptoKey }): Promise<string>; otherKey: CryptoKey }> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256')
+  const other = await generateKeyPair('RS256')
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }
+  let issuer = ''
+  const server = createServer((request, response) => {
+    const send = (body: unknown) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(body))
+    }
+    if (request.url === '/.well-known/oauth-authorization-server') {
+      send({ issuer, jwks_uri: `${issuer}/jwks`, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, response_types_supported: ['code'] })
+    } else if (request.url === '/jwks') send({ keys: [jwk] })
+    else {
+      response.writeHead(404)
+      response.end()
+    }
+  })
+  authorizationServers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    issuer,
+    otherKey: other.privateKey,
+    sign: (claims, options = {}) =>
+      new SignJWT({ client_id: 'test-client', ...claims })
+        .setProtectedHeader({ alg: 'RS256', kid: 'test-key', typ: options.typ ?? 'at+jwt' })
+        .setIssuer(typeof claims.iss === 'string' ? claims.iss : issuer)
+        .setIssuedAt()
+        .setExpirationTime(typeof claims.exp === 'number' ? claims.exp : '5m')
+        .setSubject('someone')
+        .sign(options.key ?? privateKey),
+  }
+}
+

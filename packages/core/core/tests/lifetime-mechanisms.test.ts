@@ -33,9 +33,6 @@ const HELPER_TESTS = ['packages/core/core/tests/abort.test.ts', 'packages/core/c
 
 const NOT_MOVED_YET: Readonly<Record<string, string>> = {
   'packages/skill/skill/src/service.ts': 'skills',
-  'packages/web/web-fetch-http/src/budget.ts': 'web',
-  'packages/web/web-fetch-http/src/guard/guard.ts': 'web',
-  'packages/web/web-fetch-http/src/provider.ts': 'web',
 }
 
 const DSH_CORE_ENTRIES = ['index.ts', 'abort.ts'].map((name) => join(REPO, 'packages/core/core/src', name))

@@ -1,9 +1,8 @@
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client'
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core'
-import { errorMessage, Lifetime, oneLine, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
+import { errorMessage, jsonRpcEnvelope, Lifetime, LineReader, oneLine, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
 import { McpError } from './errors.ts'
-import { LineReader } from './line-reader.ts'
-import { answerId, answerProblem, deliverInOrder, faultAnswer, fromPeer, idAtEdges, PendingRequests } from './wire.ts'
+import { answerId, answerProblem, deliverInOrder, faultAnswer, fromPeer, PendingRequests } from './wire.ts'
 
 export interface StdioTransportOptions {
   readonly subprocess: Pick<SubprocessService, 'spawn'>
@@ -45,7 +44,7 @@ export class StdioTransport implements Transport {
 
   constructor(private readonly options: StdioTransportOptions) {
     this.gone = new Promise((resolve) => (this.markGone = resolve))
-    this.reader = new LineReader(options.maxMessageBytes, {
+    this.reader = new LineReader({ maxBytes: options.maxMessageBytes }, {
       line: (text) => this.receive(text),
       oversized: (bytes, head, tail) => this.skipped(bytes, head, tail),
     })
@@ -154,7 +153,7 @@ export class StdioTransport implements Transport {
 
   private skipped(bytes: number, head: string, tail: string): void {
     const fault = { kind: 'oversized', bytes, limit: this.options.maxMessageBytes } as const
-    const id = idAtEdges(head, tail) ?? this.pending.only()
+    const id = jsonRpcEnvelope(head, tail).id ?? this.pending.only()
     this.onerror?.(new McpError(`the server sent a message of ${bytes} bytes, over maxMessageBytes (${fault.limit}); it was skipped`, 'MCP_MALFORMED_RESPONSE'))
     if (id !== undefined && this.pending.has(id)) this.answerItself(id, fault)
   }

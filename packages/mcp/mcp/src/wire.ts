@@ -109,24 +109,6 @@ export function answerProblem(value: object): string {
   return 'an answer with neither a result nor an error'
 }
 
-const HEAD_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/
-const TAIL_ID = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/
-
-/**
- * The id of an oversized message from its first and last bytes: servers write `id` either first
- * (`{"jsonrpc":"2.0","id":7,…`) or last (`…,"jsonrpc":"2.0","id":7}`, the TypeScript SDK). A key
- * right before the closing brace of the whole text can only be a top-level key.
- */
-export function idAtEdges(head: string, tail: string): RequestId | undefined {
-  const found = HEAD_ID.exec(head)?.[1] ?? TAIL_ID.exec(tail)?.[1]
-  if (found === undefined) return undefined
-  try {
-    return JSON.parse(found) as RequestId
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * Hands `message` to the SDK client so that it sees it after every notification read before it.
  * The client runs a notification's handler one microtask after receiving it but settles a request

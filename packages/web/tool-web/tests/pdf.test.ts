@@ -40,7 +40,9 @@ async function serving(routes: Record<string, Route>, toolConfig: Record<string,
         server.close(() => resolve())
       }),
   )
-  host = await boot(toolConfig)
+  // A worker's first PDF loads pdf.js (through tsx from the sources here): seconds on a loaded
+  // machine. The budget is not what these tests are about.
+  host = await boot({ fetchTimeoutMs: 240_000, ...toolConfig })
   ;(host.app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'], ...fetchConfig })
   await host.app.events.flush()
   const { port } = server.address() as AddressInfo

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream'
-import { errorMessage, type CapabilityStatus } from 'dsh-core'
+import { errorMessage, Lifetime, type CapabilityStatus } from 'dsh-core'
 import { WebError, type WebFetchProvider, type WebFetchRequest, type WebFetchResult } from 'dsh-web'
 import type { Agent, Dispatcher } from 'undici'
 import { discard, readBody } from './body.ts'
-import { FetchBudget } from './budget.ts'
+import { UndiciSignal } from './undici-signal.ts'
 import type { FetchHttpConfig } from './config.ts'
 import { guardedConnector, type BaseConnectorOptions, type Connector } from './guard/connector.ts'
 import { NetworkGuard, type Resolver } from './guard/guard.ts'
@@ -77,11 +77,13 @@ export class HttpFetchProvider implements WebFetchProvider {
 
   async fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult> {
     if (signal?.aborted) throw new WebError('web fetch aborted', 'WEB_ABORTED', { cause: signal.reason })
-    const budget = new FetchBudget(signal, this.config.timeoutMs, 'WEB_FETCH_TIMEOUT')
+    // One lifetime per fetch (all hops and the body): the caller's signal or the provider's backstop.
+    const budget = Lifetime.following(signal, { timeoutMs: this.config.timeoutMs, code: 'WEB_FETCH_TIMEOUT' })
+    const undiciSignal = new UndiciSignal(budget)
     try {
       let url = checkedUrl(request.url, this.config.maxUrlLength)
       for (let followed = 0; ; followed++) {
-        const response = await this.dispatch(url, budget)
+        const response = await this.dispatch(url, budget, undiciSignal)
         if (!REDIRECT_STATUSES.has(response.statusCode)) return await this.result(url, response)
         try {
           url = this.redirectTarget(url, response, followed)
@@ -103,18 +105,18 @@ export class HttpFetchProvider implements WebFetchProvider {
    * One GET. Every hop is resolved and checked first, so a refused name or address never reaches
    * a socket, and a new connection goes to exactly the answers that were checked.
    */
-  private async dispatch(url: URL, budget: FetchBudget): Promise<Dispatcher.ResponseData> {
+  private async dispatch(url: URL, budget: Lifetime, signal: UndiciSignal): Promise<Dispatcher.ResponseData> {
     this.domains.check(url)
     checkPort(url, this.allowedPorts)
-    // A literal or localhost needs no DNS, so nothing to wait for and no AbortSignal to make.
-    const release = this.guard.pinNow(url.hostname) ?? (await this.guard.pin(url.hostname, budget.signal))
+    // A literal or localhost needs no DNS, so nothing to wait for.
+    const release = this.guard.pinNow(url.hostname) ?? (await this.guard.pin(url.hostname, budget))
     try {
       return await (await this.connection()).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
         headers: this.headers,
-        signal: budget,
+        signal,
       })
     } finally {
       release()

@@ -1,15 +1,8 @@
-import { Context, type ForkScope, type Plugin } from 'cordis'
-import CredentialService from 'dsh-core/credentials'
-import FileSystem from 'dsh-core/fs'
-import ReadinessService from 'dsh-core/readiness'
-import SessionService from 'dsh-core/sessions'
-import ToolRuntime from 'dsh-core/tools'
-import WebService from 'dsh-web'
 import * as deepseek from 'dsh-web-search-deepseek'
-import * as toolWeb from 'dsh-tool-web'
 import { Agent } from 'undici'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeApi, json, searchResponse, type FakeApi } from './fake-api.ts'
+import { providerHost } from '../../web/tests/provider-host.ts'
 import { rejection } from '../../web/tests/rejection.ts'
 
 // dsh-web-search-deepseek (reference/web.md §8 D01–D37 where our host has the parts; DESIGN.md
@@ -292,18 +285,8 @@ describe('credentials, aborts and the deadline', () => {
 
 describe('the plugin in a host', () => {
   async function host(config: Record<string, unknown>) {
-    const app = new Context()
-    app.plugin(ToolRuntime)
-    app.plugin(SessionService)
-    app.plugin(FileSystem)
-    app.plugin(CredentialService)
-    app.plugin(ReadinessService)
-    ;(app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(WebService as unknown as Plugin, { searchProvider: 'deepseek-official' })
-    const fork = (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(deepseek as unknown as Plugin, config)
-    ;(app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(toolWeb as unknown as Plugin, { fetch: false })
-    await app.start()
-    await app.events.flush()
-    cleanups.push(() => app.stop())
+    const { app, fork, stop } = await providerHost(deepseek, config, { searchProvider: 'deepseek-official' })
+    cleanups.push(stop)
     return { app, fork }
   }
 

@@ -1,14 +1,9 @@
-import { Context, type ForkScope, type Plugin } from 'cordis'
-import CredentialService from 'dsh-core/credentials'
-import FileSystem from 'dsh-core/fs'
-import ReadinessService from 'dsh-core/readiness'
-import SessionService from 'dsh-core/sessions'
-import ToolRuntime from 'dsh-core/tools'
+import type { Context } from 'cordis'
 import WebService, { httpFault, type WebSearchProvider } from 'dsh-web'
 import { registerKeyedSearch, type KeyedSearchOptions } from 'dsh-web/keyed-search'
-import * as toolWeb from 'dsh-tool-web'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { json, loopbackApi, type LoopbackApi } from './loopback-api.ts'
+import { providerHost } from './provider-host.ts'
 import { rejection } from './rejection.ts'
 
 // Issue 31 item 7: a provider whose key the API refuses (401/403) is `failing` with that reason
@@ -67,20 +62,9 @@ async function host(server: LoopbackApi, searchProvider: string | string[]) {
       super(ctx, settings, { now: () => now })
     }
   }
-  const mount = (app: Context, plugin: object, config: unknown) => (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(plugin as Plugin, config)
-  const app = new Context()
-  app.plugin(ToolRuntime)
-  app.plugin(SessionService)
-  app.plugin(FileSystem)
-  app.plugin(CredentialService)
-  app.plugin(ReadinessService)
-  mount(app, ClockedWeb, { searchProvider, searchCooldownMs: 60_000 })
-  mount(app, keyedPlugin(server), {})
-  mount(app, toolWeb, { fetch: false })
-  await app.start()
-  await app.events.flush()
+  const { app, stop } = await providerHost(keyedPlugin(server), {}, { searchProvider, searchCooldownMs: 60_000 }, ClockedWeb)
   app.web.registerSearchProvider(standBy)
-  cleanups.push(() => app.stop())
+  cleanups.push(stop)
   const row = async (probe: boolean) => (await app.readiness.report({ probe })).find((entry) => entry.id === 'search:keyed')
   return { app, row }
 }

@@ -17,7 +17,8 @@ export interface ProviderHost {
   stop(): Promise<void>
 }
 
-export async function providerHost(plugin: object, config: Record<string, unknown>, web: Record<string, unknown>): Promise<ProviderHost> {
+/** `service` replaces the seam's class (a subclass with a test clock, say). */
+export async function providerHost(plugin: object, config: Record<string, unknown>, web: Record<string, unknown>, service: object = WebService): Promise<ProviderHost> {
   const mount = (app: Context, target: object, settings: unknown) => (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(target as Plugin, settings)
   const app = new Context()
   app.plugin(ToolRuntime)
@@ -25,7 +26,7 @@ export async function providerHost(plugin: object, config: Record<string, unknow
   app.plugin(FileSystem)
   app.plugin(CredentialService)
   app.plugin(ReadinessService)
-  mount(app, WebService, web)
+  mount(app, service, web)
   const fork = mount(app, plugin, config)
   mount(app, toolWeb, { fetch: false })
   await app.start()

@@ -6,14 +6,17 @@ export type HtmlDocument = ReturnType<typeof Linkedom.parseHTML>['document']
 export type HtmlElement = NonNullable<HtmlDocument['body']>
 
 const HAS_ROOT = /<html[\s>]/i
+const END_OF_DOCUMENT = /<\/(?:body|html)\s*>/gi
 
 /**
  * A document for a page or a fragment. linkedom builds its tree from the markup as written (it is
  * not an HTML5 tree builder), so a fragment without `<html>` is wrapped first, or its first
- * element would become the root.
+ * element would become the root; and `</body>` and `</html>` are dropped, because a browser puts
+ * whatever follows them into the body while linkedom would leave it out of the document.
  */
 export function parseDocument(html: string): HtmlDocument {
-  const { document } = domLibrary().parseHTML(HAS_ROOT.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`)
+  const markup = html.replace(END_OF_DOCUMENT, '')
+  const { document } = domLibrary().parseHTML(HAS_ROOT.test(markup) ? markup : `<!doctype html><html><body>${markup}</body></html>`)
   return document
 }
 

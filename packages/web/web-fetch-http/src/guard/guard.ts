@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { isIP, type LookupFunction } from 'node:net'
-import { errorMessage, raceAbort } from 'dsh-core'
+import { errorMessage, type Lifetime } from 'dsh-core'
 import { WebError } from 'dsh-web'
 import { METADATA_NAMES } from './metadata.ts'
 import { NetworkPolicy, type PolicyConfig } from './policy.ts'
@@ -48,10 +48,10 @@ export class NetworkGuard {
    * limits (a name with one private answer is treated as private). `host` is a URL hostname or
    * a bare address, brackets allowed.
    */
-  async resolve(host: string, signal?: AbortSignal): Promise<readonly ResolvedAddress[]> {
+  async resolve(host: string, lifetime?: Lifetime): Promise<readonly ResolvedAddress[]> {
     const known = this.resolveWithoutDns(host)
     if (known) return known
-    const answers = await this.lookup(normalizeName(unbracket(host)), host, signal)
+    const answers = await this.lookup(normalizeName(unbracket(host)), host, lifetime)
     if (!answers.length) throw new WebError(`web fetch failed: "${host}" has no address`, 'WEB_PROVIDER_ERROR')
     for (const { address } of answers) this.checkAddress(address, host, 'resolves to')
     return answers
@@ -60,9 +60,10 @@ export class NetworkGuard {
   /**
    * Resolves and checks `host` once, and makes the connector use exactly those answers for
    * connections opened until the returned release is called: no second DNS query can rebind it.
+   * The wait for DNS ends when `lifetime` does.
    */
-  async pin(host: string, signal?: AbortSignal): Promise<() => void> {
-    return this.pinNow(host) ?? this.hold(host, await this.resolve(host, signal))
+  async pin(host: string, lifetime?: Lifetime): Promise<() => void> {
+    return this.pinNow(host) ?? this.hold(host, await this.resolve(host, lifetime))
   }
 
   /**
@@ -135,11 +136,11 @@ export class NetworkGuard {
     }
   }
 
-  private async lookup(name: string, host: string, signal: AbortSignal | undefined): Promise<readonly ResolvedAddress[]> {
+  private async lookup(name: string, host: string, lifetime: Lifetime | undefined): Promise<readonly ResolvedAddress[]> {
     try {
-      return await raceAbort(this.resolver(name), signal)
+      return await (lifetime ? lifetime.race(this.resolver(name)) : this.resolver(name))
     } catch (error) {
-      if (signal?.aborted) throw error
+      if (lifetime?.aborted) throw error
       throw new WebError(`web fetch failed: cannot resolve "${host}": ${errorMessage(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
     }
   }

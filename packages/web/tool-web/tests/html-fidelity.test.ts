@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { htmlToMarkdown } from '../src/index.ts'
+
+// Issue 31 item 3: what a browser shows is what the model gets. Text after `</html>` is kept
+// (browsers put it in the body); `javascript:` and `data:` links are not links (their text stays);
+// `visibility: hidden` text is dropped like `display: none` text.
+
+describe('text a browser shows, and only that (issue 31 item 3)', () => {
+  it('text after </body> and after </html> is kept, in order', () => {
+    const markdown = htmlToMarkdown('<!doctype html><html><head><title>t</title></head><body><p>first</p></body></html>\n<p>after the end</p>tail words', { url: 'https://a.test/' })
+    expect(markdown).toContain('first')
+    expect(markdown).toContain('after the end')
+    expect(markdown).toContain('tail words')
+    expect(markdown.indexOf('first')).toBeLessThan(markdown.indexOf('after the end'))
+    expect(htmlToMarkdown('<html><body><p>in</p></body><p>between</p></html>')).toContain('between')
+  })
+
+  it('javascript: and data: links keep their text but are not Markdown links, however spelled', () => {
+    const hrefs = ['javascript:alert(1)', ' JavaScript:void(0)', 'java\tscript:alert(2)', 'data:text/html,<script>alert(3)</script>', 'DATA:text/plain;base64,SGk=', 'vbscript:msgbox(1)']
+    for (const href of hrefs) {
+      const markdown = htmlToMarkdown(`<p>Go <a href="${href.replace(/"/g, '&quot;')}">there now</a>.</p>`, { url: 'https://a.test/' })
+      expect(markdown, href).toBe('Go there now.')
+    }
+    // Web links stay links.
+    expect(htmlToMarkdown('<p><a href="/x">x</a> <a href="mailto:a@b.test">mail</a></p>', { url: 'https://a.test/' })).toBe('[x](https://a.test/x) [mail](mailto:a@b.test)')
+  })
+
+  it('an image whose source is data: or javascript: is its alt text, not an image link', () => {
+    const markdown = htmlToMarkdown(`<p>A <img alt="chart" src="data:image/png;base64,${'A'.repeat(5000)}"> and <img alt="x" src="javascript:alert(1)"></p>`, { url: 'https://a.test/' })
+    expect(markdown).not.toContain('data:')
+    expect(markdown).not.toContain('javascript:')
+    expect(markdown).toContain('chart')
+  })
+
+  it('visibility: hidden (or collapse) text is dropped; visible text around it stays', () => {
+    for (const style of ['visibility:hidden', 'color: red; visibility: hidden !important', 'VISIBILITY : collapse']) {
+      const markdown = htmlToMarkdown(`<p>seen <span style="${style}">secret instructions</span> also seen</p>`)
+      expect(markdown, style).not.toContain('secret')
+      expect(markdown).toContain('seen')
+      expect(markdown).toContain('also seen')
+    }
+    expect(htmlToMarkdown('<p style="visibility: visible">shown</p>')).toBe('shown')
+  })
+})
