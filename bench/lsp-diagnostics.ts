@@ -1,14 +1,9 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { bootPreset, type TrustHook, type Host } from 'dsh-core'
+import type { Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { ms, percentile, ratio, timedWithCpu } from './stats.ts'
-import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
-
-/** The projects a bench makes bring their own TypeScript (7): trusted, as their user would. */
-const TRUST_BENCH_PROJECTS: TrustHook = () => true
+import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER } from './lsp-servers.ts'
 
 // Diagnostics after a change (issue 22). Ours: what a harness does after an edit has written the file:
 // `ctx.lsp.fileChanged(path)`, then the `lsp_diagnostics` tool (the text brought to the server, its answer
@@ -22,7 +17,6 @@ const TRUST_BENCH_PROJECTS: TrustHook = () => true
 // wall time, each side's CPU time in this process (median per change): the machine's load stretches
 // every wait for a core, but hardly the work done.
 
-const REPO = fileURLToPath(new URL('../', import.meta.url))
 const WORKSPACES = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces')
 const ROUNDS = Number(process.env.BENCH_LSP_DIAGNOSTICS_ROUNDS ?? 40)
 
@@ -43,26 +37,12 @@ const typescript = { fixture: 'ts-capabilities', file: 'src/main.ts', languageId
 
 const SERVERS: readonly Server[] = [
   { name: 'pyright 1.1.414 (publishes, with versions)', fixture: 'py-capabilities', executable: join(REPO, 'node_modules/.bin/pyright-langserver'), args: ['--stdio'], prepare: () => {}, file: 'geo/main.py', languageId: 'python', breakText: (text) => text.replace('text: str', 'text: int'), baseline: 'versioned' },
-  {
-    name: `native ${TYPESCRIPT_7_VERSION} (tsc --lsp; pull)`,
-    ...typescript,
-    executable: TYPESCRIPT_7_COMPILER,
-    args: ['--lsp', '--stdio'],
-    prepare: (dir) => {
-      mkdirSync(join(dir, 'node_modules'))
-      symlinkSync(TYPESCRIPT_7, join(dir, 'node_modules', 'typescript'))
-    },
-    baseline: 'pull',
-  },
-  { name: 'tsserver 5.9.3 (typescript-language-server; publishes, no versions)', ...typescript, executable: join(REPO, 'node_modules/.bin/typescript-language-server'), args: ['--stdio'], prepare: () => {}, baseline: 'unversioned' },
+  { ...NATIVE, name: `${NATIVE.name.slice(0, -1)}; pull)`, ...typescript, baseline: 'pull' },
+  { ...TSSERVER, name: `${TSSERVER.name.slice(0, -1)}; publishes, no versions)`, ...typescript, baseline: 'unversioned' },
 ]
 
 function workspaceCopy(server: Server): { dir: string; remove(): void } {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bench-diagnostics-')))
-  const dir = join(root, server.fixture)
-  cpSync(join(WORKSPACES, server.fixture), dir, { recursive: true })
-  server.prepare(dir)
-  return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
+  return fixtureCopy(join(WORKSPACES, server.fixture), server, 'dsh-bench-diagnostics-')
 }
 
 const errorsIn = (diagnostics: readonly { readonly severity?: number }[]) => diagnostics.filter((item) => (item.severity ?? 1) === 1).length
@@ -104,7 +84,7 @@ async function measure(server: Server): Promise<string[]> {
   const theirs = workspaceCopy(server)
   const clean = readFileSync(join(mine.dir, server.file), 'utf8')
   const broken = server.breakText(clean)
-  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml'), askTrust: TRUST_BENCH_PROJECTS })
+  const host = await bootCoding()
   const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true })
   try {
     const session = host.app.sessions.create({ cwd: mine.dir })

@@ -1,11 +1,8 @@
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { bootPreset, type Host } from 'dsh-core'
+import type { Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
-import { ms, percentile, ratio, timed } from './stats.ts'
-import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
+import { micros, ms, percentile, ratio, timed } from './stats.ts'
+import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, type BenchServer } from './lsp-servers.ts'
 
 // Rename preview and call hierarchy (issue 32). Ours: the lsp_rename tool without apply (the
 // provider's didOpen → prepareRename → rename → didClose, then every file of the edit read through
@@ -14,47 +11,25 @@ import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typ
 // Baseline: a bare vscode-jsonrpc client on its own instance of the same server doing the same
 // protocol work (read the file, didOpen, the requests, didClose), interleaved call by call.
 
-const REPO = fileURLToPath(new URL('../', import.meta.url))
 const FIXTURE = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces/ts-rename')
 const ROUNDS = Number(process.env.BENCH_LSP_REFACTOR_ROUNDS ?? 100)
 
-interface Server {
-  readonly name: string
-  readonly executable: string
-  readonly args: readonly string[]
-  readonly prepare: (dir: string) => void
-}
+type Server = BenchServer
 
-const SERVERS: readonly Server[] = [
-  { name: 'tsserver 5.9.3 (typescript-language-server)', executable: join(REPO, 'node_modules/.bin/typescript-language-server'), args: ['--stdio'], prepare: () => {} },
-  {
-    name: `native ${TYPESCRIPT_7_VERSION} (tsc --lsp)`,
-    executable: TYPESCRIPT_7_COMPILER,
-    args: ['--lsp', '--stdio'],
-    prepare: (dir) => {
-      mkdirSync(join(dir, 'node_modules'))
-      symlinkSync(TYPESCRIPT_7, join(dir, 'node_modules', 'typescript'))
-    },
-  },
-]
+const SERVERS: readonly Server[] = [TSSERVER, NATIVE]
 
 /** describeShape's declaration (src/shapes.ts 12:17, one-based) and report's (src/report.ts 3:17). */
 const RENAME = { file: 'src/shapes.ts', line: 12, character: 17, newName: 'describeForm' }
 const CALLS = { file: 'src/report.ts', line: 3, character: 17 }
 
 function workspaceCopy(server: Server): { dir: string; remove(): void } {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bench-refactor-')))
-  const dir = join(root, 'ts-rename')
-  cpSync(FIXTURE, dir, { recursive: true })
-  server.prepare(dir)
-  return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
+  return fixtureCopy(FIXTURE, server, 'dsh-bench-refactor-')
 }
 
 async function measure(server: Server): Promise<string[]> {
   const mine = workspaceCopy(server)
   const theirs = workspaceCopy(server)
-  const overlay = process.env.BENCH_LSP_OVERLAY
-  const host = await bootPreset({ preset: join(REPO, 'presets/coding.yml'), ...(overlay ? { overlays: [overlay] } : {}) })
+  const host = await bootCoding()
   const client = new BareLspClient(server.executable, server.args, theirs.dir, { refactor: true })
   const session = host.app.sessions.create({ cwd: mine.dir })
   const tools = host.app.tools
@@ -100,7 +75,7 @@ async function measure(server: Server): Promise<string[]> {
       }
       const [o50, b50, o95, b95] = [percentile(oursMs, 50), percentile(bareMs, 50), percentile(oursMs, 95), percentile(bareMs, 95)]
       const label = kind === 'rename' ? 'rename preview (3 files)' : 'incoming calls (depth 1)'
-      lines.push(`${server.name.padEnd(46)} ${label.padEnd(26)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}`)
+      lines.push(`${server.name.padEnd(46)} ${label.padEnd(26)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${micros(o50 - b50).padStart(9)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}`)
     }
     return lines
   } finally {
@@ -114,7 +89,7 @@ async function measure(server: Server): Promise<string[]> {
 export async function benchLspRefactor(): Promise<string[]> {
   const lines = [
     `rename preview and call hierarchy, ${ROUNDS} calls per side and kind, interleaved; ours: lsp_rename (no apply) / lsp_calls; bare: didOpen, the requests, didClose`,
-    `${'server'.padEnd(46)} ${'call'.padEnd(26)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}`,
+    `${'server'.padEnd(46)} ${'call'.padEnd(26)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours-bare'.padStart(9)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}`,
   ]
   for (const server of SERVERS) lines.push(...(await measure(server)))
   return lines

@@ -1,17 +1,12 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { bootPreset, type TrustHook, type Host, type Session } from 'dsh-core'
+import type { Host, Session } from 'dsh-core'
 import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { benchLspRefactor } from './lsp-refactor.ts'
-import { ms, percentile, ratio, timed } from './stats.ts'
-import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
-
-/** The projects a bench makes bring their own TypeScript (7): trusted, as their user would. */
-const TRUST_BENCH_PROJECTS: TrustHook = () => true
+import { micros, ms, percentile, ratio, timed } from './stats.ts'
+import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, type BenchServer } from './lsp-servers.ts'
 
 // Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → the language server)
 // against a bare vscode-jsonrpc client doing the same didOpen/request/didClose on its own instance of
@@ -21,42 +16,12 @@ const TRUST_BENCH_PROJECTS: TrustHook = () => true
 // decides), and TypeScript 7's own server (the project has TypeScript 7 in its node_modules). Then
 // 4 workspaces at once on the first.
 
-const REPO = fileURLToPath(new URL('../', import.meta.url))
 const FIXTURE = join(REPO, 'packages/lsp/lsp-stdio/tests/real/workspaces/ts-project')
 const QUERIES = Number(process.env.BENCH_LSP_QUERIES ?? 200)
 
-/** The coding preset, patched by the overlay `BENCH_LSP_OVERLAY` names (to compare a setting, e.g. the fs row's io). */
-function bootCoding(): Promise<Host> {
-  const overlay = process.env.BENCH_LSP_OVERLAY
-  return bootPreset({ preset: join(REPO, 'presets/coding.yml'), ...(overlay ? { overlays: [overlay] } : {}), askTrust: TRUST_BENCH_PROJECTS })
-}
+type Server = BenchServer
 
-interface Server {
-  readonly name: string
-  /** What the bare client spawns: the same server the coding preset chooses for the project. */
-  readonly executable: string
-  readonly args: readonly string[]
-  /** Makes a fixture copy into a project of this kind. */
-  readonly prepare: (dir: string) => void
-}
-
-const SERVERS: readonly Server[] = [
-  {
-    name: 'tsserver 5.9.3 (typescript-language-server)',
-    executable: join(REPO, 'node_modules/.bin/typescript-language-server'),
-    args: ['--stdio'],
-    prepare: () => {},
-  },
-  {
-    name: `native ${TYPESCRIPT_7_VERSION} (tsc --lsp)`,
-    executable: TYPESCRIPT_7_COMPILER,
-    args: ['--lsp', '--stdio'],
-    prepare: (dir) => {
-      mkdirSync(join(dir, 'node_modules'))
-      symlinkSync(TYPESCRIPT_7, join(dir, 'node_modules', 'typescript'))
-    },
-  },
-]
+const SERVERS: readonly Server[] = [TSSERVER, NATIVE]
 
 type Operation = 'goToDefinition' | 'findReferences' | 'goToImplementation' | 'hover'
 const CASES: { operation: Operation; method: string; file: string; line: number; character: number }[] = [
@@ -67,11 +32,7 @@ const CASES: { operation: Operation; method: string; file: string; line: number;
 ]
 
 function workspaceCopy(server: Server): { dir: string; remove(): void } {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bench-')))
-  const dir = join(root, 'ts-project')
-  cpSync(FIXTURE, dir, { recursive: true })
-  server.prepare(dir)
-  return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
+  return fixtureCopy(FIXTURE, server, 'dsh-bench-')
 }
 
 async function ours(host: Host, cwd: string, c: (typeof CASES)[number]): Promise<void> {
@@ -126,7 +87,7 @@ async function warmLatency(server: Server): Promise<Figures> {
     await ours(host, workspace.dir, CASES[0]!)
     for (let i = 0; i < 5; i++) for (const c of CASES) await Promise.all([ours(host, workspace.dir, c), bare(client, c)])
     lines.push(`warm latency, ${QUERIES} queries per operation and side, interleaved`)
-    lines.push('operation            ours p50    bare p50    ratio   ours p95    bare p95    ratio')
+    lines.push('operation            ours p50    bare p50    ratio   ours-bare   ours p95    bare p95    ratio')
     for (const c of CASES) {
       const mine: number[] = []
       const theirs: number[] = []
@@ -143,7 +104,7 @@ async function warmLatency(server: Server): Promise<Figures> {
       const [o50, b50, o95, b95] = [percentile(mine, 50), percentile(theirs, 50), percentile(mine, 95), percentile(theirs, 95)]
       oursP50.push(o50)
       bareP50.push(b50)
-      lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}`)
+      lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${micros(o50 - b50).padStart(9)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}`)
     }
     // Our server is the one whose working directory is the workspace; the bare client's is its child.
     const oursRss = treeRss(serverPids(workspace.dir).filter((pid) => pid !== client.pid && !descendants(client.pid).includes(pid)))

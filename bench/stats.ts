@@ -9,6 +9,12 @@ export function ms(value: number): string {
   return `${value.toFixed(2)} ms`
 }
 
+/** A difference in milliseconds as signed microseconds: what our side adds to the baseline's time. */
+export function micros(differenceMs: number): string {
+  const us = Math.round(differenceMs * 1000)
+  return `${us >= 0 ? '+' : ''}${us} µs`
+}
+
 export function ratio(ours: number, baseline: number): string {
   return `${(ours / baseline).toFixed(2)}x`
 }

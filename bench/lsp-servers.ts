@@ -1,0 +1,56 @@
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bootPreset, type Host } from 'dsh-core'
+import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
+
+/** The repository, for fixtures and the installed servers. */
+export const REPO = fileURLToPath(new URL('../', import.meta.url))
+
+/** A language server as the lsp benches run it: what the bare client spawns, and how a fixture copy becomes a project of its kind. */
+export interface BenchServer {
+  readonly name: string
+  /** The same server the coding preset chooses for the project the copy becomes. */
+  readonly executable: string
+  readonly args: readonly string[]
+  readonly prepare: (dir: string) => void
+}
+
+/** typescript-language-server over the TypeScript 5.9 beside dsh (the copy has no TypeScript of its own). */
+export const TSSERVER: BenchServer = {
+  name: 'tsserver 5.9.3 (typescript-language-server)',
+  executable: join(REPO, 'node_modules/.bin/typescript-language-server'),
+  args: ['--stdio'],
+  prepare: () => {},
+}
+
+/** TypeScript 7's own server (the copy gets TypeScript 7 in its node_modules). */
+export const NATIVE: BenchServer = {
+  name: `native ${TYPESCRIPT_7_VERSION} (tsc --lsp)`,
+  executable: TYPESCRIPT_7_COMPILER,
+  args: ['--lsp', '--stdio'],
+  prepare: (dir) => {
+    mkdirSync(join(dir, 'node_modules'))
+    symlinkSync(TYPESCRIPT_7, join(dir, 'node_modules', 'typescript'))
+  },
+}
+
+/** A private copy of `fixture` (a directory of the repository), made a project for `server`; `remove()` deletes it. */
+export function fixtureCopy(fixture: string, server: Pick<BenchServer, 'prepare'>, prefix: string): { dir: string; remove(): void } {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+  const dir = join(root, basename(fixture))
+  cpSync(fixture, dir, { recursive: true })
+  server.prepare(dir)
+  return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+/**
+ * The coding preset, patched by the overlay `BENCH_LSP_OVERLAY` names (to compare a setting, e.g.
+ * the fs row's io). The projects the benches make bring their own TypeScript (7): trusted, as their
+ * user would, so the server the preset chooses is the one the bare client runs.
+ */
+export function bootCoding(): Promise<Host> {
+  const overlay = process.env.BENCH_LSP_OVERLAY
+  return bootPreset({ preset: join(REPO, 'presets/coding.yml'), ...(overlay ? { overlays: [overlay] } : {}), askTrust: () => true })
+}
