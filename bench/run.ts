@@ -6,6 +6,7 @@ import { benchLspPositions } from './lsp-positions.ts'
 import { benchLspRefactor } from './lsp-refactor.ts'
 import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
+import { benchServeHttp } from './serve-http.ts'
 import { benchSkill } from './skill.ts'
 import { benchStartup } from './startup.ts'
 import { benchTools } from './tools.ts'
@@ -26,7 +27,9 @@ const benches: Record<string, () => Promise<string[]>> = {
   'web-loop': benchWebLoop,
   mcp: benchMcp,
   skill: benchSkill,
-  serve: benchServe,
+  // The stdio hop against ctx.tools.execute, then the HTTP hop against the stdio hop and throughput.
+  serve: async () => [...(await benchServe()), ...(await benchServeHttp())],
+  'serve-http': benchServeHttp,
   fs: benchFs,
   startup: benchStartup,
   tools: benchTools,

@@ -24,7 +24,7 @@ export { CredentialService, describeSearch, userEnvFile, type Credential, type C
 export { dshHome } from './home.ts'
 export { TrustService, TrustConfig, trustOf, trustCommand, type TrustDecision, type TrustDecider, type TrustHook, type TrustQuestion, type DecideOptions } from './trust/service.ts'
 export { TrustStore, trustStoreFile, type TrustRecord } from './trust/store.ts'
-export { ReadinessService, ReadinessConfig, type Capability, type CapabilityState, type CapabilityStatus, type CapabilityReport, type CapabilityRow, type ProbeContext } from './readiness/service.ts'
+export { ReadinessService, ReadinessConfig, type Capability, type CapabilityState, type CapabilityStatus, type CapabilityReport, type CapabilityRow, type CapabilityItem, type ProbeContext } from './readiness/service.ts'
 export { PresetError, PresetErrorCode } from './preset/errors.ts'
 export { bootPreset, composePreset, type BootOptions, type Host } from './preset/boot.ts'
 export { type PresetRow } from './preset/rows.ts'

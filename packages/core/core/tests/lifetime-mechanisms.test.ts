@@ -31,9 +31,7 @@ const DELETED: readonly string[] = []
 /** The tests of the retiring helpers themselves, deleted with them. */
 const HELPER_TESTS = ['packages/core/core/tests/abort.test.ts', 'packages/core/core/tests/race-cleanup.test.ts']
 
-const NOT_MOVED_YET: Readonly<Record<string, string>> = {
-  'packages/skill/skill/src/service.ts': 'skills',
-}
+const NOT_MOVED_YET: Readonly<Record<string, string>> = {}
 
 const DSH_CORE_ENTRIES = ['index.ts', 'abort.ts'].map((name) => join(REPO, 'packages/core/core/src', name))
 

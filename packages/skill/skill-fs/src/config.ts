@@ -25,6 +25,8 @@ export const SkillFsConfig = z.strictObject({
   readConcurrency: positive(16),
   /** Parsed frontmatters remembered by path, size and mtime, so an unchanged file is not parsed again; the oldest goes first. */
   parsedCacheMaxEntries: positive(50_000),
+  /** A root's `dsh status --json` row lists at most this many warnings, shadowed files and rejections (`items`), and counts the rest (`itemsOmitted`). */
+  statusItemsMax: positive(1000),
   /** Watch the roots and refresh the catalog when skills are added, edited or removed. */
   watch: z.boolean().default(true),
   /**

@@ -116,11 +116,13 @@ export class FilesystemSkills {
     this.remember(project ?? '', roots)
     if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
     const { candidates, lookAgain } = await this.scan(project, roots, options.signal)
-    if (lookAgain) return { candidates, complete: true, maxAgeMs: 0 }
+    const skipped = untrusted.reduce((sum, entry) => sum + entry.skills, 0)
+    const withheld = skipped ? { untrusted: skipped } : {}
+    if (lookAgain) return { candidates, complete: true, maxAgeMs: 0, ...withheld }
     // What no watcher covers can change unseen: it is looked at again once this read is old. A
     // root left out as untrusted is one: the user may trust its workspace meanwhile.
     const unwatched = !this.watcher || untrusted.length > 0 || roots.some((root) => this.notWatched(root) !== undefined)
-    return unwatched ? { candidates, complete: true, maxAgeMs: this.config.rescanMs } : candidates
+    return unwatched ? { candidates, complete: true, maxAgeMs: this.config.rescanMs, ...withheld } : candidates
   }
 
   private async get(candidate: SkillCandidate, options: ViewOptions): Promise<SkillDefinition | undefined> {
@@ -168,7 +170,7 @@ export class FilesystemSkills {
     const rows = [note ? { ...summary, detail: `${summary.detail}; ${note}` } : summary]
     for (const report of reports) {
       const notWatched = this.notWatched(report.root)
-      if (worthARow(report, notWatched)) rows.push(rootRow(report, notWatched))
+      if (worthARow(report, notWatched)) rows.push(rootRow(report, notWatched, this.config.statusItemsMax))
     }
     for (const entry of untrusted) rows.push(untrustedRow(entry))
     return rows

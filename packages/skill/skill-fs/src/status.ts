@@ -1,5 +1,5 @@
 import { relative } from 'node:path'
-import type { CapabilityRow } from 'dsh-core'
+import type { CapabilityItem, CapabilityRow } from 'dsh-core'
 import type { SkillCandidate } from 'dsh-skill'
 import type { Rejection, ScannedRoot } from './scan.ts'
 
@@ -49,7 +49,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n ==
 
 function bounded(items: readonly string[]): string {
   const shown = items.slice(0, LISTED)
-  return items.length > LISTED ? [...shown, `and ${count(items.length - LISTED)} more`].join('; ') : shown.join('; ')
+  return items.length > LISTED ? [...shown, `and ${count(items.length - LISTED)} more (dsh status --json lists them)`].join('; ') : shown.join('; ')
 }
 
 /** The `dsh status` summary row: names offered (not files), roots, the project, shadowed files, how the roots are watched. */
@@ -67,8 +67,12 @@ export function worthARow(report: RootReport, notWatched: string | undefined): b
   return Boolean(report.skills || report.shadowed.length || report.rejected.length || report.warnings.length || report.unreadable || notWatched)
 }
 
-/** One root's row: its skills, then (each bounded) its warnings, shadowed files and rejections, and whether it is watched; `unavailable` when nothing in it is usable. */
-export function rootRow(report: RootReport, notWatched: string | undefined): CapabilityRow {
+/**
+ * One root's row: its skills, then (each bounded) its warnings, shadowed files and rejections, and
+ * whether it is watched; `unavailable` when nothing in it is usable. `items` has every warning,
+ * shadowed file and rejection with its absolute path, the first `maxItems` of them.
+ */
+export function rootRow(report: RootReport, notWatched: string | undefined, maxItems: number): CapabilityRow {
   const { root, skills, warnings, shadowed, rejected, unreadable } = report
   // Inside the root, relative to it; elsewhere (a better root's file), absolute.
   const where = (path: string) => {
@@ -81,8 +85,14 @@ export function rootRow(report: RootReport, notWatched: string | undefined): Cap
   if (shadowed.length) parts.push(`${count(shadowed.length)} shadowed: ${bounded(shadowed.map((item) => `${where(item.path)} (by ${where(item.by)})`))}`)
   if (rejected.length) parts.push(`${count(rejected.length)} rejected: ${listed(rejected)}`)
   if (notWatched) parts.push(`not watched: ${notWatched}`)
+  const items: CapabilityItem[] = [
+    ...warnings.map((item) => ({ kind: 'warning', path: item.path, reason: item.reason })),
+    ...shadowed.map((item) => ({ kind: 'shadowed', path: item.path, reason: `shadowed by ${item.by}` })),
+    ...rejected.map((item) => ({ kind: 'rejected', path: item.path, reason: item.reason })),
+  ]
   // Shadowed files are fine files: only a root with nothing usable at all is unavailable.
-  return { id: root.id, state: skills || shadowed.length ? 'ready' : 'unavailable', detail: parts.join('; ') }
+  const row = { id: root.id, state: skills || shadowed.length ? 'ready' : 'unavailable', detail: parts.join('; ') } as const
+  return items.length ? { ...row, items: items.slice(0, maxItems), itemsOmitted: Math.max(0, items.length - maxItems) } : row
 }
 
 /**
@@ -102,5 +112,5 @@ export function newDiagnostics(report: RootReport, said: Set<string>): string[] 
   }
   if (fresh.length <= LISTED) return fresh.map(({ item, what }) => `skill file ${item.path} ${what}: ${item.reason}`)
   const [{ item }] = fresh as [(typeof fresh)[number]]
-  return [`skill root ${report.root.path}: ${count(fresh.length)} files rejected or loaded with a warning (the first: ${relative(report.root.path, item.path)}: ${item.reason}); dsh status names the first ${LISTED}`]
+  return [`skill root ${report.root.path}: ${count(fresh.length)} files rejected or loaded with a warning (the first: ${relative(report.root.path, item.path)}: ${item.reason}); dsh status names the first ${LISTED}, dsh status --json all of them`]
 }

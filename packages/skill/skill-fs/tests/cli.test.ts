@@ -1,6 +1,9 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { dsh as run, killRunning } from '../../../cli/cli/tests/helpers.ts'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { BIN, dsh as run, killRunning, ROOT } from '../../../cli/cli/tests/helpers.ts'
 import { bundle, layout, put, removeTempDirs } from './helpers.ts'
 
 // The `dsh` command end to end, as a real child process, with HOME (and the dsh home under it)
@@ -10,7 +13,10 @@ function dsh(args: readonly string[], home: string) {
   return run([...args, '--preset', 'base'], { env: { HOME: home, DSH_HOME: join(home, '.dsh') } })
 }
 
+const clients: Client[] = []
+
 afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
   killRunning()
   await removeTempDirs()
 })
@@ -64,5 +70,53 @@ describe('dsh with skills', () => {
     const rows = (JSON.parse(status.stdout) as { capabilities: { surface: string; id: string; detail: string }[] }).capabilities
     const row = rows.find((capability) => capability.surface === 'skill' && capability.id === 'project-dsh')!
     expect(row.detail).toMatch(/1 rejected: broken\/SKILL\.md \(the frontmatter is not valid YAML: Missing closing "quote at line 3, column \d+\)/)
+  })
+
+  it('dsh status names ten rejections on a row; --json carries every one, up to statusItemsMax, and counts the rest', async () => {
+    // Issue 33 item 5: the row said "and N more" with no way to list the rest.
+    const { base, project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'fine')
+    const broken = Array.from({ length: 14 }, (_, i) => `broken-${String(i).padStart(2, '0')}`)
+    for (const name of broken) await put(join(root, name, 'SKILL.md'), `---\nname: ${name}\n---\nNo description.\n`)
+    await bundle(join(home, '.agents', 'skills'), 'fine', 'shadowed by the project')
+    type Row = { surface: string; id: string; detail: string; items?: { kind: string; path: string; reason: string }[]; itemsOmitted?: number }
+    const rowOf = async (args: string[], id: string) => {
+      const status = await dsh(['status', '--json', '--cwd', project, ...args], home)
+      expect(status.code).toBe(0)
+      return (JSON.parse(status.stdout) as { capabilities: Row[] }).capabilities.find((row) => row.surface === 'skill' && row.id === id)!
+    }
+    const row = await rowOf([], 'project-dsh')
+    expect(row.detail).toMatch(/14 rejected: broken-00\/SKILL\.md \(.*; and 4 more \(dsh status --json lists them\)$/)
+    expect(row.items?.map((item) => item.path)).toEqual(broken.map((name) => join(root, name, 'SKILL.md')))
+    expect(row.items?.[0]).toEqual({ kind: 'rejected', path: join(root, 'broken-00', 'SKILL.md'), reason: expect.stringMatching(/description/) })
+    expect(row.itemsOmitted).toBe(0)
+    expect((await rowOf([], 'user-agents')).items).toEqual([{ kind: 'shadowed', path: join(home, '.agents', 'skills', 'fine', 'SKILL.md'), reason: `shadowed by ${join(root, 'fine', 'SKILL.md')}` }])
+    const overlay = await put(join(base, 'cap.yml'), '- id: skill-fs\n  config:\n    statusItemsMax: 12\n')
+    const capped = await rowOf(['--config', overlay], 'project-dsh')
+    expect(capped.items).toHaveLength(12)
+    expect(capped.itemsOmitted).toBe(2)
+  })
+
+  it('dsh serve with watch: false tells the client when a rescan finds a new skill, without being asked to list', async () => {
+    // Issue 33 item 5: a skill found by a rescan sent no notifications/prompts/list_changed.
+    const { base, project, home } = await layout()
+    await bundle(join(project, '.dsh', 'skills'), 'first')
+    const overlay = await put(join(base, 'unwatched.yml'), '- id: skill-fs\n  config:\n    watch: false\n    rescanMs: 200\n')
+    const env = { ...process.env, HOME: home, DSH_HOME: join(home, '.dsh') } as Record<string, string>
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--preset', 'base', '--config', overlay, '--cwd', project], cwd: ROOT, stderr: 'pipe', env })
+    const client = new Client({ name: 'dsh-skill-rescan-test', version: '0' })
+    await client.connect(transport)
+    clients.push(client)
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['first'])
+    let changes = 0
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      changes++
+    })
+    await bundle(join(project, '.dsh', 'skills'), 'second')
+    // A bound as a failure guard only: the rescan comes some rescanMs later.
+    await vi.waitFor(() => expect(changes).toBe(1), { timeout: 30_000, interval: 50 })
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['first', 'second'])
+    expect(changes).toBe(1)
   })
 })

@@ -70,7 +70,11 @@ describe('diagnostics', () => {
     host = await fsHost({ watch: false, userHome: home })
     expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['real'])
     const row = (await rows(project)).find((candidate) => candidate.id === 'project-dsh')!
-    expect(row.detail).toMatch(/^.*: 1 skill; 3,000 rejected: note-0000\.md \(no frontmatter: the first line must be exactly ---\); (?:[^;]+; ){9}and 2,990 more$/)
+    expect(row.detail).toMatch(/^.*: 1 skill; 3,000 rejected: note-0000\.md \(no frontmatter: the first line must be exactly ---\); (?:[^;]+; ){9}and 2,990 more \(dsh status --json lists them\)$/)
+    // The JSON carries the first statusItemsMax (1,000) of them and counts the rest.
+    expect(row.items).toHaveLength(1000)
+    expect(row.items?.[0]).toEqual({ kind: 'rejected', path: join(root, 'note-0000.md'), reason: 'no frontmatter: the first line must be exactly ---' })
+    expect(row.itemsOmitted).toBe(2000)
     const warnings = logs.lines.filter((line) => line.includes(root))
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(/3,000 files rejected.*note-0000\.md.*dsh status/)

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { TrustStore } from 'dsh-core'
+import { createUserMessage, TrustStore } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bundle, fsHost, removeTempDirs, tempDir, type FsHost } from './helpers.ts'
 import { mkdir } from 'node:fs/promises'
@@ -48,5 +48,24 @@ describe('project skills and workspace trust', () => {
     expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['from-claude-1', 'from-claude-2', 'from-dsh', 'mine'])
     const rows = await host.app.readiness.report({ probe: true, cwd: project })
     expect(rows.filter((row) => row.state === 'untrusted')).toEqual([])
+  })
+
+  it('the catalog tells the model how many project skills were not loaded and why, without a command for it to run', async () => {
+    // Issue 26: only dsh status said so; the model could not tell the user why a skill was missing.
+    const { project, home, trustFile, dshHome } = await untrustedProject()
+    host = await fsHost({ watch: false, rescanMs: 0, userHome: home, dshHome }, { trustFile, tool: true })
+    const session = host.app.sessions.create({ cwd: project })
+    const decision = await host.app.sessions.runPreStep(session, [createUserMessage('hi', { kind: 'user' })])
+    const catalog = decision.kind === 'enter' ? decision.messages.find((message) => message.source.kind === 'skill-catalog') : undefined
+    expect(catalog?.source).toMatchObject({ entries: [expect.objectContaining({ name: 'mine' })], untrusted: 3 })
+    const text = catalog!.content.map((block) => block.text).join('\n')
+    expect(text).toContain('3 project skills of this workspace were not loaded: the user has not trusted this workspace.')
+    expect(text).not.toContain('dsh trust')
+    // Once trusted, the list has them and the line goes: a replacement catalog.
+    await new TrustStore(trustFile).record(project, true)
+    const later = await host.app.sessions.runPreStep(session, [createUserMessage('again', { kind: 'user' })])
+    const replaced = later.kind === 'enter' ? later.messages.find((message) => message.source.kind === 'skill-catalog') : undefined
+    expect(replaced?.source).toMatchObject({ update: true, entries: expect.arrayContaining([expect.objectContaining({ name: 'from-dsh' })]) })
+    expect(replaced?.source).not.toHaveProperty('untrusted')
   })
 })

@@ -7,6 +7,19 @@ export function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
+/**
+ * A catalog description as the model reads it: as written, except a `<` that opens a tag, a comment
+ * or an instruction (`<b`, `</`, `<!`, `<?`), which is written `&lt;`. That is the only thing that
+ * could end the catalog's list or reminder early or open a block of its own; `&`, `>` and a `<`
+ * before a space or digit are plain text the model reads as meant (entity-encoding them cost
+ * characters of the budget and showed `R&D` as `R&amp;D`).
+ */
+export function escapeCatalogText(text: string): string {
+  return text.replace(TAG_OPENER, '&lt;')
+}
+
+const TAG_OPENER = /<(?=[A-Za-z/!?])/g
+
 /** Escapes a double-quoted attribute value: `&`, `"`, `<`. */
 export function escapeAttribute(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')

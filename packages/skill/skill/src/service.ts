@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { errorMessage, raceAbort, throwIfAborted, untracked, type AbortFallback } from 'dsh-core'
+import { errorMessage, Lifetime, scopeLifetime, throwIfAborted, untracked, type AbortFallback } from 'dsh-core'
 import { z } from 'zod'
 import { SkillError } from './errors.ts'
 import { Layers, type Layer, type ProviderEntry } from './layers.ts'
@@ -18,6 +18,12 @@ export const SkillsConfig = z.strictObject({
   collectCacheMaxEntries: z.number().int().min(1).default(128),
   /** Scopes a view follows up its parent links (the scope itself included); farther ancestors are not merged, and a cycle cannot hang a read. */
   scopeChainMaxLength: z.number().int().min(1).default(64),
+  /**
+   * While something listens for changes (`onChange`: `dsh serve`), a view whose observation expires
+   * (a provider that cannot watch what it read, such as skill-fs with `watch: false`) is listed again
+   * when it expires, no sooner than this; a different answer is a change.
+   */
+  recheckMinMs: z.number().int().min(1).default(1000),
 })
 export type SkillsConfig = z.infer<typeof SkillsConfig>
 
@@ -38,6 +44,8 @@ interface Winner {
 interface Collected {
   readonly winners: ReadonlyMap<string, Winner>
   readonly skills: readonly SkillSummary[]
+  /** Skills left out because their workspace is not trusted. */
+  readonly untrusted: number
 }
 
 /** A cached observation, answered until a new revision or, for providers that said so, until `expiresAt` (ms since the epoch). */
@@ -53,7 +61,7 @@ interface Ranked {
   readonly index: number
 }
 
-const runtimeControl: ProviderControl = { signal: new AbortController().signal, invalidate: () => {} }
+const runtimeControl: ProviderControl = { signal: new Lifetime().signal, invalidate: () => {} }
 
 /** What a read throws when the caller's signal aborted without an Error reason of its own. */
 const readAborted: AbortFallback = (reason) => new SkillError(`skill read aborted: ${errorMessage(reason)}`, 'SKILL_ABORTED', { cause: reason })
@@ -74,6 +82,10 @@ export class SkillRegistry extends Service {
   /** Every live provider registration, whatever its layer (scoped layers are not enumerable). */
   private readonly live = new Set<ProviderEntry>()
   private readonly settings: SkillsConfig
+  /** The registry's plugin scope: provider controls and rechecks end with it. */
+  private readonly lifetime: Lifetime
+  /** Views (cwd and scope chain) with a recheck waiting for their observation to expire. */
+  private readonly rechecks = new Set<string>()
   private revision = 0
   private order = 0
 
@@ -81,6 +93,7 @@ export class SkillRegistry extends Service {
     super(ctx, 'skills', true)
     this.settings = SkillsConfig.parse(config ?? {})
     this.layers = new Layers(this.settings.scopeChainMaxLength)
+    this.lifetime = scopeLifetime(ctx, () => new SkillError('the skill registry was unloaded', 'SKILL_PROVIDER_DISPOSED'))
   }
 
   /**
@@ -90,7 +103,7 @@ export class SkillRegistry extends Service {
   registerProvider(factory: (control: ProviderControl) => SkillProvider, options: RegisterOptions = {}): () => void {
     const registry = untracked(this)
     const { scope } = options
-    const lifetime = new AbortController()
+    const lifetime = registry.lifetime.child()
     let entry: ProviderEntry | undefined
     let layer: Layer | undefined
     const control: ProviderControl = {
@@ -198,7 +211,7 @@ export class SkillRegistry extends Service {
 
   async snapshot(view: ViewOptions = {}): Promise<SkillSnapshot> {
     const { collected, complete } = await untracked(this).collect(view)
-    return { skills: collected.skills, complete }
+    return { skills: collected.skills, complete, ...(collected.untrusted ? { untrusted: collected.untrusted } : {}) }
   }
 
   async list(view: ViewOptions = {}): Promise<readonly SkillSummary[]> {
@@ -213,11 +226,7 @@ export class SkillRegistry extends Service {
     throwIfAborted(view.signal, readAborted)
     const winner = collected.winners.get(name)
     if (!winner) return undefined
-    const loaded = await raceAbort(
-      Promise.resolve().then(() => winner.load(winner.candidate, view)),
-      view.signal,
-      readAborted,
-    )
+    const loaded = await Lifetime.run({ signal: view.signal }, () => Promise.resolve().then(() => winner.load(winner.candidate, view)), readAborted)
     if (loaded === undefined) return undefined
     const definition = checkDefinition(winner.providerName, loaded)
     if (definition.name !== winner.candidate.name) {
@@ -237,34 +246,63 @@ export class SkillRegistry extends Service {
   }
 
   /** One observation of the view: from the cache, or collected with one retry when a change raced it. */
-  private async collect(view: ViewOptions): Promise<{ collected: Collected; complete: boolean }> {
+  private async collect(view: ViewOptions, fresh = false): Promise<{ collected: Collected; complete: boolean }> {
     throwIfAborted(view.signal, readAborted)
     const chain = this.layers.chain(view.scope)
+    const viewKey = JSON.stringify([view.cwd ?? null, this.layers.key(chain)])
     let last: Collected | undefined
     for (let attempt = 0; attempt < 2; attempt++) {
       const revision = this.revision
-      const key = JSON.stringify([view.cwd ?? null, this.layers.key(chain), revision])
+      const key = `${viewKey}@${revision}`
       const hit = this.cache.get(key)
-      if (hit && hit.expiresAt > Date.now()) return { collected: hit.collected, complete: true }
+      if (hit && hit.expiresAt > Date.now() && !fresh) return { collected: hit.collected, complete: true }
       let complete = true
       let maxAgeMs = Infinity
+      let untrusted = 0
       const winners = new Map<string, Winner>()
       for (const layer of this.layers.merged(chain)) {
         const result = await this.collectLayer(layer, view)
         complete &&= result.complete
         maxAgeMs = Math.min(maxAgeMs, result.maxAgeMs)
+        untrusted += result.untrusted
         // A nearer layer replaces a farther one's skill of the same name, whatever the ranks.
         for (const [name, winner] of result.winners) winners.set(name, winner)
       }
       throwIfAborted(view.signal, readAborted)
       const skills = [...winners.values()].map((winner) => summaryOf(winner.candidate)).sort((a, b) => compareNames(a.name, b.name))
-      last = { winners, skills: Object.freeze(skills) }
+      last = { winners, skills: Object.freeze(skills), untrusted }
       if (this.revision !== revision) continue
-      if (complete) this.remember(key, { collected: last, expiresAt: Date.now() + maxAgeMs })
+      if (complete) {
+        this.remember(key, { collected: last, expiresAt: Date.now() + maxAgeMs })
+        if (maxAgeMs !== Infinity) this.recheckLater(view, viewKey, last.skills, maxAgeMs)
+      }
       return { collected: last, complete }
     }
     // Raced twice: answer, but neither cache it nor call it authoritative.
     return { collected: last!, complete: false }
+  }
+
+  /**
+   * An observation that expires is not watched: nothing would tell a listener that a re-scan found
+   * something new. While someone listens, the view is listed again once it expires (no sooner than
+   * `recheckMinMs`); a different answer is a change. The next recheck is planned by that listing.
+   */
+  private recheckLater(view: ViewOptions, viewKey: string, seen: readonly SkillSummary[], maxAgeMs: number): void {
+    if (!this.listeners.size || this.rechecks.has(viewKey) || !this.lifetime.active) return
+    this.rechecks.add(viewKey)
+    const again: ViewOptions = { ...(view.cwd !== undefined ? { cwd: view.cwd } : {}), ...(view.scope !== undefined ? { scope: view.scope } : {}) }
+    void this.lifetime
+      .sleep(Math.max(maxAgeMs, this.settings.recheckMinMs))
+      .then(async () => {
+        this.rechecks.delete(viewKey)
+        if (!this.listeners.size) return
+        const { collected, complete } = await this.collect(again, true)
+        if (complete && !sameSkills(seen, collected.skills)) this.changed()
+      })
+      .catch(() => {
+        // Unloaded meanwhile, or the listing failed: the next read looks again.
+        this.rechecks.delete(viewKey)
+      })
   }
 
   private remember(key: string, cached: Cached): void {
@@ -272,7 +310,7 @@ export class SkillRegistry extends Service {
     while (this.cache.size > this.settings.collectCacheMaxEntries) this.cache.delete(this.cache.keys().next().value!)
   }
 
-  private async collectLayer(layer: Layer, view: ViewOptions): Promise<{ winners: Map<string, Winner>; complete: boolean; maxAgeMs: number }> {
+  private async collectLayer(layer: Layer, view: ViewOptions): Promise<{ winners: Map<string, Winner>; complete: boolean; maxAgeMs: number; untrusted: number }> {
     const ranked: Ranked[] = []
     const runtime = [...layer.runtime.values()].sort((a, b) => compareNames(a.name, b.name))
     runtime.forEach((skill, index) => {
@@ -287,14 +325,11 @@ export class SkillRegistry extends Service {
     })
     let complete = true
     let maxAgeMs = Infinity
+    let untrusted = 0
     for (const entry of [...layer.providers.values()]) {
       let answer: unknown
       try {
-        answer = await raceAbort(
-          Promise.resolve().then(() => entry.provider.list(view)),
-          view.signal,
-          readAborted,
-        )
+        answer = await Lifetime.run({ signal: view.signal }, () => Promise.resolve().then(() => entry.provider.list(view)), readAborted)
       } catch (error) {
         if (view.signal?.aborted) throw error
         this.ctx.logger('skills').warn(`skill provider "${entry.name}" skipped: ${errorMessage(error)}`)
@@ -306,6 +341,7 @@ export class SkillRegistry extends Service {
       const observation = checkObservation(entry.name, answer)
       complete &&= observation.complete
       maxAgeMs = Math.min(maxAgeMs, observation.maxAgeMs ?? Infinity)
+      untrusted += observation.untrusted ?? 0
       const load = (candidate: SkillCandidate, options: ViewOptions) => entry.provider.get(candidate, options)
       observation.candidates.forEach((candidate, index) => {
         ranked.push({ winner: { candidate, providerName: entry.name, load, invalidate: () => entry.control.invalidate() }, rank: candidate.rank, order: entry.order, index })
@@ -322,7 +358,7 @@ export class SkillRegistry extends Service {
       }
       winners.set(name, winner)
     }
-    return { winners, complete, maxAgeMs }
+    return { winners, complete, maxAgeMs, untrusted }
   }
 
   /** A new revision: every cached observation is dropped and listeners are told. */
@@ -338,4 +374,8 @@ export class SkillRegistry extends Service {
       }
     }
   }
+}
+
+function sameSkills(a: readonly SkillSummary[], b: readonly SkillSummary[]): boolean {
+  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b)
 }

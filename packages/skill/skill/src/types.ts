@@ -80,6 +80,11 @@ export interface Observation {
    * invalidates. For a provider that cannot watch what it read.
    */
   readonly maxAgeMs?: number
+  /**
+   * Skills the provider found but does not offer because the workspace that brings them is not
+   * trusted (`ctx.trust`); the catalog tells the model how many. Absent: none.
+   */
+  readonly untrusted?: number
 }
 
 export interface SkillProvider {
@@ -106,6 +111,8 @@ export interface SkillSnapshot {
   readonly skills: readonly SkillSummary[]
   /** True only when every provider of every merged layer answered completely and no change raced the read. */
   readonly complete: boolean
+  /** Skills of the view's workspace left out because it is not trusted (the providers' `untrusted`, summed); absent when none. */
+  readonly untrusted?: number
 }
 
 /** The reference rank table (lower wins inside a layer). */

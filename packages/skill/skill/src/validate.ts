@@ -58,6 +58,10 @@ export function checkObservation(providerName: string, value: unknown): Observat
   if (maxAgeMs !== undefined && (typeof maxAgeMs !== 'number' || !(maxAgeMs >= 0))) {
     fail('SKILL_INVALID_OBSERVATION', `skill provider "${providerName}": maxAgeMs must be a number ≥ 0 when present`)
   }
+  const { untrusted } = observation
+  if (untrusted !== undefined && !(typeof untrusted === 'number' && Number.isSafeInteger(untrusted) && untrusted >= 0)) {
+    fail('SKILL_INVALID_OBSERVATION', `skill provider "${providerName}": untrusted must be an integer ≥ 0 when present`)
+  }
   observation.candidates.forEach((candidate: unknown, index: number) => {
     const where = `skill provider "${providerName}", candidate ${index}`
     if (!isRecord(candidate)) fail('SKILL_INVALID_OBSERVATION', `${where}: not an object`)

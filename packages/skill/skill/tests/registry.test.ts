@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { isModelInvocable, isUserInvocable, SkillError, SkillRegistry, type SkillCandidate, type SkillSummary } from '../src/index.ts'
 import { candidate, captureLogs, deferred, definitionOf, mount, registryApp, scripted } from './helpers.ts'
 
@@ -14,6 +14,7 @@ afterEach(async () => {
 })
 
 const names = (skills: readonly SkillSummary[]) => skills.map((skill) => skill.name)
+const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 10 })
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -599,5 +600,38 @@ describe('layers and scopes', () => {
     fork.dispose()
     expect(await app.skills.list({ scope: agent })).toEqual([])
     expect(changes).toBeGreaterThan(before)
+  })
+})
+
+describe('an observation that expires (a provider that cannot watch)', () => {
+  it('is listed again when it expires while something listens, and a different answer is a change', async () => {
+    await app.stop()
+    app = await registryApp({ recheckMinMs: 1 })
+    const provider = scripted('unwatched', [candidate('a', { provider: 'unwatched' })])
+    provider.answer = async () => ({ candidates: provider.candidates, complete: true, maxAgeMs: 20 })
+    mount(app, provider)
+    let changes = 0
+    app.skills.onChange(() => {
+      changes++
+    })
+    expect(names(await app.skills.list())).toEqual(['a'])
+    // Listed again with nothing changed: no change is told.
+    await waitFor(() => expect(provider.listCalls.length).toBeGreaterThanOrEqual(3))
+    expect(changes).toBe(0)
+    provider.candidates = [candidate('a', { provider: 'unwatched' }), candidate('b', { provider: 'unwatched' })]
+    await waitFor(() => expect(changes).toBe(1))
+    expect(names(await app.skills.list())).toEqual(['a', 'b'])
+  })
+
+  it('is not listed again while nobody listens', async () => {
+    await app.stop()
+    app = await registryApp({ recheckMinMs: 1 })
+    const provider = scripted('unwatched', [candidate('a', { provider: 'unwatched' })])
+    provider.answer = async () => ({ candidates: provider.candidates, complete: true, maxAgeMs: 1 })
+    mount(app, provider)
+    await app.skills.list()
+    // A recheck would be due after 1 ms; fifty times that passes without one (nothing listens).
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(provider.listCalls).toHaveLength(1)
   })
 })

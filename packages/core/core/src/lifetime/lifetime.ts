@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { errorFromReason, MAX_TIMER_DELAY_MS, TimeoutReason, type AbortFallback } from '../abort.ts'
-import { HarnessError } from '../errors.ts'
+import { errorMessage, HarnessError } from '../errors.ts'
 
 /** What a lifetime tells the things that depend on it: a child, a race, a sleep, an `onAbort` callback. */
 interface Dependant {
@@ -191,7 +191,8 @@ export class Lifetime {
         },
         (error: unknown) => {
           this.dependants?.delete(dependant)
-          reject(error instanceof Error ? error : new Error(String(error)))
+          // errorMessage, not String(): a thrown value whose toString throws must still settle the race.
+          reject(error instanceof Error ? error : new Error(errorMessage(error)))
         },
       )
     })

@@ -29,6 +29,19 @@ export type CapabilityState = 'ready' | 'idle' | 'starting' | 'indexing' | 'unav
 export interface CapabilityStatus {
   readonly state: CapabilityState
   readonly detail: string
+  /**
+   * Everything of which `detail` names only the first few (`and 2,990 more`): `dsh status --json`
+   * carries them, up to a cap the capability documents, with `itemsOmitted` counting the rest.
+   */
+  readonly items?: readonly CapabilityItem[]
+  readonly itemsOmitted?: number
+}
+
+/** One thing a row lists: a rejected file, a warning, a shadowed file. */
+export interface CapabilityItem {
+  readonly kind: string
+  readonly path: string
+  readonly reason: string
 }
 
 export interface Capability {
@@ -133,7 +146,15 @@ export class ReadinessService extends Service {
           const found = await this.rowsOf(capability, options.probe ? budget : undefined, cwd)
           if (!found.length) return []
           const served = capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? [])
-          return found.map(({ id, state, detail }) => ({ surface: capability.surface, id, configured: capability.configured, tools: served, state, detail }))
+          return found.map(({ id, state, detail, items, itemsOmitted }) => ({
+            surface: capability.surface,
+            id,
+            configured: capability.configured,
+            tools: served,
+            state,
+            detail,
+            ...(items ? { items, itemsOmitted: itemsOmitted ?? 0 } : {}),
+          }))
         }),
       )
       const rows = groups.flat()

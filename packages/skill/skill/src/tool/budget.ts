@@ -1,4 +1,4 @@
-import { escapeText } from '../render.ts'
+import { escapeCatalogText } from '../render.ts'
 import { characterCount, cutText } from '../text.ts'
 import { compareOrigins, groupByOrigin, type Origin } from './priority.ts'
 import { compareNames } from '../name.ts'
@@ -42,7 +42,7 @@ export interface CatalogBudget {
 
 /** One described catalog line, exactly as rendered. */
 export function entryLine(entry: CatalogEntry): string {
-  return `- \`${entry.name}\`: ${escapeText(entry.description)}`
+  return `- \`${entry.name}\`: ${escapeCatalogText(entry.description)}`
 }
 
 /** One names-only line, exactly as rendered. */
@@ -63,7 +63,7 @@ class LineCost {
   constructor(readonly entry: Offered) {
     this.fixed = characterCount(entryLine({ name: entry.name, description: '' })) + 1
     this.length = characterCount(entry.description)
-    this.escaped = characterCount(escapeText(entry.description))
+    this.escaped = characterCount(escapeCatalogText(entry.description))
   }
 
   at(cap: number): number {

@@ -33,6 +33,17 @@ function budgetNote(catalog: FittedCatalog, chars: number): string[] {
   return notes.length ? [notes.join(' '), ''] : []
 }
 
+/**
+ * Project skills the workspace brings but the user has not trusted: said so the model can explain a
+ * missing skill to the user. Trusting is the user's act (`dsh trust`), never the model's, so no
+ * command is named.
+ */
+function untrustedNote(untrusted: number): string[] {
+  if (!untrusted) return []
+  const what = untrusted === 1 ? '1 project skill of this workspace was' : `${count(untrusted)} project skills of this workspace were`
+  return [`${what} not loaded: the user has not trusted this workspace. If the task needs a project skill, tell the user that; only the user can trust a workspace.`, '']
+}
+
 function wrap(lines: readonly string[]): string {
   return ['<system-reminder>', ...lines, '</system-reminder>'].join('\n')
 }
@@ -41,12 +52,12 @@ function isEmpty(catalog: FittedCatalog): boolean {
   return !catalog.described.length && !catalog.named.length && !catalog.omitted
 }
 
-export function initialCatalog(catalog: FittedCatalog, chars: number): string {
-  return wrap(['Skills are reusable, task-specific instructions. These skills are available:', '', ...list(catalog), '', ...budgetNote(catalog, chars), ROUTING, DIRECT])
+export function initialCatalog(catalog: FittedCatalog, chars: number, untrusted = 0): string {
+  return wrap(['Skills are reusable, task-specific instructions. These skills are available:', '', ...list(catalog), '', ...untrustedNote(untrusted), ...budgetNote(catalog, chars), ROUTING, DIRECT])
 }
 
-export function replacementCatalog(catalog: FittedCatalog, chars: number): string {
-  const head = ['The available skills changed. This complete list replaces every earlier skill list in this conversation:', '', ...list(catalog), '']
+export function replacementCatalog(catalog: FittedCatalog, chars: number, untrusted = 0): string {
+  const head = ['The available skills changed. This complete list replaces every earlier skill list in this conversation:', '', ...list(catalog), '', ...untrustedNote(untrusted)]
   if (isEmpty(catalog)) {
     return wrap([
       ...head,

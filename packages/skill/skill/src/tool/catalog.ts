@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { createUserMessage, isRecord, throwIfAborted, type JsonValue, type PreStepMiddleware, type Session, type UserMessage } from 'dsh-core'
 import { catalogDescription } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
-import type { SkillSummary } from '../types.ts'
+import type { SkillSnapshot, SkillSummary } from '../types.ts'
 import { isModelInvocable } from '../validate.ts'
 import { fitCatalog, type CatalogEntry, type FittedCatalog } from './budget.ts'
 import { initialCatalog, replacementCatalog } from './catalog-text.ts'
@@ -16,32 +16,37 @@ export const CATALOG_KIND = 'skill-catalog'
 export interface CatalogContent {
   readonly entries: readonly CatalogEntry[]
   readonly names: readonly string[]
+  /** Project skills not loaded because the workspace is not trusted (0: none). */
+  readonly untrusted: number
 }
 
 /**
  * sha256 over what the catalog shows (never the prose): JSON per entry keeps entry boundaries
- * unambiguous, and the names-only list is one JSON object after them (absent when empty, so a catalog
- * without one hashes as it always did).
+ * unambiguous, and the names-only list and the untrusted count are one JSON object each after them
+ * (absent when empty or 0, so a catalog without them hashes as it always did).
  */
-export function catalogDigest(entries: readonly CatalogEntry[], names: readonly string[] = []): string {
+export function catalogDigest(entries: readonly CatalogEntry[], names: readonly string[] = [], untrusted = 0): string {
   const lines = entries.map((entry) => JSON.stringify([entry.name, entry.description]))
   if (names.length) lines.push(JSON.stringify({ names }))
+  if (untrusted) lines.push(JSON.stringify({ untrusted }))
   return createHash('sha256').update(lines.join('\n')).digest('hex')
 }
 
 /** What a logged or proposed catalog message recorded, or undefined when it is not a readable catalog. */
 export function readableCatalog(message: unknown): CatalogContent | undefined {
-  const source = (message as { source?: { kind?: unknown; entries?: unknown; names?: unknown } } | null | undefined)?.source
+  const source = (message as { source?: { kind?: unknown; entries?: unknown; names?: unknown; untrusted?: unknown } } | null | undefined)?.source
   if (source?.kind !== CATALOG_KIND || !Array.isArray(source.entries)) return undefined
   for (const entry of source.entries as unknown[]) {
     if (!isRecord(entry) || typeof entry.name !== 'string' || !entry.name || typeof entry.description !== 'string') return undefined
   }
   const names = source.names ?? []
   if (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && name)) return undefined
-  return { entries: source.entries as CatalogEntry[], names: names as string[] }
+  const untrusted = source.untrusted ?? 0
+  if (typeof untrusted !== 'number' || !Number.isSafeInteger(untrusted) || untrusted < 0) return undefined
+  return { entries: source.entries as CatalogEntry[], names: names as string[], untrusted }
 }
 
-const digestOf = (content: CatalogContent) => catalogDigest(content.entries, content.names)
+const digestOf = (content: CatalogContent) => catalogDigest(content.entries, content.names, content.untrusted)
 
 /** What the log says: whether a catalog was ever published, and the digest of the newest one the model still sees. */
 function history(session: Session): { published: boolean; visibleDigest: string | undefined } {
@@ -83,8 +88,8 @@ class FittedCatalogs {
 const MAX_FITTED_PER_OBSERVATION = 32
 
 /** The catalog's entries and names-only list, flattened in display order. */
-function contentOf(catalog: FittedCatalog): CatalogContent {
-  return { entries: catalog.described, names: catalog.named.flatMap((group) => group.names) }
+function contentOf(catalog: FittedCatalog, untrusted: number): CatalogContent {
+  return { entries: catalog.described, names: catalog.named.flatMap((group) => group.names), untrusted }
 }
 
 /**
@@ -104,7 +109,7 @@ export function catalogLink(skills: SkillRegistry, visible: () => boolean, recen
     throwIfAborted(input.signal)
     const { session, signal } = input
     // Without the tool the model cannot load anything: an empty view retires a published catalog.
-    const snapshot = visible() ? await skills.snapshot(sessionView(session, signal)) : { skills: [], complete: true }
+    const snapshot: SkillSnapshot = visible() ? await skills.snapshot(sessionView(session, signal)) : { skills: [], complete: true }
     throwIfAborted(signal)
     if (!snapshot.complete) return decision
     const used = recent.of(session)
@@ -116,15 +121,15 @@ export function catalogLink(skills: SkillRegistry, visible: () => boolean, recen
       }))
       return fitCatalog(offered, budget)
     })
-    const content = contentOf(catalog)
+    const content = contentOf(catalog, snapshot.untrusted ?? 0)
     const digest = digestOf(content)
     const { published, visibleDigest } = history(session)
     const proposed = decision.messages.find((message) => readableCatalog(message) !== undefined)
     const without = (message: UserMessage) => ({ kind: 'enter' as const, messages: decision.messages.filter((m) => m !== message) })
     if (visibleDigest === digest) return proposed ? without(proposed) : decision
     if (proposed && digestOf(readableCatalog(proposed)!) === digest) return decision
-    if (!published && !content.entries.length && !content.names.length) return proposed ? without(proposed) : decision
-    const text = published ? replacementCatalog(catalog, settings.catalogBudgetChars) : initialCatalog(catalog, settings.catalogBudgetChars)
+    if (!published && !content.entries.length && !content.names.length && !content.untrusted) return proposed ? without(proposed) : decision
+    const text = published ? replacementCatalog(catalog, settings.catalogBudgetChars, content.untrusted) : initialCatalog(catalog, settings.catalogBudgetChars, content.untrusted)
     const source: { kind: string; [key: string]: JsonValue } = {
       kind: CATALOG_KIND,
       form: 'catalog',
@@ -133,6 +138,7 @@ export function catalogLink(skills: SkillRegistry, visible: () => boolean, recen
       ...(content.names.length ? { names: [...content.names] } : {}),
       ...(catalog.shortened ? { shortened: catalog.shortened } : {}),
       ...(catalog.omitted ? { omitted: catalog.omitted } : {}),
+      ...(content.untrusted ? { untrusted: content.untrusted } : {}),
     }
     const message = createUserMessage(text, source)
     const messages = proposed ? decision.messages.map((m) => (m === proposed ? message : m)) : [...decision.messages, message]
