@@ -297,7 +297,16 @@ export async function benchMcp(): Promise<string[]> {
   const level = Logger.levels.base
   Logger.levels.base = Logger.ERROR
   try {
-    return [...(await callLatency()), ...(await activation()), ...(await resync()), ...(await nothingChanged()), ...(await bridgeShare())]
+    // BENCH_MCP_PARTS=calls (comma-separated part names) runs only those parts, e.g. under --cpu-prof.
+    const parts: Record<string, () => Promise<string[]>> = { calls: callLatency, activation, resync, nothingChanged, bridgeShare }
+    const chosen = process.env.BENCH_MCP_PARTS?.split(',').map((part) => part.trim()).filter(Boolean) ?? Object.keys(parts)
+    const lines: string[] = []
+    for (const name of chosen) {
+      const part = parts[name]
+      if (!part) throw new Error(`BENCH_MCP_PARTS: unknown part "${name}"; known: ${Object.keys(parts).join(', ')}`)
+      lines.push(...(await part()))
+    }
+    return lines
   } finally {
     Logger.levels.base = level
     rmSync(scratch, { recursive: true, force: true })

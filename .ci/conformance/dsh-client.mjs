@@ -8,7 +8,8 @@
 //   2. `dsh mcp login srv` when dsh reports the server needs a login, with a loopback browser
 //      stand-in that follows the printed authorization URL (the authorization server redirects it
 //      to dsh's callback);
-//   3. `dsh tools --json`, then `dsh call` of each tool the server lists (arguments made from its
+//   3. `dsh tools --json` (after `dsh mcp login` again when it says the server wants a new login),
+//      then `dsh call` of each tool the server lists (arguments made from its
 //      input schema), answering a server's question with --yes; when a call says a login is needed
 //      (a step-up), `dsh mcp login` again and that call once more. A call the server answers with
 //      an error is the server's answer; only a failure of dsh's own fails the run.
@@ -143,7 +144,13 @@ async function main() {
     const loggedIn = await login()
     if (loggedIn.code !== 0) return 1
   }
-  const tools = await dsh(['tools', '--json'])
+  let tools = await dsh(['tools', '--json'])
+  // The server stopped taking the login (its authorization server moved, SEP-2352): dsh says to log
+  // in again, as a user would, then the tools are listed again.
+  if (tools.code === 0 && /MCP server srv needs a login/.test(tools.stderr)) {
+    if ((await login()).code !== 0) return 1
+    tools = await dsh(['tools', '--json'])
+  }
   if (tools.code !== 0) return 1
   const listed = JSON.parse(tools.stdout)
   const ours = (Array.isArray(listed) ? listed : (listed.tools ?? [])).filter((tool) => tool.name.startsWith('mcp__srv__'))

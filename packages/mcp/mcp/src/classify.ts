@@ -39,7 +39,7 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
   if (error instanceof UnauthorizedError) return new McpError(`${what}: ${subject} refused our authorization (HTTP 401)`, 'MCP_AUTH_REQUIRED', { cause: error })
   if (error instanceof ProtocolError && error.data instanceof ServerErrorData) {
     const server = error.data
-    return new McpError(`${what}: ${subject} answered with error ${server.code}: ${bounded(server.message)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.code })
+    return new McpError(`${what}: ${subject} answered with error ${server.rpcCode}: ${bounded(server.rpcMessage)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.rpcCode })
   }
   if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })

@@ -1,7 +1,7 @@
 import type { CapabilityStatus } from 'dsh-core'
 import { describeRefused } from './discovery.ts'
 import type { ServerExtras } from './extras.ts'
-import type { Supervisor } from './supervisor.ts'
+import type { Supervisor, SupervisorView } from './supervisor.ts'
 
 /** How many refused tools a status line names before it only counts. */
 const REFUSED_SHOWN = 5
@@ -13,10 +13,10 @@ const REFUSED_SHOWN = 5
  * with the server's stderr tail (kept after a recovery, so the row tells what happened).
  */
 export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 'reserved' | 'statusLines'>): CapabilityStatus {
-  const phase = supervisor.phase
+  const { phase, reconnects, lastError, conflict, refused: refusedTools } = supervisor.view
   const count = supervisor.tools.length + extras.reserved.size
   const tools = `${count} tool${count === 1 ? '' : 's'}`
-  const refused = refusedLine(supervisor)
+  const refused = refusedLine(refusedTools)
   const parts = (...items: (string | undefined)[]) => [...items, refused, ...extras.statusLines()].filter(Boolean).join('; ')
   switch (phase.kind) {
     case 'connecting':
@@ -26,9 +26,9 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
       const server = generation?.serverLabel()
       const protocol = generation?.protocolVersion ? `protocol ${generation.protocolVersion}` : undefined
       const identity = [server, protocol, generation?.pid ? `pid ${generation.pid}` : undefined].filter(Boolean).join(', ')
-      const history = supervisor.reconnects ? `reconnected ${supervisor.reconnects} time${supervisor.reconnects === 1 ? '' : 's'}` : undefined
-      const last = supervisor.lastError ? `last error ${ago(supervisor.lastError.at)}: ${supervisor.lastError.detail}` : undefined
-      if (supervisor.conflict) return { state: 'unavailable', detail: parts(`ready, but ${supervisor.conflict}`, identity, last) }
+      const history = reconnects ? `reconnected ${reconnects} time${reconnects === 1 ? '' : 's'}` : undefined
+      const last = lastError ? `last error ${ago(lastError.at)}: ${lastError.detail}` : undefined
+      if (conflict) return { state: 'unavailable', detail: parts(`ready, but ${conflict}`, identity, last) }
       return { state: 'ready', detail: parts(`ready: ${tools}`, identity, history, last) }
     }
     case 'reconnecting':
@@ -42,8 +42,7 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
   }
 }
 
-function refusedLine(supervisor: Supervisor): string | undefined {
-  const refused = supervisor.refused
+function refusedLine(refused: SupervisorView['refused']): string | undefined {
   if (!refused.length) return undefined
   const named = refused.slice(0, REFUSED_SHOWN).map(describeRefused).join('; ')
   const more = refused.length > REFUSED_SHOWN ? `; and ${refused.length - REFUSED_SHOWN} more` : ''

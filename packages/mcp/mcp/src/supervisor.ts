@@ -21,10 +21,15 @@ const CLOSE_BARRIER_MS = 15_000
 /** Subprocess codes that no retry can fix: the command is missing or cannot run. */
 const PERMANENT_SPAWN_FAILURES = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE'])
 
+/**
+ * Where one server's connection is. The generation being connected (once made) or serving, and the
+ * timer of the next attempt, live in their phases, so leaving a phase takes them with it.
+ * `renewing`: the server forgot our HTTP session and a fresh one is on its way (calls wait for it).
+ */
 export type Phase =
-  | { readonly kind: 'connecting'; readonly attempt: number }
-  | { readonly kind: 'ready' }
-  | { readonly kind: 'reconnecting'; readonly attempt: number; readonly retryAt: number }
+  | { readonly kind: 'connecting'; readonly attempt: number; readonly renewing: boolean; readonly generation?: Generation }
+  | { readonly kind: 'ready'; readonly generation: Generation }
+  | { readonly kind: 'reconnecting'; readonly attempt: number; readonly retryAt: number; readonly renewing: boolean; readonly timer: NodeJS.Timeout }
   /** Given up after the crash budget; the tools stay listed and fail with MCP_UNAVAILABLE. */
   | { readonly kind: 'failed'; readonly reason: string }
   /** The server wants an OAuth login: no retries until one is stored (`resume`); calls fail with MCP_AUTH_REQUIRED. */
@@ -76,6 +81,20 @@ export interface LastError {
   readonly at: number
 }
 
+/** What status and callers read of a supervisor; only the supervisor's own transitions change it. */
+export interface SupervisorView {
+  readonly phase: Phase
+  /** A fresh HTTP session is being opened (the server forgot ours): calls wait for it instead of failing. */
+  readonly renewingSession: boolean
+  /** The most recent failure, kept after recovery so status can say what happened. */
+  readonly lastError: LastError | undefined
+  /** A swap that failed because a foreign tool holds one of our names. */
+  readonly conflict: string | undefined
+  /** Listed tools the bridge refused (invalid per the MCP schema, or nameless), from the last sync. */
+  readonly refused: readonly RefusedTool[]
+  readonly reconnects: number
+}
+
 /**
  * The lifecycle of one server: generations (one Client + transport per attempt), a serial sync
  * queue with a generation fence, coalesced re-syncs applied as diffs, jittered bounded
@@ -88,14 +107,12 @@ export class Supervisor {
   private readonly lifetime = Lifetime.following(undefined)
   private readonly table: ToolTable
   private generationCount = 0
-  private current: Generation | undefined
   /** The last generation that connected, even after it died: status describes it. */
   private latest: Generation | undefined
   private queue: Promise<void> = Promise.resolve()
   private attempts: Promise<void> = Promise.resolve()
   /** list_changed coalescing: a re-sync is queued and has not started yet. */
   private resyncQueued = false
-  private timer: NodeJS.Timeout | undefined
   /** The re-list a tools/list `ttlMs` asked for (see `relistAfter`). */
   private ttlTimer: NodeJS.Timeout | undefined
   private failedAttempts = 0
@@ -104,16 +121,11 @@ export class Supervisor {
   private lastWarnings = ''
   /** Callers waiting for a connection newer than the one that failed them (see `reconnected`). */
   private readonly waiters = new Set<() => void>()
-  phase: Phase = { kind: 'connecting', attempt: 0 }
-  /** The server forgot our HTTP session and a fresh one is being opened: calls wait for it instead of failing. */
-  renewingSession = false
-  /** The most recent failure, kept after recovery so status can say what happened. */
-  lastError: LastError | undefined
-  /** A swap that failed because a foreign tool holds one of our names. */
-  conflict: string | undefined
-  /** Listed tools the bridge refused (invalid per the MCP schema, or nameless), from the last sync. */
-  refused: readonly RefusedTool[] = []
-  reconnects = 0
+  private phaseState: Phase = { kind: 'connecting', attempt: 0, renewing: false }
+  private recordedError: LastError | undefined
+  private nameConflict: string | undefined
+  private refusedTools: readonly RefusedTool[] = []
+  private reconnectCount = 0
   /** The server exited on the version probe: it speaks only `initialize` (see `exitedOnProbe`). */
   private knownLegacy = false
 
@@ -128,6 +140,31 @@ export class Supervisor {
 
   get serverName(): string {
     return this.config.serverName
+  }
+
+  get phase(): Phase {
+    return this.phaseState
+  }
+
+  /** A fresh HTTP session is being opened (the server forgot ours): calls wait for it instead of failing. */
+  get renewingSession(): boolean {
+    const phase = this.phaseState
+    return (phase.kind === 'connecting' || phase.kind === 'reconnecting') && phase.renewing
+  }
+
+  get lastError(): LastError | undefined {
+    return this.recordedError
+  }
+
+  /** A read-only snapshot for status. */
+  get view(): SupervisorView {
+    return { phase: this.phaseState, renewingSession: this.renewingSession, lastError: this.recordedError, conflict: this.nameConflict, refused: this.refusedTools, reconnects: this.reconnectCount }
+  }
+
+  /** The generation being connected or serving (the fence of every sync and notification). */
+  private get current(): Generation | undefined {
+    const phase = this.phaseState
+    return phase.kind === 'connecting' || phase.kind === 'ready' ? phase.generation : undefined
   }
 
   /** The public names currently registered for this server. */
@@ -194,7 +231,7 @@ export class Supervisor {
   /** `withStderr`: for status and logs; without, what a caller (and so the model) may see. */
   describePhase(withStderr = true): string {
     const phase = this.phase
-    const last = this.lastError ? `; last error: ${withStderr ? this.lastError.detail : this.lastError.message}` : ''
+    const last = this.recordedError ? `; last error: ${withStderr ? this.recordedError.detail : this.recordedError.message}` : ''
     switch (phase.kind) {
       case 'connecting':
         return `connecting${phase.attempt ? `, attempt ${phase.attempt}/${this.config.reconnect.maxAttempts}` : ''}${last}`
@@ -237,13 +274,10 @@ export class Supervisor {
   private async runDisposal(): Promise<void> {
     this.disposed = true
     this.lifetime.abort(new McpError(`MCP server ${this.serverName}: the row is being unloaded`, 'MCP_DISPOSED'))
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = undefined
     if (this.ttlTimer) clearTimeout(this.ttlTimer)
     this.ttlTimer = undefined
-    this.setPhase({ kind: 'stopped', reason: 'unloaded' })
     const generation = this.current
-    this.current = undefined
+    this.transition({ kind: 'stopped', reason: 'unloaded' })
     if (generation && !(await generation.close(CLOSE_BARRIER_MS))) {
       this.options.logger.error(`${this.label}: the server did not close within ${CLOSE_BARRIER_MS} ms; shutdown may be incomplete`)
     }
@@ -256,8 +290,14 @@ export class Supervisor {
     return `mcp(${this.serverName})`
   }
 
-  private setPhase(phase: Phase): void {
-    this.phase = phase
+  /**
+   * The one way the phase changes: the phase left takes its pending attempt with it (a scheduled
+   * retry is cancelled unless the next phase is that same wait), then waiting callers look again.
+   */
+  private transition(next: Phase): void {
+    const left = this.phaseState
+    if (left.kind === 'reconnecting' && (next.kind !== 'reconnecting' || next.timer !== left.timer)) clearTimeout(left.timer)
+    this.phaseState = next
     for (const check of [...this.waiters]) check()
   }
 
@@ -267,7 +307,8 @@ export class Supervisor {
 
   private async attempt(kind: 'startup' | 'retry'): Promise<void> {
     const id = ++this.generationCount
-    this.setPhase({ kind: 'connecting', attempt: kind === 'retry' ? this.failedAttempts : 0 })
+    const renewing = this.renewingSession
+    this.transition({ kind: 'connecting', attempt: kind === 'retry' ? this.failedAttempts : 0, renewing })
     let generation: Generation | undefined
     let step = 'start'
     try {
@@ -286,7 +327,7 @@ export class Supervisor {
         roots: this.options.roots,
         elicit: this.options.elicit,
       }, this.config.protocol)
-      this.current = generation
+      this.transition({ kind: 'connecting', attempt: kind === 'retry' ? this.failedAttempts : 0, renewing, generation })
       step = 'initialize'
       await generation.connect(this.config.startupTimeoutMs, this.lifetime.signal, this.knownLegacy)
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'connect')
@@ -299,10 +340,9 @@ export class Supervisor {
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'setup')
       generation.connectedAt = Date.now()
       this.latest = generation
-      this.renewingSession = false
-      this.setPhase({ kind: 'ready' })
+      this.transition({ kind: 'ready', generation })
       if (kind === 'retry') {
-        this.reconnects++
+        this.reconnectCount++
         this.options.logger.info(`${this.label}: reconnected and re-synced ${this.table.names.length} tools (attempt ${this.failedAttempts}/${this.config.reconnect.maxAttempts})`)
       }
     } catch (error) {
@@ -325,15 +365,13 @@ export class Supervisor {
     if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
     if (!closed) {
       if (this.current !== generation) return failure
-      this.current = undefined
       const reason = `the failed server did not exit within ${CLOSE_BARRIER_MS} ms; reconnecting stopped so that two servers never run at once`
-      this.setPhase({ kind: 'stopped', reason })
+      this.transition({ kind: 'stopped', reason })
       this.options.logger.error(`${this.label}: ${reason}`)
       return failure
     }
     if (failure.code === 'MCP_AUTH_REQUIRED') {
-      if (this.current === generation) this.current = undefined
-      this.setPhase({ kind: 'needs_auth', reason: failure.message.replace(/^[^:]*: /, '') })
+      this.transition({ kind: 'needs_auth', reason: failure.message.replace(/^[^:]*: /, '') })
       this.options.logger.warn(`${this.label}: ${failure.message}`)
       this.options.onNeedsAuth?.(this.lifetime.signal)
       return failure
@@ -346,14 +384,12 @@ export class Supervisor {
       return failure
     }
     if (failure.code === 'MCP_PROTOCOL_UNSUPPORTED' || refusedHandshake(failure, step)) {
-      if (this.current === generation) this.current = undefined
-      this.setPhase({ kind: 'unavailable', reason: `the server speaks no protocol revision this row allows (protocol: ${this.config.protocol}); not retrying until the row is reloaded` })
+      this.transition({ kind: 'unavailable', reason: `the server speaks no protocol revision this row allows (protocol: ${this.config.protocol}); not retrying until the row is reloaded` })
       this.options.logger.error(`${this.label}: ${failure.message}; not retrying`)
       return failure.code === 'MCP_PROTOCOL_UNSUPPORTED' ? failure : new McpError(failure.message, 'MCP_PROTOCOL_UNSUPPORTED', { cause: failure })
     }
     if (isHarnessError(failure.cause) && PERMANENT_SPAWN_FAILURES.has(failure.cause.code)) {
-      if (this.current === generation) this.current = undefined
-      this.setPhase({ kind: 'unavailable', reason: 'the command cannot be run; install it (or fix `command`), then reload the row' })
+      this.transition({ kind: 'unavailable', reason: 'the command cannot be run; install it (or fix `command`), then reload the row' })
       this.options.logger.error(`${this.label}: ${failure.message}; not retrying`)
       return failure
     }
@@ -371,7 +407,7 @@ export class Supervisor {
   private recordError(message: string, generation: Generation | undefined): void {
     const ending = generation?.ending()
     const detail = ending?.stderr ? `${message}; stderr: ${ending.stderr}` : message
-    this.lastError = { message, detail, at: Date.now() }
+    this.recordedError = { message, detail, at: Date.now() }
   }
 
   /** The transport of `generation` closed. For an established connection that is an outage. */
@@ -388,12 +424,10 @@ export class Supervisor {
   /** A generation is gone (or an attempt failed before it had one): schedule the next attempt, or give up. */
   private down(generation: Generation | undefined, lost: boolean, immediate = false): void {
     if (this.disposed || this.current !== generation) return
-    this.current = undefined
-    this.renewingSession = immediate
     const policy = this.config.reconnect
     if (!policy.enabled) {
       const reason = lost ? 'the connection was lost and reconnect is disabled; its tools stay listed and fail until the row is reloaded' : 'the connection failed and reconnect is disabled'
-      this.setPhase({ kind: 'stopped', reason })
+      this.transition({ kind: 'stopped', reason })
       this.options.logger.error(`${this.label}: ${reason}`)
       return
     }
@@ -401,20 +435,19 @@ export class Supervisor {
     this.failedAttempts++
     if (this.failedAttempts > policy.maxAttempts) {
       const reason = `gave up after ${policy.maxAttempts} consecutive failed attempts; its tools stay listed and fail until the row is reloaded`
-      this.setPhase({ kind: 'failed', reason })
+      this.transition({ kind: 'failed', reason })
       this.options.logger.error(`${this.label}: ${reason}`)
       return
     }
     const base = immediate ? 0 : Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (this.failedAttempts - 1))
     const delay = Math.round(base * (1 + policy.jitterRatio * (2 * Math.random() - 1)))
-    this.setPhase({ kind: 'reconnecting', attempt: this.failedAttempts, retryAt: Date.now() + delay })
-    this.options.logger.warn(`${this.label}: ${lost ? 'connection lost; reconnecting' : 'connection failed; retrying'} in ${delay}ms (attempt ${this.failedAttempts}/${policy.maxAttempts})`)
-    this.timer = setTimeout(() => {
-      this.timer = undefined
+    const timer = setTimeout(() => {
       const next = this.attempt('retry').catch(() => {})
       this.attempts = this.attempts.then(() => next)
     }, delay)
-    this.timer.unref()
+    timer.unref()
+    this.transition({ kind: 'reconnecting', attempt: this.failedAttempts, retryAt: Date.now() + delay, renewing: immediate, timer })
+    this.options.logger.warn(`${this.label}: ${lost ? 'connection lost; reconnecting' : 'connection failed; retrying'} in ${delay}ms (attempt ${this.failedAttempts}/${policy.maxAttempts})`)
   }
 
   /**
@@ -430,7 +463,7 @@ export class Supervisor {
     }).catch((error: unknown) => {
       if (this.disposed || !this.isCurrent(generation)) return
       const failure = error instanceof McpError ? error : this.attemptError(error, 'tools/list', generation)
-      this.lastError = { message: `re-sync failed: ${failure.message}`, detail: `re-sync failed: ${failure.message}`, at: Date.now() }
+      this.recordedError = { message: `re-sync failed: ${failure.message}`, detail: `re-sync failed: ${failure.message}`, at: Date.now() }
       this.options.logger.error(`${this.label}: re-sync failed; the previous tools stay: ${failure.message}`)
     })
   }
@@ -489,7 +522,7 @@ export class Supervisor {
     if (!this.isCurrent(generation)) return
     this.relistAfter(generation, ttlMs)
     const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved, headerParameters: generation.sendsParameterHeaders }, this.table.byFingerprint())
-    this.refused = plan.refused
+    this.refusedTools = plan.refused
     this.warnOnce([
       ...plan.unmatched,
       ...plan.refused.map((tool) => `tool ${describeRefused(tool).replace(/: /, ' is refused: ')}`),
@@ -510,12 +543,13 @@ export class Supervisor {
   private swap(tools: Parameters<ToolTable['apply']>[0], mode: 'strict' | 'contained'): boolean {
     try {
       const changed = this.table.apply(tools)
-      this.conflict = undefined
+      this.nameConflict = undefined
       return changed
     } catch (error) {
-      this.conflict = `tool registration failed, so no tools are registered: ${errorMessage(error)}`
-      this.options.logger.error(`${this.label}: ${this.conflict}`)
-      if (mode === 'strict') throw new McpError(`MCP server ${this.serverName}: ${this.conflict}`, 'MCP_NAME_CONFLICT', { cause: error })
+      const conflict = `tool registration failed, so no tools are registered: ${errorMessage(error)}`
+      this.nameConflict = conflict
+      this.options.logger.error(`${this.label}: ${conflict}`)
+      if (mode === 'strict') throw new McpError(`MCP server ${this.serverName}: ${conflict}`, 'MCP_NAME_CONFLICT', { cause: error })
       return true
     }
   }

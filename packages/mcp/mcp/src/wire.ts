@@ -8,12 +8,20 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client'
  * the SDK passes `data` through to the `McpError` it rejects the request with.
  */
 export class ServerErrorData {
+  /**
+   * The fields of the server's own `data` object, as it sent them: the SDK reads some where they
+   * decide what it does (the revisions a -32022 names, which make the version probe ask again).
+   */
+  readonly [field: string]: unknown
+
   constructor(
-    readonly code: number,
-    readonly message: string,
+    readonly rpcCode: number,
+    readonly rpcMessage: string,
     /** The `data` the server sent, as it sent it. */
-    readonly data: unknown,
-  ) {}
+    readonly sent: unknown,
+  ) {
+    if (isPlainObject(sent)) for (const [field, value] of Object.entries(sent)) if (!(field in this)) Object.defineProperty(this, field, { value, enumerable: true })
+  }
 }
 
 /** Why a transport answered a request itself. */

@@ -124,3 +124,41 @@ describe('oauth.grant: client_credentials (machine to machine)', () => {
     expect(reasons({ clientId: 'a', privateKeyEnv: 'K', signingAlgorithm: 'ES256' }).join()).toMatch(/privateKeyEnv: only applies with grant: client_credentials/)
   })
 })
+
+describe('authorization-server migration (SEP-2352)', () => {
+  it('when the protected-resource metadata names a new authorization server, the next login registers there and never shows it the old client', async () => {
+    const server = await fixture()
+    const successor = await fixture()
+    // One callback port for both logins: the old registration's redirect URI would still fit.
+    const port = await freePort()
+    const settings = { ...row(server.url), oauth: { callbackPort: port } } as RowInput
+    const session = rowAuth(HttpServerConfig.parse(settings), { file: undefined, credentials: undefined })!
+    const loginOnce = () => login({ store: session.store, settings: session.settings, onAuthorizationUrl: (url) => void followAuthorizationUrl(url) })
+
+    await loginOnce()
+    expect(server.registrations).toHaveLength(1)
+    const first = await session.store.get(session.key)
+    expect(first?.client?.client_id).toBe(server.registrations[0]!.client_id)
+
+    server.authorizationServers = [successor.base]
+    const outcome = await loginOnce()
+    expect(outcome.scope).toBe('mcp:tools')
+    expect(successor.registrations).toHaveLength(1)
+    expect(server.registrations).toHaveLength(1)
+    const second = await session.store.get(session.key)
+    expect(second?.client?.client_id).toBe(successor.registrations[0]!.client_id)
+    // The SDK binds the registration and the tokens to the issuer that made them.
+    expect(second?.client).toMatchObject({ issuer: successor.base })
+    expect(second?.tokens).toMatchObject({ issuer: successor.base })
+    expect(successor.grants).toEqual([{ type: 'authorization_code', status: 200 }])
+  })
+})
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net')
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address() as { port: number }
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  return port
+}
