@@ -67,6 +67,15 @@ describe('the catalog pre-step', () => {
     expect(text.match(/<\/?[a-z_!?-]+/gi)).toEqual(['<system-reminder', '<available_skills', '</available_skills', '<skill_content', '</system-reminder'])
   })
 
+  it('publishes a catalog that says project skills were not loaded even when no skill is left to list', async () => {
+    provider.answer = async () => ({ candidates: [], complete: true, untrusted: 2 })
+    provider.control!.invalidate()
+    const [catalog] = catalogs(await host.step())
+    expect(catalog?.source).toMatchObject({ entries: [], untrusted: 2 })
+    expect(textOf(catalog!)).toContain('2 project skills of this workspace were not loaded: the user has not trusted this workspace.')
+    expect(await host.step()).toEqual([expect.objectContaining({ source: expect.objectContaining({ kind: 'user' }) })])
+  })
+
   it('publishes nothing when no skill is model-invocable, or when discovery is incomplete', async () => {
     offer(candidate('hidden', { invocation: { modelInvocable: false, userInvocable: true } }))
     expect(kinds(await host.step())).toEqual(['user'])

@@ -225,12 +225,26 @@ describe('runtime skills', () => {
   })
 })
 
+describe('skills left out of an untrusted workspace', () => {
+  it('the snapshot sums the providers\' untrusted counts, and has none when they have none', async () => {
+    mount(app, scripted('one', { candidates: [candidate('a', { provider: 'one' })], complete: true, untrusted: 2 }))
+    mount(app, scripted('two', { candidates: [], complete: true, untrusted: 1 }))
+    expect(await app.skills.snapshot()).toMatchObject({ complete: true, untrusted: 3 })
+    await app.stop()
+    app = await registryApp()
+    mount(app, scripted('plain', [candidate('a', { provider: 'plain' })]))
+    expect(await app.skills.snapshot()).not.toHaveProperty('untrusted')
+  })
+})
+
 describe('malformed provider answers', () => {
   it.each([
     ['null', null],
     ['a number', 1],
     ['an empty object', {}],
     ['a non-boolean complete', { candidates: [], complete: 'yes' }],
+    ['a negative untrusted count', { candidates: [], complete: true, untrusted: -1 }],
+    ['a fractional untrusted count', { candidates: [], complete: true, untrusted: 1.5 }],
   ])('%s rejects the read with SKILL_INVALID_OBSERVATION', async (_label, answer) => {
     mount(app, scripted('scripted', answer))
     expect(await codeOf(app.skills.list())).toBe('SKILL_INVALID_OBSERVATION')
