@@ -144,7 +144,7 @@ export class ServedComposition {
         }
         this.running++
         try {
-          return await this.questions.relay(extra, request.params.name, () => this.callTool(request, extra))
+          return await this.questions.relay(extra, request.params.name, (callExtra) => this.callTool(request, callExtra))
         } finally {
           if (--this.running === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
         }

@@ -43,24 +43,29 @@ export class ServedQuestions {
     this.unregister = tools.questioner((question) => this.ask(question))
   }
 
-  /** Runs one `tools/call` (`execute`), or resumes the one a 2026-07-28 retry names. */
-  async relay(extra: Extra, tool: string, execute: () => Promise<CallToolResult>): Promise<CallToolResult | InputRequiredResult> {
+  /**
+   * Runs one `tools/call` (`execute`, given the context to run it with), or resumes the one a
+   * 2026-07-28 retry names. Such a call outlives the request that started it, so it runs on a
+   * signal of its own, which a request aborts only while it waits for the call's next turn (a
+   * request over HTTP ends with its response, and that ending must not cancel the call).
+   */
+  async relay(extra: Extra, tool: string, execute: (extra: Extra) => Promise<CallToolResult>): Promise<CallToolResult | InputRequiredResult> {
     const envelope = extra.mcpReq.envelope
-    if (!envelope) return this.during(new LegacyAsker(tool, extra), execute)
+    if (!envelope) return this.during(new LegacyAsker(tool, extra), () => execute(extra))
     const state = extra.mcpReq.requestState()
     if (state !== undefined) {
       const exchange = typeof state === 'string' ? this.suspended.get(state) : undefined
       if (!exchange || typeof state !== 'string') throw new RpcError(RpcCode.INVALID_PARAMS, 'invalid or expired requestState: dsh serve has no call waiting for this answer')
       this.suspended.delete(state)
       exchange.answer(extra.mcpReq.inputResponses)
-      return this.next(exchange)
+      return this.next(exchange, extra)
     }
     // The request's own envelope declares what this client can be asked (a bare `elicitation: {}` is form).
     const capabilities = (envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY]
     const elicitation = isRecord(capabilities) && isRecord(capabilities.elicitation) ? capabilities.elicitation : undefined
     const exchange = new Exchange(tool, { form: Boolean(elicitation && (elicitation.form || Object.keys(elicitation).length === 0)), url: Boolean(elicitation?.url) })
-    exchange.start(this.during(exchange, execute))
-    return this.next(exchange)
+    exchange.start(this.during(exchange, () => execute({ ...extra, mcpReq: { ...extra.mcpReq, signal: exchange.lifetime.signal } })))
+    return this.next(exchange, extra)
   }
 
   /** Unregisters the questioner; questions still waiting are cancelled. */
@@ -80,8 +85,16 @@ export class ServedQuestions {
     }
   }
 
-  private async next(exchange: Exchange): Promise<CallToolResult | InputRequiredResult> {
-    const turn = await exchange.turn()
+  private async next(exchange: Exchange, extra: Extra): Promise<CallToolResult | InputRequiredResult> {
+    // The client gave up on this round (cancelled the request, or went away): the call ends.
+    const cancel = () => exchange.lifetime.abort(extra.mcpReq.signal.reason)
+    extra.mcpReq.signal.addEventListener('abort', cancel, { once: true })
+    let turn: Turn
+    try {
+      turn = await exchange.turn()
+    } finally {
+      extra.mcpReq.signal.removeEventListener('abort', cancel)
+    }
     if (turn.kind === 'result') return turn.result
     this.suspended.set(exchange.token, exchange)
     exchange.onceSettled(() => this.suspended.delete(exchange.token))
@@ -155,6 +168,8 @@ type Turn = { readonly kind: 'question'; readonly key: string; readonly params: 
  */
 class Exchange implements CallAsker {
   readonly token = randomUUID()
+  /** The call's own: it outlives the requests that carry its rounds. */
+  readonly lifetime = Lifetime.following(undefined)
   live = true
   private readonly turns: Turn[] = []
   private readonly waiting = new Map<string, (answer: UserAnswer) => void>()
@@ -222,6 +237,7 @@ class Exchange implements CallAsker {
 
   end(): void {
     this.live = false
+    this.lifetime.dispose()
   }
 
   private push(turn: Turn): void {

@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './fixtures/dsh-run.ts'
 import { startQuestionServers, type QuestionServers } from './fixtures/question-server.ts'
@@ -18,6 +20,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'dsh-serve-questions-'))
 let servers: QuestionServers
 let overlay: string
 const clients: Client[] = []
+const served: ChildProcess[] = []
 
 beforeAll(async () => {
   servers = await startQuestionServers()
@@ -34,6 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
+  for (const child of served.splice(0)) child.kill('SIGTERM')
   await servers?.close()
   rmSync(scratch, { recursive: true, force: true })
 })
@@ -96,5 +100,42 @@ describe.concurrent.each([
     const none = await connect(mode, undefined)
     expect(await none.text('mcp__new__ask')).toBe('decline')
     expect(await none.text('mcp__old__ask')).toBe('decline')
+  })
+})
+
+/** `dsh serve --http` on a loopback port of its own; resolves with the URL it prints. */
+async function serveHttp(): Promise<URL> {
+  const home = mkdtempSync(join(scratch, 'home-'))
+  const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: home }
+  delete env.INIT_CWD
+  const child = spawn(process.execPath, [DSH, 'serve', '--http', '0', '--preset', 'base', '--config', overlay, '--cwd', home], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  served.push(child)
+  let stderr = ''
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1]
+      if (url) resolve(new URL(url))
+    })
+    child.once('exit', (code) => reject(new Error(`dsh serve --http exited (${code}):\n${stderr}`)))
+  })
+}
+
+describe('dsh serve --http', () => {
+  it('a 2026-07-28 client answers a bridged server\'s form and URL questions across its retries', async () => {
+    const url = await serveHttp()
+    const asked: ElicitRequest['params'][] = []
+    const client = new Client({ name: 'dsh-serve-questions', version: '0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {}, url: {} } } })
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params)
+      return request.params.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: { name: 'Grace' } }
+    })
+    await client.connect(new StreamableHTTPClientTransport(url))
+    clients.push(client)
+    const text = async (name: string) => ((await client.callTool({ name, arguments: {} })).content as { text: string }[]).map((block) => block.text).join('\n')
+    expect(await text('mcp__new__ask')).toBe('Hello Grace')
+    expect(await text('mcp__old__ask')).toBe('Hello Grace')
+    expect(await text('mcp__new__visit')).toBe('accept')
+    expect(asked).toHaveLength(3)
   })
 })
