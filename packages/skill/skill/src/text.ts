@@ -1,7 +1,10 @@
 // Lengths the Agent Skills spec and our budgets speak of are characters (code points), never UTF-16
 // units, and text is only ever cut where a reader would see a whole character (a grapheme cluster).
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+// Made on first use: creating it loads ICU's segmentation data, about 10 ms a command that never
+// cuts a description (`dsh tools`) should not pay.
+let graphemes: Intl.Segmenter | undefined
+const graphemeSegmenter = () => (graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }))
 
 /** The characters (code points) of `text`: a surrogate pair counts once. */
 export function characterCount(text: string): number {
@@ -28,7 +31,7 @@ export function cutText(text: string, max: number, marker = '...'): string {
   const room = max - characterCount(marker)
   let kept = 0
   let characters = 0
-  for (const { segment, index } of graphemes.segment(text)) {
+  for (const { segment, index } of graphemeSegmenter().segment(text)) {
     characters += characterCount(segment)
     if (characters > room) break
     kept = index + segment.length
