@@ -9,8 +9,8 @@
 //      stand-in that follows the printed authorization URL (the authorization server redirects it
 //      to dsh's callback);
 //   3. `dsh tools --json` (after `dsh mcp login` again when it says the server wants a new login),
-//      then `dsh call` of each tool the server lists (arguments made from its
-//      input schema), answering a server's question with --yes; when a call says a login is needed
+//      then `dsh call` of each tool the server lists (with the arguments the scenario's context
+//      gives for it, else arguments made from its input schema), answering a server's question with --yes; when a call says a login is needed
 //      (a step-up), `dsh mcp login` again and that call once more. A call the server answers with
 //      an error is the server's answer; only a failure of dsh's own fails the run.
 //
@@ -156,13 +156,25 @@ async function main() {
   const ours = (Array.isArray(listed) ? listed : (listed.tools ?? [])).filter((tool) => tool.name.startsWith('mcp__srv__'))
   // Every tool the server lists, as a user trying each would.
   let status = 0
-  for (const tool of ours) if ((await callTool(tool)) !== 0) status = 1
+  for (const tool of ours) {
+    for (const args of argumentsToCall(tool)) if ((await callTool(tool, args)) !== 0) status = 1
+  }
   return status
 }
 
+/**
+ * The arguments a user would give the tool: the scenario's own when its context names calls of it
+ * (`toolCalls`, as http-custom-headers gives non-ASCII, padded and null values), one call each; else
+ * one call with arguments made from the schema.
+ */
+function argumentsToCall(tool) {
+  const given = (context.toolCalls ?? []).filter((call) => `mcp__srv__${call.name}` === tool.name).map((call) => call.arguments ?? {})
+  return given.length ? given : [argumentsFor(tool.parameters ?? tool.inputSchema)]
+}
+
 /** `dsh call` of one tool; 0 when the server answered it (its own error included), 1 when dsh failed. */
-async function callTool(tool) {
-  const call = () => dsh(['call', tool.name, JSON.stringify(argumentsFor(tool.parameters ?? tool.inputSchema)), '--json', '--yes'])
+async function callTool(tool, args) {
+  const call = () => dsh(['call', tool.name, JSON.stringify(args), '--json', '--yes'])
   let called = await call()
   // The server wants more (a 403 insufficient_scope): log in again, as dsh says, and call again.
   if (called.code !== 0 && /MCP_AUTH_REQUIRED/.test(called.stdout + called.stderr)) {
