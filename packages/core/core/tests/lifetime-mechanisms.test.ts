@@ -23,10 +23,10 @@ const MECHANISM = /new AbortController\(|AbortSignal\.(?:any|timeout)\(|setMaxLi
 const HOME = ['packages/core/core/src/lifetime/', 'packages/core/core/src/abort.ts']
 
 /** Old helpers of abort.ts that still have callers (each on NOT_MOVED_YET). */
-const RETIRING = ['deadline', 'raceAbort', 'settlesWithin', 'sleep', 'Deadline']
+const RETIRING: readonly string[] = []
 
 /** Old helpers deleted from dsh-core: nothing may import them, and dsh-core must not export them again. */
-const DELETED: readonly string[] = []
+const DELETED: readonly string[] = ['deadline', 'raceAbort', 'settlesWithin', 'sleep', 'Deadline']
 
 /** The tests of the retiring helpers themselves, deleted with them. */
 const HELPER_TESTS = ['packages/core/core/tests/abort.test.ts', 'packages/core/core/tests/race-cleanup.test.ts']
