@@ -14,6 +14,8 @@ export const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.ur
 export const BIN = join(ROOT, 'packages', 'cli', 'cli', 'bin', 'dsh.mjs')
 export const ECHO_PRESET = join(ROOT, 'examples', 'echo', 'preset.yml')
 export const ECHO_PLUGIN = join(ROOT, 'examples', 'echo', 'echo.ts')
+/** A plugin whose `grow` tool registers one more tool per call (tests/fixtures/grow.mjs). */
+export const GROW_PLUGIN = join(ROOT, 'packages', 'cli', 'cli', 'tests', 'fixtures', 'grow.mjs')
 
 export interface Run {
   readonly code: number | null

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CORE_ROWS, dsh, ECHO_PLUGIN, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
+import { CORE_ROWS, dsh, ECHO_PLUGIN, GROW_PLUGIN, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
 import { httpClient, INITIALIZE, post, serveHttp, stopServed } from './serve-http-support.ts'
 
 afterEach(async () => {
@@ -27,17 +27,6 @@ import { join } from 'node:path'
 export const name = 'http-test-tools'
 export const inject = ['tools']
 export function apply(ctx) {
-  let count = 0
-  ctx.tools.register({
-    name: 'grow',
-    description: 'Registers one more tool.',
-    parameters: { type: 'object' },
-    execute: async () => {
-      const name = 'grown_' + ++count
-      ctx.tools.register({ name, description: 'A tool grow added.', parameters: { type: 'object' }, execute: async () => ({ name }) })
-      return { name }
-    },
-  })
   ctx.tools.register({
     name: 'hold',
     description: 'Answers once the release file exists.',
@@ -60,7 +49,7 @@ export function apply(ctx) {
 `,
   )
   const preset = join(dir, 'preset.yml')
-  await writeFile(preset, `${CORE_ROWS}- id: echo\n  name: ${JSON.stringify(ECHO_PLUGIN)}\n- id: test-tools\n  name: ./tools.mjs\n`)
+  await writeFile(preset, `${CORE_ROWS}- id: echo\n  name: ${JSON.stringify(ECHO_PLUGIN)}\n- id: grow\n  name: ${JSON.stringify(GROW_PLUGIN)}\n- id: test-tools\n  name: ./tools.mjs\n`)
   return { preset, dir }
 }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, ECHO_PLUGIN, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, CORE_ROWS, dsh, ECHO_PLUGIN, GROW_PLUGIN, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 const clients: Client[] = []
 
@@ -19,28 +19,8 @@ afterEach(async () => {
 
 /** A preset with the echo tool and `grow`, which registers one more tool per call (a catalog change). */
 async function growingPreset(): Promise<string> {
-  const dir = await tempDir()
-  await writeFile(
-    join(dir, 'grow.mjs'),
-    `export const name = 'grow'
-export const inject = ['tools']
-export function apply(ctx) {
-  let count = 0
-  ctx.tools.register({
-    name: 'grow',
-    description: 'Registers one more tool.',
-    parameters: { type: 'object' },
-    execute: async () => {
-      const name = 'grown_' + ++count
-      ctx.tools.register({ name, description: 'A tool grow added.', parameters: { type: 'object' }, execute: async () => ({ name }) })
-      return { name }
-    },
-  })
-}
-`,
-  )
-  const preset = join(dir, 'preset.yml')
-  await writeFile(preset, `${CORE_ROWS}- id: echo\n  name: ${JSON.stringify(ECHO_PLUGIN)}\n- id: grow\n  name: ./grow.mjs\n`)
+  const preset = join(await tempDir(), 'preset.yml')
+  await writeFile(preset, `${CORE_ROWS}- id: echo\n  name: ${JSON.stringify(ECHO_PLUGIN)}\n- id: grow\n  name: ${JSON.stringify(GROW_PLUGIN)}\n`)
   return preset
 }
 

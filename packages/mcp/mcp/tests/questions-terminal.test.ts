@@ -3,12 +3,12 @@
 // asked again), a URL printed with its host and waited on; end of input cancels. Without a terminal
 // and without --yes the question is declined at once. Real SDK servers of both revisions ask; dsh
 // runs on a pty (util-linux `script`), typed into as a person would.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dsh } from './fixtures/dsh-run.ts'
-import { startQuestionServers, type QuestionServers } from './fixtures/question-server.ts'
+import { startQuestionServers, writeQuestionsOverlay, type QuestionServers } from './fixtures/question-server.ts'
 import { DshTerminal } from './fixtures/terminal.ts'
 
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-questions-'))
@@ -18,15 +18,7 @@ const terminals: DshTerminal[] = []
 
 beforeAll(async () => {
   servers = await startQuestionServers()
-  overlay = join(scratch, 'questions.yml')
-  writeFileSync(
-    overlay,
-    [
-      `- id: old\n  name: dsh-mcp\n  config: { serverName: old, transport: streamable-http, url: '${servers.oldUrl}', oauth: false, protocol: '2025-11-25' }`,
-      `- id: new\n  name: dsh-mcp\n  config: { serverName: new, transport: streamable-http, url: '${servers.newUrl}', oauth: false, protocol: '2026-07-28' }`,
-      '',
-    ].join('\n'),
-  )
+  overlay = writeQuestionsOverlay(servers, join(scratch, 'questions.yml'))
 }, 60_000)
 
 afterAll(async () => {

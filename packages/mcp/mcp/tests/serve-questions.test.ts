@@ -4,7 +4,7 @@
 // server's input_required); the client's answer reaches the server. To a 2026-07-28 client the
 // question travels as an input_required result of its call, which its SDK answers by retrying. A
 // mode the client did not declare is declined.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client'
@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './fixtures/dsh-run.ts'
-import { startQuestionServers, type QuestionServers } from './fixtures/question-server.ts'
+import { startQuestionServers, writeQuestionsOverlay, type QuestionServers } from './fixtures/question-server.ts'
 
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-serve-questions-'))
@@ -24,15 +24,7 @@ const served: ChildProcess[] = []
 
 beforeAll(async () => {
   servers = await startQuestionServers()
-  overlay = join(scratch, 'questions.yml')
-  writeFileSync(
-    overlay,
-    [
-      `- id: old\n  name: dsh-mcp\n  config: { serverName: old, transport: streamable-http, url: '${servers.oldUrl}', oauth: false, protocol: '2025-11-25' }`,
-      `- id: new\n  name: dsh-mcp\n  config: { serverName: new, transport: streamable-http, url: '${servers.newUrl}', oauth: false, protocol: '2026-07-28' }`,
-      '',
-    ].join('\n'),
-  )
+  overlay = writeQuestionsOverlay(servers, join(scratch, 'questions.yml'))
 }, 60_000)
 
 afterAll(async () => {
