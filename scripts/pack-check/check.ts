@@ -207,7 +207,9 @@ function toolVersions(): string[] {
     if (!version) throw new CheckFailure(`the root package.json pins no ${name}`)
     return version
   }
-  return [`dsh-check-tsc@npm:typescript@${pinned('typescript')}`, `@types/node@${pinned('@types/node')}`, `zod@${pinned('zod')}`]
+  // clients.mjs starts the README's MCP client entries with the SDK's client: installed by name, not
+  // found by chance as a dependency of a dsh package.
+  return [`dsh-check-tsc@npm:typescript@${pinned('typescript')}`, `@types/node@${pinned('@types/node')}`, `zod@${pinned('zod')}`, `@modelcontextprotocol/client@${pinned('@modelcontextprotocol/client')}`]
 }
 
 function entriesScript(entries: readonly string[]): string {

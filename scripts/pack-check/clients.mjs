@@ -1,7 +1,8 @@
 // Copied into the pack check's install and run there: starts each MCP client entry of the README
-// as a client does (stdio, the SDK's client) and lists its tools. argv[2]: JSON [{ where, command, args }].
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+// as a client does (stdio, the SDK v2 client the check installs beside the tarballs) and lists its
+// tools. argv[2]: JSON [{ where, command, args }].
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
 const expected = ['lsp', 'skill', 'web_fetch', 'web_search']
 for (const entry of JSON.parse(process.argv[2])) {
