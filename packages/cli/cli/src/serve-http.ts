@@ -1,7 +1,7 @@
-import { createServer, type Server as HttpServer } from 'node:http'
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node'
-import { createMcpHandler, hostHeaderValidationResponse, isLegacyRequest, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, type AuthInfo } from '@modelcontextprotocol/server'
+import { createMcpHandler, hostHeaderValidationResponse, isLegacyRequest, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, PROTOCOL_VERSION_META_KEY, type AuthInfo } from '@modelcontextprotocol/server'
 import { errorMessage, isRecord, Lifetime, oneLine, type Host, type SessionService, type ToolRuntime } from 'dsh-core'
 import { UsageError } from './args.ts'
 import { tellStderr } from './output.ts'
@@ -9,6 +9,7 @@ import type { HttpSettings, ServeLimits } from './serve-args.ts'
 import { isLoopback } from './serve-args.ts'
 import { ServedComposition } from './serve-composition.ts'
 import { authGate } from './serve-http-auth.ts'
+import { receiveBody } from './serve-http-body.ts'
 import { Health } from './serve-http-health.ts'
 import { LegacySessions } from './serve-http-sessions.ts'
 
@@ -52,7 +53,7 @@ export async function serveHttp(host: Host, tools: ToolRuntime, sessions: Sessio
   let draining = false
   const exchanges = new InFlight()
 
-  const route = async (request: Request): Promise<Response> => {
+  const route = async (request: Request, received?: { parsedBody?: unknown }): Promise<Response> => {
     const refused = refusedByHeaders(request)
     if (refused) return refused
     if (draining) return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'dsh serve is shutting down' } }, { status: 503, headers: { connection: 'close', 'retry-after': '1' } })
@@ -67,11 +68,11 @@ export async function serveHttp(host: Host, tools: ToolRuntime, sessions: Sessio
       if (checked instanceof Response) return checked
       authInfo = checked
     }
-    const parsedBody: unknown = request.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined
+    const parsedBody = received?.parsedBody
     // A stream (a 2025-11-25 GET, a 2026-07-28 subscriptions/listen) stays open until the client leaves; a drain does not wait for it.
     const stream = request.method !== 'POST' || (isRecord(parsedBody) && parsedBody.method === 'subscriptions/listen')
     const answer = async () => {
-      if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize })) return legacy.fetch(request, parsedBody, authInfo)
+      if (!claimsModernRevision(parsedBody) && (await isLegacyRequest(request, parsedBody, { maxRequestBodySize }))) return legacy.fetch(request, parsedBody, authInfo)
       const unknown = unknownMethod(parsedBody, composition)
       if (unknown) return unknown
       return modern.fetch(request, { ...(parsedBody === undefined ? {} : { parsedBody }), ...(authInfo ? { authInfo } : {}) })
@@ -80,7 +81,12 @@ export async function serveHttp(host: Host, tools: ToolRuntime, sessions: Sessio
   }
 
   const handle = toNodeHandler({ fetch: route }, { maxRequestBodySize, onerror })
-  const server = createServer((request, response) => void handle(request as NodeIncomingMessageLike, response).catch(onerror))
+  const receive = async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method !== 'POST') return handle(request as NodeIncomingMessageLike, response)
+    const body = await receiveBody(request, maxRequestBodySize)
+    return body.kind === 'parsed' ? handle(request as NodeIncomingMessageLike, response, body.value) : handle(body.request, response)
+  }
+  const server = createServer((request, response) => void receive(request, response).catch(onerror))
   try {
     const url = await listen(server, options)
     gate = authGate(options.auth, url)
@@ -105,6 +111,17 @@ export async function serveHttp(host: Host, tools: ToolRuntime, sessions: Sessio
     if (server.listening) await new Promise((resolve) => server.close(resolve))
     composition.close()
   }
+}
+
+/**
+ * A request whose envelope claims a revision (any method but `initialize`, whose claim counts only
+ * when valid) goes to the 2026-07-28 handler whatever else the SDK finds: `isLegacyRequest` would
+ * classify it the same way, and the handler classifies it again.
+ */
+function claimsModernRevision(body: unknown): boolean {
+  if (!isRecord(body) || body.method === 'initialize' || !isRecord(body.params)) return false
+  const meta = body.params._meta
+  return isRecord(meta) && PROTOCOL_VERSION_META_KEY in meta
 }
 
 /** The 2026-07-28 methods the SDK's handler answers itself, before any route. */

@@ -106,6 +106,34 @@ describe('dsh serve --http: caps and deadline', () => {
     expect((await client.callTool({ name: 'echo', arguments: { text: 'small' } })).content).toEqual([{ type: 'text', text: 'small' }])
   })
 
+  it('a body read once: sent in pieces it is parsed whole; chunked past the cap it gets 413; not JSON, a parse error; the server goes on', async () => {
+    const served = await serveHttp([...ECHO, '--max-message-bytes', '4096'])
+    const call = (text: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text } } })
+    const inPieces = (body: string, pieces: number) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(body)
+          const size = Math.ceil(bytes.byteLength / pieces)
+          for (let start = 0; start < bytes.byteLength; start += size) controller.enqueue(bytes.slice(start, start + size))
+          controller.close()
+        },
+      })
+    // A streamed body has no content-length: only counting what arrives can find it too large.
+    const streamed = (body: string, pieces: number) =>
+      fetch(served.url, { method: 'POST', duplex: 'half', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: inPieces(body, pieces) } as RequestInit)
+    const whole = await streamed(call('é'.repeat(500)), 7)
+    expect(whole.status).toBe(200)
+    expect(await whole.text()).toContain('é'.repeat(500))
+    const tooLarge = await streamed(call('x'.repeat(10_000)), 5)
+    expect(tooLarge.status).toBe(413)
+    await tooLarge.body?.cancel()
+    const notJson = await post(served.url, '{"jsonrpc": "2.0", "id": 1, "method": ', { 'mcp-protocol-version': '2025-11-25' })
+    expect(notJson.status).toBe(400)
+    expect(await notJson.text()).toContain('-32700')
+    const client = await httpClient(served.url, 'auto')
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'small' } })).content).toEqual([{ type: 'text', text: 'small' }])
+  })
+
   it('past --max-concurrent-calls a call is refused at once, over HTTP as over stdio', async () => {
     const { preset, dir } = await hangingPreset()
     const served = await serveHttp(['--preset', preset, '--max-concurrent-calls', '1'])
