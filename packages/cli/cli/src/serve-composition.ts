@@ -121,6 +121,15 @@ export class ServedComposition {
     }
   }
 
+  /**
+   * No question reaches a client from now on: the ones waiting for a client's retry are cancelled,
+   * and new ones are answered that nobody can answer. A draining server refuses every new request,
+   * a retry with an answer included, so a call waiting for one could only run out the drain.
+   */
+  stopAsking(): void {
+    this.questions.close()
+  }
+
   /** Ends the served session (its log freed). */
   close(): void {
     this.questions.close()
@@ -138,15 +147,19 @@ export class ServedComposition {
     routes.add(
       CallToolRequestSchema,
       async (request, extra) => {
-        // A bound on the work clients can start at once: past it, a clear refusal rather than a queue.
-        if (this.running >= this.options.maxConcurrentCalls) {
-          throw new RpcError(RpcCode.SERVER_BUSY, `dsh serve is already running ${this.running} tool calls, its limit (--max-concurrent-calls ${this.options.maxConcurrentCalls}); send this call again once one has answered`)
-        }
-        this.running++
+        // A 2026-07-28 retry carrying the client's answers continues a call admitted before: never refused.
+        const resuming = extra.mcpReq.envelope !== undefined && extra.mcpReq.requestState() !== undefined
+        if (!resuming) this.admitCall()
+        // A call counts until its tool returns, across the rounds of questions it waits in between
+        // (a 2026-07-28 call answered `input_required` keeps running here), not until one answer is sent.
+        let started = false
         try {
-          return await this.questions.relay(extra, request.params.name, (callExtra) => this.callTool(request, callExtra))
+          return await this.questions.relay(extra, request.params.name, (callExtra) => {
+            started = true
+            return this.callTool(request, callExtra).finally(() => this.callEnded())
+          })
         } finally {
-          if (--this.running === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
+          if (!resuming && !started) this.callEnded()
         }
       },
       plainToolCall,
@@ -157,6 +170,18 @@ export class ServedComposition {
       const logger = this.host.app.logger('serve')
       serveSkills(routes, new ServedSkills(this.skills, session, (line) => logger.warn(line)))
     }
+  }
+
+  /** A bound on the work clients can start at once: past it, a clear refusal rather than a queue. */
+  private admitCall(): void {
+    if (this.running >= this.options.maxConcurrentCalls) {
+      throw new RpcError(RpcCode.SERVER_BUSY, `dsh serve is already running ${this.running} tool calls, its limit (--max-concurrent-calls ${this.options.maxConcurrentCalls}); send this call again once one has answered`)
+    }
+    this.running++
+  }
+
+  private callEnded(): void {
+    if (--this.running === 0) for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
 
   private async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {

@@ -96,6 +96,7 @@ export async function serveHttp(host: Host, tools: ToolRuntime, sessions: Sessio
       else options.signal.addEventListener('abort', () => resolve(), { once: true })
     })
     draining = true
+    composition.stopAsking()
     server.close()
     server.closeIdleConnections()
     const wait = new Lifetime()

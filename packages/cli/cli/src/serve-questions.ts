@@ -68,7 +68,7 @@ export class ServedQuestions {
     return this.next(exchange, extra)
   }
 
-  /** Unregisters the questioner; questions still waiting are cancelled. */
+  /** Unregisters the questioner; questions still waiting are cancelled. Closing twice is closing once. */
   close(): void {
     this.unregister()
     for (const exchange of this.suspended.values()) exchange.answer(undefined)

@@ -96,11 +96,11 @@ describe.concurrent.each([
 })
 
 /** `dsh serve --http` on a loopback port of its own; resolves with the URL it prints. */
-async function serveHttp(): Promise<URL> {
+async function serveHttp(...args: string[]): Promise<URL> {
   const home = mkdtempSync(join(scratch, 'home-'))
   const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: home }
   delete env.INIT_CWD
-  const child = spawn(process.execPath, [DSH, 'serve', '--http', '0', '--preset', 'base', '--config', overlay, '--cwd', home], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [DSH, 'serve', '--http', '0', '--preset', 'base', '--config', overlay, '--cwd', home, ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
   served.push(child)
   let stderr = ''
   return new Promise((resolve, reject) => {
@@ -129,5 +129,43 @@ describe('dsh serve --http', () => {
     expect(await text('mcp__old__ask')).toBe('Hello Grace')
     expect(await text('mcp__new__visit')).toBe('accept')
     expect(asked).toHaveLength(3)
+  })
+
+  it('a call waiting for its client\'s answer still counts toward --max-concurrent-calls; its retry is never refused', async () => {
+    const url = await serveHttp('--max-concurrent-calls', '1')
+    const other = new Client({ name: 'dsh-serve-questions-other', version: '0' }, { versionNegotiation: { mode: 'auto' } })
+    await other.connect(new StreamableHTTPClientTransport(url))
+    clients.push(other)
+    const text = async (client: Client, name: string) => ((await client.callTool({ name, arguments: {} })).content as { text: string }[]).map((block) => block.text).join('\n')
+    let whileWaiting: unknown
+    const client = new Client({ name: 'dsh-serve-questions', version: '0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } })
+    client.setRequestHandler('elicitation/create', async () => {
+      // The first call is suspended on this question: the one call --max-concurrent-calls 1 allows.
+      whileWaiting = await text(other, 'mcp__new__ask').catch((error: unknown) => error)
+      return { action: 'accept', content: { name: 'Grace' } }
+    })
+    await client.connect(new StreamableHTTPClientTransport(url))
+    clients.push(client)
+    expect(await text(client, 'mcp__new__ask')).toBe('Hello Grace')
+    expect(String(whileWaiting)).toMatch(/already running 1 tool calls, its limit \(--max-concurrent-calls 1\)/)
+    // Answered, the call is over: the next one is admitted (and its question declined: that client cannot be asked).
+    expect(await text(other, 'mcp__new__ask')).toBe('decline')
+  })
+
+  it('SIGTERM while a call waits for its client\'s answer: the question is cancelled, the call ends, dsh exits 0 without waiting out --drain-timeout-ms', async () => {
+    // A drain refuses every new request, the retry with the answer too: waiting would only run out the bound.
+    const url = await serveHttp('--drain-timeout-ms', '600000')
+    const child = served.at(-1)!
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    const client = new Client({ name: 'dsh-serve-questions', version: '0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } })
+    client.setRequestHandler('elicitation/create', async () => {
+      child.kill('SIGTERM')
+      await exited
+      return { action: 'accept', content: { name: 'Grace' } }
+    })
+    await client.connect(new StreamableHTTPClientTransport(url))
+    clients.push(client)
+    await client.callTool({ name: 'mcp__new__ask', arguments: {} }).catch(() => undefined)
+    expect(await exited).toBe(0)
   })
 })
