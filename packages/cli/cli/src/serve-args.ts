@@ -7,6 +7,7 @@ export const SERVE_OPTIONS = {
   'max-concurrent-calls': { type: 'string' },
   'max-output-bytes': { type: 'string' },
   'request-timeout-ms': { type: 'string' },
+  'answer-timeout-ms': { type: 'string' },
   http: { type: 'string' },
   'allowed-origin': { type: 'string', multiple: true },
   'allowed-host': { type: 'string', multiple: true },
@@ -26,6 +27,7 @@ export const SERVE_USAGE = `  serve                       an MCP server exposing
     [--max-concurrent-calls <n>]  tools/call requests running at once; one more is answered with an error (default 16)
     [--max-output-bytes <n>]  stdio: answers the client has not read yet; past this it has stopped reading and is disconnected (default 67108864, 64 MiB)
     [--request-timeout-ms <n>]  a tools/call still running after this is aborted and answered SERVE_REQUEST_TIMEOUT (default 600000, 10 minutes)
+    [--answer-timeout-ms <n>]  how long a bridged server's question relayed to the client waits for its answer; then it is cancelled (default 600000, 10 minutes)
     [--http [<host>:]<port>]  serve Streamable HTTP at http://<host>:<port>/mcp instead (host default 127.0.0.1; port 0 picks a free one; the URL is printed on stderr)
                               2026-07-28 clients stateless, 2025-11-25 clients in sessions; GET /healthz answers 200 when every configured capability is ready
     [--allowed-origin <origin>]...  a browser Origin (besides localhost's) allowed to call; any other is refused with 403
@@ -48,6 +50,8 @@ export interface ServeLimits {
   readonly maxOutputBytes: number
   /** How long one `tools/call` may run before it is aborted and answered `SERVE_REQUEST_TIMEOUT`. */
   readonly requestTimeoutMs: number
+  /** How long a question relayed to the client waits for its answer before it is cancelled. */
+  readonly answerTimeoutMs: number
 }
 
 /** How an HTTP request proves it may call: nothing (loopback only), a shared token, or an OAuth access token. */
@@ -83,6 +87,8 @@ export const DEFAULT_MAX_CONCURRENT_CALLS = 16
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 /** A call's deadline under `dsh serve` by default: longer than any tool's own timeout, short enough that a wedged call frees its slot. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000
+/** How long a relayed question waits for the client's answer by default: the SDK's own bound for a round of user input. */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000
 /** How long `dsh serve --http` lets running calls finish on SIGTERM by default: under the usual 30 s an orchestrator waits before SIGKILL. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000
 
@@ -104,6 +110,7 @@ export function serveSettings(values: ServeFlagValues, env: NodeJS.ProcessEnv): 
     maxConcurrentCalls: positiveFlag('--max-concurrent-calls', values['max-concurrent-calls'], DEFAULT_MAX_CONCURRENT_CALLS, ''),
     maxOutputBytes: positiveFlag('--max-output-bytes', values['max-output-bytes'], DEFAULT_MAX_OUTPUT_BYTES, ' of bytes'),
     requestTimeoutMs: timerFlag('--request-timeout-ms', values['request-timeout-ms'], DEFAULT_REQUEST_TIMEOUT_MS),
+    answerTimeoutMs: timerFlag('--answer-timeout-ms', values['answer-timeout-ms'], DEFAULT_ANSWER_TIMEOUT_MS),
   }
   if (values.http === undefined) {
     const httpOnly = (['allowed-origin', 'allowed-host', 'auth', 'token-env', 'issuer', 'audience', 'scope', 'drain-timeout-ms', 'max-sessions'] as const).filter((name) => values[name] !== undefined)

@@ -19,6 +19,8 @@ export interface CompositionOptions {
   readonly maxConcurrentCalls: number
   /** A `tools/call` still running after this is aborted and answered `SERVE_REQUEST_TIMEOUT`. */
   readonly requestTimeoutMs: number
+  /** A bridged server's question relayed to the client is cancelled when no answer came in this long. */
+  readonly answerTimeoutMs: number
   /**
    * `session`: the model's catalog (deferred tools once a `tool_search` of the session loaded them).
    * `all`: every registered tool, sorted by name, so that the list depends on the preset alone, not
@@ -70,7 +72,7 @@ export class ServedComposition {
   ) {
     this.session = sessions.create({ cwd: options.cwd })
     this.calls = untracked(tools)
-    this.questions = new ServedQuestions(tools)
+    this.questions = new ServedQuestions(tools, options.answerTimeoutMs)
     this.skills = host.app.get('skills')
     this.instructions = tools
       .sections()

@@ -4,9 +4,6 @@ import { CLIENT_CAPABILITIES_META_KEY, type CallToolResult, type ElicitRequestFo
 import { assertNever, isRecord, Lifetime, type JsonObject, type ToolRuntime, type UserAnswer, type UserQuestion } from 'dsh-core'
 import { RpcCode, RpcError, type Extra } from './serve-rpc.ts'
 
-/** How long a relayed question waits for the client's answer (the SDK's own bound for a round of user input). */
-export const ANSWER_WAIT_MS = 600_000
-
 /** Who answers the questions asked while one served call runs: the MCP client that made it. */
 interface CallAsker {
   /** The called tool's name. */
@@ -39,7 +36,11 @@ export class ServedQuestions {
   private readonly suspended = new Map<string, Exchange>()
   private readonly unregister: () => void
 
-  constructor(tools: ToolRuntime) {
+  constructor(
+    tools: ToolRuntime,
+    /** How long a question waits for the client's answer (`--answer-timeout-ms`); then it is cancelled. */
+    private readonly answerTimeoutMs: number,
+  ) {
     this.unregister = tools.questioner((question) => this.ask(question))
   }
 
@@ -51,7 +52,7 @@ export class ServedQuestions {
    */
   async relay(extra: Extra, tool: string, execute: (extra: Extra) => Promise<CallToolResult>): Promise<CallToolResult | InputRequiredResult> {
     const envelope = extra.mcpReq.envelope
-    if (!envelope) return this.during(new LegacyAsker(tool, extra), () => execute(extra))
+    if (!envelope) return this.during(new LegacyAsker(tool, extra, this.answerTimeoutMs), () => execute(extra))
     const state = extra.mcpReq.requestState()
     if (state !== undefined) {
       const exchange = typeof state === 'string' ? this.suspended.get(state) : undefined
@@ -63,7 +64,7 @@ export class ServedQuestions {
     // The request's own envelope declares what this client can be asked (a bare `elicitation: {}` is form).
     const capabilities = (envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY]
     const elicitation = isRecord(capabilities) && isRecord(capabilities.elicitation) ? capabilities.elicitation : undefined
-    const exchange = new Exchange(tool, { form: Boolean(elicitation && (elicitation.form || Object.keys(elicitation).length === 0)), url: Boolean(elicitation?.url) })
+    const exchange = new Exchange(tool, { form: Boolean(elicitation && (elicitation.form || Object.keys(elicitation).length === 0)), url: Boolean(elicitation?.url) }, this.answerTimeoutMs)
     exchange.start(this.during(exchange, () => execute({ ...extra, mcpReq: { ...extra.mcpReq, signal: exchange.lifetime.signal } })))
     return this.next(exchange, extra)
   }
@@ -148,10 +149,11 @@ class LegacyAsker implements CallAsker {
   constructor(
     readonly tool: string,
     private readonly extra: Extra,
+    private readonly answerTimeoutMs: number,
   ) {}
 
   async ask(question: UserQuestion): Promise<UserAnswer> {
-    const answer: ElicitResult = await this.extra.mcpReq.elicitInput(elicitParams(question), { relatedRequestId: this.extra.mcpReq.id, signal: question.signal, timeout: ANSWER_WAIT_MS })
+    const answer: ElicitResult = await this.extra.mcpReq.elicitInput(elicitParams(question), { relatedRequestId: this.extra.mcpReq.id, signal: question.signal, timeout: this.answerTimeoutMs })
     return toAnswer(answer)
   }
 
@@ -181,6 +183,7 @@ class Exchange implements CallAsker {
   constructor(
     readonly tool: string,
     private readonly modes: { readonly form: boolean; readonly url: boolean },
+    private readonly answerTimeoutMs: number,
   ) {}
 
   start(result: Promise<CallToolResult>): void {
@@ -194,7 +197,7 @@ class Exchange implements CallAsker {
     if (!this.modes[question.kind]) throw new Error(`the MCP client did not declare ${question.kind} elicitation`)
     const key = `question-${++this.asked}`
     // The client may never come back: the question then ends (cancelled) and the call goes on.
-    const lifetime = Lifetime.following(question.signal, { timeoutMs: ANSWER_WAIT_MS })
+    const lifetime = Lifetime.following(question.signal, { timeoutMs: this.answerTimeoutMs })
     return new Promise<UserAnswer>((resolve) => {
       const settle = (answer: UserAnswer) => {
         if (!this.waiting.delete(key)) return

@@ -49,7 +49,7 @@ describe('dsh serve flags', () => {
   }
 
   it('stdio by default, with the shared caps and the request deadline', () => {
-    expect(http()).toMatchObject({ http: undefined, maxConcurrentCalls: 16, requestTimeoutMs: 600_000 })
+    expect(http()).toMatchObject({ http: undefined, maxConcurrentCalls: 16, requestTimeoutMs: 600_000, answerTimeoutMs: 600_000 })
   })
 
   it.each([

@@ -37,7 +37,7 @@ afterAll(async () => {
 type Modes = { form?: Record<string, never>; url?: Record<string, never> }
 
 /** An SDK v2 client of `dsh serve` speaking `revision`, answering elicitation in `modes` with `answer` (and recording what it was asked). */
-async function connect(mode: 'auto' | 'legacy', modes: Modes | undefined, answer: (request: ElicitRequest['params']) => ElicitResult = () => ({ action: 'decline' })) {
+async function connect(mode: 'auto' | 'legacy', modes: Modes | undefined, answer: (request: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult> = () => ({ action: 'decline' }), serveArgs: readonly string[] = []) {
   const asked: ElicitRequest['params'][] = []
   const client = new Client({ name: 'dsh-serve-questions', version: '0' }, { versionNegotiation: { mode }, capabilities: modes ? { elicitation: modes } : {} })
   if (modes)
@@ -48,7 +48,7 @@ async function connect(mode: 'auto' | 'legacy', modes: Modes | undefined, answer
   const home = mkdtempSync(join(scratch, 'home-'))
   const env: Record<string, string> = { ...(process.env as Record<string, string>), DSH_HOME: home }
   delete env.INIT_CWD
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [DSH, 'serve', '--preset', 'base', '--config', overlay, '--cwd', home], cwd: ROOT, env, stderr: 'pipe' }))
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [DSH, 'serve', '--preset', 'base', '--config', overlay, '--cwd', home, ...serveArgs], cwd: ROOT, env, stderr: 'pipe' }))
   clients.push(client)
   const text = async (name: string) => {
     const result = await client.callTool({ name, arguments: {} })
@@ -167,5 +167,13 @@ describe('dsh serve --http', () => {
     clients.push(client)
     await client.callTool({ name: 'mcp__new__ask', arguments: {} }).catch(() => undefined)
     expect(await exited).toBe(0)
+  })
+})
+
+describe('--answer-timeout-ms', () => {
+  it('a question the client never answers is given up after it, and the bridged server hears no answer', async () => {
+    const { text, asked } = await connect('legacy', { form: {} }, () => new Promise<ElicitResult>(() => {}), ['--answer-timeout-ms', '300'])
+    expect(await text('mcp__old__ask')).toBe('decline')
+    expect(asked).toHaveLength(1)
   })
 })
