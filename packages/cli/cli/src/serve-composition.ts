@@ -5,7 +5,7 @@ import { isRecord, Lifetime, untracked, type Host, type Session, type SessionSer
 import type { SkillRegistry } from 'dsh-skill'
 import { approveThroughClient, explainApproval } from './serve-approval.ts'
 import { servePrompts } from './serve-prompts.ts'
-import { ServedQuestions } from './serve-questions.ts'
+import { resumedState, ServedQuestions } from './serve-questions.ts'
 import { ServedSkills, serveSkills, SKILLS_CAPABILITIES } from './serve-skills.ts'
 import { Routes, RpcCode, RpcError, type Extra } from './serve-rpc.ts'
 import { plainToolCall } from './serve-shapes.ts'
@@ -150,7 +150,7 @@ export class ServedComposition {
       CallToolRequestSchema,
       async (request, extra) => {
         // A 2026-07-28 retry carrying the client's answers continues a call admitted before: never refused.
-        const resuming = extra.mcpReq.envelope !== undefined && extra.mcpReq.requestState() !== undefined
+        const resuming = resumedState(extra) !== undefined
         if (!resuming) this.admitCall()
         // A call counts until its tool returns, across the rounds of questions it waits in between
         // (a 2026-07-28 call answered `input_required` keeps running here), not until one answer is sent.

@@ -38,7 +38,7 @@ export interface HttpServeOptions extends ServeLimits, HttpSettings {
 export async function serveHttp(host: Host, tools: ToolRuntime, sessions: SessionService, options: HttpServeOptions): Promise<void> {
   const logger = host.app.logger('serve')
   const onerror = (error: Error) => logger.debug(oneLine(error.message))
-  const composition = new ServedComposition(host, tools, sessions, { cwd: options.cwd, maxConcurrentCalls: options.maxConcurrentCalls, requestTimeoutMs: options.requestTimeoutMs, answerTimeoutMs: options.answerTimeoutMs, catalog: 'all', elicitApproval: false })
+  const composition = new ServedComposition(host, tools, sessions, { ...options, catalog: 'all', elicitApproval: false })
   const maxRequestBodySize = options.maxMessageBytes
   const modern = createMcpHandler(composition.server, { legacy: 'reject', maxRequestBodySize, onerror })
   const legacy = new LegacySessions(() => composition.server({ era: 'legacy' }), { maxRequestBodySize, maxSessions: options.maxSessions, onerror })

@@ -4,6 +4,14 @@ import { CLIENT_CAPABILITIES_META_KEY, type CallToolResult, type ElicitRequestFo
 import { assertNever, isRecord, Lifetime, type JsonObject, type ToolRuntime, type UserAnswer, type UserQuestion } from 'dsh-core'
 import { RpcCode, RpcError, type Extra } from './serve-rpc.ts'
 
+/**
+ * The `requestState` of a 2026-07-28 retry that carries a client's answers and so continues a call
+ * already running (its next round), else undefined: a call of its own.
+ */
+export function resumedState(extra: Extra): unknown {
+  return extra.mcpReq.envelope === undefined ? undefined : extra.mcpReq.requestState()
+}
+
 /** Who answers the questions asked while one served call runs: the MCP client that made it. */
 interface CallAsker {
   /** The called tool's name. */
@@ -53,7 +61,7 @@ export class ServedQuestions {
   async relay(extra: Extra, tool: string, execute: (extra: Extra) => Promise<CallToolResult>): Promise<CallToolResult | InputRequiredResult> {
     const envelope = extra.mcpReq.envelope
     if (!envelope) return this.during(new LegacyAsker(tool, extra, this.answerTimeoutMs), () => execute(extra))
-    const state = extra.mcpReq.requestState()
+    const state = resumedState(extra)
     if (state !== undefined) {
       const exchange = typeof state === 'string' ? this.suspended.get(state) : undefined
       if (!exchange || typeof state !== 'string') throw new RpcError(RpcCode.INVALID_PARAMS, 'invalid or expired requestState: dsh serve has no call waiting for this answer')

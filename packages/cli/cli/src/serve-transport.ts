@@ -1,6 +1,6 @@
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core'
 import type { JSONRPCMessage, RequestId, Transport } from '@modelcontextprotocol/server'
-import { describeIssues, errorMessage, jsonRpcEnvelope, LineReader, oneLine, quote } from 'dsh-core'
+import { asJsonRpcId, describeIssues, errorMessage, jsonRpcEnvelope, LineReader, oneLine, quote } from 'dsh-core'
 import { RpcCode } from './serve-rpc.ts'
 import { isPlainMessage } from './serve-shapes.ts'
 
@@ -133,10 +133,6 @@ export class LineTransport implements Transport {
   }
 }
 
-function asRequestId(value: unknown): RequestId | undefined {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : undefined
-}
-
 function requestIdOf(json: unknown): RequestId | undefined {
-  return typeof json === 'object' && json !== null && !Array.isArray(json) && 'method' in json ? asRequestId((json as { id?: unknown }).id) : undefined
+  return typeof json === 'object' && json !== null && !Array.isArray(json) && 'method' in json ? asJsonRpcId((json as { id?: unknown }).id) : undefined
 }

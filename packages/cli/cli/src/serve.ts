@@ -34,7 +34,7 @@ export interface ServeOptions {
  * stops the host (every child process with it).
  */
 export async function serve(host: Host, tools: ToolRuntime, sessions: SessionService, options: ServeOptions): Promise<void> {
-  const composition = new ServedComposition(host, tools, sessions, { cwd: options.cwd, maxConcurrentCalls: options.maxConcurrentCalls, requestTimeoutMs: options.requestTimeoutMs, answerTimeoutMs: options.answerTimeoutMs, catalog: 'session', elicitApproval: true })
+  const composition = new ServedComposition(host, tools, sessions, { ...options, catalog: 'session', elicitApproval: true })
   const logger = host.app.logger('serve')
   const transport = new LineTransport(options.stdin, options.stdout, { maxMessageBytes: options.maxMessageBytes, maxOutputBytes: options.maxOutputBytes, log: (line) => logger.warn(line) })
   // The connection's instances (a discarded `server/discover` probe, then the pinned one): list

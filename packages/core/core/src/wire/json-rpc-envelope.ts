@@ -19,13 +19,14 @@ export function jsonRpcEnvelope(head: string, tail: string): JsonRpcEnvelope {
   const top = topLevelScalars(head)
   const method = top.values.get('method')
   return {
-    id: asId(top.values.get('id')) ?? lastTopLevelId(tail),
+    id: asJsonRpcId(top.values.get('id')) ?? lastTopLevelId(tail),
     method: typeof method === 'string' ? method : undefined,
     response: top.keys.has('result') || top.keys.has('error'),
   }
 }
 
-function asId(value: unknown): JsonRpcId | undefined {
+/** `value` when it can be a JSON-RPC id (a string or a finite number), else undefined. */
+export function asJsonRpcId(value: unknown): JsonRpcId | undefined {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : undefined
 }
 
@@ -34,7 +35,7 @@ function lastTopLevelId(tail: string): JsonRpcId | undefined {
   const match = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail)
   if (!match?.[1]) return undefined
   try {
-    return asId(JSON.parse(match[1]))
+    return asJsonRpcId(JSON.parse(match[1]))
   } catch {
     return undefined
   }
