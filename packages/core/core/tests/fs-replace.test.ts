@@ -2,8 +2,7 @@ import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { FileSystem } from '../src/index.ts'
-import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
+import type { FileSystem } from '../src/index.ts'
 
 /** One rename fails once this many have succeeded (undefined: never): a fault the disk cannot be made to produce for root. */
 const faults = vi.hoisted(() => ({ renamesBeforeFailure: undefined as number | undefined }))
@@ -20,6 +19,11 @@ vi.mock('node:fs/promises', async (original) => {
     },
   }
 })
+// Test files share a worker's module registry (vitest.config.ts: isolate off), so dsh-core may
+// already be loaded with the real node:fs/promises: load a fresh copy, which sees the mock.
+vi.resetModules()
+const { FileSystem: FileSystemService } = await import('../src/index.ts')
+const { harnessRejection, removeTempDirs, tempDir } = await import('./helpers.ts')
 
 // ctx.fs.replaceContainedTexts: the all-or-nothing rewrite the LSP rename applies its edits with.
 describe('replaceContainedTexts', () => {
@@ -28,7 +32,7 @@ describe('replaceContainedTexts', () => {
 
   beforeAll(async () => {
     app = new Context()
-    app.plugin(FileSystem, { io: 'sync' })
+    app.plugin(FileSystemService, { io: 'sync' })
     await app.start()
     fs = app.fs
   })

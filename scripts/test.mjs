@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// `pnpm test`: the type check of the whole workspace and every test, side by side. Vitest spends
+// its first half minute building the packages on one core (test-support/build.ts), so the type
+// check runs on the other instead of before it. Fails when either fails; arguments go to vitest.
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+
+const require = createRequire(import.meta.url)
+const run = (label, args) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: 'inherit' })
+    child.on('error', (error) => {
+      process.stderr.write(`${label}: ${error.message}\n`)
+      resolve(1)
+    })
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
+  })
+
+const [typecheck, tests] = await Promise.all([
+  run('tsc', [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']).then((code) => {
+    process.stderr.write(code === 0 ? 'type check: passed\n' : `type check: failed (tsc exited ${code})\n`)
+    return code
+  }),
+  run('vitest', [join(dirname(require.resolve('vitest/package.json')), 'vitest.mjs'), 'run', ...process.argv.slice(2)]),
+])
+process.exitCode = typecheck || tests
