@@ -1,5 +1,5 @@
 import { assertNever, ToolError, type Lifetime } from 'dsh-core'
-import type { WebFetchRequest, WebFetchResult } from 'dsh-web'
+import type { FetchBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
@@ -28,7 +28,7 @@ export type FetchValue = z.infer<typeof FetchValue>
 
 /** Only what `web_fetch` needs from `ctx.web`. */
 export interface Fetcher {
-  fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult>
+  fetch(request: WebFetchRequest, bound?: FetchBound): Promise<WebFetchResult>
 }
 
 export interface FetchSettings {
@@ -42,9 +42,12 @@ export interface FetchSettings {
   readonly converter: PageConverter
 }
 
-/** What a call gives the fetch: its signal (for the provider) and its lifetime (for the conversion). */
+/**
+ * What a call gives the fetch: its lifetime, for the provider and the conversion. Not its signal:
+ * reading `exec.signal` makes an AbortSignal, which (with the provider's listener on it) cost
+ * more than the rest of the tool's own work on a small page.
+ */
 export interface FetchCall {
-  readonly signal: AbortSignal
   readonly lifetime: Lifetime
 }
 
@@ -65,7 +68,7 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
   const mainContent = args.mainContent ?? settings.mainContent
   const hit = settings.cache?.get(url, mainContent)
   if (hit) return { ...hit, cached: true }
-  const result = await web.fetch({ url }, call.signal)
+  const result = await web.fetch({ url }, call.lifetime)
   const value = await valueOf(result, settings, mainContent, call)
   settings.cache?.put(url, value, mainContent)
   return value
