@@ -387,13 +387,16 @@ export class ServerInstance {
     how: { readonly supported: (capabilities: ServerCapabilities) => true | string; readonly keep?: (capabilities: ServerCapabilities) => boolean },
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
-    let capabilities: ServerCapabilities
-    try {
-      capabilities = await Lifetime.run({ signal }, () => this.ready, queryAborted)
-    } catch (error) {
-      // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
-      await this.dispose()
-      throw error
+    // Once the handshake is done there is nothing to wait for (most queries: no waiter on the signal).
+    let capabilities = this.capabilities
+    if (!capabilities) {
+      try {
+        capabilities = await Lifetime.run({ signal }, () => this.ready, queryAborted)
+      } catch (error) {
+        // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
+        await this.dispose()
+        throw error
+      }
     }
     const { serverId } = this.options
     const support = how.supported(capabilities)
