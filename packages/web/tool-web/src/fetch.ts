@@ -101,17 +101,17 @@ export interface RenderedFetch {
 }
 
 /**
- * Renderings of frozen values, by cap: the model text and the meta's truncation flag both need
- * one, and a value without its Markdown (made elsewhere: stored, replayed) is converted here.
+ * Renderings of frozen HTML values that carry no Markdown (made elsewhere: stored, replayed), by
+ * cap: those are converted here, and the model text and the meta's truncation flag both need one.
  */
 const renderings = new WeakMap<FetchValue, Map<number, RenderedFetch>>()
 
 /**
  * `Fetched <url> (HTTP <status>)`, a blank line, the body as Markdown or text; at most `cap`
- * characters in all. A frozen value (the runtime freezes every value) is rendered once per cap.
+ * characters in all. A frozen value that must be converted here is converted once per cap.
  */
 export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
-  if (!Object.isFrozen(value) || !Object.isFrozen(value.body)) return render(value, cap)
+  if (value.body.kind !== 'html' || value.markdown !== undefined || !Object.isFrozen(value)) return render(value, cap)
   let byCap = renderings.get(value)
   if (!byCap) renderings.set(value, (byCap = new Map()))
   let rendering = byCap.get(cap)
@@ -119,9 +119,24 @@ export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
   return rendering
 }
 
+/**
+ * Whether the rendering at `cap` drops anything (its footer; `renderFetch(value, cap).truncated`),
+ * from lengths alone when the body's text is at hand: the meta needs the flag on every call, and
+ * building the text a second time for it cost more than the rest of the tool's own work.
+ */
+export function rendersTruncated(value: FetchValue, cap: number): boolean {
+  if (value.truncated) return true
+  const body = value.body.kind === 'html' ? value.markdown : value.body.content
+  if (body === undefined) return renderFetch(value, cap).truncated
+  return headerOf(value).length + body.length > cap
+}
+
+function headerOf(value: FetchValue): string {
+  return `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
+}
+
 function render(value: FetchValue, cap: number): RenderedFetch {
-  const header = `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
-  const prefix = header + renderBody(value, cap)
+  const prefix = headerOf(value) + renderBody(value, cap)
   // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
   const truncated = value.truncated || prefix.length > cap
   const full = truncated ? prefix + FOOTER : prefix
