@@ -9,7 +9,7 @@
 // and `dsh-core/vendor/yaml`; every other package's bundle imports them from there. Neither carries
 // identity a plugin could trip on (zod keeps its registry on globalThis for several copies; yaml
 // returns plain data), so a plugin importing `zod` itself still works beside them.
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, renameSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 
@@ -40,13 +40,19 @@ function entryPoints(manifest) {
 export async function bundlePackage(packageDir, manifest, esbuildFrom) {
   const { build } = await import(createRequire(esbuildFrom).resolve('esbuild'))
   const entries = entryPoints(manifest)
-  const outdir = join(packageDir, 'bundle')
-  rmSync(outdir, { recursive: true, force: true })
-  if (!entries.length) return undefined
+  const target = join(packageDir, 'bundle')
+  if (!entries.length) {
+    rmSync(target, { recursive: true, force: true })
+    return undefined
+  }
   const missing = entries.filter((entry) => !existsSync(join(packageDir, entry.in)))
   if (missing.length) throw new Error(`bundle entries not built: ${missing.map((entry) => entry.in).join(', ')}`)
   const isHost = manifest.name === HOST
-  return build({
+  // Written beside and swapped in: processes may be running the old bundle (a second test run's
+  // children), and a half-written one must never be seen.
+  const outdir = join(packageDir, `.bundle-${process.pid}`)
+  rmSync(outdir, { recursive: true, force: true })
+  const result = await build({
     absWorkingDir: packageDir,
     entryPoints: entries,
     outdir,
@@ -79,5 +85,13 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom) {
         },
       },
     ],
+  }).catch((error) => {
+    rmSync(outdir, { recursive: true, force: true })
+    throw error
   })
+  const previous = join(packageDir, `.bundle-old-${process.pid}`)
+  if (existsSync(target)) renameSync(target, previous)
+  renameSync(outdir, target)
+  rmSync(previous, { recursive: true, force: true })
+  return result
 }
