@@ -21,7 +21,7 @@ export async function installedWorkspace(root: string): Promise<string> {
     for (const file of files) hash.update(file).update(readFileSync(join(tarballs, file)))
     const cache = join(root, 'node_modules', '.cache', 'dsh-bench-installed')
     const install = join(cache, hash.digest('hex').slice(0, 16))
-    if (existsSync(join(install, 'node_modules', 'dsh-cli', 'dist', 'bin.js'))) return install
+    if (existsSync(join(install, 'node_modules', 'dsh-cli', 'package.json'))) return install
     rmSync(cache, { recursive: true, force: true }) // an install of older code is of no further use
     const staging = `${install}.partial`
     mkdirSync(staging, { recursive: true })
@@ -36,4 +36,14 @@ export async function installedWorkspace(root: string): Promise<string> {
   } finally {
     rmSync(tarballs, { recursive: true, force: true })
   }
+}
+
+/** The `dsh` bin of an install's dsh-cli, as its published package.json names it. */
+export function installedDshBin(install: string): string {
+  const manifest = join(install, 'node_modules', 'dsh-cli', 'package.json')
+  if (!existsSync(manifest)) throw new Error(`${install} has no node_modules/dsh-cli`)
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: string | Record<string, string> }
+  const relative = typeof bin === 'string' ? bin : bin?.dsh
+  if (!relative) throw new Error(`${manifest} names no dsh bin`)
+  return join(install, 'node_modules', 'dsh-cli', relative)
 }

@@ -12,6 +12,7 @@ import { benchStartup } from './startup.ts'
 import { benchTools } from './tools.ts'
 import { benchToolSearch } from './tool-search.ts'
 import { benchWeb } from './web.ts'
+import { benchWebCpu } from './web-cpu.ts'
 import { benchWebHtml } from './web-html.ts'
 import { benchWebLoop } from './web-loop.ts'
 
@@ -23,6 +24,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   'lsp-refactor': benchLspRefactor,
   'lsp-framing': benchLspFraming,
   web: benchWeb,
+  'web-cpu': benchWebCpu,
   'web-html': benchWebHtml,
   'web-loop': benchWebLoop,
   mcp: benchMcp,

@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { loadavg } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
-import { installedWorkspace } from './installed.ts'
+import { installedDshBin, installedWorkspace } from './installed.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
 // What `dsh` costs to start: `dsh tools --json --preset base` (the host, Web and Skill rows) as a user
@@ -20,8 +19,7 @@ const load = () => loadavg().map((value) => value.toFixed(2)).join(' ')
 
 export async function benchStartup(): Promise<string[]> {
   const install = process.env.BENCH_DSH_INSTALL ?? (await installedWorkspace(REPO))
-  const installedBin = join(install, 'node_modules/dsh-cli/dist/bin.js')
-  if (!existsSync(installedBin)) throw new Error(`${install} has no node_modules/dsh-cli/dist/bin.js`)
+  const installedBin = installedDshBin(install)
   const sides = {
     installed: { cwd: install, args: [installedBin, 'tools', '--json', '--preset', 'base'] },
     repository: { cwd: REPO, args: [join(REPO, 'packages/cli/cli/bin/dsh.mjs'), 'tools', '--json', '--preset', 'base'] },
@@ -41,7 +39,7 @@ export async function benchStartup(): Promise<string[]> {
   const line = (name: Side, what: string) => `  ${name.padEnd(10)} ${what.padEnd(44)} p50 ${ms(p50(name)).padStart(11)} p95 ${ms(percentile(times[name], 95)).padStart(11)}${name === 'bare' ? '' : `   ratio to bare node p50 ${ratio(p50(name), p50('bare'))}`}`
   return [
     `dsh tools --json --preset base, wall time per process, ${RUNS} runs per side, interleaved; load average ${loadBefore} before, ${load()} after`,
-    line('installed', `node dist/bin.js in ${install === process.env.BENCH_DSH_INSTALL ? install : 'an npm install of the tarballs'}`),
+    line('installed', `node ${relative(join(install, 'node_modules/dsh-cli'), installedBin)} in ${install === process.env.BENCH_DSH_INSTALL ? install : 'an npm install of the tarballs'}`),
     line('repository', 'node packages/cli/cli/bin/dsh.mjs (tsx)'),
     line('bare', 'node -e 0'),
   ]

@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { bundlePackage } from './bundle.mjs'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const packageDir = process.cwd()
@@ -35,12 +36,16 @@ if (!agent.startsWith('pnpm/')) {
 const tsc = createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc')
 const release = await takeBuildLock(join(ROOT, 'node_modules', '.cache', 'dsh-prepack.lock'))
 let build
+let bundled
 try {
   build = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: packageDir, stdio: ['ignore', 'inherit', 'inherit'] })
+  // under the lock too: another package's build may be rewriting the dist/ files read here
+  if (build.status === 0) bundled = await bundlePackage(packageDir, manifest, join(ROOT, 'package.json')).then(() => undefined, (error) => error)
 } finally {
   release()
 }
 if (build.status !== 0) refuse(`the build failed (tsc -b tsconfig.build.json exited with ${build.status ?? build.signal})`)
+if (bundled) refuse(`bundling dist/ failed: ${bundled.message}`)
 
 const missing = publishedFiles(manifest).filter((file) => !existsSync(join(packageDir, file)))
 if (missing.length) refuse(`the build did not produce ${missing.join(', ')}, which the published package.json names`)

@@ -1,7 +1,9 @@
 /**
  * Vitest global setup: builds the workspace packages once per run (`tsc -b`, incremental, so a run
- * with nothing changed costs well under a second), so that every `dsh` child a test starts runs the
- * built JavaScript instead of compiling the sources through tsx (test-support/built-children.ts).
+ * with nothing changed costs well under a second) and bundles each as its prepack does
+ * (scripts/bundle.mjs, a second or two), so that every `dsh` child a test starts runs the built
+ * JavaScript, laid out as published, instead of compiling the sources through tsx
+ * (test-support/built-children.ts).
  * A build that fails (a type error mid-edit) is reported and the children fall back to tsx: tests
  * never run against stale output.
  */
@@ -18,6 +20,9 @@ declare module 'vitest' {
     dshBuilt: boolean
   }
 }
+
+// @ts-expect-error the bundler is a plain ES module script, without declarations
+import { bundlePackage } from '../scripts/bundle.mjs'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
@@ -57,16 +62,28 @@ async function prepare(): Promise<boolean> {
   if (!unbuilt.length) return buildWorkspace()
   process.stderr.write(
     `test-support/build.ts: dsh children run the sources through tsx (slower), because these exports have no built entry:\n` +
-      unbuilt.map((entry) => `  ${entry}: make it { "dsh-built": "./dist/….js", "default": "./src/….ts" }\n`).join(''),
+      unbuilt.map((entry) => `  ${entry}: make it { "dsh-built": "./bundle/….js", "default": "./src/….ts" }\n`).join(''),
   )
   return false
 }
 
-function buildWorkspace(): Promise<boolean> {
-  return new Promise((resolve) => {
+async function buildWorkspace(): Promise<boolean> {
+  const compiled = await new Promise<boolean>((resolve) => {
     execFile(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) process.stderr.write(`test-support/build.ts: tsc -b failed, so dsh children run the sources through tsx (slower):\n${stdout}${stderr}\n`)
       resolve(!error)
     })
   })
+  if (!compiled) return false
+  try {
+    for (const dir of packageDirs()) await bundlePackage(dir, JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')), join(ROOT, 'package.json'))
+    return true
+  } catch (error) {
+    process.stderr.write(`test-support/build.ts: bundling failed, so dsh children run the sources through tsx (slower):\n${error instanceof Error ? error.message : String(error)}\n`)
+    return false
+  }
+}
+
+function packageDirs(): string[] {
+  return readdirSync(join(ROOT, 'packages')).flatMap((group) => readdirSync(join(ROOT, 'packages', group)).map((name) => join(ROOT, 'packages', group, name)))
 }

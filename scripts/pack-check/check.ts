@@ -15,7 +15,8 @@
  *    harness; runs app.mjs (its own cordis app with the host, LSP, Web and Skill plugins, an `lsp`
  *    hover through each installed server, a `skill` call, nothing left running); runs `npx dsh status --preset preset.yml` (which
  *    also mounts the installed `dsh serve` through dsh-mcp) and `npx dsh status` on the coding preset
- *    that dsh-cli carries.
+ *    that dsh-cli carries; checks `npx dsh tools --json --preset base` loads the dsh packages from
+ *    their bundles (scripts/bundle.mjs) and few modules in all (startup.ts).
  *
  * The packages come from `pnpm ls -r`, so one added later is covered without touching this file
  * (private ones outside packages/, the examples, are not published and are skipped).
@@ -30,6 +31,7 @@ import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { CheckFailure, run } from './commands.ts'
 import { embeddingPresets, embeddingSnippets, FRAGMENT_PRELUDE, readmeClientEntries, type EmbeddingSnippet } from './snippets.ts'
+import { checkStartupModules } from './startup.ts'
 import { publishedPackages, workspacePackages, type Manifest, type WorkspacePackage } from './workspace.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -107,6 +109,9 @@ async function main(): Promise<void> {
     for (const file of ['preset.yml', 'serve.yml']) copyFileSync(join(HERE, file), join(app, file))
     const status = await run('npx', ['--no', 'dsh', 'status', '--preset', 'preset.yml', '--json'], { cwd: app, timeoutMs: 5 * 60_000 })
     checkStatus(status.stdout)
+
+    step('npx dsh tools --json --preset base: what it loads')
+    console.log(await checkStartupModules(app))
 
     step('npx dsh status (the packaged coding preset)')
     const coding = await run('npx', ['--no', 'dsh', 'status', '--json'], { cwd: app, timeoutMs: 5 * 60_000 })

@@ -6,14 +6,14 @@ export class CheckFailure extends Error {}
 /**
  * Runs a command to completion and returns its output; a non-zero exit (unless allowed), or running
  * past the timeout, fails the check with the output. The environment is the caller's minus the
- * variables pnpm sets for scripts, as in a user's shell.
+ * variables pnpm sets for scripts, as in a user's shell, plus `env`.
  */
 export async function run(
   command: string,
   args: readonly string[],
-  options: { cwd: string; timeoutMs?: number; quiet?: boolean; allowFailure?: boolean },
+  options: { cwd: string; timeoutMs?: number; quiet?: boolean; allowFailure?: boolean; env?: Readonly<Record<string, string>> },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$)/.test(name)))
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$)/.test(name))), ...options.env }
   const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
   const stdout: Buffer[] = []
   const stderr: Buffer[] = []

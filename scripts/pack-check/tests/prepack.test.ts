@@ -86,4 +86,25 @@ describe('prepack: a tarball carries a fresh build or is not made', () => {
     expect(output).toContain('prepack-probe: not packed: the build did not produce ./dist/main.js')
     expect(readdirSync(destination)).toEqual([])
   })
+
+  it('pnpm pack bundles the build into bundle/: relative imports inlined, zod and yaml from dsh-core, other packages left to node_modules', async () => {
+    const dir = unbuiltPackage('./bundle/index.js')
+    writeFileSync(join(dir, 'src', 'answer.ts'), 'export const answer: number = 42\n')
+    writeFileSync(join(dir, 'src', 'modules.d.ts'), "declare module 'zod' { export const z: { number(): unknown } }\ndeclare module 'cordis' { export const Context: unknown }\n")
+    writeFileSync(join(dir, 'src', 'index.ts'), "import { Context } from 'cordis'\nimport { z } from 'zod'\nimport { answer } from './answer.ts'\nexport const parts = [Context, z.number(), answer]\n")
+    const tsconfig = JSON.parse(readFileSync(join(dir, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: Record<string, unknown> }
+    writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, allowImportingTsExtensions: true, rewriteRelativeImportExtensions: true } }))
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, files: ['dist', '!dist/**/*.js', 'bundle'] }))
+    const destination = tempDir()
+    const { code, stdout, output } = await packer('pnpm', ['pack', '--pack-destination', destination, '--json'], dir)
+    expect(code, output).toBe(0)
+    const files = (JSON.parse(stdout.slice(stdout.indexOf('{'))) as { files: { path: string }[] }).files.map((file) => file.path)
+    expect(files).toEqual(expect.arrayContaining(['bundle/index.js', 'dist/index.d.ts']))
+    expect(files).not.toContain('dist/index.js')
+    const bundled = readFileSync(join(dir, 'bundle', 'index.js'), 'utf8')
+    expect(bundled).toContain('"dsh-core/vendor/zod"')
+    expect(bundled).toContain('"cordis"')
+    expect(bundled).not.toContain('./answer')
+  })
 })

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `dsh` in this repository. Normally the TypeScript sources run through tsx, so a fresh clone needs
 // no build step. Under node's `--conditions=dsh-built` (the test suite gives it to the children it
-// starts, after building once per run) the workspace packages resolve to their dist/ files and tsx
+// starts, after building once per run) the workspace packages resolve to their bundle/ files and tsx
 // is not loaded: its module hooks cost more CPU per process than the rest of a boot.
-// The published package's bin is dist/bin.js, the same entry built (publishConfig.bin).
+// The published package's bin is bundle/bin.js, the same entry built and bundled (publishConfig.bin).
 const index = import.meta.resolve('dsh-cli')
 if (index.endsWith('.ts')) {
   const { register } = await import('tsx/esm/api')

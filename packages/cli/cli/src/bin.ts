@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `dsh` command of the published package: this file built to dist/bin.js, run by plain node.
+// The `dsh` command of the published package: this file built and bundled to bundle/bin.js (scripts/bundle.mjs), run by plain node.
 import module from 'node:module'
 
 // Node 22.1+ keeps the compiled code of every module it loads (ours and our dependencies, a few

@@ -387,13 +387,16 @@ export class ServerInstance {
     how: { readonly supported: (capabilities: ServerCapabilities) => true | string; readonly keep?: (capabilities: ServerCapabilities) => boolean },
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
-    let capabilities: ServerCapabilities
-    try {
-      capabilities = await Lifetime.run({ signal }, () => this.ready, queryAborted)
-    } catch (error) {
-      // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
-      await this.dispose()
-      throw error
+    // Once the handshake is done there is nothing to wait for (most queries: no waiter on the signal).
+    let capabilities = this.capabilities
+    if (!capabilities) {
+      try {
+        capabilities = await Lifetime.run({ signal }, () => this.ready, queryAborted)
+      } catch (error) {
+        // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
+        await this.dispose()
+        throw error
+      }
     }
     const { serverId } = this.options
     const support = how.supported(capabilities)
@@ -403,11 +406,11 @@ export class ServerInstance {
     }
     const uri = source.url
     if (this.kept.has(uri)) {
-      await this.writeOrDispose(() => this.documentChanged(uri, source.text, signal))
+      this.sendAhead(this.documentChanged(uri, source.text))
       return work({ uri, version: this.kept.use(uri)!.version }, capabilities)
     }
     const document: OpenDocument = { uri, version: this.nextVersion++ }
-    await this.writeOrDispose(() => this.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: document.version, text: source.text } }, signal))
+    this.sendAhead(this.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: document.version, text: source.text } }))
     const keep = how.keep?.(capabilities) === true && acceptsWholeChanges(capabilities)
     if (keep) for (const evicted of this.kept.add(uri, document.version, source.text)) this.close(evicted)
     try {
@@ -433,10 +436,12 @@ export class ServerInstance {
     if (digest === kept.digest) return
     kept.version = this.nextVersion++
     kept.digest = digest
-    await this.connection.notify('textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }, signal)
+    // Both handed to the writer now, so nothing sent later comes between them.
+    const writes = [this.connection.notify('textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }, signal)]
     // The new text is what the disk holds (a writer's change, or the file read at the request): saved, for servers that act on saves.
     const save = this.capabilities && wantsSave(this.capabilities)
-    if (save) await this.connection.notify('textDocument/didSave', { textDocument: { uri }, ...(save.includeText ? { text } : {}) }, signal)
+    if (save) writes.push(this.connection.notify('textDocument/didSave', { textDocument: { uri }, ...(save.includeText ? { text } : {}) }, signal))
+    await Promise.all(writes)
   }
 
   /** Stops keeping a document open (the server goes back to the file on disk). */
@@ -452,14 +457,15 @@ export class ServerInstance {
     if (!this.dead) void this.connection.notify('textDocument/didClose', { textDocument: { uri } }).catch(() => this.dispose())
   }
 
-  /** A write that fails may have left half a frame behind: the stream cannot be trusted any more. */
-  private async writeOrDispose(write: () => Promise<void>): Promise<void> {
-    try {
-      await write()
-    } catch (error) {
-      await this.dispose()
-      throw error
-    }
+  /**
+   * A notification the request after it depends on (the document's text), handed to the writer
+   * without waiting for its bytes: the writer keeps message order, so the request follows it on the
+   * wire, and the request's own deadline and signal bound any wait for a full pipe (one waiter per
+   * query instead of two). A write that fails may have left half a frame behind: the stream cannot
+   * be trusted any more, so the instance goes; the request fails with the transport's cause.
+   */
+  private sendAhead(written: Promise<void>): void {
+    written.catch(() => this.dispose())
   }
 
   /**

@@ -1,6 +1,7 @@
 import { abortError, errorMessage, FsError, HarnessError, Lifetime, quote, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
   LspError,
+  ProvenTextCache,
   type LspCallHierarchyResult,
   type LspProviderCallHierarchyRequest,
   type LspProviderRenameRequest,
@@ -63,6 +64,8 @@ export class StdioLspProvider implements LspProvider {
   /** File changes being resolved and queued (tracked): requests wait for them, so they queue up behind the notices. */
   private readonly queuing = new Lifetime()
   private readonly anchors: AnchorFiles
+  /** Source texts read before, reused while their files are unchanged. */
+  private readonly texts: ProvenTextCache
   /**
    * The provider's: every call runs on a child of it (with the caller's signal), and it tracks the
    * work disposal waits for (workspace lookups, file changes told).
@@ -78,6 +81,7 @@ export class StdioLspProvider implements LspProvider {
     this.supervision = new Supervision(id, config.crashes)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
     this.anchors = new AnchorFiles(options.fs, this.extensionToLanguage)
+    this.texts = new ProvenTextCache(options.fs)
     const { preflight } = config
     this.preflight = preflight ? new Preflight({ serverId: id, config: { ...config, preflight }, subprocess, lifetime: this.lifetime.signal }) : undefined
     this.roots = new RootFinder(options.fs, config.rootMarkers.map((marker) => (typeof marker === 'string' ? [marker] : marker)))
@@ -283,18 +287,23 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /**
-   * The pipeline of every file request: canonical workspace, the file's root (its own server and
-   * queue), pending file changes told, the source read at its turn (so a request sees what was
-   * written while it waited), and `work` on that root's pooled server with one replay.
+   * The pipeline of every file request: canonical workspace, the file proven inside it (once), the
+   * file's root (its own server and queue), pending file changes told, the source read at its turn
+   * (so a request sees what was written while it waited), and `work` on that root's pooled server
+   * with one replay.
    */
   private onFile<R>(
     request: { readonly filePath: string; readonly workspaceRoot: string },
     signal: AbortSignal | undefined,
     work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, signal: AbortSignal) => Promise<R>,
   ): Promise<R> {
-    const rootOf = (workspace: Workspace, scope: AbortSignal) => this.rootOf(workspace, request.filePath, scope)
+    let path = ''
+    const rootOf = async (workspace: Workspace, scope: AbortSignal) => {
+      path = await this.containedSource(workspace, request.filePath, scope)
+      return this.roots.enabled ? this.roots.rootOf(workspace, path, scope) : workspace
+    }
     return this.inWorkspace(request.workspaceRoot, signal, rootOf, async (workspace, root, scope) => {
-      const source = await this.readSource(workspace, request.filePath, scope)
+      const source = await this.readProvenSource(workspace, request.filePath, path, scope)
       this.guard(scope)
       return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope))
     })
@@ -379,19 +388,22 @@ export class StdioLspProvider implements LspProvider {
     }
   }
 
-  /**
-   * The directory whose server serves `filePath` (roots.ts): the workspace unless the row names
-   * root markers. Found before the queue, since each root has its own server and queue.
-   */
-  private async rootOf(workspace: Workspace, filePath: string, signal: AbortSignal): Promise<ServerRoot> {
-    if (!this.roots.enabled) return workspace
-    let path: string
+  /** `filePath` proven inside the workspace: its canonical path (the source read and the root finder start from it). */
+  private async containedSource(workspace: Workspace, filePath: string, signal: AbortSignal): Promise<string> {
     try {
-      path = await this.options.fs.contained(workspace, filePath, signal)
+      return await this.options.fs.contained(workspace, filePath, signal)
     } catch (error) {
       throw sourceError(error, workspace, filePath, signal)
     }
-    return this.roots.rootOf(workspace, path, signal)
+  }
+
+  /** The source at `path` (proven for `filePath`), reused while the file is unchanged (ProvenTextCache). */
+  private async readProvenSource(workspace: Workspace, filePath: string, path: string, signal: AbortSignal): Promise<ContainedText> {
+    try {
+      return await this.texts.read(workspace, path, { maxBytes: this.options.config.maxDocumentBytes, signal })
+    } catch (error) {
+      throw sourceError(error, workspace, filePath, signal)
+    }
   }
 
   private async readSource(workspace: Workspace, filePath: string, signal: AbortSignal): Promise<ContainedText> {

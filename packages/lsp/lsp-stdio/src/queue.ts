@@ -1,4 +1,4 @@
-import { Lifetime } from 'dsh-core'
+import { abortError, Lifetime } from 'dsh-core'
 import { queryAborted } from './aborted.ts'
 
 /**
@@ -10,8 +10,10 @@ export class WorkQueue {
   private readonly tails = new Map<string, Promise<void>>()
 
   run<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve()
-    const result = Lifetime.run({ signal }, () => previous, queryAborted).then(work)
+    const waiting = this.tails.get(key)
+    // Nothing queued: no wait to give up on, so no waiter on the signal (the common case).
+    const result = waiting ? Lifetime.run({ signal }, () => waiting, queryAborted).then(work) : Promise.resolve().then(() => startNow(signal, work))
+    const previous = waiting ?? Promise.resolve()
     const tail = previous.then(() => result).then(
       () => {},
       () => {},
@@ -27,4 +29,9 @@ export class WorkQueue {
   async drained(): Promise<void> {
     await Promise.all(this.tails.values())
   }
+}
+
+function startNow<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  if (signal.aborted) throw abortError(signal, queryAborted)
+  return work()
 }

@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path'
-import type { FileSystem, Workspace } from 'dsh-core'
+import type { FileSystem, PathInfo, Workspace } from 'dsh-core'
+import { settled, SETTLE_MS, unchanged } from 'dsh-lsp'
 
 /** The directory a server runs in and is initialised with. */
 export interface ServerRoot extends Workspace {
@@ -12,14 +13,20 @@ export interface ServerRoot extends Workspace {
  * session workspace, that holds one of the row's root markers (`go.mod`, `Cargo.toml`); else the
  * workspace. `markers` lists groups by precedence: a group found anywhere up to the workspace beats
  * every later group however near (`go.work` over `go.mod`), and within a group the nearest directory wins.
- * Markers are looked up afresh for every file, so one created meanwhile counts from the next query.
+ * Markers are looked up afresh for every file, so one created meanwhile counts from the next query:
+ * a directory's markers are looked up again whenever its entries may have changed (its own stat
+ * differs from the last lookup's, or had not settled then, see `settled`).
  */
 export class RootFinder {
   private readonly names: readonly string[]
+  /** The markers each directory held, with the directory's stat at that lookup; cleared whole when full. */
+  private readonly known = new Map<string, { readonly info: PathInfo; readonly present: readonly string[] }>()
 
   constructor(
     private readonly fs: FileSystem,
     private readonly markers: readonly (readonly string[])[],
+    /** A directory changed less than this before a lookup is looked up again next time (see `settled`). */
+    private readonly settleMs = SETTLE_MS,
   ) {
     this.names = [...new Set(markers.flat())]
   }
@@ -43,13 +50,29 @@ export class RootFinder {
 
   /**
    * The marker names present in `dir`; one that cannot be examined counts as absent. `dir` is on
-   * the path the file's containment proof just walked, so the lookups run on the event loop.
+   * the path the file's containment proof just walked, so the lookups run on the event loop. A
+   * directory whose stat is what it was at an earlier, settled lookup holds the same names: an entry
+   * created, removed or renamed changes it.
    */
-  private async markersIn(dir: string, signal: AbortSignal): Promise<string[]> {
-    const found = await Promise.all(this.names.map((name) => this.fs.statBesideProven(join(dir, name), signal).then((info) => (info ? name : undefined), () => undefined)))
-    return found.filter((name) => name !== undefined)
+  private async markersIn(dir: string, signal: AbortSignal): Promise<readonly string[]> {
+    const at = Date.now()
+    const info = await this.fs.statBesideProven(dir, signal).catch(() => undefined)
+    const known = info && this.known.get(dir)
+    if (known && unchanged(known.info, info)) return known.present
+    const found = await Promise.all(this.names.map((name) => this.fs.statBesideProven(join(dir, name), signal).then((marker) => (marker ? name : undefined), () => undefined)))
+    const present = found.filter((name) => name !== undefined)
+    if (info?.type === 'directory' && settled(info, at, this.settleMs)) {
+      if (this.known.size >= MAX_KNOWN_DIRECTORIES) this.known.clear()
+      this.known.set(dir, { info, present })
+    } else {
+      this.known.delete(dir)
+    }
+    return present
   }
 }
+
+/** Directories whose markers are remembered (a few per project; cleared whole when full). */
+const MAX_KNOWN_DIRECTORIES = 1024
 
 /** `dir` and the directories above it up to `top`, nearest first; `dir` is `top` or inside it. */
 function ancestors(top: string, dir: string): string[] {

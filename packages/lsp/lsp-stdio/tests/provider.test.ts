@@ -4,7 +4,8 @@
 // 119–124, 138–153).
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { SETTLE_MS } from 'dsh-lsp'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeEvents, fakeMessages, waitForFakeLog } from './fixtures/fake-config.ts'
 import { mkfifoSync } from './fixtures/mkfifo.ts'
 import { cleanupRigs, fileUrl, isAlive, makeRig, makeWorkspace, range, rejection, waitFor } from './fixtures/rig.ts'
@@ -135,6 +136,22 @@ describe('queueing and pooling', () => {
     const texts = fakeMessages(rig.entries(), 'in', 'textDocument/didOpen').map((m) => m.params.textDocument.text)
     expect(texts).toEqual(['old\n', 'new\n'])
     expect(rig.pids()).toHaveLength(1)
+  })
+
+  it('an unchanged source is read once for many queries; a change is read at the next (issue 27 item 2)', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'old\n' } })
+    // A file changed within SETTLE_MS could repeat its times: it is kept only once it has stood still that long.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 50))
+    const reads = vi.spyOn(rig.app.get('fs')!, 'readContainedText')
+    await rig.query('goToDefinition')
+    await rig.query('hover')
+    await rig.query('findReferences')
+    expect(reads).toHaveBeenCalledTimes(1)
+    writeFileSync(join(rig.ws, 'a.ts'), 'new\n')
+    await rig.query('hover')
+    expect(reads).toHaveBeenCalledTimes(2)
+    const texts = fakeMessages(rig.entries(), 'in', 'textDocument/didOpen').map((m) => m.params.textDocument.text)
+    expect(texts).toEqual(['old\n', 'old\n', 'old\n', 'new\n'])
   })
 
   it('an aborted waiter gives up at once without letting the next query overtake the running one', async () => {

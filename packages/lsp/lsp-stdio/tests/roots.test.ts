@@ -1,10 +1,13 @@
 // Root markers: a query is served by a server started in the nearest directory at or above the file,
 // inside the session workspace, that holds one of the row's markers (else the workspace itself).
 // Against the fake server, which logs where it was started and what it was initialised with.
-import { symlinkSync } from 'node:fs'
+import { rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { Context } from 'cordis'
+import FileSystem from 'dsh-core/fs'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { LspStdioConfig } from '../src/config.ts'
+import { RootFinder } from '../src/roots.ts'
 import { fakeEvents, fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, fileUrl, isAlive, makeRig, makeWorkspace, rejection, waitFor, type Rig } from './fixtures/rig.ts'
 
@@ -124,6 +127,62 @@ describe('root markers', () => {
       const result = LspStdioConfig.safeParse({ servers: { go: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, rootMarkers: [marker] } } })
       expect(result.success, marker).toBe(false)
       expect(result.error?.issues[0]?.path.slice(0, 3)).toEqual(['servers', 'go', 'rootMarkers'])
+    }
+  })
+})
+
+// Issue 27 item 2: the markers were looked up name by name in every directory from the file up to
+// the workspace on every query (a dozen stats for the TypeScript row's six lock files). A directory
+// whose own stat is what it was at a settled lookup holds the same entries, so one stat of it does.
+describe('root markers, remembered per directory', () => {
+  async function finder(settleMs: number) {
+    const ws = makeWorkspace({ 'pkg/src/a.ts': 'export const a = 1\n' })
+    const app = new Context()
+    app.plugin(FileSystem)
+    await app.start()
+    const fs = app.get('fs')!
+    const stats = vi.spyOn(fs, 'statBesideProven')
+    const roots = new RootFinder(fs, [['go.work'], ['go.mod', 'Cargo.toml', 'package-lock.json']], settleMs)
+    const workspace = await fs.workspace(ws)
+    const file = join(ws, 'pkg/src/a.ts')
+    const rootOf = () => roots.rootOf(workspace, file, new AbortController().signal)
+    return { ws, rootOf, stats, stop: () => app.stop() }
+  }
+
+  it('an unchanged directory costs one stat, and a marker created in it counts from the next lookup', async () => {
+    const { ws, rootOf, stats, stop } = await finder(0)
+    // Times no change made now can repeat, whatever the clock's tick (nothing here waits to settle).
+    const backdate = (seconds: number) => {
+      const past = new Date(Date.now() - seconds * 1000)
+      for (const dir of [ws, join(ws, 'pkg'), join(ws, 'pkg/src')]) utimesSync(dir, past, past)
+    }
+    try {
+      backdate(60)
+      expect((await rootOf()).path).toBe(ws)
+      stats.mockClear()
+      expect((await rootOf()).path).toBe(ws)
+      // pkg/src, pkg and the workspace: one stat each, no marker looked up.
+      expect(stats.mock.calls.length).toBe(3)
+      writeFileSync(join(ws, 'pkg/go.mod'), 'module example.com/pkg\n')
+      expect(await rootOf()).toMatchObject({ path: join(ws, 'pkg'), marker: 'go.mod' })
+      backdate(120)
+      expect(await rootOf()).toMatchObject({ path: join(ws, 'pkg'), marker: 'go.mod' })
+      rmSync(join(ws, 'pkg/go.mod'))
+      expect((await rootOf()).path).toBe(ws)
+    } finally {
+      await stop()
+    }
+  })
+
+  it('a directory changed less than the settle time before a lookup is looked up again', async () => {
+    const { rootOf, stats, stop } = await finder(60_000)
+    try {
+      await rootOf()
+      stats.mockClear()
+      await rootOf()
+      expect(stats.mock.calls.length).toBe(3 + 3 * 4)
+    } finally {
+      await stop()
     }
   })
 })

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url'
 import { throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
-import type { LspLocation } from 'dsh-lsp'
-import { displayLine } from './line-collector.ts'
-import { readSourceLines } from './source-lines.ts'
+import { ProvenTextCache, type LspLocation } from 'dsh-lsp'
+import { displayLine, LineCollector, type LineBuffer } from './line-collector.ts'
+import { readSourceLines, type SourceLines } from './source-lines.ts'
 
 export interface LineTextLimits {
   /** 0 turns line text off. */
@@ -43,13 +43,47 @@ export async function readLineTexts(
   for (const [path, wants] of await groupByContainedFile(fs, workspace, locations, signal)) {
     const left = limits.lineTextBudgetBytes - meter.bytes
     if (left <= 0) break
-    const read = () => readSourceLines(fs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
+    const read = () => wantedLines(fs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
     const source = await attempt(read, signal)
     if (!source) continue
     // A blank line has nothing to show.
     for (const index of wants.locations) texts[index] = source.lines.get(locations[index]!.range.start.line) || undefined
   }
   return texts
+}
+
+/** Kept texts of the files line text was read from, one cache per host's `ctx.fs`. */
+const keptTexts = new WeakMap<FileSystem, ProvenTextCache>()
+
+/**
+ * The wanted lines of a proven file: from its kept text while it is unchanged (no bytes read);
+ * else a small file is read whole and kept, and a larger one streamed up to its last wanted line.
+ */
+async function wantedLines(
+  fs: FileSystem,
+  workspace: Workspace,
+  path: string,
+  wanted: ReadonlySet<number>,
+  makeBuffer: () => LineBuffer,
+  maxBytes: number,
+  signal: AbortSignal,
+  meter: { bytes: number },
+): Promise<SourceLines> {
+  let texts = keptTexts.get(fs)
+  if (!texts) keptTexts.set(fs, (texts = new ProvenTextCache(fs)))
+  const found = await texts.lookup(path, signal)
+  if (found.hit) return linesOf(found.hit.text, wanted, makeBuffer)
+  if (!found.info || found.info.size > Math.min(maxBytes, texts.maxFileBytes)) return readSourceLines(fs, workspace, path, wanted, makeBuffer, maxBytes, signal, meter)
+  meter.bytes += found.info.size
+  return linesOf((await texts.fill(workspace, path, found, { maxBytes, signal })).text, wanted, makeBuffer)
+}
+
+function linesOf(text: string, wanted: ReadonlySet<number>, makeBuffer: () => LineBuffer): SourceLines {
+  const collector = new LineCollector(wanted, makeBuffer)
+  collector.push(text)
+  const stoppedEarly = collector.done
+  const lines = collector.finish()
+  return { lines, lineCount: stoppedEarly ? undefined : collector.lineCount }
 }
 
 /** Canonical in-workspace file → what is wanted from it. Aliases of one file share an entry. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { FileSystem } from 'dsh-core'
-import { LspError, type LspQueryResult } from 'dsh-lsp'
+import { LspError, SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { boot, codeOf, locations, range, scriptedProvider, textOf, untilAborted, type Harness } from './harness.ts'
 
@@ -35,6 +35,16 @@ async function tempDir(): Promise<string> {
 }
 
 const url = (path: string) => pathToFileURL(path).href
+
+/** The files line text opened from now on, in order, whichever way ctx.fs read them (streamed, or whole to be kept). */
+function fileReads(): () => string[] {
+  const streamed = vi.spyOn(FileSystem.prototype, 'streamContainedText')
+  const whole = vi.spyOn(FileSystem.prototype, 'readContainedText')
+  return () =>
+    [...streamed.mock.calls.map(([, path], index) => ({ path, order: streamed.mock.invocationCallOrder[index]! })), ...whole.mock.calls.map(([, path], index) => ({ path, order: whole.mock.invocationCallOrder[index]! }))]
+      .sort((a, b) => a.order - b.order)
+      .map((read) => read.path)
+}
 
 describe('arguments', () => {
   it('169: every operation converts one-based arguments to a zero-based seam position', async () => {
@@ -226,12 +236,12 @@ describe('locations', () => {
     // Each file's wanted line lies 100 kB in: the first read fits the budget, the second would not.
     for (const name of ['one.ts', 'two.ts', 'three.ts']) await writeFile(join(h.dir, name), `${'// filler\n'.repeat(10_000)}const ${name[0]} = 1\n`)
     const items = ['one.ts', 'two.ts', 'three.ts'].map((name) => ({ uri: url(join(h.dir, name)), line: 10_000, character: 6 }))
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
+    const opened = fileReads()
     h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), items)))
     const result = await h.call({ operation: 'findReferences', filePath: 'one.ts', line: 1, character: 1 })
     expect(textOf(result)).toBe(['one.ts:10001:7  const o = 1', 'two.ts:10001:7', 'three.ts:10001:7'].join('\n'))
     // The third file was never opened: the budget was spent on the first two.
-    expect(streamText).toHaveBeenCalledTimes(2)
+    expect(opened()).toEqual([join(h.dir, 'one.ts'), join(h.dir, 'two.ts')])
   })
 
   it('lineTextChars 0 turns line text and its reads off', async () => {
@@ -253,13 +263,13 @@ describe('locations', () => {
       { uri: url(join(h.dir, 'b.ts')), line: 0, character: 0 },
       { uri: url(join(h.dir, 'alias.ts')), line: 9, character: 0 },
     ]
-    const streamText = vi.spyOn(FileSystem.prototype, 'streamContainedText')
+    const opened = fileReads()
     h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), items)))
     const result = await h.call({ operation: 'findReferences', filePath: 'a.ts', line: 1, character: 1 })
     expect(textOf(result)).toBe(
       ['a.ts:41:1  line 40', 'a.ts:3:1  line 2', 'a.ts:8:1  line 7', 'a.ts:3:1  line 2', 'b.ts:1:1  only', 'alias.ts:10:1  line 9'].join('\n'),
     )
-    expect(streamText.mock.calls.map(([, path]) => path).sort()).toEqual([join(h.dir, 'a.ts'), join(h.dir, 'b.ts')])
+    expect(opened().sort()).toEqual([join(h.dir, 'a.ts'), join(h.dir, 'b.ts')])
   })
 
   it('line text is read afresh on every call: a file rewritten between two calls (same size, same moment) shows its new line', async () => {
@@ -274,6 +284,21 @@ describe('locations', () => {
     await writeFile(join(h.dir, 'a.ts.tmp'), 'export const six = 6\n')
     await rename(join(h.dir, 'a.ts.tmp'), join(h.dir, 'a.ts'))
     expect(textOf(await call())).toBe('a.ts:1:1  export const six = 6')
+  })
+
+  it('an unchanged file’s line text is read once across calls; a change is read at the next call (issue 27 item 2)', async () => {
+    const h = await start()
+    await writeFile(join(h.dir, 'a.ts'), 'export const one = 1\n')
+    // A file changed within SETTLE_MS could repeat its times: it is kept only once it has stood still that long.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 50))
+    h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), [{ uri: url(join(h.dir, 'a.ts')), line: 0, character: 0 }])))
+    const call = () => h.call({ operation: 'goToDefinition', filePath: 'a.ts', line: 1, character: 1 })
+    const opened = fileReads()
+    for (let i = 0; i < 3; i++) expect(textOf(await call())).toBe('a.ts:1:1  export const one = 1')
+    expect(opened()).toEqual([join(h.dir, 'a.ts')])
+    await writeFile(join(h.dir, 'a.ts'), 'export const two = 2\n')
+    expect(textOf(await call())).toBe('a.ts:1:1  export const two = 2')
+    expect(opened()).toHaveLength(2)
   })
 
   it('201: relativises against the provider’s workspace URI, and reads line text through a workspace alias', async () => {

@@ -1,5 +1,5 @@
 import { assertNever, ToolError, type Lifetime } from 'dsh-core'
-import type { WebFetchRequest, WebFetchResult } from 'dsh-web'
+import type { FetchBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
@@ -28,7 +28,7 @@ export type FetchValue = z.infer<typeof FetchValue>
 
 /** Only what `web_fetch` needs from `ctx.web`. */
 export interface Fetcher {
-  fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult>
+  fetch(request: WebFetchRequest, bound?: FetchBound): Promise<WebFetchResult>
 }
 
 export interface FetchSettings {
@@ -42,9 +42,12 @@ export interface FetchSettings {
   readonly converter: PageConverter
 }
 
-/** What a call gives the fetch: its signal (for the provider) and its lifetime (for the conversion). */
+/**
+ * What a call gives the fetch: its lifetime, for the provider and the conversion. Not its signal:
+ * reading `exec.signal` makes an AbortSignal, which (with the provider's listener on it) cost
+ * more than the rest of the tool's own work on a small page.
+ */
 export interface FetchCall {
-  readonly signal: AbortSignal
   readonly lifetime: Lifetime
 }
 
@@ -65,7 +68,7 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
   const mainContent = args.mainContent ?? settings.mainContent
   const hit = settings.cache?.get(url, mainContent)
   if (hit) return { ...hit, cached: true }
-  const result = await web.fetch({ url }, call.signal)
+  const result = await web.fetch({ url }, call.lifetime)
   const value = await valueOf(result, settings, mainContent, call)
   settings.cache?.put(url, value, mainContent)
   return value
@@ -98,17 +101,17 @@ export interface RenderedFetch {
 }
 
 /**
- * Renderings of frozen values, by cap: the model text and the meta's truncation flag both need
- * one, and a value without its Markdown (made elsewhere: stored, replayed) is converted here.
+ * Renderings of frozen HTML values that carry no Markdown (made elsewhere: stored, replayed), by
+ * cap: those are converted here, and the model text and the meta's truncation flag both need one.
  */
 const renderings = new WeakMap<FetchValue, Map<number, RenderedFetch>>()
 
 /**
  * `Fetched <url> (HTTP <status>)`, a blank line, the body as Markdown or text; at most `cap`
- * characters in all. A frozen value (the runtime freezes every value) is rendered once per cap.
+ * characters in all. A frozen value that must be converted here is converted once per cap.
  */
 export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
-  if (!Object.isFrozen(value) || !Object.isFrozen(value.body)) return render(value, cap)
+  if (value.body.kind !== 'html' || value.markdown !== undefined || !Object.isFrozen(value)) return render(value, cap)
   let byCap = renderings.get(value)
   if (!byCap) renderings.set(value, (byCap = new Map()))
   let rendering = byCap.get(cap)
@@ -116,9 +119,24 @@ export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
   return rendering
 }
 
+/**
+ * Whether the rendering at `cap` drops anything (its footer; `renderFetch(value, cap).truncated`),
+ * from lengths alone when the body's text is at hand: the meta needs the flag on every call, and
+ * building the text a second time for it cost more than the rest of the tool's own work.
+ */
+export function rendersTruncated(value: FetchValue, cap: number): boolean {
+  if (value.truncated) return true
+  const body = value.body.kind === 'html' ? value.markdown : value.body.content
+  if (body === undefined) return renderFetch(value, cap).truncated
+  return headerOf(value).length + body.length > cap
+}
+
+function headerOf(value: FetchValue): string {
+  return `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
+}
+
 function render(value: FetchValue, cap: number): RenderedFetch {
-  const header = `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
-  const prefix = header + renderBody(value, cap)
+  const prefix = headerOf(value) + renderBody(value, cap)
   // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
   const truncated = value.truncated || prefix.length > cap
   const full = truncated ? prefix + FOOTER : prefix

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { renderFetch, requestedUrl, type FetchInput, type FetchValue } from './fetch.ts'
+import { rendersTruncated, requestedUrl, type FetchInput, type FetchValue } from './fetch.ts'
 import type { SearchInput, SearchValue } from './search.ts'
 
 // What the tools keep with a result for replay (`meta`) and hand to harness UIs (cards). The
@@ -58,7 +58,7 @@ export function presentSearchResult(args: SearchInput, result: PresentableResult
 
 /** `truncated` is the effective flag, the one that decides the footer the model sees. */
 export function fetchMeta(value: FetchValue, cap: number): FetchMeta {
-  return { url: value.url, statusCode: value.statusCode, truncated: renderFetch(value, cap).truncated, ...(value.cached ? { cached: true as const } : {}) }
+  return { url: value.url, statusCode: value.statusCode, truncated: rendersTruncated(value, cap), ...(value.cached ? { cached: true as const } : {}) }
 }
 
 export function readFetchMeta(meta: unknown): FetchMeta | undefined {

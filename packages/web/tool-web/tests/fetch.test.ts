@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ForkScope, Plugin } from 'cordis'
 import * as fetchHttp from 'dsh-web-fetch-http'
-import { afterEach, describe, expect, it } from 'vitest'
+import type { Lifetime } from 'dsh-core'
+import type { WebFetchProvider } from 'dsh-web'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { nestsTooDeep } from '../src/depth.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
 import { htmlToMarkdown } from '../src/markdown.ts'
@@ -31,6 +33,27 @@ describe('the call', () => {
     expect(scripted.calls[0]?.request).toEqual({ url: ' https://a.test ' })
     expect(result.isError ? undefined : result.value).toEqual({ ...page('<h1>Title</h1>'), markdown: '# Title' })
     expect(textOf(result)).toBe(`${HEADER}# Title`)
+  })
+
+  it('the provider gets the call\'s own lifetime (fetchWithin), which the caller\'s abort ends', async () => {
+    host = await boot()
+    let given: Lifetime | undefined
+    const provider: WebFetchProvider = {
+      id: 'within',
+      available: () => true,
+      fetch: async () => Promise.reject(new Error('a tool call fetches through fetchWithin')),
+      fetchWithin: async (_request, lifetime) => {
+        given = lifetime
+        return new Promise((_resolve, reject) => lifetime.onAbort(reject))
+      },
+    }
+    host.app.web.registerFetchProvider(provider)
+    const controller = new AbortController()
+    const call = host.fetch({ url: 'https://a.test' }, controller.signal)
+    await vi.waitFor(() => expect(given?.active).toBe(true))
+    controller.abort()
+    expect(codeOf(await call)).toBe('ABORTED')
+    expect(given!.aborted).toBe(true)
   })
 
   it('T57: a blank url is refused; T07: the schema has exactly `url`', async () => {
@@ -158,6 +181,29 @@ describe('with the real http provider on loopback', () => {
     expect([missing.isError, textOf(missing)]).toEqual([false, `Fetched ${origin}/nope (HTTP 404)\n\nnot here`])
     expect(codeOf(await h.fetch({ url: 'ftp://a.test/' }))).toBe('WEB_INVALID_URL')
     expect(codeOf(await h.fetch({ url: `${origin}/away` }))).toBe('WEB_REDIRECT_BLOCKED')
+  })
+
+  it('a fetch makes no AbortSignal: the call\'s lifetime bounds it end to end', async () => {
+    const origin = await site({ '/': [200, { 'content-type': 'text/plain' }, 'plain'] })
+    const h = await withHttp({ cacheTtlMs: 0 })
+    // The first fetch loads undici; count only what a warm fetch makes.
+    expect(textOf(await h.fetch({ url: `${origin}/` }))).toContain('plain')
+    let made = 0
+    vi.stubGlobal(
+      'AbortController',
+      class extends AbortController {
+        constructor() {
+          super()
+          made++
+        }
+      },
+    )
+    try {
+      expect(textOf(await h.fetch({ url: `${origin}/` }))).toContain('plain')
+    } finally {
+      vi.unstubAllGlobals()
+    }
+    expect(made).toBe(0)
   })
 
   it('the default guard refuses loopback through the tool with WEB_BLOCKED_URL', async () => {

@@ -31,7 +31,7 @@ afterEach(async () => {
 })
 
 const FOOTER = '(Content truncated.'
-const fetched = (content: string, kind: 'html' | 'text' = 'html', extra: Partial<FetchValue> = {}): FetchValue => ({ url: 'https://a.test', statusCode: 200, body: { kind, content }, truncated: false, ...extra })
+const fetched = (content: string, kind: FetchValue['body']['kind'] = 'html', extra: Partial<FetchValue> = {}): FetchValue => ({ url: 'https://a.test', statusCode: 200, body: { kind, content }, truncated: false, ...extra })
 
 describe('web_search meta and cards', () => {
   const full = { content: 'the answer', sources: [{ url: 'https://a.test/x', title: 'A', snippet: 'about a', publishedAt: '2026-01-01' }, { url: 'https://b.test/y' }], truncated: true }
@@ -119,6 +119,16 @@ describe('web_fetch meta and cards', () => {
     })
     expect(flags).toEqual([false, true, true, true])
     expect(fetched(`<p>${'_'.repeat(300)}</p>`).body.content.length).toBeLessThan(400)
+  })
+
+  it('the flag agrees with the rendering around the cap, for text, PDF and HTML with its Markdown, frozen or not', () => {
+    const header = 'Fetched https://a.test (HTTP 200)\n\n'.length
+    for (const cap of [header - 1, header, header + 1, header + 10]) {
+      for (let length = 0; length <= 12; length++) {
+        const values = [fetched('t'.repeat(length), 'text'), fetched('<p>x</p>', 'html', { markdown: 'm'.repeat(length) }), Object.freeze(fetched('p'.repeat(length), 'pdf'))]
+        for (const value of values) expect(fetchMeta(value, cap).truncated, `${value.body.kind} ${length} at ${cap}`).toBe(renderFetch(value, cap).truncated)
+      }
+    }
   })
 
   it('T55: rendering and meta of one frozen value convert once; a different cap converts again', () => {

@@ -1,7 +1,7 @@
 import type { Readable, Transform } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { sliceCodePoints, WebError } from 'dsh-web'
-import { bomEncoding, charsetOf, classify, metaCharset, sniff, type BodyKind } from './content.ts'
+import { bomEncoding, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 
 export interface BodyLimits {
@@ -40,7 +40,7 @@ const HEAD_BYTES = 1024
  * The body is always destroyed when this returns or throws.
  */
 export async function readBody(body: Readable, headers: { contentType: string | undefined; contentEncoding: string | undefined; contentLength?: string | undefined }, limits: BodyLimits): Promise<DecodedBody | PdfBytes> {
-  const declared = classify(headers.contentType)
+  const { declared, charset: headerCharset } = readContentType(headers.contentType)
   if (declared.kind === 'unsupported') {
     discard(body)
     throw new WebError(`unsupported content type "${declared.type}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
@@ -52,7 +52,6 @@ export async function readBody(body: Readable, headers: { contentType: string | 
     throw pdfTooLarge(limits.maxPdfBytes, `its Content-Length is ${length}`)
   }
   let headerDecoder: StreamDecoder | undefined
-  const headerCharset = charsetOf(headers.contentType)
   let source: Readable
   try {
     // An unknown charset is refused before any byte is read.

@@ -31,6 +31,28 @@ export function classify(contentType: string | undefined): Declared {
   return { kind: 'unsupported', type }
 }
 
+/** What a Content-Type header value says: its kind and its charset parameter. */
+export interface ContentTypeInfo {
+  readonly declared: Declared
+  readonly charset: string | undefined
+}
+
+/** Header values already read; servers send a handful of distinct ones, so a small table serves every fetch. */
+const readTypes = new Map<string, ContentTypeInfo>()
+const MAX_READ_TYPES = 64
+
+/** `classify` and `charsetOf` of one header value, remembered (the value is the whole key). */
+export function readContentType(contentType: string | undefined): ContentTypeInfo {
+  const key = contentType ?? ''
+  let info = readTypes.get(key)
+  if (!info) {
+    info = { declared: classify(contentType), charset: charsetOf(contentType) }
+    if (readTypes.size >= MAX_READ_TYPES) readTypes.delete(readTypes.keys().next().value!)
+    readTypes.set(key, info)
+  }
+  return info
+}
+
 /** The `charset` parameter, lower-cased, quotes removed; undefined when absent. */
 export function charsetOf(contentType: string | undefined): string | undefined {
   const match = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i.exec(contentType ?? '')

@@ -8,14 +8,24 @@ export interface StreamDecoder {
   decode(input?: Uint8Array, options?: { stream?: boolean }): string
 }
 
+/**
+ * Labels already resolved to their encoding, a few dozen at most (servers send the labels): a
+ * label is resolved by making a TextDecoder, which a UTF-8 body (most of them) never uses.
+ */
+const encodings = new Map<string, string>()
+const MAX_KNOWN_LABELS = 64
+
 /** A non-fatal decoder for a label; an unknown label is `WEB_UNSUPPORTED_CONTENT_TYPE`. */
 export function decoderFor(label: string): StreamDecoder {
+  const known = encodings.get(label)
+  if (known === 'utf-8') return new Utf8Decoder()
   let decoder: TextDecoder
   try {
-    decoder = new TextDecoder(label)
+    decoder = new TextDecoder(known ?? label)
   } catch (error) {
     throw new WebError(`unsupported charset "${label}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE', { cause: error })
   }
+  if (known === undefined && encodings.size < MAX_KNOWN_LABELS) encodings.set(label, decoder.encoding)
   return decoder.encoding === 'utf-8' ? new Utf8Decoder() : decoder
 }
 

@@ -39,6 +39,8 @@ export class HttpFetchProvider implements WebFetchProvider {
   private readonly headers: Readonly<Record<string, string>>
   private readonly allowedPorts: ReadonlySet<number>
   private readonly domains: DomainRules
+  /** The provider's own timeout on every fetch, whatever the caller's bound. */
+  private readonly backstop: { readonly timeoutMs: number; readonly code: string }
 
   constructor(options: HttpFetchProviderOptions) {
     this.config = options.config
@@ -46,6 +48,7 @@ export class HttpFetchProvider implements WebFetchProvider {
     this.guard = new NetworkGuard(options.config, options.resolver)
     this.allowedPorts = new Set(options.config.allowedPorts)
     this.domains = new DomainRules(options.config.allowedDomains, options.config.deniedDomains)
+    this.backstop = { timeoutMs: options.config.timeoutMs, code: 'WEB_FETCH_TIMEOUT' }
     this.connect = options.connect
     this.baseConnector = options.baseConnector
   }
@@ -77,8 +80,17 @@ export class HttpFetchProvider implements WebFetchProvider {
 
   async fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult> {
     if (signal?.aborted) throw new WebError('web fetch aborted', 'WEB_ABORTED', { cause: signal.reason })
-    // One lifetime per fetch (all hops and the body): the caller's signal or the provider's backstop.
-    const budget = Lifetime.following(signal, { timeoutMs: this.config.timeoutMs, code: 'WEB_FETCH_TIMEOUT' })
+    return this.run(request, Lifetime.following(signal, this.backstop), signal)
+  }
+
+  /** The fetch as a child of the caller's lifetime (a tool call's): no `AbortSignal` is made for it. */
+  async fetchWithin(request: WebFetchRequest, lifetime: Lifetime): Promise<WebFetchResult> {
+    if (lifetime.aborted) throw new WebError('web fetch aborted', 'WEB_ABORTED', { cause: lifetime.reason })
+    return this.run(request, lifetime.child(this.backstop), lifetime)
+  }
+
+  /** All hops and the body on one lifetime, `budget`: the caller's bound or the provider's backstop, whichever ends first. */
+  private async run(request: WebFetchRequest, budget: Lifetime, caller: CallerBound | undefined): Promise<WebFetchResult> {
     const undiciSignal = new UndiciSignal(budget)
     try {
       let url = checkedUrl(request.url, this.config.maxUrlLength)
@@ -95,7 +107,7 @@ export class HttpFetchProvider implements WebFetchProvider {
         await response.body.dump({ limit: 65_536, signal: budget.signal })
       }
     } catch (error) {
-      throw translate(error, budget.expired, signal)
+      throw translate(error, budget.expired, caller)
     } finally {
       budget.dispose()
     }
@@ -163,10 +175,16 @@ function header(headers: Dispatcher.ResponseData['headers'], name: string): stri
   return Array.isArray(value) ? value.join(', ') : value
 }
 
-/** Driven by the signals, not by the error's shape: our own deadline, then the caller's abort. */
-function translate(error: unknown, expired: boolean, signal: AbortSignal | undefined): WebError {
+/** The caller's signal or lifetime, as far as the error translation reads it. */
+interface CallerBound {
+  readonly aborted: boolean
+  readonly reason: unknown
+}
+
+/** Driven by the bounds, not by the error's shape: our own deadline, then the caller's abort. */
+function translate(error: unknown, expired: boolean, caller: CallerBound | undefined): WebError {
   if (expired) return new WebError('web fetch timed out', 'WEB_FETCH_TIMEOUT', { cause: error })
-  if (signal?.aborted) return new WebError('web fetch aborted', 'WEB_ABORTED', { cause: signal.reason })
+  if (caller?.aborted) return new WebError('web fetch aborted', 'WEB_ABORTED', { cause: caller.reason })
   if (error instanceof WebError) return error
   return new WebError(`web fetch failed: ${describe(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
 }

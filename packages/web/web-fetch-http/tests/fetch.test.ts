@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { Lifetime } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bodyText, closeAll, closeProviders, failure, LOOPBACK_ALLOWED, provider, serve, type Handler } from './fixtures/servers.ts'
 
@@ -317,6 +318,21 @@ describe('time and cancellation', () => {
     const server = await serve(never)
     const error = await failure(provider({ ...LOOPBACK_ALLOWED, timeoutMs: 10_000 }).fetch({ url: `${server.origin}/` }, AbortSignal.timeout(50)))
     expect(error.code).toBe('WEB_ABORTED')
+  })
+
+  it('fetchWithin: a child of the caller\'s lifetime: its abort is WEB_ABORTED, the provider timeout still WEB_FETCH_TIMEOUT, and the caller\'s lifetime lives on', async () => {
+    const server = await serve(never)
+    const fetcher = provider({ ...LOOPBACK_ALLOWED, timeoutMs: 10_000 })
+    const ended = Lifetime.following(undefined)
+    ended.abort()
+    expect((await failure(fetcher.fetchWithin({ url: `${server.origin}/` }, ended))).code).toBe('WEB_ABORTED')
+    expect(server.connections()).toBe(0)
+    const caller = Lifetime.following(undefined, { timeoutMs: 50 })
+    expect((await failure(fetcher.fetchWithin({ url: `${server.origin}/` }, caller))).code).toBe('WEB_ABORTED')
+    const outlived = Lifetime.following(undefined)
+    expect((await failure(provider({ ...LOOPBACK_ALLOWED, timeoutMs: 50 }).fetchWithin({ url: `${server.origin}/` }, outlived))).code).toBe('WEB_FETCH_TIMEOUT')
+    expect(outlived.active).toBe(true)
+    outlived.dispose()
   })
 
   it('a DNS lookup that never answers is cut by the caller’s abort and by the provider timeout', async () => {

@@ -1,11 +1,12 @@
 import { Context, Service } from 'cordis'
-import { MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
+import { Lifetime, MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
 import { z } from 'zod'
+import { WebError } from './errors.ts'
 import { envOverride, joinDetail, ProviderRegistry } from './registry.ts'
 import { SearchHealth, type SearchProviderReport } from './search-health.ts'
 import { SearchRouter } from './search-router.ts'
 import { AUTO, namedIds, searchSelection, type SearchSelection } from './search-selection.ts'
-import type { WebFetchProvider, WebFetchRequest, WebFetchResult, WebProviderKind, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
+import type { FetchBound, WebFetchProvider, WebFetchRequest, WebFetchResult, WebProviderKind, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -74,6 +75,9 @@ export class WebService extends Service {
   }
 
   registerFetchProvider(provider: WebFetchProvider): () => void {
+    if (provider?.fetchWithin !== undefined && typeof provider.fetchWithin !== 'function') {
+      throw new WebError(`web fetch provider "${String(provider.id)}": fetchWithin must be a function when given`, 'WEB_INVALID_PROVIDER')
+    }
     return this.register(this.fetchRegistry, provider, (id) => (id === this.pinnedFetch ? undefined : this.fetchCapability(id)))
   }
 
@@ -99,9 +103,14 @@ export class WebService extends Service {
     return capSources(await this.router.search(request, signal), request.maxResults)
   }
 
-  /** Selects a provider for this call and returns its result unchanged (a 404 is a result). */
-  async fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult> {
-    return this.fetchRegistry.select(this.pinnedFetch).fetch(request, signal)
+  /**
+   * Selects a provider for this call and returns its result unchanged (a 404 is a result). A
+   * lifetime reaches a provider's `fetchWithin` as the same object, else `fetch` as its signal.
+   */
+  async fetch(request: WebFetchRequest, bound?: FetchBound): Promise<WebFetchResult> {
+    const provider = this.fetchRegistry.select(this.pinnedFetch)
+    if (!(bound instanceof Lifetime)) return provider.fetch(request, bound)
+    return provider.fetchWithin ? provider.fetchWithin(request, bound) : provider.fetch(request, bound.signal)
   }
 
   private register<P extends WebSearchProvider | WebFetchProvider>(registry: ProviderRegistry<P>, provider: P, capability: (id: string) => Capability | undefined): () => void {

@@ -1,4 +1,4 @@
-import type { CapabilityStatus, ProbeContext } from 'dsh-core'
+import type { CapabilityStatus, Lifetime, ProbeContext } from 'dsh-core'
 
 export interface WebSearchRequest {
   /** Exactly one query; multi-query fan-out lives in the tool. */
@@ -93,6 +93,15 @@ export interface WebSearchProvider extends WebProviderBase {
 export interface WebFetchProvider extends WebProviderBase {
   /** Rejects with a `WebError`; a non-2xx response resolves. */
   fetch(request: WebFetchRequest, signal?: AbortSignal): Promise<WebFetchResult>
+  /**
+   * Optional: the same fetch, bounded by the caller's dsh-core `Lifetime` rather than a signal. A
+   * caller that holds a lifetime (a tool call) then makes no `AbortSignal` for the fetch; without
+   * it the seam hands `fetch` the lifetime's signal.
+   */
+  fetchWithin?(request: WebFetchRequest, lifetime: Lifetime): Promise<WebFetchResult>
 }
+
+/** What bounds a fetch: the caller's signal, or its lifetime (see `WebFetchProvider.fetchWithin`). */
+export type FetchBound = AbortSignal | Lifetime
 
 export type WebProviderKind = 'search' | 'fetch'

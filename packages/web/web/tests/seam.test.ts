@@ -1,5 +1,5 @@
 import { Context, type ForkScope, type Plugin } from 'cordis'
-import { HarnessError } from 'dsh-core'
+import { HarnessError, Lifetime } from 'dsh-core'
 import ReadinessService from 'dsh-core/readiness'
 import WebService, { WebError, type WebFetchProvider, type WebFetchResult, type WebSearchProvider, type WebSearchResult } from 'dsh-web'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -242,6 +242,24 @@ describe('results', () => {
     const signal = new AbortController().signal
     expect(await app.web.fetch({ url: 'https://a.test' }, signal)).toEqual({ url: 'https://a.test/', statusCode: 200, body: { kind: 'text', content: 'ok' }, truncated: false })
     expect(f.calls[0]).toEqual({ request: { url: 'https://a.test' }, signal })
+  })
+
+  it('a lifetime reaches fetchWithin as the same object; a provider without it gets the lifetime\'s signal', async () => {
+    const app = await boot()
+    const within: unknown[] = []
+    const signals: unknown[] = []
+    app.web.registerFetchProvider({ id: 'f', available: () => true, fetch: async () => Promise.reject(new Error('not this way')), fetchWithin: async (_request, lifetime) => (within.push(lifetime), OK_PAGE) })
+    const lifetime = Lifetime.following(undefined)
+    expect(await app.web.fetch({ url: 'https://a.test' }, lifetime)).toEqual(OK_PAGE)
+    expect(within).toEqual([lifetime])
+    const plain = await boot()
+    plain.web.registerFetchProvider({ id: 'g', available: () => true, fetch: async (_request, signal) => (signals.push(signal), OK_PAGE) })
+    expect(await plain.web.fetch({ url: 'https://a.test' }, lifetime)).toEqual(OK_PAGE)
+    expect(signals).toEqual([lifetime.signal])
+    expect(() => plain.web.registerFetchProvider({ id: 'h', available: () => true, fetch: async () => OK_PAGE, fetchWithin: 'no' } as unknown as WebFetchProvider)).toThrow(
+      expect.objectContaining({ code: 'WEB_INVALID_PROVIDER', message: 'web fetch provider "h": fetchWithin must be a function when given' }),
+    )
+    lifetime.dispose()
   })
 
   it('W21: WebError is a HarnessError with its code and name', () => {

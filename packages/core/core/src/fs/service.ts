@@ -26,6 +26,11 @@ export interface PathInfo {
   readonly type: 'file' | 'directory' | 'other'
   readonly size: number
   readonly mtimeMs: number
+  /** When the inode last changed (a write, a rename, a chmod); unlike `mtimeMs`, no program can set it back. */
+  readonly ctimeMs: number
+  /** The file's identity: two paths with the same `dev` and `ino` name one file. */
+  readonly dev: number
+  readonly ino: number
 }
 
 export interface DirEntry {
@@ -164,14 +169,14 @@ export class FileSystem extends Service {
     }
     if (!info) return undefined
     if (info.isSymbolicLink()) return this.stat(path, signal)
-    return { type: typeOf(info), size: info.size, mtimeMs: info.mtimeMs }
+    return pathInfo(info)
   }
 
   private async statWith(io: FsIo, path: string, signal: AbortSignal | undefined): Promise<PathInfo | undefined> {
     throwIfFsAborted(signal, () => `stat of ${quote(path)}`)
     try {
       const info = await io.stat(path)
-      return { type: typeOf(info), size: info.size, mtimeMs: info.mtimeMs }
+      return pathInfo(info)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       throw fsErrorFrom(error, `${quote(path)}`)
@@ -459,6 +464,10 @@ function decode(decoder: TextDecoder, chunk: Uint8Array | undefined, path: strin
   } catch (error) {
     throw new FsError(`${quote(path)} is not valid UTF-8 text`, 'FS_NOT_TEXT', { cause: error })
   }
+}
+
+function pathInfo(info: Stats): PathInfo {
+  return { type: typeOf(info), size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, dev: info.dev, ino: info.ino }
 }
 
 /** What a stat or a directory entry is, as `PathInfo` and `DirEntry` name it. */

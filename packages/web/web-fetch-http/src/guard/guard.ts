@@ -72,10 +72,14 @@ export class NetworkGuard {
    * case of a fetch thus costs no promise and no abort signal.
    */
   pinNow(host: string): (() => void) | undefined {
-    const known = this.resolveWithoutDns(host)
-    if (!known) return undefined
     // An address literal is connected to as is: no lookup runs, so there is nothing to pin.
-    return isIP(unbracket(host)) ? NOTHING_PINNED : this.hold(host, known)
+    const bare = unbracket(host)
+    if (isIP(bare)) {
+      this.checkAddress(bare, host, 'is')
+      return NOTHING_PINNED
+    }
+    const known = this.resolveWithoutDns(host)
+    return known && this.hold(host, known)
   }
 
   /** The checked answers for a literal or a localhost name; throws for a refused one; undefined when DNS must be asked. */

@@ -1,0 +1,56 @@
+import { untracked } from 'dsh-core'
+import { Agent, request } from 'undici'
+import { ratio } from './stats.ts'
+import { bootOurs, startServer } from './web.ts'
+
+// CPU time per small-page fetch, ours against the bare client, in blocks that alternate: on a
+// loaded machine (the shared 2-core box) a wall-clock p50 mostly measures the wait for a core,
+// while this process's user + system time per call still shows what each layer adds.
+
+const CALLS = Number(process.env.BENCH_WEB_CPU_CALLS ?? 2000)
+const BLOCKS = Number(process.env.BENCH_WEB_CPU_BLOCKS ?? 10)
+
+type Side = readonly [label: string, run: () => Promise<unknown>]
+
+export async function benchWebCpu(): Promise<string[]> {
+  const { child, origin } = await startServer()
+  const { host, remove } = await bootOurs()
+  const agent = new Agent()
+  const url = `${origin}/small.txt`
+  const web = untracked(host.app.web)
+  const tools = host.app.tools
+  const untrackedTools = untracked(tools)
+  const call = async (runtime: typeof tools) => {
+    const result = await runtime.execute({ name: 'web_fetch', arguments: { url } })
+    if (result.isError) throw new Error(`${result.error.code} ${result.error.message}`)
+  }
+  const sides: Side[] = [
+    ['bare undici.request + body.text()', async () => (await request(url, { dispatcher: agent })).body.text()],
+    ['ctx.web.fetch (seam + provider)', () => web.fetch({ url })],
+    ['web_fetch, tools runtime untracked', () => call(untrackedTools)],
+    ['web_fetch through ctx.tools.execute', () => call(tools)],
+  ]
+  try {
+    for (let i = 0; i < 300; i++) for (const [, run] of sides) await run()
+    const perCall = sides.map(() => [] as number[])
+    for (let block = 0; block < BLOCKS; block++) {
+      const order = block % 2 ? sides.map((_, index) => index) : sides.map((_, index) => sides.length - 1 - index)
+      for (const index of order) {
+        const before = process.cpuUsage()
+        for (let i = 0; i < CALLS; i++) await sides[index]![1]()
+        const used = process.cpuUsage(before)
+        perCall[index]!.push((used.user + used.system) / CALLS)
+      }
+    }
+    const medians = perCall.map((samples) => [...samples].sort((a, b) => a - b)[samples.length >> 1]!)
+    return [
+      `CPU per small-page fetch (864 B, loopback; this process's user + system time), median of ${BLOCKS} blocks of ${CALLS} calls per side, blocks alternating`,
+      ...sides.map(([label], index) => `  ${label.padEnd(40)} ${medians[index]!.toFixed(1).padStart(7)} µs  ${ratio(medians[index]!, medians[0]!)}`),
+    ]
+  } finally {
+    await agent.destroy()
+    await host.stop()
+    remove()
+    child.kill()
+  }
+}

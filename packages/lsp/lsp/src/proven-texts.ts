@@ -1,0 +1,124 @@
+import type { ContainedText, FileSystem, PathInfo, Workspace } from 'dsh-core'
+
+/**
+ * How long after its last change a file (or a directory's entries) must have stood still before
+ * what was read of it is reused. A file system stamps times from a coarse clock: two writes within
+ * one tick can leave the same times behind, so a read made then could match a later state. Past
+ * this age a later write moves the times. (Git treats a "racily clean" index entry the same way.)
+ */
+export const SETTLE_MS = 2000
+
+/** True when `now` and `later` name one file in one state: same identity, size and change times. */
+export function unchanged(now: PathInfo, later: PathInfo): boolean {
+  return now.dev === later.dev && now.ino === later.ino && now.size === later.size && now.mtimeMs === later.mtimeMs && now.ctimeMs === later.ctimeMs
+}
+
+/** True when the state `info` shows had stood still for `settleMs` by `at` (a `Date.now()` taken before reading). */
+export function settled(info: PathInfo, at: number, settleMs = SETTLE_MS): boolean {
+  return at - Math.max(info.mtimeMs, info.ctimeMs) >= settleMs
+}
+
+export interface ProvenTextLimits {
+  /** Files larger than this are read every time and never kept. */
+  readonly maxFileBytes: number
+  /** Bytes of text all kept files may take together; the least recently used go first. */
+  readonly maxTotalBytes: number
+  /** A file changed less than this before it was read is not kept (see `SETTLE_MS`). */
+  readonly settleMs: number
+}
+
+export const PROVEN_TEXT_LIMITS: ProvenTextLimits = { maxFileBytes: 256 * 1024, maxTotalBytes: 4 * 1024 * 1024, settleMs: SETTLE_MS }
+
+/** What `lookup` found: the stat (none when it could not be taken) and, for an unchanged file, its kept text. */
+export type TextLookup = { readonly at: number; readonly info?: undefined; readonly hit?: undefined } | { readonly at: number; readonly info: PathInfo; readonly hit?: ContainedText }
+
+interface Kept {
+  readonly info: PathInfo
+  readonly text: ContainedText
+}
+
+/**
+ * Whole texts of workspace files as `ctx.fs` last read them, reused while a file is unchanged, so a
+ * file asked about again and again (the source of every query, the files its answers point into)
+ * costs one `stat` instead of a read. The caller proves the path first (`fs.contained`); a kept text
+ * is reused only when the file at that path has the identity (device, inode), size and change times
+ * it had when it was read through `fs.readContainedText` (which proves and identifies what it
+ * opens), and had stood still for `settleMs` then. A miss reads the file as `readContainedText`
+ * always does, with all of its checks and errors.
+ */
+export class ProvenTextCache {
+  private readonly kept = new Map<string, Kept>()
+  private totalBytes = 0
+
+  constructor(
+    private readonly fs: FileSystem,
+    private readonly limits: ProvenTextLimits = PROVEN_TEXT_LIMITS,
+  ) {}
+
+  /** Files larger than this are never kept (see `fill`). */
+  get maxFileBytes(): number {
+    return this.limits.maxFileBytes
+  }
+
+  /**
+   * The text of `path`, a canonical path `fs.contained(workspace, …)` returned a moment ago; at most
+   * `maxBytes` bytes (else `FS_TOO_LARGE`, as `readContainedText`).
+   */
+  async read(workspace: Workspace, path: string, options: { readonly maxBytes: number; readonly signal?: AbortSignal | undefined }): Promise<ContainedText> {
+    const found = await this.lookup(path, options.signal)
+    if (found.hit && found.info.size <= options.maxBytes) return found.hit
+    return this.fill(workspace, path, found, options)
+  }
+
+  /** The file's stat now, and the kept text when the file is unchanged since it was read. */
+  async lookup(path: string, signal: AbortSignal | undefined): Promise<TextLookup> {
+    // Taken before the stat, and the stat before any read: what is kept is never older than its key.
+    const at = Date.now()
+    const info = await this.statOf(path, signal)
+    if (!info) return { at }
+    const kept = this.kept.get(path)
+    if (!kept) return { at, info }
+    if (!unchanged(kept.info, info)) {
+      this.forget(path)
+      return { at, info }
+    }
+    this.kept.delete(path)
+    this.kept.set(path, kept)
+    return { at, info, hit: kept.text }
+  }
+
+  /** Reads `path` with `fs.readContainedText` (all of its proofs and errors) and keeps the text when `lookup` saw a settled file small enough. */
+  async fill(workspace: Workspace, path: string, found: TextLookup, options: { readonly maxBytes: number; readonly signal?: AbortSignal | undefined }): Promise<ContainedText> {
+    const text = await this.fs.readContainedText(workspace, path, options)
+    const { info } = found
+    if (info && text.path === path && info.size <= this.limits.maxFileBytes && settled(info, found.at, this.limits.settleMs)) this.keep(path, { info, text })
+    return text
+  }
+
+  /** Known only as a cheaper way to a miss: a failed stat leaves the read to report the failure. */
+  private async statOf(path: string, signal: AbortSignal | undefined): Promise<PathInfo | undefined> {
+    try {
+      const info = await this.fs.statBesideProven(path, signal)
+      return info?.type === 'file' ? info : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  private keep(path: string, entry: Kept): void {
+    this.forget(path)
+    this.kept.set(path, entry)
+    this.totalBytes += entry.info.size
+    for (const oldest of this.kept.keys()) {
+      if (this.totalBytes <= this.limits.maxTotalBytes) break
+      this.forget(oldest)
+    }
+  }
+
+  private forget(path: string): void {
+    const entry = this.kept.get(path)
+    if (!entry) return
+    this.kept.delete(path)
+    this.totalBytes -= entry.info.size
+  }
+}

@@ -1,0 +1,97 @@
+// The published JavaScript of a workspace package: its tsc build (dist/) bundled by esbuild into
+// bundle/, which publishConfig's exports and bin point at (the declarations stay in dist/).
+// A `dsh` command loaded about 350 modules from the tsc layout, and Node's module loader was the
+// largest part of its start-up; bundled, it loads a few dozen (bench/RESULTS.md, issue 27 item 5).
+//
+// What stays a separate package, so that a process has one copy of it: every bare import
+// (cordis, the other dsh packages, the MCP SDK, undici…) is left to node_modules, with two
+// exceptions. zod and yaml are bundled into dsh-core, which publishes them as `dsh-core/vendor/zod`
+// and `dsh-core/vendor/yaml`; every other package's bundle imports them from there. Neither carries
+// identity a plugin could trip on (zod keeps its registry on globalThis for several copies; yaml
+// returns plain data), so a plugin importing `zod` itself still works beside them.
+import { existsSync, renameSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+
+const HOST = 'dsh-core'
+const VENDORED = new Set(['zod', 'yaml'])
+
+/**
+ * esbuild's input and output for every file the published manifest points at under ./bundle/
+ * (each built from the same path under ./dist/), plus the package's `dshBundle.entries`: files
+ * loaded by URL rather than imported (a worker), written at bundle/<name>.js.
+ */
+function entryPoints(manifest) {
+  const targets = []
+  const collect = (target) => {
+    if (typeof target === 'string') targets.push(target)
+    else if (target && typeof target === 'object') Object.values(target).forEach(collect)
+  }
+  collect(manifest.publishConfig?.exports)
+  collect(manifest.publishConfig?.bin)
+  const published = [...new Set(targets)]
+    .filter((target) => target.startsWith('./bundle/') && target.endsWith('.js'))
+    .map((target) => ({ in: target.replace('./bundle/', './dist/'), out: target.slice('./bundle/'.length, -'.js'.length) }))
+  const extra = Object.entries(manifest.dshBundle?.entries ?? {}).map(([out, input]) => ({ in: input, out }))
+  return [...published, ...extra]
+}
+
+/** Bundles `packageDir`'s dist/ into bundle/ (replaced whole). Returns esbuild's result. */
+export async function bundlePackage(packageDir, manifest, esbuildFrom) {
+  const { build } = await import(createRequire(esbuildFrom).resolve('esbuild'))
+  const entries = entryPoints(manifest)
+  const target = join(packageDir, 'bundle')
+  if (!entries.length) {
+    rmSync(target, { recursive: true, force: true })
+    return undefined
+  }
+  const missing = entries.filter((entry) => !existsSync(join(packageDir, entry.in)))
+  if (missing.length) throw new Error(`bundle entries not built: ${missing.map((entry) => entry.in).join(', ')}`)
+  const isHost = manifest.name === HOST
+  // Written beside and swapped in: processes may be running the old bundle (a second test run's
+  // children), and a half-written one must never be seen.
+  const outdir = join(packageDir, `.bundle-${process.pid}`)
+  rmSync(outdir, { recursive: true, force: true })
+  const result = await build({
+    absWorkingDir: packageDir,
+    entryPoints: entries,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    // Chunks beside the entries at the top of bundle/: code that finds files by import.meta.url
+    // (../presets/, ../package.json, a worker) sits one level below the package root, as in dist/.
+    chunkNames: '[name]-[hash]',
+    logLevel: 'warning',
+    // yaml is CommonJS and requires Node's built-ins; inside an ES module bundle that needs a require.
+    banner: isHost ? { js: "import { createRequire as __dshBundleRequire } from 'node:module'\nconst require = __dshBundleRequire(import.meta.url)" } : undefined,
+    plugins: [
+      {
+        name: 'dsh-externals',
+        setup(bundler) {
+          bundler.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (args.kind === 'entry-point') return undefined
+            const name = args.path.split('/').slice(0, args.path.startsWith('@') ? 2 : 1).join('/')
+            if (VENDORED.has(name)) {
+              if (isHost) return undefined // bundled here
+              if (args.path !== name) throw new Error(`${args.importer} imports ${args.path}; only the package root of ${name} is vendored by ${HOST}`)
+              return { path: `${HOST}/vendor/${name}`, external: true }
+            }
+            // yaml's own requires of Node's built-ins ('process', 'buffer') inside dsh-core's bundle
+            return { path: args.path, external: true }
+          })
+        },
+      },
+    ],
+  }).catch((error) => {
+    rmSync(outdir, { recursive: true, force: true })
+    throw error
+  })
+  const previous = join(packageDir, `.bundle-old-${process.pid}`)
+  if (existsSync(target)) renameSync(target, previous)
+  renameSync(outdir, target)
+  rmSync(previous, { recursive: true, force: true })
+  return result
+}

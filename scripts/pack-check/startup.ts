@@ -1,0 +1,44 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { CheckFailure, run } from './commands.ts'
+
+const MODULE_LOG = fileURLToPath(new URL('../../packages/cli/cli/tests/fixtures/module-log/', import.meta.url))
+
+/**
+ * A module count rather than a time (the machine is shared): the tsc layout made `dsh tools --json
+ * --preset base` load about 350 modules, and Node's module loader was the largest part of its
+ * start-up (issue 27 item 5). Bundled, it loads a few dozen.
+ */
+export const MAX_STARTUP_MODULES = 80
+
+/**
+ * Runs the installed `npx dsh tools --json --preset base` with every loaded module logged, and fails
+ * when a dsh package's JavaScript comes from outside its bundle/, when zod or yaml load from their
+ * own packages (dsh-core's bundle carries them), or when more than MAX_STARTUP_MODULES load.
+ */
+export async function checkStartupModules(app: string): Promise<string> {
+  const hooks = mkdtempSync(join(app, 'module-log-'))
+  try {
+    for (const file of ['register.mjs', 'hooks.mjs']) copyFileSync(join(MODULE_LOG, file), join(hooks, file))
+    const log = join(hooks, 'modules.log')
+    await run('npx', ['--no', 'dsh', 'tools', '--json', '--preset', 'base'], {
+      cwd: app,
+      quiet: true,
+      env: { NODE_OPTIONS: `--import=${join(hooks, 'register.mjs')}`, DSH_MODULE_LOG: log },
+    })
+    const files = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith('file:') && !url.startsWith(`file://${hooks}`))
+    const problems: string[] = []
+    const outsideBundles = files.filter((url) => /\/node_modules\/dsh-[^/]+\/(?!bundle\/)/.test(url))
+    if (outsideBundles.length) problems.push(`dsh packages loaded outside their bundle/: ${outsideBundles.join(', ')}`)
+    const vendored = files.filter((url) => /\/node_modules\/(zod|yaml)\//.test(url))
+    if (vendored.length) problems.push(`zod or yaml loaded from their own packages, beside dsh-core's copy: ${vendored.slice(0, 5).join(', ')}…`)
+    if (files.length > MAX_STARTUP_MODULES) problems.push(`${files.length} modules loaded, more than ${MAX_STARTUP_MODULES}`)
+    if (problems.length) throw new CheckFailure(`npx dsh tools --json --preset base:\n  ${problems.join('\n  ')}`)
+    return `npx dsh tools --json --preset base loaded ${files.length} modules (at most ${MAX_STARTUP_MODULES}), the dsh packages' from their bundles`
+  } finally {
+    rmSync(hooks, { recursive: true, force: true })
+  }
+}
