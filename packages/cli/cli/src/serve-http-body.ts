@@ -32,9 +32,11 @@ export async function receiveBody(request: IncomingMessage, maxBytes: number): P
 }
 
 /**
- * The body's chunks until its end, or until more than `maxBytes` arrived (the rest is left unread,
- * as the SDK's adapter leaves it). Events rather than `for await`: a stream's async iterator costs
- * more than the rest of this read for a body of one chunk.
+ * The body's chunks until its end, or until more than `maxBytes` arrived. The rest is then discarded
+ * as it arrives, as node does with a body nobody reads (bounded by the server's request timeout):
+ * a client still sending reads the 413 instead of a connection reset under its writes. Events rather
+ * than `for await`: a stream's async iterator costs more than the rest of this read for a body of
+ * one chunk.
  */
 function readUpTo(request: IncomingMessage, maxBytes: number): Promise<{ chunks: Buffer[]; received: number }> {
   return new Promise((resolve, reject) => {
@@ -49,8 +51,8 @@ function readUpTo(request: IncomingMessage, maxBytes: number): Promise<{ chunks:
       chunks.push(chunk)
       received += chunk.byteLength
       if (received > maxBytes) {
-        request.pause()
         settle()
+        request.resume()
       }
     }
     const onEnd = () => settle()

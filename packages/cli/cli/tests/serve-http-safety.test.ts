@@ -118,6 +118,18 @@ describe('dsh serve --http: caps and deadline', () => {
           controller.close()
         },
       })
+    const slowly = (body: string, pieces: number) => {
+      const bytes = new TextEncoder().encode(body)
+      const size = Math.ceil(bytes.byteLength / pieces)
+      let start = 0
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (start >= bytes.byteLength) return controller.close()
+          if (start > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+          controller.enqueue(bytes.slice(start, (start += size)))
+        },
+      })
+    }
     // A streamed body has no content-length: only counting what arrives can find it too large.
     const streamed = (body: string, pieces: number) =>
       fetch(served.url, { method: 'POST', duplex: 'half', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: inPieces(body, pieces) } as RequestInit)
@@ -127,6 +139,11 @@ describe('dsh serve --http: caps and deadline', () => {
     const tooLarge = await streamed(call('x'.repeat(10_000)), 5)
     expect(tooLarge.status).toBe(413)
     await tooLarge.body?.cancel()
+    // Still sending when the 413 is decided: the rest is read and dropped, so the client gets the
+    // answer rather than a reset under its next write (a piece every 50 ms keeps it sending).
+    const trickled = await fetch(served.url, { method: 'POST', duplex: 'half', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: slowly(call('x'.repeat(20_000)), 10) } as RequestInit)
+    expect(trickled.status).toBe(413)
+    await trickled.body?.cancel()
     const notJson = await post(served.url, '{"jsonrpc": "2.0", "id": 1, "method": ', { 'mcp-protocol-version': '2025-11-25' })
     expect(notJson.status).toBe(400)
     expect(await notJson.text()).toContain('-32700')
