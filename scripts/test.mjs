@@ -7,19 +7,32 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 
 const require = createRequire(import.meta.url)
+const children = new Set()
+// A stop sent to this process alone (a CI runner's SIGTERM) reaches both, so neither is left running.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    for (const child of children) child.kill(signal)
+    process.exitCode = 1
+  })
+}
 const run = (label, args) =>
   new Promise((resolve) => {
     const child = spawn(process.execPath, args, { stdio: 'inherit' })
+    children.add(child)
+    child.on('exit', () => children.delete(child))
     child.on('error', (error) => {
       process.stderr.write(`${label}: ${error.message}\n`)
       resolve(1)
     })
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
+    child.on('exit', (code, signal) => {
+      if (signal) process.stderr.write(`${label}: stopped by ${signal}\n`)
+      resolve(code ?? 1)
+    })
   })
 
 const [typecheck, tests] = await Promise.all([
   run('tsc', [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']).then((code) => {
-    process.stderr.write(code === 0 ? 'type check: passed\n' : `type check: failed (tsc exited ${code})\n`)
+    process.stderr.write(code === 0 ? 'type check: passed\n' : 'type check: failed\n')
     return code
   }),
   run('vitest', [join(dirname(require.resolve('vitest/package.json')), 'vitest.mjs'), 'run', ...process.argv.slice(2)]),
