@@ -19,12 +19,12 @@ const run = (label, args) =>
   new Promise((resolve) => {
     const child = spawn(process.execPath, args, { stdio: 'inherit' })
     children.add(child)
-    child.on('exit', () => children.delete(child))
     child.on('error', (error) => {
       process.stderr.write(`${label}: ${error.message}\n`)
       resolve(1)
     })
     child.on('exit', (code, signal) => {
+      children.delete(child)
       if (signal) process.stderr.write(`${label}: stopped by ${signal}\n`)
       resolve(code ?? 1)
     })
