@@ -57,7 +57,7 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       output: SearchValue,
       timeoutMs: settings.searchTimeoutMs,
       concurrencySafe: true,
-      execute: (args, exec) => runSearch(web, settings, args, exec.signal),
+      execute: (args, exec) => runSearch(web, settings, args, exec.lifetime),
       render: (_args, value) => renderSearch(value, settings.searchMaxOutputChars),
       meta: (_args, value) => searchMeta(value),
       presentCall: presentSearchCall,
