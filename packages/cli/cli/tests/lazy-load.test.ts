@@ -49,4 +49,12 @@ describe('dsh loads what the command uses', () => {
     expect(urls.filter((url) => /\/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?(zod|yaml)\//.test(url))).toEqual([])
     expect(urls.length).toBeLessThanOrEqual(80)
   })
+
+  // zod's 63 other message locales were half of the vendored bundle, parsed on every start.
+  it("dsh-core's vendored zod carries English messages only", async () => {
+    const vendored = new URL('../../../core/core/bundle/vendor/zod.js', import.meta.url)
+    const { z } = (await import(vendored.href)) as typeof import('zod')
+    expect(Object.keys(z.locales)).toEqual(['en'])
+    expect(z.string().safeParse(1).error?.issues[0]?.message).toBe('Invalid input: expected string, received number')
+  })
 })
