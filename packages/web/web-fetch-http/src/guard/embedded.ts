@@ -1,3 +1,4 @@
+import { lazy } from 'dsh-core'
 import ipaddr from 'ipaddr.js'
 
 /** The IPv6 forms that carry an IPv4 address (IPv4-mapped is not here: it *is* its IPv4 address). */
@@ -22,9 +23,10 @@ const range = (cidr: string) => ipaddr.IPv6.parseCIDR(cidr)
 /**
  * Where each form keeps its IPv4 address. The local-use NAT64 prefix (RFC 8215) may be any
  * RFC 6052 length from /48 to /96, chosen by the operator, so every layout is read and each address
- * found is judged. Teredo carries two: the server's, and the client's inverted.
+ * found is judged. Teredo carries two: the server's, and the client's inverted. Parsed on first
+ * use: ipaddr.js's first parse compiles its patterns, which a process that fetches nothing skips.
  */
-const LAYOUTS: readonly Layout[] = [
+const LAYOUTS = lazy((): readonly Layout[] => [
   { form: 'nat64', range: range('64:ff9b::/96'), at: [12, 13, 14, 15] },
   { form: 'nat64', range: range('64:ff9b:1::/48'), at: [6, 7, 9, 10] },
   { form: 'nat64', range: range('64:ff9b:1::/48'), at: [7, 9, 10, 11] },
@@ -35,7 +37,7 @@ const LAYOUTS: readonly Layout[] = [
   { form: 'teredo', range: range('2001::/32'), at: [12, 13, 14, 15], xor: 0xff },
   { form: 'translated', range: range('::ffff:0:0:0/96'), at: [12, 13, 14, 15] },
   { form: 'compatible', range: range('::/96'), at: [12, 13, 14, 15] },
-]
+])
 
 /** `::` and `::1` sit inside `::/96` but are the unspecified and loopback addresses, not IPv4. */
 const NOT_COMPATIBLE = new Set(['::', '::1'])
@@ -44,7 +46,7 @@ const NOT_COMPATIBLE = new Set(['::', '::1'])
 export function embeddedIPv4(address: ipaddr.IPv6): EmbeddedIPv4[] {
   const found: EmbeddedIPv4[] = []
   let bytes: number[] | undefined
-  for (const layout of LAYOUTS) {
+  for (const layout of LAYOUTS()) {
     if (!address.match(layout.range)) continue
     if (layout.form === 'compatible' && NOT_COMPATIBLE.has(address.toString())) continue
     bytes ??= address.toByteArray()
