@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { ms, percentile, ratio, timedWithCpu } from './stats.ts'
-import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER } from './lsp-servers.ts'
+import { bootCoding, fixtureCopy, NATIVE, REPO, serverPids, treeCpuMs, TSSERVER } from './lsp-servers.ts'
 
 // Diagnostics after a change (issue 22). Ours: what a harness does after an edit has written the file:
 // `ctx.lsp.fileChanged(path)`, then the `lsp_diagnostics` tool (the text brought to the server, its answer
@@ -15,7 +15,8 @@ import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER } from './lsp-servers.t
 // Each side has its own server on its own copy of the project; the text alternates between a
 // version of main with one type error and the clean one, so every change has a new answer. Besides
 // wall time, each side's CPU time in this process (median per change): the machine's load stretches
-// every wait for a core, but hardly the work done.
+// every wait for a core, but hardly the work done. Last, each side's server CPU per change (mean, its
+// process tree's threads from /proc).
 
 const WORKSPACES = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces')
 const ROUNDS = Number(process.env.BENCH_LSP_DIAGNOSTICS_ROUNDS ?? 40)
@@ -104,20 +105,29 @@ async function measure(server: Server): Promise<string[]> {
     }
     const oursRuns: { wallMs: number; cpuMs: number }[] = []
     const bareRuns: { wallMs: number; cpuMs: number }[] = []
+    const oursServer = serverPids(mine.dir)
+    const bareServer = serverPids(theirs.dir)
+    const serverCpu = { ours: 0, bare: 0 }
+    const counted = async (side: 'ours' | 'bare', pids: number[], work: () => Promise<{ wallMs: number; cpuMs: number }>) => {
+      const before = treeCpuMs(pids)
+      const run = await work()
+      serverCpu[side] += treeCpuMs(pids) - before
+      return run
+    }
     for (let i = 0; i < ROUNDS; i++) {
       const [text, errors] = i % 2 ? [clean, 0] : [broken, 1]
       // Alternate who goes first so neither side always gets the quieter machine.
       const sides = [async () => {
           writeFileSync(join(mine.dir, server.file), text)
-          oursRuns.push(await timedWithCpu(() => ours(host, session, server, errors)))
-        }, async () => bareRuns.push(await timedWithCpu(() => bare(client, server, text, errors)))]
+          oursRuns.push(await counted('ours', oursServer, () => timedWithCpu(() => ours(host, session, server, errors))))
+        }, async () => bareRuns.push(await counted('bare', bareServer, () => timedWithCpu(() => bare(client, server, text, errors))))]
       for (const side of i % 4 < 2 ? sides : sides.reverse()) await side()
     }
     const wall = (runs: typeof oursRuns, p: number) => percentile(runs.map((run) => run.wallMs), p)
     const cpu = (runs: typeof oursRuns) => percentile(runs.map((run) => run.cpuMs), 50)
     const [o50, b50, o95, b95, oCpu, bCpu] = [wall(oursRuns, 50), wall(bareRuns, 50), wall(oursRuns, 95), wall(bareRuns, 95), cpu(oursRuns), cpu(bareRuns)]
-    const figures = [ms(o50), ms(b50), ratio(o50, b50), ms(o95), ms(b95), ratio(o95, b95), ms(oCpu), ms(bCpu)]
-    return [`${server.name.padEnd(66)} ${figures.map((figure, index) => figure.padStart(index % 3 === 2 && index < 6 ? 6 : 10)).join('  ')}`]
+    const figures = [ms(o50), ms(b50), ratio(o50, b50), ms(o95), ms(b95), ratio(o95, b95), ms(oCpu), ms(bCpu), ms(serverCpu.ours / ROUNDS), ms(serverCpu.bare / ROUNDS)]
+    return [`${server.name.padEnd(66)} ${figures.map((figure, index) => figure.padStart(index % 3 === 2 && index < 6 ? 6 : index === 8 ? 15 : 10)).join('  ')}`]
   } finally {
     await client.close()
     await host.stop()
@@ -129,7 +139,7 @@ async function measure(server: Server): Promise<string[]> {
 export async function benchLspDiagnostics(): Promise<string[]> {
   const lines = [
     `diagnostics after a change, ${ROUNDS} changes per side (one error in, one error out, alternating); ours: fileChanged + lsp_diagnostics after the write (not timed); bare: didChange + the answer`,
-    `${'server'.padEnd(66)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}`,
+    `${'server'.padEnd(66)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}  ${'server CPU ours'.padStart(15)}  ${'bare'.padStart(10)}`,
   ]
   for (const server of SERVERS) lines.push(...(await measure(server)))
   return lines

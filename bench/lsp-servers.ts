@@ -1,8 +1,9 @@
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host } from 'dsh-core'
+import { descendants } from '../test-support/processes.ts'
 import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
 
 /** The repository, for fixtures and the installed servers. */
@@ -54,3 +55,42 @@ export function bootCoding(): Promise<Host> {
   const overlay = process.env.BENCH_LSP_OVERLAY
   return bootPreset({ preset: join(REPO, 'presets/coding.yml'), ...(overlay ? { overlays: [overlay] } : {}), askTrust: () => true })
 }
+
+/** Live processes whose working directory is `dir`, with their descendants. */
+export function serverPids(dir: string): number[] {
+  const pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number)
+  const roots = pids.filter((pid) => {
+    try {
+      return realpathSync(`/proc/${pid}/cwd`) === dir && pid !== process.pid
+    } catch {
+      return false
+    }
+  })
+  return [...new Set(roots.flatMap((pid) => [pid, ...descendants(pid)]))]
+}
+
+/**
+ * CPU time the processes and their descendants have used so far, in milliseconds: every thread's
+ * `/proc/<pid>/task/<tid>/schedstat` (nanoseconds, unlike the clock ticks of `stat`). A thread that
+ * ended took its time with it; the servers measured here keep theirs.
+ */
+export function treeCpuMs(pids: readonly number[]): number {
+  let ns = 0
+  for (const pid of new Set(pids.flatMap((pid) => [pid, ...descendants(pid)]))) {
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`)
+    } catch {
+      continue
+    }
+    for (const tid of tasks) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+      } catch {
+        // gone
+      }
+    }
+  }
+  return ns / 1e6
+}
+

@@ -1,12 +1,12 @@
-import { readdirSync, readFileSync, realpathSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Host, Session } from 'dsh-core'
 import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { benchLspRefactor } from './lsp-refactor.ts'
-import { micros, ms, percentile, ratio, timed } from './stats.ts'
-import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, type BenchServer } from './lsp-servers.ts'
+import { micros, ms, percentile, ratio, timed, timedWithCpu } from './stats.ts'
+import { bootCoding, fixtureCopy, NATIVE, REPO, serverPids, treeCpuMs, TSSERVER, type BenchServer } from './lsp-servers.ts'
 
 // Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → the language server)
 // against a bare vscode-jsonrpc client doing the same didOpen/request/didClose on its own instance of
@@ -18,6 +18,8 @@ import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, type BenchServer } fro
 
 const FIXTURE = join(REPO, 'packages/lsp/lsp-stdio/tests/real/workspaces/ts-project')
 const QUERIES = Number(process.env.BENCH_LSP_QUERIES ?? 200)
+/** BENCH_LSP_PARTS=warm,diagnostics (comma-separated) runs only those parts; all by default. */
+const PARTS = ['warm', 'cold', 'four', 'diagnostics', 'refactor'] as const
 
 type Server = BenchServer
 
@@ -86,28 +88,47 @@ async function warmLatency(server: Server): Promise<Figures> {
     await client.waitQuiet(60_000)
     await ours(host, workspace.dir, CASES[0]!)
     for (let i = 0; i < 5; i++) for (const c of CASES) await Promise.all([ours(host, workspace.dir, c), bare(client, c)])
-    lines.push(`warm latency, ${QUERIES} queries per operation and side, interleaved`)
-    lines.push('operation            ours p50    bare p50    ratio   ours-bare   ours p95    bare p95    ratio')
+    // Our server is the one whose working directory is the workspace; the bare client's is its child.
+    const oursServer = serverPids(workspace.dir).filter((pid) => pid !== client.pid && !descendants(client.pid).includes(pid))
+    const bareServer = [client.pid, ...descendants(client.pid)]
+    lines.push(`warm latency, ${QUERIES} queries per operation and side, interleaved; CPU per query (mean): the server's process tree (its threads' schedstat) and this process`)
+    lines.push('operation            ours p50    bare p50    ratio   ours-bare   ours p95    bare p95    ratio   server CPU ours / bare   client CPU ours / bare')
     for (const c of CASES) {
       const mine: number[] = []
       const theirs: number[] = []
+      const cpu = { oursServer: 0, bareServer: 0, oursClient: 0, bareClient: 0 }
+      const oursOnce = async () => {
+        const server = treeCpuMs(oursServer)
+        const { wallMs, cpuMs } = await timedWithCpu(() => ours(host, workspace.dir, c))
+        cpu.oursServer += treeCpuMs(oursServer) - server
+        cpu.oursClient += cpuMs
+        mine.push(wallMs)
+      }
+      const bareOnce = async () => {
+        const server = treeCpuMs(bareServer)
+        const { wallMs, cpuMs } = await timedWithCpu(() => bare(client, c))
+        cpu.bareServer += treeCpuMs(bareServer) - server
+        cpu.bareClient += cpuMs
+        theirs.push(wallMs)
+      }
       for (let i = 0; i < QUERIES; i++) {
         // Alternate who goes first so neither side always gets the warmer cache.
         if (i % 2) {
-          mine.push((await timed(() => ours(host, workspace.dir, c)))[0])
-          theirs.push((await timed(() => bare(client, c)))[0])
+          await oursOnce()
+          await bareOnce()
         } else {
-          theirs.push((await timed(() => bare(client, c)))[0])
-          mine.push((await timed(() => ours(host, workspace.dir, c)))[0])
+          await bareOnce()
+          await oursOnce()
         }
       }
       const [o50, b50, o95, b95] = [percentile(mine, 50), percentile(theirs, 50), percentile(mine, 95), percentile(theirs, 95)]
       oursP50.push(o50)
       bareP50.push(b50)
-      lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${micros(o50 - b50).padStart(9)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}`)
+      const perQuery = (total: number) => (total / QUERIES).toFixed(2)
+      const cpus = `${perQuery(cpu.oursServer)} / ${perQuery(cpu.bareServer)} ms`.padStart(23) + `  ${perQuery(cpu.oursClient)} / ${perQuery(cpu.bareClient)} ms`.padStart(23)
+      lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${micros(o50 - b50).padStart(9)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}  ${cpus}`)
     }
-    // Our server is the one whose working directory is the workspace; the bare client's is its child.
-    const oursRss = treeRss(serverPids(workspace.dir).filter((pid) => pid !== client.pid && !descendants(client.pid).includes(pid)))
+    const oursRss = treeRss(oursServer)
     const bareRss = treeRss([client.pid])
     lines.push(`server RSS after the warm queries (its process tree): ours ${mb(oursRss)}, bare ${mb(bareRss)}`)
     return { lines, oursP50, bareP50, oursRss, bareRss }
@@ -170,19 +191,6 @@ async function fourWorkspaces(server: Server): Promise<string[]> {
   }
 }
 
-/** Live processes whose working directory is `dir`, with their descendants. */
-function serverPids(dir: string): number[] {
-  const pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number)
-  const roots = pids.filter((pid) => {
-    try {
-      return realpathSync(`/proc/${pid}/cwd`) === dir && pid !== process.pid
-    } catch {
-      return false
-    }
-  })
-  return [...new Set(roots.flatMap((pid) => [pid, ...descendants(pid)]))]
-}
-
 /** Resident memory of the processes and all their descendants, in bytes. */
 function treeRss(pids: readonly number[]): number {
   const all = new Set(pids.flatMap((pid) => [pid, ...descendants(pid)]))
@@ -202,19 +210,23 @@ function mb(bytes: number): string {
 }
 
 export async function benchLsp(): Promise<string[]> {
+  const chosen = new Set(process.env.BENCH_LSP_PARTS?.split(',').map((part) => part.trim()).filter(Boolean) ?? PARTS)
+  for (const part of chosen) if (!(PARTS as readonly string[]).includes(part)) throw new Error(`BENCH_LSP_PARTS: unknown part "${part}"; known: ${PARTS.join(', ')}`)
   const lines: string[] = []
   const summary: string[] = []
   for (const server of SERVERS) {
+    if (!chosen.has('warm') && !chosen.has('cold')) break
     lines.push(`### ${server.name}`)
-    const warm = await warmLatency(server)
-    const [oursCold, bareCold] = await coldStart(server)
-    lines.push(...warm.lines, `cold first query (boot/spawn → correct goToDefinition): ours ${ms(oursCold)}, bare ${ms(bareCold)}, ratio ${ratio(oursCold, bareCold)}`)
-    const p50s = warm.oursP50.map((value, index) => `${value.toFixed(2)} (${ratio(value, warm.bareP50[index]!)})`).join('  ')
-    summary.push(`${server.name.padEnd(46)} ${ms(oursCold).padStart(11)}  ${p50s}  ${mb(warm.oursRss).padStart(7)}`)
+    const warm = chosen.has('warm') ? await warmLatency(server) : undefined
+    if (warm) lines.push(...warm.lines)
+    const [oursCold, bareCold] = chosen.has('cold') ? await coldStart(server) : [Number.NaN, Number.NaN]
+    if (chosen.has('cold')) lines.push(`cold first query (boot/spawn → correct goToDefinition): ours ${ms(oursCold)}, bare ${ms(bareCold)}, ratio ${ratio(oursCold, bareCold)}`)
+    const p50s = warm ? warm.oursP50.map((value, index) => `${value.toFixed(2)} (${ratio(value, warm.bareP50[index]!)})`).join('  ') : '-'
+    summary.push(`${server.name.padEnd(46)} ${ms(oursCold).padStart(11)}  ${p50s}  ${warm ? mb(warm.oursRss).padStart(7) : '-'}`)
   }
-  lines.push(...(await fourWorkspaces(SERVERS[0]!)))
-  lines.push(...(await benchLspDiagnostics()))
-  lines.push(...(await benchLspRefactor()))
+  if (chosen.has('four')) lines.push(...(await fourWorkspaces(SERVERS[0]!)))
+  if (chosen.has('diagnostics')) lines.push(...(await benchLspDiagnostics()))
+  if (chosen.has('refactor')) lines.push(...(await benchLspRefactor()))
   lines.push('side by side (ours; ratio to the bare client on the same server)')
   lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms: ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
   lines.push(...summary)

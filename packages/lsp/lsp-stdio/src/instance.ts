@@ -71,9 +71,10 @@ interface OpenDocument {
 }
 
 /**
- * One language server process for one canonical workspace. Queries open the document, ask, and
- * close it again (transient open); they wait, bounded, for the server's own progress (project
- * loading) so a cold server does not answer from a half-loaded project.
+ * One language server process for one canonical workspace. Requests open their document, ask, and
+ * close it again (transient open), or, on a server that keeps documents (pull diagnostics), leave it
+ * open for the next request; they wait, bounded, for the server's own progress (project loading) so
+ * a cold server does not answer from a half-loaded project.
  */
 export class ServerInstance {
   readonly workspace: ServerRoot
@@ -88,7 +89,7 @@ export class ServerInstance {
   private readonly published = new PublishedDiagnostics()
   private readonly fatalLog: readonly RegExp[]
   private readonly logProgress: { readonly title: string; readonly begin: RegExp; readonly end: RegExp } | undefined
-  /** Documents left open between requests (those a server answering pulled diagnostics was asked about). */
+  /** Documents left open between requests (on a server answering pulled diagnostics: every document asked about, see keepsDocuments). */
   private readonly kept: KeptDocuments
   /** Every open gets a version no earlier open had, so a late answer to an earlier open is never taken for ours. */
   private nextVersion = 1
@@ -181,10 +182,7 @@ export class ServerInstance {
     return this.use(signal, async () => {
       const watch = this.published.watch(source.url)
       try {
-        // A server that is asked (pull) keeps the file open: the next request after a change is then
-        // an incremental didChange, not a fresh open (TypeScript 7's server re-checks a reopened file whole).
-        const how = { supported: () => true as const, keep: (capabilities: ServerCapabilities) => Boolean(capabilities.diagnosticProvider) }
-        return await this.opened(source, languageId, signal, how, (document, capabilities) => {
+        return await this.opened(source, languageId, signal, { supported: () => true }, (document, capabilities) => {
           if (capabilities.diagnosticProvider) return this.pulledDiagnostics(document, signal)
           if (offersTsserverRequests(capabilities)) return this.tsserverDiagnostics(document, signal)
           return this.pushedDiagnostics(document, watch, signal)
@@ -374,17 +372,18 @@ export class ServerInstance {
   }
 
   /**
-   * Once the handshake is done: checks that the server can do the work (`supported` returns true
+   * The frame of every file request: checks that the server can do the work (`supported` returns true
    * or the name of what is missing), makes the server hold the file's text, runs `work`, and lets
-   * go. A document the server already keeps open (see `keep`) is brought up to date with `didChange`
-   * when its text differs, and stays open; any other is opened under a fresh version and closed
-   * again afterwards (transient open), unless `keep` says to keep it.
+   * go. A server that keeps documents (see `keepsDocuments`) keeps this one open afterwards, among
+   * the `maxOpenDocuments` most recently used: a later request on the unchanged file sends nothing
+   * before its own message, and one whose text changed sends `didChange` under a fresh version. Any
+   * other server gets the file opened under a fresh version and closed again afterwards (transient open).
    */
   private async opened<R>(
     source: ContainedText,
     languageId: string,
     signal: AbortSignal,
-    how: { readonly supported: (capabilities: ServerCapabilities) => true | string; readonly keep?: (capabilities: ServerCapabilities) => boolean },
+    how: { readonly supported: (capabilities: ServerCapabilities) => true | string },
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
     // Once the handshake is done there is nothing to wait for (most queries: no waiter on the signal).
@@ -411,7 +410,7 @@ export class ServerInstance {
     }
     const document: OpenDocument = { uri, version: this.nextVersion++ }
     this.sendAhead(this.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: document.version, text: source.text } }))
-    const keep = how.keep?.(capabilities) === true && acceptsWholeChanges(capabilities)
+    const keep = keepsDocuments(capabilities)
     if (keep) for (const evicted of this.kept.add(uri, document.version, source.text)) this.close(evicted)
     try {
       return await work(document, capabilities)
@@ -654,6 +653,19 @@ export class ServerInstance {
     await this.child.terminate()
     this.connection.fail(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
   }
+}
+
+/**
+ * Whether requests leave their documents open on this server: one that answers pulled diagnostics
+ * (`textDocument/diagnostic`) and takes whole-text changes. Reopening a document makes TypeScript 7's
+ * server build it anew (a query cost it about twice the CPU of one on a document left open), and a
+ * pulled answer does not depend on an open. A server whose diagnostics we take from its publications
+ * is not one: a fresh open is what makes it publish (typescript-language-server stays silent for an
+ * open document that did not change), and typescript-language-server asks tsserver for diagnostics of
+ * every open document after each change, so documents left open there cost work on every edit.
+ */
+function keepsDocuments(capabilities: ServerCapabilities): boolean {
+  return Boolean(capabilities.diagnosticProvider) && acceptsWholeChanges(capabilities)
 }
 
 /** A server capability given as `true` or an options object. */

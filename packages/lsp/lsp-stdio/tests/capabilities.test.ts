@@ -5,7 +5,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeMessages } from './fixtures/fake-config.ts'
-import { cleanupRigs, fileUrl, makeRig, makeWorkspace, range, rejection, waitFor, type RigOptions } from './fixtures/rig.ts'
+import { cleanupRigs, fileUrl, isAlive, makeRig, makeWorkspace, range, rejection, waitFor, type RigOptions } from './fixtures/rig.ts'
 
 afterEach(cleanupRigs)
 
@@ -104,6 +104,82 @@ describe('diagnostics pulled from a server that offers textDocument/diagnostic',
       const error = await rejection(rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }))
       expect(error.code, JSON.stringify(report)).toBe('LSP_MALFORMED_RESPONSE')
     }
+  })
+})
+
+describe('queries on a server that keeps documents (pull diagnostics)', () => {
+  const keeping = { capabilities: PULL, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } }
+  /** The didOpen/didChange/didClose sent for the files, as [method, file name, text]. */
+  function lifecycle(rig: Awaited<ReturnType<typeof makeRig>>): [string, string, string | undefined][] {
+    return fakeMessages(rig.entries(), 'in')
+      .filter((message) => message.method?.startsWith('textDocument/did'))
+      .map((message) => {
+        const params = message.params as any
+        return [message.method!, params.textDocument.uri.slice(rig.wsUrl.length + 1), params.contentChanges?.[0]?.text ?? params.textDocument.text]
+      })
+  }
+
+  it('two queries on the unchanged file open it once and close it never; an edit on disk, or one told by fileChanged, is sent as didChange', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n', 'b.ts': 'b\n' }, fake: keeping })
+    await rig.query('hover')
+    await rig.query('goToDefinition')
+    expect(lifecycle(rig)).toEqual([['textDocument/didOpen', 'a.ts', 'one\n']])
+    writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
+    await rig.query('findReferences')
+    writeFileSync(join(rig.ws, 'a.ts'), 'three\n')
+    rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })
+    await rig.query('hover', { filePath: 'b.ts' })
+    await rig.query('hover')
+    expect(lifecycle(rig)).toEqual([
+      ['textDocument/didOpen', 'a.ts', 'one\n'],
+      ['textDocument/didChange', 'a.ts', 'two\n'],
+      ['textDocument/didChange', 'a.ts', 'three\n'],
+      ['textDocument/didOpen', 'b.ts', 'b\n'],
+    ])
+    const versions = fakeMessages(rig.entries(), 'in').filter((message) => message.method === 'textDocument/didOpen' || message.method === 'textDocument/didChange').map((message) => (message.params as any).textDocument.version)
+    expect([...versions].sort((x, y) => x - y)).toEqual(versions)
+    expect(new Set(versions).size).toBe(versions.length)
+  })
+
+  it('past maxOpenDocuments the least recently used document is closed; a later query opens it again', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'a\n', 'b.ts': 'b\n' }, server: { maxOpenDocuments: 1 }, fake: keeping })
+    await rig.query('hover')
+    await rig.query('hover', { filePath: 'b.ts' })
+    await rig.query('hover')
+    await waitFor(() => fakeMessages(rig.entries(), 'in', 'textDocument/didClose').length === 2, 'both closes')
+    expect(lifecycle(rig)).toEqual([
+      ['textDocument/didOpen', 'a.ts', 'a\n'],
+      ['textDocument/didOpen', 'b.ts', 'b\n'],
+      ['textDocument/didClose', 'a.ts', undefined],
+      ['textDocument/didOpen', 'a.ts', 'a\n'],
+      ['textDocument/didClose', 'b.ts', undefined],
+    ])
+  })
+
+  it('a server that crashed is replaced by one that is sent the document afresh; a disposed provider shuts its server down cleanly', async () => {
+    const rig = await makeRig({ fake: keeping })
+    await rig.query('hover')
+    const [first] = rig.pids()
+    process.kill(first!, 'SIGKILL')
+    await waitFor(() => !isAlive(first!), 'the first server gone')
+    await rig.query('hover')
+    const opens = fakeMessages(rig.entries(), 'in', 'textDocument/didOpen')
+    expect(opens).toHaveLength(2)
+    expect(fakeMessages(rig.entries(), 'in', 'textDocument/didChange')).toHaveLength(0)
+    await rig.provider.disposeAll()
+    const second = rig.pids()[1]
+    expect(second).toBeDefined()
+    expect(fakeMessages(rig.entries(), 'in', 'shutdown')).toHaveLength(1)
+    expect(fakeMessages(rig.entries(), 'in', 'exit')).toHaveLength(1)
+    expect(rig.entries().some((entry) => (entry as any).event === 'exit-clean')).toBe(true)
+  })
+
+  it('a server without pull diagnostics still gets each query\'s document opened and closed', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' } })
+    await rig.query('hover')
+    await rig.query('hover')
+    await waitFor(() => fakeMessages(rig.entries(), 'in', 'textDocument/didClose').length === 2, 'both closes')
+    expect(lifecycle(rig).map(([method]) => method)).toEqual(['textDocument/didOpen', 'textDocument/didClose', 'textDocument/didOpen', 'textDocument/didClose'])
   })
 })
 

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -122,5 +122,27 @@ describe('a hung real server is cut off by the tool budget', () => {
     expect(value.locations.map((l: any) => l.path)).toContain('src/shapes.ts')
     const live = await serversFor(workspace.dir)
     expect(live.some((pid) => frozen.includes(pid))).toBe(false)
+  })
+})
+
+// TypeScript 7's server keeps the documents it is asked about open (it answers pulled diagnostics):
+// an edit on disk between two queries must still reach it, read at the next query or told by fileChanged.
+describe('TypeScript 7 keeps query documents open and still sees edits on disk (real native server)', () => {
+  const suite = codingSuite('ts-project', undefined, installTypescript7)
+  const main = join(suite.workspace.dir, 'src', 'main.ts')
+  const hoverOfCircle = async () => {
+    const value = valueOf(await callLsp(suite.host, suite.session(), { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 }))
+    return value.hover.contents as string
+  }
+
+  it('answers from the edited text, whether the next query reads it or fileChanged tells it', async () => {
+    expect(await hoverOfCircle()).toMatch(/const circle: Circle/)
+    writeFileSync(main, readFileSync(main, 'utf8').replace('new Circle(2)', '40 + 2'))
+    expect(await hoverOfCircle()).toMatch(/const circle: number/)
+    writeFileSync(main, readFileSync(main, 'utf8').replace('40 + 2', "'round'"))
+    suite.host.app.lsp.fileChanged(main, { session: suite.session() })
+    expect(await hoverOfCircle()).toMatch(/const circle: "round"|const circle: string/)
+    // The document stayed open on the one server: the answer came from a change, not a second server.
+    expect(await serversFor(suite.workspace.dir)).toHaveLength(1)
   })
 })
