@@ -24,7 +24,7 @@ async function preset(): Promise<string> {
   return join(dir, 'preset.yml')
 }
 
-describe('the host lifetime dsh tells plugins', { timeout: 60_000 }, () => {
+describe('the host lifetime dsh tells plugins', () => {
   it('dsh call is one-shot', async () => {
     const run = await dsh(['call', 'host_lifetime', '--json', '--preset', await preset()])
     expect(json(run)).toMatchObject({ isError: false, value: { lifetime: 'one-shot' } })

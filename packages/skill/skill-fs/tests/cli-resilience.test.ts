@@ -29,7 +29,7 @@ async function ringInHome() {
   return { ...place, userRoot, env: { HOME: place.home, DSH_HOME: place.dshHome } }
 }
 
-describe('dsh with a symlink ring in ~/.claude/skills', { timeout: 60_000 }, () => {
+describe('dsh with a symlink ring in ~/.claude/skills', () => {
   it('dsh context and dsh call answer, and dsh status names the ring without watching', async () => {
     const { project, env } = await ringInHome()
     const context = await run(['context', '--json', '--message', 'hi', '--preset', 'base', '--cwd', project], { env })

@@ -23,7 +23,7 @@ interface ContextJson {
   messages: { role: string; source: string; text: string }[]
 }
 
-describe('unreadable skill files, read without root privileges', { timeout: 90_000 }, () => {
+describe('unreadable skill files, read without root privileges', () => {
   it('a chmod-000 SKILL.md, a chmod-000 bundle directory and a SKILL.md linking to itself hide nothing else', async ({ skip }) => {
     if ('skip' in who) return skip(who.skip)
     const { base, project, home, dshHome } = await layout()
