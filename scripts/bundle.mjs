@@ -11,10 +11,17 @@
 // returns plain data), so a plugin importing `zod` itself still works beside them.
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 const HOST = 'dsh-core'
 const VENDORED = new Set(['zod', 'yaml'])
+/**
+ * zod's table of message locales (`z.locales`). The vendored copy keeps English, the one zod
+ * configures itself with: the other 63 were half of its bundle (≈ 360 of 750 KB), and Node parses
+ * all of it on every start (about a third of zod's import; bench/RESULTS.md). A plugin wanting
+ * another locale imports `zod` itself and configures that copy.
+ */
+const ZOD_LOCALES = /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/
 
 /**
  * esbuild's input and output for every file the published manifest points at under ./bundle/
@@ -82,6 +89,9 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom) {
             // yaml's own requires of Node's built-ins ('process', 'buffer') inside dsh-core's bundle
             return { path: args.path, external: true }
           })
+          if (isHost) {
+            bundler.onLoad({ filter: ZOD_LOCALES }, (args) => ({ contents: "export { default as en } from './en.js'\n", resolveDir: dirname(args.path) }))
+          }
         },
       },
     ],

@@ -7,6 +7,7 @@ import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { StrayFailures } from './strays.ts'
 import { terminalQuestioner } from './question-prompt.ts'
 import { terminalTrustPrompt } from './trust-prompt.ts'
+import { configureZodFor } from './zod-mode.ts'
 
 export interface Io {
   readonly stdout: NodeJS.WritableStream
@@ -22,6 +23,7 @@ export interface Io {
  * on serving (strays.ts).
  */
 export async function run(argv: readonly string[]): Promise<void> {
+  configureZodFor(argv)
   const command = new Lifetime()
   const onSignal = () => {
     if (command.aborted) process.exit(ExitCode.INTERRUPTED)

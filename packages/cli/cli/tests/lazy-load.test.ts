@@ -35,7 +35,9 @@ describe('dsh loads what the command uses', () => {
     expect(json<{ tools: { name: string }[] }>({ code: 0, signal: null, stdout, stderr: '' }).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['web_fetch', 'web_search', 'skill']))
     // The log works: the plugin framework is in it.
     expect([...packages]).toContain('cordis')
-    const heavy = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', 'undici', 'turndown', '@joplin/turndown-plugin-gfm', 'chokidar', 'smol-toml', 'eventsource']
+    // ipaddr.js (CommonJS, scanned for exports by Node's loader) and lru-cache (which loads perf_hooks)
+    // serve fetches only: loaded on first use since issue 27 item 5.
+    const heavy = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', 'undici', 'turndown', '@joplin/turndown-plugin-gfm', 'chokidar', 'smol-toml', 'eventsource', 'ipaddr.js', 'lru-cache']
     expect(heavy.filter((name) => packages.has(name))).toEqual([])
   })
   // Issue 27 item 5: the tsc layout loaded about 350 modules for this command (zod's ~100 and
@@ -48,5 +50,13 @@ describe('dsh loads what the command uses', () => {
     expect(workspaceFiles.filter((url) => !/\/packages\/cli\/cli\/bin\/|\/bundle\//.test(url))).toEqual([])
     expect(urls.filter((url) => /\/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?(zod|yaml)\//.test(url))).toEqual([])
     expect(urls.length).toBeLessThanOrEqual(80)
+  })
+
+  // zod's 63 other message locales were half of the vendored bundle, parsed on every start.
+  it("dsh-core's vendored zod carries English messages only", async () => {
+    const vendored = new URL('../../../core/core/bundle/vendor/zod.js', import.meta.url)
+    const { z } = (await import(vendored.href)) as typeof import('zod')
+    expect(Object.keys(z.locales)).toEqual(['en'])
+    expect(z.string().safeParse(1).error?.issues[0]?.message).toBe('Invalid input: expected string, received number')
   })
 })

@@ -116,6 +116,39 @@ describe('Lifetime', () => {
     expect(new Lifetime().child({ signal: caller.signal }).aborted).toBe(true)
   })
 
+  it('a child whose timeout ends no sooner than its parent\'s deadline arms no timer of its own and ends with the parent\'s timeout', () => {
+    const timers = fakeTimers()
+    const before = timers()
+    const parent = Lifetime.following(undefined, { timeoutMs: 30_000, code: 'CALL_TIMEOUT' })
+    expect(timers()).toBe(before + 1)
+    const same = parent.child({ timeoutMs: 30_000, code: 'FETCH_TIMEOUT' })
+    const later = parent.child({ timeoutMs: 60_000, code: 'FETCH_TIMEOUT' })
+    const grandchild = same.child({ timeoutMs: 45_000 })
+    // One timer bounds all four: the children inherit the parent's deadline.
+    expect(timers()).toBe(before + 1)
+    vi.advanceTimersByTime(30_000)
+    for (const lifetime of [parent, same, later, grandchild]) {
+      expect(lifetime.aborted).toBe(true)
+      expect((lifetime.reason as TimeoutReason).code).toBe('CALL_TIMEOUT')
+    }
+    expect([parent.expired, same.expired, later.expired, grandchild.expired]).toEqual([true, false, false, false])
+    expect(timers()).toBe(before)
+  })
+
+  it('a child whose own timeout is sooner than its parent\'s still arms it and expires with its code', () => {
+    const timers = fakeTimers()
+    const before = timers()
+    const parent = Lifetime.following(undefined, { timeoutMs: 30_000, code: 'CALL_TIMEOUT' })
+    const sooner = parent.child({ timeoutMs: 100, code: 'FETCH_TIMEOUT' })
+    const unbounded = new Lifetime().child({ timeoutMs: 60_000 })
+    expect(timers()).toBe(before + 3)
+    vi.advanceTimersByTime(100)
+    expect([sooner.expired, (sooner.reason as TimeoutReason).code, parent.aborted]).toEqual([true, 'FETCH_TIMEOUT', false])
+    parent.dispose()
+    unbounded.dispose()
+    expect(timers()).toBe(before)
+  })
+
   it('releasing a parent releases its children (their timers go too)', () => {
     const timers = fakeTimers()
     const before = timers()

@@ -1,5 +1,14 @@
-import { LRUCache } from 'lru-cache'
+import { createRequire } from 'node:module'
+import { lazy } from 'dsh-core'
+import type { LRUCache } from 'lru-cache'
 import type { FetchValue } from './fetch.ts'
+
+/**
+ * lru-cache, loaded by the first cache that stores or looks up anything: importing it reads
+ * `performance`, which loads Node's perf_hooks, and a process that fetches nothing (`dsh tools`)
+ * needs neither (issue 27).
+ */
+const lruCache = lazy(() => (createRequire(import.meta.url)('lru-cache') as typeof import('lru-cache')).LRUCache)
 
 export interface FetchCacheSettings {
   /** How long an answer is reused; 0 turns the cache off. */
@@ -20,31 +29,36 @@ export interface Clock {
  * from after redirects.
  */
 export class FetchCache {
-  private readonly entries: LRUCache<string, FetchValue> | undefined
+  /** Made on first use (see `lruCache`); none when the cache is off. */
+  private readonly entries: (() => LRUCache<string, FetchValue>) | undefined
 
   constructor(settings: FetchCacheSettings, clock?: Clock) {
     if (settings.ttlMs === 0) return
-    this.entries = new LRUCache<string, FetchValue>({
-      ttl: settings.ttlMs,
-      maxSize: settings.maxBytes,
-      sizeCalculation: sizeOf,
-      // Expired entries are dropped when met, without a timer per entry.
-      ttlAutopurge: false,
-      // Read the clock on every check instead of lru-cache's timer-refreshed copy of it.
-      ttlResolution: 0,
-      ...(clock ? { perf: clock } : {}),
-    })
+    this.entries = lazy(
+      () =>
+        new (lruCache())<string, FetchValue>({
+          ttl: settings.ttlMs,
+          maxSize: settings.maxBytes,
+          sizeCalculation: sizeOf,
+          // Expired entries are dropped when met, without a timer per entry.
+          ttlAutopurge: false,
+          // Read the clock on every check instead of lru-cache's timer-refreshed copy of it.
+          ttlResolution: 0,
+          ...(clock ? { perf: clock } : {}),
+        }),
+    )
   }
 
   get(url: string, mainContent: boolean): FetchValue | undefined {
-    return this.entries?.get(key(url, mainContent))
+    return this.entries?.().get(key(url, mainContent))
   }
 
   /** Keeps `value` for `requestedUrl` and its final URL, if it is a whole 2xx answer. */
   put(requestedUrl: string, value: FetchValue, mainContent: boolean): void {
     if (!this.entries || value.truncated || value.statusCode < 200 || value.statusCode > 299) return
-    this.entries.set(key(value.url, mainContent), value)
-    if (requestedUrl !== value.url) this.entries.set(key(requestedUrl, mainContent), value)
+    const entries = this.entries()
+    entries.set(key(value.url, mainContent), value)
+    if (requestedUrl !== value.url) entries.set(key(requestedUrl, mainContent), value)
   }
 }
 

@@ -1,4 +1,4 @@
-import { assertNever, ToolError, type Lifetime } from 'dsh-core'
+import { assertNever, lazySchema, ToolError, type Lifetime } from 'dsh-core'
 import type { FetchBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
@@ -12,18 +12,23 @@ export const FetchInput = z.strictObject({
 })
 export type FetchInput = z.infer<typeof FetchInput>
 
-/** The canonical value of one web_fetch call: the provider's result, and the Markdown an HTML body became. */
-export const FetchValue = z.strictObject({
-  url: z.string(),
-  statusCode: z.number().int(),
-  /** A PDF's body is its text (page markers included), read inside the call's budget like an HTML page's Markdown. */
-  body: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('html'), content: z.string() }), z.strictObject({ kind: z.literal('text'), content: z.string() }), z.strictObject({ kind: z.literal('pdf'), content: z.string() })]),
-  truncated: z.boolean(),
-  /** The whole HTML body as Markdown (main content only when asked), converted inside the call's budget. */
-  markdown: z.string().exactOptional(),
-  /** Answered from the tool's cache (an earlier fetch of the same URL within `cacheTtlMs`). */
-  cached: z.literal(true).exactOptional(),
-})
+/**
+ * The canonical value of one web_fetch call: the provider's result, and the Markdown an HTML body
+ * became. Built on first use (`dsh tools` never needs it).
+ */
+export const FetchValue = lazySchema(() =>
+  z.strictObject({
+    url: z.string(),
+    statusCode: z.number().int(),
+    /** A PDF's body is its text (page markers included), read inside the call's budget like an HTML page's Markdown. */
+    body: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('html'), content: z.string() }), z.strictObject({ kind: z.literal('text'), content: z.string() }), z.strictObject({ kind: z.literal('pdf'), content: z.string() })]),
+    truncated: z.boolean(),
+    /** The whole HTML body as Markdown (main content only when asked), converted inside the call's budget. */
+    markdown: z.string().exactOptional(),
+    /** Answered from the tool's cache (an earlier fetch of the same URL within `cacheTtlMs`). */
+    cached: z.literal(true).exactOptional(),
+  }),
+)
 export type FetchValue = z.infer<typeof FetchValue>
 
 /** Only what `web_fetch` needs from `ctx.web`. */

@@ -1,3 +1,4 @@
+import { lazySchema } from 'dsh-core'
 import { z } from 'zod'
 import { rendersTruncated, requestedUrl, type FetchInput, type FetchValue } from './fetch.ts'
 import type { SearchInput, SearchValue } from './search.ts'
@@ -6,19 +7,19 @@ import type { SearchInput, SearchValue } from './search.ts'
 // readers take whatever a store gives back: anything malformed is undefined, and the UI falls back
 // to its generic card.
 
-const MetaSource = z.object({
-  url: z.string(),
-  title: z.string().exactOptional(),
-  snippet: z.string().exactOptional(),
-  publishedAt: z.string().exactOptional(),
+const SearchMeta = lazySchema(() => {
+  const MetaSource = z.object({
+    url: z.string(),
+    title: z.string().exactOptional(),
+    snippet: z.string().exactOptional(),
+    publishedAt: z.string().exactOptional(),
+  })
+  const MetaSkipped = z.object({ id: z.string(), state: z.string(), reason: z.string() })
+  return z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional(), provider: z.string().exactOptional(), skipped: z.array(MetaSkipped).exactOptional() })
 })
-
-const MetaSkipped = z.object({ id: z.string(), state: z.string(), reason: z.string() })
-
-const SearchMeta = z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional(), provider: z.string().exactOptional(), skipped: z.array(MetaSkipped).exactOptional() })
 export type SearchMeta = z.infer<typeof SearchMeta>
 
-const FetchMeta = z.object({ url: z.string(), statusCode: z.number(), truncated: z.boolean(), cached: z.literal(true).exactOptional() })
+const FetchMeta = lazySchema(() => z.object({ url: z.string(), statusCode: z.number(), truncated: z.boolean(), cached: z.literal(true).exactOptional() }))
 export type FetchMeta = z.infer<typeof FetchMeta>
 
 /** The card for a call before it has a result. */

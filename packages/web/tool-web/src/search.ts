@@ -1,4 +1,4 @@
-import { Lifetime, ToolError } from 'dsh-core'
+import { lazySchema, Lifetime, ToolError } from 'dsh-core'
 import { sliceCodePoints, stripBidi, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
@@ -10,26 +10,26 @@ export function searchInput(maxQueries: number) {
 }
 export type SearchInput = { readonly queries: readonly string[] }
 
-const Source = z.strictObject({
-  url: z.string(),
-  title: z.string().exactOptional(),
-  snippet: z.string().exactOptional(),
-  publishedAt: z.string().exactOptional(),
-})
-
-const Skipped = z.strictObject({ id: z.string(), state: z.enum(['no_credential', 'cooling_down', 'failing', 'unavailable']), reason: z.string() })
-
-/** The canonical value of one web_search call. */
-export const SearchValue = z.strictObject({
-  /** Provider answers; with several queries, one `### <query>` block per answer. */
-  content: z.string().exactOptional(),
-  sources: z.array(Source),
-  /** True when a provider, the seam or the merge dropped sources. */
-  truncated: z.boolean(),
-  /** The provider that served the search; with several queries served by several, their ids in query order, comma-separated. */
-  provider: z.string().exactOptional(),
-  /** Providers a failover list passed over before one served (each once), with their state and why: a refused key, a cooldown. */
-  skipped: z.array(Skipped).exactOptional(),
+/** The canonical value of one web_search call (built on first use: `dsh tools` never needs it). */
+export const SearchValue = lazySchema(() => {
+  const Source = z.strictObject({
+    url: z.string(),
+    title: z.string().exactOptional(),
+    snippet: z.string().exactOptional(),
+    publishedAt: z.string().exactOptional(),
+  })
+  const Skipped = z.strictObject({ id: z.string(), state: z.enum(['no_credential', 'cooling_down', 'failing', 'unavailable']), reason: z.string() })
+  return z.strictObject({
+    /** Provider answers; with several queries, one `### <query>` block per answer. */
+    content: z.string().exactOptional(),
+    sources: z.array(Source),
+    /** True when a provider, the seam or the merge dropped sources. */
+    truncated: z.boolean(),
+    /** The provider that served the search; with several queries served by several, their ids in query order, comma-separated. */
+    provider: z.string().exactOptional(),
+    /** Providers a failover list passed over before one served (each once), with their state and why: a refused key, a cooldown. */
+    skipped: z.array(Skipped).exactOptional(),
+  })
 })
 export type SearchValue = z.infer<typeof SearchValue>
 

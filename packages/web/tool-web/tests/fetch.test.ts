@@ -223,4 +223,28 @@ describe('with the real http provider on loopback', () => {
     expect(textOf(result)).toContain('timed out after 50 ms')
     server.closeAllConnections()
   })
+
+  it('a warm fetch arms one timer: the provider\'s backstop inherits the call\'s equal deadline; a sooner backstop still fires as WEB_FETCH_TIMEOUT', async () => {
+    const origin = await site({ '/': [200, { 'content-type': 'text/plain' }, 'plain'] })
+    const h = await withHttp({ cacheTtlMs: 0, fetchTimeoutMs: 30_000 }, { allowedCidrs: ['127.0.0.1'], timeoutMs: 30_000 })
+    expect(textOf(await h.fetch({ url: `${origin}/` }))).toContain('plain')
+    const armed = vi.spyOn(globalThis, 'setTimeout')
+    let bounds: unknown[]
+    try {
+      expect(textOf(await h.fetch({ url: `${origin}/` }))).toContain('plain')
+    } finally {
+      bounds = armed.mock.calls.map(([, ms]) => ms).filter((ms) => ms === 30_000)
+      armed.mockRestore()
+    }
+    expect(bounds).toHaveLength(1)
+
+    await h.stop()
+    const hanging = createServer(() => {})
+    servers.push(hanging)
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve))
+    const sooner = await withHttp({ fetchTimeoutMs: 30_000 }, { allowedCidrs: ['127.0.0.1'], timeoutMs: 50 })
+    const result = await sooner.fetch({ url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/` })
+    expect(codeOf(result)).toBe('WEB_FETCH_TIMEOUT')
+    hanging.closeAllConnections()
+  })
 })

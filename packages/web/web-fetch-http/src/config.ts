@@ -1,5 +1,5 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
-import ipaddr from 'ipaddr.js'
+import { ipaddr } from './guard/ipaddr.ts'
 import { z } from 'zod'
 import { DomainRule } from './guard/domains.ts'
 
@@ -42,5 +42,5 @@ export const FetchHttpConfig = z.strictObject({
 export type FetchHttpConfig = z.infer<typeof FetchHttpConfig>
 
 function isCidrOrAddress(value: string): boolean {
-  return ipaddr.isValidCIDR(value) || ipaddr.isValid(value)
+  return ipaddr().isValidCIDR(value) || ipaddr().isValid(value)
 }

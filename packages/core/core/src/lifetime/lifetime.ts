@@ -53,6 +53,11 @@ export class Lifetime {
   private timer: NodeJS.Timeout | undefined
   private timeoutMs = 0
   private timeoutCode = 'TIMEOUT'
+  /**
+   * When this lifetime ends at the latest (`performance.now()` time): its own timer's, or its
+   * parent's when that comes no later. Infinity without either.
+   */
+  private deadline = Infinity
   private followed: AbortSignal | undefined
   private release: (() => void) | undefined
   private tracked: Set<Promise<void>> | undefined
@@ -102,7 +107,9 @@ export class Lifetime {
 
   /**
    * A lifetime that ends when this one does (or earlier: its own timeout, `options.signal`). It is
-   * released by `dispose()` when its work is over, which also unlinks it from this one.
+   * released by `dispose()` when its work is over, which also unlinks it from this one. A timeout
+   * that would end it no sooner than this one's deadline arms no timer: it then ends with this
+   * one's timeout reason, and its `expired` stays false.
    */
   child(options: ChildOptions = {}): Lifetime {
     const child = new Lifetime()
@@ -303,13 +310,22 @@ export class Lifetime {
       this.followed = options.signal
       options.signal.addEventListener('abort', this)
     }
+    const inherited = this.parent ? this.parent.deadline : Infinity
+    this.deadline = inherited
     const ms = options.timeoutMs ?? 0
     if (ms > 0) {
       this.timeoutMs = ms
       if (options.code) this.timeoutCode = options.code
-      this.timer = setTimeout(expire, clampDelay(ms), this)
-      // A bound on work, not work itself: it must not keep a finished process alive.
-      this.timer.unref()
+      const delay = clampDelay(ms)
+      const own = performance.now() + delay
+      // The parent ends this lifetime by then anyway (with its own reason, as its earlier timer
+      // would have): a call's budget and the fetch under it with the same bound make one timer.
+      if (own < inherited) {
+        this.deadline = own
+        this.timer = setTimeout(expire, delay, this)
+        // A bound on work, not work itself: it must not keep a finished process alive.
+        this.timer.unref()
+      }
     }
   }
 

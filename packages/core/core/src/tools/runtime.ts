@@ -6,6 +6,7 @@ import { Lifetime } from '../lifetime/lifetime.ts'
 import { untracked } from '../lifetime.ts'
 import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
+import { lazy } from '../lazy.ts'
 import { runInSession } from '../sessions/current.ts'
 import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
@@ -55,8 +56,8 @@ interface Entry {
   /** What the model is told about the tool (name, description, schema), and its length in characters. */
   readonly catalog: CatalogEntry
   readonly chars: number
-  /** The published JSON Schema of the value (see `outputSchema`). */
-  readonly outputSchema: JsonObject | undefined
+  /** The published JSON Schema of the value (see `outputSchema`), rendered when first asked for. */
+  readonly outputSchema: () => JsonObject | undefined
   readonly parse: (args: JsonValue) => { ok: true; value: unknown } | { ok: false; problem: string }
 }
 
@@ -201,7 +202,7 @@ export class ToolRuntime extends Service {
    * describes an object and has not set `structuredOutput: false`. Undefined otherwise.
    */
   outputSchema(name: string): JsonObject | undefined {
-    return this.lookup(name)?.outputSchema
+    return this.lookup(name)?.outputSchema()
   }
 
   /**
@@ -532,8 +533,9 @@ function compileEntry(definition: ToolDefinition): Entry {
   const defer = definition.defer ?? 'never'
   if (!DEFER_MODES.has(defer)) throw new ToolError(`tool "${name}": defer must be one of ${[...DEFER_MODES].join(', ')}`, 'INVALID_TOOL')
   const approval = approvalModeOf(definition)
-  const published = definition.output && definition.structuredOutput !== false ? outputJsonSchema(definition.output) : undefined
-  const outputSchema = published && deepFreeze(published)
+  // Only a host relaying calls publishes it (dsh serve); a catalog never shows it.
+  const { output } = definition
+  const outputSchema = output && definition.structuredOutput !== false ? lazy(() => deepFreeze(outputJsonSchema(output))) : () => undefined
   const listed = (parameters: JsonObject) => {
     const catalog: CatalogEntry = Object.freeze({ name, description: definition.description, parameters })
     return { definition, approval, defer, outputSchema, catalog, chars: name.length + definition.description.length + JSON.stringify(parameters).length }

@@ -1,9 +1,10 @@
 import { isIP } from 'node:net'
-import ipaddr from 'ipaddr.js'
+import { lazy } from 'dsh-core'
+import { ipaddr, type IPv4, type IPv6 } from './ipaddr.ts'
 import { embeddedIPv4, FORM_NAME, parseAddress, type EmbeddingForm } from './embedded.ts'
 import { METADATA_ENDPOINTS } from './metadata.ts'
 
-type Address = ipaddr.IPv4 | ipaddr.IPv6
+type Address = IPv4 | IPv6
 type Cidr = [Address, number]
 
 export interface PolicyConfig {
@@ -19,11 +20,11 @@ const ALLOWED: Verdict = { allowed: true }
 
 const VERDICT_CACHE_SIZE = 4096
 
-/** Canonical text (ipaddr.js `toString()`) of every metadata address. */
-const METADATA_ADDRESSES = new Set(METADATA_ENDPOINTS.map(({ address }) => ipaddr.parse(address).toString()))
+/** Canonical text (ipaddr.js `toString()`) of every metadata address; parsed on first use, as LAYOUTS (embedded.ts). */
+const METADATA_ADDRESSES = lazy(() => new Set(METADATA_ENDPOINTS.map(({ address }) => ipaddr().parse(address).toString())))
 
 /** Ranges ipaddr.js calls unicast that still must not be reached. */
-const EXTRA_DENIED: readonly (readonly [Cidr, string])[] = [[ipaddr.parseCIDR('::/96'), FORM_NAME.compatible]]
+const EXTRA_DENIED = lazy((): readonly (readonly [Cidr, string])[] => [[ipaddr().parseCIDR('::/96'), FORM_NAME.compatible]])
 
 /** How a refusal names each ipaddr.js range, for the message. */
 const CATEGORY: Record<string, string> = {
@@ -81,7 +82,7 @@ export class NetworkPolicy {
       return { allowed: false, category: 'not an IP address' }
     }
     if (address.kind() === 'ipv4') return this.judge(address)
-    const ipv6 = address as ipaddr.IPv6
+    const ipv6 = address as IPv6
     if (ipv6.isIPv4MappedAddress()) return this.judge(ipv6.toIPv4Address())
     // Refusals of the IPv4 addresses it carries; a metadata one (final) wins over the form's own verdict.
     const carried = embeddedIPv4(ipv6).flatMap(({ form, ipv4 }) => {
@@ -95,10 +96,10 @@ export class NetworkPolicy {
   /** One address on its own: metadata, then deniedCidrs, then its range and the opt-ins. */
   private judge(address: Address): Verdict {
     // toString() is canonical (lower-case, zeros compressed as the set spells them) for both families.
-    if (METADATA_ADDRESSES.has(address.toString())) return { allowed: false, category: 'a cloud metadata address', final: true }
+    if (METADATA_ADDRESSES().has(address.toString())) return { allowed: false, category: 'a cloud metadata address', final: true }
     if (this.denied.some((range) => inRange(address, range))) return { allowed: false, category: 'an address in deniedCidrs' }
     const range = address.range()
-    const extra = range === 'unicast' ? EXTRA_DENIED.find(([cidr]) => inRange(address, cidr)) : undefined
+    const extra = range === 'unicast' ? EXTRA_DENIED().find(([cidr]) => inRange(address, cidr)) : undefined
     if (range === 'unicast' && !extra) return ALLOWED
     if (this.config.allowPrivateNetwork || this.allowed.some((allowedRange) => inRange(address, allowedRange))) return ALLOWED
     return { allowed: false, category: extra ? extra[1] : (CATEGORY[range] ?? `a non-public address (${range})`) }
@@ -110,7 +111,7 @@ function carriedRefusal(form: EmbeddingForm, { category, final }: Refusal): Refu
 }
 
 function parseRange(text: string): Cidr {
-  if (ipaddr.isValidCIDR(text)) return ipaddr.parseCIDR(text)
+  if (ipaddr().isValidCIDR(text)) return ipaddr().parseCIDR(text)
   const address = parseAddress(text)
   return [address, address.kind() === 'ipv4' ? 32 : 128]
 }
