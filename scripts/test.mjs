@@ -7,6 +7,9 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 
 const require = createRequire(import.meta.url)
+// Incremental, like the build: a run after a small edit re-checks what the edit can reach (measured:
+// 35 s of CPU cold, 9 s warm). The state lives in node_modules, so a fresh checkout starts cold.
+const TYPECHECK = ['-p', 'tsconfig.json', '--noEmit', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/dsh-typecheck.tsbuildinfo']
 const children = new Set()
 // A stop sent to this process alone (a CI runner's SIGTERM) reaches both, so neither is left running.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
@@ -31,7 +34,7 @@ const run = (label, args) =>
   })
 
 const [typecheck, tests] = await Promise.all([
-  run('tsc', [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']).then((code) => {
+  run('tsc', [require.resolve('typescript/bin/tsc'), ...TYPECHECK]).then((code) => {
     process.stderr.write(code === 0 ? 'type check: passed\n' : 'type check: failed\n')
     return code
   }),

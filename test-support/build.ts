@@ -13,6 +13,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
+import { compileEchoExample } from './echo-example.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,9 +29,12 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
 
 let build: Promise<boolean> | undefined
+let echo: Promise<void> | undefined
 
 export default async function setup(project: TestProject): Promise<void> {
   build ??= prepare()
+  echo ??= compileEchoExample()
+  await echo
   project.provide('dshBuilt', await build)
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CORE_ROWS, dsh, ECHO_PLUGIN, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, tempDir, unchanged } from './helpers.ts'
 
-const P = ['--preset', 'examples/echo/preset.yml']
+const P = ['--preset', ECHO_PRESET]
 
 afterEach(async () => {
   killRunning()

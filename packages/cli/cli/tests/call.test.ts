@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { dsh, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 import { readFile } from 'node:fs/promises'
 
-const P = ['--preset', 'examples/echo/preset.yml']
+const P = ['--preset', ECHO_PRESET]
 let presetBytes: Buffer
 
 beforeAll(async () => {

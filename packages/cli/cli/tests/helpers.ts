@@ -12,8 +12,8 @@ export { PATIENT_LSP_OVERLAY } from '../../../../test-support/patient-lsp.ts'
 /** The repository root, found from this file (never hard-coded). */
 export const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 export const BIN = join(ROOT, 'packages', 'cli', 'cli', 'bin', 'dsh.mjs')
-export const ECHO_PRESET = join(ROOT, 'examples', 'echo', 'preset.yml')
-export const ECHO_PLUGIN = join(ROOT, 'examples', 'echo', 'echo.ts')
+/** examples/echo compiled to JavaScript (test-support/echo-example.ts): no tsx hooks in the child. */
+export { COMPILED_ECHO_PRESET as ECHO_PRESET, COMPILED_ECHO_PLUGIN as ECHO_PLUGIN } from '../../../../test-support/echo-example.ts'
 /** A plugin whose `grow` tool registers one more tool per call (tests/fixtures/grow.mjs). */
 export const GROW_PLUGIN = join(ROOT, 'packages', 'cli', 'cli', 'tests', 'fixtures', 'grow.mjs')
 

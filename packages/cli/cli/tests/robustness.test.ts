@@ -3,14 +3,14 @@ import { openSync, closeSync } from 'node:fs'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
+import { BIN, CORE_ROWS, dsh, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
 
 afterEach(async () => {
   killRunning()
   await removeTempDirs()
 })
 
-const ECHO = ['--preset', 'examples/echo/preset.yml']
+const ECHO = ['--preset', ECHO_PRESET]
 const BIG = JSON.stringify({ text: 'x'.repeat(1_000_000) })
 
 /** A preset with the core rows and one plugin file of ours (plain ESM, so no package.json is needed). */

@@ -5,7 +5,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, CORE_ROWS, dsh, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 interface RawServer {
   readonly child: ChildProcessWithoutNullStreams
@@ -88,7 +88,7 @@ async function serve(args: readonly string[], env: Record<string, string> = {}):
   return server
 }
 
-const ECHO = ['--preset', 'examples/echo/preset.yml']
+const ECHO = ['--preset', ECHO_PRESET]
 
 /** A request in the SDK client's own key order: method and params first, the id last. */
 function call(id: number, name: string, args: unknown): string {

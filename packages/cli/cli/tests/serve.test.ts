@@ -5,7 +5,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, descendants, dsh, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, CORE_ROWS, descendants, dsh, ECHO_PRESET, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
 const clients: Client[] = []
@@ -24,7 +24,7 @@ async function connect(args: readonly string[], env: Record<string, string> = {}
   return { client, transport }
 }
 
-const ECHO = ['--preset', 'examples/echo/preset.yml']
+const ECHO = ['--preset', ECHO_PRESET]
 
 describe('dsh serve (echo preset)', () => {
   it('lists exactly what dsh tools --json lists', async () => {

@@ -18,8 +18,21 @@ export const DEFAULT_MAX_JSON_DEPTH = 512
  * so callers can attach their own code.
  */
 export function toJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): { ok: true; value: JsonValue } | { ok: false; problem: string } {
+  return copyJson(value, maxDepth, false)
+}
+
+/**
+ * `toJson`, with every object and array of the copy frozen as it is made: the same as
+ * `deepFreeze(toJson(value).value)` in one walk instead of two (the tools runtime does this for
+ * every call's arguments and value).
+ */
+export function toFrozenJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): { ok: true; value: JsonValue } | { ok: false; problem: string } {
+  return copyJson(value, maxDepth, true)
+}
+
+function copyJson(value: unknown, maxDepth: number, freeze: boolean): { ok: true; value: JsonValue } | { ok: false; problem: string } {
   try {
-    return { ok: true, value: new JsonCopy(maxDepth).visit(value) }
+    return { ok: true, value: new JsonCopy(maxDepth, freeze).visit(value) }
   } catch (error) {
     if (error instanceof JsonProblem) return { ok: false, problem: error.message }
     throw error
@@ -37,7 +50,10 @@ class JsonCopy {
   private readonly ancestors: object[] = []
   private readonly keys: (string | number)[] = []
 
-  constructor(private readonly maxDepth: number) {}
+  constructor(
+    private readonly maxDepth: number,
+    private readonly freeze: boolean,
+  ) {}
 
   visit(node: unknown): JsonValue {
     switch (typeof node) {
@@ -60,7 +76,7 @@ class JsonCopy {
               out[index] = this.visit(node[index])
               keys.pop()
             }
-            return out
+            return this.freeze ? Object.freeze(out) : out
           }
           const proto = Object.getPrototypeOf(node)
           if (proto !== Object.prototype && proto !== null) return this.fail(`is a ${proto?.constructor?.name ?? 'non-plain'} object, not plain JSON`)
@@ -75,7 +91,7 @@ class JsonCopy {
             if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true })
             else out[key] = copy
           }
-          return out
+          return this.freeze ? Object.freeze(out) : out
         } finally {
           ancestors.pop()
         }

@@ -479,6 +479,27 @@ describe('execute', () => {
     expect(error.message).toContain('count')
   })
 
+  it('checkOutput: false skips the schema check only: the value is still a frozen JSON copy, and non-JSON is still INVALID_TOOL_OUTPUT', async () => {
+    const answered = { count: 'many', nested: { list: [1] } }
+    app.tools.register(
+      tool({
+        name: 'own_type',
+        output: z.object({ count: z.number() }),
+        checkOutput: false,
+        execute: async () => answered as never,
+      }),
+    )
+    const value = expectSuccess(await app.tools.execute({ name: 'own_type', arguments: {} })).value as typeof answered
+    expect(value).toEqual(answered)
+    expect(value).not.toBe(answered)
+    expect([Object.isFrozen(value), Object.isFrozen(value.nested), Object.isFrozen(value.nested.list), Object.isFrozen(answered)]).toEqual([true, true, true, false])
+    // Still published: the check is skipped, not the declaration.
+    expect(app.tools.outputSchema('own_type')).toMatchObject({ type: 'object', properties: { count: { type: 'number' } } })
+    app.tools.register(tool({ name: 'own_nan', output: z.object({ n: z.number() }), checkOutput: false, execute: async () => ({ n: NaN }) as never }))
+    expectError(await app.tools.execute({ name: 'own_nan', arguments: {} }), 'INVALID_TOOL_OUTPUT')
+    expect(() => app.tools.register(tool({ name: 'bad_flag', checkOutput: 'no' as never }))).toThrow(expect.objectContaining({ code: 'INVALID_TOOL', message: 'tool "bad_flag": checkOutput must be a boolean when given' }))
+  })
+
   it.each([
     ['a function', { f: () => 1 }],
     ['NaN', { n: NaN }],

@@ -9,6 +9,7 @@ import { bootPreset } from 'dsh-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { eventually, FIXTURE_SERVER, isAlive } from './fixtures/rig.ts'
 import { trustedHome } from '../../../../test-support/trust.ts'
+import { COMPILED_ECHO_PRESET as ECHO_PRESET } from '../../../../test-support/echo-example.ts'
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
@@ -138,7 +139,6 @@ describe('examples/mcp-crash (issue 17 item 18)', () => {
 })
 
 describe('approval through dsh call (fixture server, defaultApproval: prompt, echo overridden to auto)', () => {
-  const ECHO_PRESET = join(ROOT, 'examples/echo/preset.yml')
   const overlay = join(scratch, 'approval.yml')
   writeFileSync(
     overlay,

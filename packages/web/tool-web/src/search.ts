@@ -1,5 +1,5 @@
-import { lazySchema, Lifetime, ToolError } from 'dsh-core'
-import { sliceCodePoints, stripBidi, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
+import { lazySchema, ToolError, type Lifetime } from 'dsh-core'
+import { sliceCodePoints, stripBidi, type SearchBound, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
 import { queriesDescription } from './guidance.ts'
@@ -35,7 +35,7 @@ export type SearchValue = z.infer<typeof SearchValue>
 
 /** Only what `web_search` needs from `ctx.web`. */
 export interface Searcher {
-  search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult>
+  search(request: WebSearchRequest, bound?: SearchBound): Promise<WebSearchResult>
 }
 
 /** Checks the queries (in this order: count, blanks, length) and removes exact duplicates, keeping the first. */
@@ -48,25 +48,29 @@ export function distinctQueries(queries: readonly string[], maxQueries: number, 
   return [...new Set(queries)]
 }
 
-export async function runSearch(web: Searcher, config: ToolWebConfig, args: SearchInput, signal: AbortSignal): Promise<SearchValue> {
+/**
+ * Searches on the call's lifetime, not its signal: reading `exec.signal` makes an AbortSignal (and
+ * the provider a listener on it); a provider with `searchWithin` gets the lifetime itself.
+ */
+export async function runSearch(web: Searcher, config: ToolWebConfig, args: SearchInput, lifetime: Lifetime): Promise<SearchValue> {
   const queries = distinctQueries(args.queries, config.searchMaxQueries, config.searchMaxQueryChars)
   const maxResults = config.searchMaxResults
-  const value = queries.length === 1 ? project(cleaned(await web.search({ query: queries[0]!, maxResults }, signal))) : merge(queries, (await searchAll(web, queries, maxResults, signal)).map(cleaned), maxResults)
+  const value = queries.length === 1 ? project(cleaned(await web.search({ query: queries[0]!, maxResults }, lifetime))) : merge(queries, (await searchAll(web, queries, maxResults, lifetime)).map(cleaned), maxResults)
   return bounded(value, config.searchMaxOutputChars)
 }
 
 /**
- * All queries at once, on one lifetime that follows the caller's signal: the first failure aborts
- * the siblings, and the call settles only when every search has.
+ * All queries at once, on one child of the call's lifetime: the first failure aborts the siblings,
+ * and the call settles only when every search has.
  */
-async function searchAll(web: Searcher, queries: readonly string[], maxResults: number, signal: AbortSignal): Promise<WebSearchResult[]> {
-  const batch = Lifetime.following(signal)
+async function searchAll(web: Searcher, queries: readonly string[], maxResults: number, lifetime: Lifetime): Promise<WebSearchResult[]> {
+  const batch = lifetime.child()
   let first: { error: unknown } | undefined
   try {
     const settled = await Promise.allSettled(
       queries.map(async (query) => {
         try {
-          return await web.search({ query, maxResults }, batch.signal)
+          return await web.search({ query, maxResults }, batch)
         } catch (error) {
           if (!first) {
             first = { error }

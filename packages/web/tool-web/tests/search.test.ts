@@ -1,5 +1,6 @@
-import type { WebSearchResult } from 'dsh-web'
-import { afterEach, describe, expect, it } from 'vitest'
+import type { Lifetime } from 'dsh-core'
+import type { WebSearchProvider, WebSearchResult } from 'dsh-web'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { merge, renderSearch } from '../src/search.ts'
 import { boot, codeOf, searchProvider, sources, textOf, untilAborted, type Harness } from './harness.ts'
 
@@ -153,6 +154,33 @@ describe('execution', () => {
     caller.abort()
     expect(codeOf(await pending)).toBe('ABORTED')
     expect(signals.every((signal) => signal.aborted)).toBe(true)
+  })
+
+  it('the provider gets the call\'s own lifetime (searchWithin), one child of it shared by a batch; the caller\'s abort ends them', async () => {
+    host = await boot()
+    const given: Lifetime[] = []
+    const provider: WebSearchProvider = {
+      id: 'within',
+      available: () => true,
+      search: async () => Promise.reject(new Error('a tool call searches through searchWithin')),
+      searchWithin: async (request, lifetime) => {
+        given.push(lifetime)
+        if (request.query === 'now') return { sources: [], truncated: false }
+        return new Promise((_resolve, reject) => lifetime.onAbort(reject))
+      },
+    }
+    host.app.web.registerSearchProvider(provider)
+    expect((await host.search({ queries: ['now'] })).isError).toBe(false)
+    expect(given[0]).toBeInstanceOf(Object)
+    expect(given[0]!.active).toBe(false)
+    const controller = new AbortController()
+    const call = host.search({ queries: ['a', 'b'] }, controller.signal)
+    await vi.waitFor(() => expect(given).toHaveLength(3))
+    expect(given[1]).toBe(given[2])
+    expect(given[1]!.active).toBe(true)
+    controller.abort()
+    expect(codeOf(await call)).toBe('ABORTED')
+    expect(given[1]!.aborted).toBe(true)
   })
 
   it('T03, T28: seam failures reach the model with their code', async () => {

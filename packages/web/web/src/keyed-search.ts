@@ -191,42 +191,60 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
       const options = spec.options()
       if (signal?.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: signal.reason })
       const budget = spec.lifetime ? spec.lifetime.child({ timeoutMs: options.timeoutMs, code: 'WEB_SEARCH_TIMEOUT', signal }) : Lifetime.following(signal, { timeoutMs: options.timeoutMs, code: 'WEB_SEARCH_TIMEOUT' })
-      let secret = ''
-      let fingerprint = ''
-      // Set once a success answer is arriving: a failure after that is `partial`, never failed over.
-      let underWay = false
+      return run(search, options, signal, budget)
+    },
+
+    /** The search as a child of the caller's lifetime (a tool call's); the plugin's unloading still ends it. */
+    async searchWithin(search, lifetime) {
+      const options = spec.options()
+      if (lifetime.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: lifetime.reason })
+      const budget = lifetime.child({ timeoutMs: options.timeoutMs, code: 'WEB_SEARCH_TIMEOUT' })
+      const unlink = spec.lifetime?.onAbort((reason) => budget.abort(reason))
       try {
-        const found = await key(options, budget)
-        if (!found) throw fail(missingKeyMessage(name, options.apiKeyEnv, spec.row), 'WEB_PROVIDER_CREDENTIAL_MISSING')
-        secret = found
-        fingerprint = fingerprintOf(found)
-        if (verdict?.fingerprint === fingerprint && verdict.refusal) throw verdict.refusal
-        const request = spec.request(search, options, found)
-        record(request.record)
-        budget.throwIfAborted()
-        const response = await send(request, budget.signal)
-        underWay = response.status >= 200 && response.status < 300
-        const result = await answer(response, options, secret, search)
-        verdict = { fingerprint, refusal: undefined, at: Date.now() }
-        return result
-      } catch (error) {
-        if (error instanceof WebError && error.code === 'WEB_PROVIDER_KEY_REFUSED') {
-          if (verdict?.refusal !== error) verdict = { fingerprint, refusal: error, at: Date.now() }
-          throw error
-        }
-        const partial = underWay && !(error instanceof WebError)
-        if (budget.expired) throw fail(`${name} search timed out after ${options.timeoutMs} ms${partial ? ' while its answer was arriving' : ''}`, 'WEB_SEARCH_TIMEOUT', { cause: error, partial })
-        if (signal?.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: signal.reason })
-        if (spec.lifetime?.aborted) throw fail(`${name} search aborted: the provider was unloaded`, 'WEB_ABORTED', { cause: error })
-        if (error instanceof WebError) throw error
-        // fetch() hides the socket error in `cause` (`fetch failed` ← `connect ECONNREFUSED …`).
-        const reason = providerText(socketReason(error), [secret])
-        if (partial) throw fail(`${name} answer broke off before its end: ${reason}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' }, partial })
-        throw fail(`${name} request failed: ${reason}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
+        return await run(search, options, lifetime, budget)
       } finally {
-        budget.dispose()
+        unlink?.()
       }
     },
+  }
+
+  /** One search on `budget`; `caller` is what the caller bounds it by, for telling its abort from the rest. */
+  async function run(search: WebSearchRequest, options: Options, caller: { readonly aborted: boolean; readonly reason: unknown } | undefined, budget: Lifetime): Promise<WebSearchResult> {
+    let secret = ''
+    let fingerprint = ''
+    // Set once a success answer is arriving: a failure after that is `partial`, never failed over.
+    let underWay = false
+    try {
+      const found = await key(options, budget)
+      if (!found) throw fail(missingKeyMessage(name, options.apiKeyEnv, spec.row), 'WEB_PROVIDER_CREDENTIAL_MISSING')
+      secret = found
+      fingerprint = fingerprintOf(found)
+      if (verdict?.fingerprint === fingerprint && verdict.refusal) throw verdict.refusal
+      const request = spec.request(search, options, found)
+      record(request.record)
+      budget.throwIfAborted()
+      const response = await send(request, budget.signal)
+      underWay = response.status >= 200 && response.status < 300
+      const result = await answer(response, options, secret, search)
+      verdict = { fingerprint, refusal: undefined, at: Date.now() }
+      return result
+    } catch (error) {
+      if (error instanceof WebError && error.code === 'WEB_PROVIDER_KEY_REFUSED') {
+        if (verdict?.refusal !== error) verdict = { fingerprint, refusal: error, at: Date.now() }
+        throw error
+      }
+      const partial = underWay && !(error instanceof WebError)
+      if (budget.expired) throw fail(`${name} search timed out after ${options.timeoutMs} ms${partial ? ' while its answer was arriving' : ''}`, 'WEB_SEARCH_TIMEOUT', { cause: error, partial })
+      if (caller?.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: caller.reason })
+      if (spec.lifetime?.aborted) throw fail(`${name} search aborted: the provider was unloaded`, 'WEB_ABORTED', { cause: error })
+      if (error instanceof WebError) throw error
+      // fetch() hides the socket error in `cause` (`fetch failed` ← `connect ECONNREFUSED …`).
+      const reason = providerText(socketReason(error), [secret])
+      if (partial) throw fail(`${name} answer broke off before its end: ${reason}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' }, partial })
+      throw fail(`${name} request failed: ${reason}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
+    } finally {
+      budget.dispose()
+    }
   }
 }
 

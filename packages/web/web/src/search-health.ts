@@ -134,7 +134,7 @@ export class SearchHealth {
  * and a provider fault move on to the next provider; the provider's own deadline counts as down.
  * Any other error (a refused query, a bug) is an answer: it goes to the caller as it is.
  */
-export function verdictOf(error: unknown, signal: AbortSignal | undefined): Verdict {
+export function verdictOf(error: unknown, signal: { readonly aborted: boolean } | undefined): Verdict {
   if (signal?.aborted) return { kind: 'aborted' }
   if (!(error instanceof WebError)) return { kind: 'answered' }
   // One line, bounded, without a closing full stop: reasons are listed one after another.

@@ -1,9 +1,9 @@
-import { assertNever, type CapabilityStatus } from 'dsh-core'
+import { assertNever, Lifetime, type CapabilityStatus } from 'dsh-core'
 import { WebError } from './errors.ts'
 import { joinDetail, usability, type ProviderRegistry } from './registry.ts'
 import { describeReport, setbackDetail, verdictOf, type SearchHealth, type SearchProviderReport } from './search-health.ts'
 import type { SearchSelection } from './search-selection.ts'
-import type { SkippedProvider, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
+import type { SearchBound, SkippedProvider, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
 
 /**
  * Runs one search on the provider selection picks, and keeps the providers' setbacks. With a
@@ -18,22 +18,22 @@ export class SearchRouter {
     private readonly health: SearchHealth,
   ) {}
 
-  async search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult> {
+  async search(request: WebSearchRequest, bound?: SearchBound): Promise<WebSearchResult> {
     const { selection } = this
     switch (selection.kind) {
       case 'sole':
-        return this.alone(this.registry.select(undefined, 'searchProvider: one id, a failover list, or auto'), signal, request, (report) => new WebError(`no usable web search provider: ${report}`, 'WEB_PROVIDER_UNAVAILABLE'))
+        return this.alone(this.registry.select(undefined, 'searchProvider: one id, a failover list, or auto'), bound, request, (report) => new WebError(`no usable web search provider: ${report}`, 'WEB_PROVIDER_UNAVAILABLE'))
       case 'pinned':
         return this.alone(
           this.registry.select(selection.id),
-          signal,
+          bound,
           request,
           (report) => new WebError(`configured web search provider "${selection.id}" is registered but unavailable: ${report}`, 'WEB_PROVIDER_CONFIGURED_UNAVAILABLE'),
         )
       case 'ordered':
-        return this.failover(selection.ids, request, signal)
+        return this.failover(selection.ids, request, bound)
       case 'auto':
-        return this.failover(this.registry.ids(), request, signal)
+        return this.failover(this.registry.ids(), request, bound)
       default:
         return assertNever(selection)
     }
@@ -71,16 +71,16 @@ export class SearchRouter {
   }
 
   /** One provider alone (pinned, or the sole usable one): its own error reaches the caller. */
-  private async alone(provider: WebSearchProvider, signal: AbortSignal | undefined, request: WebSearchRequest, blocked: (report: string) => WebError): Promise<WebSearchResult> {
+  private async alone(provider: WebSearchProvider, bound: SearchBound | undefined, request: WebSearchRequest, blocked: (report: string) => WebError): Promise<WebSearchResult> {
     const claim = this.health.claim(provider.id)
     if (!claim.claimed) throw blocked(describeReport(claim.report))
-    return this.attempt(provider, request, signal)
+    return this.attempt(provider, request, bound)
   }
 
-  private async failover(ids: readonly string[], request: WebSearchRequest, signal: AbortSignal | undefined): Promise<WebSearchResult> {
+  private async failover(ids: readonly string[], request: WebSearchRequest, bound: SearchBound | undefined): Promise<WebSearchResult> {
     const passed: SearchProviderReport[] = []
     for (const id of ids) {
-      if (signal?.aborted) throw new WebError('web search aborted', 'WEB_ABORTED', { cause: signal.reason })
+      if (bound?.aborted) throw new WebError('web search aborted', 'WEB_ABORTED', { cause: bound.reason })
       const provider = this.registry.get(id)
       const check = provider ? usability(provider) : { usable: false, reason: 'not registered' }
       if (!provider || !check.usable) {
@@ -93,10 +93,10 @@ export class SearchRouter {
         continue
       }
       try {
-        const result = await this.attempt(provider, request, signal)
+        const result = await this.attempt(provider, request, bound)
         return passed.length ? { ...result, skipped: passed.map(skippedProvider) } : result
       } catch (error) {
-        if (!(error instanceof WebError) || error.partial || !movesOn(verdictOf(error, signal).kind)) throw error
+        if (!(error instanceof WebError) || error.partial || !movesOn(verdictOf(error, bound).kind)) throw error
         passed.push(this.health.report(id))
       }
     }
@@ -105,12 +105,12 @@ export class SearchRouter {
   }
 
   /** One search on one claimed provider; its verdict settles the claim. */
-  private async attempt(provider: WebSearchProvider, request: WebSearchRequest, signal: AbortSignal | undefined): Promise<WebSearchResult> {
+  private async attempt(provider: WebSearchProvider, request: WebSearchRequest, bound: SearchBound | undefined): Promise<WebSearchResult> {
     let result: WebSearchResult
     try {
-      result = await provider.search(request, signal)
+      result = await (bound instanceof Lifetime ? (provider.searchWithin ? provider.searchWithin(request, bound) : provider.search(request, bound.signal)) : provider.search(request, bound))
     } catch (error) {
-      this.health.settle(provider.id, verdictOf(error, signal))
+      this.health.settle(provider.id, verdictOf(error, bound))
       throw error
     }
     this.health.settle(provider.id, { kind: 'answered' })

@@ -6,7 +6,7 @@ import { envOverride, joinDetail, ProviderRegistry } from './registry.ts'
 import { SearchHealth, type SearchProviderReport } from './search-health.ts'
 import { SearchRouter } from './search-router.ts'
 import { AUTO, namedIds, searchSelection, type SearchSelection } from './search-selection.ts'
-import type { FetchBound, WebFetchProvider, WebFetchRequest, WebFetchResult, WebProviderKind, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
+import type { FetchBound, SearchBound, WebFetchProvider, WebFetchRequest, WebFetchResult, WebProviderKind, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -70,6 +70,9 @@ export class WebService extends Service {
 
   /** An effect on the caller's scope; the disposer (or unloading the caller) removes the provider. */
   registerSearchProvider(provider: WebSearchProvider): () => void {
+    if (provider?.searchWithin !== undefined && typeof provider.searchWithin !== 'function') {
+      throw new WebError(`web search provider "${String(provider.id)}": searchWithin must be a function when given`, 'WEB_INVALID_PROVIDER')
+    }
     const named = namedIds(this.router.selection)
     return this.register(this.searchRegistry, provider, (id) => (named.includes(id) ? undefined : this.searchCapability(id)))
   }
@@ -97,10 +100,11 @@ export class WebService extends Service {
 
   /**
    * Runs the search on the provider selection picks (failing over along a list), applies
-   * `maxResults`, and names the provider that served it (`provider`).
+   * `maxResults`, and names the provider that served it (`provider`). A lifetime reaches a
+   * provider's `searchWithin` as the same object, else `search` as its signal.
    */
-  async search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult> {
-    return capSources(await this.router.search(request, signal), request.maxResults)
+  async search(request: WebSearchRequest, bound?: SearchBound): Promise<WebSearchResult> {
+    return capSources(await this.router.search(request, bound), request.maxResults)
   }
 
   /**

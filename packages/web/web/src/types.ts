@@ -88,6 +88,11 @@ export interface WebProviderBase {
 export interface WebSearchProvider extends WebProviderBase {
   /** Rejects with a `WebError`. The caller's signal arrives as the same object. */
   search(request: WebSearchRequest, signal?: AbortSignal): Promise<WebSearchResult>
+  /**
+   * Optional: the same search, bounded by the caller's dsh-core `Lifetime` rather than a signal (a
+   * tool call's, arriving as the same object). Without it the seam hands `search` the lifetime's signal.
+   */
+  searchWithin?(request: WebSearchRequest, lifetime: Lifetime): Promise<WebSearchResult>
 }
 
 export interface WebFetchProvider extends WebProviderBase {
@@ -103,5 +108,8 @@ export interface WebFetchProvider extends WebProviderBase {
 
 /** What bounds a fetch: the caller's signal, or its lifetime (see `WebFetchProvider.fetchWithin`). */
 export type FetchBound = AbortSignal | Lifetime
+
+/** What bounds a search: the caller's signal, or its lifetime (see `WebSearchProvider.searchWithin`). */
+export type SearchBound = AbortSignal | Lifetime
 
 export type WebProviderKind = 'search' | 'fetch'

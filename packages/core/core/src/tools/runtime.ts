@@ -5,7 +5,7 @@ import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { Lifetime } from '../lifetime/lifetime.ts'
 import { untracked } from '../lifetime.ts'
 import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
-import { deepFreeze, isRecord, toJson, type JsonObject, type JsonValue } from '../json.ts'
+import { deepFreeze, isRecord, toFrozenJson, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { lazy } from '../lazy.ts'
 import { runInSession } from '../sessions/current.ts'
 import { approvalModeOf, approve } from './approval.ts'
@@ -58,6 +58,8 @@ interface Entry {
   readonly chars: number
   /** The published JSON Schema of the value (see `outputSchema`), rendered when first asked for. */
   readonly outputSchema: () => JsonObject | undefined
+  /** The schema each value is checked against: `output` unless the definition set `checkOutput: false`. */
+  readonly checkOutput: z.ZodType | undefined
   readonly parse: (args: JsonValue) => { ok: true; value: unknown } | { ok: false; problem: string }
 }
 
@@ -322,12 +324,12 @@ export class ToolRuntime extends Service {
   }
 
   private async dispatch(call: ToolCall, callId: string, dispatched: Dispatched): Promise<ToolResult> {
-    const args = toJson(call.arguments, this.settings.maxArgumentDepth)
+    const args = toFrozenJson(call.arguments, this.settings.maxArgumentDepth)
     if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
     if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
     const entry = this.lookup(call.name)
     if (!entry) throw this.unknown(call.name)
-    const parsed = entry.parse(deepFreeze(args.value))
+    const parsed = entry.parse(args.value)
     if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
 
     const { definition } = entry
@@ -401,13 +403,14 @@ export class ToolRuntime extends Service {
 
   private success(entry: Entry, args: unknown, raw: unknown): ToolResult {
     const definition = entry.definition as ToolDefinition & LooseDefinition
-    const json = toJson(raw)
+    // One walk: the copy (the body keeps no handle on the value it answered) is frozen as it is made.
+    const json = toFrozenJson(raw)
     if (!json.ok) throw new ToolError(`${definition.name} returned a value that is not JSON: ${json.problem}`, 'INVALID_TOOL_OUTPUT')
-    if (definition.output) {
-      const checked = definition.output.safeParse(json.value)
+    const value = json.value
+    if (entry.checkOutput) {
+      const checked = entry.checkOutput.safeParse(value)
       if (!checked.success) throw new ToolError(`${definition.name} returned an invalid value: ${describeIssues(checked.error)}`, 'INVALID_TOOL_OUTPUT')
     }
-    const value = deepFreeze(json.value)
     let content: readonly ContentBlock[]
     try {
       const rendered = definition.render ? definition.render(args, value) : JSON.stringify(value, null, 2)
@@ -424,9 +427,9 @@ export class ToolRuntime extends Service {
     const entry = this.lookup(name)
     if (!entry?.definition[presenter]) return undefined
     // The presenter sees the arguments the body would: checked and parsed. Invalid ones have no card.
-    const json = toJson(args, this.settings.maxArgumentDepth)
+    const json = toFrozenJson(args, this.settings.maxArgumentDepth)
     if (!json.ok) return undefined
-    const parsed = entry.parse(deepFreeze(json.value))
+    const parsed = entry.parse(json.value)
     if (!parsed.ok) return undefined
     return this.opaque(name, presenter, () => run(entry.definition as ToolDefinition & LooseDefinition, parsed.value))
   }
@@ -441,12 +444,12 @@ export class ToolRuntime extends Service {
       return undefined
     }
     if (answer === undefined) return undefined
-    const json = toJson(answer)
+    const json = toFrozenJson(answer)
     if (!json.ok) {
       this.ctx.logger('tools').warn(`${name}: ${hook} returned something that is not JSON (${json.problem}); ignored`)
       return undefined
     }
-    return deepFreeze(json.value)
+    return json.value
   }
 
   /** Applies the definition's `finalizeContent`; its failure or a malformed answer keeps the result as it was. */
@@ -536,9 +539,11 @@ function compileEntry(definition: ToolDefinition): Entry {
   // Only a host relaying calls publishes it (dsh serve); a catalog never shows it.
   const { output } = definition
   const outputSchema = output && definition.structuredOutput !== false ? lazy(() => deepFreeze(outputJsonSchema(output))) : () => undefined
+  if (definition.checkOutput !== undefined && typeof definition.checkOutput !== 'boolean') throw new ToolError(`tool "${name}": checkOutput must be a boolean when given`, 'INVALID_TOOL')
+  const checkOutput = definition.checkOutput === false ? undefined : output
   const listed = (parameters: JsonObject) => {
     const catalog: CatalogEntry = Object.freeze({ name, description: definition.description, parameters })
-    return { definition, approval, defer, outputSchema, catalog, chars: name.length + definition.description.length + JSON.stringify(parameters).length }
+    return { definition, approval, defer, outputSchema, checkOutput, catalog, chars: name.length + definition.description.length + JSON.stringify(parameters).length }
   }
   if (definition.input) {
     const schema = definition.input

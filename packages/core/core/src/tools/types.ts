@@ -56,6 +56,15 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
    * sent as structured content (for a value that can hold far more than the rendering shows).
    */
   readonly structuredOutput?: boolean
+  /**
+   * `false` skips the runtime's check of each value against `output` (it is still published, and
+   * a value that is not JSON is still `INVALID_TOOL_OUTPUT`). For a tool whose value its own code
+   * builds, field by field, from typed parts: the check would re-prove the compiler's work on every
+   * call. Keep the default (checked) when the value passes on what another party produced (a
+   * provider plugin's result as is, a server's answer); an MCP tool checks its server's
+   * `structuredContent` itself.
+   */
+  readonly checkOutput?: boolean
   /** Budget enforced by the runtime (`TOOL_TIMEOUT`). */
   readonly timeoutMs?: number
   /** True when sibling calls may overlap this one (documentary for hosts that schedule calls). */
