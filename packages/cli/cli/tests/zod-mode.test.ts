@@ -10,7 +10,7 @@ afterEach(() => {
 })
 
 describe('zod mode per command', () => {
-  it.each([['tools', '--json', '--preset', 'base'], ['status'], ['call', 'web_fetch', '{}'], ['context']])('%s turns zod’s compiled parsers off', (...argv) => {
+  it.each([['tools', '--json', '--preset', 'base'], ['status'], ['call', 'web_fetch', '{}'], ['context'], ['call', 'echo', 'serve']])('%s turns zod’s compiled parsers off', (...argv) => {
     configureZodFor(argv)
     expect(z.config().jitless).toBe(true)
     // Validation is unchanged: unknown keys, wrong types and defaults as before.
@@ -22,6 +22,8 @@ describe('zod mode per command', () => {
 
   it('serve keeps them', () => {
     configureZodFor(['serve', '--preset', 'base'])
+    expect(z.config().jitless).toBeUndefined()
+    configureZodFor(['--preset', 'base', 'serve'])
     expect(z.config().jitless).toBeUndefined()
   })
 })

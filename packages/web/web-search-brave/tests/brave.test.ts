@@ -1,3 +1,4 @@
+import { Lifetime } from 'dsh-core'
 import * as brave from 'dsh-web-search-brave'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { hang, json, type Reply } from '../../web/tests/loopback-api.ts'
@@ -273,6 +274,24 @@ describe('the key, readiness and lifetime', () => {
     await app.web.search({ query: 'q' })
     expect(server.received.map((request) => request.headers['x-subscription-token'])).toEqual([KEY])
     expect(await row(true)).toMatchObject({ state: 'ready', detail: expect.stringMatching(/^key DSH_TEST_BRAVE_KEY found; accepted by a search at /) })
+  })
+
+  it('on a caller\'s Lifetime (searchWithin): its own deadline is WEB_SEARCH_TIMEOUT, the caller\'s abort and the plugin\'s unloading WEB_ABORTED, and the caller\'s lifetime lives on', async () => {
+    const server = await api(hang)
+    const { app: impatient } = await withKey(server, { timeoutMs: 300 })
+    const caller = new Lifetime()
+    const slow = await rejection(impatient.web.search({ query: 'q' }, caller))
+    expect([slow.code, caller.active]).toEqual(['WEB_SEARCH_TIMEOUT', true])
+    const { app, fork } = await withKey(server)
+    const aborting = new Lifetime()
+    const aborted = rejection(app.web.search({ query: 'q' }, aborting))
+    await vi.waitFor(() => expect(server.received).toHaveLength(2))
+    aborting.abort()
+    expect((await aborted).code).toBe('WEB_ABORTED')
+    const pending = rejection(app.web.search({ query: 'q' }, caller))
+    await vi.waitFor(() => expect(server.received).toHaveLength(3))
+    fork.dispose()
+    expect([(await pending).code, (await pending).message, caller.active]).toEqual(['WEB_ABORTED', 'Brave Search search aborted: the provider was unloaded', true])
   })
 
   it('unloading the plugin ends a search in flight with WEB_ABORTED and removes the provider', async () => {
