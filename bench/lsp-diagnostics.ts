@@ -49,12 +49,21 @@ function workspaceCopy(server: Server): { dir: string; remove(): void } {
 const errorsIn = (diagnostics: readonly { readonly severity?: number }[]) => diagnostics.filter((item) => (item.severity ?? 1) === 1).length
 
 /**
+ * The services a harness holds while it works (each `app.<service>` lookup costs cordis a proxy
+ * and an Error, which a harness pays once, not per edit).
+ */
+interface Services {
+  readonly lsp: Host['app']['lsp']
+  readonly tools: Host['app']['tools']
+}
+
+/**
  * The writer's path once the edit is on disk: tell the seam, ask the tool. Checks the answer. The
  * write itself is the edit, which a harness with a bare client makes too: it is not timed.
  */
-async function ours(host: Host, session: ReturnType<Host['app']['sessions']['create']>, server: Server, errors: number): Promise<void> {
-  host.app.lsp.fileChanged(server.file, { session })
-  const result = await host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: server.file, severity: 'error' }, session })
+async function ours(services: Services, session: ReturnType<Host['app']['sessions']['create']>, server: Server, errors: number): Promise<void> {
+  services.lsp.fileChanged(server.file, { session })
+  const result = await services.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: server.file, severity: 'error' }, session })
   if (result.isError) throw new Error(`lsp_diagnostics: ${result.error.code} ${result.error.message}`)
   const value = result.value as { total: number; complete: boolean }
   if (value.total !== errors || !value.complete) throw new Error(`lsp_diagnostics answered ${value.total} errors (complete ${value.complete}), expected ${errors}`)
@@ -89,6 +98,7 @@ async function measure(server: Server): Promise<string[]> {
   const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true })
   try {
     const session = host.app.sessions.create({ cwd: mine.dir })
+    const services: Services = { lsp: host.app.lsp, tools: host.app.tools }
     await client.initialize()
     await client.open(server.file, server.languageId)
     await client.waitQuiet(120_000)
@@ -100,7 +110,7 @@ async function measure(server: Server): Promise<string[]> {
     for (let i = 0; i < 20; i++) {
       const [text, errors] = i % 2 ? [clean, 0] : [broken, 1]
       writeFileSync(join(mine.dir, server.file), text)
-      await ours(host, session, server, errors)
+      await ours(services, session, server, errors)
       await bare(client, server, text, errors)
     }
     const oursRuns: { wallMs: number; cpuMs: number }[] = []
@@ -119,7 +129,7 @@ async function measure(server: Server): Promise<string[]> {
       // Alternate who goes first so neither side always gets the quieter machine.
       const sides = [async () => {
           writeFileSync(join(mine.dir, server.file), text)
-          oursRuns.push(await counted('ours', oursServer, () => timedWithCpu(() => ours(host, session, server, errors))))
+          oursRuns.push(await counted('ours', oursServer, () => timedWithCpu(() => ours(services, session, server, errors))))
         }, async () => bareRuns.push(await counted('bare', bareServer, () => timedWithCpu(() => bare(client, server, text, errors))))]
       for (const side of i % 4 < 2 ? sides : sides.reverse()) await side()
     }

@@ -91,6 +91,11 @@ export class ServerInstance {
   private readonly logProgress: { readonly title: string; readonly begin: RegExp; readonly end: RegExp } | undefined
   /** Documents left open between requests (on a server answering pulled diagnostics: every document asked about, see keepsDocuments). */
   private readonly kept: KeptDocuments
+  /**
+   * Kept documents whose file a writer changed since their text was sent (fileChanged), by URI, with
+   * the file's path: read and sent before the next request on this server (see `changedOnDisk`).
+   */
+  private readonly changed = new Map<string, string>()
   /** Every open gets a version no earlier open had, so a late answer to an earlier open is never taken for ours. */
   private nextVersion = 1
   /** The server refused the handshake's `$/` request in time: such a request can serve as a barrier. */
@@ -405,13 +410,19 @@ export class ServerInstance {
     }
     const uri = source.url
     if (this.kept.has(uri)) {
+      this.changed.delete(uri)
       this.sendAhead(this.documentChanged(uri, source.text))
       return work({ uri, version: this.kept.use(uri)!.version }, capabilities)
     }
     const document: OpenDocument = { uri, version: this.nextVersion++ }
     this.sendAhead(this.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: document.version, text: source.text } }))
     const keep = keepsDocuments(capabilities)
-    if (keep) for (const evicted of this.kept.add(uri, document.version, source.text)) this.close(evicted)
+    if (keep) {
+      for (const evicted of this.kept.add(uri, document.version, source.text)) {
+        this.changed.delete(evicted)
+        this.close(evicted)
+      }
+    }
     try {
       return await work(document, capabilities)
     } finally {
@@ -429,6 +440,7 @@ export class ServerInstance {
    * version) when it differs from what the server has. Written in order before anything sent later.
    */
   async documentChanged(uri: string, text: string, signal?: AbortSignal): Promise<void> {
+    this.changed.delete(uri)
     const kept = this.kept.use(uri)
     if (!kept || this.dead) return
     const digest = digestOf(text)
@@ -445,7 +457,22 @@ export class ServerInstance {
 
   /** Stops keeping a document open (the server goes back to the file on disk). */
   forget(uri: string): void {
+    this.changed.delete(uri)
     if (this.kept.delete(uri)) this.close(uri)
+  }
+
+  /**
+   * A writer changed the file of a kept document. Its text is not read now: the next request on
+   * this server reads it first (`changedOnDisk`), and a request on that very file reads it anyway,
+   * so an edit followed by a question about the file reads it once.
+   */
+  changedOnDisk(uri: string, path: string): void {
+    if (this.kept.has(uri)) this.changed.set(uri, path)
+  }
+
+  /** Kept documents changed on disk since their text was sent, but `except` (the request's own file), as URI and path. */
+  changedDocuments(except?: string): [string, string][] {
+    return [...this.changed].filter(([uri]) => uri !== except)
   }
 
   /**

@@ -269,21 +269,37 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /**
-   * One server learns of one change: for a document it keeps open, the new text (a server goes by
-   * the open text, not the disk); for any other file `workspace/didChangeWatchedFiles`. A kept
-   * document whose file is gone or cannot be read is closed, and the server told of the change.
+   * One server learns of one change: a document it keeps open is marked changed, and its new text
+   * goes to the server before the next request there (a server goes by the open text, not the disk;
+   * see `sendChangedDocuments`); a deleted one is closed; for any other file `workspace/didChangeWatchedFiles`.
    */
   private async tell(instance: ServerInstance, path: string, kind: LspFileChange['kind']): Promise<void> {
     const url = this.options.fs.fileUrl(path)
     if (instance.keeps(url)) {
-      try {
-        if (kind !== 'deleted') return await instance.documentChanged(url, await this.options.fs.readText(path, { maxBytes: this.options.config.maxDocumentBytes, signal: this.lifetime.signal }))
-      } catch {
-        // Unreadable now: the server goes back to the disk, below.
-      }
+      if (kind !== 'deleted') return instance.changedOnDisk(url, path)
       instance.forget(url)
     }
     instance.filesChanged([{ url, kind }])
+  }
+
+  /**
+   * Before a request: the current text of every kept document a writer changed since (but the
+   * request's own file, which the request reads itself). One that is gone or cannot be read is
+   * closed, and the server told of the change (it goes back to the disk).
+   */
+  private async sendChangedDocuments(instance: ServerInstance, except: string | undefined, signal: AbortSignal): Promise<void> {
+    for (const [url, path] of instance.changedDocuments(except)) {
+      let text: string
+      try {
+        text = await this.options.fs.readText(path, { maxBytes: this.options.config.maxDocumentBytes, signal })
+      } catch {
+        this.guard(signal)
+        instance.forget(url)
+        instance.filesChanged([{ url, kind: 'changed' }])
+        continue
+      }
+      await instance.documentChanged(url, text, signal)
+    }
   }
 
   /**
@@ -305,7 +321,7 @@ export class StdioLspProvider implements LspProvider {
     return this.inWorkspace(request.workspaceRoot, signal, rootOf, async (workspace, root, scope) => {
       const source = await this.readProvenSource(workspace, request.filePath, path, scope)
       this.guard(scope)
-      return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope))
+      return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
     })
   }
 
@@ -338,13 +354,14 @@ export class StdioLspProvider implements LspProvider {
 
   /**
    * One attempt, and when the server's transport failed under it, one more on a fresh server with
-   * the source already read. Whatever happens, the server used last is released to the pool.
+   * the source already read. Kept documents changed on disk are sent first (but `file`, the request's own). Whatever happens, the server used last is released to the pool.
    */
-  private async runWithReplay<R>(workspace: Workspace, signal: AbortSignal, work: (instance: ServerInstance) => Promise<R>): Promise<R> {
+  private async runWithReplay<R>(workspace: Workspace, signal: AbortSignal, work: (instance: ServerInstance) => Promise<R>, file?: string): Promise<R> {
     let instance = await this.start(workspace, signal)
     try {
       for (let attempt = 1; ; attempt++) {
         try {
+          await this.sendChangedDocuments(instance, file, signal)
           const result = await work(instance)
           this.supervision.succeeded(workspace.path)
           return result

@@ -1,7 +1,7 @@
 // [PROC] Diagnostics, document and workspace symbols and fileChanged through the provider, against
 // the scriptable fake server: the orderings and faults real servers do not produce on cue (issue 22).
 // The real servers' answers are pinned in packages/lsp/tool-lsp/tests/real/.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeMessages } from './fixtures/fake-config.ts'
@@ -139,6 +139,29 @@ describe('queries on a server that keeps documents (pull diagnostics)', () => {
     const versions = fakeMessages(rig.entries(), 'in').filter((message) => message.method === 'textDocument/didOpen' || message.method === 'textDocument/didChange').map((message) => (message.params as any).textDocument.version)
     expect([...versions].sort((x, y) => x - y)).toEqual(versions)
     expect(new Set(versions).size).toBe(versions.length)
+  })
+
+  it('fileChanged on a kept document reads nothing then: the next request on that server sends the text on disk at its turn', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n', 'b.ts': 'b\n' }, fake: keeping })
+    await rig.query('hover')
+    writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
+    rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })
+    // Time for a notice to be told; whatever the machine's speed, the text sent is the one on disk at the next request.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    writeFileSync(join(rig.ws, 'a.ts'), 'three\n')
+    await rig.query('hover', { filePath: 'b.ts' })
+    expect(lifecycle(rig)).toEqual([
+      ['textDocument/didOpen', 'a.ts', 'one\n'],
+      ['textDocument/didChange', 'a.ts', 'three\n'],
+      ['textDocument/didOpen', 'b.ts', 'b\n'],
+    ])
+    // A file gone by then is closed, and the server told to go back to the disk.
+    rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })
+    rmSync(join(rig.ws, 'a.ts'))
+    await rig.query('hover', { filePath: 'b.ts' })
+    expect(lifecycle(rig).slice(3)).toEqual([['textDocument/didClose', 'a.ts', undefined]])
+    const watched = fakeMessages(rig.entries(), 'in', 'workspace/didChangeWatchedFiles').map((message) => (message.params as any).changes)
+    expect(watched).toEqual([[{ uri: fileUrl(join(rig.ws, 'a.ts')), type: 2 }]])
   })
 
   it('past maxOpenDocuments the least recently used document is closed; a later query opens it again', async () => {
