@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import type { Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { micros, ms, percentile, ratio, timed } from './stats.ts'
-import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, type BenchServer } from './lsp-servers.ts'
+import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled, type BenchServer } from './lsp-servers.ts'
 
 // Rename preview and call hierarchy (issue 32). Ours: the lsp_rename tool without apply (the
 // provider's didOpen → prepareRename → rename → didClose, then every file of the edit read through
@@ -22,7 +22,7 @@ const SERVERS: readonly Server[] = [TSSERVER, NATIVE]
 const RENAME = { file: 'src/shapes.ts', line: 12, character: 17, newName: 'describeForm' }
 const CALLS = { file: 'src/report.ts', line: 3, character: 17 }
 
-function workspaceCopy(server: Server): { dir: string; remove(): void } {
+function workspaceCopy(server: Server): ReturnType<typeof fixtureCopy> {
   return fixtureCopy(FIXTURE, server, 'dsh-bench-refactor-')
 }
 
@@ -59,6 +59,7 @@ async function measure(server: Server): Promise<string[]> {
     await client.waitQuiet(120_000)
     await bare.rename(false)
     for (let i = 0; i < 10; i++) for (const kind of ['rename', 'calls'] as const) await Promise.all([ours[kind](), bare[kind]()])
+    await untilSettled(mine)
     const lines: string[] = []
     for (const kind of ['rename', 'calls'] as const) {
       const oursMs: number[] = []

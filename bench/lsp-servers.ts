@@ -2,7 +2,9 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { bootPreset, type Host } from 'dsh-core'
+import { SETTLE_MS } from 'dsh-lsp'
 import { descendants } from '../test-support/processes.ts'
 import { TYPESCRIPT_7, TYPESCRIPT_7_COMPILER, TYPESCRIPT_7_VERSION } from './typescript-7.ts'
 
@@ -38,12 +40,24 @@ export const NATIVE: BenchServer = {
 }
 
 /** A private copy of `fixture` (a directory of the repository), made a project for `server`; `remove()` deletes it. */
-export function fixtureCopy(fixture: string, server: Pick<BenchServer, 'prepare'>, prefix: string): { dir: string; remove(): void } {
+export function fixtureCopy(fixture: string, server: Pick<BenchServer, 'prepare'>, prefix: string): { dir: string; madeAt: number; remove(): void } {
   const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
   const dir = join(root, basename(fixture))
+  const madeAt = Date.now()
   cpSync(fixture, dir, { recursive: true })
   server.prepare(dir)
-  return { dir, remove: () => rmSync(root, { recursive: true, force: true }) }
+  return { dir, madeAt, remove: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+/**
+ * Waits until a copy's files are older than dsh-lsp's settle time, as a repository's files are: a
+ * file changed less than SETTLE_MS before it was read is read again on every query (docs/lsp.md,
+ * "Reused reads"). Measured before that, the first operations paid for the copy having just been
+ * made: four more file reads per query (TypeScript 7 definitions 1.43x in one quiet run, 1.15x in
+ * the next once settled). Edits are the diagnostics part's.
+ */
+export async function untilSettled(copy: { readonly madeAt: number }): Promise<void> {
+  await sleep(Math.max(0, copy.madeAt + SETTLE_MS + 100 - Date.now()))
 }
 
 /**

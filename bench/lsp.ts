@@ -6,7 +6,7 @@ import { BareLspClient } from './bare-lsp-client.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { benchLspRefactor } from './lsp-refactor.ts'
 import { micros, ms, percentile, ratio, timed, timedWithCpu } from './stats.ts'
-import { bootCoding, fixtureCopy, NATIVE, REPO, serverPids, treeCpuMs, TSSERVER, type BenchServer } from './lsp-servers.ts'
+import { bootCoding, fixtureCopy, NATIVE, REPO, serverPids, treeCpuMs, TSSERVER, untilSettled, type BenchServer } from './lsp-servers.ts'
 
 // Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → the language server)
 // against a bare vscode-jsonrpc client doing the same didOpen/request/didClose on its own instance of
@@ -33,7 +33,7 @@ const CASES: { operation: Operation; method: string; file: string; line: number;
   { operation: 'hover', method: 'textDocument/hover', file: 'src/main.ts', line: 4, character: 20 },
 ]
 
-function workspaceCopy(server: Server): { dir: string; remove(): void } {
+function workspaceCopy(server: Server): ReturnType<typeof fixtureCopy> {
   return fixtureCopy(FIXTURE, server, 'dsh-bench-')
 }
 
@@ -88,6 +88,7 @@ async function warmLatency(server: Server): Promise<Figures> {
     await client.waitQuiet(60_000)
     await ours(host, workspace.dir, CASES[0]!)
     for (let i = 0; i < 5; i++) for (const c of CASES) await Promise.all([ours(host, workspace.dir, c), bare(client, c)])
+    await untilSettled(workspace)
     // Our server is the one whose working directory is the workspace; the bare client's is its child.
     const oursServer = serverPids(workspace.dir).filter((pid) => pid !== client.pid && !descendants(client.pid).includes(pid))
     const bareServer = [client.pid, ...descendants(client.pid)]
