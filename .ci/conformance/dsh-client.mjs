@@ -17,7 +17,7 @@
 // dsh runs on this process's Node (the machine's); every step's output is echoed to stderr for the
 // runner's stderr.txt. Exit 1 when a step fails.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -193,4 +193,11 @@ async function callTool(tool, args) {
   return code === 'MCP_TOOL_ERROR' || code === 'MCP_SERVER_ERROR' ? 0 : 1
 }
 
-process.exitCode = await main()
+try {
+  process.exitCode = await main()
+} finally {
+  // Best effort: the scenario's verdict is the exit code, and a leftover directory is not a failure.
+  try {
+    rmSync(home, { recursive: true, force: true, maxRetries: 3 })
+  } catch {}
+}

@@ -1,8 +1,6 @@
 // `dsh serve --http` stateless for real (issue 29 item 4) and /healthz (item 5): replicas of one
 // preset answer tools/list alike, 2026-07-28 list results carry their caching fields, and the
 // readiness endpoint says 200 only when every configured capability is ready.
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ECHO_PRESET, killRunning, removeTempDirs, tempDir } from './helpers.ts'
@@ -50,7 +48,7 @@ describe('dsh serve --http: /healthz', () => {
     expect(ok.status).toBe(200)
     expect(await ok.json()).toEqual({ ready: true, capabilities: [expect.objectContaining({ id: 'echo', state: 'ready' })] })
     // base without search keys: the search providers have no credential.
-    const home = await mkdtemp(join(tmpdir(), 'dsh-health-home-'))
+    const home = await tempDir()
     const keyless = Object.fromEntries(['DEEPSEEK_API_KEY', 'BRAVE_API_KEY', 'TAVILY_API_KEY'].map((name) => [name, '']))
     const notReady = await serveHttp(['--preset', 'base', '--cwd', await tempDir()], { env: { ...keyless, HOME: home, DSH_HOME: join(home, '.dsh') } })
     const unavailable = await fetch(new URL('/healthz', notReady.url))

@@ -3,7 +3,7 @@
 // HTTP; they join ctx.skills as `<server>-<name>`, marked with the server and as untrusted, with no
 // file fetched before the model loads the skill, and every file checked against its entry.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,7 +12,7 @@ import type { Session } from 'dsh-core'
 import SkillRegistry from 'dsh-skill'
 import * as toolSkill from 'dsh-skill/tool'
 import { originOf } from 'dsh-skill/tool'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { eventually, startRig, stopRigs, type Rig, type RowInput } from './fixtures/rig.ts'
 
 const SERVER = fileURLToPath(new URL('./fixtures/skills-server.mjs', import.meta.url))
@@ -44,8 +44,16 @@ async function skillRig(): Promise<Rig> {
   return rig
 }
 
+/** The directories of the servers' read logs, removed once every case has run. */
+const logDirs: string[] = []
+afterAll(() => {
+  for (const dir of logDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
 function fixtureEnv(fixture: Fixture, extra: Record<string, string> = {}): { env: Record<string, string>; reads: () => string[] } {
-  const log = join(mkdtempSync(join(tmpdir(), 'dsh-skills-')), 'reads.log')
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-skills-'))
+  logDirs.push(dir)
+  const log = join(dir, 'reads.log')
   writeFileSync(log, '')
   return {
     env: { SKILLS_FIXTURE: JSON.stringify(fixture), SKILLS_READ_LOG: log, ...extra },
