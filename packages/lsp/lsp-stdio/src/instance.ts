@@ -410,7 +410,7 @@ export class ServerInstance {
     }
     const uri = source.url
     if (this.kept.has(uri)) {
-      this.changed.delete(uri)
+      // documentChanged clears the document's fileChanged mark before its first await.
       this.sendAhead(this.documentChanged(uri, source.text))
       return work({ uri, version: this.kept.use(uri)!.version }, capabilities)
     }
