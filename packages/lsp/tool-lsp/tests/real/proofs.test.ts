@@ -40,3 +40,20 @@ describe('one lsp call proves its workspace once and each file once', () => {
     expect(proofs).toHaveBeenCalledTimes(1)
   })
 })
+
+describe('one lsp_diagnostics call reads its file once', () => {
+  const suite = realSuite('ts-symbols', { prepare: (dir) => writeFileSync(join(dir, 'src/broken.ts'), "export const count: number = 'one'\n") })
+
+  it('just after a write: the line text of its diagnostics comes from the text the provider read and the server checked', async () => {
+    const diagnose = () => suite.host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: 'src/broken.ts' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+    expect((await diagnose()).isError).toBe(false)
+    // Changed a moment ago: no read of it is reused across calls.
+    writeFileSync(join(suite.dir, 'src/broken.ts'), "export const total: number = 'two'\n")
+    suite.host.app.lsp.fileChanged(join(suite.dir, 'src/broken.ts'))
+    const whole = vi.spyOn(FileSystem.prototype, 'readContainedText')
+    const streamed = vi.spyOn(FileSystem.prototype, 'streamContainedText')
+    const result = await diagnose()
+    expect(result.isError ? undefined : (result.value as any).items[0].lineText).toBe("export const total: number = 'two'")
+    expect(whole.mock.calls.length + streamed.mock.calls.length).toBe(1)
+  })
+})
