@@ -75,7 +75,7 @@ async function prepare(): Promise<boolean> {
   return false
 }
 
-async function buildWorkspace(): Promise<boolean> {
+export async function buildWorkspace(): Promise<boolean> {
   const compiled = await new Promise<boolean>((resolve) => {
     execFile(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) process.stderr.write(`test-support/build.ts: tsc -b failed, so dsh children run the sources through tsx (slower):\n${stdout}${stderr}\n`)

@@ -2,6 +2,7 @@ import { abortError, errorMessage, FsError, HarnessError, Lifetime, quote, type 
 import {
   LspError,
   ProvenTextCache,
+  type CallProofs,
   type LspCallHierarchyResult,
   type LspProviderCallHierarchyRequest,
   type LspProviderRenameRequest,
@@ -309,20 +310,20 @@ export class StdioLspProvider implements LspProvider {
    * with one replay.
    */
   private onFile<R>(
-    request: { readonly filePath: string; readonly workspaceRoot: string },
+    request: { readonly filePath: string; readonly workspaceRoot: string; readonly proofs?: CallProofs | undefined },
     signal: AbortSignal | undefined,
     work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, signal: AbortSignal) => Promise<R>,
   ): Promise<R> {
     let path = ''
     const rootOf = async (workspace: Workspace, scope: AbortSignal) => {
-      path = await this.containedSource(workspace, request.filePath, scope)
+      path = await this.containedSource(workspace, request.filePath, scope, request.proofs)
       return this.roots.enabled ? this.roots.rootOf(workspace, path, scope) : workspace
     }
     return this.inWorkspace(request.workspaceRoot, signal, rootOf, async (workspace, root, scope) => {
       const source = await this.readProvenSource(workspace, request.filePath, path, scope)
       this.guard(scope)
       return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
-    })
+    }, request.proofs)
   }
 
   /**
@@ -334,11 +335,12 @@ export class StdioLspProvider implements LspProvider {
     signal: AbortSignal | undefined,
     rootOf: ((workspace: Workspace, signal: AbortSignal) => Promise<ServerRoot>) | undefined,
     work: (workspace: Workspace, root: ServerRoot, signal: AbortSignal) => Promise<R>,
+    proofs?: CallProofs,
   ): Promise<R> {
     this.guard(signal)
     const scope = this.lifetime.child({ signal })
     try {
-      const workspace = await this.workspaceOf(workspaceRoot, scope.signal)
+      const workspace = await this.workspaceOf(workspaceRoot, scope.signal, proofs)
       this.guard(scope.signal)
       const root = rootOf ? await rootOf(workspace, scope.signal) : workspace
       if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
@@ -394,8 +396,9 @@ export class StdioLspProvider implements LspProvider {
     return launch
   }
 
-  private async workspaceOf(root: string, signal: AbortSignal): Promise<Workspace> {
-    const lookup = this.lifetime.track(this.options.fs.workspace(root, signal))
+  /** The canonical workspace; through the call's `proofs` (made for `root`) when it has them, so it is resolved once per call. */
+  private async workspaceOf(root: string, signal: AbortSignal, proofs?: CallProofs): Promise<Workspace> {
+    const lookup = this.lifetime.track(proofs?.workspaceRoot === root ? proofs.workspace(signal) : this.options.fs.workspace(root, signal))
     try {
       return await lookup
     } catch (error) {
@@ -406,9 +409,9 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /** `filePath` proven inside the workspace: its canonical path (the source read and the root finder start from it). */
-  private async containedSource(workspace: Workspace, filePath: string, signal: AbortSignal): Promise<string> {
+  private async containedSource(workspace: Workspace, filePath: string, signal: AbortSignal, proofs?: CallProofs): Promise<string> {
     try {
-      return await this.options.fs.contained(workspace, filePath, signal)
+      return await (proofs ? proofs.contained(workspace, filePath, signal) : this.options.fs.contained(workspace, filePath, signal))
     } catch (error) {
       throw sourceError(error, workspace, filePath, signal)
     }

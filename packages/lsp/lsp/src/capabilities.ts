@@ -1,3 +1,4 @@
+import type { CallProofs } from './call-proofs.ts'
 import type { LspPosition, LspRange } from './types.ts'
 
 /**
@@ -40,6 +41,8 @@ export interface LspDiagnosticsRequest {
   /** Relative to `workspaceRoot`, or absolute. */
   readonly filePath: string
   readonly workspaceRoot: string
+  /** The call's proofs, shared with the provider (see `LspQueryRequest.proofs`). */
+  readonly proofs?: CallProofs
 }
 
 export interface LspProviderDiagnosticsRequest extends LspDiagnosticsRequest {

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
 import { currentSession, errorMessage, untracked, type Session } from 'dsh-core'
+import { CallProofs } from './call-proofs.ts'
 import { askEveryProvider } from './fan-out.ts'
 import { LSP_CAPABILITIES, type LspCallHierarchyRequest, type LspCallHierarchyResult, type LspCapability, type LspRenameRequest, type LspRenameResult, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
 import { LspError } from './errors.ts'
@@ -129,6 +130,7 @@ export class LspService extends Service {
   /** Routes by file name, else final extension (order-independent); the same signal object reaches the provider. */
   async query(request: LspQueryRequest, signal?: AbortSignal): Promise<LspQueryResult> {
     const route = this.routeFor(request.filePath)
+    checkProofs(request)
     return route.provider.query({ ...request, languageId: route.languageId }, signal)
   }
 
@@ -159,6 +161,7 @@ export class LspService extends Service {
     signal: AbortSignal | undefined,
   ): Promise<Awaited<ReturnType<NonNullable<LspProvider[C]>>>> {
     const route = this.routeFor(request.filePath)
+    checkProofs(request)
     const ask = route.provider[capability] as ((request: unknown, signal?: AbortSignal) => Promise<Awaited<ReturnType<NonNullable<LspProvider[C]>>>>) | undefined
     if (!ask) throw unsupported(route, capability)
     return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
@@ -220,6 +223,12 @@ export class LspService extends Service {
     if (!route) throw new LspError(`no language server handles "${filePath}"`, 'LSP_UNAVAILABLE')
     return route
   }
+}
+
+/** A request's `proofs`, when it has them, must be the call's own, made for its workspace root. */
+function checkProofs(request: { readonly workspaceRoot: string; readonly proofs?: unknown }): void {
+  if (request.proofs === undefined || (request.proofs instanceof CallProofs && request.proofs.workspaceRoot === request.workspaceRoot)) return
+  throw new LspError(`proofs must be a CallProofs made for the workspace root ${JSON.stringify(request.workspaceRoot)}`, 'LSP_INVALID_REQUEST')
 }
 
 function unsupported(route: Route, capability: LspCapability): LspError {

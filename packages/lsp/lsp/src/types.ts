@@ -1,3 +1,4 @@
+import type { CallProofs } from './call-proofs.ts'
 import type {
   LspCallHierarchyResult,
   LspDiagnosticsResult,
@@ -36,6 +37,12 @@ export interface LspQueryRequest {
   readonly position: LspPosition
   /** The calling session's workspace. */
   readonly workspaceRoot: string
+  /**
+   * The call's proofs (its canonical workspace, the files proven inside it), for a caller that
+   * proves files of its own in the same call (the tool's line text): the provider proves through
+   * them, so each is made once. Made for `workspaceRoot`; without it the provider proves alone.
+   */
+  readonly proofs?: CallProofs
 }
 
 /** What a provider receives: the request plus the language id of the route that selected it. */

@@ -1,6 +1,6 @@
 import { Context } from 'cordis'
 import { HarnessError } from 'dsh-core'
-import LspService, { finalExtension, LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
+import LspService, { CallProofs, finalExtension, LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 // Reference checklist (reference/lsp.md §6.1), items 1–24, against a real cordis Context.
@@ -299,5 +299,20 @@ describe('vocabulary', () => {
     // Our seam has no branded-id factory; the reference's `LspProviderId('ts') === 'ts'` becomes this.
     app.lsp.registerProvider(provider(' ts ', { '.ts': 'typescript' }))
     expect(app.lsp.routing()[0]?.providerId).toBe(' ts ')
+  })
+})
+
+describe('call proofs (issue 27 item 2)', () => {
+  it('passes a request’s CallProofs to the provider, and refuses proofs made for another workspace or of another kind', async () => {
+    const ts = provider('ts', { '.ts': 'typescript' })
+    app.lsp.registerProvider(ts)
+    const fs = {} as never
+    const proofs = new CallProofs(fs, '/w')
+    await app.lsp.query({ ...request('a.ts'), proofs })
+    expect(ts.calls[0]?.request.proofs).toBe(proofs)
+    expect(await rejectionCode(app.lsp.query({ ...request('a.ts'), proofs: new CallProofs(fs, '/elsewhere') }))).toBe('LSP_INVALID_REQUEST')
+    expect(await rejectionCode(app.lsp.query({ ...request('a.ts'), proofs: { workspaceRoot: '/w' } as never }))).toBe('LSP_INVALID_REQUEST')
+    expect(await rejectionCode(app.lsp.diagnostics({ filePath: 'a.ts', workspaceRoot: '/w', proofs: new CallProofs(fs, '/elsewhere') }))).toBe('LSP_INVALID_REQUEST')
+    expect(ts.calls).toHaveLength(1)
   })
 })

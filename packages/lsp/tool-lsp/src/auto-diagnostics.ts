@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { createUserMessage, errorMessage, HarnessError, Lifetime, throwIfAborted, type PreStepMiddleware, type UserMessage } from 'dsh-core'
-import type { LspFileChangeKind } from 'dsh-lsp'
+import { CallProofs, type LspFileChangeKind } from 'dsh-lsp'
 import { checkDiagnostics } from './capability-results.ts'
 import type { ToolLspConfig } from './config.ts'
 import { itemText } from './diagnostics-render.ts'
@@ -81,8 +81,9 @@ type Outcome = { readonly path: string; readonly value: DiagnosticsValue } | { r
 
 async function checkFile(services: LspToolServices, settings: ToolLspConfig, path: string, cwd: string, signal: AbortSignal): Promise<Outcome> {
   try {
-    const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: path, workspaceRoot: cwd }, signal))
-    return { path, value: await diagnosticsValue(services.fs, settings, result, settings.autoDiagnostics.severity, cwd, signal) }
+    const proofs = new CallProofs(services.fs, cwd)
+    const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: path, workspaceRoot: cwd, proofs }, signal))
+    return { path, value: await diagnosticsValue(proofs, settings, result, settings.autoDiagnostics.severity, signal) }
   } catch (error) {
     const code = error instanceof HarnessError ? error.code : signal.aborted ? 'LSP_TIMEOUT' : 'LSP_PROVIDER_FAILED'
     if (NOTHING_TO_CHECK.has(code)) return undefined

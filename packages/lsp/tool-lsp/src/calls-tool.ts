@@ -1,5 +1,5 @@
 import type { ToolDefinition } from 'dsh-core'
-import { LSP_CALL_DIRECTIONS, type LspLocation } from 'dsh-lsp'
+import { CallProofs, LSP_CALL_DIRECTIONS, type LspLocation } from 'dsh-lsp'
 import { z } from 'zod'
 import { checkCallHierarchy, type CheckedCall, type CheckedCallHierarchy } from './capability-results.ts'
 import { renderCalls } from './calls-render.ts'
@@ -76,7 +76,7 @@ async function edgesWithLines(services: LspToolServices, settings: ToolLspConfig
     }
   }
   const roots = result.roots.map((root) => collect({ item: root.item, fromRanges: [], calls: root.calls }, undefined))
-  const texts = await readLineTexts(services.fs, cwd, locations, settings, signal)
+  const texts = await readLineTexts(new CallProofs(services.fs, cwd), locations, settings, signal)
   const path = (uri: string) => renderUri(uri, result.resolvedWorkspaceUri)
   const build = (pending: Pending): CallEdge => {
     const { item } = pending.call

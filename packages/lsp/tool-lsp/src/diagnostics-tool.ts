@@ -1,5 +1,5 @@
 import type { ToolDefinition } from 'dsh-core'
-import { LSP_DIAGNOSTIC_SEVERITIES } from 'dsh-lsp'
+import { CallProofs, LSP_DIAGNOSTIC_SEVERITIES } from 'dsh-lsp'
 import { z } from 'zod'
 import { checkDiagnostics } from './capability-results.ts'
 import type { ToolLspConfig } from './config.ts'
@@ -37,8 +37,9 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
     timeoutMs: settings.timeoutMs,
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_diagnostics')
-      const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: args.filePath, workspaceRoot: cwd }, exec.signal))
-      return diagnosticsValue(services.fs, settings, result, args.severity ?? 'warning', cwd, exec.signal)
+      const proofs = new CallProofs(services.fs, cwd)
+      const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: args.filePath, workspaceRoot: cwd, proofs }, exec.signal))
+      return diagnosticsValue(proofs, settings, result, args.severity ?? 'warning', exec.signal)
     },
     render: (_args, value) => renderDiagnostics(value, settings),
   }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
-import { ProvenTextCache, type LspLocation } from 'dsh-lsp'
+import { ProvenTextCache, type CallProofs, type LspLocation } from 'dsh-lsp'
 import { displayLine, LineCollector, type LineBuffer } from './line-collector.ts'
 import { readSourceLines, type SourceLines } from './source-lines.ts'
 
@@ -21,26 +21,26 @@ interface FileWants {
 /**
  * The trimmed source line at each location's start, aligned with `locations` (undefined where
  * there is none). Only `file:` locations that `ctx.fs` proves to lie inside the session workspace
- * (symlinks resolved) are read, each file once (one proof, one read) and only up to its last wanted line. Line text is
+ * (symlinks resolved; through the call's `proofs`, so a file the provider proved is not proved again) are read, each file once (one proof, one read) and only up to its last wanted line. Line text is
  * a convenience: a file that is missing, unreadable or binary, or whose wanted lines lie past
  * `maxLineFileBytes`, is skipped silently, and once the call has read `lineTextBudgetBytes` the
  * remaining files are skipped too (100 locations in 100 large files must not mean 200 MB of reads).
  * Cancellation is not a read failure: it propagates.
  */
 export async function readLineTexts(
-  fs: FileSystem,
-  workspaceDir: string,
+  proofs: CallProofs,
   locations: readonly LspLocation[],
   limits: LineTextLimits,
   signal: AbortSignal,
 ): Promise<(string | undefined)[]> {
   const texts: (string | undefined)[] = locations.map(() => undefined)
   if (limits.lineTextChars === 0 || locations.length === 0) return texts
-  const workspace = await attempt(() => fs.workspace(workspaceDir, signal), signal)
+  const { fs } = proofs
+  const workspace = await attempt(() => proofs.workspace(signal), signal)
   if (!workspace) return texts
 
   const meter = { bytes: 0 }
-  for (const [path, wants] of await groupByContainedFile(fs, workspace, locations, signal)) {
+  for (const [path, wants] of await groupByContainedFile(proofs, workspace, locations, signal)) {
     const left = limits.lineTextBudgetBytes - meter.bytes
     if (left <= 0) break
     const read = () => wantedLines(fs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
@@ -87,13 +87,13 @@ function linesOf(text: string, wanted: ReadonlySet<number>, makeBuffer: () => Li
 }
 
 /** Canonical in-workspace file → what is wanted from it. Aliases of one file share an entry. */
-async function groupByContainedFile(fs: FileSystem, workspace: Workspace, locations: readonly LspLocation[], signal: AbortSignal): Promise<Map<string, FileWants>> {
+async function groupByContainedFile(proofs: CallProofs, workspace: Workspace, locations: readonly LspLocation[], signal: AbortSignal): Promise<Map<string, FileWants>> {
   const canonicalByUri = new Map<string, string | undefined>()
   const files = new Map<string, FileWants>()
   for (const [index, location] of locations.entries()) {
     if (!canonicalByUri.has(location.uri)) {
       const local = localPath(location.uri)
-      canonicalByUri.set(location.uri, local === undefined ? undefined : await attempt(() => fs.contained(workspace, local, signal), signal))
+      canonicalByUri.set(location.uri, local === undefined ? undefined : await attempt(() => proofs.contained(workspace, local, signal), signal))
     }
     const canonical = canonicalByUri.get(location.uri)
     if (canonical === undefined) continue

@@ -1,5 +1,5 @@
 import { assertNever, type FileSystem, type ToolExecution } from 'dsh-core'
-import { LspError, type LspPosition, type LspService } from 'dsh-lsp'
+import { CallProofs, LspError, type LspPosition, type LspService } from 'dsh-lsp'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
 import { readLineTexts } from './line-text.ts'
@@ -25,12 +25,14 @@ export interface LspToolServices {
 export async function queryLsp(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
   const cwd = sessionWorkspace(exec, 'lsp')
   const { position, resolved } = await anchorOf(services, config, args, cwd, exec.signal)
-  const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd }, exec.signal)
+  // One proof of the workspace and of each file for the whole call: the provider's and the line text's.
+  const proofs = new CallProofs(services.fs, cwd)
+  const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd, proofs }, exec.signal)
   const result = checkProviderResult(raw)
   const echo = resolved ? { resolved } : {}
   switch (result.kind) {
     case 'locations':
-      return { ...(await boundLocations(services.fs, config, result, cwd, exec.signal)), ...echo }
+      return { ...(await boundLocations(proofs, config, result, exec.signal)), ...echo }
     case 'hover':
       return { ...boundHover(result, config.maxResultChars), ...echo }
     default:
@@ -64,9 +66,9 @@ export async function anchorOf(
   return { position: { line: resolved.line - 1, character: resolved.character - 1 }, resolved }
 }
 
-async function boundLocations(fs: FileSystem, config: ToolLspConfig, result: LocationsResult, cwd: string, signal: AbortSignal): Promise<LocationsValue> {
+async function boundLocations(proofs: CallProofs, config: ToolLspConfig, result: LocationsResult, signal: AbortSignal): Promise<LocationsValue> {
   const kept = result.locations.slice(0, config.maxLocations)
-  const lineTexts = await readLineTexts(fs, cwd, kept, config, signal)
+  const lineTexts = await readLineTexts(proofs, kept, config, signal)
   return {
     kind: 'locations',
     resolvedWorkspaceUri: result.resolvedWorkspaceUri,

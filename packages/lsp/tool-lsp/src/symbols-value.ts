@@ -1,5 +1,5 @@
 import type { FileSystem } from 'dsh-core'
-import { LSP_SYMBOL_KINDS } from 'dsh-lsp'
+import { CallProofs, LSP_SYMBOL_KINDS } from 'dsh-lsp'
 import { z } from 'zod'
 import type { CheckedOutline, CheckedOutlineEntry, CheckedWorkspaceAnswer } from './capability-results.ts'
 import type { ToolLspConfig } from './config.ts'
@@ -108,7 +108,7 @@ export function outlineValue(config: ToolLspConfig, result: CheckedOutline): Out
 /** The first `maxSymbols` matches, in the servers' order, each with its source line. */
 export async function workspaceMatchesValue(fs: FileSystem, config: ToolLspConfig, query: string, answer: CheckedWorkspaceAnswer, cwd: string, signal: AbortSignal): Promise<WorkspaceMatchesValue> {
   const kept = answer.symbols.slice(0, config.maxSymbols)
-  const lineTexts = await readLineTexts(fs, cwd, kept, config, signal)
+  const lineTexts = await readLineTexts(new CallProofs(fs, cwd), kept, config, signal)
   return {
     kind: 'workspaceSymbols',
     query,

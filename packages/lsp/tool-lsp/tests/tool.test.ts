@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { FileSystem } from 'dsh-core'
-import { LspError, SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
+import { CallProofs, LspError, SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { boot, codeOf, locations, range, scriptedProvider, textOf, untilAborted, type Harness } from './harness.ts'
 
@@ -107,7 +107,10 @@ describe('arguments', () => {
       position: { line: 2, character: 4 },
       workspaceRoot: h.dir,
       languageId: 'typescript',
+      // The call's proofs, made for that workspace (shared with the line text).
+      proofs: expect.objectContaining({ workspaceRoot: h.dir }),
     })
+    expect(provider.calls[0]?.request.proofs).toBeInstanceOf(CallProofs)
   })
 })
 
