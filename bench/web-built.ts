@@ -12,9 +12,19 @@ import { buildWorkspace } from '../test-support/build.ts'
 const REPO = fileURLToPath(new URL('../', import.meta.url))
 const CONDITION = '--conditions=dsh-built'
 
-/** True when this process resolves the workspace packages to their bundles (started with the condition). */
+/** The packages a web_fetch call runs through (the base preset's web rows and the host). */
+const MEASURED = ['dsh-core', 'dsh-core/tools', 'dsh-web', 'dsh-web-fetch-http', 'dsh-tool-web']
+
+/**
+ * True when this process resolves the workspace packages to their bundles (started with the
+ * condition). Throws when only some do (an export without its `dsh-built` entry): such a run would
+ * mix built code and sources.
+ */
 export function runningBuilt(): boolean {
-  return !import.meta.resolve('dsh-core').endsWith('.ts')
+  const sources = MEASURED.filter((name) => import.meta.resolve(name).endsWith('.ts'))
+  if (sources.length === 0) return true
+  if (sources.length === MEASURED.length) return false
+  throw new Error(`only some packages resolve to their bundles; ${sources.join(', ')} still to TypeScript sources (an export without its dsh-built entry?)`)
 }
 
 /**
