@@ -85,7 +85,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   const { command } = invocation
   if (command.kind === 'help') return write(io, `${USAGE}\n`)
 
-  const logs = routeLogsToStderr({ verbose: invocation.verbose })
+  const logs = routeLogsToStderr({ verbose: invocation.verbose, stderr: io.stderr })
   // On a terminal, an untrusted workspace that brings something trust-gated is asked about once;
   // `serve` never asks (its stdin is the MCP client's channel).
   const askTrust = command.kind === 'serve' ? undefined : terminalTrustPrompt(io)
