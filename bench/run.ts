@@ -15,6 +15,7 @@ import { benchWeb } from './web.ts'
 import { benchWebCpu } from './web-cpu.ts'
 import { benchWebHtml } from './web-html.ts'
 import { benchWebLoop } from './web-loop.ts'
+import { benchWebProfile } from './web-profile.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
 const benches: Record<string, () => Promise<string[]>> = {
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   'web-cpu': benchWebCpu,
   'web-html': benchWebHtml,
   'web-loop': benchWebLoop,
+  'web-profile': benchWebProfile,
   mcp: benchMcp,
   skill: benchSkill,
   // The stdio hop against ctx.tools.execute, then the HTTP hop against the stdio hop and throughput.

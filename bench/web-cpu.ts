@@ -2,6 +2,7 @@ import { untracked } from 'dsh-core'
 import { Agent, request } from 'undici'
 import { ratio } from './stats.ts'
 import { bootOurs, startServer } from './web.ts'
+import { onTheBuild } from './web-built.ts'
 
 // CPU time per small-page fetch, ours against the bare client, in blocks that alternate: on a
 // loaded machine (the shared 2-core box) a wall-clock p50 mostly measures the wait for a core,
@@ -12,7 +13,12 @@ const BLOCKS = Number(process.env.BENCH_WEB_CPU_BLOCKS ?? 10)
 
 type Side = readonly [label: string, run: () => Promise<unknown>]
 
-export async function benchWebCpu(): Promise<string[]> {
+/** `pnpm bench web-cpu`, ours on the built packages (bench/web-built.ts). */
+export function benchWebCpu(): Promise<string[]> {
+  return onTheBuild('web-cpu', measureWebCpu)
+}
+
+async function measureWebCpu(): Promise<string[]> {
   const { child, origin } = await startServer()
   const { host, remove } = await bootOurs()
   const agent = new Agent()

@@ -9,6 +9,7 @@ import { FetchHttpConfig, HttpFetchProvider, NetworkGuard } from 'dsh-web-fetch-
 import { htmlToMarkdown } from 'dsh-tool-web'
 import { Agent, request } from 'undici'
 import { ms, percentile, ratio, timed } from './stats.ts'
+import { onTheBuild } from './web-built.ts'
 import { benchWebHtml } from './web-html.ts'
 
 // web_fetch through the base preset (ctx.tools.execute → ctx.web → dsh-web-fetch-http with the
@@ -137,7 +138,12 @@ async function guardCost(): Promise<string> {
   return `guard cost per request (resolve + check every answer + pin, DNS excluded): address literal ${await per('127.0.0.1')}, name with 2 answers ${await per('example.test')}`
 }
 
-export async function benchWeb(): Promise<string[]> {
+/** `pnpm bench web`, ours on the built packages (bench/web-built.ts). */
+export function benchWeb(): Promise<string[]> {
+  return onTheBuild('web', measureWeb)
+}
+
+async function measureWeb(): Promise<string[]> {
   const { child, origin } = await startServer()
   const { host, remove } = await bootOurs()
   const tools = host.app.tools

@@ -1,5 +1,5 @@
 import { assertNever, lazySchema, ToolError, type Lifetime } from 'dsh-core'
-import type { FetchBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
+import type { WebBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
@@ -33,7 +33,7 @@ export type FetchValue = z.infer<typeof FetchValue>
 
 /** Only what `web_fetch` needs from `ctx.web`. */
 export interface Fetcher {
-  fetch(request: WebFetchRequest, bound?: FetchBound): Promise<WebFetchResult>
+  fetch(request: WebFetchRequest, bound?: WebBound): Promise<WebFetchResult>
 }
 
 export interface FetchSettings {

@@ -1,5 +1,5 @@
 import { lazySchema, ToolError, type Lifetime } from 'dsh-core'
-import { sliceCodePoints, stripBidi, type SearchBound, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
+import { sliceCodePoints, stripBidi, type WebBound, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
 import { queriesDescription } from './guidance.ts'
@@ -35,7 +35,7 @@ export type SearchValue = z.infer<typeof SearchValue>
 
 /** Only what `web_search` needs from `ctx.web`. */
 export interface Searcher {
-  search(request: WebSearchRequest, bound?: SearchBound): Promise<WebSearchResult>
+  search(request: WebSearchRequest, bound?: WebBound): Promise<WebSearchResult>
 }
 
 /** Checks the queries (in this order: count, blanks, length) and removes exact duplicates, keeping the first. */

@@ -1,9 +1,10 @@
-import { assertNever, Lifetime, type CapabilityStatus } from 'dsh-core'
+import { assertNever, type CapabilityStatus } from 'dsh-core'
+import { callBounded } from './bounded.ts'
 import { WebError } from './errors.ts'
 import { joinDetail, usability, type ProviderRegistry } from './registry.ts'
 import { describeReport, setbackDetail, verdictOf, type SearchHealth, type SearchProviderReport } from './search-health.ts'
 import type { SearchSelection } from './search-selection.ts'
-import type { SearchBound, SkippedProvider, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
+import type { SkippedProvider, WebBound, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
 
 /**
  * Runs one search on the provider selection picks, and keeps the providers' setbacks. With a
@@ -18,7 +19,7 @@ export class SearchRouter {
     private readonly health: SearchHealth,
   ) {}
 
-  async search(request: WebSearchRequest, bound?: SearchBound): Promise<WebSearchResult> {
+  async search(request: WebSearchRequest, bound?: WebBound): Promise<WebSearchResult> {
     const { selection } = this
     switch (selection.kind) {
       case 'sole':
@@ -71,13 +72,13 @@ export class SearchRouter {
   }
 
   /** One provider alone (pinned, or the sole usable one): its own error reaches the caller. */
-  private async alone(provider: WebSearchProvider, bound: SearchBound | undefined, request: WebSearchRequest, blocked: (report: string) => WebError): Promise<WebSearchResult> {
+  private async alone(provider: WebSearchProvider, bound: WebBound | undefined, request: WebSearchRequest, blocked: (report: string) => WebError): Promise<WebSearchResult> {
     const claim = this.health.claim(provider.id)
     if (!claim.claimed) throw blocked(describeReport(claim.report))
     return this.attempt(provider, request, bound)
   }
 
-  private async failover(ids: readonly string[], request: WebSearchRequest, bound: SearchBound | undefined): Promise<WebSearchResult> {
+  private async failover(ids: readonly string[], request: WebSearchRequest, bound: WebBound | undefined): Promise<WebSearchResult> {
     const passed: SearchProviderReport[] = []
     for (const id of ids) {
       if (bound?.aborted) throw new WebError('web search aborted', 'WEB_ABORTED', { cause: bound.reason })
@@ -105,10 +106,10 @@ export class SearchRouter {
   }
 
   /** One search on one claimed provider; its verdict settles the claim. */
-  private async attempt(provider: WebSearchProvider, request: WebSearchRequest, bound: SearchBound | undefined): Promise<WebSearchResult> {
+  private async attempt(provider: WebSearchProvider, request: WebSearchRequest, bound: WebBound | undefined): Promise<WebSearchResult> {
     let result: WebSearchResult
     try {
-      result = await (bound instanceof Lifetime ? (provider.searchWithin ? provider.searchWithin(request, bound) : provider.search(request, bound.signal)) : provider.search(request, bound))
+      result = await callBounded(provider, request, bound, provider.search, provider.searchWithin)
     } catch (error) {
       this.health.settle(provider.id, verdictOf(error, bound))
       throw error

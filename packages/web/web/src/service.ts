@@ -1,12 +1,13 @@
 import { Context, Service } from 'cordis'
-import { Lifetime, MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
+import { MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
 import { z } from 'zod'
+import { callBounded } from './bounded.ts'
 import { WebError } from './errors.ts'
 import { envOverride, joinDetail, ProviderRegistry } from './registry.ts'
 import { SearchHealth, type SearchProviderReport } from './search-health.ts'
 import { SearchRouter } from './search-router.ts'
 import { AUTO, namedIds, searchSelection, type SearchSelection } from './search-selection.ts'
-import type { FetchBound, SearchBound, WebFetchProvider, WebFetchRequest, WebFetchResult, WebProviderKind, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
+import type { WebBound, WebFetchProvider, WebFetchRequest, WebFetchResult, WebProviderKind, WebSearchProvider, WebSearchRequest, WebSearchResult } from './types.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -103,7 +104,7 @@ export class WebService extends Service {
    * `maxResults`, and names the provider that served it (`provider`). A lifetime reaches a
    * provider's `searchWithin` as the same object, else `search` as its signal.
    */
-  async search(request: WebSearchRequest, bound?: SearchBound): Promise<WebSearchResult> {
+  async search(request: WebSearchRequest, bound?: WebBound): Promise<WebSearchResult> {
     return capSources(await this.router.search(request, bound), request.maxResults)
   }
 
@@ -111,10 +112,9 @@ export class WebService extends Service {
    * Selects a provider for this call and returns its result unchanged (a 404 is a result). A
    * lifetime reaches a provider's `fetchWithin` as the same object, else `fetch` as its signal.
    */
-  async fetch(request: WebFetchRequest, bound?: FetchBound): Promise<WebFetchResult> {
+  async fetch(request: WebFetchRequest, bound?: WebBound): Promise<WebFetchResult> {
     const provider = this.fetchRegistry.select(this.pinnedFetch)
-    if (!(bound instanceof Lifetime)) return provider.fetch(request, bound)
-    return provider.fetchWithin ? provider.fetchWithin(request, bound) : provider.fetch(request, bound.signal)
+    return callBounded(provider, request, bound, provider.fetch, provider.fetchWithin)
   }
 
   private register<P extends WebSearchProvider | WebFetchProvider>(registry: ProviderRegistry<P>, provider: P, capability: (id: string) => Capability | undefined): () => void {

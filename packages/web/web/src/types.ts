@@ -106,10 +106,10 @@ export interface WebFetchProvider extends WebProviderBase {
   fetchWithin?(request: WebFetchRequest, lifetime: Lifetime): Promise<WebFetchResult>
 }
 
-/** What bounds a fetch: the caller's signal, or its lifetime (see `WebFetchProvider.fetchWithin`). */
-export type FetchBound = AbortSignal | Lifetime
-
-/** What bounds a search: the caller's signal, or its lifetime (see `WebSearchProvider.searchWithin`). */
-export type SearchBound = AbortSignal | Lifetime
+/**
+ * What bounds a fetch or a search: the caller's signal, or its lifetime (a tool call's), which a
+ * provider's `fetchWithin` / `searchWithin` gets as the same object.
+ */
+export type WebBound = AbortSignal | Lifetime
 
 export type WebProviderKind = 'search' | 'fetch'

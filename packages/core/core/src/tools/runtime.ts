@@ -310,7 +310,7 @@ export class ToolRuntime extends Service {
 
   private async run(call: ToolCall): Promise<ToolResult> {
     const startedAt = performance.now()
-    const callId = call.callId ?? randomUUID()
+    const callId = new CallId(call.callId)
     const dispatched: Dispatched = {}
     let result: ToolResult
     try {
@@ -319,11 +319,12 @@ export class ToolRuntime extends Service {
       result = failure(error)
     }
     if (dispatched.exec && dispatched.definition?.finalizeContent) result = this.finalize(dispatched.definition, dispatched.exec, result)
-    this.announce({ callId, name: call.name, session: call.session, result, durationMs: performance.now() - startedAt })
+    // Nobody listening (most harnesses): no event, and no id drawn for it.
+    if (this.observers.size) this.announce({ callId: callId.value, name: call.name, session: call.session, result, durationMs: performance.now() - startedAt })
     return result
   }
 
-  private async dispatch(call: ToolCall, callId: string, dispatched: Dispatched): Promise<ToolResult> {
+  private async dispatch(call: ToolCall, callId: CallId, dispatched: Dispatched): Promise<ToolResult> {
     const args = toFrozenJson(call.arguments, this.settings.maxArgumentDepth)
     if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
     if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
@@ -333,7 +334,7 @@ export class ToolRuntime extends Service {
     if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
 
     const { definition } = entry
-    if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId, definition, args: args.value })
+    if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId: callId.value, definition, args: args.value })
     const budget = Lifetime.following(call.signal, { timeoutMs: definition.timeoutMs, code: ToolErrorCode.TOOL_TIMEOUT })
     const progress = progressReporter(call.onProgress, (error) => this.ctx.logger('tools').warn(`${definition.name}: a progress listener failed: ${errorMessage(error)}`))
     const exec = new CallExecution(callId, definition.name, budget, call.session, progress.report)
@@ -568,17 +569,36 @@ function compileEntry(definition: ToolDefinition): Entry {
 const DEFER_MODES: ReadonlySet<string> = new Set<DeferMode>(['never', 'auto', 'always'])
 
 /**
+ * A call's id: the caller's, else a random UUID drawn when something first asks (the body, an
+ * approver, a result observer). Most calls are asked by nobody, and each draw costs.
+ */
+class CallId {
+  private drawn: string | undefined
+
+  constructor(private readonly given: string | undefined) {}
+
+  get value(): string {
+    return this.given ?? (this.drawn ??= randomUUID())
+  }
+}
+
+/**
  * The `exec` a body gets. Its `signal` is made when the body first reads it: a body that never does
  * (most quick ones) costs no AbortController, the largest single part of the runtime's per-call cost.
+ * Its `callId` is likewise drawn on first read (`CallId`).
  */
 class CallExecution implements ToolExecution {
   constructor(
-    readonly callId: string,
+    private readonly id: CallId,
     readonly name: string,
     readonly lifetime: Lifetime,
     readonly session: Session | undefined,
     readonly progress: (update: ToolProgress) => void,
   ) {}
+
+  get callId(): string {
+    return this.id.value
+  }
 
   get signal(): AbortSignal {
     return this.lifetime.signal

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { buildWorkspace } from '../test-support/build.ts'
+
+// The web benches measure the code users run: each workspace package's bundle/ (tsc, then esbuild,
+// exactly what its prepack puts in the tarball), not the TypeScript sources compiled on the fly by
+// tsx. tsx compiles with esbuild's keepNames, which wraps every function and class of ours in a
+// `__name` helper call; on a tool call that cost a few microseconds of the gap being measured
+// (bench/RESULTS.md). The baseline (undici) is the same package either way. BENCH_WEB_SOURCES=1
+// measures the sources through tsx instead.
+
+const REPO = fileURLToPath(new URL('../', import.meta.url))
+const CONDITION = '--conditions=dsh-built'
+
+/** The packages a web_fetch call runs through (the base preset's web rows and the host). */
+const MEASURED = ['dsh-core', 'dsh-core/tools', 'dsh-web', 'dsh-web-fetch-http', 'dsh-tool-web']
+
+/**
+ * True when this process resolves the workspace packages to their bundles (started with the
+ * condition). Throws when only some do (an export without its `dsh-built` entry): such a run would
+ * mix built code and sources.
+ */
+export function runningBuilt(): boolean {
+  const sources = MEASURED.filter((name) => import.meta.resolve(name).endsWith('.ts'))
+  if (sources.length === 0) return true
+  if (sources.length === MEASURED.length) return false
+  throw new Error(`only some packages resolve to their bundles; ${sources.join(', ')} still to TypeScript sources (an export without its dsh-built entry?)`)
+}
+
+/**
+ * Runs `measure` on the built packages: in this process when it already resolves them, else after
+ * building the workspace (incremental `tsc -b` and the bundler, as the test suite's global setup
+ * does) in a child node started with `--conditions=dsh-built` that runs `pnpm bench <name>` itself.
+ */
+export async function onTheBuild(name: string, measure: () => Promise<string[]>): Promise<string[]> {
+  if (process.env.BENCH_WEB_SOURCES) return ['(ours on the TypeScript sources through tsx: BENCH_WEB_SOURCES is set)', ...(await measure())]
+  if (runningBuilt()) return ['(ours on the built packages, bundle/ as published: --conditions=dsh-built)', ...(await measure())]
+  if (!(await buildWorkspace())) throw new Error('the workspace did not build (see above); BENCH_WEB_SOURCES=1 measures the sources through tsx')
+  const output = await new Promise<string>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [CONDITION, 'packages/cli/cli/bin/run-ts.mjs', 'bench/run.ts', name],
+      { cwd: REPO, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, BENCH_WEB_SOURCES: '' } },
+      (error, stdout, stderr) => {
+        process.stderr.write(stderr)
+        if (error) reject(new Error(`pnpm bench ${name} on the build failed: ${error.message}`))
+        else resolve(stdout)
+      },
+    )
+  })
+  // The child printed its own `## name` header; ours is already out.
+  return output.trimEnd().split('\n').filter((line) => line !== `## ${name}`)
+}
