@@ -31,7 +31,7 @@ import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { CheckFailure, run } from './commands.ts'
 import { embeddingPresets, embeddingSnippets, FRAGMENT_PRELUDE, readmeClientEntries, type EmbeddingSnippet } from './snippets.ts'
-import { checkStartupModules } from './startup.ts'
+import { checkPresetTwins, checkStartupModules } from './startup.ts'
 import { publishedPackages, workspacePackages, type Manifest, type WorkspacePackage } from './workspace.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -111,6 +111,7 @@ async function main(): Promise<void> {
     checkStatus(status.stdout)
 
     step('npx dsh tools --json --preset base: what it loads')
+    console.log(checkPresetTwins(app))
     console.log(await checkStartupModules(app))
 
     step('npx dsh status (the packaged coding preset)')

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CheckFailure, run } from './commands.ts'
@@ -41,4 +41,24 @@ export async function checkStartupModules(app: string): Promise<string> {
   } finally {
     rmSync(hooks, { recursive: true, force: true })
   }
+}
+
+/**
+ * The named presets dsh-cli ships each come with their twin (`base.yml.json`, made at pack time from
+ * exactly the shipped text), so an installed `dsh` does not parse their YAML on every start.
+ */
+export function checkPresetTwins(app: string): string {
+  const presets = join(app, 'node_modules', 'dsh-cli', 'presets')
+  const problems: string[] = []
+  for (const name of ['base.yml', 'coding.yml']) {
+    const twin = join(presets, `${name}.json`)
+    if (!existsSync(twin)) {
+      problems.push(`${name} has no twin ${name}.json`)
+      continue
+    }
+    const { yaml } = JSON.parse(readFileSync(twin, 'utf8')) as { yaml?: unknown }
+    if (yaml !== readFileSync(join(presets, name), 'utf8')) problems.push(`${name}.json was not made from the shipped ${name}`)
+  }
+  if (problems.length) throw new CheckFailure(`dsh-cli's presets:\n  ${problems.join('\n  ')}`)
+  return "dsh-cli's named presets ship with their parsed twins"
 }

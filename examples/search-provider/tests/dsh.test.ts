@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { dsh, json as parse, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from '../../../packages/cli/cli/tests/helpers.ts'
+import { dsh, dshIn, json as parse, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from '../../../packages/cli/cli/tests/helpers.ts'
 import { fakeSearxng, json, type FakeSearxng } from './fake-searxng.ts'
 
 // The example as an operator uses it: the real `dsh` command, the base preset, the example's
@@ -47,7 +47,7 @@ describe('dsh with the SearXNG overlay', () => {
 
   it('dsh status: a row for searxng from its probe; deepseek is not selected', async () => {
     const fake = await instance()
-    const run = await dsh(['status', '--json', ...(await withInstance({ baseUrl: fake.baseUrl }))])
+    const run = await dshIn(['status', '--json', ...(await withInstance({ baseUrl: fake.baseUrl }))])
     expect(run.code, run.stderr).toBe(0)
     const rows = parse<{ capabilities: { surface: string; id: string; state: string; detail: string }[] }>(run).capabilities
     expect(rows.find((row) => row.id === 'search:searxng')).toMatchObject({ surface: 'web', state: 'ready', detail: `SearXNG 2026.1.1 ("fake") at ${fake.baseUrl}: 3 engines enabled` })
@@ -60,7 +60,7 @@ describe('dsh with the SearXNG overlay', () => {
     const { baseUrl } = fake
     await fake.close()
     fakes.splice(fakes.indexOf(fake), 1)
-    const run = await dsh(['status', '--json', ...(await withInstance({ baseUrl }))])
+    const run = await dshIn(['status', '--json', ...(await withInstance({ baseUrl }))])
     expect(run.code, run.stderr).toBe(0)
     const row = parse<{ capabilities: { id: string; state: string; detail: string }[] }>(run).capabilities.find((entry) => entry.id === 'search:searxng')
     expect(row?.state).toBe('unavailable')
@@ -70,7 +70,7 @@ describe('dsh with the SearXNG overlay', () => {
   it('an HTTP failure reaches the caller with its code: exit 1', async () => {
     const fake = await instance()
     fake.reply = json(500, { error: 'boom' })
-    const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', ...(await withInstance({ baseUrl: fake.baseUrl }))])
+    const run = await dshIn(['call', 'web_search', '{"queries":["cordis"]}', ...(await withInstance({ baseUrl: fake.baseUrl }))])
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('Error: SearXNG answered HTTP 500 (Internal Server Error)\n[WEB_PROVIDER_ERROR]\n')
   })
@@ -78,13 +78,13 @@ describe('dsh with the SearXNG overlay', () => {
   it("the provider's own deadline is WEB_SEARCH_TIMEOUT", async () => {
     const fake = await instance()
     fake.reply = () => {}
-    const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', ...(await withInstance({ baseUrl: fake.baseUrl, timeoutMs: 300 }))])
+    const run = await dshIn(['call', 'web_search', '{"queries":["cordis"]}', '--json', ...(await withInstance({ baseUrl: fake.baseUrl, timeoutMs: 300 }))])
     expect(run.code).toBe(1)
     expect(parse(run).error).toMatchObject({ code: 'WEB_SEARCH_TIMEOUT', name: 'WebError', message: 'SearXNG did not answer within 300 ms (timeoutMs)' })
   })
 
   it('a bad baseUrl fails the boot loudly, naming the row and the field: exit 2', async () => {
-    const run = await dsh(['tools', ...(await withInstance({ baseUrl: 'searx.local' }))])
+    const run = await dshIn(['tools', ...(await withInstance({ baseUrl: 'searx.local' }))])
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toMatch(
       /^dsh: row "web-search-searxng" \(dsh-example-searxng\) in .*instance\.yml: invalid config: config\.baseUrl: must be the http\(s\) URL of a SearXNG instance, e\.g\. http:\/\/127\.0\.0\.1:8888$/,

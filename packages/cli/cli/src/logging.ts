@@ -16,14 +16,15 @@ export interface LogRoute {
  * the composition boots are held until it has booted, so they follow the boot instead of
  * interleaving with it, and a failed boot stays one line.
  */
-export function routeLogsToStderr(options: { verbose: boolean }): LogRoute {
+export function routeLogsToStderr(options: { verbose: boolean; stderr?: NodeJS.WritableStream & { isTTY?: boolean } }): LogRoute {
+  const stderr = options.stderr ?? process.stderr
   const level = options.verbose ? Logger.DEBUG : Number(process.env.DSH_LOG_LEVEL ?? Logger.WARN)
   Logger.levels.base = Number.isInteger(level) ? level : Logger.WARN
   let held: string[] | undefined = []
   let dropped = 0
-  const write = (text: string) => process.stderr.write(`${text}\n`)
+  const write = (text: string) => stderr.write(`${text}\n`)
   Logger.targets.splice(0, Logger.targets.length, {
-    colors: process.stderr.isTTY ? 1 : 0,
+    colors: stderr.isTTY ? 1 : 0,
     print(text: string) {
       if (!held) return write(text)
       if (held.length < MAX_BOOT_RECORDS) held.push(text)

@@ -34,6 +34,23 @@ function describeWriteFailure(error: unknown): string {
   }
 }
 
+/** Resolves once process.stdout and process.stderr hold nothing unwritten (or have failed). */
+export async function stdioFlushed(): Promise<void> {
+  await Promise.all([process.stdout, process.stderr].map((stream) => flushed(stream)))
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> | undefined {
+  if (stream.writableLength === 0 || stream.destroyed) return undefined
+  // Writes complete in order: an empty one's callback runs after everything written before it.
+  return new Promise<void>((resolve) => {
+    try {
+      stream.write('', () => resolve())
+    } catch {
+      resolve()
+    }
+  })
+}
+
 /** Best effort for diagnostics: stderr may be gone too, and then there is nobody left to tell. */
 export function tellStderr(stream: NodeJS.WritableStream, line: string): void {
   try {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, CORE_ROWS, dsh, dshIn, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 let dir: string
 let preset: string[]
@@ -69,32 +69,32 @@ describe('dsh call and approval', () => {
   })
 
   it('--yes approves it: exit 0 and the result', async () => {
-    const run = await dsh(['call', 'remove_file', '{"path":"a.txt"}', '--yes', '--json', ...preset])
+    const run = await dshIn(['call', 'remove_file', '{"path":"a.txt"}', '--yes', '--json', ...preset])
     expect(run.code, run.stderr).toBe(0)
     expect(json(run)).toMatchObject({ isError: false, value: { removed: 'a.txt' } })
     expect(await ran()).toBe('remove_file a.txt\n')
   })
 
   it('--yes does not override a deny tool', async () => {
-    const run = await dsh(['call', 'wipe_disk', '{"path":"/"}', '--yes', '--json', ...preset])
+    const run = await dshIn(['call', 'wipe_disk', '{"path":"/"}', '--yes', '--json', ...preset])
     expect(run.code).toBe(1)
     expect(json(run).error.code).toBe('TOOL_DENIED')
     expect(await ran()).toBe('')
   })
 
   it('--yes belongs to the call command', async () => {
-    const run = await dsh(['tools', '--yes', ...preset])
+    const run = await dshIn(['tools', '--yes', ...preset])
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toMatch(/^dsh: --yes belongs to the call command /)
   })
 
   it('dsh tools shows the approval mode of the tools that do not run at once; --json stays the catalog', async () => {
-    const run = await dsh(['tools', ...preset])
+    const run = await dshIn(['tools', ...preset])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain('remove_file\n  Removes a file (pretends to).\n  approval: prompt\n')
     expect(run.stdout).toContain('wipe_disk\n  Removes a file (pretends to).\n  approval: deny\n')
     expect(run.stdout).toContain('look\n  Removes a file (pretends to).\n  parameters:')
-    const listed = json<{ tools: Record<string, unknown>[] }>(await dsh(['tools', '--json', ...preset])).tools
+    const listed = json<{ tools: Record<string, unknown>[] }>(await dshIn(['tools', '--json', ...preset])).tools
     for (const tool of listed) expect(Object.keys(tool).sort()).toEqual(['description', 'name', 'parameters'])
   })
 })

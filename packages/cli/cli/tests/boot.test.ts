@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CORE_ROWS, dsh, ECHO_PLUGIN, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, tempDir, unchanged } from './helpers.ts'
+import { CORE_ROWS, dsh, dshIn, ECHO_PLUGIN, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, tempDir, unchanged } from './helpers.ts'
 
 const P = ['--preset', ECHO_PRESET]
 
@@ -29,7 +29,7 @@ describe('usage errors exit 2', () => {
     ['an unknown option', ['tools', '--frob', ...P], /^dsh: .*--frob/],
     ['an unknown preset name', ['tools', '--preset', 'no-such-preset'], /^dsh: unknown preset "no-such-preset"/],
   ])('%s', async (_label, args, firstLine) => {
-    const run = await dsh(args)
+    const run = await dshIn(args)
     expect(run.code).toBe(2)
     expect(run.stdout).toBe('')
     expect(oneStderrLine(run)).toMatch(firstLine)
@@ -37,7 +37,7 @@ describe('usage errors exit 2', () => {
 
   it('a preset file that does not exist, in one line', async () => {
     const dir = await tempDir()
-    const run = await dsh(['tools', '--preset', join(dir, 'missing.yml')])
+    const run = await dshIn(['tools', '--preset', join(dir, 'missing.yml')])
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toContain(join(dir, 'missing.yml'))
   })
@@ -46,7 +46,7 @@ describe('usage errors exit 2', () => {
 describe('boot errors exit 2 with one line naming the row and leave the preset unchanged', () => {
   it('a preset naming a plugin that does not exist', async () => {
     const { file } = await preset(`${CORE_ROWS}- id: ghost\n  name: dsh-no-such-plugin\n`)
-    const run = await unchanged([file], () => dsh(['tools', '--json', '--preset', file]))
+    const run = await unchanged([file], () => dshIn(['tools', '--json', '--preset', file]))
     expect(run.code).toBe(2)
     expect(run.stdout).toBe('')
     const line = oneStderrLine(run)
@@ -57,7 +57,7 @@ describe('boot errors exit 2 with one line naming the row and leave the preset u
 
   it('a preset with an invalid row config', async () => {
     const { file } = await preset(`${CORE_ROWS}- id: echo\n  name: ${JSON.stringify(ECHO_PLUGIN)}\n  config:\n    timeoutMs: 'x'\n`)
-    const run = await unchanged([file], () => dsh(['call', 'echo', '{"text":"hi"}', '--json', '--preset', file]))
+    const run = await unchanged([file], () => dshIn(['call', 'echo', '{"text":"hi"}', '--json', '--preset', file]))
     expect(run.code).toBe(2)
     expect(run.stdout).toBe('')
     const line = oneStderrLine(run)
@@ -67,7 +67,7 @@ describe('boot errors exit 2 with one line naming the row and leave the preset u
 
   it('a core row with an invalid config', async () => {
     const { file } = await preset(CORE_ROWS.replace('name: dsh-core/tools', 'name: dsh-core/tools\n  config:\n    abandonAfterMs: -1'))
-    const run = await unchanged([file], () => dsh(['status', '--preset', file]))
+    const run = await unchanged([file], () => dshIn(['status', '--preset', file]))
     expect(run.code).toBe(2)
     const line = oneStderrLine(run)
     expect(line).toContain('row "tools"')
@@ -89,7 +89,7 @@ describe('boot errors exit 2 with one line naming the row and leave the preset u
     const { file } = await preset(`- id: tools\n  name: dsh-core/tools\n- id: needy\n  name: ./needy.mjs\n`, {
       'needy.mjs': `export const name = 'needy'\nexport const inject = ['sessions']\nexport function apply() {}\n`,
     })
-    const run = await unchanged([file], () => dsh(['tools', '--preset', file]))
+    const run = await unchanged([file], () => dshIn(['tools', '--preset', file]))
     expect(run.code).toBe(2)
     const line = oneStderrLine(run)
     expect(line).toContain('row "needy"')
@@ -100,7 +100,7 @@ describe('boot errors exit 2 with one line naming the row and leave the preset u
     const { dir } = await preset('')
     const overlay = join(dir, 'overlay.yml')
     await writeFile(overlay, '# overlay\n- id: echo\n  config:\n    timeoutMs: 0\n')
-    const run = await unchanged([ECHO_PRESET, overlay], () => dsh(['tools', ...P, '--config', overlay]))
+    const run = await unchanged([ECHO_PRESET, overlay], () => dshIn(['tools', ...P, '--config', overlay]))
     expect(run.code).toBe(2)
     const line = oneStderrLine(run)
     expect(line).toContain('row "echo"')
@@ -110,7 +110,7 @@ describe('boot errors exit 2 with one line naming the row and leave the preset u
 
 describe('dsh status', () => {
   it('--json has the documented shape', async () => {
-    const run = await dsh(['status', '--json', ...P])
+    const run = await dshIn(['status', '--json', ...P])
     expect(run.code, run.stderr).toBe(0)
     const { capabilities } = json<{ capabilities: Record<string, unknown>[] }>(run)
     expect(Object.keys(json(run))).toEqual(['capabilities'])
@@ -128,7 +128,7 @@ describe('dsh status', () => {
   })
 
   it('prints a table without --json', async () => {
-    const run = await dsh(['status', ...P])
+    const run = await dshIn(['status', ...P])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout.split('\n')[0]).toMatch(/^surface\s+id\s+state\s+tools\s+detail$/)
     expect(run.stdout).toMatch(/\ntool\s+echo\s+ready\s+echo/)
@@ -136,7 +136,7 @@ describe('dsh status', () => {
 
   it('refuses a preset without a readiness row with exit 2', async () => {
     const { file } = await preset('- id: tools\n  name: dsh-core/tools\n')
-    const run = await dsh(['status', '--preset', file])
+    const run = await dshIn(['status', '--preset', file])
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toContain('readiness')
   })
@@ -158,10 +158,10 @@ describe('--config overlays', () => {
     await writeFile(overlay, '# let echo take its time\n- id: echo\n  config:\n    timeoutMs: 10000\n')
     const args = ['call', 'echo', '{"text":"patient","delayMs":1000}', '--json', ...P]
     // Without the overlay the preset budget (500 ms) applies.
-    const plain = await dsh(args)
+    const plain = await dshIn(args)
     expect(plain.code).toBe(1)
     expect(json(plain).error.code).toBe('TOOL_TIMEOUT')
-    const patched = await unchanged([ECHO_PRESET, overlay], () => dsh([...args, '--config', overlay]))
+    const patched = await unchanged([ECHO_PRESET, overlay], () => dshIn([...args, '--config', overlay]))
     expect(patched.code, patched.stderr).toBe(0)
     expect(json(patched).value.text).toBe('patient')
   })
@@ -176,10 +176,10 @@ describe('--config overlays', () => {
       `export const name = 'extra'\nexport const inject = ['tools']\nexport function apply(ctx) {\n  ctx.tools.register({ name: 'extra_tool', description: 'Added by an overlay.', parameters: { type: 'object' }, execute: async () => ({}) })\n}\n`,
     )
     await writeFile(drop, '- id: second\n  disabled: true\n')
-    const added = await dsh(['tools', '--json', ...P, '--config', add])
+    const added = await dshIn(['tools', '--json', ...P, '--config', add])
     expect(added.code, added.stderr).toBe(0)
     expect(json(added).tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'extra_tool'])
-    const dropped = await dsh(['tools', '--json', ...P, '--config', add, '--config', drop])
+    const dropped = await dshIn(['tools', '--json', ...P, '--config', add, '--config', drop])
     expect(dropped.code, dropped.stderr).toBe(0)
     expect(json(dropped).tools.map((t: { name: string }) => t.name)).toEqual(['echo'])
   })
@@ -187,7 +187,7 @@ describe('--config overlays', () => {
   it('a relative --config path is resolved against the directory dsh runs in', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'overlay.yml'), '- id: echo\n  config:\n    timeoutMs: 10000\n')
-    const run = await dsh(['call', 'echo', '{"text":"rel","delayMs":1000}', '--json', '--preset', ECHO_PRESET, '--config', 'overlay.yml'], { cwd: dir })
+    const run = await dshIn(['call', 'echo', '{"text":"rel","delayMs":1000}', '--json', '--preset', ECHO_PRESET, '--config', 'overlay.yml'], { cwd: dir })
     expect(run.code, run.stderr).toBe(0)
     expect(json(run).value).toEqual({ text: 'rel', workspace: dir })
     expect(await readFile(join(dir, 'overlay.yml'), 'utf8')).toBe('- id: echo\n  config:\n    timeoutMs: 10000\n')

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { dsh, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { dsh, dshIn, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 import { readFile } from 'node:fs/promises'
 
 const P = ['--preset', ECHO_PRESET]
@@ -31,7 +31,7 @@ describe('dsh --help', () => {
   })
 
   it('also as -h after a command', async () => {
-    const run = await dsh(['call', '-h'])
+    const run = await dshIn(['call', '-h'])
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/^usage: dsh/)
   })
@@ -39,7 +39,7 @@ describe('dsh --help', () => {
 
 describe('dsh tools', () => {
   it('--json lists echo with its JSON Schema', async () => {
-    const run = await dsh(['tools', '--json', ...P])
+    const run = await dshIn(['tools', '--json', ...P])
     expect(run.code, run.stderr).toBe(0)
     const { tools } = json<{ tools: { name: string; description: string; parameters: Record<string, any> }[] }>(run)
     expect(tools.map((t) => t.name)).toEqual(['echo'])
@@ -60,7 +60,7 @@ describe('dsh tools', () => {
   })
 
   it('prints a readable list without --json', async () => {
-    const run = await dsh(['tools', ...P])
+    const run = await dshIn(['tools', ...P])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain('echo\n  Echoes the text back.')
     expect(run.stdout).toContain('parameters: {"type":"object"')
@@ -75,7 +75,7 @@ describe('dsh call', () => {
   })
 
   it('prints what the model sees without --json', async () => {
-    const run = await dsh(['call', 'echo', '{"text":"plain words"}', ...P])
+    const run = await dshIn(['call', 'echo', '{"text":"plain words"}', ...P])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toBe('plain words\n')
   })
@@ -96,19 +96,19 @@ describe('dsh call', () => {
     ['a value out of range', '{"text":"x","delayMs":-1}'],
     ['a non-object', '[1,2]'],
   ])('answers %s with exit 1 and INVALID_ARGS', async (_label, args) => {
-    const run = await dsh(['call', 'echo', args, '--json', ...P])
+    const run = await dshIn(['call', 'echo', args, '--json', ...P])
     expect(run.code).toBe(1)
     expect(json(run).error.code).toBe('INVALID_ARGS')
   })
 
   it('defaults the arguments to {} (so echo reports its missing text)', async () => {
-    const run = await dsh(['call', 'echo', '--json', ...P])
+    const run = await dshIn(['call', 'echo', '--json', ...P])
     expect(run.code).toBe(1)
     expect(json(run).error.code).toBe('INVALID_ARGS')
   })
 
   it('answers a body overrunning the preset timeout (500 ms) with TOOL_TIMEOUT', async () => {
-    const run = await dsh(['call', 'echo', '{"text":"x","delayMs":2000}', '--json', ...P])
+    const run = await dshIn(['call', 'echo', '{"text":"x","delayMs":2000}', '--json', ...P])
     expect(run.code).toBe(1)
     const result = json(run)
     expect(result.error.code).toBe('TOOL_TIMEOUT')
@@ -116,7 +116,7 @@ describe('dsh call', () => {
   })
 
   it('answers a failing body with exit 1 and an error result', async () => {
-    const run = await dsh(['call', 'echo', '{"text":"x","fail":true}', '--json', ...P])
+    const run = await dshIn(['call', 'echo', '{"text":"x","fail":true}', '--json', ...P])
     expect(run.code).toBe(1)
     expect(json(run)).toEqual({
       isError: true,
@@ -126,7 +126,7 @@ describe('dsh call', () => {
   })
 
   it('shows the error code in text mode', async () => {
-    const run = await dsh(['call', 'echo', '{"text":"x","fail":true}', ...P])
+    const run = await dshIn(['call', 'echo', '{"text":"x","fail":true}', ...P])
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('Error: echo was asked to fail\n[TOOL_FAILED]\n')
   })
@@ -145,14 +145,14 @@ describe('dsh call', () => {
   })
 
   it('refuses non-JSON stdin with exit 2', async () => {
-    const run = await dsh(['call', 'echo', '-', '--json', ...P], { input: 'not json' })
+    const run = await dshIn(['call', 'echo', '-', '--json', ...P], { input: 'not json' })
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toMatch(/^dsh: the tool arguments are not valid JSON/)
   })
 
   it('passes --cwd to the tool as the session workspace', async () => {
     const dir = await tempDir()
-    const run = await dsh(['call', 'echo', '{"text":"w"}', '--json', '--cwd', dir, ...P])
+    const run = await dshIn(['call', 'echo', '{"text":"w"}', '--json', '--cwd', dir, ...P])
     expect(run.code, run.stderr).toBe(0)
     expect(json(run).value.workspace).toBe(dir)
   })
@@ -160,13 +160,13 @@ describe('dsh call', () => {
   it('resolves a relative --cwd against the directory dsh runs in', async () => {
     const dir = await tempDir()
     await mkdir(join(dir, 'project'))
-    const run = await dsh(['call', 'echo', '{"text":"w"}', '--json', '--cwd', 'project', '--preset', ECHO_PRESET], { cwd: dir })
+    const run = await dshIn(['call', 'echo', '{"text":"w"}', '--json', '--cwd', 'project', '--preset', ECHO_PRESET], { cwd: dir })
     expect(run.code, run.stderr).toBe(0)
     expect(json(run).value.workspace).toBe(join(dir, 'project'))
   })
 
   it('resolves a relative --preset against the directory dsh runs in', async () => {
-    const run = await dsh(['call', 'echo', '{"text":"w"}', '--json', '--preset', 'echo/preset.yml'], { cwd: join(ROOT, 'examples') })
+    const run = await dshIn(['call', 'echo', '{"text":"w"}', '--json', '--preset', 'echo/preset.yml'], { cwd: join(ROOT, 'examples') })
     expect(run.code, run.stderr).toBe(0)
     expect(json(run).value.workspace).toBe(join(ROOT, 'examples'))
   })
@@ -174,7 +174,7 @@ describe('dsh call', () => {
 
 describe('dsh context', () => {
   it('--message hi --json prints the messages including the user message', async () => {
-    const run = await dsh(['context', '--message', 'hi', '--json', ...P])
+    const run = await dshIn(['context', '--message', 'hi', '--json', ...P])
     expect(run.code, run.stderr).toBe(0)
     const { messages } = json<{ messages: { role: string; source: string; text: string }[] }>(run)
     expect(messages).toContainEqual({ role: 'user', source: 'user', text: 'hi' })
@@ -182,20 +182,20 @@ describe('dsh context', () => {
   })
 
   it('runs one pre-step per message, in order', async () => {
-    const run = await dsh(['context', '--message', 'first', '--message', 'second', '--json', ...P])
+    const run = await dshIn(['context', '--message', 'first', '--message', 'second', '--json', ...P])
     expect(run.code, run.stderr).toBe(0)
     const users = json<{ messages: { role: string; text: string }[] }>(run).messages.filter((m) => m.role === 'user')
     expect(users.map((m) => m.text)).toEqual(['first', 'second'])
   })
 
   it('prints an empty list with no messages and no prompt sections', async () => {
-    const run = await dsh(['context', '--json', ...P])
+    const run = await dshIn(['context', '--json', ...P])
     expect(run.code, run.stderr).toBe(0)
     expect(json(run)).toEqual({ messages: [] })
   })
 
   it('prints role and source headers without --json', async () => {
-    const run = await dsh(['context', '--message', 'hello there', ...P])
+    const run = await dshIn(['context', '--message', 'hello there', ...P])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toBe('[user:user]\nhello there\n')
   })

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
 import { isAlive } from '../../../../test-support/processes.ts'
+import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
 
 export { descendants, isAlive as alive } from '../../../../test-support/processes.ts'
 export { PATIENT_LSP_OVERLAY } from '../../../../test-support/patient-lsp.ts'
@@ -62,6 +63,15 @@ export function dsh(
       resolvePromise({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') })
     })
   })
+}
+
+/**
+ * `dsh …` through the CLI's `main` inside this worker (test-support/dsh-in-process.ts), from the
+ * repository root unless `cwd` says otherwise: for what does not depend on being a process. `dsh()`
+ * starts the real command, for exit on signals, stdio pipes, orphans and the built bundle.
+ */
+export function dshIn(args: readonly string[], options: { cwd?: string; input?: string | Buffer; env?: Record<string, string | undefined> } = {}): Promise<Run> {
+  return dshInProcess(args, { cwd: options.cwd ?? ROOT, ...(options.env ? { env: options.env } : {}), ...(options.input !== undefined ? { input: options.input } : {}) })
 }
 
 /** Kills any dsh child a failed test left running (only children this file started). */

@@ -3,7 +3,7 @@ import { openSync, closeSync } from 'node:fs'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
+import { BIN, CORE_ROWS, dsh, dshIn, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
 
 afterEach(async () => {
   killRunning()
@@ -151,7 +151,7 @@ describe('boot deadline', () => {
   })
 
   it('a bad DSH_START_TIMEOUT_MS is a usage error', async () => {
-    const run = await dsh(['tools', ...ECHO], { env: { DSH_START_TIMEOUT_MS: 'soon' } })
+    const run = await dshIn(['tools', ...ECHO], { env: { DSH_START_TIMEOUT_MS: 'soon' } })
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toContain('DSH_START_TIMEOUT_MS')
   })
@@ -160,13 +160,13 @@ describe('boot deadline', () => {
 describe('bad arguments are the caller\'s fault', () => {
   it('deeply nested arguments are INVALID_ARGS, not a stack overflow', async () => {
     const deep = `{"text":${'['.repeat(50_000)}${']'.repeat(50_000)}}`
-    const run = await dsh(['call', 'echo', '-', '--json', ...ECHO], { input: deep })
+    const run = await dshIn(['call', 'echo', '-', '--json', ...ECHO], { input: deep })
     expect(run.code).toBe(1)
     expect(json(run).error.code).toBe('INVALID_ARGS')
   })
 
   it('arguments on stdin that are not UTF-8 are refused (exit 2)', async () => {
-    const run = await dsh(['call', 'echo', '-', ...ECHO], { input: Buffer.from([0x7b, 0x22, 0x74, 0x65, 0x78, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) })
+    const run = await dshIn(['call', 'echo', '-', ...ECHO], { input: Buffer.from([0x7b, 0x22, 0x74, 0x65, 0x78, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) })
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are not valid UTF-8')
   })
@@ -175,13 +175,13 @@ describe('bad arguments are the caller\'s fault', () => {
     ['does not exist', '/no/such/dir/anywhere'],
     ['is not a directory', join(ROOT, 'README.md')],
   ])('a --cwd that %s is a usage error (exit 2)', async (what, cwd) => {
-    const run = await dsh(['call', 'echo', '{"text":"hi"}', '--cwd', cwd, ...ECHO])
+    const run = await dshIn(['call', 'echo', '{"text":"hi"}', '--cwd', cwd, ...ECHO])
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toContain(what)
   })
 
   it('an unknown option is named with balanced quotes', async () => {
-    const run = await dsh(['tools', '--frob', ...ECHO])
+    const run = await dshIn(['tools', '--frob', ...ECHO])
     expect(oneStderrLine(run)).toBe('dsh: unknown option "--frob" (dsh --help shows the usage)')
   })
 })

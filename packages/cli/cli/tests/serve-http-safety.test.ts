@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CORE_ROWS, dsh, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, tempDir } from './helpers.ts'
+import { CORE_ROWS, dshIn, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, tempDir } from './helpers.ts'
 import { httpClient, INITIALIZE, post, serveHttp, stopServed } from './serve-http-support.ts'
 
 afterEach(async () => {
@@ -77,19 +77,19 @@ describe('dsh serve --http: DNS-rebinding protection', () => {
   })
 
   it('refuses to bind beyond loopback without an auth mode, and says why', async () => {
-    const run = await dsh(['serve', '--http', '0.0.0.0:0', ...ECHO])
+    const run = await dshIn(['serve', '--http', '0.0.0.0:0', ...ECHO])
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toMatch(/0\.0\.0\.0, which is not loopback: .* needs --auth bearer or --auth oauth/)
-    const bad = await dsh(['serve', '--http', 'nonsense', ...ECHO])
+    const bad = await dshIn(['serve', '--http', 'nonsense', ...ECHO])
     expect(bad.code).toBe(2)
     expect(oneStderrLine(bad)).toContain('--http takes [<host>:]<port>')
-    const stdioOnly = await dsh(['serve', '--allowed-origin', 'https://a.example', ...ECHO])
+    const stdioOnly = await dshIn(['serve', '--allowed-origin', 'https://a.example', ...ECHO])
     expect(oneStderrLine(stdioOnly)).toContain('--allowed-origin belongs to dsh serve --http')
   })
 
   it('a port in use is a clear boot error', async () => {
     const served = await serveHttp(ECHO)
-    const run = await dsh(['serve', '--http', `127.0.0.1:${served.url.port}`, ...ECHO])
+    const run = await dshIn(['serve', '--http', `127.0.0.1:${served.url.port}`, ...ECHO])
     expect(run.code).toBe(2)
     expect(run.stderr).toContain(`--http 127.0.0.1:${served.url.port}: `)
     expect(run.stderr).toContain('EADDRINUSE')

@@ -4,8 +4,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { BIN, CORE_ROWS, dsh, dshIn, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 interface RawServer {
   readonly child: ChildProcessWithoutNullStreams
@@ -14,8 +14,10 @@ interface RawServer {
   /** The message answering `id`, once it arrives. */
   answer(id: number | string): Promise<any>
   stderr(): string
-  /** Resolves once stderr contains `text`. */
+  /** Resolves with stderr written since the last `mark()` once it contains `text`. */
   logged(text: string | RegExp): Promise<string>
+  /** Later `logged` calls look at what is written from now on only (a server shared by several cases). */
+  mark(): void
   readonly exited: Promise<number | null>
 }
 
@@ -30,8 +32,30 @@ afterEach(async () => {
   await removeTempDirs()
 })
 
+const shared = new Map<string, Promise<RawServer>>()
+
+afterAll(async () => {
+  for (const server of await Promise.all([...shared.values()].map((started) => started.catch(() => undefined)))) {
+    if (!server) continue
+    server.child.stdin.end()
+    await server.exited
+  }
+})
+
+/**
+ * One server per argument list for the cases that need no fresh one: each uses ids of its own and
+ * looks only at what is logged after it took the server.
+ */
+async function sharedServe(args: readonly string[]): Promise<RawServer> {
+  const key = JSON.stringify(args)
+  if (!shared.has(key)) shared.set(key, serve(args, {}, { owned: false }))
+  const server = await shared.get(key)!
+  server.mark()
+  return server
+}
+
 /** A line-level MCP client: initializes, then the test writes whatever it likes. */
-async function serve(args: readonly string[], env: Record<string, string> = {}): Promise<RawServer> {
+async function serve(args: readonly string[], env: Record<string, string> = {}, options: { owned: boolean } = { owned: true }): Promise<RawServer> {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd: ROOT, env: { ...process.env, ...env } })
   const lines: any[] = []
   const waiting = new Set<() => void>()
@@ -49,6 +73,7 @@ async function serve(args: readonly string[], env: Record<string, string> = {}):
     wake()
   })
   let stderr = ''
+  let marked = 0
   child.stderr.setEncoding('utf8')
   child.stderr.on('data', (chunk: string) => {
     stderr += chunk
@@ -78,10 +103,16 @@ async function serve(args: readonly string[], env: Record<string, string> = {}):
       new Promise((resolve, reject) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))),
     answer: (id) => until(() => lines.find((line) => line.id === id && ('result' in line || 'error' in line)), `answering ${id}`),
     stderr: () => stderr,
-    logged: (text) => until(() => (typeof text === 'string' ? stderr.includes(text) : text.test(stderr)) ? stderr : undefined, `logging ${text}`),
+    logged: (text) => until(() => {
+      const since = stderr.slice(marked)
+      return (typeof text === 'string' ? since.includes(text) : text.test(since)) ? since : undefined
+    }, `logging ${text}`),
+    mark: () => {
+      marked = stderr.length
+    },
     exited,
   }
-  servers.push(server)
+  if (options.owned) servers.push(server)
   await server.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
   await server.answer('init')
   await server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
@@ -102,7 +133,7 @@ async function echoes(server: RawServer, id: number): Promise<void> {
 
 describe('dsh serve: messages over --max-message-bytes', () => {
   it('a request with a readable id is answered with a JSON-RPC error, logged, and the next request served', async () => {
-    const server = await serve([...ECHO, '--max-message-bytes', '100000'])
+    const server = await sharedServe([...ECHO, '--max-message-bytes', '100000'])
     await server.send(call(2, 'echo', { text: 'x'.repeat(200_000) }))
     const refused = await server.answer(2)
     expect(refused.error.code).toBe(-32600)
@@ -116,14 +147,14 @@ describe('dsh serve: messages over --max-message-bytes', () => {
   })
 
   it('garbage with no id is logged and skipped', async () => {
-    const server = await serve([...ECHO, '--max-message-bytes', '100000'])
+    const server = await sharedServe([...ECHO, '--max-message-bytes', '100000'])
     await server.send('z'.repeat(300_000))
     await server.logged(/message of 300000 bytes .*no id could be read/)
     await echoes(server, 5)
   })
 
   it('by default a message over 10 MB is served, and one over the default limit is refused without ending the server', async () => {
-    const server = await serve(ECHO)
+    const server = await sharedServe(ECHO)
     await server.send(call(6, 'no_such_tool', { blob: 'b'.repeat(12_000_000) }))
     expect(JSON.stringify((await server.answer(6)).result.content)).toContain('[UNKNOWN_TOOL]')
     await server.send('g'.repeat(70 * 1024 * 1024))
@@ -133,11 +164,11 @@ describe('dsh serve: messages over --max-message-bytes', () => {
 
   it('the option is checked: a positive whole number, and only for serve', async () => {
     for (const value of ['0', '-1', '1.5', 'lots']) {
-      const run = await dsh(['serve', ...ECHO, `--max-message-bytes=${value}`])
+      const run = await dshIn(['serve', ...ECHO, `--max-message-bytes=${value}`])
       expect(run.code, value).toBe(2)
       expect(oneStderrLine(run), value).toMatch(/--max-message-bytes must be a positive whole number of bytes/)
     }
-    const misplaced = await dsh(['tools', ...ECHO, '--max-message-bytes', '1000'])
+    const misplaced = await dshIn(['tools', ...ECHO, '--max-message-bytes', '1000'])
     expect(misplaced.code).toBe(2)
     expect(oneStderrLine(misplaced)).toMatch(/--max-message-bytes belongs to the serve command/)
   })
@@ -145,14 +176,14 @@ describe('dsh serve: messages over --max-message-bytes', () => {
 
 describe('dsh serve: malformed input', () => {
   it('an unparseable line is logged and the server keeps serving', async () => {
-    const server = await serve(ECHO)
+    const server = await sharedServe(ECHO)
     await server.send('{"jsonrpc": "2.0", "id": 9, "method": tools/list')
     await server.logged(/not JSON/)
     await echoes(server, 10)
   })
 
   it('a structurally invalid request gets -32602 with a one-line reason', async () => {
-    const server = await serve(ECHO)
+    const server = await sharedServe(ECHO)
     await server.send({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { arguments: {} } })
     const missingName = (await server.answer(11)).error
     expect(missingName.code).toBe(-32602)

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, ECHO_PLUGIN, ECHO_PRESET, GROW_PLUGIN, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, CORE_ROWS, dshIn, ECHO_PLUGIN, ECHO_PRESET, GROW_PLUGIN, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 const clients: Client[] = []
 
@@ -43,7 +43,7 @@ describe('dsh serve: both protocol revisions over stdio', () => {
       const preset = await growingPreset()
       const client = await connect(preset, mode)
       expect(client.getNegotiatedProtocolVersion()).toBe(revision)
-      const expected = json<{ tools: { name: string; description: string; parameters: unknown }[] }>(await dsh(['tools', '--json', '--preset', preset])).tools
+      const expected = json<{ tools: { name: string; description: string; parameters: unknown }[] }>(await dshIn(['tools', '--json', '--preset', preset])).tools
       const listed = await client.listTools()
       expect(listed.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))).toEqual(expected)
       const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
@@ -74,10 +74,10 @@ describe("dsh serve behind dsh's own MCP client", () => {
       const overlay = join(dir, 'served.yml')
       const served = join(ROOT, 'examples', 'echo', 'preset.yml')
       await writeFile(overlay, `- name: dsh-mcp\n  config: { serverName: inner, transport: stdio, protocol: ${JSON.stringify(protocol)}, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(BIN)}, serve, --preset, ${JSON.stringify(served)}], shutdownGraceMs: 2000, startupTimeoutMs: 60000 }\n`)
-      const run = await dsh(['call', 'mcp__inner__echo', '{"text":"through two hops"}', '--json', '--preset', ECHO_PRESET, '--config', overlay])
+      const run = await dshIn(['call', 'mcp__inner__echo', '{"text":"through two hops"}', '--json', '--preset', ECHO_PRESET, '--config', overlay])
       expect(run.code, run.stderr).toBe(0)
       expect(json(run).content).toEqual([{ type: 'text', text: 'through two hops' }])
-      const status = json<{ capabilities: { id: string; detail: string }[] }>(await dsh(['status', '--json', '--preset', ECHO_PRESET, '--config', overlay]))
+      const status = json<{ capabilities: { id: string; detail: string }[] }>(await dshIn(['status', '--json', '--preset', ECHO_PRESET, '--config', overlay]))
       const row = status.capabilities.find((capability) => capability.id === 'inner')
       expect(row?.detail).toContain(`protocol ${protocol === 'auto' ? '2026-07-28' : protocol}`)
     })

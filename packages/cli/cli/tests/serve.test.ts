@@ -4,8 +4,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, descendants, dsh, ECHO_PRESET, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { BIN, CORE_ROWS, descendants, dshIn, ECHO_PRESET, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
 const clients: Client[] = []
@@ -26,16 +26,32 @@ async function connect(args: readonly string[], env: Record<string, string> = {}
 
 const ECHO = ['--preset', ECHO_PRESET]
 
+let echoServer: Promise<Client> | undefined
+/** One `dsh serve` of the echo preset, shared by the cases that only list and call: echo keeps no state between calls. */
+function sharedEchoServer(): Promise<Client> {
+  echoServer ??= (async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...ECHO], cwd: ROOT, stderr: 'pipe', env: { ...process.env } as Record<string, string> })
+    const client = new Client({ name: 'dsh-serve-test', version: '0' })
+    await client.connect(transport)
+    return client
+  })()
+  return echoServer
+}
+
+afterAll(async () => {
+  await (await echoServer?.catch(() => undefined))?.close()
+})
+
 describe('dsh serve (echo preset)', () => {
   it('lists exactly what dsh tools --json lists', async () => {
-    const { client } = await connect(ECHO)
+    const client = await sharedEchoServer()
     const listed = await client.listTools()
-    const expected = json<{ tools: { name: string; description: string; parameters: unknown }[] }>(await dsh(['tools', '--json', ...ECHO])).tools
+    const expected = json<{ tools: { name: string; description: string; parameters: unknown }[] }>(await dshIn(['tools', '--json', ...ECHO])).tools
     expect(listed.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))).toEqual(expected)
   })
 
   it('calls a tool: the rendering as text, the canonical value as structured content', async () => {
-    const { client } = await connect(ECHO)
+    const client = await sharedEchoServer()
     const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
     expect(result.isError ?? false).toBe(false)
     expect(result.content).toEqual([{ type: 'text', text: 'hi' }])
@@ -43,7 +59,7 @@ describe('dsh serve (echo preset)', () => {
   })
 
   it('an error result is isError with the code in the text', async () => {
-    const { client } = await connect(ECHO)
+    const client = await sharedEchoServer()
     const result = await client.callTool({ name: 'echo', arguments: { text: 5 } })
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toContain('[INVALID_ARGS]')

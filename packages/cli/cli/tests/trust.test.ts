@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { TrustStore, trustStoreFile } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { terminalTrustPrompt } from '../src/trust-prompt.ts'
-import { dsh, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
+import { dsh, dshIn, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
 
 afterEach(async () => {
   killRunning()
@@ -37,10 +37,10 @@ describe('dsh trust', () => {
 
   it('refuses a directory that does not exist and a second directory, with exit 2', async () => {
     const home = await tempDir()
-    const missing = await dsh(['trust', join(home, 'nope')], { env: { DSH_HOME: home } })
+    const missing = await dshIn(['trust', join(home, 'nope')], { env: { DSH_HOME: home } })
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('does not exist')
-    const two = await dsh(['trust', home, home], { env: { DSH_HOME: home } })
+    const two = await dshIn(['trust', home, home], { env: { DSH_HOME: home } })
     expect(two.code).toBe(2)
   })
 })

@@ -4,6 +4,12 @@ import { createHash } from 'node:crypto'
 interface KeptDocument {
   version: number
   digest: string
+  /**
+   * The read its text came from (`ContainedText`): a later request handing over that same object
+   * (a reused read of the unchanged file) has that text, so it is not hashed again. Weak: the
+   * read's text is not held here.
+   */
+  read?: WeakRef<object> | undefined
 }
 
 /**
@@ -30,10 +36,10 @@ export class KeptDocuments {
     return document
   }
 
-  /** Keeps a document just opened; returns the URIs that no longer fit (least recently used), to be closed. */
-  add(uri: string, version: number, text: string): string[] {
+  /** Keeps a document just opened (its text from `read`, when given); returns the URIs that no longer fit (least recently used), to be closed. */
+  add(uri: string, version: number, text: string, read?: object): string[] {
     this.documents.delete(uri)
-    this.documents.set(uri, { version, digest: digestOf(text) })
+    this.documents.set(uri, { version, digest: digestOf(text), read: read && new WeakRef(read) })
     const evicted: string[] = []
     for (const oldest of this.documents.keys()) {
       if (this.documents.size <= this.capacity) break

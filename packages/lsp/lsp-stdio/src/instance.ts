@@ -411,14 +411,14 @@ export class ServerInstance {
     const uri = source.url
     if (this.kept.has(uri)) {
       // documentChanged clears the document's fileChanged mark before its first await.
-      this.sendAhead(this.documentChanged(uri, source.text))
+      this.sendAhead(this.documentChanged(uri, source.text, undefined, source))
       return work({ uri, version: this.kept.use(uri)!.version }, capabilities)
     }
     const document: OpenDocument = { uri, version: this.nextVersion++ }
     this.sendAhead(this.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: document.version, text: source.text } }))
     const keep = keepsDocuments(capabilities)
     if (keep) {
-      for (const evicted of this.kept.add(uri, document.version, source.text)) {
+      for (const evicted of this.kept.add(uri, document.version, source.text, source)) {
         this.changed.delete(evicted)
         this.close(evicted)
       }
@@ -438,12 +438,15 @@ export class ServerInstance {
   /**
    * Brings a kept document's text up to date (`didChange` with the whole text, under a fresh
    * version) when it differs from what the server has. Written in order before anything sent later.
+   * `read` is the read `text` came from: the one the server's text came from has that text (no hash).
    */
-  async documentChanged(uri: string, text: string, signal?: AbortSignal): Promise<void> {
+  async documentChanged(uri: string, text: string, signal?: AbortSignal, read?: object): Promise<void> {
     this.changed.delete(uri)
     const kept = this.kept.use(uri)
     if (!kept || this.dead) return
+    if (read && kept.read?.deref() === read) return
     const digest = digestOf(text)
+    kept.read = read && new WeakRef(read)
     if (digest === kept.digest) return
     kept.version = this.nextVersion++
     kept.digest = digest

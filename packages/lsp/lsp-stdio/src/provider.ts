@@ -209,7 +209,7 @@ export class StdioLspProvider implements LspProvider {
     if (this.disposed) return
     const { fs } = this.options
     const queued = (async () => {
-      const path = await fs.resolve(change.path, { signal: this.lifetime.signal })
+      const path = await this.canonicalChange(change.path)
       for (const instance of this.pool.live()) {
         if (!fs.contains(instance.workspace.path, path)) continue
         this.lifetime.track(this.queue.run(instance.workspace.path, this.lifetime.signal, () => this.tell(instance, path, change.kind)))
@@ -217,6 +217,26 @@ export class StdioLspProvider implements LspProvider {
     })()
     // A path that cannot be resolved names nothing a server could have read: there is nothing to tell.
     this.queuing.track(queued).catch(() => {})
+  }
+
+  /**
+   * A changed path, canonical. One spelled inside a live server's canonical root is resolved there
+   * as a containment proof is (on the event loop, see ctx.fs's `proofsOnEventLoop`): the request
+   * that follows the notice waits for it. Any other path, or one whose symlinks lead out of that
+   * root, is resolved as any path is.
+   */
+  private async canonicalChange(path: string): Promise<string> {
+    const { fs } = this.options
+    const signal = this.lifetime.signal
+    const root = this.pool.live().find((instance) => fs.contains(instance.workspace.path, path))?.workspace
+    if (root) {
+      try {
+        return await fs.contained(root, path, signal)
+      } catch {
+        // Led out of that root (or unresolvable there): resolved below, as any path.
+      }
+    }
+    return fs.resolve(path, { signal })
   }
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
@@ -314,16 +334,19 @@ export class StdioLspProvider implements LspProvider {
     signal: AbortSignal | undefined,
     work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, signal: AbortSignal) => Promise<R>,
   ): Promise<R> {
+    // The caller's proofs serve only the workspace root they were made for (the seam checks that too).
+    const proofs = request.proofs?.workspaceRoot === request.workspaceRoot ? request.proofs : undefined
     let path = ''
     const rootOf = async (workspace: Workspace, scope: AbortSignal) => {
-      path = await this.containedSource(workspace, request.filePath, scope, request.proofs)
+      path = await this.containedSource(workspace, request.filePath, scope, proofs)
       return this.roots.enabled ? this.roots.rootOf(workspace, path, scope) : workspace
     }
     return this.inWorkspace(request.workspaceRoot, signal, rootOf, async (workspace, root, scope) => {
       const source = await this.readProvenSource(workspace, request.filePath, path, scope)
+      proofs?.noteRead(source)
       this.guard(scope)
       return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
-    }, request.proofs)
+    }, proofs)
   }
 
   /**
@@ -396,9 +419,9 @@ export class StdioLspProvider implements LspProvider {
     return launch
   }
 
-  /** The canonical workspace; through the call's `proofs` (made for `root`) when it has them, so it is resolved once per call. */
+  /** The canonical workspace; through the call's `proofs` (made for `root`) when there are some, so it is resolved once per call. */
   private async workspaceOf(root: string, signal: AbortSignal, proofs?: CallProofs): Promise<Workspace> {
-    const lookup = this.lifetime.track(proofs?.workspaceRoot === root ? proofs.workspace(signal) : this.options.fs.workspace(root, signal))
+    const lookup = this.lifetime.track(proofs ? proofs.workspace(signal) : this.options.fs.workspace(root, signal))
     try {
       return await lookup
     } catch (error) {

@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from 'node:path'
-import type { FileSystem, Workspace } from 'dsh-core'
+import type { ContainedText, FileSystem, Workspace } from 'dsh-core'
 
 /**
  * The containment proofs of one call, each made once: the canonical workspace (`fs.workspace`) and
@@ -8,12 +8,16 @@ import type { FileSystem, Workspace } from 'dsh-core'
  * reuses is no older than the one a second `fs.contained` would make a moment later, and every read
  * still checks what it opens against the proof (`ctx.fs`'s identity and no-follow checks). Nothing
  * outlives the call: the next call proves everything afresh. A failed proof is not kept, so a
- * later asker in the same call tries again (and sees its own failure).
+ * later asker in the same call tries again (and sees its own failure). Whole texts read in the call
+ * are shared the same way (`noteRead`): the line text of a diagnostic comes from the text the
+ * provider sent the server, not from a second read.
  */
 export class CallProofs {
   private workspaceProof: Promise<Workspace> | undefined
   /** Proofs by workspace and the path's absolute spelling there (what `fs.contained` resolves). */
   private readonly files = new Map<string, Promise<string>>()
+  /** Whole texts read in this call, by canonical path. */
+  private readonly texts = new Map<string, ContainedText>()
 
   constructor(
     readonly fs: FileSystem,
@@ -53,6 +57,16 @@ export class CallProofs {
       },
     )
     return proof
+  }
+
+  /** A whole text read in this call through `ctx.fs` (which proved and identified what it opened). */
+  noteRead(text: ContainedText): void {
+    this.texts.set(text.path, text)
+  }
+
+  /** The text of the canonical `path` read whole earlier in this call, if any. */
+  readOf(path: string): ContainedText | undefined {
+    return this.texts.get(path)
   }
 }
 

@@ -35,7 +35,6 @@ export async function readLineTexts(
 ): Promise<(string | undefined)[]> {
   const texts: (string | undefined)[] = locations.map(() => undefined)
   if (limits.lineTextChars === 0 || locations.length === 0) return texts
-  const { fs } = proofs
   const workspace = await attempt(() => proofs.workspace(signal), signal)
   if (!workspace) return texts
 
@@ -43,7 +42,7 @@ export async function readLineTexts(
   for (const [path, wants] of await groupByContainedFile(proofs, workspace, locations, signal)) {
     const left = limits.lineTextBudgetBytes - meter.bytes
     if (left <= 0) break
-    const read = () => wantedLines(fs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
+    const read = () => wantedLines(proofs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), signal, meter)
     const source = await attempt(read, signal)
     if (!source) continue
     // A blank line has nothing to show.
@@ -56,11 +55,12 @@ export async function readLineTexts(
 const keptTexts = new WeakMap<FileSystem, ProvenTextCache>()
 
 /**
- * The wanted lines of a proven file: from its kept text while it is unchanged (no bytes read);
- * else a small file is read whole and kept, and a larger one streamed up to its last wanted line.
+ * The wanted lines of a proven file: from the text read earlier in this call (the provider's
+ * source), or its kept text while it is unchanged (no bytes read); else a small file is read whole
+ * and kept, and a larger one streamed up to its last wanted line.
  */
 async function wantedLines(
-  fs: FileSystem,
+  proofs: CallProofs,
   workspace: Workspace,
   path: string,
   wanted: ReadonlySet<number>,
@@ -69,6 +69,9 @@ async function wantedLines(
   signal: AbortSignal,
   meter: { bytes: number },
 ): Promise<SourceLines> {
+  const readInCall = proofs.readOf(path)
+  if (readInCall) return linesOf(readInCall.text, wanted, makeBuffer)
+  const { fs } = proofs
   let texts = keptTexts.get(fs)
   if (!texts) keptTexts.set(fs, (texts = new ProvenTextCache(fs)))
   const found = await texts.lookup(path, signal)

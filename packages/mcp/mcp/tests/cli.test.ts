@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { eventually, FIXTURE_SERVER, isAlive } from './fixtures/rig.ts'
 import { trustedHome } from '../../../../test-support/trust.ts'
 import { COMPILED_ECHO_PRESET as ECHO_PRESET } from '../../../../test-support/echo-example.ts'
+import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
@@ -30,13 +31,18 @@ function dsh(args: string[], options: { cwd?: string; env?: Record<string, strin
   return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
 }
 
+/** The same command through the CLI's main in this worker (test-support/dsh-in-process.ts). */
+function dshIn(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return dshInProcess(args, { cwd: options.cwd ?? ROOT, ...(options.env ? { env: options.env } : {}) })
+}
+
 function pidsIn(file: string): number[] {
   return readFileSync(file, 'utf8').trim().split('\n').map(Number)
 }
 
 describe('dsh with presets/overlays/everything.yml', () => {
   it('tools --json lists the mcp__everything__ tools', async () => {
-    const run = await dsh(['tools', '--json', '--preset', 'base', '--config', EVERYTHING])
+    const run = await dshIn(['tools', '--json', '--preset', 'base', '--config', EVERYTHING])
     expect(run.code).toBe(0)
     const names = (JSON.parse(run.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name)
     expect(names).toEqual(expect.arrayContaining(['mcp__everything__echo', 'mcp__everything__get-sum']))
@@ -62,7 +68,7 @@ describe('examples/mcp-crash: a stdio server whose tool exits the process', () =
   })
 
   it('dsh status shows the server ready with its tools', async () => {
-    const run = await dsh(['status', '--json', '--preset', 'base', '--config', 'overlay.yml'], { cwd: CRASH_DIR })
+    const run = await dshIn(['status', '--json', '--preset', 'base', '--config', 'overlay.yml'], { cwd: CRASH_DIR })
     expect(run.code).toBe(0)
     const rows = (JSON.parse(run.stdout) as { capabilities: { surface: string; id: string; state: string; tools: string[]; detail: string }[] }).capabilities
     // The base preset's other surfaces (web, skill) have rows of their own.
@@ -105,14 +111,14 @@ describe('where a stdio server runs (issue 17 item 8)', () => {
     const workspace = mkdtempSync(join(scratch, 'workspace-'))
     // In a trusted workspace: an untrusted one keeps a server without `cwd` out of it (untrusted-cwd.test.ts).
     const home = await trustedHome(workspace)
-    const run = await dsh(['call', 'mcp__fixture__cwd', '--preset', 'base', '--config', fixtureOverlay(), '--cwd', workspace], { env: { DSH_HOME: home } })
+    const run = await dshIn(['call', 'mcp__fixture__cwd', '--preset', 'base', '--config', fixtureOverlay(), '--cwd', workspace], { env: { DSH_HOME: home } })
     rmSync(home, { recursive: true, force: true })
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toBe(`${realpathSync(workspace)}\n`)
   })
 
   it('a relative cwd resolves against the overlay that sets it: examples/mcp-crash works from the repository root', async () => {
-    const run = await dsh(['call', 'mcp__x__echo', '{"message":"from the root"}', '--preset', 'base', '--config', 'examples/mcp-crash/overlay.yml'], { cwd: ROOT })
+    const run = await dshIn(['call', 'mcp__x__echo', '{"message":"from the root"}', '--preset', 'base', '--config', 'examples/mcp-crash/overlay.yml'], { cwd: ROOT })
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toMatch(/^echo from pid \d+: from the root\n$/)
   })
@@ -122,10 +128,10 @@ describe('records logged during the boot (issue 17 item 6)', () => {
   it('dsh status shows the bridge\'s boot warnings on stderr after the boot', async () => {
     const overlay = join(scratch, 'unmatched.yml')
     writeFileSync(overlay, `- name: dsh-mcp\n  config: { serverName: fixture, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FIXTURE_SERVER)}], enabledTools: [add, no-such-tool] }\n`)
-    const run = await dsh(['status', '--preset', 'base', '--config', overlay])
+    const run = await dshIn(['status', '--preset', 'base', '--config', overlay])
     expect(run.code).toBe(0)
     expect(run.stderr).toContain('mcp(fixture): enabledTools/disabledTools name tools the server does not list: no-such-tool')
-    const verbose = await dsh(['status', '--verbose', '--preset', 'base', '--config', overlay])
+    const verbose = await dshIn(['status', '--verbose', '--preset', 'base', '--config', overlay])
     expect(verbose.stderr).toContain('mcp(fixture): enabledTools/disabledTools name tools the server does not list: no-such-tool')
     expect(verbose.stderr).toMatch(/mcp\(fixture\): synced \d+ listed tools in \d+ ms \(changed\)/)
   })
@@ -147,22 +153,22 @@ describe('approval through dsh call (fixture server, defaultApproval: prompt, ec
   const args = ['--preset', ECHO_PRESET, '--config', overlay]
 
   it('without --yes a prompt tool is exit 1 with TOOL_APPROVAL_REQUIRED; the auto override runs', async () => {
-    const gated = await dsh(['call', 'mcp__fixture__greet', '{"name":"you"}', '--json', ...args])
+    const gated = await dshIn(['call', 'mcp__fixture__greet', '{"name":"you"}', '--json', ...args])
     expect(gated.code, gated.stderr).toBe(1)
     expect((JSON.parse(gated.stdout) as { error: { code: string } }).error.code).toBe('TOOL_APPROVAL_REQUIRED')
-    const open = await dsh(['call', 'mcp__fixture__echo', '{"message":"hi"}', ...args])
+    const open = await dshIn(['call', 'mcp__fixture__echo', '{"message":"hi"}', ...args])
     expect(open.code, open.stderr).toBe(0)
     expect(open.stdout).toBe('Echo: hi\n')
   })
 
   it('--yes approves it', async () => {
-    const run = await dsh(['call', 'mcp__fixture__greet', '{"name":"you"}', '--yes', ...args])
+    const run = await dshIn(['call', 'mcp__fixture__greet', '{"name":"you"}', '--yes', ...args])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toBe('Hello, you!\n')
   })
 
   it('dsh tools shows which server tools need approval', async () => {
-    const run = await dsh(['tools', ...args])
+    const run = await dshIn(['tools', ...args])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain('mcp__fixture__greet\n  Greets someone.\n  approval: prompt\n')
     expect(run.stdout).toContain('mcp__fixture__echo\n  Echoes the message.\n  parameters:')

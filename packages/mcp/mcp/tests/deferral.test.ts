@@ -1,16 +1,17 @@
 // Issue 30 item 1: one MCP server listing 5,000 tools, through the real `dsh`. The model sees a
 // small catalog with `tool_search`; an exact name always comes first; what a search loads joins the
-// session's catalog (`dsh context`, `dsh serve`); a deferred tool runs by its exact name.
+// session's catalog (`dsh context`, `dsh serve`); a deferred tool runs by its exact name. `dsh serve`
+// is a real child process; the one-shot commands run through the CLI's main in this worker.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FIXTURE_SERVER } from './fixtures/rig.ts'
+import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
@@ -30,13 +31,9 @@ function environment(): Record<string, string> {
   return { ...env, DSH_HOME: home }
 }
 
+/** `dsh …` through the CLI's main in this worker (test-support/dsh-in-process.ts), in the composition with 5,000 tools. */
 function dsh(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [DSH, ...args, ...COMPOSITION], { cwd: home, env: environment(), stdio: ['ignore', 'pipe', 'pipe'] })
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() })))
+  return dshInProcess([...args, ...COMPOSITION], { cwd: home, env: { DSH_HOME: home } })
 }
 
 type Found = { name: string; status: string; parameters: object }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { dsh } from './fixtures/dsh-run.ts'
+import { dshInWorker } from './fixtures/dsh-run.ts'
 
 const CLAUDE = fileURLToPath(new URL('./fixtures/import/cases/project/.mcp.json', import.meta.url))
 const CODEX = fileURLToPath(new URL('./fixtures/import/cases/codex.config.toml', import.meta.url))
@@ -27,7 +27,7 @@ describe('dsh mcp import, then every other command', () => {
     const home = mkdtempSync(join(scratch, 'home-'))
     const workspace = mkdtempSync(join(scratch, 'workspace-'))
 
-    const claude = await dsh(['mcp', 'import', CLAUDE, '--json'], home)
+    const claude = await dshInWorker(['mcp', 'import', CLAUDE, '--json'], home)
     expect(claude.code, claude.stderr).toBe(0)
     const claudeOut = JSON.parse(claude.stdout) as { imported: string[]; skipped: { server: string; problems: string[] }[]; warnings: string[]; notes: string[] }
     expect(claudeOut.imported).toEqual(['local-script', 'needs-key', 'vscode-style', 'scopes-string'])
@@ -42,7 +42,7 @@ describe('dsh mcp import, then every other command', () => {
     // Issue 26 item 5: the stdio server keeps the directory its file gave it, as an absolute path.
     expect(readFileSync(join(home, 'mcp.yml'), 'utf8')).toContain(`cwd: ${PROJECT}`)
 
-    const codex = await dsh(['mcp', 'import', CODEX], home)
+    const codex = await dshInWorker(['mcp', 'import', CODEX], home)
     expect(codex.code, codex.stderr).toBe(0)
     expect(codex.stdout).toContain('into ' + join(home, 'mcp.yml') + ': writes, token-and-scopes, unset-env')
     expect(codex.stdout).toMatch(/warning: unset-env: env\.API_KEY: \$\{DSH_IMPORT_CASE_UNSET_KEY\} is not set/)
@@ -52,7 +52,7 @@ describe('dsh mcp import, then every other command', () => {
     expect(readFileSync(join(home, 'mcp.yml'), 'utf8')).toMatch(/serverName: writes[\s\S]*defaultApproval: prompt[\s\S]*approvalFromAnnotations: true/)
 
     const composition = ['--preset', 'base', '--cwd', workspace]
-    const status = await dsh(['status', '--json', ...composition], home)
+    const status = await dshInWorker(['status', '--json', ...composition], home)
     expect(status.code, status.stderr).toBe(0)
     const rows = (JSON.parse(status.stdout) as { capabilities: StatusRow[] }).capabilities.filter((row) => row.surface === 'mcp')
     const row = (id: string) => rows.find((candidate) => candidate.id === id)
@@ -62,18 +62,18 @@ describe('dsh mcp import, then every other command', () => {
       expect(row(id)).toMatchObject({ state: 'unavailable', detail: expect.stringContaining('${DSH_IMPORT_CASE_UNSET_KEY} is not set in the environment') })
     }
 
-    const tools = await dsh(['tools', '--json', ...composition], home)
+    const tools = await dshInWorker(['tools', '--json', ...composition], home)
     expect(tools.code, tools.stderr).toBe(0)
     const names = (JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name)
     expect(names).toEqual(expect.arrayContaining(['mcp__local-script__where', 'mcp__writes__echo', 'mcp__writes__toggle-simulated-logging']))
 
-    const where = await dsh(['call', 'mcp__local-script__where', '{}', ...composition], home)
+    const where = await dshInWorker(['call', 'mcp__local-script__where', '{}', ...composition], home)
     expect(where.stdout.trim(), where.stderr).toBe(realpathSync(PROJECT))
-    const readOnly = await dsh(['call', 'mcp__writes__echo', '{"message":"read-only runs"}', ...composition], home)
+    const readOnly = await dshInWorker(['call', 'mcp__writes__echo', '{"message":"read-only runs"}', ...composition], home)
     expect(readOnly.stdout.trim(), readOnly.stderr).toBe('Echo: read-only runs')
-    const writes = await dsh(['call', 'mcp__writes__toggle-simulated-logging', '{}', '--json', ...composition], home)
+    const writes = await dshInWorker(['call', 'mcp__writes__toggle-simulated-logging', '{}', '--json', ...composition], home)
     expect(JSON.parse(writes.stdout).error.code).toBe('TOOL_APPROVAL_REQUIRED')
-    const unusable = await dsh(['call', 'mcp__needs-key__anything', '{}', '--json', ...composition], home)
+    const unusable = await dshInWorker(['call', 'mcp__needs-key__anything', '{}', '--json', ...composition], home)
     expect(JSON.parse(unusable.stdout).error).toMatchObject({ code: 'MCP_SERVER_UNUSABLE', message: expect.stringContaining('${DSH_IMPORT_CASE_UNSET_KEY}') })
   })
 })

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { dsh, ROOT, type Run } from './fixtures/dsh-run.ts'
+import { dsh, dshInWorker, ROOT, type Run } from './fixtures/dsh-run.ts'
 import { freePort } from './fixtures/everything-http.ts'
 import { followAuthorizationUrl, startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
@@ -22,10 +22,10 @@ afterEach(async () => {
 })
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-/** `dsh mcp login hosted …`, following the URL it prints the way a browser would. */
-function loginFollowing(args: string[], home: string): Promise<Run> {
+/** `dsh mcp login hosted …`, following the URL it prints the way a browser would (in this worker unless `run` is `dsh`). */
+function loginFollowing(args: string[], home: string, run = dshInWorker): Promise<Run> {
   let followed = false
-  return dsh(['mcp', 'login', 'hosted', ...args], home, (stderr) => {
+  return run(['mcp', 'login', 'hosted', ...args], home, (stderr) => {
     const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(stderr)?.[1]
     if (url && !followed) {
       followed = true
@@ -53,7 +53,7 @@ describe('dsh mcp', () => {
     expect(row.state).toBe('needs_auth')
     expect(row.detail).toContain(`dsh mcp login hosted --config ${overlay}`)
 
-    const loggedIn = await loginFollowing(['--preset', 'base', '--config', overlay], home)
+    const loggedIn = await loginFollowing(['--preset', 'base', '--config', overlay], home, dsh)
     runs.push(loggedIn)
     expect(loggedIn.code, loggedIn.stderr).toBe(0)
     expect(loggedIn.stdout).toContain('logged in to hosted (scope: mcp:tools)')
@@ -111,7 +111,7 @@ describe('dsh mcp', () => {
 
     // The bridge reads it the same way, from the workspace it runs in (--cwd), not where dsh started.
     rmSync(join(home, '.env'))
-    const listed = await dsh(['mcp', 'list', '--json', ...args, '--cwd', project], home)
+    const listed = await dshInWorker(['mcp', 'list', '--json', ...args, '--cwd', project], home)
     expect(listed.code, listed.stderr).toBe(0)
     expect(JSON.parse(listed.stdout).servers[0], listed.stdout).toMatchObject({ name: 'hosted', state: 'ready', auth: 'logged in' })
     for (const run of [userOnly, inProject, listed]) expect(run.stdout + run.stderr).not.toMatch(/project-secret|user-secret/)
@@ -120,17 +120,17 @@ describe('dsh mcp', () => {
 
   it('import: a Codex config.toml into the user overlay, then list and call; notes for what has no equivalent', async () => {
     const home = freshHome()
-    const imported = await dsh(['mcp', 'import', CODEX], home)
+    const imported = await dshInWorker(['mcp', 'import', CODEX], home)
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stdout).toContain(`imported 3 servers from ${CODEX} (Codex config.toml) into ${join(home, 'mcp.yml')}: everything, figma, openai-docs`)
     expect(imported.stdout).toContain('note: mcp_servers.figma: supports_parallel_tool_calls is not imported')
     // Only the stdio server can run here: the user overlay is read by every dsh command.
     writeFileSync(join(home, 'only.yml'), '- id: mcp-figma\n  disabled: true\n')
-    const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--config', join(home, 'only.yml')], home)
+    const listed = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--config', join(home, 'only.yml')], home)
     expect(listed.code, listed.stderr).toBe(0)
     const servers = (JSON.parse(listed.stdout) as { servers: { name: string; state: string; tools: number }[] }).servers
     expect(servers.find((server) => server.name === 'everything')).toMatchObject({ state: 'ready', tools: 2 })
-    const called = await dsh(['call', 'mcp__everything__echo', '{"message":"imported"}', '--preset', 'base', '--config', join(home, 'only.yml')], home)
+    const called = await dshInWorker(['call', 'mcp__everything__echo', '{"message":"imported"}', '--preset', 'base', '--config', join(home, 'only.yml')], home)
     expect(called.stdout.trim()).toBe('Echo: imported')
   })
 
@@ -139,7 +139,7 @@ describe('dsh mcp', () => {
     const project = mkdtempSync(join(scratch, 'project-'))
     const elsewhere = mkdtempSync(join(scratch, 'elsewhere-'))
     const projectFile = join(project, '.mcp.json')
-    const added = await dsh(['mcp', 'add', '--scope', 'project', 'local', '--cwd', project, '--', 'mcp-server-everything', 'stdio'], home)
+    const added = await dshInWorker(['mcp', 'add', '--scope', 'project', 'local', '--cwd', project, '--', 'mcp-server-everything', 'stdio'], home)
     expect(added.code, added.stderr).toBe(0)
     expect(added.stdout).toContain(`added local to ${projectFile}\ndsh now reads the .mcp.json of the workspace it works in`)
     expect(added.stdout).toContain(`its servers start once you trust this workspace: dsh trust ${realpathSync(project)}`)
@@ -147,32 +147,32 @@ describe('dsh mcp', () => {
     expect(readFileSync(join(home, 'mcp.yml'), 'utf8')).toMatch(/id: project-mcp-json[\s\S]*mcpConfig: .mcp.json[\s\S]*relativeTo: workspace/)
 
     // Not before the user trusts that workspace: the server is listed, untrusted, and not started.
-    const untrusted = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+    const untrusted = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
     expect(JSON.parse(untrusted.stdout).servers, untrusted.stderr).toEqual([expect.objectContaining({ name: 'local', transport: 'stdio', state: 'untrusted', detail: expect.stringContaining(`dsh trust ${realpathSync(project)}`) })])
-    const refused = await dsh(['call', 'mcp__local__echo', '{"message":"project"}', '--json', '--preset', 'base', '--cwd', project], home)
+    const refused = await dshInWorker(['call', 'mcp__local__echo', '{"message":"project"}', '--json', '--preset', 'base', '--cwd', project], home)
     expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'MCP_UNTRUSTED' })
-    const trusted = await dsh(['trust', project], home)
+    const trusted = await dshInWorker(['trust', project], home)
     expect(trusted.code, trusted.stderr).toBe(0)
-    const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+    const listed = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
     expect(listed.code, listed.stderr).toBe(0)
     expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: 'local', transport: 'stdio', state: 'ready' })])
-    const called = await dsh(['call', 'mcp__local__echo', '{"message":"project"}', '--preset', 'base', '--cwd', project], home)
+    const called = await dshInWorker(['call', 'mcp__local__echo', '{"message":"project"}', '--preset', 'base', '--cwd', project], home)
     expect(called.stdout.trim(), called.stderr).toBe('Echo: project')
-    const other = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', elsewhere], home)
+    const other = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--cwd', elsewhere], home)
     expect(JSON.parse(other.stdout).servers).toEqual([])
 
-    const http = await dsh(['mcp', 'add', '--scope', 'project', '--transport', 'http', 'remote', 'https://mcp.example.com/mcp', '--header', 'X-Team: blue', '--cwd', project], home)
+    const http = await dshInWorker(['mcp', 'add', '--scope', 'project', '--transport', 'http', 'remote', 'https://mcp.example.com/mcp', '--header', 'X-Team: blue', '--cwd', project], home)
     expect(http.stdout).toBe(`added remote to ${projectFile}\n`)
     expect(JSON.parse(readFileSync(projectFile, 'utf8')).mcpServers.remote).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'blue' } })
-    const removed = await dsh(['mcp', 'remove', '--scope', 'project', 'local', '--cwd', project], home)
+    const removed = await dshInWorker(['mcp', 'remove', '--scope', 'project', 'local', '--cwd', project], home)
     expect(removed.stdout).toBe(`removed local from ${projectFile}\n`)
     expect(Object.keys(JSON.parse(readFileSync(projectFile, 'utf8')).mcpServers)).toEqual(['remote'])
 
-    const user = await dsh(['mcp', 'add', '--scope', 'user', 'mine', '--', 'mcp-server-everything', 'stdio'], home)
+    const user = await dshInWorker(['mcp', 'add', '--scope', 'user', 'mine', '--', 'mcp-server-everything', 'stdio'], home)
     expect(user.stdout).toBe(`added mine to ${join(home, 'mcp.yml')}\n`)
-    const both = await dsh(['mcp', 'add', '--scope', 'project', '--config', join(home, 'x.yml'), 'x', '--', 'node'], home)
+    const both = await dshInWorker(['mcp', 'add', '--scope', 'project', '--config', join(home, 'x.yml'), 'x', '--', 'node'], home)
     expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--scope picks a default file and --config names one')])
-    const bad = await dsh(['mcp', 'add', '--scope', 'local', 'x', '--', 'node'], home)
+    const bad = await dshInWorker(['mcp', 'add', '--scope', 'local', 'x', '--', 'node'], home)
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--scope must be user or project')])
   })
 
@@ -186,20 +186,20 @@ describe('dsh mcp', () => {
     for (const trusted of [false, true]) {
       if (trusted) await trustIn(home, project)
       // A reader that opened the FIFO would wait for a writer for ever; none of these may.
-      const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+      const listed = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
       expect([listed.code, listed.stderr]).toEqual([1, expect.stringContaining(refusal)])
-      const got = await dsh(['mcp', 'get', 'x', '--preset', 'base', '--cwd', project], home)
+      const got = await dshInWorker(['mcp', 'get', 'x', '--preset', 'base', '--cwd', project], home)
       expect([got.code, got.stderr]).toEqual([1, expect.stringContaining(refusal)])
-      const added = await dsh(['mcp', 'add', '--scope', 'project', 'x', '--cwd', project, '--', 'node'], home)
+      const added = await dshInWorker(['mcp', 'add', '--scope', 'project', 'x', '--cwd', project, '--', 'node'], home)
       expect([added.code, added.stderr]).toEqual([2, expect.stringContaining(refusal)])
-      const status = await dsh(['status', '--json', '--preset', 'base', '--cwd', project], home)
+      const status = await dshInWorker(['status', '--json', '--preset', 'base', '--cwd', project], home)
       const rows = (JSON.parse(status.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities
       expect(rows.find((row) => row.detail.includes(fifo)), status.stderr).toMatchObject(trusted ? { state: 'unavailable', detail: expect.stringContaining(refusal) } : { state: 'untrusted' })
     }
     // A trusted repository's broken file is its own unavailable row; the rest of the composition runs.
     rmSync(fifo)
     writeFileSync(fifo, '{"mcpServers": {')
-    const broken = await dsh(['status', '--json', '--preset', 'base', '--cwd', project], home)
+    const broken = await dshInWorker(['status', '--json', '--preset', 'base', '--cwd', project], home)
     expect(broken.code, broken.stderr).toBe(0)
     const rows = (JSON.parse(broken.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities
     expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining(`${fifo} is not valid JSON`) })
@@ -209,33 +209,33 @@ describe('dsh mcp', () => {
   it('import a Claude Code .mcp.json into a named overlay, then list and call; add and remove; a preset is never written', async () => {
     const home = freshHome()
     const overlay = join(home, 'project.yml')
-    const imported = await dsh(['mcp', 'import', CLAUDE, '--config', overlay, '--json'], home)
+    const imported = await dshInWorker(['mcp', 'import', CLAUDE, '--config', overlay, '--json'], home)
     expect(JSON.parse(imported.stdout)).toMatchObject({ format: 'claude', imported: ['everything', 'api-server', 'sentry_io', 'legacy-events'] })
     expect(readFileSync(overlay, 'utf8')).toContain('Bearer ${API_KEY}')
-    const again = await dsh(['mcp', 'import', CLAUDE, '--config', overlay], home)
+    const again = await dshInWorker(['mcp', 'import', CLAUDE, '--config', overlay], home)
     expect(again.stdout).toContain('everything: ' + overlay + ' already has a server of that name')
     // The round trip: the imported stdio server lists and answers (the remote ones cannot run here).
     const onlyStdio = join(home, 'only-stdio.yml')
     writeFileSync(onlyStdio, ['api-server', 'sentry_io', 'legacy-events'].map((name) => `- id: mcp-${name}\n  disabled: true\n`).join(''))
     const composition = ['--preset', 'base', '--config', overlay, '--config', onlyStdio]
-    const listed = await dsh(['mcp', 'list', '--json', ...composition], home)
+    const listed = await dshInWorker(['mcp', 'list', '--json', ...composition], home)
     expect(listed.code, listed.stderr).toBe(0)
     expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: 'everything', transport: 'stdio', state: 'ready' })])
-    const called = await dsh(['call', 'mcp__everything__echo', '{"message":"from claude"}', ...composition], home)
+    const called = await dshInWorker(['call', 'mcp__everything__echo', '{"message":"from claude"}', ...composition], home)
     expect(called.stdout.trim(), called.stderr).toBe('Echo: from claude')
 
 
-    const added = await dsh(['mcp', 'add', 'local', '--config', overlay, '--env', 'MODE=demo', '--', 'mcp-server-everything', 'stdio'], home)
+    const added = await dshInWorker(['mcp', 'add', 'local', '--config', overlay, '--env', 'MODE=demo', '--', 'mcp-server-everything', 'stdio'], home)
     expect(added.stdout).toBe(`added local to ${overlay}\n`)
-    const http = await dsh(['mcp', 'add', '--transport', 'http', 'remote', 'https://mcp.example.com/mcp', '--header', 'X-Team: blue', '--config', overlay], home)
+    const http = await dshInWorker(['mcp', 'add', '--transport', 'http', 'remote', 'https://mcp.example.com/mcp', '--header', 'X-Team: blue', '--config', overlay], home)
     expect(http.code, http.stderr).toBe(0)
     expect(readFileSync(overlay, 'utf8')).toMatch(/id: mcp-remote[\s\S]*X-Team: blue/)
-    const removed = await dsh(['mcp', 'remove', 'remote', '--config', overlay], home)
+    const removed = await dshInWorker(['mcp', 'remove', 'remote', '--config', overlay], home)
     expect(removed.stdout).toBe(`removed remote from ${overlay}\n`)
     expect(readFileSync(overlay, 'utf8')).not.toContain('mcp-remote')
-    const missing = await dsh(['mcp', 'remove', 'remote', '--config', overlay], home)
+    const missing = await dshInWorker(['mcp', 'remove', 'remote', '--config', overlay], home)
     expect(missing.code).toBe(2)
-    const preset = await dsh(['mcp', 'add', 'x', '--config', join(ROOT, 'presets/coding.yml'), '--', 'node'], home)
+    const preset = await dshInWorker(['mcp', 'add', 'x', '--config', join(ROOT, 'presets/coding.yml'), '--', 'node'], home)
     expect(preset.code).toBe(2)
     expect(preset.stderr).toContain('is a preset of dsh')
   })
@@ -253,10 +253,10 @@ describe('dsh mcp', () => {
         `- id: crashes\n  name: dsh-mcp\n  config: { serverName: crashes, transport: stdio, command: node, args: ['-e', "${crash}"], reconnect: { enabled: false } }`,
       ].join('\n') + '\n',
     )
-    const status = await dsh(['status', '--json', '--preset', 'base', '--config', overlay], home)
+    const status = await dshInWorker(['status', '--json', '--preset', 'base', '--config', overlay], home)
     expect(status.code, status.stderr).toBe(0)
     expect(status.stderr.split('\n').filter((line) => line.includes('hosted')), status.stderr).toHaveLength(1)
-    const listed = await dsh(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
+    const listed = await dshInWorker(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
     expect(listed.code, listed.stderr).toBe(0)
     const lines = listed.stdout.trimEnd().split('\n')
     expect(lines, listed.stdout).toHaveLength(3)

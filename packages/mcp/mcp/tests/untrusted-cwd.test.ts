@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, sy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { dsh } from './fixtures/dsh-run.ts'
+import { dshInWorker } from './fixtures/dsh-run.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-untrusted-cwd-')))
@@ -36,14 +36,14 @@ describe('a stdio server of the user\'s own row in an untrusted workspace', () =
     // Offline: outside the repository npx may not fetch the real package (no network in tests); it fails, which is fine here.
     writeFileSync(join(home, 'mcp.yml'), `- id: everything\n  name: dsh-mcp\n  config: { serverName: everything, transport: stdio, command: npx, args: ['-y', '${PACKAGE}'], env: { npm_config_offline: 'true' }, startupTimeoutMs: 30000 }\n`)
 
-    const untrusted = await dsh(['status', '--json', '--preset', 'base', '--cwd', repo], home)
+    const untrusted = await dshInWorker(['status', '--json', '--preset', 'base', '--cwd', repo], home)
     const row = (JSON.parse(untrusted.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((capability) => capability.id === 'everything')
     expect(existsSync(marker), 'the repository\'s package ran before its workspace was trusted').toBe(false)
     expect(row?.detail, untrusted.stderr).toContain(`runs in ${join(home, 'untrusted-cwd')}, not in ${repo}, which is not trusted`)
     expect(row?.detail).toContain(`dsh trust ${repo}`)
 
     await trustIn(home, repo)
-    const trusted = await dsh(['status', '--json', '--preset', 'base', '--cwd', repo], home)
+    const trusted = await dshInWorker(['status', '--json', '--preset', 'base', '--cwd', repo], home)
     expect(existsSync(marker), trusted.stderr).toBe(true)
     expect(trusted.stdout).not.toContain(join(home, 'untrusted-cwd'))
   })

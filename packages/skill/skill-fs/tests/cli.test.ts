@@ -3,14 +3,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { BIN, dsh as run, killRunning, ROOT } from '../../../cli/cli/tests/helpers.ts'
+import { BIN, dshIn, killRunning, ROOT } from '../../../cli/cli/tests/helpers.ts'
 import { bundle, layout, put, removeTempDirs } from './helpers.ts'
 
-// The `dsh` command end to end, as a real child process, with HOME (and the dsh home under it)
-// pointing at a temporary user root so the real home's skills are never read.
+// The `dsh` command end to end, with HOME (and the dsh home under it) pointing at a temporary user
+// root so the real home's skills are never read: `dsh serve` as a real child process, the one-shot
+// commands through the CLI's main in this worker (test-support/dsh-in-process.ts).
 
 function dsh(args: readonly string[], home: string) {
-  return run([...args, '--preset', 'base'], { env: { HOME: home, DSH_HOME: join(home, '.dsh') } })
+  return dshIn([...args, '--preset', 'base'], { env: { HOME: home, DSH_HOME: join(home, '.dsh') } })
 }
 
 const clients: Client[] = []

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fakeBrave, rateLimited } from '../../web-search-brave/tests/fake-brave.ts'
 import { fakeTavily } from '../../web-search-tavily/tests/fake-tavily.ts'
 import { hang, type LoopbackApi } from '../../web/tests/loopback-api.ts'
+import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
 
 // The issue's "Must show" items through the real `dsh` command and the shipped presets: the guard is
 // on in `base`, loopback opens only through an overlay, and web_search fails with the credential
@@ -19,12 +20,14 @@ const BIN = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 
 let dir: string
 let env: NodeJS.ProcessEnv
+/** What the in-process runs set over the worker's environment: the same as `env` for the child. */
+const SCRUBBED = ['DEEPSEEK_API_KEY', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'DEEPSEEK_SEARCH_BASE_URL', 'DSH_WEB_SEARCH_PROVIDER', 'DSH_WEB_FETCH_PROVIDER', 'INIT_CWD']
 const servers: Server[] = []
 
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-web-')))
   env = { ...process.env, DSH_HOME: dir }
-  for (const name of ['DEEPSEEK_API_KEY', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'DEEPSEEK_SEARCH_BASE_URL', 'DSH_WEB_SEARCH_PROVIDER', 'DSH_WEB_FETCH_PROVIDER', 'INIT_CWD']) delete env[name]
+  for (const name of SCRUBBED) delete env[name]
 })
 
 const apis: LoopbackApi[] = []
@@ -41,6 +44,12 @@ function dsh(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: 
       resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr })
     })
   })
+}
+
+/** The same command through the CLI's `main` in this worker (test-support/dsh-in-process.ts). */
+async function dshIn(args: string[], extraEnv: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const run = await dshInProcess(args, { cwd: dir, env: { ...Object.fromEntries(SCRUBBED.map((name) => [name, undefined])), DSH_HOME: dir, ...extraEnv } })
+  return { code: run.code ?? -1, stdout: run.stdout, stderr: run.stderr }
 }
 
 async function listen(server: Server | ReturnType<typeof createNetServer>, host: string): Promise<number> {
@@ -64,7 +73,7 @@ describe('web_fetch in the base preset', () => {
     const v6port = await listen(v6, '::1')
 
     const urls = [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, `http://[::1]:${v6port}/`, `http://0x7f000001:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`]
-    const runs = await Promise.all(urls.map((url) => dsh(['call', 'web_fetch', JSON.stringify({ url }), '--json', '--preset', 'base'])))
+    const runs = await Promise.all(urls.map((url) => dshIn(['call', 'web_fetch', JSON.stringify({ url }), '--json', '--preset', 'base'])))
     for (const [index, run] of runs.entries()) {
       expect(run.code, urls[index]).toBe(1)
       expect(JSON.parse(run.stdout).error.code, urls[index]).toBe('WEB_BLOCKED_URL')
@@ -73,7 +82,7 @@ describe('web_fetch in the base preset', () => {
 
     const overlay = join(dir, 'loopback.yml')
     await writeFile(overlay, '- id: web-fetch-http\n  config:\n    allowedCidrs: [127.0.0.0/8]\n')
-    const allowed = await dsh(['call', 'web_fetch', JSON.stringify({ url: urls[0] }), '--json', '--preset', 'base', '--config', overlay])
+    const allowed = await dshIn(['call', 'web_fetch', JSON.stringify({ url: urls[0] }), '--json', '--preset', 'base', '--config', overlay])
     expect(allowed.code).toBe(0)
     expect(JSON.parse(allowed.stdout).content[0].text).toBe(`Fetched http://127.0.0.1:${port}/ (HTTP 200)\n\n# Local page\n\nServed on **loopback**.`)
     // --json prints the whole ToolResult, the presentation meta included.
@@ -83,7 +92,7 @@ describe('web_fetch in the base preset', () => {
 
 describe('web_search in the base preset', () => {
   it('without a key: exit 1 with WEB_PROVIDER_UNAVAILABLE naming each provider, and one status row per provider says why', async () => {
-    const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', '--preset', 'base'])
+    const run = await dshIn(['call', 'web_search', '{"queries":["cordis"]}', '--json', '--preset', 'base'])
     expect(run.code).toBe(1)
     expect(JSON.parse(run.stdout).error).toMatchObject({
       code: 'WEB_PROVIDER_UNAVAILABLE',
@@ -91,7 +100,7 @@ describe('web_search in the base preset', () => {
         'no web search provider can serve this search now (deepseek-official: no credential: DeepSeek has no API key for "DEEPSEEK_API_KEY"; ' +
         'brave: no credential: Brave Search has no API key for "BRAVE_API_KEY"; tavily: no credential: Tavily has no API key for "TAVILY_API_KEY")',
     })
-    const status = await dsh(['status', '--json', '--preset', 'base'])
+    const status = await dshIn(['status', '--json', '--preset', 'base'])
     expect(status.code).toBe(0)
     const rows = (JSON.parse(status.stdout).capabilities as { surface: string; id: string; state: string; detail: string }[]).filter((row) => row.id.startsWith('search:'))
     expect(rows.map(({ id, state }) => [id, state])).toEqual([
@@ -124,13 +133,13 @@ describe('web_search in the base preset', () => {
     servers.push(api)
     const port = await listen(api, '127.0.0.1')
     const withKey = { DEEPSEEK_API_KEY: 'test-key', DEEPSEEK_SEARCH_BASE_URL: `http://127.0.0.1:${port}/anthropic/v1` }
-    const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--preset', 'base'], withKey)
+    const run = await dshIn(['call', 'web_search', '{"queries":["cordis"]}', '--preset', 'base'], withKey)
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('Sources:\n- [Cordis](https://cordis.io/) — Meta-framework for modern JavaScript applications (2026-01-01)')
-    const named = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', '--preset', 'base'], withKey)
+    const named = await dshIn(['call', 'web_search', '{"queries":["cordis"]}', '--json', '--preset', 'base'], withKey)
     expect(JSON.parse(named.stdout).meta.provider).toBe('deepseek-official')
     expect(keys).toEqual(['test-key', 'test-key'])
-    const status = await dsh(['status', '--json', '--preset', 'base'], withKey)
+    const status = await dshIn(['status', '--json', '--preset', 'base'], withKey)
     // A fresh process has seen no search: the key is found, not verified (issue 31 item 7).
     expect(JSON.parse(status.stdout).capabilities).toContainEqual(expect.objectContaining({ id: 'search:deepseek-official', state: 'idle', detail: expect.stringContaining('key DEEPSEEK_API_KEY found; not verified') }))
     // The probe never calls the API.
@@ -165,7 +174,7 @@ describe('failover in the base preset: Brave and Tavily on loopback stand-ins', 
       response.setHeader('x-echo', String(request.headers['x-subscription-token']))
       limited(request, response)
     }
-    const json = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', ...args], keys)
+    const json = await dshIn(['call', 'web_search', '{"queries":["cordis"]}', '--json', ...args], keys)
     expect(json.code, json.stderr).toBe(0)
     const result = JSON.parse(json.stdout)
     expect(result.meta.provider).toBe('tavily')
@@ -179,10 +188,10 @@ describe('failover in the base preset: Brave and Tavily on loopback stand-ins', 
       response.writeHead(400, { 'content-type': 'application/json' })
       response.end(JSON.stringify({ type: 'ErrorResponse', error: { code: 'VALIDATION', detail: `bad token ${BRAVE_KEY}\nfor this plan` } }))
     }
-    const text = await dsh(['call', 'web_search', '{"queries":["cordis"]}', ...args], keys)
+    const text = await dshIn(['call', 'web_search', '{"queries":["cordis"]}', ...args], keys)
     expect(text.code).toBe(1)
     expect(text.stdout).toBe('Error: Brave Search API error (HTTP 400): VALIDATION: bad token [redacted] for this plan\n[WEB_PROVIDER_ERROR]\n')
-    const status = await dsh(['status', '--json', ...args], keys)
+    const status = await dshIn(['status', '--json', ...args], keys)
     expect(status.code).toBe(0)
     expect(JSON.parse(status.stdout).capabilities).toContainEqual(expect.objectContaining({ id: 'search:brave', state: 'idle', detail: `key BRAVE_API_KEY found; not verified: dsh status does not call the API, a search does (a refused key then shows as failing); ${brave.baseURL}/web/search; failover 2 of 3 (searchProvider)` }))
     for (const run of [json, text, status]) {
@@ -198,7 +207,7 @@ describe('failover in the base preset: Brave and Tavily on loopback stand-ins', 
     // Tavily's answer fits in its own: the hang is what runs it out.
     const { brave, tavily, args } = await standIns({ timeoutMs: 10_000 })
     brave.reply = hang
-    const run = await dsh(['call', 'web_search', '{"queries":["cordis"]}', '--json', ...args], keys)
+    const run = await dshIn(['call', 'web_search', '{"queries":["cordis"]}', '--json', ...args], keys)
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.parse(run.stdout).meta.provider).toBe('tavily')
     expect([brave.received.length, tavily.received.length]).toEqual([1, 1])

@@ -39,6 +39,8 @@ interface Options {
   readonly scope: 'user' | 'project' | undefined
   readonly headers: readonly string[]
   readonly env: readonly string[]
+  /** Where logs go: the command's stderr. */
+  readonly stderr: McpIo['stderr']
 }
 
 /** One server as the composition defines it: its (raw) row config and the file that holds it. */
@@ -69,7 +71,7 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
     const [command, ...rest] = positionals
     if (values.help || !command) return await say(io, `${MCP_USAGE}\n`)
     // As for every dsh command, logs (a .env that cannot be read, a row's warnings) go to stderr: stdout carries the answer.
-    routeLogsToStderr({ verbose: false }).booted(true)
+    routeLogsToStderr({ verbose: false, stderr: io.stderr }).booted(true)
     const from = invocationDir()
     const options: Options = {
       preset: presetPath(values.preset ?? 'coding', from),
@@ -80,6 +82,7 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
       scope: scopeOf(values.scope, values.config),
       headers: values.header ?? [],
       env: values.env ?? [],
+      stderr: io.stderr,
     }
     const output = await dispatch(command, rest, trailing, options, io, signal)
     return await say(io, output.endsWith('\n') ? output : `${output}\n`)
@@ -191,7 +194,7 @@ function remoteConfig(entry: ServerEntry): RemoteServerConfig {
 
 async function report(options: Options, signal: AbortSignal): Promise<CapabilityReport[]> {
   // Logs go to stderr, as for every dsh command: stdout carries the answer only.
-  const logs = routeLogsToStderr({ verbose: false })
+  const logs = routeLogsToStderr({ verbose: false, stderr: options.stderr })
   let host
   try {
     host = await bootPreset({ preset: options.preset, overlays: readOverlays(options), signal, lifetime: 'one-shot', workspace: options.cwd })

@@ -6,12 +6,23 @@ import { placesOf, realSuite } from './harness.ts'
 
 // Real typescript-language-server through the coding preset: what one lsp call proves (issue 27 item 2).
 
+/** Failure guards for a busy machine, never pass conditions: the first query waits for the project to load. */
+const OVERLAY = `
+- id: lsp-stdio
+  config:
+    servers:
+      typescript: { diagnosticsWaitMs: 240000, indexingTimeoutMs: 240000 }
+- id: tool-lsp
+  config:
+    timeoutMs: 600000
+`
+
 afterEach(() => {
   vi.restoreAllMocks()
 })
 
 describe('one lsp call proves its workspace once and each file once', () => {
-  const suite = realSuite('ts-symbols', { prepare: (dir) => writeFileSync(join(dir, 'src/broken.ts'), "export const count: number = 'one'\n") })
+  const suite = realSuite('ts-symbols', { overlay: OVERLAY, prepare: (dir) => writeFileSync(join(dir, 'src/broken.ts'), "export const count: number = 'one'\n") })
 
   it('findReferences: the provider and the line text share the workspace and the source file’s proof', async () => {
     const references = { operation: 'findReferences', filePath: 'src/geometry.ts', line: 5, character: 14 }
@@ -38,5 +49,22 @@ describe('one lsp call proves its workspace once and each file once', () => {
     expect(result.isError ? undefined : (result.value as any).items[0].lineText).toBe("export const count: number = 'one'")
     expect(workspaces).toHaveBeenCalledTimes(1)
     expect(proofs).toHaveBeenCalledTimes(1)
+  })
+})
+
+describe('one lsp_diagnostics call reads its file once', () => {
+  const suite = realSuite('ts-symbols', { overlay: OVERLAY, prepare: (dir) => writeFileSync(join(dir, 'src/broken.ts'), "export const count: number = 'one'\n") })
+
+  it('just after a write: the line text of its diagnostics comes from the text the provider read and the server checked', async () => {
+    const diagnose = () => suite.host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: 'src/broken.ts' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+    expect((await diagnose()).isError).toBe(false)
+    // Changed a moment ago: no read of it is reused across calls.
+    writeFileSync(join(suite.dir, 'src/broken.ts'), "export const total: number = 'two'\n")
+    suite.host.app.lsp.fileChanged(join(suite.dir, 'src/broken.ts'))
+    const whole = vi.spyOn(FileSystem.prototype, 'readContainedText')
+    const streamed = vi.spyOn(FileSystem.prototype, 'streamContainedText')
+    const result = await diagnose()
+    expect(result.isError ? undefined : (result.value as any).items[0].lineText).toBe("export const total: number = 'two'")
+    expect(whole.mock.calls.length + streamed.mock.calls.length).toBe(1)
   })
 })
