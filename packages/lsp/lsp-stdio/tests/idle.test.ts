@@ -8,8 +8,9 @@ beforeEach(() => {
   vi.useFakeTimers()
 })
 afterEach(() => {
-  vi.useRealTimers()
+  // The spy on setTimeout wraps the fake one: restored first, or the fake would stay behind (the suite runs unisolated).
   vi.restoreAllMocks()
+  vi.useRealTimers()
 })
 
 describe('IdleEviction', () => {
