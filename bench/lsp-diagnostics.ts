@@ -4,6 +4,7 @@ import type { Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { ms, percentile, ratio, timedWithCpu } from './stats.ts'
 import { bootCoding, fixtureCopy, NATIVE, REPO, serverPids, treeCpuMs, TSSERVER } from './lsp-servers.ts'
+import { LSP_PACKAGES, onTheBuild } from './built.ts'
 
 // Diagnostics after a change (issue 22). Ours: what a harness does after an edit has written the file:
 // `ctx.lsp.fileChanged(path)`, then the `lsp_diagnostics` tool (the text brought to the server, its answer
@@ -146,7 +147,12 @@ async function measure(server: Server): Promise<string[]> {
   }
 }
 
-export async function benchLspDiagnostics(): Promise<string[]> {
+/** `pnpm bench lsp-diagnostics`, ours on the built packages (bench/built.ts). */
+export function benchLspDiagnostics(): Promise<string[]> {
+  return onTheBuild('lsp-diagnostics', LSP_PACKAGES, measureLspDiagnostics)
+}
+
+export async function measureLspDiagnostics(): Promise<string[]> {
   const lines = [
     `diagnostics after a change, ${ROUNDS} changes per side (one error in, one error out, alternating); ours: fileChanged + lsp_diagnostics after the write (not timed); bare: didChange + the answer`,
     `${'server'.padEnd(66)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}  ${'server CPU ours'.padStart(15)}  ${'bare'.padStart(10)}`,

@@ -3,6 +3,7 @@ import type { Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
 import { micros, ms, percentile, ratio, timed } from './stats.ts'
 import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled, type BenchServer } from './lsp-servers.ts'
+import { LSP_PACKAGES, onTheBuild } from './built.ts'
 
 // Rename preview and call hierarchy (issue 32). Ours: the lsp_rename tool without apply (the
 // provider's didOpen → prepareRename → rename → didClose, then every file of the edit read through
@@ -87,7 +88,12 @@ async function measure(server: Server): Promise<string[]> {
   }
 }
 
-export async function benchLspRefactor(): Promise<string[]> {
+/** `pnpm bench lsp-refactor`, ours on the built packages (bench/built.ts). */
+export function benchLspRefactor(): Promise<string[]> {
+  return onTheBuild('lsp-refactor', LSP_PACKAGES, measureLspRefactor)
+}
+
+export async function measureLspRefactor(): Promise<string[]> {
   const lines = [
     `rename preview and call hierarchy, ${ROUNDS} calls per side and kind, interleaved; ours: lsp_rename (no apply) / lsp_calls; bare: didOpen, the requests, didClose`,
     `${'server'.padEnd(46)} ${'call'.padEnd(26)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours-bare'.padStart(9)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}`,

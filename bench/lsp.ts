@@ -3,8 +3,9 @@ import { join } from 'node:path'
 import type { Host, Session } from 'dsh-core'
 import { descendants } from '../test-support/processes.ts'
 import { BareLspClient } from './bare-lsp-client.ts'
-import { benchLspDiagnostics } from './lsp-diagnostics.ts'
-import { benchLspRefactor } from './lsp-refactor.ts'
+import { LSP_PACKAGES, onTheBuild } from './built.ts'
+import { measureLspDiagnostics } from './lsp-diagnostics.ts'
+import { measureLspRefactor } from './lsp-refactor.ts'
 import { micros, ms, percentile, ratio, timed, timedWithCpu } from './stats.ts'
 import { bootCoding, fixtureCopy, NATIVE, REPO, serverPids, treeCpuMs, TSSERVER, untilSettled, type BenchServer } from './lsp-servers.ts'
 
@@ -210,7 +211,12 @@ function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MB`
 }
 
-export async function benchLsp(): Promise<string[]> {
+/** `pnpm bench lsp`, ours on the built packages (bench/built.ts). */
+export function benchLsp(): Promise<string[]> {
+  return onTheBuild('lsp', LSP_PACKAGES, measureLsp)
+}
+
+async function measureLsp(): Promise<string[]> {
   const chosen = new Set(process.env.BENCH_LSP_PARTS?.split(',').map((part) => part.trim()).filter(Boolean) ?? PARTS)
   for (const part of chosen) if (!(PARTS as readonly string[]).includes(part)) throw new Error(`BENCH_LSP_PARTS: unknown part "${part}"; known: ${PARTS.join(', ')}`)
   const lines: string[] = []
@@ -226,8 +232,8 @@ export async function benchLsp(): Promise<string[]> {
     summary.push(`${server.name.padEnd(46)} ${ms(oursCold).padStart(11)}  ${p50s}  ${warm ? mb(warm.oursRss).padStart(7) : '-'}`)
   }
   if (chosen.has('four')) lines.push(...(await fourWorkspaces(SERVERS[0]!)))
-  if (chosen.has('diagnostics')) lines.push(...(await benchLspDiagnostics()))
-  if (chosen.has('refactor')) lines.push(...(await benchLspRefactor()))
+  if (chosen.has('diagnostics')) lines.push(...(await measureLspDiagnostics()))
+  if (chosen.has('refactor')) lines.push(...(await measureLspRefactor()))
   lines.push('side by side (ours; ratio to the bare client on the same server)')
   lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms: ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
   lines.push(...summary)

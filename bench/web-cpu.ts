@@ -2,7 +2,7 @@ import { untracked } from 'dsh-core'
 import { Agent, request } from 'undici'
 import { ratio } from './stats.ts'
 import { bootOurs, startServer } from './web.ts'
-import { onTheBuild } from './web-built.ts'
+import { onTheBuild, WEB_PACKAGES } from './built.ts'
 
 // CPU time per small-page fetch, ours against the bare client, in blocks that alternate: on a
 // loaded machine (the shared 2-core box) a wall-clock p50 mostly measures the wait for a core,
@@ -13,9 +13,9 @@ const BLOCKS = Number(process.env.BENCH_WEB_CPU_BLOCKS ?? 10)
 
 type Side = readonly [label: string, run: () => Promise<unknown>]
 
-/** `pnpm bench web-cpu`, ours on the built packages (bench/web-built.ts). */
+/** `pnpm bench web-cpu`, ours on the built packages (bench/built.ts). */
 export function benchWebCpu(): Promise<string[]> {
-  return onTheBuild('web-cpu', measureWebCpu)
+  return onTheBuild('web-cpu', WEB_PACKAGES, measureWebCpu)
 }
 
 async function measureWebCpu(): Promise<string[]> {

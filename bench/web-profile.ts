@@ -3,7 +3,7 @@ import { Session } from 'node:inspector/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { untracked } from 'dsh-core'
-import { onTheBuild } from './web-built.ts'
+import { onTheBuild, WEB_PACKAGES } from './built.ts'
 import { bootOurs, startServer } from './web.ts'
 
 // Where a small-page web_fetch's CPU goes, ours only: the V8 profiler (in this process, started
@@ -26,9 +26,9 @@ interface Profile {
   readonly timeDeltas: readonly number[]
 }
 
-/** `pnpm bench web-profile`, on the built packages (bench/web-built.ts). */
+/** `pnpm bench web-profile`, on the built packages (bench/built.ts). */
 export function benchWebProfile(): Promise<string[]> {
-  return onTheBuild('web-profile', profileWebFetch)
+  return onTheBuild('web-profile', WEB_PACKAGES, profileWebFetch)
 }
 
 async function profileWebFetch(): Promise<string[]> {

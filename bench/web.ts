@@ -9,7 +9,7 @@ import { FetchHttpConfig, HttpFetchProvider, NetworkGuard } from 'dsh-web-fetch-
 import { htmlToMarkdown } from 'dsh-tool-web'
 import { Agent, request } from 'undici'
 import { ms, percentile, ratio, timed } from './stats.ts'
-import { onTheBuild } from './web-built.ts'
+import { onTheBuild, WEB_PACKAGES } from './built.ts'
 import { benchWebHtml } from './web-html.ts'
 
 // web_fetch through the base preset (ctx.tools.execute → ctx.web → dsh-web-fetch-http with the
@@ -138,9 +138,9 @@ async function guardCost(): Promise<string> {
   return `guard cost per request (resolve + check every answer + pin, DNS excluded): address literal ${await per('127.0.0.1')}, name with 2 answers ${await per('example.test')}`
 }
 
-/** `pnpm bench web`, ours on the built packages (bench/web-built.ts). */
+/** `pnpm bench web`, ours on the built packages (bench/built.ts). */
 export function benchWeb(): Promise<string[]> {
-  return onTheBuild('web', measureWeb)
+  return onTheBuild('web', WEB_PACKAGES, measureWeb)
 }
 
 async function measureWeb(): Promise<string[]> {
