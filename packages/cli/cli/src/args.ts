@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs'
-import { isAbsolute, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
@@ -65,6 +65,15 @@ export function presetPath(preset: string, from: string): string {
   const path = resolve(PRESETS_DIR, `${preset}.yml`)
   if (!existsSync(path)) throw new UsageError(`unknown preset "${preset}" (no ${path})`)
   return path
+}
+
+/**
+ * Whether `path` is one of the named presets this dsh-cli ships, whose parsed twins (made at pack
+ * time) the boot may read instead of the YAML (`BootOptions.presetTwin`). A preset the user names by
+ * path is always read from its YAML, even when it sits next to a twin.
+ */
+export function shippedPreset(path: string): boolean {
+  return resolve(dirname(path)) === resolve(PRESETS_DIR)
 }
 
 /** The options every `dsh` command takes, `dsh mcp …` included: which composition, where, and how to answer. */

@@ -1,5 +1,5 @@
 import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
-import { checkWorkspace, parseInvocation, USAGE, UsageError, type Command, type Invocation } from './args.ts'
+import { checkWorkspace, parseInvocation, shippedPreset, USAGE, UsageError, type Command, type Invocation } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { OutputError, stdioFlushed, tellStderr, writeOut } from './output.ts'
@@ -93,6 +93,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   try {
     host = await bootPreset({
       preset: invocation.preset,
+      presetTwin: shippedPreset(invocation.preset),
       overlays: invocation.overlays,
       signal,
       // Only `serve` outlives its first answer; the other commands spare plugins their long-run work (watchers).

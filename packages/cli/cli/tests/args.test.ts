@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { invocationDir, parseInvocation, presetPath, UsageError } from '../src/args.ts'
+import { invocationDir, parseInvocation, presetPath, shippedPreset, UsageError } from '../src/args.ts'
 import { ROOT } from './helpers.ts'
 
 describe('parseInvocation', () => {
@@ -93,6 +93,15 @@ describe('presetPath', () => {
     expect(presetPath('base', '/x')).toBe(join(ROOT, 'presets', 'base.yml'))
     expect(presetPath('mine.yml', '/x')).toBe('/x/mine.yml')
     expect(presetPath('/abs/mine.yaml', '/x')).toBe('/abs/mine.yaml')
+  })
+})
+
+describe('shippedPreset', () => {
+  it('is true for a named preset only: a preset named by path is read from its YAML, even beside a twin', () => {
+    expect(shippedPreset(presetPath('base', '/x'))).toBe(true)
+    expect(shippedPreset(presetPath('coding', '/x'))).toBe(true)
+    expect(shippedPreset(presetPath('mine.yml', '/x'))).toBe(false)
+    expect(shippedPreset('/repo/.dsh/base.yml')).toBe(false)
   })
 })
 

@@ -21,13 +21,29 @@ async function presetWith(twin?: (text: string) => string): Promise<string> {
   return preset
 }
 
-const ids = async (preset: string) => (await composePreset({ preset })).map((row) => [row.id, row.config])
+const ids = async (preset: string, options: { presetTwin?: boolean; overlays?: string[] } = { presetTwin: true }) =>
+  (await composePreset({ preset, ...options })).map((row) => [row.id, row.config])
 
 describe('a preset twin', () => {
   it('made from the same text, stands in for the YAML', async () => {
     // A twin whose rows differ from its YAML shows which of the two the boot read.
     const preset = await presetWith((text) => JSON.stringify({ yaml: text, value: [{ id: 'from-twin', name: 'dsh-core/tools' }] }))
     expect(await ids(preset)).toEqual([['from-twin', undefined]])
+  })
+
+  it('is read only for a preset its package ships (presetTwin): beside a file the user names, the YAML is what runs', async () => {
+    const preset = await presetWith((text) => JSON.stringify({ yaml: text, value: [{ id: 'from-twin', name: 'dsh-core/tools' }] }))
+    expect(await ids(preset, {})).toEqual([['tools', undefined], ['fs', { a: 1 }]])
+    expect(await ids(preset, { presetTwin: false })).toEqual([['tools', undefined], ['fs', { a: 1 }]])
+  })
+
+  it('never stands in for an overlay', async () => {
+    const preset = await presetWith()
+    const overlay = join(preset, '..', 'overlay.yml')
+    const text = '- id: fs\n  config: { a: 2 }\n'
+    await writeFile(overlay, text)
+    await writeFile(`${overlay}${TWIN_SUFFIX}`, JSON.stringify({ yaml: text, value: [{ id: 'fs', config: { a: 3 } }] }))
+    expect(await ids(preset, { presetTwin: true, overlays: [overlay] })).toEqual([['tools', undefined], ['fs', { a: 2 }]])
   })
 
   it("made by presetTwin, gives the YAML's rows", async () => {

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { bootPreset, composePreset, CredentialService, errorMessage, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
-import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, UsageError } from '../args.ts'
+import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
 import { tellStderr, writeOut } from '../output.ts'
@@ -164,7 +164,7 @@ async function readProjectFiles(): Promise<boolean> {
 }
 
 async function servers(options: Options): Promise<ServerEntry[]> {
-  const rows = await composePreset({ preset: options.preset, overlays: readOverlays(options) })
+  const rows = await composePreset({ preset: options.preset, presetTwin: shippedPreset(options.preset), overlays: readOverlays(options) })
   const entries: ServerEntry[] = []
   for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
     const config = (row.config ?? {}) as Record<string, unknown>
@@ -197,7 +197,7 @@ async function report(options: Options, signal: AbortSignal): Promise<Capability
   const logs = routeLogsToStderr({ verbose: false, stderr: options.stderr })
   let host
   try {
-    host = await bootPreset({ preset: options.preset, overlays: readOverlays(options), signal, lifetime: 'one-shot', workspace: options.cwd })
+    host = await bootPreset({ preset: options.preset, presetTwin: shippedPreset(options.preset), overlays: readOverlays(options), signal, lifetime: 'one-shot', workspace: options.cwd })
   } finally {
     logs.booted(host !== undefined)
   }

@@ -14,7 +14,14 @@ import { applyOverlay, enabledRows, parseRows, readRows, type PresetRow } from '
 export interface BootOptions {
   /** Path of the preset file. */
   readonly preset: string
-  /** Overlay files applied on top, in order. */
+  /**
+   * The preset is one a package ships beside its parsed twin (`presetTwin`, `<file>.json`), which is
+   * read instead of parsing the YAML while it was made from exactly the file's text. Only for presets
+   * nobody is expected to review: next to a file the user names and reads (a repository's preset, an
+   * overlay), a twin would change what runs without showing in the YAML. Default false.
+   */
+  readonly presetTwin?: boolean
+  /** Overlay files applied on top, in order (never read through a twin). */
   readonly overlays?: readonly string[]
   /** Aborting stops whatever started and rejects with `PRESET_BOOT_ABORTED`. */
   readonly signal?: AbortSignal
@@ -60,7 +67,7 @@ const FAILED = 3
 export async function composePreset(options: BootOptions): Promise<PresetRow[]> {
   // Absolute, because plugin paths and packages are resolved from each file's directory.
   const preset = resolve(options.preset)
-  let rows = parseRows(await readRows(preset, 'preset'), preset)
+  let rows = parseRows(await readRows(preset, 'preset', options.presetTwin ?? false), preset)
   for (const overlay of (options.overlays ?? []).map((file) => resolve(file))) rows = applyOverlay(rows, await readRows(overlay, 'overlay'), overlay)
   return enabledRows(rows)
 }

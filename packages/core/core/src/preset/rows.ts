@@ -33,16 +33,19 @@ const RowShape = z.strictObject({
 })
 const OverlayRowShape = RowShape.extend({ name: z.string().min(1).optional() })
 
-/** Reads a preset or overlay file. Only reads: nothing here ever writes to it. */
-export async function readRows(file: string, kind: 'preset' | 'overlay'): Promise<unknown[]> {
+/**
+ * Reads a preset or overlay file. Only reads: nothing here ever writes to it. With `twin`, the file's
+ * parsed twin (`presetTwin`) stands in for its YAML while it was made from exactly that text.
+ */
+export async function readRows(file: string, kind: 'preset' | 'overlay', twin = false): Promise<unknown[]> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
     throw new PresetError(`${kind} ${file} cannot be read: ${(error as Error).message}`, 'PRESET_NOT_FOUND', { cause: error })
   }
-  const twin = await parsedTwin(file, text)
-  const value = twin ? twin.value : parseYaml(text, `${kind} ${file}`)
+  const parsed = twin ? await parsedTwin(file, text) : undefined
+  const value = parsed ? parsed.value : parseYaml(text, `${kind} ${file}`)
   // Plain data only: a cyclic alias or a tagged value (`!!binary`) would break every consumer.
   const plain = toJson(value, MAX_PRESET_DEPTH)
   if (!plain.ok) throw new PresetError(`${kind} ${file} holds something that is not plain data: ${plainProblem(plain.problem)}`, 'PRESET_INVALID')
