@@ -2,36 +2,20 @@
 // tool's line text). CallProofs makes each proof once per call; nothing of it outlives the call, so
 // a symlink swapped out of the workspace between two calls is refused by the second. Proofs are
 // counted, not timed.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context } from 'cordis'
-import FileSystem from 'dsh-core/fs'
 import type { FileSystem as FileSystemService } from 'dsh-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { CallProofs } from '../src/index.ts'
-
-const dirs: string[] = []
-function tempDir(): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'call-proofs-')))
-  dirs.push(dir)
-  return dir
-}
+import { useFsHost } from './fs-host.ts'
 
 describe('CallProofs', () => {
-  let app: Context
+  const host = useFsHost('call-proofs-')
+  const tempDir = host.tempDir
   let fs: FileSystemService
-
-  beforeAll(async () => {
-    app = new Context()
-    app.plugin(FileSystem)
-    await app.start()
-    fs = app.get('fs')!
-  })
-  afterAll(() => app.stop())
-  afterEach(() => {
-    vi.restoreAllMocks()
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  beforeAll(() => {
+    fs = host.fs()
   })
 
   it('resolves the workspace once and proves each file once, under any of its spellings', async () => {

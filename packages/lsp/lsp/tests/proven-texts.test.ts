@@ -3,36 +3,19 @@
 // identity, size and change times are those it had then; any change, a swap for another inode or a
 // symlink out of the workspace is a miss, read (and refused) as ctx.fs always does. Reads are
 // counted, not timed.
-import { mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Context } from 'cordis'
-import FileSystem from 'dsh-core/fs'
 import type { FileSystem as FileSystemService, Workspace } from 'dsh-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { ProvenTextCache, SETTLE_MS, PROVEN_TEXT_LIMITS } from '../src/index.ts'
-
-const dirs: string[] = []
-function tempDir(): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'proven-texts-')))
-  dirs.push(dir)
-  return dir
-}
+import { useFsHost } from './fs-host.ts'
 
 describe('ProvenTextCache', () => {
-  let app: Context
+  const host = useFsHost('proven-texts-')
+  const tempDir = host.tempDir
   let fs: FileSystemService
-
-  beforeAll(async () => {
-    app = new Context()
-    app.plugin(FileSystem)
-    await app.start()
-    fs = app.get('fs')!
-  })
-  afterAll(() => app.stop())
-  afterEach(() => {
-    vi.restoreAllMocks()
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  beforeAll(() => {
+    fs = host.fs()
   })
 
   async function setup(text = 'export const a = 1\n'): Promise<{ workspace: Workspace; path: string; reads: () => number }> {
