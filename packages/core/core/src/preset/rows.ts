@@ -46,12 +46,17 @@ export async function readRows(file: string, kind: 'preset' | 'overlay', twin = 
   }
   const parsed = twin ? await parsedTwin(file, text) : undefined
   const value = parsed ? parsed.value : parseYaml(text, `${kind} ${file}`)
-  // Plain data only: a cyclic alias or a tagged value (`!!binary`) would break every consumer.
+  const plain = plainData(value, `${kind} ${file}`)
+  if (plain === null) return []
+  if (!Array.isArray(plain)) throw new PresetError(`${kind} ${file} must be a list of rows`, 'PRESET_INVALID')
+  return plain as unknown[]
+}
+
+/** Plain data only: a cyclic alias or a tagged value (`!!binary`) would break every consumer. */
+function plainData(value: unknown, what: string): unknown {
   const plain = toJson(value, MAX_PRESET_DEPTH)
-  if (!plain.ok) throw new PresetError(`${kind} ${file} holds something that is not plain data: ${plainProblem(plain.problem)}`, 'PRESET_INVALID')
-  if (plain.value === null) return []
-  if (!Array.isArray(plain.value)) throw new PresetError(`${kind} ${file} must be a list of rows`, 'PRESET_INVALID')
-  return plain.value as unknown[]
+  if (!plain.ok) throw new PresetError(`${what} holds something that is not plain data: ${plainProblem(plain.problem)}`, 'PRESET_INVALID')
+  return plain.value
 }
 
 /**
@@ -79,9 +84,7 @@ export function parseYaml(text: string, what: string): unknown {
  */
 export function presetTwin(text: string, what: string): string {
   // Only plain data survives JSON unchanged; anything else stays the YAML's to refuse at boot.
-  const plain = toJson(parseYaml(text, what), MAX_PRESET_DEPTH)
-  if (!plain.ok) throw new PresetError(`${what} holds something that is not plain data: ${plainProblem(plain.problem)}`, 'PRESET_INVALID')
-  return `${JSON.stringify({ yaml: text, value: plain.value })}\n`
+  return `${JSON.stringify({ yaml: text, value: plainData(parseYaml(text, what), what) })}\n`
 }
 
 /** The value in `file`'s twin, when there is one and it was made from exactly `text`; else undefined (parse the YAML). */
