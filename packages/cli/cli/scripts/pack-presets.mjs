@@ -15,7 +15,8 @@ const target = fileURLToPath(new URL('../presets/', import.meta.url))
 const mode = process.argv[2]
 if (mode === 'copy') {
   mkdirSync(target, { recursive: true })
-  const { presetTwin, TWIN_SUFFIX } = await import(new URL('../../../core/core/dist/preset/rows.js', import.meta.url).href)
+  const { TWIN_SUFFIX } = await import(new URL('../../../core/core/dist/preset/rows.js', import.meta.url).href)
+  const { presetTwin } = await import(new URL('../../../core/core/dist/preset/yaml-text.js', import.meta.url).href)
   for (const file of NAMED) {
     copyFileSync(source + file, target + file)
     writeFileSync(target + file + TWIN_SUFFIX, presetTwin(readFileSync(target + file, 'utf8'), `preset ${file}`))

@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { composePreset, PresetError } from '../src/index.ts'
-import { presetTwin, TWIN_SUFFIX } from '../src/preset/rows.ts'
+import { TWIN_SUFFIX } from '../src/preset/rows.ts'
+import { presetTwin } from '../src/preset/yaml-text.ts'
 import { removeTempDirs, tempDir } from './helpers.ts'
 
 // Issue 27 item 5: parsing a preset's YAML was about 4 % of `dsh tools`' CPU. A packed dsh-cli ships

@@ -1,6 +1,6 @@
 import { FsError, type FileSystem } from 'dsh-core'
 import type { SkillCandidate, SkillDefinition } from 'dsh-skill'
-import { splitFrontmatter } from './frontmatter.ts'
+import { frontmatterParser, splitFrontmatter } from './frontmatter.ts'
 import { NOT_TEXT_REASON } from './head.ts'
 import { outcomeOf } from './outcomes.ts'
 import { absent, type ScanSettings, type SkillLocator } from './scan.ts'
@@ -24,7 +24,7 @@ export async function loadSkill(fs: FileSystem, candidate: SkillCandidate, setti
   const split = splitFrontmatter(text, true, settings.maxFrontmatterBytes)
   if (!split?.ok) return undefined
   // The name to check against is the one listed: a load never applies the directory-name warning.
-  const outcome = outcomeOf(split.yaml, { expectedName: candidate.name, kind: 'directory' })
+  const outcome = outcomeOf(split.yaml, { expectedName: candidate.name, kind: 'directory' }, await frontmatterParser())
   if (outcome.kind !== 'skill') return undefined
   return {
     ...outcome.fields,

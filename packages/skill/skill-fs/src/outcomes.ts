@@ -1,5 +1,5 @@
 import { skillFields, type FileOrigin, type SkillFields } from './fields.ts'
-import { parseFrontmatter } from './frontmatter.ts'
+import type { FrontmatterParser } from './frontmatter.ts'
 
 /**
  * What a skill file gave: a skill (with what it does not do as the spec says), or a rejection with
@@ -19,9 +19,9 @@ export function rejected(reason: string, lasting = true, at?: string): Outcome {
   return at === undefined ? { kind: 'rejected', reason, lasting } : { kind: 'rejected', reason, lasting, at }
 }
 
-/** The outcome of a frontmatter already cut out of its file. */
-export function outcomeOf(yaml: string, origin: FileOrigin): Outcome {
-  const parsed = parseFrontmatter(yaml)
+/** The outcome of a frontmatter already cut out of its file, parsed by `parse` (`frontmatterParser()`). */
+export function outcomeOf(yaml: string, origin: FileOrigin, parse: FrontmatterParser): Outcome {
+  const parsed = parse(yaml)
   if (!parsed.ok) return rejected(parsed.reason)
   const checked = skillFields(parsed.data, origin)
   if (!checked.ok) return rejected(checked.reason)

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { DirEntry, FileSystem } from 'dsh-core'
 import type { SkillCandidate } from 'dsh-skill'
 import type { FileOrigin, SkillFields } from './fields.ts'
+import { frontmatterParser, type FrontmatterParser } from './frontmatter.ts'
 import { readHead } from './head.ts'
 import { NONE, outcomeOf, rejected, type Outcome, type OutcomeCache } from './outcomes.ts'
 import { absent, readProblem } from './problems.ts'
@@ -93,9 +94,10 @@ async function readSkillFile(fs: FileSystem, file: SkillFile, settings: ScanSett
 }
 
 /** The outcome of a read, parsing its frontmatter if it still has to be (and remembering that). */
-function settle(read: Read, file: SkillFile, cache: OutcomeCache): Outcome {
+function settle(read: Read, file: SkillFile, cache: OutcomeCache, parse: FrontmatterParser | undefined): Outcome {
   if (read.kind !== 'unparsed') return read
-  const outcome = outcomeOf(read.yaml, file.origin)
+  // scanRoot loads the parser whenever a read is unparsed.
+  const outcome = outcomeOf(read.yaml, file.origin, parse!)
   cache.set(file.path, read.size, read.mtimeMs, outcome)
   return outcome
 }
@@ -183,7 +185,9 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
   const files = await Promise.all(entries.map((entry) => skillFileOf(fs, root, entry)))
   const reads = await mapBounded(files, settings.io === 'sync' ? 1 : settings.readConcurrency, (file) => (file && !('reason' in file) ? readSkillFile(fs, file, settings, cache) : undefined))
   // All the I/O first, then all the parsing: YAML parsing in one tight loop runs measurably faster
-  // (about a sixth of a cold discovery) than parsing interleaved with system calls.
+  // (about a sixth of a cold discovery) than parsing interleaved with system calls. The parser (the
+  // yaml package) is loaded only when some file has to be parsed.
+  const parse = reads.some((read) => read?.kind === 'unparsed') ? await frontmatterParser() : undefined
   const candidates: SkillCandidate[] = []
   const rejections: Rejection[] = []
   const warnings: Rejection[] = []
@@ -191,7 +195,7 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
   files.forEach((file, index) => {
     if (!file) return
     if ('reason' in file) return void rejections.push(file)
-    const outcome = settle(reads[index]!, file, cache)
+    const outcome = settle(reads[index]!, file, cache, parse)
     switch (outcome.kind) {
       case 'none':
         return

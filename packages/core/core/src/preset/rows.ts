@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises'
-import { parseDocument } from 'yaml'
 import { z } from 'zod'
-import { errorMessage } from '../errors.ts'
-import { isRecord, toJson } from '../json.ts'
+import { isRecord } from '../json.ts'
 import { describeIssues } from '../tools/schema.ts'
 import { PresetError } from './errors.ts'
+import { plainData } from './plain-data.ts'
 
 /** One row of a preset file, in the cordis loader format. A `cordis/group` row nests rows in `config`. */
 export interface PresetRow {
@@ -35,7 +34,7 @@ const OverlayRowShape = RowShape.extend({ name: z.string().min(1).optional() })
 
 /**
  * Reads a preset or overlay file. Only reads: nothing here ever writes to it. With `twin`, the file's
- * parsed twin (`presetTwin`) stands in for its YAML while it was made from exactly that text.
+ * parsed twin (`presetTwin`, yaml-text.ts) stands in for its YAML while it was made from exactly that text.
  */
 export async function readRows(file: string, kind: 'preset' | 'overlay', twin = false): Promise<unknown[]> {
   let text: string
@@ -45,46 +44,13 @@ export async function readRows(file: string, kind: 'preset' | 'overlay', twin = 
     throw new PresetError(`${kind} ${file} cannot be read: ${(error as Error).message}`, 'PRESET_NOT_FOUND', { cause: error })
   }
   const parsed = twin ? await parsedTwin(file, text) : undefined
-  const value = parsed ? parsed.value : parseYaml(text, `${kind} ${file}`)
+  // The YAML parser is imported when a file has to be parsed: a shipped preset read through its twin
+  // never compiles it (issue 27 item 5).
+  const value = parsed ? parsed.value : (await import('./yaml-text.ts')).parseYaml(text, `${kind} ${file}`)
   const plain = plainData(value, `${kind} ${file}`)
   if (plain === null) return []
   if (!Array.isArray(plain)) throw new PresetError(`${kind} ${file} must be a list of rows`, 'PRESET_INVALID')
   return plain as unknown[]
-}
-
-/** Plain data only: a cyclic alias or a tagged value (`!!binary`) would break every consumer. */
-function plainData(value: unknown, what: string): unknown {
-  const plain = toJson(value, MAX_PRESET_DEPTH)
-  if (!plain.ok) throw new PresetError(`${what} holds something that is not plain data: ${plainProblem(plain.problem)}`, 'PRESET_INVALID')
-  return plain.value
-}
-
-/**
- * A preset's YAML read into plain data. Throws PRESET_INVALID naming `what` (`preset /x/base.yml`).
- * A package that ships presets may write each one's result beside it with `presetTwin`.
- */
-export function parseYaml(text: string, what: string): unknown {
-  // Editors on Windows save a byte order mark; it is not part of the YAML.
-  const document = parseDocument(text.replace(/^\uFEFF/, ''), { prettyErrors: true, uniqueKeys: true })
-  // Unknown tags (`!!js …`) are warnings to the parser; we never evaluate them, so refuse them.
-  const problem = document.errors[0] ?? document.warnings[0]
-  if (problem) throw new PresetError(`${what} is not valid YAML: ${firstLine(problem.message)}`, 'PRESET_INVALID')
-  try {
-    // The alias cap refuses a "billion laughs" file before it expands.
-    return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
-  } catch (error) {
-    throw new PresetError(`${what} is not valid YAML: ${firstLine(errorMessage(error))}`, 'PRESET_INVALID', { cause: error })
-  }
-}
-
-/**
- * The twin of a preset a package ships (`base.yml.json` beside `base.yml`): the file's text and what
- * `parseYaml` made of it, as JSON. Parsing the YAML was about 4 % of `dsh tools`' CPU (the parser's
- * code compiled on first use; issue 27 item 5); JSON.parse of the twin costs next to nothing.
- */
-export function presetTwin(text: string, what: string): string {
-  // Only plain data survives JSON unchanged; anything else stays the YAML's to refuse at boot.
-  return `${JSON.stringify({ yaml: text, value: plainData(parseYaml(text, what), what) })}\n`
 }
 
 /** The value in `file`'s twin, when there is one and it was made from exactly `text`; else undefined (parse the YAML). */
@@ -101,18 +67,6 @@ async function parsedTwin(file: string, text: string): Promise<{ value: unknown 
 }
 
 export const TWIN_SUFFIX = '.json'
-
-const MAX_ALIAS_COUNT = 100
-const MAX_PRESET_DEPTH = 64
-
-/** `$[2].config.blob is a Uint8Array …` → `row 3: config.blob is a Uint8Array …` */
-function plainProblem(problem: string): string {
-  return problem.replace(/^\$\[(\d+)\]\.?/, (_, index: string) => `row ${Number(index) + 1}: `).replace(/^\$/, 'the document')
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0] ?? ''
-}
 
 export function parseRows(values: readonly unknown[], file: string, where = 'row'): PresetRow[] {
   return values.map((value, index) => {
