@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from 'node:readline'
+import type { Interface } from 'node:readline'
 import { assertNever, Lifetime, type JsonValue, type Questioner, type UserAnswer, type UserQuestion } from 'dsh-core'
 import { answerField, formFields, type FormField } from './question-form.ts'
 
@@ -130,7 +130,8 @@ class TerminalLines {
   private ending = false
 
   constructor(private readonly io: PromptIo) {
-    this.reader = createInterface({ input: io.stdin, terminal: false })
+    // Loaded with the first prompt: most commands never ask.
+    this.reader = process.getBuiltinModule('node:readline').createInterface({ input: io.stdin, terminal: false })
     this.reader.on('line', (line) => {
       if (this.waiting) this.take(line)
       else this.typed.push(line)

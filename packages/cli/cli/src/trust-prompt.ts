@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline'
 import { TrustStore, type TrustHook } from 'dsh-core'
 
 interface PromptIo {
@@ -34,7 +33,8 @@ export function terminalTrustPrompt(io: PromptIo, store = new TrustStore()): Tru
 
 function ask(io: PromptIo, directory: string, brings: string): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
-    const lines = createInterface({ input: io.stdin, output: io.stderr, terminal: false })
+    // Loaded with the first prompt: most commands never ask.
+    const lines = process.getBuiltinModule('node:readline').createInterface({ input: io.stdin, output: io.stderr, terminal: false })
     let settled = false
     const settle = (trusted: boolean) => {
       if (settled) return

@@ -9,6 +9,7 @@ afterAll(removeTempDirs)
 
 const MODULE_LOG = pathToFileURL(join(import.meta.dirname, 'fixtures', 'module-log', 'register.mjs')).href
 const MODULE_LOG_DIR = new URL('.', MODULE_LOG).href
+const BUILTIN_LOG = join(import.meta.dirname, 'fixtures', 'module-log', 'builtins.cjs')
 
 /** The URL of every module a `dsh` run loaded. */
 async function loadedModules(args: readonly string[]): Promise<{ urls: string[]; stdout: string }> {
@@ -50,6 +51,19 @@ describe('dsh loads what the command uses', () => {
     expect(workspaceFiles.filter((url) => !/\/packages\/cli\/cli\/bin\/|\/bundle\//.test(url))).toEqual([])
     expect(urls.filter((url) => /\/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?(zod|yaml)\//.test(url))).toEqual([])
     expect(urls.length).toBeLessThanOrEqual(80)
+  })
+
+  // Node compiles a built-in on its first load (they are not in its start-up snapshot): ~1-2 ms of CPU
+  // each for these, which only a fetch, a page conversion, a child process or a prompt uses.
+  it('dsh tools --preset base loads no Node built-in that only fetching, converting, spawning or prompting uses', async () => {
+    const log = join(await tempDir(), 'builtins.log')
+    const run = await dsh(['tools', '--json', '--preset', 'base'], { env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require=${BUILTIN_LOG}`].filter(Boolean).join(' '), DSH_BUILTIN_LOG: log } })
+    expect(run.code, run.stderr).toBe(0)
+    const builtins = (await readFile(log, 'utf8')).split('\n')
+    // The log works: the file system is in it.
+    expect(builtins).toContain('fs')
+    const unused = ['worker_threads', 'zlib', 'dns', 'dns/promises', 'child_process', 'readline', 'readline/promises']
+    expect(unused.filter((name) => builtins.includes(name))).toEqual([])
   })
 
   // zod's 63 other message locales were half of the vendored bundle, parsed on every start.

@@ -1,5 +1,4 @@
 import type { Readable, Transform } from 'node:stream'
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { sliceCodePoints, WebError } from 'dsh-web'
 import { bomEncoding, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
@@ -238,17 +237,19 @@ function decoded(body: Readable, contentEncoding: string | undefined): Readable 
 }
 
 function inflaterFor(encoding: string): Transform | undefined {
+  // Loaded with the first compressed body: a process that fetches nothing (`dsh tools`) never needs it.
+  const zlib = () => process.getBuiltinModule('node:zlib')
   switch (encoding) {
     case '':
     case 'identity':
       return undefined
     case 'gzip':
     case 'x-gzip':
-      return createGunzip()
+      return zlib().createGunzip()
     case 'deflate':
-      return createInflate()
+      return zlib().createInflate()
     case 'br':
-      return createBrotliDecompress()
+      return zlib().createBrotliDecompress()
     default:
       throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
   }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
 import { Lifetime } from '../lifetime/lifetime.ts'
 import { scrubbedEnv } from './env.ts'
@@ -78,7 +78,8 @@ export class ChildHandle {
     }
     let child: ChildProcess
     try {
-      child = spawn(file, args, {
+      // Loaded with the first spawn: a process that starts no child (`dsh tools`) never needs it.
+      child = process.getBuiltinModule('node:child_process').spawn(file, args, {
         cwd: spec.cwd,
         env: spec.environment ?? scrubbedEnv(spec.env ?? {}),
         stdio: spec.handOff ? 'ignore' : [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-import { assertNever } from 'dsh-core'
+import { assertNever, lazy } from 'dsh-core'
 import { z } from 'zod'
 import { catalogDescription } from '../render.ts'
 import type { SkillSummary } from '../types.ts'
@@ -12,10 +12,13 @@ export type SkillListing =
   | { readonly listed: 'all'; readonly total: number; readonly groups: readonly NameGroup[] }
   | { readonly listed: 'search'; readonly query: string; readonly total: number; readonly matches: readonly CatalogEntry[] }
 
-export const SkillListingValue = z.discriminatedUnion('listed', [
-  z.strictObject({ listed: z.literal('all'), total: z.number().int(), groups: z.array(z.strictObject({ label: z.string(), names: z.array(z.string()) })) }),
-  z.strictObject({ listed: z.literal('search'), query: z.string(), total: z.number().int(), matches: z.array(z.strictObject({ name: z.string(), description: z.string() })) }),
-])
+/** Built with the tool's value schema (tool.ts), on first use. */
+export const skillListingValue = lazy(() =>
+  z.discriminatedUnion('listed', [
+    z.strictObject({ listed: z.literal('all'), total: z.number().int(), groups: z.array(z.strictObject({ label: z.string(), names: z.array(z.string()) })) }),
+    z.strictObject({ listed: z.literal('search'), query: z.string(), total: z.number().int(), matches: z.array(z.strictObject({ name: z.string(), description: z.string() })) }),
+  ]),
+)
 
 /** Whether the tool was asked for a listing rather than a skill: an empty name, `?`, or `?words`. */
 export function isListingRequest(name: string): boolean {

@@ -1,4 +1,4 @@
-import { quote, type ToolDefinition, type ToolExecution } from 'dsh-core'
+import { lazySchema, quote, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { SkillError } from '../errors.ts'
 import { isSkillName, normalisedSkillName, skillNameProblem } from '../name.ts'
@@ -6,7 +6,7 @@ import { renderSkillContent } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
 import type { ResourceBase, ViewOptions } from '../types.ts'
 import type { ToolSkillConfig } from './config.ts'
-import { isListingRequest, listSkills, renderListing, SkillListingValue, type SkillListing } from './listing.ts'
+import { isListingRequest, listSkills, renderListing, skillListingValue, type SkillListing } from './listing.ts'
 import type { RecentSkills } from './priority.ts'
 import { isModelInvocable } from '../validate.ts'
 
@@ -23,12 +23,6 @@ const SkillToolInput = z.strictObject({
   name: z.string().max(MAX_SKILL_NAME_ARGUMENT_CHARS).describe('The exact skill name from the available skills list; "?" to list every skill, "?words" to search.'),
 })
 
-const ResourceBaseValue = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('directory'), path: z.string() }),
-  z.strictObject({ kind: z.literal('url'), url: z.string() }),
-  z.strictObject({ kind: z.literal('opaque'), description: z.string() }),
-])
-
 /** A loaded skill: never rank, locator, path, source or metadata. */
 export type LoadedSkillValue = {
   readonly name: string
@@ -36,16 +30,22 @@ export type LoadedSkillValue = {
   readonly resourceBase?: ResourceBase
   readonly content: string
 }
-const LoadedSkillValue = z.strictObject({
-  name: z.string(),
-  provider: z.string(),
-  resourceBase: ResourceBaseValue.optional(),
-  content: z.string(),
-})
 
 /** The canonical value: a loaded skill, or a listing (`?`, `?words`). */
 export type SkillToolValue = LoadedSkillValue | SkillListing
-export const SkillToolValue = z.union([LoadedSkillValue, SkillListingValue]) as unknown as z.ZodType<SkillToolValue>
+/**
+ * Built on first use (a call's output check, or a host asking for the output schema): a catalog
+ * (`dsh tools`) never needs it, and its two dozen schemas were built at import (issue 27 item 5).
+ */
+export const SkillToolValue = lazySchema(() => {
+  const resourceBase = z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('directory'), path: z.string() }),
+    z.strictObject({ kind: z.literal('url'), url: z.string() }),
+    z.strictObject({ kind: z.literal('opaque'), description: z.string() }),
+  ])
+  const loadedSkill = z.strictObject({ name: z.string(), provider: z.string(), resourceBase: resourceBase.optional(), content: z.string() })
+  return z.union([loadedSkill, skillListingValue()])
+}) as unknown as z.ZodType<SkillToolValue>
 
 /** The session's view: its workspace, its scope, the call's signal. */
 export function sessionView(session: { readonly cwd: string } | undefined, signal: AbortSignal): ViewOptions {

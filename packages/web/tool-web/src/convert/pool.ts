@@ -1,5 +1,5 @@
 import { channel } from 'node:diagnostics_channel'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import { errorFromReason, HarnessError, type Lifetime } from 'dsh-core'
 import type { ConversionJob } from './job.ts'
 import type { WorkerReply } from './worker.ts'
@@ -171,6 +171,8 @@ export class ConversionPool {
 }
 
 function startWorker(entry: URL, maxMemoryMb: number): Worker {
+  // Loaded with the first worker: a process that converts no page (`dsh tools`) never needs it.
+  const { Worker } = process.getBuiltinModule('node:worker_threads')
   const options = { resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb } }
   if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options)
   // Running from the TypeScript sources (tests, benches, a fresh clone's `pnpm start`): the worker

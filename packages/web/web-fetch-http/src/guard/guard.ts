@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises'
 import { isIP, type LookupFunction } from 'node:net'
 import { errorMessage, type Lifetime } from 'dsh-core'
 import { WebError } from 'dsh-web'
@@ -14,7 +13,8 @@ export interface ResolvedAddress {
 export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>
 
 export const systemResolver: Resolver = async (hostname) => {
-  const answers = await lookup(hostname, { all: true, verbatim: true })
+  // Loaded with the first lookup: a process that fetches nothing (`dsh tools`) never needs it.
+  const answers = await process.getBuiltinModule('node:dns/promises').lookup(hostname, { all: true, verbatim: true })
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }))
 }
 
