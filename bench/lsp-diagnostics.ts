@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Host } from 'dsh-core'
 import { BareLspClient } from './bare-lsp-client.ts'
-import { ms, percentile, ratio, timedWithCpu } from './stats.ts'
+import { ms, pairedRatio, pairedRatioText, percentile, ratio, timedWithCpu } from './stats.ts'
 import { bootCoding, fixtureCopy, NATIVE, REPO, serverPids, treeCpuMs, TSSERVER } from './lsp-servers.ts'
 import { LSP_PACKAGES, onTheBuild } from './built.ts'
 
@@ -137,8 +137,10 @@ async function measure(server: Server): Promise<string[]> {
     const wall = (runs: typeof oursRuns, p: number) => percentile(runs.map((run) => run.wallMs), p)
     const cpu = (runs: typeof oursRuns) => percentile(runs.map((run) => run.cpuMs), 50)
     const [o50, b50, o95, b95, oCpu, bCpu] = [wall(oursRuns, 50), wall(bareRuns, 50), wall(oursRuns, 95), wall(bareRuns, 95), cpu(oursRuns), cpu(bareRuns)]
-    const figures = [ms(o50), ms(b50), ratio(o50, b50), ms(o95), ms(b95), ratio(o95, b95), ms(oCpu), ms(bCpu), ms(serverCpu.ours / ROUNDS), ms(serverCpu.bare / ROUNDS)]
-    return [`${server.name.padEnd(66)} ${figures.map((figure, index) => figure.padStart(index % 3 === 2 && index < 6 ? 6 : index === 8 ? 15 : 10)).join('  ')}`]
+    const rounds = pairedRatioText(pairedRatio(oursRuns.map((run) => run.wallMs), bareRuns.map((run) => run.wallMs)))
+    const figures = [ms(o50), ms(b50), ratio(o50, b50), rounds, ms(o95), ms(b95), ratio(o95, b95), ms(oCpu), ms(bCpu), ms(serverCpu.ours / ROUNDS), ms(serverCpu.bare / ROUNDS)]
+    const widths = [10, 10, 6, 21, 10, 10, 6, 10, 10, 15, 10]
+    return [`${server.name.padEnd(66)} ${figures.map((figure, index) => figure.padStart(widths[index]!)).join('  ')}`]
   } finally {
     await client.close()
     await host.stop()
@@ -154,8 +156,8 @@ export function benchLspDiagnostics(): Promise<string[]> {
 
 export async function measureLspDiagnostics(): Promise<string[]> {
   const lines = [
-    `diagnostics after a change, ${ROUNDS} changes per side (one error in, one error out, alternating); ours: fileChanged + lsp_diagnostics after the write (not timed); bare: didChange + the answer`,
-    `${'server'.padEnd(66)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}  ${'server CPU ours'.padStart(15)}  ${'bare'.padStart(10)}`,
+    `diagnostics after a change, ${ROUNDS} changes per side (one error in, one error out, alternating); ours: fileChanged + lsp_diagnostics after the write (not timed); bare: didChange + the answer; round ratio: the median of the rounds' ours/bare (each round one change per side back to back) and its quartiles`,
+    `${'server'.padEnd(66)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'round ratio (p25-p75)'.padStart(21)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}  ${'server CPU ours'.padStart(15)}  ${'bare'.padStart(10)}`,
   ]
   for (const server of SERVERS) lines.push(...(await measure(server)))
   return lines

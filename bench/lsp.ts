@@ -6,7 +6,7 @@ import { BareLspClient } from './bare-lsp-client.ts'
 import { LSP_PACKAGES, onTheBuild } from './built.ts'
 import { measureLspDiagnostics } from './lsp-diagnostics.ts'
 import { measureLspRefactor } from './lsp-refactor.ts'
-import { micros, ms, percentile, ratio, timed, timedWithCpu } from './stats.ts'
+import { micros, ms, pairedRatio, pairedRatioText, percentile, ratio, timed, timedWithCpu } from './stats.ts'
 import { bootCoding, fixtureCopy, NATIVE, REPO, serverPids, treeCpuMs, TSSERVER, untilSettled, type BenchServer } from './lsp-servers.ts'
 
 // Warm latency of the lsp tool (ctx.tools.execute → ctx.lsp → dsh-lsp-stdio → the language server)
@@ -72,6 +72,8 @@ interface Figures {
   readonly lines: string[]
   readonly oursP50: number[]
   readonly bareP50: number[]
+  /** Per operation: the median of the rounds' ratios, with its quartiles. */
+  readonly paired: ReturnType<typeof pairedRatio>[]
   readonly oursRss: number
   readonly bareRss: number
 }
@@ -83,6 +85,7 @@ async function warmLatency(server: Server): Promise<Figures> {
   const lines: string[] = []
   const oursP50: number[] = []
   const bareP50: number[] = []
+  const paired: ReturnType<typeof pairedRatio>[] = []
   try {
     // Warm both: load the project, then a few rounds of every case.
     await bare(client, CASES[0]!)
@@ -93,8 +96,8 @@ async function warmLatency(server: Server): Promise<Figures> {
     // Our server is the one whose working directory is the workspace; the bare client's is its child.
     const oursServer = serverPids(workspace.dir).filter((pid) => pid !== client.pid && !descendants(client.pid).includes(pid))
     const bareServer = [client.pid, ...descendants(client.pid)]
-    lines.push(`warm latency, ${QUERIES} queries per operation and side, interleaved; CPU per query (mean): the server's process tree (its threads' schedstat) and this process`)
-    lines.push('operation            ours p50    bare p50    ratio   ours-bare   ours p95    bare p95    ratio   server CPU ours / bare   client CPU ours / bare')
+    lines.push(`warm latency, ${QUERIES} rounds per operation, each round one query per side back to back (who goes first alternates); round ratio: the median of the rounds' ours/bare and its quartiles; CPU per query (mean): the server's process tree (its threads' schedstat) and this process`)
+    lines.push('operation            ours p50    bare p50    ratio   ours-bare   round ratio (p25-p75)   ours p95    bare p95    ratio   server CPU ours / bare   client CPU ours / bare')
     for (const c of CASES) {
       const mine: number[] = []
       const theirs: number[] = []
@@ -126,14 +129,16 @@ async function warmLatency(server: Server): Promise<Figures> {
       const [o50, b50, o95, b95] = [percentile(mine, 50), percentile(theirs, 50), percentile(mine, 95), percentile(theirs, 95)]
       oursP50.push(o50)
       bareP50.push(b50)
+      const rounds = pairedRatio(mine, theirs)
+      paired.push(rounds)
       const perQuery = (total: number) => (total / QUERIES).toFixed(2)
       const cpus = `${perQuery(cpu.oursServer)} / ${perQuery(cpu.bareServer)} ms`.padStart(23) + `  ${perQuery(cpu.oursClient)} / ${perQuery(cpu.bareClient)} ms`.padStart(23)
-      lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${micros(o50 - b50).padStart(9)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}  ${cpus}`)
+      lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(b50).padStart(10)}  ${ratio(o50, b50).padStart(6)}  ${micros(o50 - b50).padStart(9)}  ${pairedRatioText(rounds).padStart(21)}  ${ms(o95).padStart(10)}  ${ms(b95).padStart(10)}  ${ratio(o95, b95).padStart(6)}  ${cpus}`)
     }
     const oursRss = treeRss(oursServer)
     const bareRss = treeRss([client.pid])
     lines.push(`server RSS after the warm queries (its process tree): ours ${mb(oursRss)}, bare ${mb(bareRss)}`)
-    return { lines, oursP50, bareP50, oursRss, bareRss }
+    return { lines, oursP50, bareP50, paired, oursRss, bareRss }
   } finally {
     await client.close()
     await host.stop()
@@ -228,14 +233,14 @@ async function measureLsp(): Promise<string[]> {
     if (warm) lines.push(...warm.lines)
     const [oursCold, bareCold] = chosen.has('cold') ? await coldStart(server) : [Number.NaN, Number.NaN]
     if (chosen.has('cold')) lines.push(`cold first query (boot/spawn → correct goToDefinition): ours ${ms(oursCold)}, bare ${ms(bareCold)}, ratio ${ratio(oursCold, bareCold)}`)
-    const p50s = warm ? warm.oursP50.map((value, index) => `${value.toFixed(2)} (${ratio(value, warm.bareP50[index]!)})`).join('  ') : '-'
+    const p50s = warm ? warm.oursP50.map((value, index) => `${value.toFixed(2)} (${pairedRatioText(warm.paired[index]!)})`).join('  ') : '-'
     summary.push(`${server.name.padEnd(46)} ${ms(oursCold).padStart(11)}  ${p50s}  ${warm ? mb(warm.oursRss).padStart(7) : '-'}`)
   }
   if (chosen.has('four')) lines.push(...(await fourWorkspaces(SERVERS[0]!)))
   if (chosen.has('diagnostics')) lines.push(...(await measureLspDiagnostics()))
   if (chosen.has('refactor')) lines.push(...(await measureLspRefactor()))
-  lines.push('side by side (ours; ratio to the bare client on the same server)')
-  lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms: ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
+  lines.push('side by side (ours; the median of the rounds\' ratios to the bare client on the same server, with its quartiles)')
+  lines.push(`${'server'.padEnd(46)} ${'cold first'.padStart(11)}  warm p50 ms (round ratio): ${CASES.map((c) => c.operation).join(' / ')}  server RSS`)
   lines.push(...summary)
   return lines
 }

@@ -80,6 +80,42 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
     expect(error.code).toBe('FS_OUTSIDE_WORKSPACE')
   })
 
+  it('proven: a canonical path proven earlier, its file then swapped for a symlink out, is refused (checked again, not trusted)', async () => {
+    const { fs, root, ws, beforeOpen } = await setup()
+    const workspace = await fs.workspace(ws)
+    const path = await fs.contained(workspace, 'src/a.ts')
+    beforeOpen(async () => {
+      await rm(join(ws, 'src', 'a.ts'))
+      await symlink(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
+    })
+    const error = await harnessRejection(fs.readContainedText(workspace, path, { maxBytes: 1000, proven: true }))
+    expect(error.code).toBe('FS_OUTSIDE_WORKSPACE')
+    expect(error.message).not.toContain('SECRET')
+  })
+
+  it('proven: a directory of the proven path swapped for a symlink out, before or at the open, is refused', async () => {
+    for (const when of ['before', 'open'] as const) {
+      const { fs, root, ws, beforeOpen } = await setup()
+      const workspace = await fs.workspace(ws)
+      const path = await fs.contained(workspace, 'src/a.ts')
+      const swap = async () => {
+        await rename(join(ws, 'src'), join(root, `moved-${when}`))
+        await symlink(join(root, 'outside'), join(ws, 'src'))
+      }
+      if (when === 'before') await swap()
+      else beforeOpen(swap)
+      expect((await harnessRejection(fs.readContainedText(workspace, path, { maxBytes: 1000, proven: true }))).code).toBe('FS_OUTSIDE_WORKSPACE')
+      await app?.stop()
+      app = undefined
+    }
+  })
+
+  it('proven: a path outside the workspace is proven as any, not trusted', async () => {
+    const { fs, root, ws } = await setup()
+    const workspace = await fs.workspace(ws)
+    expect((await harnessRejection(fs.readContainedText(workspace, join(root, 'outside', 'a.ts'), { maxBytes: 1000, proven: true }))).code).toBe('FS_OUTSIDE_WORKSPACE')
+  })
+
   it('a directory swapped for a symlink out of the workspace is refused', async () => {
     const { fs, root, ws, beforeOpen } = await setup()
     const workspace = await fs.workspace(ws)

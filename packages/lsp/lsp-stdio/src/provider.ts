@@ -203,10 +203,13 @@ export class StdioLspProvider implements LspProvider {
   /**
    * Tells the live servers whose workspace holds the file, in that workspace's queue. The path is
    * canonicalised first (a writer may name it through a symlink); requests that start meanwhile
-   * wait until the notice is queued, so they come after it.
+   * wait until the notice is queued, so they come after it. With no live server there is nobody to
+   * tell and nothing to resolve: a server spawned later reads the disk as it is then. (A host runs
+   * a provider per language; every notice reaches all of them, and each idle one resolved the path
+   * on the thread pool.)
    */
   fileChanged(change: LspFileChange): void {
-    if (this.disposed) return
+    if (this.disposed || !this.pool.live().length) return
     const { fs } = this.options
     const queued = (async () => {
       const path = await this.canonicalChange(change.path)

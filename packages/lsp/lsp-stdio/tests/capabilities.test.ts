@@ -3,7 +3,7 @@
 // The real servers' answers are pinned in packages/lsp/tool-lsp/tests/real/.
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, fileUrl, isAlive, makeRig, makeWorkspace, range, rejection, waitFor, type RigOptions } from './fixtures/rig.ts'
 
@@ -162,6 +162,25 @@ describe('queries on a server that keeps documents (pull diagnostics)', () => {
     expect(lifecycle(rig).slice(3)).toEqual([['textDocument/didClose', 'a.ts', undefined]])
     const watched = fakeMessages(rig.entries(), 'in', 'workspace/didChangeWatchedFiles').map((message) => (message.params as any).changes)
     expect(watched).toEqual([[{ uri: fileUrl(join(rig.ws, 'a.ts')), type: 2 }]])
+  })
+
+  it('fileChanged with no live server resolves nothing (no thread-pool realpath per notice in every idle provider); the first query reads the disk (issue 27 item 2)', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: keeping })
+    const fs = rig.app.get('fs')!
+    const resolve = vi.spyOn(fs, 'resolve')
+    const contained = vi.spyOn(fs, 'contained')
+    try {
+      writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
+      rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })
+      expect(resolve).not.toHaveBeenCalled()
+      expect(contained).not.toHaveBeenCalled()
+    } finally {
+      resolve.mockRestore()
+      contained.mockRestore()
+    }
+    await rig.query('hover')
+    expect(lifecycle(rig)).toEqual([['textDocument/didOpen', 'a.ts', 'two\n']])
+    expect(fakeMessages(rig.entries(), 'in', 'workspace/didChangeWatchedFiles')).toEqual([])
   })
 
   it('past maxOpenDocuments the least recently used document is closed; a later query opens it again', async () => {

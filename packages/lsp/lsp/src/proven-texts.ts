@@ -87,9 +87,14 @@ export class ProvenTextCache {
     return { at, info, hit: kept.text }
   }
 
-  /** Reads `path` with `fs.readContainedText` (all of its proofs and errors) and keeps the text when `lookup` saw a settled file small enough. */
+  /**
+   * Reads `path` (proven by the caller, see `read`) with `fs.readContainedText` as proven: checked to
+   * be still canonical and the file opened the one identified, not resolved a second time; a swap
+   * meanwhile is proven afresh and refused as any read. Keeps the text when `lookup` saw a settled
+   * file small enough.
+   */
   async fill(workspace: Workspace, path: string, found: TextLookup, options: { readonly maxBytes: number; readonly signal?: AbortSignal | undefined }): Promise<ContainedText> {
-    const text = await this.fs.readContainedText(workspace, path, options)
+    const text = await this.fs.readContainedText(workspace, path, { ...options, proven: true })
     const { info } = found
     if (info && text.path === path && info.size <= this.limits.maxFileBytes && settled(info, found.at, this.limits.settleMs)) this.keep(path, { info, text })
     return text

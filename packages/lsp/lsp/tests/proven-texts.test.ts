@@ -5,7 +5,7 @@
 // counted, not timed.
 import { renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { FileSystem as FileSystemService, Workspace } from 'dsh-core'
+import { untracked, type FileSystem as FileSystemService, type Workspace } from 'dsh-core'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { ProvenTextCache, SETTLE_MS, PROVEN_TEXT_LIMITS } from '../src/index.ts'
 import { useFsHost } from './fs-host.ts'
@@ -62,6 +62,35 @@ describe('ProvenTextCache', () => {
     renameSync(`${path}.tmp`, path)
     expect((await texts.read(workspace, path, { maxBytes: 1024 })).text).toBe('export const c = 3\n')
     expect(reads()).toBe(2)
+  })
+
+  it('proves a changed file once: its read checks the path the caller proved (one realpath), it does not resolve it again (issue 27 item 2)', async () => {
+    const { workspace, path } = await setup()
+    type Io = { realpath(path: string): Promise<string> }
+    const raw = untracked(fs) as unknown as Record<'io' | 'proven', Io>
+    const resolved: string[] = []
+    const originals = { io: raw.io, proven: raw.proven }
+    for (const field of ['io', 'proven'] as const) {
+      const io = originals[field]
+      raw[field] = Object.create(io, { realpath: { value: (at: string) => (resolved.push(at), io.realpath(at)) } }) as Io
+    }
+    try {
+      const texts = new ProvenTextCache(fs, eager)
+      expect((await texts.read(workspace, path, { maxBytes: 1024 })).text).toBe('export const a = 1\n')
+    } finally {
+      Object.assign(raw, originals)
+    }
+    expect(resolved).toEqual([path])
+  })
+
+  it('refuses a file proven, then swapped for a symlink out of the workspace before its first read', async () => {
+    const { workspace, path } = await setup('export const a = 1\n')
+    const outside = join(tempDir(), 'secret.ts')
+    writeFileSync(outside, 'export const secret = 1\n')
+    rmSync(path)
+    symlinkSync(outside, path)
+    const texts = new ProvenTextCache(fs, eager)
+    await expect(texts.read(workspace, path, { maxBytes: 1024 })).rejects.toMatchObject({ code: 'FS_OUTSIDE_WORKSPACE' })
   })
 
   it('refuses a kept file swapped for a symlink out of the workspace, as ctx.fs does', async () => {

@@ -34,6 +34,8 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
     description: DIAGNOSTICS_TOOL_DESCRIPTION,
     input: DiagnosticsInput,
     output: DiagnosticsValue,
+    // Built field by field from the checked provider answer (checkDiagnostics), as `lsp`'s value.
+    checkOutput: false,
     timeoutMs: settings.timeoutMs,
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_diagnostics')

@@ -39,6 +39,10 @@ export function apply(ctx: Context, config: ToolLspConfig): void {
     description: LSP_TOOL_DESCRIPTION,
     input: LspToolInput,
     output: LspToolValue,
+    // queryLsp builds the value field by field from the provider's answer, which it has checked
+    // (checkProviderResult); the runtime still proves it JSON. Checking it against LspToolValue
+    // on every call re-proved the compiler's work (a third of the zod work per query).
+    checkOutput: false,
     timeoutMs: settings.timeoutMs,
     execute: (args, exec) => queryLsp(services, settings, args, exec),
     render: (args, value) => renderValue(args.operation, value, settings),

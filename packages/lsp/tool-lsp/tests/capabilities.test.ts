@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createUserMessage, type Session, type ToolResult } from 'dsh-core'
 import { LspError, type LspDiagnostic, type LspDiagnosticsResult, type LspDocumentSymbol, type LspProvider, type LspWorkspaceSymbolsResult } from 'dsh-lsp'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { DiagnosticsValue } from '../src/diagnostics-value.ts'
 import { boot, codeOf, range, textOf, type Harness } from './harness.ts'
 
 // lsp_diagnostics, lsp_symbols and the automatic-diagnostics pre-step (issue 22), against a real
@@ -80,6 +81,25 @@ describe('the tools are listed only while a provider offers their capability', (
 })
 
 describe('lsp_diagnostics', () => {
+  it('its value, built by typed code from the checked provider result, is not checked again against the output schema (checkOutput: false; issue 27 item 2)', async () => {
+    harness = await boot()
+    writeFileSync(join(harness.dir, 'b.ts'), 'export const x: string = 1\n')
+    harness.app.lsp.registerProvider(provider(harness.dir, { diagnostics: async () => ({ items: [problem('wrong', 'error', 0)], complete: true }) }))
+    const checks = vi.spyOn(DiagnosticsValue, 'safeParse')
+    try {
+      const result = await call(harness, 'lsp_diagnostics', { filePath: 'b.ts' })
+      expect(result.isError).toBe(false)
+      expect(Object.isFrozen(result.isError ? undefined : result.value)).toBe(true)
+      expect(checks).not.toHaveBeenCalled()
+      // The provider's answer is still checked: a malformed one is refused.
+      harness.app.lsp.registerProvider(provider(harness.dir, { diagnostics: async () => ({ items: [{ ...problem('bad'), range: { start: { line: -1, character: 0 }, end: { line: 0, character: 0 } } }], complete: true }) }, 'malformed', { '.js': 'javascript' }))
+      writeFileSync(join(harness.dir, 'c.js'), 'x\n')
+      expect(codeOf(await call(harness, 'lsp_diagnostics', { filePath: 'c.js' }))).toBe('LSP_MALFORMED_RESPONSE')
+    } finally {
+      checks.mockRestore()
+    }
+  })
+
   it('problems at or above warning by default, most severe first, one-based, with the source line; the rest counted by severity', async () => {
     harness = await boot()
     writeFileSync(join(harness.dir, 'b.ts'), "import { area } from './a.js'\n  export const x: string = area(2)\nconst y = 1\n")

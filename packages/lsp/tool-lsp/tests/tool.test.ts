@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import { FileSystem } from 'dsh-core'
 import { CallProofs, LspError, SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { LspToolValue } from '../src/output.ts'
 import { boot, codeOf, locations, range, scriptedProvider, textOf, untilAborted, type Harness } from './harness.ts'
 
 // Reference checklist (reference/lsp.md §6.8) items 169, 170–172 and 193–209, adapted: argument
@@ -167,6 +168,16 @@ describe('locations', () => {
         locations: [{ uri: url(join(h.dir, 'a.ts')), path: 'a.ts', range: range(0, 0) }],
       },
     })
+  })
+
+  it('the value, built by typed code from the checked provider result, is not checked again against the output schema (checkOutput: false; issue 27 item 2)', async () => {
+    const h = await start()
+    h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), [{ uri: url(join(h.dir, 'a.ts')), line: 0, character: 0 }])))
+    const checks = vi.spyOn(LspToolValue, 'safeParse')
+    const result = await h.call({ operation: 'goToDefinition', filePath: 'a.ts', line: 1, character: 1 })
+    expect(result.isError).toBe(false)
+    expect(Object.isFrozen(result.isError ? undefined : result.value)).toBe(true)
+    expect(checks).not.toHaveBeenCalled()
   })
 
   it('200 (bounded): past maxLocations the value keeps the first ones, with total and truncated', async () => {

@@ -1,4 +1,4 @@
-import { unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs'
+import { stat, watch, type FSWatcher } from 'node:fs'
 import { join } from 'node:path'
 
 /** Told when the awaited entry appears (or may have), or when watching for it broke. */
@@ -18,16 +18,25 @@ interface Directory {
   readonly waiting: Map<string, Set<AppearanceListener>>
 }
 
+/** One awaited path's stat poll, the listeners waiting for it and those already told. */
+interface Polled {
+  readonly timer: NodeJS.Timeout
+  readonly listeners: Set<AppearanceListener>
+  readonly told: WeakSet<AppearanceListener>
+}
+
 /**
  * Waits for missing path segments to appear: `.dsh` in a package directory, `skills` in a new
  * `.dsh`. One plain OS watch per directory, whatever number of roots wait in it (a directory's
  * `.dsh`, `.agents` and `.claude` roots share it), and no listing, stat or realpath: a chain of
  * 1,000 package directories costs 1,000 watches, not 3,000 chokidar watchers each scanning its
- * directory (issue 33 item 4). With polling, each awaited path is stat-polled instead.
+ * directory (issue 33 item 4). With polling, each awaited path is stat-polled instead: a path the
+ * caller has just seen missing is told once it exists. (Not fs.watchFile: its first stat, taken later
+ * on the thread pool, is its baseline, so an entry created just after the watch started was never told.)
  */
 export class AppearanceWatches {
   private readonly directories = new Map<string, Directory>()
-  private readonly polled = new Map<string, Set<AppearanceListener>>()
+  private readonly polled = new Map<string, Polled>()
 
   constructor(private readonly options: AppearanceOptions) {}
 
@@ -44,7 +53,7 @@ export class AppearanceWatches {
   close(): void {
     for (const directory of this.directories.values()) directory.handle.close()
     this.directories.clear()
-    for (const path of this.polled.keys()) unwatchFile(path)
+    for (const polled of this.polled.values()) clearInterval(polled.timer)
     this.polled.clear()
   }
 
@@ -81,21 +90,34 @@ export class AppearanceWatches {
   }
 
   private poll(path: string, listener: AppearanceListener): () => void {
-    let set = this.polled.get(path)
-    if (!set) {
-      const listeners = (set = new Set())
-      this.polled.set(path, listeners)
-      watchFile(path, { persistent: true, interval: this.options.pollIntervalMs }, (now: Stats, before: Stats) => {
-        if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs) for (const each of [...listeners]) each.appeared()
-      })
+    let polled = this.polled.get(path)
+    if (!polled) {
+      const listeners = new Set<AppearanceListener>()
+      const told = new WeakSet<AppearanceListener>()
+      let looking = false
+      const timer = setInterval(() => {
+        if (looking) return
+        looking = true
+        stat(path, (error) => {
+          looking = false
+          // Still missing, or not ours to say (EACCES…): the next tick looks again.
+          if (error || this.polled.get(path)?.timer !== timer) return
+          for (const each of [...listeners]) {
+            if (told.has(each)) continue
+            told.add(each)
+            each.appeared()
+          }
+        })
+      }, this.options.pollIntervalMs)
+      this.polled.set(path, (polled = { timer, listeners, told }))
     }
-    set.add(listener)
-    const listeners = set
+    const { timer, listeners } = polled
+    listeners.add(listener)
     return () => {
       listeners.delete(listener)
-      if (listeners.size || this.polled.get(path) !== listeners) return
+      if (listeners.size || this.polled.get(path)?.timer !== timer) return
       this.polled.delete(path)
-      unwatchFile(path)
+      clearInterval(timer)
     }
   }
 }

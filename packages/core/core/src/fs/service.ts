@@ -390,15 +390,29 @@ export class FileSystem extends Service {
   }
 
   /**
+   * The path a contained read opens: with `proven`, on the first attempt, `filePath` itself (a
+   * canonical path `contained()` returned a moment ago, still spelled inside the workspace); `identify`
+   * then checks it is still canonical and the open that it is still the file. Otherwise, and on the
+   * attempt after a swap, proven afresh.
+   */
+  private provenOrContained(workspace: Workspace, filePath: string, attempt: number, options: { signal?: AbortSignal | undefined; proven?: boolean | undefined }): Promise<string> | string {
+    if (attempt === 1 && options.proven === true && isAbsolute(filePath) && this.contains(workspace.path, filePath)) return filePath
+    return this.contained(workspace, filePath, options.signal)
+  }
+
+  /**
    * The workspace-contained, byte-capped read every surface that opens model-named files uses.
    * Containment is proven on the real path, and the file opened must be the one proven: its last
    * component is opened without following a symlink, and its device and inode must match. So a
    * component swapped for a symlink between the proof and the open cannot lead the read out of the
-   * workspace. A file replaced in between (an editor's atomic save) is proven again once.
+   * workspace. A file replaced in between (an editor's atomic save) is proven again once. With
+   * `proven`, `filePath` is a canonical path `contained()` returned a moment ago: checked again on
+   * the event loop (still canonical, still inside, the file opened the one identified) instead of
+   * being resolved again, as `streamContainedText` does.
    */
-  async readContainedText(workspace: Workspace, filePath: string, options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<ContainedText> {
+  async readContainedText(workspace: Workspace, filePath: string, options: { maxBytes: number; signal?: AbortSignal | undefined; proven?: boolean | undefined }): Promise<ContainedText> {
     for (let attempt = 1; ; attempt++) {
-      const path = await this.contained(workspace, filePath, options.signal)
+      const path = await this.provenOrContained(workspace, filePath, attempt, options)
       try {
         const proven = await this.identify(path)
         const text = await this.collect(this.chunks(path, options.signal, proven), path, options.maxBytes)
@@ -420,8 +434,7 @@ export class FileSystem extends Service {
   async *streamContainedText(workspace: Workspace, filePath: string, options: { signal?: AbortSignal | undefined; proven?: boolean } = {}): AsyncGenerator<{ text: string; bytes: number }> {
     const { signal } = options
     for (let attempt = 1; ; attempt++) {
-      const reuse = attempt === 1 && options.proven === true && this.contains(workspace.path, filePath)
-      const path = reuse ? filePath : await this.contained(workspace, filePath, signal)
+      const path = await this.provenOrContained(workspace, filePath, attempt, options)
       // A swap shows at the identity check or the open, before the first chunk: a retry never repeats text.
       let started = false
       try {
