@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bootPreset, type Host } from 'dsh-core'
-import { descendants, dsh, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { descendants, dshIn, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 const PROJECT = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
 const OVERLAY = join(ROOT, 'presets', 'overlays', 'dsh-serve.yml')
@@ -29,7 +29,8 @@ async function overlays(): Promise<string[]> {
 
 describe('dogfood: dsh serve mounted in our own MCP bridge', () => {
   it('mcp__dsh__lsp answers a hover through two layers (dsh call)', async () => {
-    const run = await dsh(['call', 'mcp__dsh__lsp', JSON.stringify(HOVER), '--json', ...(await overlays()).flatMap((file) => ['--config', file])], { cwd: PROJECT })
+    // The outer `dsh call` in the worker (its process is not under test); the inner dsh serve is a real process.
+    const run = await dshIn(['call', 'mcp__dsh__lsp', JSON.stringify(HOVER), '--json', ...(await overlays()).flatMap((file) => ['--config', file])], { cwd: PROJECT })
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.stringify(json(run).content)).toContain('const circle: Circle')
   })

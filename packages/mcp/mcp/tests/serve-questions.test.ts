@@ -74,13 +74,15 @@ describe.concurrent.each([
   })
 
   it('a declined or dismissed answer is what the bridged server hears; parallel calls keep their answers apart', async () => {
+    // One served client, its answers changed between the two halves: nothing of the first is left to the second.
     let n = 0
-    const { text } = await connect(mode, { form: {} }, () => (++n === 1 ? { action: 'decline' } : { action: 'cancel' }))
+    let answer = (_params: ElicitRequest['params']): ElicitResult => (++n === 1 ? { action: 'decline' } : { action: 'cancel' })
+    const { text } = await connect(mode, { form: {} }, (params) => answer(params))
     expect(await text('mcp__new__ask')).toBe('decline')
     expect(await text('mcp__old__ask')).toBe('cancel')
 
-    const named = await connect(mode, { form: {} }, (params) => ({ action: 'accept', content: { name: `caller of ${params.message.split(' ')[3]}` } }))
-    expect((await Promise.all([named.text('mcp__new__ask'), named.text('mcp__old__ask')])).sort()).toEqual(['Hello caller of new', 'Hello caller of old'])
+    answer = (params) => ({ action: 'accept', content: { name: `caller of ${params.message.split(' ')[3]}` } })
+    expect((await Promise.all([text('mcp__new__ask'), text('mcp__old__ask')])).sort()).toEqual(['Hello caller of new', 'Hello caller of old'])
   })
 
   it('a mode the client did not declare is declined without asking it', async () => {

@@ -97,5 +97,5 @@ export async function fsHost(
 /** Watcher timings short enough for tests (chokidar's write settling and polling). */
 export const FAST_WATCH = { watchStabilityThresholdMs: 50, watchPollIntervalMs: 20 }
 
-/** Waits (bounded, as a failure guard only) until `check` passes: a watcher's effect has no fixed delay. */
-export const until = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 50 })
+/** Waits (bounded, as a failure guard only: generous, as a loaded machine can hold a watcher back for seconds) until `check` passes: a watcher's effect has no fixed delay. */
+export const until = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 60_000, interval: 50 })
