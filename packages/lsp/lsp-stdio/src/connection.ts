@@ -196,9 +196,19 @@ export class LspConnection {
   }
 
   /** Resolves once the notification's bytes are written (a full pipe makes it wait). */
-  async notify(method: string, params: unknown, signal?: AbortSignal): Promise<void> {
+  notify(method: string, params: unknown, signal?: AbortSignal): Promise<void> {
+    return this.notifyInOrder([[method, params]], signal)
+  }
+
+  /**
+   * Hands the notifications to the writer together, so nothing sent later comes between them, and
+   * resolves once all their bytes are written. One wait for them all (a document's didChange and
+   * didSave): each wait is a Lifetime race or child and its promises, paid on every change.
+   */
+  async notifyInOrder(messages: readonly (readonly [method: string, params: unknown])[], signal?: AbortSignal): Promise<void> {
     if (this.fatal) throw this.fatal
-    const written = this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params))
+    const writes = messages.map(([method, params]) => this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params)))
+    const written: Promise<unknown> = writes.length === 1 ? writes[0]! : Promise.all(writes)
     try {
       await (signal ? this.alive.run({ signal }, () => written, queryAborted) : this.alive.race(written))
     } catch (error) {
@@ -220,7 +230,8 @@ export class LspConnection {
       return send()
     } catch (error) {
       if (error instanceof ConnectionError) return new Promise<T>(() => {})
-      throw error
+      // A rejection, not a throw: the writes handed over before this one are still awaited with it.
+      return Promise.reject(error)
     }
   }
 
