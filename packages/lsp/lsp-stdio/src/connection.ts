@@ -93,7 +93,11 @@ export class LspConnection {
     this.rpc = createMessageConnection(reader, writer, silent)
     this.rpc.onRequest((method, params) => hooks.onServerRequest(method, params))
     this.rpc.onUnhandledProgress((params) => hooks.onProgress(params.token, params.value))
-    this.rpc.onNotification((method, params) => hooks.onNotification?.(method, params))
+    // Not `onNotification(handler)`: vscode-jsonrpc awaits a handler (two promises per notification,
+    // each paying the host's async hooks; TypeScript 7 logs about seven per change) and calls
+    // unhandled ones' listeners synchronously. `$/progress` and `$/cancelRequest` have their own handlers.
+    const { onNotification } = hooks
+    if (onNotification) this.rpc.onUnhandledNotification((message) => onNotification(message.method, message.params))
     this.rpc.onClose(() => this.expectExit('the language server closed its output'))
     this.rpc.listen()
     const outputClosed = new Promise<void>((resolve) => guard.once('close', () => resolve()))
