@@ -12,7 +12,18 @@ export type ReceivedBody =
   | { readonly kind: 'replay'; readonly request: NodeIncomingMessageLike }
 
 /**
- * Reads a POST body once, stopping at `maxBytes` (a declared length past it is not read at all).
+ * How much past `maxBytes` a body is still read (and dropped) to its end before the 413 goes out,
+ * as a multiple of the cap. The SDK closes the connection with its 413; a body still arriving then
+ * meets a closed socket, the kernel resets the connection, and the client reports a broken pipe
+ * instead of the answer. A body this far over is read out so the client finishes sending and reads
+ * the 413; a body farther over is answered at once, since reading it costs more than the reset.
+ */
+const DRAINED_PAST_CAP = 8
+
+/**
+ * Reads a POST body once, stopping at `maxBytes`: past it, the body is dropped as it arrives until
+ * its end (up to `DRAINED_PAST_CAP` caps more, and within node's request timeout), and a declared
+ * length beyond that is not read at all.
  *
  * Why not let the SDK's Node adapter read it: the adapter turns the body into a web `Request`
  * stream, and routing (era, session, stream or call) then needs a clone of that stream parsed a
@@ -20,7 +31,10 @@ export type ReceivedBody =
  * the SDK classifies and dispatches from the value.
  */
 export async function receiveBody(request: IncomingMessage, maxBytes: number): Promise<ReceivedBody> {
-  const { chunks, received } = Number(request.headers['content-length']) > maxBytes ? { chunks: [], received: 0 } : await readUpTo(request, maxBytes)
+  const declared = Number(request.headers['content-length'])
+  const drainBytes = maxBytes * DRAINED_PAST_CAP
+  if (declared > maxBytes + drainBytes) return { kind: 'replay', request: replaying(request, []) }
+  const { chunks, received } = await readUpTo(request, maxBytes, drainBytes)
   if (received > 0 && received <= maxBytes) {
     try {
       return { kind: 'parsed', value: JSON.parse(Buffer.concat(chunks, received).toString('utf8')) }
@@ -32,25 +46,27 @@ export async function receiveBody(request: IncomingMessage, maxBytes: number): P
 }
 
 /**
- * The body's chunks until its end, or until more than `maxBytes` arrived. The rest is then discarded
- * as it arrives, as node does with a body nobody reads (bounded by the server's request timeout):
- * a client still sending reads the 413 instead of a connection reset under its writes. Events rather
- * than `for await`: a stream's async iterator costs more than the rest of this read for a body of
- * one chunk.
+ * The body's chunks until its end, or until more than `keepBytes` arrived; after that, chunks are
+ * counted and dropped until the end or until `drainBytes` more arrived, and then, should the body go
+ * on, dropped by node as a body nobody reads. Events rather than `for await`: a stream's async
+ * iterator costs more than the rest of this read for a body of one chunk.
  */
-function readUpTo(request: IncomingMessage, maxBytes: number): Promise<{ chunks: Buffer[]; received: number }> {
+function readUpTo(request: IncomingMessage, keepBytes: number, drainBytes: number): Promise<{ chunks: Buffer[]; received: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let received = 0
+    let dropped = 0
     const settle = (error?: Error) => {
       request.off('data', onData).off('end', onEnd).off('close', onEnd).off('error', settle)
       if (error) reject(error)
       else resolve({ chunks, received })
     }
     const onData = (chunk: Buffer) => {
-      chunks.push(chunk)
-      received += chunk.byteLength
-      if (received > maxBytes) {
+      if (received <= keepBytes) {
+        chunks.push(chunk)
+        received += chunk.byteLength
+      } else dropped += chunk.byteLength
+      if (dropped > drainBytes) {
         settle()
         request.resume()
       }

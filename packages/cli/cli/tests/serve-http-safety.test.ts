@@ -3,7 +3,9 @@
 // stdio, and the per-request deadline.
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
+import { once } from 'node:events'
 import { request } from 'node:http'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CORE_ROWS, dshIn, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, tempDir } from './helpers.ts'
@@ -149,6 +151,43 @@ describe('dsh serve --http: caps and deadline', () => {
     expect(await notJson.text()).toContain('-32700')
     const client = await httpClient(served.url, 'auto')
     expect((await client.callTool({ name: 'echo', arguments: { text: 'small' } })).content).toEqual([{ type: 'text', text: 'small' }])
+  })
+
+  it('a body found over the cap is read to its end before the 413, so a client still sending reads the answer, not a reset', async () => {
+    // The raw socket shows the order: with the answer sent (and the connection closed) while the
+    // body still arrives, the client's next write meets a reset and fetch reports EPIPE instead of
+    // the 413. A /healthz round trip between two pieces lets the server act on the first.
+    const served = await serveHttp([...ECHO, '--max-message-bytes', '4096'])
+    const socket = connect(Number(served.url.port), served.url.hostname)
+    await once(socket, 'connect')
+    const received: Buffer[] = []
+    let errored: Error | undefined
+    socket.on('data', (chunk: Buffer) => received.push(chunk)).on('error', (error) => (errored = error))
+    const ended = once(socket, 'end').catch(() => undefined)
+    const piece = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`
+    socket.write(`POST /mcp HTTP/1.1\r\nhost: ${served.url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-11-25\r\ntransfer-encoding: chunked\r\n\r\n`)
+    socket.write(piece(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"${'x'.repeat(6000)}`))
+    const healthy = await fetch(new URL('/healthz', served.url))
+    await healthy.body?.cancel()
+    expect(received).toEqual([])
+    socket.write(piece(`${'y'.repeat(6000)}"}}}`))
+    socket.write('0\r\n\r\n')
+    await ended
+    expect(errored).toBeUndefined()
+    expect(Buffer.concat(received).toString('latin1')).toMatch(/^HTTP\/1\.1 413 /)
+    const client = await httpClient(served.url, 'auto')
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'small' } })).content).toEqual([{ type: 'text', text: 'small' }])
+  })
+
+  it('a body declared far over the cap is answered 413 at once, without waiting for it', async () => {
+    const served = await serveHttp([...ECHO, '--max-message-bytes', '4096'])
+    const socket = connect(Number(served.url.port), served.url.hostname)
+    await once(socket, 'connect')
+    socket.on('error', () => {})
+    socket.write(`POST /mcp HTTP/1.1\r\nhost: ${served.url.host}\r\ncontent-type: application/json\r\nmcp-protocol-version: 2025-11-25\r\ncontent-length: ${4096 * 100}\r\n\r\n{"jsonrpc":`)
+    const [first] = (await once(socket, 'data')) as [Buffer]
+    expect(first.toString('latin1')).toMatch(/^HTTP\/1\.1 413 /)
+    socket.destroy()
   })
 
   it('past --max-concurrent-calls a call is refused at once, over HTTP as over stdio', async () => {

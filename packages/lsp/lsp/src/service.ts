@@ -37,6 +37,11 @@ export class LspService extends Service {
   /** Routes by file name (`dockerfile`, `dockerfile.*`), which win over extensions. */
   private readonly names = new Map<string, Route>()
   private readonly listeners = new Set<() => void>()
+  /**
+   * `ctx.emit`, read from the context once: every read of it through the context costs cordis an
+   * Error (its inject check), and `fileChanged` emits on every write a harness makes.
+   */
+  private emitter: Context['emit'] | undefined
 
   constructor(ctx: Context) {
     super(ctx, 'lsp', true)
@@ -201,7 +206,8 @@ export class LspService extends Service {
       }
     }
     try {
-      service.ctx.emit('lsp/file-changed', change, session)
+      const emit = (service.emitter ??= service.ctx.emit)
+      emit('lsp/file-changed', change, session)
     } catch (error) {
       service.ctx.logger('lsp').warn(`an lsp/file-changed listener failed: ${errorMessage(error)}`)
     }

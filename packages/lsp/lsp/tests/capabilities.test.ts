@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { SessionService } from 'dsh-core'
+import { SessionService, untracked } from 'dsh-core'
 import LspService, {
   LspError,
   type LspDiagnosticsResult,
@@ -195,6 +195,28 @@ describe('fileChanged', () => {
       [{ path: '/w/a.py', kind: 'changed' }, undefined],
       [{ path: '/w/src/b.ts', kind: 'created' }, 's1'],
     ])
+  })
+
+  it('builds no Error per notice: the lsp/file-changed emitter is read from the context once, not per call (cordis builds an Error for each such read; issue 27 item 2)', () => {
+    const events: string[] = []
+    app.on('lsp/file-changed', (change) => events.push(change.path))
+    app.lsp.fileChanged('/w/first.ts')
+    const lsp = untracked(app.lsp)
+    const original = globalThis.Error
+    let built = 0
+    globalThis.Error = new Proxy(original, {
+      construct(target, args, newTarget) {
+        built++
+        return Reflect.construct(target, args, newTarget)
+      },
+    })
+    try {
+      for (let i = 0; i < 3; i++) lsp.fileChanged(`/w/${i}.ts`)
+    } finally {
+      globalThis.Error = original
+    }
+    expect(built).toBe(0)
+    expect(events).toEqual(['/w/first.ts', '/w/0.ts', '/w/1.ts', '/w/2.ts'])
   })
 
   it('a relative path outside a session is LSP_INVALID_REQUEST, thrown at once', () => {
