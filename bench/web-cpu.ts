@@ -1,4 +1,4 @@
-import { untracked } from 'dsh-core'
+import { untracked, type ToolResult } from 'dsh-core'
 import { Agent, request } from 'undici'
 import { ratio } from './stats.ts'
 import { bootOurs, startServer } from './web.ts'
@@ -26,14 +26,14 @@ async function measureWebCpu(): Promise<string[]> {
   const web = untracked(host.app.web)
   const tools = host.app.tools
   const untrackedTools = untracked(tools)
-  const call = async (runtime: typeof tools) => {
-    const result = await runtime.execute({ name: 'web_fetch', arguments: { url } })
-    if (result.isError) throw new Error(`${result.error.code} ${result.error.message}`)
-  }
+  const call = async (runtime: typeof tools) => checked(await runtime.execute({ name: 'web_fetch', arguments: { url } }))
+  // `execute` taken from the tracked ctx.tools once: cordis's proxy is not rebuilt per call.
+  const { execute } = tools
   const sides: Side[] = [
     ['bare undici.request + body.text()', async () => (await request(url, { dispatcher: agent })).body.text()],
     ['ctx.web.fetch (seam + provider)', () => web.fetch({ url })],
     ['web_fetch, tools runtime untracked', () => call(untrackedTools)],
+    ['web_fetch, execute taken once from ctx.tools', async () => checked(await execute({ name: 'web_fetch', arguments: { url } }))],
     ['web_fetch through ctx.tools.execute', () => call(tools)],
   ]
   try {
@@ -51,7 +51,7 @@ async function measureWebCpu(): Promise<string[]> {
     const medians = perCall.map((samples) => [...samples].sort((a, b) => a - b)[samples.length >> 1]!)
     return [
       `CPU per small-page fetch (864 B, loopback; this process's user + system time), median of ${BLOCKS} blocks of ${CALLS} calls per side, blocks alternating`,
-      ...sides.map(([label], index) => `  ${label.padEnd(40)} ${medians[index]!.toFixed(1).padStart(7)} µs  ${ratio(medians[index]!, medians[0]!)}`),
+      ...sides.map(([label], index) => `  ${label.padEnd(46)} ${medians[index]!.toFixed(1).padStart(7)} µs  ${ratio(medians[index]!, medians[0]!)}`),
     ]
   } finally {
     await agent.destroy()
@@ -59,4 +59,8 @@ async function measureWebCpu(): Promise<string[]> {
     remove()
     child.kill()
   }
+}
+
+function checked(result: ToolResult): void {
+  if (result.isError) throw new Error(`${result.error.code} ${result.error.message}`)
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bootPreset, untracked, type Host } from 'dsh-core'
+import { bootPreset, untracked, type Host, type ToolResult } from 'dsh-core'
 import type { WebFetchBody } from 'dsh-web'
 import { FetchHttpConfig, HttpFetchProvider, NetworkGuard } from 'dsh-web-fetch-http'
 import { htmlToMarkdown } from 'dsh-tool-web'
@@ -38,9 +38,17 @@ export async function bootOurs(): Promise<{ host: Host; remove(): void }> {
 
 type Tools = Host['app']['tools']
 
-/** One web_fetch through the tools runtime; returns the characters of the body it read. */
+/** One web_fetch through the tools runtime, `execute` read from it per call; returns the characters of the body it read. */
 async function ours(tools: Tools, url: string): Promise<number> {
-  const result = await tools.execute({ name: 'web_fetch', arguments: { url } })
+  return bodyChars(url, await tools.execute({ name: 'web_fetch', arguments: { url } }))
+}
+
+/** The same through an `execute` the caller took from `ctx.tools` once. */
+async function oursThrough(execute: Tools['execute'], url: string): Promise<number> {
+  return bodyChars(url, await execute({ name: 'web_fetch', arguments: { url } }))
+}
+
+function bodyChars(url: string, result: ToolResult): number {
   if (result.isError) throw new Error(`${url}: ${result.error.code} ${result.error.message}`)
   return (result.value as { body: { content: string } }).body.content.length
 }
@@ -155,8 +163,12 @@ async function measureWeb(): Promise<string[]> {
   try {
     const bareSide: Side = ['bare undici.request + body.text()', (url) => bare(agent, url, true)]
     const webSide: Side = ['ctx.web.fetch (seam + provider)', async (url) => textLength((await web.fetch({ url })).body)]
-    // The host's tools runtime reached as a harness holding the service would (cordis caller tracking included).
+    // The host's tools runtime reached as a harness holding the service would, reading `execute` per call:
+    // cordis's caller tracking builds its shadow context and proxies on each read.
     const toolSide: Side = ['web_fetch through ctx.tools.execute', (url) => ours(tools, url)]
+    // `execute` taken from the tracked `ctx.tools` once (it does not use its receiver): the harness pattern.
+    const { execute } = tools
+    const heldSide: Side = ['web_fetch, execute taken once from ctx.tools', (url) => oursThrough(execute, url)]
     lines.push(`latency, ${SMALL} rounds; each round runs every side once, in alternating order; ratios against the first line`)
     lines.push(`  ${'small text page (864 B)'.padEnd(44)} ${'p50'.padStart(9)}  ${'ratio'.padStart(6)}  ${'p95'.padStart(9)}  ${'ratio'.padStart(6)}`)
     const providerSide: Side = ['provider.fetch (http provider, guard on)', async (url) => textLength((await provider.fetch({ url })).body)]
@@ -170,13 +182,15 @@ async function measureWeb(): Promise<string[]> {
       providerSide,
       webSide,
       untrackedSide,
+      heldSide,
       toolSide,
     ])
     lines.push(...small.lines)
     const delta = ([more]: Side, [less]: Side) => `${((small.p50.get(more)! - small.p50.get(less)!) * 1000).toFixed(0)} µs`
     lines.push(
       `  p50 breakdown: provider ${delta(providerSide, bareSide)} over bare, seam ${delta(webSide, providerSide)}, ` +
-        `tools runtime ${delta(untrackedSide, webSide)}, cordis tracking ${delta(toolSide, untrackedSide)}`,
+        `tools runtime ${delta(untrackedSide, webSide)}, cordis tracking ${delta(heldSide, untrackedSide)} with execute taken once, ` +
+        `${delta(toolSide, untrackedSide)} reading ctx.tools.execute per call`,
     )
     lines.push(`  ${'small HTML page (1.1 kB) → Markdown'.padEnd(44)}`)
     // The bare client decodes the text but converts nothing; the next line times the conversion alone.

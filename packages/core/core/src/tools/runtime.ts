@@ -3,7 +3,6 @@ import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { Lifetime } from '../lifetime/lifetime.ts'
-import { untracked } from '../lifetime.ts'
 import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toFrozenJson, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { lazy } from '../lazy.ts'
@@ -300,13 +299,14 @@ export class ToolRuntime extends Service {
     return this.present(name, args, 'presentResult', (definition, parsed) => definition.presentResult?.(parsed, result))
   }
 
-  /** Runs one call exactly as the model made it. Never throws: every failure is an error result with a code. */
-  async execute(call: ToolCall): Promise<ToolResult> {
-    // Registers nothing on the caller's scope, so it runs on the service itself: through cordis's
-    // tracing proxy every `this.…` access below would build a shadow context (measured: about
-    // 60 µs of a 100 µs call).
-    return untracked(this).run(call)
-  }
+  /**
+   * Runs one call exactly as the model made it. Never throws: every failure is an error result with
+   * a code. It does not use its receiver, so a caller may take it once (`const { execute } =
+   * ctx.tools`) and call it bare: cordis's caller tracking then costs nothing per call, where each
+   * read of `ctx.tools.execute` builds a shadow context and two proxies (docs/architecture.md,
+   * "Helpers"). A call registers nothing on the caller's scope, which is all the tracking carries.
+   */
+  readonly execute = (call: ToolCall): Promise<ToolResult> => this.run(call)
 
   private async run(call: ToolCall): Promise<ToolResult> {
     const startedAt = performance.now()
