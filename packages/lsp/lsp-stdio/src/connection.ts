@@ -93,7 +93,11 @@ export class LspConnection {
     this.rpc = createMessageConnection(reader, writer, silent)
     this.rpc.onRequest((method, params) => hooks.onServerRequest(method, params))
     this.rpc.onUnhandledProgress((params) => hooks.onProgress(params.token, params.value))
-    this.rpc.onNotification((method, params) => hooks.onNotification?.(method, params))
+    // Not `onNotification(handler)`: vscode-jsonrpc awaits a handler (two promises per notification,
+    // each paying the host's async hooks; TypeScript 7 logs about seven per change) and calls
+    // unhandled ones' listeners synchronously. `$/progress` and `$/cancelRequest` have their own handlers.
+    const { onNotification } = hooks
+    if (onNotification) this.rpc.onUnhandledNotification((message) => onNotification(message.method, message.params))
     this.rpc.onClose(() => this.expectExit('the language server closed its output'))
     this.rpc.listen()
     const outputClosed = new Promise<void>((resolve) => guard.once('close', () => resolve()))
@@ -196,9 +200,19 @@ export class LspConnection {
   }
 
   /** Resolves once the notification's bytes are written (a full pipe makes it wait). */
-  async notify(method: string, params: unknown, signal?: AbortSignal): Promise<void> {
+  notify(method: string, params: unknown, signal?: AbortSignal): Promise<void> {
+    return this.notifyInOrder([[method, params]], signal)
+  }
+
+  /**
+   * Hands the notifications to the writer together, so nothing sent later comes between them, and
+   * resolves once all their bytes are written. One wait for them all (a document's didChange and
+   * didSave): each wait is a Lifetime race or child and its promises, paid on every change.
+   */
+  async notifyInOrder(messages: readonly (readonly [method: string, params: unknown])[], signal?: AbortSignal): Promise<void> {
     if (this.fatal) throw this.fatal
-    const written = this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params))
+    const writes = messages.map(([method, params]) => this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params)))
+    const written: Promise<unknown> = writes.length === 1 ? writes[0]! : Promise.all(writes)
     try {
       await (signal ? this.alive.run({ signal }, () => written, queryAborted) : this.alive.race(written))
     } catch (error) {
@@ -220,7 +234,8 @@ export class LspConnection {
       return send()
     } catch (error) {
       if (error instanceof ConnectionError) return new Promise<T>(() => {})
-      throw error
+      // A rejection, not a throw: the writes handed over before this one are still awaited with it.
+      return Promise.reject(error)
     }
   }
 

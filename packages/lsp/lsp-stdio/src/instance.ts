@@ -450,12 +450,11 @@ export class ServerInstance {
     if (digest === kept.digest) return
     kept.version = this.nextVersion++
     kept.digest = digest
-    // Both handed to the writer now, so nothing sent later comes between them.
-    const writes = [this.connection.notify('textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }, signal)]
+    const didChange = ['textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }] as const
     // The new text is what the disk holds (a writer's change, or the file read at the request): saved, for servers that act on saves.
     const save = this.capabilities && wantsSave(this.capabilities)
-    if (save) writes.push(this.connection.notify('textDocument/didSave', { textDocument: { uri }, ...(save.includeText ? { text } : {}) }, signal))
-    await Promise.all(writes)
+    // Both handed to the writer at once, so nothing sent later comes between them.
+    await this.connection.notifyInOrder(save ? [didChange, ['textDocument/didSave', { textDocument: { uri }, ...(save.includeText ? { text } : {}) }]] : [didChange], signal)
   }
 
   /** Stops keeping a document open (the server goes back to the file on disk). */

@@ -84,4 +84,27 @@ describe('FrameGuard', () => {
     expect(parseHeader('Content-Length: 99999999999999999999')).toEqual({ kind: 'frame', length: 1e20 })
     expect(parseHeader('Content-Type: x')).toMatchObject({ kind: 'invalid' })
   })
+  it('reads a canonical header without a regular expression (every frame a server sends pays for it)', async () => {
+    const bodies = Array.from({ length: 50 }, (_, index) => `{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"${index}"}}`)
+    const text = bodies.map(frame).join('')
+    const exec = RegExp.prototype.exec
+    let executions = 0
+    RegExp.prototype.exec = function (this: RegExp, input: string) {
+      executions++
+      return exec.call(this, input)
+    }
+    try {
+      expect(await guard([text], 1_000)).toEqual({ out: text })
+      expect(parseHeader('Content-Length: 0')).toEqual({ kind: 'frame', length: 0 })
+      expect(executions).toBe(0)
+      // What is not canonical is still read the slow way, and the same as before.
+      expect(parseHeader('Content-Length: 012')).toEqual({ kind: 'frame', length: 12 })
+      expect(parseHeader('Content-Length: ')).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('invalid Content-Length') })
+      expect(parseHeader('Content-Length: 1x')).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('invalid Content-Length') })
+      expect(parseHeader('Content-Length: 12\r\nContent-Type: x')).toEqual({ kind: 'frame', length: 12 })
+      expect(executions).toBeGreaterThan(0)
+    } finally {
+      RegExp.prototype.exec = exec
+    }
+  })
 })

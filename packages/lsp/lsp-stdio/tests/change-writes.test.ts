@@ -1,0 +1,55 @@
+// [PROC] The writes that bring a kept document up to date: didChange and didSave go out under one
+// waiter for both (issue 27 item 2, diagnostics after a change: each waiter is a Lifetime race or
+// child and its promises, on every change). Counted, not timed.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Lifetime } from 'dsh-core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { fakeMessages } from './fixtures/fake-config.ts'
+import { cleanupRigs, makeRig } from './fixtures/rig.ts'
+
+afterEach(cleanupRigs)
+
+const SAVING = {
+  diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false },
+  textDocumentSync: { openClose: true, change: 1, save: { includeText: false } },
+}
+
+/**
+ * Waiters on a Lifetime (a `race`, or a `child` for a signal) begun while `work` runs: the
+ * connection's wait for written bytes is one of them.
+ */
+async function waitersBegunBy(work: () => Promise<unknown>): Promise<number> {
+  const { child, race } = Lifetime.prototype
+  let begun = 0
+  Lifetime.prototype.child = function (this: Lifetime, ...args: Parameters<Lifetime['child']>) {
+    begun++
+    return child.apply(this, args)
+  }
+  Lifetime.prototype.race = function (this: Lifetime, ...args: Parameters<Lifetime['race']>) {
+    begun++
+    return race.apply(this, args)
+  } as Lifetime['race']
+  try {
+    await work()
+  } finally {
+    Object.assign(Lifetime.prototype, { child, race })
+  }
+  return begun
+}
+
+describe('a kept document changed on disk', () => {
+  it('is sent didChange then didSave under one waiter for their bytes, not one per message', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { capabilities: SAVING, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } } })
+    const diagnostics = () => rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
+    await diagnostics()
+    const unchanged = await waitersBegunBy(diagnostics)
+    writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
+    const changed = await waitersBegunBy(diagnostics)
+    expect(changed - unchanged).toBe(1)
+    const sent = fakeMessages(rig.entries(), 'in')
+      .filter((message) => message.method === 'textDocument/didChange' || message.method === 'textDocument/didSave' || message.method === 'textDocument/diagnostic')
+      .map((message) => message.method)
+    expect(sent).toEqual(['textDocument/diagnostic', 'textDocument/diagnostic', 'textDocument/didChange', 'textDocument/didSave', 'textDocument/diagnostic'])
+  })
+})
