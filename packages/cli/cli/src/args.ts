@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { userMcpOverlay } from 'dsh-mcp/user-overlay'
 import { SERVE_OPTIONS, SERVE_USAGE, serveFlagsGiven, serveSettings, ServeUsageError, type ServeFlagValues, type ServeSettings } from './serve-args.ts'
@@ -87,7 +86,8 @@ export const COMPOSITION_OPTIONS = {
 export function parseInvocation(argv: readonly string[], from = invocationDir(), env: NodeJS.ProcessEnv = process.env): Invocation {
   let parsed
   try {
-    parsed = parseArgs({
+    // Not an import of node:util: on Node 22 that loads worker_threads at start (lazy-load.test.ts).
+    parsed = process.getBuiltinModule('node:util').parseArgs({
       args: [...argv],
       allowPositionals: true,
       options: {

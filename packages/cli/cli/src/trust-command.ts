@@ -1,5 +1,4 @@
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { errorMessage, isHarnessError, oneLine, TrustStore, trustCommand, type TrustRecord } from 'dsh-core'
 import { checkWorkspace, invocationDir, UsageError } from './args.ts'
 import { ExitCode } from './exit.ts'
@@ -20,7 +19,8 @@ interface TrustIo {
 /** `dsh trust …`: records or lists decisions without booting a composition. */
 export async function runTrustCommand(argv: readonly string[], io: TrustIo, store = new TrustStore()): Promise<ExitCode> {
   try {
-    const { values, positionals } = parseArgs({
+    // Not an import of node:util: on Node 22 that loads worker_threads at start (lazy-load.test.ts).
+    const { values, positionals } = process.getBuiltinModule('node:util').parseArgs({
       args: [...argv],
       allowPositionals: true,
       options: { revoke: { type: 'boolean' }, list: { type: 'boolean' }, json: { type: 'boolean' }, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },

@@ -1,5 +1,4 @@
 import { StringDecoder } from 'node:string_decoder'
-import { TextDecoder } from 'node:util'
 import { WebError } from 'dsh-web'
 
 /** What the body reader needs of a decoder: TextDecoder's `decode`, streaming or flushing. */
@@ -19,7 +18,7 @@ const MAX_KNOWN_LABELS = 64
 export function decoderFor(label: string): StreamDecoder {
   const known = encodings.get(label)
   if (known === 'utf-8') return new Utf8Decoder()
-  let decoder: TextDecoder
+  let decoder: InstanceType<typeof TextDecoder>
   try {
     decoder = new TextDecoder(known ?? label)
   } catch (error) {

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { Context } from 'cordis'
 import { bootPreset, composePreset, CredentialService, errorMessage, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
@@ -56,7 +55,8 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
   const own = separator < 0 ? argv : argv.slice(0, separator)
   const trailing = separator < 0 ? [] : argv.slice(separator + 1)
   try {
-    const { values, positionals } = parseArgs({
+    // Not an import of node:util: on Node 22 that loads worker_threads at start (lazy-load.test.ts).
+    const { values, positionals } = process.getBuiltinModule('node:util').parseArgs({
       args: [...own],
       allowPositionals: true,
       options: {

@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import { parseEnv } from 'node:util'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { assertNever, errorMessage, HarnessError, isHarnessError } from '../errors.ts'
@@ -180,5 +179,6 @@ async function readEnvFile(fs: FileSystem, file: string, maxBytes: number): Prom
         return { ok: false, problem: { outcome: 'unreadable', reason: `${error.code}: ${errorMessage(error)}` } }
     }
   }
-  return { ok: true, values: parseEnv(text) as Record<string, string> }
+  // Not an import of node:util: on Node 22 that loads worker_threads at start (lazy-load.test.ts).
+  return { ok: true, values: process.getBuiltinModule('node:util').parseEnv(text) as Record<string, string> }
 }

@@ -1,7 +1,6 @@
 import { constants, lstatSync, type Stats } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { TextDecoder } from 'node:util'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { quote } from '../errors.ts'
@@ -471,7 +470,7 @@ type Identity = Pick<Stats, 'dev' | 'ino'>
 /** The file opened is not the one proven: a component changed between the proof and the open. */
 class Swapped extends Error {}
 
-function decode(decoder: TextDecoder, chunk: Uint8Array | undefined, path: string, stream: boolean): string {
+function decode(decoder: InstanceType<typeof TextDecoder>, chunk: Uint8Array | undefined, path: string, stream: boolean): string {
   try {
     return decoder.decode(chunk, { stream })
   } catch (error) {
