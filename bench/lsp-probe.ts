@@ -30,7 +30,13 @@ const CASES = [
 ]
 const METHODS: Record<string, string> = { goToDefinition: 'textDocument/definition', findReferences: 'textDocument/references', goToImplementation: 'textDocument/implementation', hover: 'textDocument/hover' }
 const server = process.env.PROBE_SERVER === 'tsserver' ? TSSERVER : NATIVE
-const workspace = fixtureCopy(FIXTURE, server, 'dsh-probe-')
+/** EXTRA_FILES=k: k more files in each copy, each using the fixture's Circle; OPEN_EXTRA=1: ours asks about each first (so keeps them open). */
+const EXTRA_FILES = Number(process.env.EXTRA_FILES ?? 0)
+function withExtraFiles(copy: ReturnType<typeof fixtureCopy>): ReturnType<typeof fixtureCopy> {
+  for (let i = 0; i < EXTRA_FILES; i++) fs.writeFileSync(join(copy.dir, `src/extra${i}.ts`), `import { Circle } from './shapes'\nexport const c${i} = new Circle(${i})\n`)
+  return copy
+}
+const workspace = withExtraFiles(fixtureCopy(FIXTURE, server, 'dsh-probe-'))
 const host = await bootCoding()
 const counts = new Map<string, number>()
 const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1)
@@ -59,7 +65,7 @@ try {
   if (process.env.PROBE === 'server') {
     // How long the server says it took (its log's "handled method … in …"), ours against a bare client's, per operation.
     const { BareLspClient } = await import('./bare-lsp-client.ts')
-    const copy = fixtureCopy(FIXTURE, server, 'dsh-probe-bare-')
+    const copy = withExtraFiles(fixtureCopy(FIXTURE, server, 'dsh-probe-bare-'))
     const client = new BareLspClient(server.executable, server.args, copy.dir, { diagnostics: Boolean(process.env.BARE_DIAG), keepOpen: Boolean(process.env.BARE_KEEP) })
     await client.initialize()
     const parse = JSON.parse
@@ -76,6 +82,7 @@ try {
     await client.waitQuiet(60_000)
     await untilSettled(copy)
     const N = Number(process.env.N ?? 100)
+    if (process.env.OPEN_EXTRA) for (let i = 0; i < EXTRA_FILES; i++) await call({ operation: 'hover', filePath: `src/extra${i}.ts`, line: 2, character: 14 })
     for (const args of CASES) {
       const method = METHODS[args.operation]!
       for (let i = 0; i < N; i++) {
