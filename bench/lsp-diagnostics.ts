@@ -22,7 +22,7 @@ import { LSP_PACKAGES, onTheBuild } from './built.ts'
 const WORKSPACES = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces')
 const ROUNDS = Number(process.env.BENCH_LSP_DIAGNOSTICS_ROUNDS ?? 40)
 
-interface Server {
+export interface Server {
   readonly name: string
   readonly fixture: string
   readonly executable: string
@@ -37,40 +37,47 @@ interface Server {
 
 const typescript = { fixture: 'ts-capabilities', file: 'src/main.ts', languageId: 'typescript', breakText: (text: string) => text.replace('text: string', 'text: number') }
 
-const SERVERS: readonly Server[] = [
+export const SERVERS: readonly Server[] = [
   { name: 'pyright 1.1.414 (publishes, with versions)', fixture: 'py-capabilities', executable: join(REPO, 'node_modules/.bin/pyright-langserver'), args: ['--stdio'], prepare: () => {}, file: 'geo/main.py', languageId: 'python', breakText: (text) => text.replace('text: str', 'text: int'), baseline: 'versioned' },
   { ...NATIVE, name: `${NATIVE.name.slice(0, -1)}; pull)`, ...typescript, baseline: 'pull' },
   { ...TSSERVER, name: `${TSSERVER.name.slice(0, -1)}; publishes, no versions)`, ...typescript, baseline: 'unversioned' },
 ]
 
-function workspaceCopy(server: Server): { dir: string; remove(): void } {
+export function workspaceCopy(server: Server): { dir: string; remove(): void } {
   return fixtureCopy(join(WORKSPACES, server.fixture), server, 'dsh-bench-diagnostics-')
 }
 
 const errorsIn = (diagnostics: readonly { readonly severity?: number }[]) => diagnostics.filter((item) => (item.severity ?? 1) === 1).length
 
 /**
- * The services a harness holds while it works (each `app.<service>` lookup costs cordis a proxy
- * and an Error, which a harness pays once, not per edit).
+ * What a harness holds while it works (each `app.<service>` lookup costs cordis a proxy and an
+ * Error, and each method read through it a shadow context: paid once, not per edit). `fileChanged`
+ * and `execute` ignore their receiver, so they are taken once (docs/architecture.md, "Helpers").
  */
-interface Services {
-  readonly lsp: Host['app']['lsp']
-  readonly tools: Host['app']['tools']
+export interface Services {
+  readonly fileChanged: Host['app']['lsp']['fileChanged']
+  readonly execute: Host['app']['tools']['execute']
+}
+
+export function servicesOf(host: Host): Services {
+  const { fileChanged } = host.app.lsp
+  const { execute } = host.app.tools
+  return { fileChanged, execute }
 }
 
 /**
  * The writer's path once the edit is on disk: tell the seam, ask the tool. Checks the answer. The
  * write itself is the edit, which a harness with a bare client makes too: it is not timed.
  */
-async function ours(services: Services, session: ReturnType<Host['app']['sessions']['create']>, server: Server, errors: number): Promise<void> {
-  services.lsp.fileChanged(server.file, { session })
-  const result = await services.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: server.file, severity: 'error' }, session })
+export async function ours(services: Services, session: ReturnType<Host['app']['sessions']['create']>, server: Server, errors: number): Promise<void> {
+  services.fileChanged(server.file, { session })
+  const result = await services.execute({ name: 'lsp_diagnostics', arguments: { filePath: server.file, severity: 'error' }, session })
   if (result.isError) throw new Error(`lsp_diagnostics: ${result.error.code} ${result.error.message}`)
   const value = result.value as { total: number; complete: boolean }
   if (value.total !== errors || !value.complete) throw new Error(`lsp_diagnostics answered ${value.total} errors (complete ${value.complete}), expected ${errors}`)
 }
 
-async function complete(host: Host, session: ReturnType<Host['app']['sessions']['create']>, file: string): Promise<boolean> {
+export async function complete(host: Host, session: ReturnType<Host['app']['sessions']['create']>, file: string): Promise<boolean> {
   const result = await host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: file }, session })
   return !result.isError && (result.value as { complete: boolean }).complete
 }
@@ -99,7 +106,7 @@ async function measure(server: Server): Promise<string[]> {
   const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true })
   try {
     const session = host.app.sessions.create({ cwd: mine.dir })
-    const services: Services = { lsp: host.app.lsp, tools: host.app.tools }
+    const services = servicesOf(host)
     await client.initialize()
     await client.open(server.file, server.languageId)
     await client.waitQuiet(120_000)

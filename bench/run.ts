@@ -1,6 +1,7 @@
 import { benchFs } from './fs.ts'
 import { benchLsp } from './lsp.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
+import { benchLspDiagnosticsProfile } from './lsp-diagnostics-profile.ts'
 import { benchLspFraming } from './lsp-framing.ts'
 import { benchLspPositions } from './lsp-positions.ts'
 import { benchLspRefactor } from './lsp-refactor.ts'
@@ -21,6 +22,7 @@ import { benchWebProfile } from './web-profile.ts'
 const benches: Record<string, () => Promise<string[]>> = {
   lsp: benchLsp,
   'lsp-diagnostics': benchLspDiagnostics,
+  'lsp-diagnostics-profile': benchLspDiagnosticsProfile,
   'lsp-positions': benchLspPositions,
   'lsp-refactor': benchLspRefactor,
   'lsp-framing': benchLspFraming,

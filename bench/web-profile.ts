@@ -20,7 +20,7 @@ interface ProfileNode {
   readonly id: number
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
 }
-interface Profile {
+export interface Profile {
   readonly nodes: readonly ProfileNode[]
   readonly samples: readonly number[]
   readonly timeDeltas: readonly number[]
@@ -68,7 +68,7 @@ async function profileWebFetch(): Promise<string[]> {
 }
 
 /** Self time per call: dsh's functions one by one (the top ones), everything else by where it lives. */
-function selfTimes(profile: Profile, calls: number): string[] {
+export function selfTimes(profile: Profile, calls: number): string[] {
   const self = new Map<number, number>()
   profile.samples.forEach((id, index) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)))
   const ours = new Map<string, number>()

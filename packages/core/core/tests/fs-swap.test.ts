@@ -1,4 +1,5 @@
-import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -8,9 +9,11 @@ import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
 // Issue 16, item 9: containment is proven on the real path, then the file is opened by name. A
 // component swapped for a symlink between the two must not let the read leave the workspace: the
 // final component is opened with O_NOFOLLOW and the opened file must be the one proven (dev/ino).
-// The swap is made deterministic by doing it inside the open call of the fs row's system calls.
+// The swap is made deterministic by doing it inside the open call of the fs row's system calls:
+// the thread pool's, the event loop's, and those of a small proven file read in one go.
 
 type Io = { open(path: string, flags: number): Promise<number> }
+type SyncCalls = { open(path: string, flags: number): number }
 
 describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
   let app: Context | undefined
@@ -22,7 +25,7 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
   })
 
   /** A workspace with src/a.ts, a secret outside it, and a FileSystem whose next open first runs `swap`. */
-  async function setup(): Promise<{ fs: FileSystem; root: string; ws: string; beforeOpen(swap: () => Promise<void>): void }> {
+  async function setup(): Promise<{ fs: FileSystem; root: string; ws: string; beforeOpen(swap: () => void): void }> {
     const root = await tempDir()
     const ws = join(root, 'ws')
     await mkdir(join(ws, 'src'), { recursive: true })
@@ -33,31 +36,44 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
     app.plugin(FileSystem, { io: mode })
     await app.start()
     const fs = untracked(app.fs)
-    let pending: (() => Promise<void>) | undefined
-    // Both flavours: a proven path is opened on the event loop whatever the mode (eventLoopReadBytes).
-    const calls = fs as unknown as { io: Io; proven: Io }
+    let pending: (() => void) | undefined
+    const swapNow = () => {
+      const swap = pending
+      pending = undefined
+      swap?.()
+    }
+    // Every flavour: a proven path is opened on the event loop whatever the mode (eventLoopReadBytes),
+    // a small one in one go (provenCalls).
+    const calls = fs as unknown as { io: Io; proven: Io; provenCalls: SyncCalls }
     for (const field of ['io', 'proven'] as const) {
       const io = calls[field]
       calls[field] = Object.create(io, {
         open: {
           value: async (path: string, flags: number) => {
-            const swap = pending
-            pending = undefined
-            await swap?.()
+            swapNow()
             return io.open(path, flags)
           },
         },
       }) as Io
     }
+    const read = calls.provenCalls
+    calls.provenCalls = Object.create(read, {
+      open: {
+        value: (path: string, flags: number) => {
+          swapNow()
+          return read.open(path, flags)
+        },
+      },
+    }) as SyncCalls
     return { fs, root, ws, beforeOpen: (swap) => (pending = swap) }
   }
 
   it('a file swapped for a symlink out of the workspace is refused', async () => {
     const { fs, root, ws, beforeOpen } = await setup()
     const workspace = await fs.workspace(ws)
-    beforeOpen(async () => {
-      await rm(join(ws, 'src', 'a.ts'))
-      await symlink(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
+    beforeOpen(() => {
+      rmSync(join(ws, 'src', 'a.ts'))
+      symlinkSync(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
     })
     const error = await harnessRejection(fs.readContainedText(workspace, 'src/a.ts', { maxBytes: 1000 }))
     expect(error.code).toBe('FS_OUTSIDE_WORKSPACE')
@@ -67,9 +83,9 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
   it('streamContainedText: a file swapped for a symlink out of the workspace is refused', async () => {
     const { fs, root, ws, beforeOpen } = await setup()
     const workspace = await fs.workspace(ws)
-    beforeOpen(async () => {
-      await rm(join(ws, 'src', 'a.ts'))
-      await symlink(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
+    beforeOpen(() => {
+      rmSync(join(ws, 'src', 'a.ts'))
+      symlinkSync(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
     })
     const read = async () => {
       let text = ''
@@ -84,9 +100,9 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
     const { fs, root, ws, beforeOpen } = await setup()
     const workspace = await fs.workspace(ws)
     const path = await fs.contained(workspace, 'src/a.ts')
-    beforeOpen(async () => {
-      await rm(join(ws, 'src', 'a.ts'))
-      await symlink(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
+    beforeOpen(() => {
+      rmSync(join(ws, 'src', 'a.ts'))
+      symlinkSync(join(root, 'outside', 'a.ts'), join(ws, 'src', 'a.ts'))
     })
     const error = await harnessRejection(fs.readContainedText(workspace, path, { maxBytes: 1000, proven: true }))
     expect(error.code).toBe('FS_OUTSIDE_WORKSPACE')
@@ -98,11 +114,11 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
       const { fs, root, ws, beforeOpen } = await setup()
       const workspace = await fs.workspace(ws)
       const path = await fs.contained(workspace, 'src/a.ts')
-      const swap = async () => {
-        await rename(join(ws, 'src'), join(root, `moved-${when}`))
-        await symlink(join(root, 'outside'), join(ws, 'src'))
+      const swap = () => {
+        renameSync(join(ws, 'src'), join(root, `moved-${when}`))
+        symlinkSync(join(root, 'outside'), join(ws, 'src'))
       }
-      if (when === 'before') await swap()
+      if (when === 'before') swap()
       else beforeOpen(swap)
       expect((await harnessRejection(fs.readContainedText(workspace, path, { maxBytes: 1000, proven: true }))).code).toBe('FS_OUTSIDE_WORKSPACE')
       await app?.stop()
@@ -119,9 +135,9 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
   it('a directory swapped for a symlink out of the workspace is refused', async () => {
     const { fs, root, ws, beforeOpen } = await setup()
     const workspace = await fs.workspace(ws)
-    beforeOpen(async () => {
-      await rename(join(ws, 'src'), join(root, 'moved'))
-      await symlink(join(root, 'outside'), join(ws, 'src'))
+    beforeOpen(() => {
+      renameSync(join(ws, 'src'), join(root, 'moved'))
+      symlinkSync(join(root, 'outside'), join(ws, 'src'))
     })
     expect((await harnessRejection(fs.readContainedText(workspace, 'src/a.ts', { maxBytes: 1000 }))).code).toBe('FS_OUTSIDE_WORKSPACE')
   })
@@ -129,9 +145,9 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
   it('a file replaced by another file in the workspace (an editor saving) is read as it is now', async () => {
     const { fs, ws, beforeOpen } = await setup()
     const workspace = await fs.workspace(ws)
-    beforeOpen(async () => {
-      await writeFile(join(ws, 'src', 'a.ts.tmp'), 'export const saved = 2\n')
-      await rename(join(ws, 'src', 'a.ts.tmp'), join(ws, 'src', 'a.ts'))
+    beforeOpen(() => {
+      writeFileSync(join(ws, 'src', 'a.ts.tmp'), 'export const saved = 2\n')
+      renameSync(join(ws, 'src', 'a.ts.tmp'), join(ws, 'src', 'a.ts'))
     })
     expect((await fs.readContainedText(workspace, 'src/a.ts', { maxBytes: 1000 })).text).toBe('export const saved = 2\n')
   })

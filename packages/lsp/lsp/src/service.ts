@@ -38,8 +38,8 @@ export class LspService extends Service {
   private readonly names = new Map<string, Route>()
   private readonly listeners = new Set<() => void>()
   /**
-   * `ctx.emit`, read from the context once: every read of it through the context costs cordis an
-   * Error (its inject check), and `fileChanged` emits on every write a harness makes.
+   * The events service's own `emit`, taken once (see `untrackedEmit`): `fileChanged` emits on every
+   * write a harness makes.
    */
   private emitter: Context['emit'] | undefined
 
@@ -191,8 +191,13 @@ export class LspService extends Service {
    * provider that tracks files is told at once, so the servers see it before the next request,
    * and `lsp/file-changed` tells listeners (the automatic-diagnostics pre-step) which session did it.
    * A relative `path` is resolved against the session's workspace; without a session it must be absolute.
+   *
+   * It does not use its receiver, so a writer may take it once (`const { fileChanged } = ctx.lsp`)
+   * and call it bare: each read of `ctx.lsp.fileChanged` builds cordis's shadow context and two
+   * proxies (docs/architecture.md, "Helpers"), on every edit a harness makes. A notice registers
+   * nothing on the caller's scope, which is all the tracking carries.
    */
-  fileChanged(path: string, options: { readonly kind?: LspFileChangeKind; readonly session?: Session } = {}): void {
+  readonly fileChanged = (path: string, options: { readonly kind?: LspFileChangeKind; readonly session?: Session } = {}): void => {
     const service = untracked(this)
     const session = options.session ?? currentSession()
     if (typeof path !== 'string' || !path) throw new LspError('fileChanged needs a path', 'LSP_INVALID_REQUEST')
@@ -206,7 +211,7 @@ export class LspService extends Service {
       }
     }
     try {
-      const emit = (service.emitter ??= service.ctx.emit)
+      const emit = (service.emitter ??= untrackedEmit(service.ctx))
       emit('lsp/file-changed', change, session)
     } catch (error) {
       service.ctx.logger('lsp').warn(`an lsp/file-changed listener failed: ${errorMessage(error)}`)
@@ -229,6 +234,19 @@ export class LspService extends Service {
     if (!route) throw new LspError(`no language server handles "${filePath}"`, 'LSP_UNAVAILABLE')
     return route
   }
+}
+
+/**
+ * `ctx.emit` without cordis's caller tracking. Each read of `ctx.emit` builds an Error (its inject
+ * check), and an emit through the tracked events service builds a shadow context for every method
+ * it reads on its way (the `internal/event` emit, `dispatch`, `filterHooks`): seven per notice. An
+ * event whose first argument is not an object is dispatched the same whoever emits it (cordis
+ * filters listeners by that argument only), so the untracked service's `emit` is the same emit.
+ */
+function untrackedEmit(ctx: Context): Context['emit'] {
+  // cordis 3.18 wraps the events service twice (the service is itself a traceable); once unwrapped, a second call is a no-op.
+  const events = untracked(untracked(ctx.events))
+  return events.emit.bind(events) as Context['emit']
 }
 
 /** A request's `proofs`, when it has them, must be the call's own, made for its workspace root. */

@@ -8,7 +8,7 @@ import LspService, {
   type LspProvider,
   type LspWorkspaceSymbolsResult,
 } from 'dsh-lsp'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 
 // The capabilities beyond the four operations (issue 22): diagnostics, document and workspace
 // symbols, and fileChanged, against a real cordis Context.
@@ -221,5 +221,54 @@ describe('fileChanged', () => {
 
   it('a relative path outside a session is LSP_INVALID_REQUEST, thrown at once', () => {
     expect(() => app.lsp.fileChanged('src/a.ts')).toThrow(expect.objectContaining({ code: 'LSP_INVALID_REQUEST' }))
+  })
+
+  // Issue 27 item 2: a harness tells the seam of every edit. Each read of ctx.lsp.fileChanged builds
+  // cordis's shadow context and two proxies (docs/architecture.md, "Helpers"); taken once, it costs
+  // a plain call.
+  it('works taken once from ctx.lsp, from a plugin context and from the root, without its receiver', async () => {
+    const seen: string[] = []
+    app.lsp.registerProvider({ ...navigationOnly('ts', { '.ts': 'typescript' }), fileChanged: (change) => seen.push(change.path) })
+    const events: string[] = []
+    app.on('lsp/file-changed', (change) => events.push(change.path))
+    const fork = app.plugin({ name: 'writer', inject: ['lsp'], apply() {} })
+    await app.events.flush()
+    const { fileChanged } = fork.ctx.lsp
+    fileChanged('/w/a.ts')
+    const { fileChanged: fromRoot } = app.lsp
+    fromRoot('src/b.ts', { session: app.sessions.create({ id: 's2', cwd: '/w' }) })
+    expect(seen).toEqual(['/w/a.ts', '/w/src/b.ts'])
+    expect(events).toEqual(['/w/a.ts', '/w/src/b.ts'])
+    expect(() => fileChanged('src/a.ts')).toThrow(expect.objectContaining({ code: 'LSP_INVALID_REQUEST' }))
+    fork.dispose()
+  })
+
+  it('builds no shadow context per notice through a held fileChanged (the emit included), where each read of ctx.lsp.fileChanged builds one', async () => {
+    const fork = app.plugin({ name: 'writer', inject: ['lsp'], apply() {} })
+    await app.events.flush()
+    const lsp = fork.ctx.lsp
+    const { fileChanged } = lsp
+    fileChanged('/w/first.ts')
+    // cordis makes each shadow through `Context#extend` (createShadow in @cordisjs/core's utils.ts).
+    const extend = vi.spyOn(Context.prototype, 'extend')
+    try {
+      for (let i = 0; i < 5; i++) fileChanged(`/w/${i}.ts`)
+      expect(extend).toHaveBeenCalledTimes(0)
+      for (let i = 0; i < 5; i++) lsp.fileChanged(`/w/${i}.ts`)
+      expect(extend.mock.calls.length).toBeGreaterThanOrEqual(5)
+    } finally {
+      extend.mockRestore()
+    }
+    // A listener in a plugin of its own (as the automatic-diagnostics pre-step listens) hears a
+    // held fileChanged's notices until its plugin goes. (cordis calls a listener through its own
+    // tracking, a shadow for it and each argument: the listener's cost, not counted above.)
+    const pluginHeard: string[] = []
+    const listener = app.plugin({ name: 'listener', apply: (ctx: Context) => void ctx.on('lsp/file-changed', (change) => pluginHeard.push(change.path)) })
+    await app.events.flush()
+    fileChanged('/w/heard.ts')
+    listener.dispose()
+    fileChanged('/w/after.ts')
+    expect(pluginHeard).toEqual(['/w/heard.ts'])
+    fork.dispose()
   })
 })

@@ -66,11 +66,12 @@ describe('ProvenTextCache', () => {
 
   it('proves a changed file once: its read checks the path the caller proved (one realpath), it does not resolve it again (issue 27 item 2)', async () => {
     const { workspace, path } = await setup()
-    type Io = { realpath(path: string): Promise<string> }
-    const raw = untracked(fs) as unknown as Record<'io' | 'proven', Io>
+    // Every flavour of ctx.fs's calls: the thread pool's, the event loop's, and those made in one go.
+    type Io = { realpath(path: string): unknown }
+    const raw = untracked(fs) as unknown as Record<'io' | 'proven' | 'provenCalls', Io>
     const resolved: string[] = []
-    const originals = { io: raw.io, proven: raw.proven }
-    for (const field of ['io', 'proven'] as const) {
+    const originals = { io: raw.io, proven: raw.proven, provenCalls: raw.provenCalls }
+    for (const field of ['io', 'proven', 'provenCalls'] as const) {
       const io = originals[field]
       raw[field] = Object.create(io, { realpath: { value: (at: string) => (resolved.push(at), io.realpath(at)) } }) as Io
     }

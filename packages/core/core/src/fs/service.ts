@@ -6,7 +6,8 @@ import { z } from 'zod'
 import { quote } from '../errors.ts'
 import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
 import { hostLifetime } from '../host.ts'
-import { fsIo, type FsIo, type FsIoMode } from './io.ts'
+import { fsIo, syncCalls, type FsIo, type FsIoMode, type SyncCalls } from './io.ts'
+import { checkOpened, chunkBytesFor, identify, openFailure, openFlags, readProvenSync, Swapped, TextDecoding, tooLarge, type Identity } from './opened-text.ts'
 import { replaceContainedTexts, type TextReplacement } from './replace.ts'
 
 declare module 'cordis' {
@@ -58,11 +59,6 @@ export interface FileHead {
   readonly complete: boolean
 }
 
-const CHUNK_BYTES = 64 * 1024
-/** Files that report a size of 0 (procfs) or a tiny one still read in chunks of at least this. */
-const MIN_CHUNK_BYTES = 4 * 1024
-const BINARY_SNIFF_BYTES = 8 * 1024
-
 /** Canonical workspaces remembered as answering (a few per session; cleared whole when full). */
 const MAX_ANSWERED_WORKSPACES = 256
 
@@ -105,6 +101,8 @@ export class FileSystem extends Service {
   private readonly io: FsIo
   /** The calls that follow a resolution on the path it proved (see `eventLoopReadBytes`). */
   private readonly proven: FsIo = fsIo('sync')
+  /** The identity check of a path just proven, and the read of a small file there, in one go (see `readContainedText`). */
+  private readonly provenCalls: SyncCalls = syncCalls
   private readonly eventLoopReadBytes: number
   private readonly proofsOnEventLoop: boolean
   /** Canonical workspace directories resolved before (see `workspace()`); bounded by MAX_ANSWERED_WORKSPACES. */
@@ -260,32 +258,23 @@ export class FileSystem extends Service {
   /** `streamText`; with `proven`, the file opened must be that one (see `readContainedText`), else `Swapped`. */
   private async *chunks(path: string, signal: AbortSignal | undefined, proven: Identity | undefined): AsyncGenerator<{ text: string; bytes: number }> {
     throwIfFsAborted(signal, () => `reading ${quote(path)}`)
-    // O_NONBLOCK so a FIFO cannot block the open; the fstat below then refuses it. O_NOFOLLOW for a
-    // proven path: its last component was no symlink when proven, so one now is a swap.
     // A proven path was just resolved and identified: its open and fstat follow on the event loop.
     const opening = proven ? this.proven : this.io
     let io = opening
     let fd: number
     try {
-      fd = await opening.open(path, constants.O_RDONLY | constants.O_NONBLOCK | (proven ? constants.O_NOFOLLOW : 0))
+      fd = await opening.open(path, openFlags(proven))
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (proven && (code === 'ELOOP' || code === 'EMLINK')) throw new Swapped()
-      throw fsErrorFrom(error, `${quote(path)}`)
+      throw openFailure(error, path, proven)
     }
     try {
       const info = await opening.fstat(fd)
-      // A directory on the way swapped for a symlink opens some other file under the same name.
-      if (proven && (info.dev !== proven.dev || info.ino !== proven.ino)) throw new Swapped()
-      if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
+      checkOpened(info, path, proven)
       // An open regular file this small is read (and closed) on the event loop: see `eventLoopReadBytes`.
       io = info.size <= this.eventLoopReadBytes ? this.proven : this.io
-      const decoder = new TextDecoder('utf-8', { fatal: true })
-      // Sized to the file (one read, then the end), so a small source file costs a small buffer: a
-      // fresh 64 KiB one per read is most of the CPU of reading it. A file that grows is still read whole.
-      const chunkBytes = Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, info.size + 1))
+      const decoding = new TextDecoding(path)
+      const chunkBytes = chunkBytesFor(info.size)
       const buffer = Buffer.allocUnsafe(chunkBytes)
-      let sniffed = 0
       for (;;) {
         throwIfFsAborted(signal, () => `reading ${quote(path)}`)
         let bytesRead: number
@@ -295,14 +284,9 @@ export class FileSystem extends Service {
           throw fsErrorFrom(error, `${quote(path)}`)
         }
         if (bytesRead === 0) break
-        const chunk = buffer.subarray(0, bytesRead)
-        if (sniffed < BINARY_SNIFF_BYTES) {
-          if (chunk.subarray(0, BINARY_SNIFF_BYTES - sniffed).includes(0)) throw new FsError(`${quote(path)} is a binary file`, 'FS_NOT_TEXT')
-          sniffed += bytesRead
-        }
-        yield { text: decode(decoder, chunk, path, true), bytes: bytesRead }
+        yield { text: decoding.chunk(buffer.subarray(0, bytesRead)), bytes: bytesRead }
       }
-      const tail = decode(decoder, undefined, path, false)
+      const tail = decoding.end()
       if (tail) yield { text: tail, bytes: 0 }
     } finally {
       try {
@@ -364,28 +348,10 @@ export class FileSystem extends Service {
     let total = 0
     for await (const chunk of chunks) {
       total += chunk.bytes
-      if (total > maxBytes) {
-        throw new FsError(`${quote(path)} exceeds the ${maxBytes}-byte limit; reading stopped after ${total} bytes`, 'FS_TOO_LARGE')
-      }
+      if (total > maxBytes) throw tooLarge(path, maxBytes, total)
       parts.push(chunk.text)
     }
     return parts.join('')
-  }
-
-  /**
-   * The identity of the file at a canonical path, taken so that it belongs to the path as proven: a
-   * directory swapped between the proof and the stat shows as the path no longer being canonical.
-   */
-  private async identify(path: string): Promise<Identity> {
-    // The path was resolved a moment ago: these follow on the event loop.
-    let identity: Stats
-    try {
-      identity = await this.proven.stat(path)
-    } catch (error) {
-      throw fsErrorFrom(error, quote(path))
-    }
-    if ((await this.proven.realpath(path).catch(() => undefined)) !== path) throw new Swapped()
-    return identity
   }
 
   /**
@@ -411,10 +377,15 @@ export class FileSystem extends Service {
    */
   async readContainedText(workspace: Workspace, filePath: string, options: { maxBytes: number; signal?: AbortSignal | undefined; proven?: boolean | undefined }): Promise<ContainedText> {
     for (let attempt = 1; ; attempt++) {
-      const path = await this.provenOrContained(workspace, filePath, attempt, options)
+      const proving = this.provenOrContained(workspace, filePath, attempt, options)
+      const path = typeof proving === 'string' ? proving : await proving
       try {
-        const proven = await this.identify(path)
-        const text = await this.collect(this.chunks(path, options.signal, proven), path, options.maxBytes)
+        const proven = identify(this.provenCalls, path)
+        // A small file is read whole on the event loop in one call (see `eventLoopReadBytes`): the
+        // chunk stream's promise per step (open, fstat, each read, close, each chunk) is most of the
+        // CPU of reading a source file. Same open, identity check, decoding and cap.
+        const whole = proven.size <= this.eventLoopReadBytes ? readProvenSync(this.provenCalls, path, proven, { maxBytes: options.maxBytes, maxSyncBytes: this.eventLoopReadBytes, signal: options.signal }) : undefined
+        const text = whole ?? (await this.collect(this.chunks(path, options.signal, proven), path, options.maxBytes))
         return { path, url: this.fileUrl(path), text }
       } catch (error) {
         if (!(error instanceof Swapped)) throw error
@@ -437,7 +408,7 @@ export class FileSystem extends Service {
       // A swap shows at the identity check or the open, before the first chunk: a retry never repeats text.
       let started = false
       try {
-        const proven = await this.identify(path)
+        const proven = identify(this.provenCalls, path)
         for await (const chunk of this.chunks(path, signal, proven)) {
           started = true
           yield chunk
@@ -462,20 +433,6 @@ export class FileSystem extends Service {
 
 function swappedTwice(workspace: Workspace, filePath: string): FsError {
   return new FsError(`${quote(filePath)} kept changing while it was opened; refused, as it may lead out of the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
-}
-
-/** What identifies a file: the device and inode a containment proof saw. */
-type Identity = Pick<Stats, 'dev' | 'ino'>
-
-/** The file opened is not the one proven: a component changed between the proof and the open. */
-class Swapped extends Error {}
-
-function decode(decoder: InstanceType<typeof TextDecoder>, chunk: Uint8Array | undefined, path: string, stream: boolean): string {
-  try {
-    return decoder.decode(chunk, { stream })
-  } catch (error) {
-    throw new FsError(`${quote(path)} is not valid UTF-8 text`, 'FS_NOT_TEXT', { cause: error })
-  }
 }
 
 function pathInfo(info: Stats): PathInfo {

@@ -1,0 +1,147 @@
+import { constants, type Stats } from 'node:fs'
+import { quote } from '../errors.ts'
+import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
+import type { SyncCalls } from './io.ts'
+
+// What every text read of ctx.fs does with the file it opens, whether it streams the file in
+// chunks (service.ts) or, for a small file just proven, reads it whole on the event loop here.
+
+const CHUNK_BYTES = 64 * 1024
+/** Files that report a size of 0 (procfs) or a tiny one still read in chunks of at least this. */
+const MIN_CHUNK_BYTES = 4 * 1024
+const BINARY_SNIFF_BYTES = 8 * 1024
+
+/** The file opened is not the one proven: a component changed between the proof and the open. */
+export class Swapped extends Error {}
+
+/** What identifies a file: the device and inode a containment proof saw. */
+export type Identity = Pick<Stats, 'dev' | 'ino' | 'size'>
+
+/**
+ * The identity of the file at a canonical path, taken so that it belongs to the path as proven: a
+ * directory swapped between the proof and the stat shows as the path no longer being canonical.
+ * The path was resolved a moment ago, so both calls run on the event loop.
+ */
+export function identify(calls: SyncCalls, path: string): Identity {
+  let identity: Stats
+  try {
+    identity = calls.stat(path)
+  } catch (error) {
+    throw fsErrorFrom(error, quote(path))
+  }
+  let canonical: string | undefined
+  try {
+    canonical = calls.realpath(path)
+  } catch {
+    canonical = undefined
+  }
+  if (canonical !== path) throw new Swapped()
+  return identity
+}
+
+/**
+ * O_NONBLOCK so a FIFO cannot block the open (the fstat then refuses it). O_NOFOLLOW for a proven
+ * path: its last component was no symlink when proven, so one now is a swap.
+ */
+export function openFlags(proven: Identity | undefined): number {
+  return constants.O_RDONLY | constants.O_NONBLOCK | (proven ? constants.O_NOFOLLOW : 0)
+}
+
+/** A failed open, as the caller sees it: a symlink where a proven path had none is a swap. */
+export function openFailure(error: unknown, path: string, proven: Identity | undefined): Error {
+  const code = (error as NodeJS.ErrnoException).code
+  if (proven && (code === 'ELOOP' || code === 'EMLINK')) return new Swapped()
+  return fsErrorFrom(error, quote(path))
+}
+
+/** Refuses what was opened unless it is a regular file and, for a proven path, the file proven. */
+export function checkOpened(info: Stats, path: string, proven: Identity | undefined): void {
+  // A directory on the way swapped for a symlink opens some other file under the same name.
+  if (proven && (info.dev !== proven.dev || info.ino !== proven.ino)) throw new Swapped()
+  if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
+}
+
+/**
+ * Sized to the file (one read, then the end), so a small source file costs a small buffer: a fresh
+ * 64 KiB one per read is most of the CPU of reading it. A file that grows is still read whole.
+ */
+export function chunkBytesFor(size: number): number {
+  return Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, size + 1))
+}
+
+export function tooLarge(path: string, maxBytes: number, total: number): FsError {
+  return new FsError(`${quote(path)} exceeds the ${maxBytes}-byte limit; reading stopped after ${total} bytes`, 'FS_TOO_LARGE')
+}
+
+/** Decodes a file's bytes in order: binary content (a NUL near the start) and invalid UTF-8 are `FS_NOT_TEXT`. */
+export class TextDecoding {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true })
+  private sniffed = 0
+
+  constructor(private readonly path: string) {}
+
+  chunk(bytes: Buffer): string {
+    if (this.sniffed < BINARY_SNIFF_BYTES) {
+      if (bytes.subarray(0, BINARY_SNIFF_BYTES - this.sniffed).includes(0)) throw new FsError(`${quote(this.path)} is a binary file`, 'FS_NOT_TEXT')
+      this.sniffed += bytes.length
+    }
+    return this.decode(bytes, true)
+  }
+
+  /** What the decoder still held (a truncated sequence is invalid). */
+  end(): string {
+    return this.decode(undefined, false)
+  }
+
+  private decode(bytes: Uint8Array | undefined, stream: boolean): string {
+    try {
+      return this.decoder.decode(bytes, { stream })
+    } catch (error) {
+      throw new FsError(`${quote(this.path)} is not valid UTF-8 text`, 'FS_NOT_TEXT', { cause: error })
+    }
+  }
+}
+
+/**
+ * The whole text of a file just proven and identified (`identify`) and no larger than `maxSyncBytes`,
+ * read on the event loop in one call: the same open (O_NOFOLLOW), identity check, sniff, decoding
+ * and cap as the chunked read, without a promise per step. A file that grew past `maxSyncBytes`
+ * since it was identified is left to the chunked read (undefined).
+ */
+export function readProvenSync(calls: SyncCalls, path: string, proven: Identity, options: { readonly maxBytes: number; readonly maxSyncBytes: number; readonly signal?: AbortSignal | undefined }): string | undefined {
+  throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
+  let fd: number
+  try {
+    fd = calls.open(path, openFlags(proven))
+  } catch (error) {
+    throw openFailure(error, path, proven)
+  }
+  try {
+    const info = calls.fstat(fd)
+    checkOpened(info, path, proven)
+    if (info.size > options.maxSyncBytes) return undefined
+    const buffer = Buffer.allocUnsafe(chunkBytesFor(info.size))
+    const decoding = new TextDecoding(path)
+    let text = ''
+    let total = 0
+    for (;;) {
+      let bytesRead: number
+      try {
+        bytesRead = calls.read(fd, buffer, buffer.length)
+      } catch (error) {
+        throw fsErrorFrom(error, quote(path))
+      }
+      if (bytesRead === 0) break
+      text += decoding.chunk(buffer.subarray(0, bytesRead))
+      total += bytesRead
+      if (total > options.maxBytes) throw tooLarge(path, options.maxBytes, total)
+    }
+    return text + decoding.end()
+  } finally {
+    try {
+      calls.close(fd)
+    } catch {
+      // Nothing useful to do about a failed close of a read-only descriptor.
+    }
+  }
+}
