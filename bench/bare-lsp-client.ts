@@ -29,7 +29,16 @@ export class BareLspClient {
     executable: string,
     args: readonly string[],
     private readonly workspace: string,
-    private readonly options: { readonly diagnostics?: boolean; readonly refactor?: boolean } = {},
+    private readonly options: {
+      readonly diagnostics?: boolean
+      readonly refactor?: boolean
+      /**
+       * `query` opens each file once (its text as read then) and leaves it open, sending only the
+       * request afterwards: what dsh-lsp-stdio does on a server that answers pulled diagnostics
+       * (TypeScript 7's), so the server holds the same open documents for both clients.
+       */
+      readonly keepOpen?: boolean
+    } = {},
   ) {
     // Its own process group, so close() ends the server's children too (tsserver under
     // typescript-language-server), as dsh's subprocess service does for ours.
@@ -99,12 +108,17 @@ export class BareLspClient {
 
   async query(method: string, file: string, languageId: string, line: number, character: number): Promise<unknown> {
     const path = join(this.workspace, file)
-    const text = await readFile(path, 'utf8')
     const uri = pathToFileURL(path).href
+    const context = method === 'textDocument/references' ? { context: { includeDeclaration: true } } : {}
+    const params = { textDocument: { uri }, position: { line, character }, ...context }
+    if (this.options.keepOpen) {
+      if (!this.versions.has(uri)) await this.open(file, languageId)
+      return this.connection.sendRequest(method, params)
+    }
+    const text = await readFile(path, 'utf8')
     await this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } })
     try {
-      const context = method === 'textDocument/references' ? { context: { includeDeclaration: true } } : {}
-      return await this.connection.sendRequest(method, { textDocument: { uri }, position: { line, character }, ...context })
+      return await this.connection.sendRequest(method, params)
     } finally {
       await this.connection.sendNotification('textDocument/didClose', { textDocument: { uri } })
     }

@@ -18,6 +18,11 @@ export interface BenchServer {
   readonly executable: string
   readonly args: readonly string[]
   readonly prepare: (dir: string) => void
+  /**
+   * dsh-lsp-stdio keeps the documents it is asked about open on this server (it answers pulled
+   * diagnostics, docs/lsp.md "Open documents"), where the bare client opens and closes one per query.
+   */
+  readonly dshKeepsDocuments?: boolean
 }
 
 /** typescript-language-server over the TypeScript 5.9 beside dsh (the copy has no TypeScript of its own). */
@@ -33,6 +38,7 @@ export const NATIVE: BenchServer = {
   name: `native ${TYPESCRIPT_7_VERSION} (tsc --lsp)`,
   executable: TYPESCRIPT_7_COMPILER,
   args: ['--lsp', '--stdio'],
+  dshKeepsDocuments: true,
   prepare: (dir) => {
     mkdirSync(join(dir, 'node_modules'))
     symlinkSync(TYPESCRIPT_7, join(dir, 'node_modules', 'typescript'))

@@ -62,8 +62,8 @@ async function bare(client: BareLspClient, c: (typeof CASES)[number]): Promise<v
   await client.query(c.method, c.file, 'typescript', c.line - 1, c.character - 1)
 }
 
-async function startBare(server: Server, dir: string): Promise<BareLspClient> {
-  const client = new BareLspClient(server.executable, server.args, dir)
+async function startBare(server: Server, dir: string, options?: ConstructorParameters<typeof BareLspClient>[3]): Promise<BareLspClient> {
+  const client = new BareLspClient(server.executable, server.args, dir, options)
   await client.initialize()
   return client
 }
@@ -78,11 +78,26 @@ interface Figures {
   readonly bareRss: number
 }
 
+/**
+ * A second bare client for a server on which dsh keeps its documents open: it keeps them open too
+ * and declares the diagnostics dsh declares, so both servers hold the same state. Measured on
+ * TypeScript 7 (2026-12-06, bench/RESULTS.md), the server's own time per request ("handled method
+ * … in …" in its log) is longer with open documents, most for findReferences and
+ * goToImplementation, whatever client asks: against the first bare client that shows as our cost.
+ */
+interface KeptSide {
+  readonly client: BareLspClient
+  readonly copy: ReturnType<typeof workspaceCopy>
+}
+
 async function warmLatency(server: Server): Promise<Figures> {
   const workspace = workspaceCopy(server)
   const host = await bootCoding()
   const client = await startBare(server, workspace.dir)
+  const keptCopy = server.dshKeepsDocuments ? workspaceCopy(server) : undefined
+  const kept: KeptSide | undefined = keptCopy && { client: await startBare(server, keptCopy.dir, { keepOpen: true, diagnostics: true }), copy: keptCopy }
   const lines: string[] = []
+  const keptLines: string[] = []
   const oursP50: number[] = []
   const bareP50: number[] = []
   const paired: ReturnType<typeof pairedRatio>[] = []
@@ -90,17 +105,26 @@ async function warmLatency(server: Server): Promise<Figures> {
     // Warm both: load the project, then a few rounds of every case.
     await bare(client, CASES[0]!)
     await client.waitQuiet(60_000)
+    if (kept) {
+      await bare(kept.client, CASES[0]!)
+      await kept.client.waitQuiet(60_000)
+    }
     await ours(host, workspace.dir, CASES[0]!)
-    for (let i = 0; i < 5; i++) for (const c of CASES) await Promise.all([ours(host, workspace.dir, c), bare(client, c)])
+    for (let i = 0; i < 5; i++) for (const c of CASES) await Promise.all([ours(host, workspace.dir, c), bare(client, c), ...(kept ? [bare(kept.client, c)] : [])])
     await untilSettled(workspace)
     // Our server is the one whose working directory is the workspace; the bare client's is its child.
     const oursServer = serverPids(workspace.dir).filter((pid) => pid !== client.pid && !descendants(client.pid).includes(pid))
     const bareServer = [client.pid, ...descendants(client.pid)]
+    if (kept) {
+      keptLines.push(`against a bare client that keeps its documents open and declares diagnostics, as dsh does on this server (a third side in the same rounds; its own copy of the workspace)`)
+      keptLines.push('operation            ours p50    kept p50    ratio   ours-kept   round ratio (p25-p75)')
+    }
     lines.push(`warm latency, ${QUERIES} rounds per operation, each round one query per side back to back (who goes first alternates); round ratio: the median of the rounds' ours/bare and its quartiles; CPU per query (mean): the server's process tree (its threads' schedstat) and this process`)
     lines.push('operation            ours p50    bare p50    ratio   ours-bare   round ratio (p25-p75)   ours p95    bare p95    ratio   server CPU ours / bare   client CPU ours / bare')
     for (const c of CASES) {
       const mine: number[] = []
       const theirs: number[] = []
+      const keptTimes: number[] = []
       const cpu = { oursServer: 0, bareServer: 0, oursClient: 0, bareClient: 0 }
       const oursOnce = async () => {
         const server = treeCpuMs(oursServer)
@@ -116,6 +140,9 @@ async function warmLatency(server: Server): Promise<Figures> {
         cpu.bareClient += cpuMs
         theirs.push(wallMs)
       }
+      const keptOnce = async () => {
+        if (kept) keptTimes.push((await timed(() => bare(kept.client, c)))[0])
+      }
       for (let i = 0; i < QUERIES; i++) {
         // Alternate who goes first so neither side always gets the warmer cache.
         if (i % 2) {
@@ -125,6 +152,11 @@ async function warmLatency(server: Server): Promise<Figures> {
           await bareOnce()
           await oursOnce()
         }
+        await keptOnce()
+      }
+      if (kept) {
+        const [o50, k50] = [percentile(mine, 50), percentile(keptTimes, 50)]
+        keptLines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(k50).padStart(10)}  ${ratio(o50, k50).padStart(6)}  ${micros(o50 - k50).padStart(9)}  ${pairedRatioText(pairedRatio(mine, keptTimes)).padStart(21)}`)
       }
       const [o50, b50, o95, b95] = [percentile(mine, 50), percentile(theirs, 50), percentile(mine, 95), percentile(theirs, 95)]
       oursP50.push(o50)
@@ -138,11 +170,14 @@ async function warmLatency(server: Server): Promise<Figures> {
     const oursRss = treeRss(oursServer)
     const bareRss = treeRss([client.pid])
     lines.push(`server RSS after the warm queries (its process tree): ours ${mb(oursRss)}, bare ${mb(bareRss)}`)
+    lines.push(...keptLines)
     return { lines, oursP50, bareP50, paired, oursRss, bareRss }
   } finally {
     await client.close()
+    await kept?.client.close()
     await host.stop()
     workspace.remove()
+    kept?.copy.remove()
   }
 }
 

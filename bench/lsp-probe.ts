@@ -1,0 +1,194 @@
+import { createHook } from 'node:async_hooks'
+import fs from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
+import { Session as Inspector } from 'node:inspector/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FileSystem, Lifetime } from 'dsh-core'
+import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled } from './lsp-servers.ts'
+
+// What one warm `lsp` call does, on bench/lsp.ts's fixture and queries through the coding preset,
+// TypeScript 7's server (PROBE_SERVER=tsserver for the other). Counts and the server's own word,
+// which a loaded machine does not blur as it blurs wall times (issue 27 item 2; bench/RESULTS.md):
+//   PROBE=counts (default)  per operation: locations and files answered; ctx.fs and node:fs calls,
+//                           promises, lifetimes and abort controllers per call
+//   PROBE=server            the server's own time per request (TypeScript 7 logs "handled method
+//                           … in …"), ours against a bare client on its own copy; BARE_KEEP=1 makes
+//                           that client keep its documents open, BARE_DIAG=1 declare diagnostics
+//   PROBE=messages          what the server sends after each request
+//   PROBE=promises OP=…     where one operation's promises are made (OWNER=1: by the first frame of ours)
+//   PROBE=profile OP=… CALLS=2000   a CPU profile of the calls alone (the inspector, 100 µs sampling)
+// Run on the built packages (`pnpm bench lsp` builds them):
+//   PROBE=server node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-probe.ts
+
+const FIXTURE = join(REPO, 'packages/lsp/lsp-stdio/tests/real/workspaces/ts-project')
+const CASES = [
+  { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 },
+  { operation: 'findReferences', filePath: 'src/shapes.ts', line: 12, character: 17 },
+  { operation: 'goToImplementation', filePath: 'src/shapes.ts', line: 1, character: 18 },
+  { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 20 },
+]
+const METHODS: Record<string, string> = { goToDefinition: 'textDocument/definition', findReferences: 'textDocument/references', goToImplementation: 'textDocument/implementation', hover: 'textDocument/hover' }
+const server = process.env.PROBE_SERVER === 'tsserver' ? TSSERVER : NATIVE
+/** EXTRA_FILES=k: k more files in each copy, each using the fixture's Circle; OPEN_EXTRA=1: ours asks about each first (so keeps them open). */
+const EXTRA_FILES = Number(process.env.EXTRA_FILES ?? 0)
+function withExtraFiles(copy: ReturnType<typeof fixtureCopy>): ReturnType<typeof fixtureCopy> {
+  for (let i = 0; i < EXTRA_FILES; i++) fs.writeFileSync(join(copy.dir, `src/extra${i}.ts`), `import { Circle } from './shapes'\nexport const c${i} = new Circle(${i})\n`)
+  return copy
+}
+const workspace = withExtraFiles(fixtureCopy(FIXTURE, server, 'dsh-probe-'))
+const host = await bootCoding()
+const counts = new Map<string, number>()
+const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1)
+
+function wrap<T extends object>(owner: T, key: keyof T & string, label: string): void {
+  const original = owner[key] as unknown as (...args: unknown[]) => unknown
+  ;(owner as Record<string, unknown>)[key] = function (this: unknown, ...args: unknown[]) {
+    count(label)
+    return original.apply(this, args)
+  }
+}
+
+try {
+  const { tools } = host.app
+  const session = host.app.sessions.create({ cwd: workspace.dir })
+  let last: any
+  const call = async (args: (typeof CASES)[number]) => {
+    const result = await tools.execute({ name: 'lsp', arguments: args, session })
+    if (result.isError) throw new Error(`${args.operation}: ${result.error.code} ${result.error.message}`)
+    last = result.value
+  }
+  for (const args of CASES) await call(args)
+  await untilSettled(workspace)
+  for (let i = 0; i < 20; i++) for (const args of CASES) await call(args)
+
+  if (process.env.PROBE === 'server') {
+    // How long the server says it took (its log's "handled method … in …"), ours against a bare client's, per operation.
+    const { BareLspClient } = await import('./bare-lsp-client.ts')
+    const copy = withExtraFiles(fixtureCopy(FIXTURE, server, 'dsh-probe-bare-'))
+    const client = new BareLspClient(server.executable, server.args, copy.dir, { diagnostics: Boolean(process.env.BARE_DIAG), keepOpen: Boolean(process.env.BARE_KEEP) })
+    await client.initialize()
+    const parse = JSON.parse
+    let side = ''
+    const handled: Record<string, number[]> = {}
+    JSON.parse = function (text: string, reviver?: any) {
+      const value = parse(text, reviver)
+      const match = value?.method === 'window/logMessage' && /^handled method '([^']+)' \(\d+\) in ([\d.]+)(µs|ms)$/.exec(value.params.message)
+      if (match) (handled[`${side} ${match[1]}`] ??= []).push(Number(match[2]) * (match[3] === 'ms' ? 1000 : 1))
+      return value
+    }
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 20))
+    for (const args of CASES) await client.query(METHODS[args.operation]!, args.filePath, 'typescript', args.line - 1, args.character - 1)
+    await client.waitQuiet(60_000)
+    await untilSettled(copy)
+    const N = Number(process.env.N ?? 100)
+    if (process.env.OPEN_EXTRA) for (let i = 0; i < EXTRA_FILES; i++) await call({ operation: 'hover', filePath: `src/extra${i}.ts`, line: 2, character: 14 })
+    for (const args of CASES) {
+      const method = METHODS[args.operation]!
+      for (let i = 0; i < N; i++) {
+        side = 'ours'
+        await call(args)
+        await pause()
+        side = 'bare'
+        await client.query(method, args.filePath, 'typescript', args.line - 1, args.character - 1)
+        await pause()
+      }
+    }
+    JSON.parse = parse
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+    for (const [key, values] of Object.entries(handled).sort()) console.log(`${key.padEnd(35)} n ${values.length}  server's p50 ${median(values).toFixed(0)} µs`)
+    await client.close()
+    copy.remove()
+  } else if (process.env.PROBE === 'messages') {
+    // The JSON-RPC messages one call of each operation receives (JSON.parse of a framed message).
+    const parse = JSON.parse
+    let seen: string[] = []
+    JSON.parse = function (text: string, reviver?: any) {
+      const value = parse(text, reviver)
+      if (value && typeof value === 'object' && value.jsonrpc === '2.0') seen.push(`${value.method ?? `response ${value.id}`}${value.method === 'window/logMessage' ? ` ${JSON.stringify(value.params.message).slice(0, 300)}` : ''}${value.params?.value?.kind ? ` ${value.params.value.kind}` : ''}${value.method === 'textDocument/publishDiagnostics' ? ` ${value.params.uri.split('/').pop()} v${value.params.version}` : ''}`)
+      return value
+    }
+    for (const args of CASES) {
+      for (let i = 0; i < 2; i++) {
+        seen = []
+        await call(args)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        console.log(`${args.operation}: ${seen.join(' | ')}`)
+      }
+    }
+    JSON.parse = parse
+  } else if (process.env.PROBE === 'promises') {
+    // Where the promises of one operation's calls are made: the first frames outside node's internals.
+    const op = CASES.find((c) => c.operation === (process.env.OP ?? 'findReferences'))!
+    const N = Number(process.env.N ?? 20)
+    const sites = new Map<string, number>()
+    Error.stackTraceLimit = 12
+    const hook = createHook({
+      init: (_id, type) => {
+        if (type !== 'PROMISE') return
+        const frames = (new Error().stack ?? '').split('\n').slice(2).filter((line) => !line.includes('node:internal') && !line.includes('async_hooks')).slice(0, Number(process.env.FRAMES ?? 2))
+        if (process.env.OWNER) {
+          const owner = frames.find((line) => /packages\/|vscode-jsonrpc|bench\//.test(line)) ?? frames[0] ?? '?'
+          const key = owner.trim().replace(/^at /, '').replace(/\(.*\/(packages|node_modules\/\.pnpm)\//, '($1/').replace(/:\d+\)$/, ')')
+          sites.set(key, (sites.get(key) ?? 0) + 1)
+          return
+        }
+        const key = frames.map((line) => line.trim().replace(/^at /, '').replace(/file:\/\/\/work\/wt\/lsp\//, '')).join(' < ')
+        sites.set(key, (sites.get(key) ?? 0) + 1)
+      },
+    })
+    hook.enable()
+    for (let i = 0; i < N; i++) await call(op)
+    hook.disable()
+    for (const [site, n] of [...sites].sort((a, b) => b[1] - a[1])) console.log(`${(n / N).toFixed(1).padStart(6)}  ${site}`)
+  } else if (process.env.PROBE === 'profile') {
+    const op = CASES.find((c) => c.operation === (process.env.OP ?? 'findReferences'))!
+    const calls = Number(process.env.CALLS ?? 2000)
+    const inspector = new Inspector()
+    inspector.connect()
+    await inspector.post('Profiler.enable')
+    await inspector.post('Profiler.setSamplingInterval', { interval: 100 })
+    await inspector.post('Profiler.start')
+    const cpu = process.cpuUsage()
+    for (let i = 0; i < calls; i++) await call(op)
+    const used = process.cpuUsage(cpu)
+    const { profile } = await inspector.post('Profiler.stop')
+    const file = join(tmpdir(), `dsh-probe-${op.operation}-${process.pid}.cpuprofile`)
+    fs.writeFileSync(file, JSON.stringify(profile))
+    console.log(`${calls} ${op.operation} calls; CPU per call ${((used.user + used.system) / calls).toFixed(1)} µs; profile ${file}`)
+    inspector.disconnect()
+  } else {
+    // ctx.fs's methods, node:fs's synchronous calls, promises, lifetimes, abort controllers.
+    for (const key of ['workspace', 'contained', 'resolve', 'stat', 'statBesideProven', 'readContainedText', 'streamContainedText', 'readText'] as const) wrap(FileSystem.prototype, key, `ctx.fs.${key}`)
+    const native = fs.realpathSync.native
+    for (const key of ['realpathSync', 'lstatSync', 'statSync', 'openSync', 'fstatSync', 'readSync', 'closeSync', 'readFileSync'] as const) wrap(fs, key, `fs.${key}`)
+    fs.realpathSync.native = ((path: fs.PathLike) => (count('fs.realpathSync.native'), native(path))) as typeof native
+    for (const key of ['realpath', 'stat', 'lstat', 'open', 'read', 'fstat', 'close'] as const) wrap(fs, key, `fs.${key} (thread pool)`)
+    syncBuiltinESMExports()
+    wrap(Lifetime.prototype as any, 'attach', 'Lifetime (made)')
+    const OriginalController = globalThis.AbortController
+    globalThis.AbortController = class extends OriginalController {
+      constructor() {
+        super()
+        count('AbortController')
+      }
+    }
+    let promises = 0
+    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && promises++) })
+    const N = Number(process.env.N ?? 50)
+    for (const args of CASES) {
+      counts.clear()
+      hook.enable()
+      promises = 0
+      for (let i = 0; i < N; i++) await call(args)
+      hook.disable()
+      const files = new Set((last.locations ?? []).map((location: any) => location.path.split(':')[0]))
+      const shape = last.kind === 'locations' ? `${last.locations.length} locations in ${files.size} files (${[...files].join(', ')}); with line text: ${last.locations.filter((l: any) => l.lineText !== undefined).length}` : 'hover'
+      console.log(`${args.operation}: ${shape}`)
+      console.log(`  per call: promises ${(promises / N).toFixed(1)}; ${[...counts].sort().map(([name, n]) => `${name} ${(n / N).toFixed(2)}`).join('; ')}`)
+    }
+  }
+} finally {
+  await host.stop()
+  workspace.remove()
+}
