@@ -63,6 +63,7 @@ async function profileDiagnostics(): Promise<string[]> {
     hook.enable()
     for (let i = 0; i < CHANGES; i++) await change()
     hook.disable()
+    const sites = process.env.BENCH_LSP_PROFILE_PROMISE_SITES ? await promiseSites(change) : []
     session.connect()
     await session.post('Profiler.enable')
     await session.post('Profiler.setSamplingInterval', { interval: 50 })
@@ -76,6 +77,7 @@ async function profileDiagnostics(): Promise<string[]> {
       `CPU profile of ${CHANGES} changes on ${server.name}, ours (write, fileChanged, lsp_diagnostics), after 60 warm-up changes; whole profile: ${file}`,
       `  promises created per change (async_hooks, a pass of its own): ${(promises / CHANGES).toFixed(1)}`,
       `  this process's CPU per change, the write not included (user + system): p50 ${plain[Math.floor(plain.length / 2)]} µs, mean ${(plain.reduce((sum, value) => sum + value, 0) / CHANGES).toFixed(0)} µs (no hooks, no profiler); mean ${(profiled / CHANGES).toFixed(0)} µs with the profiler on`,
+      ...sites,
       ...selfTimes(profile, CHANGES),
     ]
   } finally {
@@ -83,4 +85,31 @@ async function profileDiagnostics(): Promise<string[]> {
     await host.stop()
     copy.remove()
   }
+}
+
+/**
+ * Where the promises of a change are made (BENCH_LSP_PROFILE_PROMISE_SITES=1): for each one, the
+ * nearest frame of a dsh package or a dependency on the stack at its creation, counted per change.
+ */
+async function promiseSites(change: () => Promise<number>): Promise<string[]> {
+  const CHANGES_SAMPLED = 40
+  const sites = new Map<string, number>()
+  const hook = createHook({
+    init: (_id, type) => {
+      if (type !== 'PROMISE') return
+      const frames = (new Error().stack ?? '').split('\n').slice(2)
+      const frame = frames.find((line) => /\/packages\/|node_modules/.test(line) && !/bench\//.test(line)) ?? frames.find((line) => !/node:internal|async_hooks/.test(line)) ?? '?'
+      const key = frame.trim().replace(/^at /, '').replace(/file:\/\/\S*\/(packages\/[^/]+\/[^/]+|node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?[^/]+)\/\S*?([^/]+:\d+):\d+/, '$1 $2')
+      sites.set(key, (sites.get(key) ?? 0) + 1)
+    },
+  })
+  Error.stackTraceLimit = 30
+  hook.enable()
+  for (let i = 0; i < CHANGES_SAMPLED; i++) await change()
+  hook.disable()
+  Error.stackTraceLimit = 10
+  return [
+    `  promises per change by where they are made (the nearest dsh or dependency frame; ${CHANGES_SAMPLED} changes):`,
+    ...[...sites].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([site, count]) => `    ${(count / CHANGES_SAMPLED).toFixed(1).padStart(6)}  ${site}`),
+  ]
 }

@@ -26,9 +26,10 @@ const ZOD_LOCALES = /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/
 /**
  * esbuild's input and output for every file the published manifest points at under ./bundle/
  * (each built from the same path under ./dist/), plus the package's `dshBundle.entries`: files
- * loaded by URL rather than imported (a worker), written at bundle/<name>.js.
+ * loaded by URL rather than imported (a worker), written at bundle/<name>.js. With `fromSources`,
+ * each input is the TypeScript source tsc compiles to that dist/ file (src/<path>.ts).
  */
-function entryPoints(manifest) {
+function entryPoints(manifest, fromSources) {
   const targets = []
   const collect = (target) => {
     if (typeof target === 'string') targets.push(target)
@@ -40,13 +41,19 @@ function entryPoints(manifest) {
     .filter((target) => target.startsWith('./bundle/') && target.endsWith('.js'))
     .map((target) => ({ in: target.replace('./bundle/', './dist/'), out: target.slice('./bundle/'.length, -'.js'.length) }))
   const extra = Object.entries(manifest.dshBundle?.entries ?? {}).map(([out, input]) => ({ in: input, out }))
-  return [...published, ...extra]
+  const entries = [...published, ...extra]
+  return fromSources ? entries.map((entry) => ({ ...entry, in: entry.in.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts') })) : entries
 }
 
-/** Bundles `packageDir`'s dist/ into bundle/ (replaced whole). Returns esbuild's result. */
-export async function bundlePackage(packageDir, manifest, esbuildFrom) {
+/**
+ * Bundles `packageDir`'s dist/ into bundle/ (replaced whole). Returns esbuild's result.
+ * `fromSources` bundles src/ instead, with esbuild stripping the types (the test suite's children:
+ * the same modules without a tsc emit; the type check is `pnpm typecheck`'s). Every package
+ * compiles with `isolatedModules` and `verbatimModuleSyntax`, so esbuild's output is tsc's.
+ */
+export async function bundlePackage(packageDir, manifest, esbuildFrom, { fromSources = false } = {}) {
   const { build } = await import(createRequire(esbuildFrom).resolve('esbuild'))
-  const entries = entryPoints(manifest)
+  const entries = entryPoints(manifest, fromSources)
   const target = join(packageDir, 'bundle')
   if (!entries.length) {
     rmSync(target, { recursive: true, force: true })

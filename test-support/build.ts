@@ -1,11 +1,14 @@
 /**
- * Vitest global setup: builds the workspace packages once per run (`tsc -b`, incremental, so a run
- * with nothing changed costs well under a second) and bundles each as its prepack does
- * (scripts/bundle.mjs, a second or two), so that every `dsh` child a test starts runs the built
- * JavaScript, laid out as published, instead of compiling the sources through tsx
+ * Vitest global setup: bundles each workspace package once per run as its prepack does
+ * (scripts/bundle.mjs), but from the TypeScript sources, so that every `dsh` child a test starts
+ * runs bundled JavaScript, laid out as published, instead of compiling the sources through tsx
  * (test-support/built-children.ts).
- * A build that fails (a type error mid-edit) is reported and the children fall back to tsx: tests
- * never run against stale output.
+ * No `tsc -b` here: its type check repeats the one `pnpm test` runs beside vitest, and on a fresh
+ * checkout it held every test back while it ran (measured in bench/RESULTS.md, the suite section).
+ * The published build (tsc's dist/, then the bundle) is `buildWorkspace`, used by the benches and
+ * made again by every prepack, which the pack checks run.
+ * A bundle that fails (a syntax error mid-edit) is reported and the children fall back to tsx:
+ * tests never run against stale output.
  */
 import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -30,8 +33,8 @@ const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
 
 /**
  * Vitest runs a global setup once per project, each time in a fresh module instance, so module
- * variables would build and bundle the workspace eight times a run (measured: ~0.7 s of CPU for each
- * extra `tsc -b` alone). The run's one build lives on the process instead.
+ * variables would bundle the workspace eight times a run. The run's one bundle lives on the process
+ * instead.
  */
 const run = globalThis as { dshTestBuild?: Promise<boolean>; dshTestEcho?: Promise<void> }
 
@@ -67,7 +70,7 @@ function unbuiltExports(): string[] {
 
 async function prepare(): Promise<boolean> {
   const unbuilt = unbuiltExports()
-  if (!unbuilt.length) return buildWorkspace()
+  if (!unbuilt.length) return bundleSources()
   process.stderr.write(
     `test-support/build.ts: dsh children run the sources through tsx (slower), because these exports have no built entry:\n` +
       unbuilt.map((entry) => `  ${entry}: make it { "dsh-built": "./bundle/….js", "default": "./src/….ts" }\n`).join(''),
@@ -75,6 +78,18 @@ async function prepare(): Promise<boolean> {
   return false
 }
 
+/** Each package's published entries bundled from src/ (esbuild strips the types; no type check). */
+async function bundleSources(): Promise<boolean> {
+  try {
+    for (const dir of packageDirs()) await bundlePackage(dir, JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')), join(ROOT, 'package.json'), { fromSources: true })
+    return true
+  } catch (error) {
+    process.stderr.write(`test-support/build.ts: bundling failed, so dsh children run the sources through tsx (slower):\n${error instanceof Error ? error.message : String(error)}\n`)
+    return false
+  }
+}
+
+/** The published build: `tsc -b` (incremental), then its dist/ bundled as each prepack does. */
 export async function buildWorkspace(): Promise<boolean> {
   const compiled = await new Promise<boolean>((resolve) => {
     execFile(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {

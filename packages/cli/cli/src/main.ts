@@ -1,5 +1,5 @@
 import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
-import { checkWorkspace, parseInvocation, shippedPreset, USAGE, UsageError, type Command, type Invocation } from './args.ts'
+import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, type Command, type Invocation } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { OutputError, stdioFlushed, tellStderr, writeOut } from './output.ts'
@@ -13,6 +13,12 @@ export interface Io {
   readonly stdout: NodeJS.WritableStream
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  /**
+   * The directory the command was given in: relative paths on its command line and the default
+   * `--cwd` mean this. A process passes none and gets its own (args.ts invocationDir); a caller
+   * running several commands in one process passes each its own.
+   */
+  readonly cwd?: string
 }
 
 /**
@@ -75,7 +81,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   if (argv[0] === 'trust') return (await import('./trust-command.ts')).runTrustCommand(argv.slice(1), io)
   let invocation: Invocation
   try {
-    invocation = parseInvocation(argv)
+    invocation = parseInvocation(argv, io.cwd ?? invocationDir())
     if (invocation.command.kind !== 'help') checkWorkspace(invocation.cwd)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error

@@ -1,13 +1,13 @@
-// Tools that need approval, through the real `dsh` command: `dsh call --yes`, `dsh tools`, and
-// `dsh serve` asking the MCP client through elicitation (or answering TOOL_APPROVAL_REQUIRED when it cannot).
+// Tools that need approval, through the `dsh` command: `dsh call --yes` (a real process), `dsh tools`,
+// and `dsh serve` asking the MCP client through elicitation (or answering TOOL_APPROVAL_REQUIRED when
+// it cannot), served in the worker (serveIn).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, dshIn, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { CORE_ROWS, dsh, dshIn, json, killRunning, oneStderrLine, removeTempDirs, serveIn, tempDir } from './helpers.ts'
 
 let dir: string
 let preset: string[]
@@ -101,7 +101,7 @@ describe('dsh call and approval', () => {
 
 describe('dsh serve and approval', () => {
   async function connect(elicitation: ((request: ElicitRequest) => ElicitResult) | undefined): Promise<Client> {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...preset], cwd: ROOT, stderr: 'pipe' })
+    const { transport } = serveIn(preset)
     const client = new Client({ name: 'dsh-approval-test', version: '0' }, { capabilities: elicitation ? { elicitation: { form: {} } } : {} })
     if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request) => elicitation(request))
     await client.connect(transport)

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
 import { isAlive } from '../../../../test-support/processes.ts'
 import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
+import { serveInProcess, type ServedInProcess } from '../../../../test-support/serve-in-process.ts'
 
 export { descendants, isAlive as alive } from '../../../../test-support/processes.ts'
 export { PATIENT_LSP_OVERLAY } from '../../../../test-support/patient-lsp.ts'
@@ -28,16 +29,24 @@ export interface Run {
 const running = new Set<ChildProcess>()
 
 /**
- * Runs `dsh` as a real child process: `node bin/dsh.mjs ...args`. The environment drops pnpm's
- * script variables so relative paths mean the child's cwd, exactly like a user's shell.
+ * The environment of a `dsh` child: this process's, without pnpm's script variables (so relative
+ * paths mean the child's cwd, exactly like a user's shell), `extra` on top. It carries NODE_OPTIONS,
+ * so the child runs the bundles (test-support/built-children.ts). Give it to the MCP SDK's stdio
+ * transport too: without an `env` that passes only a handful of variables (PATH, HOME…), and the
+ * `dsh serve` it starts compiles the sources through tsx.
  */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env = { ...process.env, ...extra } as Record<string, string>
+  for (const name of ['INIT_CWD', 'npm_lifecycle_event', 'npm_package_name']) delete env[name]
+  return env
+}
+
+/** Runs `dsh` as a real child process: `node bin/dsh.mjs ...args`, in `childEnv`. */
 export function dsh(
   args: readonly string[],
   options: { cwd?: string; input?: string | Buffer; timeoutMs?: number; env?: Record<string, string>; /** Run as this user (the test process must be root). */ user?: { uid: number; gid: number } } = {},
 ): Promise<Run> {
-  const env = { ...process.env, ...options.env }
-  for (const name of ['INIT_CWD', 'npm_lifecycle_event', 'npm_package_name']) delete env[name]
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'], ...options.user })
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'], ...options.user })
   running.add(child)
   const stdout: Buffer[] = []
   const stderr: Buffer[] = []
@@ -72,6 +81,15 @@ export function dsh(
  */
 export function dshIn(args: readonly string[], options: { cwd?: string; input?: string | Buffer; env?: Record<string, string | undefined> } = {}): Promise<Run> {
   return dshInProcess(args, { cwd: options.cwd ?? ROOT, ...(options.env ? { env: options.env } : {}), ...(options.input !== undefined ? { input: options.input } : {}) })
+}
+
+/**
+ * `dsh serve …` through the CLI's `main` inside this worker (test-support/serve-in-process.ts), from
+ * the repository root: for what the served composition does, not what the process does. Connect a
+ * client to its `transport`; closing the client waits for the serve to return.
+ */
+export function serveIn(args: readonly string[]): ServedInProcess {
+  return serveInProcess(args, { cwd: ROOT })
 }
 
 /** Kills any dsh child a failed test left running (only children this file started). */

@@ -1,9 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from './helpers.ts'
 
 // The one-shot commands tell plugins so (a watcher started there could never see a change); `serve`
 // tells them it lives on.
@@ -31,9 +30,8 @@ describe('the host lifetime dsh tells plugins', () => {
   })
 
   it('dsh serve is long-lived', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--preset', await preset()], cwd: ROOT, stderr: 'pipe' })
     const client = new Client({ name: 'dsh-lifetime-test', version: '0' })
-    await client.connect(transport)
+    await client.connect(serveIn(['--preset', await preset()]).transport)
     clients.push(client)
     const result = await client.callTool({ name: 'host_lifetime', arguments: {} })
     // The default rendering is the value as JSON.

@@ -1,13 +1,13 @@
 // `dsh serve` on the SDK v2 server (issue 29, the serve half of issue 28): one composition answers
 // a 2026-07-28 client (server/discover, the per-request envelope, list changes through
 // subscriptions/listen) and a 2025-11-25 client (initialize) over stdio, with the same tools and
-// results; and dsh's own MCP client, configured as a user would, gets them through either revision.
+// results (served in the worker: serveIn); and dsh's own MCP client, configured as a user would, gets
+// them through either revision from a real `dsh serve` process.
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dshIn, ECHO_PLUGIN, ECHO_PRESET, GROW_PLUGIN, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, CORE_ROWS, dshIn, ECHO_PLUGIN, ECHO_PRESET, GROW_PLUGIN, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from './helpers.ts'
 
 const clients: Client[] = []
 
@@ -29,7 +29,7 @@ async function connect(preset: string, mode: 'auto' | 'legacy', onToolsChanged?:
     { name: 'dsh-serve-revisions', version: '0' },
     { versionNegotiation: { mode }, ...(onToolsChanged ? { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } } } : {}) },
   )
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--preset', preset], cwd: ROOT, stderr: 'pipe' }))
+  await client.connect(serveIn(['--preset', preset]).transport)
   clients.push(client)
   return client
 }
@@ -72,7 +72,7 @@ describe("dsh serve behind dsh's own MCP client", () => {
     it(`a dsh-mcp row with protocol ${protocol} calls the served echo tool`, async () => {
       const dir = await tempDir()
       const overlay = join(dir, 'served.yml')
-      const served = join(ROOT, 'examples', 'echo', 'preset.yml')
+      const served = ECHO_PRESET
       await writeFile(overlay, `- name: dsh-mcp\n  config: { serverName: inner, transport: stdio, protocol: ${JSON.stringify(protocol)}, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(BIN)}, serve, --preset, ${JSON.stringify(served)}], shutdownGraceMs: 2000, startupTimeoutMs: 60000 }\n`)
       const run = await dshIn(['call', 'mcp__inner__echo', '{"text":"through two hops"}', '--json', '--preset', ECHO_PRESET, '--config', overlay])
       expect(run.code, run.stderr).toBe(0)

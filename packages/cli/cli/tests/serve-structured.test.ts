@@ -1,10 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { CORE_ROWS, removeTempDirs, serveIn, tempDir } from './helpers.ts'
 
 // Issue 16, item 5: dsh serve sends structuredContent only for a tool that declares an output schema
 // (and lists that schema in tools/list), not the whole canonical value of every call: that doubled
@@ -22,9 +21,8 @@ async function connect(): Promise<Client> {
   const dir = await tempDir()
   const preset = join(dir, 'preset.yml')
   await writeFile(preset, `${CORE_ROWS}- id: structured\n  name: ${JSON.stringify(FIXTURE)}\n`)
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--preset', preset], cwd: ROOT, stderr: 'pipe', env: process.env as Record<string, string> })
   const client = new Client({ name: 'structured-test', version: '0' })
-  await client.connect(transport)
+  await client.connect(serveIn(['--preset', preset]).transport)
   clients.push(client)
   return client
 }

@@ -114,7 +114,7 @@ export class TypescriptLauncher implements Launcher {
       const platform = `@typescript/typescript-${process.platform}-${process.arch}`
       throw new LspError(`typescript ${found.version} ${found.where} has no native compiler for this platform (${platform} is not installed); reinstall it: ${INSTALL_NATIVE}`, 'LSP_UNAVAILABLE')
     }
-    return { executable, args: ['--lsp', '--stdio'], initializationOptions: this.config.initializationOptions, label: `native ${found.version}` }
+    return { executable, args: ['--lsp', '--stdio'], initializationOptions: withQuietLog(this.config.initializationOptions), label: `native ${found.version}` }
   }
 
   private tsserver(found: TypescriptPackage): Launch {
@@ -182,6 +182,20 @@ function nativeCompiler(typescriptDir: string): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * TypeScript 7's server logs every request it handles at Info (`window/logMessage`, about nine
+ * messages per change, each read, decoded and handed on by our process). `logVerbosity` is its
+ * `lsproto.LogVerbosity` (Off 0, Trace 1, Debug 2, Info 3, Warning 4, Error 5; internal/lsp/logger.go):
+ * Warning keeps warnings and errors, all a fatal-log pattern can match. A row's own wins.
+ */
+const NATIVE_LOG_VERBOSITY_WARNING = 4
+
+function withQuietLog(options: ServerConfig['initializationOptions']): ServerConfig['initializationOptions'] {
+  if (options === null) return { logVerbosity: NATIVE_LOG_VERBOSITY_WARNING }
+  if (typeof options !== 'object' || Array.isArray(options)) return options
+  return { logVerbosity: NATIVE_LOG_VERBOSITY_WARNING, ...options }
 }
 
 /** typescript-language-server's `tsserver.path`, unless the row set one. */

@@ -44,7 +44,8 @@ function installed5(): string {
 describe('TypescriptLauncher', () => {
   it('auto: the workspace’s TypeScript 7 runs its own server, directly (no node launcher in between)', async () => {
     const launch = await ts('auto', config(), BRIDGE, installed5()).launch(workspace('7'), SIGNAL)
-    expect(launch).toMatchObject({ args: ['--lsp', '--stdio'], label: 'native 7.0.2', initializationOptions: null })
+    // Warnings and errors only in its log (tests/real/typescript-log.test.ts).
+    expect(launch).toMatchObject({ args: ['--lsp', '--stdio'], label: 'native 7.0.2', initializationOptions: { logVerbosity: 4 } })
     expect(launch.executable).toMatch(/@typescript\/typescript-linux-x64\/lib\/tsc$/)
   })
 
@@ -62,6 +63,12 @@ describe('TypescriptLauncher', () => {
   it('auto: without a TypeScript of its own, the workspace gets the installed one', async () => {
     expect((await ts('auto', config(), BRIDGE, TYPESCRIPT_7).launch(workspace(), SIGNAL)).label).toBe('native 7.0.2')
     expect((await ts('auto', config(), BRIDGE, installed5()).launch(workspace(), SIGNAL)).label).toBe('tsserver 5.8.2')
+  })
+
+  it('native: the row’s own initializationOptions are kept, its logVerbosity included', async () => {
+    const launch = async (initializationOptions: unknown) => (await ts('native', config({ initializationOptions }), BRIDGE, null).launch(workspace('7'), SIGNAL)).initializationOptions
+    expect(await launch({ preferences: { quoteStyle: 'single' } })).toEqual({ logVerbosity: 4, preferences: { quoteStyle: 'single' } })
+    expect(await launch({ logVerbosity: 3 })).toEqual({ logVerbosity: 3 })
   })
 
   it('keeps a tsserver.path the row set, and the rest of its initializationOptions', async () => {

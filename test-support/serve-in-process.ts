@@ -1,0 +1,108 @@
+/**
+ * `dsh serve` inside the test worker: the CLI's own `main(['serve', …])` on two in-memory streams,
+ * and an MCP client transport over them. A `dsh serve` child costs about a second of CPU before it
+ * answers (node, the bundles, the boot); here the modules are loaded once per worker and the boot is
+ * the only cost. Parsing, the boot, the served composition, the framing and the stop on end of input
+ * are the command's own code. What only a process shows (exit codes and signals, stdout holding
+ * protocol lines only, orphans, the bundled build) stays with the tests that start a real
+ * `dsh serve`.
+ *
+ * Unlike test-support/dsh-in-process.ts, nothing of the process is swapped while a serve is open, so
+ * serves may overlap each other and in-process commands: the command's directory is passed to `main`,
+ * and the serve reads the test process's environment (a test needing its own `DSH_HOME` or `HOME`
+ * starts a real `dsh serve`). The one process-wide thing `main` sets, cordis's log targets, is put
+ * back when the last open serve has returned.
+ */
+import { PassThrough, Writable } from 'node:stream'
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client'
+import { Logger } from 'cordis'
+import { Lifetime } from 'dsh-core'
+import { main } from '../packages/cli/cli/src/main.ts'
+
+export interface ServedInProcess {
+  /** The client's end. Closing it ends the serve's input, and resolves once `dsh serve` has returned. */
+  readonly transport: ServeClientTransport
+  /** `dsh serve`'s exit code, once it has returned. */
+  readonly exited: Promise<number>
+  /** What the serve wrote to its stderr so far (its logs). */
+  readonly stderr: () => string
+}
+
+let open = 0
+let saved: { readonly targets: Logger.Target[]; readonly levels: Logger.LevelConfig } | undefined
+
+/** Starts `dsh serve …args` in this worker, in `cwd` (the directory relative arguments mean). */
+export function serveInProcess(args: readonly string[], options: { readonly cwd: string }): ServedInProcess {
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const errors: Buffer[] = []
+  const stderr = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      errors.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
+      done()
+    },
+  })
+  if (open++ === 0) saved = { targets: [...Logger.targets], levels: { ...Logger.levels } }
+  const exited = main(['serve', ...args], { stdin: input, stdout: output, stderr, cwd: options.cwd }, new Lifetime().signal).finally(() => {
+    output.end()
+    if (--open === 0 && saved) {
+      Logger.targets.splice(0, Logger.targets.length, ...saved.targets)
+      Object.assign(Logger.levels, saved.levels)
+      saved = undefined
+    }
+  })
+  return { transport: new ServeClientTransport(input, output, exited), exited, stderr: () => Buffer.concat(errors).toString('utf8') }
+}
+
+/** Newline-delimited JSON-RPC over the serve's input and output, as the SDK's stdio client speaks it. */
+export class ServeClientTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: (error: Error) => void
+  onmessage?: (message: JSONRPCMessage) => void
+  private pending = ''
+  private closed = false
+
+  constructor(
+    private readonly input: PassThrough,
+    private readonly output: PassThrough,
+    private readonly exited: Promise<number>,
+  ) {}
+
+  async start(): Promise<void> {
+    this.output.setEncoding('utf8')
+    this.output.on('data', (text: string) => {
+      this.pending += text
+      let end: number
+      while ((end = this.pending.indexOf('\n')) >= 0) {
+        const line = this.pending.slice(0, end)
+        this.pending = this.pending.slice(end + 1)
+        if (!line.trim()) continue
+        let message: JSONRPCMessage
+        try {
+          message = JSON.parse(line) as JSONRPCMessage
+        } catch (error) {
+          this.onerror?.(error as Error)
+          continue
+        }
+        this.onmessage?.(message)
+      }
+    })
+    // The serve returned on its own (a closed connection, a failed boot): the client hears it closed.
+    this.output.once('end', () => void this.close())
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) throw new Error('the in-process dsh serve is closed')
+    this.input.write(`${JSON.stringify(message)}\n`)
+  }
+
+  async close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true
+      this.input.end()
+    }
+    await this.exited.catch(() => {})
+    this.onclose?.()
+    this.onclose = undefined
+  }
+}
