@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { chmod, mkdir, open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
@@ -32,7 +31,7 @@ export async function writePrivateFile(path: string, text: string): Promise<void
  * exactly when `mode` is private), renamed over `path`. The temporary is removed if anything fails.
  */
 export async function writeFileAtomically(path: string, text: string, mode = 0o666): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`)
+  const temporary = join(dirname(path), `.${basename(path)}.${process.getBuiltinModule('node:crypto').randomUUID()}.tmp`)
   try {
     const handle = await open(temporary, 'wx', mode)
     try {

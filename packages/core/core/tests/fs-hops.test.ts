@@ -14,12 +14,12 @@ import { removeTempDirs, tempDir } from './helpers.ts'
 // thread-pool requests are counted as libuv creates them (FSREQCALLBACK / FSREQPROMISE): a count,
 // not a timing.
 
-/** How many thread-pool file-system requests `work` made. */
-async function threadPoolRequests(work: () => Promise<unknown>): Promise<number> {
+/** How many async resources of `types` `work` created (async_hooks inits). */
+async function created(types: readonly string[], work: () => Promise<unknown>): Promise<number> {
   let count = 0
   const hook = createHook({
     init(_id, type) {
-      if (type === 'FSREQCALLBACK' || type === 'FSREQPROMISE') count++
+      if (types.includes(type)) count++
     },
   })
   hook.enable()
@@ -31,22 +31,11 @@ async function threadPoolRequests(work: () => Promise<unknown>): Promise<number>
   return count
 }
 
-/** How many promises `work` created (async_hooks PROMISE inits): each is a microtask turn and a hook call in a host with async hooks. */
-async function promisesMade(work: () => Promise<unknown>): Promise<number> {
-  let count = 0
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') count++
-    },
-  })
-  hook.enable()
-  try {
-    await work()
-  } finally {
-    hook.disable()
-  }
-  return count
-}
+/** How many thread-pool file-system requests `work` made. */
+const threadPoolRequests = (work: () => Promise<unknown>) => created(['FSREQCALLBACK', 'FSREQPROMISE'], work)
+
+/** How many promises `work` created: each is a microtask turn and a hook call in a host with async hooks. */
+const promisesMade = (work: () => Promise<unknown>) => created(['PROMISE'], work)
 
 describe('ctx.fs with io: async: the thread pool only for resolution', () => {
   let app: Context

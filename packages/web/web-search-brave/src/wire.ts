@@ -1,3 +1,4 @@
+import { lazy } from 'dsh-core'
 import { collectSources, headerValue, httpFault, WebError, type HeaderSource, type ProviderFault, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
 import { z } from 'zod'
@@ -32,12 +33,25 @@ export function braveRequest(search: WebSearchRequest, config: BraveSearchConfig
   }
 }
 
-const text = z.string().nullish()
-const Result = z.looseObject({ url: z.string(), title: text, description: text, page_age: text })
-const Response = z.looseObject({ web: z.looseObject({ results: z.array(z.unknown()) }).nullish() })
+/**
+ * Brave's answer and error shapes, built when the first answer is read: a process that never
+ * searches (`dsh tools`, most starts) does not pay for them (issue 27 item 5).
+ */
+export const braveWire = lazy(() => {
+  const text = z.string().nullish()
+  // Brave's error answer: `{ type: 'ErrorResponse', error: { code, detail, status, meta } }` (the
+  // API reference also shows the error in an `errors` list).
+  const ErrorItem = z.looseObject({ code: text, detail: text })
+  return {
+    Result: z.looseObject({ url: z.string(), title: text, description: text, page_age: text }),
+    Response: z.looseObject({ web: z.looseObject({ results: z.array(z.unknown()) }).nullish() }),
+    ErrorBody: z.looseObject({ error: ErrorItem.nullish(), errors: z.array(ErrorItem).nullish() }),
+  }
+})
 
 /** `web.results` as sources (first of each URL kept, empty fields omitted); no `web` is no results. */
 export function mapResponse(json: unknown): WebSearchResult {
+  const { Response, Result } = braveWire()
   const parsed = Response.safeParse(json)
   if (!parsed.success) throw new WebError(`Brave Search returned JSON that is not a search response: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`, 'WEB_PROVIDER_ERROR')
   const sources = collectSources(
@@ -49,11 +63,6 @@ export function mapResponse(json: unknown): WebSearchResult {
   return { sources, truncated: false }
 }
 
-// Brave's error answer: `{ type: 'ErrorResponse', error: { code, detail, status, meta } }` (the
-// API reference also shows the error in an `errors` list).
-const ErrorItem = z.looseObject({ code: text, detail: text })
-const ErrorBody = z.looseObject({ error: ErrorItem.nullish(), errors: z.array(ErrorItem).nullish() })
-
 /** Codes that mean the key itself is refused (Brave answers them with 422 as well as 401). */
 const KEY_REFUSED = new Set(['SUBSCRIPTION_TOKEN_INVALID', 'SUBSCRIPTION_NOT_FOUND'])
 
@@ -63,7 +72,7 @@ const KEY_REFUSED = new Set(['SUBSCRIPTION_TOKEN_INVALID', 'SUBSCRIPTION_NOT_FOU
  * Brave's `X-RateLimit-Reset`. Anything else is what the status says for any API.
  */
 export function braveRefusal(status: number, headers: HeaderSource, body: unknown): Refusal {
-  const parsed = ErrorBody.safeParse(body)
+  const parsed = braveWire().ErrorBody.safeParse(body)
   const error = parsed.success ? (parsed.data.error ?? parsed.data.errors?.[0]) : undefined
   const detail = [error?.code, error?.detail].filter(Boolean).join(': ') || undefined
   if (status === 401 || status === 403 || (error?.code && KEY_REFUSED.has(error.code))) return { detail, fault: { kind: 'key_refused' } }

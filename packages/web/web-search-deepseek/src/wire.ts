@@ -1,3 +1,4 @@
+import { lazy } from 'dsh-core'
 import { providerText, WebError, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { SearchOptions } from './config.ts'
@@ -20,17 +21,26 @@ export function messagesEndpoint(baseURL: string): string {
   return new URL('messages', baseURL.endsWith('/') ? baseURL : `${baseURL}/`).href
 }
 
-const text = z.string().nullish()
-const Response = z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).optional() })
-const TextBlock = z.looseObject({ citations: z.array(z.looseObject({ url: text, cited_text: text })).nullish() })
-const ResultItem = z.looseObject({ type: z.string(), url: text, title: text, page_age: text })
-const ResultError = z.looseObject({ type: z.literal('web_search_tool_result_error'), error_code: z.string() })
+/**
+ * The Messages answer's shapes, built when the first answer is read: a process that never searches
+ * (`dsh tools`, most starts) does not pay for them (issue 27 item 5).
+ */
+export const deepSeekWire = lazy(() => {
+  const text = z.string().nullish()
+  return {
+    Response: z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).optional() }),
+    TextBlock: z.looseObject({ citations: z.array(z.looseObject({ url: text, cited_text: text })).nullish() }),
+    ResultItem: z.looseObject({ type: z.string(), url: text, title: text, page_age: text }),
+    ResultError: z.looseObject({ type: z.literal('web_search_tool_result_error'), error_code: z.string() }),
+  }
+})
 
 /**
  * Sources from the native `web_search_tool_result` blocks only (the model's prose is never scraped
  * and never returned as an answer), de-duplicated by URL, first kept; snippets from cited text.
  */
 export function mapResponse(json: unknown): WebSearchResult {
+  const { Response, ResultError, ResultItem } = deepSeekWire()
   const parsed = Response.safeParse(json)
   if (!parsed.success) throw new WebError(`DeepSeek returned an unprocessable response body: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`, 'WEB_PROVIDER_ERROR')
   const blocks = parsed.data.content ?? []
@@ -64,7 +74,7 @@ export function mapResponse(json: unknown): WebSearchResult {
 function citedText(blocks: readonly unknown[]): Map<string, string> {
   const snippets = new Map<string, string>()
   for (const block of blocks) {
-    const parsed = TextBlock.safeParse(block)
+    const parsed = deepSeekWire().TextBlock.safeParse(block)
     for (const citation of (parsed.success && parsed.data.citations) || []) {
       if (citation.url && citation.cited_text && !snippets.has(citation.url)) snippets.set(citation.url, citation.cited_text)
     }

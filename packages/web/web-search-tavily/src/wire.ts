@@ -1,3 +1,4 @@
+import { lazy } from 'dsh-core'
 import { collectSources, httpFault, WebError, type HeaderSource, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
 import { z } from 'zod'
@@ -36,15 +37,26 @@ export function tavilyRequest(search: WebSearchRequest, config: TavilySearchConf
   }
 }
 
-const text = z.string().nullish()
-const Result = z.looseObject({ url: z.string(), title: text, content: text, published_date: text })
-const Response = z.looseObject({ answer: text, results: z.array(z.unknown()) })
+/**
+ * Tavily's answer and error shapes, built when the first answer is read: a process that never
+ * searches (`dsh tools`, most starts) does not pay for them (issue 27 item 5).
+ */
+export const tavilyWire = lazy(() => {
+  const text = z.string().nullish()
+  return {
+    Result: z.looseObject({ url: z.string(), title: text, content: text, published_date: text }),
+    Response: z.looseObject({ answer: text, results: z.array(z.unknown()) }),
+    // Tavily's error answer: `{ "detail": { "error": "…" } }`.
+    ErrorBody: z.looseObject({ detail: z.union([z.string(), z.looseObject({ error: text })]).nullish(), error: text, message: text }),
+  }
+})
 
 /**
  * `results` as sources (first of each URL kept, empty fields omitted); `answer` as the text only
  * when the config asked for one (`includeAnswer`): an `answer` Tavily sends unasked is dropped.
  */
 export function mapResponse(json: unknown, includeAnswer: TavilySearchConfig['includeAnswer'] = false): WebSearchResult {
+  const { Response, Result } = tavilyWire()
   const parsed = Response.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -60,15 +72,12 @@ export function mapResponse(json: unknown, includeAnswer: TavilySearchConfig['in
   return { ...(content ? { content } : {}), sources, truncated: false }
 }
 
-// Tavily's error answer: `{ "detail": { "error": "…" } }`.
-const ErrorBody = z.looseObject({ detail: z.union([z.string(), z.looseObject({ error: text })]).nullish(), error: text, message: text })
-
 /**
  * What a Tavily error answer means: 401 and 403 refuse the key (`key_refused`); 432 (plan limit) and
  * 433 (pay-as-you-go limit) are a spent quota; 429 and 5xx are what they are for any API.
  */
 export function tavilyRefusal(status: number, headers: HeaderSource, body: unknown): Refusal {
-  const parsed = ErrorBody.safeParse(body)
+  const parsed = tavilyWire().ErrorBody.safeParse(body)
   const detail = parsed.success ? (typeof parsed.data.detail === 'string' ? parsed.data.detail : (parsed.data.detail?.error ?? parsed.data.error ?? parsed.data.message)) || undefined : undefined
   if (status === 401 || status === 403) return { detail, fault: { kind: 'key_refused' } }
   if (status === 432 || status === 433) return { detail, fault: { kind: 'quota_exhausted' } }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { Context } from 'cordis'
 import type {} from './service.ts'
 import { currentSession, errorMessage, hostEnv, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
@@ -255,7 +254,7 @@ function keyLabel(options: KeyedSearchOptions): string {
 
 /** A key's digest: what the provider keeps to know a key again, instead of the key. */
 function fingerprintOf(key: string): string {
-  return createHash('sha256').update(key).digest('base64')
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(key).digest('base64')
 }
 
 /** The default `send`: the global fetch, redirects not followed. */

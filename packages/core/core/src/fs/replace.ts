@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { chmod, link, lstat, rename, unlink, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { assertNever, quote } from '../errors.ts'
@@ -147,7 +146,7 @@ async function statOf(path: string) {
 
 /** A fresh name beside `path` (same directory, so a rename stays on one filesystem). */
 function tempName(path: string): string {
-  return join(dirname(path), `.${basename(path)}.dsh-${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
+  return join(dirname(path), `.${basename(path)}.dsh-${process.pid}-${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}.tmp`)
 }
 
 /** A sibling of `path`, created exclusively, holding `text`. */

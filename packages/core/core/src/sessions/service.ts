@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import { Context, Service, type Events } from 'cordis'
 import { z } from 'zod'
@@ -74,7 +73,7 @@ export class SessionService extends Service {
   }
 
   create(options: CreateSessionOptions): Session {
-    const id = options.id ?? randomUUID()
+    const id = options.id ?? process.getBuiltinModule('node:crypto').randomUUID()
     if (this.sessions.has(id)) throw new HarnessError(`session "${id}" already exists`, 'SESSION_EXISTS')
     const session = new Session(
       id,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { HarnessError } from '../errors.ts'
 import { deepFreeze, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import type { ContentBlock } from '../tools/types.ts'
@@ -25,7 +24,7 @@ export interface UserMessage {
 
 export function createUserMessage(content: string | readonly ContentBlock[], source: MessageSource): UserMessage {
   const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content
-  return deepFreeze({ id: randomUUID(), role: 'user' as const, source, content: [...blocks] })
+  return deepFreeze({ id: process.getBuiltinModule('node:crypto').randomUUID(), role: 'user' as const, source, content: [...blocks] })
 }
 
 /**

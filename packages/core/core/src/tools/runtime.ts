@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { MAX_TIMER_DELAY_MS } from '../abort.ts'
@@ -578,7 +577,7 @@ class CallId {
   constructor(private readonly given: string | undefined) {}
 
   get value(): string {
-    return this.given ?? (this.drawn ??= randomUUID())
+    return this.given ?? (this.drawn ??= process.getBuiltinModule('node:crypto').randomUUID())
   }
 }
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { createUserMessage, isRecord, throwIfAborted, type JsonValue, type PreStepMiddleware, type Session, type UserMessage } from 'dsh-core'
 import { catalogDescription } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
@@ -29,7 +28,7 @@ export function catalogDigest(entries: readonly CatalogEntry[], names: readonly 
   const lines = entries.map((entry) => JSON.stringify([entry.name, entry.description]))
   if (names.length) lines.push(JSON.stringify({ names }))
   if (untrusted) lines.push(JSON.stringify({ untrusted }))
-  return createHash('sha256').update(lines.join('\n')).digest('hex')
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(lines.join('\n')).digest('hex')
 }
 
 /** What a logged or proposed catalog message recorded, or undefined when it is not a readable catalog. */
