@@ -38,6 +38,8 @@ export class BareLspClient {
        * (TypeScript 7's), so the server holds the same open documents for both clients.
        */
       readonly keepOpen?: boolean
+      /** `initialize`'s `initializationOptions`: what dsh's row sends the same server (BenchServer). */
+      readonly initializationOptions?: unknown
     } = {},
   ) {
     // Its own process group, so close() ends the server's children too (tsserver under
@@ -72,7 +74,7 @@ export class BareLspClient {
       processId: process.pid,
       rootUri: uri,
       workspaceFolders: [{ uri, name: 'workspace' }],
-      initializationOptions: null,
+      initializationOptions: this.options.initializationOptions ?? null,
       capabilities: {
         general: { positionEncodings: ['utf-16'] },
         window: { workDoneProgress: true },

@@ -27,6 +27,8 @@ export interface Server {
   readonly fixture: string
   readonly executable: string
   readonly args: readonly string[]
+  /** What dsh's row sends it (BenchServer). */
+  readonly initializationOptions?: unknown
   readonly prepare: (dir: string) => void
   readonly file: string
   readonly languageId: string
@@ -103,7 +105,7 @@ async function measure(server: Server): Promise<string[]> {
   const clean = readFileSync(join(mine.dir, server.file), 'utf8')
   const broken = server.breakText(clean)
   const host = await bootCoding()
-  const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true })
+  const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
   try {
     const session = host.app.sessions.create({ cwd: mine.dir })
     const services = servicesOf(host)

@@ -37,6 +37,13 @@ function withExtraFiles(copy: ReturnType<typeof fixtureCopy>): ReturnType<typeof
   return copy
 }
 const workspace = withExtraFiles(fixtureCopy(FIXTURE, server, 'dsh-probe-'))
+// dsh starts TypeScript 7 with warnings-only logging (typescript.ts); PROBE=server reads the
+// server's "handled method" lines, so ours logs at Info (3) there, as the bare client's does.
+if (process.env.PROBE === 'server' && !process.env.BENCH_LSP_OVERLAY) {
+  const overlay = join(tmpdir(), `dsh-probe-overlay-${process.pid}.yml`)
+  fs.writeFileSync(overlay, '- id: lsp-stdio\n  config:\n    servers:\n      typescript: { initializationOptions: { logVerbosity: 3 } }\n')
+  process.env.BENCH_LSP_OVERLAY = overlay
+}
 const host = await bootCoding()
 const counts = new Map<string, number>()
 const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1)

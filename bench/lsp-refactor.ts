@@ -31,7 +31,7 @@ async function measure(server: Server): Promise<string[]> {
   const mine = workspaceCopy(server)
   const theirs = workspaceCopy(server)
   const host = await bootCoding()
-  const client = new BareLspClient(server.executable, server.args, theirs.dir, { refactor: true })
+  const client = new BareLspClient(server.executable, server.args, theirs.dir, { refactor: true, initializationOptions: server.initializationOptions })
   const session = host.app.sessions.create({ cwd: mine.dir })
   const tools = host.app.tools
   const ours = {

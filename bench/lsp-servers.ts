@@ -23,6 +23,11 @@ export interface BenchServer {
    * diagnostics, docs/lsp.md "Open documents"), where the bare client opens and closes one per query.
    */
   readonly dshKeepsDocuments?: boolean
+  /**
+   * The `initializationOptions` dsh's row sends this server, which the bare client sends too: the
+   * ratio measures our overhead, not a configuration difference.
+   */
+  readonly initializationOptions?: unknown
 }
 
 /** typescript-language-server over the TypeScript 5.9 beside dsh (the copy has no TypeScript of its own). */
@@ -39,6 +44,8 @@ export const NATIVE: BenchServer = {
   executable: TYPESCRIPT_7_COMPILER,
   args: ['--lsp', '--stdio'],
   dshKeepsDocuments: true,
+  // dsh-lsp-stdio's native launch asks for warnings and errors only in its log (src/typescript.ts).
+  initializationOptions: { logVerbosity: 4 },
   prepare: (dir) => {
     mkdirSync(join(dir, 'node_modules'))
     symlinkSync(TYPESCRIPT_7, join(dir, 'node_modules', 'typescript'))

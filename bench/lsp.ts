@@ -63,7 +63,7 @@ async function bare(client: BareLspClient, c: (typeof CASES)[number]): Promise<v
 }
 
 async function startBare(server: Server, dir: string, options?: ConstructorParameters<typeof BareLspClient>[3]): Promise<BareLspClient> {
-  const client = new BareLspClient(server.executable, server.args, dir, options)
+  const client = new BareLspClient(server.executable, server.args, dir, { ...options, initializationOptions: server.initializationOptions })
   await client.initialize()
   return client
 }

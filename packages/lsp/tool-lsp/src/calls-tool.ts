@@ -8,7 +8,7 @@ import type { ToolLspConfig } from './config.ts'
 import { anchorFields, checkAnchor } from './input.ts'
 import { readLineTexts } from './line-text.ts'
 import { anchorOf, sessionWorkspace, type LspToolServices } from './query.ts'
-import { renderUri } from './render-uri.ts'
+import { uriRenderer } from './render-uri.ts'
 import { ellipsize } from './text-bound.ts'
 
 export function callsInput(settings: ToolLspConfig) {
@@ -77,7 +77,7 @@ async function edgesWithLines(services: LspToolServices, settings: ToolLspConfig
   }
   const roots = result.roots.map((root) => collect({ item: root.item, fromRanges: [], calls: root.calls }, undefined))
   const texts = await readLineTexts(new CallProofs(services.fs, cwd), locations, settings, signal)
-  const path = (uri: string) => renderUri(uri, result.resolvedWorkspaceUri)
+  const path = uriRenderer(result.resolvedWorkspaceUri)
   const build = (pending: Pending): CallEdge => {
     const { item } = pending.call
     const lineText = texts[pending.at]

@@ -4,7 +4,7 @@ import type { CheckedDiagnostics } from './capability-results.ts'
 import type { ToolLspConfig } from './config.ts'
 import { readLineTexts } from './line-text.ts'
 import { StrictRange as Range } from './range-schema.ts'
-import { renderUri } from './render-uri.ts'
+import { uriRenderer } from './render-uri.ts'
 import { ellipsize } from './text-bound.ts'
 
 /** Related locations kept per problem: the first few say where to look; more is noise. */
@@ -61,9 +61,10 @@ export async function diagnosticsValue(proofs: CallProofs, config: ToolLspConfig
   const kept = wanted.slice(0, config.maxDiagnostics)
   const lineTexts = await readLineTexts(proofs, kept.map((item) => ({ uri: result.uri, range: item.range })), config, signal)
   const messageChars = Math.max(200, Math.floor(config.maxResultChars / 4))
+  const pathOf = uriRenderer(result.resolvedWorkspaceUri)
   return {
     kind: 'diagnostics',
-    path: renderUri(result.uri, result.resolvedWorkspaceUri),
+    path: pathOf(result.uri),
     uri: result.uri,
     complete: result.complete,
     severity: floor,
@@ -79,7 +80,7 @@ export async function diagnosticsValue(proofs: CallProofs, config: ToolLspConfig
         ...(item.source === undefined ? {} : { source: item.source }),
         message: ellipsize(item.message, messageChars),
         ...(lineText === undefined ? {} : { lineText }),
-        related: item.related.slice(0, MAX_RELATED).map((related) => ({ path: renderUri(related.uri, result.resolvedWorkspaceUri), range: related.range, message: ellipsize(related.message, messageChars) })),
+        related: item.related.slice(0, MAX_RELATED).map((related) => ({ path: pathOf(related.uri), range: related.range, message: ellipsize(related.message, messageChars) })),
       }
     }),
   }

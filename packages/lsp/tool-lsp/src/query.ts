@@ -5,7 +5,7 @@ import type { LspToolInput } from './input.ts'
 import { readLineTexts } from './line-text.ts'
 import type { HoverValue, LocationsValue, LspToolValue, ResolvedSymbol } from './output.ts'
 import { checkProviderResult, type ProviderResult } from './provider-result.ts'
-import { renderUri } from './render-uri.ts'
+import { uriRenderer } from './render-uri.ts'
 import { resolveSymbol } from './resolve-symbol.ts'
 import { cutCodeUnits } from './text-bound.ts'
 
@@ -69,6 +69,7 @@ export async function anchorOf(
 async function boundLocations(proofs: CallProofs, config: ToolLspConfig, result: LocationsResult, signal: AbortSignal): Promise<LocationsValue> {
   const kept = result.locations.slice(0, config.maxLocations)
   const lineTexts = await readLineTexts(proofs, kept, config, signal)
+  const pathOf = uriRenderer(result.resolvedWorkspaceUri)
   return {
     kind: 'locations',
     resolvedWorkspaceUri: result.resolvedWorkspaceUri,
@@ -79,7 +80,7 @@ async function boundLocations(proofs: CallProofs, config: ToolLspConfig, result:
       const lineText = lineTexts[index]
       return {
         uri: location.uri,
-        path: renderUri(location.uri, result.resolvedWorkspaceUri),
+        path: pathOf(location.uri),
         range: location.range,
         ...(lineText === undefined ? {} : { lineText }),
       }

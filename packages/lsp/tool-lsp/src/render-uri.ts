@@ -8,17 +8,34 @@ import { fileURLToPath } from 'node:url'
  * machine running the harness, so a Windows server's answers render the same on Linux.
  */
 export function renderUri(uri: string, workspaceUri: string): string {
-  if (!uri.startsWith('file:')) return uri
-  const target = parseUrl(uri)
-  const workspace = parseUrl(workspaceUri)
-  if (!target || !workspace || workspace.protocol !== 'file:') return uri
+  return uriRenderer(workspaceUri)(uri)
+}
 
-  const workspaceIsWindows = looksWindows(workspace)
+/**
+ * `renderUri` against one workspace URI for a whole answer: the workspace is parsed once, and each
+ * distinct URI rendered once (a references answer names a few files many times).
+ */
+export function uriRenderer(workspaceUri: string): (uri: string) => string {
+  const parsed = parseUrl(workspaceUri)
+  const workspace = parsed?.protocol === 'file:' ? parsed : undefined
+  const workspaceIsWindows = workspace !== undefined && looksWindows(workspace)
+  const workspacePath = workspace && toPath(workspace, workspaceIsWindows)
+  const shown = new Map<string, string>()
+  return (uri) => {
+    if (!uri.startsWith('file:') || workspacePath === undefined) return uri
+    let path = shown.get(uri)
+    if (path === undefined) shown.set(uri, (path = relativeTo(uri, workspacePath, workspaceIsWindows)))
+    return path
+  }
+}
+
+function relativeTo(uri: string, workspacePath: string, workspaceIsWindows: boolean): string {
+  const target = parseUrl(uri)
+  if (!target) return uri
   // A POSIX-looking target (`file:///a.ts`) stays POSIX even beside a Windows workspace.
   const targetIsWindows = workspaceIsWindows && looksWindows(target)
   const targetPath = toPath(target, targetIsWindows)
-  const workspacePath = toPath(workspace, workspaceIsWindows)
-  if (targetPath === undefined || workspacePath === undefined) return uri
+  if (targetPath === undefined) return uri
   if (targetIsWindows !== workspaceIsWindows) return targetPath
 
   const rules = workspaceIsWindows ? win32 : posix

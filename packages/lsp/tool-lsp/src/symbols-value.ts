@@ -5,7 +5,7 @@ import type { CheckedOutline, CheckedOutlineEntry, CheckedWorkspaceAnswer } from
 import type { ToolLspConfig } from './config.ts'
 import { readLineTexts } from './line-text.ts'
 import { StrictRange as Range } from './range-schema.ts'
-import { renderUri } from './render-uri.ts'
+import { renderUri, uriRenderer } from './render-uri.ts'
 import { ellipsize } from './text-bound.ts'
 
 /** Characters of a symbol's `detail` kept (a signature can be long). */
@@ -109,6 +109,7 @@ export function outlineValue(config: ToolLspConfig, result: CheckedOutline): Out
 export async function workspaceMatchesValue(fs: FileSystem, config: ToolLspConfig, query: string, answer: CheckedWorkspaceAnswer, cwd: string, signal: AbortSignal): Promise<WorkspaceMatchesValue> {
   const kept = answer.symbols.slice(0, config.maxSymbols)
   const lineTexts = await readLineTexts(new CallProofs(fs, cwd), kept, config, signal)
+  const pathOf = uriRenderer(answer.resolvedWorkspaceUri)
   return {
     kind: 'workspaceSymbols',
     query,
@@ -121,7 +122,7 @@ export async function workspaceMatchesValue(fs: FileSystem, config: ToolLspConfi
         name: symbol.name,
         kind: symbol.kind,
         ...(symbol.containerName ? { containerName: symbol.containerName } : {}),
-        path: renderUri(symbol.uri, answer.resolvedWorkspaceUri),
+        path: pathOf(symbol.uri),
         uri: symbol.uri,
         range: symbol.range,
         ...(lineText === undefined ? {} : { lineText }),

@@ -286,6 +286,32 @@ describe('locations', () => {
     expect(opened().sort()).toEqual([join(h.dir, 'a.ts'), join(h.dir, 'b.ts')])
   })
 
+  it('parses the workspace URI once per call and each location’s URI once, however many locations share it (issue 27 item 2)', async () => {
+    const h = await start({ lineTextChars: 0 })
+    const items = [...[0, 1, 2].map((line) => ({ uri: url(join(h.dir, 'a.ts')), line, character: 0 })), { uri: url(join(h.dir, 'b.ts')), line: 0, character: 0 }]
+    h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), items)))
+    const Original = globalThis.URL
+    const parsed: string[] = []
+    vi.stubGlobal(
+      'URL',
+      class extends Original {
+        constructor(input: string | URL, base?: string | URL) {
+          super(input, base)
+          parsed.push(String(input))
+        }
+      },
+    )
+    let result
+    try {
+      result = await h.call({ operation: 'findReferences', filePath: 'a.ts', line: 1, character: 1 })
+    } finally {
+      vi.unstubAllGlobals()
+    }
+    expect(textOf(result)).toBe(['a.ts:1:1', 'a.ts:2:1', 'a.ts:3:1', 'b.ts:1:1'].join('\n'))
+    // Before: two parses per location (its URI and the workspace's), eight here.
+    expect(parsed.sort()).toEqual([url(h.dir), url(join(h.dir, 'a.ts')), url(join(h.dir, 'b.ts'))].sort())
+  })
+
   it('line text is read afresh on every call: a file rewritten between two calls (same size, same moment) shows its new line', async () => {
     const h = await start()
     await writeFile(join(h.dir, 'a.ts'), 'export const one = 1\n')
