@@ -9,7 +9,7 @@
 // and `dsh-core/vendor/yaml`; every other package's bundle imports them from there. Neither carries
 // identity a plugin could trip on (zod keeps its registry on globalThis for several copies; yaml
 // returns plain data), so a plugin importing `zod` itself still works beside them.
-import { existsSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 
@@ -106,9 +106,25 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom, { fromSou
     rmSync(outdir, { recursive: true, force: true })
     throw error
   })
+  asciiOnly(outdir)
   const previous = join(packageDir, `.bundle-old-${process.pid}`)
   if (existsSync(target)) renameSync(target, previous)
   renameSync(outdir, target)
   rmSync(previous, { recursive: true, force: true })
   return result
+}
+
+/**
+ * esbuild escapes non-ASCII characters in code (its default charset) but copies comments as written,
+ * and one `—` or `…` in a kept comment makes Node read the whole file into a two-byte string, which
+ * V8 then scans as such: the vendored zod chunk (400 KB) was one because of one dash. Escaped
+ * (`\u2014`), a comment reads the same to anyone, and code keeps its meaning.
+ */
+function asciiOnly(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue
+    const file = join(entry.parentPath ?? entry.path, entry.name)
+    const text = readFileSync(file, 'utf8')
+    if (/[^\x00-\x7f]/.test(text)) writeFileSync(file, text.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`))
+  }
 }

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { dsh, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
 
@@ -51,6 +52,9 @@ describe('dsh loads what the command uses', () => {
     expect(workspaceFiles.filter((url) => !/\/packages\/cli\/cli\/bin\/|\/bundle\//.test(url))).toEqual([])
     expect(urls.filter((url) => /\/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?(zod|yaml)\//.test(url))).toEqual([])
     expect(urls.length).toBeLessThanOrEqual(80)
+    // One character past ASCII (a dash in a comment) makes Node hold a whole module as a two-byte string.
+    const ours = urls.filter((url) => /\/bundle\//.test(url))
+    expect(ours.filter((url) => /[^\x00-\x7f]/.test(readFileSync(fileURLToPath(url), 'utf8')))).toEqual([])
   })
 
   // Node compiles a built-in on its first load (they are not in its start-up snapshot): ~1-2 ms of CPU

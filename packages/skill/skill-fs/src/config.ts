@@ -1,5 +1,6 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { configParser } from 'dsh-core'
 import { z } from 'zod'
 
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
@@ -46,7 +47,7 @@ export const SkillFsConfig = z.strictObject({
 })
 export type SkillFsConfig = z.infer<typeof SkillFsConfig>
 
-export const Config = (config: unknown) => SkillFsConfig.parse(config ?? {})
+export const Config = configParser(SkillFsConfig)
 
 /** The configured places, made absolute once at load. */
 export interface Places {

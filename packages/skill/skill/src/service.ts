@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { errorMessage, Lifetime, scopeLifetime, throwIfAborted, untracked, type AbortFallback } from 'dsh-core'
+import { configParser, errorMessage, Lifetime, scopeLifetime, throwIfAborted, untracked, type AbortFallback } from 'dsh-core'
 import { z } from 'zod'
 import { SkillError } from './errors.ts'
 import { Layers, type Layer, type ProviderEntry } from './layers.ts'
@@ -74,7 +74,7 @@ const readAborted: AbortFallback = (reason) => new SkillError(`skill read aborte
  * change and every provider invalidation starts a new revision.
  */
 export class SkillRegistry extends Service {
-  static Config = (config: unknown) => SkillsConfig.parse(config ?? {})
+  static Config = configParser(SkillsConfig)
 
   private readonly layers: Layers
   private readonly cache = new Map<string, Cached>()
@@ -91,7 +91,7 @@ export class SkillRegistry extends Service {
 
   constructor(ctx: Context, config: SkillsConfig) {
     super(ctx, 'skills', true)
-    this.settings = SkillsConfig.parse(config ?? {})
+    this.settings = SkillRegistry.Config(config)
     this.layers = new Layers(this.settings.scopeChainMaxLength)
     this.lifetime = scopeLifetime(ctx, () => new SkillError('the skill registry was unloaded', 'SKILL_PROVIDER_DISPOSED'))
   }

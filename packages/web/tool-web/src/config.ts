@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import { configParser, MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { z } from 'zod'
 
 const positive = (key: string, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -48,4 +48,4 @@ export const ToolWebConfig = z.strictObject({
 export type ToolWebConfig = z.infer<typeof ToolWebConfig>
 
 /** cordis calls this with the row's config; a throw marks the plugin's fork failed. */
-export const Config = (config: unknown): ToolWebConfig => ToolWebConfig.parse(config ?? {})
+export const Config: (config: unknown) => ToolWebConfig = configParser(ToolWebConfig)

@@ -44,7 +44,7 @@ export { conversionEvents, type ConversionEvent } from './convert/pool.ts'
 
 export function apply(ctx: Context, config: ToolWebConfig): void {
   // cordis validates through Config; a direct apply() call gets the same checks and defaults.
-  const settings = ToolWebConfig.parse(config ?? {})
+  const settings = Config(config)
   // Searches and fetches register nothing, so they may skip cordis's per-call caller tracking.
   const web = untracked(ctx.web)
   if (settings.search) {

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown } from 'dsh-core'
+import { configParser, effectWithTeardown } from 'dsh-core'
 import type {} from 'dsh-web'
 import { FetchHttpConfig } from './config.ts'
 import { HttpFetchProvider } from './provider.ts'
@@ -16,7 +16,7 @@ export { BAD_PORTS } from './guard/ports.ts'
 export const name = 'web-fetch-http'
 export const inject = ['web']
 
-export const Config = (config: unknown): FetchHttpConfig => FetchHttpConfig.parse(config ?? {})
+export const Config: (config: unknown) => FetchHttpConfig = configParser(FetchHttpConfig)
 
 export function apply(ctx: Context, config: FetchHttpConfig): void {
   const provider = new HttpFetchProvider({ config: Config(config) })

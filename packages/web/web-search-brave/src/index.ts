@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { configParser } from 'dsh-core'
 import type {} from 'dsh-web'
 import { registerKeyedSearch } from 'dsh-web/keyed-search'
 import { BraveSearchConfig } from './config.ts'
@@ -15,7 +16,7 @@ export const REQUEST_EVENT = 'web/brave-search-request'
 export const name = 'web-search-brave'
 export const inject = { web: { required: true }, credentials: { required: false } }
 
-export const Config = (config: unknown): BraveSearchConfig => BraveSearchConfig.parse(config ?? {})
+export const Config: (config: unknown) => BraveSearchConfig = configParser(BraveSearchConfig)
 
 export function apply(ctx: Context, config: BraveSearchConfig): void {
   const settings = Config(config)

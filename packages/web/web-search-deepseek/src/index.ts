@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, hostEnv } from 'dsh-core'
+import { configParser, effectWithTeardown, hostEnv } from 'dsh-core'
 import type {} from 'dsh-web'
 import { registerKeyedSearch } from 'dsh-web/keyed-search'
 import type { Agent, Dispatcher } from 'undici'
@@ -14,7 +14,7 @@ export { mapResponse, requestBody, messagesEndpoint } from './wire.ts'
 export const name = 'web-search-deepseek'
 export const inject = { web: { required: true }, credentials: { required: false }, dshHost: { required: false } }
 
-export const Config = (config: unknown): DeepSeekSearchConfig => DeepSeekSearchConfig.parse(config ?? {})
+export const Config: (config: unknown) => DeepSeekSearchConfig = configParser(DeepSeekSearchConfig)
 
 export function apply(ctx: Context, config: DeepSeekSearchConfig): void {
   const settings = Config(config)

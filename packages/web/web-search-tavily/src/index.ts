@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { configParser } from 'dsh-core'
 import type {} from 'dsh-web'
 import { registerKeyedSearch } from 'dsh-web/keyed-search'
 import { TavilySearchConfig } from './config.ts'
@@ -15,7 +16,7 @@ export const REQUEST_EVENT = 'web/tavily-search-request'
 export const name = 'web-search-tavily'
 export const inject = { web: { required: true }, credentials: { required: false } }
 
-export const Config = (config: unknown): TavilySearchConfig => TavilySearchConfig.parse(config ?? {})
+export const Config: (config: unknown) => TavilySearchConfig = configParser(TavilySearchConfig)
 
 export function apply(ctx: Context, config: TavilySearchConfig): void {
   const settings = Config(config)

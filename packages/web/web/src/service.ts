@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { hostEnv, MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
+import { configParser, hostEnv, MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
 import { z } from 'zod'
 import { callBounded } from './bounded.ts'
 import { WebError } from './errors.ts'
@@ -49,7 +49,7 @@ export interface WebServiceOptions {
  * code. The search providers' cooldowns live here, so every session of the host shares them.
  */
 export class WebService extends Service {
-  static Config = (config: unknown): Settings => WebConfig.parse(config ?? {})
+  static Config: (config: unknown) => Settings = configParser(WebConfig)
   static inject = { readiness: { required: false }, dshHost: { required: false } }
 
   private readonly searchRegistry = new ProviderRegistry<WebSearchProvider>('search')
@@ -60,7 +60,7 @@ export class WebService extends Service {
 
   constructor(ctx: Context, config: WebConfig = {}, options: WebServiceOptions = {}) {
     super(ctx, 'web', true)
-    const settings = WebConfig.parse(config)
+    const settings = WebService.Config(config)
     const health = new SearchHealth({ cooldownMs: settings.searchCooldownMs, maxCooldownMs: Math.max(settings.searchMaxCooldownMs, settings.searchCooldownMs), now: options.now ?? Date.now })
     this.router = new SearchRouter(this.searchRegistry, searchSelection(settings, hostEnv(ctx)), health)
     this.pinnedFetch = settings.fetchProvider ?? (hostEnv(ctx)[envOverride('fetch')]?.trim() || undefined)

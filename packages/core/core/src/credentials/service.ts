@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { configParser } from '../config-parser.ts'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { assertNever, errorMessage, HarnessError, isHarnessError } from '../errors.ts'
@@ -59,7 +60,7 @@ export type CredentialsConfig = z.infer<typeof CredentialsConfig>
  * without blocking, so a FIFO or a device planted as `.env` is refused instead of holding a thread.
  */
 export class CredentialService extends Service {
-  static Config = (config: unknown) => CredentialsConfig.parse(config ?? {})
+  static Config = configParser(CredentialsConfig)
   static inject = { fs: { required: true }, trust: { required: false }, dshHost: { required: false } }
 
   private readonly settings: CredentialsConfig

@@ -1,4 +1,5 @@
 import { constants, lstatSync, type Stats } from 'node:fs'
+import { configParser } from '../config-parser.ts'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Context, Service } from 'cordis'
@@ -93,7 +94,7 @@ export type FsConfig = z.infer<typeof FsConfig>
  * Chunks are yielded one at a time, and the signal is checked between them.
  */
 export class FileSystem extends Service {
-  static Config = (config: unknown) => FsConfig.parse(config ?? {})
+  static Config = configParser(FsConfig)
   static inject = { dshHost: { required: false } }
 
   /** How this host's system calls run (the row's `io`, else the lifetime's default). */

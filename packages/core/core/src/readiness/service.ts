@@ -1,4 +1,5 @@
 import { Context, Service } from 'cordis'
+import { configParser } from '../config-parser.ts'
 import { z } from 'zod'
 import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { Lifetime } from '../lifetime/lifetime.ts'
@@ -96,7 +97,7 @@ export type ReadinessConfig = z.infer<typeof ReadinessConfig>
 
 /** `ctx.readiness`: what each surface can do right now, separate from which tools are visible. */
 export class ReadinessService extends Service {
-  static Config = (config: unknown) => ReadinessConfig.parse(config ?? {})
+  static Config = configParser(ReadinessConfig)
 
   private readonly capabilities = new Map<string, Capability>()
   private readonly settings: ReadinessConfig

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { configParser } from '../config-parser.ts'
 import { Context, Service, type Events } from 'cordis'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
@@ -60,7 +61,7 @@ export interface CreateSessionOptions {
 
 /** `ctx.sessions`: sessions with a workspace and a fact log, and the pre-step middleware chain. */
 export class SessionService extends Service {
-  static Config = (config: unknown) => SessionsConfig.parse(config ?? {})
+  static Config = configParser(SessionsConfig)
 
   /** Live sessions in order of last activity (a Map keeps insertion order; activity re-inserts). */
   private readonly sessions = new Map<string, Session>()

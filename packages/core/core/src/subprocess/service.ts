@@ -1,4 +1,5 @@
 import { dirname, isAbsolute } from 'node:path'
+import { configParser } from '../config-parser.ts'
 import { fileURLToPath } from 'node:url'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
@@ -41,7 +42,7 @@ const INSTALLATION_BINS = binDirsAbove(dirname(fileURLToPath(import.meta.url)))
  * and their own process group, and `shutdown()` awaits the end of every group it started.
  */
 export class SubprocessService extends Service {
-  static Config = (config: unknown) => SubprocessConfig.parse(config ?? {})
+  static Config = configParser(SubprocessConfig)
 
   private readonly children = new Set<ChildHandle>()
   private closing = false

@@ -1,4 +1,5 @@
 import { Context, Service } from 'cordis'
+import { configParser } from '../config-parser.ts'
 import { z } from 'zod'
 import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { Lifetime } from '../lifetime/lifetime.ts'
@@ -65,7 +66,7 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
 /** `ctx.tools`: the model-visible tool catalog and the one way to run a tool. */
 export class ToolRuntime extends Service {
-  static Config = (config: unknown) => ToolsConfig.parse(config ?? {})
+  static Config = configParser(ToolsConfig)
 
   private readonly entries = new Map<string, Entry>()
   private readonly guidance = new Map<string, PromptSection>()

@@ -1,4 +1,5 @@
 import { Context, Service } from 'cordis'
+import { configParser } from '../config-parser.ts'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { hostEnv, type HostInfo } from '../host.ts'
@@ -67,7 +68,7 @@ export type TrustConfig = z.infer<typeof TrustConfig>
  * questions about one directory are asked once.
  */
 export class TrustService extends Service implements TrustDecider {
-  static Config = (config: unknown) => TrustConfig.parse(config ?? {})
+  static Config = configParser(TrustConfig)
   static inject = { dshHost: { required: false } }
 
   readonly store: TrustStore

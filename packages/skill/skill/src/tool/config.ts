@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY_MS } from 'dsh-core'
+import { configParser, MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { MAX_DESCRIPTION_LENGTH } from '../name.ts'
 import { z } from 'zod'
 
@@ -30,4 +30,4 @@ export const ToolSkillConfig = z
   })
 export type ToolSkillConfig = z.infer<typeof ToolSkillConfig>
 
-export const Config = (config: unknown) => ToolSkillConfig.parse(config ?? {})
+export const Config = configParser(ToolSkillConfig)

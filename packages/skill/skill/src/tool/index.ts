@@ -24,7 +24,7 @@ export { byPriority, originOf, RecentSkills, type Origin } from './priority.ts'
 export { listSkills, type SkillListing } from './listing.ts'
 
 export function apply(ctx: Context, config: ToolSkillConfig): void {
-  const settings = ToolSkillConfig.parse(config ?? {})
+  const settings = Config(config)
   // Reads register nothing, so they may skip cordis's per-call caller tracking.
   const skills = untracked(ctx.skills)
   const tools = untracked(ctx.tools)
