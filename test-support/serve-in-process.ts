@@ -8,10 +8,11 @@
  * `dsh serve`.
  *
  * Unlike test-support/dsh-in-process.ts, nothing of the process is swapped while a serve is open, so
- * serves may overlap each other and in-process commands: the command's directory is passed to `main`,
- * and the serve reads the test process's environment (a test needing its own `DSH_HOME` or `HOME`
- * starts a real `dsh serve`). The one process-wide thing `main` sets, cordis's log targets, is put
- * back when the last open serve has returned.
+ * serves may overlap each other and in-process commands: the command's directory and environment are
+ * passed to `main` (`env` is laid over the test process's, so a serve may have its own `DSH_HOME` or
+ * `HOME` without touching `process.env`). Child processes the served host starts inherit the test
+ * process's environment. The one process-wide thing `main` sets, cordis's log targets, is put back
+ * when the last open serve has returned.
  */
 import { PassThrough, Writable } from 'node:stream'
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client'
@@ -31,8 +32,8 @@ export interface ServedInProcess {
 let open = 0
 let saved: { readonly targets: Logger.Target[]; readonly levels: Logger.LevelConfig } | undefined
 
-/** Starts `dsh serve …args` in this worker, in `cwd` (the directory relative arguments mean). */
-export function serveInProcess(args: readonly string[], options: { readonly cwd: string }): ServedInProcess {
+/** Starts `dsh serve …args` in this worker, in `cwd` (the directory relative arguments mean), with `env` over the process's environment. */
+export function serveInProcess(args: readonly string[], options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> }): ServedInProcess {
   const input = new PassThrough()
   const output = new PassThrough()
   const errors: Buffer[] = []
@@ -43,7 +44,7 @@ export function serveInProcess(args: readonly string[], options: { readonly cwd:
     },
   })
   if (open++ === 0) saved = { targets: [...Logger.targets], levels: { ...Logger.levels } }
-  const exited = main(['serve', ...args], { stdin: input, stdout: output, stderr, cwd: options.cwd }, new Lifetime().signal).finally(() => {
+  const exited = main(['serve', ...args], { stdin: input, stdout: output, stderr, cwd: options.cwd, ...(options.env ? { env: { ...process.env, ...options.env } } : {}) }, new Lifetime().signal).finally(() => {
     output.end()
     if (--open === 0 && saved) {
       Logger.targets.splice(0, Logger.targets.length, ...saved.targets)

@@ -16,9 +16,9 @@ export interface LogRoute {
  * the composition boots are held until it has booted, so they follow the boot instead of
  * interleaving with it, and a failed boot stays one line.
  */
-export function routeLogsToStderr(options: { verbose: boolean; stderr?: NodeJS.WritableStream & { isTTY?: boolean } }): LogRoute {
+export function routeLogsToStderr(options: { verbose: boolean; stderr?: NodeJS.WritableStream & { isTTY?: boolean }; env?: NodeJS.ProcessEnv }): LogRoute {
   const stderr = options.stderr ?? process.stderr
-  const level = options.verbose ? Logger.DEBUG : Number(process.env.DSH_LOG_LEVEL ?? Logger.WARN)
+  const level = options.verbose ? Logger.DEBUG : Number((options.env ?? process.env).DSH_LOG_LEVEL ?? Logger.WARN)
   Logger.levels.base = Number.isInteger(level) ? level : Logger.WARN
   let held: string[] | undefined = []
   let dropped = 0

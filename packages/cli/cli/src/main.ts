@@ -19,6 +19,13 @@ export interface Io {
    * running several commands in one process passes each its own.
    */
   readonly cwd?: string
+  /**
+   * The command's environment: `DSH_HOME`, `HOME`, keys and `DSH_*` settings are read from it, by
+   * the command and by the host it boots (`ctx.dshHost.env`). A process passes none and gets its
+   * own; a caller running a command in its process passes the command's, leaving `process.env` alone.
+   * (Child processes the host starts still inherit the process's environment.)
+   */
+  readonly env?: NodeJS.ProcessEnv
 }
 
 /**
@@ -79,9 +86,10 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   // imported when used: both load the MCP SDK, which the other commands never need.
   if (argv[0] === 'mcp') return (await import('./mcp/command.ts')).runMcpCommand(argv.slice(1), io, signal)
   if (argv[0] === 'trust') return (await import('./trust-command.ts')).runTrustCommand(argv.slice(1), io)
+  const env = io.env ?? process.env
   let invocation: Invocation
   try {
-    invocation = parseInvocation(argv, io.cwd ?? invocationDir())
+    invocation = parseInvocation(argv, io.cwd ?? invocationDir(env), env)
     if (invocation.command.kind !== 'help') checkWorkspace(invocation.cwd)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
@@ -91,7 +99,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   const { command } = invocation
   if (command.kind === 'help') return write(io, `${USAGE}\n`)
 
-  const logs = routeLogsToStderr({ verbose: invocation.verbose, stderr: io.stderr })
+  const logs = routeLogsToStderr({ verbose: invocation.verbose, stderr: io.stderr, env })
   // On a terminal, an untrusted workspace that brings something trust-gated is asked about once;
   // `serve` never asks (its stdin is the MCP client's channel).
   const askTrust = command.kind === 'serve' ? undefined : terminalTrustPrompt(io)
@@ -105,6 +113,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
       // Only `serve` outlives its first answer; the other commands spare plugins their long-run work (watchers).
       lifetime: command.kind === 'serve' ? 'long-lived' : 'one-shot',
       workspace: invocation.cwd,
+      env,
       // This process has its own policy for stray failures (StrayFailures).
       containStrayRejections: false,
       ...(askTrust ? { askTrust } : {}),

@@ -88,8 +88,8 @@ export function dshIn(args: readonly string[], options: { cwd?: string; input?: 
  * the repository root: for what the served composition does, not what the process does. Connect a
  * client to its `transport`; closing the client waits for the serve to return.
  */
-export function serveIn(args: readonly string[]): ServedInProcess {
-  return serveInProcess(args, { cwd: ROOT })
+export function serveIn(args: readonly string[], env?: Readonly<Record<string, string>>): ServedInProcess {
+  return serveInProcess(args, { cwd: ROOT, ...(env ? { env } : {}) })
 }
 
 /** Kills any dsh child a failed test left running (only children this file started). */

@@ -2,13 +2,12 @@
 // skills/get, skill:// resources with SHA-256 digests and sizes, resources/directory/read), and
 // dsh's own client reads the examples/skills tree back through it as skills, bodies verbatim.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createHash } from 'node:crypto'
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { BIN, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, dsh, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from './helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
 const Any = z.looseObject({})
@@ -36,10 +35,10 @@ afterEach(async () => {
 const serveArgs = () => [BIN, 'serve', '--preset', 'base', '--cwd', project]
 const serveEnv = () => ({ HOME: home, DSH_HOME: dshHome })
 
+/** A client of `dsh serve` in this worker (serveIn), with the example's HOME and DSH_HOME. */
 async function connect(): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: serveArgs(), cwd: ROOT, stderr: 'pipe', env: { ...process.env, ...serveEnv() } as Record<string, string> })
   const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
-  await client.connect(transport)
+  await client.connect(serveIn(serveArgs().slice(2), serveEnv()).transport)
   clients.push(client)
   return client
 }

@@ -19,6 +19,12 @@ export interface HostInfo {
    * when no hook is registered with `ctx.trust.decider`. Absent: nobody to ask.
    */
   readonly askTrust?: TrustHook
+  /**
+   * The environment the host was started with (`dsh`'s own, or what a caller running a command in
+   * its process gave it): where the trust store, the user's `.env`, overlays and keys are found.
+   * Absent: the process's.
+   */
+  readonly env?: NodeJS.ProcessEnv
 }
 
 declare module 'cordis' {
@@ -42,4 +48,12 @@ export function hostLifetime(ctx: Context): HostLifetime {
  */
 export function hostWorkspace(ctx: Context): string {
   return (ctx.get('dshHost') as HostInfo | undefined)?.workspace ?? process.cwd()
+}
+
+/**
+ * The host's environment as a plugin sees it: what `bootPreset({ env })` was told, else the
+ * process's. Read it instead of `process.env` for anything the host's user chooses (homes, keys).
+ */
+export function hostEnv(ctx: Context): NodeJS.ProcessEnv {
+  return (ctx.get('dshHost') as HostInfo | undefined)?.env ?? process.env
 }

@@ -1,9 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from '../../../cli/cli/tests/helpers.ts'
 
 // The `dsh` command with the LSP capability tools (issue 22): listed only when a provider with the
 // capability is loaded, and served over MCP by `dsh serve`.
@@ -63,9 +62,9 @@ describe('dsh tools', () => {
 
 describe('dsh serve', () => {
   it('exposes lsp_diagnostics and lsp_symbols, and answers them from the real server', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', TS_WORKSPACE], cwd: ROOT, stderr: 'pipe', env: process.env as Record<string, string> })
+    // In this worker (serveIn): what is checked is the served composition, not the process.
     const client = new Client({ name: 'dsh-serve-lsp-test', version: '0' })
-    await client.connect(transport)
+    await client.connect(serveIn(['--cwd', TS_WORKSPACE]).transport)
     clients.push(client)
     const listed = (await client.listTools()).tools.map((tool) => tool.name)
     expect(listed).toEqual(expect.arrayContaining(['lsp', 'lsp_diagnostics', 'lsp_symbols']))

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path'
 import type { Context } from 'cordis'
-import { dshHome, ensurePrivateDirectory, rowOrigin, trustOf } from 'dsh-core'
+import { dshHome, ensurePrivateDirectory, hostEnv, rowOrigin, trustOf } from 'dsh-core'
 import type { McpConfig } from './config.ts'
 
 /** Where a stdio server process runs, and what `dsh status` says about the choice. */
@@ -27,7 +27,7 @@ export async function serverDirectory(ctx: Context, config: McpConfig, workspace
     brings: `the working directory of MCP server ${config.serverName} (a launcher such as npx, uvx or python -m runs the workspace's own packages there)`,
   })
   if (decision.trusted) return { path: workspace }
-  const outside = join(dshHome(), 'untrusted-cwd')
+  const outside = join(dshHome(hostEnv(ctx)), 'untrusted-cwd')
   await ensurePrivateDirectory(outside)
   return { path: outside, note: `runs in ${outside}, not in ${decision.directory}, which is not trusted (its npx, uvx or python -m would run the workspace's own packages); to run it there: ${decision.command}` }
 }

@@ -6,13 +6,13 @@ import { PassThrough } from 'node:stream'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Logger } from 'cordis'
 import type { ToolProgress } from 'dsh-core'
 import { main } from 'dsh-cli'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fixtureRow, startRig, stopRigs } from './fixtures/rig.ts'
+import { serveInProcess } from '../../../../test-support/serve-in-process.ts'
 
 afterEach(stopRigs)
 
@@ -89,9 +89,8 @@ describe('dsh', () => {
 
   it('dsh serve relays the progress to its own client', async () => {
     const client = new Client({ name: 'progress-test', version: '0' })
-    const env = { ...(process.env as Record<string, string>) }
-    delete env.INIT_CWD
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'packages/cli/cli/bin/dsh.mjs'), 'serve', '--preset', 'base', '--config', EVERYTHING], env, cwd: ROOT, stderr: 'ignore' }))
+    // In this worker (serve-in-process.ts): the relay is the served composition's, not the process's.
+    await client.connect(serveInProcess(['--preset', 'base', '--config', EVERYTHING], { cwd: ROOT }).transport)
     try {
       const seen: unknown[] = []
       const result = await client.request(

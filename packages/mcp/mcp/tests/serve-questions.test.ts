@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './fixtures/dsh-run.ts'
+import { serveInProcess } from '../../../../test-support/serve-in-process.ts'
 import { startQuestionServers, writeQuestionsOverlay, type QuestionServers } from './fixtures/question-server.ts'
 
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
@@ -45,10 +45,9 @@ async function connect(mode: 'auto' | 'legacy', modes: Modes | undefined, answer
       asked.push(request.params)
       return answer(request.params)
     })
+  // `dsh serve` in this worker (serve-in-process.ts), with a DSH_HOME of its own; what only a process shows is below.
   const home = mkdtempSync(join(scratch, 'home-'))
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), DSH_HOME: home }
-  delete env.INIT_CWD
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [DSH, 'serve', '--preset', 'base', '--config', overlay, '--cwd', home, ...serveArgs], cwd: ROOT, env, stderr: 'pipe' }))
+  await client.connect(serveInProcess(['--preset', 'base', '--config', overlay, '--cwd', home, ...serveArgs], { cwd: ROOT, env: { DSH_HOME: home } }).transport)
   clients.push(client)
   const text = async (name: string) => {
     const result = await client.callTool({ name, arguments: {} })

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { effectWithTeardown, hostLifetime, trustOf, untracked } from 'dsh-core'
+import { effectWithTeardown, hostEnv, hostLifetime, trustOf, untracked } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { Config, placesOf, SkillFsConfig } from './config.ts'
 import { FilesystemSkills } from './provider.ts'
@@ -24,7 +24,7 @@ export const inject = { skills: { required: true }, fs: { required: true }, read
 
 export function apply(ctx: Context, config: SkillFsConfig): void {
   const settings = Config(config)
-  const places = placesOf(settings)
+  const places = placesOf(settings, hostEnv(ctx))
   const logger = ctx.logger('skill-fs')
   let source: FilesystemSkills | undefined
   ctx.skills.registerProvider((control) => {

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { configParser, effectWithTeardown } from 'dsh-core'
+import { configParser, effectWithTeardown, hostEnv } from 'dsh-core'
 import type {} from 'dsh-web'
 import { registerKeyedSearch } from 'dsh-web/keyed-search'
 import type { Agent, Dispatcher } from 'undici'
@@ -12,7 +12,7 @@ export { mapResponse, requestBody, messagesEndpoint } from './wire.ts'
 
 /** dsh-web-search-deepseek: registers the `deepseek-official` search provider on `ctx.web`. */
 export const name = 'web-search-deepseek'
-export const inject = { web: { required: true }, credentials: { required: false } }
+export const inject = { web: { required: true }, credentials: { required: false }, dshHost: { required: false } }
 
 export const Config: (config: unknown) => DeepSeekSearchConfig = configParser(DeepSeekSearchConfig)
 
@@ -22,7 +22,7 @@ export function apply(ctx: Context, config: DeepSeekSearchConfig): void {
   let agent: Promise<Agent> | undefined
   const connection = () => (agent ??= import('undici').then(({ Agent }) => new Agent()))
   const dispatcher = { request: async (options: Dispatcher.RequestOptions) => (await connection()).request(options) } as Pick<Dispatcher, 'request'>
-  registerKeyedSearch(ctx, deepSeekSearchSpec({ options: () => snapshot(settings), dispatcher }))
+  registerKeyedSearch(ctx, deepSeekSearchSpec({ options: () => snapshot(settings, hostEnv(ctx)), dispatcher }))
   effectWithTeardown(ctx, () => async () => {
     await (await agent)?.destroy()
   })

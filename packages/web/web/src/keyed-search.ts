@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import type {} from './service.ts'
-import { currentSession, errorMessage, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
+import { currentSession, errorMessage, hostEnv, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
 import { WebError } from './errors.ts'
 import { headerValue, type HeaderSource, type ProviderFault } from './fault.ts'
 import { providerText } from './provider-text.ts'
@@ -288,12 +288,12 @@ export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Con
   ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, resolveKey: credentialResolver(ctx), lifetime }))
 }
 
-/** `resolveKey` for a plugin: ctx.credentials when it is mounted, else the process environment. */
+/** `resolveKey` for a plugin: ctx.credentials when it is mounted, else the host's environment (hostEnv). */
 export function credentialResolver(ctx: Context): (name: string, cwd?: string) => Promise<string | undefined> {
   return async (name, cwd) => {
     const credentials = ctx.get('credentials')
     if (credentials) return (await credentials.resolve(name, cwd === undefined ? {} : { cwd }))?.value
-    return process.env[name] || undefined
+    return hostEnv(ctx)[name] || undefined
   }
 }
 

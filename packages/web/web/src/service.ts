@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { configParser, MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
+import { configParser, hostEnv, MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
 import { z } from 'zod'
 import { callBounded } from './bounded.ts'
 import { WebError } from './errors.ts'
@@ -50,7 +50,7 @@ export interface WebServiceOptions {
  */
 export class WebService extends Service {
   static Config: (config: unknown) => Settings = configParser(WebConfig)
-  static inject = { readiness: { required: false } }
+  static inject = { readiness: { required: false }, dshHost: { required: false } }
 
   private readonly searchRegistry = new ProviderRegistry<WebSearchProvider>('search')
   private readonly fetchRegistry = new ProviderRegistry<WebFetchProvider>('fetch')
@@ -62,8 +62,8 @@ export class WebService extends Service {
     super(ctx, 'web', true)
     const settings = WebService.Config(config)
     const health = new SearchHealth({ cooldownMs: settings.searchCooldownMs, maxCooldownMs: Math.max(settings.searchMaxCooldownMs, settings.searchCooldownMs), now: options.now ?? Date.now })
-    this.router = new SearchRouter(this.searchRegistry, searchSelection(settings), health)
-    this.pinnedFetch = settings.fetchProvider ?? (process.env[envOverride('fetch')]?.trim() || undefined)
+    this.router = new SearchRouter(this.searchRegistry, searchSelection(settings, hostEnv(ctx)), health)
+    this.pinnedFetch = settings.fetchProvider ?? (hostEnv(ctx)[envOverride('fetch')]?.trim() || undefined)
     // The ids the operator named get their `dsh status` rows now, so a provider that never registers still shows why.
     for (const id of namedIds(this.router.selection)) this.readinessRow(this.searchCapability(id))
     if (this.pinnedFetch !== undefined) this.readinessRow(this.fetchCapability(this.pinnedFetch))

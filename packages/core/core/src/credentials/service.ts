@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { assertNever, errorMessage, HarnessError, isHarnessError } from '../errors.ts'
 import type { FileSystem } from '../fs/service.ts'
 import { dshHome } from '../home.ts'
+import { hostEnv } from '../host.ts'
 import type { CapabilityRow, ProbeContext } from '../readiness/service.ts'
 import { currentSession } from '../sessions/current.ts'
 import { trustOf } from '../trust/service.ts'
@@ -60,17 +61,20 @@ export type CredentialsConfig = z.infer<typeof CredentialsConfig>
  */
 export class CredentialService extends Service {
   static Config = configParser(CredentialsConfig)
-  static inject = { fs: { required: true }, trust: { required: false } }
+  static inject = { fs: { required: true }, trust: { required: false }, dshHost: { required: false } }
 
   private readonly settings: CredentialsConfig
   private readonly files: FileSystem
   private readonly own: Context
+  /** The host's environment (hostEnv): the first place a key is looked up, and where the user's `.env` is. */
+  private readonly env: NodeJS.ProcessEnv
 
   constructor(ctx: Context, config: CredentialsConfig = CredentialsConfig.parse({})) {
     super(ctx, 'credentials', true)
     this.settings = config
     this.files = ctx.fs
     this.own = ctx
+    this.env = hostEnv(ctx)
     // The readiness row comes later in a preset than this one; register once it is there.
     ctx.inject(['readiness'], (inner) => {
       inner.readiness.register({
@@ -93,13 +97,13 @@ export class CredentialService extends Service {
     if (!CREDENTIAL_NAME.test(name)) throw new HarnessError(`credential name ${JSON.stringify(name)} must look like an environment variable name`, 'CREDENTIAL_NAME_INVALID')
     const searched: SearchedSource[] = []
     // Own string values only: `toString`, `constructor`, … are valid names but inherited members.
-    const fromEnv: unknown = Object.hasOwn(process.env, name) ? process.env[name] : undefined
+    const fromEnv: unknown = Object.hasOwn(this.env, name) ? this.env[name] : undefined
     if (typeof fromEnv === 'string' && fromEnv) return { credential: { value: fromEnv, source: 'env' }, searched: [{ source: 'env', where: 'environment', outcome: 'found' }] }
     searched.push({ source: 'env', where: 'environment', outcome: fromEnv === '' ? 'empty' : 'absent' })
     const cwd = options.cwd ?? currentSession()?.cwd ?? process.cwd()
     const layers: [CredentialSource, string][] = [
       ['project', join(cwd, '.env')],
-      ['user', userEnvFile()],
+      ['user', userEnvFile(this.env)],
     ]
     for (const [source, file] of layers) {
       const read = source === 'project' ? await this.readProjectEnv(cwd, file) : await this.readEnvFile(file)
@@ -133,7 +137,7 @@ export class CredentialService extends Service {
     if (!(await this.files.stat(file))) return []
     const decision = await trustOf(this.own).decide(cwd, { brings: `its .env (${file})` })
     if (decision.trusted) return []
-    return [{ id: 'project-env', state: 'untrusted', detail: `${file} is not read: ${decision.directory} is not trusted (its keys are not used; the environment and ${userEnvFile()} still are); to use it: ${decision.command}` }]
+    return [{ id: 'project-env', state: 'untrusted', detail: `${file} is not read: ${decision.directory} is not trusted (its keys are not used; the environment and ${userEnvFile(this.env)} still are); to use it: ${decision.command}` }]
   }
 }
 

@@ -42,6 +42,8 @@ export interface BootOptions {
   readonly containStrayRejections?: boolean
   /** Told to the trust service as `ctx.dshHost.askTrust`: how to ask the user about an untrusted workspace. Default: nobody to ask. */
   readonly askTrust?: TrustHook
+  /** Told to every plugin as `ctx.dshHost.env` (see `hostEnv`). Default the process's environment. */
+  readonly env?: NodeJS.ProcessEnv
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 120_000
@@ -101,7 +103,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   }
 
   const app = new Context()
-  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived', workspace: resolve(options.workspace ?? process.cwd()), ...(options.askTrust ? { askTrust: options.askTrust } : {}) })
+  app.set('dshHost', { lifetime: options.lifetime ?? 'long-lived', workspace: resolve(options.workspace ?? process.cwd()), ...(options.askTrust ? { askTrust: options.askTrust } : {}), ...(options.env ? { env: options.env } : {}) })
   const forks: { fork: ForkScope; entry: LoadedRow }[] = []
   const contain = options.containStrayRejections ?? (options.lifetime ?? 'long-lived') === 'long-lived'
   const release = contain ? containStrayRejections(app, loaded) : () => {}

@@ -2,7 +2,7 @@ import { Context, Service } from 'cordis'
 import { configParser } from '../config-parser.ts'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
-import type { HostInfo } from '../host.ts'
+import { hostEnv, type HostInfo } from '../host.ts'
 import { scopeLifetime, type Lifetime } from '../lifetime/lifetime.ts'
 import { TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
 
@@ -78,7 +78,7 @@ export class TrustService extends Service implements TrustDecider {
 
   constructor(ctx: Context, config: TrustConfig = {}) {
     super(ctx, 'trust', true)
-    this.store = new TrustStore(config.file ?? trustStoreFile())
+    this.store = new TrustStore(config.file ?? trustStoreFile(hostEnv(ctx)))
     this.lifetime = scopeLifetime(ctx, () => new HarnessError('the trust service was unloaded while a trust question was open', 'TRUST_DISPOSED'))
   }
 
