@@ -2,6 +2,7 @@ import { benchFs } from './fs.ts'
 import { benchLsp } from './lsp.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { benchLspDiagnosticsProfile } from './lsp-diagnostics-profile.ts'
+import { benchLspFixedCost } from './lsp-fixed-cost.ts'
 import { benchLspFraming } from './lsp-framing.ts'
 import { benchLspPositions } from './lsp-positions.ts'
 import { benchLspRefactor } from './lsp-refactor.ts'
@@ -23,6 +24,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   lsp: benchLsp,
   'lsp-diagnostics': benchLspDiagnostics,
   'lsp-diagnostics-profile': benchLspDiagnosticsProfile,
+  'lsp-fixed-cost': benchLspFixedCost,
   'lsp-positions': benchLspPositions,
   'lsp-refactor': benchLspRefactor,
   'lsp-framing': benchLspFraming,

@@ -1,0 +1,73 @@
+import { join } from 'node:path'
+import { BareLspClient } from './bare-lsp-client.ts'
+import { bootCoding, fixtureCopy, NATIVE, REPO, untilSettled } from './lsp-servers.ts'
+import { micros, ms, pairedRatio, pairedRatioText, percentile, ratio, timedWithCpu } from './stats.ts'
+
+// Our fixed cost per `lsp` call on TypeScript 7, against the one bare client that does the same work
+// on a warm query: it keeps its documents open and declares diagnostics, as dsh does, so it sends
+// only the request. Two sides only, who goes first alternating each round, each on its own copy and
+// server; this process's CPU per call beside the wall times (the pipe write that wakes the server
+// shows as wall, not as our CPU). `pnpm bench lsp`'s third side measures the same client, always third.
+
+const FIXTURE = join(REPO, 'packages/lsp/lsp-stdio/tests/real/workspaces/ts-project')
+const ROUNDS = Number(process.env.BENCH_LSP_ROUNDS ?? 300)
+const CASES = [
+  { operation: 'goToDefinition', method: 'textDocument/definition', file: 'src/main.ts', line: 4, character: 20 },
+  { operation: 'findReferences', method: 'textDocument/references', file: 'src/shapes.ts', line: 12, character: 17 },
+  { operation: 'goToImplementation', method: 'textDocument/implementation', file: 'src/shapes.ts', line: 1, character: 18 },
+  { operation: 'hover', method: 'textDocument/hover', file: 'src/main.ts', line: 4, character: 20 },
+] as const
+
+export async function benchLspFixedCost(): Promise<string[]> {
+  const ourCopy = fixtureCopy(FIXTURE, NATIVE, 'dsh-bench-fixed-')
+  const keptCopy = fixtureCopy(FIXTURE, NATIVE, 'dsh-bench-fixed-')
+  const host = await bootCoding()
+  const kept = new BareLspClient(NATIVE.executable, NATIVE.args, keptCopy.dir, { keepOpen: true, diagnostics: true, initializationOptions: NATIVE.initializationOptions })
+  try {
+    await kept.initialize()
+    // What a harness holds: execute taken once, one session (docs/architecture.md, "Helpers").
+    const { execute } = host.app.tools
+    const session = host.app.sessions.create({ cwd: ourCopy.dir })
+    const ours = async (c: (typeof CASES)[number]) => {
+      const result = await execute({ name: 'lsp', arguments: { operation: c.operation, filePath: c.file, line: c.line, character: c.character }, session })
+      if (result.isError) throw new Error(`${c.operation}: ${result.error.code} ${result.error.message}`)
+    }
+    const bare = (c: (typeof CASES)[number]) => kept.query(c.method, c.file, 'typescript', c.line - 1, c.character - 1)
+    await bare(CASES[0])
+    await kept.waitQuiet(60_000)
+    await ours(CASES[0])
+    for (let i = 0; i < 5; i++) for (const c of CASES) await Promise.all([ours(c), bare(c)])
+    await untilSettled(ourCopy)
+    const lines = [
+      `${NATIVE.name}, ${ROUNDS} rounds per operation, each one call per side back to back (who goes first alternates); kept: a bare vscode-jsonrpc client keeping its documents open; CPU: this process's per call (mean)`,
+      'operation            ours p50    kept p50    ratio   ours-kept   round ratio (p25-p75)   CPU ours / kept',
+    ]
+    for (const c of CASES) {
+      const mine = { wall: [] as number[], cpu: 0 }
+      const theirs = { wall: [] as number[], cpu: 0 }
+      const once = async (side: typeof mine, work: () => Promise<unknown>) => {
+        const { wallMs, cpuMs } = await timedWithCpu(work)
+        side.wall.push(wallMs)
+        side.cpu += cpuMs
+      }
+      for (let i = 0; i < ROUNDS; i++) {
+        if (i % 2) {
+          await once(mine, () => ours(c))
+          await once(theirs, () => bare(c))
+        } else {
+          await once(theirs, () => bare(c))
+          await once(mine, () => ours(c))
+        }
+      }
+      const [o50, k50] = [percentile(mine.wall, 50), percentile(theirs.wall, 50)]
+      const cpu = `${(mine.cpu / ROUNDS).toFixed(2)} / ${(theirs.cpu / ROUNDS).toFixed(2)} ms`
+      lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(k50).padStart(10)}  ${ratio(o50, k50).padStart(6)}  ${micros(o50 - k50).padStart(9)}  ${pairedRatioText(pairedRatio(mine.wall, theirs.wall)).padStart(21)}   ${cpu}`)
+    }
+    return lines
+  } finally {
+    await kept.close()
+    await host.stop()
+    ourCopy.remove()
+    keptCopy.remove()
+  }
+}
