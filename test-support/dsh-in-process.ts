@@ -11,9 +11,9 @@
  */
 import { PassThrough, Writable } from 'node:stream'
 import { format } from 'node:util'
-import { Logger } from 'cordis'
 import { Lifetime } from 'dsh-core'
 import { main } from '../packages/cli/cli/src/main.ts'
+import { holdLogConfig } from './log-config.ts'
 
 export interface InProcessRun {
   readonly code: number | null
@@ -43,7 +43,8 @@ export function dshInProcess(args: readonly string[], options: InProcessOptions)
   return run
 }
 
-function collector(onText?: (text: string) => void): { stream: Writable; text: () => string } {
+/** A stream that keeps what is written to it (`text()`), telling `onText` the whole so far after each write. */
+export function collector(onText?: (text: string) => void): { stream: Writable; text: () => string } {
   const chunks: Buffer[] = []
   const stream = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
@@ -58,8 +59,7 @@ function collector(onText?: (text: string) => void): { stream: Writable; text: (
 async function runOnce(args: readonly string[], options: InProcessOptions): Promise<InProcessRun> {
   const savedEnv = { ...process.env }
   const savedCwd = process.cwd()
-  const savedTargets = [...Logger.targets]
-  const savedLevels = { ...Logger.levels }
+  const releaseLogConfig = holdLogConfig()
   const stdout = collector()
   const stderr = collector(options.onStderr)
   const stdin = new PassThrough()
@@ -80,8 +80,7 @@ async function runOnce(args: readonly string[], options: InProcessOptions): Prom
     process.chdir(savedCwd)
     for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name]
     Object.assign(process.env, savedEnv)
-    Logger.targets.splice(0, Logger.targets.length, ...savedTargets)
-    Object.assign(Logger.levels, savedLevels)
+    releaseLogConfig()
   }
 }
 

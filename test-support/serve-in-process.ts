@@ -12,13 +12,14 @@
  * passed to `main` (`env` is laid over the test process's, so a serve may have its own `DSH_HOME` or
  * `HOME` without touching `process.env`). Child processes the served host starts inherit the test
  * process's environment. The one process-wide thing `main` sets, cordis's log targets, is put back
- * when the last open serve has returned.
+ * when the last run in the worker, serve or command, has returned (log-config.ts).
  */
-import { PassThrough, Writable } from 'node:stream'
+import { PassThrough } from 'node:stream'
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client'
-import { Logger } from 'cordis'
 import { Lifetime } from 'dsh-core'
 import { main } from '../packages/cli/cli/src/main.ts'
+import { collector } from './dsh-in-process.ts'
+import { holdLogConfig } from './log-config.ts'
 
 export interface ServedInProcess {
   /** The client's end. Closing it ends the serve's input, and resolves once `dsh serve` has returned. */
@@ -29,30 +30,17 @@ export interface ServedInProcess {
   readonly stderr: () => string
 }
 
-let open = 0
-let saved: { readonly targets: Logger.Target[]; readonly levels: Logger.LevelConfig } | undefined
-
 /** Starts `dsh serve …args` in this worker, in `cwd` (the directory relative arguments mean), with `env` over the process's environment. */
 export function serveInProcess(args: readonly string[], options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> }): ServedInProcess {
   const input = new PassThrough()
   const output = new PassThrough()
-  const errors: Buffer[] = []
-  const stderr = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      errors.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
-      done()
-    },
-  })
-  if (open++ === 0) saved = { targets: [...Logger.targets], levels: { ...Logger.levels } }
-  const exited = main(['serve', ...args], { stdin: input, stdout: output, stderr, cwd: options.cwd, ...(options.env ? { env: { ...process.env, ...options.env } } : {}) }, new Lifetime().signal).finally(() => {
+  const stderr = collector()
+  const releaseLogConfig = holdLogConfig()
+  const exited = main(['serve', ...args], { stdin: input, stdout: output, stderr: stderr.stream, cwd: options.cwd, ...(options.env ? { env: { ...process.env, ...options.env } } : {}) }, new Lifetime().signal).finally(() => {
     output.end()
-    if (--open === 0 && saved) {
-      Logger.targets.splice(0, Logger.targets.length, ...saved.targets)
-      Object.assign(Logger.levels, saved.levels)
-      saved = undefined
-    }
+    releaseLogConfig()
   })
-  return { transport: new ServeClientTransport(input, output, exited), exited, stderr: () => Buffer.concat(errors).toString('utf8') }
+  return { transport: new ServeClientTransport(input, output, exited), exited, stderr: stderr.text }
 }
 
 /** Newline-delimited JSON-RPC over the serve's input and output, as the SDK's stdio client speaks it. */
