@@ -11,18 +11,29 @@ export class WorkQueue {
 
   run<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
     const waiting = this.tails.get(key)
-    // Nothing queued: no wait to give up on, so no waiter on the signal (the common case).
-    const result = waiting ? Lifetime.run({ signal }, () => waiting, queryAborted).then(work) : Promise.resolve().then(() => startNow(signal, work))
-    const previous = waiting ?? Promise.resolve()
-    const tail = previous.then(() => result).then(
-      () => {},
-      () => {},
+    // Nothing queued (the common case): the work starts now, with no wait to give up on (no waiter
+    // on the signal), and the tail is the work itself.
+    if (!waiting) {
+      const result = startNow(signal, work)
+      const tail: Promise<void> = result.then(
+        () => this.release(key, tail),
+        () => this.release(key, tail),
+      )
+      this.tails.set(key, tail)
+      return result
+    }
+    const result = Lifetime.run({ signal }, () => waiting, queryAborted).then(work)
+    // Follows the work actually running, even when this waiter gives up.
+    const tail: Promise<void> = waiting.then(() => result).then(
+      () => this.release(key, tail),
+      () => this.release(key, tail),
     )
     this.tails.set(key, tail)
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key)
-    })
     return result
+  }
+
+  private release(key: string, tail: Promise<void>): void {
+    if (this.tails.get(key) === tail) this.tails.delete(key)
   }
 
   /** Resolves once everything queued so far has run. */
@@ -31,7 +42,12 @@ export class WorkQueue {
   }
 }
 
+/** `work()`, or its failure (an aborted signal's first) as a rejection. */
 function startNow<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-  if (signal.aborted) throw abortError(signal, queryAborted)
-  return work()
+  try {
+    if (signal.aborted) throw abortError(signal, queryAborted)
+    return work()
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
