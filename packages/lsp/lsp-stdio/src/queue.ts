@@ -11,43 +11,49 @@ export class WorkQueue {
 
   run<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
     const waiting = this.tails.get(key)
-    // Nothing queued (the common case): the work starts now, with no wait to give up on (no waiter
-    // on the signal), and the tail is the work itself.
-    if (!waiting) {
-      const result = startNow(signal, work)
-      const tail: Promise<void> = result.then(
-        () => this.release(key, tail),
-        () => this.release(key, tail),
-      )
-      this.tails.set(key, tail)
-      return result
-    }
-    const result = Lifetime.run({ signal }, () => waiting, queryAborted).then(work)
-    // Follows the work actually running, even when this waiter gives up.
-    const tail: Promise<void> = waiting.then(() => result).then(
-      () => this.release(key, tail),
-      () => this.release(key, tail),
-    )
-    this.tails.set(key, tail)
-    return result
-  }
-
-  private release(key: string, tail: Promise<void>): void {
-    if (this.tails.get(key) === tail) this.tails.delete(key)
+    return waiting ? this.after(key, waiting, signal, work) : this.now(key, signal, work)
   }
 
   /** Resolves once everything queued so far has run. */
   async drained(): Promise<void> {
     await Promise.all(this.tails.values())
   }
-}
 
-/** `work()`, or its failure (an aborted signal's first) as a rejection. */
-function startNow<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-  try {
-    if (signal.aborted) throw abortError(signal, queryAborted)
-    return work()
-  } catch (error) {
-    return Promise.reject(error)
+  /**
+   * Nothing queued (the common case, twice per change): the work starts in this call, with no wait
+   * to give up on and so no waiter on the signal. Its tail is in place before it starts, so a turn
+   * it queues itself comes after it.
+   */
+  private now<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    let release!: () => void
+    const tail = new Promise<void>((resolve) => (release = resolve))
+    this.tails.set(key, tail)
+    let result: Promise<T>
+    try {
+      if (signal.aborted) throw abortError(signal, queryAborted)
+      result = work()
+    } catch (error) {
+      result = Promise.reject(error)
+    }
+    const done = () => {
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+      release()
+    }
+    // Both settlements end the turn; the caller gets `result` itself and handles its rejection.
+    result.then(done, done)
+    return result
+  }
+
+  private after<T>(key: string, waiting: Promise<void>, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const result = Lifetime.run({ signal }, () => waiting, queryAborted).then(work)
+    const tail = waiting.then(() => result).then(
+      () => {},
+      () => {},
+    )
+    this.tails.set(key, tail)
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+    })
+    return result
   }
 }
