@@ -166,5 +166,9 @@ describe('ctx.fs with io: async: the thread pool only for resolution', () => {
     let info
     expect(await threadPoolRequests(async () => (info = await fs.statBesideProven(join(ws.path, 'bun.lock'))))).toBe(1)
     expect(info).toMatchObject({ type: 'file' })
+    // Its twin without a promise answers the same, and leaves the symlink to its caller.
+    expect(fs.lstatBesideProven(join(ws.path, 'yarn.lock'))).toBeUndefined()
+    expect(fs.lstatBesideProven(join(ws.path, 'package-lock.json'))).toMatchObject({ type: 'file' })
+    expect(fs.lstatBesideProven(join(ws.path, 'bun.lock'))).toBe('symlink')
   })
 })

@@ -35,10 +35,20 @@ export class RootFinder {
     return this.names.length > 0
   }
 
-  /** `path` is canonical and inside `workspace`. */
-  async rootOf(workspace: Workspace, path: string, signal: AbortSignal): Promise<ServerRoot> {
+  /**
+   * `path` is canonical and inside `workspace`. A value, not a promise, when every directory on the
+   * way was settled by an lstat (the warm path: one lstat per directory, nothing else); a promise
+   * only when a symlink must be followed on the thread pool.
+   */
+  rootOf(workspace: Workspace, path: string, signal: AbortSignal): ServerRoot | Promise<ServerRoot> {
     const dirs = ancestors(workspace.path, this.fs.contains(workspace.path, dirname(path)) ? dirname(path) : workspace.path)
-    const present = await Promise.all(dirs.map((dir) => this.markersIn(dir, signal)))
+    const present = dirs.map((dir) => this.markersIn(dir, signal))
+    if (present.some((names) => names instanceof Promise)) return Promise.all(present).then((names) => this.choose(workspace, dirs, names))
+    return this.choose(workspace, dirs, present as (readonly string[])[])
+  }
+
+  /** The nearest directory of the first marker group found, else the workspace. */
+  private choose(workspace: Workspace, dirs: readonly string[], present: readonly (readonly string[])[]): ServerRoot {
     for (const group of this.markers) {
       for (const [index, dir] of dirs.entries()) {
         const marker = group.find((name) => present[index]!.includes(name))
@@ -54,12 +64,29 @@ export class RootFinder {
    * directory whose stat is what it was at an earlier, settled lookup holds the same names: an entry
    * created, removed or renamed changes it.
    */
-  private async markersIn(dir: string, signal: AbortSignal): Promise<readonly string[]> {
+  private markersIn(dir: string, signal: AbortSignal): readonly string[] | Promise<readonly string[]> {
     const at = Date.now()
-    const info = await this.fs.statBesideProven(dir, signal).catch(() => undefined)
+    const info = this.lookUp(dir, signal)
+    if (info instanceof Promise) return info.then((followed) => this.namesIn(dir, followed, at, signal))
+    return this.namesIn(dir, info, at, signal)
+  }
+
+  /** The names in `dir` whose stat is `info` (taken at `at`): remembered, or looked up and remembered when settled. */
+  private namesIn(dir: string, info: PathInfo | undefined, at: number, signal: AbortSignal): readonly string[] | Promise<readonly string[]> {
     const known = info && this.known.get(dir)
     if (known && unchanged(known.info, info)) return known.present
-    const found = await Promise.all(this.names.map((name) => this.fs.statBesideProven(join(dir, name), signal).then((marker) => (marker ? name : undefined), () => undefined)))
+    const found = this.names.map((name) => {
+      const marker = this.lookUp(join(dir, name), signal)
+      return marker instanceof Promise ? marker.then((followed) => (followed ? name : undefined)) : marker ? name : undefined
+    })
+    // A marker that is a symlink holds while its target does, which the directory's stat does not
+    // follow: such a directory is looked up again every time.
+    if (found.some((name) => name instanceof Promise)) return Promise.all(found).then((names) => this.remember(dir, undefined, at, names))
+    return this.remember(dir, info, at, found as (string | undefined)[])
+  }
+
+  /** The names found; remembered with `info` when that shows a directory settled by `at` (`info` undefined: never). */
+  private remember(dir: string, info: PathInfo | undefined, at: number, found: readonly (string | undefined)[]): readonly string[] {
     const present = found.filter((name) => name !== undefined)
     if (info?.type === 'directory' && settled(info, at, this.settleMs)) {
       if (this.known.size >= MAX_KNOWN_DIRECTORIES) this.known.clear()
@@ -68,6 +95,17 @@ export class RootFinder {
       this.known.delete(dir)
     }
     return present
+  }
+
+  /** `ctx.fs.statBesideProven`, with no promise unless a symlink is followed; what cannot be examined is absent. */
+  private lookUp(path: string, signal: AbortSignal): PathInfo | undefined | Promise<PathInfo | undefined> {
+    let info: PathInfo | undefined | 'symlink'
+    try {
+      info = this.fs.lstatBesideProven(path, signal)
+    } catch {
+      return undefined
+    }
+    return info === 'symlink' ? this.fs.stat(path, signal).catch(() => undefined) : info
   }
 }
 

@@ -1,7 +1,8 @@
 // Root markers: a query is served by a server started in the nearest directory at or above the file,
 // inside the session workspace, that holds one of the row's markers (else the workspace itself).
 // Against the fake server, which logs where it was started and what it was initialised with.
-import { rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { createHook } from 'node:async_hooks'
+import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import FileSystem from 'dsh-core/fs'
@@ -141,12 +142,18 @@ describe('root markers, remembered per directory', () => {
     app.plugin(FileSystem)
     await app.start()
     const fs = app.get('fs')!
-    const stats = vi.spyOn(fs, 'statBesideProven')
+    const stats = vi.spyOn(fs, 'lstatBesideProven')
     const roots = new RootFinder(fs, [['go.work'], ['go.mod', 'Cargo.toml', 'package-lock.json']], settleMs)
     const workspace = await fs.workspace(ws)
     const file = join(ws, 'pkg/src/a.ts')
-    const rootOf = () => roots.rootOf(workspace, file, new AbortController().signal)
+    const signal = new AbortController().signal
+    const rootOf = () => roots.rootOf(workspace, file, signal)
     return { ws, rootOf, stats, stop: () => app.stop() }
+  }
+  // Times no change made now can repeat, whatever the clock's tick (nothing here waits to settle).
+  const backdate = (ws: string, seconds: number) => {
+    const past = new Date(Date.now() - seconds * 1000)
+    for (const dir of [ws, join(ws, 'pkg'), join(ws, 'pkg/src')]) utimesSync(dir, past, past)
   }
 
   it('an unchanged directory costs one stat, and a marker created in it counts from the next lookup', async () => {
@@ -154,13 +161,8 @@ describe('root markers, remembered per directory', () => {
     // its ctime to the kernel's clock, which can read a fraction of a millisecond ahead of Date.now()
     // taken just before the lookup (CI saw 15 stats instead of 3).
     const { ws, rootOf, stats, stop } = await finder(Number.NEGATIVE_INFINITY)
-    // Times no change made now can repeat, whatever the clock's tick (nothing here waits to settle).
-    const backdate = (seconds: number) => {
-      const past = new Date(Date.now() - seconds * 1000)
-      for (const dir of [ws, join(ws, 'pkg'), join(ws, 'pkg/src')]) utimesSync(dir, past, past)
-    }
     try {
-      backdate(60)
+      backdate(ws, 60)
       expect((await rootOf()).path).toBe(ws)
       stats.mockClear()
       expect((await rootOf()).path).toBe(ws)
@@ -168,7 +170,7 @@ describe('root markers, remembered per directory', () => {
       expect(stats.mock.calls.length).toBe(3)
       writeFileSync(join(ws, 'pkg/go.mod'), 'module example.com/pkg\n')
       expect(await rootOf()).toMatchObject({ path: join(ws, 'pkg'), marker: 'go.mod' })
-      backdate(120)
+      backdate(ws, 120)
       expect(await rootOf()).toMatchObject({ path: join(ws, 'pkg'), marker: 'go.mod' })
       rmSync(join(ws, 'pkg/go.mod'))
       expect((await rootOf()).path).toBe(ws)
@@ -184,6 +186,47 @@ describe('root markers, remembered per directory', () => {
       stats.mockClear()
       await rootOf()
       expect(stats.mock.calls.length).toBe(3 + 3 * 4)
+    } finally {
+      await stop()
+    }
+  })
+
+  // Issue 27 item 2: every query (and every change) looked its root up through a dozen promises,
+  // each paying the host's async hooks, for what is a few lstats on the event loop.
+  it('a warm lookup makes no promise: the root comes back as a value, and still follows a marker created or removed', async () => {
+    const { ws, rootOf, stop } = await finder(Number.NEGATIVE_INFINITY)
+    try {
+      backdate(ws, 60)
+      await rootOf()
+      let promises = 0
+      const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && promises++) })
+      hook.enable()
+      const warm = rootOf()
+      hook.disable()
+      expect(warm).not.toBeInstanceOf(Promise)
+      expect(promises).toBe(0)
+      expect((warm as { path: string }).path).toBe(ws)
+      writeFileSync(join(ws, 'pkg/Cargo.toml'), '[package]\n')
+      expect(rootOf()).toMatchObject({ path: join(ws, 'pkg'), marker: 'Cargo.toml' })
+      backdate(ws, 120)
+      rmSync(join(ws, 'pkg/Cargo.toml'))
+      expect(rootOf()).toMatchObject({ path: ws })
+    } finally {
+      await stop()
+    }
+  })
+
+  it('a marker that is a symlink is followed (on the thread pool) and counts while its target exists', async () => {
+    const { ws, rootOf, stop } = await finder(Number.NEGATIVE_INFINITY)
+    try {
+      mkdirSync(join(ws, 'elsewhere'))
+      writeFileSync(join(ws, 'elsewhere/go.mod'), 'module example.com/x\n')
+      symlinkSync(join(ws, 'elsewhere/go.mod'), join(ws, 'pkg/go.mod'))
+      const found = rootOf()
+      expect(found).toBeInstanceOf(Promise)
+      expect(await found).toMatchObject({ path: join(ws, 'pkg'), marker: 'go.mod' })
+      rmSync(join(ws, 'elsewhere/go.mod'))
+      expect(await rootOf()).toMatchObject({ path: ws })
     } finally {
       await stop()
     }

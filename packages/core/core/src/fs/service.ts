@@ -156,6 +156,17 @@ export class FileSystem extends Service {
    * symlink is followed, on the thread pool as any other call. Root-marker lookups use it.
    */
   async statBesideProven(path: string, signal?: AbortSignal): Promise<PathInfo | undefined> {
+    const info = this.lstatBesideProven(path, signal)
+    return info === 'symlink' ? this.stat(path, signal) : info
+  }
+
+  /**
+   * `statBesideProven` without a promise: the answer when the lstat settles it, or `'symlink'` for
+   * a name the caller must follow with `stat` (on the thread pool). For lookups repeated on every
+   * call (the root finder's warm path), where each promise and its async hooks cost more than the
+   * lstat itself. Throws what `statBesideProven` rejects with.
+   */
+  lstatBesideProven(path: string, signal?: AbortSignal): PathInfo | undefined | 'symlink' {
     throwIfFsAborted(signal, () => `stat of ${quote(path)}`)
     let info: Stats | undefined
     try {
@@ -166,8 +177,7 @@ export class FileSystem extends Service {
       throw fsErrorFrom(error, `${quote(path)}`)
     }
     if (!info) return undefined
-    if (info.isSymbolicLink()) return this.stat(path, signal)
-    return pathInfo(info)
+    return info.isSymbolicLink() ? 'symlink' : pathInfo(info)
   }
 
   private async statWith(io: FsIo, path: string, signal: AbortSignal | undefined): Promise<PathInfo | undefined> {
