@@ -18,6 +18,6 @@ export default defineConfig({
     maxWorkers: 2,
     // Built once per run; the `dsh` children tests start run the build, not tsx (test-support/build.ts).
     globalSetup: ['test-support/build.ts'],
-    setupFiles: ['test-support/built-children.ts'],
+    setupFiles: ['test-support/built-children.ts', 'test-support/cpu-per-file.ts'],
   },
 })

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { dsh, json, killRunning, removeTempDirs } from './helpers.ts'
+import { dshIn, json, killRunning, removeTempDirs } from './helpers.ts'
 
 // Issue 16, item 3: a tool's error repeats what the caller sent at most bounded, and the string
 // arguments have documented limits, so a megabyte argument cannot make a reply larger than MCP
-// clients accept (a 3.5 MB filePath used to come back three times).
+// clients accept (a 3.5 MB filePath used to come back three times). What is proven is the reply's
+// size, not anything of a process: the commands run in this worker (dshIn), each from stdin.
 
 afterEach(async () => {
   killRunning()
@@ -11,7 +12,7 @@ afterEach(async () => {
 })
 
 async function call(tool: string, args: unknown): Promise<{ bytes: number; error: { code: string; message: string } }> {
-  const run = await dsh(['call', tool, '-', '--json', '--preset', 'coding'], { input: JSON.stringify(args) })
+  const run = await dshIn(['call', tool, '-', '--json', '--preset', 'coding'], { input: JSON.stringify(args) })
   expect(run.code, run.stderr).toBe(1)
   return { bytes: Buffer.byteLength(run.stdout), error: json(run).error }
 }

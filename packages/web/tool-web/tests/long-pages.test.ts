@@ -9,6 +9,9 @@ import { boot, textOf, type Harness } from './harness.ts'
 // Issue 31 item 1: the cap is on what the model reads (the Markdown), after main-content extraction
 // on the whole document; before, only the first 100 000 characters of the raw HTML were converted.
 // Real long pages (Rust's documentation, tests/fixtures/pages) through the real http provider.
+// Converted on the event loop (`conversionWorkers: 0`, the same `runJob` a worker runs): a worker
+// started from the sources loads tsx and dsh-core afresh, seconds of CPU that prove nothing here;
+// the pool is conversion-pool.test.ts's subject.
 
 let host: Harness | undefined
 let server: Server | undefined
@@ -27,7 +30,7 @@ async function serving(page: CorpusPage, toolConfig: Record<string, unknown>): P
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
   // Converting a long page whole takes seconds of CPU; on two loaded cores the default 30 s budget
   // is not a test of anything here.
-  host = await boot({ fetchTimeoutMs: 240_000, ...toolConfig })
+  host = await boot({ fetchTimeoutMs: 240_000, conversionWorkers: 0, ...toolConfig })
   // The provider's defaults (maxResponseBytes 5 MB, maxBodyChars 100 000) with loopback opened.
   ;(host.app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'] })
   await host.app.events.flush()

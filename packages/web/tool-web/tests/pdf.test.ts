@@ -12,6 +12,13 @@ import { boot, codeOf, textOf, type Harness } from './harness.ts'
 // one is stopped at the byte cap (never buffered whole). Real PDFs (tests/fixtures/pdf, made by
 // make.ts) through the real http provider from a loopback server, read by pdf.js in the tool's
 // conversion workers.
+//
+// Where the conversion runs: a worker thread started from the sources loads tsx, dsh-core and
+// pdf.js afresh (about 4 s of CPU; the built worker 0.5 s), so the cases about the text and the cap
+// convert on the event loop (`conversionWorkers: 0`, the same `runJob`), where pdf.js is loaded once
+// per test process. The coded failures and a success cross the worker boundary in their own case,
+// the one place a reply could lose its code; the pool itself is conversion-pool.test.ts's subject.
+const ON_THE_EVENT_LOOP = { conversionWorkers: 0 }
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/pdf/${name}.pdf`, import.meta.url))
 
@@ -59,7 +66,7 @@ const pdf =
 describe('PDFs (issue 31 item 5)', () => {
   it('a three-page text PDF comes back as its text with a marker before each page; sniffed too when the type says nothing', async () => {
     const file = fixture('three-pages')
-    const { url, host } = await serving({ '/spec.pdf': pdf(file), '/download': pdf(file, 'application/octet-stream') })
+    const { url, host } = await serving({ '/spec.pdf': pdf(file), '/download': pdf(file, 'application/octet-stream') }, ON_THE_EVENT_LOOP)
     for (const path of ['/spec.pdf', '/download']) {
       const result = await host.fetch({ url: url(path) })
       expect(codeOf(result), path).toBeUndefined()
@@ -77,7 +84,7 @@ describe('PDFs (issue 31 item 5)', () => {
   })
 
   it('the output cap and the truncation note apply as for any page', async () => {
-    const { url, host } = await serving({ '/spec.pdf': pdf(fixture('three-pages')) }, { fetchMaxOutputChars: 160 })
+    const { url, host } = await serving({ '/spec.pdf': pdf(fixture('three-pages')) }, { ...ON_THE_EVENT_LOOP, fetchMaxOutputChars: 160 })
     const result = await host.fetch({ url: url('/spec.pdf') })
     const text = textOf(result)
     expect(text.length).toBeLessThanOrEqual(160)
@@ -85,7 +92,7 @@ describe('PDFs (issue 31 item 5)', () => {
     expect(text.endsWith('(Content truncated. Fetch a more specific URL or section to see the rest.)')).toBe(true)
   })
 
-  it('encrypted, image-only and malformed PDFs are coded errors, and the host stays healthy', async () => {
+  it('encrypted, image-only and malformed PDFs are coded errors, and the host stays healthy (converted in a worker)', async () => {
     const { url, host } = await serving({
       '/encrypted.pdf': pdf(fixture('encrypted')),
       '/scan.pdf': pdf(fixture('image-only')),
@@ -119,7 +126,7 @@ describe('PDFs (issue 31 item 5)', () => {
         response.on('error', () => {})
         write()
       }
-    const { url, host } = await serving({ '/declared.pdf': huge('declared', true), '/streamed.pdf': huge('streamed', false) }, {}, { maxPdfBytes: 2_000_000 })
+    const { url, host } = await serving({ '/declared.pdf': huge('declared', true), '/streamed.pdf': huge('streamed', false) }, ON_THE_EVENT_LOOP, { maxPdfBytes: 2_000_000 })
     const declared = await host.fetch({ url: url('/declared.pdf') })
     expect([codeOf(declared), textOf(declared)]).toEqual(['WEB_FETCH_TOO_LARGE', expect.stringContaining('maxPdfBytes')])
     const streamed = await host.fetch({ url: url('/streamed.pdf') })

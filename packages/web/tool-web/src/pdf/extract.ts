@@ -4,7 +4,8 @@ import { WebError } from 'dsh-web'
 // layer is read: no rendering, no fonts loaded (from the network or the system), no script or
 // `eval` (isEvalSupported: false; pdf.js never runs a document's JavaScript without a viewer
 // that asks it to), no range or stream requests (the bytes are all here). It runs in a conversion
-// worker (convert/pool.ts): the call's budget terminates it, and the worker's memory limit bounds it.
+// worker (convert/pool.ts): the call's budget terminates it, and the worker's memory limit bounds it;
+// with `conversionWorkers: 0` it runs on the event loop.
 
 export interface PdfText {
   /** `[Page 1 of 3]` before each page's text; pages after the cap are not read. */
@@ -26,7 +27,9 @@ export function pageMarker(page: number, pages: number): string {
 export async function pdfToText(bytes: Uint8Array, maxChars: number): Promise<PdfText> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
   const task = pdfjs.getDocument({
-    data: bytes,
+    // pdf.js refuses a Node Buffer ("provide binary data as `Uint8Array`"): the http provider's
+    // body is one on the event loop; a worker receives a plain Uint8Array (structured clone).
+    data: Buffer.isBuffer(bytes) ? new Uint8Array(bytes) : bytes,
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
