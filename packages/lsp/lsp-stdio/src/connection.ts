@@ -2,14 +2,13 @@ import { abortError, errorMessage, Lifetime, oneLine, type ChildHandle } from 'd
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
-import { OneWritePerMessage } from './one-write.ts'
+import { PipeMessageWriter } from './message-writer.ts'
 import {
   CancellationTokenSource,
   ConnectionError,
   createMessageConnection,
   ResponseError,
   StreamMessageReader,
-  StreamMessageWriter,
   type CancellationToken,
   type MessageConnection,
 } from 'vscode-jsonrpc/node'
@@ -80,8 +79,8 @@ export class LspConnection {
     stdout.on('error', (error) => guard.destroy(error))
     stdout.pipe(guard)
     const reader = new StreamMessageReader(guard)
-    // One write per message (see OneWritePerMessage); vscode-jsonrpc still frames it.
-    const writer = new StreamMessageWriter(new OneWritePerMessage(stdin) as unknown as NodeJS.WritableStream)
+    // Each message on the pipe in the call that sends it, in one write (see PipeMessageWriter).
+    const writer = new PipeMessageWriter(stdin)
     reader.onError((error) => {
       const cause = error instanceof LspError ? error : new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error)).slice(0, 300)}`, 'LSP_PROTOCOL_ERROR', { cause: error })
       this.fail(cause)
@@ -207,16 +206,45 @@ export class LspConnection {
   /**
    * Hands the notifications to the writer together, so nothing sent later comes between them, and
    * resolves once all their bytes are written. One wait for them all (a document's didChange and
-   * didSave): each wait is a Lifetime race or child and its promises, paid on every change.
+   * didSave), and without a signal no Lifetime race: one listener on the connection's fatal cause,
+   * paid on every change.
    */
-  async notifyInOrder(messages: readonly (readonly [method: string, params: unknown])[], signal?: AbortSignal): Promise<void> {
-    if (this.fatal) throw this.fatal
+  notifyInOrder(messages: readonly (readonly [method: string, params: unknown])[], signal?: AbortSignal): Promise<void> {
+    if (this.fatal) return Promise.reject(this.fatal)
+    if (signal) return this.notifyWhile(messages, signal)
+    return new Promise<void>((resolve, reject) => {
+      let left = messages.length
+      let stop = (): void => {}
+      const finish = (error?: unknown) => {
+        if (left < 0) return
+        left = -1
+        stop()
+        if (error === undefined) resolve()
+        else reject(error)
+      }
+      // The fatal cause settles the wait: a pipe the server stopped reading never takes the bytes.
+      stop = this.alive.onAbort(finish)
+      for (const [method, params] of messages) {
+        this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params)).then(
+          () => {
+            if (--left === 0) finish()
+          },
+          // A failed write: the process is most likely dying. Its exit (with the stderr tail) is the
+          // fatal cause, which expectExit() guarantees shortly, and which settles the wait.
+          (error: unknown) => this.expectExit(`writing to the language server failed (${errorMessage(error)})`),
+        )
+      }
+    })
+  }
+
+  /** `notifyInOrder` bound to the caller's signal too. */
+  private async notifyWhile(messages: readonly (readonly [method: string, params: unknown])[], signal: AbortSignal): Promise<void> {
     const writes = messages.map(([method, params]) => this.untilFatalIfClosed(() => this.rpc.sendNotification(method, params)))
     const written: Promise<unknown> = writes.length === 1 ? writes[0]! : Promise.all(writes)
     try {
-      await (signal ? this.alive.run({ signal }, () => written, queryAborted) : this.alive.race(written))
+      await this.alive.run({ signal }, () => written, queryAborted)
     } catch (error) {
-      if (error === this.fatal || signal?.aborted) throw this.translate(error)
+      if (error === this.fatal || signal.aborted) throw this.translate(error)
       // A failed write: the process is most likely dying. Its exit (with the stderr tail) is the
       // fatal cause, and expectExit() guarantees one shortly.
       this.expectExit(`writing to the language server failed (${errorMessage(error)})`)

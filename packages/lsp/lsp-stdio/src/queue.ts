@@ -11,10 +11,42 @@ export class WorkQueue {
 
   run<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
     const waiting = this.tails.get(key)
-    // Nothing queued: no wait to give up on, so no waiter on the signal (the common case).
-    const result = waiting ? Lifetime.run({ signal }, () => waiting, queryAborted).then(work) : Promise.resolve().then(() => startNow(signal, work))
-    const previous = waiting ?? Promise.resolve()
-    const tail = previous.then(() => result).then(
+    return waiting ? this.after(key, waiting, signal, work) : this.now(key, signal, work)
+  }
+
+  /** Resolves once everything queued so far has run. */
+  async drained(): Promise<void> {
+    await Promise.all(this.tails.values())
+  }
+
+  /**
+   * Nothing queued (the common case, twice per change): the work starts in this call, with no wait
+   * to give up on and so no waiter on the signal. Its tail is in place before it starts, so a turn
+   * it queues itself comes after it.
+   */
+  private now<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    let release!: () => void
+    const tail = new Promise<void>((resolve) => (release = resolve))
+    this.tails.set(key, tail)
+    let result: Promise<T>
+    try {
+      if (signal.aborted) throw abortError(signal, queryAborted)
+      result = work()
+    } catch (error) {
+      result = Promise.reject(error)
+    }
+    const done = () => {
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+      release()
+    }
+    // Both settlements end the turn; the caller gets `result` itself and handles its rejection.
+    result.then(done, done)
+    return result
+  }
+
+  private after<T>(key: string, waiting: Promise<void>, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const result = Lifetime.run({ signal }, () => waiting, queryAborted).then(work)
+    const tail = waiting.then(() => result).then(
       () => {},
       () => {},
     )
@@ -24,14 +56,4 @@ export class WorkQueue {
     })
     return result
   }
-
-  /** Resolves once everything queued so far has run. */
-  async drained(): Promise<void> {
-    await Promise.all(this.tails.values())
-  }
-}
-
-function startNow<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-  if (signal.aborted) throw abortError(signal, queryAborted)
-  return work()
 }

@@ -16,11 +16,11 @@ const SAVING = {
 }
 
 /**
- * Waiters on a Lifetime (a `race`, or a `child` for a signal) begun while `work` runs: the
- * connection's wait for written bytes is one of them.
+ * Waiters on a Lifetime (a `race`, a `child` for a signal, an `onAbort` listener) begun while
+ * `work` runs: the connection's wait for written bytes is one of them.
  */
 async function waitersBegunBy(work: () => Promise<unknown>): Promise<number> {
-  const { child, race } = Lifetime.prototype
+  const { child, race, onAbort } = Lifetime.prototype
   let begun = 0
   Lifetime.prototype.child = function (this: Lifetime, ...args: Parameters<Lifetime['child']>) {
     begun++
@@ -30,10 +30,14 @@ async function waitersBegunBy(work: () => Promise<unknown>): Promise<number> {
     begun++
     return race.apply(this, args)
   } as Lifetime['race']
+  Lifetime.prototype.onAbort = function (this: Lifetime, ...args: Parameters<Lifetime['onAbort']>) {
+    begun++
+    return onAbort.apply(this, args)
+  }
   try {
     await work()
   } finally {
-    Object.assign(Lifetime.prototype, { child, race })
+    Object.assign(Lifetime.prototype, { child, race, onAbort })
   }
   return begun
 }

@@ -1,0 +1,98 @@
+// [PURE] The per-root work queue (issue 27 item 2, diagnostics after a change: a change runs two
+// turns, the notice's and the request's). Its order, its aborted waiters, and what an idle turn
+// costs. Counted, not timed.
+import { createHook } from 'node:async_hooks'
+import { HarnessError } from 'dsh-core'
+import { describe, expect, it } from 'vitest'
+import { WorkQueue } from '../src/queue.ts'
+
+const never = new AbortController().signal
+
+function gate() {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  return { opened, open }
+}
+
+describe('WorkQueue', () => {
+  it('runs one key in order: a turn queued while another runs (even from inside it) starts after it ends', async () => {
+    const queue = new WorkQueue()
+    const order: string[] = []
+    const first = gate()
+    let nested: Promise<void> | undefined
+    const a = queue.run('k', never, async () => {
+      order.push('a start')
+      nested = queue.run('k', never, async () => void order.push('nested'))
+      await first.opened
+      order.push('a end')
+    })
+    const b = queue.run('k', never, async () => void order.push('b'))
+    const other = queue.run('other', never, async () => void order.push('other'))
+    await other
+    first.open()
+    await Promise.all([a, b, nested])
+    expect(order.slice(0, 3)).toEqual(['a start', 'other', 'a end'])
+    expect(order.slice(3).sort()).toEqual(['b', 'nested'])
+    await queue.drained()
+  })
+
+  it('lets an aborted waiter go at once, while later turns still wait for the running one', async () => {
+    const queue = new WorkQueue()
+    const running = gate()
+    const order: string[] = []
+    const a = queue.run('k', never, async () => {
+      await running.opened
+      order.push('a')
+    })
+    const giveUp = new AbortController()
+    const b = queue.run('k', giveUp.signal, async () => void order.push('b'))
+    const c = queue.run('k', never, async () => void order.push('c'))
+    giveUp.abort('gave up')
+    await expect(b).rejects.toBeInstanceOf(HarnessError)
+    expect(order).toEqual([])
+    running.open()
+    await Promise.all([a, c])
+    expect(order).toEqual(['a', 'c'])
+  })
+
+  it('refuses work on an aborted signal without running it, and a throwing work rejects its turn only', async () => {
+    const queue = new WorkQueue()
+    const aborted = new AbortController()
+    aborted.abort('gave up')
+    let ran = false
+    await expect(queue.run('k', aborted.signal, async () => void (ran = true))).rejects.toBeInstanceOf(HarnessError)
+    expect(ran).toBe(false)
+    await expect(queue.run('k', never, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom')
+    await expect(queue.run('k', never, (() => { throw new Error('sync boom') }) as () => Promise<void>)).rejects.toThrow('sync boom')
+    await expect(queue.run('k', never, async () => 7)).resolves.toBe(7)
+    await queue.drained()
+  })
+
+  it('costs at most two promises of its own for a turn on an idle key, the turn starting at once', async () => {
+    const queue = new WorkQueue()
+    const done = Promise.resolve()
+    await queue.run('k', never, () => done)
+    const COUNT = 100
+    let promises = 0
+    const hook = createHook({
+      init(_id, type) {
+        if (type === 'PROMISE') promises++
+      },
+    })
+    let started = 0
+    hook.enable()
+    for (let index = 0; index < COUNT; index++) {
+      const turn = queue.run(`k${index % 2}`, never, () => {
+        started++
+        return done
+      })
+      // Started in the call (it waited a microtask before): a notice's mark is set before the request that follows.
+      expect(started).toBe(index + 1)
+      await turn
+    }
+    hook.disable()
+    // The caller's await counts one; the work returns a settled promise of its own. It was 9.
+    expect(promises / COUNT).toBeLessThanOrEqual(3.5)
+    await queue.drained()
+  })
+})
