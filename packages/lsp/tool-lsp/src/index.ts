@@ -4,7 +4,7 @@ import { autoDiagnostics } from './auto-diagnostics.ts'
 import { registerCapabilityTools } from './capability-tools.ts'
 import { Config, ToolLspConfig } from './config.ts'
 import { LSP_GUIDANCE, LSP_TOOL_DESCRIPTION } from './guidance.ts'
-import { LspToolInput } from './input.ts'
+import { LspToolInput, quickLspInput } from './input.ts'
 import { LspToolValue } from './output.ts'
 import { queryLsp } from './query.ts'
 import { renderValue } from './render.ts'
@@ -38,6 +38,7 @@ export function apply(ctx: Context, config: ToolLspConfig): void {
     surface: 'lsp',
     description: LSP_TOOL_DESCRIPTION,
     input: LspToolInput,
+    quickArgs: quickLspInput,
     output: LspToolValue,
     // queryLsp builds the value field by field from the provider's answer, which it has checked
     // (checkProviderResult); the runtime still proves it JSON. Checking it against LspToolValue

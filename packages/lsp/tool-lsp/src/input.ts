@@ -63,3 +63,40 @@ export const LspToolInput = z
   })
   .superRefine(checkAnchor)
 export type LspToolInput = z.infer<typeof LspToolInput>
+
+const OPERATIONS: ReadonlySet<unknown> = new Set(LSP_OPERATIONS)
+const NOT_BLANK = /\S/
+const ANCHOR_KEYS: ReadonlySet<string> = new Set(['filePath', 'line', 'character', 'symbol', 'occurrence'])
+
+function positiveInteger(value: unknown): boolean {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
+}
+
+/**
+ * True when `args` is an anchor `anchorFields` and `checkAnchor` accept as they are, besides the
+ * keys `extra` allows (checked by the caller). A subset of what the schema takes: anything unusual
+ * is left to it.
+ */
+function quickAnchor(args: Record<string, unknown>, extra: string): boolean {
+  for (const key in args) if (key !== extra && !ANCHOR_KEYS.has(key)) return false
+  const { filePath, line, character, symbol, occurrence } = args
+  if (typeof filePath !== 'string' || filePath.length < 1 || filePath.length > MAX_FILE_PATH_CHARS || !NOT_BLANK.test(filePath)) return false
+  if (!positiveInteger(line)) return false
+  if (character !== undefined && !positiveInteger(character)) return false
+  if (symbol === undefined) return character !== undefined && occurrence === undefined
+  if (typeof symbol !== 'string' || symbol.length < 1 || symbol.length > 200 || NOT_IN_SYMBOL.test(symbol)) return false
+  return occurrence === undefined || positiveInteger(occurrence)
+}
+
+/**
+ * `LspToolInput` without zod for a call it certainly accepts (the runtime's `quickArgs`): the
+ * frozen arguments as they are. Anything else, valid or not, is left to the schema, which words
+ * the error. Every call passes here; zod's parse of these few fields was most of the runtime's
+ * own work per call.
+ */
+export function quickLspInput(args: unknown): LspToolInput | undefined {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined
+  const record = args as Record<string, unknown>
+  if (!OPERATIONS.has(record.operation) || !quickAnchor(record, 'operation')) return undefined
+  return record as LspToolInput
+}

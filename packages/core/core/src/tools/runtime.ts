@@ -548,9 +548,13 @@ function compileEntry(definition: ToolDefinition): Entry {
   }
   if (definition.input) {
     const schema = definition.input
+    const { quickArgs } = definition
+    if (quickArgs !== undefined && typeof quickArgs !== 'function') throw new ToolError(`tool "${name}": quickArgs must be a function when given`, 'INVALID_TOOL')
     return {
       ...listed(deepFreeze(inputJsonSchema(name, schema))),
       parse: (args) => {
+        const quick = quickArgs?.(args)
+        if (quick !== undefined) return { ok: true, value: quick }
         const result = schema.safeParse(args)
         return result.success ? { ok: true, value: result.data } : { ok: false, problem: describeIssues(result.error) }
       },

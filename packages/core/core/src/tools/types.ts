@@ -103,6 +103,15 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
 /** A zod-typed tool: arguments are validated with the schema, the model sees its JSON Schema. */
 export interface ZodToolDefinition<A, V extends JsonValue> extends ToolDefinitionBase<A, V> {
   readonly input: z.ZodType<A>
+  /**
+   * A check of the common case without zod, asked before `input` on every call: return the
+   * arguments when they are certainly valid, or `undefined` to let `input` decide (and word the
+   * error, so a bad call is refused exactly as without it). It gets the call's deep-frozen JSON
+   * copy, and may return it as is. It must accept nothing `input` refuses and answer what `input`
+   * would: a test should hold it against the schema. For a tool called often with small arguments,
+   * where zod's parse is a large part of what the runtime does per call.
+   */
+  readonly quickArgs?: (args: JsonValue) => A | undefined
   readonly parameters?: undefined
 }
 
