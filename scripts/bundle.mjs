@@ -11,7 +11,7 @@
 // returns plain data), so a plugin importing `zod` itself still works beside them.
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 
 const HOST = 'dsh-core'
 const VENDORED = new Set(['zod', 'yaml'])
@@ -62,6 +62,11 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom, { fromSou
   const missing = entries.filter((entry) => !existsSync(join(packageDir, entry.in)))
   if (missing.length) throw new Error(`bundle entries not built: ${missing.map((entry) => entry.in).join(', ')}`)
   const isHost = manifest.name === HOST
+  const root = manifest.dshBundle?.rootFirst ? entries.find((entry) => entry.out === 'index') : undefined
+  if (manifest.dshBundle?.rootFirst && !root) throw new Error(`${manifest.name}: dshBundle.rootFirst needs a published ./bundle/index.js`)
+  const bins = new Set(entryPoints({ publishConfig: { bin: manifest.publishConfig?.bin } }, fromSources).map((entry) => entry.in))
+  const extra = new Set(Object.keys(manifest.dshBundle?.entries ?? {}))
+  const withRoot = new Set(root ? entries.filter((entry) => entry !== root && !bins.has(entry.in) && !extra.has(entry.out) && !entry.out.startsWith('vendor/')).map((entry) => join(packageDir, entry.in)) : [])
   // Written beside and swapped in: processes may be running the old bundle (a second test run's
   // children), and a half-written one must never be seen.
   const outdir = join(packageDir, `.bundle-${process.pid}`)
@@ -80,11 +85,26 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom, { fromSou
     chunkNames: '[name]-[hash]',
     logLevel: 'warning',
     // yaml is CommonJS and requires Node's built-ins; inside an ES module bundle that needs a require.
-    banner: isHost ? { js: "import { createRequire as __dshBundleRequire } from 'node:module'\nconst require = __dshBundleRequire(import.meta.url)" } : undefined,
+    banner: isHost ? { js: REQUIRE_BANNER } : undefined,
     plugins: [
       {
         name: 'dsh-externals',
         setup(bundler) {
+          if (root) {
+            bundler.onResolve({ filter: /./ }, (args) => {
+              if (args.kind === 'entry-point') {
+                const path = join(packageDir, args.path)
+                return withRoot.has(path) ? { path, namespace: WITH_ROOT } : undefined
+              }
+              // A module of the package imported on first use: its own code stays out of the root's chunk.
+              if (args.kind === 'dynamic-import' && args.path.startsWith('.') && args.namespace === 'file') {
+                const path = resolve(args.resolveDir, args.path)
+                return existsSync(path) ? { path, namespace: WITH_ROOT } : undefined
+              }
+              return undefined
+            })
+            bundler.onLoad({ filter: /./, namespace: WITH_ROOT }, (args) => ({ contents: entryWithRoot(args.path, join(packageDir, root.in)), resolveDir: dirname(args.path), loader: 'js' }))
+          }
           bundler.onResolve({ filter: /^[^./]/ }, (args) => {
             if (args.kind === 'entry-point') return undefined
             const name = args.path.split('/').slice(0, args.path.startsWith('@') ? 2 : 1).join('/')
@@ -107,11 +127,47 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom, { fromSou
     throw error
   })
   asciiOnly(outdir)
+  if (isHost) requireWhereUsed(outdir)
   const previous = join(packageDir, `.bundle-old-${process.pid}`)
   if (existsSync(target)) renameSync(target, previous)
   renameSync(outdir, target)
   rmSync(previous, { recursive: true, force: true })
   return result
+}
+
+const WITH_ROOT = 'dsh-with-root'
+const REQUIRE_BANNER = "import { createRequire as __dshBundleRequire } from 'node:module'\nconst require = __dshBundleRequire(import.meta.url)"
+
+/**
+ * `dshBundle.rootFirst` (dsh-core, dsh-cli): each published entry but the bin and the vendored
+ * re-exports (`dsh-core/tools`, `dsh-core/fs`...), and each module the package imports on first use
+ * (`await import('./serve.ts')`), is bundled as that module loaded after the package root. Then
+ * all of them reach the root's whole static graph, and esbuild puts that graph in one chunk instead
+ * of a chunk per combination of entries: the base preset loaded 26 files of dsh-core and 6 of
+ * dsh-cli, each one more module for Node to resolve, read, compile and link (issue 27 item 5).
+ * Nothing more runs in a dsh process, which loads both roots anyway; code only a lazily imported
+ * module reaches stays out of the root's chunk. For packages whose every entry loads with the root.
+ */
+function entryWithRoot(entry, rootEntry) {
+  const own = JSON.stringify(entry)
+  const exportsDefault = /^export default\b|\bas default\b/m.test(readFileSync(entry, 'utf8'))
+  return `import ${JSON.stringify(rootEntry)}\nexport * from ${own}\n${exportsDefault ? `export { default } from ${own}\n` : ''}`
+}
+
+/**
+ * The host's banner gives each file a CommonJS `require` for yaml's requires of Node's built-ins;
+ * only the file defining esbuild's `__require` shim uses it. Every other file would create one
+ * (a CommonJS loader set-up each) for nothing.
+ */
+function requireWhereUsed(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue
+    const file = join(entry.parentPath ?? entry.path, entry.name)
+    const text = readFileSync(file, 'utf8')
+    if (!text.startsWith(REQUIRE_BANNER)) continue
+    const body = text.slice(REQUIRE_BANNER.length)
+    if (!/\brequire\b/.test(body)) writeFileSync(file, body.replace(/^\n/, ''))
+  }
 }
 
 /**

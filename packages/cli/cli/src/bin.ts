@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 // The `dsh` command of the published package: this file built and bundled to bundle/bin.js (scripts/bundle.mjs), run by plain node.
 import module from 'node:module'
+import { homedir } from 'node:os'
+import { isAbsolute, join } from 'node:path'
 
-// Node 22.1+ keeps the compiled code of every module it loads (ours and our dependencies, a few
-// hundred files) on disk between runs, which saves most of a short command's start-up. Node 20 has
-// no such cache; NODE_DISABLE_COMPILE_CACHE=1 turns it off. Imported after it is on, so `main`
-// and everything it loads are covered.
-;(module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
+// Node 22.1+ keeps the compiled code of every module it loads (ours and our dependencies) on disk
+// between runs, which saves part of a short command's start-up; Node 20 has no such cache. Kept
+// in the user's cache home ($XDG_CACHE_HOME/dsh/node-compile-cache, else ~/.cache/...), which
+// outlives a reboot and is the user's own, rather than Node's default under the shared temporary
+// directory; NODE_COMPILE_CACHE names another directory, NODE_DISABLE_COMPILE_CACHE=1 turns it
+// off. Imported after it is on, so `main` and everything it loads are covered.
+const cacheHome = process.env.XDG_CACHE_HOME && isAbsolute(process.env.XDG_CACHE_HOME) ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache')
+;(module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'dsh', 'node-compile-cache'))
 const { run } = await import('./main.ts')
 
 await run(process.argv.slice(2))

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { holdsYamlParser } from '../../../../test-support/module-log.ts'
 import { dsh, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
 
 afterEach(killRunning)
@@ -55,6 +56,23 @@ describe('dsh loads what the command uses', () => {
     // One character past ASCII (a dash in a comment) makes Node hold a whole module as a two-byte string.
     const ours = urls.filter((url) => /\/bundle\//.test(url))
     expect(ours.filter((url) => /[^\x00-\x7f]/.test(readFileSync(fileURLToPath(url), 'utf8')))).toEqual([])
+  })
+
+  // Each file is one more module for Node to resolve, read, compile and link: esbuild split
+  // dsh-core's code into a chunk per combination of the entries reaching it (26 files for the base
+  // preset) and dsh-cli's into six. With dshBundle.rootFirst (scripts/bundle.mjs) the static code
+  // of each is one chunk, and only the file defining esbuild's require shim makes a CommonJS require.
+  it('dsh tools --preset base loads few files of dsh-core and dsh-cli, and one CommonJS require for their bundles', async () => {
+    const { urls } = await loadedModules(['tools', '--json', '--preset', 'base'])
+    // (The repository's preset has no parsed twin, so here dsh-core's YAML parser loads too: not counted.)
+    const filesOf = (pkg: string) => urls.filter((url) => new RegExp(`/(packages/${pkg}/${pkg}|node_modules/dsh-${pkg})/bundle/`).test(url) && !/\/yaml-text-[^/]*$/.test(url) && !holdsYamlParser(url))
+    // dsh-core: the root, the seven plugin entries, the vendored zod, and the chunks of its code, zod and esbuild's helpers
+    expect(filesOf('core').length).toBeGreaterThanOrEqual(9)
+    expect(filesOf('core').length).toBeLessThanOrEqual(12)
+    // dsh-cli: bin.js, the lazily imported main, one chunk
+    expect(filesOf('cli').length).toBeLessThanOrEqual(3)
+    const requires = [...filesOf('core'), ...filesOf('cli')].filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes('__dshBundleRequire('))
+    expect(requires.length).toBe(1)
   })
 
   // Node compiles a built-in on its first load (they are not in its start-up snapshot): ~1-2 ms of CPU

@@ -362,18 +362,23 @@ export class ServerInstance {
     return this.teardown
   }
 
-  /** Counts the work as running on this instance (idle eviction and the cap look at that). */
-  private async use<R>(signal: AbortSignal, work: () => Promise<R>): Promise<R> {
-    if (this.disposed) throw new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED')
-    if (signal.aborted) throw abortError(signal, queryAborted)
+  /**
+   * Counts the work as running on this instance (idle eviction and the cap look at that) until it
+   * settles; the count drops before the caller resumes. Not an async function: one promise fewer
+   * per layer on every request.
+   */
+  private use<R>(signal: AbortSignal, work: () => Promise<R>): Promise<R> {
+    if (this.disposed) return Promise.reject(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
+    if (signal.aborted) return Promise.reject(abortError(signal, queryAborted))
     this.busy++
     this.lastUsed = Date.now()
-    try {
-      return await work()
-    } finally {
+    const running = settling(work)
+    const done = () => {
       this.busy--
       this.lastUsed = Date.now()
     }
+    running.then(done, done)
+    return running
   }
 
   /**
@@ -384,24 +389,37 @@ export class ServerInstance {
    * before its own message, and one whose text changed sends `didChange` under a fresh version. Any
    * other server gets the file opened under a fresh version and closed again afterwards (transient open).
    */
-  private async opened<R>(
+  private opened<R>(
     source: ContainedText,
     languageId: string,
     signal: AbortSignal,
     how: { readonly supported: (capabilities: ServerCapabilities) => true | string },
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
-    // Once the handshake is done there is nothing to wait for (most queries: no waiter on the signal).
-    let capabilities = this.capabilities
-    if (!capabilities) {
-      try {
-        capabilities = await Lifetime.run({ signal }, () => this.ready, queryAborted)
-      } catch (error) {
-        // A server that failed its handshake (or whose handshake we gave up on) is never pooled.
-        await this.dispose()
-        throw error
-      }
+    // Once the handshake is done there is nothing to wait for (most queries: no promise here).
+    const capabilities = this.capabilities
+    if (!capabilities) return this.handshake(signal).then((ready) => this.openedOn(ready, source, languageId, how, work))
+    return settling(() => this.openedOn(capabilities, source, languageId, how, work))
+  }
+
+  /** The handshake's answer, waited for under `signal`. A server that failed it (or whose handshake we gave up on) is never pooled. */
+  private async handshake(signal: AbortSignal): Promise<ServerCapabilities> {
+    try {
+      return await Lifetime.run({ signal }, () => this.ready, queryAborted)
+    } catch (error) {
+      await this.dispose()
+      throw error
     }
+  }
+
+  /** `opened` once the server's capabilities are known. */
+  private openedOn<R>(
+    capabilities: ServerCapabilities,
+    source: ContainedText,
+    languageId: string,
+    how: { readonly supported: (capabilities: ServerCapabilities) => true | string },
+    work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
+  ): Promise<R> {
     const { serverId } = this.options
     const support = how.supported(capabilities)
     if (support !== true) throw new LspError(`${serverId}: the language server does not support ${support}`, 'LSP_UNSUPPORTED_OPERATION')
@@ -409,10 +427,14 @@ export class ServerInstance {
       throw new LspError(`${serverId}: the language server does not support transient textDocument/didOpen and didClose`, 'LSP_UNSUPPORTED_OPERATION')
     }
     const uri = source.url
-    if (this.kept.has(uri)) {
-      // documentChanged clears the document's fileChanged mark before its first await.
-      this.sendAhead(this.documentChanged(uri, source.text, undefined, source))
-      return work({ uri, version: this.kept.use(uri)!.version }, capabilities)
+    const kept = this.kept.use(uri)
+    if (kept) {
+      // The very read the server's text came from (a reused read of the unchanged file): the server
+      // has this text, nothing to send (as documentChanged would find, through a promise).
+      if (kept.read?.deref() === source) this.changed.delete(uri)
+      // documentChanged clears the document's fileChanged mark, and takes a new version, before its first await.
+      else this.sendAhead(this.documentChanged(uri, source.text, undefined, source))
+      return work({ uri, version: kept.version }, capabilities)
     }
     const document: OpenDocument = { uri, version: this.nextVersion++ }
     this.sendAhead(this.connection.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: document.version, text: source.text } }))
@@ -423,11 +445,13 @@ export class ServerInstance {
         this.close(evicted)
       }
     }
-    try {
-      return await work(document, capabilities)
-    } finally {
-      if (!keep) this.close(uri)
+    const running = settling(() => work(document, capabilities))
+    if (!keep) {
+      // Closed before the caller resumes, as a `finally` would.
+      const close = () => this.close(uri)
+      running.then(close, close)
     }
+    return running
   }
 
   /** True when the server keeps `uri` open between requests (its text must then be kept current). */
@@ -501,7 +525,8 @@ export class ServerInstance {
    * loading), the answer came from a half-loaded project: wait for the work to end and ask again.
    */
   private async askWhenQuiet(method: string, params: unknown, signal: AbortSignal): Promise<{ payload: unknown; complete: boolean }> {
-    let complete = await this.progress.waitQuiet(signal)
+    // A quiet server (the common case) needs no wait, and no promise for one.
+    let complete = this.progress.quiet || (await this.progress.waitQuiet(signal))
     const epoch = this.progress.epoch
     let payload = await this.request(method, params, signal)
     if (this.progress.epoch !== epoch || this.progress.busy) {
@@ -695,6 +720,15 @@ export class ServerInstance {
  */
 function keepsDocuments(capabilities: ServerCapabilities): boolean {
   return Boolean(capabilities.diagnosticProvider) && acceptsWholeChanges(capabilities)
+}
+
+/** `work()`, with a synchronous throw as a rejection (what an async function would give, without its promise). */
+function settling<R>(work: () => Promise<R>): Promise<R> {
+  try {
+    return work()
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 /** A server capability given as `true` or an options object. */

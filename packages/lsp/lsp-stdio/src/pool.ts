@@ -40,8 +40,9 @@ export class ServerPool {
    */
   async acquire(workspace: ServerRoot, launch: () => Launch | Promise<Launch>): Promise<ServerInstance> {
     this.assertOpen()
+    const serving = this.serving(workspace)
+    if (serving) return serving
     const current = this.instances.get(workspace.path)
-    if (current && !current.dead) return current
     if (current) void this.retire(current)
     this.options.assertMayStart(workspace.path)
     const how = await launch()
@@ -59,15 +60,22 @@ export class ServerPool {
     return instance
   }
 
+  /** The workspace's server when one is running and the pool open (no promise: the warm path of every query). */
+  serving(workspace: ServerRoot): ServerInstance | undefined {
+    if (this.closed) return undefined
+    const current = this.instances.get(workspace.path)
+    return current && !current.dead ? current : undefined
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new LspError(`${this.options.serverId}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
   }
 
-  /** After use: a dead server goes, a live one starts its idle countdown. */
-  release(instance: ServerInstance): Promise<void> {
+  /** After use: a dead server goes (the promise is its teardown), a live one starts its idle countdown. */
+  release(instance: ServerInstance): Promise<void> | undefined {
     if (instance.dead) return this.retire(instance)
     this.idle.schedule(instance)
-    return Promise.resolve()
+    return undefined
   }
 
   /** Takes the server out of the pool and stops it. */

@@ -48,6 +48,11 @@ export class ProgressTracker {
     return this.outstanding.size > 0
   }
 
+  /** Nothing outstanding and the server alive: `waitQuiet` would answer true at once (no promise needed). */
+  get quiet(): boolean {
+    return !this.failure && !this.busy
+  }
+
   /** The title of the newest outstanding work, for status lines. */
   get title(): string | undefined {
     this.expire()

@@ -89,11 +89,10 @@ export class StdioLspProvider implements LspProvider {
   }
 
   query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
-    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
-      const result = await instance.query(request, source, scope)
+    return this.onFile(request, signal, (instance, source, workspace, scope) =>
       // The caller names files relative to its workspace, whichever root's server answered.
-      return result.kind === 'locations' ? { ...result, resolvedWorkspaceUri: workspace.url } : result
-    })
+      instance.query(request, source, scope).then((result) => (result.kind === 'locations' ? { ...result, resolvedWorkspaceUri: workspace.url } : result)),
+    )
   }
 
   diagnostics(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
@@ -137,7 +136,7 @@ export class StdioLspProvider implements LspProvider {
    */
   workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult> {
     if (this.roots.enabled) return this.symbolsOfEveryRoot(request, signal)
-    return this.inWorkspace(request.workspaceRoot, signal, undefined, async (workspace, _root, scope) => {
+    return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
       const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope), scope)
       this.guard(scope)
       if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
@@ -332,48 +331,51 @@ export class StdioLspProvider implements LspProvider {
    * (so a request sees what was written while it waited), and `work` on that root's pooled server
    * with one replay.
    */
-  private onFile<R>(
+  private async onFile<R>(
     request: { readonly filePath: string; readonly workspaceRoot: string; readonly proofs?: CallProofs | undefined },
     signal: AbortSignal | undefined,
     work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, signal: AbortSignal) => Promise<R>,
   ): Promise<R> {
+    this.guard(signal)
     // The caller's proofs serve only the workspace root they were made for (the seam checks that too).
     const proofs = request.proofs?.workspaceRoot === request.workspaceRoot ? request.proofs : undefined
-    let path = ''
-    const rootOf = async (workspace: Workspace, scope: AbortSignal) => {
-      path = await this.containedSource(workspace, request.filePath, scope, proofs)
-      return this.roots.enabled ? this.roots.rootOf(workspace, path, scope) : workspace
-    }
-    return this.inWorkspace(request.workspaceRoot, signal, rootOf, async (workspace, root, scope) => {
-      const source = await this.readProvenSource(workspace, request.filePath, path, scope)
-      proofs?.noteRead(source)
-      this.guard(scope)
-      return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
-    }, proofs)
-  }
-
-  /**
-   * `work` at the turn of the server root (`rootOf`, else the workspace) in its queue, behind the
-   * file changes told so far; every wait bound to the caller's signal and the provider's lifetime.
-   */
-  private async inWorkspace<R>(
-    workspaceRoot: string,
-    signal: AbortSignal | undefined,
-    rootOf: ((workspace: Workspace, signal: AbortSignal) => Promise<ServerRoot>) | undefined,
-    work: (workspace: Workspace, root: ServerRoot, signal: AbortSignal) => Promise<R>,
-    proofs?: CallProofs,
-  ): Promise<R> {
-    this.guard(signal)
     const scope = this.lifetime.child({ signal })
     try {
-      const workspace = await this.workspaceOf(workspaceRoot, scope.signal, proofs)
+      const workspace = await this.workspaceOf(request.workspaceRoot, scope.signal, proofs)
       this.guard(scope.signal)
-      const root = rootOf ? await rootOf(workspace, scope.signal) : workspace
+      const path = await this.containedSource(workspace, request.filePath, scope.signal, proofs)
+      // A value, not a promise, on the warm path (see RootFinder.rootOf).
+      const found = this.roots.enabled ? this.roots.rootOf(workspace, path, scope.signal) : workspace
+      const root = found instanceof Promise ? await found : found
       if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
       this.guard(scope.signal)
       return await this.queue.run(root.path, scope.signal, async () => {
         this.guard(scope.signal)
-        return work(workspace, root, scope.signal)
+        const source = await this.readProvenSource(workspace, request.filePath, path, scope.signal)
+        proofs?.noteRead(source)
+        this.guard(scope.signal)
+        return this.runWithReplay(root, scope.signal, (instance) => work(instance, source, workspace, scope.signal), source.url)
+      })
+    } finally {
+      scope.dispose()
+    }
+  }
+
+  /**
+   * `work` at the workspace's turn in its queue, behind the file changes told so far; every wait
+   * bound to the caller's signal and the provider's lifetime.
+   */
+  private async inWorkspace<R>(workspaceRoot: string, signal: AbortSignal | undefined, work: (workspace: Workspace, signal: AbortSignal) => Promise<R>): Promise<R> {
+    this.guard(signal)
+    const scope = this.lifetime.child({ signal })
+    try {
+      const workspace = await this.workspaceOf(workspaceRoot, scope.signal)
+      this.guard(scope.signal)
+      if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
+      this.guard(scope.signal)
+      return await this.queue.run(workspace.path, scope.signal, async () => {
+        this.guard(scope.signal)
+        return work(workspace, scope.signal)
       })
     } finally {
       scope.dispose()
@@ -385,11 +387,12 @@ export class StdioLspProvider implements LspProvider {
    * the source already read. Kept documents changed on disk are sent first (but `file`, the request's own). Whatever happens, the server used last is released to the pool.
    */
   private async runWithReplay<R>(workspace: Workspace, signal: AbortSignal, work: (instance: ServerInstance) => Promise<R>, file?: string): Promise<R> {
-    let instance = await this.start(workspace, signal)
+    // The running server without a promise (the warm path); a start, or a closed pool, goes through `start`.
+    let instance = this.pool.serving(workspace) ?? (await this.start(workspace, signal))
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          await this.sendChangedDocuments(instance, file, signal)
+          if (instance.changedDocuments(file).length) await this.sendChangedDocuments(instance, file, signal)
           const result = await work(instance)
           this.supervision.succeeded(workspace.path)
           return result
@@ -401,7 +404,9 @@ export class StdioLspProvider implements LspProvider {
         instance = await this.start(workspace, signal)
       }
     } finally {
-      await this.pool.release(instance)
+      // A promise only when the server is dead and goes (its teardown).
+      const released = this.pool.release(instance)
+      if (released) await released
     }
   }
 

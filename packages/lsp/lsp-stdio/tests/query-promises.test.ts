@@ -1,0 +1,42 @@
+// Issue 27 item 2, the lsp query path's fixed cost: a warm query (the server up, its document kept
+// open, the file unchanged since it was read) went through a dozen async layers in the provider and
+// the instance (the workspace's turn, the root finder, the pool, the open document, the quiet
+// server), each a few promises paying the host's async hooks, where the work is one request.
+// Counted with async_hooks in this process (the fake server is another), not timed.
+import { createHook } from 'node:async_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { SETTLE_MS } from 'dsh-lsp'
+import { afterEach, describe, expect, it } from 'vitest'
+import { fakeMessages } from './fixtures/fake-config.ts'
+import { cleanupRigs, makeRig } from './fixtures/rig.ts'
+
+afterEach(cleanupRigs)
+
+/** A server answering pulled diagnostics: dsh keeps its documents open, as on TypeScript 7. */
+const KEEPING = { capabilities: { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } }, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } }
+/** The TypeScript row's root markers: none of them in the workspace, so every directory up to it is looked at. */
+const LOCK_FILES = [['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb']]
+
+describe('a warm query on a kept document', () => {
+  it('makes a bounded number of promises in this process, and sends nothing but its request', async () => {
+    const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
+    const filePath = 'src/deep/a.ts'
+    // Old enough for its read and its directories' markers to be reused (SETTLE_MS): a repository's files.
+    await sleep(SETTLE_MS + 100)
+    const signal = new AbortController().signal
+    for (let i = 0; i < 3; i++) await rig.query('hover', { filePath }, signal)
+    const before = fakeMessages(rig.entries(), 'in').length
+    const N = 20
+    let promises = 0
+    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && promises++) })
+    hook.enable()
+    for (let i = 0; i < N; i++) await rig.query('hover', { filePath }, signal)
+    hook.disable()
+    const sent = fakeMessages(rig.entries(), 'in').slice(before).map((message) => message.method)
+    expect(sent).toEqual(Array.from({ length: N }, () => 'textDocument/hover'))
+    // 111 per query (sources through tsx, in the test worker) before the provider's and the
+    // instance's layers were collapsed, 85 after; the request itself (vscode-jsonrpc's writer and
+    // reader, the connection's wait) and ctx.fs's proofs are most of what is left.
+    expect(promises / N).toBeLessThanOrEqual(95)
+  })
+})
