@@ -132,11 +132,20 @@ export class LspService extends Service {
     this.routeFor(filePath)
   }
 
-  /** Routes by file name, else final extension (order-independent); the same signal object reaches the provider. */
-  async query(request: LspQueryRequest, signal?: AbortSignal): Promise<LspQueryResult> {
-    const route = this.routeFor(request.filePath)
-    checkProofs(request)
-    return route.provider.query({ ...request, languageId: route.languageId }, signal)
+  /**
+   * Routes by file name, else final extension (order-independent); the same signal object reaches
+   * the provider. Answers with the provider's own promise rather than one wrapping it (a promise
+   * and a microtask turn less on every query); a refusal is a rejected promise all the same.
+   */
+  query(request: LspQueryRequest, signal?: AbortSignal): Promise<LspQueryResult> {
+    try {
+      const route = this.routeFor(request.filePath)
+      checkProofs(request)
+      const answer = route.provider.query({ ...request, languageId: route.languageId }, signal)
+      return answer instanceof Promise ? answer : Promise.resolve(answer)
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */

@@ -24,7 +24,8 @@ export interface LspToolServices {
 /** One lsp call: the session's workspace, a seam query, and the bounded canonical value. */
 export async function queryLsp(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
   const cwd = sessionWorkspace(exec, 'lsp')
-  const { position, resolved } = await anchorOf(services, config, args, cwd, exec.signal)
+  // A position as given needs no read: no await for it (a promise and a turn on every such call).
+  const { position, resolved } = args.symbol === undefined ? givenPosition(args) : await anchorOf(services, config, args, cwd, exec.signal)
   // One proof of the workspace and of each file for the whole call: the provider's and the line text's.
   const proofs = new CallProofs(services.fs, cwd)
   const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd, proofs }, exec.signal)
@@ -59,11 +60,15 @@ export async function anchorOf(
   cwd: string,
   signal: AbortSignal,
 ): Promise<{ position: LspPosition; resolved?: ResolvedSymbol }> {
-  // The input schema requires character when symbol is absent.
-  if (args.symbol === undefined) return { position: { line: args.line - 1, character: args.character! - 1 } }
+  if (args.symbol === undefined) return givenPosition(args)
   services.lsp.assertRouted(args.filePath)
   const resolved = await resolveSymbol(services.fs, cwd, { ...args, symbol: args.symbol }, config, signal)
   return { position: { line: resolved.line - 1, character: resolved.character - 1 }, resolved }
+}
+
+/** The zero-based position of a call that gave its column (the input schema requires one without symbol). */
+function givenPosition(args: AnchorArgs): { position: LspPosition; resolved?: ResolvedSymbol } {
+  return { position: { line: args.line - 1, character: args.character! - 1 } }
 }
 
 async function boundLocations(proofs: CallProofs, config: ToolLspConfig, result: LocationsResult, signal: AbortSignal): Promise<LocationsValue> {

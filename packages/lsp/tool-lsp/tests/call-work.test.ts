@@ -1,7 +1,11 @@
+import { createHook } from 'node:async_hooks'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describeIssues } from 'dsh-core'
 import type { LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { LspToolInput, quickLspInput } from '../src/input.ts'
+import { ProviderResult, quickResult } from '../src/provider-result.ts'
 import { boot, codeOf, scriptedProvider, type Harness } from './harness.ts'
 
 // Issue 27 item 2: what the `lsp` tool and the tools runtime do per call besides the query. Each
@@ -77,5 +81,95 @@ describe('the lsp tool\'s arguments without zod (quickArgs)', () => {
       expect(codeOf(result), JSON.stringify(sample)).toBe('INVALID_ARGS')
       expect(result.isError && result.error.message).toBe(`invalid arguments for lsp: ${describeIssues(parsed.error)}`)
     }
+  })
+})
+
+const WS = 'file:///ws'
+const R = { start: { line: 1, character: 2 }, end: { line: 1, character: 5 } }
+/** Provider answers, well-formed and not, with fields the schema drops. */
+const ANSWERS: unknown[] = [
+  { kind: 'hover', hover: null, complete: true },
+  { kind: 'hover', hover: { contents: 'x' }, complete: false },
+  { kind: 'hover', hover: { contents: 'x', range: R, extra: 1 }, complete: true, extra: 2 },
+  { kind: 'hover', hover: { contents: 'x', range: undefined }, complete: true },
+  { kind: 'hover', hover: { contents: 1 }, complete: true },
+  { kind: 'hover', hover: { contents: 'x' } },
+  { kind: 'locations', locations: [], resolvedWorkspaceUri: WS, complete: true },
+  { kind: 'locations', locations: [{ uri: `${WS}/a.ts`, range: R }, { uri: `${WS}/b.ts`, range: { ...R, extra: true }, more: 1 }], resolvedWorkspaceUri: WS, complete: true },
+  { kind: 'locations', locations: [{ uri: `${WS}/a.ts`, range: { start: { line: -1, character: 0 }, end: R.end } }], resolvedWorkspaceUri: WS, complete: true },
+  { kind: 'locations', locations: [{ uri: `${WS}/a.ts`, range: { start: { line: 0.5, character: 0 }, end: R.end } }], resolvedWorkspaceUri: WS, complete: true },
+  { kind: 'locations', locations: [{ uri: `${WS}/a.ts`, range: { start: { line: 2 ** 60, character: 0 }, end: R.end } }], resolvedWorkspaceUri: WS, complete: true },
+  { kind: 'locations', locations: [{ uri: 1, range: R }], resolvedWorkspaceUri: WS, complete: true },
+  { kind: 'locations', locations: [null], resolvedWorkspaceUri: WS, complete: true },
+  { kind: 'locations', locations: {}, resolvedWorkspaceUri: WS, complete: true },
+  { kind: 'locations', locations: [], complete: true },
+  { kind: 'symbols', complete: true },
+  [],
+  null,
+]
+
+describe('the provider\'s answer checked without zod (quickResult)', () => {
+  it('parses no schema for a well-formed answer, where every answer was parsed by zod', async () => {
+    harness = await boot()
+    const h = harness
+    harness.app.lsp.registerProvider(scriptedProvider(async (request) => (request.operation === 'hover' ? HOVER : { kind: 'locations', complete: true, resolvedWorkspaceUri: pathToFileURL(h.dir).href, locations: [{ uri: pathToFileURL(join(h.dir, 'a.ts')).href, range: R }] })))
+    const parses = vi.spyOn(ProviderResult, 'safeParse')
+    expect((await harness.call({ operation: 'hover', filePath: 'a.ts', line: 1, character: 2 })).isError).toBe(false)
+    expect((await harness.call({ operation: 'findReferences', filePath: 'a.ts', line: 1, character: 2 })).isError).toBe(false)
+    expect(parses).toHaveBeenCalledTimes(0)
+  })
+
+  it('accepts only what the schema accepts, and copies what the schema keeps', () => {
+    for (const answer of ANSWERS) {
+      const quick = quickResult(answer)
+      if (quick === undefined) continue
+      const parsed = ProviderResult.safeParse(answer)
+      expect(parsed.success, JSON.stringify(answer)).toBe(true)
+      expect(quick, JSON.stringify(answer)).toStrictEqual(parsed.data)
+    }
+    expect(ANSWERS.filter((answer) => quickResult(answer) !== undefined)).toHaveLength(5)
+  })
+
+  it('a malformed answer is still LSP_MALFORMED_RESPONSE in the schema\'s words', async () => {
+    harness = await boot()
+    let answer: unknown
+    harness.app.lsp.registerProvider(scriptedProvider(async () => answer))
+    for (answer of ANSWERS) {
+      const parsed = ProviderResult.safeParse(answer)
+      if (parsed.success) continue
+      const result = await harness.call({ operation: 'hover', filePath: 'a.ts', line: 1, character: 2 })
+      expect(codeOf(result), JSON.stringify(answer)).toBe('LSP_MALFORMED_RESPONSE')
+      expect(result.isError && result.error.message).toMatch(/^the language server provider returned a malformed result: /)
+    }
+  })
+})
+
+/** How many promises `work` made (async_hooks): each is a microtask turn and, in a host with async hooks (sessions), a hook call. */
+async function promisesMade(work: () => Promise<unknown>): Promise<number> {
+  let count = 0
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') count++
+    },
+  })
+  hook.enable()
+  try {
+    await work()
+  } finally {
+    hook.disable()
+  }
+  return count
+}
+
+describe('promises per call', () => {
+  it('a hover call with its column makes no promise the query does not need', async () => {
+    harness = await boot()
+    harness.app.lsp.registerProvider(scriptedProvider(HOVER))
+    const h = harness
+    const call = () => h.call({ operation: 'hover', filePath: 'a.ts', line: 1, character: 2 })
+    expect((await call()).isError).toBe(false)
+    // The runtime (one async step, the body's race), the tool's body and the seam's query, and the
+    // scripted provider's own async query; no line text for a hover. Was 15.
+    expect(await promisesMade(call)).toBe(9)
   })
 })

@@ -308,50 +308,53 @@ export class ToolRuntime extends Service {
    */
   readonly execute = (call: ToolCall): Promise<ToolResult> => this.run(call)
 
+  /**
+   * One call, start to result, in one async function: each `await` of a nested async step is
+   * another promise and another microtask turn on every call (the runtime's own share of a quick
+   * call's work). What can fail throws into the one catch, which makes it an error result.
+   */
   private async run(call: ToolCall): Promise<ToolResult> {
     const startedAt = performance.now()
     const callId = new CallId(call.callId)
-    const dispatched: Dispatched = {}
+    let definition: ToolDefinition | undefined
+    let exec: ToolExecution | undefined
     let result: ToolResult
     try {
-      result = await this.dispatch(call, callId, dispatched)
+      const args = toFrozenJson(call.arguments, this.settings.maxArgumentDepth)
+      if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
+      if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
+      const entry = this.lookup(call.name)
+      if (!entry) throw this.unknown(call.name)
+      const parsed = entry.parse(args.value)
+      if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
+
+      definition = entry.definition
+      if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId: callId.value, definition, args: args.value })
+      const budget = Lifetime.following(call.signal, { timeoutMs: definition.timeoutMs, code: ToolErrorCode.TOOL_TIMEOUT })
+      const name = definition.name
+      const progress = progressReporter(call.onProgress, (error) => this.ctx.logger('tools').warn(`${name}: a progress listener failed: ${errorMessage(error)}`))
+      const body = definition as LooseDefinition
+      const running = new CallExecution(callId, name, budget, call.session, progress.report)
+      exec = running
+      let outcome: Outcome
+      try {
+        outcome = await this.settle(() => runInSession(call.session, () => body.execute(parsed.value, running)), budget, name)
+      } finally {
+        progress.close()
+        budget.dispose()
+      }
+      if (budget.expired) throw new ToolError(`tool call timed out after ${definition.timeoutMs} ms`, 'TOOL_TIMEOUT')
+      if (call.signal?.aborted) throw new ToolError('the call was aborted', 'ABORTED', { cause: call.signal.reason })
+      if (outcome.kind === 'rejected') throw outcome.error
+      if (outcome.kind === 'abandoned') throw new ToolError('the call was aborted', 'ABORTED')
+      result = this.success(entry, parsed.value, outcome.value)
     } catch (error) {
       result = failure(error)
     }
-    if (dispatched.exec && dispatched.definition?.finalizeContent) result = this.finalize(dispatched.definition, dispatched.exec, result)
+    if (exec && definition?.finalizeContent) result = this.finalize(definition, exec, result)
     // Nobody listening (most harnesses): no event, and no id drawn for it.
     if (this.observers.size) this.announce({ callId: callId.value, name: call.name, session: call.session, result, durationMs: performance.now() - startedAt })
     return result
-  }
-
-  private async dispatch(call: ToolCall, callId: CallId, dispatched: Dispatched): Promise<ToolResult> {
-    const args = toFrozenJson(call.arguments, this.settings.maxArgumentDepth)
-    if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
-    if (call.signal?.aborted) throw new ToolError('the call was aborted before it was dispatched', 'ABORTED_BEFORE_DISPATCH')
-    const entry = this.lookup(call.name)
-    if (!entry) throw this.unknown(call.name)
-    const parsed = entry.parse(args.value)
-    if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
-
-    const { definition } = entry
-    if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId: callId.value, definition, args: args.value })
-    const budget = Lifetime.following(call.signal, { timeoutMs: definition.timeoutMs, code: ToolErrorCode.TOOL_TIMEOUT })
-    const progress = progressReporter(call.onProgress, (error) => this.ctx.logger('tools').warn(`${definition.name}: a progress listener failed: ${errorMessage(error)}`))
-    const exec = new CallExecution(callId, definition.name, budget, call.session, progress.report)
-    dispatched.definition = definition
-    dispatched.exec = exec
-    let outcome: Outcome
-    try {
-      outcome = await this.settle(() => runInSession(call.session, () => (definition as LooseDefinition).execute(parsed.value, exec)), budget, definition.name)
-    } finally {
-      progress.close()
-      budget.dispose()
-    }
-    if (budget.expired) throw new ToolError(`tool call timed out after ${definition.timeoutMs} ms`, 'TOOL_TIMEOUT')
-    if (call.signal?.aborted) throw new ToolError('the call was aborted', 'ABORTED', { cause: call.signal.reason })
-    if (outcome.kind === 'rejected') throw outcome.error
-    if (outcome.kind === 'abandoned') throw new ToolError('the call was aborted', 'ABORTED')
-    return this.success(entry, parsed.value, outcome.value)
   }
 
   /**
@@ -607,12 +610,6 @@ class CallExecution implements ToolExecution {
   get signal(): AbortSignal {
     return this.lifetime.signal
   }
-}
-
-/** What `execute` learns once a call reached its body, for `finalizeContent`. */
-interface Dispatched {
-  definition?: ToolDefinition
-  exec?: ToolExecution
 }
 
 function isContent(value: unknown): value is readonly ContentBlock[] {

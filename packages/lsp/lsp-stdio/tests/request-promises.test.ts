@@ -1,0 +1,64 @@
+// [PURE] The promises one request costs in our connection against a bare vscode-jsonrpc client over
+// the same in-memory server (issue 27 item 2: one pull per change, one request per query; with the
+// host's AsyncLocalStorage every promise pays Node's init hook). Counted with async_hooks, not timed.
+import { createHook } from 'node:async_hooks'
+import { PassThrough } from 'node:stream'
+import type { ChildHandle } from 'dsh-core'
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node'
+import { afterEach, describe, expect, it } from 'vitest'
+import { LspConnection } from '../src/connection.ts'
+
+const disposers: (() => void)[] = []
+afterEach(() => {
+  for (const dispose of disposers.splice(0)) dispose()
+})
+
+/** A server in this process answering every `test/echo` request with its params. */
+function echoServer(): { stdin: PassThrough; stdout: PassThrough } {
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const server = createMessageConnection(new StreamMessageReader(stdin), new StreamMessageWriter(stdout))
+  server.onRequest('test/echo', (params) => params)
+  server.listen()
+  disposers.push(() => server.dispose())
+  return { stdin, stdout }
+}
+
+function ours(): (params: unknown) => Promise<unknown> {
+  const { stdin, stdout } = echoServer()
+  const child = { pid: 1, stdin, stdout, exited: new Promise(() => {}), terminate: async () => {} } as unknown as ChildHandle
+  const connection = new LspConnection(child, 'fake', { maxMessageBytes: 1 << 20 }, { onServerRequest: () => null, onProgress: () => {} })
+  disposers.push(() => connection.fail(new (class extends Error {})('test over') as never))
+  return (params) => connection.request('test/echo', params)
+}
+
+function bare(): (params: unknown) => Promise<unknown> {
+  const { stdin, stdout } = echoServer()
+  const rpc: MessageConnection = createMessageConnection(new StreamMessageReader(stdout), new StreamMessageWriter(stdin))
+  rpc.listen()
+  disposers.push(() => rpc.dispose())
+  return (params) => rpc.sendRequest('test/echo', params)
+}
+
+async function promisesPerRequest(request: (params: unknown) => Promise<unknown>): Promise<number> {
+  await request({ warm: true })
+  const COUNT = 100
+  let promises = 0
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') promises++
+    },
+  })
+  hook.enable()
+  for (let index = 0; index < COUNT; index++) expect(await request({ index })).toEqual({ index })
+  hook.disable()
+  return promises / COUNT
+}
+
+describe('one request to the server', () => {
+  it('costs no more promises than a bare vscode-jsonrpc client sending it (our writer pays for the deadline, the signal and the error translation)', async () => {
+    const ourCount = await promisesPerRequest(ours())
+    const bareCount = await promisesPerRequest(bare())
+    expect(ourCount).toBeLessThanOrEqual(bareCount)
+  })
+})
