@@ -1,7 +1,8 @@
 import { Context } from 'cordis'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { isRecord, type JsonValue, type ToolDefinition } from '../src/index.ts'
+import { currentSession, isRecord, type JsonValue, type ToolDefinition, type ToolExecution } from '../src/index.ts'
 import { useToolsApp } from './helpers.ts'
 
 // Issue 27 item 2: the runtime's own work per call, counted (schema parses, walks), never timed.
@@ -44,5 +45,37 @@ describe('quickArgs', () => {
 
   it('is refused at registration when it is not a function', () => {
     expect(() => app.tools.register({ ...quickTool(() => undefined), quickArgs: 'yes' } as unknown as ToolDefinition)).toThrow(expect.objectContaining({ code: 'INVALID_TOOL' }))
+  })
+})
+
+describe('ambientSession', () => {
+  function sessionTool(ambientSession: boolean | undefined): ToolDefinition {
+    return {
+      name: 'where',
+      description: 'tells which session it runs in',
+      input: z.strictObject({}),
+      ...(ambientSession === undefined ? {} : { ambientSession }),
+      execute: async (_args: object, exec: ToolExecution) => ({ ambient: currentSession()?.id ?? null, explicit: exec.session?.id ?? null }),
+    } as ToolDefinition
+  }
+
+  it('false: the body runs outside the ambient session (no AsyncLocalStorage entered, so no async hooks), and still gets its session from exec', async () => {
+    app.tools.register(sessionTool(false))
+    const session = app.sessions.create({ cwd: process.cwd() })
+    const entered = vi.spyOn(AsyncLocalStorage.prototype, 'run')
+    const result = await app.tools.execute({ name: 'where', arguments: {}, session })
+    expect(result.isError ? result.error : result.value).toEqual({ ambient: null, explicit: session.id })
+    expect(entered).toHaveBeenCalledTimes(0)
+  })
+
+  it('by default the body, and what it awaits, sees the call as the current session', async () => {
+    app.tools.register(sessionTool(undefined))
+    const session = app.sessions.create({ cwd: process.cwd() })
+    const result = await app.tools.execute({ name: 'where', arguments: {}, session })
+    expect(result.isError ? result.error : result.value).toEqual({ ambient: session.id, explicit: session.id })
+  })
+
+  it('is refused at registration when it is not a boolean', () => {
+    expect(() => app.tools.register({ ...sessionTool(undefined), ambientSession: 'no' } as unknown as ToolDefinition)).toThrow(expect.objectContaining({ code: 'INVALID_TOOL' }))
   })
 })

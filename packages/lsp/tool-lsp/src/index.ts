@@ -44,6 +44,9 @@ export function apply(ctx: Context, config: ToolLspConfig): void {
     // (checkProviderResult); the runtime still proves it JSON. Checking it against LspToolValue
     // on every call re-proved the compiler's work (a third of the zod work per query).
     checkOutput: false,
+    // The session reaches the query as exec.session (its workspace); nothing on the query path asks
+    // currentSession(), so a host of queries never turns Node 20/22's async hooks on for it.
+    ambientSession: false,
     timeoutMs: settings.timeoutMs,
     execute: (args, exec) => queryLsp(services, settings, args, exec),
     render: (args, value) => renderValue(args.operation, value, settings),

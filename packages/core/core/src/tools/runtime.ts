@@ -338,7 +338,8 @@ export class ToolRuntime extends Service {
       exec = running
       let outcome: Outcome
       try {
-        outcome = await this.settle(() => runInSession(call.session, () => body.execute(parsed.value, running)), budget, name)
+        const session = definition.ambientSession === false ? undefined : call.session
+        outcome = await this.settle(() => runInSession(session, () => body.execute(parsed.value, running)), budget, name)
       } finally {
         progress.close()
         budget.dispose()
@@ -544,6 +545,7 @@ function compileEntry(definition: ToolDefinition): Entry {
   const { output } = definition
   const outputSchema = output && definition.structuredOutput !== false ? lazy(() => deepFreeze(outputJsonSchema(output))) : () => undefined
   if (definition.checkOutput !== undefined && typeof definition.checkOutput !== 'boolean') throw new ToolError(`tool "${name}": checkOutput must be a boolean when given`, 'INVALID_TOOL')
+  if (definition.ambientSession !== undefined && typeof definition.ambientSession !== 'boolean') throw new ToolError(`tool "${name}": ambientSession must be a boolean when given`, 'INVALID_TOOL')
   const checkOutput = definition.checkOutput === false ? undefined : output
   const listed = (parameters: JsonObject) => {
     const catalog: CatalogEntry = Object.freeze({ name, description: definition.description, parameters })

@@ -67,6 +67,16 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
   readonly checkOutput?: boolean
   /** Budget enforced by the runtime (`TOOL_TIMEOUT`). */
   readonly timeoutMs?: number
+  /**
+   * `false` when the body, and everything it calls, takes the calling session from
+   * `exec.session` and never asks `currentSession()`: the runtime then runs it outside the ambient
+   * session (default `true`: `currentSession()` answers the call's session inside it). On Node 20
+   * and 22 the first ambient session turns async hooks on for the whole process, which every
+   * promise after it pays; a host whose calls all opt out never turns them on. For a tool called
+   * often whose callees are known (the `lsp` query tool); a writer or anything reaching credentials,
+   * keyed search or `ctx.lsp.fileChanged` without a session keeps the default.
+   */
+  readonly ambientSession?: boolean
   /** True when sibling calls may overlap this one (documentary for hosts that schedule calls). */
   readonly concurrencySafe?: boolean
   /** The surface the tool belongs to (`lsp`, `web`, …); `dsh status` lists it beside that surface's capabilities. */
