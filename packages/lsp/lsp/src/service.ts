@@ -1,6 +1,6 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
-import { currentSession, errorMessage, untracked, type Session } from 'dsh-core'
+import { currentSession, errorMessage, Lifetime, untracked, type Session } from 'dsh-core'
 import { CallProofs } from './call-proofs.ts'
 import { askEveryProvider } from './fan-out.ts'
 import { LSP_CAPABILITIES, type LspCallHierarchyRequest, type LspCallHierarchyResult, type LspCapability, type LspRenameRequest, type LspRenameResult, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
@@ -56,7 +56,7 @@ export class LspService extends Service {
     if (typeof id !== 'string' || !id.trim()) throw new LspError('provider id must be a non-empty string', 'LSP_INVALID_PROVIDER')
     if (this.providers.has(id)) throw new LspError(`an LSP provider with id "${id}" is already registered`, 'LSP_CONFLICT')
     if (typeof provider.query !== 'function') throw new LspError(`provider "${id}" has no query function`, 'LSP_INVALID_PROVIDER')
-    for (const method of [...LSP_CAPABILITIES, 'fileChanged'] as const) {
+    for (const method of [...LSP_CAPABILITIES, 'fileChanged', 'queryWithin'] as const) {
       const member: unknown = provider[method]
       if (member !== undefined && typeof member !== 'function') throw new LspError(`provider "${id}": ${method} must be a function when present`, 'LSP_INVALID_PROVIDER')
     }
@@ -133,15 +133,19 @@ export class LspService extends Service {
   }
 
   /**
-   * Routes by file name, else final extension (order-independent); the same signal object reaches
-   * the provider. Answers with the provider's own promise rather than one wrapping it (a promise
-   * and a microtask turn less on every query); a refusal is a rejected promise all the same.
+   * Routes by file name, else final extension (order-independent). The caller's bound reaches the
+   * provider as the same object: a `Lifetime` goes to its `queryWithin` when it has one (no
+   * `AbortSignal` made for the call), else its signal to `query`; a signal goes to `query`.
+   * Answers with the provider's own promise rather than one wrapping it (a promise and a microtask
+   * turn less on every query); a refusal is a rejected promise all the same.
    */
-  query(request: LspQueryRequest, signal?: AbortSignal): Promise<LspQueryResult> {
+  query(request: LspQueryRequest, bound?: AbortSignal | Lifetime): Promise<LspQueryResult> {
     try {
       const route = this.routeFor(request.filePath)
       checkProofs(request)
-      const answer = route.provider.query({ ...request, languageId: route.languageId }, signal)
+      const { provider } = route
+      const asked = { ...request, languageId: route.languageId }
+      const answer = !(bound instanceof Lifetime) ? provider.query(asked, bound) : provider.queryWithin ? provider.queryWithin(asked, bound) : provider.query(asked, bound.signal)
       return answer instanceof Promise ? answer : Promise.resolve(answer)
     } catch (error) {
       return Promise.reject(error)

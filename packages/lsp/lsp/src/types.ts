@@ -1,3 +1,4 @@
+import type { Lifetime } from 'dsh-core'
 import type { CallProofs } from './call-proofs.ts'
 import type {
   LspCallHierarchyResult,
@@ -87,6 +88,12 @@ export interface LspProvider {
   readonly filenameToLanguage?: Readonly<Record<string, string>>
   /** Must include declarations in `findReferences` itself. Rejections carry an `LspError` code. */
   query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult>
+  /**
+   * `query` bound by the caller's `Lifetime` itself (the same object the caller holds), when the
+   * caller gave one: no `AbortSignal` is made for the call unless the provider asks the lifetime
+   * for it. Optional; without it a caller's lifetime reaches `query` as `lifetime.signal`.
+   */
+  queryWithin?(request: LspProviderQuery, lifetime: Lifetime): Promise<LspQueryResult>
   /** Capability `diagnostics`: the problems in one file as it is on disk now. */
   diagnostics?(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult>
   /** Capability `documentSymbols`: one file's outline. */

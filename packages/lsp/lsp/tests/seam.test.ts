@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { HarnessError } from 'dsh-core'
+import { HarnessError, Lifetime } from 'dsh-core'
 import LspService, { CallProofs, finalExtension, LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
@@ -126,6 +126,40 @@ describe('routing', () => {
     const signal = new AbortController().signal
     await app.lsp.query(request('a.ts'), signal)
     expect(ts.calls[0]?.signal).toBe(signal)
+  })
+
+  it('a caller’s Lifetime reaches queryWithin as the same object (no signal made); a provider without it gets the lifetime’s signal', async () => {
+    const within: Lifetime[] = []
+    const ts: LspProvider = {
+      id: 'ts',
+      extensionToLanguage: { '.ts': 'typescript' },
+      query: async () => {
+        throw new Error('query asked although queryWithin is there')
+      },
+      queryWithin: async (_request, lifetime) => {
+        within.push(lifetime)
+        return NO_HOVER
+      },
+    }
+    const py = provider('py', { '.py': 'python' })
+    app.lsp.registerProvider(ts)
+    app.lsp.registerProvider(py)
+    const made = countAbortControllers()
+    try {
+      const lifetime = new Lifetime()
+      await app.lsp.query(request('a.ts'), lifetime)
+      expect(within).toEqual([lifetime])
+      expect(within[0]).toBe(lifetime)
+      expect(made.count).toBe(0)
+      await app.lsp.query(request('a.py'), lifetime)
+      expect(py.calls[0]?.signal).toBe(lifetime.signal)
+    } finally {
+      made.restore()
+    }
+  })
+
+  it('refuses a queryWithin that is not a function', () => {
+    expect(codeOf(() => app.lsp.registerProvider({ ...provider('ts', { '.ts': 'typescript' }), queryWithin: 'yes' } as unknown as LspProvider))).toBe('LSP_INVALID_PROVIDER')
   })
 
   it('19: an unmapped extension is an asynchronous rejection, with the path in the message', async () => {
@@ -316,3 +350,23 @@ describe('call proofs (issue 27 item 2)', () => {
     expect(ts.calls).toHaveLength(1)
   })
 })
+
+/** Counts the AbortControllers made until `restore` (each one is an EventTarget and its signal). */
+function countAbortControllers(): { readonly count: number; restore(): void } {
+  const original = globalThis.AbortController
+  const made = { count: 0 }
+  globalThis.AbortController = class extends original {
+    constructor() {
+      super()
+      made.count++
+    }
+  }
+  return {
+    get count() {
+      return made.count
+    },
+    restore: () => {
+      globalThis.AbortController = original
+    },
+  }
+}

@@ -1,4 +1,4 @@
-import { assertNever, type FileSystem, type ToolExecution } from 'dsh-core'
+import { assertNever, type FileSystem, type Lifetime, type ToolExecution } from 'dsh-core'
 import { CallProofs, LspError, type LspPosition, type LspService } from 'dsh-lsp'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
@@ -28,12 +28,14 @@ export async function queryLsp(services: LspToolServices, config: ToolLspConfig,
   const { position, resolved } = args.symbol === undefined ? givenPosition(args) : await anchorOf(services, config, args, cwd, exec.signal)
   // One proof of the workspace and of each file for the whole call: the provider's and the line text's.
   const proofs = new CallProofs(services.fs, cwd)
-  const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd, proofs }, exec.signal)
+  // The call's lifetime itself, not its signal: a provider with queryWithin follows it without an
+  // AbortController and a listener per call.
+  const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd, proofs }, exec.lifetime)
   const result = checkProviderResult(raw)
   const echo = resolved ? { resolved } : {}
   switch (result.kind) {
     case 'locations':
-      return { ...(await boundLocations(proofs, config, result, exec.signal)), ...echo }
+      return { ...(await boundLocations(proofs, config, result, exec.lifetime)), ...echo }
     case 'hover':
       return { ...boundHover(result, config.maxResultChars), ...echo }
     default:
@@ -71,9 +73,9 @@ function givenPosition(args: AnchorArgs): { position: LspPosition; resolved?: Re
   return { position: { line: args.line - 1, character: args.character! - 1 } }
 }
 
-async function boundLocations(proofs: CallProofs, config: ToolLspConfig, result: LocationsResult, signal: AbortSignal): Promise<LocationsValue> {
+async function boundLocations(proofs: CallProofs, config: ToolLspConfig, result: LocationsResult, lifetime: Lifetime): Promise<LocationsValue> {
   const kept = result.locations.slice(0, config.maxLocations)
-  const lineTexts = await readLineTexts(proofs, kept, config, signal)
+  const lineTexts = await readLineTexts(proofs, kept, config, lifetime)
   const pathOf = uriRenderer(result.resolvedWorkspaceUri)
   return {
     kind: 'locations',

@@ -1,8 +1,9 @@
-import { createHook } from 'node:async_hooks'
+import { AsyncLocalStorage, createHook } from 'node:async_hooks'
+import { stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { describeIssues } from 'dsh-core'
-import type { LspQueryResult } from 'dsh-lsp'
+import { describeIssues, type Lifetime, type ToolResult } from 'dsh-core'
+import { SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { LspToolInput, quickLspInput } from '../src/input.ts'
 import { ProviderResult, quickResult } from '../src/provider-result.ts'
@@ -171,5 +172,64 @@ describe('promises per call', () => {
     // The runtime (one async step, the body's race), the tool's body and the seam's query, and the
     // scripted provider's own async query; no line text for a hover. Was 15.
     expect(await promisesMade(call)).toBe(9)
+  })
+})
+
+describe('the ambient session', () => {
+  it('an lsp call runs outside it: it enters no AsyncLocalStorage, which on Node 20 and 22 turns async hooks on for the whole process', async () => {
+    harness = await boot()
+    harness.app.lsp.registerProvider(scriptedProvider(HOVER))
+    const entered = vi.spyOn(AsyncLocalStorage.prototype, 'run')
+    const result = await harness.call({ operation: 'hover', filePath: 'a.ts', line: 1, character: 2 })
+    expect(result.isError).toBe(false)
+    // The session reaches the tool through exec.session (its workspace); nothing on the query path asks currentSession().
+    expect(entered).toHaveBeenCalledTimes(0)
+  })
+})
+
+describe('the call\'s lifetime through the seam', () => {
+  it('a provider with queryWithin gets the call\'s lifetime, and a warm locations call makes no AbortController (the line text\'s kept file included)', async () => {
+    harness = await boot()
+    const h = harness
+    await writeFile(join(h.dir, 'a.ts'), 'export const a = 1\nexport const b = a\n')
+    // A file is kept only once it has stood still for SETTLE_MS before its read (a condition, not a timing).
+    const { mtimeMs, ctimeMs } = await stat(join(h.dir, 'a.ts'))
+    while (Date.now() - Math.max(mtimeMs, ctimeMs) <= SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, 100))
+    const uri = pathToFileURL(join(h.dir, 'a.ts')).href
+    const range = { start: { line: 1, character: 16 }, end: { line: 1, character: 17 } }
+    const answer: LspQueryResult = { kind: 'locations', locations: [{ uri, range }], resolvedWorkspaceUri: pathToFileURL(h.dir).href, complete: true }
+    const lifetimes: Lifetime[] = []
+    h.app.lsp.registerProvider({
+      id: 'within',
+      extensionToLanguage: { '.ts': 'typescript' },
+      query: () => Promise.reject(new Error('query asked although queryWithin is there')),
+      queryWithin: async (_request, lifetime) => {
+        lifetimes.push(lifetime)
+        expect(lifetime.active).toBe(true)
+        return answer
+      },
+    })
+    const call = () => h.call({ operation: 'findReferences', filePath: 'a.ts', line: 2, character: 17 })
+    // Cold: the line's file is read once (a read of bytes may ask for a signal) and kept.
+    const cold = await call()
+    expect(cold.isError ? cold.error : cold.value).toMatchObject({ locations: [{ lineText: 'export const b = a' }] })
+    const made = { count: 0 }
+    const original = globalThis.AbortController
+    globalThis.AbortController = class extends original {
+      constructor() {
+        super()
+        made.count++
+      }
+    }
+    let warm: ToolResult
+    try {
+      warm = await call()
+    } finally {
+      globalThis.AbortController = original
+    }
+    expect(warm.isError ? warm.error : warm.value).toMatchObject({ locations: [{ lineText: 'export const b = a' }] })
+    expect(made.count).toBe(0)
+    expect(lifetimes).toHaveLength(2)
+    expect(lifetimes[1]!.active).toBe(false)
   })
 })
