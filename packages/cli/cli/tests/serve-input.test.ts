@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { BIN, CORE_ROWS, dsh, dshIn, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { fixturePath } from '../../../../test-support/fixture-path.ts'
 
 interface RawServer {
   readonly child: ChildProcessWithoutNullStreams
@@ -258,7 +259,7 @@ export function apply(ctx) {
 async function slowServerOverlay(): Promise<string> {
   const dir = await tempDir()
   const overlay = join(dir, 'fixture.yml')
-  const server = join(ROOT, 'packages', 'mcp', 'mcp', 'tests', 'fixtures', 'server.mjs')
+  const server = fixturePath(join(ROOT, 'packages', 'mcp', 'mcp', 'tests', 'fixtures', 'server.mjs'))
   await writeFile(overlay, `- name: dsh-mcp\n  config: { serverName: fx, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}], shutdownGraceMs: 500 }\n`)
   return overlay
 }
