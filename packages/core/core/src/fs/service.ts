@@ -136,11 +136,21 @@ export class FileSystem extends Service {
         const real = await io.realpath(probe)
         return missing.length ? join(real, ...missing.reverse()) : real
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        const parent = dirname(probe)
-        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === probe) throw fsErrorFrom(error, `${quote(path)}`)
-        missing.push(basename(probe))
-        probe = parent
+        probe = missingStep(error, probe, missing, path)
+      }
+    }
+  }
+
+  /** `resolveWith` on the event loop in the call (the proven calls): the same steps and failures, no promise. */
+  private resolveNow(path: string, cwd: string): string {
+    const missing: string[] = []
+    let probe = resolvePath(cwd, path)
+    for (;;) {
+      try {
+        const real = this.provenCalls.realpath(probe)
+        return missing.length ? join(real, ...missing.reverse()) : real
+      } catch (error) {
+        probe = missingStep(error, probe, missing, path)
       }
     }
   }
@@ -252,9 +262,27 @@ export class FileSystem extends Service {
    * path that escapes by `..`, by an absolute spelling or through a symlink is refused.
    */
   async contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
-    // Spelled inside the canonical workspace: resolved where the workspace was (see proofsOnEventLoop).
-    const io = this.proofsOnEventLoop && this.contains(workspace.path, resolvePath(workspace.path, filePath)) ? this.proven : this.io
-    const path = await this.resolveWith(io, filePath, { cwd: workspace.path, signal })
+    throwIfFsAborted(signal, () => `resolving ${quote(filePath)}`)
+    const now = this.containedNow(workspace, filePath)
+    if (now !== undefined) return now
+    return this.inside(workspace, filePath, await this.resolveWith(this.io, filePath, { cwd: workspace.path, signal }))
+  }
+
+  /**
+   * `contained` answered in the call, for a path spelled inside the canonical workspace while
+   * `proofsOnEventLoop` is on (that proof runs on the event loop anyway): the same resolution, the
+   * same refusal (thrown), without a promise. Undefined when the proof belongs on the thread pool
+   * (spelled outside, or proofs off): the caller awaits `contained` then. For work repeated on
+   * every call or change (the lsp provider's notices and sources), where each promise and its async
+   * hooks cost more than the realpath.
+   */
+  containedNow(workspace: Workspace, filePath: string): string | undefined {
+    if (!this.proofsOnEventLoop || !this.contains(workspace.path, resolvePath(workspace.path, filePath))) return undefined
+    return this.inside(workspace, filePath, this.resolveNow(filePath, workspace.path))
+  }
+
+  /** `path` (what `filePath` resolved to) when it lies inside the workspace; else FS_OUTSIDE_WORKSPACE. */
+  private inside(workspace: Workspace, filePath: string, path: string): string {
     if (!this.contains(workspace.path, path)) {
       throw new FsError(`${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
     }
@@ -440,6 +468,19 @@ export class FileSystem extends Service {
   replaceContainedTexts(workspace: Workspace, replacements: readonly TextReplacement[], options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<string[]> {
     return replaceContainedTexts(this, workspace, replacements, options)
   }
+}
+
+/**
+ * One step of a resolution towards an existing ancestor: `probe` did not resolve, so its last name
+ * is remembered as missing and its parent is next. Anything but a missing name, or nothing left to
+ * climb, is the resolution's failure.
+ */
+function missingStep(error: unknown, probe: string, missing: string[], path: string): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const parent = dirname(probe)
+  if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === probe) throw fsErrorFrom(error, `${quote(path)}`)
+  missing.push(basename(probe))
+  return parent
 }
 
 function swappedTwice(workspace: Workspace, filePath: string): FsError {
