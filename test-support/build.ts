@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
 import { compileEchoExample } from './echo-example.ts'
+import { bundleFixtures } from './fixture-bundles.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,12 +37,14 @@ const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
  * variables would bundle the workspace eight times a run. The run's one bundle lives on the process
  * instead.
  */
-const run = globalThis as { dshTestBuild?: Promise<boolean>; dshTestEcho?: Promise<void> }
+const run = globalThis as { dshTestBuild?: Promise<boolean>; dshTestEcho?: Promise<void>; dshTestFixtures?: Promise<Record<string, string>> }
 
 export default async function setup(project: TestProject): Promise<void> {
   run.dshTestBuild ??= prepare()
   run.dshTestEcho ??= compileEchoExample()
+  run.dshTestFixtures ??= bundleFixtures()
   await run.dshTestEcho
+  project.provide('fixtureBundles', await run.dshTestFixtures)
   project.provide('dshBuilt', await run.dshTestBuild)
 }
 

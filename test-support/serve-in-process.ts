@@ -31,16 +31,39 @@ export interface ServedInProcess {
 }
 
 /** Starts `dsh serve …args` in this worker, in `cwd` (the directory relative arguments mean), with `env` over the process's environment. */
-export function serveInProcess(args: readonly string[], options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> }): ServedInProcess {
+export function serveInProcess(args: readonly string[], options: ServeInProcessOptions): ServedInProcess {
+  const served = serveStreamsInProcess(args, options)
+  return { transport: new ServeClientTransport(served.input, served.output, served.exited), exited: served.exited, stderr: served.stderr }
+}
+
+export interface ServeInProcessOptions {
+  readonly cwd: string
+  readonly env?: Readonly<Record<string, string>>
+  /** Called with everything written to stderr so far, on each write. */
+  readonly onStderr?: (text: string) => void
+}
+
+/** The serve's raw streams, for tests that write bytes no MCP client would (garbage, over-size lines). */
+export interface ServedStreams {
+  /** The serve's input; ending it ends the serve. */
+  readonly input: PassThrough
+  /** What the serve writes to its stdout; ends when the serve has returned. */
+  readonly output: PassThrough
+  readonly exited: Promise<number>
+  readonly stderr: () => string
+}
+
+/** `serveInProcess` without a client: the test reads and writes the lines itself. */
+export function serveStreamsInProcess(args: readonly string[], options: ServeInProcessOptions): ServedStreams {
   const input = new PassThrough()
   const output = new PassThrough()
-  const stderr = collector()
+  const stderr = collector(options.onStderr)
   const releaseLogConfig = holdLogConfig()
   const exited = main(['serve', ...args], { stdin: input, stdout: output, stderr: stderr.stream, cwd: options.cwd, ...(options.env ? { env: { ...process.env, ...options.env } } : {}) }, new Lifetime().signal).finally(() => {
     output.end()
     releaseLogConfig()
   })
-  return { transport: new ServeClientTransport(input, output, exited), exited, stderr: stderr.text }
+  return { input, output, exited, stderr: stderr.text }
 }
 
 /** Newline-delimited JSON-RPC over the serve's input and output, as the SDK's stdio client speaks it. */

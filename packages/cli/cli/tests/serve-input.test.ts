@@ -4,11 +4,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { BIN, CORE_ROWS, dsh, dshIn, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { fixturePath } from '../../../../test-support/fixture-path.ts'
+import { serveStreamsInProcess } from '../../../../test-support/serve-in-process.ts'
 
 interface RawServer {
-  readonly child: ChildProcessWithoutNullStreams
   /** Writes one message (an object is serialized; a string goes as is) followed by a newline. */
   send(message: object | string): Promise<void>
   /** The message answering `id`, once it arrives. */
@@ -18,14 +20,21 @@ interface RawServer {
   logged(text: string | RegExp): Promise<string>
   /** Later `logged` calls look at what is written from now on only (a server shared by several cases). */
   mark(): void
+  /** Ends the server's input: it stops. */
+  end(): void
   readonly exited: Promise<number | null>
+}
+
+/** A real `dsh serve` process: for what only a process shows (a stray failure it survives, a pipe it stops filling). */
+interface ProcessServer extends RawServer {
+  readonly child: ChildProcessWithoutNullStreams
 }
 
 const servers: RawServer[] = []
 
 afterEach(async () => {
   for (const server of servers.splice(0)) {
-    server.child.stdin.end()
+    server.end()
     await server.exited
   }
   killRunning()
@@ -37,34 +46,90 @@ const shared = new Map<string, Promise<RawServer>>()
 afterAll(async () => {
   for (const server of await Promise.all([...shared.values()].map((started) => started.catch(() => undefined)))) {
     if (!server) continue
-    server.child.stdin.end()
+    server.end()
     await server.exited
   }
 })
 
 /**
  * One server per argument list for the cases that need no fresh one: each uses ids of its own and
- * looks only at what is logged after it took the server.
+ * looks only at what is logged after it took the server. It runs in this worker.
  */
 async function sharedServe(args: readonly string[]): Promise<RawServer> {
   const key = JSON.stringify(args)
-  if (!shared.has(key)) shared.set(key, serve(args, {}, { owned: false }))
+  if (!shared.has(key)) shared.set(key, serveInWorker(args, {}, { owned: false }))
   const server = await shared.get(key)!
   server.mark()
   return server
 }
 
-/** A line-level MCP client: initializes, then the test writes whatever it likes. */
-async function serve(args: readonly string[], env: Record<string, string> = {}, options: { owned: boolean } = { owned: true }): Promise<RawServer> {
+/** `dsh serve` as a child process, initialized. */
+async function serve(args: readonly string[], env: Record<string, string> = {}): Promise<ProcessServer> {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd: ROOT, env: { ...process.env, ...env } })
+  let stderr = ''
+  child.stderr.setEncoding('utf8')
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+  child.stdin.on('error', () => {})
+  const server = lineServer({
+    write: (text, done) => child.stdin.write(text, done),
+    stdout: child.stdout,
+    stderr: () => stderr,
+    exited,
+    exit: () => (child.exitCode ?? child.signalCode ?? undefined) as number | string | undefined,
+    end: () => child.stdin.end(),
+  }, (wake) => child.stderr.on('data', (chunk: string) => {
+    stderr += chunk
+    wake()
+  }))
+  servers.push(server)
+  await initialize(server)
+  return Object.assign(server, { child })
+}
+
+/**
+ * `dsh serve` in this worker (test-support/serve-in-process.ts), initialized: the command's own
+ * parsing, framing and serving on in-memory streams, without a process's second of CPU to boot. For
+ * the cases about what the server answers and logs, not about the process.
+ */
+async function serveInWorker(args: readonly string[], env: Record<string, string> = {}, options: { owned: boolean } = { owned: true }): Promise<RawServer> {
+  let wakeOnStderr = () => {}
+  const served = serveStreamsInProcess(args, { cwd: ROOT, env, onStderr: () => wakeOnStderr() })
+  let code: number | undefined
+  const exited = served.exited.then((exitCode) => (code = exitCode))
+  const server = lineServer({
+    write: (text, done) => served.input.write(text, done),
+    stdout: served.output,
+    stderr: served.stderr,
+    exited,
+    exit: () => code,
+    end: () => served.input.end(),
+  }, (wake) => (wakeOnStderr = wake))
+  if (options.owned) servers.push(server)
+  await initialize(server)
+  return server
+}
+
+interface LineIo {
+  write(text: string, done: (error?: Error | null) => void): void
+  readonly stdout: Readable
+  stderr(): string
+  readonly exited: Promise<number | null>
+  /** The exit code or signal once the server has stopped. */
+  exit(): number | string | undefined
+  end(): void
+}
+
+/** A line-level MCP client over `io`; `onStderr` hands it the function to call when stderr grows. */
+function lineServer(io: LineIo, onStderr: (wake: () => void) => void): RawServer {
   const lines: any[] = []
   const waiting = new Set<() => void>()
   const wake = () => {
     for (const waiter of [...waiting]) waiter()
   }
   let pending = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk: string) => {
+  let marked = 0
+  io.stdout.setEncoding('utf8')
+  io.stdout.on('data', (chunk: string) => {
     pending += chunk
     for (let at = pending.indexOf('\n'); at >= 0; at = pending.indexOf('\n')) {
       lines.push(JSON.parse(pending.slice(0, at)))
@@ -72,16 +137,8 @@ async function serve(args: readonly string[], env: Record<string, string> = {}, 
     }
     wake()
   })
-  let stderr = ''
-  let marked = 0
-  child.stderr.setEncoding('utf8')
-  child.stderr.on('data', (chunk: string) => {
-    stderr += chunk
-    wake()
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
-  void exited.then(wake)
-  child.stdin.on('error', () => {})
+  onStderr(wake)
+  void io.exited.then(wake)
   const until = <T>(found: () => T | undefined, what: string): Promise<T> =>
     new Promise((resolve, reject) => {
       const check = () => {
@@ -89,34 +146,35 @@ async function serve(args: readonly string[], env: Record<string, string> = {}, 
         if (value !== undefined) {
           waiting.delete(check)
           resolve(value)
-        } else if (child.exitCode !== null || child.signalCode !== null) {
+        } else if (io.exit() !== undefined) {
           waiting.delete(check)
-          reject(new Error(`dsh serve exited (${child.exitCode ?? child.signalCode}) before ${what}; stderr:\n${stderr.slice(-4000)}`))
+          reject(new Error(`dsh serve exited (${io.exit()}) before ${what}; stderr:\n${io.stderr().slice(-4000)}`))
         }
       }
       waiting.add(check)
       check()
     })
-  const server: RawServer = {
-    child,
+  return {
     send: (message) =>
-      new Promise((resolve, reject) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))),
+      new Promise((resolve, reject) => io.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))),
     answer: (id) => until(() => lines.find((line) => line.id === id && ('result' in line || 'error' in line)), `answering ${id}`),
-    stderr: () => stderr,
+    stderr: io.stderr,
     logged: (text) => until(() => {
-      const since = stderr.slice(marked)
+      const since = io.stderr().slice(marked)
       return (typeof text === 'string' ? since.includes(text) : text.test(since)) ? since : undefined
     }, `logging ${text}`),
     mark: () => {
-      marked = stderr.length
+      marked = io.stderr().length
     },
-    exited,
+    end: io.end,
+    exited: io.exited,
   }
-  if (options.owned) servers.push(server)
+}
+
+async function initialize(server: RawServer): Promise<void> {
   await server.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
   await server.answer('init')
   await server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-  return server
 }
 
 const ECHO = ['--preset', ECHO_PRESET]
@@ -201,7 +259,7 @@ describe('dsh serve: malformed input', () => {
   it('prompts/get for an unknown name says so once, without the SDK prefix (clients add their own)', async () => {
     const project = await tempDir()
     await mkdir(join(project, '.git'))
-    const server = await serve(['--preset', 'base', '--cwd', project], { HOME: await tempDir() })
+    const server = await serveInWorker(['--preset', 'base', '--cwd', project], { HOME: await tempDir() })
     await server.send({ jsonrpc: '2.0', id: 15, method: 'prompts/get', params: { name: 'no-such-skill' } })
     const error = (await server.answer(15)).error
     expect(error.code).toBe(-32602)
@@ -258,14 +316,14 @@ export function apply(ctx) {
 async function slowServerOverlay(): Promise<string> {
   const dir = await tempDir()
   const overlay = join(dir, 'fixture.yml')
-  const server = join(ROOT, 'packages', 'mcp', 'mcp', 'tests', 'fixtures', 'server.mjs')
+  const server = fixturePath(join(ROOT, 'packages', 'mcp', 'mcp', 'tests', 'fixtures', 'server.mjs'))
   await writeFile(overlay, `- name: dsh-mcp\n  config: { serverName: fx, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}], shutdownGraceMs: 500 }\n`)
   return overlay
 }
 
 describe('dsh serve: bounds on one client (issue 26 item 9)', () => {
   it('past --max-concurrent-calls a tools/call is answered at once with an error saying so; once calls end, calls run again', async () => {
-    const server = await serve([...ECHO, '--config', await slowServerOverlay(), '--max-concurrent-calls', '2'])
+    const server = await serveInWorker([...ECHO, '--config', await slowServerOverlay(), '--max-concurrent-calls', '2'])
     await server.send(call(30, 'mcp__fx__slow', { ms: 600_000 }))
     await server.send(call(31, 'mcp__fx__slow', { ms: 600_000 }))
     await server.send(call(32, 'echo', { text: 'one too many' }))

@@ -1,8 +1,8 @@
-import { createHook } from 'node:async_hooks'
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { FileSystem } from '../src/index.ts'
 import { removeTempDirs, tempDir } from './helpers.ts'
 
@@ -14,28 +14,11 @@ import { removeTempDirs, tempDir } from './helpers.ts'
 // thread-pool requests are counted as libuv creates them (FSREQCALLBACK / FSREQPROMISE): a count,
 // not a timing.
 
-/** How many async resources of `types` `work` created (async_hooks inits). */
-async function created(types: readonly string[], work: () => Promise<unknown>): Promise<number> {
-  let count = 0
-  const hook = createHook({
-    init(_id, type) {
-      if (types.includes(type)) count++
-    },
-  })
-  hook.enable()
-  try {
-    await work()
-  } finally {
-    hook.disable()
-  }
-  return count
-}
-
 /** How many thread-pool file-system requests `work` made. */
-const threadPoolRequests = (work: () => Promise<unknown>) => created(['FSREQCALLBACK', 'FSREQPROMISE'], work)
+const threadPoolRequests = (work: () => Promise<unknown>) => asyncInitsOf(work, ['FSREQCALLBACK', 'FSREQPROMISE'])
 
 /** How many promises `work` created: each is a microtask turn and a hook call in a host with async hooks. */
-const promisesMade = (work: () => Promise<unknown>) => created(['PROMISE'], work)
+const promisesMade = (work: () => Promise<unknown>) => asyncInitsOf(work)
 
 describe('ctx.fs with io: async: the thread pool only for resolution', () => {
   let app: Context

@@ -2,11 +2,11 @@
 // vscode-jsonrpc's StreamMessageWriter queues every message behind a semaphore (a setImmediate turn
 // and about ten promises each; three messages per change). Ours hands each frame to the pipe in the
 // call that sends it, in one write, byte for byte the frame the library writes. Counted, not timed.
-import { createHook } from 'node:async_hooks'
 import { PassThrough } from 'node:stream'
 import type { ChildHandle } from 'dsh-core'
 import { StreamMessageWriter, type Message } from 'vscode-jsonrpc/node'
 import { afterEach, describe, expect, it } from 'vitest'
+import { countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { LspConnection } from '../src/connection.ts'
 
 const opened: LspConnection[] = []
@@ -63,15 +63,9 @@ describe('a message to the server', () => {
     const { connection } = pipedConnection()
     await connection.notify('test/warm', {})
     const COUNT = 100
-    let promises = 0
-    const hook = createHook({
-      init(_id, type) {
-        if (type === 'PROMISE') promises++
-      },
-    })
-    hook.enable()
+    const counting = countAsyncInits()
     for (let index = 0; index < COUNT; index++) await connection.notify('test/n', { index })
-    hook.disable()
+    const promises = counting.stop()
     // 21 with vscode-jsonrpc's StreamMessageWriter and a Lifetime race for the bytes.
     expect(promises / COUNT).toBeLessThanOrEqual(5)
   })

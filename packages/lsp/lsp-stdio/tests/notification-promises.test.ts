@@ -1,11 +1,11 @@
 // [PURE] The promises a server's notification costs on its way to the instance (issue 27 item 2,
 // diagnostics after a change: TypeScript 7 logs about 7 messages per change at Info, and with the
 // host's AsyncLocalStorage every promise pays Node's init hook). Counted with async_hooks, not timed.
-import { createHook } from 'node:async_hooks'
 import { PassThrough } from 'node:stream'
 import type { ChildHandle } from 'dsh-core'
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node'
 import { afterEach, describe, expect, it } from 'vitest'
+import { countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { LspConnection } from '../src/connection.ts'
 
 const frame = (message: unknown) => {
@@ -66,17 +66,11 @@ async function promisesPerNotification(client: { stdout: PassThrough; seen: stri
   const first = client.reached(1)
   client.stdout.write(frame(MESSAGES[0]))
   await first
-  let promises = 0
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') promises++
-    },
-  })
   const all = client.reached(COUNT + 1)
-  hook.enable()
+  const counting = countAsyncInits()
   client.stdout.write(MESSAGES.map(frame).join(''))
   await all
-  hook.disable()
+  const promises = counting.stop()
   expect(client.seen.slice(1)).toEqual(MESSAGES.map((message) => `window/logMessage ${message.params.message}`))
   return promises / COUNT
 }

@@ -3,10 +3,10 @@
 // the instance (the workspace's turn, the root finder, the pool, the open document, the quiet
 // server), each a few promises paying the host's async hooks, where the work is one request.
 // Counted with async_hooks in this process (the fake server is another), not timed.
-import { createHook } from 'node:async_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SETTLE_MS } from 'dsh-lsp'
 import { afterEach, describe, expect, it } from 'vitest'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
 
@@ -27,11 +27,9 @@ describe('a warm query on a kept document', () => {
     for (let i = 0; i < 3; i++) await rig.query('hover', { filePath }, signal)
     const before = fakeMessages(rig.entries(), 'in').length
     const N = 20
-    let promises = 0
-    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && promises++) })
-    hook.enable()
-    for (let i = 0; i < N; i++) await rig.query('hover', { filePath }, signal)
-    hook.disable()
+    const promises = await asyncInitsOf(async () => {
+      for (let i = 0; i < N; i++) await rig.query('hover', { filePath }, signal)
+    })
     const sent = fakeMessages(rig.entries(), 'in').slice(before).map((message) => message.method)
     expect(sent).toEqual(Array.from({ length: N }, () => 'textDocument/hover'))
     // 111 per query (sources through tsx, in the test worker) before the provider's and the

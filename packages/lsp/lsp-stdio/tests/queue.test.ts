@@ -1,9 +1,9 @@
 // [PURE] The per-root work queue (issue 27 item 2, diagnostics after a change: a change runs two
 // turns, the notice's and the request's). Its order, its aborted waiters, and what an idle turn
 // costs. Counted, not timed.
-import { createHook } from 'node:async_hooks'
 import { HarnessError } from 'dsh-core'
 import { describe, expect, it } from 'vitest'
+import { countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { WorkQueue } from '../src/queue.ts'
 
 const never = new AbortController().signal
@@ -73,14 +73,8 @@ describe('WorkQueue', () => {
     const done = Promise.resolve()
     await queue.run('k', never, () => done)
     const COUNT = 100
-    let promises = 0
-    const hook = createHook({
-      init(_id, type) {
-        if (type === 'PROMISE') promises++
-      },
-    })
     let started = 0
-    hook.enable()
+    const counting = countAsyncInits()
     for (let index = 0; index < COUNT; index++) {
       const turn = queue.run(`k${index % 2}`, never, () => {
         started++
@@ -90,7 +84,7 @@ describe('WorkQueue', () => {
       expect(started).toBe(index + 1)
       await turn
     }
-    hook.disable()
+    const promises = counting.stop()
     // The caller's await counts one; the work returns a settled promise of its own. It was 9.
     expect(promises / COUNT).toBeLessThanOrEqual(3.5)
     await queue.drained()

@@ -1,11 +1,11 @@
 // [PURE] The promises one request costs in our connection against a bare vscode-jsonrpc client over
 // the same in-memory server (issue 27 item 2: one pull per change, one request per query; with the
 // host's AsyncLocalStorage every promise pays Node's init hook). Counted with async_hooks, not timed.
-import { createHook } from 'node:async_hooks'
 import { PassThrough } from 'node:stream'
 import type { ChildHandle } from 'dsh-core'
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node'
 import { afterEach, describe, expect, it } from 'vitest'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { LspConnection } from '../src/connection.ts'
 
 const disposers: (() => void)[] = []
@@ -43,15 +43,9 @@ function bare(): (params: unknown) => Promise<unknown> {
 async function promisesPerRequest(request: (params: unknown) => Promise<unknown>): Promise<number> {
   await request({ warm: true })
   const COUNT = 100
-  let promises = 0
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') promises++
-    },
+  const promises = await asyncInitsOf(async () => {
+    for (let index = 0; index < COUNT; index++) expect(await request({ index })).toEqual({ index })
   })
-  hook.enable()
-  for (let index = 0; index < COUNT; index++) expect(await request({ index })).toEqual({ index })
-  hook.disable()
   return promises / COUNT
 }
 

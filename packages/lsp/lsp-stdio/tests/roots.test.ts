@@ -1,12 +1,12 @@
 // Root markers: a query is served by a server started in the nearest directory at or above the file,
 // inside the session workspace, that holds one of the row's markers (else the workspace itself).
 // Against the fake server, which logs where it was started and what it was initialised with.
-import { createHook } from 'node:async_hooks'
 import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import FileSystem from 'dsh-core/fs'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { LspStdioConfig } from '../src/config.ts'
 import { RootFinder } from '../src/roots.ts'
 import { fakeEvents, fakeMessages } from './fixtures/fake-config.ts'
@@ -198,11 +198,9 @@ describe('root markers, remembered per directory', () => {
     try {
       backdate(ws, 60)
       await rootOf()
-      let promises = 0
-      const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && promises++) })
-      hook.enable()
+      const counting = countAsyncInits()
       const warm = rootOf()
-      hook.disable()
+      const promises = counting.stop()
       expect(warm).not.toBeInstanceOf(Promise)
       expect(promises).toBe(0)
       expect((warm as { path: string }).path).toBe(ws)

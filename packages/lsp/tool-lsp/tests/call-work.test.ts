@@ -1,9 +1,9 @@
-import { createHook } from 'node:async_hooks'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describeIssues } from 'dsh-core'
 import type { LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { LspToolInput, quickLspInput } from '../src/input.ts'
 import { ProviderResult, quickResult } from '../src/provider-result.ts'
 import { boot, codeOf, scriptedProvider, type Harness } from './harness.ts'
@@ -145,21 +145,7 @@ describe('the provider\'s answer checked without zod (quickResult)', () => {
 })
 
 /** How many promises `work` made (async_hooks): each is a microtask turn and, in a host with async hooks (sessions), a hook call. */
-async function promisesMade(work: () => Promise<unknown>): Promise<number> {
-  let count = 0
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') count++
-    },
-  })
-  hook.enable()
-  try {
-    await work()
-  } finally {
-    hook.disable()
-  }
-  return count
-}
+const promisesMade = (work: () => Promise<unknown>): Promise<number> => asyncInitsOf(work)
 
 describe('promises per call', () => {
   it('a hover call with its column makes no promise the query does not need', async () => {

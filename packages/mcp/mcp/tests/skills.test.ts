@@ -13,9 +13,10 @@ import SkillRegistry from 'dsh-skill'
 import * as toolSkill from 'dsh-skill/tool'
 import { originOf } from 'dsh-skill/tool'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { fixturePath } from '../../../../test-support/fixture-path.ts'
 import { eventually, startRig, stopRigs, type Rig, type RowInput } from './fixtures/rig.ts'
 
-const SERVER = fileURLToPath(new URL('./fixtures/skills-server.mjs', import.meta.url))
+const SERVER = fixturePath(fileURLToPath(new URL('./fixtures/skills-server.mjs', import.meta.url)))
 
 const SKILL_MD = '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nlicense: Apache-2.0\nmetadata:\n  version: "2.1"\n---\n\nSkill body.\n\nSee references/FORMS.md.\n'
 const FORMS = 'Supporting content.\n'
