@@ -242,15 +242,24 @@ export class FileSystem extends Service {
 
   /** Canonicalises a workspace directory; a missing path or a file is refused with a code. */
   async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
-    // A canonical workspace resolved before is on a file system that answered: resolved again on the event loop.
-    const io = this.proofsOnEventLoop && this.answeredWorkspaces.has(dir) ? this.proven : this.io
-    const path = await this.resolveWith(io, dir, { signal })
+    // A canonical workspace resolved before is on a file system that answered: resolved again on
+    // the event loop, in this call (no promise per step; every lsp call asks this once).
+    if (this.proofsOnEventLoop && this.answeredWorkspaces.has(dir)) {
+      throwIfFsAborted(signal, () => `resolving ${quote(dir)}`)
+      const path = this.resolveNow(dir, process.cwd())
+      return this.checkedWorkspace(dir, path, statNow(this.provenCalls, path), signal)
+    }
+    const path = await this.resolveWith(this.io, dir, { signal })
     if (path === dir && !this.answeredWorkspaces.has(dir)) {
       if (this.answeredWorkspaces.size >= MAX_ANSWERED_WORKSPACES) this.answeredWorkspaces.clear()
       this.answeredWorkspaces.add(dir)
     }
     // Just resolved: canonical, no symlink left in it, on a file system that answered.
-    const info = await this.statWith(this.proven, path, signal)
+    return this.checkedWorkspace(dir, path, await this.statWith(this.proven, path, signal), signal)
+  }
+
+  /** The workspace `dir` resolved to `path`, whose stat is `info`, once it is an existing directory. */
+  private checkedWorkspace(dir: string, path: string, info: PathInfo | undefined, signal: AbortSignal | undefined): Workspace {
     throwIfFsAborted(signal, () => `workspace ${quote(dir)}`)
     if (!info) throw new FsError(`workspace ${quote(dir)} does not exist`, 'FS_NOT_FOUND')
     if (info.type !== 'directory') throw new FsError(`workspace ${quote(dir)} is not a directory`, 'FS_NOT_DIRECTORY')
@@ -481,6 +490,16 @@ function missingStep(error: unknown, probe: string, missing: string[], path: str
   if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === probe) throw fsErrorFrom(error, `${quote(path)}`)
   missing.push(basename(probe))
   return parent
+}
+
+/** `statWith` on the event loop in the call: undefined when nothing is there. */
+function statNow(calls: SyncCalls, path: string): PathInfo | undefined {
+  try {
+    return pathInfo(calls.stat(path))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw fsErrorFrom(error, `${quote(path)}`)
+  }
 }
 
 function swappedTwice(workspace: Workspace, filePath: string): FsError {
