@@ -50,6 +50,9 @@ describe('ctx.fs with io: async: the thread pool only for resolution', () => {
     const ws = await tempDir()
     await fs.workspace(ws)
     expect(await threadPoolRequests(() => fs.workspace(ws))).toBe(0)
+    // Resolved and checked in the call: its own promise beside an awaited async function's (8 more before).
+    const awaiting = await promisesMade(async () => await (async () => '')())
+    expect((await promisesMade(async () => await fs.workspace(ws))) - awaiting).toBeLessThanOrEqual(0)
     // still a resolution, not a cache: a directory that went away is refused
     await rm(ws, { recursive: true })
     await expect(fs.workspace(ws)).rejects.toMatchObject({ code: 'FS_NOT_FOUND' })

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Context } from 'cordis'
@@ -169,6 +169,52 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
       expect(await fsCode(fs.readContainedText(workspace, 'escape', { maxBytes: 1000 }))).toBe('FS_OUTSIDE_WORKSPACE')
       const read = await fs.readContainedText(workspace, 'link-inside', { maxBytes: 1000 })
       expect(read).toEqual({ path: join(workspace.path, 'sub', 'deep.txt'), url: pathToFileURL(join(workspace.path, 'sub', 'deep.txt')).href, text: 'deep\n' })
+    })
+  })
+
+  describe('containedNow (issue 27 item 2: the proof on the event loop, in the call)', () => {
+    it('answers what contained answers for a path spelled inside, without a promise', async () => {
+      const { root, ws, workspace } = await layout()
+      for (const path of ['inside.txt', 'sub/deep.txt', './sub/../inside.txt', join(ws, 'sub', 'deep.txt'), '.', 'link-inside', 'sub/new/file.txt']) {
+        const now = fs.containedNow(workspace, path)
+        expect(typeof now).toBe('string')
+        expect(now).toBe(await fs.contained(workspace, path))
+      }
+      // Spelled outside (through the symlinked workspace, or away from it): left to contained, on the thread pool.
+      expect(fs.containedNow(workspace, join(root, 'ws-link', 'inside.txt'))).toBeUndefined()
+      expect(fs.containedNow(workspace, '../outside/secret.txt')).toBeUndefined()
+      expect(fs.containedNow(workspace, '/')).toBeUndefined()
+      // With the proofs kept off the event loop (proofsOnEventLoop: false), never answered here.
+      const off = new Context()
+      off.plugin(FileSystem, { io: mode, proofsOnEventLoop: false })
+      await off.start()
+      try {
+        expect(off.fs.containedNow(workspace, 'inside.txt')).toBeUndefined()
+        expect(await off.fs.contained(workspace, 'inside.txt')).toBe(join(ws, 'inside.txt'))
+      } finally {
+        await off.stop()
+      }
+    })
+
+    it.each([
+      ['an in-workspace symlink pointing outside', 'escape'],
+      ['a path through a directory symlink pointing outside', 'escape-dir/secret.txt'],
+      ['a missing file behind a directory symlink pointing outside', 'escape-dir/not-yet.txt'],
+      ['the escaping directory itself', 'escape-dir'],
+    ])('throws FS_OUTSIDE_WORKSPACE for %s, as contained rejects', async (_label, path) => {
+      const { workspace } = await layout()
+      expect(() => fs.containedNow(workspace, path)).toThrow(expect.objectContaining({ code: 'FS_OUTSIDE_WORKSPACE' }))
+      expect(await fsCode(fs.contained(workspace, path))).toBe('FS_OUTSIDE_WORKSPACE')
+    })
+
+    it('refuses a component swapped for a symlink out of the workspace after an earlier proof', async () => {
+      const { ws, workspace, outside } = await layout()
+      await mkdir(join(ws, 'swapped'))
+      await writeFile(join(ws, 'swapped', 'secret.txt'), 'inside\n')
+      expect(fs.containedNow(workspace, 'swapped/secret.txt')).toBe(join(ws, 'swapped', 'secret.txt'))
+      await rm(join(ws, 'swapped'), { recursive: true })
+      await symlink(outside, join(ws, 'swapped'))
+      expect(() => fs.containedNow(workspace, 'swapped/secret.txt')).toThrow(expect.objectContaining({ code: 'FS_OUTSIDE_WORKSPACE' }))
     })
   })
 

@@ -209,23 +209,43 @@ export class StdioLspProvider implements LspProvider {
    */
   fileChanged(change: LspFileChange): void {
     if (this.disposed || !this.pool.live().length) return
-    const { fs } = this.options
-    const queued = (async () => {
-      const path = await this.canonicalChange(change.path)
-      for (const instance of this.pool.live()) {
-        if (!fs.contains(instance.workspace.path, path)) continue
-        this.lifetime.track(this.queue.run(instance.workspace.path, this.lifetime.signal, () => this.tell(instance, path, change.kind)))
-      }
-    })()
+    // Proven in this call on the warm path: queued at once, so no request has to wait for it.
+    const path = this.canonicalNow(change.path)
+    if (path !== undefined) return this.queueChange(path, change.kind)
+    const queued = this.canonicalChange(change.path).then((resolved) => this.queueChange(resolved, change.kind))
     // A path that cannot be resolved names nothing a server could have read: there is nothing to tell.
     this.queuing.track(queued).catch(() => {})
   }
 
+  /** The change queued for every live server whose workspace holds `path` (canonical). */
+  private queueChange(path: string, kind: LspFileChange['kind']): void {
+    for (const instance of this.pool.live()) {
+      if (!this.options.fs.contains(instance.workspace.path, path)) continue
+      this.lifetime.track(this.queue.run(instance.workspace.path, this.lifetime.signal, () => this.tell(instance, path, kind)))
+    }
+  }
+
+  /**
+   * A changed path spelled inside a live server's canonical root, proven there in this call
+   * (`ctx.fs.containedNow`: the proof `contained` makes on the event loop, without a promise).
+   * Undefined when that proof is not made on the event loop, or the path's symlinks lead out of
+   * that root (or it cannot be resolved there): `canonicalChange` then resolves it as before.
+   */
+  private canonicalNow(path: string): string | undefined {
+    const { fs } = this.options
+    const root = this.pool.live().find((instance) => fs.contains(instance.workspace.path, path))?.workspace
+    if (!root) return undefined
+    try {
+      return fs.containedNow(root, path)
+    } catch {
+      return undefined
+    }
+  }
+
   /**
    * A changed path, canonical. One spelled inside a live server's canonical root is resolved there
-   * as a containment proof is (on the event loop, see ctx.fs's `proofsOnEventLoop`): the request
-   * that follows the notice waits for it. Any other path, or one whose symlinks lead out of that
-   * root, is resolved as any path is.
+   * as a containment proof is: the request that follows the notice waits for it. Any other path,
+   * or one whose symlinks lead out of that root, is resolved as any path is.
    */
   private async canonicalChange(path: string): Promise<string> {
     const { fs } = this.options
@@ -442,7 +462,8 @@ export class StdioLspProvider implements LspProvider {
   /** `filePath` proven inside the workspace: its canonical path (the source read and the root finder start from it). */
   private async containedSource(workspace: Workspace, filePath: string, signal: AbortSignal, proofs?: CallProofs): Promise<string> {
     try {
-      return await (proofs ? proofs.contained(workspace, filePath, signal) : this.options.fs.contained(workspace, filePath, signal))
+      if (proofs) return await proofs.contained(workspace, filePath, signal)
+      return this.options.fs.containedNow(workspace, filePath) ?? (await this.options.fs.contained(workspace, filePath, signal))
     } catch (error) {
       throw sourceError(error, workspace, filePath, signal)
     }

@@ -136,11 +136,21 @@ export class FileSystem extends Service {
         const real = await io.realpath(probe)
         return missing.length ? join(real, ...missing.reverse()) : real
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        const parent = dirname(probe)
-        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === probe) throw fsErrorFrom(error, `${quote(path)}`)
-        missing.push(basename(probe))
-        probe = parent
+        probe = missingStep(error, probe, missing, path)
+      }
+    }
+  }
+
+  /** `resolveWith` on the event loop in the call (the proven calls): the same steps and failures, no promise. */
+  private resolveNow(path: string, cwd: string): string {
+    const missing: string[] = []
+    let probe = resolvePath(cwd, path)
+    for (;;) {
+      try {
+        const real = this.provenCalls.realpath(probe)
+        return missing.length ? join(real, ...missing.reverse()) : real
+      } catch (error) {
+        probe = missingStep(error, probe, missing, path)
       }
     }
   }
@@ -232,15 +242,24 @@ export class FileSystem extends Service {
 
   /** Canonicalises a workspace directory; a missing path or a file is refused with a code. */
   async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
-    // A canonical workspace resolved before is on a file system that answered: resolved again on the event loop.
-    const io = this.proofsOnEventLoop && this.answeredWorkspaces.has(dir) ? this.proven : this.io
-    const path = await this.resolveWith(io, dir, { signal })
+    // A canonical workspace resolved before is on a file system that answered: resolved again on
+    // the event loop, in this call (no promise per step; every lsp call asks this once).
+    if (this.proofsOnEventLoop && this.answeredWorkspaces.has(dir)) {
+      throwIfFsAborted(signal, () => `resolving ${quote(dir)}`)
+      const path = this.resolveNow(dir, process.cwd())
+      return this.checkedWorkspace(dir, path, statNow(this.provenCalls, path), signal)
+    }
+    const path = await this.resolveWith(this.io, dir, { signal })
     if (path === dir && !this.answeredWorkspaces.has(dir)) {
       if (this.answeredWorkspaces.size >= MAX_ANSWERED_WORKSPACES) this.answeredWorkspaces.clear()
       this.answeredWorkspaces.add(dir)
     }
     // Just resolved: canonical, no symlink left in it, on a file system that answered.
-    const info = await this.statWith(this.proven, path, signal)
+    return this.checkedWorkspace(dir, path, await this.statWith(this.proven, path, signal), signal)
+  }
+
+  /** The workspace `dir` resolved to `path`, whose stat is `info`, once it is an existing directory. */
+  private checkedWorkspace(dir: string, path: string, info: PathInfo | undefined, signal: AbortSignal | undefined): Workspace {
     throwIfFsAborted(signal, () => `workspace ${quote(dir)}`)
     if (!info) throw new FsError(`workspace ${quote(dir)} does not exist`, 'FS_NOT_FOUND')
     if (info.type !== 'directory') throw new FsError(`workspace ${quote(dir)} is not a directory`, 'FS_NOT_DIRECTORY')
@@ -252,9 +271,27 @@ export class FileSystem extends Service {
    * path that escapes by `..`, by an absolute spelling or through a symlink is refused.
    */
   async contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
-    // Spelled inside the canonical workspace: resolved where the workspace was (see proofsOnEventLoop).
-    const io = this.proofsOnEventLoop && this.contains(workspace.path, resolvePath(workspace.path, filePath)) ? this.proven : this.io
-    const path = await this.resolveWith(io, filePath, { cwd: workspace.path, signal })
+    throwIfFsAborted(signal, () => `resolving ${quote(filePath)}`)
+    const now = this.containedNow(workspace, filePath)
+    if (now !== undefined) return now
+    return this.inside(workspace, filePath, await this.resolveWith(this.io, filePath, { cwd: workspace.path, signal }))
+  }
+
+  /**
+   * `contained` answered in the call, for a path spelled inside the canonical workspace while
+   * `proofsOnEventLoop` is on (that proof runs on the event loop anyway): the same resolution, the
+   * same refusal (thrown), without a promise. Undefined when the proof belongs on the thread pool
+   * (spelled outside, or proofs off): the caller awaits `contained` then. For work repeated on
+   * every call or change (the lsp provider's notices and sources), where each promise and its async
+   * hooks cost more than the realpath.
+   */
+  containedNow(workspace: Workspace, filePath: string): string | undefined {
+    if (!this.proofsOnEventLoop || !this.contains(workspace.path, resolvePath(workspace.path, filePath))) return undefined
+    return this.inside(workspace, filePath, this.resolveNow(filePath, workspace.path))
+  }
+
+  /** `path` (what `filePath` resolved to) when it lies inside the workspace; else FS_OUTSIDE_WORKSPACE. */
+  private inside(workspace: Workspace, filePath: string, path: string): string {
     if (!this.contains(workspace.path, path)) {
       throw new FsError(`${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'FS_OUTSIDE_WORKSPACE')
     }
@@ -439,6 +476,29 @@ export class FileSystem extends Service {
    */
   replaceContainedTexts(workspace: Workspace, replacements: readonly TextReplacement[], options: { maxBytes: number; signal?: AbortSignal | undefined }): Promise<string[]> {
     return replaceContainedTexts(this, workspace, replacements, options)
+  }
+}
+
+/**
+ * One step of a resolution towards an existing ancestor: `probe` did not resolve, so its last name
+ * is remembered as missing and its parent is next. Anything but a missing name, or nothing left to
+ * climb, is the resolution's failure.
+ */
+function missingStep(error: unknown, probe: string, missing: string[], path: string): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const parent = dirname(probe)
+  if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === probe) throw fsErrorFrom(error, `${quote(path)}`)
+  missing.push(basename(probe))
+  return parent
+}
+
+/** `statWith` on the event loop in the call: undefined when nothing is there. */
+function statNow(calls: SyncCalls, path: string): PathInfo | undefined {
+  try {
+    return pathInfo(calls.stat(path))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw fsErrorFrom(error, `${quote(path)}`)
   }
 }
 

@@ -1,0 +1,57 @@
+// Issue 27 item 2, diagnostics after a change: each notice (`fileChanged`) canonicalised its path
+// through ctx.fs's async `contained` (about a dozen promises through the resolution's layers) and
+// was tracked as pending, so the request that followed waited for it. A path spelled inside a live
+// server's canonical root is now proven in the call (`containedNow`) and queued at once. Counted
+// with async_hooks in this process, not timed.
+import { symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
+import { fakeMessages } from './fixtures/fake-config.ts'
+import { cleanupRigs, fileUrl, makeRig, tempDir, waitFor } from './fixtures/rig.ts'
+
+afterEach(cleanupRigs)
+
+const KEEPING = { capabilities: { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } }, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } }
+
+/** One turn of the event loop: whatever the notice started in microtasks has run. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+describe('a file change told to a live server', () => {
+  it('is proven and queued in the call: a bounded number of promises, and the next request sees it', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n', 'b.ts': 'b\n' }, fake: KEEPING })
+    await rig.query('hover')
+    const N = 20
+    let promises = 0
+    for (let i = 0; i < N; i++) {
+      writeFileSync(join(rig.ws, 'b.ts'), `b${i}\n`)
+      promises += await asyncInitsOf(async () => {
+        rig.provider.fileChanged({ path: join(rig.ws, 'b.ts'), kind: 'changed' })
+        await turn()
+      })
+    }
+    // 27 per notice (sources through tsx; the counted function's promises and one loop turn included)
+    // with the async proof and the pending-notice tracking; 15 with the proof in the call (the
+    // queue, the tell and its write are left).
+    expect(promises / N).toBeLessThanOrEqual(16)
+    await waitFor(() => fakeMessages(rig.entries(), 'in', 'workspace/didChangeWatchedFiles').length === N, 'every notice told')
+    writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
+    rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })
+    await rig.query('hover')
+    const changes = fakeMessages(rig.entries(), 'in', 'textDocument/didChange').map((message) => (message.params as any).contentChanges[0].text)
+    expect(changes).toEqual(['two\n'])
+  })
+
+  it('named through a symlink leading out of the workspace, is resolved as any path and told to nobody there', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: KEEPING })
+    await rig.query('hover')
+    const outside = join(tempDir(), 'secret.ts')
+    writeFileSync(outside, 'secret\n')
+    symlinkSync(outside, join(rig.ws, 'escape.ts'))
+    rig.provider.fileChanged({ path: join(rig.ws, 'escape.ts'), kind: 'changed' })
+    rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'deleted' })
+    await waitFor(() => fakeMessages(rig.entries(), 'in', 'textDocument/didClose').length === 1, 'the deletion told')
+    const watched = fakeMessages(rig.entries(), 'in', 'workspace/didChangeWatchedFiles').map((message) => (message.params as any).changes)
+    expect(watched).toEqual([[{ uri: fileUrl(join(rig.ws, 'a.ts')), type: 3 }]])
+  })
+})
