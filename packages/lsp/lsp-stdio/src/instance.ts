@@ -13,6 +13,7 @@ import { answerServerRequest } from './server-requests.ts'
 import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
 import { toCallHierarchyItem, toCallHierarchyItems, toCalls, toPrepareRename, toWorkspaceEdit, type TranslatedEdit } from './translate-edits.ts'
 import { nameAt, textIn } from './source-text.ts'
+import { settling } from './settling.ts'
 import { offersTsserverRequests, toTsserverDiagnostics, TSSERVER_DIAGNOSTIC_REQUESTS, TSSERVER_REQUEST } from './tsserver-diagnostics.ts'
 import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations, wantsSave } from './translate.ts'
 
@@ -372,13 +373,10 @@ export class ServerInstance {
     if (signal.aborted) return Promise.reject(abortError(signal, queryAborted))
     this.busy++
     this.lastUsed = Date.now()
-    const running = settling(work)
-    const done = () => {
+    return settling(work, () => {
       this.busy--
       this.lastUsed = Date.now()
-    }
-    running.then(done, done)
-    return running
+    })
   }
 
   /**
@@ -445,13 +443,8 @@ export class ServerInstance {
         this.close(evicted)
       }
     }
-    const running = settling(() => work(document, capabilities))
-    if (!keep) {
-      // Closed before the caller resumes, as a `finally` would.
-      const close = () => this.close(uri)
-      running.then(close, close)
-    }
-    return running
+    // Closed before the caller resumes, as a `finally` would.
+    return settling(() => work(document, capabilities), keep ? undefined : () => this.close(uri))
   }
 
   /** True when the server keeps `uri` open between requests (its text must then be kept current). */
@@ -720,15 +713,6 @@ export class ServerInstance {
  */
 function keepsDocuments(capabilities: ServerCapabilities): boolean {
   return Boolean(capabilities.diagnosticProvider) && acceptsWholeChanges(capabilities)
-}
-
-/** `work()`, with a synchronous throw as a rejection (what an async function would give, without its promise). */
-function settling<R>(work: () => Promise<R>): Promise<R> {
-  try {
-    return work()
-  } catch (error) {
-    return Promise.reject(error)
-  }
 }
 
 /** A server capability given as `true` or an options object. */

@@ -1,5 +1,6 @@
 import { abortError, Lifetime } from 'dsh-core'
 import { queryAborted } from './aborted.ts'
+import { settling } from './settling.ts'
 
 /**
  * Serialises work per key (a canonical workspace), so one query's read → didOpen → request →
@@ -28,20 +29,17 @@ export class WorkQueue {
     let release!: () => void
     const tail = new Promise<void>((resolve) => (release = resolve))
     this.tails.set(key, tail)
-    let result: Promise<T>
-    try {
-      if (signal.aborted) throw abortError(signal, queryAborted)
-      result = work()
-    } catch (error) {
-      result = Promise.reject(error)
-    }
-    const done = () => {
-      if (this.tails.get(key) === tail) this.tails.delete(key)
-      release()
-    }
-    // Both settlements end the turn; the caller gets `result` itself and handles its rejection.
-    result.then(done, done)
-    return result
+    // Both settlements end the turn; the caller gets the work's promise itself and handles its rejection.
+    return settling(
+      () => {
+        if (signal.aborted) throw abortError(signal, queryAborted)
+        return work()
+      },
+      () => {
+        if (this.tails.get(key) === tail) this.tails.delete(key)
+        release()
+      },
+    )
   }
 
   private after<T>(key: string, waiting: Promise<void>, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
