@@ -9,7 +9,6 @@ import {
   createMessageConnection,
   ReadableStreamMessageReader,
   ResponseError,
-  type CancellationToken,
   type MessageConnection,
 } from 'vscode-jsonrpc/node'
 
@@ -154,7 +153,8 @@ export class LspConnection {
     // The connection's fatal cause ends a call on the caller's lifetime too (until the call ends).
     const unfollow = lifetime ? this.alive.onAbort((reason) => call.abort(reason)) : noop
     const cancellation = new CancellationTokenSource()
-    const answer = this.answer<R>(method, params, cancellation.token)
+    // vscode-jsonrpc's own promise: its failures are translated where it settles (no async layer between).
+    const sent = this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, cancellation.token))
     return new Promise<R>((resolve, reject) => {
       call.onAbort((reason) => {
         unfollow()
@@ -169,7 +169,7 @@ export class LspConnection {
         if (!ignoredCancel) return reject(error)
         const grace = new Lifetime()
         void grace
-          .within(answer, ignoredCancel.graceMs)
+          .within(sent, ignoredCancel.graceMs)
           .then((settled) => (settled ? undefined : ignoredCancel.then()))
           .catch(() => {})
           .then(() => reject(error))
@@ -183,27 +183,30 @@ export class LspConnection {
         if (ok) resolve(value as R)
         else reject(value)
       }
-      answer.then(
+      sent.then(
         (value) => settle(true, value),
-        (error: unknown) => settle(false, error),
+        (error: unknown) => {
+          const failure = this.answerFailure(error)
+          if (failure instanceof Promise) failure.catch((fatal: unknown) => settle(false, fatal))
+          else settle(false, failure)
+        },
       )
     })
   }
 
-  /** The server's answer to one request, its failures translated (a late one, after the caller gave up, goes nowhere). */
-  private async answer<R>(method: string, params: unknown, token: CancellationToken): Promise<R> {
-    try {
-      return await this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, token))
-    } catch (error) {
-      // vscode-jsonrpc rejects a request it could not write with a local ResponseError, after our
-      // writer error hook has already run: that is the transport failing, not the server answering.
-      if (error instanceof ResponseError && this.exitExpected) return this.awaitFatal()
-      // vscode-jsonrpc rejects a response that has neither `result` nor `error` with a plain Error.
-      if (error instanceof Error && error !== this.fatal && !(error instanceof ResponseError)) {
-        throw new LspError(`${this.serverId}: malformed language server response: ${error.message}`, 'LSP_MALFORMED_RESPONSE', { cause: error })
-      }
-      throw this.translate(error)
+  /**
+   * What a request whose answer failed rejects with: the failure translated, or (a write that failed
+   * as the process goes) the fatal cause once there is one.
+   */
+  private answerFailure(error: unknown): unknown {
+    // vscode-jsonrpc rejects a request it could not write with a local ResponseError, after our
+    // writer error hook has already run: that is the transport failing, not the server answering.
+    if (error instanceof ResponseError && this.exitExpected) return this.awaitFatal()
+    // vscode-jsonrpc rejects a response that has neither `result` nor `error` with a plain Error.
+    if (error instanceof Error && error !== this.fatal && !(error instanceof ResponseError)) {
+      return new LspError(`${this.serverId}: malformed language server response: ${error.message}`, 'LSP_MALFORMED_RESPONSE', { cause: error })
     }
+    return this.translate(error)
   }
 
   /** Resolves once the notification's bytes are written (a full pipe makes it wait). */
