@@ -1,4 +1,4 @@
-import { abortError, errorMessage, Lifetime, oneLine, type ChildHandle } from 'dsh-core'
+import { errorFromReason, errorMessage, Lifetime, oneLine, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
@@ -15,8 +15,13 @@ import {
 
 /** How one request may end before the server answers it. */
 export interface RequestOptions {
-  /** The caller gives up when it aborts: the rejection is its reason (an Error reason as it is, else LSP_ABORTED). */
-  readonly signal?: AbortSignal | undefined
+  /**
+   * The caller's lifetime: the request gives up when it aborts, and the rejection is its reason (an
+   * Error reason as it is, else LSP_ABORTED). A lifetime, not a signal: following it costs a child in
+   * its set, no AbortController and no listener, and a deadline of its that comes no later than
+   * `timeoutMs` arms no second timer.
+   */
+  readonly lifetime?: Lifetime | undefined
   /** Gives up after this long with LSP_TIMEOUT; 0 or absent: no deadline of its own. */
   readonly timeoutMs?: number | undefined
   /**
@@ -38,6 +43,8 @@ export interface ConnectionHooks {
 }
 
 const silent = { error() {}, warn() {}, info() {}, log() {} }
+
+const noop = () => {}
 
 /**
  * After the server's output closes or a write to it fails, how long its exit (with the stderr tail)
@@ -137,20 +144,23 @@ export class LspConnection {
 
   /**
    * One request. It ends with the server's answer, the connection's fatal cause, or when the
-   * caller gives up (`signal`, `timeoutMs`): then `$/cancelRequest` goes to the server, always, and
+   * caller gives up (`lifetime`, `timeoutMs`): then `$/cancelRequest` goes to the server, always, and
    * with `ignoredCancel` the server gets a grace to settle it. The request is one child of the
-   * connection's lifetime (its timer and its listener on `signal` go when it ends) and one
-   * CancellationTokenSource.
+   * caller's lifetime (or of the connection's, without one) that also ends with the connection's
+   * fatal cause, and one CancellationTokenSource.
    */
   request<R>(method: string, params: unknown, options: RequestOptions = {}): Promise<R> {
     if (this.fatal) return Promise.reject(this.fatal)
-    const { signal, timeoutMs, ignoredCancel } = options
-    if (signal?.aborted) return Promise.reject(abortError(signal, queryAborted))
-    const call = this.alive.child({ signal, timeoutMs, code: 'LSP_TIMEOUT' })
+    const { lifetime, timeoutMs, ignoredCancel } = options
+    if (lifetime?.aborted) return Promise.reject(errorFromReason(lifetime.reason, queryAborted))
+    const call = (lifetime ?? this.alive).child({ timeoutMs, code: 'LSP_TIMEOUT' })
+    // The connection's fatal cause ends a call on the caller's lifetime too (until the call ends).
+    const unfollow = lifetime ? this.alive.onAbort((reason) => call.abort(reason)) : noop
     const cancellation = new CancellationTokenSource()
     const answer = this.answer<R>(method, params, cancellation.token)
     return new Promise<R>((resolve, reject) => {
       call.onAbort((reason) => {
+        unfollow()
         if (reason === this.fatal) {
           cancellation.dispose()
           return reject(reason)
@@ -158,7 +168,7 @@ export class LspConnection {
         // Cancelled before the source goes: vscode-jsonrpc writes `$/cancelRequest` for the request's id.
         cancellation.cancel()
         cancellation.dispose()
-        const error = call.expired ? new LspError(`${this.serverId}: ${method} got no answer within ${timeoutMs} ms`, 'LSP_TIMEOUT') : abortError(signal!, queryAborted)
+        const error = call.expired ? new LspError(`${this.serverId}: ${method} got no answer within ${timeoutMs} ms`, 'LSP_TIMEOUT') : errorFromReason(reason, queryAborted)
         if (!ignoredCancel) return reject(error)
         const grace = new Lifetime()
         void grace
@@ -170,6 +180,7 @@ export class LspConnection {
       const settle = (ok: boolean, value: unknown) => {
         // A late answer after the caller gave up goes nowhere.
         if (!call.active) return
+        unfollow()
         call.dispose()
         cancellation.dispose()
         if (ok) resolve(value as R)

@@ -1,4 +1,4 @@
-import { abortError, assertNever, envFromConfig, Lifetime, oneLine, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
+import { assertNever, errorFromReason, envFromConfig, Lifetime, oneLine, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
 import { LspError, type LspCall, type LspCallDirection, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspPosition, type LspProviderQuery, type LspQueryResult, type LspRange, type LspWorkspaceSymbol } from 'dsh-lsp'
 import { FileChangeType, LSPErrorCodes, MessageType, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
@@ -173,9 +173,9 @@ export class ServerInstance {
     return this.connection.isFatal(error)
   }
 
-  query(request: LspProviderQuery, source: ContainedText, signal: AbortSignal): Promise<LspQueryResult> {
-    return this.use(signal, () =>
-      this.opened(source, request.languageId, signal, { supported: (capabilities) => supportsOperation(capabilities, request.operation) || request.operation }, (document) => this.ask(request, document, signal)),
+  query(request: LspProviderQuery, source: ContainedText, lifetime: Lifetime): Promise<LspQueryResult> {
+    return this.use(lifetime, () =>
+      this.opened(source, request.languageId, lifetime, { supported: (capabilities) => supportsOperation(capabilities, request.operation) || request.operation }, (document) => this.ask(request, document, lifetime)),
     )
   }
 
@@ -184,14 +184,14 @@ export class ServerInstance {
    * when the server offers that, else the publication that answers the open (see
    * PublishedDiagnostics), waited for at most `diagnosticsWaitMs` once the server is quiet.
    */
-  diagnostics(source: ContainedText, languageId: string, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
-    return this.use(signal, async () => {
+  diagnostics(source: ContainedText, languageId: string, lifetime: Lifetime): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    return this.use(lifetime, async () => {
       const watch = this.published.watch(source.url)
       try {
-        return await this.opened(source, languageId, signal, { supported: () => true }, (document, capabilities) => {
-          if (capabilities.diagnosticProvider) return this.pulledDiagnostics(document, signal)
-          if (offersTsserverRequests(capabilities)) return this.tsserverDiagnostics(document, signal)
-          return this.pushedDiagnostics(document, watch, signal)
+        return await this.opened(source, languageId, lifetime, { supported: () => true }, (document, capabilities) => {
+          if (capabilities.diagnosticProvider) return this.pulledDiagnostics(document, lifetime)
+          if (offersTsserverRequests(capabilities)) return this.tsserverDiagnostics(document, lifetime)
+          return this.pushedDiagnostics(document, watch, lifetime)
         })
       } finally {
         watch.dispose()
@@ -200,10 +200,10 @@ export class ServerInstance {
   }
 
   /** The file's outline (`textDocument/documentSymbol`). */
-  documentSymbols(source: ContainedText, languageId: string, signal: AbortSignal): Promise<{ symbols: LspDocumentSymbol[]; complete: boolean }> {
-    return this.use(signal, () =>
-      this.opened(source, languageId, signal, { supported: (capabilities) => offered(capabilities.documentSymbolProvider) || 'documentSymbols' }, async (document) => {
-        const { payload, complete } = await this.askWhenQuiet('textDocument/documentSymbol', { textDocument: { uri: document.uri } }, signal)
+  documentSymbols(source: ContainedText, languageId: string, lifetime: Lifetime): Promise<{ symbols: LspDocumentSymbol[]; complete: boolean }> {
+    return this.use(lifetime, () =>
+      this.opened(source, languageId, lifetime, { supported: (capabilities) => offered(capabilities.documentSymbolProvider) || 'documentSymbols' }, async (document) => {
+        const { payload, complete } = await this.askWhenQuiet('textDocument/documentSymbol', { textDocument: { uri: document.uri } }, lifetime)
         return { symbols: toDocumentSymbols(payload), complete }
       }),
     )
@@ -213,10 +213,10 @@ export class ServerInstance {
    * `workspace/symbol`, with `anchor` open meanwhile: some servers (tsserver) search only the
    * projects of open files.
    */
-  workspaceSymbols(query: string, anchor: { source: ContainedText; languageId: string }, signal: AbortSignal): Promise<{ symbols: LspWorkspaceSymbol[]; complete: boolean }> {
-    return this.use(signal, () =>
-      this.opened(anchor.source, anchor.languageId, signal, { supported: (capabilities) => offered(capabilities.workspaceSymbolProvider) || 'workspaceSymbols' }, async () => {
-        const { payload, complete } = await this.askWhenQuiet('workspace/symbol', { query }, signal)
+  workspaceSymbols(query: string, anchor: { source: ContainedText; languageId: string }, lifetime: Lifetime): Promise<{ symbols: LspWorkspaceSymbol[]; complete: boolean }> {
+    return this.use(lifetime, () =>
+      this.opened(anchor.source, anchor.languageId, lifetime, { supported: (capabilities) => offered(capabilities.workspaceSymbolProvider) || 'workspaceSymbols' }, async () => {
+        const { payload, complete } = await this.askWhenQuiet('workspace/symbol', { query }, lifetime)
         return { symbols: toWorkspaceSymbols(payload), complete }
       }),
     )
@@ -226,7 +226,7 @@ export class ServerInstance {
    * What renaming the symbol at `position` takes: `textDocument/prepareRename` first when the server
    * offers it (a refusal is LSP_RENAME_REFUSED), then `textDocument/rename`. Nothing is applied.
    */
-  rename(source: ContainedText, languageId: string, position: LspPosition, newName: string, signal: AbortSignal): Promise<TranslatedEdit & { oldName: string; complete: boolean }> {
+  rename(source: ContainedText, languageId: string, position: LspPosition, newName: string, lifetime: Lifetime): Promise<TranslatedEdit & { oldName: string; complete: boolean }> {
     const { serverId } = this.options
     const where = `${position.line + 1}:${position.character + 1}`
     const refused = (why: string, options?: { cause: unknown; rpcCode?: number }) => new LspError(`${serverId}: the symbol at ${where} cannot be renamed: ${why}`, 'LSP_RENAME_REFUSED', options)
@@ -239,18 +239,18 @@ export class ServerInstance {
         throw error
       }
     }
-    return this.use(signal, () =>
-      this.opened(source, languageId, signal, { supported: (capabilities) => offered(capabilities.renameProvider) || 'rename' }, async (document, capabilities) => {
+    return this.use(lifetime, () =>
+      this.opened(source, languageId, lifetime, { supported: (capabilities) => offered(capabilities.renameProvider) || 'rename' }, async (document, capabilities) => {
         const textDocument = { uri: document.uri }
         let nameRange: LspRange | undefined
         const provider = capabilities.renameProvider
         if (typeof provider === 'object' && provider !== null && provider.prepareProvider === true) {
-          const { payload } = await refusable(() => this.askWhenQuiet('textDocument/prepareRename', { textDocument, position }, signal))
+          const { payload } = await refusable(() => this.askWhenQuiet('textDocument/prepareRename', { textDocument, position }, lifetime))
           const prepared = toPrepareRename(payload)
           if (prepared === 'refused') throw refused('the language server says it is not a renameable symbol')
           if (prepared !== 'default') nameRange = prepared.range
         }
-        const { payload, complete } = await refusable(() => this.askWhenQuiet('textDocument/rename', { textDocument, position, newName }, signal))
+        const { payload, complete } = await refusable(() => this.askWhenQuiet('textDocument/rename', { textDocument, position, newName }, lifetime))
         if (payload === null) throw refused('the language server gave no edit')
         const edit = toWorkspaceEdit(payload)
         if (!edit.files.some((file) => file.edits.length) && !edit.fileOperations.length) throw refused('the language server gave an empty edit')
@@ -269,12 +269,12 @@ export class ServerInstance {
     source: ContainedText,
     languageId: string,
     request: { readonly position: LspPosition; readonly direction: LspCallDirection; readonly depth: number; readonly maxCalls: number },
-    signal: AbortSignal,
+    lifetime: Lifetime,
   ): Promise<{ roots: { item: LspCall['item']; calls: LspCall[] }[]; truncated: boolean; complete: boolean }> {
     const method = request.direction === 'incoming' ? 'callHierarchy/incomingCalls' : 'callHierarchy/outgoingCalls'
-    return this.use(signal, () =>
-      this.opened(source, languageId, signal, { supported: (capabilities) => offered(capabilities.callHierarchyProvider) || 'callHierarchy' }, async (document) => {
-        const { payload, complete } = await this.askWhenQuiet('textDocument/prepareCallHierarchy', { textDocument: { uri: document.uri }, position: request.position }, signal)
+    return this.use(lifetime, () =>
+      this.opened(source, languageId, lifetime, { supported: (capabilities) => offered(capabilities.callHierarchyProvider) || 'callHierarchy' }, async (document) => {
+        const { payload, complete } = await this.askWhenQuiet('textDocument/prepareCallHierarchy', { textDocument: { uri: document.uri }, position: request.position }, lifetime)
         type Node = { item: LspCall['item']; fromRanges: LspRange[]; calls: Node[] }
         const roots = toCallHierarchyItems(payload).map((raw, index) => ({ raw, node: { item: toCallHierarchyItem(raw, `call hierarchy item ${index}`), fromRanges: [], calls: [] } as Node }))
         const expanded = new Set<string>()
@@ -287,7 +287,7 @@ export class ServerInstance {
             const key = `${node.item.uri}#${node.item.selectionRange.start.line}:${node.item.selectionRange.start.character}`
             if (expanded.has(key)) continue
             expanded.add(key)
-            const calls = toCalls(await this.request(method, { item: raw }, signal), request.direction)
+            const calls = toCalls(await this.request(method, { item: raw }, lifetime), request.direction)
             for (const [index, call] of calls.entries()) {
               if (left === 0) {
                 truncated = true
@@ -368,9 +368,9 @@ export class ServerInstance {
    * settles; the count drops before the caller resumes. Not an async function: one promise fewer
    * per layer on every request.
    */
-  private use<R>(signal: AbortSignal, work: () => Promise<R>): Promise<R> {
+  private use<R>(lifetime: Lifetime, work: () => Promise<R>): Promise<R> {
     if (this.disposed) return Promise.reject(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
-    if (signal.aborted) return Promise.reject(abortError(signal, queryAborted))
+    if (lifetime.aborted) return Promise.reject(errorFromReason(lifetime.reason, queryAborted))
     this.busy++
     this.lastUsed = Date.now()
     return settling(work, () => {
@@ -390,20 +390,20 @@ export class ServerInstance {
   private opened<R>(
     source: ContainedText,
     languageId: string,
-    signal: AbortSignal,
+    lifetime: Lifetime,
     how: { readonly supported: (capabilities: ServerCapabilities) => true | string },
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
     // Once the handshake is done there is nothing to wait for (most queries: no promise here).
     const capabilities = this.capabilities
-    if (!capabilities) return this.handshake(signal).then((ready) => this.openedOn(ready, source, languageId, how, work))
+    if (!capabilities) return this.handshake(lifetime).then((ready) => this.openedOn(ready, source, languageId, how, work))
     return settling(() => this.openedOn(capabilities, source, languageId, how, work))
   }
 
-  /** The handshake's answer, waited for under `signal`. A server that failed it (or whose handshake we gave up on) is never pooled. */
-  private async handshake(signal: AbortSignal): Promise<ServerCapabilities> {
+  /** The handshake's answer, waited for under `lifetime`. A server that failed it (or whose handshake we gave up on) is never pooled. */
+  private async handshake(lifetime: Lifetime): Promise<ServerCapabilities> {
     try {
-      return await Lifetime.run({ signal }, () => this.ready, queryAborted)
+      return await lifetime.race(this.ready, queryAborted)
     } catch (error) {
       await this.dispose()
       throw error
@@ -505,7 +505,7 @@ export class ServerInstance {
   /**
    * A notification the request after it depends on (the document's text), handed to the writer
    * without waiting for its bytes: the writer keeps message order, so the request follows it on the
-   * wire, and the request's own deadline and signal bound any wait for a full pipe (one waiter per
+   * wire, and the request's own deadline and lifetime bound any wait for a full pipe (one waiter per
    * query instead of two). A write that fails may have left half a frame behind: the stream cannot
    * be trusted any more, so the instance goes; the request fails with the transport's cause.
    */
@@ -517,25 +517,25 @@ export class ServerInstance {
    * Asks once the server is quiet. If the server started new work while we asked (a cold project
    * loading), the answer came from a half-loaded project: wait for the work to end and ask again.
    */
-  private async askWhenQuiet(method: string, params: unknown, signal: AbortSignal): Promise<{ payload: unknown; complete: boolean }> {
+  private async askWhenQuiet(method: string, params: unknown, lifetime: Lifetime): Promise<{ payload: unknown; complete: boolean }> {
     // A quiet server (the common case) needs no wait, and no promise for one.
-    let complete = this.progress.quiet || (await this.progress.waitQuiet(signal))
+    let complete = this.progress.quiet || (await this.progress.waitQuiet(lifetime.signal))
     const epoch = this.progress.epoch
-    let payload = await this.request(method, params, signal)
+    let payload = await this.request(method, params, lifetime)
     if (this.progress.epoch !== epoch || this.progress.busy) {
-      complete = await this.progress.waitQuiet(signal)
-      if (complete) payload = await this.request(method, params, signal)
+      complete = await this.progress.waitQuiet(lifetime.signal)
+      if (complete) payload = await this.request(method, params, lifetime)
     }
     return { payload, complete }
   }
 
-  private async ask(request: LspProviderQuery, textDocument: { uri: string }, signal: AbortSignal): Promise<LspQueryResult> {
+  private async ask(request: LspProviderQuery, textDocument: { uri: string }, lifetime: Lifetime): Promise<LspQueryResult> {
     const params = {
       textDocument: { uri: textDocument.uri },
       position: { line: request.position.line, character: request.position.character },
       ...(request.operation === 'findReferences' ? { context: { includeDeclaration: true } } : {}),
     }
-    const { payload, complete } = await this.askWhenQuiet(methodOf(request.operation), params, signal)
+    const { payload, complete } = await this.askWhenQuiet(methodOf(request.operation), params, lifetime)
     switch (request.operation) {
       case 'hover':
         return { kind: 'hover', hover: toHover(payload), complete }
@@ -549,8 +549,8 @@ export class ServerInstance {
   }
 
   /** `textDocument/diagnostic`, once the server is quiet (asked again if it started work meanwhile). */
-  private async pulledDiagnostics(document: OpenDocument, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
-    const { payload, complete } = await this.askWhenQuiet('textDocument/diagnostic', { textDocument: { uri: document.uri } }, signal)
+  private async pulledDiagnostics(document: OpenDocument, lifetime: Lifetime): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    const { payload, complete } = await this.askWhenQuiet('textDocument/diagnostic', { textDocument: { uri: document.uri } }, lifetime)
     return { items: toPulledDiagnostics(payload), complete }
   }
 
@@ -558,20 +558,20 @@ export class ServerInstance {
    * typescript-language-server: tsserver's own diagnostics of the open document, asked once the
    * server is quiet (see tsserver-diagnostics.ts), all three kinds; asked again if it started work meanwhile.
    */
-  private async tsserverDiagnostics(document: OpenDocument, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+  private async tsserverDiagnostics(document: OpenDocument, lifetime: Lifetime): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
     const ask = async () => {
       const items: LspDiagnostic[] = []
       for (const command of TSSERVER_DIAGNOSTIC_REQUESTS) {
-        const response = await this.request('workspace/executeCommand', { command: TSSERVER_REQUEST, arguments: [command, { file: document.uri }] }, signal)
+        const response = await this.request('workspace/executeCommand', { command: TSSERVER_REQUEST, arguments: [command, { file: document.uri }] }, lifetime)
         items.push(...toTsserverDiagnostics(response))
       }
       return items
     }
-    let complete = await this.progress.waitQuiet(signal)
+    let complete = await this.progress.waitQuiet(lifetime.signal)
     const epoch = this.progress.epoch
     let items = await ask()
     if (this.progress.epoch !== epoch || this.progress.busy) {
-      complete = await this.progress.waitQuiet(signal)
+      complete = await this.progress.waitQuiet(lifetime.signal)
       if (complete) items = await ask()
     }
     return { items, complete }
@@ -582,15 +582,15 @@ export class ServerInstance {
    * `diagnosticsWaitMs`. A barrier request (a `$/` request every server refuses at once) tells
    * publications about this open from those about an earlier one, for servers that send no version.
    */
-  private async pushedDiagnostics(document: OpenDocument, watch: DiagnosticsWatch, signal: AbortSignal): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+  private async pushedDiagnostics(document: OpenDocument, watch: DiagnosticsWatch, lifetime: Lifetime): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
     const { config } = this.options
     if (this.answersBarrier) void this.barrier().finally(() => watch.barrierPassed())
     else watch.barrierPassed()
-    const quiet = await this.progress.waitQuiet(signal)
-    const budget = Lifetime.following(signal, { timeoutMs: config.diagnosticsWaitMs, code: 'LSP_DIAGNOSTICS_WAIT' })
+    const quiet = await this.progress.waitQuiet(lifetime.signal)
+    const budget = lifetime.child({ timeoutMs: config.diagnosticsWaitMs, code: 'LSP_DIAGNOSTICS_WAIT' })
     try {
       const answer = await watch.settle({ version: document.version, since: Date.now(), settleMs: config.diagnosticsSettleMs, signal: budget.signal })
-      if (signal.aborted) throw abortError(signal, queryAborted)
+      lifetime.throwIfAborted(queryAborted)
       return { items: toDiagnostics(answer.diagnostics), complete: quiet && answer.settled }
     } finally {
       budget.dispose()
@@ -607,12 +607,12 @@ export class ServerInstance {
   }
 
   /** One request, retried once when the server says its content was modified (or it cancelled the request) meanwhile. */
-  private async request(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+  private async request(method: string, params: unknown, lifetime: Lifetime): Promise<unknown> {
     try {
-      return await this.send(method, params, signal)
+      return await this.send(method, params, lifetime)
     } catch (error) {
       if (!(error instanceof LspError && (error.rpcCode === LSPErrorCodes.ContentModified || error.rpcCode === LSPErrorCodes.ServerCancelled))) throw error
-      return this.send(method, params, signal)
+      return this.send(method, params, lifetime)
     }
   }
 
@@ -622,9 +622,9 @@ export class ServerInstance {
    * listening, so a polite `shutdown` would only make the caller wait `shutdownTimeoutMs` more), so
    * a runaway request can never overlap the next query.
    */
-  private send(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+  private send(method: string, params: unknown, lifetime: Lifetime): Promise<unknown> {
     const { config } = this.options
-    return this.connection.request(method, params, { signal, timeoutMs: config.requestTimeoutMs, ignoredCancel: { graceMs: config.killGraceMs, then: () => this.end(false) } })
+    return this.connection.request(method, params, { lifetime, timeoutMs: config.requestTimeoutMs, ignoredCancel: { graceMs: config.killGraceMs, then: () => this.end(false) } })
   }
 
   /**
@@ -688,7 +688,7 @@ export class ServerInstance {
     if (graceful && this.answered && !this.connection.failure && this.child.running) {
       const budget = Lifetime.following(undefined, { timeoutMs: config.shutdownTimeoutMs, code: 'LSP_SHUTDOWN' })
       try {
-        await this.connection.request('shutdown', null, { signal: budget.signal })
+        await this.connection.request('shutdown', null, { lifetime: budget })
         await this.connection.notify('exit', null, budget.signal)
         await budget.race(this.child.exited)
       } catch {

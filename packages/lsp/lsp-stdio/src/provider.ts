@@ -1,4 +1,4 @@
-import { abortError, errorMessage, FsError, HarnessError, Lifetime, quote, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
+import { errorFromReason, errorMessage, FsError, HarnessError, Lifetime, quote, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
   LspError,
   ProvenTextCache,
@@ -51,7 +51,8 @@ const NO_SERVER: TransportOwner = { isTransportFailure: () => false }
  * One configured language server, as an LSP provider. A query runs through the pipeline here:
  * canonical workspace, that workspace's queue, the source read at its turn, a pooled server
  * (ServerPool), one replay on a fresh server when the transport fails (Supervision says what a
- * crash is), and every wait bound to the caller's signal fused with the provider's lifetime.
+ * crash is), and every wait bound to a lifetime of the call that ends with the caller's (its
+ * `Lifetime`, or its signal) and with the provider's.
  */
 export class StdioLspProvider implements LspProvider {
   readonly id: string
@@ -89,7 +90,19 @@ export class StdioLspProvider implements LspProvider {
   }
 
   query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
-    return this.onFile(request, signal, (instance, source, workspace, scope) =>
+    return this.queryBound(request, signal)
+  }
+
+  /**
+   * `query` on the caller's lifetime itself (the `lsp` tool's call): followed without an
+   * AbortController or a listener, so a warm query makes none unless someone aborts.
+   */
+  queryWithin(request: LspProviderQuery, lifetime: Lifetime): Promise<LspQueryResult> {
+    return this.queryBound(request, lifetime)
+  }
+
+  private queryBound(request: LspProviderQuery, caller: CallerBound): Promise<LspQueryResult> {
+    return this.onFile(request, caller, (instance, source, workspace, scope) =>
       // The caller names files relative to its workspace, whichever root's server answered.
       instance.query(request, source, scope).then((result) => (result.kind === 'locations' ? { ...result, resolvedWorkspaceUri: workspace.url } : result)),
     )
@@ -137,7 +150,7 @@ export class StdioLspProvider implements LspProvider {
   workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult> {
     if (this.roots.enabled) return this.symbolsOfEveryRoot(request, signal)
     return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
-      const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope), scope)
+      const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope.signal), scope.signal)
       this.guard(scope)
       if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
       return this.runWithReplay(workspace, scope, async (instance) => {
@@ -151,13 +164,13 @@ export class StdioLspProvider implements LspProvider {
     this.guard(signal)
     const scope = this.lifetime.child({ signal })
     try {
-      const workspace = await this.workspaceOf(request.workspaceRoot, scope.signal)
+      const workspace = await this.workspaceOf(request.workspaceRoot, scope)
       const roots = new Map<string, { root: ServerRoot; file: string }>()
       for (const file of await this.anchors.everyDirectory(workspace, scope.signal)) {
         const root = await this.roots.rootOf(workspace, file, scope.signal)
         if (!roots.has(root.path)) roots.set(root.path, { root, file })
       }
-      this.guard(scope.signal)
+      this.guard(scope)
       const empty: LspWorkspaceSymbolsResult = { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
       if (!roots.size) return empty
       if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
@@ -166,14 +179,14 @@ export class StdioLspProvider implements LspProvider {
       const asked = every.slice(0, maxServers)
       const settled = await Promise.allSettled(
         asked.map(({ root, file }) =>
-          this.queue.run(root.path, scope.signal, async () => {
-            this.guard(scope.signal)
+          this.queue.run(root.path, scope, async () => {
+            this.guard(scope)
             const anchor = await this.anchors.anchor(file, (path) => this.readSource(workspace, path, scope.signal))
-            return this.runWithReplay(root, scope.signal, (instance) => instance.workspaceSymbols(request.query, anchor, scope.signal))
+            return this.runWithReplay(root, scope, (instance) => instance.workspaceSymbols(request.query, anchor, scope))
           }),
         ),
       )
-      this.guard(scope.signal)
+      this.guard(scope)
       const named = (root: ServerRoot) => `${this.id} (${relative(workspace.path, root.path) || '.'})`
       const unanswered: LspUnansweredProvider[] = every.slice(maxServers).map(({ root }) => ({
         providerId: named(root),
@@ -221,7 +234,7 @@ export class StdioLspProvider implements LspProvider {
   private queueChange(path: string, kind: LspFileChange['kind']): void {
     for (const instance of this.pool.live()) {
       if (!this.options.fs.contains(instance.workspace.path, path)) continue
-      this.lifetime.track(this.queue.run(instance.workspace.path, this.lifetime.signal, () => this.tell(instance, path, kind)))
+      this.lifetime.track(this.queue.run(instance.workspace.path, this.lifetime, () => this.tell(instance, path, kind)))
     }
   }
 
@@ -276,16 +289,16 @@ export class StdioLspProvider implements LspProvider {
     const scope = this.lifetime.child({ signal })
     let failure: FailureKind = 'none'
     try {
-      this.guard(scope.signal)
-      const workspace = await this.workspaceOf(cwd, scope.signal)
-      await this.queue.run(workspace.path, scope.signal, async () => {
-        this.guard(scope.signal)
+      this.guard(scope)
+      const workspace = await this.workspaceOf(cwd, scope)
+      await this.queue.run(workspace.path, scope, async () => {
+        this.guard(scope)
         let instance: ServerInstance | undefined
         try {
           instance = await this.pool.acquire(workspace, () => this.launch(workspace, scope.signal))
           await scope.race(instance.ready)
         } catch (error) {
-          failure = this.supervision.settle(workspace.path, error, instance ?? NO_SERVER, scope.signal)
+          failure = this.supervision.settle(workspace.path, error, instance ?? NO_SERVER, scope)
           if (instance) await this.pool.retire(instance)
           throw error
         }
@@ -349,34 +362,41 @@ export class StdioLspProvider implements LspProvider {
    * The pipeline of every file request: canonical workspace, the file proven inside it (once), the
    * file's root (its own server and queue), pending file changes told, the source read at its turn
    * (so a request sees what was written while it waited), and `work` on that root's pooled server
-   * with one replay.
+   * with one replay. The steps that take a moment on the event loop (the proofs, the root's
+   * markers, the kept source's stat) get no signal and the call's lifetime is checked after each;
+   * only a read of bytes, a server start and a wait ask it for an AbortSignal, so a warm call on a
+   * caller's `Lifetime` makes none.
    */
   private async onFile<R>(
     request: { readonly filePath: string; readonly workspaceRoot: string; readonly proofs?: CallProofs | undefined },
-    signal: AbortSignal | undefined,
-    work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, signal: AbortSignal) => Promise<R>,
+    caller: CallerBound,
+    work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: Lifetime) => Promise<R>,
   ): Promise<R> {
-    this.guard(signal)
+    this.guard(caller)
     // The caller's proofs serve only the workspace root they were made for (the seam checks that too).
     const proofs = request.proofs?.workspaceRoot === request.workspaceRoot ? request.proofs : undefined
-    const scope = this.lifetime.child({ signal })
+    // On a caller's lifetime: its child (its deadline bounds the call's timers), which the
+    // provider's disposal ends too, until the call is over. On a signal: the provider's child following it.
+    const scope = caller instanceof Lifetime ? caller.child() : this.lifetime.child({ signal: caller })
+    const unfollow = caller instanceof Lifetime ? this.lifetime.onAbort((reason) => scope.abort(reason)) : noop
     try {
-      const workspace = await this.workspaceOf(request.workspaceRoot, scope.signal, proofs)
-      this.guard(scope.signal)
-      const path = await this.containedSource(workspace, request.filePath, scope.signal, proofs)
+      const workspace = await this.workspaceOf(request.workspaceRoot, scope, proofs)
+      this.guard(scope)
+      const path = await this.containedSource(workspace, request.filePath, scope, proofs)
       // A value, not a promise, on the warm path (see RootFinder.rootOf).
-      const found = this.roots.enabled ? this.roots.rootOf(workspace, path, scope.signal) : workspace
+      const found = this.roots.enabled ? this.roots.rootOf(workspace, path) : workspace
       const root = found instanceof Promise ? await found : found
       if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
-      this.guard(scope.signal)
-      return await this.queue.run(root.path, scope.signal, async () => {
-        this.guard(scope.signal)
-        const source = await this.readProvenSource(workspace, request.filePath, path, scope.signal)
+      this.guard(scope)
+      return await this.queue.run(root.path, scope, async () => {
+        this.guard(scope)
+        const source = await this.readProvenSource(workspace, request.filePath, path, scope)
         proofs?.noteRead(source)
-        this.guard(scope.signal)
-        return this.runWithReplay(root, scope.signal, (instance) => work(instance, source, workspace, scope.signal), source.url)
+        this.guard(scope)
+        return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
       })
     } finally {
+      unfollow()
       scope.dispose()
     }
   }
@@ -385,17 +405,17 @@ export class StdioLspProvider implements LspProvider {
    * `work` at the workspace's turn in its queue, behind the file changes told so far; every wait
    * bound to the caller's signal and the provider's lifetime.
    */
-  private async inWorkspace<R>(workspaceRoot: string, signal: AbortSignal | undefined, work: (workspace: Workspace, signal: AbortSignal) => Promise<R>): Promise<R> {
+  private async inWorkspace<R>(workspaceRoot: string, signal: AbortSignal | undefined, work: (workspace: Workspace, scope: Lifetime) => Promise<R>): Promise<R> {
     this.guard(signal)
     const scope = this.lifetime.child({ signal })
     try {
-      const workspace = await this.workspaceOf(workspaceRoot, scope.signal)
-      this.guard(scope.signal)
+      const workspace = await this.workspaceOf(workspaceRoot, scope)
+      this.guard(scope)
       if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
-      this.guard(scope.signal)
-      return await this.queue.run(workspace.path, scope.signal, async () => {
-        this.guard(scope.signal)
-        return work(workspace, scope.signal)
+      this.guard(scope)
+      return await this.queue.run(workspace.path, scope, async () => {
+        this.guard(scope)
+        return work(workspace, scope)
       })
     } finally {
       scope.dispose()
@@ -406,22 +426,22 @@ export class StdioLspProvider implements LspProvider {
    * One attempt, and when the server's transport failed under it, one more on a fresh server with
    * the source already read. Kept documents changed on disk are sent first (but `file`, the request's own). Whatever happens, the server used last is released to the pool.
    */
-  private async runWithReplay<R>(workspace: Workspace, signal: AbortSignal, work: (instance: ServerInstance) => Promise<R>, file?: string): Promise<R> {
+  private async runWithReplay<R>(workspace: Workspace, scope: Lifetime, work: (instance: ServerInstance) => Promise<R>, file?: string): Promise<R> {
     // The running server without a promise (the warm path); a start, or a closed pool, goes through `start`.
-    let instance = this.pool.serving(workspace) ?? (await this.start(workspace, signal))
+    let instance = this.pool.serving(workspace) ?? (await this.start(workspace, scope))
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          if (instance.changedDocuments(file).length) await this.sendChangedDocuments(instance, file, signal)
+          if (instance.changedDocuments(file).length) await this.sendChangedDocuments(instance, file, scope.signal)
           const result = await work(instance)
           this.supervision.succeeded(workspace.path)
           return result
         } catch (error) {
-          if (this.supervision.settle(workspace.path, error, instance, signal) !== 'transport' || attempt > 1) throw error
+          if (this.supervision.settle(workspace.path, error, instance, scope) !== 'transport' || attempt > 1) throw error
         }
         await this.pool.retire(instance)
-        this.guard(signal)
-        instance = await this.start(workspace, signal)
+        this.guard(scope)
+        instance = await this.start(workspace, scope)
       }
     } finally {
       // A promise only when the server is dead and goes (its teardown).
@@ -431,11 +451,11 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /** A server for the workspace; a start that fails at once counts like any other failure. */
-  private async start(workspace: Workspace, signal: AbortSignal): Promise<ServerInstance> {
+  private async start(workspace: Workspace, scope: Lifetime): Promise<ServerInstance> {
     try {
-      return await this.pool.acquire(workspace, () => this.launch(workspace, signal))
+      return await this.pool.acquire(workspace, () => this.launch(workspace, scope.signal))
     } catch (error) {
-      this.supervision.settle(workspace.path, error, NO_SERVER, signal)
+      this.supervision.settle(workspace.path, error, NO_SERVER, scope)
       throw error
     }
   }
@@ -447,34 +467,45 @@ export class StdioLspProvider implements LspProvider {
     return launch
   }
 
-  /** The canonical workspace; through the call's `proofs` (made for `root`) when there are some, so it is resolved once per call. */
-  private async workspaceOf(root: string, signal: AbortSignal, proofs?: CallProofs): Promise<Workspace> {
-    const lookup = this.lifetime.track(proofs ? proofs.workspace(signal) : this.options.fs.workspace(root, signal))
+  /**
+   * The canonical workspace; through the call's `proofs` (made for `root`) when there are some, so it
+   * is resolved once per call. A moment's work (answered in the call once the workspace answered
+   * before): no signal, the call's lifetime checked after it.
+   */
+  private async workspaceOf(root: string, scope: Lifetime, proofs?: CallProofs): Promise<Workspace> {
+    const lookup = this.lifetime.track(proofs ? proofs.workspace() : this.options.fs.workspace(root))
     try {
       return await lookup
     } catch (error) {
-      if (signal.aborted) throw abortError(signal, queryAborted)
+      this.guard(scope)
       const reason = error instanceof Error ? error.message : String(error)
       throw new LspError(`workspace ${quote(root)} cannot be used: ${reason}`, 'LSP_WORKSPACE_INVALID', { cause: error })
     }
   }
 
-  /** `filePath` proven inside the workspace: its canonical path (the source read and the root finder start from it). */
-  private async containedSource(workspace: Workspace, filePath: string, signal: AbortSignal, proofs?: CallProofs): Promise<string> {
+  /** `filePath` proven inside the workspace: its canonical path (the source read and the root finder start from it). No signal, as `workspaceOf`. */
+  private async containedSource(workspace: Workspace, filePath: string, scope: Lifetime, proofs?: CallProofs): Promise<string> {
     try {
-      if (proofs) return await proofs.contained(workspace, filePath, signal)
-      return this.options.fs.containedNow(workspace, filePath) ?? (await this.options.fs.contained(workspace, filePath, signal))
+      if (proofs) return await proofs.contained(workspace, filePath)
+      return this.options.fs.containedNow(workspace, filePath) ?? (await this.options.fs.contained(workspace, filePath))
     } catch (error) {
-      throw sourceError(error, workspace, filePath, signal)
+      throw sourceError(error, workspace, filePath, scope)
     }
   }
 
-  /** The source at `path` (proven for `filePath`), reused while the file is unchanged (ProvenTextCache). */
-  private async readProvenSource(workspace: Workspace, filePath: string, path: string, signal: AbortSignal): Promise<ContainedText> {
+  /**
+   * The source at `path` (proven for `filePath`), reused while the file is unchanged (ProvenTextCache):
+   * the kept text's stat without a signal, a read of bytes under the call's.
+   */
+  private async readProvenSource(workspace: Workspace, filePath: string, path: string, scope: Lifetime): Promise<ContainedText> {
+    const { maxDocumentBytes } = this.options.config
     try {
-      return await this.texts.read(workspace, path, { maxBytes: this.options.config.maxDocumentBytes, signal })
+      const found = await this.texts.lookup(path, undefined)
+      if (found.hit && found.info.size <= maxDocumentBytes) return found.hit
+      this.guard(scope)
+      return await this.texts.fill(workspace, path, found, { maxBytes: maxDocumentBytes, signal: scope.signal })
     } catch (error) {
-      throw sourceError(error, workspace, filePath, signal)
+      throw sourceError(error, workspace, filePath, scope)
     }
   }
 
@@ -486,15 +517,21 @@ export class StdioLspProvider implements LspProvider {
     }
   }
 
-  private guard(signal: AbortSignal | undefined): void {
+  /** LSP_DISPOSED once the provider is; the caller's abort reason (else LSP_ABORTED) once it gave up. */
+  private guard(caller: CallerBound): void {
     if (this.disposed) throw new LspError(`${this.id}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
-    if (signal?.aborted) throw abortError(signal, queryAborted)
+    if (caller?.aborted) throw errorFromReason(caller.reason, queryAborted)
   }
 }
 
+/** What a call is bound by: the caller's lifetime, its signal, or nothing (AbortSignal and Lifetime both tell `aborted` and `reason`). */
+type CallerBound = Lifetime | AbortSignal | undefined
+
+const noop = () => {}
+
 /** A source file that cannot be used, as the LspError a caller routes on. */
-function sourceError(error: unknown, workspace: Workspace, filePath: string, signal: AbortSignal): Error {
-  if (signal.aborted) return abortError(signal, queryAborted)
+function sourceError(error: unknown, workspace: Workspace, filePath: string, caller: Lifetime | AbortSignal): Error {
+  if (caller.aborted) return errorFromReason(caller.reason, queryAborted)
   if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
     return new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
   }

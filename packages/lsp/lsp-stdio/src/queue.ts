@@ -1,4 +1,4 @@
-import { abortError, Lifetime } from 'dsh-core'
+import { errorFromReason, type Lifetime } from 'dsh-core'
 import { queryAborted } from './aborted.ts'
 import { settling } from './settling.ts'
 
@@ -10,9 +10,10 @@ import { settling } from './settling.ts'
 export class WorkQueue {
   private readonly tails = new Map<string, Promise<void>>()
 
-  run<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  /** `work` at the key's turn; a waiter gives up when `lifetime` aborts (its reason, else LSP_ABORTED). */
+  run<T>(key: string, lifetime: Lifetime, work: () => Promise<T>): Promise<T> {
     const waiting = this.tails.get(key)
-    return waiting ? this.after(key, waiting, signal, work) : this.now(key, signal, work)
+    return waiting ? this.after(key, waiting, lifetime, work) : this.now(key, lifetime, work)
   }
 
   /** Resolves once everything queued so far has run. */
@@ -22,17 +23,17 @@ export class WorkQueue {
 
   /**
    * Nothing queued (the common case, twice per change): the work starts in this call, with no wait
-   * to give up on and so no waiter on the signal. Its tail is in place before it starts, so a turn
+   * to give up on and so no waiter on the lifetime. Its tail is in place before it starts, so a turn
    * it queues itself comes after it.
    */
-  private now<T>(key: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  private now<T>(key: string, lifetime: Lifetime, work: () => Promise<T>): Promise<T> {
     let release!: () => void
     const tail = new Promise<void>((resolve) => (release = resolve))
     this.tails.set(key, tail)
     // Both settlements end the turn; the caller gets the work's promise itself and handles its rejection.
     return settling(
       () => {
-        if (signal.aborted) throw abortError(signal, queryAborted)
+        if (lifetime.aborted) throw errorFromReason(lifetime.reason, queryAborted)
         return work()
       },
       () => {
@@ -42,8 +43,8 @@ export class WorkQueue {
     )
   }
 
-  private after<T>(key: string, waiting: Promise<void>, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    const result = Lifetime.run({ signal }, () => waiting, queryAborted).then(work)
+  private after<T>(key: string, waiting: Promise<void>, lifetime: Lifetime, work: () => Promise<T>): Promise<T> {
+    const result = lifetime.race(waiting, queryAborted).then(work)
     const tail = waiting.then(() => result).then(
       () => {},
       () => {},

@@ -40,7 +40,7 @@ export class RootFinder {
    * way was settled by an lstat (the warm path: one lstat per directory, nothing else); a promise
    * only when a symlink must be followed on the thread pool.
    */
-  rootOf(workspace: Workspace, path: string, signal: AbortSignal): ServerRoot | Promise<ServerRoot> {
+  rootOf(workspace: Workspace, path: string, signal?: AbortSignal): ServerRoot | Promise<ServerRoot> {
     const dirs = ancestors(workspace.path, this.fs.contains(workspace.path, dirname(path)) ? dirname(path) : workspace.path)
     const present = dirs.map((dir) => this.markersIn(dir, signal))
     if (present.some((names) => names instanceof Promise)) return Promise.all(present).then((names) => this.choose(workspace, dirs, names))
@@ -64,7 +64,7 @@ export class RootFinder {
    * directory whose stat is what it was at an earlier, settled lookup holds the same names: an entry
    * created, removed or renamed changes it.
    */
-  private markersIn(dir: string, signal: AbortSignal): readonly string[] | Promise<readonly string[]> {
+  private markersIn(dir: string, signal: AbortSignal | undefined): readonly string[] | Promise<readonly string[]> {
     const at = Date.now()
     const info = this.lookUp(dir, signal)
     if (info instanceof Promise) return info.then((followed) => this.namesIn(dir, followed, at, signal))
@@ -72,7 +72,7 @@ export class RootFinder {
   }
 
   /** The names in `dir` whose stat is `info` (taken at `at`): remembered, or looked up and remembered when settled. */
-  private namesIn(dir: string, info: PathInfo | undefined, at: number, signal: AbortSignal): readonly string[] | Promise<readonly string[]> {
+  private namesIn(dir: string, info: PathInfo | undefined, at: number, signal: AbortSignal | undefined): readonly string[] | Promise<readonly string[]> {
     const known = info && this.known.get(dir)
     if (known && unchanged(known.info, info)) return known.present
     const found = this.names.map((name) => {
@@ -98,7 +98,7 @@ export class RootFinder {
   }
 
   /** `ctx.fs.statBesideProven`, with no promise unless a symlink is followed; what cannot be examined is absent. */
-  private lookUp(path: string, signal: AbortSignal): PathInfo | undefined | Promise<PathInfo | undefined> {
+  private lookUp(path: string, signal: AbortSignal | undefined): PathInfo | undefined | Promise<PathInfo | undefined> {
     let info: PathInfo | undefined | 'symlink'
     try {
       info = this.fs.lstatBesideProven(path, signal)

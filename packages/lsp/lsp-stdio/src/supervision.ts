@@ -24,8 +24,13 @@ export interface TransportOwner {
 
 const CRASH_CODES: ReadonlySet<string> = new Set(['LSP_SERVER_EXITED', 'LSP_SERVER_FAILED', 'LSP_PROTOCOL_ERROR', 'LSP_SERVER_START_FAILED'])
 
-export function failureKind(error: unknown, instance: TransportOwner, signal: AbortSignal): FailureKind {
-  if (signal.aborted || !(error instanceof LspError) || !CRASH_CODES.has(error.code)) return 'none'
+/** The caller's bound (an AbortSignal or a Lifetime): a failure after the caller gave up is not counted. */
+export interface CallerBound {
+  readonly aborted: boolean
+}
+
+export function failureKind(error: unknown, instance: TransportOwner, caller: CallerBound): FailureKind {
+  if (caller.aborted || !(error instanceof LspError) || !CRASH_CODES.has(error.code)) return 'none'
   if (instance.isTransportFailure(error)) return 'transport'
   return error.code === 'LSP_SERVER_START_FAILED' ? 'start' : 'none'
 }
@@ -43,8 +48,8 @@ export class Supervision {
   ) {}
 
   /** Counts `error` against the workspace's budget when it is a crash, and says what it was. */
-  settle(workspace: string, error: unknown, instance: TransportOwner, signal: AbortSignal): FailureKind {
-    const kind = failureKind(error, instance, signal)
+  settle(workspace: string, error: unknown, instance: TransportOwner, caller: CallerBound): FailureKind {
+    const kind = failureKind(error, instance, caller)
     if (kind !== 'none') this.budget(workspace).record(error as LspError)
     return kind
   }

@@ -120,7 +120,7 @@ export class TypescriptLauncher implements Launcher {
   private tsserver(found: TypescriptPackage): Launch {
     if ('missing' in this.bridge) throw new LspError(`typescript ${found.version} ${found.where} needs typescript-language-server: ${this.bridge.missing}; install: ${INSTALL_TSSERVER}`, 'LSP_UNAVAILABLE')
     const tsserver = join(found.dir, 'lib', 'tsserver.js')
-    return { executable: this.bridge.executable, args: this.config.args, initializationOptions: withTsserverPath(this.config.initializationOptions, tsserver), label: `tsserver ${found.version}` }
+    return { executable: this.bridge.executable, args: this.config.args, initializationOptions: withTsserverOptions(this.config.initializationOptions, tsserver), label: `tsserver ${found.version}` }
   }
 
   private unavailable(candidates: readonly TypescriptPackage[], refusal: Refusal | undefined): LspError {
@@ -198,11 +198,18 @@ function withQuietLog(options: ServerConfig['initializationOptions']): ServerCon
   return { logVerbosity: NATIVE_LOG_VERBOSITY_WARNING, ...options }
 }
 
-/** typescript-language-server's `tsserver.path`, unless the row set one. */
-function withTsserverPath(options: ServerConfig['initializationOptions'], path: string): ServerConfig['initializationOptions'] {
+/**
+ * typescript-language-server's `tsserver` options: `path`, and `useSyntaxServer: "never"`, each
+ * unless the row set it. With its default (`auto`) the bridge starts a second, partial-semantic
+ * tsserver and sends it definition, references, implementation and hover until the full server
+ * has loaded the project. That one sees only the open file: a definition across files answers the
+ * import line, references miss other files. The full server answers the same requests once it has
+ * loaded, so a query during a slow load waits (bounded by requestTimeoutMs) instead of getting an
+ * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
+ */
+function withTsserverOptions(options: ServerConfig['initializationOptions'], path: string): ServerConfig['initializationOptions'] {
   const base = options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
   const current = base.tsserver
   const tsserver = current !== null && typeof current === 'object' && !Array.isArray(current) ? current : {}
-  if (typeof tsserver.path === 'string') return options
-  return { ...base, tsserver: { ...tsserver, path } }
+  return { ...base, tsserver: { useSyntaxServer: 'never', ...tsserver, path: typeof tsserver.path === 'string' ? tsserver.path : path } }
 }

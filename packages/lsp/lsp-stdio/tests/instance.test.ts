@@ -2,6 +2,7 @@
 // requests we send, how answers and server faults come back (coded), cancellation and timeouts,
 // and transparent replacement of a server whose transport failed (reference lsp.md §3.5–§3.9,
 // checklist 63–81, 103–146 where they apply to our vscode-jsonrpc based design).
+import { Lifetime } from 'dsh-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeEvents, fakeMessages, fakeServerPath, waitForFakeLog, type FakeLspConfig } from './fixtures/fake-config.ts'
 import { cleanupRigs, closingServerPath, fileUrl, isAlive, makeRig, range, rejection, waitFor } from './fixtures/rig.ts'
@@ -433,6 +434,62 @@ describe('cancellation and deadlines', () => {
     controller.abort(reason)
     expect(await rejection(pending)).toBe(reason)
     expect(isAlive(rig.pids()[0]!)).toBe(false)
+  })
+})
+
+// The lsp tool's call reaches the provider as its Lifetime (queryWithin), not a signal: the same
+// cancellation, followed without an AbortController.
+describe('cancellation on the caller\'s Lifetime (queryWithin)', () => {
+  it('an abort mid-request sends $/cancelRequest once and rejects with the reason; the caller\'s lifetime lives on', async () => {
+    const rig = await makeRig({ fake: { hang: ['textDocument/definition'], answerCancel: true } })
+    const caller = new Lifetime()
+    const call = caller.child()
+    const pending = rig.query('goToDefinition', {}, call)
+    const entries = await waitForFakeLog(rig.log, (e) => fakeMessages(e, 'in', 'textDocument/definition').length > 0)
+    const requestId = fakeMessages(entries, 'in', 'textDocument/definition')[0]?.id
+    const reason = new Error('caller cancelled')
+    call.abort(reason)
+    expect(await rejection(pending)).toBe(reason)
+    const after = await waitForFakeLog(rig.log, (e) => fakeMessages(e, 'in', '$/cancelRequest').length > 0)
+    expect(fakeMessages(after, 'in', '$/cancelRequest').map((m) => m.params)).toEqual([{ id: requestId }])
+    expect(caller.active).toBe(true)
+    expect(await rig.query('hover', {}, caller.child())).toMatchObject({ hover: null })
+    expect(isAlive(rig.pids()[0]!)).toBe(true)
+  })
+
+  it('a string reason is LSP_ABORTED, mid-request and before any I/O', async () => {
+    const rig = await makeRig({ fake: { hang: ['textDocument/hover'], answerCancel: true } })
+    const call = new Lifetime()
+    const pending = rig.query('hover', {}, call)
+    await waitForFakeLog(rig.log, (e) => fakeMessages(e, 'in', 'textDocument/hover').length > 0)
+    call.abort('user pressed escape')
+    expect(await rejection(pending)).toMatchObject({ code: 'LSP_ABORTED', message: expect.stringMatching(/aborted: user pressed escape/) })
+    const early = new Lifetime()
+    early.abort('never mind')
+    expect(await rejection(rig.query('hover', {}, early))).toMatchObject({ code: 'LSP_ABORTED' })
+    expect(fakeMessages(rig.entries(), 'in', '$/cancelRequest')).toHaveLength(1)
+  })
+
+  it('the caller\'s deadline sooner than requestTimeoutMs ends the request with the caller\'s reason, and cancels it', async () => {
+    const rig = await makeRig({ fake: { hang: ['textDocument/definition'], answerCancel: true }, server: { requestTimeoutMs: 60_000 } })
+    await rig.query('hover')
+    const call = Lifetime.following(undefined, { timeoutMs: 300, code: 'TOOL_TIMEOUT' })
+    const error = await rejection(rig.query('goToDefinition', {}, call))
+    expect(error.code).toBe('TOOL_TIMEOUT')
+    expect(fakeMessages(rig.entries(), 'in', '$/cancelRequest')).toHaveLength(1)
+    expect(await rig.query('hover')).toMatchObject({ hover: null })
+    expect(rig.pids()).toHaveLength(1)
+  })
+
+  it('the provider\'s disposal ends a call on a caller\'s lifetime with LSP_DISPOSED, and leaves that lifetime alone', async () => {
+    const rig = await makeRig({ fake: { hang: ['textDocument/definition'] } })
+    const caller = new Lifetime()
+    const pending = rig.query('goToDefinition', {}, caller)
+    await waitForFakeLog(rig.log, (e) => fakeMessages(e, 'in', 'textDocument/definition').length > 0)
+    const disposed = rig.provider.disposeAll()
+    expect(await rejection(pending)).toMatchObject({ code: 'LSP_DISPOSED' })
+    await disposed
+    expect(caller.active).toBe(true)
   })
 })
 

@@ -4,8 +4,10 @@
 // server), each a few promises paying the host's async hooks, where the work is one request.
 // Counted with async_hooks in this process (the fake server is another), not timed.
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Lifetime } from 'dsh-core'
 import { SETTLE_MS } from 'dsh-lsp'
 import { afterEach, describe, expect, it } from 'vitest'
+import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
@@ -36,5 +38,31 @@ describe('a warm query on a kept document', () => {
     // instance's layers were collapsed, 85 after; the request itself (vscode-jsonrpc's writer and
     // reader, the connection's wait) and ctx.fs's proofs are most of what is left.
     expect(promises / N).toBeLessThanOrEqual(95)
+  })
+})
+
+describe('a warm query on the caller\'s Lifetime (queryWithin, as the lsp tool asks)', () => {
+  it('makes no AbortController: the call\'s lifetime reaches the request without a signal unless someone aborts', async () => {
+    const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
+    const filePath = 'src/deep/a.ts'
+    await sleep(SETTLE_MS + 100)
+    // The tool's call lifetime: a root with the tool's deadline, a child of it per call.
+    const tool = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+    for (let i = 0; i < 3; i++) await rig.query('hover', { filePath }, tool.child())
+    const calls: Lifetime[] = []
+    const { made } = await abortControllersMadeBy(async () => {
+      for (let i = 0; i < 10; i++) {
+        const call = tool.child()
+        calls.push(call)
+        await rig.query('hover', { filePath }, call)
+      }
+    })
+    // The provider releases its own child of each call's lifetime, never the caller's.
+    expect(calls.every((call) => call.active)).toBe(true)
+    tool.dispose()
+    // 10 (one per call) when queryWithin asks query(request, lifetime.signal), as the seam does for a
+    // provider without it; on main before this change, two per call (that one and the provider's
+    // scope.signal, which its file steps, queue and request listened on).
+    expect(made).toBe(0)
   })
 })

@@ -1,12 +1,12 @@
 // [PURE] The per-root work queue (issue 27 item 2, diagnostics after a change: a change runs two
 // turns, the notice's and the request's). Its order, its aborted waiters, and what an idle turn
 // costs. Counted, not timed.
-import { HarnessError } from 'dsh-core'
+import { HarnessError, Lifetime } from 'dsh-core'
 import { describe, expect, it } from 'vitest'
 import { countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { WorkQueue } from '../src/queue.ts'
 
-const never = new AbortController().signal
+const never = new Lifetime()
 
 function gate() {
   let open!: () => void
@@ -44,8 +44,8 @@ describe('WorkQueue', () => {
       await running.opened
       order.push('a')
     })
-    const giveUp = new AbortController()
-    const b = queue.run('k', giveUp.signal, async () => void order.push('b'))
+    const giveUp = new Lifetime()
+    const b = queue.run('k', giveUp, async () => void order.push('b'))
     const c = queue.run('k', never, async () => void order.push('c'))
     giveUp.abort('gave up')
     await expect(b).rejects.toBeInstanceOf(HarnessError)
@@ -55,12 +55,12 @@ describe('WorkQueue', () => {
     expect(order).toEqual(['a', 'c'])
   })
 
-  it('refuses work on an aborted signal without running it, and a throwing work rejects its turn only', async () => {
+  it('refuses work on an aborted lifetime without running it, and a throwing work rejects its turn only', async () => {
     const queue = new WorkQueue()
-    const aborted = new AbortController()
+    const aborted = new Lifetime()
     aborted.abort('gave up')
     let ran = false
-    await expect(queue.run('k', aborted.signal, async () => void (ran = true))).rejects.toBeInstanceOf(HarnessError)
+    await expect(queue.run('k', aborted, async () => void (ran = true))).rejects.toBeInstanceOf(HarnessError)
     expect(ran).toBe(false)
     await expect(queue.run('k', never, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom')
     await expect(queue.run('k', never, (() => { throw new Error('sync boom') }) as () => Promise<void>)).rejects.toThrow('sync boom')

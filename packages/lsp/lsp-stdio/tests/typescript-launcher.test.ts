@@ -55,7 +55,8 @@ describe('TypescriptLauncher', () => {
     expect(launch).toEqual({
       executable: BRIDGE.executable,
       args: ['--stdio'],
-      initializationOptions: { tsserver: { path: join(ws.path, 'node_modules', 'typescript', 'lib', 'tsserver.js') } },
+      // One full tsserver: its partial-semantic companion answers cross-file queries wrongly while the project loads.
+      initializationOptions: { tsserver: { useSyntaxServer: 'never', path: join(ws.path, 'node_modules', 'typescript', 'lib', 'tsserver.js') } },
       label: 'tsserver 5.9.3',
     })
   })
@@ -71,11 +72,13 @@ describe('TypescriptLauncher', () => {
     expect(await launch({ logVerbosity: 3 })).toEqual({ logVerbosity: 3 })
   })
 
-  it('keeps a tsserver.path the row set, and the rest of its initializationOptions', async () => {
-    const options = { preferences: { quoteStyle: 'single' }, tsserver: { path: '/opt/ts/lib/tsserver.js', logVerbosity: 'off' } }
+  it('keeps a tsserver.path and useSyntaxServer the row set, and the rest of its initializationOptions', async () => {
+    const options = { preferences: { quoteStyle: 'single' }, tsserver: { path: '/opt/ts/lib/tsserver.js', logVerbosity: 'off', useSyntaxServer: 'auto' } }
     expect((await ts('auto', config({ initializationOptions: options }), BRIDGE, installed5()).launch(workspace(), SIGNAL)).initializationOptions).toEqual(options)
+    const ownPath = { tsserver: { path: '/opt/ts/lib/tsserver.js' } }
+    expect((await ts('auto', config({ initializationOptions: ownPath }), BRIDGE, installed5()).launch(workspace(), SIGNAL)).initializationOptions).toEqual({ tsserver: { useSyntaxServer: 'never', path: '/opt/ts/lib/tsserver.js' } })
     const merged = await ts('auto', config({ initializationOptions: { preferences: { quoteStyle: 'single' } } }), BRIDGE, installed5()).launch(workspace(), SIGNAL)
-    expect(merged.initializationOptions).toMatchObject({ preferences: { quoteStyle: 'single' }, tsserver: { path: expect.stringMatching(/tsserver\.js$/) } })
+    expect(merged.initializationOptions).toMatchObject({ preferences: { quoteStyle: 'single' }, tsserver: { useSyntaxServer: 'never', path: expect.stringMatching(/tsserver\.js$/) } })
   })
 
   it('native and tsserver insist, passing over a package of the other kind', async () => {

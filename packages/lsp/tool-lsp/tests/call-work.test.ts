@@ -2,9 +2,10 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { describeIssues, untracked, type Lifetime, type ToolResult } from 'dsh-core'
+import { describeIssues, untracked, type Lifetime } from 'dsh-core'
 import { SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { LspToolInput, quickLspInput } from '../src/input.ts'
 import { ProviderResult, quickResult } from '../src/provider-result.ts'
@@ -200,22 +201,9 @@ describe('the call\'s lifetime through the seam', () => {
     // Cold: the line's file is read once (a read of bytes may ask for a signal) and kept.
     const cold = await call()
     expect(cold.isError ? cold.error : cold.value).toMatchObject({ locations: [{ lineText: 'export const b = a' }] })
-    const made = { count: 0 }
-    const original = globalThis.AbortController
-    globalThis.AbortController = class extends original {
-      constructor() {
-        super()
-        made.count++
-      }
-    }
-    let warm: ToolResult
-    try {
-      warm = await call()
-    } finally {
-      globalThis.AbortController = original
-    }
+    const { result: warm, made } = await abortControllersMadeBy(call)
     expect(warm.isError ? warm.error : warm.value).toMatchObject({ locations: [{ lineText: 'export const b = a' }] })
-    expect(made.count).toBe(0)
+    expect(made).toBe(0)
     expect(lifetimes).toHaveLength(2)
     expect(lifetimes[1]!.active).toBe(false)
   })

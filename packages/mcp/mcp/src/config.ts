@@ -142,6 +142,12 @@ const remote = {
   bearerTokenEnvVar: envName.optional(),
   /** Header name → variable name; values looked up through ctx.credentials at each connect. */
   envHeaders: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), envName).default({}),
+  /**
+   * How long an idle connection to the server is kept for the next request, whatever the server's
+   * `Keep-Alive` hint says. Keep it under the server's own idle limit (Node's and uvicorn's 5 s,
+   * gunicorn's 2 s): a request sent on a connection the server is closing is lost.
+   */
+  keepAliveMs: budget(1_000),
   /** OAuth 2.1 settings (see oauth/config.ts); `false`: never OAuth, even when the server asks for it. */
   oauth: z.union([z.literal(false), OAuthConfig]).optional(),
 }

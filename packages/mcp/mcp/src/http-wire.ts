@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FetchLike, RequestId } from '@modelcontextprotocol/client'
+import { fetchResendingOnce } from './resend.ts'
 import { maskedUrlsIn } from './url-secrets.ts'
 
 /** Nothing answered at the HTTP level: refused, reset, unresolvable. `cause` is fetch's own error. */
@@ -19,12 +20,19 @@ export class OversizedBodyError extends Error {
   }
 }
 
+/** The message a transport is sending: a request's id, and the method of a request or notification. */
+export interface SendingMessage {
+  readonly id: RequestId | undefined
+  readonly method: string | undefined
+}
+
 /**
- * The request a transport is sending. The POST's fetch and the SDK's reading of the answer stream
- * run inside it, so what the SDK reports about that stream (`onerror`) names its request without
- * our parsing anything the SDK already parsed.
+ * The message a transport is sending. The POST's fetch and the SDK's reading of the answer stream
+ * run inside it, so what the SDK reports about that stream (`onerror`) names its request, and the
+ * fetch knows whether the request may be sent again, without our parsing anything the SDK already
+ * parsed.
  */
-export const sendingRequest = new AsyncLocalStorage<RequestId | undefined>()
+export const sendingMessage = new AsyncLocalStorage<SendingMessage>()
 
 export interface WireOptions {
   readonly maxMessageBytes: number
@@ -42,7 +50,8 @@ export interface WireOptions {
 
 /**
  * The fetch the SDK's HTTP transports run on, so that what they report is typed instead of worded:
- * a request nothing answered rejects with `ServerUnreachableError`; a refused session is reported
+ * a request nothing answered rejects with `ServerUnreachableError` (a repeatable request lost on a
+ * connection the server closed as it was reused is first sent once more, resend.ts); a refused session is reported
  * by status code; a JSON answer is held to `maxMessageBytes` at the Response (its declared length,
  * else the bytes as they arrive, never read past the cap); an event stream is passed through as it
  * is, counting only the bytes of its current event (found with native byte searches), and cut off
@@ -53,7 +62,7 @@ export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchL
     const method = init?.method ?? 'GET'
     let response: Response
     try {
-      response = await base(url, init)
+      response = await fetchResendingOnce(base, url, init, sendingMessage.getStore()?.method)
     } catch (error) {
       if (init?.signal?.aborted) throw error
       throw new ServerUnreachableError(`the server cannot be reached: ${describeFetchFailure(error)}`, { cause: error })
@@ -65,7 +74,7 @@ export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchL
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
     const limit = options.maxMessageBytes
     if (type === 'text/event-stream') {
-      const request = method === 'POST' ? sendingRequest.getStore() : undefined
+      const request = method === 'POST' ? sendingMessage.getStore()?.id : undefined
       if (request !== undefined) options.onEventStream(request)
       const standalone = method === 'GET'
       const ended = (reason: Error) => {

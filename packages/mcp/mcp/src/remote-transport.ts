@@ -1,7 +1,8 @@
 import { UnauthorizedError, type FetchLike, type JSONRPCMessage, type OAuthClientProvider, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import { zodReason } from './classify.ts'
-import { sendingRequest, ServerUnreachableError, wireFetch, type OversizedBodyError } from './http-wire.ts'
+import type { HttpConnections } from './http-connections.ts'
+import { sendingMessage, ServerUnreachableError, wireFetch, type OversizedBodyError } from './http-wire.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
 import type { OAuthSession } from './oauth/session.ts'
 import { deliverInOrder, faultAnswer, fromPeer, PendingRequests, type Fault } from './wire.ts'
@@ -10,6 +11,8 @@ export interface RemoteTransportOptions {
   readonly url: URL
   readonly headers: Readonly<Record<string, string>>
   readonly maxMessageBytes: number
+  /** The transport's own connection pool (http-connections.ts); closed when the transport closes. */
+  readonly connections: HttpConnections
   /**
    * The server may be gone (its event stream ended): the owner checks with a ping, whose failure
    * the transport then detects itself.
@@ -63,7 +66,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       onOversizedEvent: (request, error) => this.oversizedEvent(request, error),
       onEventStream: (request) => this.streamed.add(request),
       ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
-    })
+    }, options.connections.fetch)
     this.inner = open(options.url, { requestInit: { headers: { ...options.headers } }, fetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
     this.inner.onmessage = (message) => this.receive(message)
     this.inner.onclose = () => this.finish()
@@ -103,7 +106,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     const unparsable = error instanceof SyntaxError || error instanceof z.core.$ZodError
     // On a POST's stream, that POST's request. Elsewhere (the standalone GET stream, where the
     // SDK's own server sends an answer it cannot encode) only the one request waiting, if just one is.
-    const posted = sendingRequest.getStore()
+    const posted = sendingMessage.getStore()?.id
     // (A JSON answer the SDK cannot parse fails its send, and so its request, already.)
     const request = posted !== undefined ? (this.streamed.has(posted) ? posted : undefined) : this.pending.only()
     if (unparsable && request !== undefined) {
@@ -134,7 +137,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     this.pending.sent(message)
     const id = 'method' in message && 'id' in message ? message.id : undefined
     try {
-      await sendingRequest.run(id, () => this.inner.send(message, options))
+      await sendingMessage.run({ id, method: 'method' in message ? message.method : undefined }, () => this.inner.send(message, options))
     } catch (error) {
       // A request whose send failed gets no answer: it is no longer waiting for one.
       if (id !== undefined) this.pending.answered({ jsonrpc: '2.0', id, result: {} })
@@ -175,6 +178,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     // The SDK transports report their close twice.
     if (this.closed) return
     this.closed = true
+    void this.options.connections.close().catch(() => {})
     this.onclose?.()
   }
 }

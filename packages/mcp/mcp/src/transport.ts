@@ -1,6 +1,7 @@
 import { envFromConfig, errorMessage, type CredentialService, type SubprocessService } from 'dsh-core'
 import type { McpConfig, RemoteServerConfig, StdioServerConfig } from './config.ts'
 import { McpError } from './errors.ts'
+import { openHttpConnections } from './http-connections.ts'
 import { HttpTransport } from './http-transport.ts'
 import type { OAuthSession } from './oauth/session.ts'
 import { SseTransport } from './sse-transport.ts'
@@ -42,6 +43,7 @@ export async function createTransport(config: McpConfig, request: TransportReque
         url: new URL(config.url),
         headers: await httpHeaders(config, request.services),
         maxMessageBytes: config.maxMessageBytes,
+        connections: await openHttpConnections(config.keepAliveMs),
         onSuspect: request.onSuspect,
         auth,
         authProvider: await auth?.transportProvider(),

@@ -14,7 +14,7 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup().catch(() => {})))
 })
 
-async function fixture(options: { unknownSession?: 400 | 404; jsonResponse?: boolean } = {}): Promise<HttpFixture> {
+async function fixture(options: { unknownSession?: 400 | 404; jsonResponse?: boolean; keepAliveTimeoutMs?: number } = {}): Promise<HttpFixture> {
   const started = await startHttpFixture(options)
   cleanups.push(() => started.stop())
   return started
@@ -116,5 +116,61 @@ describe('a server that is gone', () => {
     const restarted = await startHttpFixture({ port })
     cleanups.push(() => restarted.stop())
     await eventually(async () => expect(await rig.text('mcp__web__add', { a: 20, b: 22 })).toBe('42'))
+  })
+})
+
+describe('a server that closes a kept connection as the next request comes on it (HTTP/1.1 keep-alive race)', () => {
+  /**
+   * Arms the fixture to drop the next POST that comes on a reused connection, then runs `action`
+   * until one has been dropped: whether the client reuses a connection or opens one is its own
+   * choice, so a run may need a few.
+   */
+  async function untilDropped<T>(server: HttpFixture, action: () => Promise<T>): Promise<{ results: T[]; dropped: T }> {
+    const before = server.dropped.length
+    server.dropNextReusedPost()
+    const results: T[] = []
+    while (server.dropped.length === before) {
+      if (results.length === 20) throw new Error('the client never reused a connection')
+      results.push(await action())
+    }
+    return { results, dropped: results.at(-1)! }
+  }
+
+  it('a request that only reads is sent once more on a fresh connection: the caller never sees the loss', async () => {
+    const server = await fixture()
+    const rig = await startRig()
+    // Connections kept long enough that they are reused, whatever the machine's load.
+    await rig.add(httpRow(server.url, { resources: true, keepAliveMs: 60_000 }))
+    const { results } = await untilDropped(server, () => rig.call('mcp__web__list_resources', {}))
+    expect(server.dropped).toEqual(['resources/list'])
+    for (const result of results) expect(result.isError ? result.error : 'ok').toBe('ok')
+    expect((await rig.status('web')).detail).not.toContain('reconnected')
+  })
+
+  it('a tool call is never sent twice: the lost one fails with MCP_CONNECTION_LOST and ran at most once', async () => {
+    const server = await fixture()
+    const rig = await startRig()
+    await rig.add(httpRow(server.url, { keepAliveMs: 60_000 }))
+    const { results, dropped } = await untilDropped(server, () => rig.call('mcp__web__add', { a: 1, b: 2 }))
+    expect(server.dropped).toEqual(['tools/call'])
+    expect(dropped.isError && dropped.error.code).toBe('MCP_CONNECTION_LOST')
+    // Each call but the dropped one ran, once; the dropped one was not run again.
+    expect(server.counters.calls).toBe(results.length - 1)
+  })
+
+  it('an idle connection is closed by the client after keepAliveMs, before the server\'s idle limit: the next call goes on a new connection', async () => {
+    // An idle limit under undici's default keep-alive (4 s) and no Keep-Alive hint: the SDK's server
+    // sends `Connection: keep-alive`, which leaves Node's hint out, like uvicorn's and gunicorn's.
+    const server = await fixture({ keepAliveTimeoutMs: 3_000 })
+    const rig = await startRig()
+    await rig.add(httpRow(server.url, { keepAliveMs: 100 }))
+    expect(await rig.text('mcp__web__add', { a: 1, b: 1 })).toBe('2')
+    // Every idle connection closed; the session's event stream stays.
+    await eventually(() => expect(server.connections()).toBe(1))
+    expect(server.closed.byServer).toBe(0)
+    expect(server.closed.byClient).toBeGreaterThan(0)
+    server.dropNextReusedPost()
+    expect(await rig.text('mcp__web__add', { a: 2, b: 3 })).toBe('5')
+    expect(server.dropped).toEqual([])
   })
 })
