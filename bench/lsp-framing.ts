@@ -1,11 +1,11 @@
 import { PassThrough } from 'node:stream'
-import { StreamMessageReader } from 'vscode-jsonrpc/node'
+import { ReadableStreamMessageReader, StreamMessageReader } from 'vscode-jsonrpc/node'
 import { FrameGuard } from '../packages/lsp/lsp-stdio/src/frame-guard.ts'
 import { percentile, ratio } from './stats.ts'
 
 // The cost of the frame guard dsh-lsp-stdio puts in front of vscode-jsonrpc (maxMessageBytes, bounded
-// header blocks): server output goes through FrameGuard → StreamMessageReader, against the bare
-// StreamMessageReader reading the same bytes, in 64 KiB chunks as a pipe delivers them.
+// header blocks): server output goes through FrameGuard (the reader's stream) → ReadableStreamMessageReader,
+// against the bare StreamMessageReader reading the same bytes, in 64 KiB chunks as a pipe delivers them.
 
 const CHUNK = 65_536
 const ROUNDS = Number(process.env.BENCH_FRAMING_ROUNDS ?? 15)
@@ -29,9 +29,7 @@ function stream(bodyBytes: number, messages: number): Buffer[] {
 /** Microseconds per message to read every message of `chunks`. */
 async function read(chunks: readonly Buffer[], messages: number, guarded: boolean): Promise<number> {
   const source = new PassThrough({ highWaterMark: CHUNK })
-  let input: NodeJS.ReadableStream = source
-  if (guarded) input = source.pipe(new FrameGuard('bench', 16_000_000))
-  const reader = new StreamMessageReader(input)
+  const reader = guarded ? new ReadableStreamMessageReader(new FrameGuard(source, 'bench', 16_000_000)) : new StreamMessageReader(source)
   let received = 0
   const done = new Promise<void>((resolve, reject) => {
     reader.onError(reject)
@@ -51,7 +49,7 @@ async function read(chunks: readonly Buffer[], messages: number, guarded: boolea
 }
 
 export async function benchLspFraming(): Promise<string[]> {
-  const lines = [`reading server output, µs per message (median of ${ROUNDS} interleaved rounds; ours: FrameGuard → StreamMessageReader, bare: StreamMessageReader)`]
+  const lines = [`reading server output, µs per message (median of ${ROUNDS} interleaved rounds; ours: FrameGuard → ReadableStreamMessageReader, bare: StreamMessageReader)`]
   lines.push('message                      ours        bare     ratio')
   for (const size of SIZES) {
     const chunks = stream(size.bodyBytes, size.messages)

@@ -71,12 +71,12 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom, { fromSou
   // children), and a half-written one must never be seen.
   const outdir = join(packageDir, `.bundle-${process.pid}`)
   rmSync(outdir, { recursive: true, force: true })
-  const result = await build({
+  // `dshBundle.standalone`: entries built whole into their one file (see `standaloneEntries`).
+  const standalone = standaloneEntries(manifest, entries)
+  const options = {
     absWorkingDir: packageDir,
-    entryPoints: entries,
     outdir,
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20.19',
@@ -122,7 +122,13 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom, { fromSou
         },
       },
     ],
-  }).catch((error) => {
+  }
+  const built = async () => {
+    const result = await build({ ...options, entryPoints: entries.filter((entry) => !standalone.includes(entry)), splitting: true })
+    if (standalone.length) await build({ ...options, entryPoints: standalone, splitting: false })
+    return result
+  }
+  const result = await built().catch((error) => {
     rmSync(outdir, { recursive: true, force: true })
     throw error
   })
@@ -133,6 +139,21 @@ export async function bundlePackage(packageDir, manifest, esbuildFrom, { fromSou
   renameSync(outdir, target)
   rmSync(previous, { recursive: true, force: true })
   return result
+}
+
+/**
+ * `dshBundle.standalone` (dsh-mcp's `user-overlay`): published entries, by their name under
+ * bundle/, that are built alone, each one file with no chunk shared with the package's other
+ * entries. For a small entry that a start loads without the package root (dsh-cli's start reads
+ * dsh-mcp's user-overlay path only): split, it is two modules (the entry and the chunk it shares
+ * with the root), each one more file for Node to resolve, read, compile and link. Only for code
+ * with no module state: the root has its own copy.
+ */
+function standaloneEntries(manifest, entries) {
+  const names = manifest.dshBundle?.standalone ?? []
+  const unknown = names.filter((name) => !entries.some((entry) => entry.out === name))
+  if (unknown.length) throw new Error(`${manifest.name}: dshBundle.standalone names no published entry: ${unknown.join(', ')}`)
+  return entries.filter((entry) => names.includes(entry.out))
 }
 
 const WITH_ROOT = 'dsh-with-root'

@@ -73,6 +73,8 @@ describe('dsh loads what the command uses', () => {
     expect(filesOf('cli').length).toBeLessThanOrEqual(3)
     const requires = [...filesOf('core'), ...filesOf('cli')].filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes('__dshBundleRequire('))
     expect(requires.length).toBe(1)
+    // dsh-mcp: only its user-overlay path (dshBundle.standalone), one file rather than the entry and the chunk it shared with dsh-mcp's root
+    expect(filesOf('mcp').map((url) => url.slice(url.lastIndexOf('/') + 1))).toEqual(['user-overlay.js'])
   })
 
   // Node compiles a built-in on its first load (they are not in its start-up snapshot): ~1-2 ms of CPU

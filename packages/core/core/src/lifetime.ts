@@ -59,3 +59,35 @@ export async function stopHost(app: Context, forks: readonly ForkScope[]): Promi
 export function untracked<T>(service: T): T {
   return ((service as { [key: symbol]: unknown } | undefined)?.[symbols.original] ?? service) as T
 }
+
+/**
+ * Makes a read of `ctx.<service>.<member>` through cordis's caller tracking answer the member of
+ * the service object itself, what `untracked(ctx.<service>).<member>` answers: no shadow context
+ * and no method proxy per read, and a call through it is a plain call. Only for a member that does
+ * not use the caller's scope (`ctx.tools.execute`, a function that ignores its receiver):
+ * registrations must stay tracked. For the app's life; it holds nothing, each read asks the
+ * service it was read from (an isolated one answers its own).
+ *
+ * How, read from cordis 3.18 (`createTraceable` in @cordisjs/core's utils.ts, `ReflectService.handler`
+ * in reflect.ts): a tracing proxy answers `<member>` from the caller's context, under the name
+ * `<service>.<member>`, when the app has an accessor of that name (`ctx.accessor`, public),
+ * handing itself over as `symbols.receiver`. The context's handler builds an `Error` (its inject
+ * check's stack) before it calls an accessor, unless the name is a property of the context: so the
+ * same reader is also a property of the app's root. Were either gone (another cordis), reads go
+ * the tracked way again, slower and still right.
+ */
+export function untrackedMember(ctx: Context, service: string, member: string): void {
+  const name = `${service}.${member}`
+  const read = (receiver: unknown): unknown => {
+    const original = untracked(receiver) as Record<string, unknown> | undefined
+    return original?.[member]
+  }
+  ctx.accessor(name, { get: read })
+  if (Object.hasOwn(ctx.root, name)) return
+  Object.defineProperty(ctx.root, name, {
+    configurable: true,
+    get(this: { [key: symbol]: unknown }) {
+      return read(this[symbols.receiver])
+    },
+  })
+}

@@ -7,8 +7,8 @@ import {
   CancellationTokenSource,
   ConnectionError,
   createMessageConnection,
+  ReadableStreamMessageReader,
   ResponseError,
-  StreamMessageReader,
   type CancellationToken,
   type MessageConnection,
 } from 'vscode-jsonrpc/node'
@@ -80,12 +80,9 @@ export class LspConnection {
       const reason = child.pid <= 0 ? 'it could not be spawned' : 'its stdin and stdout are not pipes'
       throw new LspError(`${serverId}: the language server could not be started: ${reason}`, 'LSP_SERVER_START_FAILED')
     }
-    const guard = new FrameGuard(serverId, limits.maxMessageBytes)
-    // Errors reach us through the reader; a late one must never become an uncaught exception.
-    guard.on('error', () => {})
-    stdout.on('error', (error) => guard.destroy(error))
-    stdout.pipe(guard)
-    const reader = new StreamMessageReader(guard)
+    // The reader's stream: stdout's chunks checked and handed on in the call that read them.
+    const guard = new FrameGuard(stdout, serverId, limits.maxMessageBytes)
+    const reader = new ReadableStreamMessageReader(guard)
     // Each message on the pipe in the call that sends it, in one write (see PipeMessageWriter).
     const writer = new PipeMessageWriter(stdin)
     reader.onError((error) => {
@@ -106,7 +103,7 @@ export class LspConnection {
     if (onNotification) this.rpc.onUnhandledNotification((message) => onNotification(message.method, message.params))
     this.rpc.onClose(() => this.expectExit('the language server closed its output'))
     this.rpc.listen()
-    const outputClosed = new Promise<void>((resolve) => guard.once('close', () => resolve()))
+    const outputClosed = new Promise<void>((resolve) => guard.onClose(resolve))
     void child.exited.then(async (exit) => {
       if (exit.error) {
         this.fail(new LspError(`${serverId}: the language server could not be started: ${exit.error.message}`, 'LSP_SERVER_START_FAILED', { cause: exit.error }))

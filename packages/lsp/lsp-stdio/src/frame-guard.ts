@@ -1,6 +1,7 @@
-import { Transform, type TransformCallback } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { assertNever } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
+import { Disposable, type RAL } from 'vscode-jsonrpc/node'
 
 /** Bytes a header block may take, stray lines included (as in the reference framing). */
 export const MAX_HEADER_BYTES = 65_536
@@ -9,8 +10,8 @@ const TERMINATOR = Buffer.from('\r\n\r\n', 'ascii')
 const EMPTY = Buffer.alloc(0)
 
 /**
- * Stands between a server's stdout and vscode-jsonrpc's `StreamMessageReader`, which has no size
- * limit: it buffers whatever a header announces (a 100 MB answer) or whatever arrives without a
+ * Stands between a server's stdout and vscode-jsonrpc's `ReadableStreamMessageReader`, which has no
+ * size limit: it buffers whatever a header announces (a 100 MB answer) or whatever arrives without a
  * header terminator (endless noise) before anything can refuse it. The guard reads each header
  * block (bounded), refuses a `Content-Length` over `maxMessageBytes` before any of the body is
  * read, drops stray lines that are not `name: value` headers (a start-up banner), and passes the
@@ -18,28 +19,100 @@ const EMPTY = Buffer.alloc(0)
  * well-formed frames goes out as one slice). Buffering the body, decoding and JSON stay with
  * vscode-jsonrpc, which sees clean frames.
  *
- * A violation destroys the guard with a coded `LspError` (the reader reports it as its error).
+ * It is the reader's stream itself (the library's `RAL.ReadableStream`: `onData`, `onError`,
+ * `onClose`, `onEnd`), not a Transform in a pipe: each chunk of stdout is checked and handed to the
+ * reader in the call that read it, without a second stream's write, buffer and `data` event.
+ *
+ * A violation (or an error of stdout) ends the guard with that error: `onError` listeners get it,
+ * then `onClose` listeners run (on the next tick, as a destroyed stream's would), and nothing more
+ * of stdout is passed on. Stdout's end ends it too (`onEnd`, then `onClose`).
  */
-export class FrameGuard extends Transform {
+export class FrameGuard implements RAL.ReadableStream {
   /** Header bytes seen since the last frame ended (banner lines and noise included). */
   private header: Buffer = EMPTY
   /** Body bytes of the current frame still to pass through. */
   private bodyLeft = 0
+  private reader: ((data: Uint8Array) => void) | undefined
+  private readonly listeners = { error: new Set<(error: unknown) => void>(), close: new Set<() => void>(), end: new Set<() => void>() }
+  private done = false
+  private closed = false
 
   constructor(
+    private readonly source: Readable,
     private readonly serverId: string,
     private readonly maxMessageBytes: number,
   ) {
-    super()
+    source.on('error', (error) => this.destroy(error))
+    source.on('end', () => this.finish())
+    // Destroyed without an end (its error, or our own destroy after a violation): the output is closed all the same.
+    source.on('close', () => this.finish())
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+  /** The reader's listener; stdout flows from here on. One reader per guard. */
+  onData(listener: (data: Uint8Array) => void): Disposable {
+    this.reader = listener
+    this.source.on('data', this.read)
+    return Disposable.create(() => {
+      this.source.off('data', this.read)
+      if (this.reader === listener) this.reader = undefined
+    })
+  }
+
+  onError(listener: (error: unknown) => void): Disposable {
+    return this.listen(this.listeners.error, listener)
+  }
+
+  onClose(listener: () => void): Disposable {
+    return this.listen(this.listeners.close, listener)
+  }
+
+  onEnd(listener: () => void): Disposable {
+    return this.listen(this.listeners.end, listener)
+  }
+
+  /** True once the guard ended (a violation, stdout's error or its end): nothing more is passed on. */
+  get ended(): boolean {
+    return this.done
+  }
+
+  /** Ends the guard with `error` (reported to `onError` listeners) or, without one, as an end of output. */
+  destroy(error?: unknown): void {
+    if (this.done) return
+    this.done = true
+    process.nextTick(() => {
+      if (error !== undefined) for (const listener of [...this.listeners.error]) listener(error)
+      this.close()
+    })
+  }
+
+  /** One chunk of stdout, checked and passed on. */
+  private readonly read = (chunk: Buffer): void => {
+    if (this.done) return
     try {
       this.pass(chunk)
-      callback()
     } catch (error) {
-      callback(error as Error)
+      this.destroy(error)
     }
+  }
+
+  private finish(): void {
+    if (this.done) return
+    this.done = true
+    process.nextTick(() => {
+      for (const listener of [...this.listeners.end]) listener()
+      this.close()
+    })
+  }
+
+  private close(): void {
+    if (this.closed) return
+    this.closed = true
+    for (const listener of [...this.listeners.close]) listener()
+  }
+
+  private listen<L>(set: Set<L>, listener: L): Disposable {
+    set.add(listener)
+    return Disposable.create(() => set.delete(listener))
   }
 
   private pass(chunk: Buffer): void {
@@ -92,7 +165,7 @@ export class FrameGuard extends Transform {
       const canonical = `Content-Length: ${header.length}`
       if (carried || text !== canonical) {
         this.forward(chunk, forwardFrom, headerStart)
-        this.push(Buffer.from(`${canonical}\r\n\r\n`, 'latin1'))
+        this.reader?.(Buffer.from(`${canonical}\r\n\r\n`, 'latin1'))
         forwardFrom = offset
       }
       this.bodyLeft = header.length
@@ -101,7 +174,7 @@ export class FrameGuard extends Transform {
   }
 
   private forward(chunk: Buffer, from: number, to: number): void {
-    if (to > from) this.push(chunk.subarray(from, to))
+    if (to > from) this.reader?.(chunk.subarray(from, to))
   }
 
   private violation(what: string): LspError {

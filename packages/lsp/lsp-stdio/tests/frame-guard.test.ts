@@ -1,26 +1,28 @@
 // [PURE] The frame guard in front of vscode-jsonrpc: bounded header blocks, banner lines skipped
 // (reference lsp.md §3.12), a Content-Length over maxMessageBytes refused before the body, body
 // bytes passed through whole across any chunking.
+import { PassThrough } from 'node:stream'
 import { LspError } from 'dsh-lsp'
 import { describe, expect, it } from 'vitest'
 import { FrameGuard, MAX_HEADER_BYTES, parseHeader } from '../src/frame-guard.ts'
 
 const frame = (body: string) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
 
-/** Feeds `chunks` through a guard; resolves with what came out, or the error it was destroyed with. */
+/** Feeds `chunks` through a guard on a stream standing for stdout; resolves with what came out, or the error it ended with. */
 async function guard(chunks: (string | Buffer)[], maxMessageBytes = 1_000): Promise<{ out: string; error?: LspError }> {
-  const stream = new FrameGuard('fake', maxMessageBytes)
+  const stdout = new PassThrough()
+  const stream = new FrameGuard(stdout, 'fake', maxMessageBytes)
   const out: Buffer[] = []
-  stream.on('data', (chunk: Buffer) => out.push(chunk))
+  stream.onData((chunk) => out.push(Buffer.from(chunk)))
   const done = new Promise<LspError | undefined>((resolve) => {
-    stream.on('error', (error) => resolve(error as LspError))
-    stream.on('end', () => resolve(undefined))
+    stream.onError((error) => resolve(error as LspError))
+    stream.onEnd(() => resolve(undefined))
   })
   for (const chunk of chunks) {
-    if (stream.destroyed) break
-    stream.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+    if (stream.ended) break
+    stdout.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   }
-  if (!stream.destroyed) stream.end()
+  if (!stream.ended) stdout.end()
   const error = await done
   return { out: Buffer.concat(out).toString('utf8'), ...(error ? { error } : {}) }
 }

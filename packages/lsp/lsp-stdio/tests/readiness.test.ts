@@ -82,7 +82,8 @@ describe('waiting for indexing', () => {
 describe('status while indexing', () => {
   it('idle before any query, indexing while progress is outstanding, ready after it ends', async () => {
     const rig = await makeRig({
-      fake: { progress: { onInitialized: true, durationMs: 1200, title: 'Loading fake project' } },
+      // `begin` without a `create` first: the title arrives with the token (see 'a progress token that never ends').
+      fake: { progress: { onInitialized: true, createRequest: false, durationMs: 1200, title: 'Loading fake project' } },
       server: { indexingTimeoutMs: 100 },
     })
     expect(rig.provider.status().state).toBe('idle')
@@ -97,8 +98,12 @@ describe('status while indexing', () => {
 
 describe('a progress token that never ends', () => {
   it('is treated as ended after progressTimeoutMs: the server is ready again, status says why, answers are complete', async () => {
+    // `begin` alone, right after `initialized` (before the handshake's settle reply): the token and its
+    // title arrive together, ahead of the first query. With a `create` first, a fake descheduled
+    // between our reply to `create` and its `begin` (load 30) left the token untitled past the
+    // first query's 100 ms, or past the 600 ms, and status named "fake-indexing".
     const rig = await makeRig({
-      fake: { progress: { onInitialized: true, durationMs: 3_600_000, title: 'Loading forever' } },
+      fake: { progress: { onInitialized: true, createRequest: false, durationMs: 3_600_000, title: 'Loading forever' } },
       server: { indexingTimeoutMs: 100, progressTimeoutMs: 600 },
     })
     const first = await rig.query('hover')

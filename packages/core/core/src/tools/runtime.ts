@@ -7,6 +7,7 @@ import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '.
 import { deepFreeze, isRecord, toFrozenJson, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { lazy } from '../lazy.ts'
 import { runInSession } from '../sessions/current.ts'
+import { untrackedMember } from '../lifetime.ts'
 import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
@@ -91,6 +92,8 @@ export class ToolRuntime extends Service {
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
     this.settings = config
+    // A read of `ctx.tools.execute` answers `execute` itself, not a shadow and a method proxy (docs/architecture.md, "Helpers").
+    untrackedMember(ctx, 'tools', 'execute')
     const entries = this.entries
     this.deferral = new Deferral(
       config.defer,
