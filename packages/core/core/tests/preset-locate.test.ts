@@ -19,6 +19,9 @@ vi.mock('node:module', async (importOriginal) => {
   }
 })
 
+// The project runs its files in shared workers (isolate: false): an earlier file may have loaded
+// load.ts with the real node:module already. A fresh copy imports the counting one.
+vi.resetModules()
 const { locatePlugins } = await import('../src/preset/load.ts')
 
 const PRESET = fileURLToPath(new URL('../../../../presets/base.yml', import.meta.url))
