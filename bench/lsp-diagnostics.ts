@@ -21,6 +21,8 @@ import { LSP_PACKAGES, onTheBuild } from './built.ts'
 
 const WORKSPACES = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces')
 const ROUNDS = Number(process.env.BENCH_LSP_DIAGNOSTICS_ROUNDS ?? 40)
+/** BENCH_LSP_DIAGNOSTICS_SERVERS=native (comma-separated first words of the rows: pyright, native, tsserver) measures only those rows. */
+const CHOSEN = process.env.BENCH_LSP_DIAGNOSTICS_SERVERS?.split(',').map((word) => word.trim()).filter(Boolean)
 
 export interface Server {
   readonly name: string
@@ -168,6 +170,8 @@ export async function measureLspDiagnostics(): Promise<string[]> {
     `diagnostics after a change, ${ROUNDS} changes per side (one error in, one error out, alternating); ours: fileChanged + lsp_diagnostics after the write (not timed); bare: didChange + the answer; round ratio: the median of the rounds' ours/bare (each round one change per side back to back) and its quartiles`,
     `${'server'.padEnd(66)} ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'round ratio (p25-p75)'.padStart(21)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}  ${'server CPU ours'.padStart(15)}  ${'bare'.padStart(10)}`,
   ]
-  for (const server of SERVERS) lines.push(...(await measure(server)))
+  const chosen = CHOSEN ? SERVERS.filter((server) => CHOSEN.includes(server.name.split(' ')[0]!)) : SERVERS
+  if (!chosen.length) throw new Error(`BENCH_LSP_DIAGNOSTICS_SERVERS: no row named ${CHOSEN!.join(', ')}; known: ${SERVERS.map((server) => server.name.split(' ')[0]).join(', ')}`)
+  for (const server of chosen) lines.push(...(await measure(server)))
   return lines
 }

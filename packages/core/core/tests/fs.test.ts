@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process'
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Context } from 'cordis'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { syncCalls } from '../src/fs/io.ts'
 import { FileSystem, FsError, type Workspace } from '../src/index.ts'
 import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
 
@@ -201,20 +202,82 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
       ['a path through a directory symlink pointing outside', 'escape-dir/secret.txt'],
       ['a missing file behind a directory symlink pointing outside', 'escape-dir/not-yet.txt'],
       ['the escaping directory itself', 'escape-dir'],
-    ])('throws FS_OUTSIDE_WORKSPACE for %s, as contained rejects', async (_label, path) => {
+    ])('throws FS_OUTSIDE_WORKSPACE for %s, as contained rejects (containedBelowNow too)', async (_label, path) => {
       const { workspace } = await layout()
       expect(() => fs.containedNow(workspace, path)).toThrow(expect.objectContaining({ code: 'FS_OUTSIDE_WORKSPACE' }))
+      expect(() => fs.containedBelowNow(workspace, path)).toThrow(expect.objectContaining({ code: 'FS_OUTSIDE_WORKSPACE' }))
       expect(await fsCode(fs.contained(workspace, path))).toBe('FS_OUTSIDE_WORKSPACE')
     })
 
-    it('refuses a component swapped for a symlink out of the workspace after an earlier proof', async () => {
+    it('refuses a component swapped for a symlink out of the workspace after an earlier proof (containedBelowNow too)', async () => {
       const { ws, workspace, outside } = await layout()
       await mkdir(join(ws, 'swapped'))
       await writeFile(join(ws, 'swapped', 'secret.txt'), 'inside\n')
       expect(fs.containedNow(workspace, 'swapped/secret.txt')).toBe(join(ws, 'swapped', 'secret.txt'))
+      expect(fs.containedBelowNow(workspace, 'swapped/secret.txt')?.path).toBe(join(ws, 'swapped', 'secret.txt'))
       await rm(join(ws, 'swapped'), { recursive: true })
       await symlink(outside, join(ws, 'swapped'))
       expect(() => fs.containedNow(workspace, 'swapped/secret.txt')).toThrow(expect.objectContaining({ code: 'FS_OUTSIDE_WORKSPACE' }))
+      expect(() => fs.containedBelowNow(workspace, 'swapped/secret.txt')).toThrow(expect.objectContaining({ code: 'FS_OUTSIDE_WORKSPACE' }))
+    })
+  })
+
+  describe('containedBelowNow (issue 27 item 2: a file below a workspace just proven, by lstats below it)', () => {
+    /** The event loop's lstat and realpath calls `work` made (the shared SyncCalls of ctx.fs). */
+    function callsOf(work: () => unknown): { lstat: number; realpath: number } {
+      const lstat = vi.spyOn(syncCalls, 'lstat')
+      const realpath = vi.spyOn(syncCalls, 'realpath')
+      try {
+        work()
+        return { lstat: lstat.mock.calls.length, realpath: realpath.mock.calls.length }
+      } finally {
+        lstat.mockRestore()
+        realpath.mockRestore()
+      }
+    }
+
+    it('answers what containedNow answers for every spelling inside, with the lstat of what exists', async () => {
+      const { root, ws, workspace } = await layout()
+      await mkdir(join(ws, 'sub', 'deeper'))
+      for (const path of ['inside.txt', 'sub/deep.txt', './sub/../inside.txt', join(ws, 'sub', 'deep.txt'), '.', 'sub', 'link-inside', 'sub/new/file.txt', 'sub/deeper/missing.txt', 'inside.txt/under-a-file', 'missing-dir/x/y.txt']) {
+        const below = fs.containedBelowNow(workspace, path)
+        expect(below?.path, path).toBe(fs.containedNow(workspace, path))
+        expect(below?.path, path).toBe(await fs.contained(workspace, path))
+      }
+      expect(fs.containedBelowNow(workspace, 'sub/deep.txt')?.info).toMatchObject({ type: 'file', size: 5 })
+      expect(fs.containedBelowNow(workspace, 'sub/missing.txt')?.info).toBeUndefined()
+      // A symlink is resolved instead (its info would be the link's): no info.
+      expect(fs.containedBelowNow(workspace, 'link-inside')).toEqual({ path: join(ws, 'sub', 'deep.txt'), info: undefined })
+      // Spelled outside: left to contained, as containedNow.
+      expect(fs.containedBelowNow(workspace, join(root, 'ws-link', 'inside.txt'))).toBeUndefined()
+      expect(fs.containedBelowNow(workspace, '../outside/secret.txt')).toBeUndefined()
+    })
+
+    it('proves a file with an lstat of the workspace and of each name below it, not a resolution from /', async () => {
+      const { ws, workspace } = await layout()
+      await mkdir(join(ws, 'a', 'b'), { recursive: true })
+      await writeFile(join(ws, 'a', 'b', 'c.ts'), 'c\n')
+      // Before: one realpath of the whole path (one readlink per name from /).
+      expect(callsOf(() => fs.containedNow(workspace, 'a/b/c.ts'))).toEqual({ lstat: 0, realpath: 1 })
+      expect(callsOf(() => fs.containedBelowNow(workspace, 'a/b/c.ts'))).toEqual({ lstat: 4, realpath: 0 })
+      // A workspace this ctx.fs did not answer with is resolved as containedNow resolves.
+      expect(callsOf(() => fs.containedBelowNow({ ...workspace }, 'a/b/c.ts'))).toEqual({ lstat: 0, realpath: 1 })
+    })
+
+    it('sees the workspace directory itself swapped after its proof: moved away and replaced by a symlink out, or by another directory', async () => {
+      const { root, ws, outside } = await layout()
+      const workspace = await fs.workspace(ws)
+      expect(fs.containedBelowNow(workspace, 'inside.txt')?.path).toBe(join(ws, 'inside.txt'))
+      await writeFile(join(outside, 'inside.txt'), 'outside\n')
+      await rename(ws, join(root, 'ws-moved'))
+      await symlink(outside, ws)
+      // The workspace's own lstat shows the symlink: resolved from /, and refused.
+      expect(() => fs.containedBelowNow(workspace, 'inside.txt')).toThrow(expect.objectContaining({ code: 'FS_OUTSIDE_WORKSPACE' }))
+      await rm(ws)
+      await mkdir(ws)
+      await writeFile(join(ws, 'inside.txt'), 'another\n')
+      // Another directory under the same name: not the one proven (device and inode), so resolved as containedNow does.
+      expect(callsOf(() => fs.containedBelowNow(workspace, 'inside.txt'))).toEqual({ lstat: 1, realpath: 1 })
     })
   })
 

@@ -19,6 +19,9 @@ import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation
 
 export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
 
+/** Diagnostics are asked of any server (pulled, or the publication awaited). */
+const ALWAYS_SUPPORTED = { supported: () => true as const }
+
 export interface InstanceOptions {
   readonly serverId: string
   readonly config: ServerConfig
@@ -185,10 +188,13 @@ export class ServerInstance {
    * PublishedDiagnostics), waited for at most `diagnosticsWaitMs` once the server is quiet.
    */
   diagnostics(source: ContainedText, languageId: string, lifetime: Lifetime): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    // A server known to answer pulls (TypeScript 7's) publishes nothing to wait for: no watch to
+    // make and dispose, and no layer for it, on a call a writer makes after every edit.
+    if (this.capabilities?.diagnosticProvider) return this.use(lifetime, () => this.opened(source, languageId, lifetime, ALWAYS_SUPPORTED, (document) => this.pulledDiagnostics(document, lifetime)))
     return this.use(lifetime, async () => {
       const watch = this.published.watch(source.url)
       try {
-        return await this.opened(source, languageId, lifetime, { supported: () => true }, (document, capabilities) => {
+        return await this.opened(source, languageId, lifetime, ALWAYS_SUPPORTED, (document, capabilities) => {
           if (capabilities.diagnosticProvider) return this.pulledDiagnostics(document, lifetime)
           if (offersTsserverRequests(capabilities)) return this.tsserverDiagnostics(document, lifetime)
           return this.pushedDiagnostics(document, watch, lifetime)

@@ -57,7 +57,9 @@ describe('waiting for indexing', () => {
   it('an indexing budget shorter than the loading gives the early answer marked complete: false', async () => {
     const rig = await makeRig({
       fake: {
-        progress: { onInitialized: true, durationMs: 1500 },
+        // Loading ends when the test asks for an implementation (60 s at most): not on a timer a
+        // loaded machine could outrun between the two early queries.
+        progress: { onInitialized: true, durationMs: 60_000, endOnRequest: 'textDocument/implementation' },
         resultsBeforeReady: { 'textDocument/definition': early, 'textDocument/hover': { contents: 'loading…' } },
         results: { 'textDocument/definition': full, 'textDocument/hover': { contents: 'ready' } },
       },
@@ -66,6 +68,7 @@ describe('waiting for indexing', () => {
     expect(await rig.query('goToDefinition')).toEqual({ kind: 'locations', locations: early, resolvedWorkspaceUri: rig.wsUrl, complete: false })
     expect(await rig.query('hover')).toEqual({ kind: 'hover', hover: { contents: 'loading…' }, complete: false })
     // once loading ends, answers are complete again (same server)
+    await rig.query('goToImplementation')
     await waitForFakeLog(rig.log, (e) => e.some((entry) => 'event' in entry && entry.event === 'progress-end'))
     await waitFor(() => rig.provider.status().state === 'ready', 'status ready')
     expect(await rig.query('goToDefinition')).toEqual({ kind: 'locations', locations: full, resolvedWorkspaceUri: rig.wsUrl, complete: true })

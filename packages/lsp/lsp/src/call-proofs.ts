@@ -1,5 +1,11 @@
 import { resolve as resolvePath } from 'node:path'
-import type { ContainedText, FileSystem, Workspace } from 'dsh-core'
+import type { ContainedText, FileSystem, PathInfo, Workspace } from 'dsh-core'
+
+/** A file's lstat taken by its proof in this call, and the clock just before it (see `ProvenTextCache.lookup`). */
+export interface ProvenStat {
+  readonly at: number
+  readonly info: PathInfo
+}
 
 /**
  * The containment proofs of one call, each made once: the canonical workspace (`fs.workspace`) and
@@ -11,11 +17,21 @@ import type { ContainedText, FileSystem, Workspace } from 'dsh-core'
  * later asker in the same call tries again (and sees its own failure). Whole texts read in the call
  * are shared the same way (`noteRead`): the line text of a diagnostic comes from the text the
  * provider sent the server, not from a second read.
+ *
+ * A file below the workspace this call proved is proven by lstats of the workspace directory and
+ * the names below it (`fs.containedBelowNow`), not resolved from `/` again; the file's own lstat
+ * from that walk is kept for the call (`statOf`), so a kept text's check needs no second stat.
  */
 export class CallProofs {
   private workspaceProof: Promise<Workspace> | undefined
+  /** The workspace `workspaceProof` answered with, once it has. */
+  private provenWorkspace: Workspace | undefined
   /** Proofs by workspace and the path's absolute spelling there (what `fs.contained` resolves). */
   private readonly files = new Map<string, Promise<string>>()
+  /** The proofs of `files` that have answered, by the same keys. */
+  private readonly answered = new Map<string, string>()
+  /** The lstat each proof below the call's workspace took of its file, by canonical path. */
+  private readonly stats = new Map<string, ProvenStat>()
   /** Whole texts read in this call, by canonical path. */
   private readonly texts = new Map<string, ContainedText>()
 
@@ -30,9 +46,14 @@ export class CallProofs {
     if (!this.workspaceProof) {
       const proof = this.fs.workspace(this.workspaceRoot, signal)
       this.workspaceProof = proof
-      proof.catch(() => {
-        if (this.workspaceProof === proof) this.workspaceProof = undefined
-      })
+      proof.then(
+        (workspace) => {
+          if (this.workspaceProof === proof) this.provenWorkspace = workspace
+        },
+        () => {
+          if (this.workspaceProof === proof) this.workspaceProof = undefined
+        },
+      )
     }
     return this.workspaceProof
   }
@@ -45,18 +66,37 @@ export class CallProofs {
     const key = keyOf(workspace, resolvePath(workspace.path, filePath))
     const known = this.files.get(key)
     if (known) return known
+    let now: string | undefined
+    try {
+      now = this.provenNow(workspace, filePath, key)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (now !== undefined) return this.files.get(key)!
     const proof = this.fs.contained(workspace, filePath, signal)
     this.files.set(key, proof)
     proof.then(
-      (path) => {
-        const canonical = keyOf(workspace, path)
-        if (!this.files.has(canonical)) this.files.set(canonical, proof)
-      },
+      (path) => this.note(key, workspace, path, proof),
       () => {
         if (this.files.get(key) === proof) this.files.delete(key)
       },
     )
     return proof
+  }
+
+  /**
+   * `contained` answered in the call, without a promise, when the proof runs on the event loop (a
+   * path spelled inside the workspace, see `fs.containedNow`); undefined when it must be awaited
+   * (`contained` then). A refusal is thrown, and not kept.
+   */
+  containedNow(workspace: Workspace, filePath: string): string | undefined {
+    const key = keyOf(workspace, resolvePath(workspace.path, filePath))
+    return this.answered.get(key) ?? (this.files.has(key) ? undefined : this.provenNow(workspace, filePath, key))
+  }
+
+  /** The file's lstat from its proof in this call (a proof below the call's workspace that reached it). */
+  statOf(path: string): ProvenStat | undefined {
+    return this.stats.get(path)
   }
 
   /** A whole text read in this call through `ctx.fs` (which proved and identified what it opened). */
@@ -67,6 +107,31 @@ export class CallProofs {
   /** The text of the canonical `path` read whole earlier in this call, if any. */
   readOf(path: string): ContainedText | undefined {
     return this.texts.get(path)
+  }
+
+  /** The proof made on the event loop and kept, or undefined when it belongs on the thread pool. */
+  private provenNow(workspace: Workspace, filePath: string, key: string): string | undefined {
+    if (workspace === this.provenWorkspace) {
+      const at = Date.now()
+      const walked = this.fs.containedBelowNow(workspace, filePath)
+      if (walked === undefined) return undefined
+      if (walked.info && !this.stats.has(walked.path)) this.stats.set(walked.path, { at, info: walked.info })
+      return this.note(key, workspace, walked.path, Promise.resolve(walked.path))
+    }
+    const path = this.fs.containedNow(workspace, filePath)
+    return path === undefined ? undefined : this.note(key, workspace, path, Promise.resolve(path))
+  }
+
+  /** Keeps an answered proof under its spelling and its canonical path. */
+  private note(key: string, workspace: Workspace, path: string, proof: Promise<string>): string {
+    this.files.set(key, proof)
+    this.answered.set(key, path)
+    const canonical = keyOf(workspace, path)
+    if (!this.files.has(canonical)) {
+      this.files.set(canonical, proof)
+      this.answered.set(canonical, path)
+    }
+    return path
   }
 }
 

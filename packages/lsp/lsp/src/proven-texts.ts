@@ -1,4 +1,5 @@
 import type { ContainedText, FileSystem, PathInfo, Workspace } from 'dsh-core'
+import type { CallProofs } from './call-proofs.ts'
 
 /**
  * How long after its last change a file (or a directory's entries) must have stood still before
@@ -62,19 +63,43 @@ export class ProvenTextCache {
 
   /**
    * The text of `path`, a canonical path `fs.contained(workspace, …)` returned a moment ago; at most
-   * `maxBytes` bytes (else `FS_TOO_LARGE`, as `readContainedText`).
+   * `maxBytes` bytes (else `FS_TOO_LARGE`, as `readContainedText`). With the call's `proofs`, the
+   * file's stat is the one its proof took in this call (see `lookup`).
    */
-  async read(workspace: Workspace, path: string, options: { readonly maxBytes: number; readonly signal?: AbortSignal | undefined }): Promise<ContainedText> {
-    const found = await this.lookup(path, options.signal)
+  async read(workspace: Workspace, path: string, options: { readonly maxBytes: number; readonly signal?: AbortSignal | undefined; readonly proofs?: CallProofs | undefined }): Promise<ContainedText> {
+    const looked = this.lookup(path, options.signal, options.proofs)
+    const found = looked instanceof Promise ? await looked : looked
     if (found.hit && found.info.size <= options.maxBytes) return found.hit
-    return this.fill(workspace, path, found, options)
+    return this.fill(workspace, path, found, { maxBytes: options.maxBytes, signal: options.signal })
   }
 
-  /** The file's stat now, and the kept text when the file is unchanged since it was read. */
-  async lookup(path: string, signal: AbortSignal | undefined): Promise<TextLookup> {
+  /**
+   * The file's stat now, and the kept text when the file is unchanged since it was read. A value,
+   * not a promise, unless a symlink must be followed (on the thread pool). With the call's
+   * `proofs`, the stat is the lstat the file's proof took in this call a moment ago (`statOf`),
+   * not a second one: the proof walked to this very name, and every read still identifies what it opens.
+   */
+  lookup(path: string, signal: AbortSignal | undefined, proofs?: CallProofs): TextLookup | Promise<TextLookup> {
+    const proven = proofs?.statOf(path)
+    if (proven) return this.found(path, proven.at, proven.info.type === 'file' ? proven.info : undefined)
     // Taken before the stat, and the stat before any read: what is kept is never older than its key.
     const at = Date.now()
-    const info = await this.statOf(path, signal)
+    let info: PathInfo | undefined | 'symlink'
+    try {
+      info = this.fs.lstatBesideProven(path, signal)
+    } catch {
+      // Known only as a cheaper way to a miss: a failed stat leaves the read to report the failure.
+      return { at }
+    }
+    if (info !== 'symlink') return this.found(path, at, info?.type === 'file' ? info : undefined)
+    return this.fs.stat(path, signal).then(
+      (followed) => this.found(path, at, followed?.type === 'file' ? followed : undefined),
+      () => ({ at }),
+    )
+  }
+
+  /** What `lookup` answers for the stat `info` (of a regular file) taken at `at`. */
+  private found(path: string, at: number, info: PathInfo | undefined): TextLookup {
     if (!info) return { at }
     const kept = this.kept.get(path)
     if (!kept) return { at, info }
@@ -98,16 +123,6 @@ export class ProvenTextCache {
     const { info } = found
     if (info && text.path === path && info.size <= this.limits.maxFileBytes && settled(info, found.at, this.limits.settleMs)) this.keep(path, { info, text })
     return text
-  }
-
-  /** Known only as a cheaper way to a miss: a failed stat leaves the read to report the failure. */
-  private async statOf(path: string, signal: AbortSignal | undefined): Promise<PathInfo | undefined> {
-    try {
-      const info = await this.fs.statBesideProven(path, signal)
-      return info?.type === 'file' ? info : undefined
-    } catch {
-      return undefined
-    }
   }
 
   private keep(path: string, entry: Kept): void {

@@ -2,16 +2,24 @@
 // tool's line text). CallProofs makes each proof once per call; nothing of it outlives the call, so
 // a symlink swapped out of the workspace between two calls is refused by the second. Proofs are
 // counted, not timed.
-import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FileSystem as FileSystemService } from 'dsh-core'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { CallProofs } from '../src/index.ts'
+import { CallProofs, PROVEN_TEXT_LIMITS, ProvenTextCache } from '../src/index.ts'
 import { useFsHost } from './fs-host.ts'
 
+/** The event loop's file-system calls made from now on (ctx.fs's shared SyncCalls); the returned function reads them. */
+function eventLoopCalls(): () => { lstat: number; realpath: number; stat: number } {
+  const calls = (host.fs() as unknown as { provenCalls: Record<'lstat' | 'realpath' | 'stat', (...args: never[]) => unknown> }).provenCalls
+  const spies = (['lstat', 'realpath', 'stat'] as const).map((name) => vi.spyOn(calls, name))
+  return () => ({ lstat: spies[0]!.mock.calls.length, realpath: spies[1]!.mock.calls.length, stat: spies[2]!.mock.calls.length })
+}
+
+const host = useFsHost('call-proofs-')
+
 describe('CallProofs', () => {
-  const host = useFsHost('call-proofs-')
   const tempDir = host.tempDir
   let fs: FileSystemService
   beforeAll(() => {
@@ -24,7 +32,7 @@ describe('CallProofs', () => {
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 1\n')
     symlinkSync(join(dir, 'src/a.ts'), join(dir, 'alias.ts'))
     const workspaces = vi.spyOn(fs, 'workspace')
-    const contained = vi.spyOn(fs, 'contained')
+    const contained = vi.spyOn(fs, 'containedBelowNow')
     const proofs = new CallProofs(fs, dir)
     const workspace = await proofs.workspace()
     expect(await proofs.workspace()).toBe(workspace)
@@ -35,6 +43,55 @@ describe('CallProofs', () => {
     expect(workspaces).toHaveBeenCalledTimes(1)
     // One for src/a.ts (its canonical path counts as proven), one for the alias's own spelling.
     expect(contained.mock.calls.map(([, path]) => path)).toEqual(['src/a.ts', 'alias.ts'])
+    // Both answered on the event loop: the second asker of each has the value in the call.
+    expect(proofs.containedNow(workspace, 'alias.ts')).toBe(join(dir, 'src/a.ts'))
+    expect(contained).toHaveBeenCalledTimes(2)
+  })
+
+  it('proves a file below its own workspace by lstats below it and keeps the file\'s lstat for the call: a kept text\'s check takes no second stat (issue 27 item 2)', async () => {
+    const dir = tempDir()
+    mkdirSync(join(dir, 'src'))
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 1\n')
+    const texts = new ProvenTextCache(fs, { ...PROVEN_TEXT_LIMITS, settleMs: Number.NEGATIVE_INFINITY })
+    const first = new CallProofs(fs, dir)
+    const workspace = await first.workspace()
+    const path = await first.contained(workspace, 'src/a.ts')
+    await texts.read(workspace, path, { maxBytes: 1024, proofs: first })
+    const next = new CallProofs(fs, dir)
+    const again = await next.workspace()
+    const calls = eventLoopCalls()
+    expect(next.containedNow(again, 'src/a.ts')).toBe(path)
+    const lookup = texts.lookup(path, undefined, next)
+    // A value (no promise), a hit, and no stat beyond the proof's: the workspace and the two names below it.
+    expect(lookup).toMatchObject({ hit: { text: 'export const a = 1\n' } })
+    expect(calls()).toEqual({ lstat: 3, realpath: 0, stat: 0 })
+    expect(next.statOf(path)?.info).toMatchObject({ type: 'file', size: 19 })
+  })
+
+  it('a file swapped after its text was kept is seen by the next call: for a symlink out the proof refuses, for another file the kept text is not used', async () => {
+    const dir = tempDir()
+    const outside = tempDir()
+    mkdirSync(join(dir, 'src'))
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 1\n')
+    writeFileSync(join(outside, 'a.ts'), 'SECRET = 1\n')
+    const texts = new ProvenTextCache(fs, { ...PROVEN_TEXT_LIMITS, settleMs: Number.NEGATIVE_INFINITY })
+    const read = async (proofs: CallProofs) => {
+      const workspace = await proofs.workspace()
+      return (await texts.read(workspace, await proofs.contained(workspace, 'src/a.ts'), { maxBytes: 1024, proofs })).text
+    }
+    expect(await read(new CallProofs(fs, dir))).toBe('export const a = 1\n')
+    expect(await read(new CallProofs(fs, dir))).toBe('export const a = 1\n')
+    // The file for another of the same size (a new inode): the proof's lstat shows it, and it is read.
+    renameSync(join(dir, 'src/a.ts'), join(dir, 'src/old.ts'))
+    writeFileSync(join(dir, 'src/a.ts'), 'export const b = 2\n')
+    expect(await read(new CallProofs(fs, dir))).toBe('export const b = 2\n')
+    // The file for a symlink out of the workspace, then its directory for one: refused by the proof.
+    unlinkSync(join(dir, 'src/a.ts'))
+    symlinkSync(join(outside, 'a.ts'), join(dir, 'src/a.ts'))
+    await expect(read(new CallProofs(fs, dir))).rejects.toMatchObject({ code: 'FS_OUTSIDE_WORKSPACE' })
+    rmSync(join(dir, 'src'), { recursive: true })
+    symlinkSync(outside, join(dir, 'src'))
+    await expect(read(new CallProofs(fs, dir))).rejects.toMatchObject({ code: 'FS_OUTSIDE_WORKSPACE' })
   })
 
   it('keeps no failed proof: a later asker in the call proves again and sees its own answer', async () => {

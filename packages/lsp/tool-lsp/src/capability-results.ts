@@ -1,6 +1,6 @@
 import { LSP_CALL_DIRECTIONS, LSP_DIAGNOSTIC_SEVERITIES, LSP_SYMBOL_KINDS, type LspRange, type LspSymbolKind } from 'dsh-lsp'
 import { z } from 'zod'
-import { checkedAgainst } from './provider-result.ts'
+import { checkedAgainst, isObject, quickRange } from './provider-result.ts'
 import { LooseRange } from './range-schema.ts'
 
 /**
@@ -8,7 +8,7 @@ import { LooseRange } from './range-schema.ts'
  * third-party code, so the tools check the answers before building on them (as `checkProviderResult`
  * does for `query`); parsing also copies them into fresh plain objects.
  */
-const Diagnostics = z.object({
+export const Diagnostics = z.object({
   kind: z.literal('diagnostics'),
   uri: z.string(),
   resolvedWorkspaceUri: z.string(),
@@ -121,6 +121,54 @@ export type CheckedWorkspaceAnswer = z.infer<typeof WorkspaceAnswer>
 
 export const checkRename = (raw: unknown): CheckedRename => checkedAgainst(Rename, raw)
 export const checkCallHierarchy = (raw: unknown): CheckedCallHierarchy => checkedAgainst(CallHierarchy, raw)
-export const checkDiagnostics = (raw: unknown): CheckedDiagnostics => checkedAgainst(Diagnostics, raw)
+export const checkDiagnostics = (raw: unknown): CheckedDiagnostics => quickDiagnostics(raw) ?? checkedAgainst(Diagnostics, raw)
 export const checkOutline = (raw: unknown): CheckedOutline => checkedAgainst(Outline, raw)
 export const checkWorkspaceAnswer = (raw: unknown): CheckedWorkspaceAnswer => checkedAgainst(WorkspaceAnswer, raw)
+
+type CheckedDiagnostic = CheckedDiagnostics['items'][number]
+const SEVERITIES: ReadonlySet<unknown> = new Set(LSP_DIAGNOSTIC_SEVERITIES)
+
+/**
+ * `Diagnostics`' parse of an answer it certainly accepts, without zod: fresh plain objects holding
+ * only the schema's fields (as `quickResult` for a query's). Undefined for anything unusual, valid
+ * or not, which the schema then decides and words. Every lsp_diagnostics call, the tool a writer
+ * asks after each edit, passes here.
+ */
+export function quickDiagnostics(raw: unknown): CheckedDiagnostics | undefined {
+  if (!isObject(raw) || raw.kind !== 'diagnostics' || typeof raw.uri !== 'string' || typeof raw.resolvedWorkspaceUri !== 'string' || typeof raw.complete !== 'boolean' || !Array.isArray(raw.items)) return undefined
+  const given: unknown[] = raw.items
+  const items: CheckedDiagnostic[] = new Array(given.length)
+  for (let index = 0; index < given.length; index++) {
+    const item = quickDiagnostic(given[index])
+    if (!item) return undefined
+    items[index] = item
+  }
+  return { kind: 'diagnostics', uri: raw.uri, resolvedWorkspaceUri: raw.resolvedWorkspaceUri, complete: raw.complete, items }
+}
+
+function quickDiagnostic(item: unknown): CheckedDiagnostic | undefined {
+  if (!isObject(item) || !SEVERITIES.has(item.severity) || typeof item.message !== 'string' || !Array.isArray(item.related)) return undefined
+  const { code, source } = item
+  // An optional field present as undefined is copied by the schema as such: left to it.
+  if ('code' in item && typeof code !== 'string' && !(typeof code === 'number' && Number.isFinite(code))) return undefined
+  if ('source' in item && typeof source !== 'string') return undefined
+  const range = quickRange(item.range)
+  if (!range) return undefined
+  const given: unknown[] = item.related
+  const related: CheckedDiagnostic['related'] = new Array(given.length)
+  for (let index = 0; index < given.length; index++) {
+    const place = given[index]
+    if (!isObject(place) || typeof place.uri !== 'string' || typeof place.message !== 'string') return undefined
+    const placeRange = quickRange(place.range)
+    if (!placeRange) return undefined
+    related[index] = { uri: place.uri, range: placeRange, message: place.message }
+  }
+  return {
+    range,
+    severity: item.severity as CheckedDiagnostic['severity'],
+    ...(code === undefined ? {} : { code: code as string | number }),
+    ...(source === undefined ? {} : { source: source as string }),
+    message: item.message,
+    related,
+  }
+}

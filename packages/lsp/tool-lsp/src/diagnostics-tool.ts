@@ -20,6 +20,24 @@ export const DiagnosticsInput = z.strictObject({
 })
 export type DiagnosticsInput = z.infer<typeof DiagnosticsInput>
 
+const SEVERITIES: ReadonlySet<unknown> = new Set(LSP_DIAGNOSTIC_SEVERITIES)
+const NOT_BLANK = /\S/
+
+/**
+ * `DiagnosticsInput` without zod for a call it certainly accepts (the runtime's `quickArgs`): the
+ * frozen arguments as they are. Anything else, valid or not, is left to the schema, which words the
+ * error. A writer asks this tool after every edit.
+ */
+export function quickDiagnosticsInput(args: unknown): DiagnosticsInput | undefined {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined
+  const record = args as Record<string, unknown>
+  for (const key in record) if (key !== 'filePath' && key !== 'severity') return undefined
+  const { filePath, severity } = record
+  if (typeof filePath !== 'string' || !NOT_BLANK.test(filePath)) return undefined
+  if ('severity' in record && !SEVERITIES.has(severity)) return undefined
+  return record as DiagnosticsInput
+}
+
 export const DIAGNOSTICS_TOOL_DESCRIPTION = [
   'The errors and warnings the language server reports for one file as it is on disk now: type errors, unresolved names, syntax errors.',
   'Use it after editing a file, to see what the change broke (also in files that use it), instead of running a build.',
@@ -33,9 +51,14 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
     surface: 'lsp',
     description: DIAGNOSTICS_TOOL_DESCRIPTION,
     input: DiagnosticsInput,
+    quickArgs: quickDiagnosticsInput,
     output: DiagnosticsValue,
     // Built field by field from the checked provider answer (checkDiagnostics), as `lsp`'s value.
     checkOutput: false,
+    // The session reaches the call as exec.session (its workspace); nothing on its path asks
+    // currentSession(), so a writer asking after every edit never turns Node 20/22's async hooks
+    // on for the whole process (each promise after that pays a hook call), as the `lsp` tool.
+    ambientSession: false,
     timeoutMs: settings.timeoutMs,
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_diagnostics')

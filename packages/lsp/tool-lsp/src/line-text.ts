@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
-import { Lifetime, throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
-import { ProvenTextCache, type CallProofs, type LspLocation } from 'dsh-lsp'
+import { Lifetime, throwIfAborted, type ContainedText, type FileSystem, type Workspace } from 'dsh-core'
+import { ProvenTextCache, type CallProofs, type LspLocation, type TextLookup } from 'dsh-lsp'
+import { lineAt, lineIndexOf } from './line-index.ts'
 import { displayLine, LineCollector, type LineBuffer } from './line-collector.ts'
 import { readSourceLines, type SourceLines } from './source-lines.ts'
 
@@ -42,11 +43,13 @@ export async function readLineTexts(
   if (!workspace) return texts
 
   const meter = { bytes: 0 }
-  for (const [path, wants] of await groupByContainedFile(proofs, workspace, locations, cancel)) {
+  const grouping = groupByContainedFile(proofs, workspace, locations, cancel)
+  // Warm, every step below is a value: proofs on the event loop, kept texts, indexed lines.
+  for (const [path, wants] of grouping instanceof Promise ? await grouping : grouping) {
     const left = limits.lineTextBudgetBytes - meter.bytes
     if (left <= 0) break
-    const read = () => wantedLines(proofs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), cancel, meter)
-    const source = await attempt(read, cancel)
+    const reading = attempt(() => wantedLines(proofs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), cancel, meter), cancel)
+    const source = reading instanceof Promise ? await reading : reading
     if (!source) continue
     // A blank line has nothing to show.
     for (const index of wants.locations) texts[index] = source.lines.get(locations[index]!.range.start.line) || undefined
@@ -59,10 +62,11 @@ const keptTexts = new WeakMap<FileSystem, ProvenTextCache>()
 
 /**
  * The wanted lines of a proven file: from the text read earlier in this call (the provider's
- * source), or its kept text while it is unchanged (no bytes read); else a small file is read whole
- * and kept, and a larger one streamed up to its last wanted line.
+ * source), or its kept text while it is unchanged (no bytes read; the stat is the one the file's
+ * proof took in this call); else a small file is read whole and kept, and a larger one streamed up
+ * to its last wanted line. A value, not a promise, unless bytes are read or a symlink followed.
  */
-async function wantedLines(
+function wantedLines(
   proofs: CallProofs,
   workspace: Workspace,
   path: string,
@@ -71,37 +75,81 @@ async function wantedLines(
   maxBytes: number,
   cancel: Cancellation,
   meter: { bytes: number },
-): Promise<SourceLines> {
+): SourceLines | Promise<SourceLines> {
   const readInCall = proofs.readOf(path)
-  if (readInCall) return linesOf(readInCall.text, wanted, makeBuffer)
+  if (readInCall) return linesOf(readInCall, wanted, makeBuffer)
   const { fs } = proofs
   let texts = keptTexts.get(fs)
   if (!texts) keptTexts.set(fs, (texts = new ProvenTextCache(fs)))
   cancel.check()
-  const found = await texts.lookup(path, cancel.quick)
-  if (found.hit) return linesOf(found.hit.text, wanted, makeBuffer)
-  if (!found.info || found.info.size > Math.min(maxBytes, texts.maxFileBytes)) return readSourceLines(fs, workspace, path, wanted, makeBuffer, maxBytes, cancel.signal(), meter)
-  meter.bytes += found.info.size
-  return linesOf((await texts.fill(workspace, path, found, { maxBytes, signal: cancel.signal() })).text, wanted, makeBuffer)
+  const kept = texts
+  const looked = kept.lookup(path, cancel.quick, proofs)
+  const from = (found: TextLookup): SourceLines | Promise<SourceLines> => {
+    if (found.hit) return linesOf(found.hit, wanted, makeBuffer)
+    if (!found.info || found.info.size > Math.min(maxBytes, kept.maxFileBytes)) return readSourceLines(fs, workspace, path, wanted, makeBuffer, maxBytes, cancel.signal(), meter)
+    meter.bytes += found.info.size
+    return kept.fill(workspace, path, found, { maxBytes, signal: cancel.signal() }).then((text) => linesOf(text, wanted, makeBuffer))
+  }
+  return looked instanceof Promise ? looked.then(from) : from(looked)
 }
 
-function linesOf(text: string, wanted: ReadonlySet<number>, makeBuffer: () => LineBuffer): SourceLines {
+/** The wanted lines of a whole text: looked up in its line index once it has one (see line-index.ts), else scanned to the last one. */
+function linesOf(source: ContainedText, wanted: ReadonlySet<number>, makeBuffer: () => LineBuffer): SourceLines {
+  const index = lineIndexOf(source)
+  if (index) {
+    const lines = new Map<number, string>()
+    for (const line of wanted) {
+      const text = lineAt(source.text, index, line)
+      if (text === undefined) continue
+      const buffer = makeBuffer()
+      if (text) buffer.append(text)
+      lines.set(line, buffer.text())
+    }
+    return { lines, lineCount: index.length }
+  }
   const collector = new LineCollector(wanted, makeBuffer)
-  collector.push(text)
+  collector.push(source.text)
   const stoppedEarly = collector.done
   const lines = collector.finish()
   return { lines, lineCount: stoppedEarly ? undefined : collector.lineCount }
 }
 
-/** Canonical in-workspace file → what is wanted from it. Aliases of one file share an entry. */
-async function groupByContainedFile(proofs: CallProofs, workspace: Workspace, locations: readonly LspLocation[], cancel: Cancellation): Promise<Map<string, FileWants>> {
+/**
+ * Canonical in-workspace file → what is wanted from it, in the order the locations name them.
+ * Aliases of one file share an entry. A value when every proof runs on the event loop (a path
+ * spelled inside the workspace); the others are awaited in turn.
+ */
+function groupByContainedFile(proofs: CallProofs, workspace: Workspace, locations: readonly LspLocation[], cancel: Cancellation): Map<string, FileWants> | Promise<Map<string, FileWants>> {
+  cancel.check()
   const canonicalByUri = new Map<string, string | undefined>()
+  /** URIs whose proof belongs on the thread pool, with their local paths. */
+  const awaited: [string, string][] = []
+  for (const { uri } of locations) {
+    if (canonicalByUri.has(uri)) continue
+    const local = localPath(uri)
+    canonicalByUri.set(uri, undefined)
+    if (local === undefined) continue
+    let now: string | undefined
+    try {
+      now = proofs.containedNow(workspace, local)
+    } catch {
+      // Refused (outside, or unreadable on the way): no line text, unless the call was cancelled.
+      cancel.check()
+      continue
+    }
+    if (now === undefined) awaited.push([uri, local])
+    else canonicalByUri.set(uri, now)
+  }
+  if (awaited.length === 0) return wantsByFile(locations, canonicalByUri)
+  return (async () => {
+    for (const [uri, local] of awaited) canonicalByUri.set(uri, await attempt(() => proofs.contained(workspace, local, cancel.quick), cancel))
+    return wantsByFile(locations, canonicalByUri)
+  })()
+}
+
+function wantsByFile(locations: readonly LspLocation[], canonicalByUri: ReadonlyMap<string, string | undefined>): Map<string, FileWants> {
   const files = new Map<string, FileWants>()
   for (const [index, location] of locations.entries()) {
-    if (!canonicalByUri.has(location.uri)) {
-      const local = localPath(location.uri)
-      canonicalByUri.set(location.uri, local === undefined ? undefined : await attempt(() => proofs.contained(workspace, local, cancel.quick), cancel))
-    }
     const canonical = canonicalByUri.get(location.uri)
     if (canonical === undefined) continue
     let wants = files.get(canonical)
@@ -123,14 +171,20 @@ export function localPath(uri: string): string | undefined {
   }
 }
 
-/** `work()`'s result, or undefined when it fails, unless the failure is our own cancellation. */
-async function attempt<T>(work: () => Promise<T>, cancel: Cancellation): Promise<T | undefined> {
+/** `work()`'s result, or undefined when it fails, unless the failure is our own cancellation; a value when `work` gives one. */
+function attempt<T>(work: () => T | Promise<T>, cancel: Cancellation): T | undefined | Promise<T | undefined> {
+  let result: T | Promise<T>
   try {
-    return await work()
+    result = work()
   } catch {
     cancel.check()
     return undefined
   }
+  if (!(result instanceof Promise)) return result
+  return result.catch(() => {
+    cancel.check()
+    return undefined
+  })
 }
 
 /** How line text honours the caller's bound: its signal for every step, or a lifetime's checks and its signal for reads only. */

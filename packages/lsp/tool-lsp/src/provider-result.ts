@@ -39,7 +39,7 @@ export function checkedAgainst<T>(schema: z.ZodType<T>, raw: unknown): T {
   throw new LspError(`the language server provider returned a malformed result: ${firstIssues(parsed.error)}`, 'LSP_MALFORMED_RESPONSE')
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
@@ -72,7 +72,8 @@ export function quickResult(raw: unknown): ProviderResult | undefined {
   return { kind: 'locations', locations, resolvedWorkspaceUri: raw.resolvedWorkspaceUri, complete }
 }
 
-function quickRange(range: unknown): Range | undefined {
+/** `LooseRange`'s parse of a range it certainly accepts, without zod: a fresh copy of its four coordinates; undefined for anything else. */
+export function quickRange(range: unknown): Range | undefined {
   if (!isObject(range)) return undefined
   const start = quickPosition(range.start)
   const end = start && quickPosition(range.end)

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { stat, writeFile } from 'node:fs/promises'
+import { mkdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { describeIssues, type Lifetime } from 'dsh-core'
+import { describeIssues, untracked, type Lifetime } from 'dsh-core'
 import { SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
@@ -206,5 +206,55 @@ describe('the call\'s lifetime through the seam', () => {
     expect(made).toBe(0)
     expect(lifetimes).toHaveLength(2)
     expect(lifetimes[1]!.active).toBe(false)
+  })
+})
+
+describe('the file-system work of a warm locations call (issue 27 item 2)', () => {
+  /** The event loop's file-system calls `work` made (ctx.fs's shared SyncCalls): a realpath counted as its system calls, one readlink per name from /. */
+  async function systemCallsOf(h: Harness, work: () => Promise<unknown>): Promise<{ readlink: number; stat: number; lstat: number; open: number }> {
+    const calls = (untracked(h.app.fs) as unknown as { provenCalls: Record<'realpath' | 'stat' | 'lstat' | 'open', (path: string) => unknown> }).provenCalls
+    const spies = (['realpath', 'stat', 'lstat', 'open'] as const).map((name) => vi.spyOn(calls, name))
+    let paths: string[][]
+    try {
+      await work()
+    } finally {
+      paths = spies.map((spy) => spy.mock.calls.map(([path]) => path as string))
+      for (const spy of spies) spy.mockRestore()
+    }
+    const [realpath, stat, lstat, open] = paths
+    return { readlink: realpath!.reduce((sum, path) => sum + path.split('/').filter(Boolean).length, 0), stat: stat!.length, lstat: lstat!.length, open: open!.length }
+  }
+
+  it('proves each file by lstats below the call\'s workspace, takes its kept text\'s stat from that proof, and makes no promise per file', async () => {
+    harness = await boot()
+    const h = harness
+    await mkdir(join(h.dir, 'src', 'deep'), { recursive: true })
+    await writeFile(join(h.dir, 'a.ts'), 'export const a = 1\nexport const b = a\n')
+    await writeFile(join(h.dir, 'src', 'deep', 'b.ts'), 'import { a } from "../../a"\n\n  const c = a + 1\n')
+    // A file is kept only once it has stood still for SETTLE_MS before its read (a condition, not a timing).
+    for (const file of ['a.ts', 'src/deep/b.ts']) {
+      const { mtimeMs, ctimeMs } = await stat(join(h.dir, file))
+      while (Date.now() - Math.max(mtimeMs, ctimeMs) <= SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    const at = (file: string, line: number) => ({ uri: pathToFileURL(join(h.dir, file)).href, range: { start: { line, character: 0 }, end: { line, character: 1 } } })
+    const answer: LspQueryResult = { kind: 'locations', locations: [at('a.ts', 0), at('a.ts', 1), at('src/deep/b.ts', 2)], resolvedWorkspaceUri: pathToFileURL(h.dir).href, complete: true }
+    h.app.lsp.registerProvider(scriptedProvider(answer))
+    const call = () => h.call({ operation: 'findReferences', filePath: 'a.ts', line: 1, character: 14 })
+    const cold = await call()
+    expect(cold.isError ? cold.error : cold.value).toMatchObject({ locations: [{ lineText: 'export const a = 1' }, { lineText: 'export const b = a' }, { lineText: 'const c = a + 1' }] })
+    await call()
+    const warm = await systemCallsOf(h, async () => {
+      const result = await call()
+      expect(result.isError ? result.error : result.value).toMatchObject({ locations: [{ lineText: 'export const a = 1' }, { lineText: 'export const b = a' }, { lineText: 'const c = a + 1' }] })
+    })
+    const depth = h.dir.split('/').filter(Boolean).length
+    // The workspace: its realpath and stat. Each file: an lstat of the workspace and of each name
+    // below it (2 for a.ts, 4 for src/deep/b.ts), which is also its kept text's check. No read.
+    // Before: a realpath of each file from / (depth + 1, depth + 3) and an lstat of each for its
+    // kept text: { readlink: 10, stat: 1, lstat: 2 } in /tmp/x, 13 calls against 9.
+    expect(warm).toEqual({ readlink: depth, stat: 1, lstat: 6, open: 0 })
+    // The runtime, the scripted provider and one await of the workspace proof; the files' proofs,
+    // kept-text checks and lines are values. Was 59 (an async proof, lookup and read step per file).
+    expect(await promisesMade(call)).toBe(19)
   })
 })

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { displayLine, exactLine, LineCollector, type LineBuffer } from '../src/line-collector.ts'
+import type { ContainedText } from 'dsh-core'
+import { lineAt, lineIndexOf, lineStarts } from '../src/line-index.ts'
 
 function collect(chunks: string[], wanted: number[], maxChars = 200, makeBuffer: () => LineBuffer = displayLine(maxChars)) {
   const collector = new LineCollector(new Set(wanted), makeBuffer)
@@ -57,5 +59,33 @@ describe('LineCollector', () => {
   it('never keeps half a surrogate pair', () => {
     const { lines } = collect([`${'a'.repeat(8)}😀😀😀`], [0], 10)
     expect(lines[0]).toBe(`${'a'.repeat(8)}\u2026`)
+  })
+})
+
+describe('the line index of a text used again (line-index.ts)', () => {
+  const TEXTS = ['', 'one', 'one\n', 'a\nb\r\nc\rd', '\r\n\r\n', '\n\r', 'x\r', 'x\r\n', '\r', 'a\n\nb\n', '  lead\ttab  \r\nend', 'é\u2028x\ny']
+  it('finds every line as LineCollector splits it (\\r\\n, \\r, \\n; the last line unterminated or empty)', () => {
+    for (const text of TEXTS) {
+      const starts = lineStarts(text)
+      const wanted = new Set(Array.from({ length: starts.length + 2 }, (_, line) => line))
+      const collector = new LineCollector(wanted, exactLine)
+      collector.push(text)
+      const expected = collector.finish()
+      const found = new Map<number, string>()
+      for (const line of wanted) {
+        const at = lineAt(text, starts, line)
+        if (at !== undefined) found.set(line, at)
+      }
+      expect(found, JSON.stringify(text)).toEqual(expected)
+    }
+  })
+
+  it('indexes a text from its second use on, and a new text (a changed file) afresh', () => {
+    const first: ContainedText = { path: '/ws/a.ts', url: 'file:///ws/a.ts', text: 'a\nb\n' }
+    expect(lineIndexOf(first)).toBeUndefined()
+    expect(Array.from(lineIndexOf(first)!)).toEqual([0, 2, 4])
+    const changed: ContainedText = { ...first, text: 'a\r\nbb\nc' }
+    expect(lineIndexOf(changed)).toBeUndefined()
+    expect(Array.from(lineIndexOf(changed)!)).toEqual([0, 3, 6])
   })
 })

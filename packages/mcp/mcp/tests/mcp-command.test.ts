@@ -47,34 +47,35 @@ describe('dsh mcp', () => {
     writeFileSync(overlay, `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${server.url}', startupTimeoutMs: 10000 }\n`)
     const runs: Run[] = []
 
-    const before = await dsh(['status', '--json', '--preset', 'base', '--config', overlay], home)
+    const before = await dshInWorker(['status', '--json', '--preset', 'base', '--config', overlay], home)
     runs.push(before)
     const row = (JSON.parse(before.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities.find((capability) => capability.id === 'hosted')!
     expect(row.state).toBe('needs_auth')
     expect(row.detail).toContain(`dsh mcp login hosted --config ${overlay}`)
 
+    // The login in a real dsh: it exits once the browser has come back (its callback server closed).
     const loggedIn = await loginFollowing(['--preset', 'base', '--config', overlay], home, dsh)
     runs.push(loggedIn)
     expect(loggedIn.code, loggedIn.stderr).toBe(0)
     expect(loggedIn.stdout).toContain('logged in to hosted (scope: mcp:tools)')
     expect(statSync(join(home, 'mcp-credentials.json')).mode & 0o777).toBe(0o600)
 
-    const listed = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
+    const listed = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
     runs.push(listed)
     expect(JSON.parse(listed.stdout)).toEqual({ servers: [expect.objectContaining({ name: 'hosted', transport: 'streamable-http', state: 'ready', tools: 2, auth: 'logged in' })] })
-    const called = await dsh(['call', 'mcp__hosted__whoami', '--json', '--preset', 'base', '--config', overlay], home)
+    const called = await dshInWorker(['call', 'mcp__hosted__whoami', '--json', '--preset', 'base', '--config', overlay], home)
     runs.push(called)
     expect(JSON.parse(called.stdout).content[0].text).toBe('you are ada')
-    const got = await dsh(['mcp', 'get', 'hosted', '--json', '--preset', 'base', '--config', overlay], home)
+    const got = await dshInWorker(['mcp', 'get', 'hosted', '--json', '--preset', 'base', '--config', overlay], home)
     runs.push(got)
     expect(JSON.parse(got.stdout)).toMatchObject({ name: 'hosted', state: 'ready', protocol: '2025-11-25', login: 'logged in' })
 
     for (const run of runs) for (const token of server.issued) expect(run.stdout + run.stderr).not.toContain(token)
     expect(readFileSync(join(home, 'mcp-credentials.json'), 'utf8')).toContain(server.issued.at(-1))
 
-    const out = await dsh(['mcp', 'logout', 'hosted', '--preset', 'base', '--config', overlay], home)
+    const out = await dshInWorker(['mcp', 'logout', 'hosted', '--preset', 'base', '--config', overlay], home)
     expect(out.stdout).toContain('logged out of hosted')
-    const after = await dsh(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
+    const after = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
     expect(JSON.parse(after.stdout).servers[0]).toMatchObject({ state: 'needs_auth', auth: 'needs login' })
   })
 

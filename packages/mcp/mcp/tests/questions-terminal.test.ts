@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dsh } from './fixtures/dsh-run.ts'
+import { dshInWorker } from './fixtures/dsh-run.ts'
 import { startQuestionServers, writeQuestionsOverlay, type QuestionServers } from './fixtures/question-server.ts'
 import { DshTerminal } from './fixtures/terminal.ts'
 
@@ -93,14 +93,15 @@ describe.concurrent('dsh call on a terminal, one revision each', () => {
   })
 })
 
+// In this worker: its stdin is a pipe, as a dsh without a terminal has.
 describe('dsh call with nobody at a terminal', () => {
   it('without --yes a form is declined at once (MCP_QUESTION_DECLINED on stderr); --yes accepts its defaults', async () => {
     const home = mkdtempSync(join(scratch, 'home-'))
     const common = ['--preset', 'base', '--config', overlay, '--cwd', home]
     const runs = await Promise.all(
       ['new', 'old'].map(async (server) => ({
-        declined: await dsh(['call', `mcp__${server}__ask`, '{}', ...common], home),
-        accepted: await dsh(['call', `mcp__${server}__ask`, '{}', '--yes', ...common], home),
+        declined: await dshInWorker(['call', `mcp__${server}__ask`, '{}', ...common], home),
+        accepted: await dshInWorker(['call', `mcp__${server}__ask`, '{}', '--yes', ...common], home),
       })),
     )
     for (const { declined, accepted } of runs) {

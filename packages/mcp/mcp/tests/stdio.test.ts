@@ -5,14 +5,17 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { eventually, fixtureRow, startRig, stopRigs } from './fixtures/rig.ts'
+import { eventually, fixtureRow, sharedRigOf, startRig, stopRigs } from './fixtures/rig.ts'
 
 afterEach(stopRigs)
 
+// One fixture server for the cases that only list its tools or call them and read the answers
+// (each started its own before; what they check is the same on a server that has served others).
+const sharedRig = sharedRigOf(fixtureRow())
+
 describe('discovery', () => {
   it('registers every tool under its public name, never the raw one, and calls with the raw name', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     const names = rig.toolNames()
     expect(names).toContain('mcp__fixture__add')
     expect(names).toContain('mcp__fixture__admin_reset_2d9bb2dfe9aa')
@@ -27,8 +30,7 @@ describe('discovery', () => {
   })
 
   it('passes description and input schema through unchanged', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     const add = rig.app.tools.catalog({ all: true }).find((tool) => tool.name === 'mcp__fixture__add')
     expect(add).toEqual({
       name: 'mcp__fixture__add',
@@ -88,8 +90,7 @@ describe('discovery', () => {
 
 describe('results', () => {
   it('text: the value keeps the blocks, the model sees the text', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     expect(await rig.call('mcp__fixture__echo', { message: 'hi' })).toEqual({
       isError: false,
       value: { content: [{ type: 'text', text: 'Echo: hi' }] },
@@ -98,8 +99,7 @@ describe('results', () => {
   })
 
   it('image: the value keeps the base64, the model sees a one-line note in place', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     const result = await rig.call('mcp__fixture__image')
     if (result.isError) throw new Error(JSON.stringify(result))
     expect((result.value as { content: { type: string; data?: string }[] }).content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) })
@@ -109,8 +109,7 @@ describe('results', () => {
   })
 
   it('every other kind of block leaves an ordered trace', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     const lines = (await rig.text('mcp__fixture__mixed')).split('\n')
     expect(lines).toHaveLength(10)
     expect(lines.slice(0, 2)).toEqual(['line1', 'line2'])
@@ -122,8 +121,7 @@ describe('results', () => {
   })
 
   it('isError: a coded MCP_TOOL_ERROR carrying the server text; no value', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     expect(await rig.call('mcp__fixture__fail')).toEqual({
       isError: true,
       content: [{ type: 'text', text: 'Error: something went wrong' }],
@@ -135,8 +133,7 @@ describe('results', () => {
   })
 
   it('structured content with an output schema ($schema tolerated) is validated', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     const ok = await rig.call('mcp__fixture__structured', { answer: 42 })
     expect(ok.isError === false && ok.value).toEqual({ content: [{ type: 'text', text: '{"answer":42}' }], structuredContent: { answer: 42 } })
     const wrong = await rig.call('mcp__fixture__structured', { answer: 'forty-two' })
@@ -147,8 +144,7 @@ describe('results', () => {
   })
 
   it('structured content without an output schema, or with one AJV cannot compile, is accepted as is', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     const free = await rig.call('mcp__fixture__structured-free')
     expect(free.isError === false && free.value).toEqual({ content: [{ type: 'text', text: 'free' }], structuredContent: ['kept', { nested: true }] })
     expect((await rig.call('mcp__fixture__structured-odd-schema')).isError).toBe(false)
@@ -156,15 +152,13 @@ describe('results', () => {
   })
 
   it('legacy toolResult and empty content', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     expect(await rig.text('mcp__fixture__legacy')).toBe('{"key":"value"}')
     expect(await rig.text('mcp__fixture__empty')).toBe('(empty returned no model-visible content)')
   })
 
   it('a task-required tool is refused with MCP_TASK_REQUIRED and the server is never called', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     expect(await rig.errorCode('mcp__fixture__task-only')).toBe('MCP_TASK_REQUIRED')
   })
 
@@ -198,8 +192,7 @@ describe('results', () => {
   })
 
   it('arguments are the model JSON as is; the server reports what is wrong with them', async () => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     expect(await rig.text('mcp__fixture__add', { a: 1 })).toBe('NaN')
     expect(await rig.errorCode('mcp__fixture__add', ['not', 'an', 'object'])).toBe('INVALID_ARGS')
   })

@@ -39,6 +39,10 @@ async function serving(routes: Record<string, Route>, toolConfig: Record<string,
     if (!route) return response.writeHead(404).end()
     route(response)
   })
+  // The provider keeps its connection for the next fetch; with Node's 5 s keep-alive a conversion
+  // that took seconds (load 30) sent the next request as the server closed the socket
+  // (WEB_PROVIDER_ERROR on the second fetch, CI-like run at 10:20). HTTP/1.1's race, not this file's subject.
+  server.keepAliveTimeout = 120_000
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   closers.push(
     () =>

@@ -1,4 +1,4 @@
-import { close, closeSync, realpath as realpathCallback, fstat, fstatSync, open, openSync, read, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs'
+import { close, closeSync, realpath as realpathCallback, fstat, fstatSync, lstatSync, open, openSync, read, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { readdir, stat } from 'node:fs/promises'
 import { assertNever } from '../errors.ts'
 
@@ -28,6 +28,8 @@ export type FsIoMode = 'sync' | 'async'
 export interface SyncCalls {
   realpath(path: string): string
   stat(path: string): Stats
+  /** The name itself (a symlink is not followed); undefined when nothing is there. */
+  lstat(path: string): Stats | undefined
   open(path: string, flags: number): number
   fstat(fd: number): Stats
   read(fd: number, buffer: Buffer, length: number): number
@@ -37,6 +39,8 @@ export interface SyncCalls {
 export const syncCalls: SyncCalls = {
   realpath: (path) => realpathSync.native(path),
   stat: (path) => statSync(path),
+  // Most names looked up are absent: no exception (and its stack) for those.
+  lstat: (path) => lstatSync(path, { throwIfNoEntry: false }),
   open: (path, flags) => openSync(path, flags),
   fstat: (fd) => fstatSync(fd),
   read: (fd, buffer, length) => readSync(fd, buffer, 0, length, null),

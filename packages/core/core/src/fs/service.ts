@@ -1,4 +1,4 @@
-import { constants, lstatSync, type Stats } from 'node:fs'
+import { constants, type Stats } from 'node:fs'
 import { configParser } from '../config-parser.ts'
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -108,6 +108,8 @@ export class FileSystem extends Service {
   private readonly proofsOnEventLoop: boolean
   /** Canonical workspace directories resolved before (see `workspace()`); bounded by MAX_ANSWERED_WORKSPACES. */
   private readonly answeredWorkspaces = new Set<string>()
+  /** The directory each workspace this service answered with was when checked (see `containedBelowNow`). */
+  private readonly workspaceIdentities = new WeakMap<Workspace, Pick<PathInfo, 'dev' | 'ino'>>()
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
@@ -180,8 +182,7 @@ export class FileSystem extends Service {
     throwIfFsAborted(signal, () => `stat of ${quote(path)}`)
     let info: Stats | undefined
     try {
-      // Most names looked up are absent: no exception (and its stack) for those.
-      info = lstatSync(path, { throwIfNoEntry: false })
+      info = this.provenCalls.lstat(path)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined
       throw fsErrorFrom(error, `${quote(path)}`)
@@ -263,7 +264,9 @@ export class FileSystem extends Service {
     throwIfFsAborted(signal, () => `workspace ${quote(dir)}`)
     if (!info) throw new FsError(`workspace ${quote(dir)} does not exist`, 'FS_NOT_FOUND')
     if (info.type !== 'directory') throw new FsError(`workspace ${quote(dir)} is not a directory`, 'FS_NOT_DIRECTORY')
-    return { path, url: this.fileUrl(path) }
+    const workspace = { path, url: this.fileUrl(path) }
+    this.workspaceIdentities.set(workspace, { dev: info.dev, ino: info.ino })
+    return workspace
   }
 
   /**
@@ -288,6 +291,57 @@ export class FileSystem extends Service {
   containedNow(workspace: Workspace, filePath: string): string | undefined {
     if (!this.proofsOnEventLoop || !this.contains(workspace.path, resolvePath(workspace.path, filePath))) return undefined
     return this.inside(workspace, filePath, this.resolveNow(filePath, workspace.path))
+  }
+
+  /**
+   * `containedNow` for a workspace `workspace()` answered with a moment ago in the same piece of work
+   * (a call's proofs, dsh-lsp's CallProofs), without resolving the path from `/`: the workspace
+   * directory is looked at again by lstat (still no symlink, still the directory `workspace()`
+   * checked: same device and inode), then each name below it; a path with no symlink below a
+   * canonical directory is canonical, so it is what `containedNow` would answer. Anything else — a
+   * symlink on the way, a name that cannot be examined, a workspace not made here — is resolved as
+   * `containedNow` does, with the same answer and refusals. The names above the workspace are as
+   * `workspace()` saw them a moment ago.
+   *
+   * `info` is the lstat of the path itself when the walk reached it (undefined when it is missing
+   * or was resolved instead): a caller about to stat the file (a kept text's check) has it already.
+   * Undefined as `containedNow` (the proof belongs on the thread pool).
+   */
+  containedBelowNow(workspace: Workspace, filePath: string): { readonly path: string; readonly info: PathInfo | undefined } | undefined {
+    if (!this.proofsOnEventLoop) return undefined
+    const absolute = resolvePath(workspace.path, filePath)
+    if (!this.contains(workspace.path, absolute)) return undefined
+    const walked = this.walkBelow(workspace, absolute)
+    return walked ?? { path: this.inside(workspace, filePath, this.resolveNow(filePath, workspace.path)), info: undefined }
+  }
+
+  /**
+   * `absolute` (inside the workspace, normalised) and its lstat when lstats alone prove it
+   * canonical: the workspace directory unchanged, no symlink below it. A missing name ends the
+   * walk as a resolution does (the rest appended to the canonical part). Undefined when the
+   * lstats cannot settle it.
+   */
+  private walkBelow(workspace: Workspace, absolute: string): { path: string; info: PathInfo | undefined } | undefined {
+    const identity = this.workspaceIdentities.get(workspace)
+    if (!identity) return undefined
+    let info: Stats | undefined
+    try {
+      info = this.provenCalls.lstat(workspace.path)
+      if (!info || !info.isDirectory() || info.dev !== identity.dev || info.ino !== identity.ino) return undefined
+      if (absolute === workspace.path) return { path: absolute, info: pathInfo(info) }
+      // `contains` held: `absolute` is the workspace's path, a separator, then names.
+      const start = workspace.path.endsWith(sep) ? workspace.path.length : workspace.path.length + 1
+      for (let end = absolute.indexOf(sep, start); ; end = absolute.indexOf(sep, end + 1)) {
+        const last = end === -1
+        info = this.provenCalls.lstat(last ? absolute : absolute.slice(0, end))
+        if (!info) return { path: absolute, info: undefined }
+        if (info.isSymbolicLink() || (!last && !info.isDirectory())) return undefined
+        if (last) return { path: absolute, info: pathInfo(info) }
+      }
+    } catch {
+      // What an lstat cannot examine, the resolution reports in its own words.
+      return undefined
+    }
   }
 
   /** `path` (what `filePath` resolved to) when it lies inside the workspace; else FS_OUTSIDE_WORKSPACE. */

@@ -29,14 +29,18 @@ export function rowLabel(row: PresetRow): string {
 /** Where a row's plugin lives, or why it cannot be found (and, for a package, the package to install). */
 type Located = { readonly path: string } | { readonly problem: string; readonly installs?: string }
 
-/** A path relative to its file, else a package seen from the file, else from the installation. */
-function locatePlugin(row: PresetRow): Located {
+/**
+ * A path relative to its file, else a package seen from the file, else from the installation.
+ * `requireFrom` makes one resolver per directory for the whole preset: a `createRequire` is a
+ * CommonJS module object set up afresh, and a preset's rows mostly come from one file (start-up).
+ */
+function locatePlugin(row: PresetRow, requireFrom: (dir: string) => NodeJS.Require): Located {
   const { name } = row
   if (name.startsWith('./') || name.startsWith('../') || isAbsolute(name)) {
     const path = resolve(dirname(row.nameFile), name)
     return existsSync(path) ? { path } : { problem: `plugin file ${path} does not exist` }
   }
-  for (const resolver of [createRequire(join(dirname(row.nameFile), 'preset.yml')), installationRequire]) {
+  for (const resolver of [requireFrom(dirname(row.nameFile)), installationRequire]) {
     try {
       return { path: resolver.resolve(name) }
     } catch {
@@ -57,7 +61,13 @@ function packageOf(name: string): string {
  * so a fresh installation learns everything it lacks from one run.
  */
 export function locatePlugins(rows: readonly PresetRow[]): string[] {
-  const located = rows.map((row) => ({ row, found: locatePlugin(row) }))
+  const resolvers = new Map<string, NodeJS.Require>()
+  const requireFrom = (dir: string) => {
+    let resolver = resolvers.get(dir)
+    if (!resolver) resolvers.set(dir, (resolver = createRequire(join(dir, 'preset.yml'))))
+    return resolver
+  }
+  const located = rows.map((row) => ({ row, found: locatePlugin(row, requireFrom) }))
   const missing = located.flatMap(({ row, found }) => ('path' in found ? [] : [{ row, ...found }]))
   if (missing.length) {
     const installs = [...new Set(missing.flatMap((entry) => (entry.installs ? [entry.installs] : [])))]

@@ -23,6 +23,14 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
+/** The file proofs `ctx.fs` makes from now on: resolved (`contained`), or by lstats below the call's workspace (`containedBelowNow`, CallProofs'). */
+function fileProofs(): { readonly mock: { readonly calls: [{ path: string }, string][] } } {
+  const resolved = vi.spyOn(FileSystem.prototype, 'contained')
+  const walked = vi.spyOn(FileSystem.prototype, 'containedBelowNow')
+  const calls = () => [...resolved.mock.calls, ...walked.mock.calls].map(([workspace, path]): [{ path: string }, string] => [workspace, path])
+  return { mock: { get calls() { return calls() } } }
+}
+
 describe('one lsp call proves its workspace once and each file once', () => {
   const suite = realSuite('ts-symbols', { overlay: OVERLAY, prepare: (dir) => writeFileSync(join(dir, 'src/broken.ts'), "export const count: number = 'one'\n") })
   // Only this suite's host: the suite runs unisolated, and another file's host may still be winding down.
@@ -39,7 +47,7 @@ describe('one lsp call proves its workspace once and each file once', () => {
     // The first call starts the server; the one counted finds it ready.
     expect(placesOf(await suite.call(references))).toContain('src/main.ts:4:18')
     const workspaces = vi.spyOn(FileSystem.prototype, 'workspace')
-    const proofs = vi.spyOn(FileSystem.prototype, 'contained')
+    const proofs = fileProofs()
     const places = placesOf(await suite.call(references))
     const files = new Set(places.map((place) => place.split(':')[0]))
     expect(files).toEqual(new Set(['src/geometry.ts', 'src/main.ts']))
@@ -52,7 +60,7 @@ describe('one lsp call proves its workspace once and each file once', () => {
     const diagnose = () => suite.host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: 'src/broken.ts' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
     expect((await diagnose()).isError).toBe(false)
     const workspaces = vi.spyOn(FileSystem.prototype, 'workspace')
-    const proofs = vi.spyOn(FileSystem.prototype, 'contained')
+    const proofs = fileProofs()
     const result = await diagnose()
     expect(result.isError).toBe(false)
     // An error, so its line text is read.

@@ -1,0 +1,47 @@
+// Issue 27 item 2, diagnostics after a change: a server that answers pulls (TypeScript 7's)
+// publishes nothing a diagnostics call waits for, yet each call made a PublishedDiagnostics watch
+// (a URI decoded, a Set entry, a closure) and an async layer to dispose it. Counted, not timed.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
+import { PublishedDiagnostics } from '../src/published-diagnostics.ts'
+import { cleanupRigs, makeRig, range } from './fixtures/rig.ts'
+
+afterEach(() => {
+  vi.restoreAllMocks()
+  return cleanupRigs()
+})
+
+const PULL = { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } }
+const ITEMS = [{ range: range(0, 0, 3), severity: 1, message: 'bad' }]
+
+describe('diagnostics of a server that answers pulls', () => {
+  it('watch no publications, and make fewer promises per changed file', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { capabilities: PULL, results: { 'textDocument/diagnostic': { kind: 'full', items: ITEMS } } } })
+    const diagnostics = () => rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
+    expect((await diagnostics()).items).toHaveLength(1)
+    const watches = vi.spyOn(PublishedDiagnostics.prototype, 'watch')
+    const N = 10
+    let promises = 0
+    for (let i = 0; i < N; i++) {
+      writeFileSync(join(rig.ws, 'a.ts'), `v${i}\n`)
+      promises += await asyncInitsOf(async () => {
+        const result = await diagnostics()
+        expect(result.items.map((item) => item.message)).toEqual(['bad'])
+      })
+    }
+    expect(watches).toHaveBeenCalledTimes(0)
+    // The change (read, didChange + didSave, pull) counted whole through the provider: 74 per
+    // call with the watch and its async layer (sources through tsx), 72 without.
+    expect(promises / N).toBeLessThanOrEqual(72)
+  })
+
+  it('a server that publishes is still watched before the open', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { publishOnOpen: [{ diagnostics: ITEMS }] } })
+    const watches = vi.spyOn(PublishedDiagnostics.prototype, 'watch')
+    const result = await rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
+    expect(result.items.map((item) => item.message)).toEqual(['bad'])
+    expect(watches).toHaveBeenCalledTimes(1)
+  })
+})
