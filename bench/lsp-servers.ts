@@ -35,6 +35,9 @@ export const TSSERVER: BenchServer = {
   name: 'tsserver 5.9.3 (typescript-language-server)',
   executable: join(REPO, 'node_modules/.bin/typescript-language-server'),
   args: ['--stdio'],
+  // dsh-lsp-stdio's launch turns typescript-language-server's partial-semantic syntax server off
+  // (src/typescript.ts); the bare client's server runs as ours does, one tsserver, not two.
+  initializationOptions: { tsserver: { useSyntaxServer: 'never' } },
   prepare: () => {},
 }
 
