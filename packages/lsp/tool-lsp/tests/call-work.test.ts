@@ -9,7 +9,7 @@ import { abortControllersMadeBy } from '../../../../test-support/abort-controlle
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { LspToolInput, quickLspInput } from '../src/input.ts'
 import { ProviderResult, quickResult } from '../src/provider-result.ts'
-import { boot, codeOf, scriptedProvider, type Harness } from './harness.ts'
+import { boot, codeOf, expectQuickAgreesWithSchema, scriptedProvider, type Harness } from './harness.ts'
 
 // Issue 27 item 2: what the `lsp` tool and the tools runtime do per call besides the query. Each
 // cut is counted (schema parses, promises), never timed.
@@ -64,14 +64,7 @@ describe('the lsp tool\'s arguments without zod (quickArgs)', () => {
   })
 
   it('accepts only what the schema accepts, as the schema parses it', () => {
-    for (const sample of SAMPLES) {
-      const quick = quickLspInput(sample)
-      if (quick === undefined) continue
-      const parsed = LspToolInput.safeParse(sample)
-      expect(parsed.success, JSON.stringify(sample)).toBe(true)
-      expect(quick, JSON.stringify(sample)).toEqual(parsed.data)
-    }
-    expect(SAMPLES.filter((sample) => quickLspInput(sample) !== undefined)).toHaveLength(5)
+    expectQuickAgreesWithSchema(quickLspInput, LspToolInput, SAMPLES, 5)
   })
 
   it('refuses bad arguments with the schema\'s words and INVALID_ARGS', async () => {
@@ -123,14 +116,7 @@ describe('the provider\'s answer checked without zod (quickResult)', () => {
   })
 
   it('accepts only what the schema accepts, and copies what the schema keeps', () => {
-    for (const answer of ANSWERS) {
-      const quick = quickResult(answer)
-      if (quick === undefined) continue
-      const parsed = ProviderResult.safeParse(answer)
-      expect(parsed.success, JSON.stringify(answer)).toBe(true)
-      expect(quick, JSON.stringify(answer)).toStrictEqual(parsed.data)
-    }
-    expect(ANSWERS.filter((answer) => quickResult(answer) !== undefined)).toHaveLength(5)
+    expectQuickAgreesWithSchema(quickResult, ProviderResult, ANSWERS, 5, true)
   })
 
   it('a malformed answer is still LSP_MALFORMED_RESPONSE in the schema\'s words', async () => {

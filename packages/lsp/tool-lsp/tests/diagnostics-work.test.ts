@@ -7,7 +7,7 @@ import type { LspDiagnosticsResult, LspProvider } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Diagnostics, quickDiagnostics } from '../src/capability-results.ts'
 import { DiagnosticsInput, quickDiagnosticsInput } from '../src/diagnostics-tool.ts'
-import { boot, codeOf, range, type Harness } from './harness.ts'
+import { boot, codeOf, expectQuickAgreesWithSchema, range, type Harness } from './harness.ts'
 
 // Issue 27 item 2, diagnostics after a change: what an lsp_diagnostics call does besides asking
 // the provider (a writer calls it after every edit). Each cut is counted (schema parses, ambient
@@ -80,14 +80,7 @@ describe('lsp_diagnostics\'s arguments without zod (quickArgs)', () => {
   })
 
   it('accepts only what the schema accepts, as the schema parses it', () => {
-    for (const sample of ARGS) {
-      const quick = quickDiagnosticsInput(sample)
-      if (quick === undefined) continue
-      const parsed = DiagnosticsInput.safeParse(sample)
-      expect(parsed.success, JSON.stringify(sample)).toBe(true)
-      expect(quick, JSON.stringify(sample)).toEqual(parsed.data)
-    }
-    expect(ARGS.filter((sample) => quickDiagnosticsInput(sample) !== undefined)).toHaveLength(5)
+    expectQuickAgreesWithSchema(quickDiagnosticsInput, DiagnosticsInput, ARGS, 5)
   })
 
   it('refuses bad arguments with the schema\'s words and INVALID_ARGS', async () => {
@@ -148,14 +141,7 @@ describe('the provider\'s diagnostics checked without zod (quickDiagnostics)', (
   })
 
   it('accepts only what the schema accepts, and copies what the schema keeps', () => {
-    for (const answer of ANSWERS) {
-      const quick = quickDiagnostics(answer)
-      if (quick === undefined) continue
-      const parsed = Diagnostics.safeParse(answer)
-      expect(parsed.success, JSON.stringify(answer)).toBe(true)
-      expect(quick, JSON.stringify(answer)).toStrictEqual(parsed.data)
-    }
-    expect(ANSWERS.filter((answer) => quickDiagnostics(answer) !== undefined)).toHaveLength(3)
+    expectQuickAgreesWithSchema(quickDiagnostics, Diagnostics, ANSWERS, 3, true)
   })
 
   it('a malformed answer is still LSP_MALFORMED_RESPONSE in the schema\'s words', async () => {

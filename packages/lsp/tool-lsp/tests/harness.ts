@@ -7,6 +7,7 @@ import FileSystem from 'dsh-core/fs'
 import SessionService from 'dsh-core/sessions'
 import ToolRuntime from 'dsh-core/tools'
 import LspService, { type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
+import { expect } from 'vitest'
 import * as toolLsp from '../src/index.ts'
 
 /** A real host: tools runtime, fs, sessions, the seam and the tool, booted on a cordis Context. */
@@ -102,4 +103,27 @@ export function textOf(result: ToolResult): string {
 
 export function codeOf(result: ToolResult): string | undefined {
   return result.isError ? result.error.code : undefined
+}
+
+/**
+ * A zod-free quick check agrees with its schema: each sample it accepts, the schema accepts, and it
+ * answers what the schema parses (`strict`: with the same keys, for an answer copied field by field).
+ * It must accept `accepted` of the samples, so the agreement is not vacuous.
+ */
+export function expectQuickAgreesWithSchema(
+  quick: (sample: unknown) => unknown,
+  schema: { safeParse(sample: unknown): { success: boolean; data?: unknown } },
+  samples: readonly unknown[],
+  accepted: number,
+  strict = false,
+): void {
+  for (const sample of samples) {
+    const answer = quick(sample)
+    if (answer === undefined) continue
+    const parsed = schema.safeParse(sample)
+    expect(parsed.success, JSON.stringify(sample)).toBe(true)
+    if (strict) expect(answer, JSON.stringify(sample)).toStrictEqual(parsed.data)
+    else expect(answer, JSON.stringify(sample)).toEqual(parsed.data)
+  }
+  expect(samples.filter((sample) => quick(sample) !== undefined)).toHaveLength(accepted)
 }
