@@ -1,4 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/client'
+import { closedBeforeAnswer } from 'dsh-core'
 
 /**
  * Requests the bridge may send twice without the server doing anything twice: they read, or set
@@ -22,26 +23,6 @@ const REPEATABLE_METHODS: ReadonlySet<string> = new Set([
 
 export function isRepeatable(method: string | undefined): boolean {
   return method !== undefined && REPEATABLE_METHODS.has(method)
-}
-
-/**
- * Whether a fetch failed because its connection closed before any answer, on a connection that
- * had answered before: the server closed it, idle, as it was reused (undici's "other side closed"
- * names the bytes the connection read; a reset or broken pipe names none). Never a timeout.
- */
-export function closedBeforeAnswer(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: unknown; socket?: { bytesRead?: unknown } } } | null)?.cause
-  switch (cause?.code) {
-    case 'UND_ERR_SOCKET': {
-      const bytesRead = cause.socket?.bytesRead
-      return typeof bytesRead === 'number' && bytesRead > 0
-    }
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return true
-    default:
-      return false
-  }
 }
 
 /**

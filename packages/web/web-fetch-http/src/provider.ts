@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { errorMessage, Lifetime, type CapabilityStatus } from 'dsh-core'
+import { closedBeforeAnswer, errorMessage, Lifetime, type CapabilityStatus } from 'dsh-core'
 import { WebError, type WebFetchProvider, type WebFetchRequest, type WebFetchResult } from 'dsh-web'
 import type { Agent, Dispatcher } from 'undici'
 import { discard, readBody } from './body.ts'
@@ -115,7 +115,9 @@ export class HttpFetchProvider implements WebFetchProvider {
 
   /**
    * One GET. Every hop is resolved and checked first, so a refused name or address never reaches
-   * a socket, and a new connection goes to exactly the answers that were checked.
+   * a socket, and a new connection goes to exactly the answers that were checked. A GET lost on a
+   * kept connection that the server closed as it was reused is sent once more, on a new connection,
+   * as browsers do: a server closes idle connections on its own clock, and a GET only reads.
    */
   private async dispatch(url: URL, budget: Lifetime, signal: UndiciSignal): Promise<Dispatcher.ResponseData> {
     this.domains.check(url)
@@ -123,13 +125,14 @@ export class HttpFetchProvider implements WebFetchProvider {
     // A literal or localhost needs no DNS, so nothing to wait for.
     const release = this.guard.pinNow(url.hostname) ?? (await this.guard.pin(url.hostname, budget))
     try {
-      return await (await this.connection()).request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: this.headers,
-        signal,
-      })
+      const agent = await this.connection()
+      const request: Dispatcher.RequestOptions = { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers: this.headers, signal }
+      try {
+        return await agent.request(request)
+      } catch (error) {
+        if (budget.aborted || !closedBeforeAnswer(error)) throw error
+        return await agent.request(request)
+      }
     } finally {
       release()
     }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { Lifetime } from 'dsh-core'
@@ -354,3 +355,45 @@ describe('time and cancellation', () => {
 })
 
 export type { IncomingMessage }
+
+async function turns(count: number): Promise<void> {
+  for (let turn = 0; turn < count; turn++) await new Promise<void>((resolve) => setImmediate(resolve))
+}
+
+/** Answers "ok", but closes the connection without an answer on its `dropAt`-th request (1: every fresh connection). */
+function closingOnRequest(dropAt: number, dropped: { count: number }): Handler {
+  const served = new WeakMap<Socket, number>()
+  return (request, response) => {
+    const count = (served.get(request.socket) ?? 0) + 1
+    served.set(request.socket, count)
+    if (count === dropAt) {
+      dropped.count++
+      request.socket.destroy()
+      return
+    }
+    response.writeHead(200, { 'content-type': 'text/plain' })
+    response.end('ok')
+  }
+}
+
+describe('kept connections', () => {
+  it('a GET lost on a kept connection the server closes as it is reused is sent once more, on a new connection', async () => {
+    const dropped = { count: 0 }
+    const server = await serve(closingOnRequest(2, dropped))
+    const fetcher = provider(LOOPBACK_ALLOWED)
+    expect(bodyText((await fetcher.fetch({ url: `${server.origin}/a` })).body)).toBe('ok')
+    // undici hands the connection back to its pool a turn of the event loop after the body ended.
+    await turns(3)
+    expect(bodyText((await fetcher.fetch({ url: `${server.origin}/b` })).body)).toBe('ok')
+    expect(dropped.count).toBe(1)
+    expect(server.requests.map((request) => request.url)).toEqual(['/a', '/b', '/b'])
+    expect(server.connections()).toBe(2)
+  })
+
+  it('a fresh connection closed before its answer is not retried: WEB_PROVIDER_ERROR', async () => {
+    const dropped = { count: 0 }
+    const { server, error } = await failFrom(closingOnRequest(1, dropped))
+    expect(error.code).toBe('WEB_PROVIDER_ERROR')
+    expect(server.requests).toHaveLength(1)
+  })
+})
