@@ -4,14 +4,15 @@
 // messages that say when dsh itself stopped a server.
 import { afterEach, describe, expect, it } from 'vitest'
 import { McpError } from '../src/errors.ts'
-import { fixtureRow, startRig, stopRigs } from './fixtures/rig.ts'
+import { fixtureRow, sharedRigOf, startRig, stopRigs } from './fixtures/rig.ts'
 
 afterEach(stopRigs)
 
+// The cases of one it.each share a server: each checks it keeps serving after its answer.
 describe('JSON-RPC errors the server sends', () => {
+  const sharedRig = sharedRigOf(fixtureRow())
   it.each([-32000, -32001, -32602])('code %i is MCP_SERVER_ERROR with the server message, not the SDK\'s own closed/timeout', async (code) => {
-    const rig = await startRig()
-    await rig.add(fixtureRow())
+    const rig = await sharedRig()
     const result = await rig.call('mcp__fixture__rpc-error', { code, message: 'database is locked' })
     expect(result.isError && result.error.code).toBe('MCP_SERVER_ERROR')
     expect(result.isError && result.error.message).toBe(`rpc-error: MCP server fixture answered with error ${code}: database is locked`)
@@ -31,10 +32,10 @@ describe('JSON-RPC errors the server sends', () => {
 })
 
 describe('an answer that is not an object', () => {
+  // A long tool timeout: an answer that waits for it would fail the test's own deadline.
+  const sharedRig = sharedRigOf(fixtureRow({ toolCallTimeoutMs: 600_000 }))
   it.each([['a string', 'a string'], ['null', null], ['an array', [1, 2]]])('a tools/call result that is %s is MCP_MALFORMED_RESPONSE at once; the connection keeps working', async (_what, result) => {
-    const rig = await startRig()
-    // A long tool timeout: an answer that waits for it would fail the test's own deadline.
-    await rig.add(fixtureRow({ toolCallTimeoutMs: 600_000 }))
+    const rig = await sharedRig()
     const outcome = await rig.call('mcp__fixture__raw-result', { result })
     expect(outcome.isError && outcome.error.code).toBe('MCP_MALFORMED_RESPONSE')
     expect(outcome.isError && outcome.error.message).toMatch(/^raw-result: MCP server fixture answered with a result that is not an object/)
