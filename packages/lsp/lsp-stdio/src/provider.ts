@@ -521,7 +521,10 @@ export class StdioLspProvider implements LspProvider {
 
   /**
    * The canonical workspace; through the call's `proofs` (made for `root`) when there are some, so it
-   * is resolved once per call. A moment's work: no signal, the call's lifetime checked after it.
+   * is resolved once per call. Answered in the call when `ctx.fs` proves it on the event loop (a
+   * workspace resolved before: `workspaceNow`); a lookup that must be awaited is tracked by the
+   * provider's lifetime (disposal waits for it). A moment's work: no signal, the call's lifetime
+   * checked after it.
    */
   private workspaceOf(root: string, scope: CallerBound | CallScope, proofs?: CallProofs): Workspace | Promise<Workspace> {
     const invalid = (error: unknown): never => {
@@ -531,6 +534,8 @@ export class StdioLspProvider implements LspProvider {
     }
     let lookup: Promise<Workspace>
     try {
+      const now = proofs ? proofs.workspaceNow() : this.options.fs.workspaceNow(root)
+      if (now) return now
       lookup = proofs ? proofs.workspace() : this.options.fs.workspace(root)
     } catch (error) {
       return invalid(error)
