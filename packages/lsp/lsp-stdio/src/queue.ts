@@ -44,6 +44,11 @@ export class WorkQueue {
     return waiting ? this.after(key, waiting instanceof Turn ? waiting.over : waiting, waiter, work) : this.now(key, waiter, work)
   }
 
+  /** True when nothing is queued or running for `key`: work `run` now would start in this call. */
+  idle(key: string): boolean {
+    return !this.tails.has(key)
+  }
+
   /** Resolves once everything queued so far has run. */
   async drained(): Promise<void> {
     await Promise.all([...this.tails.values()].map((tail) => (tail instanceof Turn ? tail.over : tail)))
