@@ -1,11 +1,13 @@
 import { join } from 'node:path'
 import { BareLspClient } from './bare-lsp-client.ts'
+import { ContractFloorClient } from './lsp-contract-floor.ts'
 import { bootCoding, fixtureCopy, NATIVE, REPO, untilSettled } from './lsp-servers.ts'
 import { micros, ms, pairedRatio, pairedRatioText, percentile, ratio, timedWithCpu } from './stats.ts'
 
 // Our fixed cost per `lsp` call on TypeScript 7, against the one bare client that does the same work
 // on a warm query: it keeps its documents open and declares diagnostics, as dsh does, so it sends
-// only the request. Two sides only, who goes first alternating each round, each on its own copy and
+// only the request. Two sides (three with BENCH_LSP_FIXED_FLOOR), who goes first rotating each
+// round, each on its own copy and
 // server; this process's CPU per call beside the wall times (the pipe write that wakes the server
 // shows as wall, not as our CPU). `pnpm bench lsp`'s third side measures the same client, always third.
 
@@ -16,6 +18,9 @@ const ROUNDS = Number(process.env.BENCH_LSP_ROUNDS ?? 300)
 // default keeps the figures comparable with earlier rounds; BENCH_LSP_FIXED_WARMUP=2000 measures
 // the steady state of a long-lived host.
 const WARMUP = Number(process.env.BENCH_LSP_FIXED_WARMUP ?? 5)
+// BENCH_LSP_FIXED_FLOOR=1: a third side, the kept client plus the least work the tool's contract
+// asks (lsp-contract-floor.ts), on the kept client's server; the three take turns going first.
+const FLOOR = process.env.BENCH_LSP_FIXED_FLOOR === '1'
 const CASES = [
   { operation: 'goToDefinition', method: 'textDocument/definition', file: 'src/main.ts', line: 4, character: 20 },
   { operation: 'findReferences', method: 'textDocument/references', file: 'src/shapes.ts', line: 12, character: 17 },
@@ -36,37 +41,59 @@ export async function benchLspFixedCost(): Promise<string[]> {
     const ours = async (c: (typeof CASES)[number]) => {
       const result = await execute({ name: 'lsp', arguments: { operation: c.operation, filePath: c.file, line: c.line, character: c.character }, session })
       if (result.isError) throw new Error(`${c.operation}: ${result.error.code} ${result.error.message}`)
+      return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
     }
     const bare = (c: (typeof CASES)[number]) => kept.query(c.method, c.file, 'typescript', c.line - 1, c.character - 1)
+    const floorClient = new ContractFloorClient(kept, keptCopy.dir)
+    const floor = (c: (typeof CASES)[number]) => floorClient.query(c.method, c.file, 'typescript', c.line - 1, c.character - 1)
     await bare(CASES[0])
     await kept.waitQuiet(60_000)
     await ours(CASES[0])
-    for (let i = 0; i < WARMUP; i++) for (const c of CASES) await Promise.all([ours(c), bare(c)])
+    for (let i = 0; i < WARMUP; i++) {
+      for (const c of CASES) {
+        await Promise.all([ours(c), bare(c)])
+        // After the kept client's own call: the first one of a file opens it, once.
+        if (FLOOR) await floor(c)
+      }
+    }
     await untilSettled(ourCopy)
     const lines = [
-      `${NATIVE.name}, ${WARMUP} warm-up rounds, then ${ROUNDS} rounds per operation, each one call per side back to back (who goes first alternates); kept: a bare vscode-jsonrpc client keeping its documents open; CPU: this process's per call (mean)`,
+      `${NATIVE.name}, ${WARMUP} warm-up rounds, then ${ROUNDS} rounds per operation, each one call per side back to back (who goes first rotates); kept: a bare vscode-jsonrpc client keeping its documents open; CPU: this process's per call (mean)`,
       'operation            ours p50    kept p50    ratio   ours-kept   round ratio (p25-p75)   CPU ours / kept',
+    ]
+    const floorLines = [
+      'floor: the kept client plus the least work the tool contract asks (lsp-contract-floor.ts), on the kept client\'s server',
+      'operation           floor p50   floor/kept round   ours/floor round (p25-p75)   CPU floor',
     ]
     for (const c of CASES) {
       const mine = { wall: [] as number[], cpu: 0 }
       const theirs = { wall: [] as number[], cpu: 0 }
+      const least = { wall: [] as number[], cpu: 0 }
       const once = async (side: typeof mine, work: () => Promise<unknown>) => {
         const { wallMs, cpuMs } = await timedWithCpu(work)
         side.wall.push(wallMs)
         side.cpu += cpuMs
       }
+      const turns: (() => Promise<void>)[] = [() => once(mine, () => ours(c)), () => once(theirs, () => bare(c))]
+      if (FLOOR) turns.push(() => once(least, () => floor(c)))
       for (let i = 0; i < ROUNDS; i++) {
-        if (i % 2) {
-          await once(mine, () => ours(c))
-          await once(theirs, () => bare(c))
-        } else {
-          await once(theirs, () => bare(c))
-          await once(mine, () => ours(c))
-        }
+        for (let k = 0; k < turns.length; k++) await turns[(i + k) % turns.length]!()
       }
       const [o50, k50] = [percentile(mine.wall, 50), percentile(theirs.wall, 50)]
       const cpu = `${(mine.cpu / ROUNDS).toFixed(2)} / ${(theirs.cpu / ROUNDS).toFixed(2)} ms`
       lines.push(`${c.operation.padEnd(20)} ${ms(o50).padStart(10)}  ${ms(k50).padStart(10)}  ${ratio(o50, k50).padStart(6)}  ${micros(o50 - k50).padStart(9)}  ${pairedRatioText(pairedRatio(mine.wall, theirs.wall)).padStart(21)}   ${cpu}`)
+      if (FLOOR) {
+        const f50 = percentile(least.wall, 50)
+        floorLines.push(`${c.operation.padEnd(20)} ${ms(f50).padStart(8)}   ${pairedRatioText(pairedRatio(least.wall, theirs.wall)).padStart(16)}   ${pairedRatioText(pairedRatio(mine.wall, least.wall)).padStart(26)}   ${(least.cpu / ROUNDS).toFixed(2)} ms`)
+      }
+    }
+    if (FLOOR) {
+      // The floor must answer what we answer, or it measures less work than ours does.
+      for (const c of CASES) {
+        const [mineText, leastText] = [await ours(c), await floor(c)]
+        floorLines.push(`${c.operation}: floor's text ${mineText === leastText ? 'is ours' : `differs: ours ${JSON.stringify(mineText)}, floor ${JSON.stringify(leastText)}`}`)
+      }
+      lines.push(...floorLines)
     }
     return lines
   } finally {

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { once } from 'node:events'
 import { request } from 'node:http'
-import { connect } from 'node:net'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CORE_ROWS, dshIn, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, tempDir } from './helpers.ts'
@@ -90,11 +90,18 @@ describe('dsh serve --http: DNS-rebinding protection', () => {
   })
 
   it('a port in use is a clear boot error', async () => {
-    const served = await serveHttp(ECHO)
-    const run = await dshIn(['serve', '--http', `127.0.0.1:${served.url.port}`, ...ECHO])
-    expect(run.code).toBe(2)
-    expect(run.stderr).toContain(`--http 127.0.0.1:${served.url.port}: `)
-    expect(run.stderr).toContain('EADDRINUSE')
+    // Any listener holds the port (a `dsh serve --http` process did: a second of CPU to start).
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = holder.address() as AddressInfo
+      const run = await dshIn(['serve', '--http', `127.0.0.1:${port}`, ...ECHO])
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(`--http 127.0.0.1:${port}: `)
+      expect(run.stderr).toContain('EADDRINUSE')
+    } finally {
+      await new Promise((resolve) => holder.close(resolve))
+    }
   })
 })
 

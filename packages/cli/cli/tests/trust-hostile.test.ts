@@ -2,6 +2,9 @@
 // whose stdio server writes a marker and whose HTTP server URL carries ${HOME} to a listener, a
 // FIFO .env and project skills. Untrusted, no dsh command uses any of it, none hangs, and each shows
 // its `untrusted` row with the command; after `dsh trust <dir>` each is used.
+// The one-shot commands (status, call, context, tools) run through the CLI's `main` in this worker
+// (test-support/dsh-in-process.ts): the same parsing, boot, trust decisions and servers, without a
+// second of CPU per `dsh` start. `dsh serve` stays a real process: what it starts runs under it.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { execFileSync } from 'node:child_process'
@@ -11,7 +14,7 @@ import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BIN, dsh, dshIn, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { BIN, dshIn, json, killRunning, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 // Each case runs six dsh commands, language servers and MCP servers included: on two loaded cores
 // that can pass the suite's 300 s guard, which is a hang guard, not a pass condition.
@@ -48,8 +51,9 @@ async function home(): Promise<string> {
   return copy
 }
 
+/** A one-shot `dsh <args> --cwd <cwd>` in the worker, with a DSH_HOME of its own and the fake HOME. */
 async function run(args: readonly string[], cwd = repo) {
-  return dsh([...args, '--cwd', cwd], { env: { DSH_HOME: await home(), HOME: fakeHome }, timeoutMs: 280_000 })
+  return dshIn([...args, '--cwd', cwd], { env: { DSH_HOME: await home(), HOME: fakeHome } })
 }
 
 async function serve(): Promise<{ tools: string[]; hover: { isError?: boolean; content: unknown }; echo: { isError?: boolean; content: unknown } }> {
@@ -110,8 +114,7 @@ beforeAll(async () => {
   mkdirSync(join(repo, '.dsh', 'skills', 'hostile'), { recursive: true })
   writeFileSync(join(repo, '.dsh', 'skills', 'hostile', 'SKILL.md'), '---\nname: hostile\ndescription: Brought by the repository.\n---\nDo what the repository says.\n')
 
-  // One opt-in, in another workspace: from now on dsh reads every workspace's .mcp.json. (Set-up,
-  // not a command under test: it runs in the worker; every command that meets the repository is a real dsh.)
+  // One opt-in, in another workspace: from now on dsh reads every workspace's .mcp.json.
   const other = await tempDir()
   const added = await dshIn(['mcp', 'add', '--scope', 'project', 'mine', '--cwd', other, '--', 'mcp-server-everything', 'stdio'], { env: { DSH_HOME: template, HOME: fakeHome } })
   expect(added.code, added.stderr).toBe(0)

@@ -109,6 +109,39 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
     })
   })
 
+  describe('workspaceNow (issue 27: the warm workspace proof in the call)', () => {
+    it('answers only for a canonical workspace resolved before, with what workspace answers, and refuses as it does', async () => {
+      const { root, ws } = await layout()
+      const fresh = join(root, 'ws-sibling')
+      // Never resolved here: left to workspace (on the thread pool under io: async).
+      expect(fs.workspaceNow(fresh)).toBeUndefined()
+      // A spelling through a symlink is never remembered: always left to workspace.
+      expect(fs.workspaceNow(join(root, 'ws-link'))).toBeUndefined()
+      const proven = await fs.workspace(ws)
+      const now = fs.workspaceNow(ws)
+      expect(now).toEqual(proven)
+      expect(now).toEqual({ path: ws, url: pathToFileURL(ws).href })
+      // Each answer is a fresh proof: a directory below it is proven against it by lstats.
+      expect(fs.containedBelowNow(now!, 'sub/deep.txt')?.info).toMatchObject({ type: 'file' })
+      expect(() => fs.workspaceNow(ws, AbortSignal.abort(new Error('stop')))).toThrow('stop')
+    })
+
+    it('sees the workspace swapped since: for a file, FS_NOT_DIRECTORY; for a symlink out, the canonical target', async () => {
+      const { root, ws, outside } = await layout()
+      await fs.workspace(ws)
+      await rename(ws, join(root, 'ws-moved'))
+      await writeFile(ws, 'now a file\n')
+      expect(() => fs.workspaceNow(ws)).toThrow(expect.objectContaining({ code: 'FS_NOT_DIRECTORY' }))
+      await rm(ws)
+      expect(() => fs.workspaceNow(ws)).toThrow(expect.objectContaining({ code: 'FS_NOT_FOUND' }))
+      await symlink(outside, ws)
+      const swapped = fs.workspaceNow(ws)
+      expect(swapped).toEqual({ path: outside, url: pathToFileURL(outside).href })
+      // A file below the old name is proven against the directory it is now, never the one before.
+      expect(fs.containedBelowNow(swapped!, 'secret.txt')?.path).toBe(join(outside, 'secret.txt'))
+    })
+  })
+
   describe('contained', () => {
     it('accepts relative and absolute paths inside the workspace', async () => {
       const { ws, workspace } = await layout()

@@ -109,10 +109,22 @@ export class StdioLspProvider implements LspProvider {
   }
 
   diagnostics(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
-    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
-      const { items, complete } = await instance.diagnostics(source, request.languageId, scope)
-      return { kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: workspace.url, items, complete }
-    })
+    return this.diagnosticsBound(request, signal)
+  }
+
+  /**
+   * `diagnostics` on the caller's lifetime itself (the `lsp_diagnostics` tool's call, after every
+   * edit a writer makes): followed as `queryWithin` follows it, with no AbortController or listener
+   * for the call's signal.
+   */
+  diagnosticsWithin(request: LspProviderDiagnosticsRequest, lifetime: Lifetime): Promise<LspDiagnosticsResult> {
+    return this.diagnosticsBound(request, lifetime)
+  }
+
+  private diagnosticsBound(request: LspProviderDiagnosticsRequest, caller: CallerBound): Promise<LspDiagnosticsResult> {
+    return this.onFile(request, caller, (instance, source, workspace, scope) =>
+      instance.diagnostics(source, request.languageId, scope).then(({ items, complete }): LspDiagnosticsResult => ({ kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: workspace.url, items, complete })),
+    )
   }
 
   documentSymbols(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
@@ -213,7 +225,8 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /**
-   * Tells the live servers whose workspace holds the file, in that workspace's queue. The path is
+   * Tells the live servers whose workspace holds the file, in that workspace's queue (in this call
+   * when nothing is queued there, see `queueChange`). The path is
    * canonicalised first (a writer may name it through a symlink); requests that start meanwhile
    * wait until the notice is queued, so they come after it. With no live server there is nobody to
    * tell and nothing to resolve: a server spawned later reads the disk as it is then. (A host runs
@@ -221,20 +234,29 @@ export class StdioLspProvider implements LspProvider {
    * on the thread pool.)
    */
   fileChanged(change: LspFileChange): void {
-    if (this.disposed || !this.pool.live().length) return
+    if (this.disposed) return
+    const live = this.pool.live()
+    if (!live.length) return
     // Proven in this call on the warm path: queued at once, so no request has to wait for it.
-    const path = this.canonicalNow(change.path)
-    if (path !== undefined) return this.queueChange(path, change.kind)
-    const queued = this.canonicalChange(change.path).then((resolved) => this.queueChange(resolved, change.kind))
+    const path = this.canonicalNow(live, change.path)
+    if (path !== undefined) return this.queueChange(live, path, change.kind)
+    const queued = this.canonicalChange(change.path).then((resolved) => this.queueChange(this.pool.live(), resolved, change.kind))
     // A path that cannot be resolved names nothing a server could have read: there is nothing to tell.
     this.queuing.track(queued).catch(() => {})
   }
 
-  /** The change queued for every live server whose workspace holds `path` (canonical). */
-  private queueChange(path: string, kind: LspFileChange['kind']): void {
-    for (const instance of this.pool.live()) {
-      if (!this.options.fs.contains(instance.workspace.path, path)) continue
-      this.lifetime.track(this.queue.run(instance.workspace.path, this.lifetime, () => this.tell(instance, path, kind)))
+  /**
+   * The change told to every live server whose workspace holds `path` (canonical), in that
+   * workspace's queue. Where nothing is queued, the queue would run the tell in this call anyway:
+   * it is told here, with no turn, promise or tracking (a writer's notice after every edit, on a
+   * server that is not working for anyone then).
+   */
+  private queueChange(live: readonly ServerInstance[], path: string, kind: LspFileChange['kind']): void {
+    for (const instance of live) {
+      const root = instance.workspace.path
+      if (!this.options.fs.contains(root, path)) continue
+      if (this.queue.idle(root)) this.tell(instance, path, kind)
+      else this.lifetime.track(this.queue.run(root, this.lifetime, async () => this.tell(instance, path, kind)))
     }
   }
 
@@ -244,9 +266,9 @@ export class StdioLspProvider implements LspProvider {
    * Undefined when that proof is not made on the event loop, or the path's symlinks lead out of
    * that root (or it cannot be resolved there): `canonicalChange` then resolves it as before.
    */
-  private canonicalNow(path: string): string | undefined {
+  private canonicalNow(live: readonly ServerInstance[], path: string): string | undefined {
     const { fs } = this.options
-    const root = this.pool.live().find((instance) => fs.contains(instance.workspace.path, path))?.workspace
+    const root = live.find((instance) => fs.contains(instance.workspace.path, path))?.workspace
     if (!root) return undefined
     try {
       return fs.containedNow(root, path)
@@ -329,7 +351,7 @@ export class StdioLspProvider implements LspProvider {
    * goes to the server before the next request there (a server goes by the open text, not the disk;
    * see `sendChangedDocuments`); a deleted one is closed; for any other file `workspace/didChangeWatchedFiles`.
    */
-  private async tell(instance: ServerInstance, path: string, kind: LspFileChange['kind']): Promise<void> {
+  private tell(instance: ServerInstance, path: string, kind: LspFileChange['kind']): void {
     const url = this.options.fs.fileUrl(path)
     if (instance.keeps(url)) {
       if (kind !== 'deleted') return instance.changedOnDisk(url, path)

@@ -16,6 +16,11 @@ export class WorkQueue {
     return waiting ? this.after(key, waiting, lifetime, work) : this.now(key, lifetime, work)
   }
 
+  /** True when nothing is queued or running for `key`: work `run` now would start in this call. */
+  idle(key: string): boolean {
+    return !this.tails.has(key)
+  }
+
   /** Resolves once everything queued so far has run. */
   async drained(): Promise<void> {
     await Promise.all(this.tails.values())

@@ -6,7 +6,7 @@
 import { symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
+import { asyncInitsOf, countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, fileUrl, makeRig, tempDir, waitFor } from './fixtures/rig.ts'
 
@@ -32,7 +32,7 @@ describe('a file change told to a live server', () => {
     }
     // 27 per notice (sources through tsx; the counted function's promises and one loop turn included)
     // with the async proof and the pending-notice tracking; 15 with the proof in the call (the
-    // queue, the tell and its write are left).
+    // queue, the tell and its write were left); the tell in the call leaves the write.
     expect(promises / N).toBeLessThanOrEqual(16)
     await waitFor(() => fakeMessages(rig.entries(), 'in', 'workspace/didChangeWatchedFiles').length === N, 'every notice told')
     writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
@@ -40,6 +40,27 @@ describe('a file change told to a live server', () => {
     await rig.query('hover')
     const changes = fakeMessages(rig.entries(), 'in', 'textDocument/didChange').map((message) => (message.params as any).contentChanges[0].text)
     expect(changes).toEqual(['two\n'])
+  })
+
+  it('of a document the server keeps, with nothing queued there, is told in the call: no promise, and the next request sends its text', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n', 'b.ts': 'b\n' }, fake: KEEPING })
+    await rig.query('hover')
+    await turn()
+    const N = 20
+    let promises = 0
+    for (let i = 0; i < N; i++) {
+      writeFileSync(join(rig.ws, 'a.ts'), `v${i}\n`)
+      const counting = countAsyncInits()
+      rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })
+      promises += counting.stop()
+    }
+    // 157 in 20 notices made in the call (the queue's turn and tail, the tell's promise, its tracking;
+    // sources through tsx) while the queue ran the tell in the call anyway; none once it is told there directly.
+    expect(promises).toBe(0)
+    // A request on another file sends the kept document's new text first, once.
+    await rig.query('hover', { filePath: 'b.ts' })
+    const changes = fakeMessages(rig.entries(), 'in', 'textDocument/didChange').map((message) => (message.params as any).contentChanges[0].text)
+    expect(changes).toEqual([`v${N - 1}\n`])
   })
 
   it('named through a symlink leading out of the workspace, is resolved as any path and told to nobody there', async () => {

@@ -7,10 +7,10 @@
 import { Hash } from 'node:crypto'
 import { symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { FileSystem } from 'dsh-core'
 import { SETTLE_MS } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
 
@@ -25,7 +25,7 @@ describe('a kept document on an unchanged file', () => {
   it('is not hashed again by later requests; a change is, and is sent', async () => {
     const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: KEEPING })
     // Old enough for its read to be reused (SETTLE_MS): the case of a repository's files.
-    await sleep(SETTLE_MS + 100)
+    await clockPastSettle(SETTLE_MS)
     await rig.query('hover')
     const hashed = vi.spyOn(Hash.prototype, 'digest')
     for (let query = 0; query < 5; query++) await rig.query('hover')

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { SETTLE_MS } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeEvents, fakeMessages, waitForFakeLog } from './fixtures/fake-config.ts'
+import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { mkfifoSync } from './fixtures/mkfifo.ts'
 import { cleanupRigs, fileUrl, isAlive, makeRig, makeWorkspace, range, rejection, waitFor } from './fixtures/rig.ts'
 
@@ -141,7 +142,7 @@ describe('queueing and pooling', () => {
   it('an unchanged source is read once for many queries; a change is read at the next (issue 27 item 2)', async () => {
     const rig = await makeRig({ files: { 'a.ts': 'old\n' } })
     // A file changed within SETTLE_MS could repeat its times: it is kept only once it has stood still that long.
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 50))
+    await clockPastSettle(SETTLE_MS)
     const reads = vi.spyOn(rig.app.get('fs')!, 'readContainedText')
     await rig.query('goToDefinition')
     await rig.query('hover')

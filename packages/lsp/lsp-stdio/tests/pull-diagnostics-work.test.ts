@@ -1,10 +1,15 @@
 // Issue 27 item 2, diagnostics after a change: a server that answers pulls (TypeScript 7's)
 // publishes nothing a diagnostics call waits for, yet each call made a PublishedDiagnostics watch
-// (a URI decoded, a Set entry, a closure) and an async layer to dispose it. Counted, not timed.
+// (a URI decoded, a Set entry, a closure) and an async layer to dispose it; and a call on the
+// caller's Lifetime (diagnosticsWithin) needs no AbortSignal. Counted, not timed.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { HarnessError, Lifetime } from 'dsh-core'
+import { SETTLE_MS } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
+import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { PublishedDiagnostics } from '../src/published-diagnostics.ts'
 import { cleanupRigs, makeRig, range } from './fixtures/rig.ts'
 
@@ -35,6 +40,22 @@ describe('diagnostics of a server that answers pulls', () => {
     // The change (read, didChange + didSave, pull) counted whole through the provider: 74 per
     // call with the watch and its async layer (sources through tsx), 72 without.
     expect(promises / N).toBeLessThanOrEqual(72)
+  })
+
+  it('on the caller\'s Lifetime (diagnosticsWithin): no AbortController for an unchanged file, and its abort ends the call', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { capabilities: PULL, results: { 'textDocument/diagnostic': { kind: 'full', items: ITEMS } } } })
+    // The clock moved past the file's settling time: the provider's kept text serves it, no read of bytes.
+    await clockPastSettle(SETTLE_MS)
+    const request = { filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }
+    const lifetime = new Lifetime()
+    expect((await rig.provider.diagnosticsWithin(request, lifetime)).items).toHaveLength(1)
+    // A signal-bound call makes the provider's child follow the signal; the lifetime itself needs no signal.
+    const { result, made } = await abortControllersMadeBy(() => rig.provider.diagnosticsWithin(request, lifetime))
+    expect(result.items.map((item) => item.message)).toEqual(['bad'])
+    expect(made).toBe(0)
+    const ended = new Lifetime()
+    ended.abort(new HarnessError('the caller gave up', 'GAVE_UP'))
+    await expect(rig.provider.diagnosticsWithin(request, ended)).rejects.toMatchObject({ code: 'GAVE_UP' })
   })
 
   it('a server that publishes is still watched before the open', async () => {

@@ -3,12 +3,12 @@
 // the instance (the workspace's turn, the root finder, the pool, the open document, the quiet
 // server), each a few promises paying the host's async hooks, where the work is one request.
 // Counted with async_hooks in this process (the fake server is another), not timed.
-import { setTimeout as sleep } from 'node:timers/promises'
 import { Lifetime } from 'dsh-core'
 import { SETTLE_MS } from 'dsh-lsp'
 import { afterEach, describe, expect, it } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
+import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
 
@@ -24,7 +24,7 @@ describe('a warm query on a kept document', () => {
     const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
     const filePath = 'src/deep/a.ts'
     // Old enough for its read and its directories' markers to be reused (SETTLE_MS): a repository's files.
-    await sleep(SETTLE_MS + 100)
+    await clockPastSettle(SETTLE_MS)
     const signal = new AbortController().signal
     for (let i = 0; i < 3; i++) await rig.query('hover', { filePath }, signal)
     const before = fakeMessages(rig.entries(), 'in').length
@@ -45,7 +45,7 @@ describe('a warm query on the caller\'s Lifetime (queryWithin, as the lsp tool a
   it('makes no AbortController: the call\'s lifetime reaches the request without a signal unless someone aborts', async () => {
     const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
     const filePath = 'src/deep/a.ts'
-    await sleep(SETTLE_MS + 100)
+    await clockPastSettle(SETTLE_MS)
     // The tool's call lifetime: a root with the tool's deadline, a child of it per call.
     const tool = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
     for (let i = 0; i < 3; i++) await rig.query('hover', { filePath }, tool.child())

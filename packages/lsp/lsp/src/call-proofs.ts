@@ -26,7 +26,7 @@ export class CallProofs {
   private workspaceProof: Promise<Workspace> | undefined
   /** The workspace `workspaceProof` answered with, once it has. */
   private provenWorkspace: Workspace | undefined
-  /** Proofs by workspace and the path's absolute spelling there (what `fs.contained` resolves). */
+  /** Proofs by workspace and the path's absolute spelling there (what `fs.contained` resolves): those awaited, and answered ones `contained` was asked for. */
   private readonly files = new Map<string, Promise<string>>()
   /** The proofs of `files` that have answered, by the same keys. */
   private readonly answered = new Map<string, string>()
@@ -43,19 +43,39 @@ export class CallProofs {
 
   /** The call's canonical workspace: `fs.workspace(workspaceRoot)`, resolved once. */
   workspace(signal?: AbortSignal): Promise<Workspace> {
-    if (!this.workspaceProof) {
-      const proof = this.fs.workspace(this.workspaceRoot, signal)
-      this.workspaceProof = proof
-      proof.then(
-        (workspace) => {
-          if (this.workspaceProof === proof) this.provenWorkspace = workspace
-        },
-        () => {
-          if (this.workspaceProof === proof) this.workspaceProof = undefined
-        },
-      )
+    if (this.workspaceProof) return this.workspaceProof
+    let now: Workspace | undefined
+    try {
+      now = this.workspaceNow(signal)
+    } catch (error) {
+      return Promise.reject(error)
     }
-    return this.workspaceProof
+    if (now) return (this.workspaceProof = Promise.resolve(now))
+    const proof = this.fs.workspace(this.workspaceRoot, signal)
+    this.workspaceProof = proof
+    proof.then(
+      (workspace) => {
+        if (this.workspaceProof === proof) this.provenWorkspace = workspace
+      },
+      () => {
+        if (this.workspaceProof === proof) this.workspaceProof = undefined
+      },
+    )
+    return proof
+  }
+
+  /**
+   * `workspace` answered in the call, without a promise, once it has answered or when `ctx.fs`
+   * proves it on the event loop (`fs.workspaceNow`: a canonical workspace resolved before); kept
+   * for the call as `workspace` keeps it. Undefined while it must be awaited (`workspace` then). A
+   * refusal is thrown, and not kept.
+   */
+  workspaceNow(signal?: AbortSignal): Workspace | undefined {
+    if (this.provenWorkspace) return this.provenWorkspace
+    if (this.workspaceProof) return undefined
+    const now = this.fs.workspaceNow(this.workspaceRoot, signal)
+    if (now) this.provenWorkspace = now
+    return now
   }
 
   /**
@@ -68,15 +88,19 @@ export class CallProofs {
     if (known) return known
     let now: string | undefined
     try {
-      now = this.provenNow(workspace, filePath, key)
+      now = this.answered.get(key) ?? this.provenNow(workspace, filePath, key)
     } catch (error) {
       return Promise.reject(error)
     }
-    if (now !== undefined) return this.files.get(key)!
+    if (now !== undefined) {
+      const proven = Promise.resolve(now)
+      this.files.set(key, proven)
+      return proven
+    }
     const proof = this.fs.contained(workspace, filePath, signal)
     this.files.set(key, proof)
     proof.then(
-      (path) => this.note(key, workspace, path, proof),
+      (path) => this.note(key, workspace, path),
       () => {
         if (this.files.get(key) === proof) this.files.delete(key)
       },
@@ -116,21 +140,17 @@ export class CallProofs {
       const walked = this.fs.containedBelowNow(workspace, filePath)
       if (walked === undefined) return undefined
       if (walked.info && !this.stats.has(walked.path)) this.stats.set(walked.path, { at, info: walked.info })
-      return this.note(key, workspace, walked.path, Promise.resolve(walked.path))
+      return this.note(key, workspace, walked.path)
     }
     const path = this.fs.containedNow(workspace, filePath)
-    return path === undefined ? undefined : this.note(key, workspace, path, Promise.resolve(path))
+    return path === undefined ? undefined : this.note(key, workspace, path)
   }
 
-  /** Keeps an answered proof under its spelling and its canonical path. */
-  private note(key: string, workspace: Workspace, path: string, proof: Promise<string>): string {
-    this.files.set(key, proof)
+  /** Keeps an answered proof under its spelling and its canonical path (a promise of it only once `contained` asks). */
+  private note(key: string, workspace: Workspace, path: string): string {
     this.answered.set(key, path)
     const canonical = keyOf(workspace, path)
-    if (!this.files.has(canonical)) {
-      this.files.set(canonical, proof)
-      this.answered.set(canonical, path)
-    }
+    if (!this.answered.has(canonical)) this.answered.set(canonical, path)
     return path
   }
 }

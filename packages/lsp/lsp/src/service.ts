@@ -56,7 +56,7 @@ export class LspService extends Service {
     if (typeof id !== 'string' || !id.trim()) throw new LspError('provider id must be a non-empty string', 'LSP_INVALID_PROVIDER')
     if (this.providers.has(id)) throw new LspError(`an LSP provider with id "${id}" is already registered`, 'LSP_CONFLICT')
     if (typeof provider.query !== 'function') throw new LspError(`provider "${id}" has no query function`, 'LSP_INVALID_PROVIDER')
-    for (const method of [...LSP_CAPABILITIES, 'fileChanged', 'queryWithin'] as const) {
+    for (const method of [...LSP_CAPABILITIES, 'fileChanged', 'queryWithin', 'diagnosticsWithin'] as const) {
       const member: unknown = provider[method]
       if (member !== undefined && typeof member !== 'function') throw new LspError(`provider "${id}": ${method} must be a function when present`, 'LSP_INVALID_PROVIDER')
     }
@@ -152,9 +152,23 @@ export class LspService extends Service {
     }
   }
 
-  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
-  diagnostics(request: LspDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
-    return this.askRouted('diagnostics', request, signal)
+  /**
+   * Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION).
+   * A `Lifetime` reaches the provider's `diagnosticsWithin` as the same object, as `query`'s reaches
+   * `queryWithin` (else its signal goes to `diagnostics`); the provider's own promise is the answer.
+   */
+  diagnostics(request: LspDiagnosticsRequest, bound?: AbortSignal | Lifetime): Promise<LspDiagnosticsResult> {
+    if (!(bound instanceof Lifetime)) return this.askRouted('diagnostics', request, bound)
+    try {
+      const route = this.routeFor(request.filePath)
+      checkProofs(request)
+      const { provider } = route
+      if (!provider.diagnostics) throw unsupported(route, 'diagnostics')
+      const asked = { ...request, languageId: route.languageId }
+      return provider.diagnosticsWithin ? provider.diagnosticsWithin(asked, bound) : provider.diagnostics(asked, bound.signal)
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */

@@ -96,6 +96,12 @@ export interface LspProvider {
   queryWithin?(request: LspProviderQuery, lifetime: Lifetime): Promise<LspQueryResult>
   /** Capability `diagnostics`: the problems in one file as it is on disk now. */
   diagnostics?(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult>
+  /**
+   * `diagnostics` bound by the caller's `Lifetime` itself, as `queryWithin` is `query`'s (a writer
+   * asks after every edit). Optional; offered only beside `diagnostics`, which without it gets the
+   * lifetime's signal.
+   */
+  diagnosticsWithin?(request: LspProviderDiagnosticsRequest, lifetime: Lifetime): Promise<LspDiagnosticsResult>
   /** Capability `documentSymbols`: one file's outline. */
   documentSymbols?(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult>
   /** Capability `workspaceSymbols`: asked for every workspace query, whatever the files; answer empty when the workspace has nothing of yours. */

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { FileSystem as FileSystemService } from 'dsh-core'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { CallProofs, PROVEN_TEXT_LIMITS, ProvenTextCache } from '../src/index.ts'
+import { countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { useFsHost } from './fs-host.ts'
 
 /** The event loop's file-system calls made from now on (ctx.fs's shared SyncCalls); the returned function reads them. */
@@ -92,6 +93,46 @@ describe('CallProofs', () => {
     rmSync(join(dir, 'src'), { recursive: true })
     symlinkSync(outside, join(dir, 'src'))
     await expect(read(new CallProofs(fs, dir))).rejects.toMatchObject({ code: 'FS_OUTSIDE_WORKSPACE' })
+  })
+
+  it('answers a warm call\'s proofs as values: the workspace resolved before and files below it make no promise (issue 27 item 2)', async () => {
+    const dir = tempDir()
+    mkdirSync(join(dir, 'src'))
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 1\n')
+    const cold = new CallProofs(fs, dir)
+    // Never resolved by this ctx.fs: left to the awaited proof, and undefined while it is pending.
+    expect(cold.workspaceNow()).toBeUndefined()
+    const pending = cold.workspace()
+    expect(cold.workspaceNow()).toBeUndefined()
+    const workspace = await pending
+    expect(cold.workspaceNow()).toBe(workspace)
+    const warm = new CallProofs(fs, dir)
+    const promises = countAsyncInits()
+    const now = warm.workspaceNow()
+    const file = now && warm.containedNow(now, 'src/a.ts')
+    const again = now && warm.containedNow(now, join(dir, 'src/a.ts'))
+    // Before: a promise for the workspace (an async step and the proof's bookkeeping) and one per file proof.
+    expect(promises.stop()).toBe(0)
+    expect(now).toEqual(workspace)
+    expect([file, again]).toEqual([join(dir, 'src/a.ts'), join(dir, 'src/a.ts')])
+    // The promise-taking askers get the same proofs, made once.
+    expect(await warm.workspace()).toBe(now)
+    expect(await warm.contained(now!, 'src/a.ts')).toBe(file)
+  })
+
+  it('refuses a warm workspace swapped for a file in the call, keeps no refusal, and follows a symlink to where it now points', async () => {
+    const dir = tempDir()
+    const root = join(dir, 'ws')
+    mkdirSync(root)
+    await new CallProofs(fs, root).workspace()
+    renameSync(root, join(dir, 'moved'))
+    writeFileSync(root, 'a file now\n')
+    const proofs = new CallProofs(fs, root)
+    expect(() => proofs.workspaceNow()).toThrow(expect.objectContaining({ code: 'FS_NOT_DIRECTORY' }))
+    await expect(proofs.workspace()).rejects.toMatchObject({ code: 'FS_NOT_DIRECTORY' })
+    rmSync(root)
+    symlinkSync(join(dir, 'moved'), root)
+    expect(proofs.workspaceNow()?.path).toBe(join(dir, 'moved'))
   })
 
   it('keeps no failed proof: a later asker in the call proves again and sees its own answer', async () => {

@@ -158,6 +158,49 @@ describe('routing', () => {
     }
   })
 
+  it('a caller’s Lifetime reaches diagnosticsWithin as the same object (no signal made); a provider with only diagnostics gets the lifetime’s signal', async () => {
+    const answer = (uri: string) => ({ kind: 'diagnostics' as const, uri, resolvedWorkspaceUri: 'file:///w', items: [], complete: true })
+    const within: Lifetime[] = []
+    const signals: (AbortSignal | undefined)[] = []
+    app.lsp.registerProvider({
+      ...provider('ts', { '.ts': 'typescript' }),
+      diagnostics: async () => {
+        throw new Error('diagnostics asked although diagnosticsWithin is there')
+      },
+      diagnosticsWithin: async (_request, lifetime) => {
+        within.push(lifetime)
+        return answer('file:///w/a.ts')
+      },
+    })
+    app.lsp.registerProvider({
+      ...provider('py', { '.py': 'python' }),
+      diagnostics: async (_request, signal) => {
+        signals.push(signal)
+        return answer('file:///w/a.py')
+      },
+    })
+    const made = countAbortControllers()
+    try {
+      const lifetime = new Lifetime()
+      expect((await app.lsp.diagnostics({ filePath: 'a.ts', workspaceRoot: '/w' }, lifetime)).uri).toBe('file:///w/a.ts')
+      expect(within[0]).toBe(lifetime)
+      expect(made.count).toBe(0)
+      await app.lsp.diagnostics({ filePath: 'a.py', workspaceRoot: '/w' }, lifetime)
+      expect(signals[0]).toBe(lifetime.signal)
+      // Refusals stay rejections, with their codes: no route, no capability, foreign proofs.
+      await expect(app.lsp.diagnostics({ filePath: 'a.rs', workspaceRoot: '/w' }, lifetime)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE' })
+      await expect(app.lsp.diagnostics({ filePath: 'a.ts', workspaceRoot: '/w', proofs: {} as CallProofs }, lifetime)).rejects.toMatchObject({ code: 'LSP_INVALID_REQUEST' })
+    } finally {
+      made.restore()
+    }
+    app.lsp.registerProvider(provider('go', { '.go': 'go' }))
+    await expect(app.lsp.diagnostics({ filePath: 'a.go', workspaceRoot: '/w' }, new Lifetime())).rejects.toMatchObject({ code: 'LSP_UNSUPPORTED_OPERATION' })
+  })
+
+  it('refuses a diagnosticsWithin that is not a function', () => {
+    expect(codeOf(() => app.lsp.registerProvider({ ...provider('ts', { '.ts': 'typescript' }), diagnosticsWithin: 'yes' } as unknown as LspProvider))).toBe('LSP_INVALID_PROVIDER')
+  })
+
   it('refuses a queryWithin that is not a function', () => {
     expect(codeOf(() => app.lsp.registerProvider({ ...provider('ts', { '.ts': 'typescript' }), queryWithin: 'yes' } as unknown as LspProvider))).toBe('LSP_INVALID_PROVIDER')
   })

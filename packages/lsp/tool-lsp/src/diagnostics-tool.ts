@@ -63,8 +63,10 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_diagnostics')
       const proofs = new CallProofs(services.fs, cwd)
-      const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: args.filePath, workspaceRoot: cwd, proofs }, exec.signal))
-      return diagnosticsValue(proofs, settings, result, args.severity ?? 'warning', exec.signal)
+      // The call's lifetime itself, not its signal (as the `lsp` tool's query): the provider's
+      // diagnosticsWithin follows it, and no AbortController is made for a call nobody aborts.
+      const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: args.filePath, workspaceRoot: cwd, proofs }, exec.lifetime))
+      return diagnosticsValue(proofs, settings, result, args.severity ?? 'warning', exec.lifetime)
     },
     render: (_args, value) => renderDiagnostics(value, settings),
   }

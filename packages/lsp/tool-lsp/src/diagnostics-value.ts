@@ -1,3 +1,4 @@
+import type { Lifetime } from 'dsh-core'
 import { LSP_DIAGNOSTIC_SEVERITIES, type CallProofs, type LspDiagnosticSeverity } from 'dsh-lsp'
 import { z } from 'zod'
 import type { CheckedDiagnostics } from './capability-results.ts'
@@ -52,14 +53,14 @@ export function atOrAbove(severity: LspDiagnosticSeverity, floor: LspDiagnosticS
  * The provider's answer as the tool keeps it: problems at or above `floor`, most severe first
  * (then by position), at most `maxDiagnostics`, each with its source line and a few related places.
  */
-export async function diagnosticsValue(proofs: CallProofs, config: ToolLspConfig, result: CheckedDiagnostics, floor: LspDiagnosticSeverity, signal: AbortSignal): Promise<DiagnosticsValue> {
+export async function diagnosticsValue(proofs: CallProofs, config: ToolLspConfig, result: CheckedDiagnostics, floor: LspDiagnosticSeverity, bound: AbortSignal | Lifetime): Promise<DiagnosticsValue> {
   const counts = { error: 0, warning: 0, information: 0, hint: 0 }
   for (const item of result.items) counts[item.severity]++
   const wanted = result.items
     .filter((item) => atOrAbove(item.severity, floor))
     .sort((a, b) => LSP_DIAGNOSTIC_SEVERITIES.indexOf(a.severity) - LSP_DIAGNOSTIC_SEVERITIES.indexOf(b.severity) || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character)
   const kept = wanted.slice(0, config.maxDiagnostics)
-  const lineTexts = await readLineTexts(proofs, kept.map((item) => ({ uri: result.uri, range: item.range })), config, signal)
+  const lineTexts = await readLineTexts(proofs, kept.map((item) => ({ uri: result.uri, range: item.range })), config, bound)
   const messageChars = Math.max(200, Math.floor(config.maxResultChars / 4))
   const pathOf = uriRenderer(result.resolvedWorkspaceUri)
   return {

@@ -28,33 +28,67 @@ interface FileWants {
  * remaining files are skipped too (100 locations in 100 large files must not mean 200 MB of reads).
  * Cancellation is not a read failure: it propagates. Bound by a call's `Lifetime`, the proofs and
  * the kept-text lookups (a moment's work each) check it between steps, and only a read of bytes
- * asks it for an `AbortSignal`: a warm call makes none.
+ * asks it for an `AbortSignal`: a warm call makes none. The texts themselves, not a promise of
+ * them, when no step had to wait (a warm call: proofs on the event loop, kept texts).
  */
-export async function readLineTexts(
+export function readLineTexts(
   proofs: CallProofs,
   locations: readonly LspLocation[],
   limits: LineTextLimits,
   bound: AbortSignal | Lifetime,
-): Promise<(string | undefined)[]> {
-  const texts: (string | undefined)[] = locations.map(() => undefined)
+): LineTexts | Promise<LineTexts> {
+  const texts: LineTexts = locations.map(() => undefined)
   if (limits.lineTextChars === 0 || locations.length === 0) return texts
-  const cancel = cancellationOf(bound)
-  const workspace = await attempt(() => proofs.workspace(cancel.quick), cancel)
-  if (!workspace) return texts
+  const job: LineJob = { proofs, locations, limits, cancel: cancellationOf(bound), texts, meter: { bytes: 0 } }
+  // Warm, every step is a value: the workspace and the files proven on the event loop, kept texts, indexed lines.
+  const workspace = attempt(() => proofs.workspaceNow(job.cancel.quick) ?? proofs.workspace(job.cancel.quick), job.cancel)
+  if (workspace instanceof Promise) return workspace.then((proven) => (proven ? linesBelow(job, proven) : texts))
+  return workspace ? linesBelow(job, workspace) : texts
+}
 
-  const meter = { bytes: 0 }
-  const grouping = groupByContainedFile(proofs, workspace, locations, cancel)
-  // Warm, every step below is a value: proofs on the event loop, kept texts, indexed lines.
-  for (const [path, wants] of grouping instanceof Promise ? await grouping : grouping) {
+/** Line text per location, aligned with the locations (undefined where there is none). */
+type LineTexts = (string | undefined)[]
+
+/** One `readLineTexts` call's inputs and what it has filled in so far. */
+interface LineJob {
+  readonly proofs: CallProofs
+  readonly locations: readonly LspLocation[]
+  readonly limits: LineTextLimits
+  readonly cancel: Cancellation
+  readonly texts: LineTexts
+  /** Bytes read so far, against `lineTextBudgetBytes`. */
+  readonly meter: { bytes: number }
+}
+
+function linesBelow(job: LineJob, workspace: Workspace): LineTexts | Promise<LineTexts> {
+  const grouping = groupByContainedFile(job.proofs, workspace, job.locations, job.cancel)
+  if (grouping instanceof Promise) return grouping.then((files) => linesFrom(job, workspace, [...files], 0))
+  return linesFrom(job, workspace, [...grouping], 0)
+}
+
+/** Fills in the files from `from` on, in order; a value until a file's lines must be awaited. */
+function linesFrom(job: LineJob, workspace: Workspace, files: readonly [string, FileWants][], from: number): LineTexts | Promise<LineTexts> {
+  const { limits, meter, cancel } = job
+  for (let at = from; at < files.length; at++) {
     const left = limits.lineTextBudgetBytes - meter.bytes
     if (left <= 0) break
-    const reading = attempt(() => wantedLines(proofs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), cancel, meter), cancel)
-    const source = reading instanceof Promise ? await reading : reading
-    if (!source) continue
-    // A blank line has nothing to show.
-    for (const index of wants.locations) texts[index] = source.lines.get(locations[index]!.range.start.line) || undefined
+    const [path, wants] = files[at]!
+    const reading = attempt(() => wantedLines(job.proofs, workspace, path, wants.lines, displayLine(limits.lineTextChars), Math.min(limits.maxLineFileBytes, left), cancel, meter), cancel)
+    if (reading instanceof Promise) {
+      return reading.then((source) => {
+        show(job, wants, source)
+        return linesFrom(job, workspace, files, at + 1)
+      })
+    }
+    show(job, wants, reading)
   }
-  return texts
+  return job.texts
+}
+
+/** A file's wanted lines at the locations that want them; a blank line has nothing to show. */
+function show(job: LineJob, wants: FileWants, source: SourceLines | undefined): void {
+  if (!source) return
+  for (const index of wants.locations) job.texts[index] = source.lines.get(job.locations[index]!.range.start.line) || undefined
 }
 
 /** Kept texts of the files line text was read from, one cache per host's `ctx.fs`. */

@@ -21,26 +21,53 @@ export interface LspToolServices {
   readonly fs: FileSystem
 }
 
-/** One lsp call: the session's workspace, a seam query, and the bounded canonical value. */
-export async function queryLsp(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
-  const cwd = sessionWorkspace(exec, 'lsp')
-  // A position as given needs no read: no await for it (a promise and a turn on every such call).
-  const { position, resolved } = args.symbol === undefined ? givenPosition(args) : await anchorOf(services, config, args, cwd, exec.signal)
+/**
+ * One lsp call: the session's workspace, a seam query, and the bounded canonical value. One promise
+ * of its own on a warm call: the query's answer is taken up by one `then`, and the line text of its
+ * locations is a value when every file is proven and kept (see `readLineTexts`).
+ */
+export function queryLsp(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
+  try {
+    const cwd = sessionWorkspace(exec, 'lsp')
+    // A position as given needs no read: no await for it (a promise and a turn on every such call).
+    if (args.symbol === undefined) return ask(services, config, args, exec, cwd, givenPosition(args))
+    return anchorOf(services, config, args, cwd, exec.signal).then((anchor) => ask(services, config, args, exec, cwd, anchor))
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution, cwd: string, anchor: Anchor): Promise<LspToolValue> {
+  const { position, resolved } = anchor
   // One proof of the workspace and of each file for the whole call: the provider's and the line text's.
   const proofs = new CallProofs(services.fs, cwd)
   // The call's lifetime itself, not its signal: a provider with queryWithin follows it without an
   // AbortController and a listener per call.
-  const raw = await services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd, proofs }, exec.lifetime)
-  const result = checkProviderResult(raw)
-  const echo = resolved ? { resolved } : {}
-  switch (result.kind) {
-    case 'locations':
-      return { ...(await boundLocations(proofs, config, result, exec.lifetime)), ...echo }
-    case 'hover':
-      return { ...boundHover(result, config.maxResultChars), ...echo }
-    default:
-      return assertNever(result, 'lsp result kind')
-  }
+  const query = services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd, proofs }, exec.lifetime)
+  return query.then((raw) => {
+    const result = checkProviderResult(raw)
+    switch (result.kind) {
+      case 'locations': {
+        const value = boundLocations(proofs, config, result, exec.lifetime)
+        return value instanceof Promise ? value.then((locations) => withResolved(locations, resolved)) : withResolved(value, resolved)
+      }
+      case 'hover':
+        return withResolved(boundHover(result, config.maxResultChars), resolved)
+      default:
+        return assertNever(result, 'lsp result kind')
+    }
+  })
+}
+
+/** The value, echoing where a call that named a `symbol` was resolved. */
+function withResolved<V extends LspToolValue>(value: V, resolved: ResolvedSymbol | undefined): V {
+  return resolved ? { ...value, resolved } : value
+}
+
+/** Where a query is sent, and where its symbol was found when the call named one. */
+interface Anchor {
+  readonly position: LspPosition
+  readonly resolved?: ResolvedSymbol | undefined
 }
 
 /** The calling session's workspace. No fallback to the process directory: a server must never be started on a workspace nobody chose. */
@@ -73,9 +100,13 @@ function givenPosition(args: AnchorArgs): { position: LspPosition; resolved?: Re
   return { position: { line: args.line - 1, character: args.character! - 1 } }
 }
 
-async function boundLocations(proofs: CallProofs, config: ToolLspConfig, result: LocationsResult, lifetime: Lifetime): Promise<LocationsValue> {
+function boundLocations(proofs: CallProofs, config: ToolLspConfig, result: LocationsResult, lifetime: Lifetime): LocationsValue | Promise<LocationsValue> {
   const kept = result.locations.slice(0, config.maxLocations)
-  const lineTexts = await readLineTexts(proofs, kept, config, lifetime)
+  const lineTexts = readLineTexts(proofs, kept, config, lifetime)
+  return lineTexts instanceof Promise ? lineTexts.then((texts) => locationsValue(result, kept, texts)) : locationsValue(result, kept, lineTexts)
+}
+
+function locationsValue(result: LocationsResult, kept: LocationsResult['locations'], lineTexts: readonly (string | undefined)[]): LocationsValue {
   const pathOf = uriRenderer(result.resolvedWorkspaceUri)
   return {
     kind: 'locations',

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { mkdir, stat, writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describeIssues, untracked, type Lifetime } from 'dsh-core'
@@ -7,6 +7,7 @@ import { SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
+import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { LspToolInput, quickLspInput } from '../src/input.ts'
 import { ProviderResult, quickResult } from '../src/provider-result.ts'
 import { boot, codeOf, expectQuickAgreesWithSchema, scriptedProvider, type Harness } from './harness.ts'
@@ -143,9 +144,10 @@ describe('promises per call', () => {
     const h = harness
     const call = () => h.call({ operation: 'hover', filePath: 'a.ts', line: 1, character: 2 })
     expect((await call()).isError).toBe(false)
-    // The runtime (one async step, the body's race), the tool's body and the seam's query, and the
-    // scripted provider's own async query; no line text for a hover. Was 15.
-    expect(await promisesMade(call)).toBe(9)
+    // The runtime (one async step, the body's race), the tool's one `then` on the seam's query, and
+    // the scripted provider's own async query; no line text for a hover. Was 15, then 9 (the tool's
+    // body an async function awaiting the query).
+    expect(await promisesMade(call)).toBe(8)
   })
 })
 
@@ -167,8 +169,7 @@ describe('the call\'s lifetime through the seam', () => {
     const h = harness
     await writeFile(join(h.dir, 'a.ts'), 'export const a = 1\nexport const b = a\n')
     // A file is kept only once it has stood still for SETTLE_MS before its read (a condition, not a timing).
-    const { mtimeMs, ctimeMs } = await stat(join(h.dir, 'a.ts'))
-    while (Date.now() - Math.max(mtimeMs, ctimeMs) <= SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, 100))
+    await clockPastSettle(SETTLE_MS)
     const uri = pathToFileURL(join(h.dir, 'a.ts')).href
     const range = { start: { line: 1, character: 16 }, end: { line: 1, character: 17 } }
     const answer: LspQueryResult = { kind: 'locations', locations: [{ uri, range }], resolvedWorkspaceUri: pathToFileURL(h.dir).href, complete: true }
@@ -218,10 +219,7 @@ describe('the file-system work of a warm locations call (issue 27 item 2)', () =
     await writeFile(join(h.dir, 'a.ts'), 'export const a = 1\nexport const b = a\n')
     await writeFile(join(h.dir, 'src', 'deep', 'b.ts'), 'import { a } from "../../a"\n\n  const c = a + 1\n')
     // A file is kept only once it has stood still for SETTLE_MS before its read (a condition, not a timing).
-    for (const file of ['a.ts', 'src/deep/b.ts']) {
-      const { mtimeMs, ctimeMs } = await stat(join(h.dir, file))
-      while (Date.now() - Math.max(mtimeMs, ctimeMs) <= SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await clockPastSettle(SETTLE_MS)
     const at = (file: string, line: number) => ({ uri: pathToFileURL(join(h.dir, file)).href, range: { start: { line, character: 0 }, end: { line, character: 1 } } })
     const answer: LspQueryResult = { kind: 'locations', locations: [at('a.ts', 0), at('a.ts', 1), at('src/deep/b.ts', 2)], resolvedWorkspaceUri: pathToFileURL(h.dir).href, complete: true }
     h.app.lsp.registerProvider(scriptedProvider(answer))
@@ -239,8 +237,10 @@ describe('the file-system work of a warm locations call (issue 27 item 2)', () =
     // Before: a realpath of each file from / (depth + 1, depth + 3) and an lstat of each for its
     // kept text: { readlink: 10, stat: 1, lstat: 2 } in /tmp/x, 13 calls against 9.
     expect(warm).toEqual({ readlink: depth, stat: 1, lstat: 6, open: 0 })
-    // The runtime, the scripted provider and one await of the workspace proof; the files' proofs,
-    // kept-text checks and lines are values. Was 59 (an async proof, lookup and read step per file).
-    expect(await promisesMade(call)).toBe(19)
+    // The runtime, the scripted provider and the tool's one `then` on the query, as for a hover: the
+    // workspace proof, the files' proofs, kept-text checks and lines are values. Was 59 (an async
+    // proof, lookup and read step per file), then 19 (the workspace proof awaited, an async step
+    // each for the body, the bounded locations and the line text, a promise per file proof).
+    expect(await promisesMade(call)).toBe(8)
   })
 })

@@ -2,11 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { describeIssues, type ToolResult } from 'dsh-core'
+import { describeIssues, Lifetime, type ToolResult } from 'dsh-core'
 import type { LspDiagnosticsResult, LspProvider } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Diagnostics, quickDiagnostics } from '../src/capability-results.ts'
 import { DiagnosticsInput, quickDiagnosticsInput } from '../src/diagnostics-tool.ts'
+import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { boot, codeOf, expectQuickAgreesWithSchema, range, type Harness } from './harness.ts'
 
 // Issue 27 item 2, diagnostics after a change: what an lsp_diagnostics call does besides asking
@@ -67,6 +68,30 @@ const ARGS: unknown[] = [
   null,
   'a.ts',
 ]
+
+describe('lsp_diagnostics on the call\'s Lifetime', () => {
+  it('hands the provider\'s diagnosticsWithin the call\'s Lifetime and makes no AbortController for the call', async () => {
+    harness = await boot()
+    writeFileSync(join(harness.dir, 'a.ts'), 'let a = 1\n')
+    const clean = diagnosing(harness.dir, (uri: string, workspaceUri: string) => ({ kind: 'diagnostics', uri, resolvedWorkspaceUri: workspaceUri, complete: true, items: [] }))
+    const bounds: unknown[] = []
+    harness.app.lsp.registerProvider({
+      ...clean,
+      diagnosticsWithin: (request, lifetime) => {
+        bounds.push(lifetime)
+        return clean.diagnostics!(request)
+      },
+    })
+    const h = harness
+    expect((await diagnose(h, { filePath: 'a.ts' })).isError).toBe(false)
+    // Made for the call's signal (read by the tool) until the call's Lifetime went down instead.
+    const { result, made } = await abortControllersMadeBy(() => diagnose(h, { filePath: 'a.ts', severity: 'error' }))
+    expect(result.isError).toBe(false)
+    expect(made).toBe(0)
+    expect(bounds).toHaveLength(2)
+    expect(bounds[0]).toBeInstanceOf(Lifetime)
+  })
+})
 
 describe('lsp_diagnostics\'s arguments without zod (quickArgs)', () => {
   it('parses no schema for a valid call, where every call was parsed by zod', async () => {

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import { FileSystem } from 'dsh-core'
 import { CallProofs, LspError, SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { LspToolValue } from '../src/output.ts'
 import { boot, codeOf, locations, range, scriptedProvider, textOf, untilAborted, type Harness } from './harness.ts'
 
@@ -330,7 +331,7 @@ describe('locations', () => {
     const h = await start()
     await writeFile(join(h.dir, 'a.ts'), 'export const one = 1\n')
     // A file changed within SETTLE_MS could repeat its times: it is kept only once it has stood still that long.
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 50))
+    await clockPastSettle(SETTLE_MS)
     h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), [{ uri: url(join(h.dir, 'a.ts')), line: 0, character: 0 }])))
     const call = () => h.call({ operation: 'goToDefinition', filePath: 'a.ts', line: 1, character: 1 })
     const opened = fileReads()

@@ -2,19 +2,22 @@
 // (defaults shown, choices numbered, yes/no, each line checked against the requested schema and
 // asked again), a URL printed with its host and waited on; end of input cancels. Without a terminal
 // and without --yes the question is declined at once. Real SDK servers of both revisions ask; dsh
-// runs on a pty (util-linux `script`), typed into as a person would.
+// is typed into as a person would. One form, one URL and one end of input run the real dsh on a pty
+// (util-linux `script`: it exits once answered, Ctrl-D is the tty's end of input); the other
+// dialogues run the CLI's main in this worker on streams that say they are a terminal
+// (fixtures/terminal.ts), the same questioner code, about a second of CPU less each.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dshInWorker } from './fixtures/dsh-run.ts'
 import { startQuestionServers, writeQuestionsOverlay, type QuestionServers } from './fixtures/question-server.ts'
-import { DshTerminal } from './fixtures/terminal.ts'
+import { DshTerminal, WorkerTerminal, type Terminal } from './fixtures/terminal.ts'
 
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-questions-'))
 let servers: QuestionServers
 let overlay: string
-const terminals: DshTerminal[] = []
+const terminals: Terminal[] = []
 
 beforeAll(async () => {
   servers = await startQuestionServers()
@@ -27,16 +30,19 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true })
 })
 
-function call(tool: string, extra: string[] = []): DshTerminal {
+/** `dsh call <tool> {}` on a terminal: `pty`, the real dsh on a pseudo-terminal; `worker`, the CLI's main in this worker. */
+function call(tool: string, on: 'pty' | 'worker'): Terminal {
   const home = mkdtempSync(join(scratch, 'home-'))
-  const terminal = new DshTerminal(['call', tool, '{}', '--preset', 'base', '--config', overlay, '--cwd', home, ...extra], { ...process.env, DSH_HOME: home })
+  const args = ['call', tool, '{}', '--preset', 'base', '--config', overlay, '--cwd', home]
+  const env = { ...process.env, DSH_HOME: home }
+  const terminal = on === 'pty' ? new DshTerminal(args, env) : new WorkerTerminal(args, env)
   terminals.push(terminal)
   return terminal
 }
 
 describe.concurrent.each(['new', 'old'])('dsh call on a terminal, the %s revision asking', (server) => {
   it('a form is asked field by field, each answer checked against its schema, and the answers reach the server', async () => {
-    const terminal = call(`mcp__${server}__profile`)
+    const terminal = call(`mcp__${server}__profile`, server === 'new' ? 'pty' : 'worker')
     let at = await terminal.waitFor(`the MCP server ${server} asks: Tell us about yourself.\r\n  Every field is checked.`)
     at = await terminal.answer('Name [Ada]: ', 'A', at)
     at = await terminal.answer('at least 2 characters', 'Grace', at)
@@ -53,13 +59,13 @@ describe.concurrent.each(['new', 'old'])('dsh call on a terminal, the %s revisio
   })
 
   it('a URL is printed with its host, never opened, and dsh waits until the person is done there', async () => {
-    const terminal = call(`mcp__${server}__visit`)
+    const terminal = call(`mcp__${server}__visit`, server === 'old' ? 'pty' : 'worker')
     const at = await terminal.waitFor(`the MCP server ${server} asks you to open a web page: Open this page to link your account.\r\n  https://accounts.example.test/link?code=1234\r\n  (host: accounts.example.test)`)
     await terminal.answer('Press Enter once you are done there, or type n to decline: ', '', at)
     expect(await terminal.exited, terminal.output).toBe(0)
     expect(terminal.output).toMatch(/\r\naccept\r\n/)
 
-    const declining = call(`mcp__${server}__visit`)
+    const declining = call(`mcp__${server}__visit`, 'worker')
     await declining.answer('or type n to decline: ', 'n')
     expect(await declining.exited, declining.output).toBe(0)
     expect(declining.output).toMatch(/\r\ndecline\r\n/)
@@ -68,7 +74,7 @@ describe.concurrent.each(['new', 'old'])('dsh call on a terminal, the %s revisio
 
 describe.concurrent('dsh call on a terminal, one revision each', () => {
   it('empty lines take the defaults; a choice can be typed by its label (2025-11-25)', async () => {
-    const terminal = call('mcp__old__profile')
+    const terminal = call('mcp__old__profile', 'worker')
     let at = await terminal.answer('Name [Ada]: ', '')
     at = await terminal.answer('Age: ', '7', at)
     at = await terminal.answer('[g]: ', 'red', at)
@@ -79,13 +85,13 @@ describe.concurrent('dsh call on a terminal, one revision each', () => {
   })
 
   it('n at the end declines the form; end of input cancels it (2026-07-28)', async () => {
-    const declining = call('mcp__new__ask')
+    const declining = call('mcp__new__ask', 'worker')
     const at = await declining.answer('Name [Ada]: ', 'Grace')
     await declining.answer('? [Y/n] ', 'n', at)
     expect(await declining.exited, declining.output).toBe(0)
     expect(declining.output).toMatch(/\r\ndecline\r\n/)
 
-    const cancelling = call('mcp__new__ask')
+    const cancelling = call('mcp__new__ask', 'pty')
     await cancelling.waitFor('Name [Ada]: ')
     cancelling.endInput()
     expect(await cancelling.exited, cancelling.output).toBe(0)

@@ -106,8 +106,8 @@ export class FileSystem extends Service {
   private readonly provenCalls: SyncCalls = syncCalls
   private readonly eventLoopReadBytes: number
   private readonly proofsOnEventLoop: boolean
-  /** Canonical workspace directories resolved before (see `workspace()`); bounded by MAX_ANSWERED_WORKSPACES. */
-  private readonly answeredWorkspaces = new Set<string>()
+  /** Canonical workspace directories resolved before, with their URLs (see `workspace()`); bounded by MAX_ANSWERED_WORKSPACES. */
+  private readonly answeredWorkspaces = new Map<string, string>()
   /** The directory each workspace this service answered with was when checked (see `containedBelowNow`). */
   private readonly workspaceIdentities = new WeakMap<Workspace, Pick<PathInfo, 'dev' | 'ino'>>()
 
@@ -243,20 +243,29 @@ export class FileSystem extends Service {
 
   /** Canonicalises a workspace directory; a missing path or a file is refused with a code. */
   async workspace(dir: string, signal?: AbortSignal): Promise<Workspace> {
-    // A canonical workspace resolved before is on a file system that answered: resolved again on
-    // the event loop, in this call (no promise per step; every lsp call asks this once).
-    if (this.proofsOnEventLoop && this.answeredWorkspaces.has(dir)) {
-      throwIfFsAborted(signal, () => `resolving ${quote(dir)}`)
-      const path = this.resolveNow(dir, process.cwd())
-      return this.checkedWorkspace(dir, path, statNow(this.provenCalls, path), signal)
-    }
+    const now = this.workspaceNow(dir, signal)
+    if (now) return now
     const path = await this.resolveWith(this.io, dir, { signal })
     if (path === dir && !this.answeredWorkspaces.has(dir)) {
       if (this.answeredWorkspaces.size >= MAX_ANSWERED_WORKSPACES) this.answeredWorkspaces.clear()
-      this.answeredWorkspaces.add(dir)
+      this.answeredWorkspaces.set(dir, this.fileUrl(path))
     }
     // Just resolved: canonical, no symlink left in it, on a file system that answered.
     return this.checkedWorkspace(dir, path, await this.statWith(this.proven, path, signal), signal)
+  }
+
+  /**
+   * `workspace(dir)` answered in the call, without a promise, for a canonical workspace resolved
+   * before while `proofsOnEventLoop` is on: its file system answered, so it is resolved and checked
+   * again on the event loop (the same realpath and stat, the same refusals, thrown). Undefined when
+   * the proof belongs on the thread pool (a directory not resolved before, or proofs off): the
+   * caller awaits `workspace` then. Every lsp call asks this once.
+   */
+  workspaceNow(dir: string, signal?: AbortSignal): Workspace | undefined {
+    if (!this.proofsOnEventLoop || !this.answeredWorkspaces.has(dir)) return undefined
+    throwIfFsAborted(signal, () => `resolving ${quote(dir)}`)
+    const path = this.resolveNow(dir, process.cwd())
+    return this.checkedWorkspace(dir, path, statNow(this.provenCalls, path), signal)
   }
 
   /** The workspace `dir` resolved to `path`, whose stat is `info`, once it is an existing directory. */
@@ -264,7 +273,9 @@ export class FileSystem extends Service {
     throwIfFsAborted(signal, () => `workspace ${quote(dir)}`)
     if (!info) throw new FsError(`workspace ${quote(dir)} does not exist`, 'FS_NOT_FOUND')
     if (info.type !== 'directory') throw new FsError(`workspace ${quote(dir)} is not a directory`, 'FS_NOT_DIRECTORY')
-    const workspace = { path, url: this.fileUrl(path) }
+    // A canonical workspace's URL is kept with it (a URL encoding per call otherwise).
+    const known = path === dir ? this.answeredWorkspaces.get(dir) : undefined
+    const workspace = { path, url: known ?? this.fileUrl(path) }
     this.workspaceIdentities.set(workspace, { dev: info.dev, ino: info.ino })
     return workspace
   }

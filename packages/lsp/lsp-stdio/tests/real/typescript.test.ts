@@ -104,7 +104,10 @@ describe.each([
 })
 
 describe('a hung real server is cut off by the tool budget', () => {
-  const suite = codingSuite('ts-project', ['- id: tool-lsp', '  config: { timeoutMs: 20000 }', '- id: lsp-stdio', '  config: { servers: { typescript: { killGraceMs: 300 } } }', ''].join('\n'))
+  // The hung call waits out the whole budget: 5 s, not the 20 s it was (an idle worker for 15 s of
+  // every run). It only has to cover the in-process steps before the request to a warm server, and
+  // the last call below, to a warm replacement.
+  const suite = codingSuite('ts-project', ['- id: tool-lsp', '  config: { timeoutMs: 5000 }', '- id: lsp-stdio', '  config: { servers: { typescript: { killGraceMs: 300 } } }', ''].join('\n'))
   const { workspace } = suite
 
   it('times the query out, replaces the server, and answers the next query', async () => {

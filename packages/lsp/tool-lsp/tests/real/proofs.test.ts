@@ -31,6 +31,11 @@ function fileProofs(): { readonly mock: { readonly calls: [{ path: string }, str
   return { mock: { get calls() { return calls() } } }
 }
 
+/** The workspace proofs `ctx.fs` makes from now on, awaited (`workspace`) or in the call (`workspaceNow`): each ends in one check of the directory. */
+function workspaceProofs(): { readonly mock: { readonly calls: unknown[][] } } {
+  return vi.spyOn(FileSystem.prototype as unknown as { checkedWorkspace(dir: string): unknown }, 'checkedWorkspace')
+}
+
 describe('one lsp call proves its workspace once and each file once', () => {
   const suite = realSuite('ts-symbols', { overlay: OVERLAY, prepare: (dir) => writeFileSync(join(dir, 'src/broken.ts'), "export const count: number = 'one'\n") })
   // Only this suite's host: the suite runs unisolated, and another file's host may still be winding down.
@@ -46,7 +51,7 @@ describe('one lsp call proves its workspace once and each file once', () => {
     const references = { operation: 'findReferences', filePath: 'src/geometry.ts', line: 5, character: 14 }
     // The first call starts the server; the one counted finds it ready.
     expect(placesOf(await suite.call(references))).toContain('src/main.ts:4:18')
-    const workspaces = vi.spyOn(FileSystem.prototype, 'workspace')
+    const workspaces = workspaceProofs()
     const proofs = fileProofs()
     const places = placesOf(await suite.call(references))
     const files = new Set(places.map((place) => place.split(':')[0]))
@@ -59,7 +64,7 @@ describe('one lsp call proves its workspace once and each file once', () => {
   it('lsp_diagnostics: the provider and the line text share the workspace and the file’s proof', async () => {
     const diagnose = () => suite.host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: 'src/broken.ts' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
     expect((await diagnose()).isError).toBe(false)
-    const workspaces = vi.spyOn(FileSystem.prototype, 'workspace')
+    const workspaces = workspaceProofs()
     const proofs = fileProofs()
     const result = await diagnose()
     expect(result.isError).toBe(false)
