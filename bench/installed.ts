@@ -30,7 +30,7 @@ export async function installedWorkspace(root: string): Promise<string> {
       renameSync(join(tarballs, file), join(staging, file))
       return `./${file}`
     })
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...copies], { cwd: staging, timeoutMs: 15 * 60_000 })
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...copies], { cwd: staging })
     renameSync(staging, install)
     return install
   } finally {

@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     mkdirSync(app)
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'dsh-pack-check-app', private: true, type: 'module' }, null, 2)}\n`)
     const snippets = embeddingSnippets(ROOT)
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((p) => p.tarball), ...toolVersions(), ...documentedInstalls(snippets, packed), TYPESCRIPT_5], { cwd: app, timeoutMs: 15 * 60_000 })
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.map((p) => p.tarball), ...toolVersions(), ...documentedInstalls(snippets, packed), TYPESCRIPT_5], { cwd: app})
 
     step('import every entry with plain node')
     const entries = packed.flatMap((p) => p.entries)
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
 
     step('node app.mjs')
     copyFileSync(join(HERE, 'app.mjs'), join(app, 'app.mjs'))
-    console.log((await run('node', ['app.mjs'], { cwd: app, timeoutMs: 5 * 60_000 })).stdout.trim())
+    console.log((await run('node', ['app.mjs'], { cwd: app})).stdout.trim())
 
     step('every code block of docs/embedding.md, in a CommonJS project (npm init -y)')
     await runEmbeddingSnippets(app, snippets)
@@ -103,11 +103,11 @@ async function main(): Promise<void> {
       return { ...entry, command: place(entry.command), args: entry.args.map(place) }
     })
     copyFileSync(join(HERE, 'clients.mjs'), join(app, 'clients.mjs'))
-    console.log((await run('node', ['clients.mjs', JSON.stringify(clientEntries)], { cwd: app, timeoutMs: 10 * 60_000 })).stdout.trim())
+    console.log((await run('node', ['clients.mjs', JSON.stringify(clientEntries)], { cwd: app})).stdout.trim())
 
     step('npx dsh status --preset preset.yml')
     for (const file of ['preset.yml', 'serve.yml']) copyFileSync(join(HERE, file), join(app, file))
-    const status = await run('npx', ['--no', 'dsh', 'status', '--preset', 'preset.yml', '--json'], { cwd: app, timeoutMs: 5 * 60_000 })
+    const status = await run('npx', ['--no', 'dsh', 'status', '--preset', 'preset.yml', '--json'], { cwd: app})
     checkStatus(status.stdout)
 
     step('npx dsh tools --json --preset base: what it loads')
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     console.log(await checkStartupModules(app))
 
     step('npx dsh status (the packaged coding preset)')
-    const coding = await run('npx', ['--no', 'dsh', 'status', '--json'], { cwd: app, timeoutMs: 5 * 60_000 })
+    const coding = await run('npx', ['--no', 'dsh', 'status', '--json'], { cwd: app})
     checkPackagedPreset(coding.stdout)
 
     passed = true
@@ -182,7 +182,7 @@ async function runEmbeddingSnippets(app: string, snippets: readonly EmbeddingSni
         break
       case 'program': {
         writeFileSync(join(project, snippet.name), snippet.block.text)
-        const { stdout, stderr } = await run('node', [snippet.name], { cwd: project, timeoutMs: 5 * 60_000, quiet: true })
+        const { stdout, stderr } = await run('node', [snippet.name], { cwd: project, quiet: true })
         if (stderr.trim()) throw new CheckFailure(`${snippet.block.where} (${snippet.name}) wrote to stderr:\n${stderr}`)
         console.log(`${snippet.block.where} ${snippet.name}: ${stdout.trim().split('\n').join(' | ').slice(0, 300)}`)
         break
@@ -196,7 +196,7 @@ async function runEmbeddingSnippets(app: string, snippets: readonly EmbeddingSni
   }
   // The page's own presets, as a reader runs them once the install lines are done (issue 33 item 11).
   for (const preset of embeddingPresets(snippets)) {
-    const status = await run('npx', ['--no', 'dsh', 'status', '--preset', preset.name, '--json'], { cwd: project, timeoutMs: 5 * 60_000, quiet: true })
+    const status = await run('npx', ['--no', 'dsh', 'status', '--preset', preset.name, '--json'], { cwd: project, quiet: true })
     const rows = (JSON.parse(status.stdout) as { capabilities: { surface: string; id: string; state: string }[] }).capabilities
     console.log(`${preset.block.where} npx dsh status --preset ${preset.name}: ${rows.map((row) => `${row.surface}/${row.id} ${row.state}`).join(', ')}`)
   }

@@ -4,14 +4,26 @@ import { spawn } from 'node:child_process'
 export class CheckFailure extends Error {}
 
 /**
+ * How long one step may run before the check calls it hung: a guard against a hang, not a speed
+ * check, so it is far above any step's time on a loaded machine (a build took over five minutes at
+ * load 30 with a CPU burner). PACK_CHECK_STEP_TIMEOUT_MS overrides it.
+ */
+function stepTimeoutMs(value = process.env.PACK_CHECK_STEP_TIMEOUT_MS): number {
+  if (value === undefined || value === '') return 30 * 60_000
+  const parsed = Number(value)
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new CheckFailure(`PACK_CHECK_STEP_TIMEOUT_MS must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`)
+  return parsed
+}
+
+/**
  * Runs a command to completion and returns its output; a non-zero exit (unless allowed), or running
- * past the timeout, fails the check with the output. The environment is the caller's minus the
+ * past the step timeout, fails the check with the output. The environment is the caller's minus the
  * variables pnpm sets for scripts, as in a user's shell, plus `env`.
  */
 export async function run(
   command: string,
   args: readonly string[],
-  options: { cwd: string; timeoutMs?: number; quiet?: boolean; allowFailure?: boolean; env?: Readonly<Record<string, string>> },
+  options: { cwd: string; quiet?: boolean; allowFailure?: boolean; env?: Readonly<Record<string, string>> },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$)/.test(name))), ...options.env }
   const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -19,7 +31,7 @@ export async function run(
   const stderr: Buffer[] = []
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
-  const timeoutMs = options.timeoutMs ?? 5 * 60_000
+  const timeoutMs = stepTimeoutMs()
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
     child.on('error', reject)

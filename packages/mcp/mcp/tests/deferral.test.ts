@@ -1,7 +1,9 @@
 // Issue 30 item 1: one MCP server listing 5,000 tools, through the real `dsh`. The model sees a
 // small catalog with `tool_search`; an exact name always comes first; what a search loads joins the
 // session's catalog (`dsh context`, `dsh serve`); a deferred tool runs by its exact name. `dsh serve`
-// is a real child process; the one-shot commands run through the CLI's main in this worker.
+// is a real child process; the one-shot commands run through the CLI's main in this worker. What a
+// `dsh call` would run after its boot (the searches, the deferred call) runs in one host of the same
+// composition, booted once in this worker: each boot lists and indexes the 5,000 tools again.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
@@ -10,13 +12,13 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { DshCallsInWorker } from './fixtures/dsh-run.ts'
 import { FIXTURE_SERVER } from './fixtures/rig.ts'
 import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 const home = mkdtempSync(join(tmpdir(), 'dsh-deferral-'))
-afterAll(() => rmSync(home, { recursive: true, force: true }))
 
 const overlay = join(home, 'big.yml')
 writeFileSync(
@@ -24,6 +26,11 @@ writeFileSync(
   `- name: dsh-mcp\n  config: { serverName: fixture, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FIXTURE_SERVER)}], startupTimeoutMs: 60000, env: { FIXTURE_EXTRA_TOOLS: '5000', FIXTURE_PAGE_SIZE: '500' } }\n`,
 )
 const COMPOSITION = ['--preset', 'base', '--config', overlay]
+const calls = new DshCallsInWorker(COMPOSITION, home, home)
+afterAll(async () => {
+  await calls.stop()
+  rmSync(home, { recursive: true, force: true })
+})
 
 function environment(): Record<string, string> {
   const env: Record<string, string> = {}
@@ -39,9 +46,9 @@ function dsh(args: string[]): Promise<{ code: number | null; stdout: string; std
 type Found = { name: string; status: string; parameters: object }
 
 async function searchFirst(query: string): Promise<Found[]> {
-  const run = await dsh(['call', 'tool_search', JSON.stringify({ query }), '--json'])
-  expect(run.code, run.stderr).toBe(0)
-  return (JSON.parse(run.stdout) as { value: { tools: Found[] } }).value.tools
+  const result = await calls.call('tool_search', { query })
+  if (result.isError) throw new Error(JSON.stringify(result))
+  return (result.value as unknown as { tools: Found[] }).tools
 }
 
 describe('5,000 tools from one MCP server', () => {
@@ -66,9 +73,9 @@ describe('5,000 tools from one MCP server', () => {
   })
 
   it('a deferred tool runs by its exact name without a search', async () => {
-    const run = await dsh(['call', 'mcp__fixture__tool-04999', '{"x":1}'])
-    expect(run.code, run.stderr).toBe(0)
-    expect(run.stdout.trim()).toBe('5000')
+    const result = await calls.call('mcp__fixture__tool-04999', { x: 1 })
+    expect(result.isError, JSON.stringify(result)).toBe(false)
+    expect(result.content).toEqual([{ type: 'text', text: '5000' }])
   })
 
   it('dsh context --search shows the search and the session catalog ending with the loaded tool', async () => {

@@ -2,18 +2,24 @@
 // (an unset ${VAR}, Codex approval mode "writes", a server dsh cannot map, VS Code's ${input:…},
 // relative paths of a stdio server) through `dsh mcp import`, then `dsh status`, `dsh tools` and
 // `dsh call` in another workspace: one server never breaks the others, nor any later command.
+// `dsh status`, `dsh tools` and one `dsh call` run the CLI's main in this worker; the other calls
+// are what `dsh call` runs after the same boot, in one host booted once (fixtures/dsh-run.ts).
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { dshInWorker } from './fixtures/dsh-run.ts'
+import { DshCallsInWorker, dshInWorker } from './fixtures/dsh-run.ts'
 
 const CLAUDE = fileURLToPath(new URL('./fixtures/import/cases/project/.mcp.json', import.meta.url))
 const CODEX = fileURLToPath(new URL('./fixtures/import/cases/codex.config.toml', import.meta.url))
 const PROJECT = dirname(CLAUDE)
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-import-cases-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const hosts: DshCallsInWorker[] = []
+afterAll(async () => {
+  for (const host of hosts.splice(0)) await host.stop()
+  rmSync(scratch, { recursive: true, force: true })
+})
 
 interface StatusRow {
   surface: string
@@ -69,11 +75,13 @@ describe('dsh mcp import, then every other command', () => {
 
     const where = await dshInWorker(['call', 'mcp__local-script__where', '{}', ...composition], home)
     expect(where.stdout.trim(), where.stderr).toBe(realpathSync(PROJECT))
-    const readOnly = await dshInWorker(['call', 'mcp__writes__echo', '{"message":"read-only runs"}', ...composition], home)
-    expect(readOnly.stdout.trim(), readOnly.stderr).toBe('Echo: read-only runs')
-    const writes = await dshInWorker(['call', 'mcp__writes__toggle-simulated-logging', '{}', '--json', ...composition], home)
-    expect(JSON.parse(writes.stdout).error.code).toBe('TOOL_APPROVAL_REQUIRED')
-    const unusable = await dshInWorker(['call', 'mcp__needs-key__anything', '{}', '--json', ...composition], home)
-    expect(JSON.parse(unusable.stdout).error).toMatchObject({ code: 'MCP_SERVER_UNUSABLE', message: expect.stringContaining('${DSH_IMPORT_CASE_UNSET_KEY}') })
+    const calls = new DshCallsInWorker(composition, home)
+    hosts.push(calls)
+    const readOnly = await calls.call('mcp__writes__echo', { message: 'read-only runs' })
+    expect(readOnly, JSON.stringify(readOnly)).toMatchObject({ isError: false, content: [{ type: 'text', text: 'Echo: read-only runs' }] })
+    const writes = await calls.call('mcp__writes__toggle-simulated-logging')
+    expect(writes.isError && writes.error.code).toBe('TOOL_APPROVAL_REQUIRED')
+    const unusable = await calls.call('mcp__needs-key__anything')
+    expect(unusable.isError && unusable.error).toMatchObject({ code: 'MCP_SERVER_UNUSABLE', message: expect.stringContaining('${DSH_IMPORT_CASE_UNSET_KEY}') })
   })
 })

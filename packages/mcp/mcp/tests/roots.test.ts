@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { dsh as dshIn } from './fixtures/dsh-run.ts'
+import { dshInWorker } from './fixtures/dsh-run.ts'
 import { eventually, fixtureRow, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
 afterEach(stopRigs)
@@ -18,7 +18,8 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 const everything: RowInput = { transport: 'stdio', serverName: 'everything', command: 'mcp-server-everything', args: ['stdio'], shutdownGraceMs: 500, roots: true }
 
-const dsh = (args: string[]) => dshIn(args, join(scratch, 'home'))
+/** `dsh …` through the CLI's main in this worker (its subject is the composition's roots, not the process). */
+const dsh = (args: string[]) => dshInWorker(args, join(scratch, 'home'))
 
 /** An overlay with one dsh-mcp row; `extra` is YAML lines under `config:`. */
 function overlay(name: string, lines: string[]): string {
