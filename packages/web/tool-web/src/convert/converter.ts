@@ -9,13 +9,17 @@ export class PageConverter {
     private readonly minWorkerChars: number,
   ) {}
 
-  async convert(job: ConversionJob, lifetime: Lifetime): Promise<string> {
+  convert(job: ConversionJob, lifetime: Lifetime): Promise<string> {
     if (this.pool && jobSize(job) >= this.minWorkerChars) return this.pool.convert(job, lifetime)
-    // Imported by the first page converted here, then called directly: a dynamic import per call
-    // costs a resolution and a promise, which a small page's fetch would feel.
-    conversions ??= await import('./run-job.ts')
-    return conversions.runJob(job)
+    // Imported by the first page converted here, then called directly: a dynamic import (or one
+    // more async layer) per call costs a resolution and promises, which a small page's fetch feels.
+    return conversions ? conversions.runJob(job) : firstConversion(job)
   }
+}
+
+async function firstConversion(job: ConversionJob): Promise<string> {
+  conversions ??= await import('./run-job.ts')
+  return conversions.runJob(job)
 }
 
 /** The converter's code (run-job.ts), loaded by the first conversion on the event loop. */
