@@ -16,6 +16,8 @@ export interface RequestBounds {
 export class CallScope {
   private made: Lifetime | undefined
   private unfollow: (() => void) | undefined
+  /** The call's outcome, once `endsWith` named it. */
+  private ending: Promise<unknown> | undefined
 
   constructor(
     readonly caller: Lifetime,
@@ -39,6 +41,7 @@ export class CallScope {
     const made = this.caller.child()
     this.unfollow = this.owner.onAbort((reason) => made.abort(reason))
     this.made = made
+    if (this.ending) this.disposeOnEnd(this.ending)
     return made
   }
 
@@ -56,9 +59,24 @@ export class CallScope {
     return this.made || !this.owner ? { lifetime: this.made ?? this.caller } : { lifetime: this.caller, owner: this.owner }
   }
 
+  /**
+   * `running` is the call's outcome: the lifetime made for it goes once that settles (the caller's
+   * stays). A scope that made none adds no hook (a warm call: no promise for it); one made later,
+   * by a step that waits, goes when `running` settles all the same.
+   */
+  endsWith(running: Promise<unknown>): void {
+    this.ending = running
+    if (this.made) this.disposeOnEnd(running)
+  }
+
   /** The call is over: the lifetime made for it goes (the caller's stays). */
   dispose(): void {
     this.unfollow?.()
     this.made?.dispose()
+  }
+
+  private disposeOnEnd(running: Promise<unknown>): void {
+    const end = () => this.dispose()
+    running.then(end, end)
   }
 }

@@ -410,18 +410,24 @@ export class StdioLspProvider implements LspProvider {
     const proofs = request.proofs?.workspaceRoot === request.workspaceRoot ? request.proofs : undefined
     // On a caller's lifetime: bound by it and by the provider's (its disposal), until the call is
     // over. On a signal: the provider's child following it.
-    const own = caller instanceof Lifetime ? undefined : this.lifetime.child({ signal: caller })
-    const scope = own ? new CallScope(own) : new CallScope(caller as Lifetime, this.lifetime)
-    return settling(
-      () => {
-        const workspace = this.workspaceOf(request.workspaceRoot, scope, proofs)
-        return workspace instanceof Promise ? workspace.then((proven) => this.fileIn(proven, request, proofs, scope, work)) : this.fileIn(workspace, request, proofs, scope, work)
-      },
-      () => {
-        scope.dispose()
-        own?.dispose()
-      },
-    )
+    if (!(caller instanceof Lifetime)) {
+      const own = this.lifetime.child({ signal: caller })
+      return settling(
+        () => this.fileSteps(request, proofs, new CallScope(own), work),
+        () => own.dispose(),
+      )
+    }
+    const scope = new CallScope(caller, this.lifetime)
+    const running = settling(() => this.fileSteps(request, proofs, scope, work))
+    // The lifetime the call made (when a step waited) goes once it settles; a warm call made none.
+    scope.endsWith(running)
+    return running
+  }
+
+  /** `onFileIn` on its scope: the workspace proven, then the file. */
+  private fileSteps<R>(request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
+    const workspace = this.workspaceOf(request.workspaceRoot, scope, proofs)
+    return workspace instanceof Promise ? workspace.then((proven) => this.fileIn(proven, request, proofs, scope, work)) : this.fileIn(workspace, request, proofs, scope, work)
   }
 
   /** `onFileIn` once the workspace is proven: the file proven inside it, then its root. */
