@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
-import { htmlToMarkdown } from 'dsh-tool-web'
+import { htmlToMarkdown } from 'dsh-tool-web/convert'
 import { ms, ratio } from './stats.ts'
 import { benchLongPages } from './web-pages.ts'
 

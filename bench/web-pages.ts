@@ -1,4 +1,5 @@
-import { htmlToMarkdown, renderFetch } from 'dsh-tool-web'
+import { renderFetch } from 'dsh-tool-web'
+import { htmlToMarkdown } from 'dsh-tool-web/convert'
 import { npmPages, overlap, referenceText, rustPages, type CorpusPage } from '../packages/web/tool-web/tests/fixtures/pages/corpus.ts'
 import { ms } from './stats.ts'
 

@@ -77,6 +77,15 @@ describe('dsh loads what the command uses', () => {
     expect(filesOf('mcp').map((url) => url.slice(url.lastIndexOf('/') + 1))).toEqual(['user-overlay.js'])
   })
 
+  // dsh-tool-web's converter (18 KB: the DOM walk, cleaning, turndown's rules, the depth scan) was a
+  // chunk the root imported for `htmlToMarkdown` and `nestsTooDeep`; they are dsh-tool-web/convert
+  // now, and the tools load the converter with their first page.
+  it('dsh tools --preset base loads one file of dsh-tool-web, without its converter', async () => {
+    const { urls } = await loadedModules(['tools', '--json', '--preset', 'base'])
+    const toolWeb = urls.filter((url) => /\/(packages\/web\/tool-web|node_modules\/dsh-tool-web)\/bundle\//.test(url))
+    expect(toolWeb.map((url) => url.slice(url.lastIndexOf('/') + 1))).toEqual(['index.js'])
+  })
+
   // Node compiles a built-in on its first load (they are not in its start-up snapshot): ~1-2 ms of CPU
   // each for these, which only a fetch, a page conversion, a child process or a prompt uses; node:crypto
   // (eighteen modules with its internals) only a new id, a temporary file name or a digest.

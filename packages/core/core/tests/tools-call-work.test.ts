@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { currentSession, isRecord, type JsonValue, type ToolDefinition, type ToolExecution } from '../src/index.ts'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { useToolsApp } from './helpers.ts'
 
 // Issue 27 item 2: the runtime's own work per call, counted (schema parses, walks), never timed.
@@ -77,5 +78,24 @@ describe('ambientSession', () => {
 
   it('is refused at registration when it is not a boolean', () => {
     expect(() => app.tools.register({ ...sessionTool(undefined), ambientSession: 'no' } as unknown as ToolDefinition)).toThrow(expect.objectContaining({ code: 'INVALID_TOOL' }))
+  })
+})
+
+describe('promises per call', () => {
+  it('a quick call makes two promises of the runtime\'s own (its answer and the body\'s then), a refused call one of its own', async () => {
+    // A body that answers with an already settled promise (its own, counted: 1).
+    const answer = { text: 'a' }
+    app.tools.register({ name: 'settled', description: 'answers at once', input: Input, ambientSession: false, execute: () => Promise.resolve(answer) } as ToolDefinition)
+    const { execute } = app.tools
+    const call = () => execute({ name: 'settled', arguments: { text: 'a' } })
+    expect((await call()).isError).toBe(false)
+    // Counted with the caller's await and the body's own promise: the call's promise and the body's
+    // `then` in it are the runtime's. Was 7 (an async run, its await of the body's race, the race's
+    // promise and its `then`).
+    expect(await asyncInitsOf(call)).toBe(5)
+    const refused = () => execute({ name: 'settled', arguments: { text: '' } })
+    expect((await refused()).isError).toBe(true)
+    // Refused before the body: the result, resolved at once (3 before as after, the caller's await included).
+    expect(await asyncInitsOf(refused)).toBe(3)
   })
 })

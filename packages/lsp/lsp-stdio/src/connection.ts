@@ -1,14 +1,15 @@
-import { errorFromReason, errorMessage, Lifetime, oneLine, type ChildHandle } from 'dsh-core'
+import { errorFromReason, errorMessage, Lifetime, MAX_TIMER_DELAY_MS, oneLine, type ChildHandle } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
 import { PipeMessageWriter } from './message-writer.ts'
 import {
-  CancellationTokenSource,
   ConnectionError,
   createMessageConnection,
   ReadableStreamMessageReader,
   ResponseError,
+  type CancellationToken,
+  type Disposable,
   type MessageConnection,
 } from 'vscode-jsonrpc/node'
 
@@ -21,6 +22,11 @@ export interface RequestOptions {
    * `timeoutMs` arms no second timer.
    */
   readonly lifetime?: Lifetime | undefined
+  /**
+   * A second lifetime the request ends with, whose end does not end the caller's (the provider's:
+   * its disposal gives LSP_DISPOSED to the calls in flight). The rejection is its reason.
+   */
+  readonly owner?: Lifetime | undefined
   /** Gives up after this long with LSP_TIMEOUT; 0 or absent: no deadline of its own. */
   readonly timeoutMs?: number | undefined
   /**
@@ -43,7 +49,6 @@ export interface ConnectionHooks {
 
 const silent = { error() {}, warn() {}, info() {}, log() {} }
 
-const noop = () => {}
 
 /**
  * After the server's output closes or a write to it fails, how long its exit (with the stderr tail)
@@ -140,32 +145,39 @@ export class LspConnection {
 
   /**
    * One request. It ends with the server's answer, the connection's fatal cause, or when the
-   * caller gives up (`lifetime`, `timeoutMs`): then `$/cancelRequest` goes to the server, always, and
-   * with `ignoredCancel` the server gets a grace to settle it. The request is one child of the
-   * caller's lifetime (or of the connection's, without one) that also ends with the connection's
-   * fatal cause, and one CancellationTokenSource.
+   * caller gives up (`lifetime`, `owner`, `timeoutMs`): then `$/cancelRequest` goes to the server,
+   * always, and with `ignoredCancel` the server gets a grace to settle it. Nothing is made for the
+   * giving up but one `RequestCancel` (the token vscode-jsonrpc cancels through) and a dependant on
+   * each lifetime; a child lifetime only when `timeoutMs` comes before their deadlines (a timer is
+   * then armed). The fatal cause reaches the request through vscode-jsonrpc, which rejects every
+   * pending request when `fail` disposes it.
    */
   request<R>(method: string, params: unknown, options: RequestOptions = {}): Promise<R> {
     if (this.fatal) return Promise.reject(this.fatal)
-    const { lifetime, timeoutMs, ignoredCancel } = options
+    const { lifetime, owner, timeoutMs, ignoredCancel } = options
     if (lifetime?.aborted) return Promise.reject(errorFromReason(lifetime.reason, queryAborted))
-    const call = (lifetime ?? this.alive).child({ timeoutMs, code: 'LSP_TIMEOUT' })
-    // The connection's fatal cause ends a call on the caller's lifetime too (until the call ends).
-    const unfollow = lifetime ? this.alive.onAbort((reason) => call.abort(reason)) : noop
-    const cancellation = new CancellationTokenSource()
-    // vscode-jsonrpc's own promise: its failures are translated where it settles (no async layer between).
-    const sent = this.untilFatalIfClosed(() => this.rpc.sendRequest<R>(method, params, cancellation.token))
+    if (owner?.aborted) return Promise.reject(errorFromReason(owner.reason, queryAborted))
+    // Its own deadline needs a timer only when it comes before the lifetimes' (a call's 60 s tool
+    // budget began before this request's 60 s): then a child of the caller's carries it.
+    const timed = timeoutMs && timeoutMs > 0 && ownDeadlineFirst(timeoutMs, lifetime, owner) ? (lifetime ?? this.alive).child({ timeoutMs, code: 'LSP_TIMEOUT' }) : undefined
+    const cancel = new RequestCancel()
+    const sent = this.sentRequest<R>(method, params, cancel)
     return new Promise<R>((resolve, reject) => {
-      call.onAbort((reason) => {
-        unfollow()
-        if (reason === this.fatal) {
-          cancellation.dispose()
-          return reject(reason)
-        }
-        // Cancelled before the source goes: vscode-jsonrpc writes `$/cancelRequest` for the request's id.
-        cancellation.cancel()
-        cancellation.dispose()
-        const error = call.expired ? new LspError(`${this.serverId}: ${method} got no answer within ${timeoutMs} ms`, 'LSP_TIMEOUT') : errorFromReason(reason, queryAborted)
+      let open = true
+      const stops: (() => void)[] = []
+      const close = () => {
+        open = false
+        for (const stop of stops) stop()
+        timed?.dispose()
+      }
+      const giveUp = (reason: unknown) => {
+        if (!open) return
+        const expired = timed?.expired === true
+        close()
+        if (reason === this.fatal) return reject(reason)
+        // vscode-jsonrpc writes `$/cancelRequest` for the request's id.
+        cancel.cancel()
+        const error = expired ? new LspError(`${this.serverId}: ${method} got no answer within ${timeoutMs} ms`, 'LSP_TIMEOUT') : errorFromReason(reason, queryAborted)
         if (!ignoredCancel) return reject(error)
         const grace = new Lifetime()
         void grace
@@ -173,25 +185,44 @@ export class LspConnection {
           .then((settled) => (settled ? undefined : ignoredCancel.then()))
           .catch(() => {})
           .then(() => reject(error))
-      })
+      }
+      const first = timed ?? lifetime
+      if (first) stops.push(first.onAbort(giveUp))
+      if (owner) stops.push(owner.onAbort(giveUp))
+      // A request on no lifetime of the caller's has its timed child follow the connection's (the fatal cause ends it at once).
       const settle = (ok: boolean, value: unknown) => {
         // A late answer after the caller gave up goes nowhere.
-        if (!call.active) return
-        unfollow()
-        call.dispose()
-        cancellation.dispose()
+        if (!open) return
+        close()
         if (ok) resolve(value as R)
         else reject(value)
       }
       sent.then(
         (value) => settle(true, value),
         (error: unknown) => {
+          if (!open) return
+          // vscode-jsonrpc rejected it as `fail` disposed the connection: the fatal cause is the answer.
+          if (this.fatal) return settle(false, this.fatal)
           const failure = this.answerFailure(error)
           if (failure instanceof Promise) failure.catch((fatal: unknown) => settle(false, fatal))
           else settle(false, failure)
         },
       )
     })
+  }
+
+  /**
+   * vscode-jsonrpc's own promise for the request (its failures are translated where it settles).
+   * The streams closed before the exit was noticed: vscode-jsonrpc refuses it with a bare
+   * ConnectionError, and the fatal cause, which `expectExit()` guarantees shortly, is the answer.
+   */
+  private sentRequest<R>(method: string, params: unknown, cancel: RequestCancel): Promise<R> {
+    try {
+      return this.rpc.sendRequest<R>(method, params, cancel)
+    } catch (error) {
+      if (error instanceof ConnectionError) return this.awaitFatal()
+      return Promise.reject(error)
+    }
   }
 
   /**
@@ -323,4 +354,37 @@ const MAX_SERVER_MESSAGE_CHARS = 1000
 
 function bounded(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`
+}
+
+/** True when a request's own `timeoutMs` from now comes before every lifetime's deadline (so it needs a timer). */
+function ownDeadlineFirst(timeoutMs: number, lifetime: Lifetime | undefined, owner: Lifetime | undefined): boolean {
+  const own = performance.now() + Math.min(timeoutMs, MAX_TIMER_DELAY_MS)
+  return own < Math.min(lifetime?.deadline ?? Infinity, owner?.deadline ?? Infinity)
+}
+
+/**
+ * The token one request is sent with, cancelled only when the caller gives up: vscode-jsonrpc
+ * listens on it (and disposes the listener once the request settles), and its cancellation writes
+ * `$/cancelRequest` for the request's id. In place of a CancellationTokenSource, whose token makes
+ * an event emitter and a listener per request.
+ */
+class RequestCancel implements CancellationToken, Disposable {
+  isCancellationRequested = false
+  private listener: ((event: unknown) => unknown) | undefined
+
+  onCancellationRequested(listener: (event: unknown) => unknown): Disposable {
+    this.listener = listener
+    return this
+  }
+
+  cancel(): void {
+    this.isCancellationRequested = true
+    const listener = this.listener
+    this.listener = undefined
+    listener?.(undefined)
+  }
+
+  dispose(): void {
+    this.listener = undefined
+  }
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 /** What the server holds of a document we keep open: the version it has and a digest of its text. */
 interface KeptDocument {
@@ -54,6 +54,11 @@ export class KeptDocuments {
   }
 }
 
+/**
+ * The text's SHA-1, base64. Taken of every text read after a change to a kept document: one call
+ * of `crypto.hash`, not a `Hash` object made, fed and finished (about a quarter of the CPU for a
+ * source file); the same digest.
+ */
 export function digestOf(text: string): string {
-  return createHash('sha1').update(text).digest('base64')
+  return hash('sha1', text, 'base64')
 }

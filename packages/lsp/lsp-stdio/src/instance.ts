@@ -2,6 +2,7 @@ import { assertNever, errorFromReason, envFromConfig, Lifetime, oneLine, type Ch
 import { LspError, type LspCall, type LspCallDirection, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspPosition, type LspProviderQuery, type LspQueryResult, type LspRange, type LspWorkspaceSymbol } from 'dsh-lsp'
 import { FileChangeType, LSPErrorCodes, MessageType, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
+import { CallScope } from './call-scope.ts'
 import type { ServerConfig } from './config.ts'
 import { LspConnection } from './connection.ts'
 import type { Launch } from './launch.ts'
@@ -176,9 +177,14 @@ export class ServerInstance {
     return this.connection.isFatal(error)
   }
 
-  query(request: LspProviderQuery, source: ContainedText, lifetime: Lifetime): Promise<LspQueryResult> {
-    return this.use(lifetime, () =>
-      this.opened(source, request.languageId, lifetime, { supported: (capabilities) => supportsOperation(capabilities, request.operation) || request.operation }, (document) => this.ask(request, document, lifetime)),
+  /**
+   * The query's answer, its locations' `resolvedWorkspaceUri` the caller's `workspaceUri` (the
+   * workspace it names files relative to; this server's root by default). On a warm server with the
+   * document kept and unchanged: a pass to the pipe write, and one promise for the answer.
+   */
+  query(request: LspProviderQuery, source: ContainedText, bound: Bound, workspaceUri: string = this.workspace.url): Promise<LspQueryResult> {
+    return this.use(bound, () =>
+      this.opened(source, request.languageId, bound, { supported: (capabilities) => supportsOperation(capabilities, request.operation) || request.operation }, (document) => this.ask(request, document, bound, workspaceUri)),
     )
   }
 
@@ -374,9 +380,9 @@ export class ServerInstance {
    * settles; the count drops before the caller resumes. Not an async function: one promise fewer
    * per layer on every request.
    */
-  private use<R>(lifetime: Lifetime, work: () => Promise<R>): Promise<R> {
+  private use<R>(bound: Bound, work: () => Promise<R>): Promise<R> {
     if (this.disposed) return Promise.reject(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
-    if (lifetime.aborted) return Promise.reject(errorFromReason(lifetime.reason, queryAborted))
+    if (bound.aborted) return Promise.reject(errorFromReason(bound.reason, queryAborted))
     this.busy++
     this.lastUsed = Date.now()
     return settling(work, () => {
@@ -396,20 +402,20 @@ export class ServerInstance {
   private opened<R>(
     source: ContainedText,
     languageId: string,
-    lifetime: Lifetime,
+    bound: Bound,
     how: { readonly supported: (capabilities: ServerCapabilities) => true | string },
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
     // Once the handshake is done there is nothing to wait for (most queries: no promise here).
     const capabilities = this.capabilities
-    if (!capabilities) return this.handshake(lifetime).then((ready) => this.openedOn(ready, source, languageId, how, work))
+    if (!capabilities) return this.handshake(bound).then((ready) => this.openedOn(ready, source, languageId, how, work))
     return settling(() => this.openedOn(capabilities, source, languageId, how, work))
   }
 
-  /** The handshake's answer, waited for under `lifetime`. A server that failed it (or whose handshake we gave up on) is never pooled. */
-  private async handshake(lifetime: Lifetime): Promise<ServerCapabilities> {
+  /** The handshake's answer, waited for under `bound`. A server that failed it (or whose handshake we gave up on) is never pooled. */
+  private async handshake(bound: Bound): Promise<ServerCapabilities> {
     try {
-      return await lifetime.race(this.ready, queryAborted)
+      return await bound.race(this.ready, queryAborted)
     } catch (error) {
       await this.dispose()
       throw error
@@ -523,35 +529,64 @@ export class ServerInstance {
    * Asks once the server is quiet. If the server started new work while we asked (a cold project
    * loading), the answer came from a half-loaded project: wait for the work to end and ask again.
    */
-  private async askWhenQuiet(method: string, params: unknown, lifetime: Lifetime): Promise<{ payload: unknown; complete: boolean }> {
-    // A quiet server (the common case) needs no wait, and no promise for one.
-    let complete = this.progress.quiet || (await this.progress.waitQuiet(lifetime.signal))
-    const epoch = this.progress.epoch
-    let payload = await this.request(method, params, lifetime)
-    if (this.progress.epoch !== epoch || this.progress.busy) {
-      complete = await this.progress.waitQuiet(lifetime.signal)
-      if (complete) payload = await this.request(method, params, lifetime)
-    }
-    return { payload, complete }
+  private askWhenQuiet(method: string, params: unknown, bound: Bound): Promise<{ payload: unknown; complete: boolean }> {
+    return this.answerWhenQuiet(method, params, bound, answered)
   }
 
-  private async ask(request: LspProviderQuery, textDocument: { uri: string }, lifetime: Lifetime): Promise<LspQueryResult> {
+  /**
+   * `askWhenQuiet`, its answer read by `read`. A quiet server (the common case) is asked at once,
+   * and the answer read where it settles: one promise over the request's, its retry after a
+   * ContentModified (see `request`) and the second ask in the same place.
+   */
+  private answerWhenQuiet<T>(method: string, params: unknown, bound: Bound, read: (payload: unknown, complete: boolean) => T): Promise<T> {
+    if (!this.progress.quiet) return this.answerAfterWork(method, params, bound, read)
+    const epoch = this.progress.epoch
+    let retried = false
+    const answer = (payload: unknown): T | Promise<T> => {
+      if (this.progress.epoch === epoch && !this.progress.busy) return read(payload, true)
+      return this.askAgain(method, params, bound, payload, read)
+    }
+    const failed = (error: unknown): Promise<T> => {
+      if (retried || !isRetryable(error)) throw error
+      retried = true
+      return this.send(method, params, bound).then(answer)
+    }
+    return this.send(method, params, bound).then(answer, failed)
+  }
+
+  /** `answerWhenQuiet` on a server at work: its end waited for first (bounded), and the answer asked again if it started more meanwhile. */
+  private async answerAfterWork<T>(method: string, params: unknown, bound: Bound, read: (payload: unknown, complete: boolean) => T): Promise<T> {
+    const complete = await this.progress.waitQuiet(bound.signal)
+    const epoch = this.progress.epoch
+    const payload = await this.request(method, params, bound)
+    if (this.progress.epoch === epoch && !this.progress.busy) return read(payload, complete)
+    return this.askAgain(method, params, bound, payload, read)
+  }
+
+  /** The server started work while it answered: asked again once it is quiet, else (gave up waiting) the first answer, incomplete. */
+  private async askAgain<T>(method: string, params: unknown, bound: Bound, first: unknown, read: (payload: unknown, complete: boolean) => T): Promise<T> {
+    const complete = await this.progress.waitQuiet(bound.signal)
+    return read(complete ? await this.request(method, params, bound) : first, complete)
+  }
+
+  private ask(request: LspProviderQuery, textDocument: { uri: string }, bound: Bound, workspaceUri: string): Promise<LspQueryResult> {
     const params = {
       textDocument: { uri: textDocument.uri },
       position: { line: request.position.line, character: request.position.character },
       ...(request.operation === 'findReferences' ? { context: { includeDeclaration: true } } : {}),
     }
-    const { payload, complete } = await this.askWhenQuiet(methodOf(request.operation), params, lifetime)
-    switch (request.operation) {
-      case 'hover':
-        return { kind: 'hover', hover: toHover(payload), complete }
-      case 'goToDefinition':
-      case 'findReferences':
-      case 'goToImplementation':
-        return { kind: 'locations', locations: toLocations(payload), resolvedWorkspaceUri: this.workspace.url, complete }
-      default:
-        return assertNever(request.operation, 'LSP operation')
-    }
+    return this.answerWhenQuiet(methodOf(request.operation), params, bound, (payload, complete): LspQueryResult => {
+      switch (request.operation) {
+        case 'hover':
+          return { kind: 'hover', hover: toHover(payload), complete }
+        case 'goToDefinition':
+        case 'findReferences':
+        case 'goToImplementation':
+          return { kind: 'locations', locations: toLocations(payload), resolvedWorkspaceUri: workspaceUri, complete }
+        default:
+          return assertNever(request.operation, 'LSP operation')
+      }
+    })
   }
 
   /** `textDocument/diagnostic`, once the server is quiet (asked again if it started work meanwhile). */
@@ -613,12 +648,12 @@ export class ServerInstance {
   }
 
   /** One request, retried once when the server says its content was modified (or it cancelled the request) meanwhile. */
-  private async request(method: string, params: unknown, lifetime: Lifetime): Promise<unknown> {
+  private async request(method: string, params: unknown, bound: Bound): Promise<unknown> {
     try {
-      return await this.send(method, params, lifetime)
+      return await this.send(method, params, bound)
     } catch (error) {
-      if (!(error instanceof LspError && (error.rpcCode === LSPErrorCodes.ContentModified || error.rpcCode === LSPErrorCodes.ServerCancelled))) throw error
-      return this.send(method, params, lifetime)
+      if (!isRetryable(error)) throw error
+      return this.send(method, params, bound)
     }
   }
 
@@ -628,9 +663,10 @@ export class ServerInstance {
    * listening, so a polite `shutdown` would only make the caller wait `shutdownTimeoutMs` more), so
    * a runaway request can never overlap the next query.
    */
-  private send(method: string, params: unknown, lifetime: Lifetime): Promise<unknown> {
+  private send(method: string, params: unknown, bound: Bound): Promise<unknown> {
     const { config } = this.options
-    return this.connection.request(method, params, { lifetime, timeoutMs: config.requestTimeoutMs, ignoredCancel: { graceMs: config.killGraceMs, then: () => this.end(false) } })
+    const follows = bound instanceof CallScope ? bound.request : { lifetime: bound }
+    return this.connection.request(method, params, { ...follows, timeoutMs: config.requestTimeoutMs, ignoredCancel: { graceMs: config.killGraceMs, then: () => this.end(false) } })
   }
 
   /**
@@ -719,6 +755,19 @@ export class ServerInstance {
  */
 function keepsDocuments(capabilities: ServerCapabilities): boolean {
   return Boolean(capabilities.diagnosticProvider) && acceptsWholeChanges(capabilities)
+}
+
+/** What a request on this instance is bound by: a lifetime, or a provider call's scope (see CallScope). */
+type Bound = Lifetime | CallScope
+
+/** An answer as `askWhenQuiet` gives it. */
+function answered(payload: unknown, complete: boolean): { payload: unknown; complete: boolean } {
+  return { payload, complete }
+}
+
+/** The server says its content was modified (or it cancelled the request) meanwhile: asked once more. */
+function isRetryable(error: unknown): boolean {
+  return error instanceof LspError && (error.rpcCode === LSPErrorCodes.ContentModified || error.rpcCode === LSPErrorCodes.ServerCancelled)
 }
 
 /** A server capability given as `true` or an options object. */

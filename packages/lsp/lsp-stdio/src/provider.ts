@@ -19,10 +19,12 @@ import {
   type LspWorkspaceSymbolsResult,
   type LspUnansweredProvider,
   type LspWorkspaceSymbol,
+  type TextLookup,
 } from 'dsh-lsp'
 import { relative } from 'node:path'
 import { queryAborted } from './aborted.ts'
 import { AnchorFiles } from './anchor-file.ts'
+import { CallScope } from './call-scope.ts'
 import type { ServerConfig } from './config.ts'
 import type { ServerInstance } from './instance.ts'
 import type { Launch, Launcher } from './launch.ts'
@@ -30,6 +32,7 @@ import { ServerPool } from './pool.ts'
 import { Preflight } from './preflight.ts'
 import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue } from './queue.ts'
+import { settling } from './settling.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
@@ -102,10 +105,8 @@ export class StdioLspProvider implements LspProvider {
   }
 
   private queryBound(request: LspProviderQuery, caller: CallerBound): Promise<LspQueryResult> {
-    return this.onFile(request, caller, (instance, source, workspace, scope) =>
-      // The caller names files relative to its workspace, whichever root's server answered.
-      instance.query(request, source, scope).then((result) => (result.kind === 'locations' ? { ...result, resolvedWorkspaceUri: workspace.url } : result)),
-    )
+    // The caller names files relative to its workspace, whichever root's server answered.
+    return this.onFileIn(request, caller, (instance, source, workspace, scope) => instance.query(request, source, scope, workspace.url))
   }
 
   diagnostics(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
@@ -380,47 +381,84 @@ export class StdioLspProvider implements LspProvider {
     }
   }
 
+  /** `onFileIn` for work on a lifetime: the call's, made for it as it starts. */
+  private onFile<R>(
+    request: FileRequest,
+    caller: CallerBound,
+    work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: Lifetime) => Promise<R>,
+  ): Promise<R> {
+    return this.onFileIn(request, caller, (instance, source, workspace, scope) => work(instance, source, workspace, scope.lifetime))
+  }
+
   /**
    * The pipeline of every file request: canonical workspace, the file proven inside it (once), the
    * file's root (its own server and queue), pending file changes told, the source read at its turn
    * (so a request sees what was written while it waited), and `work` on that root's pooled server
-   * with one replay. The steps that take a moment on the event loop (the proofs, the root's
-   * markers, the kept source's stat) get no signal and the call's lifetime is checked after each;
-   * only a read of bytes, a server start and a wait ask it for an AbortSignal, so a warm call on a
-   * caller's `Lifetime` makes none.
+   * with one replay. Each step answers at once when it can (a value, not a promise): a warm query
+   * (the workspace and file proven on the event loop, the queue idle, the kept source unchanged,
+   * the server running) goes from here to its request's write in this call. On a caller's
+   * `Lifetime` the call's scope makes a lifetime of its own only when a step waits or asks for a
+   * signal (a read of bytes, a server start, a wait for the queue or the server's work).
    */
-  private async onFile<R>(
-    request: { readonly filePath: string; readonly workspaceRoot: string; readonly proofs?: CallProofs | undefined },
-    caller: CallerBound,
-    work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: Lifetime) => Promise<R>,
-  ): Promise<R> {
-    this.guard(caller)
+  private onFileIn<R>(request: FileRequest, caller: CallerBound, work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: CallScope) => Promise<R>): Promise<R> {
+    try {
+      this.guard(caller)
+    } catch (error) {
+      return Promise.reject(error)
+    }
     // The caller's proofs serve only the workspace root they were made for (the seam checks that too).
     const proofs = request.proofs?.workspaceRoot === request.workspaceRoot ? request.proofs : undefined
-    // On a caller's lifetime: its child (its deadline bounds the call's timers), which the
-    // provider's disposal ends too, until the call is over. On a signal: the provider's child following it.
-    const scope = caller instanceof Lifetime ? caller.child() : this.lifetime.child({ signal: caller })
-    const unfollow = caller instanceof Lifetime ? this.lifetime.onAbort((reason) => scope.abort(reason)) : noop
-    try {
-      const workspace = await this.workspaceOf(request.workspaceRoot, scope, proofs)
-      this.guard(scope)
-      const path = await this.containedSource(workspace, request.filePath, scope, proofs)
-      // A value, not a promise, on the warm path (see RootFinder.rootOf).
-      const found = this.roots.enabled ? this.roots.rootOf(workspace, path) : workspace
-      const root = found instanceof Promise ? await found : found
-      if (this.queuing.pending) await scope.race(this.queuing.settled(), queryAborted)
-      this.guard(scope)
-      return await this.queue.run(root.path, scope, async () => {
-        this.guard(scope)
-        const source = await this.readProvenSource(workspace, request.filePath, path, scope)
-        proofs?.noteRead(source)
-        this.guard(scope)
-        return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
-      })
-    } finally {
-      unfollow()
-      scope.dispose()
+    // On a caller's lifetime: bound by it and by the provider's (its disposal), until the call is
+    // over. On a signal: the provider's child following it.
+    if (!(caller instanceof Lifetime)) {
+      const own = this.lifetime.child({ signal: caller })
+      return settling(
+        () => this.fileSteps(request, proofs, new CallScope(own), work),
+        () => own.dispose(),
+      )
     }
+    const scope = new CallScope(caller, this.lifetime)
+    const running = settling(() => this.fileSteps(request, proofs, scope, work))
+    // The lifetime the call made (when a step waited) goes once it settles; a warm call made none.
+    scope.endsWith(running)
+    return running
+  }
+
+  /** `onFileIn` on its scope: the workspace proven, then the file. */
+  private fileSteps<R>(request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
+    const workspace = this.workspaceOf(request.workspaceRoot, scope, proofs)
+    return workspace instanceof Promise ? workspace.then((proven) => this.fileIn(proven, request, proofs, scope, work)) : this.fileIn(workspace, request, proofs, scope, work)
+  }
+
+  /** `onFileIn` once the workspace is proven: the file proven inside it, then its root. */
+  private fileIn<R>(workspace: Workspace, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
+    this.guard(scope)
+    const path = this.containedSource(workspace, request.filePath, scope, proofs)
+    return path instanceof Promise ? path.then((proven) => this.atRoot(workspace, proven, request, proofs, scope, work)) : this.atRoot(workspace, path, request, proofs, scope, work)
+  }
+
+  /** `onFileIn` once the file is proven: its root's queue, behind the file changes being told. */
+  private atRoot<R>(workspace: Workspace, path: string, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
+    // A value, not a promise, on the warm path (see RootFinder.rootOf).
+    const found = this.roots.enabled ? this.roots.rootOf(workspace, path) : workspace
+    const queue = (root: ServerRoot): Promise<R> => {
+      this.guard(scope)
+      return this.queue.run(root.path, scope, () => this.atTurn(workspace, root, path, request, proofs, scope, work))
+    }
+    const queued = (root: ServerRoot): Promise<R> => (this.queuing.pending ? scope.race(this.queuing.settled(), queryAborted).then(() => queue(root)) : queue(root))
+    return found instanceof Promise ? found.then(queued) : queued(found)
+  }
+
+  /** `onFileIn` at the root's turn: the source read (the kept text while unchanged), then `work` with one replay. */
+  private atTurn<R>(workspace: Workspace, root: ServerRoot, path: string, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
+    this.guard(scope)
+    const run = (source: ContainedText): Promise<R> => {
+      proofs?.noteRead(source)
+      this.guard(scope)
+      return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
+    }
+    const source = this.readProvenSource(workspace, request.filePath, path, scope)
+    return source instanceof Promise ? source.then(run) : run(source)
   }
 
   /**
@@ -446,34 +484,54 @@ export class StdioLspProvider implements LspProvider {
 
   /**
    * One attempt, and when the server's transport failed under it, one more on a fresh server with
-   * the source already read. Kept documents changed on disk are sent first (but `file`, the request's own). Whatever happens, the server used last is released to the pool.
+   * the source already read. Kept documents changed on disk are sent first (but `file`, the
+   * request's own). Whatever happens, the server used last is released to the pool. A running
+   * server is taken without a promise (the warm path); a start, or a closed pool, goes through `start`.
    */
-  private async runWithReplay<R>(workspace: Workspace, scope: Lifetime, work: (instance: ServerInstance) => Promise<R>, file?: string): Promise<R> {
-    // The running server without a promise (the warm path); a start, or a closed pool, goes through `start`.
-    let instance = this.pool.serving(workspace) ?? (await this.start(workspace, scope))
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          if (instance.changedDocuments(file).length) await this.sendChangedDocuments(instance, file, scope.signal)
-          const result = await work(instance)
-          this.supervision.succeeded(workspace.path)
-          return result
-        } catch (error) {
-          if (this.supervision.settle(workspace.path, error, instance, scope) !== 'transport' || attempt > 1) throw error
+  private runWithReplay<R>(workspace: Workspace, scope: Bound, work: (instance: ServerInstance) => Promise<R>, file?: string): Promise<R> {
+    const serving = this.pool.serving(workspace)
+    if (serving) return this.attempt(workspace, scope, work, file, serving, false)
+    return this.start(workspace, scope).then((started) => this.attempt(workspace, scope, work, file, started, false))
+  }
+
+  /** `work` on `instance` (see runWithReplay), settled once the server is released; a first attempt the transport failed is replayed. */
+  private attempt<R>(workspace: Workspace, scope: Bound, work: (instance: ServerInstance) => Promise<R>, file: string | undefined, instance: ServerInstance, replayed: boolean): Promise<R> {
+    const running = instance.changedDocuments(file).length ? this.sendChangedDocuments(instance, file, scope.signal).then(() => work(instance)) : settling(() => work(instance))
+    return running.then(
+      (result) => {
+        this.supervision.succeeded(workspace.path)
+        return this.released(instance, () => result)
+      },
+      (error: unknown) => {
+        const fails = () => {
+          throw error
         }
-        await this.pool.retire(instance)
-        this.guard(scope)
-        instance = await this.start(workspace, scope)
-      }
-    } finally {
-      // A promise only when the server is dead and goes (its teardown).
-      const released = this.pool.release(instance)
-      if (released) await released
-    }
+        if (this.supervision.settle(workspace.path, error, instance, scope) !== 'transport' || replayed) return this.released(instance, fails)
+        return this.pool
+          .retire(instance)
+          .then(() => {
+            this.guard(scope)
+            return this.start(workspace, scope)
+          })
+          .then(
+            (fresh) => this.attempt(workspace, scope, work, file, fresh, true),
+            (failure: unknown) =>
+              this.released(instance, () => {
+                throw failure
+              }),
+          )
+      },
+    )
+  }
+
+  /** `settle()` once the server is released to the pool (a promise only when the server is dead and goes: its teardown). */
+  private released<R>(instance: ServerInstance, settle: () => R): R | Promise<R> {
+    const released = this.pool.release(instance)
+    return released ? released.then(settle) : settle()
   }
 
   /** A server for the workspace; a start that fails at once counts like any other failure. */
-  private async start(workspace: Workspace, scope: Lifetime): Promise<ServerInstance> {
+  private async start(workspace: Workspace, scope: Bound): Promise<ServerInstance> {
     try {
       return await this.pool.acquire(workspace, () => this.launch(workspace, scope.signal))
     } catch (error) {
@@ -491,38 +549,62 @@ export class StdioLspProvider implements LspProvider {
 
   /**
    * The canonical workspace; through the call's `proofs` (made for `root`) when there are some, so it
-   * is resolved once per call. A moment's work (answered in the call once the workspace answered
-   * before): no signal, the call's lifetime checked after it.
+   * is resolved once per call. Answered in the call when `ctx.fs` proves it on the event loop (a
+   * workspace resolved before: `workspaceNow`); a lookup that must be awaited is tracked by the
+   * provider's lifetime (disposal waits for it). A moment's work: no signal, the call's lifetime
+   * checked after it.
    */
-  private async workspaceOf(root: string, scope: Lifetime, proofs?: CallProofs): Promise<Workspace> {
-    const lookup = this.lifetime.track(proofs ? proofs.workspace() : this.options.fs.workspace(root))
-    try {
-      return await lookup
-    } catch (error) {
+  private workspaceOf(root: string, scope: CallerBound | CallScope, proofs?: CallProofs): Workspace | Promise<Workspace> {
+    const invalid = (error: unknown): never => {
       this.guard(scope)
       const reason = error instanceof Error ? error.message : String(error)
       throw new LspError(`workspace ${quote(root)} cannot be used: ${reason}`, 'LSP_WORKSPACE_INVALID', { cause: error })
     }
+    let lookup: Promise<Workspace>
+    try {
+      const now = proofs ? proofs.workspaceNow() : this.options.fs.workspaceNow(root)
+      if (now) return now
+      lookup = proofs ? proofs.workspace() : this.options.fs.workspace(root)
+    } catch (error) {
+      return invalid(error)
+    }
+    return this.lifetime.track(lookup).catch(invalid)
   }
 
-  /** `filePath` proven inside the workspace: its canonical path (the source read and the root finder start from it). No signal, as `workspaceOf`. */
-  private async containedSource(workspace: Workspace, filePath: string, scope: Lifetime, proofs?: CallProofs): Promise<string> {
-    try {
-      if (proofs) return await proofs.contained(workspace, filePath)
-      return this.options.fs.containedNow(workspace, filePath) ?? (await this.options.fs.contained(workspace, filePath))
-    } catch (error) {
+  /**
+   * `filePath` proven inside the workspace: its canonical path (the source read and the root finder
+   * start from it). Answered in the call when the proof runs on the event loop; no signal, as `workspaceOf`.
+   */
+  private containedSource(workspace: Workspace, filePath: string, scope: CallScope, proofs?: CallProofs): string | Promise<string> {
+    const { fs } = this.options
+    const refused = (error: unknown): never => {
       throw sourceError(error, workspace, filePath, scope)
+    }
+    try {
+      const now = proofs ? proofs.containedNow(workspace, filePath) : fs.containedNow(workspace, filePath)
+      if (now !== undefined) return now
+      return (proofs ? proofs.contained(workspace, filePath) : fs.contained(workspace, filePath)).catch(refused)
+    } catch (error) {
+      return refused(error)
     }
   }
 
   /**
    * The source at `path` (proven for `filePath`), reused while the file is unchanged (ProvenTextCache):
-   * the kept text's stat without a signal, a read of bytes under the call's.
+   * the kept text's stat without a signal (the kept text at once, when its stat answers in the
+   * call), a read of bytes under the call's.
    */
-  private async readProvenSource(workspace: Workspace, filePath: string, path: string, scope: Lifetime): Promise<ContainedText> {
+  private readProvenSource(workspace: Workspace, filePath: string, path: string, scope: CallScope): ContainedText | Promise<ContainedText> {
+    const found = this.texts.lookup(path, undefined)
+    if (!(found instanceof Promise) && found.hit && found.info.size <= this.options.config.maxDocumentBytes) return found.hit
+    return this.readChanged(workspace, filePath, path, found, scope)
+  }
+
+  /** `readProvenSource` when the kept text cannot serve (or its stat must be awaited). */
+  private async readChanged(workspace: Workspace, filePath: string, path: string, looked: TextLookup | Promise<TextLookup>, scope: CallScope): Promise<ContainedText> {
     const { maxDocumentBytes } = this.options.config
     try {
-      const found = await this.texts.lookup(path, undefined)
+      const found = await looked
       if (found.hit && found.info.size <= maxDocumentBytes) return found.hit
       this.guard(scope)
       return await this.texts.fill(workspace, path, found, { maxBytes: maxDocumentBytes, signal: scope.signal })
@@ -540,7 +622,7 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /** LSP_DISPOSED once the provider is; the caller's abort reason (else LSP_ABORTED) once it gave up. */
-  private guard(caller: CallerBound): void {
+  private guard(caller: CallerBound | CallScope): void {
     if (this.disposed) throw new LspError(`${this.id}: lsp-stdio provider is disposed`, 'LSP_DISPOSED')
     if (caller?.aborted) throw errorFromReason(caller.reason, queryAborted)
   }
@@ -549,10 +631,21 @@ export class StdioLspProvider implements LspProvider {
 /** What a call is bound by: the caller's lifetime, its signal, or nothing (AbortSignal and Lifetime both tell `aborted` and `reason`). */
 type CallerBound = Lifetime | AbortSignal | undefined
 
-const noop = () => {}
+/** What the provider's own steps are bound by: a lifetime, or a file call's scope. */
+type Bound = Lifetime | CallScope
+
+/** A request about one file. */
+interface FileRequest {
+  readonly filePath: string
+  readonly workspaceRoot: string
+  readonly proofs?: CallProofs | undefined
+}
+
+/** What a file request does on its server, once its source is read. */
+type FileWork<R> = (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: CallScope) => Promise<R>
 
 /** A source file that cannot be used, as the LspError a caller routes on. */
-function sourceError(error: unknown, workspace: Workspace, filePath: string, caller: Lifetime | AbortSignal): Error {
+function sourceError(error: unknown, workspace: Workspace, filePath: string, caller: { readonly aborted: boolean; readonly reason: unknown }): Error {
   if (caller.aborted) return errorFromReason(caller.reason, queryAborted)
   if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
     return new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })

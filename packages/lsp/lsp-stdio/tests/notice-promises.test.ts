@@ -32,8 +32,8 @@ describe('a file change told to a live server', () => {
     }
     // 27 per notice (sources through tsx; the counted function's promises and one loop turn included)
     // with the async proof and the pending-notice tracking; 15 with the proof in the call (the
-    // queue, the tell and its write were left); the tell in the call leaves the write.
-    expect(promises / N).toBeLessThanOrEqual(16)
+    // queue, the tell and its write were left); 10 with the tell in the call (its write is left).
+    expect(promises / N).toBeLessThanOrEqual(10)
     await waitFor(() => fakeMessages(rig.entries(), 'in', 'workspace/didChangeWatchedFiles').length === N, 'every notice told')
     writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
     rig.provider.fileChanged({ path: join(rig.ws, 'a.ts'), kind: 'changed' })

@@ -194,15 +194,25 @@ function wantsByFile(locations: readonly LspLocation[], canonicalByUri: Readonly
   return files
 }
 
+/** URIs whose local path is kept (cleared whole when full): a pure function of the string, asked for every location of every call. */
+const LOCAL_PATHS_KEPT = 1024
+const localPaths = new Map<string, string | undefined>()
+
 /** The local path of a `file:` URI, or undefined for other schemes, remote hosts and undecodable paths. */
 export function localPath(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined
+  const known = localPaths.get(uri)
+  if (known !== undefined || localPaths.has(uri)) return known
+  let path: string | undefined
   try {
-    const path = fileURLToPath(uri)
-    return path.includes('\0') ? undefined : path
+    path = fileURLToPath(new URL(uri))
+    if (path.includes('\0')) path = undefined
   } catch {
-    return undefined
+    path = undefined
   }
+  if (localPaths.size >= LOCAL_PATHS_KEPT) localPaths.clear()
+  localPaths.set(uri, path)
+  return path
 }
 
 /** `work()`'s result, or undefined when it fails, unless the failure is our own cancellation; a value when `work` gives one. */

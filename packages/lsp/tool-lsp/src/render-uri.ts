@@ -11,11 +11,26 @@ export function renderUri(uri: string, workspaceUri: string): string {
   return uriRenderer(workspaceUri)(uri)
 }
 
+/** Workspace URIs whose renderer is kept, and URIs each keeps rendered (cleared whole when full). */
+const RENDERERS_KEPT = 16
+const SHOWN_KEPT = 1024
+const renderers = new Map<string, (uri: string) => string>()
+
 /**
- * `renderUri` against one workspace URI for a whole answer: the workspace is parsed once, and each
- * distinct URI rendered once (a references answer names a few files many times).
+ * `renderUri` against one workspace URI: the workspace is parsed once, and each distinct URI
+ * rendered once (a references answer names a few files many times). Both are pure functions of the
+ * strings, so the renderer is kept across calls: a warm call renders its answer without parsing a URL.
  */
 export function uriRenderer(workspaceUri: string): (uri: string) => string {
+  let renderer = renderers.get(workspaceUri)
+  if (!renderer) {
+    if (renderers.size >= RENDERERS_KEPT) renderers.clear()
+    renderers.set(workspaceUri, (renderer = rendererOf(workspaceUri)))
+  }
+  return renderer
+}
+
+function rendererOf(workspaceUri: string): (uri: string) => string {
   const parsed = parseUrl(workspaceUri)
   const workspace = parsed?.protocol === 'file:' ? parsed : undefined
   const workspaceIsWindows = workspace !== undefined && looksWindows(workspace)
@@ -24,7 +39,10 @@ export function uriRenderer(workspaceUri: string): (uri: string) => string {
   return (uri) => {
     if (!uri.startsWith('file:') || workspacePath === undefined) return uri
     let path = shown.get(uri)
-    if (path === undefined) shown.set(uri, (path = relativeTo(uri, workspacePath, workspaceIsWindows)))
+    if (path === undefined) {
+      if (shown.size >= SHOWN_KEPT) shown.clear()
+      shown.set(uri, (path = relativeTo(uri, workspacePath, workspaceIsWindows)))
+    }
     return path
   }
 }

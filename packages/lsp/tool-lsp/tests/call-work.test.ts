@@ -147,7 +147,7 @@ describe('promises per call', () => {
     // The runtime (one async step, the body's race), the tool's one `then` on the seam's query, and
     // the scripted provider's own async query; no line text for a hover. Was 15, then 9 (the tool's
     // body an async function awaiting the query).
-    expect(await promisesMade(call)).toBe(8)
+    expect(await promisesMade(call)).toBe(6)
   })
 })
 
@@ -241,6 +241,6 @@ describe('the file-system work of a warm locations call (issue 27 item 2)', () =
     // workspace proof, the files' proofs, kept-text checks and lines are values. Was 59 (an async
     // proof, lookup and read step per file), then 19 (the workspace proof awaited, an async step
     // each for the body, the bounded locations and the line text, a promise per file proof).
-    expect(await promisesMade(call)).toBe(8)
+    expect(await promisesMade(call)).toBe(6)
   })
 })

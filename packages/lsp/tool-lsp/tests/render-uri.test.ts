@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { renderUri } from '../src/render-uri.ts'
+import { localPath } from '../src/line-text.ts'
+import { renderUri, uriRenderer } from '../src/render-uri.ts'
 
 // Reference checklist (reference/lsp.md §6.8), items 173–182.
 
@@ -84,5 +85,45 @@ describe('renderUri keeps what it cannot decode verbatim', () => {
   it('182: an encoded slash or NUL', () => {
     expect(renderUri('file:///bad%2Fpath', 'file:///')).toBe('file:///bad%2Fpath')
     expect(renderUri('file:///bad%00path', 'file:///')).toBe('file:///bad%00path')
+  })
+})
+
+describe('URL work per call (issue 27 item 2)', () => {
+  /** The URLs parsed while `work` runs (the global constructor, which render-uri.ts and localPath use). */
+  function urlsParsedBy(work: () => void): number {
+    const Original = globalThis.URL
+    let parsed = 0
+    globalThis.URL = class extends Original {
+      constructor(...args: ConstructorParameters<typeof URL>) {
+        super(...args)
+        parsed++
+      }
+    } as typeof URL
+    try {
+      work()
+    } finally {
+      globalThis.URL = Original
+    }
+    return parsed
+  }
+
+  it('a warm call renders and locates the URIs it saw before without parsing a URL, with the same answers', () => {
+    const workspace = 'file:///home/u/url-work'
+    const uris = [`${workspace}/src/a.ts`, `${workspace}/src/a.ts`, 'file:///usr/lib/b.d.ts', 'untitled:x', 'file://host/share/c.ts']
+    const answer = () => uris.map((uri) => [uriRenderer(workspace)(uri), localPath(uri)])
+    let first: unknown
+    // The first: the workspace and each distinct file: URI (untitled: is never parsed).
+    expect(urlsParsedBy(() => (first = answer()))).toBe(1 + 3 + 3)
+    let again: unknown
+    // Before: every call parsed them all again (9 counted here on each call).
+    expect(urlsParsedBy(() => (again = answer()))).toBe(0)
+    expect(again).toEqual(first)
+    expect(first).toEqual([
+      ['src/a.ts', '/home/u/url-work/src/a.ts'],
+      ['src/a.ts', '/home/u/url-work/src/a.ts'],
+      ['/usr/lib/b.d.ts', '/usr/lib/b.d.ts'],
+      ['untitled:x', undefined],
+      ['file://host/share/c.ts', undefined],
+    ])
   })
 })

@@ -3,7 +3,6 @@ import type { WebBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
-import { convertHtml } from './convert/job.ts'
 import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
 
 export const FetchInput = z.strictObject({
@@ -106,22 +105,19 @@ export interface RenderedFetch {
 }
 
 /**
- * Renderings of frozen HTML values that carry no Markdown (made elsewhere: stored, replayed), by
- * cap: those are converted here, and the model text and the meta's truncation flag both need one.
- */
-const renderings = new WeakMap<FetchValue, Map<number, RenderedFetch>>()
-
-/**
  * `Fetched <url> (HTTP <status>)`, a blank line, the body as Markdown or text; at most `cap`
- * characters in all. A frozen value that must be converted here is converted once per cap.
+ * characters in all. An HTML value must carry its Markdown (every value the tool returns does): the
+ * converter is not part of the package root, and a page is not converted while rendering. A value
+ * without it (stored, made elsewhere) gets it from `withMarkdown` (`dsh-tool-web/convert`) first.
  */
 export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
-  if (value.body.kind !== 'html' || value.markdown !== undefined || !Object.isFrozen(value)) return render(value, cap)
-  let byCap = renderings.get(value)
-  if (!byCap) renderings.set(value, (byCap = new Map()))
-  let rendering = byCap.get(cap)
-  if (!rendering) byCap.set(cap, (rendering = Object.freeze(render(value, cap))))
-  return rendering
+  const prefix = headerOf(value) + renderBody(value, cap)
+  // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
+  const truncated = value.truncated || prefix.length > cap
+  const full = truncated ? prefix + FOOTER : prefix
+  if (full.length <= cap) return { text: full, truncated }
+  if (cap < FOOTER.length) return { text: full.slice(0, cap), truncated }
+  return { text: prefix.slice(0, cap - FOOTER.length) + FOOTER, truncated }
 }
 
 /**
@@ -140,16 +136,6 @@ function headerOf(value: FetchValue): string {
   return `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
 }
 
-function render(value: FetchValue, cap: number): RenderedFetch {
-  const prefix = headerOf(value) + renderBody(value, cap)
-  // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
-  const truncated = value.truncated || prefix.length > cap
-  const full = truncated ? prefix + FOOTER : prefix
-  if (full.length <= cap) return { text: full, truncated }
-  if (cap < FOOTER.length) return { text: full.slice(0, cap), truncated }
-  return { text: prefix.slice(0, cap - FOOTER.length) + FOOTER, truncated }
-}
-
 /** The body as the model reads it; a text body is cut to one past `cap` (enough to see it overflows). */
 function renderBody(value: FetchValue, cap: number): string {
   const { kind, content } = value.body
@@ -158,7 +144,8 @@ function renderBody(value: FetchValue, cap: number): string {
     case 'pdf':
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'html':
-      return value.markdown ?? convertHtml(content, value.url, false)
+      if (value.markdown === undefined) throw new TypeError(`dsh-tool-web: the HTML value of ${value.url} carries no markdown; give it one with withMarkdown (dsh-tool-web/convert) before rendering it`)
+      return value.markdown
     default:
       return assertNever(kind, 'fetch body kind')
   }

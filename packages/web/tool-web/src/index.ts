@@ -22,7 +22,6 @@ export type { ToolWebConfig } from './config.ts'
 export { SearchValue, merge, renderSearch, distinctQueries } from './search.ts'
 export { FetchValue, renderFetch } from './fetch.ts'
 export { FetchCache, type FetchCacheSettings, type Clock } from './cache.ts'
-export { htmlToMarkdown, type ConversionOptions } from './markdown.ts'
 export {
   searchMeta,
   readSearchMeta,
@@ -39,8 +38,9 @@ export {
   type FetchCard,
   type PresentableResult,
 } from './presentation.ts'
-export { nestsTooDeep, MAX_HTML_DEPTH } from './depth.ts'
 export { conversionEvents, type ConversionEvent } from './convert/pool.ts'
+// The converter itself (htmlToMarkdown, nestsTooDeep, withMarkdown) is `dsh-tool-web/convert`
+// (src/convert.ts): the tools load it with their first page, and a host listing them never reads it.
 
 export function apply(ctx: Context, config: ToolWebConfig): void {
   // cordis validates through Config; a direct apply() call gets the same checks and defaults.

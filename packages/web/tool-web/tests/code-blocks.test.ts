@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { parseHTML } from 'linkedom'
 import { describe, expect, it } from 'vitest'
-import { htmlToMarkdown } from '../src/index.ts'
+import { htmlToMarkdown } from '../src/convert.ts'
 
 // Issue 31 item 2: a <pre> without <code> is a code block; a layout table around a <pre> is not a
 // one-cell table joined with <br>.

@@ -5,9 +5,8 @@ import * as fetchHttp from 'dsh-web-fetch-http'
 import type { Lifetime } from 'dsh-core'
 import type { WebFetchProvider } from 'dsh-web'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { nestsTooDeep } from '../src/depth.ts'
+import { htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/convert.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
-import { htmlToMarkdown } from '../src/markdown.ts'
 import { boot, codeOf, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
 // web_fetch (reference/web.md §8 T27, T39–T60): rendering, HTML → Markdown, the depth preflight,
@@ -21,7 +20,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
 })
 
-const value = (content: string, kind: 'html' | 'text' = 'html', extra: Partial<FetchValue> = {}): FetchValue => ({ url: 'https://a.test', statusCode: 200, body: { kind, content }, truncated: false, ...extra })
+// An HTML value gets its Markdown as the tool gives it one (the whole page converted).
+const value = (content: string, kind: 'html' | 'text' = 'html', extra: Partial<FetchValue> = {}): FetchValue => withMarkdown({ url: 'https://a.test', statusCode: 200, body: { kind, content }, truncated: false, ...extra })
 const HEADER = 'Fetched https://a.test (HTTP 200)\n\n'
 
 describe('the call', () => {
@@ -95,6 +95,15 @@ describe('rendering', () => {
     const exact = `${HEADER}abc`
     expect(renderFetch(value('abc', 'text'), exact.length)).toEqual({ text: exact, truncated: false })
     expect(renderFetch(value('abc', 'text', { truncated: true }), 10).text).toBe('Fetched ht')
+  })
+
+  it('an HTML value without its Markdown is refused, not converted while rendering (the converter is dsh-tool-web/convert)', () => {
+    const bare: FetchValue = { url: 'https://a.test', statusCode: 200, body: { kind: 'html', content: '<h1>Title</h1>' }, truncated: false }
+    expect(() => renderFetch(bare, 1000)).toThrow(/carries no markdown; give it one with withMarkdown/)
+    expect(withMarkdown(bare).markdown).toBe('# Title')
+    expect(renderFetch(withMarkdown(bare), 1000).text).toBe(`${HEADER}# Title`)
+    const text = value('x', 'text')
+    expect(withMarkdown(text)).toBe(text)
   })
 
   it('T53, T54: the effective truncation flag covers provider, source and output cuts', () => {

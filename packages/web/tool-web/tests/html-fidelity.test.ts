@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { htmlToMarkdown } from '../src/index.ts'
+import { htmlToMarkdown } from '../src/convert.ts'
 
 // Issue 31 item 3: what a browser shows is what the model gets. Text after `</html>` is kept
 // (browsers put it in the body); `javascript:` and `data:` links are not links (their text stays);

@@ -26,4 +26,35 @@ describe('importing and registering dsh-tool-web', () => {
       vi.resetModules()
     }
   })
+
+  // The converter (the DOM walk, cleaning, turndown's rules, the depth scan) is its own module
+  // behind dsh-tool-web/convert: the root and the registered tools load it with their first page.
+  it('loads no converter module until the first page is converted, and that one loads each once', async () => {
+    vi.resetModules()
+    const evaluated: string[] = []
+    for (const [path, name] of [['../src/markdown.ts', 'markdown'], ['../src/depth.ts', 'depth'], ['../src/convert/run-job.ts', 'run-job']] as const) {
+      vi.doMock(path, async (original) => {
+        evaluated.push(name)
+        return original()
+      })
+    }
+    try {
+      await import('../src/index.ts')
+      const { boot, fetchProvider, page, textOf } = await import('./harness.ts')
+      const host = await boot()
+      try {
+        expect(host.app.tools.catalog().map((tool) => tool.name)).toEqual(['web_fetch', 'web_search'])
+        expect(evaluated).toEqual([])
+        host.app.web.registerFetchProvider(fetchProvider(page('<h1>Title</h1>')).provider)
+        expect(textOf(await host.fetch({ url: 'https://a.test' }))).toContain('# Title')
+        expect(textOf(await host.fetch({ url: 'https://b.test' }))).toContain('# Title')
+        expect(evaluated.sort()).toEqual(['depth', 'markdown', 'run-job'])
+      } finally {
+        await host.stop()
+      }
+    } finally {
+      for (const path of ['../src/markdown.ts', '../src/depth.ts', '../src/convert/run-job.ts']) vi.doUnmock(path)
+      vi.resetModules()
+    }
+  })
 })

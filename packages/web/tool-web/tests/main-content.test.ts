@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { htmlToMarkdown } from '../src/index.ts'
+import { htmlToMarkdown } from '../src/convert.ts'
 import { boot, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
 // Issue 19 item 10: main-content extraction (Readability over linkedom), on a real documentation

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { htmlToMarkdown } from '../src/index.ts'
+import { htmlToMarkdown } from '../src/convert.ts'
 import { boot, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
 // Issue 19 items 4 and 9: HTML → Markdown bounded so it is linear in the page, inside the call's

@@ -5,6 +5,7 @@ import { deepFreeze } from 'dsh-core'
 import * as fetchHttp from 'dsh-web-fetch-http'
 import TurndownService from 'turndown'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { withMarkdown } from '../src/convert.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
 import {
   fetchMeta,
@@ -31,7 +32,8 @@ afterEach(async () => {
 })
 
 const FOOTER = '(Content truncated.'
-const fetched = (content: string, kind: FetchValue['body']['kind'] = 'html', extra: Partial<FetchValue> = {}): FetchValue => ({ url: 'https://a.test', statusCode: 200, body: { kind, content }, truncated: false, ...extra })
+// An HTML value gets its Markdown as the tool gives it one (the whole page converted), unless `extra` names one.
+const fetched = (content: string, kind: FetchValue['body']['kind'] = 'html', extra: Partial<FetchValue> = {}): FetchValue => withMarkdown({ url: 'https://a.test', statusCode: 200, body: { kind, content }, truncated: false, ...extra })
 
 describe('web_search meta and cards', () => {
   const full = { content: 'the answer', sources: [{ url: 'https://a.test/x', title: 'A', snippet: 'about a', publishedAt: '2026-01-01' }, { url: 'https://b.test/y' }], truncated: true }
@@ -131,20 +133,17 @@ describe('web_fetch meta and cards', () => {
     }
   })
 
-  it('T55: rendering and meta of one frozen value convert once; a different cap converts again', () => {
+  it('T55: a stored value without its Markdown is converted once, by withMarkdown; rendering and meta never convert', () => {
     const turndown = vi.spyOn(TurndownService.prototype, 'turndown')
-    const value = deepFreeze(fetched('<h1>Title</h1><p>body</p>')) as FetchValue
+    const stored = deepFreeze({ url: 'https://a.test', statusCode: 200, body: { kind: 'html', content: '<h1>Title</h1><p>body</p>' }, truncated: false }) as FetchValue
+    expect(() => fetchMeta(stored, 1000)).toThrow(/carries no markdown/)
+    const value = withMarkdown(stored)
+    expect(Object.isFrozen(value)).toBe(true)
+    expect(turndown).toHaveBeenCalledTimes(1)
     const text = renderFetch(value, 1000).text
     expect(fetchMeta(value, 1000)).toEqual({ url: 'https://a.test', statusCode: 200, truncated: false })
-    expect(renderFetch(value, 1000).text).toBe(text)
+    expect(renderFetch(value, 500).text).toBe(text)
     expect(turndown).toHaveBeenCalledTimes(1)
-    renderFetch(value, 500)
-    expect(turndown).toHaveBeenCalledTimes(2)
-    // A value that is not frozen could change between the two: it is converted each time.
-    const open = fetched('<p>x</p>')
-    renderFetch(open, 1000)
-    fetchMeta(open, 1000)
-    expect(turndown).toHaveBeenCalledTimes(4)
   })
 
   it('T55 through the runtime: one call converts its page once and keeps the meta on the result', async () => {

@@ -57,7 +57,7 @@ export class Lifetime {
    * When this lifetime ends at the latest (`performance.now()` time): its own timer's, or its
    * parent's when that comes no later. Infinity without either.
    */
-  private deadline = Infinity
+  private endsBy = Infinity
   private followed: AbortSignal | undefined
   private release: (() => void) | undefined
   private tracked: Set<Promise<void>> | undefined
@@ -100,6 +100,15 @@ export class Lifetime {
   /** True once this lifetime's own timeout fired (not its parent's, not a followed signal). */
   get expired(): boolean {
     return this.timedOut
+  }
+
+  /**
+   * When it ends at the latest (`performance.now()` time): its own timeout's, or its parent's when
+   * that comes sooner; Infinity without either. A bound whose own timeout would come no sooner
+   * needs no timer of its own (as `child` decides).
+   */
+  get deadline(): number {
+    return this.endsBy
   }
 
   /** True until it aborts or is released. */
@@ -312,8 +321,8 @@ export class Lifetime {
       this.followed = signal
       signal.addEventListener('abort', this)
     }
-    const inherited = this.parent ? this.parent.deadline : Infinity
-    this.deadline = inherited
+    const inherited = this.parent ? this.parent.endsBy : Infinity
+    this.endsBy = inherited
     const ms = options.timeoutMs ?? 0
     if (ms > 0) {
       this.timeoutMs = ms
@@ -323,7 +332,7 @@ export class Lifetime {
       // The parent ends this lifetime by then anyway (with its own reason, as its earlier timer
       // would have): a call's budget and the fetch under it with the same bound make one timer.
       if (own < inherited) {
-        this.deadline = own
+        this.endsBy = own
         this.timer = setTimeout(expire, delay, this)
         // A bound on work, not work itself: it must not keep a finished process alive.
         this.timer.unref()

@@ -312,16 +312,15 @@ export class ToolRuntime extends Service {
   readonly execute = (call: ToolCall): Promise<ToolResult> => this.run(call)
 
   /**
-   * One call, start to result, in one async function: each `await` of a nested async step is
-   * another promise and another microtask turn on every call (the runtime's own share of a quick
-   * call's work). What can fail throws into the one catch, which makes it an error result.
+   * One call, start to result. The checks before the body are synchronous (an approval awaits its
+   * approver); the body is taken up by one `then` inside the one promise the call answers with
+   * (`dispatch`), and the result is made where the body settles: each further async step would be
+   * another promise and microtask turn on every call (the runtime's own share of a quick call's
+   * work). What can fail becomes an error result with a code; nothing here rejects.
    */
-  private async run(call: ToolCall): Promise<ToolResult> {
+  private run(call: ToolCall): Promise<ToolResult> {
     const startedAt = performance.now()
     const callId = new CallId(call.callId)
-    let definition: ToolDefinition | undefined
-    let exec: ToolExecution | undefined
-    let result: ToolResult
     try {
       const args = toFrozenJson(call.arguments, this.settings.maxArgumentDepth)
       if (!args.ok) throw new ToolError(`arguments are not JSON: ${args.problem}`, 'INVALID_ARGS')
@@ -330,59 +329,60 @@ export class ToolRuntime extends Service {
       if (!entry) throw this.unknown(call.name)
       const parsed = entry.parse(args.value)
       if (!parsed.ok) throw new ToolError(`invalid arguments for ${call.name}: ${parsed.problem}`, 'INVALID_ARGS')
-
-      definition = entry.definition
-      if (entry.approval !== 'auto') await approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId: callId.value, definition, args: args.value })
-      const budget = Lifetime.following(call.signal, { timeoutMs: definition.timeoutMs, code: ToolErrorCode.TOOL_TIMEOUT })
-      const name = definition.name
-      const progress = progressReporter(call.onProgress, (error) => this.ctx.logger('tools').warn(`${name}: a progress listener failed: ${errorMessage(error)}`))
-      const body = definition as LooseDefinition
-      const running = new CallExecution(callId, name, budget, call.session, progress.report)
-      exec = running
-      let outcome: Outcome
-      try {
-        const session = definition.ambientSession === false ? undefined : call.session
-        outcome = await this.settle(() => runInSession(session, () => body.execute(parsed.value, running)), budget, name)
-      } finally {
-        progress.close()
-        budget.dispose()
-      }
-      if (budget.expired) throw new ToolError(`tool call timed out after ${definition.timeoutMs} ms`, 'TOOL_TIMEOUT')
-      if (call.signal?.aborted) throw new ToolError('the call was aborted', 'ABORTED', { cause: call.signal.reason })
-      if (outcome.kind === 'rejected') throw outcome.error
-      if (outcome.kind === 'abandoned') throw new ToolError('the call was aborted', 'ABORTED')
-      result = this.success(entry, parsed.value, outcome.value)
+      const started = { call, callId, startedAt, entry, args: parsed.value }
+      if (entry.approval === 'auto') return this.dispatch(started)
+      return approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId: callId.value, definition: entry.definition, args: args.value }).then(
+        () => this.dispatchChecked(started),
+        (error: unknown) => this.finished(started, undefined, failure(error)),
+      )
     } catch (error) {
-      result = failure(error)
+      return Promise.resolve(this.finished({ call, callId, startedAt, entry: undefined, args: undefined }, undefined, failure(error)))
     }
-    if (exec && definition?.finalizeContent) result = this.finalize(definition, exec, result)
-    // Nobody listening (most harnesses): no event, and no id drawn for it.
-    if (this.observers.size) this.announce({ callId: callId.value, name: call.name, session: call.session, result, durationMs: performance.now() - startedAt })
-    return result
+  }
+
+  /** `dispatch` where a throw is not caught by `run` (after an approval). */
+  private dispatchChecked(started: CallStart & { readonly entry: Entry }): Promise<ToolResult> | ToolResult {
+    try {
+      return this.dispatch(started)
+    } catch (error) {
+      return this.finished(started, undefined, failure(error))
+    }
   }
 
   /**
-   * Runs the body and waits for it; once the budget's signal aborts, waits at most `abandonAfterMs`
-   * more. One promise per call, and the abort is learnt from the budget itself rather than through
-   * an event listener: this is on every call's path.
+   * Runs the body under the call's budget and answers its result. One promise of the runtime's own
+   * per call (and the body's `then`); once the budget aborts, waits at most `abandonAfterMs` more.
+   * The abort is learnt from the budget itself rather than through an event listener: this is on
+   * every call's path.
    */
-  private settle(run: () => unknown, budget: Lifetime, name: string): Promise<Outcome> {
-    return new Promise<Outcome>((resolve) => {
+  private dispatch(started: CallStart & { readonly entry: Entry }): Promise<ToolResult> {
+    const { call, callId, entry, args } = started
+    const definition = entry.definition
+    const name = definition.name
+    const budget = Lifetime.following(call.signal, { timeoutMs: definition.timeoutMs, code: ToolErrorCode.TOOL_TIMEOUT })
+    const progress = progressReporter(call.onProgress, (error) => this.ctx.logger('tools').warn(`${name}: a progress listener failed: ${errorMessage(error)}`))
+    const body = definition as LooseDefinition
+    const running = new CallExecution(callId, name, budget, call.session, progress.report)
+    const session = definition.ambientSession === false ? undefined : call.session
+    return new Promise<ToolResult>((resolve) => {
       let timer: NodeJS.Timeout | undefined
       let settled = false
       const done = (outcome: Outcome) => {
+        if (settled) return
         settled = true
         if (timer) clearTimeout(timer)
-        resolve(outcome)
+        progress.close()
+        budget.dispose()
+        resolve(this.finished(started, running, this.resultOf(started, budget, outcome)))
       }
-      let body: unknown
+      let answer: unknown
       try {
-        body = run()
+        answer = runInSession(session, () => body.execute(args, running))
       } catch (error) {
         done({ kind: 'rejected', error })
         return
       }
-      Promise.resolve(body).then(
+      Promise.resolve(answer).then(
         (value) => done({ kind: 'fulfilled', value }),
         (error: unknown) => done({ kind: 'rejected', error }),
       )
@@ -390,10 +390,34 @@ export class ToolRuntime extends Service {
         if (settled) return
         timer = setTimeout(() => {
           this.ctx.logger('tools').warn(`${name} ignored its abort signal for ${this.settings.abandonAfterMs} ms; answering without it`)
-          resolve({ kind: 'abandoned' })
+          done({ kind: 'abandoned' })
         }, this.settings.abandonAfterMs)
       })
     })
+  }
+
+  /** The result of a body that settled (or was abandoned): its value checked and rendered, or the coded error. */
+  private resultOf(started: CallStart & { readonly entry: Entry }, budget: Lifetime, outcome: Outcome): ToolResult {
+    const { call, entry } = started
+    try {
+      if (budget.expired) throw new ToolError(`tool call timed out after ${entry.definition.timeoutMs} ms`, 'TOOL_TIMEOUT')
+      if (call.signal?.aborted) throw new ToolError('the call was aborted', 'ABORTED', { cause: call.signal.reason })
+      if (outcome.kind === 'rejected') throw outcome.error
+      if (outcome.kind === 'abandoned') throw new ToolError('the call was aborted', 'ABORTED')
+      return this.success(entry, started.args, outcome.value)
+    } catch (error) {
+      return failure(error)
+    }
+  }
+
+  /** The call's final result: the definition's `finalizeContent` applied once its body ran, and the observers told. */
+  private finished(started: CallStart, exec: ToolExecution | undefined, result: ToolResult): ToolResult {
+    const { call, callId, entry } = started
+    const definition = entry?.definition
+    if (exec && definition?.finalizeContent) result = this.finalize(definition, exec, result)
+    // Nobody listening (most harnesses): no event, and no id drawn for it.
+    if (this.observers.size) this.announce({ callId: callId.value, name: call.name, session: call.session, result, durationMs: performance.now() - started.startedAt })
+    return result
   }
 
   /** The error for a call to a name no tool has: its namespace owner's explanation, else UNKNOWN_TOOL. */
@@ -622,6 +646,16 @@ function isContent(value: unknown): value is readonly ContentBlock[] {
 }
 
 type Outcome = { kind: 'fulfilled'; value: unknown } | { kind: 'rejected'; error: unknown } | { kind: 'abandoned' }
+
+/** A call past its checks (or stopped by them: no entry, no arguments), as its result is made. */
+interface CallStart {
+  readonly call: ToolCall
+  readonly callId: CallId
+  readonly startedAt: number
+  readonly entry: Entry | undefined
+  /** The parsed arguments the body gets. */
+  readonly args: unknown
+}
 
 
 function failure(error: unknown): ToolResult {

@@ -1,5 +1,5 @@
 import type { Lifetime } from 'dsh-core'
-import { jobSize, runJob, type ConversionJob } from './job.ts'
+import { jobSize, type ConversionJob } from './job.ts'
 import type { ConversionPool } from './pool.ts'
 
 /** Where each conversion runs: small pages on the event loop (a worker hop costs more than they do), the rest in the pool. */
@@ -10,7 +10,17 @@ export class PageConverter {
   ) {}
 
   convert(job: ConversionJob, lifetime: Lifetime): Promise<string> {
-    if (!this.pool || jobSize(job) < this.minWorkerChars) return runJob(job)
-    return this.pool.convert(job, lifetime)
+    if (this.pool && jobSize(job) >= this.minWorkerChars) return this.pool.convert(job, lifetime)
+    // Imported by the first page converted here, then called directly: a dynamic import (or one
+    // more async layer) per call costs a resolution and promises, which a small page's fetch feels.
+    return conversions ? conversions.runJob(job) : firstConversion(job)
   }
 }
+
+async function firstConversion(job: ConversionJob): Promise<string> {
+  conversions ??= await import('./run-job.ts')
+  return conversions.runJob(job)
+}
+
+/** The converter's code (run-job.ts), loaded by the first conversion on the event loop. */
+let conversions: typeof import('./run-job.ts') | undefined

@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads'
-import { runJob, type ConversionJob } from './job.ts'
+import type { ConversionJob } from './job.ts'
+import { runJob } from './run-job.ts'
 
 /** A conversion worker of the pool (pool.ts): one job at a time, each answered with its output, or its failure with its code. */
 export type WorkerReply = { readonly ok: true; readonly output: string } | { readonly ok: false; readonly message: string; readonly code?: string }
