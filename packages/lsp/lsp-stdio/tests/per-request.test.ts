@@ -3,8 +3,10 @@
 //   reused read of the unchanged file is the very read the server's text came from: no hash;
 // - a change notice resolved its path on the thread pool, and the next request waits for that; a
 //   path spelled inside a live server's root is resolved there on the event loop, like a proof.
-// Hashes and resolutions are counted (node:crypto's Hash and ctx.fs spied), not timed.
-import { Hash } from 'node:crypto'
+// Hashes and resolutions are counted (node:crypto's one-shot hash, its named exports re-synced, and
+// ctx.fs spied), not timed.
+import crypto from 'node:crypto'
+import { syncBuiltinESMExports } from 'node:module'
 import { symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FileSystem } from 'dsh-core'
@@ -16,6 +18,7 @@ import { cleanupRigs, makeRig } from './fixtures/rig.ts'
 
 afterEach(async () => {
   vi.restoreAllMocks()
+  syncBuiltinESMExports()
   await cleanupRigs()
 })
 
@@ -27,7 +30,8 @@ describe('a kept document on an unchanged file', () => {
     // Old enough for its read to be reused (SETTLE_MS): the case of a repository's files.
     await clockPastSettle(SETTLE_MS)
     await rig.query('hover')
-    const hashed = vi.spyOn(Hash.prototype, 'digest')
+    const hashed = vi.spyOn(crypto, 'hash')
+    syncBuiltinESMExports()
     for (let query = 0; query < 5; query++) await rig.query('hover')
     expect(hashed).not.toHaveBeenCalled()
     writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
