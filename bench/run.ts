@@ -17,6 +17,7 @@ import { benchWeb } from './web.ts'
 import { benchWebCpu } from './web-cpu.ts'
 import { benchWebHtml } from './web-html.ts'
 import { benchWebLoop } from './web-loop.ts'
+import { benchWebPool } from './web-pool.ts'
 import { benchWebProfile } from './web-profile.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
@@ -32,6 +33,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   'web-cpu': benchWebCpu,
   'web-html': benchWebHtml,
   'web-loop': benchWebLoop,
+  'web-pool': benchWebPool,
   'web-profile': benchWebProfile,
   mcp: benchMcp,
   skill: benchSkill,

@@ -17,7 +17,8 @@ const REPO = fileURLToPath(new URL('../', import.meta.url))
 const PARAGRAPHS = Number(process.env.BENCH_WEB_WORST_PARAGRAPHS ?? 250_000)
 const TICK_MS = 5
 
-async function boot(workers: number): Promise<{ host: Host; remove(): void }> {
+/** The base preset with loopback opened, the cache off and `workers` converter processes (0: every page on the event loop). */
+export async function boot(workers: number): Promise<{ host: Host; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-web-loop-'))
   const overlay = join(dir, 'loopback.yml')
   writeFileSync(overlay, `- id: web-fetch-http\n  config:\n    allowedCidrs: [127.0.0.0/8]\n- id: tool-web\n  config:\n    cacheTtlMs: 0\n    conversionWorkers: ${workers}\n`)

@@ -36,13 +36,14 @@ export const ToolWebConfig = z.strictObject({
   /** Source characters converted, and the cap on the whole rendered `web_fetch` text. */
   fetchMaxOutputChars: positive('fetchMaxOutputChars', 200_000),
   /**
-   * Worker threads that convert pages off the event loop (started on demand, kept while the plugin
-   * is loaded); conversions beyond them wait their turn. 0: every page converts on the event loop.
+   * Converter processes that convert pages off the event loop and out of the host's heap (started on
+   * demand, kept while the plugin is loaded); conversions beyond them wait their turn. 0: every page
+   * converts on the event loop. (The name is from the worker-thread pool it counted before issue 27.)
    */
   conversionWorkers: z.number({ error: 'tool-web: conversionWorkers must be an integer from 0 to 16' }).int('tool-web: conversionWorkers must be an integer from 0 to 16').min(0, 'tool-web: conversionWorkers must be an integer from 0 to 16').max(16, 'tool-web: conversionWorkers must be an integer from 0 to 16').default(2),
-  /** Pages shorter than this (characters of HTML) convert on the event loop: a worker hop costs more than they do. */
+  /** Pages shorter than this (characters of HTML) convert on the event loop: a hop to a converter process costs more than they do. */
   conversionWorkerMinChars: z.number({ error: 'tool-web: conversionWorkerMinChars must be a non-negative integer' }).int('tool-web: conversionWorkerMinChars must be a non-negative integer').nonnegative('tool-web: conversionWorkerMinChars must be a non-negative integer').default(8_192),
-  /** Memory one conversion worker may take (V8 old generation, MB); a page that needs more is WEB_CONVERSION_FAILED. */
+  /** Memory one converter process may take (`--max-old-space-size`, MB); a page that needs more is WEB_CONVERSION_FAILED, and only that process dies. */
   conversionMaxMemoryMb: positive('conversionMaxMemoryMb', 1_024, 65_536),
 })
 export type ToolWebConfig = z.infer<typeof ToolWebConfig>

@@ -42,7 +42,7 @@ export interface FetchSettings {
   readonly mainContent: boolean
   /** Recent answers; none when omitted. */
   readonly cache?: FetchCache
-  /** Runs the HTML → Markdown conversions (a worker pool for all but small pages). */
+  /** Runs the HTML → Markdown conversions (a pool of converter processes for all but small pages). */
   readonly converter: PageConverter
 }
 
@@ -63,8 +63,8 @@ export function requestedUrl(args: FetchInput): string {
 
 /**
  * Fetches, then converts an HTML body here rather than at rendering: the conversion counts against
- * the call's budget (an overrun is TOOL_TIMEOUT, not a late answer, and terminates the conversion's
- * worker), it runs off the event loop (convert/pool.ts), and it is bounded to be linear in the page
+ * the call's budget (an overrun is TOOL_TIMEOUT, not a late answer, and kills the conversion's
+ * process), it runs off the event loop (convert/pool.ts), and it is bounded to be linear in the page
  * (html/bound.ts).
  */
 export async function runFetch(web: Fetcher, settings: FetchSettings, args: FetchInput, call: FetchCall): Promise<FetchValue> {

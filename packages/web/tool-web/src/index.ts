@@ -69,10 +69,10 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
     const cache = new FetchCache({ ttlMs: settings.cacheTtlMs, maxBytes: settings.cacheMaxBytes })
     let pool: ConversionPool | undefined
     if (settings.conversionWorkers > 0) {
-      const workers = new ConversionPool({ workers: settings.conversionWorkers, maxMemoryMb: settings.conversionMaxMemoryMb })
-      // Unloading the row terminates the workers; a host that awaits teardowns waits for them to exit.
-      effectWithTeardown(ctx, () => () => workers.close())
-      pool = workers
+      const converters = new ConversionPool({ workers: settings.conversionWorkers, maxMemoryMb: settings.conversionMaxMemoryMb })
+      // Unloading the row kills the converter processes; a host that awaits teardowns waits for them to exit.
+      effectWithTeardown(ctx, () => () => converters.close())
+      pool = converters
     }
     const converter = new PageConverter(pool, settings.conversionWorkerMinChars)
     const fetchSettings = { maxOutputChars: settings.fetchMaxOutputChars, mainContent: settings.fetchMainContent, cache, converter }

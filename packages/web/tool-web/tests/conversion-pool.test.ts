@@ -7,9 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ConversionEvent } from '../src/index.ts'
 import { boot, codeOf, fetchProvider, page as htmlPage, textOf, type Harness } from './harness.ts'
 
-// Issue 31 item 4: conversions run on a small worker pool, so a worst-case page converting does not
-// hold up the other calls of the host, and the call's budget still covers the conversion. Proven by
-// the order of events (the pool's diagnostics channel, the calls' answers), never by timing.
+// Issue 31 item 4: conversions run on a small pool (converter processes since issue 27; worker
+// threads before), so a worst-case page converting does not hold up the other calls of the host, and
+// the call's budget still covers the conversion. Proven by the order of events (the pool's
+// diagnostics channel, the calls' answers), never by timing.
 
 /** A real worst case for the converter (bench/web-html.ts's "12 500 paragraphs", scaled): seconds of work. */
 const WORST_CASE = `<!doctype html><html><body>${'<p>x</p>'.repeat(500_000)}</body></html>`
@@ -54,14 +55,16 @@ async function serving(toolConfig: Record<string, unknown> = {}): Promise<{ big:
     response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('plain small text')
   })
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
-  host = await boot({ cacheTtlMs: 0, ...toolConfig })
+  // A budget that only a hung test reaches: on a loaded machine (load 23) starting two converter
+  // processes and converting 4 MB took more than the default 30 s. The budget test sets its own.
+  host = await boot({ cacheTtlMs: 0, fetchTimeoutMs: 300_000, ...toolConfig })
   ;(host.app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'] })
   await host.app.events.flush()
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return { big: `${origin}/big`, small: `${origin}/small`, smallText: `${origin}/text` }
 }
 
-/** 'started' once a worker took the page; 'settled' when the call answered without one (converted on the event loop). */
+/** 'started' once a converter took the page; 'settled' when the call answered without one (converted on the event loop). */
 function startedOrSettled(call: Promise<unknown>): Promise<'started' | 'settled'> {
   return Promise.race([next('start').then(() => 'started' as const), call.then(() => 'settled' as const)])
 }
@@ -84,7 +87,7 @@ describe('conversion off the event loop (item 4)', () => {
     expect(codeOf(await bigCall)).toBe('ABORTED')
   })
 
-  it('an aborted conversion terminates its worker, the call gets ABORTED, and the pool converts the next page', async () => {
+  it('an aborted conversion kills its converter, the call gets ABORTED, and the pool converts the next page', async () => {
     const { big, small } = await serving({ conversionWorkerMinChars: 0, conversionWorkers: 1 })
     const controller = new AbortController()
     const bigCall = host!.fetch({ url: big }, controller.signal)
@@ -94,17 +97,17 @@ describe('conversion off the event loop (item 4)', () => {
     expect(codeOf(await bigCall)).toBe('ABORTED')
     await exited
     expect(count('terminate')).toBe(1)
-    // The one worker slot is free again: a fresh worker converts the next page.
+    // The one slot is free again: a fresh converter converts the next page.
     const page = await host!.fetch({ url: small })
     expect(textOf(page)).toContain('# Small')
     expect(count('spawn')).toBe(2)
     expect(count('end')).toBe(1)
   })
 
-  it('the call budget covers the conversion: an overrun is TOOL_TIMEOUT and its worker is terminated', async () => {
+  it('the call budget covers the conversion: an overrun is TOOL_TIMEOUT and its converter is killed', async () => {
     // The page comes from a provider in memory, so the 1.5 s budget is all but whole when the
-    // conversion starts (a worker's start alone takes longer). Fetched over loopback, the 4 MB page
-    // could use up the budget before any worker took it on a loaded machine (seen at load 25).
+    // conversion starts (a converter's start alone takes longer). Fetched over loopback, the 4 MB page
+    // could use up the budget before any converter took it on a loaded machine (seen at load 25).
     host = await boot({ cacheTtlMs: 0, fetchTimeoutMs: 1_500 })
     host.app.web.registerFetchProvider(fetchProvider(htmlPage(WORST_CASE, 'html', { url: 'https://big.test/' })).provider)
     const call = host.fetch({ url: 'https://big.test/' })
@@ -115,11 +118,11 @@ describe('conversion off the event loop (item 4)', () => {
     expect(count('end')).toBe(0)
   })
 
-  it('unloading the plugin mid-conversion terminates every worker; the call fails with a code', async () => {
+  it('unloading the plugin mid-conversion kills every converter; the call fails with a code', async () => {
     const { big, small } = await serving({ conversionWorkerMinChars: 0 })
     const call = host!.fetch({ url: big })
     expect(await startedOrSettled(call)).toBe('started')
-    // A second worker converts the small page beside it, and stays idle.
+    // A second converter converts the small page beside it, and stays idle.
     expect(textOf(await host!.fetch({ url: small }))).toContain('# Small')
     expect(count('spawn')).toBe(2)
     const bothExited = reached('exit', 2)
@@ -140,7 +143,25 @@ describe('conversion off the event loop (item 4)', () => {
     expect(textOf(await host!.fetch({ url: small }))).toContain('# Small')
   })
 
-  it('small pages convert on the event loop (no worker is started), and conversionWorkers 0 keeps every page there', async () => {
+  it('a converter killed mid-conversion (a crash, the OOM killer) fails that call with WEB_CONVERSION_FAILED, and a fresh one converts the next page', async () => {
+    const { big, small } = await serving({ conversionWorkerMinChars: 0, conversionWorkers: 1 })
+    const started = next('start')
+    const call = host!.fetch({ url: big })
+    await started
+    const victim = events.findLast((entry) => entry.event === 'start')!.pid
+    process.kill(victim, 'SIGKILL')
+    const result = await call
+    expect(codeOf(result)).toBe('WEB_CONVERSION_FAILED')
+    expect(textOf(result)).toContain('the converter exited (signal SIGKILL)')
+    expect(count('terminate')).toBe(0)
+    expect(textOf(await host!.fetch({ url: small }))).toContain('# Small')
+    const spawned = events.filter((entry) => entry.event === 'spawn').map((entry) => entry.pid)
+    expect(spawned).toHaveLength(2)
+    expect(spawned[0]).toBe(victim)
+    expect(spawned[1]).not.toBe(victim)
+  })
+
+  it('small pages convert on the event loop (no converter is started), and conversionWorkers 0 keeps every page there', async () => {
     const { small } = await serving()
     expect(textOf(await host!.fetch({ url: small }))).toContain('# Small')
     expect(count('spawn')).toBe(0)

@@ -11,12 +11,12 @@ import { boot, codeOf, textOf, type Harness } from './harness.ts'
 // truncation note as any page; an encrypted, image-only or malformed one is a coded error; a huge
 // one is stopped at the byte cap (never buffered whole). Real PDFs (tests/fixtures/pdf, made by
 // make.ts) through the real http provider from a loopback server, read by pdf.js in the tool's
-// conversion workers.
+// converter processes.
 //
-// Where the conversion runs: a worker thread started from the sources loads tsx, dsh-core and
-// pdf.js afresh (about 4 s of CPU; the built worker 0.5 s), so the cases about the text and the cap
+// Where the conversion runs: a converter process started from the sources loads tsx, dsh-core and
+// pdf.js afresh (about 4 s of CPU measured for the worker threads before; built, 0.5 s), so the cases about the text and the cap
 // convert on the event loop (`conversionWorkers: 0`, the same `runJob`), where pdf.js is loaded once
-// per test process. The coded failures and a success cross the worker boundary in their own case,
+// per test process. The coded failures and a success cross the process boundary in their own case,
 // the one place a reply could lose its code; the pool itself is conversion-pool.test.ts's subject.
 const ON_THE_EVENT_LOOP = { conversionWorkers: 0 }
 
@@ -51,7 +51,7 @@ async function serving(routes: Record<string, Route>, toolConfig: Record<string,
         server.close(() => resolve())
       }),
   )
-  // A worker's first PDF loads pdf.js (through tsx from the sources here): seconds on a loaded
+  // A converter's first PDF loads pdf.js (through tsx from the sources here): seconds on a loaded
   // machine. The budget is not what these tests are about.
   host = await boot({ fetchTimeoutMs: 240_000, ...toolConfig })
   ;(host.app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'], ...fetchConfig })
@@ -96,7 +96,7 @@ describe('PDFs (issue 31 item 5)', () => {
     expect(text.endsWith('(Content truncated. Fetch a more specific URL or section to see the rest.)')).toBe(true)
   })
 
-  it('encrypted, image-only and malformed PDFs are coded errors, and the host stays healthy (converted in a worker)', async () => {
+  it('encrypted, image-only and malformed PDFs are coded errors, and the host stays healthy (converted in a converter process)', async () => {
     const { url, host } = await serving({
       '/encrypted.pdf': pdf(fixture('encrypted')),
       '/scan.pdf': pdf(fixture('image-only')),

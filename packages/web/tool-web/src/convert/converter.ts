@@ -2,7 +2,7 @@ import type { Lifetime } from 'dsh-core'
 import { jobSize, type ConversionJob } from './job.ts'
 import type { ConversionPool } from './pool.ts'
 
-/** Where each conversion runs: small pages on the event loop (a worker hop costs more than they do), the rest in the pool. */
+/** Where each conversion runs: small pages on the event loop (a hop to a converter process costs more than they do), the rest in the pool. */
 export class PageConverter {
   constructor(
     private readonly pool: ConversionPool | undefined,

@@ -1,6 +1,6 @@
 import { assertNever } from 'dsh-core'
 
-/** One conversion: what a worker is sent (structured-cloned), or what runs on the event loop. */
+/** One conversion: what a converter process is sent (v8-serialized over IPC), or what runs on the event loop. */
 export type ConversionJob = HtmlJob | PdfJob
 
 export interface HtmlJob {
@@ -18,7 +18,7 @@ export interface PdfJob {
   readonly maxChars: number
 }
 
-/** The job's size in characters, which decides whether it is worth a worker hop: a PDF always is (pdf.js is a large module and its parse is not bounded by size alone). */
+/** The job's size in characters, which decides whether it is worth a hop to a converter: a PDF always is (pdf.js is a large module and its parse is not bounded by size alone). */
 export function jobSize(job: ConversionJob): number {
   switch (job.kind) {
     case 'html':

@@ -1,26 +1,29 @@
+import type { ChildProcess } from 'node:child_process'
 import { channel } from 'node:diagnostics_channel'
-import type { Worker } from 'node:worker_threads'
+import type { Readable } from 'node:stream'
 import { errorFromReason, HarnessError, type Lifetime } from 'dsh-core'
+import type { ChildMessage, ChildReply } from './conversion-child.ts'
 import type { ConversionJob } from './job.ts'
-import type { WorkerReply } from './worker.ts'
+import { startConversionChild } from './start-child.ts'
 
 export interface ConversionPoolSettings {
-  /** Most workers alive at once; jobs beyond them wait, first come first served. */
+  /** Most converter processes alive at once; jobs beyond them wait, first come first served. */
   readonly workers: number
-  /** Each worker's V8 old-generation limit: a page that needs more fails with WEB_CONVERSION_FAILED. */
+  /** Each converter's V8 heap limit (`--max-old-space-size`): a page that needs more fails with WEB_CONVERSION_FAILED. */
   readonly maxMemoryMb: number
-  /** The worker's module; the package's own by default (tests name a different one). */
+  /** The converter's module; the package's own by default (tests name a different one). */
   readonly entry?: URL
 }
 
 /**
  * What the pool does, published on the diagnostics channel `dsh-tool-web:conversion` (no cost when
- * nobody subscribes): a worker started (`spawn`) or ended (`exit`); a job began (`start`) or
- * answered (`end`) on a worker; a running job was abandoned and its worker terminated (`terminate`).
+ * nobody subscribes): a converter process started (`spawn`) or ended (`exit`); a job was given to one
+ * (`start`, sent as soon as it is ready) or answered (`end`); a running job was abandoned and its process killed (`terminate`).
  */
 export interface ConversionEvent {
   readonly event: 'spawn' | 'start' | 'end' | 'terminate' | 'exit'
-  readonly threadId: number
+  /** The converter process's id. */
+  readonly pid: number
 }
 
 export const conversionEvents = channel('dsh-tool-web:conversion')
@@ -30,32 +33,50 @@ interface Pending {
   readonly resolve: (output: string) => void
   readonly reject: (error: Error) => void
   stopListening: () => void
-  worker?: Worker
+  converter?: Converter
 }
 
-const OWN_WORKER = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
+/** One converter process and what the pool knows of it. */
+interface Converter {
+  readonly child: ChildProcess
+  readonly pid: number
+  /** Resolves once it has ended (its stderr read to the end) and the pool let go of it. */
+  readonly exited: Promise<void>
+  readonly markExited: () => void
+  /** It listens for jobs (its `ready` came): a job sent before would be lost. */
+  ready: boolean
+  /** The job it converts, or is about to once ready. */
+  job: Pending | undefined
+  /** The end of its stderr, for why it died (V8's "JavaScript heap out of memory"). */
+  stderrTail: string
+}
+
+const OWN_CHILD = new URL(import.meta.url.endsWith('.ts') ? './conversion-child.ts' : './conversion-child.js', import.meta.url)
+/** Enough of a dying converter's stderr to hold V8's fatal-error line and the reason for it. */
+const STDERR_TAIL_CHARS = 4_096
 
 /**
- * Conversions off the event loop: a small pool of worker threads, started on demand and kept
- * (unreferenced while idle, so they never keep a process alive). A job follows its caller's
- * lifetime: when that aborts (the call's deadline, the caller's abort), a waiting job leaves the
- * queue and a running one's worker is terminated — a conversion cannot be interrupted any other
- * way — and the next job gets a fresh worker. `close()` terminates every worker.
+ * Conversions off the event loop and out of the host's heap: a small pool of converter processes
+ * (`node --max-old-space-size`), started on demand and kept (unreferenced while idle, so they never
+ * keep a process alive). A process, not a worker thread: a worker's `resourceLimits` does not
+ * always end only the worker — some allocation shapes abort the whole process (nodejs/node#47224)
+ * — while a child's death, whatever its cause (out of memory, a crash, a kill), fails the one call it
+ * served with WEB_CONVERSION_FAILED and the next job gets a fresh process. A job follows its
+ * caller's lifetime: when that aborts (the call's deadline, the caller's abort), a waiting job leaves
+ * the queue and a running one's process is killed — a conversion cannot be interrupted any other way.
+ * `close()` kills every process and resolves once all have exited.
  */
 export class ConversionPool {
-  private readonly idle: Worker[] = []
-  private readonly running = new Map<Worker, Pending>()
+  private readonly converters = new Set<Converter>()
+  private readonly idle: Converter[] = []
   private readonly queue: Pending[] = []
-  private readonly exited = new Map<Worker, Promise<void>>()
-  /** Each worker's thread id, kept: `worker.threadId` reads -1 once it has exited. */
-  private readonly threadIds = new WeakMap<Worker, number>()
   private closed = false
 
   constructor(private readonly settings: ConversionPoolSettings) {}
 
-  /** Workers alive now (idle or busy). */
+  /** Converter processes alive now (starting, idle or busy). */
   get size(): number {
-    return this.exited.size
+    return this.converters.size
   }
 
   convert(job: ConversionJob, lifetime: Lifetime): Promise<string> {
@@ -69,92 +90,107 @@ export class ConversionPool {
     })
   }
 
-  /** Terminates every worker and fails what waits; resolves once every worker has exited. */
+  /** Kills every converter and fails what waits; resolves once every converter process has exited. */
   async close(): Promise<void> {
     this.closed = true
     const disposed = new HarnessError('the web tools were unloaded', 'DISPOSED')
     for (const pending of this.queue.splice(0)) this.settle(pending, disposed)
-    for (const [worker, pending] of this.running) {
-      this.running.delete(worker)
-      this.settle(pending, disposed)
-    }
     this.idle.length = 0
-    const exits = [...this.exited.values()]
-    for (const worker of this.exited.keys()) void worker.terminate()
+    const exits: Promise<void>[] = []
+    for (const converter of this.converters) {
+      const pending = converter.job
+      converter.job = undefined
+      if (pending) this.settle(pending, disposed)
+      // Referenced again, an idle one too: the host waits for the exit it awaits.
+      referenced(converter.child, true)
+      converter.child.kill('SIGKILL')
+      exits.push(converter.exited)
+    }
     await Promise.all(exits)
   }
 
   private dispatch(): void {
     while (this.queue.length && !this.closed) {
-      const worker = this.idle.pop() ?? (this.exited.size < this.settings.workers ? this.spawn() : undefined)
-      if (!worker) return
+      const converter = this.idle.pop() ?? (this.converters.size < this.settings.workers ? this.spawn() : undefined)
+      if (!converter) return
       const pending = this.queue.shift()!
-      pending.worker = worker
-      this.running.set(worker, pending)
+      pending.converter = converter
+      converter.job = pending
       // Busy, it keeps the process alive as the call it serves does.
-      worker.ref()
-      worker.postMessage(pending.job)
-      this.publish('start', worker)
+      referenced(converter.child, true)
+      this.publish('start', converter)
+      if (converter.ready) this.send(converter, pending)
     }
   }
 
-  private spawn(): Worker {
-    const worker = startWorker(this.settings.entry ?? OWN_WORKER, this.settings.maxMemoryMb)
-    this.threadIds.set(worker, worker.threadId)
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
-    this.exited.set(worker, exited)
-    worker.on('message', (reply: WorkerReply) => this.answered(worker, reply))
-    // An uncaught failure in the worker (out of memory, a module that does not load): it exits next.
-    worker.on('error', (error) => this.failed(worker, error))
-    worker.once('exit', () => this.gone(worker))
-    this.publish('spawn', worker)
-    return worker
+  private spawn(): Converter {
+    const child = startConversionChild(this.settings.entry ?? OWN_CHILD, this.settings.maxMemoryMb)
+    let markExited = () => {}
+    const exited = new Promise<void>((resolve) => (markExited = resolve))
+    const converter: Converter = { child, pid: child.pid ?? -1, exited, markExited, ready: false, job: undefined, stderrTail: '' }
+    this.converters.add(converter)
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => (converter.stderrTail = (converter.stderrTail + text).slice(-STDERR_TAIL_CHARS)))
+    child.on('message', (message: ChildMessage) => (message.ready ? this.readied(converter) : this.answered(converter, message)))
+    // Not started at all (no pid): no 'close' comes. Any other error (a kill that failed) is followed by one.
+    child.on('error', () => child.pid === undefined && this.gone(converter, null, null))
+    // 'close', not 'exit': its stderr has been read to the end, V8's out-of-memory report included.
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => this.gone(converter, code, signal))
+    this.publish('spawn', converter)
+    return converter
   }
 
-  private answered(worker: Worker, reply: WorkerReply): void {
-    const pending = this.running.get(worker)
+  private readied(converter: Converter): void {
+    converter.ready = true
+    if (converter.job) this.send(converter, converter.job)
+  }
+
+  private send(converter: Converter, pending: Pending): void {
+    // A channel already closed: the process is on its way out, and its exit fails the job.
+    converter.child.send(pending.job, (error) => error && converter.child.kill('SIGKILL'))
+  }
+
+  private answered(converter: Converter, reply: ChildReply): void {
+    const pending = converter.job
     if (!pending) return
-    this.running.delete(worker)
-    this.publish('end', worker)
+    converter.job = undefined
+    this.publish('end', converter)
     if (reply.ok) this.settle(pending, undefined, reply.output)
     // A coded failure (a PDF that is encrypted, has no text, cannot be read) reaches the caller as it is.
     else this.settle(pending, reply.code ? new HarnessError(reply.message, reply.code) : new HarnessError(`the page could not be converted: ${reply.message}`, 'WEB_CONVERSION_FAILED'))
     if (this.closed) return
-    worker.unref()
-    this.idle.push(worker)
+    referenced(converter.child, false)
+    this.idle.push(converter)
     this.dispatch()
   }
 
-  private failed(worker: Worker, error: Error): void {
-    const pending = this.running.get(worker)
-    if (!pending) return
-    this.running.delete(worker)
-    const reason = (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? `it needs more than the converter's ${this.settings.maxMemoryMb} MB` : error.message
-    this.settle(pending, new HarnessError(`the page could not be converted: ${reason}`, 'WEB_CONVERSION_FAILED'))
-  }
-
-  private gone(worker: Worker): void {
-    this.exited.delete(worker)
-    const at = this.idle.indexOf(worker)
+  private gone(converter: Converter, code: number | null, signal: NodeJS.Signals | null): void {
+    if (!this.converters.delete(converter)) return
+    converter.markExited()
+    const at = this.idle.indexOf(converter)
     if (at >= 0) this.idle.splice(at, 1)
-    const pending = this.running.get(worker)
+    const pending = converter.job
     if (pending) {
-      this.running.delete(worker)
-      this.settle(pending, new HarnessError('the page could not be converted: the converter exited', 'WEB_CONVERSION_FAILED'))
+      converter.job = undefined
+      this.settle(pending, new HarnessError(`the page could not be converted: ${this.deathOf(converter, code, signal)}`, 'WEB_CONVERSION_FAILED'))
     }
-    this.publish('exit', worker)
+    this.publish('exit', converter)
     this.dispatch()
   }
 
-  /** The caller gave up: out of the queue, or its worker terminated (a replacement starts on demand). */
+  private deathOf(converter: Converter, code: number | null, signal: NodeJS.Signals | null): string {
+    if (/heap out of memory|Reached heap limit/.test(converter.stderrTail)) return `it needs more than the converter's ${this.settings.maxMemoryMb} MB`
+    return `the converter exited (${signal ? `signal ${signal}` : `code ${code}`})`
+  }
+
+  /** The caller gave up: out of the queue, or its converter killed (a replacement starts on demand). */
   private abandon(pending: Pending, error: Error): void {
     const queued = this.queue.indexOf(pending)
     if (queued >= 0) this.queue.splice(queued, 1)
-    const worker = pending.worker
-    if (worker && this.running.get(worker) === pending) {
-      this.running.delete(worker)
-      this.publish('terminate', worker)
-      void worker.terminate()
+    const converter = pending.converter
+    if (converter && converter.job === pending) {
+      converter.job = undefined
+      this.publish('terminate', converter)
+      converter.child.kill('SIGKILL')
     }
     this.settle(pending, error)
   }
@@ -165,19 +201,21 @@ export class ConversionPool {
     else pending.resolve(output)
   }
 
-  private publish(event: ConversionEvent['event'], worker: Worker): void {
-    if (conversionEvents.hasSubscribers) conversionEvents.publish({ event, threadId: this.threadIds.get(worker) ?? -1 } satisfies ConversionEvent)
+  private publish(event: ConversionEvent['event'], converter: Converter): void {
+    if (conversionEvents.hasSubscribers) conversionEvents.publish({ event, pid: converter.pid } satisfies ConversionEvent)
   }
 }
 
-function startWorker(entry: URL, maxMemoryMb: number): Worker {
-  // Loaded with the first worker: a process that converts no page (`dsh tools`) never needs it.
-  const { Worker } = process.getBuiltinModule('node:worker_threads')
-  const options = { resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb } }
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options)
-  // Running from the TypeScript sources (tests, benches, a fresh clone's `pnpm start`): the worker
-  // loads them through tsx, as bin/dsh.mjs does; module hooks are not inherited by workers.
-  const tsx = import.meta.resolve('tsx/esm/api')
-  const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}) })`
-  return new Worker(boot, { ...options, eval: true })
+/** A busy converter keeps the host's event loop alive (the process, its channel, its stderr); an idle one does not. */
+function referenced(child: ChildProcess, busy: boolean): void {
+  const stderr = child.stderr as (Readable & { ref?(): void; unref?(): void }) | null
+  if (busy) {
+    child.ref()
+    child.channel?.ref()
+    stderr?.ref?.()
+  } else {
+    child.unref()
+    child.channel?.unref()
+    stderr?.unref?.()
+  }
 }

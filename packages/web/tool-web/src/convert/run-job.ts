@@ -6,10 +6,10 @@ import type { FetchValue } from '../fetch.ts'
 import type { ConversionJob } from './job.ts'
 
 // The converter's code (the DOM walk, the cleaning, turndown's rules, the depth scan): loaded by the
-// first conversion (converter.ts, worker.ts), never by importing or registering the tools, so a
+// first conversion (converter.ts, conversion-child.ts), never by importing or registering the tools, so a
 // host that lists them (`dsh tools`) does not read it (issue 27 item 5).
 
-/** Runs one job where it is called: in a worker (worker.ts), or on the event loop (small pages, or no pool). */
+/** Runs one job where it is called: in a converter process (conversion-child.ts), or on the event loop (small pages, or no pool). */
 export async function runJob(job: ConversionJob): Promise<string> {
   switch (job.kind) {
     case 'html':

@@ -3,8 +3,8 @@ import { WebError } from 'dsh-web'
 // PDF → text with pdf.js (Mozilla's reader; its legacy build is the one for Node). Only the text
 // layer is read: no rendering, no fonts loaded (from the network or the system), no script or
 // `eval` (isEvalSupported: false; pdf.js never runs a document's JavaScript without a viewer
-// that asks it to), no range or stream requests (the bytes are all here). It runs in a conversion
-// worker (convert/pool.ts): the call's budget terminates it, and the worker's memory limit bounds it;
+// that asks it to), no range or stream requests (the bytes are all here). It runs in a converter
+// process (convert/pool.ts): the call's budget kills it, and the process's memory limit bounds it;
 // with `conversionWorkers: 0` it runs on the event loop.
 
 export interface PdfText {
@@ -28,7 +28,7 @@ export async function pdfToText(bytes: Uint8Array, maxChars: number): Promise<Pd
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
   const task = pdfjs.getDocument({
     // pdf.js refuses a Node Buffer ("provide binary data as `Uint8Array`"): the http provider's
-    // body is one on the event loop; a worker receives a plain Uint8Array (structured clone).
+    // body is one on the event loop; a converter process may receive one too (v8 deserialization).
     data: Buffer.isBuffer(bytes) ? new Uint8Array(bytes) : bytes,
     isEvalSupported: false,
     disableFontFace: true,
