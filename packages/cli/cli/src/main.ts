@@ -10,7 +10,7 @@ import { terminalTrustPrompt } from './trust-prompt.ts'
 import { configureZodFor } from './zod-mode.ts'
 
 export interface Io {
-  readonly stdout: NodeJS.WritableStream
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean }
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
   /**
