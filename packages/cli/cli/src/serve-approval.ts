@@ -47,10 +47,16 @@ function summary(args: unknown): string {
   return text.length > ARGUMENT_SUMMARY_CHARS ? `${text.slice(0, ARGUMENT_SUMMARY_CHARS)}…` : text
 }
 
-/** Tells an MCP client without elicitation what the operator can do about TOOL_APPROVAL_REQUIRED. */
-export function explainApproval(result: ToolResult): ToolResult {
+/**
+ * Tells the MCP client why a `prompt` tool answered TOOL_APPROVAL_REQUIRED and what the operator can
+ * do. `asksClients`: this server asks clients that declare form elicitation (stdio), so the client
+ * lacked it; otherwise (`--http`, several clients sharing one composition) it never asks anyone.
+ */
+export function explainApproval(result: ToolResult, asksClients: boolean): ToolResult {
   if (!result.isError || result.error.code !== ToolErrorCode.TOOL_APPROVAL_REQUIRED) return result
-  const hint =
-    'dsh serve asks for approval through MCP elicitation (form mode), which this client did not declare. An operator who trusts the approval the client itself shows for every tool call can set this tool\'s approval mode to "auto".'
+  const why = asksClients
+    ? 'dsh serve asks for approval through MCP elicitation (form mode), which this client did not declare.'
+    : 'dsh serve --http does not ask about approval (its clients share one composition: no one client\'s yes stands for the others).'
+  const hint = `${why} An operator who trusts the approval the client itself shows for every tool call can set this tool's approval mode to "auto".`
   return { ...result, content: [...result.content, { type: 'text', text: hint }] }
 }

@@ -204,7 +204,7 @@ export class ServedComposition {
       deadline.dispose()
     }
     if (deadline.expired) result = timedOut(name, requestTimeoutMs)
-    return toCallToolResult(explainApproval(result), calls.outputSchema(name) !== undefined)
+    return toCallToolResult(explainApproval(result, this.options.elicitApproval), calls.outputSchema(name) !== undefined)
   }
 }
 

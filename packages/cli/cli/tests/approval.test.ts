@@ -2,12 +2,14 @@
 // and `dsh serve` asking the MCP client through elicitation (or answering TOOL_APPROVAL_REQUIRED when
 // it cannot), served in the worker (serveIn).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CORE_ROWS, dsh, dshIn, json, killRunning, oneStderrLine, removeTempDirs, serveIn, tempDir } from './helpers.ts'
+import { serveHttp, stopServed } from './serve-http-support.ts'
 
 let dir: string
 let preset: string[]
@@ -47,6 +49,7 @@ const clients: Client[] = []
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
+  await stopServed()
   killRunning()
   await removeTempDirs()
 })
@@ -151,6 +154,29 @@ describe('dsh serve and approval', () => {
     expect(text).toContain('[TOOL_APPROVAL_REQUIRED]')
     expect(text).toContain('did not declare')
     expect(text).toContain('approval mode to \\"auto\\"')
+    expect(await ran()).toBe('')
+  })
+})
+
+describe('dsh serve --http and approval', () => {
+  it('never asks, even a client that declares elicitation: TOOL_APPROVAL_REQUIRED says why (HTTP), not that the client lacks elicitation', async () => {
+    const served = await serveHttp(preset)
+    const asked: ElicitRequest[] = []
+    const client = new Client({ name: 'dsh-approval-test', version: '0' }, { capabilities: { elicitation: { form: {} } } })
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request)
+      return { action: 'accept', content: { approve: true } }
+    })
+    await client.connect(new StreamableHTTPClientTransport(served.url))
+    clients.push(client)
+    const result = await client.callTool({ name: 'remove_file', arguments: { path: 'a.txt' } })
+    expect(result.isError).toBe(true)
+    const text = JSON.stringify(result.content)
+    expect(text).toContain('[TOOL_APPROVAL_REQUIRED]')
+    expect(text).not.toContain('did not declare')
+    expect(text).toContain('dsh serve --http does not ask')
+    expect(text).toContain('approval mode to \\"auto\\"')
+    expect(asked).toHaveLength(0)
     expect(await ran()).toBe('')
   })
 })

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream'
-import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc/node'
+import { AbstractMessageWriter, Message, type MessageWriter } from 'vscode-jsonrpc/node'
 
 /**
  * vscode-jsonrpc's MessageWriter for a server's stdin, without its queue. The library's
@@ -10,9 +10,23 @@ import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-
  * frame the library's writer makes (`Content-Length`, the UTF-8 byte count, and the body its JSON
  * encoder makes: JSON.stringify, UTF-8), byte for byte — tests/message-writer.test.ts compares them.
  * The reader and the connection stay the library's; write failures reach `onError` as from its writer.
+ *
+ * A notification (a document's didChange, its didSave) waits, corked, for what follows it in the
+ * same pass: the request about the document takes it along in its own write (one writev), and the
+ * next tick (`process.nextTick`, once the promise reactions it was written from have drained) sends
+ * one that nothing followed. Otherwise each frame is a system call here and a wake-up of the
+ * server: three per change, where only the request is one the server answers. A request or a
+ * response goes at once, as before: no tick and no wait on a query's path.
  */
 export class PipeMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0
+  /** Notifications corked on the stream, waiting for a request or the tick. */
+  private holding = false
+  private tickPending = false
+  private readonly releaseAtTick = (): void => {
+    this.tickPending = false
+    this.release()
+  }
 
   constructor(private readonly stream: Writable) {
     super()
@@ -30,13 +44,32 @@ export class PipeMessageWriter extends AbstractMessageWriter implements MessageW
       this.fireError(error)
       return Promise.reject(error)
     }
-    return new Promise((resolve, reject) => {
+    const notification = Message.isNotification(message)
+    if (notification) this.hold()
+    const written = new Promise<void>((resolve, reject) => {
       this.stream.write(frame, 'utf8', (error) => {
         if (error == null) return resolve()
         this.fireError(error, message, ++this.errorCount)
         reject(error)
       })
     })
+    if (!notification) this.release()
+    return written
+  }
+
+  private hold(): void {
+    if (this.holding) return
+    this.holding = true
+    this.stream.cork()
+    if (this.tickPending) return
+    this.tickPending = true
+    process.nextTick(this.releaseAtTick)
+  }
+
+  private release(): void {
+    if (!this.holding) return
+    this.holding = false
+    this.stream.uncork()
   }
 
   end(): void {

@@ -1,7 +1,9 @@
 // [PROC] The writes that bring a kept document up to date: didChange and didSave go out under one
 // waiter for both (issue 27 item 2, diagnostics after a change: each waiter is a Lifetime race or
-// child and its promises, on every change). Counted, not timed.
+// child and its promises, on every change), and with the request about the document in one write to
+// the server's stdin (each write is a system call here and a wake-up of the server). Counted, not timed.
 import { writeFileSync } from 'node:fs'
+import { Socket } from 'node:net'
 import { join } from 'node:path'
 import { Lifetime } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -42,7 +44,46 @@ async function waitersBegunBy(work: () => Promise<unknown>): Promise<number> {
   return begun
 }
 
+/**
+ * The writes to a socket (a child's stdin is one) that carry LSP frames while `work` runs, each
+ * with the methods of the frames it carries: `_write` for one chunk, `_writev` for chunks corked together.
+ */
+async function frameWritesBy(work: () => Promise<unknown>): Promise<string[][]> {
+  const { _write, _writev } = Socket.prototype as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>
+  const writes: string[][] = []
+  const record = (chunks: unknown[]) => {
+    const texts = chunks.map((chunk) => String(chunk))
+    if (texts.some((text) => text.startsWith('Content-Length:'))) writes.push(texts.map((text) => /"method":"([^"]+)"/.exec(text)?.[1] ?? '(answer)'))
+  }
+  Object.assign(Socket.prototype, {
+    _write(this: Socket, chunk: unknown, ...rest: unknown[]) {
+      record([chunk])
+      return _write.call(this, chunk, ...rest)
+    },
+    _writev(this: Socket, chunks: { chunk: unknown }[], ...rest: unknown[]) {
+      record(chunks.map((entry) => entry.chunk))
+      return _writev.call(this, chunks, ...rest)
+    },
+  })
+  try {
+    await work()
+  } finally {
+    Object.assign(Socket.prototype, { _write, _writev })
+  }
+  return writes
+}
+
 describe('a kept document changed on disk', () => {
+  it('is sent didChange, didSave and the pull in one write to the server\'s stdin, not one per message', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { capabilities: SAVING, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } } })
+    const diagnostics = () => rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
+    await diagnostics()
+    expect(await frameWritesBy(diagnostics)).toEqual([['textDocument/diagnostic']])
+    writeFileSync(join(rig.ws, 'a.ts'), 'two\n')
+    // Three writes before the writer corked the frames of one pass together.
+    expect(await frameWritesBy(diagnostics)).toEqual([['textDocument/didChange', 'textDocument/didSave', 'textDocument/diagnostic']])
+  })
+
   it('is sent didChange then didSave under one waiter for their bytes, not one per message', async () => {
     const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { capabilities: SAVING, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } } })
     const diagnostics = () => rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })

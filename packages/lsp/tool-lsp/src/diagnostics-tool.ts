@@ -60,13 +60,20 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
     // on for the whole process (each promise after that pays a hook call), as the `lsp` tool.
     ambientSession: false,
     timeoutMs: settings.timeoutMs,
-    async execute(args, exec) {
-      const cwd = sessionWorkspace(exec, 'lsp_diagnostics')
-      const proofs = new CallProofs(services.fs, cwd)
-      // The call's lifetime itself, not its signal (as the `lsp` tool's query): the provider's
-      // diagnosticsWithin follows it, and no AbortController is made for a call nobody aborts.
-      const result = checkDiagnostics(await services.lsp.diagnostics({ filePath: args.filePath, workspaceRoot: cwd, proofs }, exec.lifetime))
-      return diagnosticsValue(proofs, settings, result, args.severity ?? 'warning', exec.lifetime)
+    // Not an async function, and the value built where the provider's answer settles: one promise
+    // per warm call instead of an async body's and an await's for the call and for the value.
+    execute(args, exec) {
+      try {
+        const cwd = sessionWorkspace(exec, 'lsp_diagnostics')
+        const proofs = new CallProofs(services.fs, cwd)
+        // The call's lifetime itself, not its signal (as the `lsp` tool's query): the provider's
+        // diagnosticsWithin follows it, and no AbortController is made for a call nobody aborts.
+        return services.lsp
+          .diagnostics({ filePath: args.filePath, workspaceRoot: cwd, proofs }, exec.lifetime)
+          .then((answer) => diagnosticsValue(proofs, settings, checkDiagnostics(answer), args.severity ?? 'warning', exec.lifetime))
+      } catch (error) {
+        return Promise.reject(error)
+      }
     },
     render: (_args, value) => renderDiagnostics(value, settings),
   }

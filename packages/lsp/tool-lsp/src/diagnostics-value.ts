@@ -52,37 +52,42 @@ export function atOrAbove(severity: LspDiagnosticSeverity, floor: LspDiagnosticS
 /**
  * The provider's answer as the tool keeps it: problems at or above `floor`, most severe first
  * (then by position), at most `maxDiagnostics`, each with its source line and a few related places.
+ * The value itself, not a promise of it, when the line text needed no wait (a warm call: the file
+ * read in this call for the server, see `readLineTexts`): a writer asks after every edit.
  */
-export async function diagnosticsValue(proofs: CallProofs, config: ToolLspConfig, result: CheckedDiagnostics, floor: LspDiagnosticSeverity, bound: AbortSignal | Lifetime): Promise<DiagnosticsValue> {
+export function diagnosticsValue(proofs: CallProofs, config: ToolLspConfig, result: CheckedDiagnostics, floor: LspDiagnosticSeverity, bound: AbortSignal | Lifetime): DiagnosticsValue | Promise<DiagnosticsValue> {
   const counts = { error: 0, warning: 0, information: 0, hint: 0 }
   for (const item of result.items) counts[item.severity]++
   const wanted = result.items
     .filter((item) => atOrAbove(item.severity, floor))
     .sort((a, b) => LSP_DIAGNOSTIC_SEVERITIES.indexOf(a.severity) - LSP_DIAGNOSTIC_SEVERITIES.indexOf(b.severity) || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character)
   const kept = wanted.slice(0, config.maxDiagnostics)
-  const lineTexts = await readLineTexts(proofs, kept.map((item) => ({ uri: result.uri, range: item.range })), config, bound)
-  const messageChars = Math.max(200, Math.floor(config.maxResultChars / 4))
-  const pathOf = uriRenderer(result.resolvedWorkspaceUri)
-  return {
-    kind: 'diagnostics',
-    path: pathOf(result.uri),
-    uri: result.uri,
-    complete: result.complete,
-    severity: floor,
-    counts,
-    total: wanted.length,
-    truncated: kept.length < wanted.length,
-    items: kept.map((item, index) => {
-      const lineText = lineTexts[index]
-      return {
-        severity: item.severity,
-        range: item.range,
-        ...(item.code === undefined ? {} : { code: item.code }),
-        ...(item.source === undefined ? {} : { source: item.source }),
-        message: ellipsize(item.message, messageChars),
-        ...(lineText === undefined ? {} : { lineText }),
-        related: item.related.slice(0, MAX_RELATED).map((related) => ({ path: pathOf(related.uri), range: related.range, message: ellipsize(related.message, messageChars) })),
-      }
-    }),
+  const lineTexts = readLineTexts(proofs, kept.map((item) => ({ uri: result.uri, range: item.range })), config, bound)
+  const value = (texts: readonly (string | undefined)[]): DiagnosticsValue => {
+    const messageChars = Math.max(200, Math.floor(config.maxResultChars / 4))
+    const pathOf = uriRenderer(result.resolvedWorkspaceUri)
+    return {
+      kind: 'diagnostics',
+      path: pathOf(result.uri),
+      uri: result.uri,
+      complete: result.complete,
+      severity: floor,
+      counts,
+      total: wanted.length,
+      truncated: kept.length < wanted.length,
+      items: kept.map((item, index) => {
+        const lineText = texts[index]
+        return {
+          severity: item.severity,
+          range: item.range,
+          ...(item.code === undefined ? {} : { code: item.code }),
+          ...(item.source === undefined ? {} : { source: item.source }),
+          message: ellipsize(item.message, messageChars),
+          ...(lineText === undefined ? {} : { lineText }),
+          related: item.related.slice(0, MAX_RELATED).map((related) => ({ path: pathOf(related.uri), range: related.range, message: ellipsize(related.message, messageChars) })),
+        }
+      }),
+    }
   }
+  return lineTexts instanceof Promise ? lineTexts.then(value) : value(lineTexts)
 }

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Diagnostics, quickDiagnostics } from '../src/capability-results.ts'
 import { DiagnosticsInput, quickDiagnosticsInput } from '../src/diagnostics-tool.ts'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { boot, codeOf, expectQuickAgreesWithSchema, range, type Harness } from './harness.ts'
 
 // Issue 27 item 2, diagnostics after a change: what an lsp_diagnostics call does besides asking
@@ -192,5 +193,25 @@ describe('the ambient session', () => {
     expect((await diagnose(harness, { filePath: 'a.ts' })).isError).toBe(false)
     // The session reaches the tool through exec.session (its workspace); nothing on its path asks currentSession().
     expect(entered).toHaveBeenCalledTimes(0)
+  })
+})
+
+describe('promises per lsp_diagnostics call', () => {
+  it('a warm call whose line text needs no wait builds its value where the provider\'s answer settles: no async body or await of its own', async () => {
+    harness = await boot()
+    writeFileSync(join(harness.dir, 'a.ts'), 'let a: number = "x"\n')
+    harness.app.lsp.registerProvider(diagnosing(harness.dir, WELL_FORMED))
+    const h = harness
+    const call = () => diagnose(h, { filePath: 'a.ts', severity: 'hint' })
+    for (let i = 0; i < 3; i++) expect((await call()).isError).toBe(false)
+    const ROUNDS = 20
+    const promises = await asyncInitsOf(async () => {
+      for (let i = 0; i < ROUNDS; i++) await call()
+    })
+    const result = await call()
+    expect(result.isError || (result.value as { items: { lineText?: string }[] }).items[0]!.lineText).toBe('let a: number = "x"')
+    // 15.15 per call with execute and diagnosticsValue async functions; 13.15 without (the scripted
+    // provider's, the tools runtime's and this loop's included).
+    expect(promises / ROUNDS).toBeLessThanOrEqual(14)
   })
 })

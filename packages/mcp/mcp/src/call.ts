@@ -52,13 +52,29 @@ async function send(target: Generation, what: string, message: { method: string;
     timeout: options.timeoutMs,
     ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs } : {}),
     // The runtime checks and copies what it forwards (dsh-core's exec.progress).
-    ...(options.onProgress ? { onprogress: options.onProgress as (update: { progress: number }) => void } : {}),
+    ...(options.onProgress ? { onprogress: serverProgressOnly(options.onProgress) } : {}),
     ...(options.headers ? { headers: { ...options.headers } } : {}),
   }
   const answer = await target.client.request(message, AnyResult, sdkOptions)
   const json = toJson(answer)
   if (!json.ok) throw new McpError(`${what}: MCP server ${supervisor.serverName} answered with something that is not JSON: ${json.problem}`, 'MCP_MALFORMED_RESPONSE')
   return json.value as JsonObject
+}
+
+/**
+ * The SDK reports each round of a 2026-07-28 `input_required` exchange through the caller's
+ * `onprogress` itself (`Fulfilling input required by 'tools/call' (round 1)`): its own bookkeeping,
+ * not progress the server made, which `dsh call` printed as a stray line and `dsh serve` passed to
+ * its client (its counter also restarts at 1, breaking the server's increasing sequence). The
+ * server's `notifications/progress` come through the same callback; only those are passed on.
+ */
+const SDK_INPUT_ROUND = /^Fulfilling input required by '[^']*' \(round \d+\)$/
+
+function serverProgressOnly(onProgress: (update: ToolProgress) => void): (update: { progress: number; message?: string | undefined }) => void {
+  return (update) => {
+    if (typeof update.message === 'string' && SDK_INPUT_ROUND.test(update.message)) return
+    onProgress(update as ToolProgress)
+  }
 }
 
 function failure(error: unknown, target: Generation, what: string, options: CallOptions, supervisor: Supervisor): unknown {

@@ -84,6 +84,16 @@ describe('2026-07-28 multi round-trip', () => {
     expect(calls[1]!.params).toMatchObject({ name: 'ask', requestState: 'asked-name', inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } })
   })
 
+  it('the SDK\'s own "Fulfilling input required" round counter is not passed on as the server\'s progress', async () => {
+    // The SDK reports each round of the retry loop through the caller's onprogress; `dsh call` on a
+    // terminal printed it as a stray "… Fulfilling input required by 'tools/call' (round 1)" line,
+    // and `dsh serve` sent it to its client as progress the server never made.
+    const updates: unknown[] = []
+    const result = await answering(acceptDefaults, () => rig.app.tools.execute({ name: 'mcp__new__ask', arguments: {}, onProgress: (update) => updates.push(update) }))
+    expect(result.content).toEqual([{ type: 'text', text: 'Hello Ada' }])
+    expect(updates).toEqual([])
+  })
+
   it('parallel calls keep their questions and answers apart', async () => {
     let n = 0
     const texts = await answering(

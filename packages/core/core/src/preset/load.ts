@@ -8,6 +8,7 @@ import { describeIssues } from '../tools/schema.ts'
 import { PresetError } from './errors.ts'
 import type { PresetRow } from './rows.ts'
 import { importPluginFile } from './typescript.ts'
+import { ownCorePlugin } from './core-plugins.ts'
 
 export interface LoadedRow {
   readonly row: PresetRow
@@ -114,13 +115,7 @@ function unwrap(module: Record<string, unknown>): Plugin | undefined {
 /** Imports a row's plugin (its module file from `locatePlugins`) and checks its config now, so a bad row fails the boot naming the row and the field. */
 export async function loadRow(row: PresetRow, path: string): Promise<LoadedRow> {
   const label = rowLabel(row)
-  let module: Record<string, unknown>
-  try {
-    module = await importPluginFile(path, installationRequire)
-  } catch (error) {
-    throw new PresetError(`${label}: plugin ${row.name} failed to load: ${errorMessage(error)}${moduleHint(path)}`, 'PRESET_PLUGIN_INVALID', { cause: error })
-  }
-  const plugin = unwrap(module)
+  const plugin = ownCorePlugin(row.name, path, installationRequire) ?? unwrap(await importRow(row, path, label))
   if (!plugin) throw new PresetError(`${label}: ${row.name} exports no plugin (a default export, or an apply function)`, 'PRESET_PLUGIN_INVALID')
   const validate = (plugin as { Config?: unknown }).Config
   if (typeof validate === 'function') {
@@ -131,6 +126,14 @@ export async function loadRow(row: PresetRow, path: string): Promise<LoadedRow> 
     }
   }
   return { row, plugin, label, path }
+}
+
+async function importRow(row: PresetRow, path: string, label: string): Promise<Record<string, unknown>> {
+  try {
+    return await importPluginFile(path, installationRequire)
+  } catch (error) {
+    throw new PresetError(`${label}: plugin ${row.name} failed to load: ${errorMessage(error)}${moduleHint(path)}`, 'PRESET_PLUGIN_INVALID', { cause: error })
+  }
 }
 
 function configProblem(error: unknown): string {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { isRecord } from '../json.ts'
+import { lazy } from '../lazy.ts'
 import { describeIssues } from '../tools/schema.ts'
 import { PresetError } from './errors.ts'
 import { plainData } from './plain-data.ts'
@@ -30,7 +31,8 @@ const RowShape = z.strictObject({
   config: z.unknown().optional(),
   disabled: z.boolean().optional(),
 })
-const OverlayRowShape = RowShape.extend({ name: z.string().min(1).optional() })
+/** An overlay's row (a patch may leave out `name`), built with the first overlay: most starts have none (issue 27 item 5). */
+export const overlayRowShape = lazy(() => RowShape.extend({ name: z.string().min(1).optional() }))
 
 /**
  * Reads a preset or overlay file. Only reads: nothing here ever writes to it. With `twin`, the file's
@@ -89,7 +91,7 @@ export function applyOverlay(base: readonly PresetRow[], values: readonly unknow
   let rows = [...base]
   values.forEach((value, index) => {
     const label = `${file}: row ${index + 1}`
-    const parsed = OverlayRowShape.safeParse(value)
+    const parsed = overlayRowShape().safeParse(value)
     if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error, 'row')}`, 'PRESET_INVALID')
     const id = parsed.data.id ?? parsed.data.name
     if (!id) throw new PresetError(`${label}: an overlay row needs an id or a name`, 'PRESET_INVALID')

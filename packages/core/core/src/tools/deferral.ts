@@ -75,12 +75,12 @@ export class Deferral {
   /**
    * What a session's model sees: the listed tools by name, then `tool_search` (while anything is
    * deferred), then what this session loaded, in the order it loaded them (tools gone since are
-   * left out).
+   * left out). `toolSearch` is asked for only then.
    */
-  catalog(session: Session | undefined, toolSearch: CatalogEntry): CatalogEntry[] {
+  catalog(session: Session | undefined, toolSearch: () => CatalogEntry): CatalogEntry[] {
     const { listed, deferred } = this.current()
     if (!deferred.size) return [...listed]
-    const visible = [...listed, toolSearch]
+    const visible = [...listed, toolSearch()]
     for (const name of (session && this.loaded.get(session)) ?? []) {
       const entry = deferred.get(name)
       if (entry) visible.push(entry)

@@ -5,7 +5,7 @@ import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { Lifetime } from '../lifetime/lifetime.ts'
 import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
 import { deepFreeze, isRecord, toFrozenJson, toJson, type JsonObject, type JsonValue } from '../json.ts'
-import { lazy } from '../lazy.ts'
+import { lazy, type Lazy } from '../lazy.ts'
 import { runInSession } from '../sessions/current.ts'
 import { untrackedMember } from '../lifetime.ts'
 import { approvalModeOf, approve } from './approval.ts'
@@ -86,8 +86,11 @@ export class ToolRuntime extends Service {
   /** Which deferrable tools wait behind `tool_search`, and what each session loaded. */
   private readonly deferral: Deferral
   private readonly searchIndex = new ToolIndex()
-  /** `tool_search` itself: not in `entries`, listed and callable while something is deferred. */
-  private readonly search: Entry
+  /**
+   * `tool_search` itself: not in `entries`, listed and callable while something is deferred. Compiled
+   * (its input schema built and rendered) when first listed or called: most hosts never defer.
+   */
+  private readonly search: Lazy<Entry>
 
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
@@ -105,7 +108,7 @@ export class ToolRuntime extends Service {
     const all = function* (): Iterable<CatalogEntry> {
       for (const entry of entries.values()) yield entry.catalog
     }
-    this.search = compileEntry(toolSearchDefinition({ all, deferral: this.deferral }, this.searchIndex))
+    this.search = lazy(() => compileEntry(toolSearchDefinition({ all, deferral: this.deferral }, this.searchIndex)))
     // Where sessions exist, a loaded tool that vanished is told to that session's model once.
     ctx.inject(['sessions'], (inner) => {
       inner.sessions.use(vanishedToolsNote(this.deferral, (name) => entries.has(name)))
@@ -197,7 +200,7 @@ export class ToolRuntime extends Service {
 
   /** The entry of a name: a registered tool, or `tool_search` while anything is deferred. */
   private lookup(name: string): Entry | undefined {
-    return this.entries.get(name) ?? (name === TOOL_SEARCH && this.deferral.active ? this.search : undefined)
+    return this.entries.get(name) ?? (name === TOOL_SEARCH && this.deferral.active ? this.search() : undefined)
   }
 
   /**
@@ -217,7 +220,7 @@ export class ToolRuntime extends Service {
    */
   catalog(options: CatalogOptions = {}): CatalogEntry[] {
     if (options.all) return [...this.entries.values()].map((entry) => entry.catalog).sort(byName)
-    return this.deferral.catalog(options.session, this.search.catalog)
+    return this.deferral.catalog(options.session, () => this.search().catalog)
   }
 
   /**

@@ -1,6 +1,7 @@
 import type MiniSearch from 'minisearch'
 import { z } from 'zod'
 import type { JsonObject } from '../json.ts'
+import { lazy } from '../lazy.ts'
 import { createUserMessage } from '../sessions/session.ts'
 import type { PreStepMiddleware } from '../sessions/service.ts'
 import { rawNameOf, TOOL_SEARCH, type Deferral } from './deferral.ts'
@@ -11,16 +12,19 @@ import type { CatalogEntry, ToolDefinition } from './types.ts'
 
 const SELECT = /^select:/i
 
-const ToolSearchInput = z.strictObject({
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(1000)
-    .describe('An exact tool name (full, or the server\'s own name), "select:name1,name2" to load named tools, or words describing the task'),
-  limit: z.number().int().min(1).max(20).optional().describe('How many tools to return for a word search (default 5)'),
-})
-type ToolSearchInput = z.infer<typeof ToolSearchInput>
+/** `tool_search`'s input, built with the tool's definition: a host whose tools all fit the catalog never makes it (start-up, issue 27 item 5). */
+export const toolSearchInput = lazy(() =>
+  z.strictObject({
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1000)
+      .describe('An exact tool name (full, or the server\'s own name), "select:name1,name2" to load named tools, or words describing the task'),
+    limit: z.number().int().min(1).max(20).optional().describe('How many tools to return for a word search (default 5)'),
+  }),
+)
+type ToolSearchInput = z.infer<ReturnType<typeof toolSearchInput>>
 
 export type FoundTool = {
   readonly name: string
@@ -130,7 +134,7 @@ export function toolSearchDefinition(space: SearchSpace, index: ToolIndex): Tool
     name: TOOL_SEARCH,
     description:
       'Finds tools that are available but not listed, and adds them to your tools. Give an exact tool name, "select:a,b" for several named tools, or words for what you need to do. The tools it returns can be called right away.',
-    input: ToolSearchInput,
+    input: toolSearchInput(),
     concurrencySafe: true,
     async execute({ query, limit = DEFAULT_LIMIT }, exec) {
       const picked = new Map<string, CatalogEntry>()

@@ -4,15 +4,16 @@ import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { readSmallRegularFile } from '../regular-file.ts'
 import { dshHome } from '../home.ts'
+import { lazy } from '../lazy.ts'
 
 /** `$DSH_HOME/trusted.json`, else `~/.dsh/trusted.json`. */
 export function trustStoreFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(dshHome(env), 'trusted.json')
 }
 
-const Entry = z.strictObject({ trusted: z.boolean(), decidedAt: z.string() })
-const StoreFile = z.strictObject({ version: z.literal(1), directories: z.record(z.string(), Entry) })
-type StoreFile = z.infer<typeof StoreFile>
+/** The file's shape, built on its first read: a start that asks nothing about trust never makes it (issue 27 item 5). */
+export const storeFileSchema = lazy(() => z.strictObject({ version: z.literal(1), directories: z.record(z.string(), z.strictObject({ trusted: z.boolean(), decidedAt: z.string() })) }))
+type StoreFile = z.infer<ReturnType<typeof storeFileSchema>>
 
 /** One recorded decision. */
 export interface TrustRecord {
@@ -117,7 +118,7 @@ export class TrustStore {
     } catch (error) {
       return { ok: false, problem: `not JSON: ${errorMessage(error)}` }
     }
-    const parsed = StoreFile.safeParse(json)
+    const parsed = storeFileSchema().safeParse(json)
     if (!parsed.success) return { ok: false, problem: `not a trust file: ${parsed.error.issues[0]?.path.join('.') || 'file'}: ${parsed.error.issues[0]?.message}` }
     // Only canonical absolute keys can ever match a question.
     for (const key of Object.keys(parsed.data.directories)) if (!isAbsolute(key)) return { ok: false, problem: `${JSON.stringify(key)} is not an absolute directory` }
