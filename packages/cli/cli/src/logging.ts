@@ -1,4 +1,5 @@
 import { Logger } from 'cordis'
+import { terminalTextKeepingColours } from './terminal-text.ts'
 
 /** Boot records kept for after the boot; a composition that logs more says how many were left out. */
 const MAX_BOOT_RECORDS = 500
@@ -22,7 +23,8 @@ export function routeLogsToStderr(options: { verbose: boolean; stderr?: NodeJS.W
   Logger.levels.base = Number.isInteger(level) ? level : Logger.WARN
   let held: string[] | undefined = []
   let dropped = 0
-  const write = (text: string) => stderr.write(`${text}\n`)
+  // On a terminal a record's control characters are shown, not obeyed; cordis's own colours stay.
+  const write = stderr.isTTY ? (text: string) => stderr.write(`${terminalTextKeepingColours(text)}\n`) : (text: string) => stderr.write(`${text}\n`)
   Logger.targets.splice(0, Logger.targets.length, {
     colors: stderr.isTTY ? 1 : 0,
     print(text: string) {

@@ -1,13 +1,16 @@
 import { errorMessage } from 'dsh-core'
+import { shownOn } from './terminal-text.ts'
 
 /** A write to stdout failed; the command's work is done, but its answer is lost. */
 export class OutputError extends Error {}
 
 /**
  * Writes `text` and resolves once the stream took it. A closed pipe (`dsh … | head`) or a full disk
- * becomes an `OutputError`, never an unhandled 'error' event with a stack trace.
+ * becomes an `OutputError`, never an unhandled 'error' event with a stack trace. On a terminal the
+ * text's control characters are shown, not obeyed (terminal-text.ts).
  */
-export function writeOut(stream: NodeJS.WritableStream, text: string): Promise<void> {
+export function writeOut(stream: NodeJS.WritableStream & { isTTY?: boolean }, text: string): Promise<void> {
+  text = shownOn(stream, text)
   return new Promise<void>((resolve, reject) => {
     const fail = (error: unknown) => {
       stream.off('error', fail)
@@ -52,9 +55,9 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> | undefined {
 }
 
 /** Best effort for diagnostics: stderr may be gone too, and then there is nobody left to tell. */
-export function tellStderr(stream: NodeJS.WritableStream, line: string): void {
+export function tellStderr(stream: NodeJS.WritableStream & { isTTY?: boolean }, line: string): void {
   try {
-    stream.write(`${line}\n`, () => {})
+    stream.write(`${shownOn(stream, line)}\n`, () => {})
   } catch {
     // nothing more to do
   }

@@ -1,6 +1,7 @@
 import type { Interface } from 'node:readline'
 import { assertNever, Lifetime, type JsonValue, type Questioner, type UserAnswer, type UserQuestion } from 'dsh-core'
 import { answerField, formFields, type FormField } from './question-form.ts'
+import { terminalText } from './terminal-text.ts'
 
 interface PromptIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
@@ -105,9 +106,9 @@ function fieldPrompt(field: FormField): string {
   }
 }
 
-/** A server's words on our terminal: no control characters (no escape sequences, no bidi overrides). */
+/** A server's words on one line of our terminal: no control characters (terminal-text.ts), no line breaks. */
 function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '?').replace(/\n/g, ' ')
+  return terminalText(text).replace(/\n/g, ' ')
 }
 
 /** A multi-line message, each line indented under the first. */

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Context } from 'cordis'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { syncCalls } from '../src/fs/io.ts'
-import { FileSystem, FsError, type Workspace } from '../src/index.ts'
+import { FileSystem, FsError, type PathInfo, type Workspace } from '../src/index.ts'
 import { harnessRejection, removeTempDirs, tempDir } from './helpers.ts'
 
 // Every behaviour holds for both ways of making the system calls (see src/fs/io.ts).
@@ -293,6 +293,14 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
       // Before: one realpath of the whole path (one readlink per name from /).
       expect(callsOf(() => fs.containedNow(workspace, 'a/b/c.ts'))).toEqual({ lstat: 0, realpath: 1 })
       expect(callsOf(() => fs.containedBelowNow(workspace, 'a/b/c.ts'))).toEqual({ lstat: 4, realpath: 0 })
+      // The workspace directory looked at earlier in the same piece of work (a call's second file): the names below it only.
+      expect(callsOf(() => fs.containedBelowNow(workspace, 'a/b/c.ts', { workspaceChecked: true }))).toEqual({ lstat: 3, realpath: 0 })
+      expect(fs.containedBelowNow(workspace, 'a/b/c.ts', { workspaceChecked: true })?.path).toBe(join(ws, 'a', 'b', 'c.ts'))
+      // The directories the walk passed, with their lstats: a caller looking at them in the same pass needs no second one.
+      const directories = new Map<string, PathInfo>()
+      fs.containedBelowNow(workspace, 'a/b/c.ts', { directories })
+      expect([...directories.keys()]).toEqual([ws, join(ws, 'a'), join(ws, 'a', 'b')])
+      expect([...directories.values()].every((info) => info.type === 'directory')).toBe(true)
       // A workspace this ctx.fs did not answer with is resolved as containedNow resolves.
       expect(callsOf(() => fs.containedBelowNow({ ...workspace }, 'a/b/c.ts'))).toEqual({ lstat: 0, realpath: 1 })
     })

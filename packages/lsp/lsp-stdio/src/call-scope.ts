@@ -18,6 +18,8 @@ export class CallScope {
   private unfollow: (() => void) | undefined
   /** The call's outcome, once `endsWith` named it. */
   private ending: Promise<unknown> | undefined
+  /** True until the call's first synchronous pass returns (see `inFirstPass`). */
+  private passing = true
 
   constructor(
     readonly caller: Lifetime,
@@ -32,6 +34,20 @@ export class CallScope {
   get reason(): unknown {
     if (this.made) return this.made.reason
     return this.owner?.aborted ? this.owner.reason : this.caller.reason
+  }
+
+  /**
+   * True while the call is still in the pass that started it: no step has waited, so nothing (a
+   * write, a change told) can have happened since a proof this pass took. False once that pass has
+   * returned (`firstPassOver`): a step running now resumed after a wait.
+   */
+  get inFirstPass(): boolean {
+    return this.passing
+  }
+
+  /** The pass that started the call has returned: whatever runs from now on resumed after a wait. */
+  firstPassOver(): void {
+    this.passing = false
   }
 
   /** The call's lifetime, made on first use (a child of the caller's that the owner's end ends too). */

@@ -3,6 +3,7 @@ import {
   LspError,
   ProvenTextCache,
   type CallProofs,
+  type ProvenStat,
   type LspCallHierarchyResult,
   type LspProviderCallHierarchyRequest,
   type LspProviderRenameRequest,
@@ -412,13 +413,17 @@ export class StdioLspProvider implements LspProvider {
     // over. On a signal: the provider's child following it.
     if (!(caller instanceof Lifetime)) {
       const own = this.lifetime.child({ signal: caller })
-      return settling(
-        () => this.fileSteps(request, proofs, new CallScope(own), work),
+      const scope = new CallScope(own)
+      const running = settling(
+        () => this.fileSteps(request, proofs, scope, work),
         () => own.dispose(),
       )
+      scope.firstPassOver()
+      return running
     }
     const scope = new CallScope(caller, this.lifetime)
     const running = settling(() => this.fileSteps(request, proofs, scope, work))
+    scope.firstPassOver()
     // The lifetime the call made (when a step waited) goes once it settles; a warm call made none.
     scope.endsWith(running)
     return running
@@ -430,34 +435,56 @@ export class StdioLspProvider implements LspProvider {
     return workspace instanceof Promise ? workspace.then((proven) => this.fileIn(proven, request, proofs, scope, work)) : this.fileIn(workspace, request, proofs, scope, work)
   }
 
-  /** `onFileIn` once the workspace is proven: the file proven inside it, then its root. */
+  /**
+   * `onFileIn` once the workspace is proven: the file proven inside it, then its root. A proof made
+   * in the call's pass by a walk below the workspace took the lstats of the file and of the
+   * directories above it: the root finder and the source's check use them while still in that
+   * pass (`walk`, see `sameWalk`), and look again after any wait.
+   */
   private fileIn<R>(workspace: Workspace, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
     this.guard(scope)
+    const walk = proofs?.walks
     const path = this.containedSource(workspace, request.filePath, scope, proofs)
-    return path instanceof Promise ? path.then((proven) => this.atRoot(workspace, proven, request, proofs, scope, work)) : this.atRoot(workspace, path, request, proofs, scope, work)
+    // A proof awaited has left the pass: `sameWalk` is false then, and the walk's lstats go unused.
+    return path instanceof Promise ? path.then((proven) => this.atRoot(workspace, proven, request, proofs, scope, work, walk)) : this.atRoot(workspace, path, request, proofs, scope, work, walk)
   }
 
   /** `onFileIn` once the file is proven: its root's queue, behind the file changes being told. */
-  private atRoot<R>(workspace: Workspace, path: string, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
+  private atRoot<R>(workspace: Workspace, path: string, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>, walk: number | undefined): Promise<R> {
     // A value, not a promise, on the warm path (see RootFinder.rootOf).
-    const found = this.roots.enabled ? this.roots.rootOf(workspace, path) : workspace
+    const found = this.roots.enabled ? this.roots.rootOf(workspace, path, undefined, sameWalk(proofs, walk, scope) ? (dir) => proofs!.directoryOf(dir, walk!) : undefined) : workspace
     const queue = (root: ServerRoot): Promise<R> => {
       this.guard(scope)
-      return this.queue.run(root.path, scope, () => this.atTurn(workspace, root, path, request, proofs, scope, work))
+      return this.queue.run(root.path, scope, () => this.atTurn(workspace, root, path, request, proofs, scope, work, walk))
     }
     const queued = (root: ServerRoot): Promise<R> => (this.queuing.pending ? scope.race(this.queuing.settled(), queryAborted).then(() => queue(root)) : queue(root))
     return found instanceof Promise ? found.then(queued) : queued(found)
   }
 
-  /** `onFileIn` at the root's turn: the source read (the kept text while unchanged), then `work` with one replay. */
-  private atTurn<R>(workspace: Workspace, root: ServerRoot, path: string, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
+  /**
+   * `onFileIn` at the root's turn: the source read (the kept text while unchanged), then `work` with
+   * one replay. The kept text is checked against the proof's lstat only when the turn came in the
+   * pass that took it (`walk`); a call that waited (for its turn, its root, the changes being told)
+   * stats the file again, so it sees a write made meanwhile.
+   */
+  private atTurn<R>(
+    workspace: Workspace,
+    root: ServerRoot,
+    path: string,
+    request: FileRequest,
+    proofs: CallProofs | undefined,
+    scope: CallScope,
+    work: FileWork<R>,
+    walk: number | undefined,
+  ): Promise<R> {
     this.guard(scope)
     const run = (source: ContainedText): Promise<R> => {
       proofs?.noteRead(source)
       this.guard(scope)
       return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
     }
-    const source = this.readProvenSource(workspace, request.filePath, path, scope)
+    const taken = sameWalk(proofs, walk, scope) ? proofs!.statOf(path) : undefined
+    const source = this.readProvenSource(workspace, request.filePath, path, scope, taken && taken.walk >= walk! ? taken : undefined)
     return source instanceof Promise ? source.then(run) : run(source)
   }
 
@@ -592,10 +619,11 @@ export class StdioLspProvider implements LspProvider {
   /**
    * The source at `path` (proven for `filePath`), reused while the file is unchanged (ProvenTextCache):
    * the kept text's stat without a signal (the kept text at once, when its stat answers in the
-   * call), a read of bytes under the call's.
+   * call; `stat`, the lstat the file's proof took in this same pass, stands for it), a read of bytes
+   * under the call's.
    */
-  private readProvenSource(workspace: Workspace, filePath: string, path: string, scope: CallScope): ContainedText | Promise<ContainedText> {
-    const found = this.texts.lookup(path, undefined)
+  private readProvenSource(workspace: Workspace, filePath: string, path: string, scope: CallScope, stat: ProvenStat | undefined): ContainedText | Promise<ContainedText> {
+    const found = stat ? this.texts.lookupProven(path, stat) : this.texts.lookup(path, undefined)
     if (!(found instanceof Promise) && found.hit && found.info.size <= this.options.config.maxDocumentBytes) return found.hit
     return this.readChanged(workspace, filePath, path, found, scope)
   }
@@ -643,6 +671,15 @@ interface FileRequest {
 
 /** What a file request does on its server, once its source is read. */
 type FileWork<R> = (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: CallScope) => Promise<R>
+
+/**
+ * True while the lstats the call's proofs took by walk number `walk` (counted just before the
+ * source's proof) stand for a look now: the call has not left the pass that took them (no wait, so
+ * no write or change told can have come between).
+ */
+function sameWalk(proofs: CallProofs | undefined, walk: number | undefined, scope: CallScope): boolean {
+  return proofs !== undefined && walk !== undefined && scope.inFirstPass
+}
 
 /** A source file that cannot be used, as the LspError a caller routes on. */
 function sourceError(error: unknown, workspace: Workspace, filePath: string, caller: { readonly aborted: boolean; readonly reason: unknown }): Error {

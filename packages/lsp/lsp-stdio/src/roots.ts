@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path'
 import type { FileSystem, PathInfo, Workspace } from 'dsh-core'
-import { settled, SETTLE_MS, unchanged } from 'dsh-lsp'
+import { settled, SETTLE_MS, unchanged, type ProvenStat } from 'dsh-lsp'
 
 /** The directory a server runs in and is initialised with. */
 export interface ServerRoot extends Workspace {
@@ -38,11 +38,12 @@ export class RootFinder {
   /**
    * `path` is canonical and inside `workspace`. A value, not a promise, when every directory on the
    * way was settled by an lstat (the warm path: one lstat per directory, nothing else); a promise
-   * only when a symlink must be followed on the thread pool.
+   * only when a symlink must be followed on the thread pool. `seen` gives a directory's lstat taken
+   * a moment ago in the same pass (the file's containment proof walked it), which stands for this one.
    */
-  rootOf(workspace: Workspace, path: string, signal?: AbortSignal): ServerRoot | Promise<ServerRoot> {
+  rootOf(workspace: Workspace, path: string, signal?: AbortSignal, seen?: (dir: string) => ProvenStat | undefined): ServerRoot | Promise<ServerRoot> {
     const dirs = ancestors(workspace.path, this.fs.contains(workspace.path, dirname(path)) ? dirname(path) : workspace.path)
-    const present = dirs.map((dir) => this.markersIn(dir, signal))
+    const present = dirs.map((dir) => this.markersIn(dir, signal, seen?.(dir)))
     if (present.some((names) => names instanceof Promise)) return Promise.all(present).then((names) => this.choose(workspace, dirs, names))
     return this.choose(workspace, dirs, present as (readonly string[])[])
   }
@@ -64,7 +65,8 @@ export class RootFinder {
    * directory whose stat is what it was at an earlier, settled lookup holds the same names: an entry
    * created, removed or renamed changes it.
    */
-  private markersIn(dir: string, signal: AbortSignal | undefined): readonly string[] | Promise<readonly string[]> {
+  private markersIn(dir: string, signal: AbortSignal | undefined, seen: ProvenStat | undefined): readonly string[] | Promise<readonly string[]> {
+    if (seen) return this.namesIn(dir, seen.info, seen.at, signal)
     const at = Date.now()
     const info = this.lookUp(dir, signal)
     if (info instanceof Promise) return info.then((followed) => this.namesIn(dir, followed, at, signal))

@@ -5,6 +5,8 @@ import type { ContainedText, FileSystem, PathInfo, Workspace } from 'dsh-core'
 export interface ProvenStat {
   readonly at: number
   readonly info: PathInfo
+  /** Which of the call's walks took it (`CallProofs.walks` before that walk): a caller tells a stat its own proof took from an older one. */
+  readonly walk: number
 }
 
 /**
@@ -18,9 +20,10 @@ export interface ProvenStat {
  * are shared the same way (`noteRead`): the line text of a diagnostic comes from the text the
  * provider sent the server, not from a second read.
  *
- * A file below the workspace this call proved is proven by lstats of the workspace directory and
- * the names below it (`fs.containedBelowNow`), not resolved from `/` again; the file's own lstat
- * from that walk is kept for the call (`statOf`), so a kept text's check needs no second stat.
+ * A file below the workspace this call proved is proven by lstats of the workspace directory (by
+ * the call's first walk only) and the names below it (`fs.containedBelowNow`), not resolved from `/`
+ * again; the file's own lstat from that walk is kept for the call (`statOf`, with the walk that took
+ * it), so a kept text's check in the same pass needs no second stat.
  */
 export class CallProofs {
   private workspaceProof: Promise<Workspace> | undefined
@@ -34,6 +37,16 @@ export class CallProofs {
   private readonly stats = new Map<string, ProvenStat>()
   /** Whole texts read in this call, by canonical path. */
   private readonly texts = new Map<string, ContainedText>()
+  /**
+   * Walks below the workspace that reached their file so far. The first looks at the workspace
+   * directory itself (still the directory its proof checked); the later ones do not look again: the
+   * workspace is checked once per call, as each file is proven once per call.
+   */
+  private walked = 0
+  /** The directories the last walk passed (the workspace among them when it looked at it), with their lstats; refilled by every walk. */
+  private readonly walkedDirectories = new Map<string, PathInfo>()
+  /** When the last walk began, and which walk it was (see `directoryOf`). */
+  private lastWalk: { at: number; walk: number } | undefined
 
   constructor(
     readonly fs: FileSystem,
@@ -123,6 +136,25 @@ export class CallProofs {
     return this.stats.get(path)
   }
 
+  /**
+   * The lstat of directory `dir` taken by walk number `walk` (`walks` read just before a proof), when
+   * that walk was the call's last and passed through `dir`. A caller that proved a file in this pass
+   * and looks at its directories next (the lsp root finder's markers) needs no second lstat of them.
+   */
+  directoryOf(dir: string, walk: number): ProvenStat | undefined {
+    if (this.lastWalk?.walk !== walk) return undefined
+    const info = this.walkedDirectories.get(dir)
+    return info ? { at: this.lastWalk.at, info, walk } : undefined
+  }
+
+  /**
+   * How many walks below the workspace the call's proofs have made: a stat whose `walk` is at least
+   * the count read just before a proof was taken by that proof (in the same pass, not before a wait).
+   */
+  get walks(): number {
+    return this.walked
+  }
+
   /** A whole text read in this call through `ctx.fs` (which proved and identified what it opened). */
   noteRead(text: ContainedText): void {
     this.texts.set(text.path, text)
@@ -137,9 +169,19 @@ export class CallProofs {
   private provenNow(workspace: Workspace, filePath: string, key: string): string | undefined {
     if (workspace === this.provenWorkspace) {
       const at = Date.now()
-      const walked = this.fs.containedBelowNow(workspace, filePath)
+      const walk = this.walked
+      // The workspace directory is looked at by the call's first walk; its proof and that walk stand for the call.
+      const directories = this.walkedDirectories
+      directories.clear()
+      this.lastWalk = undefined
+      const walked = this.fs.containedBelowNow(workspace, filePath, { workspaceChecked: walk > 0, directories })
       if (walked === undefined) return undefined
-      if (walked.info && !this.stats.has(walked.path)) this.stats.set(walked.path, { at, info: walked.info })
+      // Only a walk that reached the file went through the workspace directory's check (one resolved from / did not).
+      if (walked.info) {
+        this.walked = walk + 1
+        this.lastWalk = { at, walk }
+      }
+      if (walked.info && !this.stats.has(walked.path)) this.stats.set(walked.path, { at, info: walked.info, walk })
       return this.note(key, workspace, walked.path)
     }
     const path = this.fs.containedNow(workspace, filePath)

@@ -1,5 +1,5 @@
 import type { ContainedText, FileSystem, PathInfo, Workspace } from 'dsh-core'
-import type { CallProofs } from './call-proofs.ts'
+import type { CallProofs, ProvenStat } from './call-proofs.ts'
 
 /**
  * How long after its last change a file (or a directory's entries) must have stood still before
@@ -81,7 +81,7 @@ export class ProvenTextCache {
    */
   lookup(path: string, signal: AbortSignal | undefined, proofs?: CallProofs): TextLookup | Promise<TextLookup> {
     const proven = proofs?.statOf(path)
-    if (proven) return this.found(path, proven.at, proven.info.type === 'file' ? proven.info : undefined)
+    if (proven) return this.lookupProven(path, proven)
     // Taken before the stat, and the stat before any read: what is kept is never older than its key.
     const at = Date.now()
     let info: PathInfo | undefined | 'symlink'
@@ -96,6 +96,15 @@ export class ProvenTextCache {
       (followed) => this.found(path, at, followed?.type === 'file' ? followed : undefined),
       () => ({ at }),
     )
+  }
+
+  /**
+   * `lookup` with the lstat a proof of `path` took a moment ago (`CallProofs.statOf`), not a second
+   * one: for a caller that knows the proof was taken in the same pass (no wait since), so a write
+   * made meanwhile cannot have been missed.
+   */
+  lookupProven(path: string, proven: ProvenStat): TextLookup {
+    return this.found(path, proven.at, proven.info.type === 'file' ? proven.info : undefined)
   }
 
   /** What `lookup` answers for the stat `info` (of a regular file) taken at `at`. */

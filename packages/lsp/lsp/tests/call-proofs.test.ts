@@ -69,6 +69,23 @@ describe('CallProofs', () => {
     expect(next.statOf(path)?.info).toMatchObject({ type: 'file', size: 19 })
   })
 
+  it('looks at the workspace directory once per call: a second file\'s walk lstats only the names below it (issue 27 item 2)', async () => {
+    const dir = tempDir()
+    mkdirSync(join(dir, 'src'))
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 1\n')
+    writeFileSync(join(dir, 'src/b.ts'), 'export const b = 2\n')
+    await new CallProofs(fs, dir).workspace()
+    const proofs = new CallProofs(fs, dir)
+    const workspace = proofs.workspaceNow()!
+    const calls = eventLoopCalls()
+    expect(proofs.containedNow(workspace, 'src/a.ts')).toBe(join(dir, 'src/a.ts'))
+    expect(proofs.containedNow(workspace, 'src/b.ts')).toBe(join(dir, 'src/b.ts'))
+    // 3 + 3 before (the workspace, src and the file, for each file).
+    expect(calls()).toEqual({ lstat: 3 + 2, realpath: 0, stat: 0 })
+    // Each stat tells which walk took it: a caller tells its own proof's from an older one.
+    expect([proofs.statOf(join(dir, 'src/a.ts'))?.walk, proofs.statOf(join(dir, 'src/b.ts'))?.walk, proofs.walks]).toEqual([0, 1, 2])
+  })
+
   it('a file swapped after its text was kept is seen by the next call: for a symlink out the proof refuses, for another file the kept text is not used', async () => {
     const dir = tempDir()
     const outside = tempDir()

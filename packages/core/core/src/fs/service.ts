@@ -317,12 +317,23 @@ export class FileSystem extends Service {
    * `info` is the lstat of the path itself when the walk reached it (undefined when it is missing
    * or was resolved instead): a caller about to stat the file (a kept text's check) has it already.
    * Undefined as `containedNow` (the proof belongs on the thread pool).
+   *
+   * `workspaceChecked`: the caller looked at the workspace directory in this same piece of work
+   * already (an earlier walk of the call's, or its proof), so it is not lstat'd again: a call that
+   * proves several files checks its workspace directory once, not once per file. `directories`
+   * receives the lstat of each directory the walk passed (the workspace too when it looked at it),
+   * by path: a caller about to look at those directories in the same pass (the lsp root finder's
+   * marker lookups) has them already.
    */
-  containedBelowNow(workspace: Workspace, filePath: string): { readonly path: string; readonly info: PathInfo | undefined } | undefined {
+  containedBelowNow(
+    workspace: Workspace,
+    filePath: string,
+    options?: { readonly workspaceChecked?: boolean; readonly directories?: Map<string, PathInfo> },
+  ): { readonly path: string; readonly info: PathInfo | undefined } | undefined {
     if (!this.proofsOnEventLoop) return undefined
     const absolute = resolvePath(workspace.path, filePath)
     if (!this.contains(workspace.path, absolute)) return undefined
-    const walked = this.walkBelow(workspace, absolute)
+    const walked = this.walkBelow(workspace, absolute, options?.workspaceChecked === true, options?.directories)
     return walked ?? { path: this.inside(workspace, filePath, this.resolveNow(filePath, workspace.path)), info: undefined }
   }
 
@@ -332,22 +343,32 @@ export class FileSystem extends Service {
    * walk as a resolution does (the rest appended to the canonical part). Undefined when the
    * lstats cannot settle it.
    */
-  private walkBelow(workspace: Workspace, absolute: string): { path: string; info: PathInfo | undefined } | undefined {
+  private walkBelow(
+    workspace: Workspace,
+    absolute: string,
+    workspaceChecked: boolean,
+    directories: Map<string, PathInfo> | undefined,
+  ): { path: string; info: PathInfo | undefined } | undefined {
     const identity = this.workspaceIdentities.get(workspace)
     if (!identity) return undefined
     let info: Stats | undefined
     try {
-      info = this.provenCalls.lstat(workspace.path)
-      if (!info || !info.isDirectory() || info.dev !== identity.dev || info.ino !== identity.ino) return undefined
-      if (absolute === workspace.path) return { path: absolute, info: pathInfo(info) }
+      if (!workspaceChecked || absolute === workspace.path) {
+        info = this.provenCalls.lstat(workspace.path)
+        if (!info || !info.isDirectory() || info.dev !== identity.dev || info.ino !== identity.ino) return undefined
+        if (absolute === workspace.path) return { path: absolute, info: pathInfo(info) }
+        directories?.set(workspace.path, pathInfo(info))
+      }
       // `contains` held: `absolute` is the workspace's path, a separator, then names.
       const start = workspace.path.endsWith(sep) ? workspace.path.length : workspace.path.length + 1
       for (let end = absolute.indexOf(sep, start); ; end = absolute.indexOf(sep, end + 1)) {
         const last = end === -1
-        info = this.provenCalls.lstat(last ? absolute : absolute.slice(0, end))
+        const at = last ? absolute : absolute.slice(0, end)
+        info = this.provenCalls.lstat(at)
         if (!info) return { path: absolute, info: undefined }
         if (info.isSymbolicLink() || (!last && !info.isDirectory())) return undefined
         if (last) return { path: absolute, info: pathInfo(info) }
+        directories?.set(at, pathInfo(info))
       }
     } catch {
       // What an lstat cannot examine, the resolution reports in its own words.
