@@ -1,5 +1,6 @@
 import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
 import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, type Command, type Invocation } from './args.ts'
+import { DEFAULT_MAX_MESSAGE_BYTES } from './serve-args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { OutputError, stdioFlushed, tellStderr, writeOut } from './output.ts'
@@ -266,7 +267,7 @@ function requireSessions(host: Host) {
 }
 
 async function parseToolArguments(input: string | undefined, stdin: NodeJS.ReadableStream, signal: AbortSignal): Promise<unknown> {
-  const text = input === '-' ? await Lifetime.run({ signal }, () => readUtf8(stdin)) : (input ?? '{}')
+  const text = input === '-' ? await Lifetime.run({ signal }, () => readUtf8(stdin, DEFAULT_MAX_MESSAGE_BYTES)) : (input ?? '{}')
   try {
     return JSON.parse(text)
   } catch (error) {
@@ -274,9 +275,20 @@ async function parseToolArguments(input: string | undefined, stdin: NodeJS.Reada
   }
 }
 
-async function readUtf8(stream: NodeJS.ReadableStream): Promise<string> {
+/**
+ * The arguments `call -` reads, up to `maxBytes` (the bound `dsh serve` puts on one incoming message,
+ * so what one accepts the other does): stdin that goes on (`< /dev/zero`, a runaway producer) is a
+ * usage error, not a process that grows until the machine runs out of memory.
+ */
+async function readUtf8(stream: NodeJS.ReadableStream, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = []
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  let bytes = 0
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    bytes += buffer.length
+    if (bytes > maxBytes) throw new UsageError(`the tool arguments on stdin are over ${maxBytes} bytes`)
+    chunks.push(buffer)
+  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
   } catch {

@@ -165,6 +165,27 @@ describe('bad arguments are the caller\'s fault', () => {
     expect(json(run).error.code).toBe('INVALID_ARGS')
   })
 
+  it('arguments on stdin over 32 MiB (dsh serve\'s --max-message-bytes default) are refused (exit 2)', async () => {
+    const over = JSON.stringify({ text: 'x'.repeat(32 * 1024 * 1024) })
+    const run = await dshIn(['call', 'echo', '-', ...ECHO], { input: over })
+    expect(run.code, run.stderr).toBe(2)
+    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are over 33554432 bytes')
+  })
+
+  it('stdin that never ends (< /dev/zero) is refused once past the bound, not read to the end (exit 2)', async () => {
+    const zero = openSync('/dev/zero', 'r')
+    try {
+      const child = spawn(process.execPath, [BIN, 'call', 'echo', '-', ...ECHO], { cwd: ROOT, stdio: [zero, 'ignore', 'pipe'] })
+      let stderr = ''
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+      const code = await new Promise<number | null>((resolve) => child.on('close', (exit) => resolve(exit)))
+      expect(code, stderr).toBe(2)
+      expect(stderr).toContain('dsh: the tool arguments on stdin are over 33554432 bytes')
+    } finally {
+      closeSync(zero)
+    }
+  })
+
   it('arguments on stdin that are not UTF-8 are refused (exit 2)', async () => {
     const run = await dshIn(['call', 'echo', '-', ...ECHO], { input: Buffer.from([0x7b, 0x22, 0x74, 0x65, 0x78, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) })
     expect(run.code).toBe(2)

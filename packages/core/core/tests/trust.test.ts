@@ -4,8 +4,9 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { TrustService, TrustStore, trustCommand, trustOf, trustStoreFile, type TrustHook } from '../src/index.ts'
-import { removeTempDirs, tempDir } from './helpers.ts'
+import { capturedLogs, removeTempDirs, tempDir } from './helpers.ts'
 
+const logs = capturedLogs()
 let home: string
 let work: string
 let saved: string | undefined
@@ -191,6 +192,18 @@ describe('workspace trust', () => {
     execFileSync('mkfifo', [trustStoreFile()])
     expect((await trust.decide(work, { brings: 'x' })).trusted).toBe(false)
     await expect(trust.trust(work)).rejects.toMatchObject({ code: 'TRUST_STORE_INVALID' })
+    await app.stop()
+  })
+
+  it('says once, in the log, that a trusted.json that decides nothing makes every workspace untrusted', async () => {
+    const { app, trust } = await service()
+    await writeFile(trustStoreFile(), '{"version":1, "directories": {')
+    expect((await trust.decide(work, { brings: 'x' })).trusted).toBe(false)
+    expect((await trust.recorded(work)).trusted).toBe(false)
+    const warnings = logs.filter((line) => line.includes('trusted.json'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain(`${trustStoreFile()} decides nothing (not JSON:`)
+    expect(warnings[0]).toContain('every workspace is untrusted until it is fixed or removed')
     await app.stop()
   })
 

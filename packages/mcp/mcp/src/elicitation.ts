@@ -1,5 +1,5 @@
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client'
-import type { JsonObject, ToolRuntime } from 'dsh-core'
+import { assertNever, type JsonObject, type ToolRuntime } from 'dsh-core'
 import { McpErrorCode } from './errors.ts'
 
 /** Who answers a server's questions: the host's questioner (dsh-core `ctx.tools.ask`). */
@@ -34,6 +34,8 @@ export function elicitationHandler(serverName: string, ask: AskUser, declined: D
       case 'decline':
       case 'cancel':
         return { action: answer.action }
+      default:
+        return assertNever(answer, 'question answer')
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
-import { Lifetime } from 'dsh-core'
+import { assertNever, Lifetime } from 'dsh-core'
 import type { McpConfig } from './config.ts'
 import { StdioTransport } from './stdio-transport.ts'
 import type { BridgeTransport } from './transport.ts'
@@ -42,6 +42,8 @@ function negotiation(protocol: McpConfig['protocol']): VersionNegotiationMode {
       return 'legacy'
     case '2026-07-28':
       return { pin: protocol }
+    default:
+      return assertNever(protocol, 'MCP protocol')
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CapabilityStatus } from 'dsh-core'
+import { assertNever, type CapabilityStatus } from 'dsh-core'
 import { describeRefused } from './discovery.ts'
 import type { ServerExtras } from './extras.ts'
 import type { Supervisor, SupervisorView } from './supervisor.ts'
@@ -39,6 +39,8 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
     case 'unavailable':
     case 'stopped':
       return { state: 'unavailable', detail: parts(supervisor.describePhase(), tools) }
+    default:
+      return assertNever(phase, 'supervisor phase')
   }
 }
 

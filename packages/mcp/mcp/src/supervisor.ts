@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode, type Root } from '@modelcontextprotocol/client'
-import { errorMessage, isHarnessError, Lifetime, oneLine, type ToolDefinition } from 'dsh-core'
+import { assertNever, errorMessage, isHarnessError, Lifetime, oneLine, type ToolDefinition } from 'dsh-core'
 import { classifyFailure } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import { bridgeToolDefinition } from './definition.ts'
@@ -247,6 +247,8 @@ export class Supervisor {
       case 'unavailable':
       case 'stopped':
         return `${phase.kind}: ${phase.reason}${last}`
+      default:
+        return assertNever(phase, 'supervisor phase')
     }
   }
 

@@ -1,4 +1,4 @@
-import { envFromConfig, errorMessage, type CredentialService, type SubprocessService } from 'dsh-core'
+import { assertNever, envFromConfig, errorMessage, type CredentialService, type SubprocessService } from 'dsh-core'
 import type { McpConfig, RemoteServerConfig, StdioServerConfig } from './config.ts'
 import { McpError } from './errors.ts'
 import { openHttpConnections } from './http-connections.ts'
@@ -50,6 +50,8 @@ export async function createTransport(config: McpConfig, request: TransportReque
       }
       return config.transport === 'sse' ? new SseTransport(options) : new HttpTransport(options)
     }
+    default:
+      return assertNever(config, 'MCP transport')
   }
 }
 

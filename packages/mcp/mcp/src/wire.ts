@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client'
+import { assertNever } from 'dsh-core'
 
 /**
  * Where an error answer came from, told by type rather than by code or text: the SDK builds its own
@@ -40,6 +41,8 @@ export class TransportFault {
         return `sent a message of ${fault.bytes === undefined ? `more than ${fault.limit}` : fault.bytes} bytes, over maxMessageBytes (${fault.limit})`
       case 'malformed':
         return `answered with ${fault.problem}`
+      default:
+        return assertNever(fault, 'wire fault')
     }
   }
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { DirEntry, FileSystem } from 'dsh-core'
+import { assertNever, type DirEntry, type FileSystem } from 'dsh-core'
 import type { SkillCandidate } from 'dsh-skill'
 import type { FileOrigin, SkillFields } from './fields.ts'
 import { frontmatterParser, type FrontmatterParser } from './frontmatter.ts'
@@ -115,6 +115,8 @@ async function skillFileOf(fs: FileSystem, root: SkillRoot, entry: DirEntry): Pr
     case 'other':
       // A FIFO, socket or device named like a flat skill: never opened, but said.
       return entry.name.endsWith('.md') ? { path: entry.path, reason: 'not a regular file' } : undefined
+    default:
+      return assertNever(entry.type, 'directory entry type')
   }
 }
 
@@ -205,6 +207,8 @@ export async function scanRoot(fs: FileSystem, root: SkillRoot, providerName: st
       case 'skill':
         for (const reason of outcome.warnings) warnings.push({ path: file.path, reason })
         return void candidates.push(candidateOf(outcome.fields, root, file, providerName))
+      default:
+        return assertNever(outcome, 'skill file outcome')
     }
   })
   return { root, candidates, rejected: rejections, warnings, lookAgain }

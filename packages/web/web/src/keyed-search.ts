@@ -281,11 +281,11 @@ export function missingKeyMessage(name: string, keyName: string, row: string): s
 /**
  * Registers a keyed provider from a plugin's `apply`: keys through ctx.credentials (else the process
  * environment), and searches still in flight end with WEB_ABORTED when the plugin unloads (the seam
- * removes the provider itself).
+ * removes the provider itself). Returns the provider's disposer, for a caller that removes it sooner.
  */
-export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Context, spec: Omit<KeyedSearchSpec<Options>, 'resolveKey' | 'lifetime'>): void {
+export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Context, spec: Omit<KeyedSearchSpec<Options>, 'resolveKey' | 'lifetime'>): () => void {
   const lifetime = scopeLifetime(ctx, () => new WebError(`${spec.name} search aborted: the provider was unloaded`, 'WEB_ABORTED'))
-  ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, resolveKey: credentialResolver(ctx), lifetime }))
+  return ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, resolveKey: credentialResolver(ctx), lifetime }))
 }
 
 /** `resolveKey` for a plugin: ctx.credentials when it is mounted, else the host's environment (hostEnv). */

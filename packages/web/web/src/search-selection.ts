@@ -1,3 +1,5 @@
+import { assertNever } from 'dsh-core'
+
 /**
  * How search picks its provider, as configured. A closed union: every consumer switches on `kind`.
  *
@@ -48,5 +50,7 @@ export function namedIds(selection: SearchSelection): readonly string[] {
     case 'sole':
     case 'auto':
       return []
+    default:
+      return assertNever(selection, 'search selection')
   }
 }

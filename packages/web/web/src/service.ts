@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { configParser, hostEnv, MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
+import { assertNever, configParser, hostEnv, MAX_TIMER_DELAY_MS, type Capability, type CapabilityStatus } from 'dsh-core'
 import { z } from 'zod'
 import { callBounded } from './bounded.ts'
 import { WebError } from './errors.ts'
@@ -165,6 +165,8 @@ function describeSelection(selection: SearchSelection): string | undefined {
       return selection.ids.join(',')
     case 'auto':
       return AUTO
+    default:
+      return assertNever(selection, 'search selection')
   }
 }
 

@@ -78,7 +78,15 @@ export class TrustService extends Service implements TrustDecider {
 
   constructor(ctx: Context, config: TrustConfig = {}) {
     super(ctx, 'trust', true)
-    this.store = new TrustStore(config.file ?? trustStoreFile(hostEnv(ctx)))
+    // A broken file fails closed (everything untrusted); without a word, `dsh status` would only
+    // suggest `dsh trust <dir>`, which then refuses to overwrite it.
+    let told = false
+    const file = config.file ?? trustStoreFile(hostEnv(ctx))
+    this.store = new TrustStore(file, (problem) => {
+      if (told) return
+      told = true
+      ctx.logger('trust').warn(`${file} decides nothing (${problem}); every workspace is untrusted until it is fixed or removed`)
+    })
     this.lifetime = scopeLifetime(ctx, () => new HarnessError('the trust service was unloaded while a trust question was open', 'TRUST_DISPOSED'))
   }
 

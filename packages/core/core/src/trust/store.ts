@@ -36,7 +36,11 @@ const MAX_STORE_BYTES = 1024 * 1024
  * untrusted) and is never overwritten: `record` fails with `TRUST_STORE_INVALID` instead.
  */
 export class TrustStore {
-  constructor(readonly file: string = trustStoreFile()) {}
+  /** `onUnreadable` hears why, each time a read finds a file that decides nothing (the service logs it once). */
+  constructor(
+    readonly file: string = trustStoreFile(),
+    private readonly onUnreadable?: (problem: string) => void,
+  ) {}
 
   /** The canonical form of a directory: absolute, symlinks resolved (the nearest existing ancestor for a missing path). */
   static async canonical(directory: string): Promise<string> {
@@ -68,7 +72,10 @@ export class TrustStore {
   /** Every recorded decision, sorted by directory. A missing file is an empty list. */
   async list(): Promise<TrustRecord[]> {
     const stored = await this.read()
-    if (!stored.ok) return []
+    if (!stored.ok) {
+      this.onUnreadable?.(stored.problem)
+      return []
+    }
     return toRecords(stored.file)
   }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { assertNever } from 'dsh-core'
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client'
 import type { OAuthConfig } from './config.ts'
 import type { LoginRecord } from './store.ts'
@@ -125,6 +126,8 @@ export abstract class RecordProvider implements OAuthClientProvider {
         this.record = rest
         return
       }
+      default:
+        assertNever(scope, 'credential scope')
     }
   }
 
