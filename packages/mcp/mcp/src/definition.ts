@@ -1,4 +1,4 @@
-import { ToolError, type ContentBlock, type JsonValue, type RawToolDefinition, type ToolExecution, type ToolResult } from 'dsh-core'
+import { MAX_TIMER_DELAY_MS, ToolError, type ContentBlock, type JsonValue, type RawToolDefinition, type ToolExecution, type ToolResult } from 'dsh-core'
 import { request } from './call.ts'
 import { ERROR_MESSAGE_CHARS } from './classify.ts'
 import type { McpConfig } from './config.ts'
@@ -30,7 +30,7 @@ export function bridgeToolDefinition(tool: PlannedTool, supervisor: Supervisor, 
     description: tool.description,
     parameters: tool.inputSchema,
     surface: 'mcp',
-    timeoutMs: Math.min(longest + RUNTIME_TIMEOUT_MARGIN_MS, 2_147_483_647),
+    timeoutMs: Math.min(longest + RUNTIME_TIMEOUT_MARGIN_MS, MAX_TIMER_DELAY_MS),
     approval: tool.approval,
     defer: config.defer,
     async execute(args, exec) {

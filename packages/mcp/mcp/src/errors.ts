@@ -22,6 +22,8 @@ export const McpErrorCode = {
   MCP_TOKEN_STORE_LOCKED: 'MCP_TOKEN_STORE_LOCKED',
   /** The row names a `${VAR}` that is not set (or, in an `mcpConfig:` file, a field dsh cannot use): the server is not started; its status row says why. */
   MCP_SERVER_UNUSABLE: 'MCP_SERVER_UNUSABLE',
+  /** A Claude Code `.mcp.json` or Codex `config.toml` (`mcpConfig:`, `dsh mcp import`) is not valid JSON or TOML, or has no server table. */
+  MCP_CONFIG_FILE_INVALID: 'MCP_CONFIG_FILE_INVALID',
   /** The server is not connected (reconnecting, gave up, stopped); calls fail at once. */
   MCP_UNAVAILABLE: 'MCP_UNAVAILABLE',
   /** The connection died while the call was waiting for its answer. */

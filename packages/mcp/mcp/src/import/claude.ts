@@ -1,3 +1,4 @@
+import { McpError } from '../errors.ts'
 import { isRecord, noteInputReferences, Notes, scopeList, serverNameFor, type ImportedServer, type ImportResult } from './types.ts'
 
 /**
@@ -10,9 +11,9 @@ export function fromClaudeJson(text: string, file: string): ImportResult {
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (error) {
-    throw new Error(`${file} is not valid JSON: ${(error as Error).message}`)
+    throw new McpError(`${file} is not valid JSON: ${(error as Error).message}`, 'MCP_CONFIG_FILE_INVALID', { cause: error })
   }
-  if (!isRecord(parsed) || !isRecord(parsed.mcpServers)) throw new Error(`${file} has no "mcpServers" object (the shape of Claude Code's .mcp.json)`)
+  if (!isRecord(parsed) || !isRecord(parsed.mcpServers)) throw new McpError(`${file} has no "mcpServers" object (the shape of Claude Code's .mcp.json)`, 'MCP_CONFIG_FILE_INVALID')
   const notes: string[] = []
   for (const key of Object.keys(parsed)) if (key !== 'mcpServers') notes.push(`${file}: top-level "${key}" is not imported`)
   const servers: ImportedServer[] = []

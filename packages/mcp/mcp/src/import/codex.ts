@@ -1,4 +1,5 @@
 import { parse } from 'smol-toml'
+import { McpError } from '../errors.ts'
 import { isRecord, noteInputReferences, Notes, scopeList, serverNameFor, type ImportedServer, type ImportResult } from './types.ts'
 
 /** Codex's approval modes → dsh's: Codex's `auto` leaves it to the session policy, which in dsh is `auto`. */
@@ -32,10 +33,10 @@ export function fromCodexToml(text: string, file: string): ImportResult {
   try {
     parsed = parse(text) as Record<string, unknown>
   } catch (error) {
-    throw new Error(`${file} is not valid TOML: ${(error as Error).message.split('\n')[0]}`)
+    throw new McpError(`${file} is not valid TOML: ${(error as Error).message.split('\n')[0]}`, 'MCP_CONFIG_FILE_INVALID', { cause: error })
   }
   const tables = parsed.mcp_servers
-  if (!isRecord(tables)) throw new Error(`${file} has no [mcp_servers.<name>] tables (the shape of Codex's config.toml)`)
+  if (!isRecord(tables)) throw new McpError(`${file} has no [mcp_servers.<name>] tables (the shape of Codex's config.toml)`, 'MCP_CONFIG_FILE_INVALID')
   const notes: string[] = []
   const others = Object.keys(parsed).filter((key) => key !== 'mcp_servers')
   if (others.length) notes.push(`${file}: ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} Codex's own settings, not MCP servers; not imported`)

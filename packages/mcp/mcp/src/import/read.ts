@@ -12,6 +12,10 @@ export const MAX_MCP_CONFIG_FILE_BYTES = 4 * 1024 * 1024
 
 /** Reads a Claude Code `.mcp.json` or a Codex `config.toml` (told apart by the `.toml` suffix). */
 export async function readMcpConfigFile(file: string): Promise<ImportResult> {
-  const text = await readSmallRegularFile(file, MAX_MCP_CONFIG_FILE_BYTES)
+  return parseMcpConfigText(await readSmallRegularFile(file, MAX_MCP_CONFIG_FILE_BYTES), file)
+}
+
+/** The text of a Claude Code `.mcp.json` or a Codex `config.toml`, told apart by `file`'s `.toml` suffix. */
+export function parseMcpConfigText(text: string, file: string): ImportResult {
   return file.toLowerCase().endsWith('.toml') ? fromCodexToml(text, file) : fromClaudeJson(text, file)
 }

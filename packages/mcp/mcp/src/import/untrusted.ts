@@ -2,8 +2,7 @@ import { basename } from 'node:path'
 import type { Context } from 'cordis'
 import type { TrustDecision } from 'dsh-core'
 import { McpError } from '../errors.ts'
-import { fromClaudeJson } from './claude.ts'
-import { fromCodexToml } from './codex.ts'
+import { parseMcpConfigText } from './read.ts'
 
 /** How much of an untrusted file is read to name its servers: nothing in it is used. */
 const MAX_NAMES_FILE_BYTES = 1024 * 1024
@@ -30,7 +29,7 @@ async function serverNames(ctx: Context, file: string): Promise<string[] | undef
   if (!fs) return undefined
   try {
     const text = await fs.readText(file, { maxBytes: MAX_NAMES_FILE_BYTES })
-    const imported = file.toLowerCase().endsWith('.toml') ? fromCodexToml(text, file) : fromClaudeJson(text, file)
+    const imported = parseMcpConfigText(text, file)
     return imported.servers.map((server) => String(server.config.serverName))
   } catch {
     return undefined
