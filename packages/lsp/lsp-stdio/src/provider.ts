@@ -1,4 +1,4 @@
-import { errorFromReason, errorMessage, FsError, HarnessError, Lifetime, quote, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
+import { errorFromReason, errorMessage, FsError, HarnessError, Lifetime, quote, thenOrNow, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
   LspError,
   ProvenTextCache,
@@ -432,7 +432,7 @@ export class StdioLspProvider implements LspProvider {
   /** `onFileIn` on its scope: the workspace proven, then the file. */
   private fileSteps<R>(request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
     const workspace = this.workspaceOf(request.workspaceRoot, scope, proofs)
-    return workspace instanceof Promise ? workspace.then((proven) => this.fileIn(proven, request, proofs, scope, work)) : this.fileIn(workspace, request, proofs, scope, work)
+    return thenOrNow(workspace, (proven) => this.fileIn(proven, request, proofs, scope, work))
   }
 
   /**
@@ -444,9 +444,8 @@ export class StdioLspProvider implements LspProvider {
   private fileIn<R>(workspace: Workspace, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
     this.guard(scope)
     const walk = proofs?.walks
-    const path = this.containedSource(workspace, request.filePath, scope, proofs)
     // A proof awaited has left the pass: `sameWalk` is false then, and the walk's lstats go unused.
-    return path instanceof Promise ? path.then((proven) => this.atRoot(workspace, proven, request, proofs, scope, work, walk)) : this.atRoot(workspace, path, request, proofs, scope, work, walk)
+    return thenOrNow(this.containedSource(workspace, request.filePath, scope, proofs), (path) => this.atRoot(workspace, path, request, proofs, scope, work, walk))
   }
 
   /** `onFileIn` once the file is proven: its root's queue, behind the file changes being told. */
@@ -458,7 +457,7 @@ export class StdioLspProvider implements LspProvider {
       return this.queue.run(root.path, scope, () => this.atTurn(workspace, root, path, request, proofs, scope, work, walk))
     }
     const queued = (root: ServerRoot): Promise<R> => (this.queuing.pending ? scope.race(this.queuing.settled(), queryAborted).then(() => queue(root)) : queue(root))
-    return found instanceof Promise ? found.then(queued) : queued(found)
+    return thenOrNow(found, queued)
   }
 
   /**
@@ -485,7 +484,7 @@ export class StdioLspProvider implements LspProvider {
     }
     const taken = sameWalk(proofs, walk, scope) ? proofs!.statOf(path) : undefined
     const source = this.readProvenSource(workspace, request.filePath, path, scope, taken && taken.walk >= walk! ? taken : undefined)
-    return source instanceof Promise ? source.then(run) : run(source)
+    return thenOrNow(source, run)
   }
 
   /**

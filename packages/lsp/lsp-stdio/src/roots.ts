@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path'
-import type { FileSystem, PathInfo, Workspace } from 'dsh-core'
+import { thenOrNow, type FileSystem, type PathInfo, type Workspace } from 'dsh-core'
 import { settled, SETTLE_MS, unchanged, type ProvenStat } from 'dsh-lsp'
 
 /** The directory a server runs in and is initialised with. */
@@ -69,8 +69,7 @@ export class RootFinder {
     if (seen) return this.namesIn(dir, seen.info, seen.at, signal)
     const at = Date.now()
     const info = this.lookUp(dir, signal)
-    if (info instanceof Promise) return info.then((followed) => this.namesIn(dir, followed, at, signal))
-    return this.namesIn(dir, info, at, signal)
+    return thenOrNow(info, (followed) => this.namesIn(dir, followed, at, signal))
   }
 
   /** The names in `dir` whose stat is `info` (taken at `at`): remembered, or looked up and remembered when settled. */
@@ -79,7 +78,7 @@ export class RootFinder {
     if (known && unchanged(known.info, info)) return known.present
     const found = this.names.map((name) => {
       const marker = this.lookUp(join(dir, name), signal)
-      return marker instanceof Promise ? marker.then((followed) => (followed ? name : undefined)) : marker ? name : undefined
+      return thenOrNow(marker, (followed) => (followed ? name : undefined))
     })
     // A marker that is a symlink holds while its target does, which the directory's stat does not
     // follow: such a directory is looked up again every time.

@@ -1,4 +1,4 @@
-import type { ContainedText, FileSystem, PathInfo, Workspace } from 'dsh-core'
+import { thenOrNow, type ContainedText, type FileSystem, type PathInfo, type Workspace } from 'dsh-core'
 import type { CallProofs, ProvenStat } from './call-proofs.ts'
 
 /**
@@ -67,10 +67,9 @@ export class ProvenTextCache {
    * file's stat is the one its proof took in this call (see `lookup`).
    */
   async read(workspace: Workspace, path: string, options: { readonly maxBytes: number; readonly signal?: AbortSignal | undefined; readonly proofs?: CallProofs | undefined }): Promise<ContainedText> {
-    const looked = this.lookup(path, options.signal, options.proofs)
-    const found = looked instanceof Promise ? await looked : looked
-    if (found.hit && found.info.size <= options.maxBytes) return found.hit
-    return this.fill(workspace, path, found, { maxBytes: options.maxBytes, signal: options.signal })
+    return thenOrNow(this.lookup(path, options.signal, options.proofs), (found) =>
+      found.hit && found.info.size <= options.maxBytes ? found.hit : this.fill(workspace, path, found, { maxBytes: options.maxBytes, signal: options.signal }),
+    )
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Lifetime } from 'dsh-core'
+import { thenOrNow, type Lifetime } from 'dsh-core'
 import { LSP_DIAGNOSTIC_SEVERITIES, type CallProofs, type LspDiagnosticSeverity } from 'dsh-lsp'
 import { z } from 'zod'
 import type { CheckedDiagnostics } from './capability-results.ts'
@@ -89,5 +89,5 @@ export function diagnosticsValue(proofs: CallProofs, config: ToolLspConfig, resu
       }),
     }
   }
-  return lineTexts instanceof Promise ? lineTexts.then(value) : value(lineTexts)
+  return thenOrNow(lineTexts, value)
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { Lifetime, throwIfAborted, type ContainedText, type FileSystem, type Workspace } from 'dsh-core'
+import { Lifetime, thenOrNow, throwIfAborted, type ContainedText, type FileSystem, type Workspace } from 'dsh-core'
 import { ProvenTextCache, type CallProofs, type LspLocation, type TextLookup } from 'dsh-lsp'
 import { lineAt, lineIndexOf } from './line-index.ts'
 import { displayLine, LineCollector, type LineBuffer } from './line-collector.ts'
@@ -42,8 +42,7 @@ export function readLineTexts(
   const job: LineJob = { proofs, locations, limits, cancel: cancellationOf(bound), texts, meter: { bytes: 0 } }
   // Warm, every step is a value: the workspace and the files proven on the event loop, kept texts, indexed lines.
   const workspace = attempt(() => proofs.workspaceNow(job.cancel.quick) ?? proofs.workspace(job.cancel.quick), job.cancel)
-  if (workspace instanceof Promise) return workspace.then((proven) => (proven ? linesBelow(job, proven) : texts))
-  return workspace ? linesBelow(job, workspace) : texts
+  return thenOrNow(workspace, (proven) => (proven ? linesBelow(job, proven) : texts))
 }
 
 /** Line text per location, aligned with the locations (undefined where there is none). */
@@ -61,9 +60,7 @@ interface LineJob {
 }
 
 function linesBelow(job: LineJob, workspace: Workspace): LineTexts | Promise<LineTexts> {
-  const grouping = groupByContainedFile(job.proofs, workspace, job.locations, job.cancel)
-  if (grouping instanceof Promise) return grouping.then((files) => linesFrom(job, workspace, [...files], 0))
-  return linesFrom(job, workspace, [...grouping], 0)
+  return thenOrNow(groupByContainedFile(job.proofs, workspace, job.locations, job.cancel), (files) => linesFrom(job, workspace, [...files], 0))
 }
 
 /** Fills in the files from `from` on, in order; a value until a file's lines must be awaited. */
@@ -124,7 +121,7 @@ function wantedLines(
     meter.bytes += found.info.size
     return kept.fill(workspace, path, found, { maxBytes, signal: cancel.signal() }).then((text) => linesOf(text, wanted, makeBuffer))
   }
-  return looked instanceof Promise ? looked.then(from) : from(looked)
+  return thenOrNow(looked, from)
 }
 
 /** The wanted lines of a whole text: looked up in its line index once it has one (see line-index.ts), else scanned to the last one. */

@@ -1,4 +1,4 @@
-import { assertNever, type FileSystem, type Lifetime, type ToolExecution } from 'dsh-core'
+import { assertNever, thenOrNow, type FileSystem, type Lifetime, type ToolExecution } from 'dsh-core'
 import { CallProofs, LspError, type LspPosition, type LspService } from 'dsh-lsp'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
@@ -49,7 +49,7 @@ function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInpu
     switch (result.kind) {
       case 'locations': {
         const value = boundLocations(proofs, config, result, exec.lifetime)
-        return value instanceof Promise ? value.then((locations) => withResolved(locations, resolved)) : withResolved(value, resolved)
+        return thenOrNow(value, (locations) => withResolved(locations, resolved))
       }
       case 'hover':
         return withResolved(boundHover(result, config.maxResultChars), resolved)
@@ -103,7 +103,7 @@ function givenPosition(args: AnchorArgs): { position: LspPosition; resolved?: Re
 function boundLocations(proofs: CallProofs, config: ToolLspConfig, result: LocationsResult, lifetime: Lifetime): LocationsValue | Promise<LocationsValue> {
   const kept = result.locations.slice(0, config.maxLocations)
   const lineTexts = readLineTexts(proofs, kept, config, lifetime)
-  return lineTexts instanceof Promise ? lineTexts.then((texts) => locationsValue(result, kept, texts)) : locationsValue(result, kept, lineTexts)
+  return thenOrNow(lineTexts, (texts) => locationsValue(result, kept, texts))
 }
 
 function locationsValue(result: LocationsResult, kept: LocationsResult['locations'], lineTexts: readonly (string | undefined)[]): LocationsValue {
