@@ -17,7 +17,7 @@ export { FileSystem, FsConfig, type Workspace, type PathInfo, type ContainedText
 export { FsError, FsErrorCode } from './fs/errors.ts'
 export type { TextReplacement } from './fs/replace.ts'
 export { SubprocessService, SubprocessConfig } from './subprocess/service.ts'
-export { ChildHandle, type SpawnSpec, type Exit } from './subprocess/handle.ts'
+export { ChildHandle, type SpawnSpec, type Exit, type IpcChannel } from './subprocess/handle.ts'
 export { SubprocessError, SubprocessErrorCode } from './subprocess/errors.ts'
 export { envFromConfig, scrubbedEnv, isScrubbedName, scrubReason, type ScrubReason } from './subprocess/env.ts'
 export { Session, createUserMessage, type SessionEvent, type UserMessage, type MessageSource } from './sessions/session.ts'

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context, Logger } from 'cordis'
+import { Context } from 'cordis'
 import { afterEach, beforeEach, expect, vi } from 'vitest'
 import { HarnessError, SessionService, ToolRuntime } from '../src/index.ts'
 
@@ -127,19 +127,7 @@ export function killLeftovers(pids: Iterable<number>): void {
   }
 }
 
-/** What cordis loggers print during each test of the calling file (emptied before each test). */
-export function capturedLogs(): string[] {
-  const lines: string[] = []
-  const target = { colors: 0, print: (text: string) => void lines.push(text) }
-  beforeEach(() => {
-    lines.length = 0
-    Logger.targets.push(target)
-  })
-  afterEach(() => {
-    Logger.targets.splice(Logger.targets.indexOf(target), 1)
-  })
-  return lines
-}
+export { capturedLogs } from '../../../../test-support/captured-logs.ts'
 
 /**
  * A fresh started app with the tools runtime and sessions for every test of the calling file, stopped

@@ -1,5 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -596,5 +597,64 @@ describe('SpawnSpec.signal', () => {
     expect(await handle.exited).toEqual({ code: 3, signal: null })
     controller.abort()
     expect(await handle.exited).toEqual({ code: 3, signal: null })
+  })
+})
+
+// A child with an IPC channel (`ipc: true`): what tool-web's page converters are. It goes through
+// ctx.subprocess like every other child, and no package starts a process any other way.
+// Echoes each message back with the bytes it carried counted; 'exit' ends it.
+const ECHO = `process.on('message', (m) => m === 'exit' ? process.exit(0) : process.send({ echo: m, bytes: m.data?.length ?? 0 })); process.send('ready')`
+
+describe('ctx.subprocess with an IPC channel', () => {
+  it('sends and hears structured messages (bytes as they are), and a send after the child ended rejects SUBPROCESS_IPC_CLOSED', async () => {
+    const child = app.subprocess.spawn({ argv: [process.execPath, '-e', ECHO], cwd: process.cwd(), stdout: 'ignore', ipc: true })
+    started.add(child.pid)
+    const heard: unknown[] = []
+    let wake = () => {}
+    child.ipc!.onMessage((message) => {
+      heard.push(message)
+      wake()
+    })
+    const nextMessage = () => new Promise<void>((resolve) => (wake = resolve))
+    await (heard.length ? Promise.resolve() : nextMessage())
+    expect(heard).toEqual(['ready'])
+    const answered = nextMessage()
+    await child.ipc!.send({ name: 'page', data: new Uint8Array([1, 2, 3]) })
+    await answered
+    expect(heard[1]).toEqual({ echo: { name: 'page', data: new Uint8Array([1, 2, 3]) }, bytes: 3 })
+    // The child's environment is scrubbed as every child's is, and it leads its own group.
+    expect(app.subprocess.live).toBe(1)
+    await child.ipc!.send('exit')
+    expect((await child.exited).code).toBe(0)
+    await expect(child.ipc!.send('late')).rejects.toMatchObject({ code: 'SUBPROCESS_IPC_CLOSED' })
+  })
+
+  it('a child spawned without ipc has no channel', async () => {
+    const child = app.subprocess.spawn({ argv: [process.execPath, '-e', '0'], cwd: process.cwd(), stdout: 'ignore' })
+    started.add(child.pid)
+    expect(child.ipc).toBeNull()
+    await child.exited
+  })
+})
+
+const REPO = fileURLToPath(new URL('../../../../', import.meta.url))
+const SUBPROCESS_HOME = 'packages/core/core/src/subprocess/'
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'tests' ? [] : sources(path)
+    return /\.(?:ts|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : []
+  })
+}
+
+describe('DESIGN: ctx.subprocess is the only way a package starts a process', () => {
+  it('no package source outside dsh-core/subprocess reaches node:child_process', () => {
+    const reaching = sources(join(REPO, 'packages'))
+      .filter((path) => path.includes('/src/'))
+      .map((path) => relative(REPO, path))
+      .filter((path) => !path.startsWith(SUBPROCESS_HOME))
+      .filter((path) => /['"](?:node:)?child_process['"]/.test(readFileSync(join(REPO, path), 'utf8')))
+    expect(reaching).toEqual([])
   })
 })

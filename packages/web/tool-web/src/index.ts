@@ -16,7 +16,7 @@ import { renderSearch, runSearch, SearchValue, searchInput } from './search.ts'
  * listed (stable schemas) and calls fail with the seam's code. It never imports a provider.
  */
 export const name = 'tool-web'
-export const inject = ['tools', 'web']
+export const inject = { tools: { required: true }, web: { required: true }, subprocess: { required: false } }
 export { Config }
 export type { ToolWebConfig } from './config.ts'
 export { SearchValue, merge, renderSearch, distinctQueries } from './search.ts'
@@ -68,8 +68,12 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
     // One cache per plugin instance: unloading the row drops it with everything else.
     const cache = new FetchCache({ ttlMs: settings.cacheTtlMs, maxBytes: settings.cacheMaxBytes })
     let pool: ConversionPool | undefined
-    if (settings.conversionWorkers > 0) {
-      const converters = new ConversionPool({ workers: settings.conversionWorkers, maxMemoryMb: settings.conversionMaxMemoryMb })
+    // Converters are processes, and `ctx.subprocess` is the only way a package starts one: a host
+    // without it converts every page on the event loop (as conversionWorkers: 0 does).
+    const subprocess = ctx.get('subprocess')
+    if (settings.conversionWorkers > 0 && !subprocess) ctx.logger('tool-web').warn('dsh-core/subprocess is not loaded: pages are converted on the event loop (conversionWorkers has no effect)')
+    if (settings.conversionWorkers > 0 && subprocess) {
+      const converters = new ConversionPool({ spawn: (spec) => subprocess.spawn(spec), workers: settings.conversionWorkers, maxMemoryMb: settings.conversionMaxMemoryMb })
       // Unloading the row kills the converter processes; a host that awaits teardowns waits for them to exit.
       effectWithTeardown(ctx, () => () => converters.close())
       pool = converters

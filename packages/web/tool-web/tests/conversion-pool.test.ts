@@ -5,6 +5,7 @@ import type { ForkScope, Plugin } from 'cordis'
 import * as fetchHttp from 'dsh-web-fetch-http'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ConversionEvent } from '../src/index.ts'
+import { capturedLogs } from '../../../../test-support/captured-logs.ts'
 import { boot, codeOf, fetchProvider, page as htmlPage, textOf, type Harness } from './harness.ts'
 
 // Issue 31 item 4: conversions run on a small pool (converter processes since issue 27; worker
@@ -16,6 +17,7 @@ import { boot, codeOf, fetchProvider, page as htmlPage, textOf, type Harness } f
 const WORST_CASE = `<!doctype html><html><body>${'<p>x</p>'.repeat(500_000)}</body></html>`
 const SMALL_HTML = '<!doctype html><html><body><h1>Small</h1><p>A small page.</p></body></html>'
 
+const warnings = capturedLogs()
 let host: Harness | undefined
 let server: Server | undefined
 let events: ConversionEvent[] = []
@@ -48,7 +50,7 @@ const reached = (event: ConversionEvent['event'], times: number) =>
 /** The next event of this kind. */
 const next = (event: ConversionEvent['event']) => reached(event, count(event) + 1)
 
-async function serving(toolConfig: Record<string, unknown> = {}): Promise<{ big: string; small: string; smallText: string }> {
+async function serving(toolConfig: Record<string, unknown> = {}, options: { subprocess?: boolean } = {}): Promise<{ big: string; small: string; smallText: string }> {
   server = createServer((request, response) => {
     if (request.url === '/big') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(WORST_CASE)
     if (request.url === '/small') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SMALL_HTML)
@@ -57,7 +59,7 @@ async function serving(toolConfig: Record<string, unknown> = {}): Promise<{ big:
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
   // A budget that only a hung test reaches: on a loaded machine (load 23) starting two converter
   // processes and converting 4 MB took more than the default 30 s. The budget test sets its own.
-  host = await boot({ cacheTtlMs: 0, fetchTimeoutMs: 300_000, ...toolConfig })
+  host = await boot({ cacheTtlMs: 0, fetchTimeoutMs: 300_000, ...toolConfig }, {}, options)
   ;(host.app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'] })
   await host.app.events.flush()
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -171,4 +173,31 @@ describe('conversion off the event loop (item 4)', () => {
     expect(textOf(await host!.fetch({ url: again.small }))).toContain('# Small')
     expect(count('spawn')).toBe(0)
   })
+
+  it('a converter is a child of ctx.subprocess (DESIGN: the only way a package starts a process): the service counts it and ends it with the host', async () => {
+    const { small } = await serving({ conversionWorkerMinChars: 0, conversionWorkers: 1 })
+    expect(textOf(await host!.fetch({ url: small }))).toContain('# Small')
+    expect(count('spawn')).toBe(1)
+    // Idle, it is kept for the next page, and the subprocess service knows it (its group, its shutdown).
+    expect(host!.app.subprocess.live).toBe(1)
+    const converter = events.find((entry) => entry.event === 'spawn')!.pid
+    await host!.app.subprocess.shutdown()
+    expect(processAlive(converter)).toBe(false)
+  })
+
+  it('a host without dsh-core/subprocess converts every page on the event loop, and says so once at load', async () => {
+    const { small } = await serving({ conversionWorkerMinChars: 0, conversionWorkers: 2 }, { subprocess: false })
+    expect(textOf(await host!.fetch({ url: small }))).toContain('# Small')
+    expect(count('spawn')).toBe(0)
+    expect(warnings.filter((line) => line.includes('dsh-core/subprocess is not loaded'))).toHaveLength(1)
+  })
 })
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,10 +1,11 @@
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import type { ToolResult } from 'dsh-core'
+import SubprocessService from 'dsh-core/subprocess'
 import ToolRuntime from 'dsh-core/tools'
 import WebService, { type WebFetchProvider, type WebFetchRequest, type WebFetchResult, type WebSearchProvider, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import * as toolWeb from '../src/index.ts'
 
-/** A real host: the tools runtime, the seam and the tool plugin on a cordis Context. */
+/** A real host: the tools runtime, the subprocess service (the converters' processes), the seam and the tool plugin on a cordis Context. */
 export interface Harness {
   readonly app: Context
   readonly toolFork: ForkScope
@@ -14,9 +15,11 @@ export interface Harness {
   stop(): Promise<void>
 }
 
-export async function boot(config: unknown = {}, web: Record<string, unknown> = {}): Promise<Harness> {
+/** `subprocess: false` leaves dsh-core's subprocess service out (a host that starts no process). */
+export async function boot(config: unknown = {}, web: Record<string, unknown> = {}, { subprocess = true }: { subprocess?: boolean } = {}): Promise<Harness> {
   const app = new Context()
   app.plugin(ToolRuntime)
+  if (subprocess) app.plugin(SubprocessService)
   ;(app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(WebService as unknown as Plugin, web)
   const toolFork = (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(toolWeb as unknown as Plugin, config)
   await app.start()

@@ -14,9 +14,9 @@ afterEach(async () => {
 })
 
 describe('tool-web', () => {
-  it('a namespace plugin injecting tools and web', () => {
+  it('a namespace plugin injecting tools and web (and the subprocess service when there is one: the converters)', () => {
     expect('default' in toolWeb).toBe(false)
-    expect([toolWeb.name, toolWeb.inject]).toEqual(['tool-web', ['tools', 'web']])
+    expect([toolWeb.name, toolWeb.inject]).toEqual(['tool-web', { tools: { required: true }, web: { required: true }, subprocess: { required: false } }])
   })
 
   it('T01, T04, T05: both tools by default, concurrency-safe, 30 s budgets; unloading removes them', async () => {

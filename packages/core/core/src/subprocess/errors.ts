@@ -8,6 +8,8 @@ export const SubprocessErrorCode = {
   SUBPROCESS_SHUT_DOWN: 'SUBPROCESS_SHUT_DOWN',
   /** The spawn's signal was already aborted: nothing was started. */
   SUBPROCESS_ABORTED: 'SUBPROCESS_ABORTED',
+  /** A message to a child spawned with `ipc: true` could not be sent: its channel has closed. */
+  SUBPROCESS_IPC_CLOSED: 'SUBPROCESS_IPC_CLOSED',
 } as const
 export type SubprocessErrorCode = (typeof SubprocessErrorCode)[keyof typeof SubprocessErrorCode]
 

@@ -30,6 +30,20 @@ export interface SpawnSpec {
    * terminated when the leader exits nor at `shutdown()` (the browser it started is the user's).
    */
   readonly handOff?: boolean
+  /**
+   * An IPC channel to a Node.js child (its `process.send` and `'message'`), as `handle.ipc`, with
+   * 'advanced' serialization: structured clones, so bytes travel as they are. For a child that is
+   * `node` running one of the package's own modules (a converter of untrusted input, say).
+   */
+  readonly ipc?: boolean
+}
+
+/** The IPC channel of a child spawned with `ipc: true`. */
+export interface IpcChannel {
+  /** Sends one message; rejects when the channel is closed (the child has gone or is going). */
+  send(message: unknown): Promise<void>
+  /** Hears every message the child sends; returns the disposer. */
+  onMessage(listener: (message: unknown) => void): () => void
 }
 
 export interface Exit {
@@ -53,6 +67,8 @@ export class ChildHandle {
   readonly pid: number
   readonly stdin: Writable | null
   readonly stdout: Readable | null
+  /** The channel to the child when spawned with `ipc: true`, else null. */
+  readonly ipc: IpcChannel | null
   /** Resolves when the leader exits (or failed to start). Never rejects. */
   readonly exited: Promise<Exit>
   private readonly tail: ByteTail
@@ -61,6 +77,7 @@ export class ChildHandle {
   private exit: Exit | undefined
   private gaveUp = false
   private termination: Promise<void> | undefined
+  private readonly child: ChildProcess | undefined
 
   /** `environment`, when given, is the child's whole environment, already scrubbed (the service passes its own). */
   constructor(spec: Required<Pick<SpawnSpec, 'stderrTailBytes' | 'graceMs'>> & SpawnSpec & { readonly environment?: Record<string, string>; readonly killWaitMs?: number }) {
@@ -72,6 +89,7 @@ export class ChildHandle {
       this.pid = -1
       this.stdin = null
       this.stdout = null
+      this.ipc = null
       this.exit = { code: null, signal: null, error: new SubprocessError(`${file} was not started: the spawn was cancelled`, 'SUBPROCESS_ABORTED', { cause: spec.signal.reason }) }
       this.exited = Promise.resolve(this.exit)
       return
@@ -82,7 +100,8 @@ export class ChildHandle {
       child = process.getBuiltinModule('node:child_process').spawn(file, args, {
         cwd: spec.cwd,
         env: spec.environment ?? scrubbedEnv(spec.env ?? {}),
-        stdio: spec.handOff ? 'ignore' : [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe'],
+        stdio: spec.handOff ? 'ignore' : [spec.stdin ?? 'ignore', spec.stdout ?? 'pipe', 'pipe', ...(spec.ipc ? (['ipc'] as const) : [])],
+        ...(spec.ipc ? { serialization: 'advanced' as const } : {}),
         detached: process.platform !== 'win32',
         windowsHide: true,
       })
@@ -90,11 +109,14 @@ export class ChildHandle {
       this.pid = -1
       this.stdin = null
       this.stdout = null
+      this.ipc = null
       this.exit = { code: null, signal: null, error: spawnFailed(file, error) }
       this.exited = Promise.resolve(this.exit)
       return
     }
+    this.child = child
     this.pid = child.pid ?? -1
+    this.ipc = spec.ipc && !spec.handOff ? channelOf(child) : null
     if (spec.handOff) child.unref()
     this.stdin = child.stdin
     this.stdout = child.stdout
@@ -127,6 +149,25 @@ export class ChildHandle {
 
   get running(): boolean {
     return this.pid > 0 && this.exit === undefined
+  }
+
+  /**
+   * Whether the child keeps the host's event loop alive (it does from its spawn): a pool's idle
+   * child should not keep a finished host running, a busy one should, as the call it serves does.
+   */
+  keepsHostAlive(held: boolean): void {
+    const child = this.child
+    if (!child) return
+    const stderr = child.stderr as (Readable & { ref?(): void; unref?(): void }) | null
+    if (held) {
+      child.ref()
+      child.channel?.ref()
+      stderr?.ref?.()
+    } else {
+      child.unref()
+      child.channel?.unref()
+      stderr?.unref?.()
+    }
   }
 
   stderrTail(): string {
@@ -187,6 +228,20 @@ export class ChildHandle {
       await new Promise((resolve) => setTimeout(resolve, Math.min(poll, left)))
     }
     return true
+  }
+}
+
+function channelOf(child: ChildProcess): IpcChannel {
+  return {
+    send: (message) =>
+      new Promise<void>((resolve, reject) => {
+        if (!child.connected) return reject(new SubprocessError('the child\'s IPC channel is closed', 'SUBPROCESS_IPC_CLOSED'))
+        child.send(message as Parameters<ChildProcess['send']>[0], (error) => (error ? reject(new SubprocessError(`the child's IPC channel failed: ${error.message}`, 'SUBPROCESS_IPC_CLOSED', { cause: error })) : resolve()))
+      }),
+    onMessage: (listener) => {
+      child.on('message', listener)
+      return () => void child.off('message', listener)
+    },
   }
 }
 

@@ -1,12 +1,12 @@
-import type { ChildProcess } from 'node:child_process'
 import { channel } from 'node:diagnostics_channel'
-import type { Readable } from 'node:stream'
-import { errorFromReason, HarnessError, type Lifetime } from 'dsh-core'
+import { errorFromReason, errorMessage, HarnessError, type ChildHandle, type Exit, type Lifetime, type SpawnSpec } from 'dsh-core'
 import type { ChildMessage, ChildReply } from './conversion-child.ts'
 import type { ConversionJob } from './job.ts'
-import { startConversionChild } from './start-child.ts'
+import { converterSpawn } from './converter-spawn.ts'
 
 export interface ConversionPoolSettings {
+  /** How a converter process starts: `ctx.subprocess.spawn` (the only way a package starts a process). */
+  readonly spawn: (spec: SpawnSpec) => ChildHandle
   /** Most converter processes alive at once; jobs beyond them wait, first come first served. */
   readonly workers: number
   /** Each converter's V8 heap limit (`--max-old-space-size`): a page that needs more fails with WEB_CONVERSION_FAILED. */
@@ -38,23 +38,16 @@ interface Pending {
 
 /** One converter process and what the pool knows of it. */
 interface Converter {
-  readonly child: ChildProcess
-  readonly pid: number
+  readonly child: ChildHandle
   /** Resolves once it has ended (its stderr read to the end) and the pool let go of it. */
   readonly exited: Promise<void>
-  readonly markExited: () => void
   /** It listens for jobs (its `ready` came): a job sent before would be lost. */
   ready: boolean
   /** The job it converts, or is about to once ready. */
   job: Pending | undefined
-  /** The end of its stderr, for why it died (V8's "JavaScript heap out of memory"). */
-  stderrTail: string
 }
 
 const OWN_CHILD = new URL(import.meta.url.endsWith('.ts') ? './conversion-child.ts' : './conversion-child.js', import.meta.url)
-/** Enough of a dying converter's stderr to hold V8's fatal-error line and the reason for it. */
-const STDERR_TAIL_CHARS = 4_096
-
 /**
  * Conversions off the event loop and out of the host's heap: a small pool of converter processes
  * (`node --max-old-space-size`), started on demand and kept (unreferenced while idle, so they never
@@ -102,8 +95,8 @@ export class ConversionPool {
       converter.job = undefined
       if (pending) this.settle(pending, disposed)
       // Referenced again, an idle one too: the host waits for the exit it awaits.
-      referenced(converter.child, true)
-      converter.child.kill('SIGKILL')
+      converter.child.keepsHostAlive(true)
+      converter.child.killNow()
       exits.push(converter.exited)
     }
     await Promise.all(exits)
@@ -111,30 +104,31 @@ export class ConversionPool {
 
   private dispatch(): void {
     while (this.queue.length && !this.closed) {
-      const converter = this.idle.pop() ?? (this.converters.size < this.settings.workers ? this.spawn() : undefined)
+      let converter: Converter | undefined
+      try {
+        converter = this.idle.pop() ?? (this.converters.size < this.settings.workers ? this.spawn() : undefined)
+      } catch (error) {
+        // The subprocess service refused (it is shutting down): what waits cannot be converted.
+        for (const pending of this.queue.splice(0)) this.settle(pending, new HarnessError(`the page could not be converted: ${errorMessage(error)}`, 'WEB_CONVERSION_FAILED', { cause: error }))
+        return
+      }
       if (!converter) return
       const pending = this.queue.shift()!
       pending.converter = converter
       converter.job = pending
       // Busy, it keeps the process alive as the call it serves does.
-      referenced(converter.child, true)
+      converter.child.keepsHostAlive(true)
       this.publish('start', converter)
       if (converter.ready) this.send(converter, pending)
     }
   }
 
   private spawn(): Converter {
-    const child = startConversionChild(this.settings.entry ?? OWN_CHILD, this.settings.maxMemoryMb)
-    let markExited = () => {}
-    const exited = new Promise<void>((resolve) => (markExited = resolve))
-    const converter: Converter = { child, pid: child.pid ?? -1, exited, markExited, ready: false, job: undefined, stderrTail: '' }
+    const child = this.settings.spawn(converterSpawn(this.settings.entry ?? OWN_CHILD, this.settings.maxMemoryMb))
+    // A spawn that failed has no channel; its `exited` (with the error) comes all the same.
+    const converter: Converter = { child, exited: child.exited.then((exit) => this.gone(converter, exit)), ready: false, job: undefined }
     this.converters.add(converter)
-    child.stderr?.setEncoding('utf8').on('data', (text: string) => (converter.stderrTail = (converter.stderrTail + text).slice(-STDERR_TAIL_CHARS)))
-    child.on('message', (message: ChildMessage) => (message.ready ? this.readied(converter) : this.answered(converter, message)))
-    // Not started at all (no pid): no 'close' comes. Any other error (a kill that failed) is followed by one.
-    child.on('error', () => child.pid === undefined && this.gone(converter, null, null))
-    // 'close', not 'exit': its stderr has been read to the end, V8's out-of-memory report included.
-    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => this.gone(converter, code, signal))
+    child.ipc?.onMessage((message) => ((message as ChildMessage).ready ? this.readied(converter) : this.answered(converter, message as ChildReply)))
     this.publish('spawn', converter)
     return converter
   }
@@ -146,7 +140,7 @@ export class ConversionPool {
 
   private send(converter: Converter, pending: Pending): void {
     // A channel already closed: the process is on its way out, and its exit fails the job.
-    converter.child.send(pending.job, (error) => error && converter.child.kill('SIGKILL'))
+    converter.child.ipc?.send(pending.job).catch(() => converter.child.killNow())
   }
 
   private answered(converter: Converter, reply: ChildReply): void {
@@ -158,28 +152,29 @@ export class ConversionPool {
     // A coded failure (a PDF that is encrypted, has no text, cannot be read) reaches the caller as it is.
     else this.settle(pending, reply.code ? new HarnessError(reply.message, reply.code) : new HarnessError(`the page could not be converted: ${reply.message}`, 'WEB_CONVERSION_FAILED'))
     if (this.closed) return
-    referenced(converter.child, false)
+    converter.child.keepsHostAlive(false)
     this.idle.push(converter)
     this.dispatch()
   }
 
-  private gone(converter: Converter, code: number | null, signal: NodeJS.Signals | null): void {
+  /** `exited` comes once its stderr is read to the end, V8's out-of-memory report included. */
+  private gone(converter: Converter, exit: Exit): void {
     if (!this.converters.delete(converter)) return
-    converter.markExited()
     const at = this.idle.indexOf(converter)
     if (at >= 0) this.idle.splice(at, 1)
     const pending = converter.job
     if (pending) {
       converter.job = undefined
-      this.settle(pending, new HarnessError(`the page could not be converted: ${this.deathOf(converter, code, signal)}`, 'WEB_CONVERSION_FAILED'))
+      this.settle(pending, new HarnessError(`the page could not be converted: ${this.deathOf(converter, exit)}`, 'WEB_CONVERSION_FAILED'))
     }
     this.publish('exit', converter)
     this.dispatch()
   }
 
-  private deathOf(converter: Converter, code: number | null, signal: NodeJS.Signals | null): string {
-    if (/heap out of memory|Reached heap limit/.test(converter.stderrTail)) return `it needs more than the converter's ${this.settings.maxMemoryMb} MB`
-    return `the converter exited (${signal ? `signal ${signal}` : `code ${code}`})`
+  private deathOf(converter: Converter, exit: Exit): string {
+    if (exit.error) return `the converter could not be started: ${exit.error.message}`
+    if (/heap out of memory|Reached heap limit/.test(converter.child.stderrTail())) return `it needs more than the converter's ${this.settings.maxMemoryMb} MB`
+    return `the converter exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`
   }
 
   /** The caller gave up: out of the queue, or its converter killed (a replacement starts on demand). */
@@ -190,7 +185,7 @@ export class ConversionPool {
     if (converter && converter.job === pending) {
       converter.job = undefined
       this.publish('terminate', converter)
-      converter.child.kill('SIGKILL')
+      converter.child.killNow()
     }
     this.settle(pending, error)
   }
@@ -202,20 +197,6 @@ export class ConversionPool {
   }
 
   private publish(event: ConversionEvent['event'], converter: Converter): void {
-    if (conversionEvents.hasSubscribers) conversionEvents.publish({ event, pid: converter.pid } satisfies ConversionEvent)
-  }
-}
-
-/** A busy converter keeps the host's event loop alive (the process, its channel, its stderr); an idle one does not. */
-function referenced(child: ChildProcess, busy: boolean): void {
-  const stderr = child.stderr as (Readable & { ref?(): void; unref?(): void }) | null
-  if (busy) {
-    child.ref()
-    child.channel?.ref()
-    stderr?.ref?.()
-  } else {
-    child.unref()
-    child.channel?.unref()
-    stderr?.unref?.()
+    if (conversionEvents.hasSubscribers) conversionEvents.publish({ event, pid: converter.child.pid } satisfies ConversionEvent)
   }
 }

@@ -1,22 +1,24 @@
-import type { ChildProcess } from 'node:child_process'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { scrubbedEnv } from 'dsh-core'
+import type { SpawnSpec } from 'dsh-core'
+
+/** Enough of a dying converter's stderr to hold V8's fatal-error line and the reason for it. */
+const STDERR_TAIL_BYTES = 4_096
 
 /**
- * Starts one converter process: `node --max-old-space-size=<maxMemoryMb>` on `entry`, with an IPC
- * channel ('advanced' serialization: a PDF's bytes go as they are), stdout ignored (nothing it prints
- * may reach a host's stdout, which `dsh serve` speaks on) and stderr piped to the pool (V8's
- * "heap out of memory" report says why it died). Its environment is scrubbed as every child's is
- * (a converter of hostile pages has no use for credentials).
+ * What `ctx.subprocess` starts as one converter: `node --max-old-space-size=<maxMemoryMb>` on
+ * `entry`, with an IPC channel (`ipc`: a PDF's bytes go as they are), stdout ignored (nothing it
+ * prints may reach a host's stdout, which `dsh serve` speaks on) and the end of its stderr kept
+ * (V8's "heap out of memory" report says why it died). Its environment is scrubbed and it leads its
+ * own process group, as every child does.
  */
-export function startConversionChild(entry: URL, maxMemoryMb: number): ChildProcess {
-  // Loaded with the first converter: a process that converts no page (`dsh tools`) never needs it.
-  const { fork } = process.getBuiltinModule('node:child_process')
+export function converterSpawn(entry: URL, maxMemoryMb: number): SpawnSpec {
+  const file = fileURLToPath(entry)
   const execArgv = [`--max-old-space-size=${maxMemoryMb}`, ...resolutionFlags()]
   // Running from the TypeScript sources (tests, benches, a fresh clone's `pnpm start`): the child
   // loads them through tsx, as bin/dsh.mjs does.
   if (entry.pathname.endsWith('.ts')) execArgv.push('--import', import.meta.resolve('tsx/esm'))
-  return fork(fileURLToPath(entry), [], { execArgv, env: scrubbedEnv(), serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+  return { argv: [process.execPath, ...execArgv, file], cwd: dirname(file), stdout: 'ignore', ipc: true, stderrTailBytes: STDERR_TAIL_BYTES }
 }
 
 /**
