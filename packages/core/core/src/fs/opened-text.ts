@@ -62,8 +62,8 @@ export function checkOpened(info: Stats, path: string, proven: Identity | undefi
 }
 
 /**
- * Sized to the file (one read, then the end), so a small source file costs a small buffer: a fresh
- * 64 KiB one per read is most of the CPU of reading it. A file that grows is still read whole.
+ * Sized to the file plus one byte (its first read comes up short: the end, see `readProvenSync`), so
+ * a small source file costs a small buffer: a fresh 64 KiB one per read is most of the CPU of reading it. A file that grows is still read whole.
  */
 export function chunkBytesFor(size: number): number {
   return Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, size + 1))
@@ -135,6 +135,9 @@ export function readProvenSync(calls: SyncCalls, path: string, proven: Identity,
       text += decoding.chunk(buffer.subarray(0, bytesRead))
       total += bytesRead
       if (total > options.maxBytes) throw tooLarge(path, options.maxBytes, total)
+      // A short read that brought the stat's size in is the end (the buffer is sized one past it):
+      // no second read to see 0. A file reporting more than it holds (sysfs) or none (procfs) reads on.
+      if (bytesRead < buffer.length && info.size > 0 && total >= info.size) break
     }
     return text + decoding.end()
   } finally {

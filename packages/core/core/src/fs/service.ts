@@ -62,6 +62,8 @@ export interface FileHead {
 
 /** Canonical workspaces remembered as answering (a few per session; cleared whole when full). */
 const MAX_ANSWERED_WORKSPACES = 256
+/** How many path -> URL pairs `fileUrl` keeps (a few hundred short strings). */
+const MAX_RECENT_URLS = 256
 
 export const FsConfig = z.strictObject({
   /**
@@ -108,6 +110,8 @@ export class FileSystem extends Service {
   private readonly proofsOnEventLoop: boolean
   /** Canonical workspace directories resolved before, with their URLs (see `workspace()`); bounded by MAX_ANSWERED_WORKSPACES. */
   private readonly answeredWorkspaces = new Map<string, string>()
+  /** URLs `fileUrl` made lately, by path. */
+  private readonly recentUrls = new Map<string, string>()
   /** The directory each workspace this service answered with was when checked (see `containedBelowNow`). */
   private readonly workspaceIdentities = new WeakMap<Workspace, Pick<PathInfo, 'dev' | 'ino'>>()
 
@@ -232,7 +236,14 @@ export class FileSystem extends Service {
   }
 
   fileUrl(path: string): string {
-    return pathToFileURL(path).href
+    // A file changed is named twice in a row (a writer's notice, then the read of its text): the
+    // same URL, built once. A pure function of the path; the map starts over when full.
+    const known = this.recentUrls.get(path)
+    if (known !== undefined) return known
+    if (this.recentUrls.size >= MAX_RECENT_URLS) this.recentUrls.clear()
+    const url = pathToFileURL(path).href
+    this.recentUrls.set(path, url)
+    return url
   }
 
   /** True when `child` is `parent` or below it. Both must be canonical. */
