@@ -439,19 +439,19 @@ export class StdioLspProvider implements LspProvider {
    * `onFileIn` once the workspace is proven: the file proven inside it, then its root. A proof made
    * in the call's pass by a walk below the workspace took the lstats of the file and of the
    * directories above it: the root finder and the source's check use them while still in that
-   * pass (`walk`, see `sameWalk`), and look again after any wait.
+   * pass (`walk`, see `inFirstPassWithWalk`), and look again after any wait.
    */
   private fileIn<R>(workspace: Workspace, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
     this.guard(scope)
     const walk = proofs?.walks
-    // A proof awaited has left the pass: `sameWalk` is false then, and the walk's lstats go unused.
+    // A proof awaited has left the pass: `inFirstPassWithWalk` is false then, and the walk's lstats go unused.
     return thenOrNow(this.containedSource(workspace, request.filePath, scope, proofs), (path) => this.atRoot(workspace, path, request, proofs, scope, work, walk))
   }
 
   /** `onFileIn` once the file is proven: its root's queue, behind the file changes being told. */
   private atRoot<R>(workspace: Workspace, path: string, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>, walk: number | undefined): Promise<R> {
     // A value, not a promise, on the warm path (see RootFinder.rootOf).
-    const found = this.roots.enabled ? this.roots.rootOf(workspace, path, undefined, sameWalk(proofs, walk, scope) ? (dir) => proofs!.directoryOf(dir, walk!) : undefined) : workspace
+    const found = this.roots.enabled ? this.roots.rootOf(workspace, path, undefined, inFirstPassWithWalk(proofs, walk, scope) ? (dir) => proofs!.directoryOf(dir, walk!) : undefined) : workspace
     const queue = (root: ServerRoot): Promise<R> => {
       this.guard(scope)
       return this.queue.run(root.path, scope, () => this.atTurn(workspace, root, path, request, proofs, scope, work, walk))
@@ -482,7 +482,7 @@ export class StdioLspProvider implements LspProvider {
       this.guard(scope)
       return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
     }
-    const taken = sameWalk(proofs, walk, scope) ? proofs!.statOf(path) : undefined
+    const taken = inFirstPassWithWalk(proofs, walk, scope) ? proofs!.statOf(path) : undefined
     const source = this.readProvenSource(workspace, request.filePath, path, scope, taken && taken.walk >= walk! ? taken : undefined)
     return thenOrNow(source, run)
   }
@@ -672,11 +672,11 @@ interface FileRequest {
 type FileWork<R> = (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: CallScope) => Promise<R>
 
 /**
- * True while the lstats the call's proofs took by walk number `walk` (counted just before the
- * source's proof) stand for a look now: the call has not left the pass that took them (no wait, so
- * no write or change told can have come between).
+ * True when the call has proofs with a walk number and is still in its first pass (no wait, so no
+ * write or change told can have come between). It checks the pass only: which walk took a lstat is
+ * for the caller to compare (`directoryOf(dir, walk)`, `taken.walk >= walk`).
  */
-function sameWalk(proofs: CallProofs | undefined, walk: number | undefined, scope: CallScope): boolean {
+function inFirstPassWithWalk(proofs: CallProofs | undefined, walk: number | undefined, scope: CallScope): boolean {
   return proofs !== undefined && walk !== undefined && scope.inFirstPass
 }
 

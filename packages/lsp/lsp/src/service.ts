@@ -1,6 +1,6 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
-import { currentSession, errorMessage, Lifetime, untracked, type Session } from 'dsh-core'
+import { currentSession, errorMessage, Lifetime, promised, untracked, type Session } from 'dsh-core'
 import { CallProofs } from './call-proofs.ts'
 import { askEveryProvider } from './fan-out.ts'
 import { LSP_CAPABILITIES, type LspCallHierarchyRequest, type LspCallHierarchyResult, type LspCapability, type LspRenameRequest, type LspRenameResult, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
@@ -140,16 +140,14 @@ export class LspService extends Service {
    * turn less on every query); a refusal is a rejected promise all the same.
    */
   query(request: LspQueryRequest, bound?: AbortSignal | Lifetime): Promise<LspQueryResult> {
-    try {
+    return promised(() => {
       const route = this.routeFor(request.filePath)
       checkProofs(request)
       const { provider } = route
       const asked = { ...request, languageId: route.languageId }
       const answer = !(bound instanceof Lifetime) ? provider.query(asked, bound) : provider.queryWithin ? provider.queryWithin(asked, bound) : provider.query(asked, bound.signal)
       return answer instanceof Promise ? answer : Promise.resolve(answer)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+    })
   }
 
   /**
@@ -159,16 +157,14 @@ export class LspService extends Service {
    */
   diagnostics(request: LspDiagnosticsRequest, bound?: AbortSignal | Lifetime): Promise<LspDiagnosticsResult> {
     if (!(bound instanceof Lifetime)) return this.askRouted('diagnostics', request, bound)
-    try {
+    return promised(() => {
       const route = this.routeFor(request.filePath)
       checkProofs(request)
       const { provider } = route
       if (!provider.diagnostics) throw unsupported(route, 'diagnostics')
       const asked = { ...request, languageId: route.languageId }
       return provider.diagnosticsWithin ? provider.diagnosticsWithin(asked, bound) : provider.diagnostics(asked, bound.signal)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+    })
   }
 
   /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
