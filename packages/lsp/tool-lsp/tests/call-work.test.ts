@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describeIssues, untracked, type Lifetime } from 'dsh-core'
-import { SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
+import { SETTLE_MS, type LspProvider, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
@@ -159,6 +159,33 @@ describe('the ambient session', () => {
     const result = await harness.call({ operation: 'hover', filePath: 'a.ts', line: 1, character: 2 })
     expect(result.isError).toBe(false)
     // The session reaches the tool through exec.session (its workspace); nothing on the query path asks currentSession().
+    expect(entered).toHaveBeenCalledTimes(0)
+  })
+
+  it('lsp_symbols (an outline and a workspace search) and lsp_calls run outside it too: one of them once turned the hooks on for every later call', async () => {
+    harness = await boot()
+    const h = harness
+    await writeFile(join(h.dir, 'a.ts'), 'export function area() {}\n')
+    const workspaceUri = pathToFileURL(h.dir).href
+    const uri = pathToFileURL(join(h.dir, 'a.ts')).href
+    const item = { name: 'area', kind: 'function', uri, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 25 } }, selectionRange: { start: { line: 0, character: 16 }, end: { line: 0, character: 20 } } }
+    h.app.lsp.registerProvider({
+      ...scriptedProvider(HOVER),
+      documentSymbols: async () => ({ kind: 'documentSymbols', uri, resolvedWorkspaceUri: workspaceUri, symbols: [], complete: true }),
+      workspaceSymbols: async () => ({ kind: 'workspaceSymbols', resolvedWorkspaceUri: workspaceUri, symbols: [], complete: true }),
+      callHierarchy: async (request) => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspaceUri, roots: [{ item, calls: [] }], truncated: false, complete: true }),
+    } as LspProvider)
+    const entered = vi.spyOn(AsyncLocalStorage.prototype, 'run')
+    const calls = [
+      { name: 'lsp_symbols', arguments: { filePath: 'a.ts' } },
+      { name: 'lsp_symbols', arguments: { query: 'area' } },
+      { name: 'lsp_calls', arguments: { filePath: 'a.ts', line: 1, character: 17, direction: 'incoming' } },
+    ]
+    for (const call of calls) {
+      const result = await h.app.tools.execute({ ...call, session: h.session })
+      expect(result.isError ? result.error : 'ok', call.name).toBe('ok')
+    }
+    // Each takes its workspace from exec.session; nothing on their paths asks currentSession(). Was 3 (one per call).
     expect(entered).toHaveBeenCalledTimes(0)
   })
 })
