@@ -42,6 +42,9 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
     description: CALLS_TOOL_DESCRIPTION,
     input: callsInput(settings),
     output: CallsValue,
+    // The workspace comes from exec.session; nothing on the path asks currentSession() (as the lsp
+    // tool): a call never turns Node 20/22's async hooks on for the whole host.
+    ambientSession: false,
     timeoutMs: settings.timeoutMs,
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_calls')

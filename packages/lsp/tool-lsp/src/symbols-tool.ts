@@ -41,6 +41,9 @@ export function symbolsTool(services: LspToolServices, settings: ToolLspConfig):
     description: SYMBOLS_TOOL_DESCRIPTION,
     input: SymbolsInput,
     output: SymbolsValue,
+    // The workspace comes from exec.session; nothing on either path asks currentSession() (as the
+    // lsp tool): a call never turns Node 20/22's async hooks on for the whole host.
+    ambientSession: false,
     timeoutMs: settings.timeoutMs,
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_symbols')

@@ -112,8 +112,8 @@ export class FileSystem extends Service {
   private readonly answeredWorkspaces = new Map<string, string>()
   /** URLs `fileUrl` made lately, by path. */
   private readonly recentUrls = new Map<string, string>()
-  /** The directory each workspace this service answered with was when checked (see `containedBelowNow`). */
-  private readonly workspaceIdentities = new WeakMap<Workspace, Pick<PathInfo, 'dev' | 'ino'>>()
+  /** The directory each workspace this service answered with was when checked: its stat (see `containedBelowNow`, `provenWorkspaceInfo`). */
+  private readonly workspaceIdentities = new WeakMap<Workspace, PathInfo>()
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
@@ -287,8 +287,19 @@ export class FileSystem extends Service {
     // A canonical workspace's URL is kept with it (a URL encoding per call otherwise).
     const known = path === dir ? this.answeredWorkspaces.get(dir) : undefined
     const workspace = { path, url: known ?? this.fileUrl(path) }
-    this.workspaceIdentities.set(workspace, { dev: info.dev, ino: info.ino })
+    this.workspaceIdentities.set(workspace, info)
     return workspace
+  }
+
+  /**
+   * The stat the proof of `workspace` took (`workspace()` or `workspaceNow()`, just after its
+   * realpath), undefined for a workspace this service did not answer with. A caller whose work
+   * began with that proof (dsh-lsp's CallProofs: a proof per call) has looked at the workspace
+   * directory already: its walks below it pass `workspaceChecked`, and this stands for the
+   * directory's own lstat (the lsp root finder's marker lookup there).
+   */
+  provenWorkspaceInfo(workspace: Workspace): PathInfo | undefined {
+    return this.workspaceIdentities.get(workspace)
   }
 
   /**
