@@ -32,6 +32,8 @@ export class LineTransport implements Transport {
   private readonly onData = (chunk: Buffer | string) => this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   private readonly onReadError = (error: Error) => this.onerror?.(error)
   private closed = false
+  /** The client's requests not answered yet, by id (what `refuseUnanswered` answers at shutdown). */
+  private readonly unanswered = new Set<RequestId>()
   private markClosed!: () => void
   /**
    * Settles once the connection is closed, by either side. The serving entry owns `onclose`
@@ -66,8 +68,17 @@ export class LineTransport implements Transport {
       void this.close()
       return Promise.reject(new Error(`dsh serve: ${why}`))
     }
+    if (!('method' in message) && 'id' in message && message.id !== undefined) this.unanswered.delete(message.id)
     if (this.stdout.write(`${JSON.stringify(message)}\n`)) return Promise.resolve()
     return this.drain()
+  }
+
+  /**
+   * Answers every request of the client still unanswered with this error (the server is stopping:
+   * the client hears so now rather than seeing the connection just end). Call before `close`.
+   */
+  refuseUnanswered(code: number, message: string): void {
+    for (const id of [...this.unanswered]) this.answerError(id, code, message)
   }
 
   async close(): Promise<void> {
@@ -106,18 +117,27 @@ export class LineTransport implements Transport {
       return
     }
     if (isPlainMessage(json)) {
-      this.onmessage?.(json)
+      this.receive(json)
       return
     }
     const message = JSONRPCMessageSchema.safeParse(json)
     if (message.success) {
-      this.onmessage?.(message.data)
+      this.receive(message.data)
       return
     }
     const problem = describeIssues(message.error, '(message)')
     const id = requestIdOf(json)
     this.options.log(`ignored a message that is not JSON-RPC 2.0 (${id === undefined ? 'no id' : `id ${quote(id)}`}): ${problem}`)
     if (id !== undefined) this.answerError(id, RpcCode.INVALID_REQUEST, `invalid JSON-RPC request: ${problem}`)
+  }
+
+  private receive(message: JSONRPCMessage): void {
+    if ('method' in message) {
+      if ('id' in message && message.id !== undefined) this.unanswered.add(message.id)
+      // A request the client cancelled gets no answer from the SDK: it is no longer waiting for one.
+      else if (message.method === 'notifications/cancelled') this.unanswered.delete((message.params as { requestId?: RequestId } | undefined)?.requestId as RequestId)
+    }
+    this.onmessage?.(message)
   }
 
   private refuse(bytes: number, head: string, tail: string): void {

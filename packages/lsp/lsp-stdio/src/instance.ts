@@ -85,7 +85,7 @@ export class ServerInstance {
   readonly workspace: ServerRoot
   readonly ready: Promise<ServerCapabilities>
   lastUsed = Date.now()
-  /** Queries running on this instance. */
+  /** Calls using this instance now: from `claim()` to `unclaim()` (the provider's attempt; idle eviction and the cap look at it). */
   busy = 0
   serverInfo: { name: string; version?: string } | undefined
   private readonly child: ChildHandle
@@ -376,19 +376,26 @@ export class ServerInstance {
   }
 
   /**
-   * Counts the work as running on this instance (idle eviction and the cap look at that) until it
-   * settles; the count drops before the caller resumes. Not an async function: one promise fewer
-   * per layer on every request.
+   * A call starts using this instance (the provider's attempt, before any of its work): it counts
+   * as running here, for idle eviction and the cap, until `unclaim()`. The attempt's own settlement
+   * handlers end it: no promise of the instance's for the count.
    */
+  claim(): void {
+    this.busy++
+    this.lastUsed = Date.now()
+  }
+
+  /** The call that `claim()`ed this instance settled (before its caller resumes). */
+  unclaim(): void {
+    this.busy--
+    this.lastUsed = Date.now()
+  }
+
+  /** `work` unless the instance is disposed or the call's bound ended. Not an async function: one promise fewer per layer on every request. */
   private use<R>(bound: Bound, work: () => Promise<R>): Promise<R> {
     if (this.disposed) return Promise.reject(new LspError(`${this.options.serverId}: the server instance was disposed`, 'LSP_DISPOSED'))
     if (bound.aborted) return Promise.reject(errorFromReason(bound.reason, queryAborted))
-    this.busy++
-    this.lastUsed = Date.now()
-    return settling(work, () => {
-      this.busy--
-      this.lastUsed = Date.now()
-    })
+    return settling(work)
   }
 
   /**

@@ -520,15 +520,22 @@ export class StdioLspProvider implements LspProvider {
     return this.start(workspace, scope).then((started) => this.attempt(workspace, scope, work, file, started, false))
   }
 
-  /** `work` on `instance` (see runWithReplay), settled once the server is released; a first attempt the transport failed is replayed. */
+  /**
+   * `work` on `instance` (see runWithReplay), settled once the server is released; a first attempt
+   * the transport failed is replayed. The instance counts the attempt as running on it (`claim`)
+   * until one of the two handlers here runs: they are the attempt's own, so the count costs no promise.
+   */
   private attempt<R>(workspace: Workspace, scope: Bound, work: (instance: ServerInstance) => Promise<R>, file: string | undefined, instance: ServerInstance, replayed: boolean): Promise<R> {
+    instance.claim()
     const running = instance.changedDocuments(file).length ? this.sendChangedDocuments(instance, file, scope.signal).then(() => work(instance)) : settling(() => work(instance))
     return running.then(
       (result) => {
+        instance.unclaim()
         this.supervision.succeeded(workspace.path)
         return this.released(instance, () => result)
       },
       (error: unknown) => {
+        instance.unclaim()
         const fails = () => {
           throw error
         }
