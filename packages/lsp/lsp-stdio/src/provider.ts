@@ -641,7 +641,9 @@ export class StdioLspProvider implements LspProvider {
       const found = await looked
       if (found.hit && found.info.size <= maxDocumentBytes) return found.hit
       this.guard(scope)
-      return await this.texts.fill(workspace, path, found, { maxBytes: maxDocumentBytes, signal: scope.signal })
+      // The scope itself as the read's abort check, not its signal: a signal would make the call a
+      // lifetime of its own and an AbortController, on every change, for a read that ends in the call.
+      return await this.texts.fill(workspace, path, found, { maxBytes: maxDocumentBytes, signal: scope })
     } catch (error) {
       throw sourceError(error, workspace, filePath, scope)
     }
