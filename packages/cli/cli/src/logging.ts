@@ -1,5 +1,5 @@
 import { Logger } from 'cordis'
-import { terminalTextKeepingColours } from './terminal-text.ts'
+import { terminalText } from './terminal-text.ts'
 
 /** Boot records kept for after the boot; a composition that logs more says how many were left out. */
 const MAX_BOOT_RECORDS = 500
@@ -23,16 +23,13 @@ export function routeLogsToStderr(options: { verbose: boolean; stderr?: NodeJS.W
   Logger.levels.base = Number.isInteger(level) ? level : Logger.WARN
   let held: string[] | undefined = []
   let dropped = 0
-  // On a terminal a record's control characters are shown, not obeyed; cordis's own colours stay.
-  const write = stderr.isTTY ? (text: string) => stderr.write(`${terminalTextKeepingColours(text)}\n`) : (text: string) => stderr.write(`${text}\n`)
-  Logger.targets.splice(0, Logger.targets.length, {
-    colors: stderr.isTTY ? 1 : 0,
-    print(text: string) {
-      if (!held) return write(text)
-      if (held.length < MAX_BOOT_RECORDS) held.push(text)
-      else dropped++
-    },
-  })
+  const write = (text: string) => stderr.write(`${text}\n`)
+  const hold = (text: string) => {
+    if (!held) return write(text)
+    if (held.length < MAX_BOOT_RECORDS) held.push(text)
+    else dropped++
+  }
+  Logger.targets.splice(0, Logger.targets.length, stderr.isTTY ? terminalTarget(hold) : { colors: 0, print: hold })
   return {
     booted(ok) {
       const records = held ?? []
@@ -40,6 +37,27 @@ export function routeLogsToStderr(options: { verbose: boolean; stderr?: NodeJS.W
       if (!ok) return
       for (const text of records) write(text)
       if (dropped) write(`(${dropped} more records logged during the boot are not shown)`)
+    },
+  }
+}
+
+/** Where a record's later lines start: under its content, past `[W] ` (as cordis lays it out). */
+const CONTINUATION = `\n${' '.repeat(4)}`
+
+/**
+ * A target for a terminal. A record's content is formatted without colours, so every escape in it
+ * came from its text (a server's stderr, an error body, a language server's message: it could
+ * conceal the rest of the line, paint it black on black or blink) and is shown as `?`. The line is
+ * laid out as cordis does, its label in cordis's 16-colour hue for the name. (`%c` / `%o`
+ * arguments lose their colour: none of our plugins uses them.)
+ */
+function terminalTarget(print: (text: string) => void): Logger.Target {
+  const hue: Logger.Target = { colors: 1 }
+  return {
+    colors: 0,
+    record({ type, name, content }) {
+      const label = `\u001b[3${Logger.code(name, hue)}m${terminalText(name)}\u001b[0m`
+      print(`[${type[0]!.toUpperCase()}] ${label} ${terminalText(content).replace(/\n/g, CONTINUATION)}`)
     },
   }
 }

@@ -4,19 +4,11 @@
  * overwrite lines, reorder text with bidi overrides) instead of showing. On a terminal each one is
  * shown as `?`; line feeds and tabs stay. Written to a pipe or a file, text is left exact.
  */
-const ACTING_CHARACTER = '[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]'
-const ACTING = new RegExp(ACTING_CHARACTER, 'g')
-/** The same, except the colour sequences (SGR) dsh's own log lines carry on a terminal. */
-const ACTING_BUT_COLOURS = new RegExp(`\\u001b\\[[0-9;]*m|${ACTING_CHARACTER}`, 'g')
+const ACTING = new RegExp('[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]', 'g')
 
 /** `text` with every acting character shown as `?` (line feeds and tabs kept). */
 export function terminalText(text: string): string {
   return text.replace(ACTING, '?')
-}
-
-/** `terminalText`, keeping well-formed colour sequences (for log lines that cordis coloured). */
-export function terminalTextKeepingColours(text: string): string {
-  return text.replace(ACTING_BUT_COLOURS, (match) => (match.length > 1 ? match : '?'))
 }
 
 /** What a stream shows: neutralised when it is a terminal, exact otherwise. */

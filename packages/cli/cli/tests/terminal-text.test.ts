@@ -15,6 +15,8 @@ import { holdLogConfig } from '../../../../test-support/log-config.ts'
 import { CORE_ROWS, dshIn, json, removeTempDirs, tempDir } from './helpers.ts'
 
 const HOSTILE = 'boom\u001b[2J\u001b]0;pwned\u0007\rFAKE'
+/** A server's own colour sequences: concealed text, black on black, blink. Only cordis colours a log line. */
+const HIDING = '\u001b[8msecret\u001b[0m \u001b[30;40mblack\u001b[0m \u001b[5mblink\u001b[0m'
 /** What must not reach a terminal: ESC other than our own colours, BEL, a carriage return. */
 const ACTING = /\u001b(?!\[[0-9;]*m)|\u0007|\r(?!\n)|\u009b/
 
@@ -48,9 +50,12 @@ export function apply(ctx) {
 }
 `,
   )
+  // A real stdio MCP server that says something in colour on its stderr and exits before its handshake.
+  await writeFile(join(dir, 'hiding-server.mjs'), `process.stderr.write(${JSON.stringify(HIDING)} + '\\n'); process.exitCode = 1\n`)
   const rows = [
     CORE_ROWS,
     '- id: loud\n  name: ./loud.mjs\n',
+    `- id: mcp-s\n  name: dsh-mcp\n  config: { serverName: s, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(join(dir, 'hiding-server.mjs'))}], startupTimeoutMs: 20000, reconnect: { enabled: false } }\n`,
     `- id: mcp-h\n  name: dsh-mcp\n  config: { serverName: h, transport: streamable-http, url: 'http://127.0.0.1:${port}/mcp', oauth: false, startupTimeoutMs: 20000, reconnect: { enabled: false } }\n`,
   ]
   await writeFile(join(dir, 'preset.yml'), rows.join(''))
@@ -106,6 +111,17 @@ describe('a hostile text on a terminal', () => {
     expect(run.stdout).not.toMatch(ACTING)
     expect(run.stderr).toContain('HTTP 500: boom')
     expect(run.stderr).not.toMatch(ACTING)
+  })
+
+  it('dsh status: a stdio server\'s colour sequences on its stderr lose their escapes in the log; cordis\'s own colours stay', async () => {
+    const run = await onTerminal(['status', ...preset])
+    expect(run.code, run.stderr).toBe(0)
+    const line = run.stderr.split('\n').find((text) => text.includes('secret'))
+    expect(line, run.stderr).toBeDefined()
+    expect(line).toContain('black')
+    expect(line).not.toMatch(/\u001b\[(?:8|30;40|5)m/)
+    // The record's label is still coloured by cordis: an SGR before the plugin's name.
+    expect(line).toMatch(/^\[[A-Z]\] \u001b\[3[0-9;]*m/)
   })
 
   it('piped with --json the text is exact', async () => {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { statSync } from 'node:fs'
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -124,6 +125,15 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
       // Each answer is a fresh proof: a directory below it is proven against it by lstats.
       expect(fs.containedBelowNow(now!, 'sub/deep.txt')?.info).toMatchObject({ type: 'file' })
       expect(() => fs.workspaceNow(ws, AbortSignal.abort(new Error('stop')))).toThrow('stop')
+    })
+
+    it('keeps the stat each proof took, by the workspace it answered: provenWorkspaceInfo (none for a workspace it did not make)', async () => {
+      const { ws } = await layout()
+      const proven = await fs.workspace(ws)
+      const now = fs.workspaceNow(ws)!
+      expect(fs.provenWorkspaceInfo(proven)).toMatchObject({ type: 'directory', dev: statSync(ws).dev, ino: statSync(ws).ino })
+      expect(fs.provenWorkspaceInfo(now)).toMatchObject({ type: 'directory', ino: statSync(ws).ino })
+      expect(fs.provenWorkspaceInfo({ ...now })).toBeUndefined()
     })
 
     it('sees the workspace swapped since: for a file, FS_NOT_DIRECTORY; for a symlink out, the canonical target', async () => {

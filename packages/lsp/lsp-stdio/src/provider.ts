@@ -130,26 +130,54 @@ export class StdioLspProvider implements LspProvider {
   }
 
   documentSymbols(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
-    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
-      const { symbols, complete } = await instance.documentSymbols(source, request.languageId, scope)
-      return { kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: workspace.url, symbols, complete }
-    })
+    return this.documentSymbolsBound(request, signal)
+  }
+
+  /** `documentSymbols` on the caller's lifetime itself (the `lsp_symbols` tool's call): no Lifetime of the provider's per call, as `queryWithin`. */
+  documentSymbolsWithin(request: LspProviderDocumentSymbolsRequest, lifetime: Lifetime): Promise<LspDocumentSymbolsResult> {
+    return this.documentSymbolsBound(request, lifetime)
+  }
+
+  private documentSymbolsBound(request: LspProviderDocumentSymbolsRequest, caller: CallerBound): Promise<LspDocumentSymbolsResult> {
+    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+      instance.documentSymbols(source, request.languageId, scope).then(({ symbols, complete }): LspDocumentSymbolsResult => ({ kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: workspace.url, symbols, complete })),
+    )
   }
 
   /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. */
   rename(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
-    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
-      const { oldName, files, fileOperations, complete } = await instance.rename(source, request.languageId, request.position, request.newName, scope)
-      return { kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }
-    })
+    return this.renameBound(request, signal)
+  }
+
+  /** `rename` on the caller's lifetime itself (the `lsp_rename` tool's call), as `queryWithin`. */
+  renameWithin(request: LspProviderRenameRequest, lifetime: Lifetime): Promise<LspRenameResult> {
+    return this.renameBound(request, lifetime)
+  }
+
+  private renameBound(request: LspProviderRenameRequest, caller: CallerBound): Promise<LspRenameResult> {
+    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+      instance
+        .rename(source, request.languageId, request.position, request.newName, scope)
+        .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
+    )
   }
 
   /** Incoming or outgoing calls of what is at the position, to the request's depth and count. */
   callHierarchy(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
-    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
-      const { roots, truncated, complete } = await instance.callHierarchy(source, request.languageId, request, scope)
-      return { kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }
-    })
+    return this.callHierarchyBound(request, signal)
+  }
+
+  /** `callHierarchy` on the caller's lifetime itself (the `lsp_calls` tool's call), as `queryWithin`. */
+  callHierarchyWithin(request: LspProviderCallHierarchyRequest, lifetime: Lifetime): Promise<LspCallHierarchyResult> {
+    return this.callHierarchyBound(request, lifetime)
+  }
+
+  private callHierarchyBound(request: LspProviderCallHierarchyRequest, caller: CallerBound): Promise<LspCallHierarchyResult> {
+    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+      instance
+        .callHierarchy(source, request.languageId, request, scope)
+        .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
+    )
   }
 
   /**
@@ -439,19 +467,19 @@ export class StdioLspProvider implements LspProvider {
    * `onFileIn` once the workspace is proven: the file proven inside it, then its root. A proof made
    * in the call's pass by a walk below the workspace took the lstats of the file and of the
    * directories above it: the root finder and the source's check use them while still in that
-   * pass (`walk`, see `sameWalk`), and look again after any wait.
+   * pass (`walk`, see `inFirstPassWithWalk`), and look again after any wait.
    */
   private fileIn<R>(workspace: Workspace, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>): Promise<R> {
     this.guard(scope)
     const walk = proofs?.walks
-    // A proof awaited has left the pass: `sameWalk` is false then, and the walk's lstats go unused.
+    // A proof awaited has left the pass: `inFirstPassWithWalk` is false then, and the walk's lstats go unused.
     return thenOrNow(this.containedSource(workspace, request.filePath, scope, proofs), (path) => this.atRoot(workspace, path, request, proofs, scope, work, walk))
   }
 
   /** `onFileIn` once the file is proven: its root's queue, behind the file changes being told. */
   private atRoot<R>(workspace: Workspace, path: string, request: FileRequest, proofs: CallProofs | undefined, scope: CallScope, work: FileWork<R>, walk: number | undefined): Promise<R> {
     // A value, not a promise, on the warm path (see RootFinder.rootOf).
-    const found = this.roots.enabled ? this.roots.rootOf(workspace, path, undefined, sameWalk(proofs, walk, scope) ? (dir) => proofs!.directoryOf(dir, walk!) : undefined) : workspace
+    const found = this.roots.enabled ? this.roots.rootOf(workspace, path, undefined, inFirstPassWithWalk(proofs, walk, scope) ? (dir) => proofs!.directoryOf(dir, walk!) : undefined) : workspace
     const queue = (root: ServerRoot): Promise<R> => {
       this.guard(scope)
       return this.queue.run(root.path, scope, () => this.atTurn(workspace, root, path, request, proofs, scope, work, walk))
@@ -482,7 +510,7 @@ export class StdioLspProvider implements LspProvider {
       this.guard(scope)
       return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
     }
-    const taken = sameWalk(proofs, walk, scope) ? proofs!.statOf(path) : undefined
+    const taken = inFirstPassWithWalk(proofs, walk, scope) ? proofs!.statOf(path) : undefined
     const source = this.readProvenSource(workspace, request.filePath, path, scope, taken && taken.walk >= walk! ? taken : undefined)
     return thenOrNow(source, run)
   }
@@ -520,15 +548,22 @@ export class StdioLspProvider implements LspProvider {
     return this.start(workspace, scope).then((started) => this.attempt(workspace, scope, work, file, started, false))
   }
 
-  /** `work` on `instance` (see runWithReplay), settled once the server is released; a first attempt the transport failed is replayed. */
+  /**
+   * `work` on `instance` (see runWithReplay), settled once the server is released; a first attempt
+   * the transport failed is replayed. The instance counts the attempt as running on it (`claim`)
+   * until one of the two handlers here runs: they are the attempt's own, so the count costs no promise.
+   */
   private attempt<R>(workspace: Workspace, scope: Bound, work: (instance: ServerInstance) => Promise<R>, file: string | undefined, instance: ServerInstance, replayed: boolean): Promise<R> {
+    instance.claim()
     const running = instance.changedDocuments(file).length ? this.sendChangedDocuments(instance, file, scope.signal).then(() => work(instance)) : settling(() => work(instance))
     return running.then(
       (result) => {
+        instance.unclaim()
         this.supervision.succeeded(workspace.path)
         return this.released(instance, () => result)
       },
       (error: unknown) => {
+        instance.unclaim()
         const fails = () => {
           throw error
         }
@@ -634,7 +669,9 @@ export class StdioLspProvider implements LspProvider {
       const found = await looked
       if (found.hit && found.info.size <= maxDocumentBytes) return found.hit
       this.guard(scope)
-      return await this.texts.fill(workspace, path, found, { maxBytes: maxDocumentBytes, signal: scope.signal })
+      // The scope itself as the read's abort check, not its signal: a signal would make the call a
+      // lifetime of its own and an AbortController, on every change, for a read that ends in the call.
+      return await this.texts.fill(workspace, path, found, { maxBytes: maxDocumentBytes, signal: scope })
     } catch (error) {
       throw sourceError(error, workspace, filePath, scope)
     }
@@ -672,11 +709,11 @@ interface FileRequest {
 type FileWork<R> = (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: CallScope) => Promise<R>
 
 /**
- * True while the lstats the call's proofs took by walk number `walk` (counted just before the
- * source's proof) stand for a look now: the call has not left the pass that took them (no wait, so
- * no write or change told can have come between).
+ * True when the call has proofs with a walk number and is still in its first pass (no wait, so no
+ * write or change told can have come between). It checks the pass only: which walk took a lstat is
+ * for the caller to compare (`directoryOf(dir, walk)`, `taken.walk >= walk`).
  */
-function sameWalk(proofs: CallProofs | undefined, walk: number | undefined, scope: CallScope): boolean {
+function inFirstPassWithWalk(proofs: CallProofs | undefined, walk: number | undefined, scope: CallScope): boolean {
   return proofs !== undefined && walk !== undefined && scope.inFirstPass
 }
 

@@ -20,10 +20,12 @@ export interface ProvenStat {
  * are shared the same way (`noteRead`): the line text of a diagnostic comes from the text the
  * provider sent the server, not from a second read.
  *
- * A file below the workspace this call proved is proven by lstats of the workspace directory (by
- * the call's first walk only) and the names below it (`fs.containedBelowNow`), not resolved from `/`
- * again; the file's own lstat from that walk is kept for the call (`statOf`, with the walk that took
- * it), so a kept text's check in the same pass needs no second stat.
+ * A file below the workspace this call proved is proven by lstats of the names below it
+ * (`fs.containedBelowNow`), not resolved from `/` again: the call's own proof of the workspace (its
+ * realpath and stat, made for this call) is the call's look at the workspace directory, so no walk
+ * lstats it again, and that proof's stat stands for the directory's in the first walk's
+ * `directoryOf`. The file's own lstat from a walk is kept for the call (`statOf`, with the walk that
+ * took it), so a kept text's check in the same pass needs no second stat.
  */
 export class CallProofs {
   private workspaceProof: Promise<Workspace> | undefined
@@ -38,13 +40,14 @@ export class CallProofs {
   /** Whole texts read in this call, by canonical path. */
   private readonly texts = new Map<string, ContainedText>()
   /**
-   * Walks below the workspace that reached their file so far. The first looks at the workspace
-   * directory itself (still the directory its proof checked); the later ones do not look again: the
-   * workspace is checked once per call, as each file is proven once per call.
+   * Walks below the workspace that reached their file so far. None looks at the workspace directory
+   * again: the call's proof of it did (once per call, as each file is proven once per call).
    */
   private walked = 0
-  /** The directories the last walk passed (the workspace among them when it looked at it), with their lstats; refilled by every walk. */
+  /** The directories the last walk passed, with their lstats (the first walk's: the workspace too, by its proof's stat); refilled by every walk. */
   private readonly walkedDirectories = new Map<string, PathInfo>()
+  /** The clock just before the call's workspace proof was asked for (the first walk's `at`: its proof's stat is among that walk's). */
+  private workspaceAt: number | undefined
   /** When the last walk began, and which walk it was (see `directoryOf`). */
   private lastWalk: { at: number; walk: number } | undefined
 
@@ -57,6 +60,7 @@ export class CallProofs {
   /** The call's canonical workspace: `fs.workspace(workspaceRoot)`, resolved once. */
   workspace(signal?: AbortSignal): Promise<Workspace> {
     if (this.workspaceProof) return this.workspaceProof
+    this.workspaceAt ??= Date.now()
     let now: Workspace | undefined
     try {
       now = this.workspaceNow(signal)
@@ -86,6 +90,7 @@ export class CallProofs {
   workspaceNow(signal?: AbortSignal): Workspace | undefined {
     if (this.provenWorkspace) return this.provenWorkspace
     if (this.workspaceProof) return undefined
+    this.workspaceAt ??= Date.now()
     const now = this.fs.workspaceNow(this.workspaceRoot, signal)
     if (now) this.provenWorkspace = now
     return now
@@ -168,13 +173,16 @@ export class CallProofs {
   /** The proof made on the event loop and kept, or undefined when it belongs on the thread pool. */
   private provenNow(workspace: Workspace, filePath: string, key: string): string | undefined {
     if (workspace === this.provenWorkspace) {
-      const at = Date.now()
       const walk = this.walked
-      // The workspace directory is looked at by the call's first walk; its proof and that walk stand for the call.
       const directories = this.walkedDirectories
       directories.clear()
       this.lastWalk = undefined
-      const walked = this.fs.containedBelowNow(workspace, filePath, { workspaceChecked: walk > 0, directories })
+      // The call's proof of the workspace looked at its directory: no walk lstats it again. The first
+      // walk hands on that proof's stat as the directory's, timed from before the proof was asked for.
+      const proven = walk === 0 ? this.fs.provenWorkspaceInfo(workspace) : undefined
+      if (proven) directories.set(workspace.path, proven)
+      const at = proven && this.workspaceAt !== undefined ? this.workspaceAt : Date.now()
+      const walked = this.fs.containedBelowNow(workspace, filePath, { workspaceChecked: true, directories })
       if (walked === undefined) return undefined
       // Only a walk that reached the file went through the workspace directory's check (one resolved from / did not).
       if (walked.info) {

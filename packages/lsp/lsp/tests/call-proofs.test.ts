@@ -63,13 +63,14 @@ describe('CallProofs', () => {
     const calls = eventLoopCalls()
     expect(next.containedNow(again, 'src/a.ts')).toBe(path)
     const lookup = texts.lookup(path, undefined, next)
-    // A value (no promise), a hit, and no stat beyond the proof's: the workspace and the two names below it.
+    // A value (no promise), a hit, and no stat beyond the proof's: the two names below the workspace
+    // (3 before: the walk looked at the workspace directory, which the call's proof of it had just stat'd).
     expect(lookup).toMatchObject({ hit: { text: 'export const a = 1\n' } })
-    expect(calls()).toEqual({ lstat: 3, realpath: 0, stat: 0 })
+    expect(calls()).toEqual({ lstat: 2, realpath: 0, stat: 0 })
     expect(next.statOf(path)?.info).toMatchObject({ type: 'file', size: 19 })
   })
 
-  it('looks at the workspace directory once per call: a second file\'s walk lstats only the names below it (issue 27 item 2)', async () => {
+  it('looks at the workspace directory once per call, by its proof: each file\'s walk lstats only the names below it (issue 27 item 2)', async () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'src'))
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 1\n')
@@ -79,9 +80,13 @@ describe('CallProofs', () => {
     const workspace = proofs.workspaceNow()!
     const calls = eventLoopCalls()
     expect(proofs.containedNow(workspace, 'src/a.ts')).toBe(join(dir, 'src/a.ts'))
+    // The first walk hands on the workspace proof's stat as the directory's (the root finder's lookup there).
+    expect(proofs.directoryOf(workspace.path, 0)?.info).toEqual(fs.provenWorkspaceInfo(workspace))
+    expect(proofs.directoryOf(workspace.path, 0)?.info).toMatchObject({ type: 'directory' })
     expect(proofs.containedNow(workspace, 'src/b.ts')).toBe(join(dir, 'src/b.ts'))
-    // 3 + 3 before (the workspace, src and the file, for each file).
-    expect(calls()).toEqual({ lstat: 3 + 2, realpath: 0, stat: 0 })
+    // 3 + 3 before (the workspace, src and the file, for each file), then 3 + 2 (the first walk
+    // looked at the workspace directory again after the proof's realpath and stat).
+    expect(calls()).toEqual({ lstat: 2 + 2, realpath: 0, stat: 0 })
     // Each stat tells which walk took it: a caller tells its own proof's from an older one.
     expect([proofs.statOf(join(dir, 'src/a.ts'))?.walk, proofs.statOf(join(dir, 'src/b.ts'))?.walk, proofs.walks]).toEqual([0, 1, 2])
   })

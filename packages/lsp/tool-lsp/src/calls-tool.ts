@@ -42,13 +42,17 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
     description: CALLS_TOOL_DESCRIPTION,
     input: callsInput(settings),
     output: CallsValue,
+    // The workspace comes from exec.session; nothing on the path asks currentSession() (as the lsp
+    // tool): a call never turns Node 20/22's async hooks on for the whole host.
+    ambientSession: false,
     timeoutMs: settings.timeoutMs,
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_calls')
       const { position, resolved } = await anchorOf(services, settings, args, cwd, exec.signal)
       const depth = args.depth ?? Math.min(settings.calls.defaultDepth, settings.calls.maxDepth)
       const request = { filePath: args.filePath, position, direction: args.direction, depth, maxCalls: settings.calls.maxCalls, workspaceRoot: cwd }
-      const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.signal))
+      // The call's lifetime itself, not its signal: the provider's callHierarchyWithin makes no lifetime of its own for it.
+      const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.lifetime))
       const at = { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(resolved ? { symbol: resolved.symbol } : {}) }
       return { kind: 'calls', direction: result.direction, depth, at, complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(services, settings, result, cwd, exec.signal) }
     },

@@ -1,4 +1,4 @@
-import { assertNever, thenOrNow, type FileSystem, type Lifetime, type ToolExecution } from 'dsh-core'
+import { assertNever, promised, thenOrNow, type FileSystem, type Lifetime, type ToolExecution } from 'dsh-core'
 import { CallProofs, LspError, type LspPosition, type LspService } from 'dsh-lsp'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
@@ -27,14 +27,12 @@ export interface LspToolServices {
  * locations is a value when every file is proven and kept (see `readLineTexts`).
  */
 export function queryLsp(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
-  try {
+  return promised(() => {
     const cwd = sessionWorkspace(exec, 'lsp')
     // A position as given needs no read: no await for it (a promise and a turn on every such call).
     if (args.symbol === undefined) return ask(services, config, args, exec, cwd, givenPosition(args))
     return anchorOf(services, config, args, cwd, exec.signal).then((anchor) => ask(services, config, args, exec, cwd, anchor))
-  } catch (error) {
-    return Promise.reject(error)
-  }
+  })
 }
 
 function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution, cwd: string, anchor: Anchor): Promise<LspToolValue> {

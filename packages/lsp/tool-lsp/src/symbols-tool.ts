@@ -41,11 +41,15 @@ export function symbolsTool(services: LspToolServices, settings: ToolLspConfig):
     description: SYMBOLS_TOOL_DESCRIPTION,
     input: SymbolsInput,
     output: SymbolsValue,
+    // The workspace comes from exec.session; nothing on either path asks currentSession() (as the
+    // lsp tool): a call never turns Node 20/22's async hooks on for the whole host.
+    ambientSession: false,
     timeoutMs: settings.timeoutMs,
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_symbols')
       if (args.filePath !== undefined) {
-        return outlineValue(settings, checkOutline(await services.lsp.documentSymbols({ filePath: args.filePath, workspaceRoot: cwd }, exec.signal)))
+        // The call's lifetime itself, not its signal: the provider's documentSymbolsWithin makes no lifetime of its own for it.
+        return outlineValue(settings, checkOutline(await services.lsp.documentSymbols({ filePath: args.filePath, workspaceRoot: cwd }, exec.lifetime)))
       }
       const query = args.query!
       const answer = checkWorkspaceAnswer(await services.lsp.workspaceSymbols({ query, workspaceRoot: cwd }, exec.signal))

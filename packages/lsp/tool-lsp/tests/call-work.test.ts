@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describeIssues, untracked, type Lifetime } from 'dsh-core'
-import { SETTLE_MS, type LspQueryResult } from 'dsh-lsp'
+import { SETTLE_MS, type LspProvider, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
@@ -161,6 +161,33 @@ describe('the ambient session', () => {
     // The session reaches the tool through exec.session (its workspace); nothing on the query path asks currentSession().
     expect(entered).toHaveBeenCalledTimes(0)
   })
+
+  it('lsp_symbols (an outline and a workspace search) and lsp_calls run outside it too: one of them once turned the hooks on for every later call', async () => {
+    harness = await boot()
+    const h = harness
+    await writeFile(join(h.dir, 'a.ts'), 'export function area() {}\n')
+    const workspaceUri = pathToFileURL(h.dir).href
+    const uri = pathToFileURL(join(h.dir, 'a.ts')).href
+    const item = { name: 'area', kind: 'function', uri, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 25 } }, selectionRange: { start: { line: 0, character: 16 }, end: { line: 0, character: 20 } } }
+    h.app.lsp.registerProvider({
+      ...scriptedProvider(HOVER),
+      documentSymbols: async () => ({ kind: 'documentSymbols', uri, resolvedWorkspaceUri: workspaceUri, symbols: [], complete: true }),
+      workspaceSymbols: async () => ({ kind: 'workspaceSymbols', resolvedWorkspaceUri: workspaceUri, symbols: [], complete: true }),
+      callHierarchy: async (request) => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspaceUri, roots: [{ item, calls: [] }], truncated: false, complete: true }),
+    } as LspProvider)
+    const entered = vi.spyOn(AsyncLocalStorage.prototype, 'run')
+    const calls = [
+      { name: 'lsp_symbols', arguments: { filePath: 'a.ts' } },
+      { name: 'lsp_symbols', arguments: { query: 'area' } },
+      { name: 'lsp_calls', arguments: { filePath: 'a.ts', line: 1, character: 17, direction: 'incoming' } },
+    ]
+    for (const call of calls) {
+      const result = await h.app.tools.execute({ ...call, session: h.session })
+      expect(result.isError ? result.error : 'ok', call.name).toBe('ok')
+    }
+    // Each takes its workspace from exec.session; nothing on their paths asks currentSession(). Was 3 (one per call).
+    expect(entered).toHaveBeenCalledTimes(0)
+  })
 })
 
 describe('the call\'s lifetime through the seam', () => {
@@ -233,11 +260,12 @@ describe('the file-system work of a warm locations call (issue 27 item 2)', () =
     })
     const depth = h.dir.split('/').filter(Boolean).length
     // The workspace: its realpath and stat. Each file: an lstat of each name below the workspace
-    // (1 for a.ts, 3 for src/deep/b.ts), which is also its kept text's check, and the workspace
-    // directory once for the call (6 when each file's walk looked at it). No read.
+    // (1 for a.ts, 3 for src/deep/b.ts), which is also its kept text's check; the workspace
+    // directory by its proof alone (6 when each file's walk looked at it again, then 5 when the
+    // first walk did). No read.
     // Before: a realpath of each file from / (depth + 1, depth + 3) and an lstat of each for its
     // kept text: { readlink: 10, stat: 1, lstat: 2 } in /tmp/x, 13 calls against 9.
-    expect(warm).toEqual({ readlink: depth, stat: 1, lstat: 5, open: 0 })
+    expect(warm).toEqual({ readlink: depth, stat: 1, lstat: 4, open: 0 })
     // The runtime, the scripted provider and the tool's one `then` on the query, as for a hover: the
     // workspace proof, the files' proofs, kept-text checks and lines are values. Was 59 (an async
     // proof, lookup and read step per file), then 19 (the workspace proof awaited, an async step

@@ -75,6 +75,14 @@ const common = {
   /** A tools/list `ttlMs` (2026-07-28) shorter than this re-lists after this long instead. */
   listTtlFloorMs: z.number().int().nonnegative().default(5_000),
   reconnect: ReconnectConfig.prefault({}),
+  /**
+   * The longest dsh waits for a connection to close when the row unloads or a failed connection is
+   * replaced (stdio: until the server's whole process group is gone, which takes up to
+   * `shutdownGraceMs` + dsh-core/subprocess's `graceMs` + its `killWaitMs`). Past it the server is
+   * abandoned (a stdio group is SIGKILLed at once, HTTP connections dropped), an error is logged, and
+   * a failed server is not reconnected (two copies of it must never run at once).
+   */
+  closeTimeoutMs: budget(15_000),
   /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
   maxResultChars: positive(100_000),
   /** M4: enter the server's `instructions` into each session (once per change), bounded by `maxInstructionsChars`. */
@@ -129,7 +137,9 @@ export const StdioServerConfig = z.strictObject({
   runInUntrustedWorkspace: z.boolean().default(false),
   /** After stdin is closed, how long the server may take to exit before its process group is terminated. */
   shutdownGraceMs: budget(2_000),
-}).refine(...totalAfterIdle)
+})
+  .refine(...totalAfterIdle)
+  .refine((config) => config.closeTimeoutMs > config.shutdownGraceMs, { message: 'closeTimeoutMs must exceed shutdownGraceMs', path: ['closeTimeoutMs'] })
 
 /** What a remote server (Streamable HTTP or the deprecated HTTP+SSE) is reached with. */
 const remote = {

@@ -113,35 +113,23 @@ export class Generation {
     return Lifetime.run({ signal }, (own) => this.client.connect(this.transport, { timeout: timeoutMs, signal: own.signal, ...(legacy ? { prior: { kind: 'legacy' } as const } : {}) }))
   }
 
-  /** Asks the transport to close (errors ignored) and waits at most `ms` for it to report closed. */
+  /**
+   * Asks the transport to close (errors ignored) and waits at most `ms` (the row's `closeTimeoutMs`)
+   * for it to report closed, the asking included: a transport whose close never settles must not
+   * hold disposal. When `ms` runs out the transport is abandoned (a stdio server's process group is
+   * killed at once, an HTTP transport's connections dropped) and false is returned for the caller
+   * to log.
+   */
   async close(ms: number): Promise<boolean> {
     this.closing = true
     // A connect that failed during the version probe never handed the transport to the client:
     // close it ourselves (for stdio that resolves once the process group is gone).
-    const attached = this.client.transport !== undefined
-    await this.client.close().catch(() => {})
-    if (!attached && !this.closed) {
-      let timer: NodeJS.Timeout | undefined
-      const gave = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), ms)
-        timer.unref()
-      })
-      const done = await Promise.race([this.transport.close().then(() => true, () => true), gave]).finally(() => clearTimeout(timer))
-      if (done) this.markClosed()
-      return done
-    }
-    return this.waitClosed(ms)
-  }
-
-  /** True once closed; false when `ms` passed first. */
-  waitClosed(ms: number): Promise<boolean> {
-    if (this.closed) return Promise.resolve(true)
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms)
-      timer.unref()
-    })
-    return Promise.race([this.closedSignal.then(() => true), timeout]).finally(() => clearTimeout(timer))
+    const closed = this.client.transport !== undefined
+      ? this.client.close().catch(() => {}).then(() => this.closedSignal)
+      : this.transport.close().catch(() => {}).then(() => this.markClosed())
+    const done = this.closed || (await new Lifetime().within(closed, ms))
+    if (!done) this.transport.abandon()
+    return done
   }
 
   /** Tells the server the roots changed, if it is connected (it then asks `roots/list` again). */

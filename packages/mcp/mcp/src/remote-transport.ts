@@ -155,6 +155,11 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     return this.closing
   }
 
+  /** The close took longer than the row's `closeTimeoutMs`: drop every connection and report closed. */
+  abandon(): void {
+    this.finish()
+  }
+
   /** The server, or our session on it, is gone: close, so the owner reconnects. */
   protected lose(reason: Error): void {
     if (this.closing) return

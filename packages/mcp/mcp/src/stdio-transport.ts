@@ -117,6 +117,15 @@ export class StdioTransport implements Transport {
     return this.closing
   }
 
+  /**
+   * The close took longer than the row's `closeTimeoutMs`: SIGKILL the process group now, without
+   * waiting (`onclose` still fires once the group is gone).
+   */
+  abandon(): void {
+    if (!this.exit) this.stoppedByUs = true
+    this.child?.killNow()
+  }
+
   private async shutDown(): Promise<void> {
     const child = this.child
     if (!child) return this.finish()

@@ -12,12 +12,6 @@ import { StdioTransport } from './stdio-transport.ts'
 import { ToolTable } from './tool-table.ts'
 import { createTransport, type TransportServices } from './transport.ts'
 
-/**
- * Longest wait for a failed or disposed connection to report closed. For stdio that is the whole
- * process group gone: stdin grace, SIGTERM grace and the SIGKILL wait of ctx.subprocess fit in it.
- */
-const CLOSE_BARRIER_MS = 15_000
-
 /** Subprocess codes that no retry can fix: the command is missing or cannot run. */
 const PERMANENT_SPAWN_FAILURES = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE'])
 
@@ -280,8 +274,8 @@ export class Supervisor {
     this.ttlTimer = undefined
     const generation = this.current
     this.transition({ kind: 'stopped', reason: 'unloaded' })
-    if (generation && !(await generation.close(CLOSE_BARRIER_MS))) {
-      this.options.logger.error(`${this.label}: the server did not close within ${CLOSE_BARRIER_MS} ms; shutdown may be incomplete`)
+    if (generation && !(await generation.close(this.options.config.closeTimeoutMs))) {
+      this.options.logger.error(`${this.label}: the server did not close within ${this.options.config.closeTimeoutMs} ms (closeTimeoutMs); it was abandoned (a stdio server's process group killed at once)`)
     }
     await this.attempts
     await this.queue
@@ -359,7 +353,7 @@ export class Supervisor {
    */
   private async attemptFailed(generation: Generation | undefined, error: unknown, step: string): Promise<McpError> {
     if (this.disposed) return this.attemptError(error, step, generation)
-    const closed = generation ? await generation.close(CLOSE_BARRIER_MS) : true
+    const closed = generation ? await generation.close(this.options.config.closeTimeoutMs) : true
     const failure = this.attemptError(error, step, generation)
     if (this.disposed) return failure
     this.recordError(failure.message, generation)
@@ -367,7 +361,7 @@ export class Supervisor {
     if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
     if (!closed) {
       if (this.current !== generation) return failure
-      const reason = `the failed server did not exit within ${CLOSE_BARRIER_MS} ms; reconnecting stopped so that two servers never run at once`
+      const reason = `the failed server did not exit within ${this.options.config.closeTimeoutMs} ms (closeTimeoutMs); reconnecting stopped so that two servers never run at once`
       this.transition({ kind: 'stopped', reason })
       this.options.logger.error(`${this.label}: ${reason}`)
       return failure
@@ -491,7 +485,7 @@ export class Supervisor {
     if (!this.isCurrent(generation) || generation.connectedAt === undefined) return
     generation.client.ping({ timeout: this.config.startupTimeoutMs }).catch((error: unknown) => {
       if (!this.isCurrent(generation)) return
-      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) void generation.close(CLOSE_BARRIER_MS)
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) void generation.close(this.options.config.closeTimeoutMs)
     })
   }
 

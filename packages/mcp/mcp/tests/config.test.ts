@@ -35,6 +35,7 @@ describe('McpConfig', () => {
       defer: 'auto',
       listTtlFloorMs: 5000,
       reconnect: { enabled: true, initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 10, stableAfterMs: 30_000, jitterRatio: 0.2 },
+      closeTimeoutMs: 15_000,
       maxResultChars: 100_000,
       instructions: false,
       maxInstructionsChars: 8000,
@@ -94,6 +95,7 @@ describe('McpConfig', () => {
     [{ ...stdio, approvalFromAnnotations: 'yes' }, 'approvalFromAnnotations'],
     [{ ...stdio, maxMessageBytes: 10 }, 'maxMessageBytes'],
     [{ ...stdio, toolCallTimeoutMs: 5000, maxTotalTimeoutMs: 1000 }, 'maxTotalTimeoutMs: maxTotalTimeoutMs must not be less than toolCallTimeoutMs'],
+    [{ ...stdio, shutdownGraceMs: 5000, closeTimeoutMs: 5000 }, 'closeTimeoutMs: closeTimeoutMs must exceed shutdownGraceMs'],
     [{ ...stdio, envVars: ['NOT A NAME'] }, 'envVars.0: must look like an environment variable name'],
     [{ ...http, envVars: ['GITHUB_TOKEN'] }, ': Unrecognized key: "envVars"'],
   ])('refuses %j naming %s', (config, expected) => {

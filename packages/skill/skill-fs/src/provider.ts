@@ -23,6 +23,12 @@ export interface Discovery {
   readonly lookAgain: boolean
 }
 
+/** One project's latest read: its roots, and what their scan found when the watcher covered them all. */
+interface RecentRead {
+  readonly roots: readonly SkillRoot[]
+  readonly scanned?: { readonly candidates: SkillCandidate[]; readonly changes: number }
+}
+
 /**
  * The filesystem skill provider: SKILL.md files in the project roots (found from the read's cwd),
  * the custom roots, the user roots and a bundled root, read through `ctx.fs`. Every malformed or
@@ -37,8 +43,14 @@ export class FilesystemSkills {
   /** Diagnostics already logged (path and reason), so each is said once. */
   private readonly said = new Set<string>()
   private readonly outcomes: OutcomeCache
-  /** The roots of recent reads, per project ('' for reads without a cwd): what `fileChanged` checks against. */
-  private readonly recent = new Map<string, readonly SkillRoot[]>()
+  /**
+   * The roots of recent reads, per project ('' for reads without a cwd): what `fileChanged` checks
+   * against; with the candidates their last scan found while every root was watched, and the
+   * `changes` count then.
+   */
+  private readonly recent = new Map<string, RecentRead>()
+  /** Changes told so far (a watcher's event, a writer's `fileChanged`, a file found broken at load). */
+  private changes = 0
   private closed: Promise<void> | undefined
 
   constructor(
@@ -65,7 +77,7 @@ export class FilesystemSkills {
               followSymlinks: config.watchFollowSymlinks,
               retryMs: config.rescanMs,
             },
-            () => control.invalidate(),
+            () => this.changed(),
             (message) => log.warn(message),
           )
         : undefined
@@ -113,15 +125,22 @@ export class FilesystemSkills {
 
   private async list(options: ViewOptions): Promise<SkillCandidate[] | Observation> {
     const { project, roots, untrusted } = await this.rootsFor(options.cwd, options.signal)
-    this.remember(project ?? '', roots)
+    const key = project ?? ''
+    const previous = this.recent.get(key)
+    this.remember(key, { roots })
     if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
-    const { candidates, lookAgain } = await this.scan(project, roots, options.signal)
+    const kept = this.unchangedScan(previous, roots)
+    const changes = this.changes
+    const { candidates, lookAgain } = kept ? { candidates: kept, lookAgain: false } : await this.scan(project, roots, options.signal)
+    const watchedAll = !!this.watcher && !lookAgain && roots.every((root) => this.notWatched(root) === undefined)
+    if (watchedAll) this.remember(key, { roots, scanned: { candidates, changes } })
     const skipped = untrusted.reduce((sum, entry) => sum + entry.skills, 0)
     const withheld = skipped ? { untrusted: skipped } : {}
     if (lookAgain) return { candidates, complete: true, maxAgeMs: 0, ...withheld }
     // What no watcher covers can change unseen: it is looked at again once this read is old. A
-    // root left out as untrusted is one: the user may trust its workspace meanwhile.
-    const unwatched = !this.watcher || untrusted.length > 0 || roots.some((root) => this.notWatched(root) !== undefined)
+    // root left out as untrusted is one: the user may trust its workspace meanwhile (trust.json
+    // changes are not signalled), though then only the trust is asked again (`unchangedScan`).
+    const unwatched = !watchedAll || untrusted.length > 0
     return unwatched ? { candidates, complete: true, maxAgeMs: this.config.rescanMs, ...withheld } : candidates
   }
 
@@ -135,7 +154,7 @@ export class FilesystemSkills {
       throw error
     }
     // Gone or broken since it was listed: the listing is stale.
-    if (!definition) this.control.invalidate()
+    if (!definition) this.changed()
     return definition
   }
 
@@ -143,20 +162,38 @@ export class FilesystemSkills {
   private async rejectFile(path: string, reason: string): Promise<void> {
     const info = await this.fs.stat(path).catch(() => undefined)
     if (info) this.outcomes.set(path, info.size, info.mtimeMs, rejected(reason))
-    this.control.invalidate()
+    this.changed()
   }
 
   /** A writer changed `path`: if it can be a skill file of a watched root, the next read looks again at once. */
   fileChanged(path: string): void {
-    for (const roots of this.recent.values()) {
-      if (roots.some((root) => isSkillPath(root, path))) return this.control.invalidate()
+    for (const { roots } of this.recent.values()) {
+      if (roots.some((root) => isSkillPath(root, path))) return this.changed()
     }
   }
 
-  private remember(project: string, roots: readonly SkillRoot[]): void {
+  /** Something a read found may be stale: count it, and have the registry list again. */
+  private changed(): void {
+    this.changes++
+    this.control.invalidate()
+  }
+
+  private remember(project: string, read: RecentRead): void {
     this.recent.delete(project)
-    this.recent.set(project, roots)
+    this.recent.set(project, read)
     if (this.recent.size > this.config.watchMaxProjects) this.recent.delete(this.recent.keys().next().value!)
+  }
+
+  /**
+   * The candidates of the last scan of these roots, when every one of them is watched and nothing
+   * changed since: a read that comes back only because a root was left out as untrusted (trust is
+   * not signalled, so it is asked again) needs no new look at the roots the watcher covers.
+   */
+  private unchangedScan(previous: RecentRead | undefined, roots: readonly SkillRoot[]): SkillCandidate[] | undefined {
+    const last = previous?.scanned
+    if (!last || last.changes !== this.changes || !this.watcher || roots.some((root) => this.notWatched(root) !== undefined)) return undefined
+    const before = previous.roots
+    return before.length === roots.length && before.every((root, index) => root.path === roots[index]!.path && root.id === roots[index]!.id) ? last.candidates : undefined
   }
 
   /** `dsh status`: a summary row, then one row per root that has skills, diagnostics or a problem. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { createUserMessage, TrustStore } from 'dsh-core'
-import { afterEach, describe, expect, it } from 'vitest'
-import { bundle, fsHost, removeTempDirs, tempDir, type FsHost } from './helpers.ts'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { bundle, FAST_WATCH, fsHost, removeTempDirs, tempDir, type FsHost } from './helpers.ts'
 import { mkdir } from 'node:fs/promises'
 
 let host: FsHost | undefined
@@ -67,5 +67,25 @@ describe('project skills and workspace trust', () => {
     const replaced = later.kind === 'enter' ? later.messages.find((message) => message.source.kind === 'skill-catalog') : undefined
     expect(replaced?.source).toMatchObject({ update: true, entries: expect.arrayContaining([expect.objectContaining({ name: 'from-dsh' })]) })
     expect(replaced?.source).not.toHaveProperty('untrusted')
+  })
+
+  it('a long-lived host asks about trust again on a later read without re-scanning the roots its watcher covers', async () => {
+    // Trust is not signalled (another dsh may write trusted.json), so an untrusted root makes reads
+    // look again; before, each such read re-listed every watched root too.
+    const { project, home, trustFile, dshHome } = await untrustedProject()
+    host = await fsHost({ rescanMs: 0, userHome: home, dshHome, ...FAST_WATCH }, { trustFile })
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['mine'])
+    const userRoot = join(home, '.claude', 'skills')
+    const listDir = vi.spyOn(host.app.fs, 'listDir')
+    const rootListings = () => listDir.mock.calls.filter(([path]) => path === userRoot).length
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['mine'])
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['mine'])
+    expect(rootListings()).toBe(0)
+    // …and the trust is still seen on the next read once recorded (by any process).
+    await new TrustStore(trustFile).record(project, true)
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['from-claude-1', 'from-claude-2', 'from-dsh', 'mine'])
+    // A watched root's change is still seen on the reads after it.
+    await bundle(join(home, '.claude', 'skills'), 'mine-too')
+    await vi.waitFor(async () => expect((await host!.app.skills.list({ cwd: project })).map((skill) => skill.name)).toContain('mine-too'), { timeout: 60_000, interval: 50 })
   })
 })

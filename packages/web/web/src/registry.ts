@@ -47,7 +47,7 @@ export class ProviderRegistry<P extends WebProviderBase> {
     const { kind } = this
     if (pinned !== undefined) {
       const provider = this.providers.get(pinned)
-      if (!provider) throw new WebError(`configured web ${kind} provider "${pinned}" is not registered`, 'WEB_PROVIDER_CONFIGURED_MISSING')
+      if (!provider) throw new WebError(`configured web ${kind} provider "${pinned}" is not registered (${this.registeredNote()})`, 'WEB_PROVIDER_CONFIGURED_MISSING')
       const check = usability(provider)
       if (!check.usable) {
         throw new WebError(`configured web ${kind} provider "${pinned}" is registered but unavailable${check.reason ? `: ${check.reason}` : ''}`, 'WEB_PROVIDER_CONFIGURED_UNAVAILABLE')
@@ -74,6 +74,12 @@ export class ProviderRegistry<P extends WebProviderBase> {
     }
     const reasons = checked.map((entry) => `${entry.id}: ${entry.reason || 'unavailable'}`)
     throw new WebError(`no usable web ${kind} provider is registered${reasons.length ? ` (${reasons.join('; ')})` : ''}`, 'WEB_PROVIDER_UNAVAILABLE')
+  }
+
+  /** What is registered instead, for the message about an id that is not: the ids, or that there are none. */
+  private registeredNote(): string {
+    const ids = this.ids()
+    return ids.length ? `registered: ${ids.join(', ')}` : `no web ${this.kind} provider is registered; is its row mounted?`
   }
 
   /** The sorted ids of the providers usable now. */

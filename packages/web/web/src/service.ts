@@ -24,9 +24,17 @@ const FailoverList = z
   .refine((ids) => new Set(ids).size === ids.length, 'lists a provider id twice')
   .refine((ids) => !ids.includes(AUTO), `"${AUTO}" stands alone, not in a list`)
 
+/**
+ * One id (pinned), `auto`, or a failover list. A value of neither shape is told what was given and
+ * what is accepted: zod's own word for a union that no branch took is "Invalid input".
+ */
+const SearchProvider = z.union([ProviderId, FailoverList], {
+  error: (issue) => (issue.code === 'invalid_union' ? `expected one provider id (brave), "${AUTO}", or a failover list of ids ([deepseek-official, brave, tavily]); got ${givenValue(issue.input)}` : undefined),
+})
+
 export const WebConfig = z.strictObject({
   /** One id (pinned), `auto` (every registered provider, failing over in id order), or a failover list. */
-  searchProvider: z.union([ProviderId, FailoverList]).optional(),
+  searchProvider: SearchProvider.optional(),
   /** How long a provider that failed without saying for how long is skipped (rate limited, down, failing). */
   searchCooldownMs: Milliseconds.default(60_000),
   /** The longest cooldown whatever Retry-After says; also the cooldown of a spent quota. */
@@ -36,6 +44,27 @@ export const WebConfig = z.strictObject({
 })
 export type WebConfig = z.input<typeof WebConfig>
 type Settings = z.output<typeof WebConfig>
+
+/** A config value as a message shows it: short JSON and its kind, or for a list the first item that is not an id. */
+function givenValue(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) {
+    const at = value.findIndex((item) => typeof item !== 'string')
+    if (at >= 0) return `${preview(value)}, whose item ${at + 1} is ${kindOf(value[at])}, not an id`
+  }
+  return `${preview(value)} (${kindOf(value)})`
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a list'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
 
 /** What the seam's owner may inject; cordis constructs the service without it. */
 export interface WebServiceOptions {

@@ -131,7 +131,10 @@ describe('selection', () => {
     app.web.registerSearchProvider(searchProvider('a').provider)
     const error = await rejection(app.web.search({ query: 'q' }))
     expect(error.code).toBe('WEB_PROVIDER_CONFIGURED_MISSING')
-    expect(error.message).toContain('"missing" is not registered')
+    // The message names what is registered instead, so a typo in the id shows beside the right one.
+    expect(error.message).toBe('configured web search provider "missing" is not registered (registered: a)')
+    const bare = await boot({ searchProvider: 'missing' })
+    expect((await rejection(bare.web.search({ query: 'q' }))).message).toBe('configured web search provider "missing" is not registered (no web search provider is registered; is its row mounted?)')
   })
 
   it('W09: a configured but unavailable provider fails without falling back', async () => {
