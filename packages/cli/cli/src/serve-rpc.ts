@@ -8,6 +8,8 @@ export const RpcCode = {
   INVALID_PARAMS: -32602,
   /** Implementation-defined server error (-32000 to -32099): `dsh serve` runs its limit of calls already. */
   SERVER_BUSY: -32000,
+  /** Implementation-defined server error: `dsh serve` was told to stop (SIGTERM, SIGINT) while the request ran (not -32001: the v1 SDK client reports its own request timeout with it; -32002 is MCP's resource not found). */
+  SHUTTING_DOWN: -32003,
 } as const
 
 /**

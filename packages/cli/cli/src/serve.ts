@@ -2,6 +2,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio'
 import type { Host, SessionService, ToolRuntime } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { ServedComposition } from './serve-composition.ts'
+import { RpcCode } from './serve-rpc.ts'
 import { LineTransport } from './serve-transport.ts'
 
 export { toCallToolResult } from './serve-composition.ts'
@@ -67,6 +68,9 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
     await closed
   } finally {
     stopNotifying()
+    // Told to stop: every request still running is answered now (a coded error), before the
+    // connection closes, so the client does not just see it end.
+    if (options.signal.aborted) transport.refuseUnanswered(RpcCode.SHUTTING_DOWN, 'dsh serve is shutting down (it was sent SIGTERM or SIGINT): this request was cancelled')
     await handle.close().catch(() => {})
     composition.close()
   }

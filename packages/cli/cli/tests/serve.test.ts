@@ -1,12 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { BIN, CORE_ROWS, descendants, dshIn, ECHO_PRESET, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
+import { RpcCode } from '../src/serve-rpc.ts'
 
 const clients: Client[] = []
 
@@ -68,34 +69,25 @@ describe('dsh serve (echo preset)', () => {
   })
 
   it("the client's cancellation aborts the call inside the host", async () => {
-    const dir = await tempDir()
-    const marker = join(dir, 'aborted')
-    await writeFile(
-      join(dir, 'waiter.mjs'),
-      `import { writeFileSync } from 'node:fs'
-export const name = 'waiter'
-export const inject = ['tools']
-export function apply(ctx) {
-  ctx.tools.register({
-    name: 'wait_for_abort',
-    description: 'Waits until the call is aborted.',
-    parameters: { type: 'object' },
-    execute: (_args, exec) => new Promise((_resolve, reject) => exec.signal.addEventListener('abort', () => {
-      writeFileSync(${JSON.stringify(marker)}, 'yes')
-      reject(exec.signal.reason)
-    })),
-  })
-}
-`,
-    )
-    await writeFile(join(dir, 'preset.yml'), `${CORE_ROWS}- id: waiter\n  name: ./waiter.mjs\n`)
-    const { client } = await connect(['--preset', join(dir, 'preset.yml')])
+    const { preset, started, aborted } = await waiterPreset()
+    const { client } = await connect(['--preset', preset])
     const controller = new AbortController()
     const call = client.callTool({ name: 'wait_for_abort', arguments: {} }, undefined, { signal: controller.signal })
-    setTimeout(() => controller.abort(new Error('user pressed stop')), 300)
+    await marks(started, 1)
+    controller.abort(new Error('user pressed stop'))
     await expect(call).rejects.toThrow(/user pressed stop/)
-    await waitFor(marker)
-    expect(await readFile(marker, 'utf8')).toBe('yes')
+    await marks(aborted, 1)
+  })
+
+  it('SIGTERM during a call: the client gets a coded JSON-RPC error for it, then the server exits 0', async () => {
+    const { preset, started } = await waiterPreset()
+    const { client, transport } = await connect(['--preset', preset])
+    const exited = new Promise<void>((resolve) => (client.onclose = resolve))
+    const calls = [client.callTool({ name: 'wait_for_abort', arguments: {} }), client.callTool({ name: 'wait_for_abort', arguments: {} })]
+    await marks(started, 2)
+    process.kill(transport.pid!, 'SIGTERM')
+    for (const call of calls) await expect(call).rejects.toMatchObject({ code: RpcCode.SHUTTING_DOWN, message: expect.stringMatching(/dsh serve is shutting down/) })
+    await exited
   })
 
   it('keeps stdout for the protocol only', async () => {
@@ -105,8 +97,42 @@ export function apply(ctx) {
   })
 })
 
-async function waitFor(path: string): Promise<void> {
-  while (!(await stat(path).then(() => true, () => false))) await new Promise((resolve) => setTimeout(resolve, 50))
+/** Waits until the file at `path` holds `count` marks (one character each). */
+async function marks(path: string, count: number): Promise<void> {
+  while ((await readFile(path, 'utf8').catch(() => '')).length < count) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
+/**
+ * A preset with a `wait_for_abort` tool that runs until its call is aborted: each call adds a mark
+ * to `started` when it starts, and to `aborted` when it is aborted.
+ */
+async function waiterPreset(): Promise<{ preset: string; started: string; aborted: string }> {
+  const dir = await tempDir()
+  const started = join(dir, 'started')
+  const aborted = join(dir, 'aborted')
+  await writeFile(
+    join(dir, 'waiter.mjs'),
+    `import { appendFileSync } from 'node:fs'
+export const name = 'waiter'
+export const inject = ['tools']
+export function apply(ctx) {
+  ctx.tools.register({
+    name: 'wait_for_abort',
+    description: 'Waits until the call is aborted.',
+    parameters: { type: 'object' },
+    execute: (_args, exec) => new Promise((_resolve, reject) => {
+      appendFileSync(${JSON.stringify(started)}, '+')
+      exec.signal.addEventListener('abort', () => {
+        appendFileSync(${JSON.stringify(aborted)}, '+')
+        reject(exec.signal.reason)
+      })
+    }),
+  })
+}
+`,
+  )
+  await writeFile(join(dir, 'preset.yml'), `${CORE_ROWS}- id: waiter\n  name: ./waiter.mjs\n`)
+  return { preset: join(dir, 'preset.yml'), started, aborted }
 }
 
 describe('dsh serve lifecycle', () => {

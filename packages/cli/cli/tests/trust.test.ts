@@ -1,10 +1,10 @@
 import { PassThrough } from 'node:stream'
-import { mkdir, readFile, stat } from 'node:fs/promises'
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { TrustStore, trustStoreFile } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { terminalTrustPrompt } from '../src/trust-prompt.ts'
-import { dsh, dshIn, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
+import { dsh, dshIn, json, killRunning, oneStderrLine, removeTempDirs, tempDir } from './helpers.ts'
 
 afterEach(async () => {
   killRunning()
@@ -42,6 +42,27 @@ describe('dsh trust', () => {
     expect(missing.stderr).toContain('does not exist')
     const two = await dshIn(['trust', home, home], { env: { DSH_HOME: home } })
     expect(two.code).toBe(2)
+  })
+})
+
+describe('dsh trust against a hostile home', () => {
+  it('six dsh trust processes at once on one trusted.json keep all six decisions', async () => {
+    // Each read the file, added its directory and renamed its copy over it: the last rename won
+    // (8 processes kept 4 decisions). Now each holds trusted.json.lock for its read and rewrite.
+    const home = await tempDir()
+    const works = await Promise.all(Array.from({ length: 6 }, () => tempDir()))
+    const runs = await Promise.all(works.map((work) => dsh(['trust', work], { env: { DSH_HOME: home } })))
+    for (const run of runs) expect(run.code, run.stderr).toBe(0)
+    const listed = json(await dsh(['trust', '--list', '--json'], { env: { DSH_HOME: home } }))
+    expect(listed.directories.map((entry: { directory: string }) => entry.directory).sort()).toEqual([...works].sort())
+  })
+
+  it('a DSH_HOME that cannot be made is one line with TRUST_STORE_WRITE_FAILED (exit 2)', async () => {
+    const base = await tempDir()
+    await writeFile(join(base, 'file'), '')
+    const run = await dshIn(['trust', base], { env: { DSH_HOME: join(base, 'file', 'home') } })
+    expect(run.code).toBe(2)
+    expect(oneStderrLine(run)).toMatch(/^dsh: .*trusted\.json cannot be written: ENOTDIR.* \[TRUST_STORE_WRITE_FAILED\]$/)
   })
 })
 

@@ -83,6 +83,21 @@ describe('workspace trust', () => {
     await app.stop()
   })
 
+  it('keeps every decision of writers recording at once into one trusted.json (no lost update)', async () => {
+    // Eight stores on one file, as eight `dsh trust` processes are: each read-modify-write holds the
+    // file's lock. Before, each read the file before any wrote, and the last rename won.
+    const directories = await Promise.all(Array.from({ length: 8 }, () => tempDir('dsh-trust-many-')))
+    await Promise.all(directories.map((directory) => new TrustStore(trustStoreFile()).record(directory, true)))
+    expect((await new TrustStore(trustStoreFile()).list()).map((record) => record.directory).sort()).toEqual([...directories].sort())
+    await expect(stat(`${trustStoreFile()}.lock`)).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
+  it('a home it cannot create fails TRUST_STORE_WRITE_FAILED naming the file', async () => {
+    await writeFile(join(home, 'not-a-directory'), '')
+    const store = new TrustStore(join(home, 'not-a-directory', 'trusted.json'))
+    await expect(store.record(work, true)).rejects.toMatchObject({ code: 'TRUST_STORE_WRITE_FAILED', message: expect.stringContaining(join(home, 'not-a-directory', 'trusted.json')) })
+  })
+
   it('lets a harness hook decide, and hands back when its registration is disposed', async () => {
     const { app, trust } = await service()
     await trust.trust(work)

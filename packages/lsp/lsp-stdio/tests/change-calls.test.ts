@@ -3,10 +3,12 @@
 // changed file), counted by name. A small file's read used to take a second `read` to see its end
 // (0 bytes); its buffer is sized one past the stat's size, so the first read coming up short is the
 // end. The file's URL was built twice per change (the notice, then the read): ctx.fs keeps the
-// URLs it made lately. Counted, not timed.
+// URLs it made lately. The read was proven by a stat and a realpath of the path before its open; it
+// is proven by the name of what it opened. Its abort check was the call's signal, an
+// AbortController made per change; it is the call's scope. Counted, not timed.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { untracked } from 'dsh-core'
+import { Lifetime, untracked } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
@@ -17,7 +19,7 @@ afterEach(cleanupRigs)
 const KEEPING = { capabilities: { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } }, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } }
 
 /** ctx.fs's event-loop system calls (`SyncCalls` in dsh-core's fs/io.ts), by name. */
-type SyncCalls = Record<'realpath' | 'stat' | 'lstat' | 'open' | 'fstat' | 'read' | 'close', (...args: never[]) => unknown>
+type SyncCalls = Record<'realpath' | 'stat' | 'lstat' | 'open' | 'fstat' | 'read' | 'close' | 'openedPath' | 'namesOpenedFiles', (...args: never[]) => unknown>
 
 /** The event-loop system calls ctx.fs makes while `work` runs, by name (the service itself, not cordis's tracking proxy). */
 async function callsBy(fs: object, work: () => Promise<unknown>): Promise<Map<string, number>> {
@@ -60,50 +62,83 @@ async function hrefsReadBy(work: () => Promise<unknown>): Promise<number> {
   return reads
 }
 
-describe('a change to a kept document, told and then asked about', () => {
-  it('reads the small changed file in one read: the short read is its end', async () => {
-    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: KEEPING })
-    const fs = rig.app.get('fs')!
-    const file = join(rig.ws, 'a.ts')
-    const diagnostics = () => rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
-    await diagnostics()
-    const N = 5
-    const totals = new Map<string, number>()
-    for (let i = 0; i < N; i++) {
-      writeFileSync(file, `export const v = ${i}\n`)
-      const counted = await callsBy(fs, async () => {
+/** How many AbortControllers `work` made (dsh-core's Lifetime makes one when its `signal` is first read). */
+async function abortControllersMadeBy(work: () => Promise<unknown>): Promise<number> {
+  const Original = globalThis.AbortController
+  let made = 0
+  globalThis.AbortController = class extends Original {
+    constructor() {
+      super()
+      made++
+    }
+  }
+  try {
+    await work()
+  } finally {
+    globalThis.AbortController = Original
+  }
+  return made
+}
+
+const N = 5
+
+/**
+ * A rig whose server keeps a.ts open, asked once; then N changes (the file written, the notice, the
+ * diagnostics request), each measured by `measure` around the notice and the request. Checks that
+ * every change was sent with its text; returns the measures.
+ */
+async function changesMeasured<T>(measure: (fs: object, work: () => Promise<unknown>) => Promise<T>, options: { onLifetime?: boolean } = {}): Promise<T[]> {
+  const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: KEEPING })
+  const fs = rig.app.get('fs')!
+  const file = join(rig.ws, 'a.ts')
+  const request = { filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }
+  // On a lifetime as the lsp_diagnostics tool asks (the call's, which nobody aborts), else on no signal.
+  const diagnostics = () => (options.onLifetime ? rig.provider.diagnosticsWithin(request, new Lifetime()) : rig.provider.diagnostics(request))
+  await diagnostics()
+  const measured: T[] = []
+  for (let i = 0; i < N; i++) {
+    writeFileSync(file, `export const v = ${i}\n`)
+    measured.push(
+      await measure(fs, async () => {
         rig.provider.fileChanged({ path: file, kind: 'changed' })
         await diagnostics()
-      })
-      for (const [name, n] of counted) totals.set(name, (totals.get(name) ?? 0) + n)
-    }
-    const perChange = (name: string) => (totals.get(name) ?? 0) / N
+      }),
+    )
+  }
+  const changes = fakeMessages(rig.entries(), 'in', 'textDocument/didChange').map((message) => (message.params as { contentChanges: { text: string }[] }).contentChanges[0]!.text)
+  expect(changes).toEqual(Array.from({ length: N }, (_, i) => `export const v = ${i}\n`))
+  return measured
+}
+
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0)
+
+describe('a change to a kept document, told and then asked about', () => {
+  it('reads the changed file under the call without an AbortController: the read checks the call itself', async () => {
+    const made = await changesMeasured((_fs, work) => abortControllersMadeBy(work), { onLifetime: true })
+    // 1 per change before: the read of the changed file took the call's signal (a child lifetime's AbortController).
+    expect(sum(made) / N).toBe(0)
+  })
+
+  it('reads the small changed file in one read: the short read is its end', async () => {
+    const counted = await changesMeasured(callsBy)
+    const perChange = (name: string) => sum(counted.map((calls) => calls.get(name) ?? 0)) / N
     // 2 before: the bytes, then a read of 0 to see the end.
     expect(perChange('read')).toBe(1)
     expect(perChange('open')).toBe(1)
     expect(perChange('close')).toBe(1)
-    // Every change was sent, with its text.
-    const changes = fakeMessages(rig.entries(), 'in', 'textDocument/didChange').map((message) => (message.params as { contentChanges: { text: string }[] }).contentChanges[0]!.text)
-    expect(changes).toEqual(Array.from({ length: N }, (_, i) => `export const v = ${i}\n`))
+    // The read is proven by what it opened (the descriptor's own name, one readlink), not by a stat and
+    // a realpath of the path before the open: 4 realpaths and 2 stats before (the notice's, the
+    // workspace's and the source proof's realpaths, the workspace's stat are left).
+    if (process.platform === 'linux') {
+      expect(perChange('realpath')).toBe(3)
+      expect(perChange('stat')).toBe(1)
+      expect(perChange('openedPath')).toBe(1)
+    }
   })
 
   it('builds no file URL once its path was named before: the notice and the read take the one made then', async () => {
-    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: KEEPING })
-    const file = join(rig.ws, 'a.ts')
-    const diagnostics = () => rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' })
-    await diagnostics()
-    const N = 5
-    let hrefs = 0
-    for (let i = 0; i < N; i++) {
-      writeFileSync(file, `export const v = ${i}\n`)
-      hrefs += await hrefsReadBy(async () => {
-        rig.provider.fileChanged({ path: file, kind: 'changed' })
-        await diagnostics()
-      })
-    }
+    const hrefs = await changesMeasured((_fs, work) => hrefsReadBy(work))
     // 2 per change before: the notice's and the read's pathToFileURL of the same path.
-    expect(hrefs / N).toBe(0)
-    const changes = fakeMessages(rig.entries(), 'in', 'textDocument/didChange').map((message) => (message.params as { contentChanges: { text: string }[] }).contentChanges[0]!.text)
-    expect(changes).toEqual(Array.from({ length: N }, (_, i) => `export const v = ${i}\n`))
+    expect(sum(hrefs) / N).toBe(0)
   })
 })

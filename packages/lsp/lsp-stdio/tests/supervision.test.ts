@@ -137,6 +137,9 @@ describe('idle eviction and the server cap', () => {
     expect(rig.pids()).toHaveLength(1)
     controller.abort(new Error('done'))
     await rejection(busy)
+    // The failed call no longer counts as running there: the idle server makes room for another workspace's.
+    expect((await rig.query('hover', { workspaceRoot: makeWorkspace() })).kind).toBe('hover')
+    expect(rig.pids()).toHaveLength(2)
   })
 })
 

@@ -1,4 +1,4 @@
-import { thenOrNow, type ContainedText, type FileSystem, type PathInfo, type Workspace } from 'dsh-core'
+import { thenOrNow, type AbortState, type ContainedText, type FileSystem, type PathInfo, type Workspace } from 'dsh-core'
 import type { CallProofs, ProvenStat } from './call-proofs.ts'
 
 /**
@@ -124,9 +124,9 @@ export class ProvenTextCache {
    * Reads `path` (proven by the caller, see `read`) with `fs.readContainedText` as proven: checked to
    * be still canonical and the file opened the one identified, not resolved a second time; a swap
    * meanwhile is proven afresh and refused as any read. Keeps the text when `lookup` saw a settled
-   * file small enough.
+   * file small enough. `signal` is only checked (a `Lifetime` or a call's scope serves: `AbortState`).
    */
-  async fill(workspace: Workspace, path: string, found: TextLookup, options: { readonly maxBytes: number; readonly signal?: AbortSignal | undefined }): Promise<ContainedText> {
+  async fill(workspace: Workspace, path: string, found: TextLookup, options: { readonly maxBytes: number; readonly signal?: AbortState | undefined }): Promise<ContainedText> {
     const text = await this.fs.readContainedText(workspace, path, { ...options, proven: true })
     const { info } = found
     if (info && text.path === path && info.size <= this.limits.maxFileBytes && settled(info, found.at, this.limits.settleMs)) this.keep(path, { info, text })

@@ -64,7 +64,7 @@ describe('ProvenTextCache', () => {
     expect(reads()).toBe(2)
   })
 
-  it('proves a changed file once: its read checks the path the caller proved (one realpath), it does not resolve it again (issue 27 item 2)', async () => {
+  it('proves a changed file once: its read checks the path the caller proved (at most one realpath), it does not resolve it again (issue 27 item 2)', async () => {
     const { workspace, path } = await setup()
     // Every flavour of ctx.fs's calls: the thread pool's, the event loop's, and those made in one go.
     type Io = { realpath(path: string): unknown }
@@ -81,7 +81,8 @@ describe('ProvenTextCache', () => {
     } finally {
       Object.assign(raw, originals)
     }
-    expect(resolved).toEqual([path])
+    // Never resolved again; checked by one realpath (identify), or on Linux by the name of what it opened (none).
+    expect(resolved).toEqual(process.platform === 'linux' ? [] : [path])
   })
 
   it('refuses a file proven, then swapped for a symlink out of the workspace before its first read', async () => {

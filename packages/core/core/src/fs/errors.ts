@@ -49,8 +49,18 @@ function systemProblem(error: unknown): string {
   return at < 0 ? text : `${text.slice(0, at)} (${syscall})`
 }
 
+/**
+ * What a read checks between its steps: whether, and why, its caller gave up. An `AbortSignal`, or
+ * anything else that tells it (a dsh-core `Lifetime`, an lsp call's scope): a caller holding a
+ * lifetime need not make an AbortController (its `signal`) only for reads that finish in the call.
+ */
+export interface AbortState {
+  readonly aborted: boolean
+  readonly reason?: unknown
+}
+
 /** Throws `FS_ABORTED` (the abort reason as `cause`, its message in the text) once `signal` has aborted. */
-export function throwIfFsAborted(signal: AbortSignal | undefined, what: string | (() => string)): void {
+export function throwIfFsAborted(signal: AbortState | undefined, what: string | (() => string)): void {
   if (!signal?.aborted) return
   const reason: unknown = signal.reason
   throw new FsError(`${typeof what === 'string' ? what : what()}: aborted${reason === undefined ? '' : ` (${errorMessage(reason)})`}`, 'FS_ABORTED', { cause: reason })

@@ -1,4 +1,4 @@
-import { close, closeSync, realpath as realpathCallback, fstat, fstatSync, lstatSync, open, openSync, read, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs'
+import { close, closeSync, realpath as realpathCallback, fstat, fstatSync, lstatSync, open, openSync, read, readdirSync, readlinkSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { readdir, stat } from 'node:fs/promises'
 import { assertNever } from '../errors.ts'
 
@@ -34,6 +34,27 @@ export interface SyncCalls {
   fstat(fd: number): Stats
   read(fd: number, buffer: Buffer, length: number): number
   close(fd: number): void
+  /**
+   * The kernel's own name for the file open on `fd` (Linux: `/proc/self/fd/<fd>`): the path it was
+   * reached by, every directory in it real. Undefined where no such name is known (another system,
+   * no /proc), after which it is not asked again.
+   */
+  openedPath(fd: number): string | undefined
+  /** False where `openedPath` cannot answer (another system, or once /proc did not). */
+  namesOpenedFiles(): boolean
+}
+
+/** Whether `/proc/self/fd` names open files here; false after the first failure to read one. */
+let procFdNames = process.platform === 'linux'
+
+function openedPath(fd: number): string | undefined {
+  if (!procFdNames) return undefined
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    procFdNames = false
+    return undefined
+  }
 }
 
 export const syncCalls: SyncCalls = {
@@ -45,6 +66,8 @@ export const syncCalls: SyncCalls = {
   fstat: (fd) => fstatSync(fd),
   read: (fd, buffer, length) => readSync(fd, buffer, 0, length, null),
   close: (fd) => closeSync(fd),
+  openedPath,
+  namesOpenedFiles: () => procFdNames,
 }
 
 const syncIo: FsIo = {

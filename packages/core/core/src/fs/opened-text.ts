@@ -1,6 +1,6 @@
 import { constants, type Stats } from 'node:fs'
 import { quote } from '../errors.ts'
-import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
+import { FsError, fsErrorFrom, throwIfFsAborted, type AbortState } from './errors.ts'
 import type { SyncCalls } from './io.ts'
 
 // What every text read of ctx.fs does with the file it opens, whether it streams the file in
@@ -44,8 +44,11 @@ export function identify(calls: SyncCalls, path: string): Identity {
  * path: its last component was no symlink when proven, so one now is a swap.
  */
 export function openFlags(proven: Identity | undefined): number {
-  return constants.O_RDONLY | constants.O_NONBLOCK | (proven ? constants.O_NOFOLLOW : 0)
+  return proven ? PROVEN_FLAGS : constants.O_RDONLY | constants.O_NONBLOCK
 }
+
+/** `openFlags` of a proven path. */
+const PROVEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 
 /** A failed open, as the caller sees it: a symlink where a proven path had none is a swap. */
 export function openFailure(error: unknown, path: string, proven: Identity | undefined): Error {
@@ -108,7 +111,7 @@ export class TextDecoding {
  * and cap as the chunked read, without a promise per step. A file that grew past `maxSyncBytes`
  * since it was identified is left to the chunked read (undefined).
  */
-export function readProvenSync(calls: SyncCalls, path: string, proven: Identity, options: { readonly maxBytes: number; readonly maxSyncBytes: number; readonly signal?: AbortSignal | undefined }): string | undefined {
+export function readProvenSync(calls: SyncCalls, path: string, proven: Identity, options: SyncReadOptions): string | undefined {
   throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
   let fd: number
   try {
@@ -120,31 +123,78 @@ export function readProvenSync(calls: SyncCalls, path: string, proven: Identity,
     const info = calls.fstat(fd)
     checkOpened(info, path, proven)
     if (info.size > options.maxSyncBytes) return undefined
-    const buffer = Buffer.allocUnsafe(chunkBytesFor(info.size))
-    const decoding = new TextDecoding(path)
-    let text = ''
-    let total = 0
-    for (;;) {
-      let bytesRead: number
-      try {
-        bytesRead = calls.read(fd, buffer, buffer.length)
-      } catch (error) {
-        throw fsErrorFrom(error, quote(path))
-      }
-      if (bytesRead === 0) break
-      text += decoding.chunk(buffer.subarray(0, bytesRead))
-      total += bytesRead
-      if (total > options.maxBytes) throw tooLarge(path, options.maxBytes, total)
-      // A short read that brought the stat's size in is the end (the buffer is sized one past it):
-      // no second read to see 0. A file reporting more than it holds (sysfs) or none (procfs) reads on.
-      if (bytesRead < buffer.length && info.size > 0 && total >= info.size) break
-    }
-    return text + decoding.end()
+    return readOpenedSync(calls, fd, path, info.size, options)
   } finally {
+    closeQuietly(calls, fd)
+  }
+}
+
+/**
+ * `readProvenSync` for a canonical path just proven, with the proof made on what was opened rather
+ * than before the open: the file is opened (O_NOFOLLOW) and the kernel's own name for the open file
+ * (`SyncCalls.openedPath`) must be that path. That name has no symlink in it, so the file read is
+ * the one at the canonical path, reached through real directories at the moment of the open: a
+ * component swapped for a symlink before the open leads the open elsewhere and shows as another
+ * name. `identify`'s stat and realpath (a readlink per component) are not needed then. Undefined
+ * when this cannot vouch for the file (no such name known here, a name spelled otherwise, a
+ * symlink or a file larger than `maxSyncBytes`): the caller identifies the path and reads as before,
+ * so every refusal is the one that path always had.
+ */
+export function readOpenedProvenSync(calls: SyncCalls, path: string, options: SyncReadOptions): string | undefined {
+  throwIfFsAborted(options.signal, () => `reading ${quote(path)}`)
+  let fd: number
+  try {
+    fd = calls.open(path, PROVEN_FLAGS)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    // A symlink at the last name: `identify` tells what it is (a swap, or a path no longer canonical).
+    if (code === 'ELOOP' || code === 'EMLINK') return undefined
+    throw fsErrorFrom(error, quote(path))
+  }
+  try {
+    const info = calls.fstat(fd)
+    if (info.size > options.maxSyncBytes || calls.openedPath(fd) !== path) return undefined
+    if (!info.isFile()) throw new FsError(`${quote(path)} is not a regular file`, 'FS_NOT_REGULAR_FILE')
+    return readOpenedSync(calls, fd, path, info.size, options)
+  } finally {
+    closeQuietly(calls, fd)
+  }
+}
+
+interface SyncReadOptions {
+  readonly maxBytes: number
+  readonly maxSyncBytes: number
+  readonly signal?: AbortState | undefined
+}
+
+/** The text of the regular file open on `fd` (`size` bytes by its fstat), read, sniffed, decoded and capped. */
+function readOpenedSync(calls: SyncCalls, fd: number, path: string, size: number, options: SyncReadOptions): string {
+  const buffer = Buffer.allocUnsafe(chunkBytesFor(size))
+  const decoding = new TextDecoding(path)
+  let text = ''
+  let total = 0
+  for (;;) {
+    let bytesRead: number
     try {
-      calls.close(fd)
-    } catch {
-      // Nothing useful to do about a failed close of a read-only descriptor.
+      bytesRead = calls.read(fd, buffer, buffer.length)
+    } catch (error) {
+      throw fsErrorFrom(error, quote(path))
     }
+    if (bytesRead === 0) break
+    text += decoding.chunk(buffer.subarray(0, bytesRead))
+    total += bytesRead
+    if (total > options.maxBytes) throw tooLarge(path, options.maxBytes, total)
+    // A short read that brought the stat's size in is the end (the buffer is sized one past it):
+    // no second read to see 0. A file reporting more than it holds (sysfs) or none (procfs) reads on.
+    if (bytesRead < buffer.length && size > 0 && total >= size) break
+  }
+  return text + decoding.end()
+}
+
+function closeQuietly(calls: SyncCalls, fd: number): void {
+  try {
+    calls.close(fd)
+  } catch {
+    // Nothing useful to do about a failed close of a read-only descriptor.
   }
 }

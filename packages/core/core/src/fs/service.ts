@@ -5,10 +5,10 @@ import { pathToFileURL } from 'node:url'
 import { Context, Service } from 'cordis'
 import { z } from 'zod'
 import { quote } from '../errors.ts'
-import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
+import { FsError, fsErrorFrom, throwIfFsAborted, type AbortState } from './errors.ts'
 import { hostLifetime } from '../host.ts'
 import { fsIo, syncCalls, type FsIo, type FsIoMode, type SyncCalls } from './io.ts'
-import { checkOpened, chunkBytesFor, identify, openFailure, openFlags, readProvenSync, Swapped, TextDecoding, tooLarge, type Identity } from './opened-text.ts'
+import { checkOpened, chunkBytesFor, identify, openFailure, openFlags, readOpenedProvenSync, readProvenSync, Swapped, TextDecoding, tooLarge, type Identity } from './opened-text.ts'
 import { replaceContainedTexts, type TextReplacement } from './replace.ts'
 
 declare module 'cordis' {
@@ -132,7 +132,7 @@ export class FileSystem extends Service {
     return this.resolveWith(this.io, path, options)
   }
 
-  private async resolveWith(io: FsIo, path: string, options: { cwd?: string | undefined; signal?: AbortSignal | undefined }): Promise<string> {
+  private async resolveWith(io: FsIo, path: string, options: { cwd?: string | undefined; signal?: AbortState | undefined }): Promise<string> {
     throwIfFsAborted(options.signal, () => `resolving ${quote(path)}`)
     const absolute = resolvePath(options.cwd ?? process.cwd(), path)
     const missing: string[] = []
@@ -306,7 +306,7 @@ export class FileSystem extends Service {
    * Resolves `filePath` against the workspace and proves the canonical result lies inside it, so a
    * path that escapes by `..`, by an absolute spelling or through a symlink is refused.
    */
-  async contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
+  async contained(workspace: Workspace, filePath: string, signal?: AbortState): Promise<string> {
     throwIfFsAborted(signal, () => `resolving ${quote(filePath)}`)
     const now = this.containedNow(workspace, filePath)
     if (now !== undefined) return now
@@ -412,7 +412,7 @@ export class FileSystem extends Service {
   }
 
   /** `streamText`; with `proven`, the file opened must be that one (see `readContainedText`), else `Swapped`. */
-  private async *chunks(path: string, signal: AbortSignal | undefined, proven: Identity | undefined): AsyncGenerator<{ text: string; bytes: number }> {
+  private async *chunks(path: string, signal: AbortState | undefined, proven: Identity | undefined): AsyncGenerator<{ text: string; bytes: number }> {
     throwIfFsAborted(signal, () => `reading ${quote(path)}`)
     // A proven path was just resolved and identified: its open and fstat follow on the event loop.
     const opening = proven ? this.proven : this.io
@@ -516,7 +516,7 @@ export class FileSystem extends Service {
    * then checks it is still canonical and the open that it is still the file. Otherwise, and on the
    * attempt after a swap, proven afresh.
    */
-  private provenOrContained(workspace: Workspace, filePath: string, attempt: number, options: { signal?: AbortSignal | undefined; proven?: boolean | undefined }): Promise<string> | string {
+  private provenOrContained(workspace: Workspace, filePath: string, attempt: number, options: { signal?: AbortState | undefined; proven?: boolean | undefined }): Promise<string> | string {
     if (attempt === 1 && options.proven === true && isAbsolute(filePath) && this.contains(workspace.path, filePath)) return filePath
     return this.contained(workspace, filePath, options.signal)
   }
@@ -529,18 +529,25 @@ export class FileSystem extends Service {
    * workspace. A file replaced in between (an editor's atomic save) is proven again once. With
    * `proven`, `filePath` is a canonical path `contained()` returned a moment ago: checked again on
    * the event loop (still canonical, still inside, the file opened the one identified) instead of
-   * being resolved again, as `streamContainedText` does.
+   * being resolved again, as `streamContainedText` does. `signal` is checked between steps only: a
+   * `Lifetime` serves as well as its signal (see `AbortState`).
    */
-  async readContainedText(workspace: Workspace, filePath: string, options: { maxBytes: number; signal?: AbortSignal | undefined; proven?: boolean | undefined }): Promise<ContainedText> {
+  async readContainedText(workspace: Workspace, filePath: string, options: { maxBytes: number; signal?: AbortState | undefined; proven?: boolean | undefined }): Promise<ContainedText> {
     for (let attempt = 1; ; attempt++) {
       const proving = this.provenOrContained(workspace, filePath, attempt, options)
       const path = typeof proving === 'string' ? proving : await proving
       try {
+        const sync = { maxBytes: options.maxBytes, maxSyncBytes: this.eventLoopReadBytes, signal: options.signal }
+        // A small file is first opened and proven by what was opened (its descriptor's own name):
+        // one open, fstat, readlink, read and close, where `identify` costs a stat and a readlink
+        // per component of the path before the open. Anything that shows cannot vouch is read below.
+        const opened = this.eventLoopReadBytes > 0 && this.provenCalls.namesOpenedFiles() ? readOpenedProvenSync(this.provenCalls, path, sync) : undefined
+        if (opened !== undefined) return { path, url: this.fileUrl(path), text: opened }
         const proven = identify(this.provenCalls, path)
         // A small file is read whole on the event loop in one call (see `eventLoopReadBytes`): the
         // chunk stream's promise per step (open, fstat, each read, close, each chunk) is most of the
         // CPU of reading a source file. Same open, identity check, decoding and cap.
-        const whole = proven.size <= this.eventLoopReadBytes ? readProvenSync(this.provenCalls, path, proven, { maxBytes: options.maxBytes, maxSyncBytes: this.eventLoopReadBytes, signal: options.signal }) : undefined
+        const whole = proven.size <= this.eventLoopReadBytes ? readProvenSync(this.provenCalls, path, proven, sync) : undefined
         const text = whole ?? (await this.collect(this.chunks(path, options.signal, proven), path, options.maxBytes))
         return { path, url: this.fileUrl(path), text }
       } catch (error) {

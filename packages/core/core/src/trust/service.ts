@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { hostEnv, type HostInfo } from '../host.ts'
 import { scopeLifetime, type Lifetime } from '../lifetime/lifetime.ts'
-import { TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
+import { TRUST_LOCK_TIMINGS, TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -57,8 +57,12 @@ export interface TrustDecider {
 export const TrustConfig = z.strictObject({
   /** Where decisions are recorded. Default `$DSH_HOME/trusted.json` (else `~/.dsh/trusted.json`). */
   file: z.string().min(1).optional(),
+  /** How long a write waits for another writer's lock on the file (`TRUST_STORE_LOCKED` then). Default 30 000. */
+  lockWaitMs: z.number().int().positive().default(TRUST_LOCK_TIMINGS.waitMs),
+  /** A lock nobody refreshed for this long was left by a process that died. Default 10 000. */
+  lockStaleMs: z.number().int().positive().default(TRUST_LOCK_TIMINGS.staleMs),
 })
-export type TrustConfig = z.infer<typeof TrustConfig>
+export type TrustConfig = z.input<typeof TrustConfig>
 
 /**
  * `ctx.trust`: whether a workspace directory is trusted to bring its own code and configuration
@@ -86,7 +90,7 @@ export class TrustService extends Service implements TrustDecider {
       if (told) return
       told = true
       ctx.logger('trust').warn(`${file} decides nothing (${problem}); every workspace is untrusted until it is fixed or removed`)
-    })
+    }, { waitMs: config.lockWaitMs ?? TRUST_LOCK_TIMINGS.waitMs, staleMs: config.lockStaleMs ?? TRUST_LOCK_TIMINGS.staleMs })
     this.lifetime = scopeLifetime(ctx, () => new HarnessError('the trust service was unloaded while a trust question was open', 'TRUST_DISPOSED'))
   }
 

@@ -1,7 +1,9 @@
-import { chmod, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises'
+import { realpath } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
+import { FileLock, type LockTimings } from '../file-lock.ts'
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE, writeFileAtomically } from '../private-file.ts'
 import { readSmallRegularFile } from '../regular-file.ts'
 import { dshHome } from '../home.ts'
 import { lazy } from '../lazy.ts'
@@ -24,6 +26,12 @@ export interface TrustRecord {
   readonly decidedAt: string
 }
 
+/**
+ * How long a writer waits for another one's lock on trusted.json (`<file>.lock`), and after how long
+ * without a refresh a lock counts as left by a process that died. A write holds it for milliseconds.
+ */
+export const TRUST_LOCK_TIMINGS: LockTimings = { staleMs: 10_000, waitMs: 30_000 }
+
 /** A trust file larger than this is not a list of directories someone made by hand or with `dsh trust`. */
 const MAX_STORE_BYTES = 1024 * 1024
 
@@ -32,14 +40,17 @@ const MAX_STORE_BYTES = 1024 * 1024
  * 0700 directory, both tightened when they already exist). A directory's decision covers what is
  * below it; the nearest recorded directory decides, so `dsh trust --revoke /w/vendor` inside a
  * trusted `/w` keeps `/w/vendor` untrusted. Read on every question: another dsh process may have
- * decided meanwhile. A file that cannot be read or is malformed decides nothing (everything stays
- * untrusted) and is never overwritten: `record` fails with `TRUST_STORE_INVALID` instead.
+ * decided meanwhile. Writers (`dsh trust` in two shells, a prompt's answer in a long-lived host)
+ * each hold `<file>.lock` across their read and rewrite, so no decision is lost to another's.
+ * A file that cannot be read or is malformed decides nothing (everything stays untrusted) and is
+ * never overwritten: `record` fails with `TRUST_STORE_INVALID` instead.
  */
 export class TrustStore {
   /** `onUnreadable` hears why, each time a read finds a file that decides nothing (the service logs it once). */
   constructor(
     readonly file: string = trustStoreFile(),
     private readonly onUnreadable?: (problem: string) => void,
+    private readonly lockTimings: LockTimings = TRUST_LOCK_TIMINGS,
   ) {}
 
   /** The canonical form of a directory: absolute, symlinks resolved (the nearest existing ancestor for a missing path). */
@@ -88,27 +99,43 @@ export class TrustStore {
   /** Records a decision for `directory` (canonicalised here), replacing its earlier one. */
   async record(directory: string, trusted: boolean): Promise<TrustRecord> {
     const canonical = await TrustStore.canonical(directory)
-    const file = await this.readForUpdate()
-    const entry = { trusted, decidedAt: new Date().toISOString() }
-    file.directories[canonical] = entry
-    await this.write(file)
-    return { directory: canonical, ...entry }
+    return this.updating(async (file) => {
+      const entry = { trusted, decidedAt: new Date().toISOString() }
+      file.directories[canonical] = entry
+      await this.write(file)
+      return { directory: canonical, ...entry }
+    })
   }
 
   /** Forgets the decision recorded for exactly `directory`; says whether there was one. */
   async forget(directory: string): Promise<boolean> {
     const canonical = await TrustStore.canonical(directory)
-    const file = await this.readForUpdate()
-    if (!Object.hasOwn(file.directories, canonical)) return false
-    delete file.directories[canonical]
-    await this.write(file)
-    return true
+    return this.updating(async (file) => {
+      if (!Object.hasOwn(file.directories, canonical)) return false
+      delete file.directories[canonical]
+      await this.write(file)
+      return true
+    })
   }
 
-  private async readForUpdate(): Promise<StoreFile> {
-    const stored = await this.read()
-    if (stored.ok) return stored.file
-    throw new HarnessError(`${this.file} is not a trust file dsh can update (${stored.problem}); fix or remove it`, 'TRUST_STORE_INVALID')
+  /** `change` on the file as it is now, while holding its lock: another writer's decision is never lost. */
+  private async updating<T>(change: (file: StoreFile) => Promise<T>): Promise<T> {
+    try {
+      // The directory holds the lock too; it holds secrets, so it is 0700 (tightened if it exists).
+      await ensurePrivateDirectory(dirname(this.file))
+    } catch (error) {
+      throw this.cannotWrite(error)
+    }
+    const lock = await FileLock.acquire(`${this.file}.lock`, this.lockTimings, (message) => new HarnessError(message, 'TRUST_STORE_LOCKED'))
+    try {
+      const stored = await this.read()
+      if (!stored.ok) throw new HarnessError(`${this.file} is not a trust file dsh can update (${stored.problem}); fix or remove it`, 'TRUST_STORE_INVALID')
+      // A holder that froze past the stale time may have been taken over: then it writes nothing.
+      await lock.verify()
+      return await change(stored.file)
+    } finally {
+      await lock.release()
+    }
   }
 
   private async read(): Promise<{ ok: true; file: StoreFile } | { ok: false; problem: string }> {
@@ -133,21 +160,17 @@ export class TrustStore {
   }
 
   private async write(file: StoreFile): Promise<void> {
-    const dir = dirname(this.file)
-    await mkdir(dir, { recursive: true, mode: 0o700 })
-    // mkdir leaves an existing directory as it was: tighten it, it holds secrets too.
-    await chmod(dir, 0o700)
     const sorted: StoreFile = { version: 1, directories: Object.fromEntries(Object.entries(file.directories).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }
-    // A sibling then a rename: a reader never sees half a file, and a crash leaves the old one.
-    const temporary = `${this.file}.${process.pid}.tmp`
+    // A uniquely named sibling then a rename: a reader never sees half a file, and a crash leaves the old one.
     try {
-      await writeFile(temporary, `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o600 })
-      await chmod(temporary, 0o600)
-      await rename(temporary, this.file)
+      await writeFileAtomically(this.file, `${JSON.stringify(sorted, null, 2)}\n`, PRIVATE_FILE_MODE)
     } catch (error) {
-      await rm(temporary, { force: true })
-      throw new HarnessError(`${this.file} cannot be written: ${errorMessage(error)}`, 'TRUST_STORE_WRITE_FAILED', { cause: error })
+      throw this.cannotWrite(error)
     }
+  }
+
+  private cannotWrite(error: unknown): HarnessError {
+    return new HarnessError(`${this.file} cannot be written: ${errorMessage(error)}`, 'TRUST_STORE_WRITE_FAILED', { cause: error })
   }
 }
 
