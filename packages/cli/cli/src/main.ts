@@ -3,7 +3,7 @@ import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, U
 import { DEFAULT_MAX_MESSAGE_BYTES } from './serve-args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
-import { OutputError, stdioFlushed, tellStderr, writeOut } from './output.ts'
+import { outputFailure, stdioFlushed, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { StrayFailures } from './strays.ts'
 import { terminalQuestioner } from './question-prompt.ts'
@@ -168,9 +168,9 @@ async function write(io: Io, text: string): Promise<ExitCode> {
     await writeOut(io.stdout, text)
     return ExitCode.OK
   } catch (error) {
-    if (!(error instanceof OutputError)) throw error
-    tellStderr(io.stderr, `dsh: the output could not be written: ${error.message}`)
-    return ExitCode.OUTPUT
+    const failed = outputFailure(error, io.stderr)
+    if (failed === undefined) throw error
+    return failed
   }
 }
 

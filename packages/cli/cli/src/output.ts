@@ -1,4 +1,5 @@
 import { errorMessage } from 'dsh-core'
+import { ExitCode } from './exit.ts'
 import { shownOn } from './terminal-text.ts'
 
 /** A write to stdout failed; the command's work is done, but its answer is lost. */
@@ -24,6 +25,16 @@ export function writeOut(stream: NodeJS.WritableStream & { isTTY?: boolean }, te
       resolve()
     })
   })
+}
+
+/**
+ * A lost answer, told the one way every command tells it: `dsh: the output could not be written: …`
+ * on stderr and exit 74. Undefined for any other error (the command reports that its own way).
+ */
+export function outputFailure(error: unknown, stderr: NodeJS.WritableStream & { isTTY?: boolean }): typeof ExitCode.OUTPUT | undefined {
+  if (!(error instanceof OutputError)) return undefined
+  tellStderr(stderr, `dsh: the output could not be written: ${error.message}`)
+  return ExitCode.OUTPUT
 }
 
 function describeWriteFailure(error: unknown): string {

@@ -127,8 +127,8 @@ export class LineTransport implements Transport {
     }
     const problem = describeIssues(message.error, '(message)')
     const id = requestIdOf(json)
-    this.options.log(`ignored a message that is not JSON-RPC 2.0 (${id === undefined ? 'no id' : `id ${quote(id)}`}): ${problem}`)
-    if (id !== undefined) this.answerError(id, RpcCode.INVALID_REQUEST, `invalid JSON-RPC request: ${problem}`)
+    this.options.log(`ignored a message that is not JSON-RPC 2.0 (${id === undefined ? 'no id' : id === null ? 'an id that is no string or finite number' : `id ${quote(id)}`}): ${problem}`)
+    if (id !== undefined) this.answerError(id, RpcCode.INVALID_REQUEST, `invalid JSON-RPC request: ${id === null ? 'its id is no string or finite number; ' : ''}${problem}`)
   }
 
   private receive(message: JSONRPCMessage): void {
@@ -141,18 +141,27 @@ export class LineTransport implements Transport {
   }
 
   private refuse(bytes: number, head: string, tail: string): void {
-    const { id, method, response } = jsonRpcEnvelope(head, tail)
+    const { id, idUnreadable, method, response } = jsonRpcEnvelope(head, tail)
     const limit = this.options.maxMessageBytes
-    const what = `${method === undefined ? 'method unknown' : quote(method, 80)}, ${id === undefined ? 'no id could be read' : `id ${quote(id, 80)}`}`
+    const what = `${method === undefined ? 'method unknown' : quote(method, 80)}, ${id !== undefined ? `id ${quote(id, 80)}` : idUnreadable ? 'an id that could not be read' : 'no id could be read'}`
     this.options.log(`refused a message of ${bytes} bytes (${what}): over --max-message-bytes ${limit}`)
-    if (id !== undefined && !response) this.answerError(id, RpcCode.INVALID_REQUEST, `request of ${bytes} bytes is over this server's limit of ${limit} bytes (--max-message-bytes)`)
+    // An id that is there but unreadable is answered with id null (JSON-RPC 2.0), never with a guess.
+    if ((id !== undefined || idUnreadable) && !response) this.answerError(id ?? null, RpcCode.INVALID_REQUEST, `request of ${bytes} bytes is over this server's limit of ${limit} bytes (--max-message-bytes)`)
   }
 
-  private answerError(id: RequestId, code: number, message: string): void {
-    this.send({ jsonrpc: '2.0', id, error: { code, message } }).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))))
+  /** `id` null: the request's id could not be read (JSON-RPC 2.0's answer to an invalid request). */
+  private answerError(id: RequestId | null, code: number, message: string): void {
+    // The SDK's message type has no null id; JSON-RPC 2.0 asks for one here.
+    this.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))))
   }
 }
 
-function requestIdOf(json: unknown): RequestId | undefined {
-  return typeof json === 'object' && json !== null && !Array.isArray(json) && 'method' in json ? asJsonRpcId((json as { id?: unknown }).id) : undefined
+/**
+ * The id to answer a refused message with: undefined for a notification or a response (never
+ * answered), null for a request whose id is there but no string or finite number (an object,
+ * null, a number too long for a double: `JSON.parse` makes 400 digits Infinity).
+ */
+function requestIdOf(json: unknown): RequestId | null | undefined {
+  if (typeof json !== 'object' || json === null || Array.isArray(json) || !('method' in json) || !('id' in json)) return undefined
+  return asJsonRpcId(json.id) ?? null
 }

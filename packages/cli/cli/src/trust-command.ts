@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { errorMessage, isHarnessError, oneLine, TrustStore, trustCommand, type TrustRecord } from 'dsh-core'
 import { checkWorkspace, invocationDir, UsageError } from './args.ts'
 import { ExitCode } from './exit.ts'
-import { tellStderr, writeOut } from './output.ts'
+import { outputFailure, tellStderr, writeOut } from './output.ts'
 
 export const TRUST_USAGE = `usage: dsh trust [<dir>] | --revoke [<dir>] | --list [--json]
   dsh trust [<dir>]           trust the directory (default --cwd, else the current one) and what is below it:
@@ -47,6 +47,8 @@ export async function runTrustCommand(argv: readonly string[], io: TrustIo, stor
       tellStderr(io.stderr, `dsh: ${(error as Error).message} (dsh trust --help shows the usage)`)
       return ExitCode.USAGE
     }
+    const lost = outputFailure(error, io.stderr)
+    if (lost !== undefined) return lost
     tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}${isHarnessError(error) ? ` [${error.code}]` : ''}`)
     return ExitCode.USAGE
   }

@@ -59,6 +59,29 @@ describe('output that cannot be written exits 74 with one line', () => {
   })
 })
 
+describe('dsh trust and dsh mcp: output that cannot be written exits 74 with one line too', () => {
+  // They answer without booting a composition, and each caught its write failure as a failure of
+  // its own: exit 2 (trust) or 1 (mcp), `dsh: the reader closed the pipe (EPIPE)`.
+  for (const args of [['trust', '--list'], ['trust', '--help'], ['mcp', '--help'], ['mcp', 'list', '--json']]) {
+    it(`dsh ${args.join(' ')} > /dev/full`, async () => {
+      const full = openSync('/dev/full', 'w')
+      try {
+        const run = await runWith(args, full)
+        expect(run.code, run.stderr).toBe(74)
+        expect(oneStderrLine(run)).toBe('dsh: the output could not be written: no space left on the device (ENOSPC)')
+      } finally {
+        closeSync(full)
+      }
+    })
+  }
+
+  it('dsh trust --list | (a reader that closed the pipe)', async () => {
+    const run = await runWith(['trust', '--list'], 'pipe', (child) => child.stdout!.destroy())
+    expect(run.code, run.stderr).toBe(74)
+    expect(oneStderrLine(run)).toBe('dsh: the output could not be written: the reader closed the pipe (EPIPE)')
+  })
+})
+
 /** Starts dsh and resolves once `marker` exists (the plugin wrote it), so a signal lands where the test wants it. */
 async function startUntil(args: readonly string[], marker: string, input?: string) {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })

@@ -13,8 +13,10 @@ import { serveStreamsInProcess } from '../../../../test-support/serve-in-process
 interface RawServer {
   /** Writes one message (an object is serialized; a string goes as is) followed by a newline. */
   send(message: object | string): Promise<void>
-  /** The message answering `id`, once it arrives. */
-  answer(id: number | string): Promise<any>
+  /** The message answering `id`, once it arrives (`null`: the first answer to a request whose id could not be read). */
+  answer(id: number | string | null): Promise<any>
+  /** Every message answering `id` so far. */
+  answers(id: number | string | null): any[]
   stderr(): string
   /** Resolves with stderr written since the last `mark()` once it contains `text`. */
   logged(text: string | RegExp): Promise<string>
@@ -158,6 +160,7 @@ function lineServer(io: LineIo, onStderr: (wake: () => void) => void): RawServer
     send: (message) =>
       new Promise((resolve, reject) => io.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))),
     answer: (id) => until(() => lines.find((line) => line.id === id && ('result' in line || 'error' in line)), `answering ${id}`),
+    answers: (id) => lines.filter((line) => line.id === id && ('result' in line || 'error' in line)),
     stderr: io.stderr,
     logged: (text) => until(() => {
       const since = io.stderr().slice(marked)
@@ -256,6 +259,24 @@ describe('dsh serve: malformed input', () => {
     await server.send({ jsonrpc: '2.0', id: 13, method: 'no/such/method', params: {} })
     expect((await server.answer(13)).error.code).toBe(-32601)
     await echoes(server, 14)
+  })
+
+  it('a request whose id cannot be read (400 digits, an object) gets -32600 with id null, as JSON-RPC 2.0 asks; the server keeps serving', async () => {
+    const server = await serveInWorker([...ECHO, '--max-message-bytes', '100000'])
+    const huge = '9'.repeat(400)
+    await server.send(`{"jsonrpc":"2.0","id":${huge},"method":"tools/list"}`)
+    await server.send('{"jsonrpc":"2.0","id":{"n":1},"method":"tools/list"}')
+    // Over --max-message-bytes, the id written first and last (the SDK client's order).
+    await server.send(`{"jsonrpc":"2.0","id":${huge},"method":"tools/call","params":${JSON.stringify({ name: 'echo', arguments: { text: 'x'.repeat(200_000) } })}}`)
+    await server.send(`{"method":"tools/call","params":${JSON.stringify({ name: 'echo', arguments: { text: 'x'.repeat(200_000) } })},"jsonrpc":"2.0","id":${huge}}`)
+    // Lines are read in order: once this is answered, the four before it have been.
+    await echoes(server, 15)
+    const refused = server.answers(null)
+    expect(refused.map((answer) => answer.error.code)).toEqual([-32600, -32600, -32600, -32600])
+    expect(refused[0].error.message).toMatch(/id/)
+    expect(refused[2].error.message).toMatch(/^request of 200\d{3} bytes is over this server's limit of 100000 bytes \(--max-message-bytes\)$/)
+    // No answer went to an id the client did not send (a rounded one, Infinity as null is only what JSON makes of it).
+    expect(server.answers(Number(huge))).toEqual([])
   })
 
   it('prompts/get for an unknown name says so once, without the SDK prefix (clients add their own)', async () => {

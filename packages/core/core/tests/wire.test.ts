@@ -45,15 +45,29 @@ describe('LineReader', () => {
 
 describe('jsonRpcEnvelope', () => {
   it('reads an id written first, with the method', () => {
-    expect(jsonRpcEnvelope('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":"aaaa', '')).toEqual({ id: 7, method: 'tools/call', response: false })
+    expect(jsonRpcEnvelope('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":"aaaa', '')).toEqual({ id: 7, idUnreadable: false, method: 'tools/call', response: false })
   })
 
   it('reads an id written last (the TypeScript SDK), never a nested params.id', () => {
-    expect(jsonRpcEnvelope('{"method":"tools/call","params":{"id":99,"x":"aaa', 'aaaa"}},"jsonrpc":"2.0","id":"req-1"}')).toEqual({ id: 'req-1', method: 'tools/call', response: false })
+    expect(jsonRpcEnvelope('{"method":"tools/call","params":{"id":99,"x":"aaa', 'aaaa"}},"jsonrpc":"2.0","id":"req-1"}')).toEqual({ id: 'req-1', idUnreadable: false, method: 'tools/call', response: false })
   })
 
   it('marks an answer as a response, and finds no id where none can be read', () => {
-    expect(jsonRpcEnvelope('{"jsonrpc":"2.0","result":{"content":[{"text":"aaa', 'aaa"}]}}')).toEqual({ id: undefined, method: undefined, response: true })
+    expect(jsonRpcEnvelope('{"jsonrpc":"2.0","result":{"content":[{"text":"aaa', 'aaa"}]}}')).toEqual({ id: undefined, idUnreadable: false, method: undefined, response: true })
     expect(jsonRpcEnvelope('{"id":3,"error":{"code":-1,"message":"x', '')).toMatchObject({ id: 3, response: true })
+  })
+
+  it('an id that is there but no string or finite number is unreadable (answered with id null), never guessed', () => {
+    const huge = '9'.repeat(400)
+    // First: 400 digits (JSON makes them Infinity), an object, null.
+    expect(jsonRpcEnvelope(`{"jsonrpc":"2.0","id":${huge},"method":"tools/call","params":{"x":"aaa`, 'aaa"}}')).toMatchObject({ id: undefined, idUnreadable: true, method: 'tools/call' })
+    expect(jsonRpcEnvelope('{"jsonrpc":"2.0","id":{"n":1},"method":"tools/call","params":{"x":"aaa', 'aaa"}}')).toMatchObject({ id: undefined, idUnreadable: true })
+    expect(jsonRpcEnvelope('{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"x":"aaa', 'aaa"}}')).toMatchObject({ id: undefined, idUnreadable: true })
+    // Last: its key within the tail, or (longer than the tail) a number closing the message.
+    expect(jsonRpcEnvelope('{"method":"tools/call","params":{"x":"aaa', 'aaa"},"jsonrpc":"2.0","id":1e999}')).toMatchObject({ id: undefined, idUnreadable: true })
+    expect(jsonRpcEnvelope('{"method":"tools/call","params":{"x":"aaa', huge.slice(0, 255) + '}')).toMatchObject({ id: undefined, idUnreadable: true })
+    // A notification, and a message ending in a nested number, have none.
+    expect(jsonRpcEnvelope('{"jsonrpc":"2.0","method":"notifications/x","params":{"x":"aaa', 'aaa"}}')).toMatchObject({ idUnreadable: false })
+    expect(jsonRpcEnvelope('{"jsonrpc":"2.0","method":"notifications/x","params":{"x":[1,2', '3,4]}}')).toMatchObject({ idUnreadable: false })
   })
 })

@@ -6,7 +6,7 @@ import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, r
 import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
-import { tellStderr, writeOut } from '../output.ts'
+import { outputFailure, tellStderr, writeOut } from '../output.ts'
 import { OverlayFile } from './overlay-file.ts'
 import { PROJECT_FILE, ProjectMcpFile } from './project-file.ts'
 import { literalSecrets, maskedConfig, maskedUrlsIn } from './secrets.ts'
@@ -91,6 +91,8 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
       tellStderr(io.stderr, `dsh: ${(error as Error).message} (dsh mcp --help shows the usage)`)
       return ExitCode.USAGE
     }
+    const lost = outputFailure(error, io.stderr)
+    if (lost !== undefined) return lost
     tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}${isHarnessError(error) ? ` [${error.code}]` : ''}`)
     return ExitCode.TOOL_ERROR
   }

@@ -4,6 +4,12 @@ export type JsonRpcId = string | number
 /** What could be read of a JSON-RPC message known only by its first and last bytes. */
 export interface JsonRpcEnvelope {
   readonly id: JsonRpcId | undefined
+  /**
+   * An id is there (a top-level key of the start, or closing the end) but could not be read as a
+   * string or a finite number (an object, null, a number too long for JSON's doubles, a value cut
+   * off): JSON-RPC 2.0 answers such a request with id null.
+   */
+  readonly idUnreadable: boolean
   readonly method: string | undefined
   /** The start shows `result` or `error`: an answer, which is never itself answered. */
   readonly response: boolean
@@ -18,8 +24,11 @@ export interface JsonRpcEnvelope {
 export function jsonRpcEnvelope(head: string, tail: string): JsonRpcEnvelope {
   const top = topLevelScalars(head)
   const method = top.values.get('method')
+  const last = lastTopLevelId(tail)
+  const id = asJsonRpcId(top.values.get('id')) ?? last?.id
   return {
-    id: asJsonRpcId(top.values.get('id')) ?? lastTopLevelId(tail),
+    id,
+    idUnreadable: id === undefined && (top.keys.has('id') || last !== undefined),
     method: typeof method === 'string' ? method : undefined,
     response: top.keys.has('result') || top.keys.has('error'),
   }
@@ -30,14 +39,21 @@ export function asJsonRpcId(value: unknown): JsonRpcId | undefined {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : undefined
 }
 
-/** `…,"id":7}` or `…,"id":"a"}` closing the whole message: the top-level id written last. */
-function lastTopLevelId(tail: string): JsonRpcId | undefined {
-  const match = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail)
+/**
+ * `…,"id":7}`, `…,"id":"a"}` or `…,"id":null}` closing the whole message: the top-level id written
+ * last (`id` undefined when it is no usable id); undefined when no id closes the text. A number
+ * longer than the whole tail closing the message (`…99999}`, its key out of sight) is taken for an
+ * unreadable id: a request's only top-level number is its id, and an unreadable id is answered
+ * with null, which reaches no request.
+ */
+function lastTopLevelId(tail: string): { id: JsonRpcId | undefined } | undefined {
+  if (/^\s*[\d.eE+-]*\d\s*\}\s*$/.test(tail)) return { id: undefined }
+  const match = /[,{]\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|null|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail)
   if (!match?.[1]) return undefined
   try {
-    return asJsonRpcId(JSON.parse(match[1]))
+    return { id: asJsonRpcId(JSON.parse(match[1])) }
   } catch {
-    return undefined
+    return { id: undefined }
   }
 }
 
