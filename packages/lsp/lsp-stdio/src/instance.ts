@@ -212,10 +212,10 @@ export class ServerInstance {
   }
 
   /** The file's outline (`textDocument/documentSymbol`). */
-  documentSymbols(source: ContainedText, languageId: string, lifetime: Lifetime): Promise<{ symbols: LspDocumentSymbol[]; complete: boolean }> {
-    return this.use(lifetime, () =>
-      this.opened(source, languageId, lifetime, { supported: (capabilities) => offered(capabilities.documentSymbolProvider) || 'documentSymbols' }, async (document) => {
-        const { payload, complete } = await this.askWhenQuiet('textDocument/documentSymbol', { textDocument: { uri: document.uri } }, lifetime)
+  documentSymbols(source: ContainedText, languageId: string, bound: Bound): Promise<{ symbols: LspDocumentSymbol[]; complete: boolean }> {
+    return this.use(bound, () =>
+      this.opened(source, languageId, bound, { supported: (capabilities) => offered(capabilities.documentSymbolProvider) || 'documentSymbols' }, async (document) => {
+        const { payload, complete } = await this.askWhenQuiet('textDocument/documentSymbol', { textDocument: { uri: document.uri } }, bound)
         return { symbols: toDocumentSymbols(payload), complete }
       }),
     )
@@ -238,7 +238,7 @@ export class ServerInstance {
    * What renaming the symbol at `position` takes: `textDocument/prepareRename` first when the server
    * offers it (a refusal is LSP_RENAME_REFUSED), then `textDocument/rename`. Nothing is applied.
    */
-  rename(source: ContainedText, languageId: string, position: LspPosition, newName: string, lifetime: Lifetime): Promise<TranslatedEdit & { oldName: string; complete: boolean }> {
+  rename(source: ContainedText, languageId: string, position: LspPosition, newName: string, bound: Bound): Promise<TranslatedEdit & { oldName: string; complete: boolean }> {
     const { serverId } = this.options
     const where = `${position.line + 1}:${position.character + 1}`
     const refused = (why: string, options?: { cause: unknown; rpcCode?: number }) => new LspError(`${serverId}: the symbol at ${where} cannot be renamed: ${why}`, 'LSP_RENAME_REFUSED', options)
@@ -251,18 +251,18 @@ export class ServerInstance {
         throw error
       }
     }
-    return this.use(lifetime, () =>
-      this.opened(source, languageId, lifetime, { supported: (capabilities) => offered(capabilities.renameProvider) || 'rename' }, async (document, capabilities) => {
+    return this.use(bound, () =>
+      this.opened(source, languageId, bound, { supported: (capabilities) => offered(capabilities.renameProvider) || 'rename' }, async (document, capabilities) => {
         const textDocument = { uri: document.uri }
         let nameRange: LspRange | undefined
         const provider = capabilities.renameProvider
         if (typeof provider === 'object' && provider !== null && provider.prepareProvider === true) {
-          const { payload } = await refusable(() => this.askWhenQuiet('textDocument/prepareRename', { textDocument, position }, lifetime))
+          const { payload } = await refusable(() => this.askWhenQuiet('textDocument/prepareRename', { textDocument, position }, bound))
           const prepared = toPrepareRename(payload)
           if (prepared === 'refused') throw refused('the language server says it is not a renameable symbol')
           if (prepared !== 'default') nameRange = prepared.range
         }
-        const { payload, complete } = await refusable(() => this.askWhenQuiet('textDocument/rename', { textDocument, position, newName }, lifetime))
+        const { payload, complete } = await refusable(() => this.askWhenQuiet('textDocument/rename', { textDocument, position, newName }, bound))
         if (payload === null) throw refused('the language server gave no edit')
         const edit = toWorkspaceEdit(payload)
         if (!edit.files.some((file) => file.edits.length) && !edit.fileOperations.length) throw refused('the language server gave an empty edit')
@@ -281,12 +281,12 @@ export class ServerInstance {
     source: ContainedText,
     languageId: string,
     request: { readonly position: LspPosition; readonly direction: LspCallDirection; readonly depth: number; readonly maxCalls: number },
-    lifetime: Lifetime,
+    bound: Bound,
   ): Promise<{ roots: { item: LspCall['item']; calls: LspCall[] }[]; truncated: boolean; complete: boolean }> {
     const method = request.direction === 'incoming' ? 'callHierarchy/incomingCalls' : 'callHierarchy/outgoingCalls'
-    return this.use(lifetime, () =>
-      this.opened(source, languageId, lifetime, { supported: (capabilities) => offered(capabilities.callHierarchyProvider) || 'callHierarchy' }, async (document) => {
-        const { payload, complete } = await this.askWhenQuiet('textDocument/prepareCallHierarchy', { textDocument: { uri: document.uri }, position: request.position }, lifetime)
+    return this.use(bound, () =>
+      this.opened(source, languageId, bound, { supported: (capabilities) => offered(capabilities.callHierarchyProvider) || 'callHierarchy' }, async (document) => {
+        const { payload, complete } = await this.askWhenQuiet('textDocument/prepareCallHierarchy', { textDocument: { uri: document.uri }, position: request.position }, bound)
         type Node = { item: LspCall['item']; fromRanges: LspRange[]; calls: Node[] }
         const roots = toCallHierarchyItems(payload).map((raw, index) => ({ raw, node: { item: toCallHierarchyItem(raw, `call hierarchy item ${index}`), fromRanges: [], calls: [] } as Node }))
         const expanded = new Set<string>()
@@ -299,7 +299,7 @@ export class ServerInstance {
             const key = `${node.item.uri}#${node.item.selectionRange.start.line}:${node.item.selectionRange.start.character}`
             if (expanded.has(key)) continue
             expanded.add(key)
-            const calls = toCalls(await this.request(method, { item: raw }, lifetime), request.direction)
+            const calls = toCalls(await this.request(method, { item: raw }, bound), request.direction)
             for (const [index, call] of calls.entries()) {
               if (left === 0) {
                 truncated = true

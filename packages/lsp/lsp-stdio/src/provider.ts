@@ -130,26 +130,54 @@ export class StdioLspProvider implements LspProvider {
   }
 
   documentSymbols(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
-    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
-      const { symbols, complete } = await instance.documentSymbols(source, request.languageId, scope)
-      return { kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: workspace.url, symbols, complete }
-    })
+    return this.documentSymbolsBound(request, signal)
+  }
+
+  /** `documentSymbols` on the caller's lifetime itself (the `lsp_symbols` tool's call): no Lifetime of the provider's per call, as `queryWithin`. */
+  documentSymbolsWithin(request: LspProviderDocumentSymbolsRequest, lifetime: Lifetime): Promise<LspDocumentSymbolsResult> {
+    return this.documentSymbolsBound(request, lifetime)
+  }
+
+  private documentSymbolsBound(request: LspProviderDocumentSymbolsRequest, caller: CallerBound): Promise<LspDocumentSymbolsResult> {
+    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+      instance.documentSymbols(source, request.languageId, scope).then(({ symbols, complete }): LspDocumentSymbolsResult => ({ kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: workspace.url, symbols, complete })),
+    )
   }
 
   /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. */
   rename(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
-    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
-      const { oldName, files, fileOperations, complete } = await instance.rename(source, request.languageId, request.position, request.newName, scope)
-      return { kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }
-    })
+    return this.renameBound(request, signal)
+  }
+
+  /** `rename` on the caller's lifetime itself (the `lsp_rename` tool's call), as `queryWithin`. */
+  renameWithin(request: LspProviderRenameRequest, lifetime: Lifetime): Promise<LspRenameResult> {
+    return this.renameBound(request, lifetime)
+  }
+
+  private renameBound(request: LspProviderRenameRequest, caller: CallerBound): Promise<LspRenameResult> {
+    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+      instance
+        .rename(source, request.languageId, request.position, request.newName, scope)
+        .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
+    )
   }
 
   /** Incoming or outgoing calls of what is at the position, to the request's depth and count. */
   callHierarchy(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
-    return this.onFile(request, signal, async (instance, source, workspace, scope) => {
-      const { roots, truncated, complete } = await instance.callHierarchy(source, request.languageId, request, scope)
-      return { kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }
-    })
+    return this.callHierarchyBound(request, signal)
+  }
+
+  /** `callHierarchy` on the caller's lifetime itself (the `lsp_calls` tool's call), as `queryWithin`. */
+  callHierarchyWithin(request: LspProviderCallHierarchyRequest, lifetime: Lifetime): Promise<LspCallHierarchyResult> {
+    return this.callHierarchyBound(request, lifetime)
+  }
+
+  private callHierarchyBound(request: LspProviderCallHierarchyRequest, caller: CallerBound): Promise<LspCallHierarchyResult> {
+    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+      instance
+        .callHierarchy(source, request.languageId, request, scope)
+        .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
+    )
   }
 
   /**

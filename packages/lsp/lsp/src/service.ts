@@ -8,6 +8,10 @@ import { LspError } from './errors.ts'
 import { finalExtension, normalizeExtensionKey, normalizeFilenameKey, routeByFilename } from './extensions.ts'
 import type { LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
 
+/** The file-routed capabilities, each with the variant a caller's `Lifetime` goes to. */
+type RoutedCapability = 'diagnostics' | 'documentSymbols' | 'rename' | 'callHierarchy'
+const WITHIN = { diagnostics: 'diagnosticsWithin', documentSymbols: 'documentSymbolsWithin', rename: 'renameWithin', callHierarchy: 'callHierarchyWithin' } as const satisfies Record<RoutedCapability, keyof LspProvider>
+
 declare module 'cordis' {
   interface Context {
     lsp: LspService
@@ -56,7 +60,7 @@ export class LspService extends Service {
     if (typeof id !== 'string' || !id.trim()) throw new LspError('provider id must be a non-empty string', 'LSP_INVALID_PROVIDER')
     if (this.providers.has(id)) throw new LspError(`an LSP provider with id "${id}" is already registered`, 'LSP_CONFLICT')
     if (typeof provider.query !== 'function') throw new LspError(`provider "${id}" has no query function`, 'LSP_INVALID_PROVIDER')
-    for (const method of [...LSP_CAPABILITIES, 'fileChanged', 'queryWithin', 'diagnosticsWithin'] as const) {
+    for (const method of [...LSP_CAPABILITIES, 'fileChanged', 'queryWithin', ...Object.values(WITHIN)] as const) {
       const member: unknown = provider[method]
       if (member !== undefined && typeof member !== 'function') throw new LspError(`provider "${id}": ${method} must be a function when present`, 'LSP_INVALID_PROVIDER')
     }
@@ -156,43 +160,47 @@ export class LspService extends Service {
    * `queryWithin` (else its signal goes to `diagnostics`); the provider's own promise is the answer.
    */
   diagnostics(request: LspDiagnosticsRequest, bound?: AbortSignal | Lifetime): Promise<LspDiagnosticsResult> {
-    if (!(bound instanceof Lifetime)) return this.askRouted('diagnostics', request, bound)
+    return this.askRouted('diagnostics', request, bound)
+  }
+
+  /** Routes like `diagnostics`, a `Lifetime` to the provider's `documentSymbolsWithin` when it has one. */
+  documentSymbols(request: LspDocumentSymbolsRequest, bound?: AbortSignal | Lifetime): Promise<LspDocumentSymbolsResult> {
+    return this.askRouted('documentSymbols', request, bound)
+  }
+
+  /** Routes like `diagnostics`, a `Lifetime` to the provider's `renameWithin` when it has one. */
+  rename(request: LspRenameRequest, bound?: AbortSignal | Lifetime): Promise<LspRenameResult> {
+    return this.askRouted('rename', request, bound)
+  }
+
+  /** Routes like `diagnostics`, a `Lifetime` to the provider's `callHierarchyWithin` when it has one. */
+  callHierarchy(request: LspCallHierarchyRequest, bound?: AbortSignal | Lifetime): Promise<LspCallHierarchyResult> {
+    return this.askRouted('callHierarchy', request, bound)
+  }
+
+  /**
+   * The file-routed capability `capability` of the provider that serves `request.filePath`, with the
+   * route's language id. A `Lifetime` reaches the provider's `…Within` variant as the same object
+   * (no signal made for the call), else its signal the capability itself; the provider's own
+   * promise is the answer, a refusal a rejection all the same.
+   */
+  private askRouted<C extends RoutedCapability>(
+    capability: C,
+    request: Omit<Parameters<NonNullable<LspProvider[C]>>[0], 'languageId'>,
+    bound: AbortSignal | Lifetime | undefined,
+  ): Promise<Awaited<ReturnType<NonNullable<LspProvider[C]>>>> {
+    type Answer = Awaited<ReturnType<NonNullable<LspProvider[C]>>>
     return promised(() => {
       const route = this.routeFor(request.filePath)
       checkProofs(request)
       const { provider } = route
-      if (!provider.diagnostics) throw unsupported(route, 'diagnostics')
+      const ask = provider[capability] as ((request: unknown, signal?: AbortSignal) => Promise<Answer>) | undefined
+      if (!ask) throw unsupported(route, capability)
       const asked = { ...request, languageId: route.languageId }
-      return provider.diagnosticsWithin ? provider.diagnosticsWithin(asked, bound) : provider.diagnostics(asked, bound.signal)
+      if (!(bound instanceof Lifetime)) return ask.call(provider, asked, bound)
+      const within = provider[WITHIN[capability]] as ((request: unknown, lifetime: Lifetime) => Promise<Answer>) | undefined
+      return within ? within.call(provider, asked, bound) : ask.call(provider, asked, bound.signal)
     })
-  }
-
-  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
-  documentSymbols(request: LspDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
-    return this.askRouted('documentSymbols', request, signal)
-  }
-
-  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
-  rename(request: LspRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
-    return this.askRouted('rename', request, signal)
-  }
-
-  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
-  callHierarchy(request: LspCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
-    return this.askRouted('callHierarchy', request, signal)
-  }
-
-  /** The file-routed capability `capability` of the provider that serves `request.filePath`, with the route's language id. */
-  private async askRouted<C extends 'diagnostics' | 'documentSymbols' | 'rename' | 'callHierarchy'>(
-    capability: C,
-    request: Omit<Parameters<NonNullable<LspProvider[C]>>[0], 'languageId'>,
-    signal: AbortSignal | undefined,
-  ): Promise<Awaited<ReturnType<NonNullable<LspProvider[C]>>>> {
-    const route = this.routeFor(request.filePath)
-    checkProofs(request)
-    const ask = route.provider[capability] as ((request: unknown, signal?: AbortSignal) => Promise<Awaited<ReturnType<NonNullable<LspProvider[C]>>>>) | undefined
-    if (!ask) throw unsupported(route, capability)
-    return ask.call(route.provider, { ...request, languageId: route.languageId }, signal)
   }
 
   /**

@@ -104,12 +104,18 @@ export interface LspProvider {
   diagnosticsWithin?(request: LspProviderDiagnosticsRequest, lifetime: Lifetime): Promise<LspDiagnosticsResult>
   /** Capability `documentSymbols`: one file's outline. */
   documentSymbols?(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult>
+  /** `documentSymbols` bound by the caller's `Lifetime` itself, as `diagnosticsWithin` is `diagnostics`'s. Optional, beside `documentSymbols`. */
+  documentSymbolsWithin?(request: LspProviderDocumentSymbolsRequest, lifetime: Lifetime): Promise<LspDocumentSymbolsResult>
   /** Capability `workspaceSymbols`: asked for every workspace query, whatever the files; answer empty when the workspace has nothing of yours. */
   workspaceSymbols?(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult>
   /** Capability `rename`: the edits renaming the symbol at the position takes (prepareRename first; applied by no provider). */
   rename?(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult>
+  /** `rename` bound by the caller's `Lifetime` itself. Optional, beside `rename`. */
+  renameWithin?(request: LspProviderRenameRequest, lifetime: Lifetime): Promise<LspRenameResult>
   /** Capability `callHierarchy`: the calls into or out of the function at the position, to the request's depth and count. */
   callHierarchy?(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult>
+  /** `callHierarchy` bound by the caller's `Lifetime` itself. Optional, beside `callHierarchy`. */
+  callHierarchyWithin?(request: LspProviderCallHierarchyRequest, lifetime: Lifetime): Promise<LspCallHierarchyResult>
   /**
    * A writer changed a file (any file, any extension): make the servers see it before the next
    * request that starts after this call returns. Must not throw; failures are the provider's to log.

@@ -197,6 +197,55 @@ describe('routing', () => {
     await expect(app.lsp.diagnostics({ filePath: 'a.go', workspaceRoot: '/w' }, new Lifetime())).rejects.toMatchObject({ code: 'LSP_UNSUPPORTED_OPERATION' })
   })
 
+  it('a caller’s Lifetime reaches documentSymbolsWithin, renameWithin and callHierarchyWithin as the same object (no signal made); without them, the capability gets the lifetime’s signal', async () => {
+    const within: [string, Lifetime][] = []
+    const signals: [string, AbortSignal | undefined][] = []
+    const outline = { kind: 'documentSymbols' as const, uri: 'file:///w/a.ts', resolvedWorkspaceUri: 'file:///w', symbols: [], complete: true }
+    const renamed = { kind: 'rename' as const, resolvedWorkspaceUri: 'file:///w', oldName: 'a', files: [], fileOperations: [], complete: true }
+    const hierarchy = { kind: 'callHierarchy' as const, direction: 'incoming' as const, resolvedWorkspaceUri: 'file:///w', roots: [], truncated: false, complete: true }
+    const refuse = (name: string) => async () => {
+      throw new Error(`${name} asked although ${name}Within is there`)
+    }
+    app.lsp.registerProvider({
+      ...provider('ts', { '.ts': 'typescript' }),
+      documentSymbols: refuse('documentSymbols'),
+      rename: refuse('rename'),
+      callHierarchy: refuse('callHierarchy'),
+      documentSymbolsWithin: async (_request, lifetime) => (within.push(['documentSymbols', lifetime]), outline),
+      renameWithin: async (_request, lifetime) => (within.push(['rename', lifetime]), renamed),
+      callHierarchyWithin: async (_request, lifetime) => (within.push(['callHierarchy', lifetime]), hierarchy),
+    })
+    app.lsp.registerProvider({
+      ...provider('py', { '.py': 'python' }),
+      documentSymbols: async (_request, signal) => (signals.push(['documentSymbols', signal]), outline),
+      rename: async (_request, signal) => (signals.push(['rename', signal]), renamed),
+      callHierarchy: async (_request, signal) => (signals.push(['callHierarchy', signal]), hierarchy),
+    })
+    const position = { line: 0, character: 0 }
+    const ask = (filePath: string, bound: Lifetime) =>
+      Promise.all([
+        app.lsp.documentSymbols({ filePath, workspaceRoot: '/w' }, bound),
+        app.lsp.rename({ filePath, workspaceRoot: '/w', position, newName: 'b' }, bound),
+        app.lsp.callHierarchy({ filePath, workspaceRoot: '/w', position, direction: 'incoming', depth: 1, maxCalls: 10 }, bound),
+      ])
+    const made = countAbortControllers()
+    const lifetime = new Lifetime()
+    try {
+      expect(await ask('a.ts', lifetime)).toEqual([outline, renamed, hierarchy])
+      expect(within).toEqual([['documentSymbols', lifetime], ['rename', lifetime], ['callHierarchy', lifetime]])
+      expect(made.count).toBe(0)
+    } finally {
+      made.restore()
+    }
+    await ask('a.py', lifetime)
+    expect(signals).toEqual([['documentSymbols', lifetime.signal], ['rename', lifetime.signal], ['callHierarchy', lifetime.signal]])
+    // A refusal stays a rejection with its code.
+    await expect(app.lsp.documentSymbols({ filePath: 'a.rs', workspaceRoot: '/w' }, lifetime)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE' })
+    for (const method of ['documentSymbolsWithin', 'renameWithin', 'callHierarchyWithin']) {
+      expect(codeOf(() => app.lsp.registerProvider({ ...provider(`bad-${method}`, { '.x': 'x' }), [method]: 'yes' } as unknown as LspProvider))).toBe('LSP_INVALID_PROVIDER')
+    }
+  })
+
   it('refuses a diagnosticsWithin that is not a function', () => {
     expect(codeOf(() => app.lsp.registerProvider({ ...provider('ts', { '.ts': 'typescript' }), diagnosticsWithin: 'yes' } as unknown as LspProvider))).toBe('LSP_INVALID_PROVIDER')
   })

@@ -53,7 +53,8 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
       const cwd = sessionWorkspace(exec, 'lsp_rename')
       const { signal } = exec
       const { position, resolved } = await anchorOf(services, settings, args, cwd, signal)
-      const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd }, signal))
+      // The call's lifetime itself, not its signal: the provider's renameWithin makes no lifetime of its own for it.
+      const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd }, exec.lifetime))
       const workspace = await workspaceOf(services, cwd, signal)
       const targets = await planTargets(services, settings, workspace, result, signal)
       const fingerprint = fingerprintOf(targets.map((target) => ({ path: target.path, before: target.before ?? '\0none', after: target.after ?? '\0none' })))
