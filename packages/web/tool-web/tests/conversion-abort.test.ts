@@ -1,10 +1,12 @@
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 
 // Issue 27 (product risk): a conversion that runs out of its memory limit must end that conversion
 // only, never the host. A worker thread's `resourceLimits` does not guarantee it: some allocation
@@ -16,6 +18,8 @@ import { describe, expect, it } from 'vitest'
 const RUN_TS = fileURLToPath(new URL('../../../cli/cli/bin/run-ts.mjs', import.meta.url))
 const HOST = fileURLToPath(new URL('./fixtures/conversion/pool-host.ts', import.meta.url))
 const HOSTILE = fileURLToPath(new URL('./fixtures/conversion/heap-abort-converter.ts', import.meta.url))
+// A FAKE converter that loops forever once given a page: the real one cannot be made to on cue.
+const STUCK = fileURLToPath(new URL('./fixtures/conversion/stuck-converter.ts', import.meta.url))
 // 64 MB: the smallest limit at which a Node 20 worker thread aborts the process on this shape (at 32
 // and 48 MB it ends only the worker), so the fault shows on the worker-thread pool before the fix.
 const MEMORY_MB = 64
@@ -59,6 +63,29 @@ describe('a conversion that exhausts its memory in a shape V8 aborts the process
     host.kill('SIGKILL')
     await once(host, 'exit')
     // Waits for the converter to go (no timing asserted: the test's own timeout is the bound).
+    while (alive(converter)) await sleep(100)
+  })
+
+  it('a host killed while its converter is stuck in a page (a loop that never looks up) leaves no converter behind: its watchdog thread ends it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-stuck-converter-'))
+    const marker = join(dir, 'looping')
+    const host = spawn(process.execPath, [RUN_TS, HOST, 'stuck', STUCK, marker], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let converter = 0
+    // Also when the test times out (the watchdog missing): a failing run leaves no spinning process behind.
+    onTestFinished(() => {
+      host.kill('SIGKILL')
+      if (converter && alive(converter)) process.kill(converter, 'SIGKILL')
+      rmSync(dir, { recursive: true, force: true })
+    })
+    const [line] = (await once(createInterface({ input: host.stdout }), 'line')) as [string]
+    converter = (JSON.parse(line) as { converter: number }).converter
+    // The fake writes the file, then loops: from here on its main thread never returns to its event loop.
+    while (!existsSync(marker)) await sleep(50)
+    expect(alive(converter)).toBe(true)
+    host.kill('SIGKILL')
+    await once(host, 'exit')
+    // The IPC channel's close cannot reach a busy main thread: only the watchdog can end it. No
+    // timing asserted: the test's own timeout is the bound.
     while (alive(converter)) await sleep(100)
   })
 })

@@ -115,7 +115,7 @@ function unwrap(module: Record<string, unknown>): Plugin | undefined {
 /** Imports a row's plugin (its module file from `locatePlugins`) and checks its config now, so a bad row fails the boot naming the row and the field. */
 export async function loadRow(row: PresetRow, path: string): Promise<LoadedRow> {
   const label = rowLabel(row)
-  const plugin = ownCorePlugin(row.name, path, installationRequire) ?? unwrap(await importRow(row, path, label))
+  const plugin = ownCorePlugin(row.name, path) ?? unwrap(await importRow(row, path, label))
   if (!plugin) throw new PresetError(`${label}: ${row.name} exports no plugin (a default export, or an apply function)`, 'PRESET_PLUGIN_INVALID')
   const validate = (plugin as { Config?: unknown }).Config
   if (typeof validate === 'function') {

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs'
-import { dirname, join, sep } from 'node:path'
+import { sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Context } from 'cordis'
 import { errorMessage, oneLine } from '../errors.ts'
+import { HOST_PACKAGE, packageRoot } from './host-package.ts'
 import type { LoadedRow } from './load.ts'
 
 /** Where a row's code lives: its package's directory, or the plugin file itself when it is in no package of its own. */
@@ -13,8 +13,6 @@ interface Home {
   /** A row of the package every host loads (dsh-core): blamed only when no other row's code is on the stack. */
   readonly host: boolean
 }
-
-const HOST_PACKAGE = packageRoot(fileURLToPath(import.meta.url))
 
 /**
  * The row whose plugin code raised `error`: the first frame of its stack that lies in a row's
@@ -69,13 +67,6 @@ function contains(home: Home, file: string): boolean {
 
 function isPackageName(name: string): boolean {
   return !name.startsWith('.') && !name.startsWith('/')
-}
-
-function packageRoot(file: string): string | undefined {
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir
-    if (dirname(dir) === dir) return undefined
-  }
 }
 
 /** The files of a V8 stack's frames, top first (`at f (file:///a.mjs:1:2)`, `at /a.js:1:2`, `at async f (…)`). */

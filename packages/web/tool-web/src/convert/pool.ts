@@ -1,6 +1,6 @@
 import { channel } from 'node:diagnostics_channel'
 import { errorFromReason, errorMessage, HarnessError, type ChildHandle, type Exit, type Lifetime, type SpawnSpec } from 'dsh-core'
-import type { ChildMessage, ChildReply } from './conversion-child.ts'
+import type { ChildMessage, ChildReply } from './converter-main.ts'
 import type { ConversionJob } from './job.ts'
 import { converterSpawn } from './converter-spawn.ts'
 
