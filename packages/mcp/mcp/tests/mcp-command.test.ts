@@ -204,6 +204,8 @@ describe('dsh mcp', () => {
     expect(broken.code, broken.stderr).toBe(0)
     const rows = (JSON.parse(broken.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities
     expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining(`${fifo} is not valid JSON`) })
+    // No server was tried: the file's own code, not a connection failure.
+    expect(rows.find((row) => row.id === '.mcp.json')?.detail).toMatch(/\[MCP_CONFIG_FILE_INVALID\]$/)
     expect(rows.find((row) => row.id === 'fetch:http')).toMatchObject({ state: 'ready' })
   })
 
