@@ -18,6 +18,7 @@ import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled } from '.
 //   PROBE=messages          what the server sends after each request
 //   PROBE=promises OP=…     where one operation's promises are made (OWNER=1: by the first frame of ours)
 //   PROBE=profile OP=… CALLS=2000   a CPU profile of the calls alone (the inspector, 100 µs sampling)
+//   PROBE=cpu CALLS=2000 WARMUP=2000  this process's CPU per warm call, each operation in turn
 // Run on the built packages (`pnpm bench lsp` builds them):
 //   PROBE=server node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-probe.ts
 
@@ -148,6 +149,20 @@ try {
     for (let i = 0; i < N; i++) await call(op)
     hook.disable()
     for (const [site, n] of [...sites].sort((a, b) => b[1] - a[1])) console.log(`${(n / N).toFixed(1).padStart(6)}  ${site}`)
+  } else if (process.env.PROBE === 'cpu') {
+    // This process's CPU per warm call, each operation in turn (CALLS each after WARMUP rounds of all
+    // four): our side alone, the server's CPU being another process's. Less blurred by a loaded
+    // machine than wall times, though not immune (caches, frequency).
+    const calls = Number(process.env.CALLS ?? 2000)
+    for (let i = 0; i < Number(process.env.WARMUP ?? 2000); i++) for (const args of CASES) await call(args)
+    const figures: string[] = []
+    for (const args of CASES) {
+      const cpu = process.cpuUsage()
+      for (let i = 0; i < calls; i++) await call(args)
+      const used = process.cpuUsage(cpu)
+      figures.push(`${args.operation} ${((used.user + used.system) / calls).toFixed(1)} µs`)
+    }
+    console.log(`CPU per call (${calls} calls each): ${figures.join(', ')}`)
   } else if (process.env.PROBE === 'profile') {
     const op = CASES.find((c) => c.operation === (process.env.OP ?? 'findReferences'))!
     const calls = Number(process.env.CALLS ?? 2000)

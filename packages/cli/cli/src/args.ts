@@ -152,6 +152,8 @@ export function checkWorkspace(path: string): string {
   try {
     info = statSync(path)
   } catch {
+    // Node decodes argv and the process directory as UTF-8: other bytes arrive as U+FFFD, naming nothing.
+    if (path.includes('\uFFFD')) throw new UsageError(`the workspace ${path} cannot be opened: its path has bytes that are not UTF-8 (shown as \uFFFD), which dsh cannot name; use a directory whose path is UTF-8`)
     throw new UsageError(`--cwd ${path} does not exist`)
   }
   if (!info.isDirectory()) throw new UsageError(`--cwd ${path} is not a directory`)

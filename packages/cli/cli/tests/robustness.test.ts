@@ -224,6 +224,20 @@ describe('bad arguments are the caller\'s fault', () => {
     expect(oneStderrLine(run)).toContain(what)
   })
 
+  it('a workspace whose path is not UTF-8 is said to be so, not merely to be missing (exit 2)', async () => {
+    // Node decodes argv and the process directory as UTF-8: a byte 0xFF arrives as U+FFFD, and the
+    // path names nothing. Before, dsh said `--cwd … does not exist` even when no --cwd was given.
+    const base = await tempDir()
+    const latin = Buffer.concat([Buffer.from(join(base, 'lat')), Buffer.from([0xff])])
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(latin)
+    const shown = latin.toString('utf8')
+    for (const run of [await dshIn(['tools', '--cwd', shown]), await dshIn(['trust', shown])]) {
+      expect(run.code).toBe(2)
+      expect(oneStderrLine(run)).toContain(`the workspace ${shown} cannot be opened: its path has bytes that are not UTF-8 (shown as \uFFFD)`)
+    }
+  })
+
   it('an unknown option is named with balanced quotes', async () => {
     const run = await dshIn(['tools', '--frob', ...ECHO])
     expect(oneStderrLine(run)).toBe('dsh: unknown option "--frob" (dsh --help shows the usage)')

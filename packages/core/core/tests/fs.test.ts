@@ -379,6 +379,45 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
     })
   })
 
+  // Issue 27, diagnostics after a change: a small file read whole in one read (readContainedText's
+  // read on the event loop) is decoded in one go (isUtf8, then the bytes as UTF-8) instead of through
+  // a streaming TextDecoder made per file. The text and the refusals are the streaming decoder's.
+  describe('readContainedText of a small file, decoded whole', () => {
+    const CASES: [string, string | Buffer][] = [
+      ['text', 'line one\r\nligne deux — ünïcödé 😀\n\ttabbed\n'],
+      ['empty', ''],
+      ['byte-order mark, dropped as the decoder drops it', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('\ufeffafter')])],
+      ['a literal U+FFFD', 'before \uFFFD after'],
+      ['binary', Buffer.from([0x68, 0x69, 0x00, 0x21])],
+      ['invalid UTF-8', Buffer.from([0x61, 0xff, 0xfe, 0x62])],
+      ['a truncated sequence at the end', Buffer.from([0x61, 0xf0, 0x9f, 0x98])],
+      ['an encoded surrogate', Buffer.from([0x61, 0xed, 0xa0, 0x80])],
+    ]
+
+    it.each(CASES)('%s: the answer readText gives (its streaming decoder)', async (_name, content) => {
+      const dir = await tempDir()
+      await writeFile(join(dir, 'f.txt'), content)
+      const workspace = await fs.workspace(dir)
+      const settle = (work: Promise<string>) => work.then((text) => ({ text }), (error: FsError) => ({ code: error.code }))
+      const whole = await settle(fs.readContainedText(workspace, 'f.txt', { maxBytes: 1000 }).then((read) => read.text))
+      expect(whole).toEqual(await settle(fs.readText(join(dir, 'f.txt'), { maxBytes: 1000 })))
+    })
+
+    it('makes no TextDecoder', async () => {
+      const dir = await tempDir()
+      await writeFile(join(dir, 'f.ts'), 'export const a = 1\n')
+      const workspace = await fs.workspace(dir)
+      const made = vi.spyOn(globalThis, 'TextDecoder')
+      try {
+        expect((await fs.readContainedText(workspace, 'f.ts', { maxBytes: 1000 })).text).toBe('export const a = 1\n')
+        // 1 before: a fatal streaming decoder per file read.
+        expect(made).toHaveBeenCalledTimes(0)
+      } finally {
+        made.mockRestore()
+      }
+    })
+  })
+
   describe('readText', () => {
     async function file(name: string, content: string | Buffer) {
       const dir = await tempDir()

@@ -662,18 +662,28 @@ export class StdioLspProvider implements LspProvider {
     return this.readChanged(workspace, filePath, path, found, scope)
   }
 
-  /** `readProvenSource` when the kept text cannot serve (or its stat must be awaited). */
-  private async readChanged(workspace: Workspace, filePath: string, path: string, looked: TextLookup | Promise<TextLookup>, scope: CallScope): Promise<ContainedText> {
+  /**
+   * `readProvenSource` when the kept text cannot serve (or its stat must be awaited). A small file
+   * is read in the call (`fillNow`): a value, not a promise, after every edit a writer makes.
+   */
+  private readChanged(workspace: Workspace, filePath: string, path: string, looked: TextLookup | Promise<TextLookup>, scope: CallScope): ContainedText | Promise<ContainedText> {
     const { maxDocumentBytes } = this.options.config
-    try {
-      const found = await looked
+    const refused = (error: unknown): never => {
+      throw sourceError(error, workspace, filePath, scope)
+    }
+    const read = (found: TextLookup): ContainedText | Promise<ContainedText> => {
       if (found.hit && found.info.size <= maxDocumentBytes) return found.hit
       this.guard(scope)
       // The scope itself as the read's abort check, not its signal: a signal would make the call a
       // lifetime of its own and an AbortController, on every change, for a read that ends in the call.
-      return await this.texts.fill(workspace, path, found, { maxBytes: maxDocumentBytes, signal: scope })
+      const options = { maxBytes: maxDocumentBytes, signal: scope }
+      return this.texts.fillNow(workspace, path, found, options) ?? this.texts.fill(workspace, path, found, options)
+    }
+    try {
+      const text = looked instanceof Promise ? looked.then(read) : read(looked)
+      return text instanceof Promise ? text.catch(refused) : text
     } catch (error) {
-      throw sourceError(error, workspace, filePath, scope)
+      return refused(error)
     }
   }
 

@@ -5,10 +5,12 @@
 // end. The file's URL was built twice per change (the notice, then the read): ctx.fs keeps the
 // URLs it made lately. The read was proven by a stat and a realpath of the path before its open; it
 // is proven by the name of what it opened. Its abort check was the call's signal, an
-// AbortController made per change; it is the call's scope. Counted, not timed.
+// AbortController made per change; it is the call's scope. A small changed file is read in the call,
+// not through three async functions. Counted, not timed.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Lifetime, untracked } from 'dsh-core'
+import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
@@ -134,6 +136,14 @@ describe('a change to a kept document, told and then asked about', () => {
       expect(perChange('stat')).toBe(1)
       expect(perChange('openedPath')).toBe(1)
     }
+  })
+
+  it('reads the small changed file in the call: no promise of its own for the read', async () => {
+    const promises = await changesMeasured((_fs, work) => asyncInitsOf(work), { onLifetime: true })
+    // Per change, the notice and the request with its answer (sources through tsx, the counted
+    // function's own promises included): 47 with the read awaited through readChanged, the kept
+    // text's fill and ctx.fs's readContainedText (each an async function); 38 read in the call.
+    expect(sum(promises) / N).toBeLessThanOrEqual(40)
   })
 
   it('builds no file URL once its path was named before: the notice and the read take the one made then', async () => {

@@ -127,7 +127,21 @@ export class ProvenTextCache {
    * file small enough. `signal` is only checked (a `Lifetime` or a call's scope serves: `AbortState`).
    */
   async fill(workspace: Workspace, path: string, found: TextLookup, options: { readonly maxBytes: number; readonly signal?: AbortState | undefined }): Promise<ContainedText> {
-    const text = await this.fs.readContainedText(workspace, path, { ...options, proven: true })
+    return this.keptRead(path, found, await this.fs.readContainedText(workspace, path, { ...options, proven: true }))
+  }
+
+  /**
+   * `fill` answered in the call for a small file (`ctx.fs.readContainedTextNow`: read on the event
+   * loop in one go, same checks and refusals, thrown); undefined when the read must wait, and the
+   * caller awaits `fill` then. A changed source is read after every edit a writer makes.
+   */
+  fillNow(workspace: Workspace, path: string, found: TextLookup, options: { readonly maxBytes: number; readonly signal?: AbortState | undefined }): ContainedText | undefined {
+    const text = this.fs.readContainedTextNow(workspace, path, options)
+    return text && this.keptRead(path, found, text)
+  }
+
+  /** `text`, read for `path` after `lookup` found `found`; kept when that saw a settled file small enough. */
+  private keptRead(path: string, found: TextLookup, text: ContainedText): ContainedText {
     const { info } = found
     if (info && text.path === path && info.size <= this.limits.maxFileBytes && settled(info, found.at, this.limits.settleMs)) this.keep(path, { info, text })
     return text

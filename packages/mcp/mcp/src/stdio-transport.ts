@@ -37,6 +37,11 @@ export class StdioTransport implements Transport {
   private closing: Promise<void> | undefined
   /** Set when dsh ended the server (before it exited on its own). */
   private stoppedByUs = false
+  /**
+   * Set when a write found the server's input closed (EPIPE): it stopped reading on its own, so
+   * an exit that follows is its own, even when dsh's closing sees the exit first.
+   */
+  private stoppedReading = false
   private finished = false
   private drain: Promise<void> | undefined
   private readonly gone: Promise<void>
@@ -98,7 +103,12 @@ export class StdioTransport implements Transport {
     this.pending.sent(message)
     return new Promise((resolve, reject) => {
       const written = stdin.write(serializeMessage(message), (error) => {
-        if (error) reject(error)
+        // EPIPE and the like: the server stopped reading (it is exiting, or has exited and its exit
+        // is not in yet). A closed transport, so the failure is told by how the server ended
+        // (its exit code and stderr), not by the write's errno.
+        if (!error) return
+        this.stoppedReading = true
+        reject(new TransportClosedError(`the server stopped reading its input (${error.message})`, { cause: error }))
       })
       if (written) resolve()
       else void this.drained(stdin).then(resolve)
@@ -129,14 +139,17 @@ export class StdioTransport implements Transport {
   private async shutDown(): Promise<void> {
     const child = this.child
     if (!child) return this.finish()
-    if (!this.exit) this.stoppedByUs = true
+    if (!this.exit && !this.stoppedReading) this.stoppedByUs = true
     try {
       child.stdin?.end()
     } catch {
       // a broken pipe: the process is going anyway
     }
     const exited = await Lifetime.run({}, (waiting) => waiting.within(child.exited, this.options.shutdownGraceMs))
-    if (!exited) await child.terminate()
+    if (!exited) {
+      this.stoppedByUs = true
+      await child.terminate()
+    }
     await this.gone
   }
 

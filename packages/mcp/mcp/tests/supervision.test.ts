@@ -1,10 +1,14 @@
 // Lifecycle against real fixture processes (reference mcp.md §6, checklist 78–98, 106–107, 114–117):
 // reconnection after a crash, calls during an outage, the crash budget and its stability window,
 // startup failures, the close barrier, disposal, and no child left behind.
+import { fileURLToPath } from 'node:url'
 import type { ForkScope } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as plugin from '../src/index.ts'
 import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs } from './fixtures/rig.ts'
+
+/** A server that closes its stdin, answers its first message with an error and exits with code 3 (tests/fixtures/exits-after-first-message.mjs). */
+const EXITS_AFTER_FIRST_MESSAGE = fileURLToPath(new URL('./fixtures/exits-after-first-message.mjs', import.meta.url))
 
 afterEach(stopRigs)
 
@@ -148,6 +152,21 @@ describe('startup', () => {
     expect(String(fork.error.message)).toContain('fixture: refusing to start')
     await rig.remove(fork)
     expect(rig.app.subprocess.live).toBe(0)
+  })
+
+  it('a server that exits at once after its first message: the error is its exit code and stderr, never the EPIPE of the write that found it gone', async () => {
+    // The fixture closes its stdin before it answers, so the client's next write always fails with
+    // EPIPE; it exits at once (the race as it happens) or a moment later (the EPIPE first, then the exit).
+    for (const delay of ['0', '0', '0', '300']) {
+      const rig = await startRig()
+      const fork = await rig.add(fixtureRow({ required: true, args: [EXITS_AFTER_FIRST_MESSAGE], env: { FIXTURE_EXIT_DELAY_MS: delay } }))
+      expect(fork.error, delay).toMatchObject({ code: 'MCP_STARTUP_FAILED' })
+      const message = String(fork.error.message)
+      expect(message, delay).toContain('the connection closed (the server exited with code 3)')
+      expect(message, delay).toContain('stderr: exits-after-first-message: giving up')
+      expect(message, delay).not.toMatch(/EPIPE|stopped by dsh/)
+      await rig.remove(fork)
+    }
   })
 
   it('startupTimeoutMs: a server that never answers initialize is a timeout, and its process is ended', async () => {

@@ -63,6 +63,10 @@ function unreadable(error: unknown): Outcome {
   return rejected(problem.reason, problem.lasting)
 }
 
+/** What Node puts in a directory entry's name for bytes that are not UTF-8. */
+const UNDECODABLE = '\uFFFD'
+const NOT_UTF8_NAME = 'its name is not valid UTF-8 (shown as \uFFFD), so it cannot be opened by name; rename it'
+
 /**
  * The I/O for one skill file: a stat, then (unless its outcome is remembered for that size and mtime)
  * its frontmatter only (see `readHead`). A head that is not usable, and a file that cannot be read,
@@ -75,7 +79,11 @@ async function readSkillFile(fs: FileSystem, file: SkillFile, settings: ScanSett
   } catch (error) {
     return absent(error) ? NONE : unreadable(error)
   }
-  if (!info) return file.origin.kind === 'directory' ? missingSkillFile(fs, file) : NONE
+  if (!info) {
+    // Listed, yet not there: a name Node could not decode shows U+FFFD for its bytes and names nothing.
+    if (file.origin.expectedName.includes(UNDECODABLE)) return rejected(NOT_UTF8_NAME)
+    return file.origin.kind === 'directory' ? missingSkillFile(fs, file) : NONE
+  }
   if (info.type !== 'file') return rejected('SKILL.md is not a regular file')
   if (info.size > settings.maxSkillFileBytes) return rejected(`the file has ${info.size} bytes, over the maxSkillFileBytes limit of ${settings.maxSkillFileBytes}`)
   const known = cache.get(file.path, info.size, info.mtimeMs)

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdir, symlink } from 'node:fs/promises'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { captureLogs } from '../../skill/tests/helpers.ts'
@@ -24,6 +24,24 @@ async function rows(cwd: string) {
 }
 
 describe('diagnostics', () => {
+  it('a bundle or flat file whose name is not UTF-8 is rejected by name instead of vanishing', async () => {
+    // Node names directory entries in UTF-8: a byte 0xFE comes back as U+FFFD, a path that does not
+    // exist, so the skill was dropped without a word.
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'fine')
+    const rootBytes = Buffer.from(root)
+    const bundleDir = Buffer.concat([rootBytes, Buffer.from('/latin'), Buffer.from([0xfe])])
+    await mkdir(bundleDir)
+    await writeFile(Buffer.concat([bundleDir, Buffer.from('/SKILL.md')]), skillMd({ name: 'latin', description: 'x' }))
+    await writeFile(Buffer.concat([rootBytes, Buffer.from('/flat'), Buffer.from([0xff]), Buffer.from('.md')]), skillMd({ name: 'flat', description: 'x' }))
+    host = await fsHost({ watch: false, userHome: home })
+    expect((await host.app.skills.list({ cwd: project })).map((skill) => skill.name)).toEqual(['fine'])
+    const [, row] = await rows(project)
+    const reason = 'its name is not valid UTF-8 (shown as \uFFFD), so it cannot be opened by name; rename it'
+    expect(row!.detail).toBe(`${root}: 1 skill; 2 rejected: flat\uFFFD.md (${reason}); latin\uFFFD/SKILL.md (${reason})`)
+  })
+
   it('a dangling SKILL.md link, a lowercase skill.md, a FIFO and a flat file shadowed by a bundle each get a line', async () => {
     const { base, project, home } = await layout()
     const root = join(project, '.dsh', 'skills')

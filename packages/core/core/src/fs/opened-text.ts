@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { constants, type Stats } from 'node:fs'
 import { quote } from '../errors.ts'
 import { FsError, fsErrorFrom, throwIfFsAborted, type AbortState } from './errors.ts'
@@ -78,32 +79,51 @@ export function tooLarge(path: string, maxBytes: number, total: number): FsError
 
 /** Decodes a file's bytes in order: binary content (a NUL near the start) and invalid UTF-8 are `FS_NOT_TEXT`. */
 export class TextDecoding {
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true })
+  /** Made for the first chunk of a file read in several (a whole file in one goes through `whole`). */
+  private decoder: InstanceType<typeof TextDecoder> | undefined
   private sniffed = 0
 
   constructor(private readonly path: string) {}
 
   chunk(bytes: Buffer): string {
-    if (this.sniffed < BINARY_SNIFF_BYTES) {
-      if (bytes.subarray(0, BINARY_SNIFF_BYTES - this.sniffed).includes(0)) throw new FsError(`${quote(this.path)} is a binary file`, 'FS_NOT_TEXT')
-      this.sniffed += bytes.length
-    }
+    this.sniff(bytes)
     return this.decode(bytes, true)
+  }
+
+  /**
+   * `chunk` and `end` for a whole file read in one go, nothing decoded before: checked (`isUtf8`) and
+   * decoded in one pass, without a streaming decoder (an ICU converter made per file). The same
+   * text (a leading byte-order mark dropped, as the decoder drops it) and the same refusals.
+   */
+  whole(bytes: Buffer): string {
+    this.sniff(bytes)
+    if (!isUtf8(bytes)) throw new FsError(`${quote(this.path)} is not valid UTF-8 text`, 'FS_NOT_TEXT')
+    const text = bytes.toString('utf8')
+    return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text
   }
 
   /** What the decoder still held (a truncated sequence is invalid). */
   end(): string {
-    return this.decode(undefined, false)
+    return this.decoder ? this.decode(undefined, false) : ''
+  }
+
+  private sniff(bytes: Buffer): void {
+    if (this.sniffed >= BINARY_SNIFF_BYTES) return
+    if (bytes.subarray(0, BINARY_SNIFF_BYTES - this.sniffed).includes(0)) throw new FsError(`${quote(this.path)} is a binary file`, 'FS_NOT_TEXT')
+    this.sniffed += bytes.length
   }
 
   private decode(bytes: Uint8Array | undefined, stream: boolean): string {
     try {
+      this.decoder ??= new TextDecoder('utf-8', { fatal: true })
       return this.decoder.decode(bytes, { stream })
     } catch (error) {
       throw new FsError(`${quote(this.path)} is not valid UTF-8 text`, 'FS_NOT_TEXT', { cause: error })
     }
   }
 }
+
+const BYTE_ORDER_MARK = 0xfeff
 
 /**
  * The whole text of a file just proven and identified (`identify`) and no larger than `maxSyncBytes`,
@@ -181,12 +201,15 @@ function readOpenedSync(calls: SyncCalls, fd: number, path: string, size: number
       throw fsErrorFrom(error, quote(path))
     }
     if (bytesRead === 0) break
-    text += decoding.chunk(buffer.subarray(0, bytesRead))
+    const first = total === 0
     total += bytesRead
-    if (total > options.maxBytes) throw tooLarge(path, options.maxBytes, total)
     // A short read that brought the stat's size in is the end (the buffer is sized one past it):
     // no second read to see 0. A file reporting more than it holds (sysfs) or none (procfs) reads on.
-    if (bytesRead < buffer.length && size > 0 && total >= size) break
+    const end = bytesRead < buffer.length && size > 0 && total >= size
+    // A file whole in its first read (a source file) is decoded in one go.
+    text += first && end ? decoding.whole(buffer.subarray(0, bytesRead)) : decoding.chunk(buffer.subarray(0, bytesRead))
+    if (total > options.maxBytes) throw tooLarge(path, options.maxBytes, total)
+    if (end) break
   }
   return text + decoding.end()
 }

@@ -537,24 +537,51 @@ export class FileSystem extends Service {
       const proving = this.provenOrContained(workspace, filePath, attempt, options)
       const path = typeof proving === 'string' ? proving : await proving
       try {
-        const sync = { maxBytes: options.maxBytes, maxSyncBytes: this.eventLoopReadBytes, signal: options.signal }
-        // A small file is first opened and proven by what was opened (its descriptor's own name):
-        // one open, fstat, readlink, read and close, where `identify` costs a stat and a readlink
-        // per component of the path before the open. Anything that shows cannot vouch is read below.
-        const opened = this.eventLoopReadBytes > 0 && this.provenCalls.namesOpenedFiles() ? readOpenedProvenSync(this.provenCalls, path, sync) : undefined
-        if (opened !== undefined) return { path, url: this.fileUrl(path), text: opened }
-        const proven = identify(this.provenCalls, path)
-        // A small file is read whole on the event loop in one call (see `eventLoopReadBytes`): the
-        // chunk stream's promise per step (open, fstat, each read, close, each chunk) is most of the
-        // CPU of reading a source file. Same open, identity check, decoding and cap.
-        const whole = proven.size <= this.eventLoopReadBytes ? readProvenSync(this.provenCalls, path, proven, sync) : undefined
-        const text = whole ?? (await this.collect(this.chunks(path, options.signal, proven), path, options.maxBytes))
+        const small = this.readSmallNow(path, options)
+        const text = typeof small === 'string' ? small : await this.collect(this.chunks(path, options.signal, small), path, options.maxBytes)
         return { path, url: this.fileUrl(path), text }
       } catch (error) {
         if (!(error instanceof Swapped)) throw error
         if (attempt === 2) throw swappedTwice(workspace, filePath)
       }
     }
+  }
+
+  /**
+   * `readContainedText(workspace, path, { proven: true })` answered in the call, without a promise,
+   * for a small file (see `eventLoopReadBytes`) at a canonical path `contained()` returned a moment
+   * ago: the same proof of what is opened, read, decoding, cap and refusals (thrown). Undefined when
+   * the read must wait (a larger file, or a path to prove again after a swap): the caller awaits
+   * `readContainedText` then. For a read repeated on every change (the lsp provider's source).
+   */
+  readContainedTextNow(workspace: Workspace, path: string, options: { maxBytes: number; signal?: AbortState | undefined }): ContainedText | undefined {
+    if (!isAbsolute(path) || !this.contains(workspace.path, path)) return undefined
+    let small: string | Identity
+    try {
+      small = this.readSmallNow(path, options)
+    } catch (error) {
+      if (error instanceof Swapped) return undefined
+      throw error
+    }
+    return typeof small === 'string' ? { path, url: this.fileUrl(path), text: small } : undefined
+  }
+
+  /**
+   * The text of the file at a proven canonical path when it is small enough to be read on the event
+   * loop in one go, else its identity for the chunked read. A small file is first opened and proven
+   * by what was opened (its descriptor's own name): one open, fstat, readlink, read and close, where
+   * `identify` costs a stat and a readlink per component of the path before the open. Anything
+   * that name cannot vouch for is identified first, as every proven read was. Throws `Swapped`.
+   */
+  private readSmallNow(path: string, options: { maxBytes: number; signal?: AbortState | undefined }): string | Identity {
+    const sync = { maxBytes: options.maxBytes, maxSyncBytes: this.eventLoopReadBytes, signal: options.signal }
+    const opened = this.eventLoopReadBytes > 0 && this.provenCalls.namesOpenedFiles() ? readOpenedProvenSync(this.provenCalls, path, sync) : undefined
+    if (opened !== undefined) return opened
+    const proven = identify(this.provenCalls, path)
+    // A small file is read whole on the event loop in one call (see `eventLoopReadBytes`): the
+    // chunk stream's promise per step (open, fstat, each read, close, each chunk) is most of the
+    // CPU of reading a source file. Same open, identity check, decoding and cap.
+    return (proven.size <= this.eventLoopReadBytes ? readProvenSync(this.provenCalls, path, proven, sync) : undefined) ?? proven
   }
 
   /**
