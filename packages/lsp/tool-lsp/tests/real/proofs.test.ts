@@ -85,9 +85,11 @@ describe('one lsp_diagnostics call reads its file once', () => {
     writeFileSync(join(suite.dir, 'src/broken.ts'), "export const total: number = 'two'\n")
     suite.host.app.lsp.fileChanged(join(suite.dir, 'src/broken.ts'))
     const whole = vi.spyOn(FileSystem.prototype, 'readContainedText')
+    // A small changed source is read in the call (readContainedTextNow), the others awaited.
+    const inCall = vi.spyOn(FileSystem.prototype, 'readContainedTextNow')
     const streamed = vi.spyOn(FileSystem.prototype, 'streamContainedText')
     const result = await diagnose()
     expect(result.isError ? undefined : (result.value as any).items[0].lineText).toBe("export const total: number = 'two'")
-    expect([...whole.mock.calls, ...streamed.mock.calls].filter(([workspace]) => workspace.path === suite.dir)).toHaveLength(1)
+    expect([...whole.mock.calls, ...inCall.mock.calls, ...streamed.mock.calls].filter(([workspace]) => workspace.path === suite.dir)).toHaveLength(1)
   })
 })
