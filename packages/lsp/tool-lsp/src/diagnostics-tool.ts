@@ -1,4 +1,4 @@
-import type { ToolDefinition } from 'dsh-core'
+import { promised, type ToolDefinition } from 'dsh-core'
 import { CallProofs, LSP_DIAGNOSTIC_SEVERITIES } from 'dsh-lsp'
 import { z } from 'zod'
 import { checkDiagnostics } from './capability-results.ts'
@@ -62,8 +62,8 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
     timeoutMs: settings.timeoutMs,
     // Not an async function, and the value built where the provider's answer settles: one promise
     // per warm call instead of an async body's and an await's for the call and for the value.
-    execute(args, exec) {
-      try {
+    execute: (args, exec) =>
+      promised(() => {
         const cwd = sessionWorkspace(exec, 'lsp_diagnostics')
         const proofs = new CallProofs(services.fs, cwd)
         // The call's lifetime itself, not its signal (as the `lsp` tool's query): the provider's
@@ -71,10 +71,7 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
         return services.lsp
           .diagnostics({ filePath: args.filePath, workspaceRoot: cwd, proofs }, exec.lifetime)
           .then((answer) => diagnosticsValue(proofs, settings, checkDiagnostics(answer), args.severity ?? 'warning', exec.lifetime))
-      } catch (error) {
-        return Promise.reject(error)
-      }
-    },
+      }),
     render: (_args, value) => renderDiagnostics(value, settings),
   }
 }

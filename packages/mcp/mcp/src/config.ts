@@ -178,7 +178,14 @@ function remoteChecks<T extends z.ZodType<RemoteShape & { toolCallTimeoutMs: num
     .refine(...totalAfterIdle)
 }
 
-export const HttpServerConfig = remoteChecks(z.strictObject({ transport: z.literal('streamable-http'), ...remote }))
+export const HttpServerConfig = remoteChecks(
+  z.strictObject({
+    transport: z.literal('streamable-http'),
+    ...remote,
+    /** How long closing waits for the server to acknowledge the end of the session (HTTP DELETE) before it stops every request anyway. */
+    endSessionWaitMs: budget(1_000),
+  }),
+).refine((config) => config.closeTimeoutMs > config.endSessionWaitMs, { message: 'closeTimeoutMs must exceed endSessionWaitMs', path: ['closeTimeoutMs'] })
 
 /** The deprecated HTTP+SSE transport (protocol 2024-11-05), for servers that still only speak it. */
 export const SseServerConfig = remoteChecks(z.strictObject({ transport: z.literal('sse'), ...remote }))

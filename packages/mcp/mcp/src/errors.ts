@@ -14,6 +14,8 @@ export const McpErrorCode = {
   MCP_PROTOCOL_UNSUPPORTED: 'MCP_PROTOCOL_UNSUPPORTED',
   /** A credential named by `bearerTokenEnvVar` or `envHeaders` is not set. */
   MCP_CREDENTIAL_MISSING: 'MCP_CREDENTIAL_MISSING',
+  /** The server answered HTTP 401 without an OAuth (Bearer) challenge to a row that may use OAuth: it wants another credential (`bearerTokenEnvVar`, `headers`, `envHeaders`), not a login. */
+  MCP_CREDENTIAL_REJECTED: 'MCP_CREDENTIAL_REJECTED',
   /** The server wants an OAuth login (`dsh mcp login <server>`); calls fail at once until one is stored. */
   MCP_AUTH_REQUIRED: 'MCP_AUTH_REQUIRED',
   /** A login did not complete: the callback's state did not match, the user or the server refused, it timed out. */
@@ -22,7 +24,7 @@ export const McpErrorCode = {
   MCP_TOKEN_STORE_LOCKED: 'MCP_TOKEN_STORE_LOCKED',
   /** The row names a `${VAR}` that is not set (or, in an `mcpConfig:` file, a field dsh cannot use): the server is not started; its status row says why. */
   MCP_SERVER_UNUSABLE: 'MCP_SERVER_UNUSABLE',
-  /** A Claude Code `.mcp.json` or Codex `config.toml` (`mcpConfig:`, `dsh mcp import`) is not valid JSON or TOML, or has no server table. */
+  /** A Claude Code `.mcp.json` or Codex `config.toml` (`mcpConfig:`, `dsh mcp import`) cannot be read (missing, not a regular file, over the size limit), is not valid JSON or TOML, or has no server table. */
   MCP_CONFIG_FILE_INVALID: 'MCP_CONFIG_FILE_INVALID',
   /** The server is not connected (reconnecting, gave up, stopped); calls fail at once. */
   MCP_UNAVAILABLE: 'MCP_UNAVAILABLE',

@@ -2,9 +2,6 @@ import { SdkHttpError, StreamableHTTPClientTransport, type JSONRPCMessage, type 
 import { Lifetime } from 'dsh-core'
 import { RemoteTransport, type RemoteTransportOptions } from './remote-transport.ts'
 
-/** How long closing waits for the server to acknowledge the end of the session (HTTP DELETE). */
-const END_SESSION_WAIT_MS = 1000
-
 /**
  * A request was refused because the server no longer knows our session (HTTP 400 or 404 to a
  * request carrying its id): it was not delivered, so it may be sent again on a fresh session.
@@ -26,7 +23,11 @@ export class SessionGoneError extends Error {
  * 400). A broken event stream is reported through `onSuspect`: the owner checks with a ping.
  */
 export class HttpTransport extends RemoteTransport<StreamableHTTPClientTransport> {
-  constructor(options: RemoteTransportOptions) {
+  constructor(
+    options: RemoteTransportOptions,
+    /** How long closing waits for the server to acknowledge the end of the session (the row's `endSessionWaitMs`). */
+    private readonly endSessionWaitMs: number,
+  ) {
     super(options, (url, sdk) => new StreamableHTTPClientTransport(url, sdk))
   }
 
@@ -62,7 +63,7 @@ export class HttpTransport extends RemoteTransport<StreamableHTTPClientTransport
   /** Ends the session (briefly waiting for the server's answer), then stops every request and stream. */
   override close(): Promise<void> {
     this.closing ??= (async () => {
-      if (!this.lostBecause) await Lifetime.run({}, (waiting) => waiting.within(this.inner.terminateSession(), END_SESSION_WAIT_MS))
+      if (!this.lostBecause) await Lifetime.run({}, (waiting) => waiting.within(this.inner.terminateSession(), this.endSessionWaitMs))
       await this.inner.close()
     })()
     return this.closing

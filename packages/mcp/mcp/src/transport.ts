@@ -48,7 +48,7 @@ export async function createTransport(config: McpConfig, request: TransportReque
         auth,
         authProvider: await auth?.transportProvider(),
       }
-      return config.transport === 'sse' ? new SseTransport(options) : new HttpTransport(options)
+      return config.transport === 'sse' ? new SseTransport(options) : new HttpTransport(options, config.endSessionWaitMs)
     }
     default:
       return assertNever(config, 'MCP transport')

@@ -51,7 +51,7 @@ describe('McpConfig', () => {
       runInUntrustedWorkspace: false,
       shutdownGraceMs: 2000,
     })
-    expect(McpConfig.parse(http)).toMatchObject({ headers: {}, envHeaders: {} })
+    expect(McpConfig.parse(http)).toMatchObject({ headers: {}, envHeaders: {}, keepAliveMs: 1000, endSessionWaitMs: 1000, closeTimeoutMs: 15_000 })
   })
 
   it('merges a partial reconnect block onto the defaults', () => {
@@ -96,6 +96,8 @@ describe('McpConfig', () => {
     [{ ...stdio, maxMessageBytes: 10 }, 'maxMessageBytes'],
     [{ ...stdio, toolCallTimeoutMs: 5000, maxTotalTimeoutMs: 1000 }, 'maxTotalTimeoutMs: maxTotalTimeoutMs must not be less than toolCallTimeoutMs'],
     [{ ...stdio, shutdownGraceMs: 5000, closeTimeoutMs: 5000 }, 'closeTimeoutMs: closeTimeoutMs must exceed shutdownGraceMs'],
+    [{ ...http, endSessionWaitMs: 20_000 }, 'closeTimeoutMs: closeTimeoutMs must exceed endSessionWaitMs'],
+    [{ ...stdio, endSessionWaitMs: 500 }, ': Unrecognized key: "endSessionWaitMs"'],
     [{ ...stdio, envVars: ['NOT A NAME'] }, 'envVars.0: must look like an environment variable name'],
     [{ ...http, envVars: ['GITHUB_TOKEN'] }, ': Unrecognized key: "envVars"'],
   ])('refuses %j naming %s', (config, expected) => {

@@ -177,6 +177,16 @@ describe('dsh mcp', () => {
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--scope must be user or project')])
   })
 
+  it('an untrusted workspace\'s .mcp.json is named up to the same size limit as a trusted one (MAX_MCP_CONFIG_FILE_BYTES, 4 MiB)', async () => {
+    const home = freshHome()
+    const project = mkdtempSync(join(scratch, 'project-'))
+    writeFileSync(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace }\n')
+    // 2 MiB: over the 1 MiB the untrusted read once had, under the limit of every other read of it.
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { big: { command: 'node', args: ['x'.repeat(2 * 1024 * 1024)] } } }))
+    const listed = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
+    expect(JSON.parse(listed.stdout).servers, listed.stderr).toEqual([expect.objectContaining({ name: 'big', state: 'untrusted' })])
+  })
+
   it('a FIFO in place of a workspace .mcp.json: list, get and add --scope project refuse it at once, trusted or not, and status stays healthy (issue 26)', async () => {
     const home = freshHome()
     const project = mkdtempSync(join(scratch, 'project-'))
@@ -204,6 +214,8 @@ describe('dsh mcp', () => {
     expect(broken.code, broken.stderr).toBe(0)
     const rows = (JSON.parse(broken.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities
     expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining(`${fifo} is not valid JSON`) })
+    // No server was tried: the file's own code, not a connection failure.
+    expect(rows.find((row) => row.id === '.mcp.json')?.detail).toMatch(/\[MCP_CONFIG_FILE_INVALID\]$/)
     expect(rows.find((row) => row.id === 'fetch:http')).toMatchObject({ state: 'ready' })
   })
 

@@ -18,6 +18,19 @@ function row(url: string, overrides: Record<string, unknown> = {}): RowInput {
   return { transport: 'streamable-http', serverName: 'hosted', url, startupTimeoutMs: 5000, reconnect: FAST_RECONNECT, ...overrides } as RowInput
 }
 
+/** Runs `work` against a loopback server that answers every request 401 with no challenge (an API-key server). */
+async function withPlain401Server(work: (url: string) => Promise<void>): Promise<void> {
+  const { createServer } = await import('node:http')
+  const plain = createServer((_request, response) => response.writeHead(401, { 'content-type': 'text/plain' }).end('API key required'))
+  await new Promise<void>((done) => plain.listen(0, '127.0.0.1', done))
+  try {
+    await work(`http://127.0.0.1:${(plain.address() as { port: number }).port}/mcp`)
+  } finally {
+    plain.closeAllConnections()
+    await new Promise((done) => plain.close(done))
+  }
+}
+
 /** Logs in the way `dsh mcp login` does, following the printed URL like a browser. */
 async function loginFollowing(server: OAuthFixture, overrides: Record<string, unknown> = {}) {
   const config = HttpServerConfig.parse(row(server.url, overrides))
@@ -179,19 +192,24 @@ describe('OAuth', () => {
   })
 
   it('a server without OAuth metadata that answers 401 without a Bearer challenge is not a login', async () => {
-    const { createServer } = await import('node:http')
-    const plain = createServer((_request, response) => response.writeHead(401, { 'content-type': 'text/plain' }).end('API key required'))
-    await new Promise<void>((done) => plain.listen(0, '127.0.0.1', done))
-    try {
+    await withPlain401Server(async (url) => {
       const rig = await startRig()
-      await rig.add(row(`http://127.0.0.1:${(plain.address() as { port: number }).port}/mcp`, { reconnect: { enabled: false } }))
+      await rig.add(row(url, { reconnect: { enabled: false } }))
       const status = await rig.status('hosted')
       expect(status.state).not.toBe('needs_auth')
       expect(status.detail).toContain('401')
-    } finally {
-      plain.closeAllConnections()
-      await new Promise((done) => plain.close(done))
-    }
+    })
+  })
+
+  it('a row that may use OAuth, against a 401 without a Bearer challenge: a coded MCP_CREDENTIAL_REJECTED naming the other credentials, not a login', async () => {
+    await withPlain401Server(async (url) => {
+      const rig = await startRig()
+      const fork = await rig.add(row(url, { oauth: {}, required: true }))
+      expect(fork.error).toMatchObject({ code: 'MCP_STARTUP_FAILED' })
+      expect(String(fork.error.message)).toContain('HTTP 401 without an OAuth challenge')
+      expect(fork.error.cause?.code).toBe('MCP_CREDENTIAL_REJECTED')
+      await rig.remove(fork)
+    })
   })
 
   it('oauth: false never asks for a login; a bearer token and oauth together are refused at load', async () => {

@@ -55,7 +55,8 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   try {
     imported = await readMcpConfigFile(file)
   } catch (error) {
-    const failure = new McpError(`mcpConfig: ${(error as Error).message}`, 'MCP_CONNECT_FAILED', { cause: error })
+    // Not a connection failure: no server was tried. Unreadable (missing, a FIFO, too large) or not JSON/TOML alike.
+    const failure = new McpError(`mcpConfig: ${(error as Error).message}`, 'MCP_CONFIG_FILE_INVALID', { cause: error })
     // A user's own file fails the boot loudly; a repository's broken file (bad JSON, a FIFO in its
     // place) is that file's unavailable row, and everything else the user runs there still works.
     if (row.relativeTo === 'workspace') return holdUnreadable(ctx, file, failure)

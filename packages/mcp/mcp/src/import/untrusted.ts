@@ -2,10 +2,7 @@ import { basename } from 'node:path'
 import type { Context } from 'cordis'
 import type { TrustDecision } from 'dsh-core'
 import { McpError } from '../errors.ts'
-import { parseMcpConfigText } from './read.ts'
-
-/** How much of an untrusted file is read to name its servers: nothing in it is used. */
-const MAX_NAMES_FILE_BYTES = 1024 * 1024
+import { MAX_MCP_CONFIG_FILE_BYTES, parseMcpConfigText } from './read.ts'
 
 /**
  * A workspace file's servers in a workspace that is not trusted: none starts and nothing in the file
@@ -28,7 +25,8 @@ async function serverNames(ctx: Context, file: string): Promise<string[] | undef
   const fs = ctx.get('fs')
   if (!fs) return undefined
   try {
-    const text = await fs.readText(file, { maxBytes: MAX_NAMES_FILE_BYTES })
+    // The one limit of this file, whoever reads it (dsh mcp list names the same servers from it).
+    const text = await fs.readText(file, { maxBytes: MAX_MCP_CONFIG_FILE_BYTES })
     const imported = parseMcpConfigText(text, file)
     return imported.servers.map((server) => String(server.config.serverName))
   } catch {

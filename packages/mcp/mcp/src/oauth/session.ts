@@ -175,7 +175,7 @@ class TransportProvider extends RecordProvider {
   override async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     const record = await this.reload()
     if (record.tokens) return record.discovery
-    if (!this.session.challengedForBearer) throw new Error('the server answered HTTP 401 without an OAuth challenge; it wants another credential (bearerTokenEnvVar, headers)')
+    if (!this.session.challengedForBearer) throw new McpError('the server answered HTTP 401 without an OAuth challenge; it wants another credential (bearerTokenEnvVar, headers, envHeaders)', 'MCP_CREDENTIAL_REJECTED')
     throw this.session.needsLogin(this.record.client ? 'the stored login is no longer accepted' : 'no login is stored')
   }
 
