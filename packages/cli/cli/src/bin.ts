@@ -10,8 +10,21 @@ import { isAbsolute, join } from 'node:path'
 // outlives a reboot and is the user's own, rather than Node's default under the shared temporary
 // directory; NODE_COMPILE_CACHE names another directory, NODE_DISABLE_COMPILE_CACHE=1 turns it
 // off. Imported after it is on, so `main` and everything it loads are covered.
-const cacheHome = process.env.XDG_CACHE_HOME && isAbsolute(process.env.XDG_CACHE_HOME) ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache')
-;(module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'dsh', 'node-compile-cache'))
+// Without a home (HOME unset and a uid with no passwd entry, as containers run, or HOME empty):
+// Node's own default directory.
+const cacheHome = process.env.XDG_CACHE_HOME && isAbsolute(process.env.XDG_CACHE_HOME) ? process.env.XDG_CACHE_HOME : userCacheHome()
+;(module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache?.(process.env.NODE_COMPILE_CACHE || (cacheHome && join(cacheHome, 'dsh', 'node-compile-cache')) || undefined)
 const { run } = await import('./main.ts')
+
+function userCacheHome(): string | undefined {
+  let home
+  try {
+    home = homedir()
+  } catch {
+    return undefined
+  }
+  // An empty HOME would put the cache in whatever directory dsh runs in.
+  return isAbsolute(home) ? join(home, '.cache') : undefined
+}
 
 await run(process.argv.slice(2))

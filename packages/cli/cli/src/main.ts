@@ -93,6 +93,11 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
     invocation = parseInvocation(argv, io.cwd ?? invocationDir(env), env)
     if (invocation.command.kind !== 'help') checkWorkspace(invocation.cwd)
   } catch (error) {
+    // What the environment lacks (HOME_UNKNOWN: no home to find the user's overlays in) is told like a usage error, with its code.
+    if (isHarnessError(error)) {
+      tellStderr(io.stderr, `dsh: ${oneLine(error.message)} [${error.code}]`)
+      return ExitCode.USAGE
+    }
     if (!(error instanceof UsageError)) throw error
     tellStderr(io.stderr, `dsh: ${error.message} (dsh --help shows the usage)`)
     return ExitCode.USAGE

@@ -17,8 +17,10 @@ interface TrustIo {
 }
 
 /** `dsh trust …`: records or lists decisions without booting a composition. */
-export async function runTrustCommand(argv: readonly string[], io: TrustIo, store = new TrustStore()): Promise<ExitCode> {
+export async function runTrustCommand(argv: readonly string[], io: TrustIo, given?: TrustStore): Promise<ExitCode> {
   try {
+    // Made inside: without a home (HOME_UNKNOWN) its file has no place, which is this command's one line.
+    const store = given ?? new TrustStore()
     // Not an import of node:util: on Node 22 that loads worker_threads at start (lazy-load.test.ts).
     const { values, positionals } = process.getBuiltinModule('node:util').parseArgs({
       args: [...argv],

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import { openSync, closeSync } from 'node:fs'
-import { readFile, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, CORE_ROWS, dsh, dshIn, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
+import { BIN, childEnv, CORE_ROWS, dsh, dshIn, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
 
 afterEach(async () => {
   killRunning()
@@ -79,6 +79,37 @@ describe('dsh trust and dsh mcp: output that cannot be written exits 74 with one
     const run = await runWith(['trust', '--list'], 'pipe', (child) => child.stdout!.destroy())
     expect(run.code, run.stderr).toBe(74)
     expect(oneStderrLine(run)).toBe('dsh: the output could not be written: the reader closed the pipe (EPIPE)')
+  })
+})
+
+describe('no home directory', () => {
+  it('an empty HOME: dsh says HOME_UNKNOWN instead of using ./.dsh, so a workspace cannot plant its own trusted.json', async () => {
+    // join('', '.dsh') is `.dsh`: the trust file was read from (and written to) the directory dsh ran in.
+    const work = await tempDir()
+    await mkdir(join(work, '.dsh'))
+    await writeFile(join(work, '.dsh', 'trusted.json'), JSON.stringify({ version: 1, directories: { [work]: { trusted: true, decidedAt: '2026-01-01T00:00:00.000Z' } } }))
+    const env = { HOME: '', DSH_HOME: '' }
+    for (const args of [['trust', '--list', '--json'], ['trust'], ['tools'], ['status']]) {
+      const run = await dsh(args, { cwd: work, env })
+      expect(run.code, `dsh ${args.join(' ')}: ${run.stdout}`).toBe(2)
+      expect(oneStderrLine(run)).toBe(`dsh: no home directory: HOME is "", not an absolute path; set HOME, or DSH_HOME for dsh's own files [HOME_UNKNOWN]`)
+    }
+  })
+
+  it('HOME unset and a uid with no passwd entry (a container): one line with HOME_UNKNOWN, no stack trace', async ({ skip }) => {
+    if (process.getuid?.() !== 0) return skip('needs root to run dsh as a uid with no passwd entry')
+    const env = childEnv()
+    delete env.HOME
+    delete env.DSH_HOME
+    for (const args of [['tools'], ['trust', ROOT]]) {
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, uid: 54321, gid: 54321, stdio: ['ignore', 'ignore', 'pipe'] })
+      const stderr: Buffer[] = []
+      child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      const run = { code, signal: null, stdout: '', stderr: Buffer.concat(stderr).toString('utf8') }
+      expect(run.code, run.stderr).toBe(2)
+      expect(oneStderrLine(run)).toMatch(/^dsh: no home directory: HOME is unset and user 54321 has no passwd entry \(.*\); set HOME, or DSH_HOME for dsh's own files \[HOME_UNKNOWN\]$/)
+    }
   })
 })
 

@@ -1,6 +1,5 @@
-import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { configParser } from 'dsh-core'
+import { configParser, homeDirectory } from 'dsh-core'
 import { z } from 'zod'
 
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
@@ -59,7 +58,7 @@ export interface Places {
 
 export function placesOf(config: SkillFsConfig, env: NodeJS.ProcessEnv = process.env): Places {
   const home = (value: string | undefined) => (value?.trim() ? value : undefined)
-  const userHome = resolve(config.userHome ?? home(env.HOME) ?? homedir())
+  const userHome = resolve(config.userHome ?? home(env.HOME) ?? homeDirectory())
   return {
     userHome,
     dshHome: resolve(config.dshHome ?? home(env.DSH_HOME) ?? join(userHome, '.dsh')),

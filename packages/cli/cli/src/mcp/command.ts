@@ -20,7 +20,7 @@ export const MCP_USAGE = `usage: dsh mcp <command> [--preset <p>] [--config <ove
   import <file>                          the servers of a Claude Code .mcp.json or a Codex config.toml
   login <name>                           OAuth login (prints the URL; the browser comes back to 127.0.0.1)
   logout <name>                          forgets the stored login
-add, remove and import write to the one --config file, default (--scope user) ${userMcpOverlay().replace(process.env.HOME ?? '\u0000', '~')}, read by
+add, remove and import write to the one --config file, default (--scope user) $DSH_HOME/mcp.yml (default ~/.dsh/mcp.yml), read by
 every dsh command; --scope project writes the workspace's ${PROJECT_FILE} (Claude Code's project file), which dsh then reads in every workspace`
 
 interface McpIo {

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client'
-import { ensurePrivateDirectory, writePrivateFile } from 'dsh-core'
+import { dshHome, ensurePrivateDirectory, writePrivateFile } from 'dsh-core'
 import { FileLock, type LockTimings } from './lock.ts'
 
 /** One login: a server URL and the client that logged in to it. */
@@ -48,7 +47,7 @@ export const DEFAULT_LOCK_WAIT_MS = 60_000
 
 /** `$DSH_HOME/mcp-credentials.json`, else `~/.dsh/mcp-credentials.json`. */
 export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.DSH_HOME || join(homedir(), '.dsh'), 'mcp-credentials.json')
+  return join(dshHome(env), 'mcp-credentials.json')
 }
 
 /** The key of a login: the server URL and the configured client (a registered client is `*`). */
