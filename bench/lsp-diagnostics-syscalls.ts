@@ -8,9 +8,14 @@ import { bootCoding } from './lsp-servers.ts'
 // of the main thread can be cut at the fences:
 //
 //   strace -f -o /tmp/trace env N=20 node packages/cli/cli/bin/run-ts.mjs bench/lsp-diagnostics-syscalls.ts
+//   TRACE=/tmp/trace PID=<the pid it printed> node packages/cli/cli/bin/run-ts.mjs bench/lsp-diagnostics-syscalls.ts
 //
-// then count the main thread's calls (its pid is printed) between `/dsh-change-fence-start` and `-end`.
+// The second counts the main thread's calls between `/dsh-change-fence-start` and `-end`, per change.
 const N = Number(process.env.N ?? 20)
+if (process.env.TRACE) {
+  countFenced(process.env.TRACE, process.env.PID ?? '')
+  process.exit(0)
+}
 const server = SERVERS.find((candidate) => candidate.baseline === 'pull')!
 const copy = workspaceCopy(server)
 const clean = readFileSync(join(copy.dir, server.file), 'utf8')
@@ -39,4 +44,29 @@ try {
 } finally {
   await host.stop()
   copy.remove()
+}
+
+/** Per change: the system calls of thread `pid` in an `strace -f` trace between the fences, by name, then by name and path. */
+function countFenced(trace: string, pid: string): void {
+  const byName = new Map<string, number>()
+  const byPath = new Map<string, number>()
+  let inside = false
+  let changes = 0
+  for (const line of readFileSync(trace, 'utf8').split('\n')) {
+    const match = /^(\d+)\s+(\w+)\(/.exec(line)
+    if (!match || match[1] !== pid) continue
+    if (line.includes('/dsh-change-fence-start')) {
+      inside = true
+      changes++
+    } else if (line.includes('/dsh-change-fence-end')) inside = false
+    else if (inside) {
+      const name = match[2]!
+      byName.set(name, (byName.get(name) ?? 0) + 1)
+      const path = /"([^"]+)"/.exec(line)?.[1]
+      if (path) byPath.set(`${name} ${path.slice(0, 100)}`, (byPath.get(`${name} ${path.slice(0, 100)}`) ?? 0) + 1)
+    }
+  }
+  const rows = (counts: Map<string, number>) => [...counts].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${(count / changes).toFixed(2).padStart(7)}  ${key}`)
+  const total = [...byName.values()].reduce((sum, count) => sum + count, 0)
+  console.log([`${changes} changes, ${(total / changes).toFixed(2)} system calls per change:`, ...rows(byName), 'by path:', ...rows(byPath).slice(0, 30)].join('\n'))
 }
