@@ -13,6 +13,9 @@ const BLOCKS = Number(process.env.BENCH_WEB_CPU_BLOCKS ?? 10)
 
 type Side = readonly [label: string, run: () => Promise<unknown>]
 
+/** Where the diagnostic sides put what they read, so that the read is not optimised away. */
+export let readSink: unknown
+
 /** `pnpm bench web-cpu`, ours on the built packages (bench/built.ts). */
 export function benchWebCpu(): Promise<string[]> {
   return onTheBuild('web-cpu', WEB_PACKAGES, measureWebCpu)
@@ -35,6 +38,16 @@ async function measureWebCpu(): Promise<string[]> {
     ['web_fetch, tools runtime untracked', () => call(untrackedTools)],
     ['web_fetch, execute taken once from ctx.tools', async () => checked(await execute({ name: 'web_fetch', arguments: { url } }))],
     ['web_fetch through ctx.tools.execute', () => call(tools)],
+    // Where the last line's extra CPU goes: the read itself, made beside a call through the held
+    // `execute` and thrown away; once per call (cold: the fetch ran in between), then ten in a row.
+    ['  held, plus one read of ctx.tools.execute', async () => {
+      readSink = tools.execute
+      checked(await execute({ name: 'web_fetch', arguments: { url } }))
+    }],
+    ['  held, plus ten reads of ctx.tools.execute', async () => {
+      for (let read = 0; read < 10; read++) readSink = tools.execute
+      checked(await execute({ name: 'web_fetch', arguments: { url } }))
+    }],
   ]
   try {
     for (let i = 0; i < 300; i++) for (const [, run] of sides) await run()

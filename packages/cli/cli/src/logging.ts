@@ -29,7 +29,7 @@ export function routeLogsToStderr(options: { verbose: boolean; stderr?: NodeJS.W
     if (held.length < MAX_BOOT_RECORDS) held.push(text)
     else dropped++
   }
-  Logger.targets.splice(0, Logger.targets.length, stderr.isTTY ? terminalTarget(hold) : { colors: 0, print: hold })
+  Logger.targets.splice(0, Logger.targets.length, stderr.isTTY ? terminalTarget(hold, coloured(options.env ?? process.env)) : { colors: 0, print: hold })
   return {
     booted(ok) {
       const records = held ?? []
@@ -51,13 +51,18 @@ const CONTINUATION = `\n${' '.repeat(4)}`
  * laid out as cordis does, its label in cordis's 16-colour hue for the name. (`%c` / `%o`
  * arguments lose their colour: none of our plugins uses them.)
  */
-function terminalTarget(print: (text: string) => void): Logger.Target {
+function terminalTarget(print: (text: string) => void, colours: boolean): Logger.Target {
   const hue: Logger.Target = { colors: 1 }
   return {
     colors: 0,
     record({ type, name, content }) {
-      const label = `\u001b[3${Logger.code(name, hue)}m${terminalText(name)}\u001b[0m`
+      const label = colours ? `\u001b[3${Logger.code(name, hue)}m${terminalText(name)}\u001b[0m` : terminalText(name)
       print(`[${type[0]!.toUpperCase()}] ${label} ${terminalText(content).replace(/\n/g, CONTINUATION)}`)
     },
   }
+}
+
+/** Whether a terminal gets colours: not when it says it has none (`TERM=dumb`) or the user asked for none (`NO_COLOR`, no-color.org). */
+function coloured(env: NodeJS.ProcessEnv): boolean {
+  return env.TERM !== 'dumb' && !env.NO_COLOR
 }

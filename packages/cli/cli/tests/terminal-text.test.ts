@@ -68,7 +68,7 @@ afterAll(async () => {
 })
 
 /** `dsh <args>` in this worker with stdout and stderr that say they are a terminal: what each showed. */
-async function onTerminal(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function onTerminal(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const screen = () => {
     let text = ''
     const stream = Object.assign(
@@ -86,7 +86,7 @@ async function onTerminal(args: string[]): Promise<{ code: number; stdout: strin
   const stderr = screen()
   const release = holdLogConfig()
   try {
-    const code = await main(args, { stdin: new PassThrough(), stdout: stdout.stream, stderr: stderr.stream, cwd: dir, env: { ...process.env, DSH_HOME: dir } }, new Lifetime().signal)
+    const code = await main(args, { stdin: new PassThrough(), stdout: stdout.stream, stderr: stderr.stream, cwd: dir, env: { ...process.env, DSH_HOME: dir, ...extraEnv } }, new Lifetime().signal)
     return { code, stdout: stdout.text(), stderr: stderr.text() }
   } finally {
     release()
@@ -122,6 +122,15 @@ describe('a hostile text on a terminal', () => {
     expect(line).not.toMatch(/\u001b\[(?:8|30;40|5)m/)
     // The record's label is still coloured by cordis: an SGR before the plugin's name.
     expect(line).toMatch(/^\[[A-Z]\] \u001b\[3[0-9;]*m/)
+  })
+
+  it('a terminal that has no colours (TERM=dumb) or a user who wants none (NO_COLOR) gets no escape at all in the log', async () => {
+    for (const env of [{ TERM: 'dumb' }, { NO_COLOR: '1' }]) {
+      const run = await onTerminal(['status', ...preset], env)
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stderr).toContain('secret')
+      expect(run.stderr, JSON.stringify(env)).not.toContain('\u001b')
+    }
   })
 
   it('piped with --json the text is exact', async () => {

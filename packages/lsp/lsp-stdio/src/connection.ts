@@ -2,11 +2,11 @@ import { errorFromReason, errorMessage, Lifetime, MAX_TIMER_DELAY_MS, oneLine, t
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
-import { FrameReader } from './frame-reader.ts'
 import { PipeMessageWriter } from './message-writer.ts'
 import {
   ConnectionError,
   createMessageConnection,
+  ReadableStreamMessageReader,
   ResponseError,
   type CancellationToken,
   type Disposable,
@@ -86,8 +86,7 @@ export class LspConnection {
     }
     // The reader's stream: stdout's chunks checked and handed on in the call that read them.
     const guard = new FrameGuard(stdout, serverId, limits.maxMessageBytes)
-    // Each clean frame parsed where its last byte is read (FrameReader), not by vscode-jsonrpc's generic reader.
-    const reader = new FrameReader(guard)
+    const reader = new ReadableStreamMessageReader(guard)
     // Each message on the pipe in the call that sends it, in one write (see PipeMessageWriter).
     const writer = new PipeMessageWriter(stdin)
     reader.onError((error) => {

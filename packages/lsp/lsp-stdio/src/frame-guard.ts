@@ -10,14 +10,14 @@ const TERMINATOR = Buffer.from('\r\n\r\n', 'ascii')
 const EMPTY = Buffer.alloc(0)
 
 /**
- * Stands between a server's stdout and the message reader (`FrameReader`). A reader without a
- * size limit buffers whatever a header announces (a 100 MB answer) or whatever arrives without a
+ * Stands between a server's stdout and vscode-jsonrpc's `ReadableStreamMessageReader`, which has no
+ * size limit: it buffers whatever a header announces (a 100 MB answer) or whatever arrives without a
  * header terminator (endless noise) before anything can refuse it. The guard reads each header
  * block (bounded), refuses a `Content-Length` over `maxMessageBytes` before any of the body is
  * read, drops stray lines that are not `name: value` headers (a start-up banner), and passes the
  * body bytes through uncopied, counting them only to know where the next header starts (a chunk of
- * well-formed frames goes out as one slice). Buffering the body and parsing the JSON stay with the
- * reader, which sees clean frames only.
+ * well-formed frames goes out as one slice). Buffering the body, decoding and JSON stay with
+ * vscode-jsonrpc, which sees clean frames.
  *
  * It is the reader's stream itself (the library's `RAL.ReadableStream`: `onData`, `onError`,
  * `onClose`, `onEnd`), not a Transform in a pipe: each chunk of stdout is checked and handed to the

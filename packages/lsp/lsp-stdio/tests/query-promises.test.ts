@@ -101,11 +101,9 @@ describe('a warm query as the lsp tool asks it (queryWithin, its call\'s proofs)
     // call's scope, the request's) and a CancellationTokenSource; 34 after, 26 with the workspace
     // proven in the call (ctx.fs.workspaceNow), 25 with no hook on the call's end when its scope made
     // no lifetime; 24.2 (from 25.2) with the instance's busy count kept by the provider's attempt,
-    // whose own handlers end it, instead of a hook of its own on the instance's work; 18.2 with the
-    // answer parsed by FrameReader where its last byte is read (vscode-jsonrpc's reader took a
-    // semaphore turn and decode promises per message). What is left: vscode-jsonrpc's sendRequest and
-    // connection, the writer, the connection's wait, the queue turn's end, one promise per layer that
-    // acts on the answer, and the call's own.
-    expect(promises / N).toBeLessThanOrEqual(19)
+    // whose own handlers end it, instead of a hook of its own on the instance's work. What is left:
+    // vscode-jsonrpc's sendRequest, writer and reader, the connection's wait, the queue turn's end,
+    // one promise per layer that acts on the answer, and the call's own.
+    expect(promises / N).toBeLessThanOrEqual(24.5)
   })
 })

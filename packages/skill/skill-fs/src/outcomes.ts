@@ -1,4 +1,4 @@
-import { skillFields, type FileOrigin, type SkillFields } from './fields.ts'
+import { skillFields, type FileOrigin, type SkillFields } from 'dsh-skill'
 import type { FrontmatterParser } from './frontmatter.ts'
 
 /**

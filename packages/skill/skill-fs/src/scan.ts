@@ -1,7 +1,6 @@
 import { join } from 'node:path'
 import { assertNever, type DirEntry, type FileSystem } from 'dsh-core'
-import type { SkillCandidate } from 'dsh-skill'
-import type { FileOrigin, SkillFields } from './fields.ts'
+import type { FileOrigin, SkillCandidate, SkillFields } from 'dsh-skill'
 import { frontmatterParser, type FrontmatterParser } from './frontmatter.ts'
 import { readHead } from './head.ts'
 import { NONE, outcomeOf, rejected, type Outcome, type OutcomeCache } from './outcomes.ts'

@@ -1,6 +1,5 @@
 import { SKILL_LIMITS, type Skill } from '@modelcontextprotocol/client/ext/skills'
-import { MAX_SKILL_NAME_LENGTH, normalisedSkillName } from 'dsh-skill'
-import { skillFields, type SkillFields } from 'dsh-skill-fs'
+import { MAX_SKILL_NAME_LENGTH, normalisedSkillName, skillFields, type SkillFields } from 'dsh-skill'
 
 /** A listed skill the catalog can offer: its entry, its checked frontmatter, the name the catalog gives it. */
 export interface OfferedSkill {
@@ -35,7 +34,7 @@ function skillPath(root: string): string[] {
 
 /**
  * Checks a server's listing as the catalog will use it. Each entry's frontmatter is read exactly as
- * a SKILL.md file's is (dsh-skill-fs `skillFields`: name rules, description, invocation flags), its
+ * a SKILL.md file's is (dsh-skill `skillFields`: name rules, description, invocation flags), its
  * URI must end in `/SKILL.md` and its `resources` must be the listed array within the SEP's limits:
  * a `"dynamic"` skill has no digests to verify its files against and is not offered. Names are
  * qualified by the server (`<server>-<name>`) so a server's skill never shadows, and is never

@@ -1,5 +1,7 @@
 import { isRecord } from 'dsh-core'
-import { characterCount, MAX_DESCRIPTION_LENGTH, normalisedSkillName, skillNameProblem, type InvocationPolicy } from 'dsh-skill'
+import { MAX_DESCRIPTION_LENGTH, normalisedSkillName, skillNameProblem } from './name.ts'
+import { characterCount } from './text.ts'
+import type { InvocationPolicy } from './types.ts'
 
 export interface SkillFields {
   readonly name: string
