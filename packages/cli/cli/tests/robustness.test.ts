@@ -98,20 +98,40 @@ describe('no home directory', () => {
 
   it('HOME unset and a uid with no passwd entry (a container): one line with HOME_UNKNOWN, no stack trace', async ({ skip }) => {
     if (process.getuid?.() !== 0) return skip('needs root to run dsh as a uid with no passwd entry')
+    if (!(await canRunDshAs(NO_PASSWD_UID))) return skip(`user ${NO_PASSWD_UID} cannot run ${process.execPath} on ${BIN} (a node or a checkout under a private home, such as CI's cached Node 22 in /root/.cache)`)
     const env = childEnv()
     delete env.HOME
     delete env.DSH_HOME
     for (const args of [['tools'], ['trust', ROOT]]) {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, uid: 54321, gid: 54321, stdio: ['ignore', 'ignore', 'pipe'] })
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, uid: NO_PASSWD_UID, gid: NO_PASSWD_UID, stdio: ['ignore', 'ignore', 'pipe'] })
       const stderr: Buffer[] = []
       child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      const code = await new Promise<number | null>((resolve, reject) => {
+        child.on('error', reject)
+        child.on('close', resolve)
+      })
       const run = { code, signal: null, stdout: '', stderr: Buffer.concat(stderr).toString('utf8') }
       expect(run.code, run.stderr).toBe(2)
       expect(oneStderrLine(run)).toMatch(/^dsh: no home directory: HOME is unset and user 54321 has no passwd entry \(.*\); set HOME, or DSH_HOME for dsh's own files \[HOME_UNKNOWN\]$/)
     }
   })
 })
+
+/** A uid with no passwd entry (nothing in /etc/passwd names it). */
+const NO_PASSWD_UID = 54321
+
+/**
+ * Whether `uid` can start this node and read dsh's bin: not when either lies under a directory only
+ * its owner may enter (root's home, where CI caches the Node 22 and 24 it tests on). The spawn then
+ * fails with EACCES, or node cannot read the bin: the case has nothing to show there.
+ */
+function canRunDshAs(uid: number): Promise<boolean> {
+  const child = spawn(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(BIN)}, require('node:fs').constants.R_OK)`], { cwd: '/', uid, gid: uid, stdio: 'ignore' })
+  return new Promise((resolve) => {
+    child.on('error', () => resolve(false))
+    child.on('close', (code) => resolve(code === 0))
+  })
+}
 
 /** Starts dsh and resolves once `marker` exists (the plugin wrote it), so a signal lands where the test wants it. */
 async function startUntil(args: readonly string[], marker: string, input?: string) {
