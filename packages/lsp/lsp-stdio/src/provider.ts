@@ -11,6 +11,7 @@ import {
   type LspDiagnosticsResult,
   type LspDocumentSymbolsResult,
   type LspFileChange,
+  type LspBound,
   type LspProvider,
   type LspProviderDiagnosticsRequest,
   type LspProviderDocumentSymbolsRequest,
@@ -93,87 +94,42 @@ export class StdioLspProvider implements LspProvider {
     this.roots = new RootFinder(options.fs, config.rootMarkers.map((marker) => (typeof marker === 'string' ? [marker] : marker)))
   }
 
-  query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
-    return this.queryBound(request, signal)
-  }
-
   /**
-   * `query` on the caller's lifetime itself (the `lsp` tool's call): followed without an
-   * AbortController or a listener, so a warm query makes none unless someone aborts.
+   * On the caller's `Lifetime` (the `lsp` tool's call) the call is followed without an
+   * AbortController or a listener, so a warm query makes none unless someone aborts; on a signal,
+   * by a child of the provider's lifetime following it (see `onFileIn`).
    */
-  queryWithin(request: LspProviderQuery, lifetime: Lifetime): Promise<LspQueryResult> {
-    return this.queryBound(request, lifetime)
-  }
-
-  private queryBound(request: LspProviderQuery, caller: CallerBound): Promise<LspQueryResult> {
+  query(request: LspProviderQuery, bound?: LspBound): Promise<LspQueryResult> {
     // The caller names files relative to its workspace, whichever root's server answered.
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) => instance.query(request, source, scope, workspace.url))
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) => instance.query(request, source, scope, workspace.url))
   }
 
-  diagnostics(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
-    return this.diagnosticsBound(request, signal)
-  }
-
-  /**
-   * `diagnostics` on the caller's lifetime itself (the `lsp_diagnostics` tool's call, after every
-   * edit a writer makes): followed as `queryWithin` follows it, with no AbortController or listener
-   * for the call's signal.
-   */
-  diagnosticsWithin(request: LspProviderDiagnosticsRequest, lifetime: Lifetime): Promise<LspDiagnosticsResult> {
-    return this.diagnosticsBound(request, lifetime)
-  }
-
-  private diagnosticsBound(request: LspProviderDiagnosticsRequest, caller: CallerBound): Promise<LspDiagnosticsResult> {
-    return this.onFile(request, caller, (instance, source, workspace, scope) =>
+  /** Bound as `query` is (the `lsp_diagnostics` tool's call, after every edit a writer makes, passes its lifetime). */
+  diagnostics(request: LspProviderDiagnosticsRequest, bound?: LspBound): Promise<LspDiagnosticsResult> {
+    return this.onFile(request, bound, (instance, source, workspace, scope) =>
       instance.diagnostics(source, request.languageId, scope).then(({ items, complete }): LspDiagnosticsResult => ({ kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: workspace.url, items, complete })),
     )
   }
 
-  documentSymbols(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
-    return this.documentSymbolsBound(request, signal)
-  }
-
-  /** `documentSymbols` on the caller's lifetime itself (the `lsp_symbols` tool's call): no Lifetime of the provider's per call, as `queryWithin`. */
-  documentSymbolsWithin(request: LspProviderDocumentSymbolsRequest, lifetime: Lifetime): Promise<LspDocumentSymbolsResult> {
-    return this.documentSymbolsBound(request, lifetime)
-  }
-
-  private documentSymbolsBound(request: LspProviderDocumentSymbolsRequest, caller: CallerBound): Promise<LspDocumentSymbolsResult> {
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+  /** Bound as `query` is (the `lsp_symbols` tool's call passes its lifetime). */
+  documentSymbols(request: LspProviderDocumentSymbolsRequest, bound?: LspBound): Promise<LspDocumentSymbolsResult> {
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance.documentSymbols(source, request.languageId, scope).then(({ symbols, complete }): LspDocumentSymbolsResult => ({ kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: workspace.url, symbols, complete })),
     )
   }
 
-  /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. */
-  rename(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
-    return this.renameBound(request, signal)
-  }
-
-  /** `rename` on the caller's lifetime itself (the `lsp_rename` tool's call), as `queryWithin`. */
-  renameWithin(request: LspProviderRenameRequest, lifetime: Lifetime): Promise<LspRenameResult> {
-    return this.renameBound(request, lifetime)
-  }
-
-  private renameBound(request: LspProviderRenameRequest, caller: CallerBound): Promise<LspRenameResult> {
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+  /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. Bound as `query` is. */
+  rename(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance
         .rename(source, request.languageId, request.position, request.newName, scope)
         .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
     )
   }
 
-  /** Incoming or outgoing calls of what is at the position, to the request's depth and count. */
-  callHierarchy(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
-    return this.callHierarchyBound(request, signal)
-  }
-
-  /** `callHierarchy` on the caller's lifetime itself (the `lsp_calls` tool's call), as `queryWithin`. */
-  callHierarchyWithin(request: LspProviderCallHierarchyRequest, lifetime: Lifetime): Promise<LspCallHierarchyResult> {
-    return this.callHierarchyBound(request, lifetime)
-  }
-
-  private callHierarchyBound(request: LspProviderCallHierarchyRequest, caller: CallerBound): Promise<LspCallHierarchyResult> {
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+  /** Incoming or outgoing calls of what is at the position, to the request's depth and count. Bound as `query` is. */
+  callHierarchy(request: LspProviderCallHierarchyRequest, bound?: LspBound): Promise<LspCallHierarchyResult> {
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance
         .callHierarchy(source, request.languageId, request, scope)
         .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
@@ -703,7 +659,7 @@ export class StdioLspProvider implements LspProvider {
 }
 
 /** What a call is bound by: the caller's lifetime, its signal, or nothing (AbortSignal and Lifetime both tell `aborted` and `reason`). */
-type CallerBound = Lifetime | AbortSignal | undefined
+type CallerBound = LspBound | undefined
 
 /** What the provider's own steps are bound by: a lifetime, or a file call's scope. */
 type Bound = Lifetime | CallScope

@@ -95,7 +95,7 @@ async function changesMeasured<T>(measure: (fs: object, work: () => Promise<unkn
   const file = join(rig.ws, 'a.ts')
   const request = { filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }
   // On a lifetime as the lsp_diagnostics tool asks (the call's, which nobody aborts), else on no signal.
-  const diagnostics = () => (options.onLifetime ? rig.provider.diagnosticsWithin(request, new Lifetime()) : rig.provider.diagnostics(request))
+  const diagnostics = () => (options.onLifetime ? rig.provider.diagnostics(request, new Lifetime()) : rig.provider.diagnostics(request))
   await diagnostics()
   const measured: T[] = []
   for (let i = 0; i < N; i++) {
