@@ -217,12 +217,14 @@ export class StdioLspProvider implements LspProvider {
    * wait until the notice is queued, so they come after it. With no live server there is nobody to
    * tell and nothing to resolve: a server spawned later reads the disk as it is then. (A host runs
    * a provider per language; every notice reaches all of them, and each idle one resolved the path
-   * on the thread pool.)
+   * on the thread pool.) A changed file that every live server holding its path keeps open, named by
+   * the path it was opened under, is marked without resolving the path at all (`keptByName`).
    */
   fileChanged(change: LspFileChange): void {
     if (this.disposed) return
     const live = this.pool.live()
     if (!live.length) return
+    if (change.kind !== 'deleted' && this.keptByName(live, change.path)) return this.queueChange(live, change.path, change.kind)
     // Proven in this call on the warm path: queued at once, so no request has to wait for it.
     const path = this.canonicalNow(live, change.path)
     if (path !== undefined) return this.queueChange(live, path, change.kind)
@@ -244,6 +246,28 @@ export class StdioLspProvider implements LspProvider {
       if (this.queue.idle(root)) this.tell(instance, path, kind)
       else this.lifetime.track(this.queue.run(root, this.lifetime, async () => this.tell(instance, path, kind)))
     }
+  }
+
+  /**
+   * True when `path` (absolute, normalised) is, letter for letter, the canonical path of a document
+   * every live server whose root holds it keeps open: the change then only marks that document, and
+   * its text is read before the next request through a contained read (`sendChangedDocuments`), whose
+   * proof is made on what it opens then. So the notice resolves nothing (a realpath, a readlink per
+   * component, after every edit a writer makes). A path that is not canonical any more (a directory
+   * on the way swapped for a symlink) is found by that read, which tells the server of both files.
+   * Anything else (a file no server keeps, a deletion) is resolved as before, to name it canonically.
+   */
+  private keptByName(live: readonly ServerInstance[], path: string): boolean {
+    const { fs } = this.options
+    let url: string | undefined
+    let holders = 0
+    for (const instance of live) {
+      if (!fs.contains(instance.workspace.path, path)) continue
+      url ??= fs.fileUrl(path)
+      if (!instance.keeps(url)) return false
+      holders++
+    }
+    return holders > 0
   }
 
   /**
@@ -348,21 +372,34 @@ export class StdioLspProvider implements LspProvider {
 
   /**
    * Before a request: the current text of every kept document a writer changed since (but the
-   * request's own file, which the request reads itself). One that is gone or cannot be read is
-   * closed, and the server told of the change (it goes back to the disk).
+   * request's own file, which the request reads itself). Read as a source is, contained in the
+   * server's root and proven by what is opened (a notice may have marked it by the name it was opened
+   * under, unresolved: see `keptByName`). One that is gone, cannot be read or leads out of the root is
+   * closed, and the server told of the change (it goes back to the disk); one whose path now leads to
+   * another file inside the root (a directory swapped for a symlink) is closed too, and that other
+   * file is the one changed.
    */
   private async sendChangedDocuments(instance: ServerInstance, except: string | undefined, signal: AbortSignal): Promise<void> {
+    const { fs, config } = this.options
+    const options = { maxBytes: config.maxDocumentBytes, signal }
     for (const [url, path] of instance.changedDocuments(except)) {
-      let text: string
+      let read: ContainedText
       try {
-        text = await this.options.fs.readText(path, { maxBytes: this.options.config.maxDocumentBytes, signal })
+        read = fs.readContainedTextNow(instance.workspace, path, options) ?? (await fs.readContainedText(instance.workspace, path, { ...options, proven: true }))
       } catch {
         this.guard(signal)
         instance.forget(url)
         instance.filesChanged([{ url, kind: 'changed' }])
         continue
       }
-      await instance.documentChanged(url, text, signal)
+      if (read.path !== path) {
+        instance.forget(url)
+        instance.filesChanged([{ url, kind: 'changed' }])
+        if (instance.keeps(read.url)) await instance.documentChanged(read.url, read.text, signal)
+        else instance.filesChanged([{ url: read.url, kind: 'changed' }])
+        continue
+      }
+      await instance.documentChanged(url, read.text, signal)
     }
   }
 
