@@ -11,6 +11,7 @@ import {
   type LspDiagnosticsResult,
   type LspDocumentSymbolsResult,
   type LspFileChange,
+  type LspBound,
   type LspProvider,
   type LspProviderDiagnosticsRequest,
   type LspProviderDocumentSymbolsRequest,
@@ -93,87 +94,42 @@ export class StdioLspProvider implements LspProvider {
     this.roots = new RootFinder(options.fs, config.rootMarkers.map((marker) => (typeof marker === 'string' ? [marker] : marker)))
   }
 
-  query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult> {
-    return this.queryBound(request, signal)
-  }
-
   /**
-   * `query` on the caller's lifetime itself (the `lsp` tool's call): followed without an
-   * AbortController or a listener, so a warm query makes none unless someone aborts.
+   * On the caller's `Lifetime` (the `lsp` tool's call) the call is followed without an
+   * AbortController or a listener, so a warm query makes none unless someone aborts; on a signal,
+   * by a child of the provider's lifetime following it (see `onFileIn`).
    */
-  queryWithin(request: LspProviderQuery, lifetime: Lifetime): Promise<LspQueryResult> {
-    return this.queryBound(request, lifetime)
-  }
-
-  private queryBound(request: LspProviderQuery, caller: CallerBound): Promise<LspQueryResult> {
+  query(request: LspProviderQuery, bound?: LspBound): Promise<LspQueryResult> {
     // The caller names files relative to its workspace, whichever root's server answered.
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) => instance.query(request, source, scope, workspace.url))
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) => instance.query(request, source, scope, workspace.url))
   }
 
-  diagnostics(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult> {
-    return this.diagnosticsBound(request, signal)
-  }
-
-  /**
-   * `diagnostics` on the caller's lifetime itself (the `lsp_diagnostics` tool's call, after every
-   * edit a writer makes): followed as `queryWithin` follows it, with no AbortController or listener
-   * for the call's signal.
-   */
-  diagnosticsWithin(request: LspProviderDiagnosticsRequest, lifetime: Lifetime): Promise<LspDiagnosticsResult> {
-    return this.diagnosticsBound(request, lifetime)
-  }
-
-  private diagnosticsBound(request: LspProviderDiagnosticsRequest, caller: CallerBound): Promise<LspDiagnosticsResult> {
-    return this.onFile(request, caller, (instance, source, workspace, scope) =>
+  /** Bound as `query` is (the `lsp_diagnostics` tool's call, after every edit a writer makes, passes its lifetime). */
+  diagnostics(request: LspProviderDiagnosticsRequest, bound?: LspBound): Promise<LspDiagnosticsResult> {
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance.diagnostics(source, request.languageId, scope).then(({ items, complete }): LspDiagnosticsResult => ({ kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: workspace.url, items, complete })),
     )
   }
 
-  documentSymbols(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult> {
-    return this.documentSymbolsBound(request, signal)
-  }
-
-  /** `documentSymbols` on the caller's lifetime itself (the `lsp_symbols` tool's call): no Lifetime of the provider's per call, as `queryWithin`. */
-  documentSymbolsWithin(request: LspProviderDocumentSymbolsRequest, lifetime: Lifetime): Promise<LspDocumentSymbolsResult> {
-    return this.documentSymbolsBound(request, lifetime)
-  }
-
-  private documentSymbolsBound(request: LspProviderDocumentSymbolsRequest, caller: CallerBound): Promise<LspDocumentSymbolsResult> {
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+  /** Bound as `query` is (the `lsp_symbols` tool's call passes its lifetime). */
+  documentSymbols(request: LspProviderDocumentSymbolsRequest, bound?: LspBound): Promise<LspDocumentSymbolsResult> {
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance.documentSymbols(source, request.languageId, scope).then(({ symbols, complete }): LspDocumentSymbolsResult => ({ kind: 'documentSymbols', uri: source.url, resolvedWorkspaceUri: workspace.url, symbols, complete })),
     )
   }
 
-  /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. */
-  rename(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult> {
-    return this.renameBound(request, signal)
-  }
-
-  /** `rename` on the caller's lifetime itself (the `lsp_rename` tool's call), as `queryWithin`. */
-  renameWithin(request: LspProviderRenameRequest, lifetime: Lifetime): Promise<LspRenameResult> {
-    return this.renameBound(request, lifetime)
-  }
-
-  private renameBound(request: LspProviderRenameRequest, caller: CallerBound): Promise<LspRenameResult> {
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+  /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. Bound as `query` is. */
+  rename(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance
         .rename(source, request.languageId, request.position, request.newName, scope)
         .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
     )
   }
 
-  /** Incoming or outgoing calls of what is at the position, to the request's depth and count. */
-  callHierarchy(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult> {
-    return this.callHierarchyBound(request, signal)
-  }
-
-  /** `callHierarchy` on the caller's lifetime itself (the `lsp_calls` tool's call), as `queryWithin`. */
-  callHierarchyWithin(request: LspProviderCallHierarchyRequest, lifetime: Lifetime): Promise<LspCallHierarchyResult> {
-    return this.callHierarchyBound(request, lifetime)
-  }
-
-  private callHierarchyBound(request: LspProviderCallHierarchyRequest, caller: CallerBound): Promise<LspCallHierarchyResult> {
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) =>
+  /** Incoming or outgoing calls of what is at the position, to the request's depth and count. Bound as `query` is. */
+  callHierarchy(request: LspProviderCallHierarchyRequest, bound?: LspBound): Promise<LspCallHierarchyResult> {
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance
         .callHierarchy(source, request.languageId, request, scope)
         .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
@@ -261,12 +217,14 @@ export class StdioLspProvider implements LspProvider {
    * wait until the notice is queued, so they come after it. With no live server there is nobody to
    * tell and nothing to resolve: a server spawned later reads the disk as it is then. (A host runs
    * a provider per language; every notice reaches all of them, and each idle one resolved the path
-   * on the thread pool.)
+   * on the thread pool.) A changed file that every live server holding its path keeps open, named by
+   * the path it was opened under, is marked without resolving the path at all (`keptByName`).
    */
   fileChanged(change: LspFileChange): void {
     if (this.disposed) return
     const live = this.pool.live()
     if (!live.length) return
+    if (change.kind !== 'deleted' && this.keptByName(live, change.path)) return this.queueChange(live, change.path, change.kind)
     // Proven in this call on the warm path: queued at once, so no request has to wait for it.
     const path = this.canonicalNow(live, change.path)
     if (path !== undefined) return this.queueChange(live, path, change.kind)
@@ -288,6 +246,28 @@ export class StdioLspProvider implements LspProvider {
       if (this.queue.idle(root)) this.tell(instance, path, kind)
       else this.lifetime.track(this.queue.run(root, this.lifetime, async () => this.tell(instance, path, kind)))
     }
+  }
+
+  /**
+   * True when `path` (absolute, normalised) is, letter for letter, the canonical path of a document
+   * every live server whose root holds it keeps open: the change then only marks that document, and
+   * its text is read before the next request through a contained read (`sendChangedDocuments`), whose
+   * proof is made on what it opens then. So the notice resolves nothing (a realpath, a readlink per
+   * component, after every edit a writer makes). A path that is not canonical any more (a directory
+   * on the way swapped for a symlink) is found by that read, which tells the server of both files.
+   * Anything else (a file no server keeps, a deletion) is resolved as before, to name it canonically.
+   */
+  private keptByName(live: readonly ServerInstance[], path: string): boolean {
+    const { fs } = this.options
+    let url: string | undefined
+    let holders = 0
+    for (const instance of live) {
+      if (!fs.contains(instance.workspace.path, path)) continue
+      url ??= fs.fileUrl(path)
+      if (!instance.keeps(url)) return false
+      holders++
+    }
+    return holders > 0
   }
 
   /**
@@ -392,31 +372,35 @@ export class StdioLspProvider implements LspProvider {
 
   /**
    * Before a request: the current text of every kept document a writer changed since (but the
-   * request's own file, which the request reads itself). One that is gone or cannot be read is
-   * closed, and the server told of the change (it goes back to the disk).
+   * request's own file, which the request reads itself). Read as a source is, contained in the
+   * server's root and proven by what is opened (a notice may have marked it by the name it was opened
+   * under, unresolved: see `keptByName`). One that is gone, cannot be read or leads out of the root is
+   * closed, and the server told of the change (it goes back to the disk); one whose path now leads to
+   * another file inside the root (a directory swapped for a symlink) is closed too, and that other
+   * file is the one changed.
    */
   private async sendChangedDocuments(instance: ServerInstance, except: string | undefined, signal: AbortSignal): Promise<void> {
+    const { fs, config } = this.options
+    const options = { maxBytes: config.maxDocumentBytes, signal }
     for (const [url, path] of instance.changedDocuments(except)) {
-      let text: string
+      let read: ContainedText
       try {
-        text = await this.options.fs.readText(path, { maxBytes: this.options.config.maxDocumentBytes, signal })
+        read = fs.readContainedTextNow(instance.workspace, path, options) ?? (await fs.readContainedText(instance.workspace, path, { ...options, proven: true }))
       } catch {
         this.guard(signal)
         instance.forget(url)
         instance.filesChanged([{ url, kind: 'changed' }])
         continue
       }
-      await instance.documentChanged(url, text, signal)
+      if (read.path !== path) {
+        instance.forget(url)
+        instance.filesChanged([{ url, kind: 'changed' }])
+        if (instance.keeps(read.url)) await instance.documentChanged(read.url, read.text, signal)
+        else instance.filesChanged([{ url: read.url, kind: 'changed' }])
+        continue
+      }
+      await instance.documentChanged(url, read.text, signal)
     }
-  }
-
-  /** `onFileIn` for work on a lifetime: the call's, made for it as it starts. */
-  private onFile<R>(
-    request: FileRequest,
-    caller: CallerBound,
-    work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: Lifetime) => Promise<R>,
-  ): Promise<R> {
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) => work(instance, source, workspace, scope.lifetime))
   }
 
   /**
@@ -703,7 +687,7 @@ export class StdioLspProvider implements LspProvider {
 }
 
 /** What a call is bound by: the caller's lifetime, its signal, or nothing (AbortSignal and Lifetime both tell `aborted` and `reason`). */
-type CallerBound = Lifetime | AbortSignal | undefined
+type CallerBound = LspBound | undefined
 
 /** What the provider's own steps are bound by: a lifetime, or a file call's scope. */
 type Bound = Lifetime | CallScope

@@ -1,7 +1,7 @@
 // Issue 27 item 1: a warm outline, rename or call-hierarchy call made a provider Lifetime per call
 // (the provider's child following the caller's signal), where the four query operations follow
-// the caller's Lifetime itself (queryWithin). documentSymbolsWithin, renameWithin and
-// callHierarchyWithin do the same. Lifetimes and AbortControllers counted, never timed.
+// the caller's Lifetime itself. documentSymbols, rename and callHierarchy on a caller's Lifetime
+// do the same. Lifetimes and AbortControllers counted, never timed.
 import { Lifetime } from 'dsh-core'
 import { SETTLE_MS, type LspProviderCallHierarchyRequest, type LspProviderDocumentSymbolsRequest, type LspProviderRenameRequest } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -24,18 +24,14 @@ const FAKE = {
   },
 }
 
-/** As the seam asks a provider: its `…Within` variant on a caller's Lifetime when it has one, else the capability on the lifetime's signal. */
+/** As the seam asks a provider: the capability on the caller's Lifetime itself. */
 function asks(rig: Rig) {
   const base = { filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }
-  const provider = rig.provider as unknown as Record<string, ((request: unknown, bound: unknown) => Promise<unknown>) | undefined>
-  const ask = (capability: string, request: unknown, lifetime: Lifetime) => {
-    const within = provider[`${capability}Within`]
-    return within ? within.call(rig.provider, request, lifetime) : provider[capability]!.call(rig.provider, request, lifetime.signal)
-  }
+  const { provider } = rig
   return {
-    documentSymbols: (lifetime: Lifetime) => ask('documentSymbols', base satisfies LspProviderDocumentSymbolsRequest, lifetime),
-    rename: (lifetime: Lifetime) => ask('rename', { ...base, position: { line: 0, character: 13 }, newName: 'b' } satisfies LspProviderRenameRequest, lifetime),
-    callHierarchy: (lifetime: Lifetime) => ask('callHierarchy', { ...base, position: { line: 0, character: 13 }, direction: 'incoming', depth: 1, maxCalls: 10 } satisfies LspProviderCallHierarchyRequest, lifetime),
+    documentSymbols: (lifetime: Lifetime) => provider.documentSymbols(base satisfies LspProviderDocumentSymbolsRequest, lifetime),
+    rename: (lifetime: Lifetime) => provider.rename({ ...base, position: { line: 0, character: 13 }, newName: 'b' } satisfies LspProviderRenameRequest, lifetime),
+    callHierarchy: (lifetime: Lifetime) => provider.callHierarchy({ ...base, position: { line: 0, character: 13 }, direction: 'incoming', depth: 1, maxCalls: 10 } satisfies LspProviderCallHierarchyRequest, lifetime),
   }
 }
 

@@ -6,16 +6,25 @@
 // URLs it made lately. The read was proven by a stat and a realpath of the path before its open; it
 // is proven by the name of what it opened. Its abort check was the call's signal, an
 // AbortController made per change; it is the call's scope. A small changed file is read in the call,
-// not through three async functions. Counted, not timed.
+// not through three async functions. The notice realpathed the path to find the kept document; it
+// names the document's own path, and the read at the request makes the proof. The pull took the
+// call's lifetime (a child Lifetime per call); it follows the call's scope, as a query does.
+// Counted, not timed.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Lifetime, untracked } from 'dsh-core'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
 
-afterEach(cleanupRigs)
+/** The calls' lifetimes, ended after each test (their budget's timer with them). */
+const rigCalls: Lifetime[] = []
+
+afterEach(async () => {
+  for (const call of rigCalls.splice(0)) call.dispose()
+  await cleanupRigs()
+})
 
 /** A server answering pulled diagnostics: dsh keeps its documents open, as on TypeScript 7. */
 const KEEPING = { capabilities: { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } }, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } }
@@ -82,27 +91,50 @@ async function abortControllersMadeBy(work: () => Promise<unknown>): Promise<num
   return made
 }
 
+/** How many Lifetimes `work` made (`child` and `following`: every Lifetime the provider or a server instance makes for a call). */
+async function lifetimesMadeBy(work: () => Promise<unknown>): Promise<number> {
+  const children = vi.spyOn(Lifetime.prototype, 'child')
+  const following = vi.spyOn(Lifetime, 'following')
+  try {
+    await work()
+    return children.mock.calls.length + following.mock.calls.length
+  } finally {
+    children.mockRestore()
+    following.mockRestore()
+  }
+}
+
 const N = 5
 
 /**
  * A rig whose server keeps a.ts open, asked once; then N changes (the file written, the notice, the
- * diagnostics request), each measured by `measure` around the notice and the request. Checks that
+ * diagnostics request), each measured by `measure` around the notice and the request (`noticeOnly`:
+ * the notice alone). Checks that
  * every change was sent with its text; returns the measures.
  */
-async function changesMeasured<T>(measure: (fs: object, work: () => Promise<unknown>) => Promise<T>, options: { onLifetime?: boolean } = {}): Promise<T[]> {
+async function changesMeasured<T>(measure: (fs: object, work: () => Promise<unknown>) => Promise<T>, options: { onLifetime?: boolean; noticeOnly?: boolean } = {}): Promise<T[]> {
   const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: KEEPING })
   const fs = rig.app.get('fs')!
   const file = join(rig.ws, 'a.ts')
   const request = { filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }
-  // On a lifetime as the lsp_diagnostics tool asks (the call's, which nobody aborts), else on no signal.
-  const diagnostics = () => (options.onLifetime ? rig.provider.diagnosticsWithin(request, new Lifetime()) : rig.provider.diagnostics(request))
+  // On a lifetime as the lsp_diagnostics tool asks (the call's, with the tool's 60 s budget, which
+  // nobody aborts: its request's own deadline comes later, so no timer of its own), else on no signal.
+  const call = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+  rigCalls.push(call)
+  const diagnostics = () => (options.onLifetime ? rig.provider.diagnostics(request, call) : rig.provider.diagnostics(request))
   await diagnostics()
   const measured: T[] = []
   for (let i = 0; i < N; i++) {
     writeFileSync(file, `export const v = ${i}\n`)
+    const notice = async () => rig.provider.fileChanged({ path: file, kind: 'changed' })
+    if (options.noticeOnly) {
+      measured.push(await measure(fs, notice))
+      await diagnostics()
+      continue
+    }
     measured.push(
       await measure(fs, async () => {
-        rig.provider.fileChanged({ path: file, kind: 'changed' })
+        await notice()
         await diagnostics()
       }),
     )
@@ -121,6 +153,12 @@ describe('a change to a kept document, told and then asked about', () => {
     expect(sum(made) / N).toBe(0)
   })
 
+  it('pulls the diagnostics on the call\'s scope: no Lifetime made for the call', async () => {
+    const made = await changesMeasured((_fs, work) => lifetimesMadeBy(work), { onLifetime: true })
+    // 1 per change before: the pull took the call's lifetime, a child of the caller's made per call.
+    expect(sum(made) / N).toBe(0)
+  })
+
   it('reads the small changed file in one read: the short read is its end', async () => {
     const counted = await changesMeasured(callsBy)
     const perChange = (name: string) => sum(counted.map((calls) => calls.get(name) ?? 0)) / N
@@ -129,13 +167,20 @@ describe('a change to a kept document, told and then asked about', () => {
     expect(perChange('open')).toBe(1)
     expect(perChange('close')).toBe(1)
     // The read is proven by what it opened (the descriptor's own name, one readlink), not by a stat and
-    // a realpath of the path before the open: 4 realpaths and 2 stats before (the notice's, the
-    // workspace's and the source proof's realpaths, the workspace's stat are left).
+    // a realpath of the path before the open: 4 realpaths and 2 stats before. The notice's realpath
+    // went next (3 → 2): it names a kept document's own path. The workspace's and the source proof's
+    // realpaths and the workspace's stat are left.
     if (process.platform === 'linux') {
-      expect(perChange('realpath')).toBe(3)
+      expect(perChange('realpath')).toBe(2)
       expect(perChange('stat')).toBe(1)
       expect(perChange('openedPath')).toBe(1)
     }
+  })
+
+  it('the notice resolves nothing: it names the path the kept document was opened under, and the read at the request proves it', async () => {
+    const counted = await changesMeasured(callsBy, { noticeOnly: true })
+    // 1 realpath per notice before (a readlink per component of the path), after every edit a writer makes.
+    expect(counted.map((calls) => sum([...calls.values()]))).toEqual(Array(N).fill(0))
   })
 
   it('reads the small changed file in the call: no promise of its own for the read', async () => {

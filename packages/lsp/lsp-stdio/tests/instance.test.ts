@@ -437,9 +437,9 @@ describe('cancellation and deadlines', () => {
   })
 })
 
-// The lsp tool's call reaches the provider as its Lifetime (queryWithin), not a signal: the same
+// The lsp tool's call reaches the provider's query as its Lifetime, not a signal: the same
 // cancellation, followed without an AbortController.
-describe('cancellation on the caller\'s Lifetime (queryWithin)', () => {
+describe('cancellation on the caller\'s Lifetime', () => {
   it('an abort mid-request sends $/cancelRequest once and rejects with the reason; the caller\'s lifetime lives on', async () => {
     const rig = await makeRig({ fake: { hang: ['textDocument/definition'], answerCancel: true } })
     const caller = new Lifetime()

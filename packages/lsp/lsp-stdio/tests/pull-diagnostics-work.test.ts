@@ -1,7 +1,7 @@
 // Issue 27 item 2, diagnostics after a change: a server that answers pulls (TypeScript 7's)
 // publishes nothing a diagnostics call waits for, yet each call made a PublishedDiagnostics watch
 // (a URI decoded, a Set entry, a closure) and an async layer to dispose it; and a call on the
-// caller's Lifetime (diagnosticsWithin) needs no AbortSignal. Counted, not timed.
+// caller's Lifetime (diagnostics on it) needs no AbortSignal. Counted, not timed.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HarnessError, Lifetime } from 'dsh-core'
@@ -11,6 +11,7 @@ import { abortControllersMadeBy } from '../../../../test-support/abort-controlle
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { PublishedDiagnostics } from '../src/published-diagnostics.ts'
+import { fakeMessages, waitForFakeLog } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig, range } from './fixtures/rig.ts'
 
 afterEach(() => {
@@ -42,20 +43,31 @@ describe('diagnostics of a server that answers pulls', () => {
     expect(promises / N).toBeLessThanOrEqual(72)
   })
 
-  it('on the caller\'s Lifetime (diagnosticsWithin): no AbortController for an unchanged file, and its abort ends the call', async () => {
+  it('on the caller\'s Lifetime (diagnostics on it): no AbortController for an unchanged file, and its abort ends the call', async () => {
     const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { capabilities: PULL, results: { 'textDocument/diagnostic': { kind: 'full', items: ITEMS } } } })
     // The clock moved past the file's settling time: the provider's kept text serves it, no read of bytes.
     await clockPastSettle(SETTLE_MS)
     const request = { filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }
     const lifetime = new Lifetime()
-    expect((await rig.provider.diagnosticsWithin(request, lifetime)).items).toHaveLength(1)
+    expect((await rig.provider.diagnostics(request, lifetime)).items).toHaveLength(1)
     // A signal-bound call makes the provider's child follow the signal; the lifetime itself needs no signal.
-    const { result, made } = await abortControllersMadeBy(() => rig.provider.diagnosticsWithin(request, lifetime))
+    const { result, made } = await abortControllersMadeBy(() => rig.provider.diagnostics(request, lifetime))
     expect(result.items.map((item) => item.message)).toEqual(['bad'])
     expect(made).toBe(0)
     const ended = new Lifetime()
     ended.abort(new HarnessError('the caller gave up', 'GAVE_UP'))
-    await expect(rig.provider.diagnosticsWithin(request, ended)).rejects.toMatchObject({ code: 'GAVE_UP' })
+    await expect(rig.provider.diagnostics(request, ended)).rejects.toMatchObject({ code: 'GAVE_UP' })
+  })
+
+  it('on the caller\'s Lifetime, followed without a Lifetime of the call\'s: an abort mid-pull rejects with its reason and cancels the pull', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { capabilities: PULL, hang: ['textDocument/diagnostic'], answerCancel: true } })
+    const call = new Lifetime()
+    const asking = rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }, call)
+    asking.catch(() => {})
+    await waitForFakeLog(rig.log, (entries) => fakeMessages(entries, 'in', 'textDocument/diagnostic').length === 1)
+    call.abort(new HarnessError('the caller gave up', 'GAVE_UP'))
+    await expect(asking).rejects.toMatchObject({ code: 'GAVE_UP' })
+    await waitForFakeLog(rig.log, (entries) => fakeMessages(entries, 'in', '$/cancelRequest').length === 1)
   })
 
   it('a server that publishes is still watched before the open', async () => {

@@ -42,7 +42,7 @@ describe('a warm query on a kept document', () => {
   })
 })
 
-describe('a warm query on the caller\'s Lifetime (queryWithin, as the lsp tool asks)', () => {
+describe('a warm query on the caller\'s Lifetime (as the lsp tool asks)', () => {
   it('makes no AbortController: the call\'s lifetime reaches the request without a signal unless someone aborts', async () => {
     const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
     const filePath = 'src/deep/a.ts'
@@ -61,15 +61,15 @@ describe('a warm query on the caller\'s Lifetime (queryWithin, as the lsp tool a
     // The provider releases its own child of each call's lifetime, never the caller's.
     expect(calls.every((call) => call.active)).toBe(true)
     tool.dispose()
-    // 10 (one per call) when queryWithin asks query(request, lifetime.signal), as the seam does for a
-    // provider without it; on main before this change, two per call (that one and the provider's
+    // 10 (one per call) when the provider is asked query(request, lifetime.signal), as the seam once
+    // did for a provider without a lifetime form; before that, two per call (that one and the provider's
     // scope.signal, which its file steps, queue and request listened on).
     expect(made).toBe(0)
   })
 })
 
-describe('a warm query as the lsp tool asks it (queryWithin, its call\'s proofs)', () => {
-  it('runs from queryWithin to the pipe write in one pass: a bounded number of promises, no Lifetime or CancellationTokenSource of its own', async () => {
+describe('a warm query as the lsp tool asks it (its call\'s Lifetime and proofs)', () => {
+  it('runs from query to the pipe write in one pass: a bounded number of promises, no Lifetime or CancellationTokenSource of its own', async () => {
     const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
     const filePath = 'src/deep/a.ts'
     const fs = rig.app.get('fs')!

@@ -1,16 +1,15 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
-import { currentSession, errorMessage, Lifetime, promised, untracked, type Session } from 'dsh-core'
+import { currentSession, errorMessage, promised, untracked, type Session } from 'dsh-core'
 import { CallProofs } from './call-proofs.ts'
 import { askEveryProvider } from './fan-out.ts'
 import { LSP_CAPABILITIES, type LspCallHierarchyRequest, type LspCallHierarchyResult, type LspCapability, type LspRenameRequest, type LspRenameResult, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
 import { LspError } from './errors.ts'
 import { finalExtension, normalizeExtensionKey, normalizeFilenameKey, routeByFilename } from './extensions.ts'
-import type { LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
+import type { LspBound, LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
 
-/** The file-routed capabilities, each with the variant a caller's `Lifetime` goes to. */
+/** The file-routed capabilities. */
 type RoutedCapability = 'diagnostics' | 'documentSymbols' | 'rename' | 'callHierarchy'
-const WITHIN = { diagnostics: 'diagnosticsWithin', documentSymbols: 'documentSymbolsWithin', rename: 'renameWithin', callHierarchy: 'callHierarchyWithin' } as const satisfies Record<RoutedCapability, keyof LspProvider>
 
 declare module 'cordis' {
   interface Context {
@@ -60,7 +59,7 @@ export class LspService extends Service {
     if (typeof id !== 'string' || !id.trim()) throw new LspError('provider id must be a non-empty string', 'LSP_INVALID_PROVIDER')
     if (this.providers.has(id)) throw new LspError(`an LSP provider with id "${id}" is already registered`, 'LSP_CONFLICT')
     if (typeof provider.query !== 'function') throw new LspError(`provider "${id}" has no query function`, 'LSP_INVALID_PROVIDER')
-    for (const method of [...LSP_CAPABILITIES, 'fileChanged', 'queryWithin', ...Object.values(WITHIN)] as const) {
+    for (const method of [...LSP_CAPABILITIES, 'fileChanged'] as const) {
       const member: unknown = provider[method]
       if (member !== undefined && typeof member !== 'function') throw new LspError(`provider "${id}": ${method} must be a function when present`, 'LSP_INVALID_PROVIDER')
     }
@@ -137,69 +136,58 @@ export class LspService extends Service {
   }
 
   /**
-   * Routes by file name, else final extension (order-independent). The caller's bound reaches the
-   * provider as the same object: a `Lifetime` goes to its `queryWithin` when it has one (no
-   * `AbortSignal` made for the call), else its signal to `query`; a signal goes to `query`.
-   * Answers with the provider's own promise rather than one wrapping it (a promise and a microtask
-   * turn less on every query); a refusal is a rejected promise all the same.
+   * Routes by file name, else final extension (order-independent). The caller's bound (its signal
+   * or its `Lifetime`) reaches the provider as the same object: no `AbortSignal` is made for a
+   * caller's lifetime here. Answers with the provider's own promise rather than one wrapping it (a
+   * promise and a microtask turn less on every query); a refusal is a rejected promise all the same.
    */
-  query(request: LspQueryRequest, bound?: AbortSignal | Lifetime): Promise<LspQueryResult> {
+  query(request: LspQueryRequest, bound?: LspBound): Promise<LspQueryResult> {
     return promised(() => {
       const route = this.routeFor(request.filePath)
       checkProofs(request)
-      const { provider } = route
-      const asked = { ...request, languageId: route.languageId }
-      const answer = !(bound instanceof Lifetime) ? provider.query(asked, bound) : provider.queryWithin ? provider.queryWithin(asked, bound) : provider.query(asked, bound.signal)
+      const answer = route.provider.query({ ...request, languageId: route.languageId }, bound)
       return answer instanceof Promise ? answer : Promise.resolve(answer)
     })
   }
 
-  /**
-   * Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION).
-   * A `Lifetime` reaches the provider's `diagnosticsWithin` as the same object, as `query`'s reaches
-   * `queryWithin` (else its signal goes to `diagnostics`); the provider's own promise is the answer.
-   */
-  diagnostics(request: LspDiagnosticsRequest, bound?: AbortSignal | Lifetime): Promise<LspDiagnosticsResult> {
+  /** Routes like `query`; a provider without the capability is never asked (LSP_UNSUPPORTED_OPERATION). */
+  diagnostics(request: LspDiagnosticsRequest, bound?: LspBound): Promise<LspDiagnosticsResult> {
     return this.askRouted('diagnostics', request, bound)
   }
 
-  /** Routes like `diagnostics`, a `Lifetime` to the provider's `documentSymbolsWithin` when it has one. */
-  documentSymbols(request: LspDocumentSymbolsRequest, bound?: AbortSignal | Lifetime): Promise<LspDocumentSymbolsResult> {
+  /** Routes like `diagnostics`. */
+  documentSymbols(request: LspDocumentSymbolsRequest, bound?: LspBound): Promise<LspDocumentSymbolsResult> {
     return this.askRouted('documentSymbols', request, bound)
   }
 
-  /** Routes like `diagnostics`, a `Lifetime` to the provider's `renameWithin` when it has one. */
-  rename(request: LspRenameRequest, bound?: AbortSignal | Lifetime): Promise<LspRenameResult> {
+  /** Routes like `diagnostics`. */
+  rename(request: LspRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
     return this.askRouted('rename', request, bound)
   }
 
-  /** Routes like `diagnostics`, a `Lifetime` to the provider's `callHierarchyWithin` when it has one. */
-  callHierarchy(request: LspCallHierarchyRequest, bound?: AbortSignal | Lifetime): Promise<LspCallHierarchyResult> {
+  /** Routes like `diagnostics`. */
+  callHierarchy(request: LspCallHierarchyRequest, bound?: LspBound): Promise<LspCallHierarchyResult> {
     return this.askRouted('callHierarchy', request, bound)
   }
 
   /**
    * The file-routed capability `capability` of the provider that serves `request.filePath`, with the
-   * route's language id. A `Lifetime` reaches the provider's `…Within` variant as the same object
-   * (no signal made for the call), else its signal the capability itself; the provider's own
-   * promise is the answer, a refusal a rejection all the same.
+   * route's language id and the caller's bound as the same object; the provider's own promise is
+   * the answer, a refusal a rejection all the same.
    */
   private askRouted<C extends RoutedCapability>(
     capability: C,
     request: Omit<Parameters<NonNullable<LspProvider[C]>>[0], 'languageId'>,
-    bound: AbortSignal | Lifetime | undefined,
+    bound: LspBound | undefined,
   ): Promise<Awaited<ReturnType<NonNullable<LspProvider[C]>>>> {
     type Answer = Awaited<ReturnType<NonNullable<LspProvider[C]>>>
     return promised(() => {
       const route = this.routeFor(request.filePath)
       checkProofs(request)
       const { provider } = route
-      const ask = provider[capability] as ((request: unknown, signal?: AbortSignal) => Promise<Answer>) | undefined
+      const ask = provider[capability] as ((request: unknown, bound?: LspBound) => Promise<Answer>) | undefined
       if (!ask) throw unsupported(route, capability)
-      const asked = { ...request, languageId: route.languageId }
-      if (!(bound instanceof Lifetime)) return ask.call(provider, asked, bound)
-      const within = provider[WITHIN[capability]] as ((request: unknown, lifetime: Lifetime) => Promise<Answer>) | undefined
-      return within ? within.call(provider, asked, bound) : ask.call(provider, asked, bound.signal)
+      return ask.call(provider, { ...request, languageId: route.languageId }, bound)
     })
   }
 

@@ -76,6 +76,15 @@ export type LspQueryResult =
     }
   | { readonly kind: 'hover'; readonly hover: LspHover | null; readonly complete: boolean }
 
+/**
+ * What a file-routed provider call is bound by: the caller's `AbortSignal`, or its dsh-core
+ * `Lifetime` itself (the tools' calls pass theirs), or nothing. A provider follows a `Lifetime`
+ * without asking it for its `signal` where it can (`aborted`, `reason`, `child`, `race`): the
+ * signal is made on first use, an `AbortController` and a listener per call. One that only
+ * understands signals takes `bound instanceof Lifetime ? bound.signal : bound`.
+ */
+export type LspBound = AbortSignal | Lifetime
+
 export interface LspProvider {
   readonly id: string
   /** Extension (`.ts`, or `ts`; case-insensitive) → LSP language id. Read once at registration. */
@@ -86,36 +95,21 @@ export interface LspProvider {
    * Case-insensitive; a name route wins over an extension route. Read once at registration.
    */
   readonly filenameToLanguage?: Readonly<Record<string, string>>
-  /** Must include declarations in `findReferences` itself. Rejections carry an `LspError` code. */
-  query(request: LspProviderQuery, signal?: AbortSignal): Promise<LspQueryResult>
   /**
-   * `query` bound by the caller's `Lifetime` itself (the same object the caller holds), when the
-   * caller gave one: no `AbortSignal` is made for the call unless the provider asks the lifetime
-   * for it. Optional; without it a caller's lifetime reaches `query` as `lifetime.signal`.
+   * Must include declarations in `findReferences` itself. Rejections carry an `LspError` code.
+   * `bound` is the caller's, as the same object (see `LspBound`).
    */
-  queryWithin?(request: LspProviderQuery, lifetime: Lifetime): Promise<LspQueryResult>
-  /** Capability `diagnostics`: the problems in one file as it is on disk now. */
-  diagnostics?(request: LspProviderDiagnosticsRequest, signal?: AbortSignal): Promise<LspDiagnosticsResult>
-  /**
-   * `diagnostics` bound by the caller's `Lifetime` itself, as `queryWithin` is `query`'s (a writer
-   * asks after every edit). Optional; offered only beside `diagnostics`, which without it gets the
-   * lifetime's signal.
-   */
-  diagnosticsWithin?(request: LspProviderDiagnosticsRequest, lifetime: Lifetime): Promise<LspDiagnosticsResult>
+  query(request: LspProviderQuery, bound?: LspBound): Promise<LspQueryResult>
+  /** Capability `diagnostics`: the problems in one file as it is on disk now (a writer asks after every edit). */
+  diagnostics?(request: LspProviderDiagnosticsRequest, bound?: LspBound): Promise<LspDiagnosticsResult>
   /** Capability `documentSymbols`: one file's outline. */
-  documentSymbols?(request: LspProviderDocumentSymbolsRequest, signal?: AbortSignal): Promise<LspDocumentSymbolsResult>
-  /** `documentSymbols` bound by the caller's `Lifetime` itself, as `diagnosticsWithin` is `diagnostics`'s. Optional, beside `documentSymbols`. */
-  documentSymbolsWithin?(request: LspProviderDocumentSymbolsRequest, lifetime: Lifetime): Promise<LspDocumentSymbolsResult>
+  documentSymbols?(request: LspProviderDocumentSymbolsRequest, bound?: LspBound): Promise<LspDocumentSymbolsResult>
   /** Capability `workspaceSymbols`: asked for every workspace query, whatever the files; answer empty when the workspace has nothing of yours. */
   workspaceSymbols?(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult>
   /** Capability `rename`: the edits renaming the symbol at the position takes (prepareRename first; applied by no provider). */
-  rename?(request: LspProviderRenameRequest, signal?: AbortSignal): Promise<LspRenameResult>
-  /** `rename` bound by the caller's `Lifetime` itself. Optional, beside `rename`. */
-  renameWithin?(request: LspProviderRenameRequest, lifetime: Lifetime): Promise<LspRenameResult>
+  rename?(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult>
   /** Capability `callHierarchy`: the calls into or out of the function at the position, to the request's depth and count. */
-  callHierarchy?(request: LspProviderCallHierarchyRequest, signal?: AbortSignal): Promise<LspCallHierarchyResult>
-  /** `callHierarchy` bound by the caller's `Lifetime` itself. Optional, beside `callHierarchy`. */
-  callHierarchyWithin?(request: LspProviderCallHierarchyRequest, lifetime: Lifetime): Promise<LspCallHierarchyResult>
+  callHierarchy?(request: LspProviderCallHierarchyRequest, bound?: LspBound): Promise<LspCallHierarchyResult>
   /**
    * A writer changed a file (any file, any extension): make the servers see it before the next
    * request that starts after this call returns. Must not throw; failures are the provider's to log.

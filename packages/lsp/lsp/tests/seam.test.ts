@@ -1,6 +1,6 @@
 import { Context } from 'cordis'
 import { HarnessError, Lifetime } from 'dsh-core'
-import LspService, { CallProofs, finalExtension, LspError, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
+import LspService, { CallProofs, finalExtension, LspError, type LspBound, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 // Reference checklist (reference/lsp.md §6.1), items 1–24, against a real cordis Context.
@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 const NO_HOVER: LspQueryResult = { kind: 'hover', hover: null, complete: true }
 
 interface RecordingProvider extends LspProvider {
-  readonly calls: { request: LspProviderQuery; signal: AbortSignal | undefined }[]
+  readonly calls: { request: LspProviderQuery; signal: LspBound | undefined }[]
 }
 
 function provider(id: string, extensionToLanguage: Record<string, string>, result: LspQueryResult = NO_HOVER): RecordingProvider {
@@ -128,130 +128,52 @@ describe('routing', () => {
     expect(ts.calls[0]?.signal).toBe(signal)
   })
 
-  it('a caller’s Lifetime reaches queryWithin as the same object (no signal made); a provider without it gets the lifetime’s signal', async () => {
-    const within: Lifetime[] = []
-    const ts: LspProvider = {
-      id: 'ts',
-      extensionToLanguage: { '.ts': 'typescript' },
-      query: async () => {
-        throw new Error('query asked although queryWithin is there')
-      },
-      queryWithin: async (_request, lifetime) => {
-        within.push(lifetime)
-        return NO_HOVER
-      },
-    }
-    const py = provider('py', { '.py': 'python' })
-    app.lsp.registerProvider(ts)
-    app.lsp.registerProvider(py)
-    const made = countAbortControllers()
-    try {
-      const lifetime = new Lifetime()
-      await app.lsp.query(request('a.ts'), lifetime)
-      expect(within).toEqual([lifetime])
-      expect(within[0]).toBe(lifetime)
-      expect(made.count).toBe(0)
-      await app.lsp.query(request('a.py'), lifetime)
-      expect(py.calls[0]?.signal).toBe(lifetime.signal)
-    } finally {
-      made.restore()
-    }
-  })
-
-  it('a caller’s Lifetime reaches diagnosticsWithin as the same object (no signal made); a provider with only diagnostics gets the lifetime’s signal', async () => {
-    const answer = (uri: string) => ({ kind: 'diagnostics' as const, uri, resolvedWorkspaceUri: 'file:///w', items: [], complete: true })
-    const within: Lifetime[] = []
-    const signals: (AbortSignal | undefined)[] = []
-    app.lsp.registerProvider({
-      ...provider('ts', { '.ts': 'typescript' }),
-      diagnostics: async () => {
-        throw new Error('diagnostics asked although diagnosticsWithin is there')
-      },
-      diagnosticsWithin: async (_request, lifetime) => {
-        within.push(lifetime)
-        return answer('file:///w/a.ts')
-      },
-    })
-    app.lsp.registerProvider({
-      ...provider('py', { '.py': 'python' }),
-      diagnostics: async (_request, signal) => {
-        signals.push(signal)
-        return answer('file:///w/a.py')
-      },
-    })
-    const made = countAbortControllers()
-    try {
-      const lifetime = new Lifetime()
-      expect((await app.lsp.diagnostics({ filePath: 'a.ts', workspaceRoot: '/w' }, lifetime)).uri).toBe('file:///w/a.ts')
-      expect(within[0]).toBe(lifetime)
-      expect(made.count).toBe(0)
-      await app.lsp.diagnostics({ filePath: 'a.py', workspaceRoot: '/w' }, lifetime)
-      expect(signals[0]).toBe(lifetime.signal)
-      // Refusals stay rejections, with their codes: no route, no capability, foreign proofs.
-      await expect(app.lsp.diagnostics({ filePath: 'a.rs', workspaceRoot: '/w' }, lifetime)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE' })
-      await expect(app.lsp.diagnostics({ filePath: 'a.ts', workspaceRoot: '/w', proofs: {} as CallProofs }, lifetime)).rejects.toMatchObject({ code: 'LSP_INVALID_REQUEST' })
-    } finally {
-      made.restore()
-    }
-    app.lsp.registerProvider(provider('go', { '.go': 'go' }))
-    await expect(app.lsp.diagnostics({ filePath: 'a.go', workspaceRoot: '/w' }, new Lifetime())).rejects.toMatchObject({ code: 'LSP_UNSUPPORTED_OPERATION' })
-  })
-
-  it('a caller’s Lifetime reaches documentSymbolsWithin, renameWithin and callHierarchyWithin as the same object (no signal made); without them, the capability gets the lifetime’s signal', async () => {
-    const within: [string, Lifetime][] = []
-    const signals: [string, AbortSignal | undefined][] = []
+  it('a caller’s Lifetime reaches query, diagnostics, documentSymbols, rename and callHierarchy as the same object, and no signal is made for it', async () => {
+    const bounds: [string, LspBound | undefined][] = []
+    const diagnosed = { kind: 'diagnostics' as const, uri: 'file:///w/a.ts', resolvedWorkspaceUri: 'file:///w', items: [], complete: true }
     const outline = { kind: 'documentSymbols' as const, uri: 'file:///w/a.ts', resolvedWorkspaceUri: 'file:///w', symbols: [], complete: true }
     const renamed = { kind: 'rename' as const, resolvedWorkspaceUri: 'file:///w', oldName: 'a', files: [], fileOperations: [], complete: true }
     const hierarchy = { kind: 'callHierarchy' as const, direction: 'incoming' as const, resolvedWorkspaceUri: 'file:///w', roots: [], truncated: false, complete: true }
-    const refuse = (name: string) => async () => {
-      throw new Error(`${name} asked although ${name}Within is there`)
-    }
     app.lsp.registerProvider({
-      ...provider('ts', { '.ts': 'typescript' }),
-      documentSymbols: refuse('documentSymbols'),
-      rename: refuse('rename'),
-      callHierarchy: refuse('callHierarchy'),
-      documentSymbolsWithin: async (_request, lifetime) => (within.push(['documentSymbols', lifetime]), outline),
-      renameWithin: async (_request, lifetime) => (within.push(['rename', lifetime]), renamed),
-      callHierarchyWithin: async (_request, lifetime) => (within.push(['callHierarchy', lifetime]), hierarchy),
-    })
-    app.lsp.registerProvider({
-      ...provider('py', { '.py': 'python' }),
-      documentSymbols: async (_request, signal) => (signals.push(['documentSymbols', signal]), outline),
-      rename: async (_request, signal) => (signals.push(['rename', signal]), renamed),
-      callHierarchy: async (_request, signal) => (signals.push(['callHierarchy', signal]), hierarchy),
+      id: 'ts',
+      extensionToLanguage: { '.ts': 'typescript' },
+      query: async (_request, bound) => (bounds.push(['query', bound]), NO_HOVER),
+      diagnostics: async (_request, bound) => (bounds.push(['diagnostics', bound]), diagnosed),
+      documentSymbols: async (_request, bound) => (bounds.push(['documentSymbols', bound]), outline),
+      rename: async (_request, bound) => (bounds.push(['rename', bound]), renamed),
+      callHierarchy: async (_request, bound) => (bounds.push(['callHierarchy', bound]), hierarchy),
     })
     const position = { line: 0, character: 0 }
-    const ask = (filePath: string, bound: Lifetime) =>
+    const ask = (filePath: string, bound: LspBound) =>
       Promise.all([
+        app.lsp.query(request(filePath), bound),
+        app.lsp.diagnostics({ filePath, workspaceRoot: '/w' }, bound),
         app.lsp.documentSymbols({ filePath, workspaceRoot: '/w' }, bound),
         app.lsp.rename({ filePath, workspaceRoot: '/w', position, newName: 'b' }, bound),
         app.lsp.callHierarchy({ filePath, workspaceRoot: '/w', position, direction: 'incoming', depth: 1, maxCalls: 10 }, bound),
       ])
+    const names = ['query', 'diagnostics', 'documentSymbols', 'rename', 'callHierarchy']
     const made = countAbortControllers()
     const lifetime = new Lifetime()
     try {
-      expect(await ask('a.ts', lifetime)).toEqual([outline, renamed, hierarchy])
-      expect(within).toEqual([['documentSymbols', lifetime], ['rename', lifetime], ['callHierarchy', lifetime]])
+      expect(await ask('a.ts', lifetime)).toEqual([NO_HOVER, diagnosed, outline, renamed, hierarchy])
+      expect(bounds).toEqual(names.map((name) => [name, lifetime]))
+      for (const [, bound] of bounds) expect(bound).toBe(lifetime)
       expect(made.count).toBe(0)
     } finally {
       made.restore()
     }
-    await ask('a.py', lifetime)
-    expect(signals).toEqual([['documentSymbols', lifetime.signal], ['rename', lifetime.signal], ['callHierarchy', lifetime.signal]])
-    // A refusal stays a rejection with its code.
+    // A signal goes as the same object too.
+    bounds.length = 0
+    const signal = new AbortController().signal
+    await ask('a.ts', signal)
+    for (const [, bound] of bounds) expect(bound).toBe(signal)
+    // Refusals stay rejections, with their codes: no route, no capability, foreign proofs.
+    await expect(app.lsp.diagnostics({ filePath: 'a.rs', workspaceRoot: '/w' }, lifetime)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE' })
     await expect(app.lsp.documentSymbols({ filePath: 'a.rs', workspaceRoot: '/w' }, lifetime)).rejects.toMatchObject({ code: 'LSP_UNAVAILABLE' })
-    for (const method of ['documentSymbolsWithin', 'renameWithin', 'callHierarchyWithin']) {
-      expect(codeOf(() => app.lsp.registerProvider({ ...provider(`bad-${method}`, { '.x': 'x' }), [method]: 'yes' } as unknown as LspProvider))).toBe('LSP_INVALID_PROVIDER')
-    }
-  })
-
-  it('refuses a diagnosticsWithin that is not a function', () => {
-    expect(codeOf(() => app.lsp.registerProvider({ ...provider('ts', { '.ts': 'typescript' }), diagnosticsWithin: 'yes' } as unknown as LspProvider))).toBe('LSP_INVALID_PROVIDER')
-  })
-
-  it('refuses a queryWithin that is not a function', () => {
-    expect(codeOf(() => app.lsp.registerProvider({ ...provider('ts', { '.ts': 'typescript' }), queryWithin: 'yes' } as unknown as LspProvider))).toBe('LSP_INVALID_PROVIDER')
+    await expect(app.lsp.diagnostics({ filePath: 'a.ts', workspaceRoot: '/w', proofs: {} as CallProofs }, lifetime)).rejects.toMatchObject({ code: 'LSP_INVALID_REQUEST' })
+    app.lsp.registerProvider(provider('go', { '.go': 'go' }))
+    await expect(app.lsp.diagnostics({ filePath: 'a.go', workspaceRoot: '/w' }, new Lifetime())).rejects.toMatchObject({ code: 'LSP_UNSUPPORTED_OPERATION' })
   })
 
   it('19: an unmapped extension is an asynchronous rejection, with the path in the message', async () => {

@@ -51,7 +51,7 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
       const { position, resolved } = await anchorOf(services, settings, args, cwd, exec.signal)
       const depth = args.depth ?? Math.min(settings.calls.defaultDepth, settings.calls.maxDepth)
       const request = { filePath: args.filePath, position, direction: args.direction, depth, maxCalls: settings.calls.maxCalls, workspaceRoot: cwd }
-      // The call's lifetime itself, not its signal: the provider's callHierarchyWithin makes no lifetime of its own for it.
+      // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
       const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.lifetime))
       const at = { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(resolved ? { symbol: resolved.symbol } : {}) }
       return { kind: 'calls', direction: result.direction, depth, at, complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(services, settings, result, cwd, exec.signal) }

@@ -67,7 +67,7 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
         const cwd = sessionWorkspace(exec, 'lsp_diagnostics')
         const proofs = new CallProofs(services.fs, cwd)
         // The call's lifetime itself, not its signal (as the `lsp` tool's query): the provider's
-        // diagnosticsWithin follows it, and no AbortController is made for a call nobody aborts.
+        // provider follows it, and no AbortController is made for a call nobody aborts.
         return services.lsp
           .diagnostics({ filePath: args.filePath, workspaceRoot: cwd, proofs }, exec.lifetime)
           .then((answer) => diagnosticsValue(proofs, settings, checkDiagnostics(answer), args.severity ?? 'warning', exec.lifetime))

@@ -39,7 +39,7 @@ function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInpu
   const { position, resolved } = anchor
   // One proof of the workspace and of each file for the whole call: the provider's and the line text's.
   const proofs = new CallProofs(services.fs, cwd)
-  // The call's lifetime itself, not its signal: a provider with queryWithin follows it without an
+  // The call's lifetime itself, not its signal: the provider (lsp-stdio's) follows it without an
   // AbortController and a listener per call.
   const query = services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd, proofs }, exec.lifetime)
   return query.then((raw) => {

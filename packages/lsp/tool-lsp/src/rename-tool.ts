@@ -53,7 +53,7 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
       const cwd = sessionWorkspace(exec, 'lsp_rename')
       const { signal } = exec
       const { position, resolved } = await anchorOf(services, settings, args, cwd, signal)
-      // The call's lifetime itself, not its signal: the provider's renameWithin makes no lifetime of its own for it.
+      // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
       const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd }, exec.lifetime))
       const workspace = await workspaceOf(services, cwd, signal)
       const targets = await planTargets(services, settings, workspace, result, signal)

@@ -48,7 +48,7 @@ export function symbolsTool(services: LspToolServices, settings: ToolLspConfig):
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_symbols')
       if (args.filePath !== undefined) {
-        // The call's lifetime itself, not its signal: the provider's documentSymbolsWithin makes no lifetime of its own for it.
+        // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
         return outlineValue(settings, checkOutline(await services.lsp.documentSymbols({ filePath: args.filePath, workspaceRoot: cwd }, exec.lifetime)))
       }
       const query = args.query!

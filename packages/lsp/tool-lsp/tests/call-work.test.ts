@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { describeIssues, untracked, type Lifetime } from 'dsh-core'
+import { describeIssues, untracked, Lifetime } from 'dsh-core'
 import { SETTLE_MS, type LspProvider, type LspQueryResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
@@ -191,7 +191,7 @@ describe('the ambient session', () => {
 })
 
 describe('the call\'s lifetime through the seam', () => {
-  it('a provider with queryWithin gets the call\'s lifetime, and a warm locations call makes no AbortController (the line text\'s kept file included)', async () => {
+  it('the provider\'s query gets the call\'s lifetime itself, and a warm locations call makes no AbortController (the line text\'s kept file included)', async () => {
     harness = await boot()
     const h = harness
     await writeFile(join(h.dir, 'a.ts'), 'export const a = 1\nexport const b = a\n')
@@ -204,8 +204,8 @@ describe('the call\'s lifetime through the seam', () => {
     h.app.lsp.registerProvider({
       id: 'within',
       extensionToLanguage: { '.ts': 'typescript' },
-      query: () => Promise.reject(new Error('query asked although queryWithin is there')),
-      queryWithin: async (_request, lifetime) => {
+      query: async (_request, lifetime) => {
+        if (!(lifetime instanceof Lifetime)) throw new Error('query asked without the call\'s Lifetime')
         lifetimes.push(lifetime)
         expect(lifetime.active).toBe(true)
         return answer

@@ -71,14 +71,14 @@ const ARGS: unknown[] = [
 ]
 
 describe('lsp_diagnostics on the call\'s Lifetime', () => {
-  it('hands the provider\'s diagnosticsWithin the call\'s Lifetime and makes no AbortController for the call', async () => {
+  it('hands the provider\'s diagnostics the call\'s Lifetime and makes no AbortController for the call', async () => {
     harness = await boot()
     writeFileSync(join(harness.dir, 'a.ts'), 'let a = 1\n')
     const clean = diagnosing(harness.dir, (uri: string, workspaceUri: string) => ({ kind: 'diagnostics', uri, resolvedWorkspaceUri: workspaceUri, complete: true, items: [] }))
     const bounds: unknown[] = []
     harness.app.lsp.registerProvider({
       ...clean,
-      diagnosticsWithin: (request, lifetime) => {
+      diagnostics: (request, lifetime) => {
         bounds.push(lifetime)
         return clean.diagnostics!(request)
       },

@@ -2,11 +2,11 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
-import type { Session, ToolResult } from 'dsh-core'
+import { Lifetime, type Session, type ToolResult } from 'dsh-core'
 import FileSystem from 'dsh-core/fs'
 import SessionService from 'dsh-core/sessions'
 import ToolRuntime from 'dsh-core/tools'
-import LspService, { type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
+import LspService, { type LspBound, type LspProvider, type LspProviderQuery, type LspQueryResult } from 'dsh-lsp'
 import { expect } from 'vitest'
 import * as toolLsp from '../src/index.ts'
 
@@ -57,7 +57,8 @@ export function loadToolLsp(app: Context, config: unknown): ForkScope {
 }
 
 export interface ScriptedProvider extends LspProvider {
-  readonly calls: { request: LspProviderQuery; signal: AbortSignal | undefined }[]
+  /** `signal`: the caller's signal, or its lifetime's (the tool passes its call's `Lifetime`). */
+  readonly calls: { request: LspProviderQuery; signal: AbortSignal | undefined; bound: LspBound | undefined }[]
 }
 
 /**
@@ -73,8 +74,9 @@ export function scriptedProvider(
     id: 'scripted',
     extensionToLanguage,
     calls,
-    async query(request, signal) {
-      calls.push({ request, signal })
+    async query(request, bound) {
+      const signal = bound instanceof Lifetime ? bound.signal : bound
+      calls.push({ request, signal, bound })
       return (typeof answer === 'function' ? answer(request, signal) : answer) as Promise<LspQueryResult>
     },
   }
