@@ -164,7 +164,7 @@ async function measureWeb(): Promise<string[]> {
     const bareSide: Side = ['bare undici.request + body.text()', (url) => bare(agent, url, true)]
     const webSide: Side = ['ctx.web.fetch (seam + provider)', async (url) => textLength((await web.fetch({ url })).body)]
     // The host's tools runtime reached as a harness holding the service would, reading `execute` per call:
-    // cordis's caller tracking builds its shadow context and proxies on each read.
+    // through cordis's caller tracking (a read builds nothing since the runtime is a root property: answerAsProperty).
     const toolSide: Side = ['web_fetch through ctx.tools.execute', (url) => ours(tools, url)]
     // `execute` taken from the tracked `ctx.tools` once (it does not use its receiver): the harness pattern.
     const { execute } = tools

@@ -6,8 +6,15 @@ export const RpcCode = {
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
-  /** Implementation-defined server error (-32000 to -32099): `dsh serve` runs its limit of calls already. */
-  SERVER_BUSY: -32000,
+  /**
+   * Implementation-defined server error (2026-07-28 keeps -32000…-32019 for implementations):
+   * `dsh serve` runs its limit of calls already; the call may be sent again. Not -32000, the v1
+   * SDK client's own "Connection closed" (and its HTTP server's "Bad Request"), nor -32001 (v1's
+   * "Request timed out", both SDKs' "Session not found"), -32002 (resource not found before
+   * 2026-07-28), -32003 (below); -32004…-32010 and -32015/-32016 are other SDKs' own (tower-mcp,
+   * rust-mcp-sdk). tests/serve-rpc-codes.test.ts checks it against the SDKs' tables.
+   */
+  SERVER_BUSY: -32011,
   /** Implementation-defined server error: `dsh serve` was told to stop (SIGTERM, SIGINT) while the request ran (not -32001: the v1 SDK client reports its own request timeout with it; -32002 is MCP's resource not found). */
   SHUTTING_DOWN: -32003,
 } as const

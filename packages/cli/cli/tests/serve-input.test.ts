@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { BIN, CORE_ROWS, dsh, dshIn, ECHO_PRESET, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 import { fixturePath } from '../../../../test-support/fixture-path.ts'
 import { serveStreamsInProcess } from '../../../../test-support/serve-in-process.ts'
+import { RpcCode } from '../src/serve-rpc.ts'
 
 interface RawServer {
   /** Writes one message (an object is serialized; a string goes as is) followed by a newline. */
@@ -351,14 +352,14 @@ describe('dsh serve: bounds on one client (issue 26 item 9)', () => {
     await server.send(call(31, 'mcp__fx__slow', { ms: 600_000 }))
     await server.send(call(32, 'echo', { text: 'one too many' }))
     const refused = await server.answer(32)
-    expect(refused.error.code).toBe(-32000)
+    expect(refused.error.code).toBe(RpcCode.SERVER_BUSY)
     expect(refused.error.message).toContain('already running 2 tool calls, its limit (--max-concurrent-calls 2)')
     // The client gives up on the two slow calls: their slots free, and the next call runs.
     for (const requestId of [30, 31]) await server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'test' } })
     for (let id = 33; ; id++) {
       await server.send(call(id, 'echo', { text: 'served' }))
       const answer = await server.answer(id)
-      if (answer.error?.code === -32000) continue
+      if (answer.error?.code === RpcCode.SERVER_BUSY) continue
       expect(answer.result.content).toEqual([{ type: 'text', text: 'served' }])
       break
     }

@@ -1,4 +1,4 @@
-import { symbols, type Context, type ForkScope } from 'cordis'
+import { Context, ReflectService, symbols, type ForkScope } from 'cordis'
 import { errorMessage } from './errors.ts'
 
 const pending = new WeakMap<Context, Set<Promise<void>>>()
@@ -61,33 +61,47 @@ export function untracked<T>(service: T): T {
 }
 
 /**
- * Makes a read of `ctx.<service>.<member>` through cordis's caller tracking answer the member of
- * the service object itself, what `untracked(ctx.<service>).<member>` answers: no shadow context
- * and no method proxy per read, and a call through it is a plain call. Only for a member that does
- * not use the caller's scope (`ctx.tools.execute`, a function that ignores its receiver):
- * registrations must stay tracked. For the app's life; it holds nothing, each read asks the
- * service it was read from (an isolated one answers its own).
+ * Makes `ctx.<name>` answer `service` the way cordis 3 answers its own built-in services (`ctx.reflect`,
+ * `ctx.registry`, `ctx.lifecycle`): a tracing proxy whose members are handed over as they are. A
+ * read of a member through it then builds nothing (no shadow context, no method proxy, no closure),
+ * while `this.ctx` inside a method called through it is still the caller's context, so what the
+ * method registers (`ctx.effect`) is the caller's. For a service whose methods take their caller
+ * from `this.ctx` and give no callback to the caller's scope to run later.
  *
- * How, read from cordis 3.18 (`createTraceable` in @cordisjs/core's utils.ts, `ReflectService.handler`
- * in reflect.ts): a tracing proxy answers `<member>` from the caller's context, under the name
- * `<service>.<member>`, when the app has an accessor of that name (`ctx.accessor`, public),
- * handing itself over as `symbols.receiver`. The context's handler builds an `Error` (its inject
- * check's stack) before it calls an accessor, unless the name is a property of the context: so the
- * same reader is also a property of the app's root. Were either gone (another cordis), reads go
- * the tracked way again, slower and still right.
+ * How, read from cordis 3.18 (`ReflectService.handler` in @cordisjs/core's reflect.ts,
+ * `createTraceable` and `createShadow` in utils.ts): the context's handler answers a name that is a
+ * property of the context with `getTraceable(ctx, value, noTrap = true)`, which leaves members
+ * unwrapped, and builds no inject check `Error` for it; a service name it finds only in its
+ * registry goes through `reflect.get`, whose proxy wraps every method read in a proxy. The tracing
+ * proxy builds a shadow context for a member read when the service's `ctx` is a data property of
+ * its own; as an accessor it answers the same context and no shadow is built. So the reader is a
+ * property of the app's root that answers the service behind the caller's isolation key, as
+ * `reflect.get` does (and asks `reflect.get` when it finds nothing there), and the service's `ctx`
+ * becomes an accessor. cordis's inject check (a warning when a plugin reads a service it did not
+ * inject) runs once per context that reads it. Were the property path gone (another cordis),
+ * reads go the tracked way again, slower and still right.
  */
-export function untrackedMember(ctx: Context, service: string, member: string): void {
-  const name = `${service}.${member}`
-  const read = (receiver: unknown): unknown => {
-    const original = untracked(receiver) as Record<string, unknown> | undefined
-    return original?.[member]
-  }
-  ctx.accessor(name, { get: read })
-  if (Object.hasOwn(ctx.root, name)) return
-  Object.defineProperty(ctx.root, name, {
+export function answerAsProperty(ctx: Context, name: string, service: object): void {
+  let own = (service as { ctx: Context }).ctx
+  Object.defineProperty(service, 'ctx', {
     configurable: true,
-    get(this: { [key: symbol]: unknown }) {
-      return read(this[symbols.receiver])
+    enumerable: true,
+    get: () => own,
+    set: (ctx: Context) => void (own = ctx),
+  })
+  const root = ctx.root
+  if (Object.hasOwn(root, name)) return
+  const checked = new WeakSet<Context>()
+  Object.defineProperty(root, name, {
+    configurable: true,
+    get(this: Context) {
+      if (!checked.has(this)) {
+        checked.add(this)
+        ReflectService.checkInject(this, name, new Error(`property ${name} is not registered, declare it as \`inject\` to suppress this warning`))
+      }
+      const service: unknown = this[Context.store][this[Context.isolate][name]!]?.value
+      // Absent (not provided yet, or disposed), or a cordis that keeps its services elsewhere: ask it.
+      return service ?? untracked(this.reflect.get(name))
     },
   })
 }

@@ -196,11 +196,14 @@ export class ServerInstance {
    * when the server offers that, else the publication that answers the open (see
    * PublishedDiagnostics), waited for at most `diagnosticsWaitMs` once the server is quiet.
    */
-  diagnostics(source: ContainedText, languageId: string, lifetime: Lifetime): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+  diagnostics(source: ContainedText, languageId: string, bound: Bound): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
     // A server known to answer pulls (TypeScript 7's) publishes nothing to wait for: no watch to
-    // make and dispose, and no layer for it, on a call a writer makes after every edit.
-    if (this.capabilities?.diagnosticProvider) return this.use(lifetime, () => this.opened(source, languageId, lifetime, ALWAYS_SUPPORTED, (document) => this.pulledDiagnostics(document, lifetime)))
-    return this.use(lifetime, async () => {
+    // make and dispose, and no layer for it, on a call a writer makes after every edit. Its pull
+    // follows the call's scope as a query does: no lifetime of the call's made for it.
+    if (this.capabilities?.diagnosticProvider) return this.use(bound, () => this.opened(source, languageId, bound, ALWAYS_SUPPORTED, (document) => this.pulledDiagnostics(document, bound)))
+    return this.use(bound, async () => {
+      // Waits for the server's work and a publication: on the call's lifetime.
+      const lifetime = bound instanceof CallScope ? bound.lifetime : bound
       const watch = this.published.watch(source.url)
       try {
         return await this.opened(source, languageId, lifetime, ALWAYS_SUPPORTED, (document, capabilities) => {
@@ -600,9 +603,8 @@ export class ServerInstance {
   }
 
   /** `textDocument/diagnostic`, once the server is quiet (asked again if it started work meanwhile). */
-  private async pulledDiagnostics(document: OpenDocument, lifetime: Lifetime): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
-    const { payload, complete } = await this.askWhenQuiet('textDocument/diagnostic', { textDocument: { uri: document.uri } }, lifetime)
-    return { items: toPulledDiagnostics(payload), complete }
+  private pulledDiagnostics(document: OpenDocument, bound: Bound): Promise<{ items: LspDiagnostic[]; complete: boolean }> {
+    return this.answerWhenQuiet('textDocument/diagnostic', { textDocument: { uri: document.uri } }, bound, (payload, complete) => ({ items: toPulledDiagnostics(payload), complete }))
   }
 
   /**

@@ -106,7 +106,7 @@ export class StdioLspProvider implements LspProvider {
 
   /** Bound as `query` is (the `lsp_diagnostics` tool's call, after every edit a writer makes, passes its lifetime). */
   diagnostics(request: LspProviderDiagnosticsRequest, bound?: LspBound): Promise<LspDiagnosticsResult> {
-    return this.onFile(request, bound, (instance, source, workspace, scope) =>
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance.diagnostics(source, request.languageId, scope).then(({ items, complete }): LspDiagnosticsResult => ({ kind: 'diagnostics', uri: source.url, resolvedWorkspaceUri: workspace.url, items, complete })),
     )
   }
@@ -401,15 +401,6 @@ export class StdioLspProvider implements LspProvider {
       }
       await instance.documentChanged(url, read.text, signal)
     }
-  }
-
-  /** `onFileIn` for work on a lifetime: the call's, made for it as it starts. */
-  private onFile<R>(
-    request: FileRequest,
-    caller: CallerBound,
-    work: (instance: ServerInstance, source: ContainedText, workspace: Workspace, scope: Lifetime) => Promise<R>,
-  ): Promise<R> {
-    return this.onFileIn(request, caller, (instance, source, workspace, scope) => work(instance, source, workspace, scope.lifetime))
   }
 
   /**

@@ -7,16 +7,24 @@
 // is proven by the name of what it opened. Its abort check was the call's signal, an
 // AbortController made per change; it is the call's scope. A small changed file is read in the call,
 // not through three async functions. The notice realpathed the path to find the kept document; it
-// names the document's own path, and the read at the request makes the proof. Counted, not timed.
+// names the document's own path, and the read at the request makes the proof. The pull took the
+// call's lifetime (a child Lifetime per call); it follows the call's scope, as a query does.
+// Counted, not timed.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Lifetime, untracked } from 'dsh-core'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
 
-afterEach(cleanupRigs)
+/** The calls' lifetimes, ended after each test (their budget's timer with them). */
+const rigCalls: Lifetime[] = []
+
+afterEach(async () => {
+  for (const call of rigCalls.splice(0)) call.dispose()
+  await cleanupRigs()
+})
 
 /** A server answering pulled diagnostics: dsh keeps its documents open, as on TypeScript 7. */
 const KEEPING = { capabilities: { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } }, results: { 'textDocument/diagnostic': { kind: 'full', items: [] } } }
@@ -83,6 +91,19 @@ async function abortControllersMadeBy(work: () => Promise<unknown>): Promise<num
   return made
 }
 
+/** How many Lifetimes `work` made (`child` and `following`: every Lifetime the provider or a server instance makes for a call). */
+async function lifetimesMadeBy(work: () => Promise<unknown>): Promise<number> {
+  const children = vi.spyOn(Lifetime.prototype, 'child')
+  const following = vi.spyOn(Lifetime, 'following')
+  try {
+    await work()
+    return children.mock.calls.length + following.mock.calls.length
+  } finally {
+    children.mockRestore()
+    following.mockRestore()
+  }
+}
+
 const N = 5
 
 /**
@@ -96,8 +117,11 @@ async function changesMeasured<T>(measure: (fs: object, work: () => Promise<unkn
   const fs = rig.app.get('fs')!
   const file = join(rig.ws, 'a.ts')
   const request = { filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }
-  // On a lifetime as the lsp_diagnostics tool asks (the call's, which nobody aborts), else on no signal.
-  const diagnostics = () => (options.onLifetime ? rig.provider.diagnostics(request, new Lifetime()) : rig.provider.diagnostics(request))
+  // On a lifetime as the lsp_diagnostics tool asks (the call's, with the tool's 60 s budget, which
+  // nobody aborts: its request's own deadline comes later, so no timer of its own), else on no signal.
+  const call = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+  rigCalls.push(call)
+  const diagnostics = () => (options.onLifetime ? rig.provider.diagnostics(request, call) : rig.provider.diagnostics(request))
   await diagnostics()
   const measured: T[] = []
   for (let i = 0; i < N; i++) {
@@ -126,6 +150,12 @@ describe('a change to a kept document, told and then asked about', () => {
   it('reads the changed file under the call without an AbortController: the read checks the call itself', async () => {
     const made = await changesMeasured((_fs, work) => abortControllersMadeBy(work), { onLifetime: true })
     // 1 per change before: the read of the changed file took the call's signal (a child lifetime's AbortController).
+    expect(sum(made) / N).toBe(0)
+  })
+
+  it('pulls the diagnostics on the call\'s scope: no Lifetime made for the call', async () => {
+    const made = await changesMeasured((_fs, work) => lifetimesMadeBy(work), { onLifetime: true })
+    // 1 per change before: the pull took the call's lifetime, a child of the caller's made per call.
     expect(sum(made) / N).toBe(0)
   })
 

@@ -11,6 +11,7 @@ import { abortControllersMadeBy } from '../../../../test-support/abort-controlle
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { PublishedDiagnostics } from '../src/published-diagnostics.ts'
+import { fakeMessages, waitForFakeLog } from './fixtures/fake-config.ts'
 import { cleanupRigs, makeRig, range } from './fixtures/rig.ts'
 
 afterEach(() => {
@@ -56,6 +57,17 @@ describe('diagnostics of a server that answers pulls', () => {
     const ended = new Lifetime()
     ended.abort(new HarnessError('the caller gave up', 'GAVE_UP'))
     await expect(rig.provider.diagnostics(request, ended)).rejects.toMatchObject({ code: 'GAVE_UP' })
+  })
+
+  it('on the caller\'s Lifetime, followed without a Lifetime of the call\'s: an abort mid-pull rejects with its reason and cancels the pull', async () => {
+    const rig = await makeRig({ files: { 'a.ts': 'one\n' }, fake: { capabilities: PULL, hang: ['textDocument/diagnostic'], answerCancel: true } })
+    const call = new Lifetime()
+    const asking = rig.provider.diagnostics({ filePath: 'a.ts', workspaceRoot: rig.ws, languageId: 'typescript' }, call)
+    asking.catch(() => {})
+    await waitForFakeLog(rig.log, (entries) => fakeMessages(entries, 'in', 'textDocument/diagnostic').length === 1)
+    call.abort(new HarnessError('the caller gave up', 'GAVE_UP'))
+    await expect(asking).rejects.toMatchObject({ code: 'GAVE_UP' })
+    await waitForFakeLog(rig.log, (entries) => fakeMessages(entries, 'in', '$/cancelRequest').length === 1)
   })
 
   it('a server that publishes is still watched before the open', async () => {

@@ -26,6 +26,8 @@ export const McpErrorCode = {
   MCP_SERVER_UNUSABLE: 'MCP_SERVER_UNUSABLE',
   /** A Claude Code `.mcp.json` or Codex `config.toml` (`mcpConfig:`, `dsh mcp import`) cannot be read (missing, not a regular file, over the size limit), is not valid JSON or TOML, or has no server table. */
   MCP_CONFIG_FILE_INVALID: 'MCP_CONFIG_FILE_INVALID',
+  /** An `mcpConfig:` row's `servers` allow-list names a server its file does not have: a configuration error (nothing is started); fix the name or the file. */
+  MCP_SERVER_UNKNOWN: 'MCP_SERVER_UNKNOWN',
   /** The server is not connected (reconnecting, gave up, stopped); calls fail at once. */
   MCP_UNAVAILABLE: 'MCP_UNAVAILABLE',
   /** The connection died while the call was waiting for its answer. */

@@ -94,7 +94,11 @@ export class StdioTransport implements Transport {
       throw new McpError(`the server ${this.exitDescription() ?? 'could not be started'}`, 'MCP_CONNECT_FAILED', { cause: exit.error })
     }
     child.stdout.on('data', (chunk: Buffer) => this.reader.push(chunk))
-    child.stdin.on('error', (error) => this.onerror?.(error))
+    // A write that fails (EPIPE: the server closed its input, or exited) fails its own send with
+    // TransportClosedError (below), and how the server ended (its exit code and stderr) is what the
+    // row reports, once. The errno error is not a transport error of its own: logging it as one
+    // said the same thing twice, the second time as a raw 'write EPIPE'.
+    child.stdin.on('error', () => (this.stoppedReading = true))
   }
 
   send(message: JSONRPCMessage): Promise<void> {

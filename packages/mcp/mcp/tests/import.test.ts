@@ -103,6 +103,15 @@ describe('import', () => {
     expect(() => Config({ mcpConfig: CLAUDE, unknown: 1 })).toThrow(/unknown/)
   })
 
+  it('mcpConfig: an allow-list naming a server the file does not have is MCP_SERVER_UNKNOWN (a configuration error, not a failed connection); nothing is started', async () => {
+    const rig = await startRig()
+    const fork = await rig.add({ mcpConfig: CLAUDE, servers: ['everything', 'nope', 'nor-this'] } as unknown as RowInput)
+    expect(fork.status).toBe(3)
+    expect(fork.error).toMatchObject({ code: 'MCP_SERVER_UNKNOWN', message: `mcpConfig: ${CLAUDE} has no server "nope", "nor-this"` })
+    expect(rig.toolNames()).toEqual([])
+    expect(rig.app.subprocess.live).toBe(0)
+  })
+
   it('mcpConfig: a server with an unset ${VAR} is its own unavailable row naming the variable; the file\'s other servers start (issue 33 items 6, 8)', async () => {
     const rig = await startRig()
     await rig.add({ mcpConfig: CODEX_CASES, servers: ['writes', 'unset-env'] } as unknown as RowInput)

@@ -154,7 +154,7 @@ describe('startup', () => {
     expect(rig.app.subprocess.live).toBe(0)
   })
 
-  it('a server that exits at once after its first message: the error is its exit code and stderr, never the EPIPE of the write that found it gone', async () => {
+  it('a server that exits at once after its first message: the error and the log say its exit code and stderr, once, never the EPIPE of the write that found it gone', async () => {
     // The fixture closes its stdin before it answers, so the client's next write always fails with
     // EPIPE; it exits at once (the race as it happens) or a moment later (the EPIPE first, then the exit).
     for (const delay of ['0', '0', '0', '300']) {
@@ -165,6 +165,10 @@ describe('startup', () => {
       expect(message, delay).toContain('the connection closed (the server exited with code 3)')
       expect(message, delay).toContain('stderr: exits-after-first-message: giving up')
       expect(message, delay).not.toMatch(/EPIPE|stopped by dsh/)
+      // The row's log says it once, as what it is: the exit and its stderr, no raw write error beside it.
+      const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
+      expect(rowLines.filter((line) => /EPIPE|transport error/.test(line)), delay).toEqual([])
+      expect(rowLines.filter((line) => line.includes('the server exited with code 3')), delay).toEqual([expect.stringContaining('connection attempt failed: initialize: the connection closed (the server exited with code 3); stderr: exits-after-first-message: giving up')])
       await rig.remove(fork)
     }
   })

@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { scrubbedEnv } from './env.ts'
 import { SubprocessError } from './errors.ts'
+import { killOnProcessExit } from './exit-hook.ts'
 import { ChildHandle, DEFAULT_KILL_WAIT_MS, type SpawnSpec } from './handle.ts'
 import { binDirsAbove, resolveCommand } from './resolve.ts'
 
@@ -47,15 +48,16 @@ export class SubprocessService extends Service {
   private readonly children = new Set<ChildHandle>()
   private closing = false
   private readonly settings: SubprocessConfig
-  private readonly killOnExit = () => {
-    for (const child of this.children) child.killNow()
-  }
+  /** Drops this service from the process exit hook (exit-hook.ts). */
+  private readonly releaseExitHook: () => void
 
   constructor(ctx: Context, config: SubprocessConfig) {
     super(ctx, 'subprocess', true)
     this.settings = config
     // cordis does not await disposers; if the host exits without shutdown(), no group outlives it.
-    process.on('exit', this.killOnExit)
+    this.releaseExitHook = killOnProcessExit(() => {
+      for (const child of this.children) child.killNow()
+    })
   }
 
   /**
@@ -108,7 +110,7 @@ export class SubprocessService extends Service {
     const children = [...this.children]
     await Promise.all(children.map((child) => child.terminate()))
     this.children.clear()
-    process.off('exit', this.killOnExit)
+    this.releaseExitHook()
     const abandoned = children.filter((child) => child.abandoned).map((child) => child.pid)
     for (const pid of abandoned) {
       this.ctx.logger('subprocess').warn(`process group ${pid} was still there ${this.settings.killWaitMs} ms after SIGKILL (uninterruptible sleep?); no longer waiting for it`)

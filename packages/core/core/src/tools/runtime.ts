@@ -7,7 +7,7 @@ import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '.
 import { deepFreeze, isRecord, toFrozenJson, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { lazy, type Lazy } from '../lazy.ts'
 import { runInSession } from '../sessions/current.ts'
-import { untrackedMember } from '../lifetime.ts'
+import { answerAsProperty } from '../lifetime.ts'
 import { approvalModeOf, approve } from './approval.ts'
 import { describeIssues, inputJsonSchema, outputJsonSchema } from './schema.ts'
 import { progressReporter } from './progress.ts'
@@ -95,8 +95,8 @@ export class ToolRuntime extends Service {
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
     this.settings = config
-    // A read of `ctx.tools.execute` answers `execute` itself, not a shadow and a method proxy (docs/architecture.md, "Helpers").
-    untrackedMember(ctx, 'tools', 'execute')
+    // A read of a member of `ctx.tools` (`execute` per call) builds nothing; `register` still takes its caller's scope (docs/architecture.md, "Helpers").
+    answerAsProperty(ctx, 'tools', this)
     const entries = this.entries
     this.deferral = new Deferral(
       config.defer,
@@ -308,9 +308,9 @@ export class ToolRuntime extends Service {
   /**
    * Runs one call exactly as the model made it. Never throws: every failure is an error result with
    * a code. It does not use its receiver, so a caller may take it once (`const { execute } =
-   * ctx.tools`) and call it bare: cordis's caller tracking then costs nothing per call, where each
-   * read of `ctx.tools.execute` builds a shadow context and two proxies (docs/architecture.md,
-   * "Helpers"). A call registers nothing on the caller's scope, which is all the tracking carries.
+   * ctx.tools`) and call it bare, or read it per call: a read through the tracked `ctx.tools` builds
+   * nothing (`answerAsProperty`, docs/architecture.md, "Helpers"). A call registers nothing on the
+   * caller's scope, which is all the tracking carries.
    */
   readonly execute = (call: ToolCall): Promise<ToolResult> => this.run(call)
 

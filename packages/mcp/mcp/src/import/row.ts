@@ -64,7 +64,8 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   }
   for (const note of imported.notes) logger.warn(`mcpConfig ${file}: ${note}`)
   const missing = (row.servers ?? []).filter((name) => !imported.servers.some((server) => server.sourceName === name))
-  if (missing.length) throw new McpError(`mcpConfig: ${file} has no server ${missing.map((name) => JSON.stringify(name)).join(', ')}`, 'MCP_CONNECT_FAILED')
+  // A configuration error (nothing was tried, and a retry cannot fix it), not a failed connection.
+  if (missing.length) throw new McpError(`mcpConfig: ${file} has no server ${missing.map((name) => JSON.stringify(name)).join(', ')}`, 'MCP_SERVER_UNKNOWN')
   const chosen = imported.servers.filter((server) => !row.servers || row.servers.includes(server.sourceName))
   const configs = chosen.flatMap((server): (McpConfig | UnusableServer)[] => {
     if (server.disabled) {
