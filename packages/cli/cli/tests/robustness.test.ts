@@ -121,6 +121,60 @@ describe.concurrent('no home directory', () => {
   })
 })
 
+describe('a home dsh can only partly use, or not at all', () => {
+  it('HOME empty but DSH_HOME set: the host boots, skills under ~ are skipped and dsh status says why, $DSH_HOME/skills is read', async () => {
+    // skill-fs failed the whole host with HOME_UNKNOWN though DSH_HOME gave dsh a home.
+    const home = await tempDir()
+    const work = await tempDir()
+    await mkdir(join(home, 'skills', 'mine'), { recursive: true })
+    await writeFile(join(home, 'skills', 'mine', 'SKILL.md'), '---\nname: mine\ndescription: a skill of the dsh home\n---\nbody\n')
+    const run = await dshIn(['status', '--json', '--preset', 'base', '--cwd', work], { cwd: work, env: { HOME: '', DSH_HOME: home } })
+    expect(run.code, run.stderr).toBe(0)
+    const rows = json<{ capabilities: { surface: string; id: string; state: string; detail: string }[] }>(run).capabilities
+    const summary = rows.find((row) => row.surface === 'skill' && row.id === 'filesystem')!
+    expect(summary.state).toBe('ready')
+    // The three project roots and $DSH_HOME/skills; not ~/.agents/skills nor ~/.claude/skills.
+    expect(summary.detail).toMatch(/^1 skill in 4 roots /)
+    expect(summary.detail).toContain('no user skills from ~/.agents and ~/.claude: no home directory (HOME is "", not an absolute path)')
+  })
+
+  it('a relative DSH_HOME is DSH_HOME_INVALID for every command: a workspace cannot bring the trusted.json that trusts it', async () => {
+    // Taken as given, DSH_HOME=.dsh meant <the directory dsh runs in>/.dsh: the workspace's own file decided its trust.
+    const work = await tempDir()
+    await mkdir(join(work, '.dsh'))
+    await writeFile(join(work, '.dsh', 'trusted.json'), JSON.stringify({ version: 1, directories: { [work]: { trusted: true, decidedAt: '2026-01-01T00:00:00.000Z' } } }))
+    for (const args of [['trust', '--list', '--json'], ['trust'], ['tools'], ['status'], ['mcp', 'list']]) {
+      const run = await dshIn(args, { cwd: work, env: { DSH_HOME: '.dsh' } })
+      expect(run.code, `dsh ${args.join(' ')}: ${run.stdout}`).toBe(2)
+      expect(run.stdout).toBe('')
+      expect(oneStderrLine(run)).toBe('dsh: DSH_HOME is ".dsh", not an absolute path: a relative one would mean another directory wherever dsh runs; set it to an absolute path [DSH_HOME_INVALID]')
+    }
+  })
+})
+
+describe('a path with control characters keeps one row per item', () => {
+  it('dsh status and dsh trust --list show a line feed in a workspace path as ?, piped or not', async () => {
+    // The status row's detail names the project: "a\nb" split the skill row in two.
+    const home = await tempDir()
+    const work = join(await tempDir(), 'a\nb')
+    await mkdir(work)
+    const status = await dshIn(['status', '--preset', 'base', '--cwd', work], { env: { DSH_HOME: home } })
+    expect(status.code, status.stderr).toBe(0)
+    const lines = status.stdout.trimEnd().split('\n')
+    for (const line of lines) expect(line).toMatch(/^(surface|skill|web|lsp|mcp) /)
+    expect(status.stdout).toContain(`(project ${work.replace('\n', '?')})`)
+    const trusted = await dshIn(['trust', work], { env: { DSH_HOME: home } })
+    expect(trusted.code, trusted.stderr).toBe(0)
+    expect(trusted.stdout.split('\n')).toHaveLength(2)
+    const listed = await dshIn(['trust', '--list'], { env: { DSH_HOME: home } })
+    expect(listed.stdout).toMatch(new RegExp(`^trusted  ${work.replace('\n', '\\?')}  \\S+\\n$`))
+    const revoked = await dshIn(['trust', '--revoke', work], { env: { DSH_HOME: home } })
+    // The suggestion to trust it again is one line that pastes as the same path.
+    expect(revoked.stdout).toContain(`dsh trust $'${work.replace('\n', '\\u000a')}' trusts it again`)
+    expect(revoked.stdout.split('\n')).toHaveLength(2)
+  })
+})
+
 /** A uid with no passwd entry (nothing in /etc/passwd names it). */
 const NO_PASSWD_UID = 54321
 
@@ -225,7 +279,7 @@ describe('boot deadline', () => {
     const { file } = await presetWith(() => `export const name = 'stuck'\nexport async function apply() { await new Promise(() => {}) }\n`)
     const run = await dsh(['tools', '--preset', file], { env: { DSH_START_TIMEOUT_MS: '1500' } })
     expect(run.code).toBe(2)
-    expect(oneStderrLine(run)).toMatch(/^dsh: row "odd" \(\.\/plugin\.mjs\) in .*preset\.yml: plugin did not finish starting within 1500 ms$/)
+    expect(oneStderrLine(run)).toMatch(/^dsh: row "odd" \(\.\/plugin\.mjs\) in .*preset\.yml: plugin did not finish starting within 1500 ms \[PRESET_PLUGIN_TIMEOUT\]$/)
   })
 
   it('a bad DSH_START_TIMEOUT_MS is a usage error', async () => {
@@ -247,7 +301,7 @@ describe('bad arguments are the caller\'s fault', () => {
     const over = JSON.stringify({ text: 'x'.repeat(32 * 1024 * 1024) })
     const run = await dshIn(['call', 'echo', '-', ...ECHO], { input: over })
     expect(run.code, run.stderr).toBe(2)
-    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are over 33554432 bytes')
+    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are over 33554432 bytes [CALL_ARGS_INVALID]')
   })
 
   it('stdin that never ends (< /dev/zero) is refused once past the bound, not read to the end (exit 2)', async () => {
@@ -267,7 +321,7 @@ describe('bad arguments are the caller\'s fault', () => {
   it('arguments on stdin that are not UTF-8 are refused (exit 2)', async () => {
     const run = await dshIn(['call', 'echo', '-', ...ECHO], { input: Buffer.from([0x7b, 0x22, 0x74, 0x65, 0x78, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) })
     expect(run.code).toBe(2)
-    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are not valid UTF-8')
+    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are not valid UTF-8 [CALL_ARGS_INVALID]')
   })
 
   it.each([
@@ -295,6 +349,6 @@ describe('bad arguments are the caller\'s fault', () => {
 
   it('an unknown option is named with balanced quotes', async () => {
     const run = await dshIn(['tools', '--frob', ...ECHO])
-    expect(oneStderrLine(run)).toBe('dsh: unknown option "--frob" (dsh --help shows the usage)')
+    expect(oneStderrLine(run)).toBe('dsh: unknown option "--frob" (dsh --help shows the usage) [USAGE_INVALID]')
   })
 })
