@@ -7,7 +7,34 @@ import { SERVE_OPTIONS, SERVE_USAGE, serveFlagsGiven, serveSettings, ServeUsageE
 
 export type { ServeLimits, ServeSettings } from './serve-args.ts'
 
-export class UsageError extends Error {}
+/**
+ * The codes of what `dsh` refuses before (or instead of) running a command: the last ` [CODE]` of
+ * its one `dsh:` line, exit 2. Stable: scripts route on them (README "Errors and exit codes").
+ */
+export const UsageErrorCode = {
+  /** A command-line mistake: an unknown command or option, a flag of another command, a wrong number of arguments. */
+  USAGE_INVALID: 'USAGE_INVALID',
+  /** `--preset <name>` names no preset dsh ships. */
+  PRESET_NOT_FOUND: 'PRESET_NOT_FOUND',
+  /** The preset mounts no `tools`, `sessions` or `readiness` row, which the command needs. */
+  PRESET_ROW_MISSING: 'PRESET_ROW_MISSING',
+  /** The workspace (`--cwd`, or the directory dsh runs in) does not exist, is not a directory, or has a path that is not UTF-8. */
+  WORKSPACE_INVALID: 'WORKSPACE_INVALID',
+  /** `call`'s arguments are not JSON, or on stdin not UTF-8 or over the size bound. */
+  CALL_ARGS_INVALID: 'CALL_ARGS_INVALID',
+  /** `DSH_START_TIMEOUT_MS` is not a positive whole number of milliseconds. */
+  START_TIMEOUT_INVALID: 'START_TIMEOUT_INVALID',
+} as const
+export type UsageErrorCode = (typeof UsageErrorCode)[keyof typeof UsageErrorCode]
+
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly code: UsageErrorCode = UsageErrorCode.USAGE_INVALID,
+  ) {
+    super(message)
+  }
+}
 
 export type Command =
   | { readonly kind: 'status' }
@@ -62,7 +89,7 @@ export function invocationDir(env: NodeJS.ProcessEnv = process.env): string {
 export function presetPath(preset: string, from: string): string {
   if (preset.includes('/') || /\.ya?ml$/.test(preset)) return isAbsolute(preset) ? preset : resolve(from, preset)
   const path = resolve(PRESETS_DIR, `${preset}.yml`)
-  if (!existsSync(path)) throw new UsageError(`unknown preset "${preset}" (no ${path})`)
+  if (!existsSync(path)) throw new UsageError(`unknown preset "${preset}" (no ${path})`, UsageErrorCode.PRESET_NOT_FOUND)
   return path
 }
 
@@ -129,9 +156,17 @@ function userOverlay(env: NodeJS.ProcessEnv): string[] {
 function startTimeout(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined
   const ms = Number(value)
-  if (!Number.isInteger(ms) || ms <= 0 || ms > MAX_TIMER_DELAY_MS) throw new UsageError(`DSH_START_TIMEOUT_MS must be a positive whole number of milliseconds (got "${value}")`)
+  if (!Number.isInteger(ms) || ms <= 0 || ms > MAX_TIMER_DELAY_MS) throw new UsageError(`DSH_START_TIMEOUT_MS must be a positive whole number of milliseconds (got "${value}")`, UsageErrorCode.START_TIMEOUT_INVALID)
   return ms
 }
+
+/** A parseArgs failure as the `UsageError` it is; any other error as it was. */
+export function commandLineError(error: unknown): unknown {
+  return (error as NodeJS.ErrnoException)?.code?.startsWith?.('ERR_PARSE_ARGS') ? new UsageError(argumentProblem(error as NodeJS.ErrnoException)) : error
+}
+
+/** The codes of a home dsh cannot use (dsh-core home.ts): told like a usage error, exit 2, by every command. */
+export const HOME_CODES: ReadonlySet<string> = new Set(['HOME_UNKNOWN', 'DSH_HOME_INVALID'])
 
 /** node's parseArgs messages quote unevenly and speak of positionals; say what was wrong plainly. */
 function argumentProblem(error: NodeJS.ErrnoException): string {
@@ -153,10 +188,10 @@ export function checkWorkspace(path: string): string {
     info = statSync(path)
   } catch {
     // Node decodes argv and the process directory as UTF-8: other bytes arrive as U+FFFD, naming nothing.
-    if (path.includes('\uFFFD')) throw new UsageError(`the workspace ${path} cannot be opened: its path has bytes that are not UTF-8 (shown as \uFFFD), which dsh cannot name; use a directory whose path is UTF-8`)
-    throw new UsageError(`--cwd ${path} does not exist`)
+    if (path.includes('\uFFFD')) throw new UsageError(`the workspace ${path} cannot be opened: its path has bytes that are not UTF-8 (shown as \uFFFD), which dsh cannot name; use a directory whose path is UTF-8`, UsageErrorCode.WORKSPACE_INVALID)
+    throw new UsageError(`--cwd ${path} does not exist`, UsageErrorCode.WORKSPACE_INVALID)
   }
-  if (!info.isDirectory()) throw new UsageError(`--cwd ${path} is not a directory`)
+  if (!info.isDirectory()) throw new UsageError(`--cwd ${path} is not a directory`, UsageErrorCode.WORKSPACE_INVALID)
   return path
 }
 

@@ -1,9 +1,9 @@
-import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, oneLine, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
-import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, type Command, type Invocation } from './args.ts'
+import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
+import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, UsageErrorCode, type Command, type Invocation } from './args.ts'
 import { DEFAULT_MAX_MESSAGE_BYTES } from './serve-args.ts'
 import { ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
-import { outputFailure, stdioFlushed, tellStderr, writeOut } from './output.ts'
+import { failureLine, outputFailure, stdioFlushed, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { StrayFailures } from './strays.ts'
 import { terminalQuestioner } from './question-prompt.ts'
@@ -93,13 +93,9 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
     invocation = parseInvocation(argv, io.cwd ?? invocationDir(env), env)
     if (invocation.command.kind !== 'help') checkWorkspace(invocation.cwd)
   } catch (error) {
-    // What the environment lacks (HOME_UNKNOWN: no home to find the user's overlays in) is told like a usage error, with its code.
-    if (isHarnessError(error)) {
-      tellStderr(io.stderr, `dsh: ${oneLine(error.message)} [${error.code}]`)
-      return ExitCode.USAGE
-    }
-    if (!(error instanceof UsageError)) throw error
-    tellStderr(io.stderr, `dsh: ${error.message} (dsh --help shows the usage)`)
+    // What the environment lacks (HOME_UNKNOWN: no home to find the user's overlays in; DSH_HOME_INVALID) is told like a usage error, with its code.
+    if (!isHarnessError(error) && !(error instanceof UsageError)) throw error
+    tellStderr(io.stderr, failureLine(error, { help: 'dsh --help', uncoded: 'USAGE_INVALID' }))
     return ExitCode.USAGE
   }
   const { command } = invocation
@@ -131,7 +127,8 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
       tellStderr(io.stderr, 'dsh: interrupted while starting')
       return ExitCode.INTERRUPTED
     }
-    tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}`)
+    // Every boot failure is a PresetError with its code; anything else still gets one.
+    tellStderr(io.stderr, failureLine(error, { uncoded: 'BOOT_FAILED' }))
     return ExitCode.USAGE
   }
   logs.booted(true)
@@ -143,7 +140,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
     outcome = await execute(host, invocation, command, io, signal, strays)
   } catch (error) {
     if (signal.aborted) outcome = { code: ExitCode.INTERRUPTED, output: '' }
-    else if (error instanceof UsageError) outcome = { code: ExitCode.USAGE, output: '', failure: error.message }
+    else if (error instanceof UsageError) outcome = { code: ExitCode.USAGE, output: '', failure: failureLine(error, { uncoded: 'USAGE_INVALID' }) }
     else throw error
   } finally {
     // Stopped before the answer is written, so a reader that never drains cannot keep servers alive.
@@ -153,7 +150,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   if (signal.aborted && command.kind !== 'serve' && outcome.code === ExitCode.OK) return ExitCode.INTERRUPTED
   if (outcome.code === ExitCode.INTERRUPTED) return outcome.code
   if (outcome.failure !== undefined) {
-    tellStderr(io.stderr, `dsh: ${outcome.failure}`)
+    tellStderr(io.stderr, outcome.failure)
     return outcome.code
   }
   const written = outcome.output ? await write(io, outcome.output) : ExitCode.OK
@@ -164,7 +161,7 @@ interface Outcome {
   readonly code: ExitCode
   /** What goes to stdout on success. */
   readonly output: string
-  /** Instead of output: the one `dsh:` line for stderr. */
+  /** Instead of output: the one `dsh: … [CODE]` line for stderr. */
   readonly failure?: string
 }
 
@@ -185,7 +182,7 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
   switch (command.kind) {
     case 'status': {
       const readiness = app.get('readiness')
-      if (!readiness) throw new UsageError('this preset mounts no dsh-core/readiness row')
+      if (!readiness) throw new UsageError('this preset mounts no dsh-core/readiness row', UsageErrorCode.PRESET_ROW_MISSING)
       const capabilities = await readiness.report({ probe: true, signal, cwd: invocation.cwd })
       return answer({ capabilities }, statusText(capabilities))
     }
@@ -261,13 +258,13 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
 
 function requireTools(host: Host) {
   const tools = host.app.get('tools')
-  if (!tools) throw new UsageError('this preset mounts no dsh-core/tools row')
+  if (!tools) throw new UsageError('this preset mounts no dsh-core/tools row', UsageErrorCode.PRESET_ROW_MISSING)
   return tools
 }
 
 function requireSessions(host: Host) {
   const sessions = host.app.get('sessions')
-  if (!sessions) throw new UsageError('this preset mounts no dsh-core/sessions row')
+  if (!sessions) throw new UsageError('this preset mounts no dsh-core/sessions row', UsageErrorCode.PRESET_ROW_MISSING)
   return sessions
 }
 
@@ -276,7 +273,7 @@ async function parseToolArguments(input: string | undefined, stdin: NodeJS.Reada
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new UsageError(`the tool arguments are not valid JSON: ${errorMessage(error)}`)
+    throw new UsageError(`the tool arguments are not valid JSON: ${errorMessage(error)}`, UsageErrorCode.CALL_ARGS_INVALID)
   }
 }
 
@@ -291,12 +288,12 @@ async function readUtf8(stream: NodeJS.ReadableStream, maxBytes: number): Promis
   for await (const chunk of stream) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
     bytes += buffer.length
-    if (bytes > maxBytes) throw new UsageError(`the tool arguments on stdin are over ${maxBytes} bytes`)
+    if (bytes > maxBytes) throw new UsageError(`the tool arguments on stdin are over ${maxBytes} bytes`, UsageErrorCode.CALL_ARGS_INVALID)
     chunks.push(buffer)
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
   } catch {
-    throw new UsageError('the tool arguments on stdin are not valid UTF-8')
+    throw new UsageError('the tool arguments on stdin are not valid UTF-8', UsageErrorCode.CALL_ARGS_INVALID)
   }
 }

@@ -1,4 +1,5 @@
-import { errorMessage } from 'dsh-core'
+import { errorMessage, isHarnessError, oneLine } from 'dsh-core'
+import { UsageError } from './args.ts'
 import { ExitCode } from './exit.ts'
 import { shownOn } from './terminal-text.ts'
 
@@ -72,4 +73,17 @@ export function tellStderr(stream: NodeJS.WritableStream & { isTTY?: boolean }, 
   } catch {
     // nothing more to do
   }
+}
+
+/**
+ * The one `dsh:` line of a failure, ending with its code in brackets (`[PRESET_NOT_FOUND]`), which
+ * scripts route on: every failure dsh reports this way has one. A command-line mistake (a
+ * `UsageError`, with `help` naming the command whose --help to read) also says where the usage is.
+ * An error without a code of its own gets the command's `uncoded` one.
+ */
+export function failureLine(error: unknown, { help, uncoded }: { help?: string; uncoded: string }): string {
+  const usage = error instanceof UsageError
+  const code = isHarnessError(error) || usage ? error.code : uncoded
+  const hint = usage && help ? ` (${help} shows the usage)` : ''
+  return `dsh: ${oneLine(errorMessage(error))}${hint} [${code}]`
 }

@@ -12,6 +12,7 @@ import { authGate } from './serve-http-auth.ts'
 import { receiveBody } from './serve-http-body.ts'
 import { Health } from './serve-http-health.ts'
 import { LegacySessions } from './serve-http-sessions.ts'
+import { RpcCode } from './serve-rpc.ts'
 
 /** The MCP endpoint's path. */
 export const MCP_PATH = '/mcp'
@@ -56,7 +57,8 @@ export async function serveHttp(host: Host, tools: ToolRuntime, sessions: Sessio
   const route = async (request: Request, received?: { parsedBody?: unknown }): Promise<Response> => {
     const refused = refusedByHeaders(request)
     if (refused) return refused
-    if (draining) return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'dsh serve is shutting down' } }, { status: 503, headers: { connection: 'close', 'retry-after': '1' } })
+    // SHUTTING_DOWN, as a request cut short by the signal hears: not -32000, a v1 client's own "Connection closed".
+    if (draining) return Response.json({ jsonrpc: '2.0', id: null, error: { code: RpcCode.SHUTTING_DOWN, message: 'dsh serve is shutting down' } }, { status: 503, headers: { connection: 'close', 'retry-after': '1' } })
     const path = new URL(request.url).pathname
     if (path === HEALTH_PATH) return health.respond(request)
     const metadata = gate?.metadata(request)
@@ -87,6 +89,9 @@ export async function serveHttp(host: Host, tools: ToolRuntime, sessions: Sessio
     return body.kind === 'parsed' ? handle(request as NodeIncomingMessageLike, response, body.value) : handle(body.request, response)
   }
   const server = createServer((request, response) => void receive(request, response).catch(onerror))
+  // Node's default (5 s) is about the idle limit of common clients: one that reuses a connection as
+  // the server closes it (a loaded machine delays either side's timer) loses its request.
+  server.keepAliveTimeout = options.keepAliveMs
   try {
     const url = await listen(server, options)
     gate = authGate(options.auth, url)

@@ -15,3 +15,15 @@ export function terminalText(text: string): string {
 export function shownOn(stream: { isTTY?: boolean }, text: string): string {
   return stream.isTTY ? terminalText(text) : text
 }
+
+/** Every control character, line feeds and tabs included, and the bidi controls. */
+const CONTROL = new RegExp('[\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]', 'g')
+
+/**
+ * `text` as one cell of a row of dsh's own tables (`dsh status`, `dsh trust --list`): every control
+ * character shown as `?`, line feeds and tabs too, on a terminal or not, so a path or a detail that
+ * holds one (a workspace named `a\nb`) cannot split its row in two or push the next column along.
+ */
+export function rowCell(text: string): string {
+  return text.replace(CONTROL, '?')
+}

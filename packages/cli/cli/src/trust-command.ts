@@ -1,8 +1,9 @@
 import { resolve } from 'node:path'
-import { errorMessage, isHarnessError, oneLine, TrustStore, trustCommand, type TrustRecord } from 'dsh-core'
-import { checkWorkspace, invocationDir, UsageError } from './args.ts'
+import { TrustStore, trustCommand, type TrustRecord } from 'dsh-core'
+import { checkWorkspace, commandLineError, invocationDir, UsageError } from './args.ts'
 import { ExitCode } from './exit.ts'
-import { outputFailure, tellStderr, writeOut } from './output.ts'
+import { failureLine, outputFailure, tellStderr, writeOut } from './output.ts'
+import { rowCell } from './terminal-text.ts'
 
 export const TRUST_USAGE = `usage: dsh trust [<dir>] | --revoke [<dir>] | --list [--json]
   dsh trust [<dir>]           trust the directory (default --cwd, else the current one) and what is below it:
@@ -43,15 +44,11 @@ export async function runTrustCommand(argv: readonly string[], io: TrustIo, give
     const text = record.trusted
       ? `trusted ${record.directory}: its TypeScript, .mcp.json servers, .env and skills are used from now on (recorded in ${store.file})`
       : `untrusted ${record.directory}: what it brings is not used (recorded in ${store.file}; ${trustCommand(record.directory)} trusts it again)`
-    return await say(io, values.json ? `${JSON.stringify({ file: store.file, ...record })}\n` : `${text}\n`)
+    return await say(io, values.json ? `${JSON.stringify({ file: store.file, ...record })}\n` : `${rowCell(text)}\n`)
   } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      tellStderr(io.stderr, `dsh: ${(error as Error).message} (dsh trust --help shows the usage)`)
-      return ExitCode.USAGE
-    }
     const lost = outputFailure(error, io.stderr)
     if (lost !== undefined) return lost
-    tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}${isHarnessError(error) ? ` [${error.code}]` : ''}`)
+    tellStderr(io.stderr, failureLine(commandLineError(error), { help: 'dsh trust --help', uncoded: 'TRUST_COMMAND_FAILED' }))
     return ExitCode.USAGE
   }
 }
@@ -59,7 +56,7 @@ export async function runTrustCommand(argv: readonly string[], io: TrustIo, give
 function listText(records: readonly TrustRecord[], file: string): string {
   if (!records.length) return `no directory is trusted (${file} records none)`
   const width = Math.max(...records.map((record) => (record.trusted ? 7 : 9)))
-  return records.map((record) => `${(record.trusted ? 'trusted' : 'untrusted').padEnd(width)}  ${record.directory}  ${record.decidedAt}`).join('\n')
+  return records.map((record) => `${(record.trusted ? 'trusted' : 'untrusted').padEnd(width)}  ${rowCell(record.directory)}  ${rowCell(record.decidedAt)}`).join('\n')
 }
 
 async function say(io: TrustIo, text: string): Promise<ExitCode> {

@@ -19,15 +19,20 @@ async function preset(text: string, extra: Record<string, string> = {}): Promise
 }
 
 describe('usage errors exit 2', () => {
+  // Every line ends with its code: scripts route on `[CODE]`, never on the message.
   it.each([
-    ['an unknown command', ['frobnicate', ...P], /^dsh: unknown command "frobnicate" \(dsh --help shows the usage\)$/],
-    ['no command', [...P], /^dsh: a command is required /],
-    ['call without a tool name', ['call', ...P], /^dsh: call needs a tool name /],
-    ['call with two JSON arguments', ['call', 'echo', '{}', '{}', ...P], /^dsh: call takes a tool name and one JSON argument/],
-    ['arguments to tools', ['tools', 'extra', ...P], /^dsh: tools takes no arguments/],
-    ['--message outside context', ['tools', '--message', 'hi', ...P], /^dsh: --message belongs to the context command /],
-    ['an unknown option', ['tools', '--frob', ...P], /^dsh: .*--frob/],
-    ['an unknown preset name', ['tools', '--preset', 'no-such-preset'], /^dsh: unknown preset "no-such-preset"/],
+    ['an unknown command', ['frobnicate', ...P], /^dsh: unknown command "frobnicate" \(dsh --help shows the usage\) \[USAGE_INVALID\]$/],
+    ['no command', [...P], /^dsh: a command is required .*\[USAGE_INVALID\]$/],
+    ['call without a tool name', ['call', ...P], /^dsh: call needs a tool name .*\[USAGE_INVALID\]$/],
+    ['call with two JSON arguments', ['call', 'echo', '{}', '{}', ...P], /^dsh: call takes a tool name and one JSON argument.*\[USAGE_INVALID\]$/],
+    ['arguments to tools', ['tools', 'extra', ...P], /^dsh: tools takes no arguments.*\[USAGE_INVALID\]$/],
+    ['--message outside context', ['tools', '--message', 'hi', ...P], /^dsh: --message belongs to the context command .*\[USAGE_INVALID\]$/],
+    ['an unknown option', ['tools', '--frob', ...P], /^dsh: .*--frob.*\[USAGE_INVALID\]$/],
+    ['an unknown preset name', ['tools', '--preset', 'no-such-preset'], /^dsh: unknown preset "no-such-preset" .*\[PRESET_NOT_FOUND\]$/],
+    ['a --cwd that does not exist', ['tools', '--cwd', '/no/such/dir/anywhere', ...P], /^dsh: --cwd \/no\/such\/dir\/anywhere does not exist .*\[WORKSPACE_INVALID\]$/],
+    ['an unknown option of dsh trust', ['trust', '--frob'], /^dsh: unknown option "--frob" \(dsh trust --help shows the usage\) \[USAGE_INVALID\]$/],
+    ['an unknown option of dsh mcp', ['mcp', 'list', '--frob'], /^dsh: unknown option "--frob" \(dsh mcp --help shows the usage\) \[USAGE_INVALID\]$/],
+    ['an unknown dsh mcp command', ['mcp', 'frob'], /^dsh: unknown mcp command "frob" \(dsh mcp --help shows the usage\) \[USAGE_INVALID\]$/],
   ])('%s', async (_label, args, firstLine) => {
     const run = await dshIn(args)
     expect(run.code).toBe(2)
@@ -35,11 +40,19 @@ describe('usage errors exit 2', () => {
     expect(oneStderrLine(run)).toMatch(firstLine)
   })
 
-  it('a preset file that does not exist, in one line', async () => {
+  it('a preset file that does not exist, in one line with PRESET_NOT_FOUND', async () => {
     const dir = await tempDir()
     const run = await dshIn(['tools', '--preset', join(dir, 'missing.yml')])
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toContain(join(dir, 'missing.yml'))
+    expect(oneStderrLine(run)).toMatch(/ \[PRESET_NOT_FOUND\]$/)
+  })
+
+  it('a preset without the row the command needs: PRESET_ROW_MISSING', async () => {
+    const { file } = await preset(`- id: tools\n  name: dsh-core/tools\n`)
+    const run = await dshIn(['status', '--preset', file])
+    expect(run.code).toBe(2)
+    expect(oneStderrLine(run)).toBe('dsh: this preset mounts no dsh-core/readiness row [PRESET_ROW_MISSING]')
   })
 })
 
@@ -53,6 +66,7 @@ describe('boot errors exit 2 with one line naming the row and leave the preset u
     expect(line).toMatch(/^dsh: /)
     expect(line).toContain('row "ghost"')
     expect(line).toContain('dsh-no-such-plugin')
+    expect(line).toMatch(/ \[PRESET_PLUGIN_NOT_FOUND\]$/)
   })
 
   it('a preset with an invalid row config', async () => {
@@ -63,6 +77,7 @@ describe('boot errors exit 2 with one line naming the row and leave the preset u
     const line = oneStderrLine(run)
     expect(line).toContain('row "echo"')
     expect(line).toContain('config.timeoutMs')
+    expect(line).toMatch(/ \[PRESET_CONFIG_INVALID\]$/)
   })
 
   it('a core row with an invalid config', async () => {

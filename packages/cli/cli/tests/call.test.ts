@@ -131,11 +131,18 @@ describe('dsh call', () => {
     expect(run.stdout).toBe('Error: echo was asked to fail\n[TOOL_FAILED]\n')
   })
 
-  it('refuses arguments that are not JSON with exit 2 and one line on stderr', async () => {
+  it('refuses arguments that are not JSON with exit 2 and one line on stderr ending with its code', async () => {
     const run = await dsh(['call', 'echo', '{text: hi}', '--json', ...P])
     expect(run.code).toBe(2)
-    expect(oneStderrLine(run)).toMatch(/^dsh: the tool arguments are not valid JSON/)
+    expect(oneStderrLine(run)).toMatch(/^dsh: the tool arguments are not valid JSON: .* \[CALL_ARGS_INVALID\]$/)
     expect(run.stdout).toBe('')
+  })
+
+  it('arguments that are not JSON for a tool that does not exist: the same coded line, before any lookup', async () => {
+    // It was one plain line with no code a harness could route on.
+    const run = await dshIn(['call', 'nosuch', '{', ...P])
+    expect(run.code).toBe(2)
+    expect(oneStderrLine(run)).toMatch(/^dsh: the tool arguments are not valid JSON: .* \[CALL_ARGS_INVALID\]$/)
   })
 
   it('reads the arguments from stdin with -', async () => {
@@ -147,7 +154,7 @@ describe('dsh call', () => {
   it('refuses non-JSON stdin with exit 2', async () => {
     const run = await dshIn(['call', 'echo', '-', '--json', ...P], { input: 'not json' })
     expect(run.code).toBe(2)
-    expect(oneStderrLine(run)).toMatch(/^dsh: the tool arguments are not valid JSON/)
+    expect(oneStderrLine(run)).toMatch(/^dsh: the tool arguments are not valid JSON: .* \[CALL_ARGS_INVALID\]$/)
   })
 
   it('passes --cwd to the tool as the session workspace', async () => {

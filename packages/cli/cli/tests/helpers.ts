@@ -3,7 +3,7 @@ import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { expect } from 'vitest'
+import { expect, vi } from 'vitest'
 import { isAlive } from '../../../../test-support/processes.ts'
 import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
 import { serveInProcess, type ServedInProcess } from '../../../../test-support/serve-in-process.ts'
@@ -158,7 +158,15 @@ export const CORE_ROWS = `# test preset (comments must survive: dsh never writes
 
 
 
-/** Waits for `pid` to be gone and asserts it is; the bound is a failure guard, far above any healthy shutdown. */
+/**
+ * Waits for `pid` to be gone and fails if it is not; the bound is a failure guard, far above any
+ * healthy shutdown. `vi.waitFor`, not `expect.poll`, which only runs in a sequential case.
+ */
 export async function expectGone(pid: number, what = `pid ${pid}`): Promise<void> {
-  await expect.poll(() => isAlive(pid), { message: `${what} is still running`, timeout: 120_000, interval: 50 }).toBe(false)
+  await vi.waitFor(
+    () => {
+      if (isAlive(pid)) throw new Error(`${what} is still running`)
+    },
+    { timeout: 120_000, interval: 50 },
+  )
 }

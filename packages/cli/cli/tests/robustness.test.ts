@@ -2,10 +2,14 @@ import { spawn } from 'node:child_process'
 import { openSync, closeSync } from 'node:fs'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { BIN, childEnv, CORE_ROWS, dsh, dshIn, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
 
-afterEach(async () => {
+// The describes whose cases only start real `dsh` children run concurrently (each case has its own
+// child and temp dirs, and most of a case is that child starting); the ones with in-process `dsh`
+// (which swaps the worker's stdout, console and environment while it runs) stay sequential. So
+// nothing is torn down per case: children and temp dirs go at the end.
+afterAll(async () => {
   killRunning()
   await removeTempDirs()
 })
@@ -40,7 +44,7 @@ async function waitForFile(path: string): Promise<void> {
   }
 }
 
-describe('output that cannot be written exits 74 with one line', () => {
+describe.concurrent('output that cannot be written exits 74 with one line', () => {
   it('a reader that closes the pipe early (dsh … | head -c1)', async () => {
     const run = await runWith(['call', 'echo', '-', ...ECHO], 'pipe', (child) => child.stdout!.once('data', () => child.stdout!.destroy()), BIG)
     expect(run.code).toBe(74)
@@ -59,7 +63,7 @@ describe('output that cannot be written exits 74 with one line', () => {
   })
 })
 
-describe('dsh trust and dsh mcp: output that cannot be written exits 74 with one line too', () => {
+describe.concurrent('dsh trust and dsh mcp: output that cannot be written exits 74 with one line too', () => {
   // They answer without booting a composition, and each caught its write failure as a failure of
   // its own: exit 2 (trust) or 1 (mcp), `dsh: the reader closed the pipe (EPIPE)`.
   for (const args of [['trust', '--list'], ['trust', '--help'], ['mcp', '--help'], ['mcp', 'list', '--json']]) {
@@ -82,7 +86,7 @@ describe('dsh trust and dsh mcp: output that cannot be written exits 74 with one
   })
 })
 
-describe('no home directory', () => {
+describe.concurrent('no home directory', () => {
   it('an empty HOME: dsh says HOME_UNKNOWN instead of using ./.dsh, so a workspace cannot plant its own trusted.json', async () => {
     // join('', '.dsh') is `.dsh`: the trust file was read from (and written to) the directory dsh ran in.
     const work = await tempDir()
@@ -117,6 +121,60 @@ describe('no home directory', () => {
   })
 })
 
+describe('a home dsh can only partly use, or not at all', () => {
+  it('HOME empty but DSH_HOME set: the host boots, skills under ~ are skipped and dsh status says why, $DSH_HOME/skills is read', async () => {
+    // skill-fs failed the whole host with HOME_UNKNOWN though DSH_HOME gave dsh a home.
+    const home = await tempDir()
+    const work = await tempDir()
+    await mkdir(join(home, 'skills', 'mine'), { recursive: true })
+    await writeFile(join(home, 'skills', 'mine', 'SKILL.md'), '---\nname: mine\ndescription: a skill of the dsh home\n---\nbody\n')
+    const run = await dshIn(['status', '--json', '--preset', 'base', '--cwd', work], { cwd: work, env: { HOME: '', DSH_HOME: home } })
+    expect(run.code, run.stderr).toBe(0)
+    const rows = json<{ capabilities: { surface: string; id: string; state: string; detail: string }[] }>(run).capabilities
+    const summary = rows.find((row) => row.surface === 'skill' && row.id === 'filesystem')!
+    expect(summary.state).toBe('ready')
+    // The three project roots and $DSH_HOME/skills; not ~/.agents/skills nor ~/.claude/skills.
+    expect(summary.detail).toMatch(/^1 skill in 4 roots /)
+    expect(summary.detail).toContain('no user skills from ~/.agents and ~/.claude: no home directory (HOME is "", not an absolute path)')
+  })
+
+  it('a relative DSH_HOME is DSH_HOME_INVALID for every command: a workspace cannot bring the trusted.json that trusts it', async () => {
+    // Taken as given, DSH_HOME=.dsh meant <the directory dsh runs in>/.dsh: the workspace's own file decided its trust.
+    const work = await tempDir()
+    await mkdir(join(work, '.dsh'))
+    await writeFile(join(work, '.dsh', 'trusted.json'), JSON.stringify({ version: 1, directories: { [work]: { trusted: true, decidedAt: '2026-01-01T00:00:00.000Z' } } }))
+    for (const args of [['trust', '--list', '--json'], ['trust'], ['tools'], ['status'], ['mcp', 'list']]) {
+      const run = await dshIn(args, { cwd: work, env: { DSH_HOME: '.dsh' } })
+      expect(run.code, `dsh ${args.join(' ')}: ${run.stdout}`).toBe(2)
+      expect(run.stdout).toBe('')
+      expect(oneStderrLine(run)).toBe('dsh: DSH_HOME is ".dsh", not an absolute path: a relative one would mean another directory wherever dsh runs; set it to an absolute path [DSH_HOME_INVALID]')
+    }
+  })
+})
+
+describe('a path with control characters keeps one row per item', () => {
+  it('dsh status and dsh trust --list show a line feed in a workspace path as ?, piped or not', async () => {
+    // The status row's detail names the project: "a\nb" split the skill row in two.
+    const home = await tempDir()
+    const work = join(await tempDir(), 'a\nb')
+    await mkdir(work)
+    const status = await dshIn(['status', '--preset', 'base', '--cwd', work], { env: { DSH_HOME: home } })
+    expect(status.code, status.stderr).toBe(0)
+    const lines = status.stdout.trimEnd().split('\n')
+    for (const line of lines) expect(line).toMatch(/^(surface|skill|web|lsp|mcp) /)
+    expect(status.stdout).toContain(`(project ${work.replace('\n', '?')})`)
+    const trusted = await dshIn(['trust', work], { env: { DSH_HOME: home } })
+    expect(trusted.code, trusted.stderr).toBe(0)
+    expect(trusted.stdout.split('\n')).toHaveLength(2)
+    const listed = await dshIn(['trust', '--list'], { env: { DSH_HOME: home } })
+    expect(listed.stdout).toMatch(new RegExp(`^trusted  ${work.replace('\n', '\\?')}  \\S+\\n$`))
+    const revoked = await dshIn(['trust', '--revoke', work], { env: { DSH_HOME: home } })
+    // The suggestion to trust it again is one line that pastes as the same path.
+    expect(revoked.stdout).toContain(`dsh trust $'${work.replace('\n', '\\u000a')}' trusts it again`)
+    expect(revoked.stdout.split('\n')).toHaveLength(2)
+  })
+})
+
 /** A uid with no passwd entry (nothing in /etc/passwd names it). */
 const NO_PASSWD_UID = 54321
 
@@ -145,7 +203,7 @@ async function startUntil(args: readonly string[], marker: string, input?: strin
   return { child, closed, stderr: () => Buffer.concat(stderr).toString('utf8') }
 }
 
-describe('signals are honoured at once', () => {
+describe.concurrent('signals are honoured at once', () => {
   it('while the composition boots: exit 130 with one line', async () => {
     const { dir, file } = await presetWith(
       (dir) => `import { writeFileSync } from 'node:fs'
@@ -178,7 +236,7 @@ export function apply(ctx) {
   })
 })
 
-describe('a plugin misbehaving outside a call ends dsh with one line and exit 70', () => {
+describe.concurrent('a plugin misbehaving outside a call ends dsh with one line and exit 70', () => {
   const tool = (body: string) => `export const name = 'odd'
 export const inject = ['tools']
 export function apply(ctx) {
@@ -205,7 +263,7 @@ export function apply(ctx) {
   })
 })
 
-describe('plugin files', () => {
+describe.concurrent('plugin files', () => {
   it('a .ts plugin outside an ES module package fails with a line that says how to load it', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'echo.ts'), await readFile(join(ROOT, 'examples', 'echo', 'echo.ts')))
@@ -221,7 +279,7 @@ describe('boot deadline', () => {
     const { file } = await presetWith(() => `export const name = 'stuck'\nexport async function apply() { await new Promise(() => {}) }\n`)
     const run = await dsh(['tools', '--preset', file], { env: { DSH_START_TIMEOUT_MS: '1500' } })
     expect(run.code).toBe(2)
-    expect(oneStderrLine(run)).toMatch(/^dsh: row "odd" \(\.\/plugin\.mjs\) in .*preset\.yml: plugin did not finish starting within 1500 ms$/)
+    expect(oneStderrLine(run)).toMatch(/^dsh: row "odd" \(\.\/plugin\.mjs\) in .*preset\.yml: plugin did not finish starting within 1500 ms \[PRESET_PLUGIN_TIMEOUT\]$/)
   })
 
   it('a bad DSH_START_TIMEOUT_MS is a usage error', async () => {
@@ -243,7 +301,7 @@ describe('bad arguments are the caller\'s fault', () => {
     const over = JSON.stringify({ text: 'x'.repeat(32 * 1024 * 1024) })
     const run = await dshIn(['call', 'echo', '-', ...ECHO], { input: over })
     expect(run.code, run.stderr).toBe(2)
-    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are over 33554432 bytes')
+    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are over 33554432 bytes [CALL_ARGS_INVALID]')
   })
 
   it('stdin that never ends (< /dev/zero) is refused once past the bound, not read to the end (exit 2)', async () => {
@@ -263,7 +321,7 @@ describe('bad arguments are the caller\'s fault', () => {
   it('arguments on stdin that are not UTF-8 are refused (exit 2)', async () => {
     const run = await dshIn(['call', 'echo', '-', ...ECHO], { input: Buffer.from([0x7b, 0x22, 0x74, 0x65, 0x78, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) })
     expect(run.code).toBe(2)
-    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are not valid UTF-8')
+    expect(oneStderrLine(run)).toBe('dsh: the tool arguments on stdin are not valid UTF-8 [CALL_ARGS_INVALID]')
   })
 
   it.each([
@@ -291,6 +349,6 @@ describe('bad arguments are the caller\'s fault', () => {
 
   it('an unknown option is named with balanced quotes', async () => {
     const run = await dshIn(['tools', '--frob', ...ECHO])
-    expect(oneStderrLine(run)).toBe('dsh: unknown option "--frob" (dsh --help shows the usage)')
+    expect(oneStderrLine(run)).toBe('dsh: unknown option "--frob" (dsh --help shows the usage) [USAGE_INVALID]')
   })
 })

@@ -1,11 +1,15 @@
 // `dsh serve --http` (issue 29 item 1): one composition over Streamable HTTP at /mcp, answering SDK
 // v2 clients of 2026-07-28 (stateless, server/discover, list changes over subscriptions/listen) and
 // of 2025-11-25 (a session, list changes over its GET stream); and a SIGTERM that drains.
+import { once } from 'node:events'
 import { existsSync } from 'node:fs'
+import { Agent, get as httpGet, type IncomingHttpHeaders } from 'node:http'
 import { writeFile } from 'node:fs/promises'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CORE_ROWS, dsh, ECHO_PLUGIN, GROW_PLUGIN, json, killRunning, removeTempDirs, tempDir } from './helpers.ts'
+import { RpcCode } from '../src/serve-rpc.ts'
 import { httpClient, INITIALIZE, post, serveHttp, stopServed } from './serve-http-support.ts'
 
 afterEach(async () => {
@@ -97,6 +101,24 @@ describe('dsh serve --http: both protocol revisions', () => {
     expect(await stateless.text()).toContain('"name":"echo"')
   })
 
+  it('an idle connection is kept --keep-alive-ms (default 65000, past the idle limits of clients and proxies, so they close first) and the client is told so', async () => {
+    const { preset } = await testPreset()
+    for (const [args, hint] of [[[], 'timeout=65'], [['--keep-alive-ms', '7000'], 'timeout=7']] as const) {
+      const served = await serveHttp(['--preset', preset, ...args])
+      const agent = new Agent({ keepAlive: true })
+      const headers = await new Promise<IncomingHttpHeaders>((resolve, reject) => {
+        httpGet(new URL('/healthz', served.url), { agent }, (response) => {
+          response.resume()
+          resolve(response.headers)
+        }).on('error', reject)
+      })
+      agent.destroy()
+      expect(headers['keep-alive'], args.join(' ')).toBe(hint)
+      served.child.kill('SIGTERM')
+      expect(await served.exited).toBe(0)
+    }
+  })
+
   it('stdio stays the default: without --http, serve speaks on stdin/stdout', async () => {
     const run = await dsh(['serve', '--preset', (await testPreset()).preset], { input: `${JSON.stringify(INITIALIZE)}\n` })
     expect(run.code, run.stderr).toBe(0)
@@ -119,6 +141,34 @@ describe('dsh serve --http: SIGTERM', () => {
     const result = await call
     expect(result.isError ?? false).toBe(false)
     expect(result.structuredContent ?? JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual({ released: true })
+    expect(await served.exited).toBe(0)
+  })
+
+  it('a request that arrives while draining is refused with 503 and SHUTTING_DOWN (-32003), not -32000 (the v1 SDK client\'s own "Connection closed")', async () => {
+    const { preset, dir } = await testPreset()
+    const served = await serveHttp(['--preset', preset])
+    const client = await httpClient(served.url, 'auto')
+    // A running call keeps the drain (and so the server) going.
+    const call = client.callTool({ name: 'hold', arguments: {} }).catch((error: unknown) => ({ isError: true, error }))
+    await expect.poll(() => existsSync(join(dir, 'held')), { timeout: 60_000, interval: 20 }).toBe(true)
+    // A request whose head is in and whose body is not: its connection is not idle, so the drain keeps it.
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' })
+    const socket = connect(Number(served.url.port), served.url.hostname)
+    await once(socket, 'connect')
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: ${served.url.host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`)
+    served.child.kill('SIGTERM')
+    // Draining once new connections are refused (the listener closes as the drain begins).
+    await expect.poll(() => fetch(new URL('/healthz', served.url)).then((response) => String(response.status), () => 'refused'), { timeout: 60_000, interval: 50 }).toMatch(/^(503|refused)$/)
+    let answer = ''
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')))
+    socket.write(body.slice(5))
+    // The answer's JSON (chunked or not: one small chunk) is on one line of its own.
+    await expect.poll(() => answer, { timeout: 60_000, interval: 20 }).toMatch(/\r\n\{.*\}\r\n/)
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /)
+    expect(JSON.parse(/\r\n(\{.*\})\r\n/.exec(answer)![1]!)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: RpcCode.SHUTTING_DOWN, message: 'dsh serve is shutting down' } })
+    socket.destroy()
+    await writeFile(join(dir, 'release'), 'now')
+    expect((await call).isError ?? false).toBe(false)
     expect(await served.exited).toBe(0)
   })
 

@@ -4,14 +4,23 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BIN, CORE_ROWS, descendants, dshIn, ECHO_PRESET, expectGone, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 import { RpcCode } from '../src/serve-rpc.ts'
 
+// The cases run concurrently (every describe is `.concurrent`): each starts its own `dsh serve` (or
+// uses the shared echo server, which keeps no state between calls), and most of a case is waiting on
+// that process. So nothing is torn down per case: the clients, children and temp dirs go at the end.
 const clients: Client[] = []
+/**
+ * The MCP client's own request timeout (60 s by default), raised for every request: a failure guard,
+ * never a pass condition. With the cases side by side on a loaded machine, a `dsh serve` start can
+ * take longer than a minute.
+ */
+const PATIENT = { timeout: 240_000 }
 
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})))
   killRunning()
   await removeTempDirs()
@@ -20,7 +29,7 @@ afterEach(async () => {
 async function connect(args: readonly string[], env: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...args], cwd: ROOT, stderr: 'pipe', env: { ...process.env, ...env } as Record<string, string> })
   const client = new Client({ name: 'dsh-serve-test', version: '0' })
-  await client.connect(transport)
+  await client.connect(transport, PATIENT)
   clients.push(client)
   return { client, transport }
 }
@@ -33,7 +42,7 @@ function sharedEchoServer(): Promise<Client> {
   echoServer ??= (async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', ...ECHO], cwd: ROOT, stderr: 'pipe', env: { ...process.env } as Record<string, string> })
     const client = new Client({ name: 'dsh-serve-test', version: '0' })
-    await client.connect(transport)
+    await client.connect(transport, PATIENT)
     return client
   })()
   return echoServer
@@ -43,17 +52,23 @@ afterAll(async () => {
   await (await echoServer?.catch(() => undefined))?.close()
 })
 
-describe('dsh serve (echo preset)', () => {
+// In-process `dsh` swaps the worker's stdout, console and environment while it runs: it runs here,
+// before the concurrent cases start, not beside them.
+let toolsJson: { name: string; description: string; parameters: unknown }[]
+beforeAll(async () => {
+  toolsJson = json<{ tools: typeof toolsJson }>(await dshIn(['tools', '--json', ...ECHO])).tools
+})
+
+describe.concurrent('dsh serve (echo preset)', () => {
   it('lists exactly what dsh tools --json lists', async () => {
     const client = await sharedEchoServer()
-    const listed = await client.listTools()
-    const expected = json<{ tools: { name: string; description: string; parameters: unknown }[] }>(await dshIn(['tools', '--json', ...ECHO])).tools
-    expect(listed.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))).toEqual(expected)
+    const listed = await client.listTools(undefined, PATIENT)
+    expect(listed.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))).toEqual(toolsJson)
   })
 
   it('calls a tool: the rendering as text, the canonical value as structured content', async () => {
     const client = await sharedEchoServer()
-    const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } }, undefined, PATIENT)
     expect(result.isError ?? false).toBe(false)
     expect(result.content).toEqual([{ type: 'text', text: 'hi' }])
     expect(result.structuredContent).toEqual({ text: 'hi', workspace: ROOT })
@@ -61,10 +76,10 @@ describe('dsh serve (echo preset)', () => {
 
   it('an error result is isError with the code in the text', async () => {
     const client = await sharedEchoServer()
-    const result = await client.callTool({ name: 'echo', arguments: { text: 5 } })
+    const result = await client.callTool({ name: 'echo', arguments: { text: 5 } }, undefined, PATIENT)
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toContain('[INVALID_ARGS]')
-    const unknown = await client.callTool({ name: 'nope', arguments: {} })
+    const unknown = await client.callTool({ name: 'nope', arguments: {} }, undefined, PATIENT)
     expect(JSON.stringify(unknown.content)).toContain('[UNKNOWN_TOOL]')
   })
 
@@ -72,7 +87,7 @@ describe('dsh serve (echo preset)', () => {
     const { preset, started, aborted } = await waiterPreset()
     const { client } = await connect(['--preset', preset])
     const controller = new AbortController()
-    const call = client.callTool({ name: 'wait_for_abort', arguments: {} }, undefined, { signal: controller.signal })
+    const call = client.callTool({ name: 'wait_for_abort', arguments: {} }, undefined, { ...PATIENT, signal: controller.signal })
     await marks(started, 1)
     controller.abort(new Error('user pressed stop'))
     await expect(call).rejects.toThrow(/user pressed stop/)
@@ -83,7 +98,7 @@ describe('dsh serve (echo preset)', () => {
     const { preset, started } = await waiterPreset()
     const { client, transport } = await connect(['--preset', preset])
     const exited = new Promise<void>((resolve) => (client.onclose = resolve))
-    const calls = [client.callTool({ name: 'wait_for_abort', arguments: {} }), client.callTool({ name: 'wait_for_abort', arguments: {} })]
+    const calls = [client.callTool({ name: 'wait_for_abort', arguments: {} }, undefined, PATIENT), client.callTool({ name: 'wait_for_abort', arguments: {} }, undefined, PATIENT)]
     await marks(started, 2)
     process.kill(transport.pid!, 'SIGTERM')
     for (const call of calls) await expect(call).rejects.toMatchObject({ code: RpcCode.SHUTTING_DOWN, message: expect.stringMatching(/dsh serve is shutting down/) })
@@ -93,7 +108,7 @@ describe('dsh serve (echo preset)', () => {
   it('keeps stdout for the protocol only', async () => {
     const { client } = await connect([...ECHO, '--verbose'])
     // A verbose host logs plenty; had any of it reached stdout, the client would have failed to parse.
-    expect((await client.callTool({ name: 'echo', arguments: { text: 'x' } })).isError ?? false).toBe(false)
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'x' } }, undefined, PATIENT)).isError ?? false).toBe(false)
   })
 })
 
@@ -135,7 +150,7 @@ export function apply(ctx) {
   return { preset: join(dir, 'preset.yml'), started, aborted }
 }
 
-describe('dsh serve lifecycle', () => {
+describe.concurrent('dsh serve lifecycle', () => {
   /** A raw client: one initialize line, then the test decides how the session ends. */
   function start(): { child: ChildProcessWithoutNullStreams; exited: Promise<number | null>; stdout: () => string } {
     const child = spawn(process.execPath, [BIN, 'serve', ...ECHO], { cwd: ROOT })
@@ -167,21 +182,21 @@ describe('dsh serve lifecycle', () => {
 })
 
 
-describe('dsh serve (coding preset)', () => {
+describe.concurrent('dsh serve (coding preset)', () => {
   it('answers tools/list with lsp, an lsp hover through tools/call, and leaves no language server behind', async () => {
     const project = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
     // The hover waits for the server to finish loading the project, however long a loaded machine
     // takes (PATIENT_LSP_OVERLAY); the client's request timeout is raised to match, a failure guard only.
     const { client, transport } = await connect(['--preset', 'coding', '--config', PATIENT_LSP_OVERLAY, '--cwd', project])
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['lsp', 'skill', 'web_fetch', 'web_search']))
-    const hover = await client.callTool({ name: 'lsp', arguments: { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 } }, undefined, { timeout: 240_000 })
+    expect((await client.listTools(undefined, PATIENT)).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['lsp', 'skill', 'web_fetch', 'web_search']))
+    const hover = await client.callTool({ name: 'lsp', arguments: { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 } }, undefined, PATIENT)
     expect(hover.isError ?? false).toBe(false)
     expect(JSON.stringify(hover.content)).toContain('const circle: Circle')
     // Every mounted surface answers through the same session: a guarded fetch and the skill loader.
-    const blocked = await client.callTool({ name: 'web_fetch', arguments: { url: 'http://127.0.0.1:9/' } })
+    const blocked = await client.callTool({ name: 'web_fetch', arguments: { url: 'http://127.0.0.1:9/' } }, undefined, PATIENT)
     expect(blocked.isError).toBe(true)
     expect(JSON.stringify(blocked.content)).toContain('[WEB_BLOCKED_URL]')
-    const missing = await client.callTool({ name: 'skill', arguments: { name: 'no-such-skill' } })
+    const missing = await client.callTool({ name: 'skill', arguments: { name: 'no-such-skill' } }, undefined, PATIENT)
     expect(JSON.stringify(missing.content)).toContain('[SKILL_UNKNOWN]')
     const servers = descendants(transport.pid!)
     expect(servers.length).toBeGreaterThan(0)
@@ -198,7 +213,7 @@ async function skill(root: string, name: string, description: string, body: stri
   await writeFile(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}\n`)
 }
 
-describe('dsh serve (skills as prompts)', () => {
+describe.concurrent('dsh serve (skills as prompts)', () => {
   it('lists user-invocable skills as prompts, renders one with the argument text, and announces a new skill file', async () => {
     const home = await tempDir()
     const project = await tempDir()
@@ -208,17 +223,17 @@ describe('dsh serve (skills as prompts)', () => {
     await skill(skills, 'model-only', 'Only for the model', 'Hidden from people.', 'user-invocable: false\n')
     // The project's own skills load once its user trusts it.
     const { client } = await connect(['--preset', 'base', '--cwd', project], { HOME: home, DSH_HOME: await trustIn(join(home, '.dsh'), project) })
-    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['release'])
-    const prompt = await client.getPrompt({ name: 'release', arguments: { arguments: 'version 2.3' } })
+    expect((await client.listPrompts(undefined, PATIENT)).prompts.map((prompt) => prompt.name)).toEqual(['release'])
+    const prompt = await client.getPrompt({ name: 'release', arguments: { arguments: 'version 2.3' } }, PATIENT)
     const text = (prompt.messages[0]!.content as { text: string }).text
     expect(text).toMatch(/^<skill_content name="release">/)
     expect(text).toContain('Run the release steps.')
     expect(text.endsWith('version 2.3')).toBe(true)
-    await expect(client.getPrompt({ name: 'model-only' })).rejects.toThrow(/no user-invocable skill/)
+    await expect(client.getPrompt({ name: 'model-only' }, PATIENT)).rejects.toThrow(/no user-invocable skill/)
 
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(PromptListChangedNotificationSchema, () => resolve()))
     await skill(skills, 'hotfix', 'Ship a hotfix', 'Hotfix steps.')
     await changed
-    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['hotfix', 'release'])
+    expect((await client.listPrompts(undefined, PATIENT)).prompts.map((prompt) => prompt.name)).toEqual(['hotfix', 'release'])
   })
 })

@@ -57,13 +57,17 @@ async function run(args: readonly string[], cwd = repo) {
 }
 
 async function serve(): Promise<{ tools: string[]; hover: { isError?: boolean; content: unknown }; echo: { isError?: boolean; content: unknown } }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', repo], cwd: ROOT, stderr: 'pipe', env: { ...process.env, DSH_HOME: await home(), HOME: fakeHome } as Record<string, string> })
+  // Taken before the first await: an in-process command running beside this one swaps process.env while it runs.
+  const env = { ...process.env }
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', repo], cwd: ROOT, stderr: 'pipe', env: { ...env, DSH_HOME: await home(), HOME: fakeHome } as Record<string, string> })
   const client = new Client({ name: 'dsh-trust-test', version: '0' })
-  await client.connect(transport)
+  // The client's own request timeout (60 s by default) raised for every request: a failure guard only.
+  const patient = { timeout: 240_000 }
+  await client.connect(transport, patient)
   try {
-    const tools = (await client.listTools()).tools.map((tool) => tool.name)
-    const hover = (await client.callTool({ name: 'lsp', arguments: HOVER }, undefined, { timeout: 240_000 })) as { isError?: boolean; content: unknown }
-    const echo = (await client.callTool({ name: 'mcp__local__echo', arguments: { message: 'hi' } })) as { isError?: boolean; content: unknown }
+    const tools = (await client.listTools(undefined, patient)).tools.map((tool) => tool.name)
+    const hover = (await client.callTool({ name: 'lsp', arguments: HOVER }, undefined, patient)) as { isError?: boolean; content: unknown }
+    const echo = (await client.callTool({ name: 'mcp__local__echo', arguments: { message: 'hi' } }, undefined, patient)) as { isError?: boolean; content: unknown }
     return { tools, hover, echo }
   } finally {
     await client.close()
@@ -138,6 +142,11 @@ describe('a hostile repository', () => {
   it('untrusted: status, call lsp, context, tools and serve use nothing it brings, and status names each with the command', async () => {
     const command = `dsh trust ${repo}`
     clearMarkers()
+    // The real `dsh serve` runs beside the in-process commands (which run one at a time): every check
+    // here is that nothing the repository brings was used, and the markers and the listener are read
+    // once both are done.
+    const serving = serve()
+    serving.catch(() => {})
     const status = await run(['status', '--json'])
     expect(status.code, status.stderr).toBe(0)
     const rows = json<{ capabilities: StatusRow[] }>(status).capabilities
@@ -168,7 +177,7 @@ describe('a hostile repository', () => {
     const tools = await run(['tools', '--json'])
     expect(json<{ tools: { name: string }[] }>(tools).tools.map((tool) => tool.name).filter((name) => name.startsWith('mcp__'))).toEqual([])
 
-    const served = await serve()
+    const served = await serving
     expect(served.tools.filter((name) => name.startsWith('mcp__'))).toEqual([])
     expect(served.hover.isError ?? false).toBe(false)
     expect(served.echo.isError).toBe(true)

@@ -25,7 +25,7 @@ export { Session, createUserMessage, type SessionEvent, type UserMessage, type M
 export { SessionService, SessionsConfig, type SessionEndReason, type PreStepDecision, type PreStepInput, type PreStepMiddleware, type CreateSessionOptions } from './sessions/service.ts'
 export { currentSession } from './sessions/current.ts'
 export { CredentialService, describeSearch, userEnvFile, type Credential, type CredentialLookup, type CredentialSource, type SearchedSource } from './credentials/service.ts'
-export { dshHome, homeDirectory } from './home.ts'
+export { dshHome, findHomeDirectory, givenDshHome, homeDirectory } from './home.ts'
 export { TrustService, TrustConfig, trustOf, trustCommand, type TrustDecision, type TrustDecider, type TrustHook, type TrustQuestion, type DecideOptions } from './trust/service.ts'
 export { TrustStore, trustStoreFile, type TrustRecord } from './trust/store.ts'
 export { ReadinessService, ReadinessConfig, type Capability, type CapabilityState, type CapabilityStatus, type CapabilityReport, type CapabilityRow, type CapabilityItem, type ProbeContext } from './readiness/service.ts'

@@ -11,16 +11,18 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { eventually } from './fixtures/rig.ts'
 
 const CONTENDER = fileURLToPath(new URL('./fixtures/store-contender.mjs', import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-store-lock-'))
 const children: ChildProcess[] = []
-afterEach(() => {
+// The cases run concurrently (each has its own store and processes; the first spends 3 × STALE_MS
+// just waiting), so what a failed case left running is killed once all are done.
+afterAll(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  rmSync(scratch, { recursive: true, force: true })
 })
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 /** Short, so the cases take seconds, yet well above a loaded machine's event-loop stalls (the holder refreshes every quarter of it). */
 const STALE_MS = 3000
@@ -55,7 +57,7 @@ function freshStore(): { dir: string; store: string; lock: string } {
 
 const logins = (store: string) => Object.keys((JSON.parse(readFileSync(store, 'utf8')) as { logins: object }).logins).sort()
 
-describe('the token store lock', () => {
+describe.concurrent('the token store lock', () => {
   it('a live holder keeps its lock fresh: a contender waits past the stale time, then gets its turn', async () => {
     const { dir, store, lock } = freshStore()
     const holder = contend(['hold', store, dir, 'a', String(STALE_MS)])

@@ -1,5 +1,5 @@
-import { join, resolve } from 'node:path'
-import { configParser, homeDirectory } from 'dsh-core'
+import { isAbsolute, join, resolve } from 'node:path'
+import { configParser, findHomeDirectory, givenDshHome } from 'dsh-core'
 import { z } from 'zod'
 
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
@@ -9,9 +9,13 @@ export const SkillFsConfig = z.strictObject({
   providerName: z.string().min(1).default('filesystem'),
   /** False drops the project and user roots; `customRoots` and `bundledRoot` stay. */
   includeDefaultRoots: z.boolean().default(true),
-  /** The user root (`~/.agents/skills`, `~/.claude/skills`). Default: `$HOME`, else the OS home directory. */
+  /**
+   * The user root (`~/.agents/skills`, `~/.claude/skills`). Default: `$HOME`, else the OS home
+   * directory; with neither (or an empty or relative HOME) the roots under it are not read, and
+   * `dsh status` says why.
+   */
   userHome: z.string().min(1).optional(),
-  /** The dsh home (`<dshHome>/skills`). Default: `$DSH_HOME`, else `<userHome>/.dsh`. */
+  /** The dsh home (`<dshHome>/skills`). Default: `$DSH_HOME` (`DSH_HOME_INVALID` when it is not absolute), else `<userHome>/.dsh`. */
   dshHome: z.string().min(1).optional(),
   /** More roots (rank 300), in order; relative paths are against the process directory. */
   customRoots: z.array(z.string().min(1)).default([]),
@@ -50,19 +54,34 @@ export const Config = configParser(SkillFsConfig)
 
 /** The configured places, made absolute once at load. */
 export interface Places {
-  readonly userHome: string
-  readonly dshHome: string
+  /** Undefined when there is no usable home: the user roots under it are not read (`homeless` says why). */
+  readonly userHome: string | undefined
+  /** Undefined when neither `dshHome`, `$DSH_HOME` nor a home gives one. */
+  readonly dshHome: string | undefined
+  /** Why there is no user home (`HOME is "", not an absolute path`), for `dsh status`. */
+  readonly homeless: string | undefined
   readonly customRoots: readonly string[]
   readonly bundledRoot: string | undefined
 }
 
 export function placesOf(config: SkillFsConfig, env: NodeJS.ProcessEnv = process.env): Places {
-  const home = (value: string | undefined) => (value?.trim() ? value : undefined)
-  const userHome = resolve(config.userHome ?? home(env.HOME) ?? homeDirectory())
+  const user = config.userHome !== undefined ? { home: resolve(config.userHome) } : userHomeIn(env)
+  const userHome = 'home' in user ? user.home : undefined
   return {
     userHome,
-    dshHome: resolve(config.dshHome ?? home(env.DSH_HOME) ?? join(userHome, '.dsh')),
+    dshHome: config.dshHome !== undefined ? resolve(config.dshHome) : (givenDshHome(env) ?? (userHome === undefined ? undefined : join(userHome, '.dsh'))),
+    homeless: 'reason' in user ? user.reason : undefined,
     customRoots: config.customRoots.map((root) => resolve(root)),
     bundledRoot: config.bundledRoot === undefined ? undefined : resolve(config.bundledRoot),
   }
+}
+
+/**
+ * The host's HOME, else the OS home directory. A relative HOME is no home: resolved, it would make
+ * the directory dsh runs in (a repository) the user's, and its skills the user's skills.
+ */
+function userHomeIn(env: NodeJS.ProcessEnv): ReturnType<typeof findHomeDirectory> {
+  const home = env.HOME
+  if (!home?.trim()) return findHomeDirectory()
+  return isAbsolute(home) ? { home } : { reason: `HOME is ${JSON.stringify(home)}, not an absolute path` }
 }

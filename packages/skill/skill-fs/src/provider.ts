@@ -203,14 +203,21 @@ export class FilesystemSkills {
     if (this.watcher && !this.control.signal.aborted) await this.watcher.retain(roots, project)
     const { reports } = await this.scan(project, roots, signal)
     const summary = summaryRow(this.config.providerName, project, reports, this.watching(roots))
-    const note = untrustedNote(untrusted)
-    const rows = [note ? { ...summary, detail: `${summary.detail}; ${note}` } : summary]
+    const notes = [untrustedNote(untrusted), this.homelessNote()].filter((note) => note !== undefined)
+    const rows = [notes.length ? { ...summary, detail: [summary.detail, ...notes].join('; ') } : summary]
     for (const report of reports) {
       const notWatched = this.notWatched(report.root)
       if (worthARow(report, notWatched)) rows.push(rootRow(report, notWatched, this.config.statusItemsMax))
     }
     for (const entry of untrusted) rows.push(untrustedRow(entry))
     return rows
+  }
+
+  /** The user roots skipped for want of a home, for the summary row. */
+  private homelessNote(): string | undefined {
+    const { homeless, dshHome } = this.places
+    if (homeless === undefined || !this.config.includeDefaultRoots) return undefined
+    return `no user skills from ~/.agents and ~/.claude: no home directory (${homeless})${dshHome === undefined ? '; none from ~/.dsh either (set HOME or DSH_HOME)' : ''}`
   }
 
   /** How the roots are watched, for the summary row. */

@@ -75,9 +75,12 @@ export function skillRoots(config: SkillFsConfig, places: Places, project: strin
   const roots: SkillRoot[] = []
   if (config.includeDefaultRoots && project !== undefined) roots.push(...projectRoots(project, cwd ?? project))
   places.customRoots.forEach((path, index) => roots.push({ path, source: 'custom', id: `custom-${index + 1}`, rank: SkillRank.custom }))
-  if (config.includeDefaultRoots) {
+  // Without a home the user roots have no place (Places.homeless says why); `$DSH_HOME` may still give the dsh one.
+  if (config.includeDefaultRoots && places.dshHome !== undefined) {
+    roots.push({ path: join(places.dshHome, 'skills'), source: 'user-dsh', id: 'user-dsh', rank: SkillRank.userDsh, skip: '.system' })
+  }
+  if (config.includeDefaultRoots && places.userHome !== undefined) {
     roots.push(
-      { path: join(places.dshHome, 'skills'), source: 'user-dsh', id: 'user-dsh', rank: SkillRank.userDsh, skip: '.system' },
       { path: join(places.userHome, '.agents', 'skills'), source: 'user-agents', id: 'user-agents', rank: SkillRank.userAgents },
       { path: join(places.userHome, '.claude', 'skills'), source: 'user-claude', id: 'user-claude', rank: SkillRank.userClaude },
     )

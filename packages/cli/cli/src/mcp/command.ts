@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { Context } from 'cordis'
-import { bootPreset, composePreset, CredentialService, errorMessage, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { bootPreset, composePreset, CredentialService, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
-import { checkWorkspace, COMPOSITION_OPTIONS, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
+import { checkWorkspace, commandLineError, COMPOSITION_OPTIONS, HOME_CODES, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
-import { outputFailure, tellStderr, writeOut } from '../output.ts'
+import { failureLine, outputFailure, tellStderr, writeOut } from '../output.ts'
+import { rowCell } from '../terminal-text.ts'
 import { OverlayFile } from './overlay-file.ts'
 import { PROJECT_FILE, ProjectMcpFile } from './project-file.ts'
 import { literalSecrets, maskedConfig, maskedUrlsIn } from './secrets.ts'
@@ -87,14 +88,12 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
     const output = await dispatch(command, rest, trailing, options, io, signal)
     return await say(io, output.endsWith('\n') ? output : `${output}\n`)
   } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      tellStderr(io.stderr, `dsh: ${(error as Error).message} (dsh mcp --help shows the usage)`)
-      return ExitCode.USAGE
-    }
     const lost = outputFailure(error, io.stderr)
     if (lost !== undefined) return lost
-    tellStderr(io.stderr, `dsh: ${oneLine(errorMessage(error))}${isHarnessError(error) ? ` [${error.code}]` : ''}`)
-    return ExitCode.TOOL_ERROR
+    const failure = commandLineError(error)
+    tellStderr(io.stderr, failureLine(failure, { help: 'dsh mcp --help', uncoded: 'MCP_COMMAND_FAILED' }))
+    // A mistake on the command line, or a home dsh cannot use (HOME_UNKNOWN, DSH_HOME_INVALID), is a usage error as for every command.
+    return failure instanceof UsageError || (isHarnessError(failure) && HOME_CODES.has(failure.code)) ? ExitCode.USAGE : ExitCode.TOOL_ERROR
   }
 }
 
@@ -230,10 +229,10 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   )
   if (options.json) return JSON.stringify({ servers: out })
   if (!out.length) return 'no MCP servers (dsh mcp add or dsh mcp import adds one)'
-  const table = [['name', 'transport', 'state', 'tools', 'login'], ...out.map((server) => [server.name, server.transport, server.state, String(server.tools), server.auth])]
+  const table = [['name', 'transport', 'state', 'tools', 'login'], ...out.map((server) => [server.name, server.transport, server.state, String(server.tools), server.auth].map(rowCell))]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)))
   // One line per server: a detail with the server's multi-line stderr tail is folded (--json keeps it whole).
-  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${oneLine(out[index - 1]!.detail)}` : '  detail')).join('\n')
+  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${rowCell(oneLine(out[index - 1]!.detail))}` : '  detail')).join('\n')
 }
 
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {

@@ -182,5 +182,13 @@ export function trustCommand(directory: string): string {
 }
 
 function shellWord(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text)) return text
+  // A control character (a line feed in a directory's name) would split the suggestion it is shown in
+  // and act on a terminal: bash's and zsh's $'…' quoting spells it as an escape and means the same path.
+  if (CONTROL.test(text)) return `$'${text.replace(/[\\']/g, '\\$&').replace(CONTROL_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)}'`
+  return `'${text.replaceAll("'", `'\\''`)}'`
 }
+
+const CONTROL_CLASS = '[\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]'
+const CONTROL = new RegExp(CONTROL_CLASS)
+const CONTROL_ALL = new RegExp(CONTROL_CLASS, 'g')
