@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { BareLspClient } from './bare-lsp-client.ts'
+import { LSP_PACKAGES, onTheBuild } from './built.ts'
 import { ContractFloorClient } from './lsp-contract-floor.ts'
 import { bootCoding, fixtureCopy, NATIVE, REPO, untilSettled } from './lsp-servers.ts'
 import { micros, ms, pairedRatio, pairedRatioText, percentile, ratio, timedWithCpu } from './stats.ts'
@@ -28,7 +29,12 @@ const CASES = [
   { operation: 'hover', method: 'textDocument/hover', file: 'src/main.ts', line: 4, character: 20 },
 ] as const
 
-export async function benchLspFixedCost(): Promise<string[]> {
+/** Ours on the built packages, as `pnpm bench lsp` (bench/built.ts): tsx's keepNames would add a `__name` call per closure of ours. */
+export function benchLspFixedCost(): Promise<string[]> {
+  return onTheBuild('lsp-fixed-cost', LSP_PACKAGES, measureFixedCost)
+}
+
+async function measureFixedCost(): Promise<string[]> {
   const ourCopy = fixtureCopy(FIXTURE, NATIVE, 'dsh-bench-fixed-')
   const keptCopy = fixtureCopy(FIXTURE, NATIVE, 'dsh-bench-fixed-')
   const host = await bootCoding()

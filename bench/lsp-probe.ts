@@ -17,7 +17,7 @@ import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled } from '.
 //                           that client keep its documents open, BARE_DIAG=1 declare diagnostics
 //   PROBE=messages          what the server sends after each request
 //   PROBE=promises OP=…     where one operation's promises are made (OWNER=1: by the first frame of ours)
-//   PROBE=profile OP=… CALLS=2000   a CPU profile of the calls alone (the inspector, 100 µs sampling)
+//   PROBE=profile OP=… CALLS=2000 WARMUP=0   a CPU profile of the calls alone (the inspector, 100 µs sampling)
 //   PROBE=cpu CALLS=2000 WARMUP=2000  this process's CPU per warm call, each operation in turn
 // Run on the built packages (`pnpm bench lsp` builds them):
 //   PROBE=server node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-probe.ts
@@ -166,6 +166,8 @@ try {
   } else if (process.env.PROBE === 'profile') {
     const op = CASES.find((c) => c.operation === (process.env.OP ?? 'findReferences'))!
     const calls = Number(process.env.CALLS ?? 2000)
+    // WARMUP=n: n calls first, so the profile shows the steady state rather than V8 compiling.
+    for (let i = 0; i < Number(process.env.WARMUP ?? 0); i++) await call(op)
     const inspector = new Inspector()
     inspector.connect()
     await inspector.post('Profiler.enable')

@@ -18,6 +18,7 @@ export const SERVE_OPTIONS = {
   scope: { type: 'string', multiple: true },
   'drain-timeout-ms': { type: 'string' },
   'max-sessions': { type: 'string' },
+  'keep-alive-ms': { type: 'string' },
 } as const
 
 export type ServeFlagValues = { readonly [Name in keyof typeof SERVE_OPTIONS]?: (typeof SERVE_OPTIONS)[Name] extends { multiple: true } ? string[] : string }
@@ -38,7 +39,8 @@ export const SERVE_USAGE = `  serve                       an MCP server exposing
     [--audience <uri>]        --auth oauth: the audience tokens must carry (default: this server's URL, .../mcp)
     [--scope <scope>]...      --auth oauth: scopes every request's token must carry (else 403 insufficient_scope)
     [--drain-timeout-ms <n>]  on SIGTERM, how long running calls may finish before they are aborted (default 10000)
-    [--max-sessions <n>]      2025-11-25 sessions kept at once; one more closes the one used longest ago (default 1000)`
+    [--max-sessions <n>]      2025-11-25 sessions kept at once; one more closes the one used longest ago (default 1000)
+    [--keep-alive-ms <n>]     how long an idle client connection is kept open (default 65000): longer than clients and proxies keep theirs, so they close it first`
 
 /** `dsh serve`'s bounds, each a flag with a documented default (shared by stdio and HTTP). */
 export interface ServeLimits {
@@ -70,6 +72,12 @@ export interface HttpSettings {
   readonly allowedHosts: readonly string[]
   readonly auth: ServeAuth
   readonly drainTimeoutMs: number
+  /**
+   * How long an idle connection is kept (sent as the `Keep-Alive: timeout=` hint). Above the idle
+   * limits of clients (undici 4 s, following the hint) and proxies (60 s is common), so the client
+   * closes first: a server that closes an idle connection as a request comes on it loses that request.
+   */
+  readonly keepAliveMs: number
   /** 2025-11-25 sessions kept at once; one more closes the one used longest ago. */
   readonly maxSessions: number
 }
@@ -91,6 +99,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000
 export const DEFAULT_ANSWER_TIMEOUT_MS = 600_000
 /** How long `dsh serve --http` lets running calls finish on SIGTERM by default: under the usual 30 s an orchestrator waits before SIGKILL. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000
+/** The idle limit of `dsh serve --http`'s connections by default: above the 60 s idle limit of common proxies and load balancers. */
+export const DEFAULT_KEEP_ALIVE_MS = 65_000
 
 /** 2025-11-25 sessions `dsh serve --http` keeps by default: a team's clients many times over, a bound on memory. */
 export const DEFAULT_MAX_SESSIONS = 1000
@@ -113,7 +123,7 @@ export function serveSettings(values: ServeFlagValues, env: NodeJS.ProcessEnv): 
     answerTimeoutMs: timerFlag('--answer-timeout-ms', values['answer-timeout-ms'], DEFAULT_ANSWER_TIMEOUT_MS),
   }
   if (values.http === undefined) {
-    const httpOnly = (['allowed-origin', 'allowed-host', 'auth', 'token-env', 'issuer', 'audience', 'scope', 'drain-timeout-ms', 'max-sessions'] as const).filter((name) => values[name] !== undefined)
+    const httpOnly = (['allowed-origin', 'allowed-host', 'auth', 'token-env', 'issuer', 'audience', 'scope', 'drain-timeout-ms', 'max-sessions', 'keep-alive-ms'] as const).filter((name) => values[name] !== undefined)
     if (httpOnly.length) throw new ServeUsageError(`--${httpOnly[0]} belongs to dsh serve --http`)
     return { ...limits, http: undefined }
   }
@@ -132,6 +142,7 @@ export function serveSettings(values: ServeFlagValues, env: NodeJS.ProcessEnv): 
       auth,
       drainTimeoutMs: timerFlag('--drain-timeout-ms', values['drain-timeout-ms'], DEFAULT_DRAIN_TIMEOUT_MS),
       maxSessions: positiveFlag('--max-sessions', values['max-sessions'], DEFAULT_MAX_SESSIONS, ''),
+      keepAliveMs: timerFlag('--keep-alive-ms', values['keep-alive-ms'], DEFAULT_KEEP_ALIVE_MS),
     },
   }
 }

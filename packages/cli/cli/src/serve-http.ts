@@ -89,6 +89,9 @@ export async function serveHttp(host: Host, tools: ToolRuntime, sessions: Sessio
     return body.kind === 'parsed' ? handle(request as NodeIncomingMessageLike, response, body.value) : handle(body.request, response)
   }
   const server = createServer((request, response) => void receive(request, response).catch(onerror))
+  // Node's default (5 s) is about the idle limit of common clients: one that reuses a connection as
+  // the server closes it (a loaded machine delays either side's timer) loses its request.
+  server.keepAliveTimeout = options.keepAliveMs
   try {
     const url = await listen(server, options)
     gate = authGate(options.auth, url)

@@ -3,6 +3,7 @@
 // of 2025-11-25 (a session, list changes over its GET stream); and a SIGTERM that drains.
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
+import { Agent, get as httpGet, type IncomingHttpHeaders } from 'node:http'
 import { writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { join } from 'node:path'
@@ -98,6 +99,24 @@ describe('dsh serve --http: both protocol revisions', () => {
     const stateless = await post(served.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' })
     expect(stateless.status).toBe(200)
     expect(await stateless.text()).toContain('"name":"echo"')
+  })
+
+  it('an idle connection is kept --keep-alive-ms (default 65000, past the idle limits of clients and proxies, so they close first) and the client is told so', async () => {
+    const { preset } = await testPreset()
+    for (const [args, hint] of [[[], 'timeout=65'], [['--keep-alive-ms', '7000'], 'timeout=7']] as const) {
+      const served = await serveHttp(['--preset', preset, ...args])
+      const agent = new Agent({ keepAlive: true })
+      const headers = await new Promise<IncomingHttpHeaders>((resolve, reject) => {
+        httpGet(new URL('/healthz', served.url), { agent }, (response) => {
+          response.resume()
+          resolve(response.headers)
+        }).on('error', reject)
+      })
+      agent.destroy()
+      expect(headers['keep-alive'], args.join(' ')).toBe(hint)
+      served.child.kill('SIGTERM')
+      expect(await served.exited).toBe(0)
+    }
   })
 
   it('stdio stays the default: without --http, serve speaks on stdin/stdout', async () => {

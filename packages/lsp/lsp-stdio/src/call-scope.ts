@@ -1,11 +1,5 @@
 import type { AbortFallback, Lifetime } from 'dsh-core'
 
-/** What a request to the server follows (see `LspConnection.request`). */
-export interface RequestBounds {
-  readonly lifetime: Lifetime
-  readonly owner?: Lifetime | undefined
-}
-
 /**
  * The bounds of one provider call: it ends when the caller's lifetime does, or the provider's
  * (`owner`: its disposal ends the call without ending the caller's lifetime). The lifetime that
@@ -70,9 +64,17 @@ export class CallScope {
     return this.lifetime.race(work, fallback)
   }
 
-  /** What the call's request follows: the call's lifetime once made, else the caller's and the owner's without one. */
-  get request(): RequestBounds {
-    return this.made || !this.owner ? { lifetime: this.made ?? this.caller } : { lifetime: this.caller, owner: this.owner }
+  /**
+   * The lifetime the call's request follows (`LspConnection.request`'s `lifetime`): the call's once
+   * made, else the caller's (with `requestOwner`). Two getters, not an object per request.
+   */
+  get requestLifetime(): Lifetime {
+    return this.made ?? this.caller
+  }
+
+  /** The second lifetime the call's request follows: the owner's, while the call has made no lifetime of its own that follows it. */
+  get requestOwner(): Lifetime | undefined {
+    return this.made ? undefined : this.owner
   }
 
   /**

@@ -4,7 +4,7 @@ import { FileChangeType, LSPErrorCodes, MessageType, type InitializeParams, type
 import { queryAborted } from './aborted.ts'
 import { CallScope } from './call-scope.ts'
 import type { ServerConfig } from './config.ts'
-import { LspConnection } from './connection.ts'
+import { LspConnection, type RequestOptions } from './connection.ts'
 import type { Launch } from './launch.ts'
 import { ProgressTracker } from './progress.ts'
 import { digestOf, KeptDocuments } from './documents.ts'
@@ -112,12 +112,15 @@ export class ServerInstance {
   private answered = false
   private disposed = false
   private teardown: Promise<void> | undefined
+  /** What every request does when the server ignores its cancel (one object for all of them, not one per request). */
+  private readonly ignoredCancel: RequestOptions['ignoredCancel']
 
   constructor(private readonly options: InstanceOptions) {
     const { config, workspace } = options
     this.workspace = workspace
     this.progress = new ProgressTracker(config.indexingTimeoutMs, config.progressTimeoutMs)
     this.kept = new KeptDocuments(config.maxOpenDocuments)
+    this.ignoredCancel = { graceMs: config.killGraceMs, then: () => this.end(false) }
     this.fatalLog = config.fatalLogPatterns.map((source) => new RegExp(source))
     const { logProgress } = config
     this.logProgress = logProgress && { title: logProgress.title, begin: new RegExp(logProgress.begin), end: new RegExp(logProgress.end) }
@@ -673,9 +676,12 @@ export class ServerInstance {
    * a runaway request can never overlap the next query.
    */
   private send(method: string, params: unknown, bound: Bound): Promise<unknown> {
-    const { config } = this.options
-    const follows = bound instanceof CallScope ? bound.request : { lifetime: bound }
-    return this.connection.request(method, params, { ...follows, timeoutMs: config.requestTimeoutMs, ignoredCancel: { graceMs: config.killGraceMs, then: () => this.end(false) } })
+    const timeoutMs = this.options.config.requestTimeoutMs
+    const { ignoredCancel } = this
+    // The options spelled out, not spread from the scope's bounds: V8 (Node 20–24) builds a spread
+    // followed by more properties on a slow path, microseconds on every request.
+    if (!(bound instanceof CallScope)) return this.connection.request(method, params, { lifetime: bound, owner: undefined, timeoutMs, ignoredCancel })
+    return this.connection.request(method, params, { lifetime: bound.requestLifetime, owner: bound.requestOwner, timeoutMs, ignoredCancel })
   }
 
   /**

@@ -33,7 +33,7 @@ import type { Launch, Launcher } from './launch.ts'
 import { ServerPool } from './pool.ts'
 import { Preflight } from './preflight.ts'
 import { RootFinder, type ServerRoot } from './roots.ts'
-import { WorkQueue } from './queue.ts'
+import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
@@ -466,7 +466,7 @@ export class StdioLspProvider implements LspProvider {
     const found = this.roots.enabled ? this.roots.rootOf(workspace, path, undefined, inFirstPassWithWalk(proofs, walk, scope) ? (dir) => proofs!.directoryOf(dir, walk!) : undefined) : workspace
     const queue = (root: ServerRoot): Promise<R> => {
       this.guard(scope)
-      return this.queue.run(root.path, scope, () => this.atTurn(workspace, root, path, request, proofs, scope, work, walk))
+      return this.queue.run(root.path, scope, (turn) => this.atTurn(workspace, root, path, request, proofs, scope, work, walk, turn))
     }
     const queued = (root: ServerRoot): Promise<R> => (this.queuing.pending ? scope.race(this.queuing.settled(), queryAborted).then(() => queue(root)) : queue(root))
     return thenOrNow(found, queued)
@@ -487,16 +487,22 @@ export class StdioLspProvider implements LspProvider {
     scope: CallScope,
     work: FileWork<R>,
     walk: number | undefined,
+    turn: TurnEnd,
   ): Promise<R> {
     this.guard(scope)
     const run = (source: ContainedText): Promise<R> => {
       proofs?.noteRead(source)
       this.guard(scope)
-      return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url)
+      return this.runWithReplay(root, scope, (instance) => work(instance, source, workspace, scope), source.url, turn)
     }
     const taken = inFirstPassWithWalk(proofs, walk, scope) ? proofs!.statOf(path) : undefined
     const source = this.readProvenSource(workspace, request.filePath, path, scope, taken && taken.walk >= walk! ? taken : undefined)
-    return thenOrNow(source, run)
+    if (!(source instanceof Promise)) return run(source)
+    // A read that waited: the turn ends once all of it settles, as a turn that ends itself would.
+    const running = source.then(run)
+    const ended = () => turn.end()
+    running.then(ended, ended)
+    return running
   }
 
   /**
@@ -526,10 +532,10 @@ export class StdioLspProvider implements LspProvider {
    * request's own). Whatever happens, the server used last is released to the pool. A running
    * server is taken without a promise (the warm path); a start, or a closed pool, goes through `start`.
    */
-  private runWithReplay<R>(workspace: Workspace, scope: Bound, work: (instance: ServerInstance) => Promise<R>, file?: string): Promise<R> {
+  private runWithReplay<R>(workspace: Workspace, scope: Bound, work: (instance: ServerInstance) => Promise<R>, file?: string, turn?: TurnEnd): Promise<R> {
     const serving = this.pool.serving(workspace)
-    if (serving) return this.attempt(workspace, scope, work, file, serving, false)
-    return this.start(workspace, scope).then((started) => this.attempt(workspace, scope, work, file, started, false))
+    if (serving) return this.attempt(workspace, scope, work, file, serving, false, turn)
+    return this.start(workspace, scope).then((started) => this.attempt(workspace, scope, work, file, started, false, turn))
   }
 
   /**
@@ -537,21 +543,29 @@ export class StdioLspProvider implements LspProvider {
    * the transport failed is replayed. The instance counts the attempt as running on it (`claim`)
    * until one of the two handlers here runs: they are the attempt's own, so the count costs no promise.
    */
-  private attempt<R>(workspace: Workspace, scope: Bound, work: (instance: ServerInstance) => Promise<R>, file: string | undefined, instance: ServerInstance, replayed: boolean): Promise<R> {
+  private attempt<R>(
+    workspace: Workspace,
+    scope: Bound,
+    work: (instance: ServerInstance) => Promise<R>,
+    file: string | undefined,
+    instance: ServerInstance,
+    replayed: boolean,
+    turn: TurnEnd | undefined,
+  ): Promise<R> {
     instance.claim()
     const running = instance.changedDocuments(file).length ? this.sendChangedDocuments(instance, file, scope.signal).then(() => work(instance)) : settling(() => work(instance))
     return running.then(
       (result) => {
         instance.unclaim()
         this.supervision.succeeded(workspace.path)
-        return this.released(instance, () => result)
+        return this.released(instance, () => result, turn)
       },
       (error: unknown) => {
         instance.unclaim()
         const fails = () => {
           throw error
         }
-        if (this.supervision.settle(workspace.path, error, instance, scope) !== 'transport' || replayed) return this.released(instance, fails)
+        if (this.supervision.settle(workspace.path, error, instance, scope) !== 'transport' || replayed) return this.released(instance, fails, turn)
         return this.pool
           .retire(instance)
           .then(() => {
@@ -559,7 +573,7 @@ export class StdioLspProvider implements LspProvider {
             return this.start(workspace, scope)
           })
           .then(
-            (fresh) => this.attempt(workspace, scope, work, file, fresh, true),
+            (fresh) => this.attempt(workspace, scope, work, file, fresh, true, turn),
             (failure: unknown) =>
               this.released(instance, () => {
                 throw failure
@@ -569,10 +583,16 @@ export class StdioLspProvider implements LspProvider {
     )
   }
 
-  /** `settle()` once the server is released to the pool (a promise only when the server is dead and goes: its teardown). */
-  private released<R>(instance: ServerInstance, settle: () => R): R | Promise<R> {
+  /**
+   * `settle()` once the server is released to the pool (a promise only when the server is dead and
+   * goes: its teardown). Released in this call, the attempt is the last step of its queue turn
+   * (`turn`, when it runs in one): the turn ends here, with no promise of the queue's to learn it.
+   */
+  private released<R>(instance: ServerInstance, settle: () => R, turn?: TurnEnd): R | Promise<R> {
     const released = this.pool.release(instance)
-    return released ? released.then(settle) : settle()
+    if (released) return released.then(settle)
+    turn?.end()
+    return settle()
   }
 
   /** A server for the workspace; a start that fails at once counts like any other failure. */

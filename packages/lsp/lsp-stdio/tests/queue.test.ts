@@ -89,4 +89,48 @@ describe('WorkQueue', () => {
     expect(promises / COUNT).toBeLessThanOrEqual(3.5)
     await queue.drained()
   })
+
+  it('makes no promise of its own for a turn whose work ends it, and the next turn on the key starts in the call', async () => {
+    const queue = new WorkQueue()
+    const done = Promise.resolve()
+    const COUNT = 100
+    let started = 0
+    const counting = countAsyncInits()
+    for (let index = 0; index < COUNT; index++) {
+      // Every step of the work has settled when it says so (what the provider's attempt does once it released its server).
+      const turn = queue.run('k', never, (turn) => {
+        started++
+        turn?.end()
+        return done
+      })
+      expect(started).toBe(index + 1)
+      await turn
+    }
+    const promises = counting.stop()
+    expect(queue.idle('k')).toBe(true)
+    // The caller's await only; 2 per turn with the queue's settlement hook on every turn.
+    expect(promises / COUNT).toBeLessThanOrEqual(1.5)
+    await queue.drained()
+  })
+
+  it('a turn whose work takes its end but never says it ends when its promise settles: a later turn waits for it, never overtakes it', async () => {
+    const queue = new WorkQueue()
+    const running = gate()
+    const order: string[] = []
+    const a = queue.run('k', never, async (_turn) => {
+      await running.opened
+      order.push('a')
+    })
+    expect(queue.idle('k')).toBe(false)
+    const b = queue.run('k', never, async () => void order.push('b'))
+    running.open()
+    await Promise.all([a, b])
+    expect(order).toEqual(['a', 'b'])
+    // Settled and unended: the next turn follows its promise, then runs.
+    const c = queue.run('k', never, async (_turn) => void order.push('c'))
+    await c
+    await queue.run('k', never, async () => void order.push('d'))
+    expect(order).toEqual(['a', 'b', 'c', 'd'])
+    await queue.drained()
+  })
 })

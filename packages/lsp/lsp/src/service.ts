@@ -6,7 +6,7 @@ import { askEveryProvider } from './fan-out.ts'
 import { LSP_CAPABILITIES, type LspCallHierarchyRequest, type LspCallHierarchyResult, type LspCapability, type LspRenameRequest, type LspRenameResult, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
 import { LspError } from './errors.ts'
 import { finalExtension, normalizeExtensionKey, normalizeFilenameKey, routeByFilename } from './extensions.ts'
-import type { LspBound, LspProvider, LspQueryRequest, LspQueryResult } from './types.ts'
+import type { LspBound, LspProvider, LspProviderQuery, LspQueryRequest, LspQueryResult } from './types.ts'
 
 /** The file-routed capabilities. */
 type RoutedCapability = 'diagnostics' | 'documentSymbols' | 'rename' | 'callHierarchy'
@@ -145,7 +145,7 @@ export class LspService extends Service {
     return promised(() => {
       const route = this.routeFor(request.filePath)
       checkProofs(request)
-      const answer = route.provider.query({ ...request, languageId: route.languageId }, bound)
+      const answer = route.provider.query(providerQuery(request, route.languageId), bound)
       return answer instanceof Promise ? answer : Promise.resolve(answer)
     })
   }
@@ -266,6 +266,16 @@ function untrackedEmit(ctx: Context): Context['emit'] {
   // cordis 3.18 wraps the events service twice (the service is itself a traceable); once unwrapped, a second call is a no-op.
   const events = untracked(untracked(ctx.events))
   return events.emit.bind(events) as Context['emit']
+}
+
+/**
+ * What the provider is asked: the request's fields and the route's language id, spelled out. Not
+ * `{ ...request, languageId }`: V8 (Node 20–24) builds a spread followed by a property on a slow
+ * path, microseconds on every query; and a caller's object carries no field of its own through.
+ */
+function providerQuery(request: LspQueryRequest, languageId: string): LspProviderQuery {
+  const { operation, filePath, position, workspaceRoot, proofs } = request
+  return proofs === undefined ? { operation, filePath, position, workspaceRoot, languageId } : { operation, filePath, position, workspaceRoot, proofs, languageId }
 }
 
 /** A request's `proofs`, when it has them, must be the call's own, made for its workspace root. */

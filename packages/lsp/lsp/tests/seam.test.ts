@@ -128,6 +128,18 @@ describe('routing', () => {
     expect(ts.calls[0]?.signal).toBe(signal)
   })
 
+  it('the provider is asked the contract’s fields and the route’s language id, read one by one: the caller’s object is not enumerated', async () => {
+    const ts = provider('ts', { '.ts': 'typescript' })
+    app.lsp.registerProvider(ts)
+    const enumerated: string[] = []
+    const fields = { ...request('a.ts'), extra: 'not part of the contract' }
+    // A spread (`{ ...request, languageId }`, on V8's slow path for a spread followed by a property) enumerates its keys.
+    const asked = new Proxy(fields, { ownKeys: (target) => (enumerated.push('ownKeys'), Reflect.ownKeys(target)) })
+    await app.lsp.query(asked, new AbortController().signal)
+    expect(enumerated).toEqual([])
+    expect(ts.calls[0]?.request).toStrictEqual({ operation: 'hover', filePath: 'a.ts', position: { line: 0, character: 0 }, workspaceRoot: '/w', languageId: 'typescript' })
+  })
+
   it('a caller’s Lifetime reaches query, diagnostics, documentSymbols, rename and callHierarchy as the same object, and no signal is made for it', async () => {
     const bounds: [string, LspBound | undefined][] = []
     const diagnosed = { kind: 'diagnostics' as const, uri: 'file:///w/a.ts', resolvedWorkspaceUri: 'file:///w', items: [], complete: true }

@@ -114,12 +114,9 @@ function locationsValue(result: LocationsResult, kept: LocationsResult['location
     truncated: kept.length < result.locations.length,
     locations: kept.map((location, index) => {
       const lineText = lineTexts[index]
-      return {
-        uri: location.uri,
-        path: pathOf(location.uri),
-        range: location.range,
-        ...(lineText === undefined ? {} : { lineText }),
-      }
+      const { uri, range } = location
+      // Two literals, not a spread of a fresh `{ lineText }`: an object less per location.
+      return lineText === undefined ? { uri, path: pathOf(uri), range } : { uri, path: pathOf(uri), range, lineText }
     }),
   }
 }

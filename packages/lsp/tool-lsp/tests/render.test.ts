@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { HoverValue, LocationEntry, LocationsValue } from '../src/output.ts'
 import { renderValue } from '../src/render.ts'
 import { renderUri } from '../src/render-uri.ts'
@@ -39,6 +39,18 @@ describe('rendering locations', () => {
   it('groups by path in first-seen order, keeping the server order within a path', () => {
     const text = renderValue('findReferences', located([at('a.ts', 0, 0), at('b.ts', 1, 0), at('a.ts', 2, 0)]), LIMITS)
     expect(text).toBe('a.ts:1:1\na.ts:3:1\nb.ts:2:1')
+  })
+
+  it('joins the groups without Array.prototype.flat (a slow builtin on V8, once per locations call)', () => {
+    const flat = vi.spyOn(Array.prototype, 'flat')
+    try {
+      const text = renderValue('findReferences', located([at('a.ts', 0, 0), at('b.ts', 1, 0), at('a.ts', 2, 0)]), LIMITS)
+      expect(text).toBe('a.ts:1:1\na.ts:3:1\nb.ts:2:1')
+      // 1 per render before.
+      expect(flat).toHaveBeenCalledTimes(0)
+    } finally {
+      flat.mockRestore()
+    }
   })
 
   it('appends the source line after two spaces when it is known', () => {
