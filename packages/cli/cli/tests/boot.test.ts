@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -206,5 +207,28 @@ describe('--config overlays', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(json(run).value).toEqual({ text: 'rel', workspace: dir })
     expect(await readFile(join(dir, 'overlay.yml'), 'utf8')).toBe('- id: echo\n  config:\n    timeoutMs: 10000\n')
+  })
+})
+
+describe('a preset or overlay that is not a small regular file is refused at once (PRESET_INVALID, exit 2)', () => {
+  it('a FIFO with no writer: one line, no hang (it blocked the open for good, SIGINT and SIGTERM included)', async () => {
+    const dir = await tempDir()
+    const fifo = join(dir, 'overlay.yml')
+    execFileSync('mkfifo', [fifo])
+    // A real process: the old read blocked a threadpool thread, which the process's exit then waited on.
+    for (const args of [['tools', ...P, '--config', fifo], ['mcp', 'add', '--config', fifo, 'x', '--', 'echo']]) {
+      const run = await dsh(args, { timeoutMs: 60_000 })
+      expect(run.code, run.stderr).toBe(2)
+      expect(oneStderrLine(run)).toMatch(new RegExp(`${fifo} cannot be read: it is not a regular file .*\\[(PRESET_INVALID|USAGE_INVALID)\\]$`))
+    }
+  })
+
+  it('a device (/dev/zero) and a file over 4 MiB are refused without reading them whole', async () => {
+    const { file } = await preset(`# ${'x'.repeat(4 * 1024 * 1024)}\n${CORE_ROWS}`)
+    for (const [config, why] of [['/dev/zero', 'it is not a regular file'], [file, 'it is larger than 4194304 bytes']] as const) {
+      const run = await dshIn(['tools', ...P, '--config', config])
+      expect(run.code, run.stderr).toBe(2)
+      expect(oneStderrLine(run)).toBe(`dsh: overlay ${config} cannot be read: ${why} [PRESET_INVALID]`)
+    }
   })
 })

@@ -2,10 +2,14 @@ import { spawn } from 'node:child_process'
 import { openSync, closeSync } from 'node:fs'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { BIN, childEnv, CORE_ROWS, dsh, dshIn, ECHO_PRESET, json, killRunning, oneStderrLine, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
 
-afterEach(async () => {
+// The describes whose cases only start real `dsh` children run concurrently (each case has its own
+// child and temp dirs, and most of a case is that child starting); the ones with in-process `dsh`
+// (which swaps the worker's stdout, console and environment while it runs) stay sequential. So
+// nothing is torn down per case: children and temp dirs go at the end.
+afterAll(async () => {
   killRunning()
   await removeTempDirs()
 })
@@ -40,7 +44,7 @@ async function waitForFile(path: string): Promise<void> {
   }
 }
 
-describe('output that cannot be written exits 74 with one line', () => {
+describe.concurrent('output that cannot be written exits 74 with one line', () => {
   it('a reader that closes the pipe early (dsh … | head -c1)', async () => {
     const run = await runWith(['call', 'echo', '-', ...ECHO], 'pipe', (child) => child.stdout!.once('data', () => child.stdout!.destroy()), BIG)
     expect(run.code).toBe(74)
@@ -59,7 +63,7 @@ describe('output that cannot be written exits 74 with one line', () => {
   })
 })
 
-describe('dsh trust and dsh mcp: output that cannot be written exits 74 with one line too', () => {
+describe.concurrent('dsh trust and dsh mcp: output that cannot be written exits 74 with one line too', () => {
   // They answer without booting a composition, and each caught its write failure as a failure of
   // its own: exit 2 (trust) or 1 (mcp), `dsh: the reader closed the pipe (EPIPE)`.
   for (const args of [['trust', '--list'], ['trust', '--help'], ['mcp', '--help'], ['mcp', 'list', '--json']]) {
@@ -82,7 +86,7 @@ describe('dsh trust and dsh mcp: output that cannot be written exits 74 with one
   })
 })
 
-describe('no home directory', () => {
+describe.concurrent('no home directory', () => {
   it('an empty HOME: dsh says HOME_UNKNOWN instead of using ./.dsh, so a workspace cannot plant its own trusted.json', async () => {
     // join('', '.dsh') is `.dsh`: the trust file was read from (and written to) the directory dsh ran in.
     const work = await tempDir()
@@ -199,7 +203,7 @@ async function startUntil(args: readonly string[], marker: string, input?: strin
   return { child, closed, stderr: () => Buffer.concat(stderr).toString('utf8') }
 }
 
-describe('signals are honoured at once', () => {
+describe.concurrent('signals are honoured at once', () => {
   it('while the composition boots: exit 130 with one line', async () => {
     const { dir, file } = await presetWith(
       (dir) => `import { writeFileSync } from 'node:fs'
@@ -232,7 +236,7 @@ export function apply(ctx) {
   })
 })
 
-describe('a plugin misbehaving outside a call ends dsh with one line and exit 70', () => {
+describe.concurrent('a plugin misbehaving outside a call ends dsh with one line and exit 70', () => {
   const tool = (body: string) => `export const name = 'odd'
 export const inject = ['tools']
 export function apply(ctx) {
@@ -259,7 +263,7 @@ export function apply(ctx) {
   })
 })
 
-describe('plugin files', () => {
+describe.concurrent('plugin files', () => {
   it('a .ts plugin outside an ES module package fails with a line that says how to load it', async () => {
     const dir = await tempDir()
     await writeFile(join(dir, 'echo.ts'), await readFile(join(ROOT, 'examples', 'echo', 'echo.ts')))

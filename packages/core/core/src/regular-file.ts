@@ -15,17 +15,24 @@ export async function readSmallRegularFile(file: string, maxBytes: number): Prom
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'EIO'
-    throw failure(code, code, error)
+    throw failure(code, OPEN_FAILURES[code] ? `${OPEN_FAILURES[code]} (${code})` : code, error)
   }
   try {
     const info = await handle.stat()
     if (!info.isFile()) throw failure('ENOTREGULAR', 'it is not a regular file')
     const tooLarge = () => failure('EFBIG', `it is larger than ${maxBytes} bytes`)
     if (info.size > maxBytes) throw tooLarge()
-    // Read one byte past the bound so a file that grew since the stat is still refused, not cut.
-    const buffer = Buffer.alloc(maxBytes + 1)
+    // Sized by the stat (a bound of megabytes costs nothing for a small file), one byte over so the
+    // end is seen; a file that grew since the stat gets room up to one byte past the bound, so it is
+    // still refused, not cut.
+    let buffer = Buffer.allocUnsafe(info.size + 1)
     let filled = 0
     for (;;) {
+      if (filled === buffer.length) {
+        const grown = Buffer.allocUnsafe(maxBytes + 1)
+        buffer.copy(grown, 0, 0, filled)
+        buffer = grown
+      }
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null)
       if (bytesRead === 0) break
       filled += bytesRead
@@ -35,4 +42,12 @@ export async function readSmallRegularFile(file: string, maxBytes: number): Prom
   } finally {
     await handle.close()
   }
+}
+
+/** What the usual reasons an open fails mean, said in words beside the errno. */
+const OPEN_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  ENOTDIR: 'a part of its path is not a directory',
+  ELOOP: 'a symbolic link loop',
 }

@@ -224,19 +224,24 @@ describe('the call\'s lifetime through the seam', () => {
 })
 
 describe('the file-system work of a warm locations call (issue 27 item 2)', () => {
-  /** The event loop's file-system calls `work` made (ctx.fs's shared SyncCalls): a realpath counted as its system calls, one readlink per name from /. */
+  /**
+   * The event loop's file-system calls `work` made (ctx.fs's shared SyncCalls): a realpath counted as
+   * its system calls, one readlink per name from /; the name of an open descriptor (`openedPath`) as
+   * one readlink; an fstat as a stat.
+   */
   async function systemCallsOf(h: Harness, work: () => Promise<unknown>): Promise<{ readlink: number; stat: number; lstat: number; open: number }> {
-    const calls = (untracked(h.app.fs) as unknown as { provenCalls: Record<'realpath' | 'stat' | 'lstat' | 'open', (path: string) => unknown> }).provenCalls
-    const spies = (['realpath', 'stat', 'lstat', 'open'] as const).map((name) => vi.spyOn(calls, name))
-    let paths: string[][]
+    const calls = (untracked(h.app.fs) as unknown as { provenCalls: Record<'realpath' | 'stat' | 'lstat' | 'open' | 'openedPath' | 'fstat', (path: string) => unknown> }).provenCalls
+    const spies = (['realpath', 'stat', 'lstat', 'open', 'openedPath', 'fstat'] as const).map((name) => vi.spyOn(calls, name))
+    let paths: unknown[][]
     try {
       await work()
     } finally {
-      paths = spies.map((spy) => spy.mock.calls.map(([path]) => path as string))
+      paths = spies.map((spy) => spy.mock.calls.map(([path]) => path))
       for (const spy of spies) spy.mockRestore()
     }
-    const [realpath, stat, lstat, open] = paths
-    return { readlink: realpath!.reduce((sum, path) => sum + path.split('/').filter(Boolean).length, 0), stat: stat!.length, lstat: lstat!.length, open: open!.length }
+    const [realpath, stat, lstat, open, openedPath, fstat] = paths
+    const readlinks = realpath!.reduce<number>((sum, path) => sum + String(path).split('/').filter(Boolean).length, 0)
+    return { readlink: readlinks + openedPath!.length, stat: stat!.length + fstat!.length, lstat: lstat!.length, open: open!.length }
   }
 
   it('proves each file by lstats below the call\'s workspace, takes its kept text\'s stat from that proof, and makes no promise per file', async () => {
@@ -258,14 +263,14 @@ describe('the file-system work of a warm locations call (issue 27 item 2)', () =
       const result = await call()
       expect(result.isError ? result.error : result.value).toMatchObject({ locations: [{ lineText: 'export const a = 1' }, { lineText: 'export const b = a' }, { lineText: 'const c = a + 1' }] })
     })
-    const depth = h.dir.split('/').filter(Boolean).length
-    // The workspace: its realpath and stat. Each file: an lstat of each name below the workspace
+    // The workspace: the name of its directory held open (one readlink, dsh-core's workspaceNow) and
+    // its fstat; a realpath (a readlink per name from /) and a stat before. Each file: an lstat of each name below the workspace
     // (1 for a.ts, 3 for src/deep/b.ts), which is also its kept text's check; the workspace
     // directory by its proof alone (6 when each file's walk looked at it again, then 5 when the
     // first walk did). No read.
     // Before: a realpath of each file from / (depth + 1, depth + 3) and an lstat of each for its
     // kept text: { readlink: 10, stat: 1, lstat: 2 } in /tmp/x, 13 calls against 9.
-    expect(warm).toEqual({ readlink: depth, stat: 1, lstat: 4, open: 0 })
+    expect(warm).toEqual({ readlink: 1, stat: 1, lstat: 4, open: 0 })
     // The runtime, the scripted provider and the tool's one `then` on the query, as for a hover: the
     // workspace proof, the files' proofs, kept-text checks and lines are values. Was 59 (an async
     // proof, lookup and read step per file), then 19 (the workspace proof awaited, an async step

@@ -97,8 +97,13 @@ export class StdioTransport implements Transport {
     // A write that fails (EPIPE: the server closed its input, or exited) fails its own send with
     // TransportClosedError (below), and how the server ended (its exit code and stderr) is what the
     // row reports, once. The errno error is not a transport error of its own: logging it as one
-    // said the same thing twice, the second time as a raw 'write EPIPE'.
-    child.stdin.on('error', () => (this.stoppedReading = true))
+    // said the same thing twice, the second time as a raw 'write EPIPE'. Nothing more can reach a
+    // server that stopped reading, so the transport closes: one that is exiting does so within the
+    // grace (its own exit), one that keeps running is stopped, and the owner reconnects.
+    child.stdin.on('error', () => {
+      this.stoppedReading = true
+      void this.close()
+    })
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -40,6 +40,21 @@ describe('a server that dies', () => {
     await eventually(async () => expect((await rig.serverPids()).pid).not.toBe(before.pid))
   })
 
+  it('a server that stops reading its input but keeps running: the write that finds it closed ends it (logged once, no EPIPE), and the bridge reconnects', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ env: { FIXTURE_CLOSE_INPUT_AFTER: '1' } }))
+    // The first call is answered; the server closed its input before answering it.
+    const before = await rig.serverPids()
+    const lost = await rig.call('mcp__fixture__add', { a: 1, b: 1 })
+    expect(lost.isError && lost.error.code).toBe('MCP_CONNECTION_LOST')
+    // Without the close, the row stayed ready on a server nothing could reach, and every call failed.
+    await eventually(async () => expect((await rig.status()).detail).toContain('reconnected 1 time'))
+    expect(isAlive(before.pid)).toBe(false)
+    const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
+    expect(rowLines.filter((line) => /EPIPE|transport error/.test(line))).toEqual([])
+    expect(rowLines.filter((line) => line.includes('connection lost:'))).toEqual([expect.stringContaining('connection lost: the server was stopped by dsh')])
+  })
+
   it('a crash after N calls (FIXTURE_CRASH_AFTER): the Nth answer arrives, then the server comes back', async () => {
     const rig = await startRig()
     await rig.add(fixtureRow({ env: { FIXTURE_CRASH_AFTER: '2' } }))

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
-import { PRIVATE_FILE_MODE, writeFileAtomically, writePrivateFile } from 'dsh-core'
+import { MAX_PRESET_FILE_BYTES, PRIVATE_FILE_MODE, readSmallRegularFile, writeFileAtomically, writePrivateFile } from 'dsh-core'
 import { userMcpOverlay } from 'dsh-mcp/user-overlay'
 import { isMap, isSeq, parseDocument, type Document, type YAMLSeq } from 'yaml'
 import { UsageError } from '../args.ts'
@@ -24,7 +24,7 @@ export class OverlayFile {
   static async open(path: string, presetsDir: string): Promise<OverlayFile> {
     const absolute = resolve(path)
     if (absolute.startsWith(resolve(presetsDir) + '/') && !absolute.includes('/overlays/')) throw new UsageError(`${absolute} is a preset of dsh; name an overlay file with --config`)
-    const text = existsSync(absolute) ? await readFile(absolute, 'utf8') : ''
+    const text = existsSync(absolute) ? await readOverlay(absolute) : ''
     const parsed = parseDocument(text)
     if (parsed.errors.length) throw new UsageError(`${absolute} is not valid YAML: ${parsed.errors[0]!.message.split('\n')[0]}`)
     const document = parsed as unknown as Document
@@ -81,5 +81,14 @@ export class OverlayFile {
     if (this.path === resolve(userMcpOverlay())) return writePrivateFile(this.path, text)
     await mkdir(dirname(this.path), { recursive: true })
     await writeFileAtomically(this.path, text, PRIVATE_FILE_MODE)
+  }
+}
+
+/** The overlay's text, read as the preset runner reads it (a FIFO, a device or an oversized file is refused, never waited on). */
+async function readOverlay(path: string): Promise<string> {
+  try {
+    return await readSmallRegularFile(path, MAX_PRESET_FILE_BYTES)
+  } catch (error) {
+    throw new UsageError((error as Error).message)
   }
 }

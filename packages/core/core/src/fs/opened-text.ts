@@ -214,7 +214,7 @@ function readOpenedSync(calls: SyncCalls, fd: number, path: string, size: number
   return text + decoding.end()
 }
 
-function closeQuietly(calls: SyncCalls, fd: number): void {
+export function closeQuietly(calls: SyncCalls, fd: number): void {
   try {
     calls.close(fd)
   } catch {

@@ -8,7 +8,7 @@ import { quote } from '../errors.ts'
 import { FsError, fsErrorFrom, throwIfFsAborted, type AbortState } from './errors.ts'
 import { hostLifetime } from '../host.ts'
 import { fsIo, syncCalls, type FsIo, type FsIoMode, type SyncCalls } from './io.ts'
-import { checkOpened, chunkBytesFor, identify, openFailure, openFlags, readOpenedProvenSync, readProvenSync, Swapped, TextDecoding, tooLarge, type Identity } from './opened-text.ts'
+import { checkOpened, chunkBytesFor, closeQuietly, identify, openFailure, openFlags, readOpenedProvenSync, readProvenSync, Swapped, TextDecoding, tooLarge, type Identity } from './opened-text.ts'
 import { replaceContainedTexts, type TextReplacement } from './replace.ts'
 
 declare module 'cordis' {
@@ -64,6 +64,10 @@ export interface FileHead {
 const MAX_ANSWERED_WORKSPACES = 256
 /** How many path -> URL pairs `fileUrl` keeps (a few hundred short strings). */
 const MAX_RECENT_URLS = 256
+/** Workspace directories held open for `workspaceNow`'s proof (one descriptor each); all let go when full. */
+const MAX_HELD_WORKSPACES = 8
+/** A workspace directory held open: a directory only, never through a symlink at its last name. */
+const HELD_DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
 
 export const FsConfig = z.strictObject({
   /**
@@ -114,6 +118,13 @@ export class FileSystem extends Service {
   private readonly recentUrls = new Map<string, string>()
   /** The directory each workspace this service answered with was when checked: its stat (see `containedBelowNow`, `provenWorkspaceInfo`). */
   private readonly workspaceIdentities = new WeakMap<Workspace, PathInfo>()
+  /**
+   * Canonical workspace directories `workspaceNow` proved, each held open (its descriptor): the next
+   * proof reads the kernel's own name for it and its fstat instead of a realpath and a stat (see
+   * `heldWorkspaceNow`). Bounded by MAX_HELD_WORKSPACES; closed when the service goes (`holding` false then).
+   */
+  private readonly heldWorkspaces = new Map<string, number>()
+  private holding = true
 
   constructor(ctx: Context, config: FsConfig = FsConfig.parse({})) {
     super(ctx, 'fs', true)
@@ -122,6 +133,10 @@ export class FileSystem extends Service {
     this.io = fsIo(this.ioMode)
     this.eventLoopReadBytes = config.eventLoopReadBytes
     this.proofsOnEventLoop = config.proofsOnEventLoop
+    ctx.effect(() => () => {
+      this.holding = false
+      this.letGoOfWorkspaces()
+    })
   }
 
   /**
@@ -275,8 +290,65 @@ export class FileSystem extends Service {
   workspaceNow(dir: string, signal?: AbortSignal): Workspace | undefined {
     if (!this.proofsOnEventLoop || !this.answeredWorkspaces.has(dir)) return undefined
     throwIfFsAborted(signal, () => `resolving ${quote(dir)}`)
+    const held = this.heldWorkspaceNow(dir)
+    if (held) return this.checkedWorkspace(dir, dir, held, signal)
     const path = this.resolveNow(dir, process.cwd())
-    return this.checkedWorkspace(dir, path, statNow(this.provenCalls, path), signal)
+    const info = statNow(this.provenCalls, path)
+    if (path === dir && info?.type === 'directory') this.holdWorkspace(dir, info)
+    return this.checkedWorkspace(dir, path, info, signal)
+  }
+
+  /**
+   * The stat of the canonical workspace `dir` when the directory held open for it still proves it:
+   * the kernel's own name for the open directory (`SyncCalls.openedPath`) is `dir`, so `dir` leads
+   * through real directories, no symlink on the way, to that very directory at this moment, which
+   * is what a realpath equal to `dir` and a stat say; its fstat is that stat. One readlink and an
+   * fstat, where the realpath costs a readlink per component. Undefined when the name is another
+   * (the directory moved, was removed or replaced, a name on the way became a symlink: its
+   * descriptor is let go of) or nothing is held: `workspaceNow` resolves and stats as before.
+   */
+  private heldWorkspaceNow(dir: string): PathInfo | undefined {
+    const fd = this.heldWorkspaces.get(dir)
+    if (fd === undefined) return undefined
+    try {
+      if (this.provenCalls.openedPath(fd) === dir) return pathInfo(this.provenCalls.fstat(fd))
+    } catch {
+      // What the descriptor cannot tell, the resolution does.
+    }
+    this.heldWorkspaces.delete(dir)
+    closeQuietly(this.provenCalls, fd)
+    return undefined
+  }
+
+  /**
+   * Holds the canonical workspace directory `dir` open (just resolved to itself, `info` its stat),
+   * where open files are named (`namesOpenedFiles`): kept only when what was opened is the
+   * directory checked (same device and inode) and the kernel names it `dir`.
+   */
+  private holdWorkspace(dir: string, info: PathInfo): void {
+    if (!this.holding || !this.provenCalls.namesOpenedFiles()) return
+    if (this.heldWorkspaces.size >= MAX_HELD_WORKSPACES) this.letGoOfWorkspaces()
+    let fd: number
+    try {
+      fd = this.provenCalls.open(dir, HELD_DIRECTORY_FLAGS)
+    } catch {
+      return
+    }
+    try {
+      const opened = this.provenCalls.fstat(fd)
+      if (opened.dev === info.dev && opened.ino === info.ino && this.provenCalls.openedPath(fd) === dir) {
+        this.heldWorkspaces.set(dir, fd)
+        return
+      }
+    } catch {
+      // Not held: the next proof resolves as before.
+    }
+    closeQuietly(this.provenCalls, fd)
+  }
+
+  private letGoOfWorkspaces(): void {
+    for (const fd of this.heldWorkspaces.values()) closeQuietly(this.provenCalls, fd)
+    this.heldWorkspaces.clear()
   }
 
   /** The workspace `dir` resolved to `path`, whose stat is `info`, once it is an existing directory. */

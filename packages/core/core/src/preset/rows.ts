@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { isRecord } from '../json.ts'
 import { lazy } from '../lazy.ts'
 import { describeIssues } from '../tools/schema.ts'
+import { readSmallRegularFile } from '../regular-file.ts'
 import { PresetError } from './errors.ts'
 import { plainData } from './plain-data.ts'
 
@@ -34,6 +35,9 @@ const RowShape = z.strictObject({
 /** An overlay's row (a patch may leave out `name`), built with the first overlay: most starts have none (issue 27 item 5). */
 export const overlayRowShape = lazy(() => RowShape.extend({ name: z.string().min(1).optional() }))
 
+/** A preset or overlay larger than this is refused (`PRESET_INVALID`): the shipped ones are a few KB. */
+export const MAX_PRESET_FILE_BYTES = 4 * 1024 * 1024
+
 /**
  * Reads a preset or overlay file. Only reads: nothing here ever writes to it. With `twin`, the file's
  * parsed twin (`presetTwin`, yaml-text.ts) stands in for its YAML while it was made from exactly that text.
@@ -41,9 +45,13 @@ export const overlayRowShape = lazy(() => RowShape.extend({ name: z.string().min
 export async function readRows(file: string, kind: 'preset' | 'overlay', twin = false): Promise<unknown[]> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = await readSmallRegularFile(file, MAX_PRESET_FILE_BYTES)
   } catch (error) {
-    throw new PresetError(`${kind} ${file} cannot be read: ${(error as Error).message}`, 'PRESET_NOT_FOUND', { cause: error })
+    // Missing or unreadable is PRESET_NOT_FOUND; a FIFO, a device or a directory (`--config /dev/zero`,
+    // `<(…)`) or an oversized file is PRESET_INVALID: a FIFO with no writer blocked the threadpool's
+    // open for good (and with it the exit after SIGINT), /dev/zero filled memory up to V8's string limit.
+    const code = (error as NodeJS.ErrnoException).code
+    throw new PresetError(`${kind} ${(error as Error).message}`, code === 'ENOTREGULAR' || code === 'EFBIG' ? 'PRESET_INVALID' : 'PRESET_NOT_FOUND', { cause: error })
   }
   const parsed = twin ? await parsedTwin(file, text) : undefined
   // The YAML parser is imported when a file has to be parsed: a shipped preset read through its twin

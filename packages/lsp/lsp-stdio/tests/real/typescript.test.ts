@@ -10,10 +10,14 @@ function installTypescript7(dir: string): void {
   symlinkSync(realpathSync(fileURLToPath(new URL('../../node_modules/typescript-7', import.meta.url))), join(dir, 'node_modules', 'typescript'))
 }
 
+// The four describes below each have their own copy of the workspace and their own host, and most of
+// their time is a language server starting or the hung case's budget running out: they run side by
+// side (describe.concurrent), and the cases within each in order (it.sequential: a cold first query
+// comes first, the killed server last).
 // The coding preset's TypeScript row (`typescript: auto`) and the lsp tool, on the same project twice:
 // with no TypeScript of its own (typescript-language-server 5.3 over the TypeScript 5.9 installed
 // beside dsh) and with TypeScript 7 in its node_modules (TypeScript 7's own server, tsc --lsp --stdio).
-describe.each([
+describe.concurrent.each([
   { server: 'tsserver', label: 'tsserver 5.9.3: typescript-language-server', prepare: undefined },
   { server: 'native', label: 'native 7.0.2: ', prepare: installTypescript7 },
 ])('lsp on a TypeScript project (real $server server)', ({ label, prepare }) => {
@@ -21,7 +25,7 @@ describe.each([
   const { workspace } = suite
   const session = () => suite.session()
 
-  it('answers the very first query of a cold server from the loaded project (readiness wait)', async () => {
+  it.sequential('answers the very first query of a cold server from the loaded project (readiness wait)', async () => {
     // `new Circle(2)` in main.ts: a cold server that answers too early points at the import line.
     const value = valueOf(await callLsp(suite.host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 4, character: 20 }))
     expect(value.complete).toBe(true)
@@ -31,50 +35,50 @@ describe.each([
     expect(target.lineText).toContain('class Circle')
   })
 
-  it('names the server it chose in dsh status', async () => {
+  it.sequential('names the server it chose in dsh status', async () => {
     await callLsp(suite.host, session(), { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 20 })
     const row = (await suite.host.app.readiness.report()).find((candidate) => candidate.surface === 'lsp' && candidate.id === 'typescript')
     // A server may start new work right after answering: then the row is indexing, and names the server inside.
     expect(row).toMatchObject({ state: expect.stringMatching(/^(ready|indexing)$/), detail: expect.stringContaining(label) })
   })
 
-  it('counts columns in UTF-16 units after non-BMP characters', async () => {
+  it.sequential('counts columns in UTF-16 units after non-BMP characters', async () => {
     // Line 5 holds two emoji (two UTF-16 units each) before `describe`, at UTF-16 column 41.
     const value = valueOf(await callLsp(suite.host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 5, character: 41 }))
     const target = value.locations.find((l: any) => l.path === 'src/shapes.ts')
     expect(target?.range.start.line).toBe(11)
   })
 
-  it('follows a symbol into a .d.ts declaration', async () => {
+  it.sequential('follows a symbol into a .d.ts declaration', async () => {
     const value = valueOf(await callLsp(suite.host, session(), { operation: 'goToDefinition', filePath: 'src/main.ts', line: 6, character: 26 }))
     expect(value.locations.map((l: any) => l.path)).toContain('src/legacy.d.ts')
   })
 
-  it('finds references including the declaration', async () => {
+  it.sequential('finds references including the declaration', async () => {
     const value = valueOf(await callLsp(suite.host, session(), { operation: 'findReferences', filePath: 'src/shapes.ts', line: 12, character: 17 }))
     const paths = value.locations.map((l: any) => `${l.path}:${l.range.start.line + 1}`)
     expect(paths).toContain('src/shapes.ts:12')
     expect(paths).toContain('src/main.ts:5')
   })
 
-  it('finds implementations of an interface', async () => {
+  it.sequential('finds implementations of an interface', async () => {
     const value = valueOf(await callLsp(suite.host, session(), { operation: 'goToImplementation', filePath: 'src/shapes.ts', line: 1, character: 18 }))
     expect(value.locations.map((l: any) => `${l.path}:${l.range.start.line + 1}`)).toContain('src/shapes.ts:5')
   })
 
-  it('hovers with the type of the symbol', async () => {
+  it.sequential('hovers with the type of the symbol', async () => {
     const result = await callLsp(suite.host, session(), { operation: 'hover', filePath: 'src/main.ts', line: 4, character: 20 })
     const value = valueOf(result)
     expect(value.hover.contents).toContain('Circle')
     expect(result.content[0]?.text).toContain('Circle')
   })
 
-  it('renders locations relative to the workspace with the source line', async () => {
+  it.sequential('renders locations relative to the workspace with the source line', async () => {
     const result = await callLsp(suite.host, session(), { operation: 'findReferences', filePath: 'src/shapes.ts', line: 12, character: 17 })
     expect(result.content[0]?.text).toMatch(/^src\/shapes\.ts:12:17 {2}export function describe/m)
   })
 
-  it('works through a symlinked workspace and reports the canonical one', async () => {
+  it.sequential('works through a symlinked workspace and reports the canonical one', async () => {
     const alias = `${workspace.dir}-alias`
     symlinkSync(workspace.dir, alias)
     const aliased = suite.session(alias)
@@ -83,7 +87,7 @@ describe.each([
     expect(value.locations.map((l: any) => l.path)).toContain('src/shapes.ts')
   })
 
-  it('refuses a file outside the workspace with a code, starting nothing for it', async () => {
+  it.sequential('refuses a file outside the workspace with a code, starting nothing for it', async () => {
     const outside = join(workspace.dir, '..', 'outside.ts')
     writeFileSync(outside, 'export const x = 1\n')
     const result = await callLsp(suite.host, session(), { operation: 'hover', filePath: outside, line: 1, character: 14 })
@@ -92,7 +96,7 @@ describe.each([
     expect(escape.isError && escape.error.code).toBe('LSP_SOURCE_OUTSIDE_WORKSPACE')
   })
 
-  it('replaces a server killed between two queries', async () => {
+  it.sequential('replaces a server killed between two queries', async () => {
     const before = await serversFor(workspace.dir)
     expect(before.length).toBeGreaterThan(0)
     for (const pid of before) process.kill(pid, 'SIGKILL')
@@ -103,14 +107,14 @@ describe.each([
   })
 })
 
-describe('a hung real server is cut off by the tool budget', () => {
+describe.concurrent('a hung real server is cut off by the tool budget', () => {
   // The hung call waits out the whole budget: 5 s, not the 20 s it was (an idle worker for 15 s of
   // every run). It only has to cover the in-process steps before the request to a warm server, and
   // the last call below, to a warm replacement.
   const suite = codingSuite('ts-project', ['- id: tool-lsp', '  config: { timeoutMs: 5000 }', '- id: lsp-stdio', '  config: { servers: { typescript: { killGraceMs: 300 } } }', ''].join('\n'))
   const { workspace } = suite
 
-  it('times the query out, replaces the server, and answers the next query', async () => {
+  it.sequential('times the query out, replaces the server, and answers the next query', async () => {
     const session = suite.session()
     // Warm up without the tool's short budget: a cold start on a busy machine can take longer than it.
     await suite.host.app.lsp.query({ operation: 'hover', filePath: 'src/main.ts', position: { line: 3, character: 19 }, workspaceRoot: workspace.dir })
@@ -130,7 +134,7 @@ describe('a hung real server is cut off by the tool budget', () => {
 
 // TypeScript 7's server keeps the documents it is asked about open (it answers pulled diagnostics):
 // an edit on disk between two queries must still reach it, read at the next query or told by fileChanged.
-describe('TypeScript 7 keeps query documents open and still sees edits on disk (real native server)', () => {
+describe.concurrent('TypeScript 7 keeps query documents open and still sees edits on disk (real native server)', () => {
   const suite = codingSuite('ts-project', undefined, installTypescript7)
   const main = join(suite.workspace.dir, 'src', 'main.ts')
   const hoverOfCircle = async () => {
@@ -138,7 +142,7 @@ describe('TypeScript 7 keeps query documents open and still sees edits on disk (
     return value.hover.contents as string
   }
 
-  it('answers from the edited text, whether the next query reads it or fileChanged tells it', async () => {
+  it.sequential('answers from the edited text, whether the next query reads it or fileChanged tells it', async () => {
     expect(await hoverOfCircle()).toMatch(/const circle: Circle/)
     writeFileSync(main, readFileSync(main, 'utf8').replace('new Circle(2)', '40 + 2'))
     expect(await hoverOfCircle()).toMatch(/const circle: number/)
