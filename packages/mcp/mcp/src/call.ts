@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode, type RequestOptions } from '@modelcontextprotocol/client'
-import { toJson, ToolError, type JsonObject, type ToolProgress } from 'dsh-core'
+import { ToolError, type JsonObject, type ToolProgress } from 'dsh-core'
 import { z } from 'zod'
 import { classifyFailure } from './classify.ts'
 import { McpError } from './errors.ts'
@@ -56,9 +56,12 @@ async function send(target: Generation, what: string, message: { method: string;
     ...(options.headers ? { headers: { ...options.headers } } : {}),
   }
   const answer = await target.client.request(message, AnyResult, sdkOptions)
-  const json = toJson(answer)
-  if (!json.ok) throw new McpError(`${what}: MCP server ${supervisor.serverName} answered with something that is not JSON: ${json.problem}`, 'MCP_MALFORMED_RESPONSE')
-  return json.value as JsonObject
+  // JSON.parse's output, an object by AnyResult: plain JSON below it. Not copied here: every caller
+  // is a tool body, and the tools runtime copies (and freezes) each value it returns, refusing one
+  // nested deeper than its limit (INVALID_TOOL_OUTPUT); a second deep copy per call bought nothing.
+  // Only the object itself is checked, as the bridge reads its members (content, isError) directly.
+  if (Object.getPrototypeOf(answer) !== Object.prototype) throw new McpError(`${what}: MCP server ${supervisor.serverName} answered with something that is not a plain JSON object`, 'MCP_MALFORMED_RESPONSE')
+  return answer as JsonObject
 }
 
 /**
