@@ -58,11 +58,13 @@ function wrap<T extends object>(owner: T, key: keyof T & string, label: string):
 }
 
 try {
-  const { tools } = host.app
+  // What a harness holds: execute taken once (docs/architecture.md, "Helpers"); a read of
+  // ctx.tools.execute per call is cordis's tracing work, not the lsp path's (bench/RESULTS.md, web_fetch).
+  const { execute } = host.app.tools
   const session = host.app.sessions.create({ cwd: workspace.dir })
   let last: any
   const call = async (args: (typeof CASES)[number]) => {
-    const result = await tools.execute({ name: 'lsp', arguments: args, session })
+    const result = await execute({ name: 'lsp', arguments: args, session })
     if (result.isError) throw new Error(`${args.operation}: ${result.error.code} ${result.error.message}`)
     last = result.value
   }

@@ -47,7 +47,7 @@ export async function run(argv: readonly string[]): Promise<void> {
   const strays = new StrayFailures()
   const neverFinishes = () => {
     if (finished) return
-    tellStderr(process.stderr, 'dsh: internal error: the command can never finish (a plugin is waiting on a promise that nothing will settle)')
+    tellStderr(process.stderr, 'dsh: internal error: the command can never finish (a plugin is waiting on a promise that nothing will settle) [INTERNAL_ERROR]')
     process.exit(ExitCode.INTERNAL)
   }
   process.on('SIGINT', onSignal)
@@ -124,7 +124,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   } catch (error) {
     logs.booted(false)
     if (isHarnessError(error) && error.code === 'PRESET_BOOT_ABORTED') {
-      tellStderr(io.stderr, 'dsh: interrupted while starting')
+      tellStderr(io.stderr, 'dsh: interrupted while starting [PRESET_BOOT_ABORTED]')
       return ExitCode.INTERRUPTED
     }
     // Every boot failure is a PresetError with its code; anything else still gets one.

@@ -29,12 +29,12 @@ export function writeOut(stream: NodeJS.WritableStream & { isTTY?: boolean }, te
 }
 
 /**
- * A lost answer, told the one way every command tells it: `dsh: the output could not be written: …`
+ * A lost answer, told the one way every command tells it: `dsh: the output could not be written: … [OUTPUT_FAILED]`
  * on stderr and exit 74. Undefined for any other error (the command reports that its own way).
  */
 export function outputFailure(error: unknown, stderr: NodeJS.WritableStream & { isTTY?: boolean }): typeof ExitCode.OUTPUT | undefined {
   if (!(error instanceof OutputError)) return undefined
-  tellStderr(stderr, `dsh: the output could not be written: ${error.message}`)
+  tellStderr(stderr, `dsh: the output could not be written: ${error.message} [OUTPUT_FAILED]`)
   return ExitCode.OUTPUT
 }
 

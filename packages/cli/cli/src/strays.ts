@@ -18,7 +18,7 @@ export class StrayFailures {
       this.report(kind, error)
       return
     }
-    tellStderr(process.stderr, `dsh: internal error (${kind} in a plugin): ${oneLine(errorMessage(error))}`)
+    tellStderr(process.stderr, `dsh: internal error (${kind} in a plugin): ${oneLine(errorMessage(error))} [INTERNAL_ERROR]`)
     process.exit(ExitCode.INTERNAL)
   }
 

@@ -48,7 +48,7 @@ describe.concurrent('output that cannot be written exits 74 with one line', () =
   it('a reader that closes the pipe early (dsh … | head -c1)', async () => {
     const run = await runWith(['call', 'echo', '-', ...ECHO], 'pipe', (child) => child.stdout!.once('data', () => child.stdout!.destroy()), BIG)
     expect(run.code).toBe(74)
-    expect(oneStderrLine(run)).toBe('dsh: the output could not be written: the reader closed the pipe (EPIPE)')
+    expect(oneStderrLine(run)).toBe('dsh: the output could not be written: the reader closed the pipe (EPIPE) [OUTPUT_FAILED]')
   })
 
   it('a full disk (> /dev/full)', async () => {
@@ -56,7 +56,7 @@ describe.concurrent('output that cannot be written exits 74 with one line', () =
     try {
       const run = await runWith(['tools', ...ECHO], full)
       expect(run.code).toBe(74)
-      expect(oneStderrLine(run)).toBe('dsh: the output could not be written: no space left on the device (ENOSPC)')
+      expect(oneStderrLine(run)).toBe('dsh: the output could not be written: no space left on the device (ENOSPC) [OUTPUT_FAILED]')
     } finally {
       closeSync(full)
     }
@@ -72,7 +72,7 @@ describe.concurrent('dsh trust and dsh mcp: output that cannot be written exits 
       try {
         const run = await runWith(args, full)
         expect(run.code, run.stderr).toBe(74)
-        expect(oneStderrLine(run)).toBe('dsh: the output could not be written: no space left on the device (ENOSPC)')
+        expect(oneStderrLine(run)).toBe('dsh: the output could not be written: no space left on the device (ENOSPC) [OUTPUT_FAILED]')
       } finally {
         closeSync(full)
       }
@@ -82,7 +82,7 @@ describe.concurrent('dsh trust and dsh mcp: output that cannot be written exits 
   it('dsh trust --list | (a reader that closed the pipe)', async () => {
     const run = await runWith(['trust', '--list'], 'pipe', (child) => child.stdout!.destroy())
     expect(run.code, run.stderr).toBe(74)
-    expect(oneStderrLine(run)).toBe('dsh: the output could not be written: the reader closed the pipe (EPIPE)')
+    expect(oneStderrLine(run)).toBe('dsh: the output could not be written: the reader closed the pipe (EPIPE) [OUTPUT_FAILED]')
   })
 })
 
@@ -217,7 +217,7 @@ export async function apply() {
     const run = await startUntil(['tools', '--preset', file], join(dir, 'applying'))
     run.child.kill('SIGINT')
     expect(await run.closed).toBe(130)
-    expect(run.stderr()).toBe('dsh: interrupted while starting\n')
+    expect(run.stderr()).toBe('dsh: interrupted while starting [PRESET_BOOT_ABORTED]\n')
   })
 
   it('while call - waits for its arguments on stdin: exit 130', async () => {
@@ -251,9 +251,9 @@ export function apply(ctx) {
 }
 `
   it.each([
-    ['a timer that throws', tool(`setTimeout(() => { throw new Error('timer boom') }, 10)\n      await new Promise((resolve) => setTimeout(resolve, 5000))\n      return {}`), /^dsh: internal error \(uncaught exception in a plugin\): timer boom$/],
-    ['an unhandled rejection', tool(`void Promise.reject(new Error('rejected boom'))\n      await new Promise((resolve) => setTimeout(resolve, 5000))\n      return {}`), /^dsh: internal error \(unhandled rejection in a plugin\): rejected boom$/],
-    ['a body waiting on a promise nothing settles', tool('await new Promise(() => {})'), /^dsh: internal error: the command can never finish/],
+    ['a timer that throws', tool(`setTimeout(() => { throw new Error('timer boom') }, 10)\n      await new Promise((resolve) => setTimeout(resolve, 5000))\n      return {}`), /^dsh: internal error \(uncaught exception in a plugin\): timer boom \[INTERNAL_ERROR\]$/],
+    ['an unhandled rejection', tool(`void Promise.reject(new Error('rejected boom'))\n      await new Promise((resolve) => setTimeout(resolve, 5000))\n      return {}`), /^dsh: internal error \(unhandled rejection in a plugin\): rejected boom \[INTERNAL_ERROR\]$/],
+    ['a body waiting on a promise nothing settles', tool('await new Promise(() => {})'), /^dsh: internal error: the command can never finish .* \[INTERNAL_ERROR\]$/],
   ])('%s', async (_label, plugin, line) => {
     const { file } = await presetWith(() => plugin)
     const run = await dsh(['call', 'odd', '{}', '--preset', file])
