@@ -87,7 +87,7 @@ describe('dsh with the SearXNG overlay', () => {
     const run = await dshIn(['tools', ...(await withInstance({ baseUrl: 'searx.local' }))])
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toMatch(
-      /^dsh: row "web-search-searxng" \(dsh-example-searxng\) in .*instance\.yml: invalid config: config\.baseUrl: must be the http\(s\) URL of a SearXNG instance, e\.g\. http:\/\/127\.0\.0\.1:8888$/,
+      /^dsh: row "web-search-searxng" \(dsh-example-searxng\) in .*instance\.yml: invalid config: config\.baseUrl: must be the http\(s\) URL of a SearXNG instance, e\.g\. http:\/\/127\.0\.0\.1:8888 \[PRESET_CONFIG_INVALID\]$/,
     )
     expect(run.stdout).toBe('')
   })
