@@ -1,10 +1,12 @@
+import { CONTROL_CHARACTER_CLASS } from 'dsh-core'
+
 /**
  * What dsh prints to a person's terminal comes from servers, web pages, files and plugins: their
  * control characters would act on the terminal (clear it, move the cursor, set the title, hide or
  * overwrite lines, reorder text with bidi overrides) instead of showing. On a terminal each one is
  * shown as `?`; line feeds and tabs stay. Written to a pipe or a file, text is left exact.
  */
-const ACTING = new RegExp('[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]', 'g')
+const ACTING = new RegExp(`(?![\\t\\n])${CONTROL_CHARACTER_CLASS}`, 'g')
 
 /** `text` with every acting character shown as `?` (line feeds and tabs kept). */
 export function terminalText(text: string): string {
@@ -17,7 +19,7 @@ export function shownOn(stream: { isTTY?: boolean }, text: string): string {
 }
 
 /** Every control character, line feeds and tabs included, and the bidi controls. */
-const CONTROL = new RegExp('[\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]', 'g')
+const CONTROL = new RegExp(CONTROL_CHARACTER_CLASS, 'g')
 
 /**
  * `text` as one cell of a row of dsh's own tables (`dsh status`, `dsh trust --list`): every control

@@ -5,6 +5,7 @@ import { errorMessage, HarnessError } from '../errors.ts'
 import { hostEnv, type HostInfo } from '../host.ts'
 import { scopeLifetime, type Lifetime } from '../lifetime/lifetime.ts'
 import { TRUST_LOCK_TIMINGS, TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
+import { CONTROL_CHARACTER_CLASS } from '../control-characters.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -189,6 +190,5 @@ function shellWord(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`
 }
 
-const CONTROL_CLASS = '[\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]'
-const CONTROL = new RegExp(CONTROL_CLASS)
-const CONTROL_ALL = new RegExp(CONTROL_CLASS, 'g')
+const CONTROL = new RegExp(CONTROL_CHARACTER_CLASS)
+const CONTROL_ALL = new RegExp(CONTROL_CHARACTER_CLASS, 'g')
