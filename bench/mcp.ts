@@ -86,11 +86,18 @@ async function callLatency(): Promise<string[]> {
     await grouped?.callTool({ name: 'echo', arguments: { message: 'hi' } })
   }
   // The bridge's own share: its tool body (raw request, classification, checks) called directly,
-  // without the tools runtime around it (argument copy, deadline, value copy, render).
+  // without the tools runtime around it (argument copy, deadline, value copy, render). Each call gets
+  // a lifetime and signal of its own, as the runtime gives a call: the SDK never removes the abort
+  // listener it adds to a request's signal, so one shared signal held a listener per call made (2,200
+  // by the end), each add walking them all, and the body side slowed down as the run went on.
   const definition = tools.get('mcp__fixture__echo') as RawToolDefinition<JsonValue>
-  const lifetime = new Lifetime()
   const body = async () => {
-    await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: lifetime.signal, lifetime, session: undefined, progress: () => {} })
+    const lifetime = new Lifetime()
+    try {
+      await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: lifetime.signal, lifetime, session: undefined, progress: () => {} })
+    } finally {
+      lifetime.dispose()
+    }
   }
   try {
     for (let i = 0; i < 200; i++) await Promise.all([ours(), bare(), body(), bareOwnSession()])
