@@ -18,6 +18,7 @@ import { benchWebCpu } from './web-cpu.ts'
 import { benchWebHtml } from './web-html.ts'
 import { benchWebLoop } from './web-loop.ts'
 import { benchWebPool } from './web-pool.ts'
+import { benchWebSearch } from './web-search.ts'
 import { benchWebProfile } from './web-profile.ts'
 
 // `pnpm bench [name]`: runs the benchmarks and prints our figure, the baseline measured in the same run, and the ratio.
@@ -34,6 +35,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   'web-html': benchWebHtml,
   'web-loop': benchWebLoop,
   'web-pool': benchWebPool,
+  'web-search': benchWebSearch,
   'web-profile': benchWebProfile,
   mcp: benchMcp,
   skill: benchSkill,

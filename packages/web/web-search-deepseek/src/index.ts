@@ -1,8 +1,7 @@
 import type { Context } from 'cordis'
-import { configParser, effectWithTeardown, hostEnv } from 'dsh-core'
+import { configParser, hostEnv } from 'dsh-core'
 import type {} from 'dsh-web'
 import { registerKeyedSearch } from 'dsh-web/keyed-search'
-import type { Agent, Dispatcher } from 'undici'
 import { DeepSeekSearchConfig, snapshot } from './config.ts'
 import { deepSeekSearchSpec } from './provider.ts'
 
@@ -18,12 +17,5 @@ export const Config: (config: unknown) => DeepSeekSearchConfig = configParser(De
 
 export function apply(ctx: Context, config: DeepSeekSearchConfig): void {
   const settings = Config(config)
-  // undici loads with the first search: most runs never search, and it is most of this package's load time.
-  let agent: Promise<Agent> | undefined
-  const connection = () => (agent ??= import('undici').then(({ Agent }) => new Agent()))
-  const dispatcher = { request: async (options: Dispatcher.RequestOptions) => (await connection()).request(options) } as Pick<Dispatcher, 'request'>
-  registerKeyedSearch(ctx, deepSeekSearchSpec({ options: () => snapshot(settings, hostEnv(ctx)), dispatcher }))
-  effectWithTeardown(ctx, () => async () => {
-    await (await agent)?.destroy()
-  })
+  registerKeyedSearch(ctx, deepSeekSearchSpec({ options: () => snapshot(settings, hostEnv(ctx)) }))
 }

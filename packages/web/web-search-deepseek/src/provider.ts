@@ -1,6 +1,5 @@
-import type { Readable } from 'node:stream'
 import { httpFault, type HeaderSource, type ProviderFault, type WebSearchProvider } from 'dsh-web'
-import { keyedSearchProvider, missingKeyMessage as keyedMissingKey, type KeyedRequest, type KeyedResponse, type KeyedSearchSpec, type Refusal } from 'dsh-web/keyed-search'
+import { keyedSearchProvider, missingKeyMessage as keyedMissingKey, type KeyedRequest, type KeyedSearchSpec, type Refusal } from 'dsh-web/keyed-search'
 import type { Dispatcher } from 'undici'
 import type { SearchOptions } from './config.ts'
 import { errorDetail, mapResponse, messagesEndpoint, requestBody, type RequestBody } from './wire.ts'
@@ -30,10 +29,10 @@ export interface DeepSeekSearchProviderOptions {
 /**
  * The `deepseek-official` search provider as a keyed search (dsh-web/keyed-search): one
  * Anthropic-compatible Messages call per query with the native `web_search_20250305` tool, sent
- * through an undici dispatcher. The keyed part (key per search, record first, redirects refused,
+ * through the keyed default send (undici's `request`). The keyed part (key per search, record first, redirects refused,
  * deadline, bounded body, coded faults, a refused key kept refused) is shared with Brave and Tavily.
  */
-export function deepSeekSearchSpec(deps: Omit<DeepSeekSearchProviderOptions, 'resolveKey'>): Omit<KeyedSearchSpec<SearchOptions>, 'resolveKey' | 'lifetime'> {
+export function deepSeekSearchSpec(deps: Omit<DeepSeekSearchProviderOptions, 'resolveKey' | 'dispatcher'>): Omit<KeyedSearchSpec<SearchOptions>, 'resolveKey' | 'lifetime'> {
   return {
     id: PROVIDER_ID,
     name: 'DeepSeek',
@@ -43,7 +42,6 @@ export function deepSeekSearchSpec(deps: Omit<DeepSeekSearchProviderOptions, 're
     endpoint: (options) => messagesEndpoint(options.baseURL),
     unusable: (options) => (URL.canParse(options.baseURL) ? undefined : `the endpoint "${options.baseURL}" is not a URL (check DEEPSEEK_SEARCH_BASE_URL)`),
     request: deepSeekRequest,
-    send: (request, signal) => dispatch(deps.dispatcher, request, signal),
     refusal: deepSeekRefusal,
     map: (body) => mapResponse(body),
     ...(deps.record ? { record: (_event: string, data: unknown) => deps.record!(data as RecordedRequest) } : {}),
@@ -51,7 +49,7 @@ export function deepSeekSearchSpec(deps: Omit<DeepSeekSearchProviderOptions, 're
 }
 
 export function deepSeekSearchProvider(deps: DeepSeekSearchProviderOptions): WebSearchProvider {
-  return keyedSearchProvider({ ...deepSeekSearchSpec(deps), resolveKey: deps.resolveKey })
+  return keyedSearchProvider({ ...deepSeekSearchSpec(deps), dispatcher: deps.dispatcher, resolveKey: deps.resolveKey })
 }
 
 /** `POST <base>/messages` with the key in both headers the Anthropic-compatible API reads. */
@@ -84,22 +82,6 @@ function refusalFault(status: number, headers: HeaderSource): ProviderFault | un
   if (status === 401 || status === 403) return { kind: 'key_refused' }
   if (status === 402) return { kind: 'quota_exhausted' }
   return httpFault(status, headers)
-}
-
-/** The keyed `send` over an undici dispatcher, which never follows a redirect on its own. */
-async function dispatch(dispatcher: Pick<Dispatcher, 'request'>, request: KeyedRequest, signal: AbortSignal): Promise<KeyedResponse> {
-  const { url } = request
-  const response = await dispatcher.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: request.method, headers: request.headers, body: request.body ?? null, signal })
-  const stream = response.body as Readable
-  return {
-    status: response.statusCode,
-    headers: response.headers,
-    body: stream,
-    discard: () => {
-      stream.on('error', () => {})
-      stream.destroy()
-    },
-  }
 }
 
 export function missingKeyMessage(name: string): string {

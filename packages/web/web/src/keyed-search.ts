@@ -1,6 +1,8 @@
+import type { Readable } from 'node:stream'
 import type { Context } from 'cordis'
 import type {} from './service.ts'
-import { currentSession, errorMessage, hostEnv, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
+import { currentSession, effectWithTeardown, errorMessage, hostEnv, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
+import type { Agent, Dispatcher } from 'undici'
 import { WebError } from './errors.ts'
 import { headerValue, type HeaderSource, type ProviderFault } from './fault.ts'
 import { providerText } from './provider-text.ts'
@@ -73,10 +75,17 @@ export interface KeyedSearchSpec<Options extends KeyedSearchOptions> {
   readonly resolveKey: (name: string, cwd?: string) => Promise<string | undefined>
   readonly request: (search: WebSearchRequest, options: Options, key: string) => KeyedRequest
   /**
-   * Sends the request without following redirects and honouring `signal`. Default: the global
-   * `fetch` with `redirect: 'manual'`.
+   * Sends the request without following redirects and honouring `signal`. Default: undici's
+   * `request` over `dispatcher` (which never follows a redirect on its own).
    */
   readonly send?: (request: KeyedRequest, signal: AbortSignal) => Promise<KeyedResponse>
+  /**
+   * What the default `send` dispatches through: an undici `Agent`, or anything with its `request`.
+   * registerKeyedSearch gives the plugin's own Agent. Not the global `fetch`: it costs about 2.8x
+   * the CPU per loopback search (bench/RESULTS.md), and a private Agent ignores a global dispatcher
+   * (`setGlobalDispatcher`) the way dsh-web-fetch-http's does. One of `send` and `dispatcher` is needed.
+   */
+  readonly dispatcher?: Pick<Dispatcher, 'request'>
   /** Reads a non-2xx answer (its JSON body, when it has one). `key_refused` marks the key refused. */
   readonly refusal: (status: number, headers: HeaderSource, body: unknown) => Refusal
   /** Maps a 2xx JSON body; throws WebError for a shape it cannot read. */
@@ -97,7 +106,9 @@ interface KeyVerdict {
 /** The provider object for `ctx.web.registerSearchProvider`. */
 export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: KeyedSearchSpec<Options>): WebSearchProvider {
   const { id, name } = spec
-  const send = spec.send ?? fetchSend
+  const { dispatcher } = spec
+  if (!spec.send && !dispatcher) throw new TypeError(`keyed search ${id}: give it a send or a dispatcher`)
+  const send = spec.send ?? ((request: KeyedRequest, signal: AbortSignal) => dispatchSend(dispatcher!, request, signal))
   const fail = (message: string, code: string, options?: { cause?: unknown; fault?: ProviderFault; partial?: boolean }) => new WebError(message, code, options)
   // Kept for the last key used only: a key that changes back to a refused one is tried again once.
   let verdict: KeyVerdict | undefined
@@ -237,7 +248,7 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
       if (caller?.aborted) throw fail(`${name} search aborted`, 'WEB_ABORTED', { cause: caller.reason })
       if (spec.lifetime?.aborted) throw fail(`${name} search aborted: the provider was unloaded`, 'WEB_ABORTED', { cause: error })
       if (error instanceof WebError) throw error
-      // fetch() hides the socket error in `cause` (`fetch failed` ← `connect ECONNREFUSED …`).
+      // A wrapper (a custom `send` over fetch: `fetch failed`) may hide the socket error in `cause`.
       const reason = providerText(socketReason(error), [secret])
       if (partial) throw fail(`${name} answer broke off before its end: ${reason}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' }, partial })
       throw fail(`${name} request failed: ${reason}`, 'WEB_PROVIDER_ERROR', { cause: error, fault: { kind: 'unavailable' } })
@@ -257,15 +268,18 @@ function fingerprintOf(key: string): string {
   return process.getBuiltinModule('node:crypto').createHash('sha256').update(key).digest('base64')
 }
 
-/** The default `send`: the global fetch, redirects not followed. */
-async function fetchSend(request: KeyedRequest, signal: AbortSignal): Promise<KeyedResponse> {
-  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body ?? null, redirect: 'manual', signal })
+/** The default `send`: undici's `request` over `dispatcher`, which never follows a redirect on its own. */
+export async function dispatchSend(dispatcher: Pick<Dispatcher, 'request'>, request: KeyedRequest, signal: AbortSignal): Promise<KeyedResponse> {
+  const { url } = request
+  const response = await dispatcher.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: request.method, headers: request.headers, body: request.body ?? null, signal })
+  const stream = response.body as Readable
   return {
-    status: response.status,
+    status: response.statusCode,
     headers: response.headers,
-    body: response.body,
+    body: stream,
     discard: () => {
-      if (response.body && !response.bodyUsed && !response.body.locked) response.body.cancel().catch(() => {})
+      stream.on('error', () => {})
+      stream.destroy()
     },
   }
 }
@@ -280,12 +294,20 @@ export function missingKeyMessage(name: string, keyName: string, row: string): s
 
 /**
  * Registers a keyed provider from a plugin's `apply`: keys through ctx.credentials (else the process
- * environment), and searches still in flight end with WEB_ABORTED when the plugin unloads (the seam
- * removes the provider itself). Returns the provider's disposer, for a caller that removes it sooner.
+ * environment), requests through the plugin's own undici Agent (made at the first search, destroyed
+ * and awaited when the plugin unloads), and searches still in flight end with WEB_ABORTED when the
+ * plugin unloads (the seam removes the provider itself). Returns the provider's disposer, for a
+ * caller that removes it sooner.
  */
 export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Context, spec: Omit<KeyedSearchSpec<Options>, 'resolveKey' | 'lifetime'>): () => void {
   const lifetime = scopeLifetime(ctx, () => new WebError(`${spec.name} search aborted: the provider was unloaded`, 'WEB_ABORTED'))
-  return ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, resolveKey: credentialResolver(ctx), lifetime }))
+  // undici loads with the first search: most runs never search, and it is most of undici's cost at load.
+  let agent: Promise<Agent> | undefined
+  const dispatcher = spec.dispatcher ?? { request: async (options: Dispatcher.RequestOptions) => (await (agent ??= import('undici').then(({ Agent }) => new Agent()))).request(options) }
+  effectWithTeardown(ctx, () => async () => {
+    await (await agent)?.destroy()
+  })
+  return ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, dispatcher, resolveKey: credentialResolver(ctx), lifetime }))
 }
 
 /** `resolveKey` for a plugin: ctx.credentials when it is mounted, else the host's environment (hostEnv). */
