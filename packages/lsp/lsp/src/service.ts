@@ -41,10 +41,10 @@ export class LspService extends Service {
   private readonly names = new Map<string, Route>()
   private readonly listeners = new Set<() => void>()
   /**
-   * The events service itself, taken once (see `untrackedEvents`): `fileChanged` emits on every
+   * The events service's own `emit`, taken once (see `untrackedEmit`): `fileChanged` emits on every
    * write a harness makes.
    */
-  private events: Context['events'] | undefined
+  private emitter: Context['emit'] | undefined
 
   constructor(ctx: Context) {
     super(ctx, 'lsp', true)
@@ -230,8 +230,8 @@ export class LspService extends Service {
       }
     }
     try {
-      const events = (service.events ??= untrackedEvents(service.ctx))
-      if (anyListening(events, 'lsp/file-changed')) events.emit('lsp/file-changed', change, session)
+      const emit = (service.emitter ??= untrackedEmit(service.ctx))
+      emit('lsp/file-changed', change, session)
     } catch (error) {
       service.ctx.logger('lsp').warn(`an lsp/file-changed listener failed: ${errorMessage(error)}`)
     }
@@ -256,28 +256,16 @@ export class LspService extends Service {
 }
 
 /**
- * The events service without cordis's caller tracking. Each read of `ctx.emit` builds an Error (its
- * inject check), and an emit through the tracked events service builds a shadow context for every
- * method it reads on its way (the `internal/event` emit, `dispatch`, `filterHooks`): seven per
- * notice. An event whose first argument is not an object is dispatched the same whoever emits it
- * (cordis filters listeners by that argument only), so the untracked service's `emit` is the same emit.
+ * `ctx.emit` without cordis's caller tracking. Each read of `ctx.emit` builds an Error (its inject
+ * check), and an emit through the tracked events service builds a shadow context for every method
+ * it reads on its way (the `internal/event` emit, `dispatch`, `filterHooks`): seven per notice. An
+ * event whose first argument is not an object is dispatched the same whoever emits it (cordis
+ * filters listeners by that argument only), so the untracked service's `emit` is the same emit.
  */
-function untrackedEvents(ctx: Context): Context['events'] {
+function untrackedEmit(ctx: Context): Context['emit'] {
   // cordis 3.18 wraps the events service twice (the service is itself a traceable); once unwrapped, a second call is a no-op.
-  return untracked(untracked(ctx.events))
-}
-
-/**
- * Whether an emit of `name` reaches anyone: a listener of it, or of `internal/event` (which cordis
- * tells of every emit). When nobody is, the emit is skipped: it would build a generator, two
- * argument arrays and two filtered copies of empty hook lists, for each edit a harness makes, and
- * call nothing (automatic diagnostics, its one listener here, is off by default). `_hooks` is the
- * events service's public hook table (cordis 3.18's `EventsService._hooks`, read fresh each time,
- * so a listener added or removed later counts at once).
- */
-function anyListening(events: Context['events'], name: string): boolean {
-  const hooks = events._hooks
-  return (hooks[name]?.length ?? 0) > 0 || (hooks['internal/event']?.length ?? 0) > 0
+  const events = untracked(untracked(ctx.events))
+  return events.emit.bind(events) as Context['emit']
 }
 
 /**

@@ -271,42 +271,4 @@ describe('fileChanged', () => {
     expect(pluginHeard).toEqual(['/w/heard.ts'])
     fork.dispose()
   })
-
-  // Issue 27 item 2: automatic diagnostics, the one listener of lsp/file-changed here, is off by
-  // default (the coding preset included); an emit nobody hears still dispatched through cordis per
-  // notice (a generator, its argument arrays and two filtered copies of empty hook lists).
-  it('dispatches nothing per notice while nobody listens, and tells a listener added or removed later at once', async () => {
-    const events = untracked(untracked(app.events))
-    const dispatch = vi.spyOn(events, 'dispatch')
-    const heard: string[] = []
-    const internal: string[] = []
-    try {
-      for (let i = 0; i < 5; i++) app.lsp.fileChanged(`/w/${i}.ts`)
-      // 10 before (the emit's own and its internal/event emit's, per notice).
-      expect(dispatch).toHaveBeenCalledTimes(0)
-      const listener = app.plugin({ name: 'listener', apply: (ctx: Context) => void ctx.on('lsp/file-changed', (change) => heard.push(change.path)) })
-      await app.events.flush()
-      app.lsp.fileChanged('/w/heard.ts')
-      listener.dispose()
-      app.lsp.fileChanged('/w/after.ts')
-      // Whoever listens to every event (cordis's internal/event) still hears each notice.
-      const watcher = app.plugin({
-        name: 'watcher',
-        apply: (ctx: Context) =>
-          void ctx.on('internal/event', (_type: string, name: string, args: unknown[]) => {
-            if (name === 'lsp/file-changed') internal.push((args[0] as LspFileChange).path)
-          }),
-      })
-      await app.events.flush()
-      app.lsp.fileChanged('/w/watched.ts')
-      watcher.dispose()
-      dispatch.mockClear()
-      app.lsp.fileChanged('/w/unwatched.ts')
-      expect(dispatch).toHaveBeenCalledTimes(0)
-    } finally {
-      dispatch.mockRestore()
-    }
-    expect(heard).toEqual(['/w/heard.ts'])
-    expect(internal).toEqual(['/w/watched.ts'])
-  })
 })
