@@ -514,6 +514,15 @@ export class ServerInstance {
     if (this.kept.has(uri)) this.changed.set(uri, path)
   }
 
+  /**
+   * True when a kept document other than `except` (the request's own file) changed on disk since its
+   * text was sent: asked before every request, so it builds nothing (`changedDocuments` lists them).
+   */
+  hasChangedDocuments(except?: string): boolean {
+    const { size } = this.changed
+    return size > 1 || (size === 1 && (except === undefined || !this.changed.has(except)))
+  }
+
   /** Kept documents changed on disk since their text was sent, but `except` (the request's own file), as URI and path. */
   changedDocuments(except?: string): [string, string][] {
     return [...this.changed].filter(([uri]) => uri !== except)
