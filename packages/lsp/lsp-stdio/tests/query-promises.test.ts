@@ -168,3 +168,24 @@ describe('a warm query\'s check for kept documents changed on disk', () => {
     }
   })
 })
+
+describe('a warm query\'s capability check', () => {
+  it('is one object per operation: no object or closure of it made per query', async () => {
+    const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
+    const filePath = 'src/deep/a.ts'
+    await clockPastSettle(SETTLE_MS)
+    const tool = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+    await rig.query('hover', { filePath }, tool.child())
+    const opened = vi.spyOn(ServerInstance.prototype as any, 'opened')
+    try {
+      for (let i = 0; i < 5; i++) for (const operation of ['hover', 'goToDefinition'] as const) await rig.query(operation, { filePath }, tool.child())
+      const checks = new Set(opened.mock.calls.map((args) => args[3]))
+      expect(opened).toHaveBeenCalledTimes(10)
+      // 10 before (`{ supported: (capabilities) => … }` made in every query).
+      expect(checks.size).toBe(2)
+    } finally {
+      opened.mockRestore()
+      tool.dispose()
+    }
+  })
+})
