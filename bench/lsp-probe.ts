@@ -4,7 +4,7 @@ import { syncBuiltinESMExports } from 'node:module'
 import { Session as Inspector } from 'node:inspector/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FileSystem, Lifetime } from 'dsh-core'
+import { FileSystem, Lifetime, untracked } from 'dsh-core'
 import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled } from './lsp-servers.ts'
 
 // What one warm `lsp` call does, on bench/lsp.ts's fixture and queries through the coding preset,
@@ -19,6 +19,8 @@ import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled } from '.
 //   PROBE=promises OP=…     where one operation's promises are made (OWNER=1: by the first frame of ours)
 //   PROBE=profile OP=… CALLS=2000 WARMUP=0   a CPU profile of the calls alone (the inspector, 100 µs sampling)
 //   PROBE=cpu CALLS=2000 WARMUP=2000  this process's CPU per warm call, each operation in turn
+//   PROBE=layers CALLS=300 ROUNDS=8 WARMUP=1000  CPU per call entered at the tool, the seam, a kept client, the floor
+//   PROBE=floor CALLS=1000 WARMUP=2000 [PROFILE=1]  ours and the contract floor (lsp-contract-floor.ts) each alone: CPU per call, profiles
 // Run on the built packages (`pnpm bench lsp` builds them):
 //   PROBE=server node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-probe.ts
 
@@ -48,6 +50,21 @@ if (process.env.PROBE === 'server' && !process.env.BENCH_LSP_OVERLAY) {
 const host = await bootCoding()
 const counts = new Map<string, number>()
 const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1)
+
+/** A kept client (documents kept open, diagnostics declared, as dsh) on its own copy, warm and settled, and the contract's floor on it. */
+async function keptAndFloor(prefix: string) {
+  const { BareLspClient } = await import('./bare-lsp-client.ts')
+  const { ContractFloorClient } = await import('./lsp-contract-floor.ts')
+  const copy = withExtraFiles(fixtureCopy(FIXTURE, server, prefix))
+  const kept = new BareLspClient(server.executable, server.args, copy.dir, { keepOpen: true, diagnostics: true, initializationOptions: server.initializationOptions })
+  await kept.initialize()
+  const floorClient = new ContractFloorClient(kept, copy.dir)
+  const floor = (args: (typeof CASES)[number]) => floorClient.query(METHODS[args.operation]!, args.filePath, 'typescript', args.line - 1, args.character - 1)
+  for (const args of CASES) await kept.query(METHODS[args.operation]!, args.filePath, 'typescript', args.line - 1, args.character - 1)
+  await kept.waitQuiet(60_000)
+  await untilSettled(copy)
+  return { copy, kept, floor }
+}
 
 function wrap<T extends object>(owner: T, key: keyof T & string, label: string): void {
   const original = owner[key] as unknown as (...args: unknown[]) => unknown
@@ -165,6 +182,125 @@ try {
       figures.push(`${args.operation} ${((used.user + used.system) / calls).toFixed(1)} µs`)
     }
     console.log(`CPU per call (${calls} calls each): ${figures.join(', ')}`)
+  } else if (process.env.PROBE === 'floor') {
+    // Ours against the contract's floor (lsp-contract-floor.ts, a kept client on its own copy), each
+    // side CALLS rounds of the four operations alone, after WARMUP rounds of both: this process's
+    // CPU per call of each, and with PROFILE=1 a CPU profile of each side's loop (to compare by function).
+    const { copy, kept, floor } = await keptAndFloor('dsh-probe-floor-')
+    const calls = Number(process.env.CALLS ?? 1000)
+    for (let i = 0; i < Number(process.env.WARMUP ?? 2000); i++) for (const args of CASES) await Promise.all([call(args), floor(args)])
+    const sides = { ours: call, floor } as Record<string, (args: (typeof CASES)[number]) => Promise<unknown>>
+    // Per call of each side: promises, timers, immediates and ticks made (what each side's path schedules).
+    const made = new Map<string, number>()
+    const hook = createHook({ init: (_id, type) => void made.set(type, (made.get(type) ?? 0) + 1) })
+    for (const [name, side] of Object.entries(sides)) {
+      made.clear()
+      hook.enable()
+      for (let i = 0; i < 50; i++) for (const args of CASES) await side(args)
+      hook.disable()
+      console.log(`${name.padEnd(5)} per call: ${[...made].sort().map(([type, n]) => `${type} ${(n / 50 / CASES.length).toFixed(2)}`).join(', ')}`)
+    }
+    // Where each side's wall time goes, per call: before its request's pipe write, from that write to
+    // the answer's first bytes (the server and the wake-ups), and from those bytes to the answer (p50s).
+    const { Socket } = await import('node:net')
+    const write = Socket.prototype.write
+    const push = Socket.prototype.push
+    let wroteAt = 0
+    let readAt = 0
+    Socket.prototype.write = function (this: InstanceType<typeof Socket>, ...args: any[]) {
+      if (!wroteAt) wroteAt = performance.now()
+      return (write as any).apply(this, args)
+    } as typeof write
+    Socket.prototype.push = function (this: InstanceType<typeof Socket>, ...args: any[]) {
+      if (wroteAt && !readAt && args[0] != null) readAt = performance.now()
+      return (push as any).apply(this, args)
+    } as typeof push
+    const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+    for (const round of [1, 2]) {
+      for (const [name, side] of Object.entries(sides)) {
+        const phases = [[], [], [], []] as number[][]
+        for (let i = 0; i < Math.min(calls, 500); i++) {
+          for (const args of CASES) {
+            wroteAt = readAt = 0
+            const began = performance.now()
+            await side(args)
+            const ended = performance.now()
+            phases[0]!.push(wroteAt - began)
+            phases[1]!.push(readAt - wroteAt)
+            phases[2]!.push(ended - readAt)
+            phases[3]!.push(ended - began)
+          }
+        }
+        console.log(`phases ${round} ${name.padEnd(5)} p50 µs: to the write ${(p50(phases[0]!) * 1000).toFixed(0)}, write to answer ${(p50(phases[1]!) * 1000).toFixed(0)}, answer to result ${(p50(phases[2]!) * 1000).toFixed(0)}, whole ${(p50(phases[3]!) * 1000).toFixed(0)}`)
+      }
+    }
+    Socket.prototype.write = write
+    Socket.prototype.push = push
+    const inspector = new Inspector()
+    inspector.connect()
+    await inspector.post('Profiler.enable')
+    await inspector.post('Profiler.setSamplingInterval', { interval: 100 })
+    for (const round of [1, 2]) {
+      for (const [name, side] of Object.entries(round === 1 ? sides : { floor: sides.floor!, ours: sides.ours! })) {
+        if (process.env.PROFILE) await inspector.post('Profiler.start')
+        const cpu = process.cpuUsage()
+        const began = performance.now()
+        for (let i = 0; i < calls; i++) for (const args of CASES) await side(args)
+        const wall = performance.now() - began
+        const used = process.cpuUsage(cpu)
+        let file = ''
+        if (process.env.PROFILE) {
+          const { profile } = await inspector.post('Profiler.stop')
+          file = join(tmpdir(), `dsh-probe-${name}-${round}-${process.pid}.cpuprofile`)
+          fs.writeFileSync(file, JSON.stringify(profile))
+        }
+        console.log(`round ${round} ${name.padEnd(5)} CPU per call ${((used.user + used.system) / calls / CASES.length).toFixed(1)} µs (user ${(used.user / calls / CASES.length).toFixed(1)}), wall ${((wall * 1000) / calls / CASES.length).toFixed(1)} µs ${file}`)
+      }
+    }
+    inspector.disconnect()
+    await kept.close()
+    copy.remove()
+  } else if (process.env.PROBE === 'layers') {
+    // This process's CPU per warm call entered at each layer, the four operations in turn, the
+    // sides alternating ROUNDS times (median of the rounds): the tool through `execute`; the seam
+    // (`ctx.lsp.query` with the call's proofs, on a Lifetime as the tool asks); a kept client
+    // (vscode-jsonrpc, documents kept open) and the contract's floor on it (lsp-contract-floor.ts).
+    const { CallProofs } = await import('dsh-lsp')
+    const { copy, kept, floor } = await keptAndFloor('dsh-probe-layers-')
+    // Held as the tool holds them (untracked: a member read through cordis's tracking proxy builds a function proxy per call).
+    const lsp = untracked((host.app as any).lsp)
+    const files = untracked((host.app as any).fs)
+    const seam = async (args: (typeof CASES)[number]) => {
+      // What the tools runtime gives a call: a root Lifetime with the tool's deadline.
+      const call = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+      try {
+        return await lsp.query({ operation: args.operation, filePath: args.filePath, position: { line: args.line - 1, character: args.character - 1 }, workspaceRoot: workspace.dir, proofs: new CallProofs(files, workspace.dir) }, call)
+      } finally {
+        call.dispose()
+      }
+    }
+    const sides: Record<string, (args: (typeof CASES)[number]) => Promise<unknown>> = {
+      tool: call,
+      seam,
+      kept: (args) => kept.query(METHODS[args.operation]!, args.filePath, 'typescript', args.line - 1, args.character - 1),
+      floor,
+    }
+    for (let i = 0; i < Number(process.env.WARMUP ?? 1000); i++) for (const args of CASES) for (const side of Object.values(sides)) await side(args)
+    const calls = Number(process.env.CALLS ?? 300)
+    const figures: Record<string, number[]> = {}
+    for (let round = 0; round < Number(process.env.ROUNDS ?? 8); round++) {
+      for (const [name, side] of Object.entries(sides)) {
+        const cpu = process.cpuUsage()
+        for (let i = 0; i < calls; i++) for (const args of CASES) await side(args)
+        const used = process.cpuUsage(cpu)
+        ;(figures[name] ??= []).push((used.user + used.system) / calls / CASES.length)
+      }
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+    console.log(`CPU per call, µs, median of ${figures.tool!.length} rounds of ${calls} x 4 operations (range):`)
+    for (const [name, values] of Object.entries(figures)) console.log(`  ${name.padEnd(5)} ${median(values).toFixed(1).padStart(6)}  (${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)})`)
+    await kept.close()
+    copy.remove()
   } else if (process.env.PROBE === 'profile') {
     const op = CASES.find((c) => c.operation === (process.env.OP ?? 'findReferences'))!
     const calls = Number(process.env.CALLS ?? 2000)

@@ -14,13 +14,22 @@ export function homeDirectory(): string {
   throw new HarnessError(`no home directory: ${found.reason}; set HOME, or DSH_HOME for dsh's own files`, 'HOME_UNKNOWN', found.cause === undefined ? undefined : { cause: found.cause })
 }
 
-/** The home directory as `homeDirectory()` finds it, or why there is none: for a plugin that can do without it (skill-fs's user roots). */
-export function findHomeDirectory(): { readonly home: string } | { readonly reason: string; readonly cause?: unknown } {
+/**
+ * The home directory as `homeDirectory()` finds it, or why there is none: for a plugin that can do
+ * without it (skill-fs's user roots). `env` is the host's environment (a test's, an embedder's): its
+ * HOME when set and not blank, else the OS's answer (this process's HOME, else the passwd entry). A
+ * relative HOME is no home: resolved, it would make the directory dsh runs in (a repository) the user's.
+ */
+export function findHomeDirectory(env: NodeJS.ProcessEnv = process.env): { readonly home: string } | { readonly reason: string; readonly cause?: unknown } {
+  const given = env.HOME
   let home: string
-  try {
-    home = homedir()
-  } catch (error) {
-    return { reason: `HOME is unset and user ${process.getuid?.() ?? '?'} has no passwd entry (${errorMessage(error)})`, cause: error }
+  if (given?.trim()) home = given
+  else {
+    try {
+      home = homedir()
+    } catch (error) {
+      return { reason: `HOME is unset and user ${process.getuid?.() ?? '?'} has no passwd entry (${errorMessage(error)})`, cause: error }
+    }
   }
   if (!isAbsolute(home)) return { reason: `HOME is ${JSON.stringify(home)}, not an absolute path` }
   return { home }

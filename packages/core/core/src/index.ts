@@ -1,5 +1,5 @@
 export * from './errors.ts'
-export { CONTROL_CHARACTER_CLASS } from './control-characters.ts'
+export { BIDI_CONTROL_CLASS, CONTROL_CHARACTER_CLASS } from './control-characters.ts'
 export * from './json.ts'
 export * from './abort.ts'
 export * from './lifetime.ts'

@@ -240,14 +240,18 @@ export class LspConnection {
     return this.translate(error)
   }
 
-  /** Resolves once the notification's bytes are written (a full pipe makes it wait). */
+  /**
+   * Resolves once the notification is handed to the server's stdin, in order before anything sent
+   * later (PipeMessageWriter: no caller waits on a notification's bytes; a failed write is the
+   * server going, reported through the writer's onError).
+   */
   notify(method: string, params: unknown, signal?: AbortSignal): Promise<void> {
     return this.notifyInOrder([[method, params]], signal)
   }
 
   /**
    * Hands the notifications to the writer together, so nothing sent later comes between them, and
-   * resolves once all their bytes are written. One wait for them all (a document's didChange and
+   * resolves once all are handed to the stdin (see `notify`). One wait for them all (a document's didChange and
    * didSave), and without a signal no Lifetime race: one listener on the connection's fatal cause,
    * paid on every change.
    */

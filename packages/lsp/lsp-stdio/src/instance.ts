@@ -1,5 +1,5 @@
 import { assertNever, errorFromReason, envFromConfig, Lifetime, oneLine, type ChildHandle, type ContainedText, type SubprocessService, type Workspace } from 'dsh-core'
-import { LspError, type LspCall, type LspCallDirection, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspPosition, type LspProviderQuery, type LspQueryResult, type LspRange, type LspWorkspaceSymbol } from 'dsh-lsp'
+import { LspError, type LspCall, type LspCallDirection, type LspDiagnostic, type LspDocumentSymbol, type LspFileChangeKind, type LspOperation, type LspPosition, type LspProviderQuery, type LspQueryResult, type LspRange, type LspWorkspaceSymbol } from 'dsh-lsp'
 import { FileChangeType, LSPErrorCodes, MessageType, type InitializeParams, type InitializeResult, type ServerCapabilities, type SymbolKind } from 'vscode-languageserver-protocol'
 import { queryAborted } from './aborted.ts'
 import { CallScope } from './call-scope.ts'
@@ -22,6 +22,16 @@ export type InstanceState = 'starting' | 'indexing' | 'ready' | 'stopped'
 
 /** Diagnostics are asked of any server (pulled, or the publication awaited). */
 const ALWAYS_SUPPORTED = { supported: () => true as const }
+
+/** What the server must offer for a query of each operation (true, or the name of what is missing); one check per operation, not an object and a closure per query. */
+type Support = { readonly supported: (capabilities: ServerCapabilities) => true | string }
+const supportOf = (operation: LspOperation): Support => ({ supported: (capabilities) => supportsOperation(capabilities, operation) || operation })
+const QUERY_SUPPORT: Readonly<Record<LspOperation, Support>> = {
+  goToDefinition: supportOf('goToDefinition'),
+  findReferences: supportOf('findReferences'),
+  goToImplementation: supportOf('goToImplementation'),
+  hover: supportOf('hover'),
+}
 
 export interface InstanceOptions {
   readonly serverId: string
@@ -187,7 +197,7 @@ export class ServerInstance {
    */
   query(request: LspProviderQuery, source: ContainedText, bound: Bound, workspaceUri: string = this.workspace.url): Promise<LspQueryResult> {
     return this.use(bound, () =>
-      this.opened(source, request.languageId, bound, { supported: (capabilities) => supportsOperation(capabilities, request.operation) || request.operation }, (document) => this.ask(request, document, bound, workspaceUri)),
+      this.opened(source, request.languageId, bound, QUERY_SUPPORT[request.operation], (document) => this.ask(request, document, bound, workspaceUri)),
     )
   }
 
@@ -416,7 +426,7 @@ export class ServerInstance {
     source: ContainedText,
     languageId: string,
     bound: Bound,
-    how: { readonly supported: (capabilities: ServerCapabilities) => true | string },
+    how: Support,
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
     // Once the handshake is done there is nothing to wait for (most queries: no promise here).
@@ -440,7 +450,7 @@ export class ServerInstance {
     capabilities: ServerCapabilities,
     source: ContainedText,
     languageId: string,
-    how: { readonly supported: (capabilities: ServerCapabilities) => true | string },
+    how: Support,
     work: (document: OpenDocument, capabilities: ServerCapabilities) => Promise<R>,
   ): Promise<R> {
     const { serverId } = this.options
@@ -512,6 +522,15 @@ export class ServerInstance {
    */
   changedOnDisk(uri: string, path: string): void {
     if (this.kept.has(uri)) this.changed.set(uri, path)
+  }
+
+  /**
+   * True when a kept document other than `except` (the request's own file) changed on disk since its
+   * text was sent: asked before every request, so it builds nothing (`changedDocuments` lists them).
+   */
+  hasChangedDocuments(except?: string): boolean {
+    const { size } = this.changed
+    return size > 1 || (size === 1 && (except === undefined || !this.changed.has(except)))
   }
 
   /** Kept documents changed on disk since their text was sent, but `except` (the request's own file), as URI and path. */

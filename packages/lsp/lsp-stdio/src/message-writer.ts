@@ -17,7 +17,17 @@ import { AbstractMessageWriter, Message, type MessageWriter } from 'vscode-jsonr
  * one that nothing followed. Otherwise each frame is a system call here and a wake-up of the
  * server: three per change, where only the request is one the server answers. A request or a
  * response goes at once, as before: no tick and no wait on a query's path.
+ *
+ * A request's write resolves once its bytes are written (vscode-jsonrpc rejects the request with a
+ * MessageWriteError when they cannot be). A notification's resolves once it is handed to the stream,
+ * which keeps it in order before anything written later: nothing waits on its bytes (a document's
+ * didChange goes ahead of the request about it, not awaited), so it makes no promise of its own, two
+ * per change. A notification that fails to write is reported to `onError` as any write failure is;
+ * the connection treats that as the server going (its fatal cause, which every waiter there ends on).
  */
+/** What every notification's write answers: handed to the stream, in order (shared; it never rejects). */
+const HANDED: Promise<void> = Promise.resolve()
+
 export class PipeMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0
   /** Notifications corked on the stream, waiting for a request or the tick. */
@@ -28,13 +38,21 @@ export class PipeMessageWriter extends AbstractMessageWriter implements MessageW
     this.release()
   }
 
+  /** A notification's write failing: reported as the library's writer reports any (no caller waits on its bytes). */
+  private readonly notificationWritten = (error: Error | null | undefined): void => {
+    if (error != null) this.fireError(error, undefined, ++this.errorCount)
+  }
+
   constructor(private readonly stream: Writable) {
     super()
     stream.on('error', (error) => this.fireError(error))
     stream.on('close', () => this.fireClose())
   }
 
-  /** Resolves once the frame's bytes are written (a full pipe makes it wait). */
+  /**
+   * A request or response: resolves once the frame's bytes are written (a full pipe makes it wait).
+   * A notification: settled at once (see the class), its failure reported to `onError`.
+   */
   write(message: Message): Promise<void> {
     let frame: string
     try {
@@ -44,8 +62,11 @@ export class PipeMessageWriter extends AbstractMessageWriter implements MessageW
       this.fireError(error)
       return Promise.reject(error)
     }
-    const notification = Message.isNotification(message)
-    if (notification) this.hold()
+    if (Message.isNotification(message)) {
+      this.hold()
+      this.stream.write(frame, 'utf8', this.notificationWritten)
+      return HANDED
+    }
     const written = new Promise<void>((resolve, reject) => {
       this.stream.write(frame, 'utf8', (error) => {
         if (error == null) return resolve()
@@ -53,7 +74,7 @@ export class PipeMessageWriter extends AbstractMessageWriter implements MessageW
         reject(error)
       })
     })
-    if (!notification) this.release()
+    this.release()
     return written
   }
 

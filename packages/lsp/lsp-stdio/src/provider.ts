@@ -553,7 +553,7 @@ export class StdioLspProvider implements LspProvider {
     turn: TurnEnd | undefined,
   ): Promise<R> {
     instance.claim()
-    const running = instance.changedDocuments(file).length ? this.sendChangedDocuments(instance, file, scope.signal).then(() => work(instance)) : settling(() => work(instance))
+    const running = instance.hasChangedDocuments(file) ? this.sendChangedDocuments(instance, file, scope.signal).then(() => work(instance)) : settling(() => work(instance))
     return running.then(
       (result) => {
         instance.unclaim()

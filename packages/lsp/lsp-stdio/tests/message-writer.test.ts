@@ -8,6 +8,7 @@ import { StreamMessageWriter, type Message } from 'vscode-jsonrpc/node'
 import { afterEach, describe, expect, it } from 'vitest'
 import { countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { LspConnection } from '../src/connection.ts'
+import { PipeMessageWriter } from '../src/message-writer.ts'
 
 const opened: LspConnection[] = []
 afterEach(() => {
@@ -59,14 +60,52 @@ describe('a message to the server', () => {
     expect(Buffer.concat(writes).equals(expected)).toBe(true)
   })
 
-  it('costs at most five promises per notification written, the wait for its bytes and the caller\'s await included', async () => {
+  it('costs at most four promises per notification, the caller\'s await included', async () => {
     const { connection } = pipedConnection()
     await connection.notify('test/warm', {})
     const COUNT = 100
     const counting = countAsyncInits()
     for (let index = 0; index < COUNT; index++) await connection.notify('test/n', { index })
     const promises = counting.stop()
-    // 21 with vscode-jsonrpc's StreamMessageWriter and a Lifetime race for the bytes.
-    expect(promises / COUNT).toBeLessThanOrEqual(5)
+    // 21 with vscode-jsonrpc's StreamMessageWriter and a Lifetime race for the bytes; 5 while the
+    // writer made a promise for each notification's bytes.
+    expect(promises / COUNT).toBeLessThanOrEqual(4)
+  })
+
+  it('makes no promise for a notification\'s bytes, one for a request\'s (the library rejects a request it could not write)', async () => {
+    const pipe = new PassThrough()
+    pipe.resume()
+    const writer = new PipeMessageWriter(pipe)
+    const notification = { jsonrpc: '2.0', method: 'textDocument/didChange', params: PARAMS[0] } as Message
+    const request = { jsonrpc: '2.0', id: 1, method: 'textDocument/diagnostic', params: PARAMS[1] } as Message
+    await writer.write(notification)
+    await writer.write(request)
+    const COUNT = 50
+    const counting = countAsyncInits()
+    const handed: Promise<void>[] = []
+    for (let index = 0; index < COUNT; index++) handed.push(writer.write(notification))
+    const forNotifications = counting.stop()
+    const requestCounting = countAsyncInits()
+    const written = writer.write(request)
+    const forRequest = requestCounting.stop()
+    expect(forNotifications).toBe(0)
+    expect(forRequest).toBe(1)
+    await Promise.all([...handed, written])
+    writer.dispose()
+  })
+
+  it('reports a notification it could not write to onError, and its write still settles (no rejection a caller must catch)', async () => {
+    const pipe = new PassThrough()
+    const writer = new PipeMessageWriter(pipe)
+    const reported: unknown[] = []
+    writer.onError(([error]) => reported.push(error))
+    pipe.destroy()
+    await expect(writer.write({ jsonrpc: '2.0', method: 'test/after-close', params: {} } as Message)).resolves.toBeUndefined()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(reported).toHaveLength(1)
+    expect(reported[0]).toMatchObject({ code: 'ERR_STREAM_DESTROYED' })
+    // A request's write still rejects, so vscode-jsonrpc rejects the request (MessageWriteError).
+    await expect(writer.write({ jsonrpc: '2.0', id: 7, method: 'test/request', params: {} } as Message)).rejects.toMatchObject({ code: 'ERR_STREAM_DESTROYED' })
+    writer.dispose()
   })
 })

@@ -6,12 +6,15 @@
 import { Lifetime } from 'dsh-core'
 import { CallProofs, SETTLE_MS } from 'dsh-lsp'
 import { CancellationTokenSource } from 'vscode-jsonrpc/node'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { asyncInitsOf } from '../../../../test-support/async-inits.ts'
 import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { fakeMessages } from './fixtures/fake-config.ts'
 import { LspConnection } from '../src/connection.ts'
+import { ServerInstance } from '../src/instance.ts'
 import { cleanupRigs, makeRig } from './fixtures/rig.ts'
 
 afterEach(cleanupRigs)
@@ -129,6 +132,59 @@ describe('a warm query\'s request options', () => {
       expect([...policies][0]).toMatchObject({ graceMs: rig.config.killGraceMs })
     } finally {
       requests.mockRestore()
+      tool.dispose()
+    }
+  })
+})
+
+describe('a warm query\'s check for kept documents changed on disk', () => {
+  it('builds no list of them when none changed (one per query before), and still sends one that did before the request', async () => {
+    const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n', 'src/b.ts': 'export const b = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
+    const filePath = 'src/deep/a.ts'
+    await clockPastSettle(SETTLE_MS)
+    const tool = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+    await rig.query('hover', { filePath: 'src/b.ts' }, tool.child())
+    for (let i = 0; i < 3; i++) await rig.query('hover', { filePath }, tool.child())
+    const lists = vi.spyOn(ServerInstance.prototype, 'changedDocuments')
+    try {
+      for (let i = 0; i < 10; i++) await rig.query('hover', { filePath }, tool.child())
+      // 10 before: `changedDocuments(file)` spread the map and filtered it (two arrays) on every attempt.
+      expect(lists).toHaveBeenCalledTimes(0)
+      // The request's own file marked changed: read at the request anyway, so still no list.
+      rig.provider.fileChanged({ path: join(rig.ws, filePath), kind: 'changed' })
+      await rig.query('hover', { filePath }, tool.child())
+      expect(lists).toHaveBeenCalledTimes(0)
+      // Another kept document changed on disk: listed, and its didChange goes before the request.
+      writeFileSync(join(rig.ws, 'src/b.ts'), 'export const b = 2\n')
+      rig.provider.fileChanged({ path: join(rig.ws, 'src/b.ts'), kind: 'changed' })
+      const before = fakeMessages(rig.entries(), 'in').length
+      await rig.query('hover', { filePath }, tool.child())
+      expect(lists).toHaveBeenCalled()
+      const sent = fakeMessages(rig.entries(), 'in').slice(before).map((message) => message.method)
+      expect(sent).toEqual(['textDocument/didChange', 'textDocument/hover'])
+    } finally {
+      lists.mockRestore()
+      tool.dispose()
+    }
+  })
+})
+
+describe('a warm query\'s capability check', () => {
+  it('is one object per operation: no object or closure of it made per query', async () => {
+    const rig = await makeRig({ files: { 'src/deep/a.ts': 'export const a = 1\n' }, fake: KEEPING, server: { rootMarkers: LOCK_FILES } })
+    const filePath = 'src/deep/a.ts'
+    await clockPastSettle(SETTLE_MS)
+    const tool = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+    await rig.query('hover', { filePath }, tool.child())
+    const opened = vi.spyOn(ServerInstance.prototype as any, 'opened')
+    try {
+      for (let i = 0; i < 5; i++) for (const operation of ['hover', 'goToDefinition'] as const) await rig.query(operation, { filePath }, tool.child())
+      const checks = new Set(opened.mock.calls.map((args) => args[3]))
+      expect(opened).toHaveBeenCalledTimes(10)
+      // 10 before (`{ supported: (capabilities) => … }` made in every query).
+      expect(checks.size).toBe(2)
+    } finally {
+      opened.mockRestore()
       tool.dispose()
     }
   })

@@ -1,4 +1,4 @@
-import { isAbsolute, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { configParser, findHomeDirectory, givenDshHome } from 'dsh-core'
 import { z } from 'zod'
 
@@ -65,7 +65,7 @@ export interface Places {
 }
 
 export function placesOf(config: SkillFsConfig, env: NodeJS.ProcessEnv = process.env): Places {
-  const user = config.userHome !== undefined ? { home: resolve(config.userHome) } : userHomeIn(env)
+  const user = config.userHome !== undefined ? { home: resolve(config.userHome) } : findHomeDirectory(env)
   const userHome = 'home' in user ? user.home : undefined
   return {
     userHome,
@@ -74,14 +74,4 @@ export function placesOf(config: SkillFsConfig, env: NodeJS.ProcessEnv = process
     customRoots: config.customRoots.map((root) => resolve(root)),
     bundledRoot: config.bundledRoot === undefined ? undefined : resolve(config.bundledRoot),
   }
-}
-
-/**
- * The host's HOME, else the OS home directory. A relative HOME is no home: resolved, it would make
- * the directory dsh runs in (a repository) the user's, and its skills the user's skills.
- */
-function userHomeIn(env: NodeJS.ProcessEnv): ReturnType<typeof findHomeDirectory> {
-  const home = env.HOME
-  if (!home?.trim()) return findHomeDirectory()
-  return isAbsolute(home) ? { home } : { reason: `HOME is ${JSON.stringify(home)}, not an absolute path` }
 }

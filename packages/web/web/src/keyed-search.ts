@@ -81,8 +81,8 @@ export interface KeyedSearchSpec<Options extends KeyedSearchOptions> {
   readonly send?: (request: KeyedRequest, signal: AbortSignal) => Promise<KeyedResponse>
   /**
    * What the default `send` dispatches through: an undici `Agent`, or anything with its `request`.
-   * registerKeyedSearch gives the plugin's own Agent. Not the global `fetch`: it costs about 2.8x
-   * the CPU per loopback search (bench/RESULTS.md), and a private Agent ignores a global dispatcher
+   * registerKeyedSearch gives the plugin's own Agent. Not the global `fetch`: a search over it took about
+   * 5x the CPU of one over an own Agent (4.7-5.0x, bench/RESULTS.md, "keyed search sends through undici"), and a private Agent ignores a global dispatcher
    * (`setGlobalDispatcher`) the way dsh-web-fetch-http's does. One of `send` and `dispatcher` is needed.
    */
   readonly dispatcher?: Pick<Dispatcher, 'request'>
@@ -112,6 +112,14 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
   const fail = (message: string, code: string, options?: { cause?: unknown; fault?: ProviderFault; partial?: boolean }) => new WebError(message, code, options)
   // Kept for the last key used only: a key that changes back to a refused one is tried again once.
   let verdict: KeyVerdict | undefined
+  // The last key looked up and its digest: nearly every search finds the same key, which then costs
+  // a string compare instead of a sha256. The key is still looked up at every search; this holds
+  // only the last one found (as the request it went into did), never in place of a lookup.
+  let last: { readonly key: string; readonly fingerprint: string } | undefined
+  const fingerprintOf = (key: string): string => {
+    if (last?.key !== key) last = { key, fingerprint: digestOf(key) }
+    return last.fingerprint
+  }
 
   async function key(options: Options, lifetime: Lifetime, cwd?: string): Promise<string | undefined> {
     if (options.apiKey) return options.apiKey
@@ -263,8 +271,8 @@ function keyLabel(options: KeyedSearchOptions): string {
   return options.apiKey ? '(the literal apiKey)' : options.apiKeyEnv
 }
 
-/** A key's digest: what the provider keeps to know a key again, instead of the key. */
-function fingerprintOf(key: string): string {
+/** A key's digest: what a verdict keeps to know a key again, instead of the key. */
+function digestOf(key: string): string {
   return process.getBuiltinModule('node:crypto').createHash('sha256').update(key).digest('base64')
 }
 

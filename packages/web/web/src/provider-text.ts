@@ -1,3 +1,5 @@
+import { BIDI_CONTROL_CLASS } from 'dsh-core'
+
 /** Longest provider text passed on to a caller (and so to the model), in characters. */
 export const MAX_PROVIDER_TEXT = 300
 
@@ -25,8 +27,8 @@ export function redact(text: string, secrets: readonly (string | undefined)[]): 
   return clean
 }
 
-/** Right-to-left and other bidi overrides, embeddings, isolates and marks: they reorder what the model reads. */
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+/** Right-to-left and other bidi overrides, embeddings, isolates and marks: they reorder what the model reads (dsh-core's one list). */
+const BIDI_CONTROLS = new RegExp(BIDI_CONTROL_CLASS, 'g')
 
 export function stripBidi(text: string): string {
   return text.replace(BIDI_CONTROLS, '')

@@ -7,7 +7,7 @@ import { afterEach, expect, it, vi } from 'vitest'
 import { providerHost } from './provider-host.ts'
 
 // The keyed default send is undici's `request` over an Agent the plugin owns, not the global fetch
-// (about 2.8x the CPU per loopback search; bench/RESULTS.md). Counted, not timed: calls of the
+// (about 5x the CPU of an own Agent per loopback search; bench/RESULTS.md). Counted, not timed: calls of the
 // global fetch, and the API's connections still open once the plugin has unloaded (the plugin's
 // Agent is destroyed with it; the global fetch's pool would keep its idle connection).
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { Context } from 'cordis'
 import { bootPreset, composePreset, CredentialService, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
-import { checkServer, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
+import { checkServer, chosenServers, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, commandLineError, COMPOSITION_OPTIONS, HOME_CODES, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
@@ -173,7 +173,8 @@ async function servers(options: Options): Promise<ServerEntry[]> {
       const fileRow = McpConfigFileRow.parse(config)
       const file = configFileOf(fileRow, { workspace: options.cwd, setBy: row.configFiles.mcpConfig ?? row.file })
       if (fileRow.relativeTo === 'workspace' && !existsSync(file)) continue
-      for (const server of (await readMcpConfigFile(file)).servers) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file })
+      // What the row runs: its `servers` allow-list, and a name the file lacks fails as the runtime fails it (MCP_SERVER_UNKNOWN).
+      for (const server of chosenServers(fileRow, (await readMcpConfigFile(file)).servers, file)) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file })
     } else entries.push({ name: String(config.serverName), config, file: row.file })
   }
   return entries

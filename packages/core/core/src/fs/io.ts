@@ -36,24 +36,38 @@ export interface SyncCalls {
   close(fd: number): void
   /**
    * The kernel's own name for the file open on `fd` (Linux: `/proc/self/fd/<fd>`): the path it was
-   * reached by, every directory in it real. Undefined where no such name is known (another system,
-   * no /proc), after which it is not asked again.
+   * reached by, every directory in it real. Undefined where no such name is known: for this call
+   * when one read fails (an fd closed under it), for good where the system names no open files
+   * (another system, no /proc, /proc refusing).
    */
   openedPath(fd: number): string | undefined
-  /** False where `openedPath` cannot answer (another system, or once /proc did not). */
+  /** False where `openedPath` cannot answer (another system, or a /proc that names no open files). */
   namesOpenedFiles(): boolean
 }
 
-/** Whether `/proc/self/fd` names open files here; false after the first failure to read one. */
+/** Whether `/proc/self/fd` names open files here; false once a failure shows it cannot. */
 let procFdNames = process.platform === 'linux'
 
 function openedPath(fd: number): string | undefined {
   if (!procFdNames) return undefined
   try {
     return readlinkSync(`/proc/self/fd/${fd}`)
-  } catch {
-    procFdNames = false
+  } catch (error) {
+    // One failure is that call's (its fd closed in a race, a transient errno): the caller falls back
+    // to its full proof, and the next call asks again. Only a /proc that cannot name open files at
+    // all turns the question off for the process, so a system without it pays one failure.
+    if (!procCanNameFds((error as NodeJS.ErrnoException).code)) procFdNames = false
     return undefined
+  }
+}
+
+/** After a failed readlink: whether /proc may still name other fds (the failure was not the system's refusal). */
+function procCanNameFds(code: string | undefined): boolean {
+  if (code === 'EACCES' || code === 'EPERM' || code === 'ENOSYS') return false
+  try {
+    return statSync('/proc/self/fd', { throwIfNoEntry: false })?.isDirectory() === true
+  } catch {
+    return false
   }
 }
 

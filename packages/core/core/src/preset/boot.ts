@@ -148,7 +148,11 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       if (fork.status === FAILED || scope.status === FAILED) {
         const reason: unknown = scope.error ?? fork.error
         const code = codeInChain(reason)
-        throw new PresetError(`${entry.label}: plugin failed to start: ${errorMessage(reason)}${code ? ` [${code}]` : ''}`, 'PRESET_PLUGIN_FAILED', { cause: reason })
+        const message = errorMessage(reason)
+        // The plugin's own code goes into the message (a caller sees this error's, PRESET_PLUGIN_FAILED);
+        // not when it is that same code (a nested boot) or the message already ends with it: one tag per code.
+        const tag = code && code !== 'PRESET_PLUGIN_FAILED' && !message.endsWith(`[${code}]`) ? ` [${code}]` : ''
+        throw new PresetError(`${entry.label}: plugin failed to start: ${message}${tag}`, 'PRESET_PLUGIN_FAILED', { cause: reason })
       }
       const missing = Object.entries(fork.runtime.inject)
         .filter(([name, meta]) => meta.required && app.get(name) === undefined)

@@ -7,6 +7,7 @@ import type { McpConfig } from '../config.ts'
 import { McpError } from '../errors.ts'
 import { checkServer, unusableServer, type UnusableServer } from '../unusable.ts'
 import { readMcpConfigFile } from './read.ts'
+import type { ImportedServer } from './types.ts'
 import { holdUntrusted } from './untrusted.ts'
 
 /**
@@ -38,6 +39,17 @@ export function configFileOf(row: Pick<McpConfigFileRow, 'mcpConfig' | 'relative
   return resolve(row.relativeTo === 'workspace' || !places.setBy ? places.workspace : dirname(places.setBy), row.mcpConfig)
 }
 
+/**
+ * The servers of the file a row runs: those its `servers` allow-list names (all when absent). A
+ * name the file lacks is `MCP_SERVER_UNKNOWN`: a configuration error (nothing was tried, and a retry
+ * cannot fix it), not a failed connection. `dsh mcp list` and `get` show the same selection.
+ */
+export function chosenServers(row: Pick<McpConfigFileRow, 'servers'>, servers: readonly ImportedServer[], file: string): ImportedServer[] {
+  const missing = (row.servers ?? []).filter((name) => !servers.some((server) => server.sourceName === name))
+  if (missing.length) throw new McpError(`mcpConfig: ${file} has no server ${missing.map((name) => JSON.stringify(name)).join(', ')}`, 'MCP_SERVER_UNKNOWN')
+  return servers.filter((server) => !row.servers || row.servers.includes(server.sourceName))
+}
+
 /** Applies one server as a child of the file's row (its scope: unloading the row stops them all). */
 export type ServerApply = (ctx: Context, config: McpConfig | UnusableServer, file: string | undefined) => Promise<void>
 
@@ -63,11 +75,7 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
     throw failure
   }
   for (const note of imported.notes) logger.warn(`mcpConfig ${file}: ${note}`)
-  const missing = (row.servers ?? []).filter((name) => !imported.servers.some((server) => server.sourceName === name))
-  // A configuration error (nothing was tried, and a retry cannot fix it), not a failed connection.
-  if (missing.length) throw new McpError(`mcpConfig: ${file} has no server ${missing.map((name) => JSON.stringify(name)).join(', ')}`, 'MCP_SERVER_UNKNOWN')
-  const chosen = imported.servers.filter((server) => !row.servers || row.servers.includes(server.sourceName))
-  const configs = chosen.flatMap((server): (McpConfig | UnusableServer)[] => {
+  const configs = chosenServers(row, imported.servers, file).flatMap((server): (McpConfig | UnusableServer)[] => {
     if (server.disabled) {
       logger.info(`mcpConfig ${file}: ${server.sourceName} is disabled there; not started`)
       return []
