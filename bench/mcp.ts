@@ -87,14 +87,15 @@ async function callLatency(): Promise<string[]> {
   }
   // The bridge's own share: its tool body (raw request, classification, checks) called directly,
   // without the tools runtime around it (argument copy, deadline, value copy, render). Each call gets
-  // a lifetime and signal of its own, as the runtime gives a call: the SDK never removes the abort
-  // listener it adds to a request's signal, so one shared signal held a listener per call made (2,200
-  // by the end), each add walking them all, and the body side slowed down as the run went on.
+  // a lifetime of its own, and a signal only when the body reads it, as the runtime's `exec` does
+  // (a shared long-lived signal once collected one abort listener per call from an SDK that never
+  // removed them, and the body side slowed down as the run went on).
   const definition = tools.get('mcp__fixture__echo') as RawToolDefinition<JsonValue>
   const body = async () => {
     const lifetime = new Lifetime()
     try {
-      await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, signal: lifetime.signal, lifetime, session: undefined, progress: () => {} })
+      // The signal made on first read, as the runtime's `exec` makes it (a body that never reads it makes no AbortController).
+      await definition.execute({ message: 'hi' }, { callId: 'bench', name: definition.name, get signal() { return lifetime.signal }, lifetime, session: undefined, progress: () => {} })
     } finally {
       lifetime.dispose()
     }

@@ -182,6 +182,29 @@ describe('Lifetime', () => {
     expect(timers()).toBe(before)
   })
 
+  it('canAbortBefore: only a followed signal, a parent, an earlier deadline or an abort can end it sooner; it makes no signal', () => {
+    const made: Lifetime[] = []
+    const track = (lifetime: Lifetime) => (made.push(lifetime), lifetime)
+    const now = performance.now()
+    const plain = track(new Lifetime())
+    expect(plain.canAbortBefore(now + 60_000)).toBe(false)
+    const bounded = track(Lifetime.following(undefined, { timeoutMs: 61_000 }))
+    expect(bounded.canAbortBefore(performance.now() + 60_000)).toBe(false)
+    expect(bounded.canAbortBefore(performance.now() + 62_000)).toBe(true)
+    const caller = new AbortController()
+    expect(track(Lifetime.following(caller.signal, { timeoutMs: 61_000 })).canAbortBefore(now + 60_000)).toBe(true)
+    expect(track(plain.child()).canAbortBefore(now + 60_000)).toBe(true)
+    const aborted = track(new Lifetime())
+    aborted.abort()
+    expect(aborted.canAbortBefore(now)).toBe(true)
+    // Asking made no AbortController: the lazy signal of each is still unmade.
+    expect(made.every((lifetime) => (lifetime as unknown as { controller: unknown }).controller === undefined)).toBe(true)
+    // Released, nothing can end it any more; aborted, it has ended.
+    for (const lifetime of made) lifetime.dispose()
+    expect(bounded.canAbortBefore(performance.now() + 62_000)).toBe(false)
+    expect(aborted.canAbortBefore(now)).toBe(true)
+  })
+
   it('onAbort runs once, at once when already aborted, and not after its remover', () => {
     const lifetime = new Lifetime()
     const seen: unknown[] = []

@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode, type RequestOptions } from '@modelcontextprotocol/client'
-import { ToolError, type JsonObject, type ToolProgress } from 'dsh-core'
+import { ToolError, type JsonObject, type Lifetime, type ToolProgress } from 'dsh-core'
 import { z } from 'zod'
 import { classifyFailure } from './classify.ts'
 import { McpError } from './errors.ts'
@@ -11,7 +11,13 @@ import type { Supervisor } from './supervisor.ts'
 const AnyResult = z.looseObject({})
 
 export interface CallOptions {
-  readonly signal: AbortSignal
+  /**
+   * The call's lifetime (a tool call's `exec.lifetime`): its abort cancels the request (the server
+   * gets `notifications/cancelled`). Asked for a signal only when it can abort before the SDK's own
+   * deadlines end the request (`Lifetime.canAbortBefore`): most calls cannot, and each signal is an
+   * `AbortController`, on Node 20 the largest part of the tools runtime's cost per call.
+   */
+  readonly lifetime: Lifetime
   /** No answer (and, with `resetTimeoutOnProgress`, no progress) for this long: `TOOL_TIMEOUT`. */
   readonly timeoutMs: number
   readonly resetTimeoutOnProgress?: boolean
@@ -31,13 +37,13 @@ export interface CallOptions {
  */
 export async function request(supervisor: Supervisor, what: string, message: { method: string; params?: Record<string, unknown> }, options: CallOptions): Promise<JsonObject> {
   // A fresh HTTP session is on its way (the server forgot ours): wait for it rather than fail.
-  const first = supervisor.live ?? (supervisor.renewingSession ? await supervisor.reconnected(undefined, options.signal) : undefined)
+  const first = supervisor.live ?? (supervisor.renewingSession ? await supervisor.reconnected(undefined, options.lifetime) : undefined)
   if (!first) throw supervisor.unavailable()
   try {
     return await send(first, what, message, options, supervisor)
   } catch (error) {
-    if (!(error instanceof SessionGoneError) || options.signal.aborted) throw failure(error, first, what, options, supervisor)
-    const fresh = await supervisor.reconnected(first, options.signal)
+    if (!(error instanceof SessionGoneError) || options.lifetime.aborted) throw failure(error, first, what, options, supervisor)
+    const fresh = await supervisor.reconnected(first, options.lifetime)
     try {
       return await send(fresh, what, message, options, supervisor)
     } catch (again) {
@@ -47,8 +53,9 @@ export async function request(supervisor: Supervisor, what: string, message: { m
 }
 
 async function send(target: Generation, what: string, message: { method: string; params?: Record<string, unknown> }, options: CallOptions, supervisor: Supervisor): Promise<JsonObject> {
+  const signal = requestSignal(options)
   const sdkOptions: RequestOptions = {
-    signal: options.signal,
+    ...(signal ? { signal } : {}),
     timeout: options.timeoutMs,
     ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs } : {}),
     // The runtime checks and copies what it forwards (dsh-core's exec.progress).
@@ -80,8 +87,26 @@ function serverProgressOnly(onProgress: (update: ToolProgress) => void): (update
   }
 }
 
+/**
+ * The signal the SDK's request gets: the lifetime's, when it can end the call before the SDK's own
+ * deadlines do; else none, and nothing can end the request but an answer, those deadlines, or the
+ * connection closing (the row's disposal closes it, which rejects every pending request).
+ */
+function requestSignal(options: CallOptions): AbortSignal | undefined {
+  return options.lifetime.canAbortBefore(performance.now() + sdkDeadlineMs(options)) ? options.lifetime.signal : undefined
+}
+
+/**
+ * How long the SDK may keep a request at most: `timeoutMs` without an answer; with progress resets,
+ * a report just before `maxTotalTimeoutMs` starts `timeoutMs` once more (the SDK checks the total
+ * only when a report arrives).
+ */
+export function sdkDeadlineMs(options: Pick<CallOptions, 'timeoutMs' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs'>): number {
+  return options.resetTimeoutOnProgress ? (options.maxTotalTimeoutMs ?? 0) + options.timeoutMs : options.timeoutMs
+}
+
 function failure(error: unknown, target: Generation, what: string, options: CallOptions, supervisor: Supervisor): unknown {
-  if (options.signal.aborted) return options.signal.reason ?? error
+  if (options.lifetime.aborted) return options.lifetime.reason ?? error
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     // The SDK's own deadline: no answer (or no progress) in time, or the total limit reached.
     const total = typeof (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number'

@@ -1,5 +1,5 @@
 import { MAX_TIMER_DELAY_MS, ToolError, type ContentBlock, type JsonValue, type RawToolDefinition, type ToolExecution, type ToolResult } from 'dsh-core'
-import { request } from './call.ts'
+import { request, sdkDeadlineMs } from './call.ts'
 import { ERROR_MESSAGE_CHARS } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import type { PlannedTool } from './discovery.ts'
@@ -8,7 +8,7 @@ import { capResultText, classifyCallResult, ERROR_NOTE, projectContent, type Cal
 import type { Supervisor } from './supervisor.ts'
 import { parameterHeaders } from './x-mcp-header.ts'
 
-/** The tools runtime's deadline only backs up the bridge's own, which answers first. */
+/** The tools runtime's deadline only backs up the SDK's own (`sdkDeadlineMs`), which end a call first. */
 const RUNTIME_TIMEOUT_MARGIN_MS = 1000
 
 /**
@@ -19,18 +19,20 @@ const RUNTIME_TIMEOUT_MARGIN_MS = 1000
  *
  * Deadlines: the call's own is `toolCallTimeoutMs` without an answer, reset by each progress
  * notification when `resetTimeoutOnProgress` is on (then bounded by `maxTotalTimeoutMs`); the
- * tools runtime's `timeoutMs` only backs it up.
+ * tools runtime's `timeoutMs` comes after the latest of them and only backs them up. So a call
+ * without a caller's signal cannot be aborted before the SDK gives up on it, and its request needs
+ * no signal (`request`): only a caller's abort cancels it early.
  */
 export function bridgeToolDefinition(tool: PlannedTool, supervisor: Supervisor, config: McpConfig): RawToolDefinition<CallValue> {
   /** The full projection of `isError` content, for the model (`error.message` carries a bounded copy). */
   const errorContent = new WeakMap<ToolExecution, string>()
-  const longest = config.resetTimeoutOnProgress ? config.maxTotalTimeoutMs : config.toolCallTimeoutMs
+  const callOptions = { timeoutMs: config.toolCallTimeoutMs, resetTimeoutOnProgress: config.resetTimeoutOnProgress, maxTotalTimeoutMs: config.maxTotalTimeoutMs }
   return {
     name: tool.publicName,
     description: tool.description,
     parameters: tool.inputSchema,
     surface: 'mcp',
-    timeoutMs: Math.min(longest + RUNTIME_TIMEOUT_MARGIN_MS, MAX_TIMER_DELAY_MS),
+    timeoutMs: Math.min(sdkDeadlineMs(callOptions) + RUNTIME_TIMEOUT_MARGIN_MS, MAX_TIMER_DELAY_MS),
     approval: tool.approval,
     defer: config.defer,
     async execute(args, exec) {
@@ -38,10 +40,8 @@ export function bridgeToolDefinition(tool: PlannedTool, supervisor: Supervisor, 
         throw new McpError(`${tool.rawName} requires task-based execution, which the MCP bridge does not support; the server was not called`, 'MCP_TASK_REQUIRED')
       }
       const raw = await request(supervisor, tool.rawName, { method: 'tools/call', params: { name: tool.rawName, arguments: args } }, {
-        signal: exec.signal,
-        timeoutMs: config.toolCallTimeoutMs,
-        resetTimeoutOnProgress: config.resetTimeoutOnProgress,
-        maxTotalTimeoutMs: config.maxTotalTimeoutMs,
+        ...callOptions,
+        lifetime: exec.lifetime,
         onProgress: exec.progress,
         ...(tool.headerParameters.length ? { headers: parameterHeaders(tool.headerParameters, args as JsonValue) } : {}),
       })

@@ -134,7 +134,7 @@ async function listPromptNames(generation: Generation, timeout: number, signal: 
 
 function resourceTools(config: McpConfig, supervisor: Supervisor): ToolDefinition[] {
   const server = config.serverName
-  const options = (exec: ToolExecution) => ({ signal: exec.signal, timeoutMs: config.toolCallTimeoutMs })
+  const options = (exec: ToolExecution) => ({ lifetime: exec.lifetime, timeoutMs: config.toolCallTimeoutMs })
   const list: ToolDefinition<{ cursor?: string | undefined }, JsonObject> = {
     name: publicToolName(server, RESOURCE_TOOLS.list),
     description: `Lists the resources (documents, files, data) the MCP server "${server}" offers, with their URIs. Read one with ${publicToolName(server, RESOURCE_TOOLS.read)}.`,

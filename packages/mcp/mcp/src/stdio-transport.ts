@@ -94,12 +94,12 @@ export class StdioTransport implements Transport {
       throw new McpError(`the server ${this.exitDescription() ?? 'could not be started'}`, 'MCP_CONNECT_FAILED', { cause: exit.error })
     }
     child.stdout.on('data', (chunk: Buffer) => this.reader.push(chunk))
-    // A write that fails (EPIPE: the server closed its input, or exited) fails its own send with
-    // TransportClosedError (below), and how the server ended (its exit code and stderr) is what the
-    // row reports, once. The errno error is not a transport error of its own: logging it as one
-    // said the same thing twice, the second time as a raw 'write EPIPE'. Nothing more can reach a
-    // server that stopped reading, so the transport closes: one that is exiting does so within the
-    // grace (its own exit), one that keeps running is stopped, and the owner reconnects.
+    // A write that fails (EPIPE: the server closed its input, or exited) is told here, not to its
+    // send: the transport closes, which fails every pending request, and how the server ended (its
+    // exit code and stderr) is what the row reports, once. The errno error is not a transport error
+    // of its own: logging it as one said the same thing twice, the second time as a raw 'write
+    // EPIPE'. Nothing more can reach a server that stopped reading: one that is exiting does so
+    // within the grace (its own exit), one that keeps running is stopped, and the owner reconnects.
     child.stdin.on('error', () => {
       this.stoppedReading = true
       void this.close()
@@ -110,18 +110,11 @@ export class StdioTransport implements Transport {
     const stdin = this.child?.stdin
     if (!stdin || this.closing || this.exit || stdin.writableEnded || stdin.destroyed) return Promise.reject(new TransportClosedError('the server is not running'))
     this.pending.sent(message)
-    return new Promise((resolve, reject) => {
-      const written = stdin.write(serializeMessage(message), (error) => {
-        // EPIPE and the like: the server stopped reading (it is exiting, or has exited and its exit
-        // is not in yet). A closed transport, so the failure is told by how the server ended
-        // (its exit code and stderr), not by the write's errno.
-        if (!error) return
-        this.stoppedReading = true
-        reject(new TransportClosedError(`the server stopped reading its input (${error.message})`, { cause: error }))
-      })
-      if (written) resolve()
-      else void this.drained(stdin).then(resolve)
-    })
+    // No write callback: a write without one that the pipe takes at once schedules nothing, where a
+    // callback costs a process.nextTick per message (the SDK's own stdio transport writes the same
+    // way). A failed write (EPIPE: the server stopped reading) is the 'error' listener's in `start`.
+    if (stdin.write(serializeMessage(message))) return Promise.resolve()
+    return this.drained(stdin)
   }
 
   /** One wait for 'drain' shared by every blocked send; a server that dies meanwhile releases it too. */

@@ -199,25 +199,26 @@ export class Supervisor {
   /**
    * Resolves with the first live connection other than `failed` (the bridge reconnects after a lost
    * session at once); rejects with `MCP_UNAVAILABLE` once that turns into an ordinary outage or the
-   * bridge gives up or stops, and with the signal's reason when it aborts.
+   * bridge gives up or stops, and with the call's abort reason when its lifetime aborts.
    */
-  reconnected(failed: Generation | undefined, signal: AbortSignal): Promise<Generation> {
+  reconnected(failed: Generation | undefined, call: Lifetime): Promise<Generation> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const live = this.live
-        if (signal.aborted) return settle(() => reject(signal.reason))
+        if (call.aborted) return settle(() => reject(call.reason))
         if (live && live !== failed) return settle(() => resolve(live))
         // Gone for good, or back to an ordinary outage (backoff): the caller gets the state now.
         const outage = this.phase.kind === 'reconnecting' && !this.renewingSession
         if (this.disposed || outage || ['failed', 'unavailable', 'stopped', 'needs_auth'].includes(this.phase.kind)) settle(() => reject(this.unavailable()))
       }
+      let stopListening = () => {}
       const settle = (finish: () => void) => {
         this.waiters.delete(check)
-        signal.removeEventListener('abort', check)
+        stopListening()
         finish()
       }
       this.waiters.add(check)
-      signal.addEventListener('abort', check)
+      stopListening = call.onAbort(check)
       check()
     })
   }

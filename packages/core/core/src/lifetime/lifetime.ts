@@ -111,6 +111,20 @@ export class Lifetime {
     return this.endsBy
   }
 
+  /**
+   * True when it may abort before `time` (a `performance.now()` time) for a reason its holder does
+   * not control: it has aborted already, follows a signal, hangs off a parent (whose owner may end
+   * it), or its deadline comes first. False: only an `abort()` call can end it sooner (or nothing
+   * can: it was released). Work that
+   * bounds its own wait by `time`, under a lifetime nobody calls `abort()` on (a tool call's, which
+   * the runtime ends only through the caller's signal and its timeout), needs no `signal` from it:
+   * on Node 20 that signal's `AbortController` is the largest part of a quick call's lifetime cost.
+   */
+  canAbortBefore(time: number): boolean {
+    if (!this.live) return this.wasAborted
+    return this.followed !== undefined || this.parent !== undefined || this.endsBy < time
+  }
+
   /** True until it aborts or is released. */
   get active(): boolean {
     return this.live

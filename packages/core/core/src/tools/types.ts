@@ -18,7 +18,9 @@ export interface ToolExecution {
   /**
    * The call's lifetime, which `signal` belongs to: for work under the call with a budget of its own
    * (`lifetime.child({ timeoutMs, code })`, `lifetime.run`) or a cheap `onAbort`, without making an
-   * AbortSignal. It ends when the call does (released once the call answers).
+   * AbortSignal. It ends when the call does (released once the call answers). The runtime aborts it
+   * only through the caller's signal and the tool's `timeoutMs`, never otherwise, so a body whose own
+   * wait is bounded sooner may skip `signal` when `lifetime.canAbortBefore(end)` is false.
    */
   readonly lifetime: Lifetime
   /** The calling session; its `cwd` is the workspace the call runs in. */

@@ -1,0 +1,89 @@
+// A bridged tools/call hands the SDK a signal only when the call can end before the SDK's own
+// deadlines do (issue 27, the MCP row): a caller's signal, or a lifetime that ends sooner. Each
+// signal is an AbortController (on Node 20 the largest part of the tools runtime's cost per call),
+// so a warm call without a caller's signal makes none. Cancellation still reaches the server:
+// a caller's abort and the call's own deadline both send notifications/cancelled (the fixture's
+// `hang` counts them). Counted on real calls to the stdio fixture. Also counted: the stdio
+// transport's writes schedule no process.nextTick (no write callback, as the SDK's own transport).
+import { createHook } from 'node:async_hooks'
+import { afterAll, describe, expect, it } from 'vitest'
+import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
+import { fixtureRow, sharedRigOf, startRig, stopRigs, type Rig } from './fixtures/rig.ts'
+
+afterAll(stopRigs)
+
+/** How many ticks for a stream write's callback `work` scheduled (process.nextTick(afterWrite…)). */
+async function writeTicksOf(work: () => Promise<void>): Promise<number> {
+  let count = 0
+  const hook = createHook({
+    init(_id, type, _trigger, resource) {
+      if (type === 'TickObject' && /^afterWrite/.test((resource as { callback?: { name?: string } }).callback?.name ?? '')) count++
+    },
+  })
+  hook.enable()
+  try {
+    await work()
+  } finally {
+    hook.disable()
+  }
+  return count
+}
+
+async function cancellations(rig: Rig): Promise<number> {
+  return (JSON.parse(await rig.text('mcp__fixture__counters')) as { cancelled: number }).cancelled
+}
+
+describe('a bridged tools/call and its signal', () => {
+  const sharedRig = sharedRigOf(fixtureRow())
+
+  it('a warm call without a caller signal makes no AbortController', async () => {
+    const rig = await sharedRig()
+    expect(await rig.text('mcp__fixture__echo', { message: 'warm' })).toBe('Echo: warm')
+    const { result, made } = await abortControllersMadeBy(async () => {
+      const texts: string[] = []
+      for (let i = 0; i < 5; i++) texts.push(await rig.text('mcp__fixture__echo', { message: `hi ${i}` }))
+      return texts
+    })
+    expect(result).toEqual(['Echo: hi 0', 'Echo: hi 1', 'Echo: hi 2', 'Echo: hi 3', 'Echo: hi 4'])
+    expect(made).toBe(0)
+  })
+
+  it('a warm call\'s write to the server schedules no process.nextTick', async () => {
+    const rig = await sharedRig()
+    expect(await rig.text('mcp__fixture__echo', { message: 'warm' })).toBe('Echo: warm')
+    // Node runs a write's callback in a tick of its own (afterWrite / afterWriteTick); a write without
+    // one that the pipe takes at once schedules nothing. Only those ticks are counted: the process
+    // has others (the pipe reads', the test runner's) that this change does not touch.
+    const ticks = await writeTicksOf(async () => {
+      for (let i = 0; i < 5; i++) await rig.text('mcp__fixture__echo', { message: `hi ${i}` })
+    })
+    expect(ticks).toBe(0)
+  })
+
+  it('a caller abort is ABORTED and the server gets notifications/cancelled', async () => {
+    const rig = await sharedRig()
+    const before = await cancellations(rig)
+    const controller = new AbortController()
+    const pending = rig.call('mcp__fixture__hang', {}, controller.signal)
+    setTimeout(() => controller.abort(), 50)
+    const result = await pending
+    expect(result.isError && result.error.code).toBe('ABORTED')
+    expect(await cancellations(rig)).toBe(before + 1)
+  })
+
+  it('a caller signal that times out first (AbortSignal.timeout) cancels the request too', async () => {
+    const rig = await sharedRig()
+    const before = await cancellations(rig)
+    const result = await rig.call('mcp__fixture__hang', {}, AbortSignal.timeout(100))
+    expect(result.isError && result.error.code).toBe('ABORTED')
+    expect(await cancellations(rig)).toBe(before + 1)
+  })
+
+  it('the call\'s own deadline (toolCallTimeoutMs) is TOOL_TIMEOUT and the server gets notifications/cancelled', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ toolCallTimeoutMs: 200, resetTimeoutOnProgress: false }))
+    const result = await rig.call('mcp__fixture__hang')
+    expect(result.isError && result.error).toMatchObject({ code: 'TOOL_TIMEOUT', message: 'tool call timed out after 200 ms without an answer' })
+    expect(await cancellations(rig)).toBe(1)
+  })
+})
