@@ -1,5 +1,7 @@
-import { open, readFile, rm, stat, utimes } from 'node:fs/promises'
+import { open, rm, stat, utimes } from 'node:fs/promises'
+import { errorMessage } from './errors.ts'
 import { Lifetime } from './lifetime/lifetime.ts'
+import { readSmallRegularFile } from './regular-file.ts'
 
 export interface LockTimings {
   /** A lock whose file was not refreshed for this long was left by a process that died or froze. */
@@ -12,6 +14,8 @@ export interface LockTimings {
 export type LockedError = (message: string) => Error
 
 const POLL_MS = 25
+/** A holder's token is a pid and a UUID: a lock file longer than this is not one of ours. */
+const MAX_LOCK_FILE_BYTES = 1024
 
 /**
  * A lock file shared by processes, held by whoever wrote the token inside it. While held it is
@@ -59,7 +63,8 @@ export class FileLock {
   async release(): Promise<void> {
     this.released = true
     clearTimeout(this.timer)
-    if (this.lostBecause || (await this.holder()) !== this.token) return
+    // A lock file that is no longer ours, or no longer a lock file at all, is left where it is.
+    if (this.lostBecause || (await this.holder().catch(() => undefined)) !== this.token) return
     await rm(this.path, { force: true })
   }
 
@@ -104,7 +109,13 @@ export class FileLock {
 
   private async refresh(): Promise<void> {
     if (this.released) return
-    if ((await this.holder()) !== this.token) return this.lose('another process took the lock over (this one did not refresh it in time)')
+    let holder
+    try {
+      holder = await this.holder()
+    } catch (error) {
+      return this.lose(errorMessage(error))
+    }
+    if (holder !== this.token) return this.lose('another process took the lock over (this one did not refresh it in time)')
     const now = new Date()
     await utimes(this.path, now, now).catch(() => {})
     if (!this.lostBecause && !this.released) this.keepFresh()
@@ -115,8 +126,18 @@ export class FileLock {
     clearTimeout(this.timer)
   }
 
-  /** The token in the lock file, or undefined when there is none. */
-  private holder(): Promise<string | undefined> {
-    return readFile(this.path, 'utf8').catch(() => undefined)
+  /**
+   * The token in the lock file, or undefined when there is none. Read bounded and only from a
+   * regular file: a FIFO planted at the lock's path would block a plain read for good, and the
+   * wait for it would spin; it is the caller's locked error instead, naming the file.
+   */
+  private async holder(): Promise<string | undefined> {
+    try {
+      return await readSmallRegularFile(this.path, MAX_LOCK_FILE_BYTES)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOTREGULAR' || code === 'EFBIG') throw this.lockedError(`${errorMessage(error)}; it is no lock file of dsh's: remove it`)
+      return undefined
+    }
   }
 }

@@ -22,6 +22,8 @@ export const McpErrorCode = {
   MCP_AUTH_FAILED: 'MCP_AUTH_FAILED',
   /** The OAuth token store stayed locked by another process past the wait, or this process lost its lock (it froze past the stale time); nothing was written. */
   MCP_TOKEN_STORE_LOCKED: 'MCP_TOKEN_STORE_LOCKED',
+  /** The OAuth token store (`$DSH_HOME/mcp-credentials.json`) cannot be read: not a regular file, over 4 MiB (`MAX_TOKEN_STORE_BYTES`), or not JSON. */
+  MCP_TOKEN_STORE_INVALID: 'MCP_TOKEN_STORE_INVALID',
   /** The row names a `${VAR}` that is not set (or, in an `mcpConfig:` file, a field dsh cannot use): the server is not started; its status row says why. */
   MCP_SERVER_UNUSABLE: 'MCP_SERVER_UNUSABLE',
   /** A Claude Code `.mcp.json` or Codex `config.toml` (`mcpConfig:`, `dsh mcp import`) cannot be read (missing, not a regular file, over the size limit), is not valid JSON or TOML, or has no server table. */

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client'
-import { dshHome, ensurePrivateDirectory, writePrivateFile } from 'dsh-core'
+import { dshHome, ensurePrivateDirectory, errorMessage, readSmallRegularFile, writePrivateFile } from 'dsh-core'
+import { McpError } from '../errors.ts'
 import { FileLock, type LockTimings } from './lock.ts'
 
 /** One login: a server URL and the client that logged in to it. */
@@ -44,6 +44,8 @@ export interface TokenStoreOptions {
 
 export const DEFAULT_LOCK_STALE_MS = 10_000
 export const DEFAULT_LOCK_WAIT_MS = 60_000
+/** Largest token store read: logins are a few KiB each; a bigger file is not one dsh wrote. */
+export const MAX_TOKEN_STORE_BYTES = 4 * 1024 * 1024
 
 /** `$DSH_HOME/mcp-credentials.json`, else `~/.dsh/mcp-credentials.json`. */
 export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
@@ -110,15 +112,21 @@ export class TokenStore {
     }
   }
 
+  /** Bounded, and only a regular file (a FIFO in its place would block a plain read for good): else MCP_TOKEN_STORE_INVALID. */
   private async read(): Promise<StoreFile> {
     let text: string
+    let parsed: Partial<StoreFile>
     try {
-      text = await readFile(this.path, 'utf8')
+      text = await readSmallRegularFile(this.path, MAX_TOKEN_STORE_BYTES)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, logins: {} }
-      throw error
+      throw new McpError(`the OAuth token store ${errorMessage(error)}`, 'MCP_TOKEN_STORE_INVALID', { cause: error })
     }
-    const parsed = JSON.parse(text) as Partial<StoreFile>
+    try {
+      parsed = JSON.parse(text) as Partial<StoreFile>
+    } catch (error) {
+      throw new McpError(`the OAuth token store ${this.path} is not JSON: ${errorMessage(error)}`, 'MCP_TOKEN_STORE_INVALID', { cause: error })
+    }
     return { version: 1, logins: parsed.logins && typeof parsed.logins === 'object' ? parsed.logins : {} }
   }
 
