@@ -20,6 +20,7 @@ import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled } from '.
 //   PROBE=profile OP=… CALLS=2000 WARMUP=0   a CPU profile of the calls alone (the inspector, 100 µs sampling)
 //   PROBE=cpu CALLS=2000 WARMUP=2000  this process's CPU per warm call, each operation in turn
 //   PROBE=layers CALLS=300 ROUNDS=8 WARMUP=1000  CPU per call entered at the tool, the seam, a kept client, the floor
+//   PROBE=side SIDE=ours|kept|floor N=50  one side alone, to run under strace -c (see there)
 //   PROBE=floor CALLS=1000 WARMUP=2000 [PROFILE=1]  ours and the contract floor (lsp-contract-floor.ts) each alone: CPU per call, profiles
 // Run on the built packages (`pnpm bench lsp` builds them):
 //   PROBE=server node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-probe.ts
@@ -258,6 +259,35 @@ try {
       }
     }
     inspector.disconnect()
+    await kept.close()
+    copy.remove()
+  } else if (process.env.PROBE === 'side') {
+    // One side alone, N calls of each operation after WARMUP rounds: run it under strace twice (N=50,
+    // then N=550) and divide the difference by 2000 for the system calls per call of SIDE (ours,
+    // kept, floor) on the main thread (strace without -f):
+    //   strace -c -o /tmp/ours-550.txt env PROBE=side SIDE=ours N=550 node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-probe.ts
+    const { copy, kept, floor } = await keptAndFloor('dsh-probe-side-')
+    const sides: Record<string, (args: (typeof CASES)[number]) => Promise<unknown>> = {
+      ours: call,
+      kept: (args) => kept.query(METHODS[args.operation]!, args.filePath, 'typescript', args.line - 1, args.character - 1),
+      floor,
+    }
+    const side = sides[process.env.SIDE ?? 'ours']!
+    for (let i = 0; i < Number(process.env.WARMUP ?? 200); i++) for (const args of CASES) await side(args)
+    // Young-generation collections per call: what the side allocates, in units of a scavenge.
+    const { PerformanceObserver, constants } = await import('node:perf_hooks')
+    let scavenges = 0
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if ((entry as any).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) scavenges++
+    })
+    observer.observe({ entryTypes: ['gc'] })
+    const n = Number(process.env.N ?? 50)
+    for (const args of CASES) for (let i = 0; i < n; i++) await side(args)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    observer.disconnect()
+    const { getHeapSpaceStatistics } = await import('node:v8')
+    const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')
+    console.log(`${process.env.SIDE ?? 'ours'}: ${scavenges} scavenges in ${n * CASES.length} calls (new space ${((young?.space_size ?? 0) / 1048576).toFixed(1)} MB)`)
     await kept.close()
     copy.remove()
   } else if (process.env.PROBE === 'layers') {

@@ -5,7 +5,7 @@
 import { Lifetime } from 'dsh-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeEvents, fakeMessages, fakeServerPath, waitForFakeLog, type FakeLspConfig } from './fixtures/fake-config.ts'
-import { cleanupRigs, closingServerPath, fileUrl, isAlive, makeRig, range, rejection, waitFor } from './fixtures/rig.ts'
+import { caseRigs, cleanupRigs, closingServerPath, fileUrl, isAlive, makeRig, range, rejection, waitFor } from './fixtures/rig.ts'
 
 afterEach(cleanupRigs)
 
@@ -579,10 +579,12 @@ describe('transport failures are coded and replayed once', () => {
     expect(rig.pids().filter(isAlive)).toEqual([])
   })
 
-  it.each(['initialized', 'textDocument/didOpen'])(
+  // Side by side, each its own rig torn down when it ends: each waits out the connection's grace for
+  // a server whose output closed (CLOSE_GRACE_MS, 1 s) twice, once per spawn (the replay).
+  it.concurrent.for(['initialized', 'textDocument/didOpen'])(
     'a server that closes its output after %s but stays alive is coded LSP_SERVER_EXITED and ended',
-    async (trigger) => {
-      const rig = await makeRig({ server: { args: [closingServerPath] }, env: { FAKE_LSP_CLOSE_STDOUT_ON: trigger } })
+    async (trigger, context) => {
+      const rig = await caseRigs(context).makeRig({ server: { args: [closingServerPath] }, env: { FAKE_LSP_CLOSE_STDOUT_ON: trigger } })
       const error = await rejection(rig.query('goToDefinition'))
       expect(error).toMatchObject({ code: 'LSP_SERVER_EXITED', message: expect.stringContaining('closed its output') })
       expect(rig.pids()).toHaveLength(2) // replayed once

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fakeEvents, fakeMessages, waitForFakeLog } from './fixtures/fake-config.ts'
 import { clockPastSettle } from '../../../../test-support/settled-clock.ts'
 import { mkfifoSync } from './fixtures/mkfifo.ts'
-import { cleanupRigs, fileUrl, isAlive, makeRig, makeWorkspace, range, rejection, waitFor } from './fixtures/rig.ts'
+import { caseRigs, cleanupRigs, fileUrl, isAlive, makeRig, makeWorkspace, range, rejection, waitFor } from './fixtures/rig.ts'
 
 afterEach(cleanupRigs)
 
@@ -250,8 +250,9 @@ describe('teardown', () => {
     expect(rig.pids()).toHaveLength(1)
   })
 
-  it('a server that ignores shutdown and traps SIGTERM is still disposed (123, 153)', async () => {
-    const rig = await makeRig({ fake: { ignoreShutdown: true, trapSigterm: true, ignoreStdinEnd: true } })
+  // These two side by side, each its own rig torn down when it ends: each waits out a SIGTERM grace.
+  it.concurrent('a server that ignores shutdown and traps SIGTERM is still disposed (123, 153)', async (context) => {
+    const rig = await caseRigs(context).makeRig({ fake: { ignoreShutdown: true, trapSigterm: true, ignoreStdinEnd: true } })
     await rig.query('hover')
     const [pid] = rig.pids()
     await rig.provider.disposeAll()
@@ -259,8 +260,8 @@ describe('teardown', () => {
     expect(fakeEvents(rig.entries(), 'sigterm').length).toBeGreaterThan(0)
   })
 
-  it('a grandchild that traps SIGTERM is gone when each of two concurrent disposals resolves (124)', async () => {
-    const rig = await makeRig({ fake: { grandchild: true } })
+  it.concurrent('a grandchild that traps SIGTERM is gone when each of two concurrent disposals resolves (124)', async (context) => {
+    const rig = await caseRigs(context).makeRig({ fake: { grandchild: true } })
     await rig.query('hover')
     const grandchild = fakeEvents(rig.entries(), 'grandchild')[0]?.pid
     expect(grandchild).toBeTypeOf('number')

@@ -3,7 +3,7 @@
 // `complete: false` when it could not wait long enough. Status shows idle / indexing / ready.
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeMessages, waitForFakeLog } from './fixtures/fake-config.ts'
-import { cleanupRigs, makeRig, range, waitFor } from './fixtures/rig.ts'
+import { caseRigs, cleanupRigs, makeRig, range, waitFor } from './fixtures/rig.ts'
 
 afterEach(cleanupRigs)
 
@@ -13,12 +13,14 @@ const full = [
   { uri: 'file:///w/b.ts', range: range(3, 4) },
 ]
 
-describe('waiting for indexing', () => {
-  it.each([
+// Side by side, each case its own fake and rig (torn down when it finishes): each waits for a fake's
+// loading to end. The status cases below read a state that lasts a moment, so they run in turn.
+describe.concurrent('waiting for indexing', () => {
+  it.for([
     ['with a create request', true],
     ['server-initiated (no create request)', false],
-  ])('a cold server that is indexing answers with the ready result, complete (%s)', async (_label, createRequest) => {
-    const rig = await makeRig({
+  ] as const)('a cold server that is indexing answers with the ready result, complete (%s)', async ([, createRequest], context) => {
+    const rig = await caseRigs(context).makeRig({
       fake: {
         progress: { onInitialized: true, createRequest, durationMs: 600, title: 'Loading fake project' },
         resultsBeforeReady: { 'textDocument/references': early },
@@ -33,8 +35,8 @@ describe('waiting for indexing', () => {
     expect(rig.reports.indexOf('initialized')).toBeLessThan(rig.reports.lastIndexOf('ready'))
   })
 
-  it('progress that begins while the request runs makes the provider wait and ask again', async () => {
-    const rig = await makeRig({
+  it('progress that begins while the request runs makes the provider wait and ask again', async (context) => {
+    const rig = await caseRigs(context).makeRig({
       fake: {
         // progress starts on the first didOpen, i.e. while the (delayed) request is being answered
         progress: { durationMs: 600 },
@@ -54,8 +56,8 @@ describe('waiting for indexing', () => {
     expect(fakeMessages(entries, 'in').find((m) => m.responseTo === 'window/workDoneProgress/create')).toMatchObject({ result: null })
   })
 
-  it('an indexing budget shorter than the loading gives the early answer marked complete: false', async () => {
-    const rig = await makeRig({
+  it('an indexing budget shorter than the loading gives the early answer marked complete: false', async (context) => {
+    const rig = await caseRigs(context).makeRig({
       fake: {
         // Loading ends when the test asks for an implementation (60 s at most): not on a timer a
         // loaded machine could outrun between the two early queries.
@@ -75,8 +77,8 @@ describe('waiting for indexing', () => {
     expect(rig.pids()).toHaveLength(1)
   })
 
-  it('a server without progress answers complete: true at once', async () => {
-    const rig = await makeRig({ fake: { results: { 'textDocument/definition': full } } })
+  it('a server without progress answers complete: true at once', async (context) => {
+    const rig = await caseRigs(context).makeRig({ fake: { results: { 'textDocument/definition': full } } })
     expect(await rig.query('goToDefinition')).toMatchObject({ locations: full, complete: true })
     expect(fakeMessages(rig.entries(), 'in', 'textDocument/definition')).toHaveLength(1)
   })

@@ -6,6 +6,7 @@
 // `hang` counts them). Counted on real calls to the stdio fixture. Also counted: the stdio
 // transport's writes schedule no process.nextTick (no write callback, as the SDK's own transport).
 import { createHook } from 'node:async_hooks'
+import { getEventListeners } from 'node:events'
 import { afterAll, describe, expect, it } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
 import { fixtureRow, sharedRigOf, startRig, stopRigs, type Rig } from './fixtures/rig.ts'
@@ -58,6 +59,15 @@ describe('a bridged tools/call and its signal', () => {
       for (let i = 0; i < 5; i++) await rig.text('mcp__fixture__echo', { message: `hi ${i}` })
     })
     expect(ticks).toBe(0)
+  })
+
+  it('a long-lived caller signal handed to every call keeps no listener of any call', async () => {
+    const rig = await sharedRig()
+    // A harness's session signal, given to each call: the call's lifetime follows it until the
+    // call answers, and the SDK's request gets that lifetime's own signal, never this one.
+    const session = new AbortController()
+    for (let i = 0; i < 20; i++) expect((await rig.call('mcp__fixture__echo', { message: `s ${i}` }, session.signal)).isError).toBe(false)
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(0)
   })
 
   it('a caller abort is ABORTED and the server gets notifications/cancelled', async () => {

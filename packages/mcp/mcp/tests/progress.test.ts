@@ -10,19 +10,19 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Logger } from 'cordis'
 import type { ToolProgress } from 'dsh-core'
 import { main } from 'dsh-cli'
-import { afterEach, describe, expect, it } from 'vitest'
-import { fixtureRow, startRig, stopRigs } from './fixtures/rig.ts'
+import { describe, expect, it } from 'vitest'
+import { fixtureRow, startCaseRig } from './fixtures/rig.ts'
 import { serveInProcess } from '../../../../test-support/serve-in-process.ts'
-
-afterEach(stopRigs)
 
 const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
 const EVERYTHING = join(ROOT, 'presets/overlays/everything.yml')
 const LONG = 'mcp__everything__trigger-long-running-operation'
 
-describe('progress from the server', () => {
-  it('server-everything: each notifications/progress reaches the caller of ctx.tools.execute, in order', async () => {
-    const rig = await startRig()
+// Side by side, each case its own rig and server: most of their time is the fixture's ticks and the
+// budgets under test running out.
+describe.concurrent('progress from the server', () => {
+  it('server-everything: each notifications/progress reaches the caller of ctx.tools.execute, in order', async (context) => {
+    const rig = await startCaseRig(context)
     await rig.add({ transport: 'stdio', serverName: 'everything', command: 'mcp-server-everything', args: ['stdio'], shutdownGraceMs: 500 })
     const seen: ToolProgress[] = []
     const result = await rig.app.tools.execute({ name: LONG, arguments: { duration: 0.3, steps: 3 }, onProgress: (update) => seen.push(update) })
@@ -34,8 +34,8 @@ describe('progress from the server', () => {
     ])
   })
 
-  it('resets the idle deadline: a call that reports progress may run longer than toolCallTimeoutMs', async () => {
-    const rig = await startRig()
+  it('resets the idle deadline: a call that reports progress may run longer than toolCallTimeoutMs', async (context) => {
+    const rig = await startCaseRig(context)
     // 20 reports 100 ms apart: 2 s in all, never 1.5 s without one.
     await rig.add(fixtureRow({ toolCallTimeoutMs: 1500 }))
     const seen: ToolProgress[] = []
@@ -45,23 +45,23 @@ describe('progress from the server', () => {
     expect(seen.at(-1)).toEqual({ progress: 20, total: 20, message: 'step 20' })
   })
 
-  it('without resetTimeoutOnProgress the same call times out', async () => {
-    const rig = await startRig()
+  it('without resetTimeoutOnProgress the same call times out', async (context) => {
+    const rig = await startCaseRig(context)
     await rig.add(fixtureRow({ toolCallTimeoutMs: 1500, resetTimeoutOnProgress: false }))
     const result = await rig.call('mcp__fixture__ticker', { count: 20, intervalMs: 100 })
     expect(result.isError && result.error.code).toBe('TOOL_TIMEOUT')
   })
 
-  it('maxTotalTimeoutMs bounds a call whose progress never ends', async () => {
-    const rig = await startRig()
+  it('maxTotalTimeoutMs bounds a call whose progress never ends', async (context) => {
+    const rig = await startCaseRig(context)
     await rig.add(fixtureRow({ toolCallTimeoutMs: 1500, maxTotalTimeoutMs: 1600 }))
     const result = await rig.call('mcp__fixture__ticker', { count: 1000, intervalMs: 100 })
     expect(result.isError && result.error).toMatchObject({ code: 'TOOL_TIMEOUT', message: 'tool call timed out after 1600 ms in all (maxTotalTimeoutMs)' })
     expect(await rig.text('mcp__fixture__add', { a: 1, b: 1 })).toBe('2')
   })
 
-  it('a call without progress still ends at toolCallTimeoutMs', async () => {
-    const rig = await startRig()
+  it('a call without progress still ends at toolCallTimeoutMs', async (context) => {
+    const rig = await startCaseRig(context)
     await rig.add(fixtureRow({ toolCallTimeoutMs: 300 }))
     const result = await rig.call('mcp__fixture__hang')
     expect(result.isError && result.error).toMatchObject({ code: 'TOOL_TIMEOUT', message: 'tool call timed out after 300 ms without an answer or progress' })

@@ -85,7 +85,9 @@ const servers: (Facts & { readonly server: string })[] = [
   },
 ]
 
-describe.each(servers)('lsp_diagnostics and lsp_symbols on a real server: $server', (facts) => {
+// The servers' describes run side by side (each its own workspace copy, host and server; most of
+// their time is a server starting and publishing), the cases within each in order.
+describe.concurrent.each(servers)('lsp_diagnostics and lsp_symbols on a real server: $server', (facts) => {
   const suite = realSuite(facts.fixture, { overlay: OVERLAY, ...(facts.prepare ? { prepare: facts.prepare } : {}) })
   const path = (file: string) => join(suite.dir, file)
   const original = (file: string) => readFileSync(path(file), 'utf8')
@@ -101,7 +103,7 @@ describe.each(servers)('lsp_diagnostics and lsp_symbols on a real server: $serve
   /** One-based UTF-16 column of `needle` on the one-based line of the file's current text. */
   const columnOf = (file: string, line: number, needle: string) => original(file).split('\n')[line - 1]!.indexOf(needle) + 1
 
-  it('a type error introduced by changing a file is reported where it is (after astral characters), and gone once fixed', async () => {
+  it.sequential('a type error introduced by changing a file is reported where it is (after astral characters), and gone once fixed', async () => {
     const clean = original(facts.main)
     const before = await diagnosticsOf(facts.main)
     expect(before).toMatchObject({ complete: true, total: 0, counts: { error: 0 } })
@@ -121,7 +123,7 @@ describe.each(servers)('lsp_diagnostics and lsp_symbols on a real server: $serve
     expect(await diagnosticsOf(facts.main)).toMatchObject({ complete: true, total: 0 })
   })
 
-  it('a change to another file, told through fileChanged, shows in the file that uses it', async () => {
+  it.sequential('a change to another file, told through fileChanged, shows in the file that uses it', async () => {
     const clean = original(facts.shapes)
     write(facts.shapes, facts.breakShapes(clean))
     const broken = await diagnosticsOf(facts.main)
@@ -130,7 +132,7 @@ describe.each(servers)('lsp_diagnostics and lsp_symbols on a real server: $serve
     expect(await diagnosticsOf(facts.main)).toMatchObject({ complete: true, total: 0 })
   })
 
-  it('automatic diagnostics: the next model step gets the new error of a changed file, once', async () => {
+  it.sequential('automatic diagnostics: the next model step gets the new error of a changed file, once', async () => {
     const step = async () => {
       const decision = await suite.host.app.sessions.runPreStep(sessionOf(), [createUserMessage('next', { kind: 'user' })])
       if (decision.kind !== 'enter') throw new Error('the pre-step rejected the step')
@@ -145,7 +147,7 @@ describe.each(servers)('lsp_diagnostics and lsp_symbols on a real server: $serve
     expect(await step()).toEqual([])
   })
 
-  it('outlines a class with its members nested under it, at one-based UTF-16 positions (after astral characters too)', async () => {
+  it.sequential('outlines a class with its members nested under it, at one-based UTF-16 positions (after astral characters too)', async () => {
     const result = await call('lsp_symbols', { filePath: facts.shapes })
     const value = valueOf(result)
     const circle = value.symbols.find((symbol: { name: string }) => symbol.name === 'Circle')
@@ -161,7 +163,7 @@ describe.each(servers)('lsp_diagnostics and lsp_symbols on a real server: $serve
     expect(astral.selectionRange.start).toEqual({ line: facts.astralLine - 1, character: columnOf(facts.shapes, facts.astralLine, facts.astralSymbol) - 1 })
   })
 
-  it('a workspace query finds a symbol in another file than the one it opened, with its source line', async () => {
+  it.sequential('a workspace query finds a symbol in another file than the one it opened, with its source line', async () => {
     const value = valueOf(await call('lsp_symbols', { query: facts.describe }))
     const match = value.symbols.find((symbol: { name: string }) => symbol.name === facts.describe)
     expect(match).toMatchObject({ kind: 'function', path: facts.shapes, range: { start: { line: facts.describeLine - 1 } } })

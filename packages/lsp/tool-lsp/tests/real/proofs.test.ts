@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { FileSystem } from 'dsh-core'
 import { SETTLE_MS } from 'dsh-lsp'
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest'
 import { placesOf, realSuite } from './harness.ts'
 
 // Real typescript-language-server through the coding preset: what one lsp call proves (issue 27 item 2).
@@ -19,25 +19,38 @@ const OVERLAY = `
     timeoutMs: 600000
 `
 
-afterEach(() => {
-  vi.restoreAllMocks()
-})
+// The two describes run side by side (each its own workspace copy, host and server; most of their
+// time is a TypeScript server starting and answering its first diagnostics), their cases in order.
+// Each spy is restored when its own case finishes: no case spies on a method the other describe's
+// cases spy on, and every count is filtered to the case's own workspace.
+
+/** What a case registers to run when it finishes (its context's `onTestFinished`). */
+type Finished = (fn: () => void) => void
+
+/** `vi.spyOn`, restored when the case finishes. */
+function spyUntilFinished<T extends object, K extends keyof T & string>(onTestFinished: Finished, target: T, method: K): MockInstance {
+  const spy = vi.spyOn(target, method as never) as MockInstance
+  onTestFinished(() => spy.mockRestore())
+  return spy
+}
 
 /** The file proofs `ctx.fs` makes from now on: resolved (`contained`), or by lstats below the call's workspace (`containedBelowNow`, CallProofs'). */
-function fileProofs(): { readonly mock: { readonly calls: [{ path: string }, string][] } } {
-  const resolved = vi.spyOn(FileSystem.prototype, 'contained')
-  const walked = vi.spyOn(FileSystem.prototype, 'containedBelowNow')
+function fileProofs(onTestFinished: Finished): { readonly mock: { readonly calls: [{ path: string }, string][] } } {
+  const resolved = spyUntilFinished(onTestFinished, FileSystem.prototype, 'contained')
+  const walked = spyUntilFinished(onTestFinished, FileSystem.prototype, 'containedBelowNow')
   const calls = () => [...resolved.mock.calls, ...walked.mock.calls].map(([workspace, path]): [{ path: string }, string] => [workspace, path])
   return { mock: { get calls() { return calls() } } }
 }
 
 /** The workspace proofs `ctx.fs` makes from now on, awaited (`workspace`) or in the call (`workspaceNow`): each ends in one check of the directory. */
-function workspaceProofs(): { readonly mock: { readonly calls: unknown[][] } } {
-  return vi.spyOn(FileSystem.prototype as unknown as { checkedWorkspace(dir: string): unknown }, 'checkedWorkspace')
+function workspaceProofs(onTestFinished: Finished): { readonly mock: { readonly calls: unknown[][] } } {
+  return spyUntilFinished(onTestFinished, FileSystem.prototype as unknown as { checkedWorkspace(dir: string): unknown }, 'checkedWorkspace')
 }
 
-describe('one lsp call proves its workspace once and each file once', () => {
+describe.concurrent('one lsp call proves its workspace once and each file once', () => {
   const suite = realSuite('ts-symbols', { overlay: OVERLAY, prepare: (dir) => writeFileSync(join(dir, 'src/broken.ts'), "export const count: number = 'one'\n") })
+  // Taken after the copy and the write above: the last change to the workspace's files.
+  const copied = Date.now()
   // Only this suite's host: the suite runs unisolated, and another file's host may still be winding down.
   const inSuite = (calls: readonly (readonly unknown[])[]) => calls.filter(([dir]) => dir === suite.dir)
   const proofsIn = (calls: readonly (readonly [{ path: string }, string, ...unknown[]])[]) =>
@@ -45,14 +58,15 @@ describe('one lsp call proves its workspace once and each file once', () => {
 
   // A file changed less than SETTLE_MS before it is read is read again at every call (each read
   // proving it once more inside ctx.fs): the counted calls are about a repository's settled files.
-  beforeAll(() => sleep(SETTLE_MS + 100))
+  // The boot (beforeAll above) counts towards the wait.
+  beforeAll(() => sleep(Math.max(0, copied + SETTLE_MS + 100 - Date.now())))
 
-  it('findReferences: the provider and the line text share the workspace and the source file’s proof', async () => {
+  it.sequential('findReferences: the provider and the line text share the workspace and the source file’s proof', async ({ onTestFinished }) => {
     const references = { operation: 'findReferences', filePath: 'src/geometry.ts', line: 5, character: 14 }
     // The first call starts the server; the one counted finds it ready.
     expect(placesOf(await suite.call(references))).toContain('src/main.ts:4:18')
-    const workspaces = workspaceProofs()
-    const proofs = fileProofs()
+    const workspaces = workspaceProofs(onTestFinished)
+    const proofs = fileProofs(onTestFinished)
     const places = placesOf(await suite.call(references))
     const files = new Set(places.map((place) => place.split(':')[0]))
     expect(files).toEqual(new Set(['src/geometry.ts', 'src/main.ts']))
@@ -61,11 +75,11 @@ describe('one lsp call proves its workspace once and each file once', () => {
     expect(proofsIn(proofs.mock.calls).sort()).toEqual(['src/geometry.ts', 'src/main.ts'])
   })
 
-  it('lsp_diagnostics: the provider and the line text share the workspace and the file’s proof', async () => {
+  it.sequential('lsp_diagnostics: the provider and the line text share the workspace and the file’s proof', async ({ onTestFinished }) => {
     const diagnose = () => suite.host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: 'src/broken.ts' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
     expect((await diagnose()).isError).toBe(false)
-    const workspaces = workspaceProofs()
-    const proofs = fileProofs()
+    const workspaces = workspaceProofs(onTestFinished)
+    const proofs = fileProofs(onTestFinished)
     const result = await diagnose()
     expect(result.isError).toBe(false)
     // An error, so its line text is read.
@@ -75,19 +89,19 @@ describe('one lsp call proves its workspace once and each file once', () => {
   })
 })
 
-describe('one lsp_diagnostics call reads its file once', () => {
+describe.concurrent('one lsp_diagnostics call reads its file once', () => {
   const suite = realSuite('ts-symbols', { overlay: OVERLAY, prepare: (dir) => writeFileSync(join(dir, 'src/broken.ts'), "export const count: number = 'one'\n") })
 
-  it('just after a write: the line text of its diagnostics comes from the text the provider read and the server checked', async () => {
+  it.sequential('just after a write: the line text of its diagnostics comes from the text the provider read and the server checked', async ({ onTestFinished }) => {
     const diagnose = () => suite.host.app.tools.execute({ name: 'lsp_diagnostics', arguments: { filePath: 'src/broken.ts' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
     expect((await diagnose()).isError).toBe(false)
     // Changed a moment ago: no read of it is reused across calls.
     writeFileSync(join(suite.dir, 'src/broken.ts'), "export const total: number = 'two'\n")
     suite.host.app.lsp.fileChanged(join(suite.dir, 'src/broken.ts'))
-    const whole = vi.spyOn(FileSystem.prototype, 'readContainedText')
+    const whole = spyUntilFinished(onTestFinished, FileSystem.prototype, 'readContainedText')
     // A small changed source is read in the call (readContainedTextNow), the others awaited.
-    const inCall = vi.spyOn(FileSystem.prototype, 'readContainedTextNow')
-    const streamed = vi.spyOn(FileSystem.prototype, 'streamContainedText')
+    const inCall = spyUntilFinished(onTestFinished, FileSystem.prototype, 'readContainedTextNow')
+    const streamed = spyUntilFinished(onTestFinished, FileSystem.prototype, 'streamContainedText')
     const result = await diagnose()
     expect(result.isError ? undefined : (result.value as any).items[0].lineText).toBe("export const total: number = 'two'")
     expect([...whole.mock.calls, ...inCall.mock.calls, ...streamed.mock.calls].filter(([workspace]) => workspace.path === suite.dir)).toHaveLength(1)
