@@ -8,7 +8,7 @@ import { stopHost } from '../lifetime.ts'
 import { PresetError } from './errors.ts'
 import { withOrigin } from './origin.ts'
 import { containStrayRejections, strayOrigin } from './strays.ts'
-import { loadRow, locatePlugins, type LoadedRow } from './load.ts'
+import { loadRow, locatePlugins, rowLabel, type LoadedRow } from './load.ts'
 import { applyOverlay, enabledRows, parseRows, readRows, type PresetRow } from './rows.ts'
 
 export interface BootOptions {
@@ -90,16 +90,31 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   // failure, never awaited then, is no unhandled rejection.
   const imports = rows.map((row, index) => loadRow(row, paths[index]!))
   for (const pending of imports) pending.catch(() => {})
-  for (const [index, row] of rows.entries()) {
-    if (options.signal?.aborted) throw bootAborted(options.signal)
-    const entry = await imports[index]!
-    // cordis applies a non-reusable plugin once and silently ignores any later row naming it.
-    const first = loadedBy.get(entry.plugin)
-    if (first && !(entry.plugin as { reusable?: boolean }).reusable) {
-      throw new PresetError(`${entry.label}: ${row.name} is already loaded by ${first.label} and is not reusable, so this row would never apply`, 'PRESET_INVALID')
+  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
+  // A module whose import never settles (a top-level await that waits for good) is bounded like an
+  // apply: the caller's abort (dsh's SIGTERM) and startTimeoutMs end the wait, naming the row.
+  const loading = Lifetime.following(options.signal, { timeoutMs: startTimeoutMs, code: 'PRESET_PLUGIN_TIMEOUT' })
+  try {
+    for (const [index, row] of rows.entries()) {
+      if (options.signal?.aborted) throw bootAborted(options.signal)
+      let entry: LoadedRow
+      try {
+        entry = await loading.race(imports[index]!)
+      } catch (error) {
+        if (loading.expired) throw new PresetError(`${rowLabel(row)}: plugin did not finish loading within ${startTimeoutMs} ms`, 'PRESET_PLUGIN_TIMEOUT')
+        if (options.signal?.aborted) throw bootAborted(options.signal)
+        throw error
+      }
+      // cordis applies a non-reusable plugin once and silently ignores any later row naming it.
+      const first = loadedBy.get(entry.plugin)
+      if (first && !(entry.plugin as { reusable?: boolean }).reusable) {
+        throw new PresetError(`${entry.label}: ${row.name} is already loaded by ${first.label} and is not reusable, so this row would never apply`, 'PRESET_INVALID')
+      }
+      loadedBy.set(entry.plugin, entry)
+      loaded.push(entry)
     }
-    loadedBy.set(entry.plugin, entry)
-    loaded.push(entry)
+  } finally {
+    loading.dispose()
   }
 
   const app = new Context()
@@ -120,7 +135,6 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       const fork = withOrigin(app, entry.plugin, entry.row, () => (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(entry.plugin, entry.row.config))
       forks.push({ fork, entry })
     }
-    const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
     const started = (async () => {
       await app.start()
       await app.events.flush()
