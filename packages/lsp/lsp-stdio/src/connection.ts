@@ -2,7 +2,7 @@ import { errorFromReason, errorMessage, Lifetime, MAX_TIMER_DELAY_MS, oneLine, t
 import { LspError } from 'dsh-lsp'
 import { queryAborted } from './aborted.ts'
 import { FrameGuard } from './frame-guard.ts'
-import { PipeMessageWriter } from './message-writer.ts'
+import { HANDED, PipeMessageWriter } from './message-writer.ts'
 import {
   ConnectionError,
   createMessageConnection,
@@ -72,6 +72,8 @@ export class LspConnection {
   /** Aborts with the fatal cause: every request and write in flight is a child of it. */
   private readonly alive = new Lifetime()
   private readonly rpc: MessageConnection
+  /** The connection's writer, which a notification with no signal is handed to directly (see `notifyInOrder`). */
+  private readonly writer: PipeMessageWriter
 
   constructor(
     private readonly child: ChildHandle,
@@ -88,7 +90,7 @@ export class LspConnection {
     const guard = new FrameGuard(stdout, serverId, limits.maxMessageBytes)
     const reader = new ReadableStreamMessageReader(guard)
     // Each message on the pipe in the call that sends it, in one write (see PipeMessageWriter).
-    const writer = new PipeMessageWriter(stdin)
+    const writer = (this.writer = new PipeMessageWriter(stdin))
     reader.onError((error) => {
       const cause = error instanceof LspError ? error : new LspError(`${serverId}: the language server sent bytes that are not LSP: ${oneLine(errorMessage(error)).slice(0, 300)}`, 'LSP_PROTOCOL_ERROR', { cause: error })
       this.fail(cause)
@@ -251,13 +253,35 @@ export class LspConnection {
 
   /**
    * Hands the notifications to the writer together, so nothing sent later comes between them, and
-   * resolves once all are handed to the stdin (see `notify`). One wait for them all (a document's didChange and
-   * didSave), and without a signal no Lifetime race: one listener on the connection's fatal cause,
-   * paid on every change.
+   * resolves once all are handed to the stdin (see `notify`).
+   *
+   * Without a signal (a document's didOpen, didChange, didSave: every change) there is nothing to
+   * wait for: each is handed to the writer in this call and the answer is one shared settled promise,
+   * so none is made (vscode-jsonrpc's sendNotification makes one over the write, and awaiting each
+   * write made two more, per notification). A write that fails ends the connection through the
+   * writer's onError (`expectExit`), as from vscode-jsonrpc. The message is the one vscode-jsonrpc's
+   * sendNotification makes for one parameter passed by name (an object, not an array), sent as it is;
+   * other parameters, and a connection whose streams are going (`exitExpected`: vscode-jsonrpc may
+   * refuse them as closed), take the library's path.
    */
   notifyInOrder(messages: readonly (readonly [method: string, params: unknown])[], signal?: AbortSignal): Promise<void> {
     if (this.fatal) return Promise.reject(this.fatal)
     if (signal) return this.notifyWhile(messages, signal)
+    if (this.exitExpected || !messages.every(([, params]) => isNamedParams(params))) return this.notifyThroughLibrary(messages)
+    try {
+      for (const [method, params] of messages) this.writer.writeNotification({ jsonrpc: JSONRPC_VERSION, method, params: params as object })
+    } catch {
+      // Params JSON cannot encode: the writer reported it to onError, and the fatal cause follows.
+      return this.awaitFatal()
+    }
+    return HANDED
+  }
+
+  /**
+   * `notifyInOrder` through vscode-jsonrpc's sendNotification, waiting for each write: one wait for
+   * them all, and no Lifetime race (one listener on the connection's fatal cause).
+   */
+  private notifyThroughLibrary(messages: readonly (readonly [method: string, params: unknown])[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let left = messages.length
       let stop = (): void => {}
@@ -351,6 +375,17 @@ export class LspConnection {
     const suffix = tail ? `; stderr: ${tail}` : ''
     return new LspError(`${this.serverId}: ${what}${suffix}`, 'LSP_SERVER_EXITED')
   }
+}
+
+/** The `jsonrpc` member of every message (vscode-jsonrpc's own). */
+const JSONRPC_VERSION = '2.0'
+
+/**
+ * One parameter vscode-jsonrpc sends by name, as it is (its `isNamedParam`): an object, not an array.
+ * Anything else it wraps in an array.
+ */
+function isNamedParams(params: unknown): params is object {
+  return typeof params === 'object' && params !== null && !Array.isArray(params)
 }
 
 /** How much of a server's error message reaches the caller. */

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream'
-import { AbstractMessageWriter, Message, type MessageWriter } from 'vscode-jsonrpc/node'
+import { AbstractMessageWriter, Message, type MessageWriter, type NotificationMessage } from 'vscode-jsonrpc/node'
 
 /**
  * vscode-jsonrpc's MessageWriter for a server's stdin, without its queue. The library's
@@ -26,7 +26,7 @@ import { AbstractMessageWriter, Message, type MessageWriter } from 'vscode-jsonr
  * the connection treats that as the server going (its fatal cause, which every waiter there ends on).
  */
 /** What every notification's write answers: handed to the stream, in order (shared; it never rejects). */
-const HANDED: Promise<void> = Promise.resolve()
+export const HANDED: Promise<void> = Promise.resolve()
 
 export class PipeMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0
@@ -54,18 +54,19 @@ export class PipeMessageWriter extends AbstractMessageWriter implements MessageW
    * A notification: settled at once (see the class), its failure reported to `onError`.
    */
   write(message: Message): Promise<void> {
+    if (Message.isNotification(message)) {
+      try {
+        this.writeNotification(message)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      return HANDED
+    }
     let frame: string
     try {
-      const body = JSON.stringify(message, undefined, 0)
-      frame = `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`
+      frame = this.frameOf(message)
     } catch (error) {
-      this.fireError(error)
       return Promise.reject(error)
-    }
-    if (Message.isNotification(message)) {
-      this.hold()
-      this.stream.write(frame, 'utf8', this.notificationWritten)
-      return HANDED
     }
     const written = new Promise<void>((resolve, reject) => {
       this.stream.write(frame, 'utf8', (error) => {
@@ -76,6 +77,29 @@ export class PipeMessageWriter extends AbstractMessageWriter implements MessageW
     })
     this.release()
     return written
+  }
+
+  /**
+   * A notification handed to the stream in this call, with no promise at all (the connection's path
+   * for a document's didChange, didSave, didOpen): corked until the request that follows it or the
+   * next tick, its write failure reported to `onError`. Throws (after `onError`) only when the
+   * message cannot be framed.
+   */
+  writeNotification(message: NotificationMessage): void {
+    const frame = this.frameOf(message)
+    this.hold()
+    this.stream.write(frame, 'utf8', this.notificationWritten)
+  }
+
+  /** The message's whole frame, as the library's writer makes it; a message JSON cannot encode is reported to `onError` and thrown. */
+  private frameOf(message: Message): string {
+    try {
+      const body = JSON.stringify(message, undefined, 0)
+      return `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`
+    } catch (error) {
+      this.fireError(error)
+      throw error
+    }
   }
 
   private hold(): void {

@@ -2,10 +2,10 @@
 // vscode-jsonrpc's StreamMessageWriter queues every message behind a semaphore (a setImmediate turn
 // and about ten promises each; three messages per change). Ours hands each frame to the pipe in the
 // call that sends it, in one write, byte for byte the frame the library writes. Counted, not timed.
-import { PassThrough } from 'node:stream'
+import { PassThrough, Writable } from 'node:stream'
 import type { ChildHandle } from 'dsh-core'
 import { StreamMessageWriter, type Message } from 'vscode-jsonrpc/node'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { countAsyncInits } from '../../../../test-support/async-inits.ts'
 import { LspConnection } from '../src/connection.ts'
 import { PipeMessageWriter } from '../src/message-writer.ts'
@@ -70,6 +70,46 @@ describe('a message to the server', () => {
     // 21 with vscode-jsonrpc's StreamMessageWriter and a Lifetime race for the bytes; 5 while the
     // writer made a promise for each notification's bytes.
     expect(promises / COUNT).toBeLessThanOrEqual(4)
+  })
+
+  it('makes no promise for a document\'s didChange and didSave without a signal, and they go before the request sent next', async () => {
+    const { connection, writes } = pipedConnection()
+    await connection.notify('test/warm', {})
+    writes.length = 0
+    const didChange = ['textDocument/didChange', PARAMS[0]] as const
+    const didSave = ['textDocument/didSave', PARAMS[1]] as const
+    const COUNT = 50
+    const handed: Promise<void>[] = []
+    const counting = countAsyncInits()
+    for (let index = 0; index < COUNT; index++) handed.push(connection.notifyInOrder([didChange, didSave]))
+    const promises = counting.stop()
+    // 5 per change before (the wait's own promise, and for each notification vscode-jsonrpc's catch over
+    // the write and the wait's then on it); the writer has settled a notification at once since 29713b3.
+    expect(promises).toBe(0)
+    const answer = connection.request('test/after', {})
+    const frames = Buffer.concat(writes).toString('utf8')
+    expect(frames.match(/"method":"[^"]+"/g)).toEqual([
+      ...Array.from({ length: COUNT }, () => ['"method":"textDocument/didChange"', '"method":"textDocument/didSave"']).flat(),
+      '"method":"test/after"',
+    ])
+    await Promise.all(handed)
+    void answer.catch(() => {})
+  })
+
+  it('ends the connection when a notification without a signal cannot be written (the writer\'s onError), and later ones reject with that cause', async () => {
+    // A pipe that refuses every write (as one the server closed: EPIPE).
+    const stdin = new Writable({ write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })) })
+    let exit = (_: unknown) => {}
+    const exited = new Promise((resolve) => (exit = resolve))
+    const child = { pid: 1, stdin, stdout: new PassThrough(), exited, terminate: async () => exit({ code: null, signal: 'SIGTERM' }), stderrTail: () => '' } as unknown as ChildHandle
+    const fatal: unknown[] = []
+    const connection = new LspConnection(child, 'fake', { maxMessageBytes: 1 << 20 }, { onServerRequest: () => null, onProgress: () => {}, onFatal: (error) => fatal.push(error) })
+    opened.push(connection)
+    await expect(connection.notify('textDocument/didChange', PARAMS[0])).resolves.toBeUndefined()
+    // The process does not exit by itself here: the failed write alone ends it (expectExit's grace, then terminate).
+    await vi.waitFor(() => expect(fatal).toHaveLength(1), { timeout: 10_000 })
+    expect(fatal[0]).toMatchObject({ code: 'LSP_SERVER_EXITED', message: expect.stringContaining('writing to the language server failed') })
+    await expect(connection.notifyInOrder([['textDocument/didSave', PARAMS[1]]])).rejects.toBe(fatal[0])
   })
 
   it('makes no promise for a notification\'s bytes, one for a request\'s (the library rejects a request it could not write)', async () => {

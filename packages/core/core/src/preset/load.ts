@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { Plugin } from 'cordis'
@@ -39,7 +39,11 @@ function locatePlugin(row: PresetRow, requireFrom: (dir: string) => NodeJS.Requi
   const { name } = row
   if (name.startsWith('./') || name.startsWith('../') || isAbsolute(name)) {
     const path = resolve(dirname(row.nameFile), name)
-    return existsSync(path) ? { path } : { problem: `plugin file ${path} does not exist` }
+    const info = statSync(path, { throwIfNoEntry: false })
+    if (!info) return { problem: `plugin file ${path} does not exist` }
+    // Node's loader would read a FIFO or a device (/dev/zero) without end: the boot would never finish.
+    if (!info.isFile() && !info.isDirectory()) throw new PresetError(`${rowLabel(row)}: plugin file ${path} is not a regular file`, 'PRESET_PLUGIN_INVALID')
+    return { path }
   }
   for (const resolver of [requireFrom(dirname(row.nameFile)), installationRequire]) {
     try {
