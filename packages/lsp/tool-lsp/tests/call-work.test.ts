@@ -135,7 +135,7 @@ describe('the provider\'s answer checked without zod (quickResult)', () => {
       expect(result.isError ? result.error : undefined).toBeUndefined()
       expect(Object.isFrozen(result.isError ? undefined : result.value)).toBe(true)
     }
-    const parts = answers.flatMap((answer) => (answer.kind === 'hover' ? [answer, answer.hover, answer.hover!.range] : answer.kind === 'locations' ? [answer, answer.locations, ...answer.locations.flatMap((location) => [location, location.range, location.range.start])] : []))
+    const parts = answers.flatMap((answer): unknown[] => (answer.kind === 'hover' ? [answer, answer.hover, answer.hover!.range] : answer.kind === 'locations' ? [answer, answer.locations, ...answer.locations.flatMap((location): unknown[] => [location, location.range, location.range.start])] : []))
     expect(parts.some((part) => Object.isFrozen(part))).toBe(false)
   })
 
