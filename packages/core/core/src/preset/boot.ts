@@ -75,6 +75,17 @@ export async function composePreset(options: BootOptions): Promise<PresetRow[]> 
 }
 
 /**
+ * Keeps the process alive for `ms` (a ref'd timer) until released. A boot bound's own timer is
+ * unref'd, so a wait nothing else keeps alive (a plugin module whose top-level await never settles,
+ * an apply that never does) would let Node end the process (exit 13, "unsettled top-level await")
+ * before the bound fires and names the row.
+ */
+function holdOpen(ms: number): () => void {
+  const timer = setTimeout(() => {}, ms)
+  return () => clearTimeout(timer)
+}
+
+/**
  * Boots a composition: every row's plugin is imported and its config validated before anything
  * applies, then the rows apply in order. A row that fails, or waits for a service no row provides,
  * fails the boot with a `PresetError` naming it, and whatever did start is stopped again.
@@ -94,6 +105,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   // A module whose import never settles (a top-level await that waits for good) is bounded like an
   // apply: the caller's abort (dsh's SIGTERM) and startTimeoutMs end the wait, naming the row.
   const loading = Lifetime.following(options.signal, { timeoutMs: startTimeoutMs, code: 'PRESET_PLUGIN_TIMEOUT' })
+  const releaseLoading = holdOpen(startTimeoutMs)
   try {
     for (const [index, row] of rows.entries()) {
       if (options.signal?.aborted) throw bootAborted(options.signal)
@@ -115,6 +127,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
     }
   } finally {
     loading.dispose()
+    releaseLoading()
   }
 
   const app = new Context()
@@ -140,9 +153,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       await app.events.flush()
     })()
     const budget = Lifetime.following(options.signal, { timeoutMs: startTimeoutMs, code: 'PRESET_PLUGIN_TIMEOUT' })
-    // The budget's timer is unref'd; an apply that never settles leaves nothing else to keep the
-    // process alive, and Node would exit with code 13 instead of reporting the row.
-    const keepAlive = setTimeout(() => {}, startTimeoutMs)
+    const releaseStarting = holdOpen(startTimeoutMs)
     try {
       await budget.race(started)
     } catch (error) {
@@ -155,7 +166,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       throw error
     } finally {
       budget.dispose()
-      clearTimeout(keepAlive)
+      releaseStarting()
     }
     for (const { fork, entry } of forks) {
       const scope = scopeOf(fork)
