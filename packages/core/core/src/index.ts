@@ -30,7 +30,7 @@ export { CredentialService, describeSearch, userEnvFile, type Credential, type C
 export { dshHome, findHomeDirectory, givenDshHome, homeDirectory } from './home.ts'
 export { TrustService, TrustConfig, trustOf, trustCommand, type TrustDecision, type TrustDecider, type TrustHook, type TrustQuestion, type DecideOptions } from './trust/service.ts'
 export { TrustStore, trustStoreFile, type TrustRecord } from './trust/store.ts'
-export { ReadinessService, ReadinessConfig, type Capability, type CapabilityState, type CapabilityStatus, type CapabilityReport, type CapabilityRow, type CapabilityItem, type ProbeContext } from './readiness/service.ts'
+export { ReadinessService, ReadinessConfig, codedDetail, type Capability, type CapabilityState, type CapabilityStatus, type CapabilityReport, type CapabilityRow, type CapabilityItem, type CapabilityFailure, type ProbeContext } from './readiness/service.ts'
 export { PresetError, PresetErrorCode } from './preset/errors.ts'
 export { bootPreset, composePreset, type BootOptions, type Host } from './preset/boot.ts'
 export { MAX_PRESET_FILE_BYTES, type PresetRow } from './preset/rows.ts'

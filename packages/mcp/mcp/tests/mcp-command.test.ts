@@ -253,6 +253,24 @@ describe('dsh mcp', () => {
     expect(preset.stderr).toContain('is a preset of dsh')
   })
 
+  it('an unavailable server (its command does not exist) says its code once: in the log line, after the list\'s detail, and as code and message in --json', async () => {
+    const home = freshHome()
+    const overlay = join(home, 'missing.yml')
+    writeFileSync(overlay, '- id: gone\n  name: dsh-mcp\n  config: { serverName: gone, transport: stdio, command: dsh-no-such-mcp-command }\n')
+    const notFound = 'command: `dsh-no-such-mcp-command` not found on PATH or in node_modules/.bin'
+    const json = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(json.code, json.stderr).toBe(0)
+    expect(JSON.parse(json.stdout).servers).toEqual([expect.objectContaining({ name: 'gone', state: 'unavailable', code: 'MCP_CONNECT_FAILED', message: notFound })])
+    const logged = json.stderr.split('\n').filter((line) => line.includes('dsh-no-such-mcp-command'))
+    expect(logged, json.stderr).toEqual([expect.stringContaining(`${notFound}; not retrying until the row is reloaded [MCP_CONNECT_FAILED]`)])
+    const text = await dshInWorker(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
+    const row = text.stdout.split('\n').find((line) => line.startsWith('gone'))
+    expect(row).toMatch(/ \[MCP_CONNECT_FAILED\]$/)
+    expect(row?.split('MCP_CONNECT_FAILED')).toHaveLength(2)
+    const got = await dshInWorker(['mcp', 'get', 'gone', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(JSON.parse(got.stdout)).toMatchObject({ state: 'unavailable', code: 'MCP_CONNECT_FAILED', message: notFound })
+  })
+
   it('a server that needs a login is said once per command; a multi-line stderr tail keeps dsh mcp list one line per server (issue 33 item 10)', async () => {
     const server = await startOAuthFixture()
     fixtures.push(server)

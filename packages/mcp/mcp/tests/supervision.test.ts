@@ -204,7 +204,10 @@ describe('startup', () => {
     const status = await rig.status()
     expect(status.state).toBe('unavailable')
     expect(status.detail).toMatch(/^unavailable: the command cannot be run; install it \(or fix `command`\), then reload the row; last error: command: `no-such-mcp-server-command` not found on PATH/)
-    expect(rig.logs.filter((line) => line.includes('connection attempt failed'))).toHaveLength(1)
+    expect(status.failure).toEqual({ code: 'MCP_CONNECT_FAILED', message: 'command: `no-such-mcp-server-command` not found on PATH or in node_modules/.bin' })
+    // One line, with the code once.
+    const lines = rig.logs.filter((line) => line.includes('no-such-mcp-server-command'))
+    expect(lines).toEqual([expect.stringMatching(/connection attempt failed: command: `no-such-mcp-server-command` not found on PATH .*; not retrying until the row is reloaded \[MCP_CONNECT_FAILED\]$/)])
     expect(rig.logged('retrying in')).toBe(false)
     // It never listed a tool, yet a call to one of its names says why it cannot run.
     const result = await rig.call('mcp__fixture__add', { a: 1, b: 1 })
