@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream'
 import type { Context } from 'cordis'
 import type {} from './service.ts'
-import { currentSession, effectWithTeardown, errorMessage, hostEnv, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
-import type { Agent, Dispatcher } from 'undici'
+import { currentSession, errorMessage, hostEnv, lazyAgent, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
+import type { Dispatcher } from 'undici'
 import { WebError } from './errors.ts'
 import { headerValue, type HeaderSource, type ProviderFault } from './fault.ts'
 import { providerText } from './provider-text.ts'
@@ -299,11 +299,8 @@ export function missingKeyMessage(name: string, keyName: string, row: string): s
 export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Context, spec: Omit<KeyedSearchSpec<Options>, 'resolveKey' | 'lifetime'>): () => void {
   const lifetime = scopeLifetime(ctx, () => new WebError(`${spec.name} search aborted: the provider was unloaded`, 'WEB_ABORTED'))
   // undici loads with the first search: most runs never search, and it is most of undici's cost at load.
-  let agent: Promise<Agent> | undefined
-  const dispatcher = spec.dispatcher ?? { request: async (options: Dispatcher.RequestOptions) => (await (agent ??= import('undici').then(({ Agent }) => new Agent()))).request(options) }
-  effectWithTeardown(ctx, () => async () => {
-    await (await agent)?.destroy()
-  })
+  const agent = lazyAgent(ctx, async () => new (await import('undici')).Agent())
+  const dispatcher = spec.dispatcher ?? { request: async (options: Dispatcher.RequestOptions) => (await agent()).request(options) }
   return ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, dispatcher, resolveKey: credentialResolver(ctx), lifetime }))
 }
 
