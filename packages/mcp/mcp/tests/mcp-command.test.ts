@@ -212,10 +212,16 @@ describe('dsh mcp', () => {
     writeFileSync(fifo, '{"mcpServers": {')
     const broken = await dshInWorker(['status', '--json', '--preset', 'base', '--cwd', project], home)
     expect(broken.code, broken.stderr).toBe(0)
-    const rows = (JSON.parse(broken.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities
+    const rows = (JSON.parse(broken.stdout) as { capabilities: { id: string; state: string; detail: string; failure?: { code: string } }[] }).capabilities
     expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining(`${fifo} is not valid JSON`) })
-    // No server was tried: the file's own code, not a connection failure.
-    expect(rows.find((row) => row.id === '.mcp.json')?.detail).toMatch(/\[MCP_CONFIG_FILE_INVALID\]$/)
+    // No server was tried: the file's own code, not a connection failure; coded as every row is, so
+    // the code is printed once, by the one formatter (in the row's text and in the log line).
+    expect(rows.find((row) => row.id === '.mcp.json')?.failure?.code).toBe('MCP_CONFIG_FILE_INVALID')
+    expect(rows.find((row) => row.id === '.mcp.json')?.detail).not.toContain('[MCP_CONFIG_FILE_INVALID]')
+    expect(broken.stderr.split('\n').filter((line) => line.includes('is not valid JSON')), broken.stderr).toEqual([expect.stringMatching(/is not valid JSON.* \[MCP_CONFIG_FILE_INVALID\]$/)])
+    const text = await dshInWorker(['status', '--preset', 'base', '--cwd', project], home)
+    const line = text.stdout.split('\n').find((row) => row.includes('.mcp.json'))
+    expect(line?.split('[MCP_CONFIG_FILE_INVALID]'), text.stdout).toHaveLength(2)
     expect(rows.find((row) => row.id === 'fetch:http')).toMatchObject({ state: 'ready' })
   })
 
