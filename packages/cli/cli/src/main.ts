@@ -6,7 +6,7 @@ import { routeLogsToStderr } from './logging.ts'
 import { failureLine, outputFailure, stdioFlushed, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { StrayFailures } from './strays.ts'
-import { terminalQuestioner } from './question-prompt.ts'
+import { terminalQuestioner } from './terminal-questioner.ts'
 import { terminalTrustPrompt } from './trust-prompt.ts'
 import { configureZodFor } from './zod-mode.ts'
 

@@ -1,33 +1,21 @@
 import type { Interface } from 'node:readline'
-import { assertNever, Lifetime, type JsonValue, type Questioner, type UserAnswer, type UserQuestion } from 'dsh-core'
+import { assertNever, Lifetime, type JsonValue, type UserAnswer, type UserQuestion } from 'dsh-core'
 import { answerField, formFields, type FormField } from './question-form.ts'
 import { terminalText } from './terminal-text.ts'
 
-interface PromptIo {
+export interface PromptIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }
 }
 
 /**
- * `dsh call`'s answer to a server's question on a terminal: a form is asked field by field (the
- * default in brackets, an empty line takes it; choices numbered; yes/no as y/n), each line checked
- * against the field's schema and asked again until it fits, then one last "send?" (n declines);
- * a URL is printed with its host and dsh waits until the person says they are done there (or
- * declines). End of input cancels. Undefined when stdin or stderr is not a terminal: nobody is
- * there to answer, so the question is declined at once.
+ * One question asked on the terminal (terminal-questioner.ts takes them in turn): a form is asked
+ * field by field (the default in brackets, an empty line takes it; choices numbered; yes/no as y/n),
+ * each line checked against the field's schema and asked again until it fits, then one last
+ * "send?" (n declines); a URL is printed with its host and dsh waits until the person says they are
+ * done there (or declines). End of input cancels.
  */
-export function terminalQuestioner(io: PromptIo): Questioner | undefined {
-  if (!io.stdin.isTTY || !io.stderr.isTTY) return undefined
-  // One question on the terminal at a time: parallel calls wait their turn.
-  let turn: Promise<unknown> = Promise.resolve()
-  return (question) => {
-    const answer = turn.then(() => askOnTerminal(io, question))
-    turn = answer.catch(() => {})
-    return answer
-  }
-}
-
-async function askOnTerminal(io: PromptIo, question: UserQuestion): Promise<UserAnswer> {
+export async function askOnTerminal(io: PromptIo, question: UserQuestion): Promise<UserAnswer> {
   const lifetime = Lifetime.following(question.signal)
   const lines = new TerminalLines(io)
   const stop = lifetime.onAbort(() => lines.close())

@@ -1,9 +1,9 @@
-import type { ApprovalMode, CapabilityReport, CatalogEntry, ToolProgress, ToolResult } from 'dsh-core'
+import { codedDetail, type ApprovalMode, type CapabilityReport, type CatalogEntry, type ToolProgress, type ToolResult } from 'dsh-core'
 import { rowCell } from './terminal-text.ts'
 
 export function statusText(rows: readonly CapabilityReport[]): string {
   if (!rows.length) return 'no capabilities are mounted'
-  const table = rows.map((row) => [row.surface, row.id, row.configured ? row.state : 'not configured', row.tools.join(',') || '-', row.detail].map(rowCell))
+  const table = rows.map((row) => [row.surface, row.id, row.configured ? row.state : 'not configured', row.tools.join(',') || '-', codedDetail(row)].map(rowCell))
   const widths = [0, 1, 2, 3].map((column) => Math.max(...table.map((cells) => cells[column]!.length), ['surface', 'id', 'state', 'tools'][column]!.length))
   const line = (cells: readonly string[]) => [...cells.slice(0, 4).map((cell, i) => cell.padEnd(widths[i]!)), cells[4]].join('  ').trimEnd()
   return [line(['surface', 'id', 'state', 'tools', 'detail']), ...table.map(line)].join('\n')

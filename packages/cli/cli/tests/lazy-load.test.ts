@@ -80,6 +80,20 @@ describe('dsh loads what the command uses', () => {
     expect(filesOf('mcp').map((url) => url.slice(url.lastIndexOf('/') + 1))).toEqual(['user-overlay.js'])
   })
 
+  // The terminal prompt (question-prompt.ts, question-form.ts: 10.5 KB of dsh-cli's chunk) answers a
+  // server's question during `dsh call` at a terminal; it is imported at the first question
+  // (terminal-questioner.ts), so no start loads it, and `dsh call` only when a question comes.
+  it('dsh tools and dsh status --preset base load none of the terminal prompt\'s code', async () => {
+    for (const args of [['tools', '--json', '--preset', 'base'], ['status', '--json', '--preset', 'base']]) {
+      const { urls } = await loadedModules(args)
+      const cli = urls.filter((url) => /\/(packages\/cli\/cli|node_modules\/dsh-cli)\/bundle\//.test(url))
+      expect(cli.length).toBeGreaterThan(0)
+      const texts = cli.map((url) => readFileSync(fileURLToPath(url), 'utf8'))
+      // A line of each file: the form's last question, and a field check's answer.
+      expect(texts.filter((text) => text.includes('Send these answers to') || text.includes('a whole number is expected'))).toEqual([])
+    }
+  })
+
   // dsh-tool-web's converter (18 KB: the DOM walk, cleaning, turndown's rules, the depth scan) was a
   // chunk the root imported for `htmlToMarkdown` and `nestsTooDeep`; they are dsh-tool-web/convert
   // now, and the tools load the converter with their first page.

@@ -282,6 +282,15 @@ describe('boot deadline', () => {
     expect(oneStderrLine(run)).toMatch(/^dsh: row "odd" \(\.\/plugin\.mjs\) in .*preset\.yml: plugin did not finish starting within 1500 ms \[PRESET_PLUGIN_TIMEOUT\]$/)
   })
 
+  it('a module whose top-level await never settles fails the boot naming the row (exit 2, not Node\'s 13)', async () => {
+    // Nothing else keeps the process alive while the import is pending: Node would end it with
+    // "unsettled top-level await" (exit 13) before the import bound fires, unless the bound holds it.
+    const { file } = await presetWith(() => `await new Promise(() => {})\nexport const name = 'stuck'\nexport function apply() {}\n`)
+    const run = await dsh(['tools', '--preset', file], { env: { DSH_START_TIMEOUT_MS: '1500' } })
+    expect(run.code, run.stderr).toBe(2)
+    expect(oneStderrLine(run)).toMatch(/^dsh: row "odd" \(\.\/plugin\.mjs\) in .*preset\.yml: plugin did not finish loading within 1500 ms \[PRESET_PLUGIN_TIMEOUT\]$/)
+  })
+
   it('a bad DSH_START_TIMEOUT_MS is a usage error', async () => {
     const run = await dshIn(['tools', ...ECHO], { env: { DSH_START_TIMEOUT_MS: 'soon' } })
     expect(run.code).toBe(2)

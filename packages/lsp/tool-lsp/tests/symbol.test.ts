@@ -152,6 +152,23 @@ describe('symbol', () => {
     const refused = await capped.call({ operation: 'hover', filePath: 'long.ts', line: 1, symbol: 'first' })
     expect(codeOf(refused)).toBe('LSP_SOURCE_INVALID')
     expect(textOf(refused)).toContain('maxLineFileBytes')
+    // The window (lines 1-4) ends within the bound; the chunk holding it does not.
+    expect(textOf(refused)).toContain(`is read in chunks, and the one holding line 4 goes past 1000 bytes`)
+  })
+
+  it('names the line the bound ends in when a file is too large to find the symbol in', async () => {
+    const h = await boot({ maxLineFileBytes: 1000 })
+    harness = h
+    h.app.lsp.registerProvider(scriptedProvider(HOVER))
+    // One line longer than the bound: line 1 asked, lines 1-4 wanted (the search window), only line 1 exists.
+    await writeFile(join(h.dir, 'one-line.ts'), `export const first = 1; ${'x'.repeat(300_000)}`)
+    const oneLine = await h.call({ operation: 'hover', filePath: 'one-line.ts', line: 1, symbol: 'first' })
+    expect(codeOf(oneLine)).toBe('LSP_SOURCE_INVALID')
+    expect(textOf(oneLine)).toContain(`"${join(h.dir, 'one-line.ts')}" has more than 1000 bytes before the end of line 1 (the lsp tool reads at most maxLineFileBytes`)
+    // Short lines, then a long one inside the window: the bound ends in line 3.
+    await writeFile(join(h.dir, 'third.ts'), `export const first = 1\n\nconst long = '${'y'.repeat(300_000)}'\nconst after = 2\n`)
+    const third = await h.call({ operation: 'hover', filePath: 'third.ts', line: 1, symbol: 'first' })
+    expect(textOf(third)).toContain('has more than 1000 bytes before the end of line 3 (')
   })
 
   it('refuses files the provider would refuse, with the same codes, before any query', async () => {

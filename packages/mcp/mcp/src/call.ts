@@ -1,4 +1,4 @@
-import { SdkError, SdkErrorCode, type RequestOptions } from '@modelcontextprotocol/client'
+import { SdkError, SdkErrorCode, type RequestId, type RequestOptions } from '@modelcontextprotocol/client'
 import { ToolError, type JsonObject, type Lifetime, type ToolProgress } from 'dsh-core'
 import { z } from 'zod'
 import { classifyFailure } from './classify.ts'
@@ -62,13 +62,40 @@ async function send(target: Generation, what: string, message: { method: string;
     ...(options.onProgress ? { onprogress: serverProgressOnly(options.onProgress) } : {}),
     ...(options.headers ? { headers: { ...options.headers } } : {}),
   }
-  const answer = await target.client.request(message, AnyResult, sdkOptions)
+  const pending = target.transport.pending
+  const before = pending.sentCount
+  const answering = target.client.request(message, AnyResult, sdkOptions)
+  // Only a call whose progress resets its deadline can end at maxTotalTimeoutMs, and only the id of
+  // a request sent within request() is surely this call's (wire.ts, sentCount).
+  const id = sdkOptions.maxTotalTimeout !== undefined && sdkOptions.onprogress && pending.sentCount === before + 1 ? pending.lastSentId : undefined
+  let answer: Record<string, unknown>
+  try {
+    answer = await answering
+  } catch (error) {
+    if (id !== undefined && isTotalTimeout(error)) cancelAbandoned(target, id, options)
+    throw error
+  }
   // JSON.parse's output, an object by AnyResult: plain JSON below it. Not copied here: every caller
   // is a tool body, and the tools runtime copies (and freezes) each value it returns, refusing one
   // nested deeper than its limit (INVALID_TOOL_OUTPUT); a second deep copy per call bought nothing.
   // Only the object itself is checked, as the bridge reads its members (content, isError) directly.
   if (Object.getPrototypeOf(answer) !== Object.prototype) throw new McpError(`${what}: MCP server ${supervisor.serverName} answered with something that is not a plain JSON object`, 'MCP_MALFORMED_RESPONSE')
   return answer as JsonObject
+}
+
+/** The SDK's own deadline ended the request at `maxTotalTimeout` (a progress report came after it). */
+function isTotalTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && typeof (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number'
+}
+
+/**
+ * The SDK gives up on a request at `maxTotalTimeout` when the next progress report arrives, and,
+ * unlike at its other deadlines, tells the server nothing: the server would work on for a call
+ * nobody waits for. It is told here as the SDK tells it otherwise (generation.ts, `cancelAbandoned`),
+ * naming the request by its id, which is the progress token of the report that ended it.
+ */
+function cancelAbandoned(target: Generation, requestId: RequestId, options: CallOptions): void {
+  target.cancelAbandoned(requestId, `tool call timed out ${timeoutWhy(true, options)}`)
 }
 
 /**
@@ -109,9 +136,7 @@ function failure(error: unknown, target: Generation, what: string, options: Call
   if (options.lifetime.aborted) return options.lifetime.reason ?? error
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     // The SDK's own deadline: no answer (or no progress) in time, or the total limit reached.
-    const total = typeof (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number'
-    const why = total ? `after ${options.maxTotalTimeoutMs} ms in all (maxTotalTimeoutMs)` : `after ${options.timeoutMs} ms without ${options.resetTimeoutOnProgress ? 'an answer or progress' : 'an answer'}`
-    return new ToolError(`tool call timed out ${why}`, 'TOOL_TIMEOUT', { cause: error })
+    return new ToolError(`tool call timed out ${timeoutWhy(isTotalTimeout(error), options)}`, 'TOOL_TIMEOUT', { cause: error })
   }
   return classifyFailure(error, {
     what,
@@ -120,4 +145,8 @@ function failure(error: unknown, target: Generation, what: string, options: Call
     ending: target.closed ? target.ending() : undefined,
     disposed: supervisor.isDisposed,
   })
+}
+
+function timeoutWhy(total: boolean, options: CallOptions): string {
+  return total ? `after ${options.maxTotalTimeoutMs} ms in all (maxTotalTimeoutMs)` : `after ${options.timeoutMs} ms without ${options.resetTimeoutOnProgress ? 'an answer or progress' : 'an answer'}`
 }

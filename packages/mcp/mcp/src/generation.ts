@@ -1,4 +1,4 @@
-import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
+import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult, type RequestId, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
 import { assertNever, Lifetime } from 'dsh-core'
 import type { McpConfig } from './config.ts'
 import { StdioTransport } from './stdio-transport.ts'
@@ -158,6 +158,18 @@ export class Generation {
   /** SEP-2243 applies: a 2026-07-28 connection over HTTP (stdio has no per-request headers). */
   get sendsParameterHeaders(): boolean {
     return this.protocolVersion === '2026-07-28' && !(this.transport instanceof StdioTransport)
+  }
+
+  /**
+   * How a request the SDK gave up on is cancelled: a 2026-07-28 connection whose transport opens
+   * one HTTP request per JSON-RPC request ends that request's stream (as the SDK's own cancel does);
+   * any other sends `notifications/cancelled`.
+   */
+  cancelAbandoned(requestId: RequestId, reason: string): void {
+    if (this.closed) return
+    const transport = this.transport
+    if (this.protocolVersion === '2026-07-28' && !(transport instanceof StdioTransport) && transport.hasPerRequestStream && transport.stopEventStream(requestId)) return
+    this.client.notification({ method: 'notifications/cancelled', params: { requestId, reason } }).catch(() => {})
   }
 
   serverLabel(): string | undefined {

@@ -1,4 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/client'
+import { lazyAgent } from 'dsh-core'
 
 /** The HTTP connections of one remote transport: its own pool, closed with it. */
 export interface HttpConnections {
@@ -16,10 +17,11 @@ export interface HttpConnections {
  */
 export async function openHttpConnections(keepAliveMs: number): Promise<HttpConnections> {
   const { Agent, fetch } = await import('undici')
-  const dispatcher = new Agent({ keepAliveTimeout: keepAliveMs, keepAliveMaxTimeout: keepAliveMs })
+  const agent = lazyAgent(undefined, async () => new Agent({ keepAliveTimeout: keepAliveMs, keepAliveMaxTimeout: keepAliveMs }))
+  const dispatcher = await agent()
   return {
     // undici's own types describe the same fetch as the DOM's.
     fetch: ((url, init) => fetch(url as string | URL, { ...(init as object), dispatcher })) as FetchLike,
-    close: () => dispatcher.destroy(),
+    close: agent.close,
   }
 }

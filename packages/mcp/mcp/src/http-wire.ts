@@ -42,8 +42,11 @@ export interface WireOptions {
   readonly onSessionRefused: (status: number, method: string) => void
   /** An event over the cap was cut off, with the stream; `request` is the POST's request (undefined on the GET stream). */
   readonly onOversizedEvent: (request: RequestId | undefined, error: OversizedBodyError) => void
-  /** A POST was answered with an event stream: what the SDK cannot parse on it belongs to this request. */
-  readonly onEventStream: (request: RequestId) => void
+  /**
+   * A POST was answered with an event stream: what the SDK cannot parse on it belongs to this
+   * request, and `stop` ends it (the connection to the server is closed; the SDK reads its end).
+   */
+  readonly onEventStream: (request: RequestId, stop: () => void) => void
   /** A request was answered 401, with this `WWW-Authenticate` (null: none), so OAuth can tell a login is wanted. */
   readonly onUnauthorized?: (challenge: string | null) => void
 }
@@ -75,12 +78,13 @@ export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchL
     const limit = options.maxMessageBytes
     if (type === 'text/event-stream') {
       const request = method === 'POST' ? sendingMessage.getStore()?.id : undefined
-      if (request !== undefined) options.onEventStream(request)
       const standalone = method === 'GET'
       const ended = (reason: Error) => {
         if (standalone && !init?.signal?.aborted) options.onStreamEnd(reason)
       }
-      return rebuild(response, capEvents(response.body, limit, (error) => options.onOversizedEvent(request, error), ended))
+      const events = capEvents(response.body, limit, (error) => options.onOversizedEvent(request, error), ended)
+      if (request !== undefined) options.onEventStream(request, events.stop)
+      return rebuild(response, events.body)
     }
     if (type === 'application/json') {
       const declared = Number(response.headers.get('content-length') ?? NaN)
@@ -129,21 +133,24 @@ const BOUNDARIES = [Buffer.from('\n\n'), Buffer.from('\r\r'), Buffer.from('\r\n\
  * stream fails (what the SDK had buffered of the event is dropped with it). `ended` hears how the
  * stream ended, either way.
  */
-function capEvents(body: ReadableStream<Uint8Array>, limit: number, oversized: (error: OversizedBodyError) => void, ended: (reason: Error) => void): ReadableStream<Uint8Array> {
+function capEvents(body: ReadableStream<Uint8Array>, limit: number, oversized: (error: OversizedBodyError) => void, ended: (reason: Error) => void): { readonly body: ReadableStream<Uint8Array>; readonly stop: () => void } {
   const reader = body.getReader()
   let eventBytes = 0
   // The last bytes of the previous chunk: a boundary may be split across two chunks.
   let carry: Buffer = Buffer.alloc(0)
-  return new ReadableStream<Uint8Array>({
+  let stopped = false
+  const passed = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (stopped) return controller.close()
       let next: Awaited<ReturnType<typeof reader.read>>
       try {
         next = await reader.read()
       } catch (error) {
+        if (stopped) return controller.close()
         ended(error instanceof Error ? error : new Error(String(error)))
         throw error
       }
-      if (next.done) {
+      if (next.done || stopped) {
         ended(new Error('the server ended the event stream'))
         return controller.close()
       }
@@ -166,4 +173,10 @@ function capEvents(body: ReadableStream<Uint8Array>, limit: number, oversized: (
     },
     cancel: (reason) => reader.cancel(reason),
   })
+  // Cancelling the body closes the connection, which a 2026-07-28 server takes as the request's cancellation.
+  const stop = () => {
+    stopped = true
+    void reader.cancel().catch(() => {})
+  }
+  return { body: passed, stop }
 }

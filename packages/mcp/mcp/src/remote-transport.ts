@@ -47,9 +47,10 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   onmessage?: (message: JSONRPCMessage) => void
 
   protected readonly inner: Inner
-  private readonly pending = new PendingRequests()
-  /** Requests whose POST was answered with an event stream (what the SDK cannot parse there is theirs). */
-  private readonly streamed = new Set<RequestId>()
+  /** Requests sent and not yet answered (read by a call that needs its request's id, call.ts). */
+  readonly pending = new PendingRequests()
+  /** Requests whose POST was answered with an event stream (what the SDK cannot parse there is theirs), and what ends that stream. */
+  private readonly streamed = new Map<RequestId, () => void>()
   protected closing: Promise<void> | undefined
   private closed = false
   /** Why the transport closed itself, if it did (`ServerUnreachableError`, `AuthRequiredError`, a lost session). */
@@ -64,13 +65,27 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       onStreamEnd: (reason) => this.streamEnded(reason),
       onSessionRefused: (status, method) => this.sessionRefused(status, method),
       onOversizedEvent: (request, error) => this.oversizedEvent(request, error),
-      onEventStream: (request) => this.streamed.add(request),
+      onEventStream: (request, stop) => this.streamed.set(request, stop),
       ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
     }, options.connections.fetch)
     this.inner = open(options.url, { requestInit: { headers: { ...options.headers } }, fetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
     this.inner.onmessage = (message) => this.receive(message)
     this.inner.onclose = () => this.finish()
     this.inner.onerror = (error) => this.innerError(error)
+  }
+
+  /**
+   * Ends the event stream the server answers request `id` on, closing its connection: on a
+   * 2026-07-28 connection that is how a request is cancelled (the SDK aborts its own requests so).
+   * False when the request has no stream of its own (any more).
+   */
+  stopEventStream(id: RequestId): boolean {
+    const stop = this.streamed.get(id)
+    if (!stop) return false
+    this.streamed.delete(id)
+    this.pending.forget(id)
+    stop()
+    return true
   }
 
   /** Whether the SDK transport opens one HTTP request per JSON-RPC request (Streamable HTTP). */
@@ -140,7 +155,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       await sendingMessage.run({ id, method: 'method' in message ? message.method : undefined }, () => this.inner.send(message, options))
     } catch (error) {
       // A request whose send failed gets no answer: it is no longer waiting for one.
-      if (id !== undefined) this.pending.answered({ jsonrpc: '2.0', id, result: {} })
+      if (id !== undefined) this.pending.forget(id)
       const failure = this.loginWanted(error) ?? error
       // After this request has failed with it: closing first would fail it as "connection closed"
       // (and a version probe would hear "closed" instead of "unreachable").

@@ -18,6 +18,8 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
   const tools = `${count} tool${count === 1 ? '' : 's'}`
   const refused = refusedLine(refusedTools)
   const parts = (...items: (string | undefined)[]) => [...items, refused, ...extras.statusLines()].filter(Boolean).join('; ')
+  // What put the server in a failing state, coded (`dsh mcp list --json`; the text shows the code once).
+  const failure = lastError ? { failure: { code: lastError.code, message: lastError.message } } : {}
   switch (phase.kind) {
     case 'connecting':
       return { state: 'starting', detail: parts(supervisor.describePhase(), tools) }
@@ -28,17 +30,17 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
       const identity = [server, protocol, generation?.pid ? `pid ${generation.pid}` : undefined].filter(Boolean).join(', ')
       const history = reconnects ? `reconnected ${reconnects} time${reconnects === 1 ? '' : 's'}` : undefined
       const last = lastError ? `last error ${ago(lastError.at)}: ${lastError.detail}` : undefined
-      if (conflict) return { state: 'unavailable', detail: parts(`ready, but ${conflict}`, identity, last) }
+      if (conflict) return { state: 'unavailable', detail: parts(`ready, but ${conflict}`, identity, last), failure: { code: 'MCP_NAME_CONFLICT', message: conflict } }
       return { state: 'ready', detail: parts(`ready: ${tools}`, identity, history, last) }
     }
     case 'reconnecting':
     case 'failed':
-      return { state: 'crashed', detail: parts(supervisor.describePhase(), tools) }
+      return { state: 'crashed', detail: parts(supervisor.describePhase(), tools), ...failure }
     case 'needs_auth':
-      return { state: 'needs_auth', detail: parts(supervisor.describePhase(), tools) }
+      return { state: 'needs_auth', detail: parts(supervisor.describePhase(), tools), ...failure }
     case 'unavailable':
     case 'stopped':
-      return { state: 'unavailable', detail: parts(supervisor.describePhase(), tools) }
+      return { state: 'unavailable', detail: parts(supervisor.describePhase(), tools), ...failure }
     default:
       return assertNever(phase, 'supervisor phase')
   }

@@ -32,7 +32,8 @@ export class StdioTransport implements Transport {
 
   private child: ChildHandle | undefined
   private readonly reader: LineReader
-  private readonly pending = new PendingRequests()
+  /** Requests sent and not yet answered (read by a call that needs its request's id, call.ts). */
+  readonly pending = new PendingRequests()
   private exit: Exit | undefined
   private closing: Promise<void> | undefined
   /** Set when dsh ended the server (before it exited on its own). */

@@ -1,10 +1,10 @@
 import { SdkError, SdkErrorCode, type Root } from '@modelcontextprotocol/client'
-import { assertNever, errorMessage, isHarnessError, Lifetime, oneLine, type ToolDefinition } from 'dsh-core'
+import { assertNever, codedDetail, errorMessage, isHarnessError, Lifetime, oneLine, type ToolDefinition } from 'dsh-core'
 import { classifyFailure } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import { bridgeToolDefinition } from './definition.ts'
 import { describeRefused, listAllTools, planTools, type RefusedTool } from './discovery.ts'
-import { McpError } from './errors.ts'
+import { McpError, type McpErrorCode } from './errors.ts'
 import { describeEnding, Generation, type GenerationHooks } from './generation.ts'
 import { SessionGoneError } from './http-transport.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
@@ -12,8 +12,10 @@ import { StdioTransport } from './stdio-transport.ts'
 import { ToolTable } from './tool-table.ts'
 import { createTransport, type TransportServices } from './transport.ts'
 
-/** Subprocess codes that no retry can fix: the command is missing or cannot run. */
-const PERMANENT_SPAWN_FAILURES = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE'])
+/** Subprocess codes that no retry can fix: the command is missing, cannot run, or is not a command. */
+const UNRUNNABLE_COMMAND = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE', 'SUBPROCESS_COMMAND_INVALID'])
+/** Why a spawn was refused, when no retry can fix it: a missing or forbidden command or working directory. */
+const UNRUNNABLE_SPAWN = new Set(['ENOENT', 'ENOTDIR', 'EACCES'])
 
 /**
  * Where one server's connection is. The generation being connected (once made) or serving, and the
@@ -72,6 +74,7 @@ export interface StartupOutcome {
 export interface LastError {
   readonly message: string
   readonly detail: string
+  readonly code: McpErrorCode
   readonly at: number
 }
 
@@ -355,9 +358,20 @@ export class Supervisor {
   private async attemptFailed(generation: Generation | undefined, error: unknown, step: string): Promise<McpError> {
     if (this.disposed) return this.attemptError(error, step, generation)
     const closed = generation ? await generation.close(this.options.config.closeTimeoutMs) : true
-    const failure = this.attemptError(error, step, generation)
-    if (this.disposed) return failure
-    this.recordError(failure.message, generation)
+    const attempted = this.attemptError(error, step, generation)
+    if (this.disposed) return attempted
+    // Some older stdio servers exit on any request before `initialize`: the next attempt skips the probe.
+    const probeExit = step === 'initialize' && this.config.protocol === 'auto' && !this.knownLegacy && exitedOnProbe(error)
+    // A server that refuses the handshake itself speaks no revision we asked for, whatever it answered.
+    const failure = !probeExit && refusedHandshake(attempted, step) ? new McpError(attempted.message, 'MCP_PROTOCOL_UNSUPPORTED', { cause: attempted }) : attempted
+    this.recordError(failure, generation)
+    const unmendable = closed && !probeExit ? unmendableBy(failure, this.config) : undefined
+    if (unmendable) {
+      // One line, with the code: the row waits for a reload, and says so.
+      this.transition({ kind: 'unavailable', reason: unmendable })
+      this.options.logger.error(`${this.label}: connection attempt failed: ${codedDetail({ detail: `${this.lastError!.detail}; not retrying until the row is reloaded`, failure })}`)
+      return failure
+    }
     // A server that wants a login says so once, below, not also as a failed attempt.
     if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
     if (!closed) {
@@ -373,21 +387,10 @@ export class Supervisor {
       this.options.onNeedsAuth?.(this.lifetime.signal)
       return failure
     }
-    if (step === 'initialize' && this.config.protocol === 'auto' && !this.knownLegacy && exitedOnProbe(error)) {
-      // Some older stdio servers exit on any request before `initialize`: the next attempt skips the probe.
+    if (probeExit) {
       this.knownLegacy = true
       this.options.logger.warn(`${this.label}: the server exited on the version probe (server/discover); connecting with initialize instead`)
       this.down(generation, false, true)
-      return failure
-    }
-    if (failure.code === 'MCP_PROTOCOL_UNSUPPORTED' || refusedHandshake(failure, step)) {
-      this.transition({ kind: 'unavailable', reason: `the server speaks no protocol revision this row allows (protocol: ${this.config.protocol}); not retrying until the row is reloaded` })
-      this.options.logger.error(`${this.label}: ${failure.message}; not retrying`)
-      return failure.code === 'MCP_PROTOCOL_UNSUPPORTED' ? failure : new McpError(failure.message, 'MCP_PROTOCOL_UNSUPPORTED', { cause: failure })
-    }
-    if (isHarnessError(failure.cause) && PERMANENT_SPAWN_FAILURES.has(failure.cause.code)) {
-      this.transition({ kind: 'unavailable', reason: 'the command cannot be run; install it (or fix `command`), then reload the row' })
-      this.options.logger.error(`${this.label}: ${failure.message}; not retrying`)
       return failure
     }
     this.down(generation, false)
@@ -401,10 +404,10 @@ export class Supervisor {
   }
 
   /** Keeps a failure for status: the message as callers may see it, the detail with the server's stderr. */
-  private recordError(message: string, generation: Generation | undefined): void {
+  private recordError(failure: { readonly message: string; readonly code: McpErrorCode }, generation: Generation | undefined): void {
     const ending = generation?.ending()
-    const detail = ending?.stderr ? `${message}; stderr: ${ending.stderr}` : message
-    this.recordedError = { message, detail, at: Date.now() }
+    const detail = ending?.stderr ? `${failure.message}; stderr: ${ending.stderr}` : failure.message
+    this.recordedError = { message: failure.message, detail, code: failure.code, at: Date.now() }
   }
 
   /** The transport of `generation` closed. For an established connection that is an outage. */
@@ -412,7 +415,7 @@ export class Supervisor {
     if (generation.connectedAt === undefined || this.current !== generation || this.disposed) return
     const ending = generation.ending()
     const reason = ending.summary ?? 'the connection closed'
-    this.recordError(reason, generation)
+    this.recordError({ message: reason, code: 'MCP_CONNECTION_LOST' }, generation)
     this.options.logger.warn(`${this.label}: connection lost: ${describeEnding(ending) ?? reason}`)
     // A server that forgot our session is still there: reconnect at once (the call it refused waits to be sent again).
     this.down(generation, true, sessionLost(generation))
@@ -460,7 +463,7 @@ export class Supervisor {
     }).catch((error: unknown) => {
       if (this.disposed || !this.isCurrent(generation)) return
       const failure = error instanceof McpError ? error : this.attemptError(error, 'tools/list', generation)
-      this.recordedError = { message: `re-sync failed: ${failure.message}`, detail: `re-sync failed: ${failure.message}`, at: Date.now() }
+      this.recordedError = { message: `re-sync failed: ${failure.message}`, detail: `re-sync failed: ${failure.message}`, code: failure.code, at: Date.now() }
       this.options.logger.error(`${this.label}: re-sync failed; the previous tools stay: ${failure.message}`)
     })
   }
@@ -577,6 +580,32 @@ const PROTOCOL_REFUSALS = new Set([-32600, -32601, -32602, -32020, -32021, -3202
 function refusedHandshake(failure: McpError, step: string): boolean {
   if (step !== 'initialize' || failure.code !== 'MCP_SERVER_ERROR') return false
   return failure.httpStatus === 400 || (failure.rpcCode !== undefined && PROTOCOL_REFUSALS.has(failure.rpcCode))
+}
+
+/**
+ * Why no retry can mend `failure`, decided by its code (the row then waits for a reload, and a
+ * `required` one fails the boot without announcing a retry), or undefined when the next attempt may
+ * go otherwise (a server that exited, one that cannot be reached yet).
+ */
+function unmendableBy(failure: McpError, config: McpConfig): string | undefined {
+  switch (failure.code) {
+    case 'MCP_PROTOCOL_UNSUPPORTED':
+      return `the server speaks no protocol revision this row allows (protocol: ${config.protocol}); not retrying until the row is reloaded`
+    case 'MCP_CREDENTIAL_MISSING':
+      return 'a credential the row names is not set; set it (environment, project .env or user .env), then reload the row'
+    case 'MCP_CONNECT_FAILED':
+      return unrunnable(failure.cause)
+    default:
+      return undefined
+  }
+}
+
+function unrunnable(cause: unknown): string | undefined {
+  if (!isHarnessError(cause)) return undefined
+  if (UNRUNNABLE_COMMAND.has(cause.code)) return 'the command cannot be run; install it (or fix `command`), then reload the row'
+  const system = (cause.cause as { code?: unknown } | undefined)?.code
+  if (cause.code === 'SUBPROCESS_SPAWN_FAILED' && typeof system === 'string' && UNRUNNABLE_SPAWN.has(system)) return `the server cannot be started as the row says (${system}: its command or working directory is missing or not allowed); fix the row, then reload it`
+  return undefined
 }
 
 /**

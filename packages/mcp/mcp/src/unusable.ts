@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { codedDetail } from 'dsh-core'
 import type { z } from 'zod'
 import { McpConfig } from './config.ts'
 import { McpError } from './errors.ts'
@@ -57,7 +58,8 @@ export function applyUnusable(ctx: Context, server: UnusableServer, reserve: (ct
   const names = reserve(ctx, server.serverName)
   ctx.effect(() => () => names.delete(server.serverName))
   const detail = `not started: ${server.reason}`
-  ctx.logger('mcp').warn(`MCP server ${server.serverName} is not started: ${server.reason}`)
-  ctx.tools.namespace(`mcp__${server.serverName}__`, () => new McpError(`MCP server ${server.serverName} is ${detail}`, 'MCP_SERVER_UNUSABLE'))
-  ctx.get('readiness')?.register({ surface: 'mcp', id: server.serverName, configured: true, status: () => ({ state: 'unavailable', detail }), tools: () => [] })
+  const failure = { code: 'MCP_SERVER_UNUSABLE', message: `MCP server ${server.serverName} is ${detail}` } as const
+  ctx.logger('mcp').warn(codedDetail({ detail: failure.message, failure }))
+  ctx.tools.namespace(`mcp__${server.serverName}__`, () => new McpError(failure.message, 'MCP_SERVER_UNUSABLE'))
+  ctx.get('readiness')?.register({ surface: 'mcp', id: server.serverName, configured: true, status: () => ({ state: 'unavailable', detail, failure }), tools: () => [] })
 }

@@ -69,10 +69,16 @@ export function faultAnswer(id: RequestId, fault: Fault): JSONRPCMessage {
  */
 export class PendingRequests {
   private readonly ids = new Set<RequestId>()
+  /** Requests handed to the transport so far, and the id of the latest (see `sentDuring`). */
+  private count = 0
+  private latest: RequestId | undefined
 
   sent(message: JSONRPCMessage): void {
-    if ('method' in message && 'id' in message) this.ids.add(message.id)
-    else if ('method' in message && message.method === 'notifications/cancelled') {
+    if ('method' in message && 'id' in message) {
+      this.ids.add(message.id)
+      this.count++
+      this.latest = message.id
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
       const id = (message.params as { requestId?: RequestId } | undefined)?.requestId
       if (id !== undefined) this.ids.delete(id)
     }
@@ -82,8 +88,27 @@ export class PendingRequests {
     if (!('method' in message) && 'id' in message && message.id !== undefined) this.ids.delete(message.id)
   }
 
+  /** A request that will get no answer (its send failed, or its stream was ended): no longer waiting. */
+  forget(id: RequestId): void {
+    this.ids.delete(id)
+  }
+
   has(id: RequestId): boolean {
     return this.ids.has(id)
+  }
+
+  /**
+   * How many requests were handed to the transport so far, and the id of the latest: a caller that
+   * reads `sentCount` before the SDK's `request()` and finds it one higher after knows its request's
+   * id (the SDK passes the message to the transport before `request()` returns, and that id is also
+   * the request's progress token), which the SDK does not give it.
+   */
+  get sentCount(): number {
+    return this.count
+  }
+
+  get lastSentId(): RequestId | undefined {
+    return this.latest
   }
 
   /** The one pending request, when exactly one is. */

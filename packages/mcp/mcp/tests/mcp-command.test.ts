@@ -212,10 +212,16 @@ describe('dsh mcp', () => {
     writeFileSync(fifo, '{"mcpServers": {')
     const broken = await dshInWorker(['status', '--json', '--preset', 'base', '--cwd', project], home)
     expect(broken.code, broken.stderr).toBe(0)
-    const rows = (JSON.parse(broken.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities
+    const rows = (JSON.parse(broken.stdout) as { capabilities: { id: string; state: string; detail: string; failure?: { code: string } }[] }).capabilities
     expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining(`${fifo} is not valid JSON`) })
-    // No server was tried: the file's own code, not a connection failure.
-    expect(rows.find((row) => row.id === '.mcp.json')?.detail).toMatch(/\[MCP_CONFIG_FILE_INVALID\]$/)
+    // No server was tried: the file's own code, not a connection failure; coded as every row is, so
+    // the code is printed once, by the one formatter (in the row's text and in the log line).
+    expect(rows.find((row) => row.id === '.mcp.json')?.failure?.code).toBe('MCP_CONFIG_FILE_INVALID')
+    expect(rows.find((row) => row.id === '.mcp.json')?.detail).not.toContain('[MCP_CONFIG_FILE_INVALID]')
+    expect(broken.stderr.split('\n').filter((line) => line.includes('is not valid JSON')), broken.stderr).toEqual([expect.stringMatching(/is not valid JSON.* \[MCP_CONFIG_FILE_INVALID\]$/)])
+    const text = await dshInWorker(['status', '--preset', 'base', '--cwd', project], home)
+    const line = text.stdout.split('\n').find((row) => row.includes('.mcp.json'))
+    expect(line?.split('[MCP_CONFIG_FILE_INVALID]'), text.stdout).toHaveLength(2)
     expect(rows.find((row) => row.id === 'fetch:http')).toMatchObject({ state: 'ready' })
   })
 
@@ -251,6 +257,24 @@ describe('dsh mcp', () => {
     const preset = await dshInWorker(['mcp', 'add', 'x', '--config', join(ROOT, 'presets/coding.yml'), '--', 'node'], home)
     expect(preset.code).toBe(2)
     expect(preset.stderr).toContain('is a preset of dsh')
+  })
+
+  it('an unavailable server (its command does not exist) says its code once: in the log line, after the list\'s detail, and as code and message in --json', async () => {
+    const home = freshHome()
+    const overlay = join(home, 'missing.yml')
+    writeFileSync(overlay, '- id: gone\n  name: dsh-mcp\n  config: { serverName: gone, transport: stdio, command: dsh-no-such-mcp-command }\n')
+    const notFound = 'command: `dsh-no-such-mcp-command` not found on PATH or in node_modules/.bin'
+    const json = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(json.code, json.stderr).toBe(0)
+    expect(JSON.parse(json.stdout).servers).toEqual([expect.objectContaining({ name: 'gone', state: 'unavailable', code: 'MCP_CONNECT_FAILED', message: notFound })])
+    const logged = json.stderr.split('\n').filter((line) => line.includes('dsh-no-such-mcp-command'))
+    expect(logged, json.stderr).toEqual([expect.stringContaining(`${notFound}; not retrying until the row is reloaded [MCP_CONNECT_FAILED]`)])
+    const text = await dshInWorker(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
+    const row = text.stdout.split('\n').find((line) => line.startsWith('gone'))
+    expect(row).toMatch(/ \[MCP_CONNECT_FAILED\]$/)
+    expect(row?.split('MCP_CONNECT_FAILED')).toHaveLength(2)
+    const got = await dshInWorker(['mcp', 'get', 'gone', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(JSON.parse(got.stdout)).toMatchObject({ state: 'unavailable', code: 'MCP_CONNECT_FAILED', message: notFound })
   })
 
   it('a server that needs a login is said once per command; a multi-line stderr tail keeps dsh mcp list one line per server (issue 33 item 10)', async () => {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { closedBeforeAnswer, errorMessage, Lifetime, type CapabilityStatus } from 'dsh-core'
+import { closedBeforeAnswer, errorMessage, lazyAgent, Lifetime, type CapabilityStatus, type LazyAgent } from 'dsh-core'
 import { WebError, type WebFetchProvider, type WebFetchRequest, type WebFetchResult } from 'dsh-web'
 import type { Agent, Dispatcher } from 'undici'
 import { discard, readBody } from './body.ts'
@@ -34,8 +34,11 @@ export class HttpFetchProvider implements WebFetchProvider {
   private readonly config: FetchHttpConfig
   private readonly connect: HttpFetchProviderOptions['connect']
   private readonly baseConnector: Connector | undefined
-  /** Made on the first fetch: undici is most of this package's load time, and many runs never fetch. */
-  private agent: Promise<Agent> | undefined
+  /**
+   * Our own Agent, made on the first fetch (undici is most of this package's load time, and many runs
+   * never fetch): environment proxies (HTTP_PROXY, …) never apply, so none can route around the guard.
+   */
+  private readonly connection: LazyAgent<Agent>
   private readonly headers: Readonly<Record<string, string>>
   private readonly allowedPorts: ReadonlySet<number>
   private readonly domains: DomainRules
@@ -51,12 +54,10 @@ export class HttpFetchProvider implements WebFetchProvider {
     this.backstop = { timeoutMs: options.config.timeoutMs, code: 'WEB_FETCH_TIMEOUT' }
     this.connect = options.connect
     this.baseConnector = options.baseConnector
-  }
-
-  /** Our own Agent: environment proxies (HTTP_PROXY, …) never apply, so none can route around the guard. */
-  private connection(): Promise<Agent> {
-    this.agent ??= import('undici').then(({ Agent, buildConnector }) => new Agent({ connect: guardedConnector(buildConnector, this.guard, this.connect, this.baseConnector) }))
-    return this.agent
+    this.connection = lazyAgent(undefined, async () => {
+      const { Agent, buildConnector } = await import('undici')
+      return new Agent({ connect: guardedConnector(buildConnector, this.guard, this.connect, this.baseConnector) })
+    })
   }
 
   available(): boolean {
@@ -138,9 +139,9 @@ export class HttpFetchProvider implements WebFetchProvider {
     }
   }
 
-  /** Closes every pooled connection. */
-  async close(): Promise<void> {
-    await (await this.agent)?.destroy()
+  /** Closes every pooled connection; a fetch after it is refused. */
+  close(): Promise<void> {
+    return this.connection.close()
   }
 
   private redirectTarget(from: URL, response: Dispatcher.ResponseData, followed: number): URL {

@@ -1,7 +1,8 @@
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import WebService from 'dsh-web'
 import * as fetchHttp from 'dsh-web-fetch-http'
-import { afterEach, describe, expect, it } from 'vitest'
+import { settleTeardowns } from 'dsh-core'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bodyText, closeAll, failure, serve } from './fixtures/servers.ts'
 
 // The plugin module: registration under id `http`, config checked at load (F33, F34).
@@ -25,8 +26,13 @@ describe('the plugin', () => {
     await app.start()
     await app.events.flush()
     expect(bodyText((await app.web.fetch({ url: `${server.origin}/` })).body)).toBe('via plugin')
+    // Keep-alive: the fetch's connection stays open while the plugin is loaded.
+    expect(server.openSockets()).toBe(1)
     fork.dispose()
     expect((await failure(app.web.fetch({ url: `${server.origin}/` }))).code).toBe('WEB_PROVIDER_CONFIGURED_MISSING')
+    // The provider's own Agent is destroyed with the plugin: no connection is left open.
+    await settleTeardowns(app)
+    await vi.waitFor(() => expect(server.openSockets()).toBe(0))
     await app.stop()
   })
 

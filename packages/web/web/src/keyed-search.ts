@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream'
 import type { Context } from 'cordis'
 import type {} from './service.ts'
-import { currentSession, effectWithTeardown, errorMessage, hostEnv, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
-import type { Agent, Dispatcher } from 'undici'
+import { currentSession, errorMessage, hostEnv, lazyAgent, Lifetime, scopeLifetime, type CapabilityStatus, type ProbeContext } from 'dsh-core'
+import type { Dispatcher } from 'undici'
 import { WebError } from './errors.ts'
 import { headerValue, type HeaderSource, type ProviderFault } from './fault.ts'
 import { providerText } from './provider-text.ts'
@@ -96,9 +96,13 @@ export interface KeyedSearchSpec<Options extends KeyedSearchOptions> {
   readonly lifetime?: Lifetime
 }
 
-/** What the API last said of a key: accepted, or refused (with the error the refusal gave). */
+/**
+ * What the API last said of the last key a search sent: accepted, or refused (with the error the
+ * refusal gave). The key is held as the request it went into held it, to know it again with a string
+ * compare; it is still looked up at every search, never used in place of a lookup.
+ */
 interface KeyVerdict {
-  readonly fingerprint: string
+  readonly key: string
   readonly refusal: WebError | undefined
   readonly at: number
 }
@@ -112,14 +116,6 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
   const fail = (message: string, code: string, options?: { cause?: unknown; fault?: ProviderFault; partial?: boolean }) => new WebError(message, code, options)
   // Kept for the last key used only: a key that changes back to a refused one is tried again once.
   let verdict: KeyVerdict | undefined
-  // The last key looked up and its digest: nearly every search finds the same key, which then costs
-  // a string compare instead of a sha256. The key is still looked up at every search; this holds
-  // only the last one found (as the request it went into did), never in place of a lookup.
-  let last: { readonly key: string; readonly fingerprint: string } | undefined
-  const fingerprintOf = (key: string): string => {
-    if (last?.key !== key) last = { key, fingerprint: digestOf(key) }
-    return last.fingerprint
-  }
 
   async function key(options: Options, lifetime: Lifetime, cwd?: string): Promise<string | undefined> {
     if (options.apiKey) return options.apiKey
@@ -169,9 +165,9 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
   }
 
   /** What is known of `key` without calling the API: refused, accepted, or not verified yet. */
-  function keyStatus(options: Options, fingerprint: string, found: string): CapabilityStatus {
+  function keyStatus(options: Options, key: string, found: string): CapabilityStatus {
     const endpoint = spec.endpoint(options)
-    if (verdict?.fingerprint === fingerprint) {
+    if (verdict?.key === key) {
       if (verdict.refusal) return { state: 'failing', detail: `${verdict.refusal.message}; ${endpoint}` }
       return { state: 'ready', detail: `${found}; accepted by a search at ${new Date(verdict.at).toISOString()}; ${endpoint}` }
     }
@@ -183,7 +179,7 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
     const unusable = spec.unusable?.(options)
     if (unusable) return { state: 'unavailable', detail: unusable }
     const endpoint = spec.endpoint(options)
-    if (options.apiKey) return keyStatus(options, fingerprintOf(options.apiKey), 'literal apiKey')
+    if (options.apiKey) return keyStatus(options, options.apiKey, 'literal apiKey')
     // The key may have changed since the last search; only a probe looks.
     if (verdict?.refusal) return { state: 'failing', detail: `${verdict.refusal.message}; ${endpoint}` }
     if (verdict) return { state: 'ready', detail: `key ${options.apiKeyEnv} accepted by a search at ${new Date(verdict.at).toISOString()}; ${endpoint}` }
@@ -202,7 +198,7 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
       if (options.apiKey || spec.unusable?.(options)) return status()
       const found = await Lifetime.run({ signal: context.signal }, (lifetime) => key(options, lifetime, context.cwd))
       if (!found) return { state: 'no_credential', detail: missingKeyMessage(name, options.apiKeyEnv, spec.row) }
-      return keyStatus(options, fingerprintOf(found), `key ${options.apiKeyEnv} found`)
+      return keyStatus(options, found, `key ${options.apiKeyEnv} found`)
     },
 
     async search(search, signal) {
@@ -229,26 +225,24 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
   /** One search on `budget`; `caller` is what the caller bounds it by, for telling its abort from the rest. */
   async function run(search: WebSearchRequest, options: Options, caller: { readonly aborted: boolean; readonly reason: unknown } | undefined, budget: Lifetime): Promise<WebSearchResult> {
     let secret = ''
-    let fingerprint = ''
     // Set once a success answer is arriving: a failure after that is `partial`, never failed over.
     let underWay = false
     try {
       const found = await key(options, budget)
       if (!found) throw fail(missingKeyMessage(name, options.apiKeyEnv, spec.row), 'WEB_PROVIDER_CREDENTIAL_MISSING')
       secret = found
-      fingerprint = fingerprintOf(found)
-      if (verdict?.fingerprint === fingerprint && verdict.refusal) throw verdict.refusal
+      if (verdict?.key === found && verdict.refusal) throw verdict.refusal
       const request = spec.request(search, options, found)
       record(request.record)
       budget.throwIfAborted()
       const response = await send(request, budget.signal)
       underWay = response.status >= 200 && response.status < 300
       const result = await answer(response, options, secret, search)
-      verdict = { fingerprint, refusal: undefined, at: Date.now() }
+      verdict = { key: secret, refusal: undefined, at: Date.now() }
       return result
     } catch (error) {
       if (error instanceof WebError && error.code === 'WEB_PROVIDER_KEY_REFUSED') {
-        if (verdict?.refusal !== error) verdict = { fingerprint, refusal: error, at: Date.now() }
+        if (verdict?.refusal !== error) verdict = { key: secret, refusal: error, at: Date.now() }
         throw error
       }
       const partial = underWay && !(error instanceof WebError)
@@ -269,11 +263,6 @@ export function keyedSearchProvider<Options extends KeyedSearchOptions>(spec: Ke
 /** How a message names the key: its variable, or the literal one in the row's config. */
 function keyLabel(options: KeyedSearchOptions): string {
   return options.apiKey ? '(the literal apiKey)' : options.apiKeyEnv
-}
-
-/** A key's digest: what a verdict keeps to know a key again, instead of the key. */
-function digestOf(key: string): string {
-  return process.getBuiltinModule('node:crypto').createHash('sha256').update(key).digest('base64')
 }
 
 /** The default `send`: undici's `request` over `dispatcher`, which never follows a redirect on its own. */
@@ -310,11 +299,8 @@ export function missingKeyMessage(name: string, keyName: string, row: string): s
 export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Context, spec: Omit<KeyedSearchSpec<Options>, 'resolveKey' | 'lifetime'>): () => void {
   const lifetime = scopeLifetime(ctx, () => new WebError(`${spec.name} search aborted: the provider was unloaded`, 'WEB_ABORTED'))
   // undici loads with the first search: most runs never search, and it is most of undici's cost at load.
-  let agent: Promise<Agent> | undefined
-  const dispatcher = spec.dispatcher ?? { request: async (options: Dispatcher.RequestOptions) => (await (agent ??= import('undici').then(({ Agent }) => new Agent()))).request(options) }
-  effectWithTeardown(ctx, () => async () => {
-    await (await agent)?.destroy()
-  })
+  const agent = lazyAgent(ctx, async () => new (await import('undici')).Agent())
+  const dispatcher = spec.dispatcher ?? { request: async (options: Dispatcher.RequestOptions) => (await agent()).request(options) }
   return ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, dispatcher, resolveKey: credentialResolver(ctx), lifetime }))
 }
 

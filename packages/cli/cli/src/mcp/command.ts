@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { Context } from 'cordis'
-import { bootPreset, composePreset, CredentialService, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
+import { bootPreset, codedDetail, composePreset, CredentialService, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
 import { checkServer, chosenServers, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, commandLineError, COMPOSITION_OPTIONS, HOME_CODES, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
@@ -225,7 +225,7 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   const out = await Promise.all(
     entries.map(async (entry) => {
       const row = rows.find((candidate) => candidate.id === entry.name)
-      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: row?.state ?? 'unavailable', tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? '') }
+      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: row?.state ?? 'unavailable', tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), ...failureOf(row) }
     }),
   )
   if (options.json) return JSON.stringify({ servers: out })
@@ -233,7 +233,17 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   const table = [['name', 'transport', 'state', 'tools', 'login'], ...out.map((server) => [server.name, server.transport, server.state, String(server.tools), server.auth].map(rowCell))]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)))
   // One line per server: a detail with the server's multi-line stderr tail is folded (--json keeps it whole).
-  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${rowCell(oneLine(out[index - 1]!.detail))}` : '  detail')).join('\n')
+  return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${rowCell(oneLine(shownDetail(out[index - 1]!)))}` : '  detail')).join('\n')
+}
+
+/** The coded failure of a server's row (`--json`: `code` and `message`; urls masked as in the detail). */
+function failureOf(row: CapabilityReport | undefined): { code?: string; message?: string } {
+  return row?.failure ? { code: row.failure.code, message: maskedUrlsIn(row.failure.message) } : {}
+}
+
+/** The detail as the text output shows it: the failure's code once at its end. */
+function shownDetail(server: { detail: string; code?: string; message?: string }): string {
+  return codedDetail({ detail: server.detail, ...(server.code ? { failure: { code: server.code, message: server.message ?? '' } } : {}) })
 }
 
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
@@ -241,9 +251,9 @@ async function get(name: string, options: Options, signal: AbortSignal): Promise
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
   // The revision the connection speaks, as the status row names it (none while it is not connected).
   const protocol = /(?:^|[;,] )protocol (\d{4}-\d{2}-\d{2})\b/.exec(row?.detail ?? '')?.[1] ?? null
-  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', protocol, login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), tools: row?.tools ?? [] }
+  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', protocol, login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), ...failureOf(row), tools: row?.tools ?? [] }
   if (options.json) return JSON.stringify(value)
-  return [`${name} (${entry.file})`, `state: ${value.state}`, `protocol: ${protocol ?? '-'}`, `login: ${value.login}`, `detail: ${value.detail}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
+  return [`${name} (${entry.file})`, `state: ${value.state}`, `protocol: ${protocol ?? '-'}`, `login: ${value.login}`, `detail: ${shownDetail(value)}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
 }
 
 function pairs(items: readonly string[], separator: ':' | '=', flag: string): Record<string, string> {

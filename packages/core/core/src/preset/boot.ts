@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { Context, type ForkScope, type Plugin } from 'cordis'
 import { Lifetime } from '../lifetime/lifetime.ts'
+import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { errorMessage, isHarnessError } from '../errors.ts'
 import type { HostLifetime } from '../host.ts'
 import type { TrustHook } from '../trust/service.ts'
@@ -75,6 +76,18 @@ export async function composePreset(options: BootOptions): Promise<PresetRow[]> 
 }
 
 /**
+ * Keeps the process alive until released (a ref'd timer that never fires). A boot bound's own timer
+ * is unref'd, so a wait nothing else keeps alive (a plugin module whose top-level await never
+ * settles, an apply that never does) would let Node end the process (exit 13, "unsettled top-level
+ * await") before the bound fires and names the row. Released when the bounded wait settles, which
+ * the bound guarantees; not timed itself, so it never depends on which of two timers fires first.
+ */
+function holdOpen(): () => void {
+  const timer = setInterval(() => {}, MAX_TIMER_DELAY_MS)
+  return () => clearInterval(timer)
+}
+
+/**
  * Boots a composition: every row's plugin is imported and its config validated before anything
  * applies, then the rows apply in order. A row that fails, or waits for a service no row provides,
  * fails the boot with a `PresetError` naming it, and whatever did start is stopped again.
@@ -94,6 +107,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
   // A module whose import never settles (a top-level await that waits for good) is bounded like an
   // apply: the caller's abort (dsh's SIGTERM) and startTimeoutMs end the wait, naming the row.
   const loading = Lifetime.following(options.signal, { timeoutMs: startTimeoutMs, code: 'PRESET_PLUGIN_TIMEOUT' })
+  const releaseLoading = holdOpen()
   try {
     for (const [index, row] of rows.entries()) {
       if (options.signal?.aborted) throw bootAborted(options.signal)
@@ -115,6 +129,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
     }
   } finally {
     loading.dispose()
+    releaseLoading()
   }
 
   const app = new Context()
@@ -140,9 +155,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       await app.events.flush()
     })()
     const budget = Lifetime.following(options.signal, { timeoutMs: startTimeoutMs, code: 'PRESET_PLUGIN_TIMEOUT' })
-    // The budget's timer is unref'd; an apply that never settles leaves nothing else to keep the
-    // process alive, and Node would exit with code 13 instead of reporting the row.
-    const keepAlive = setTimeout(() => {}, startTimeoutMs)
+    const releaseStarting = holdOpen()
     try {
       await budget.race(started)
     } catch (error) {
@@ -155,7 +168,7 @@ export async function bootPreset(options: BootOptions): Promise<Host> {
       throw error
     } finally {
       budget.dispose()
-      clearTimeout(keepAlive)
+      releaseStarting()
     }
     for (const { fork, entry } of forks) {
       const scope = scopeOf(fork)

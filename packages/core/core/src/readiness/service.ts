@@ -36,6 +36,22 @@ export interface CapabilityStatus {
    */
   readonly items?: readonly CapabilityItem[]
   readonly itemsOmitted?: number
+  /**
+   * The coded failure that put the capability in this state (a missing executable, a config file
+   * that cannot be read): `--json` carries it for scripts to route on, and `codedDetail` shows its
+   * code once after the detail.
+   */
+  readonly failure?: CapabilityFailure
+}
+
+export interface CapabilityFailure {
+  readonly code: string
+  readonly message: string
+}
+
+/** A row's detail as people read it: with its failure's code once at the end (`… not found [MCP_CONNECT_FAILED]`). */
+export function codedDetail(status: Pick<CapabilityStatus, 'detail' | 'failure'>): string {
+  return status.failure ? `${status.detail} [${status.failure.code}]` : status.detail
 }
 
 /** One thing a row lists: a rejected file, a warning, a shadowed file. */
@@ -147,7 +163,7 @@ export class ReadinessService extends Service {
           const found = await this.rowsOf(capability, options.probe ? budget : undefined, cwd)
           if (!found.length) return []
           const served = capability.tools ? [...capability.tools()].sort(compare) : (toolsOf.get(capability.surface) ?? [])
-          return found.map(({ id, state, detail, items, itemsOmitted }) => ({
+          return found.map(({ id, state, detail, items, itemsOmitted, failure }) => ({
             surface: capability.surface,
             id,
             configured: capability.configured,
@@ -155,6 +171,7 @@ export class ReadinessService extends Service {
             state,
             detail,
             ...(items ? { items, itemsOmitted: itemsOmitted ?? 0 } : {}),
+            ...(failure ? { failure: { code: failure.code, message: failure.message } } : {}),
           }))
         }),
       )

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import type { Context, Inject } from 'cordis'
-import { hostWorkspace, rowOrigin, trustOf } from 'dsh-core'
+import { codedDetail, hostWorkspace, rowOrigin, trustOf } from 'dsh-core'
 import { z } from 'zod'
 import type { McpConfig } from '../config.ts'
 import { McpError } from '../errors.ts'
@@ -105,9 +105,12 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   )
 }
 
-/** A trusted workspace's file that cannot be read or parsed: one `unavailable` row under its file name. */
+/**
+ * A trusted workspace's file that cannot be read or parsed: one `unavailable` row under its file
+ * name, its failure coded as every row's is (the code printed once, by `codedDetail`).
+ */
 function holdUnreadable(ctx: Context, file: string, failure: McpError): void {
-  const detail = `${failure.message} [${failure.code}]`
-  ctx.get('readiness')?.register({ surface: 'mcp', id: basename(file), configured: true, status: () => ({ state: 'unavailable', detail }), tools: () => [] })
-  ctx.logger('mcp').warn(detail)
+  const status = { state: 'unavailable', detail: failure.message, failure: { code: failure.code, message: failure.message } } as const
+  ctx.get('readiness')?.register({ surface: 'mcp', id: basename(file), configured: true, status: () => status, tools: () => [] })
+  ctx.logger('mcp').warn(codedDetail(status))
 }
