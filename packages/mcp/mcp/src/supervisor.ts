@@ -12,8 +12,10 @@ import { StdioTransport } from './stdio-transport.ts'
 import { ToolTable } from './tool-table.ts'
 import { createTransport, type TransportServices } from './transport.ts'
 
-/** Subprocess codes that no retry can fix: the command is missing or cannot run. */
-const PERMANENT_SPAWN_FAILURES = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE'])
+/** Subprocess codes that no retry can fix: the command is missing, cannot run, or is not a command. */
+const UNRUNNABLE_COMMAND = new Set(['SUBPROCESS_NOT_FOUND', 'SUBPROCESS_NOT_EXECUTABLE', 'SUBPROCESS_COMMAND_INVALID'])
+/** Why a spawn was refused, when no retry can fix it: a missing or forbidden command or working directory. */
+const UNRUNNABLE_SPAWN = new Set(['ENOENT', 'ENOTDIR', 'EACCES'])
 
 /**
  * Where one server's connection is. The generation being connected (once made) or serving, and the
@@ -581,12 +583,28 @@ function refusedHandshake(failure: McpError, step: string): boolean {
 }
 
 /**
- * Why no retry can mend `failure`, decided by its code (the row then waits for a reload), or
- * undefined when the next attempt may go otherwise.
+ * Why no retry can mend `failure`, decided by its code (the row then waits for a reload, and a
+ * `required` one fails the boot without announcing a retry), or undefined when the next attempt may
+ * go otherwise (a server that exited, one that cannot be reached yet).
  */
 function unmendableBy(failure: McpError, config: McpConfig): string | undefined {
-  if (failure.code === 'MCP_PROTOCOL_UNSUPPORTED') return `the server speaks no protocol revision this row allows (protocol: ${config.protocol}); not retrying until the row is reloaded`
-  if (failure.code === 'MCP_CONNECT_FAILED' && isHarnessError(failure.cause) && PERMANENT_SPAWN_FAILURES.has(failure.cause.code)) return 'the command cannot be run; install it (or fix `command`), then reload the row'
+  switch (failure.code) {
+    case 'MCP_PROTOCOL_UNSUPPORTED':
+      return `the server speaks no protocol revision this row allows (protocol: ${config.protocol}); not retrying until the row is reloaded`
+    case 'MCP_CREDENTIAL_MISSING':
+      return 'a credential the row names is not set; set it (environment, project .env or user .env), then reload the row'
+    case 'MCP_CONNECT_FAILED':
+      return unrunnable(failure.cause)
+    default:
+      return undefined
+  }
+}
+
+function unrunnable(cause: unknown): string | undefined {
+  if (!isHarnessError(cause)) return undefined
+  if (UNRUNNABLE_COMMAND.has(cause.code)) return 'the command cannot be run; install it (or fix `command`), then reload the row'
+  const system = (cause.cause as { code?: unknown } | undefined)?.code
+  if (cause.code === 'SUBPROCESS_SPAWN_FAILED' && typeof system === 'string' && UNRUNNABLE_SPAWN.has(system)) return `the server cannot be started as the row says (${system}: its command or working directory is missing or not allowed); fix the row, then reload it`
   return undefined
 }
 

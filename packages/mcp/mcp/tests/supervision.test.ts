@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import type { ForkScope } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as plugin from '../src/index.ts'
-import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs } from './fixtures/rig.ts'
+import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
 /** A server that closes its stdin, answers its first message with an error and exits with code 3 (tests/fixtures/exits-after-first-message.mjs). */
 const EXITS_AFTER_FIRST_MESSAGE = fileURLToPath(new URL('./fixtures/exits-after-first-message.mjs', import.meta.url))
@@ -168,6 +168,27 @@ describe('startup', () => {
     await rig.remove(fork)
     expect(rig.app.subprocess.live).toBe(0)
   })
+
+  // A failure no retry can mend, told by its code, is not announced as a retry (follow-up item 5):
+  // the row is unavailable at once, one line with the code, and a required one fails the boot.
+  for (const [what, row, code, said] of [
+    ['a working directory that does not exist', fixtureRow({ cwd: '/nonexistent/dsh-mcp-cwd' }), 'MCP_CONNECT_FAILED', /spawn \S+ ENOENT/],
+    ['a bearer token variable that is not set', { transport: 'streamable-http', serverName: 'fixture', url: 'http://127.0.0.1:9/mcp', bearerTokenEnvVar: 'DSH_MCP_TEST_UNSET_TOKEN', reconnect: FAST_RECONNECT }, 'MCP_CREDENTIAL_MISSING', /DSH_MCP_TEST_UNSET_TOKEN is not set/],
+  ] as const) {
+    for (const required of [true, false]) {
+      it(`${required ? 'required' : 'not required'}: ${what} is said once with ${code} and no retry is announced`, async () => {
+        const rig = await startRig()
+        const fork = await rig.add({ ...row, required } as RowInput)
+        if (required) expect(fork.error).toMatchObject({ code: 'MCP_STARTUP_FAILED', cause: { code } })
+        else expect((await rig.status()).failure?.code).toBe(code)
+        const lines = rig.logs.filter((line) => line.includes('mcp(fixture)'))
+        expect(lines).toEqual([expect.stringMatching(new RegExp(`connection attempt failed: .*; not retrying until the row is reloaded \\[${code}\\]$`))])
+        expect(lines[0]).toMatch(said)
+        expect(rig.logged('retrying in')).toBe(false)
+        await rig.remove(fork)
+      })
+    }
+  }
 
   it('a server that exits at once after its first message: the error and the log say its exit code and stderr, once, never the EPIPE of the write that found it gone', async () => {
     // The fixture closes its stdin before it answers, so the client's next write always fails with

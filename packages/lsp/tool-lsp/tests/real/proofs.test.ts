@@ -87,6 +87,25 @@ describe.concurrent('one lsp call proves its workspace once and each file once',
     expect(inSuite(workspaces.mock.calls)).toHaveLength(1)
     expect(proofsIn(proofs.mock.calls)).toEqual(['src/broken.ts'])
   })
+  it.sequential('lsp_calls: the provider and the line text share the workspace and the source file’s proof, and the source is not resolved from / again', async ({ onTestFinished }) => {
+    const calls = () => suite.host.app.tools.execute({ name: 'lsp_calls', arguments: { filePath: 'src/geometry.ts', line: 20, character: 17, direction: 'incoming' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+    const first = await calls()
+    expect(first.isError ? first.error : undefined).toBeUndefined()
+    const workspaces = workspaceProofs(onTestFinished)
+    const proofs = fileProofs(onTestFinished)
+    // A full resolution of a path from / (a readlink per component): what a call without the tool's proofs makes for its source.
+    const resolved = spyUntilFinished(onTestFinished, FileSystem.prototype, 'containedNow')
+    const result = await calls()
+    expect(result.isError).toBe(false)
+    const root = (result as any).value.roots[0]
+    expect(root.name).toBe('areaSum')
+    expect(root.lineText).toContain('export function areaSum')
+    const sites = root.calls.flatMap((edge: any) => edge.sites.map((site: any) => `${site.path}:${site.range.start.line + 1}`))
+    expect(sites.sort()).toEqual(['src/main.ts:7', 'src/main.ts:9'])
+    expect(inSuite(workspaces.mock.calls)).toHaveLength(1)
+    expect(proofsIn(proofs.mock.calls).sort()).toEqual(['src/geometry.ts', 'src/main.ts'])
+    expect(resolved.mock.calls.filter(([workspace]) => (workspace as { path: string }).path === suite.dir)).toHaveLength(0)
+  })
 })
 
 describe.concurrent('one lsp_diagnostics call reads its file once', () => {
