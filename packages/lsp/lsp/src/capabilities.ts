@@ -244,6 +244,8 @@ export interface LspCallHierarchyRequest {
   /** Calls listed in all, over every level; past it the answer says `truncated`. */
   readonly maxCalls: number
   readonly workspaceRoot: string
+  /** The call's proofs, shared with the provider (see `LspQueryRequest.proofs`). */
+  readonly proofs?: CallProofs
 }
 
 export interface LspProviderCallHierarchyRequest extends LspCallHierarchyRequest {

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from 'dsh-core'
+import type { Lifetime, ToolDefinition } from 'dsh-core'
 import { CallProofs, LSP_CALL_DIRECTIONS, type LspLocation } from 'dsh-lsp'
 import { z } from 'zod'
 import { checkCallHierarchy, type CheckedCall, type CheckedCallHierarchy } from './capability-results.ts'
@@ -50,11 +50,14 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
       const cwd = sessionWorkspace(exec, 'lsp_calls')
       const { position, resolved } = await anchorOf(services, settings, args, cwd, exec.signal)
       const depth = args.depth ?? Math.min(settings.calls.defaultDepth, settings.calls.maxDepth)
-      const request = { filePath: args.filePath, position, direction: args.direction, depth, maxCalls: settings.calls.maxCalls, workspaceRoot: cwd }
+      // One proof of the workspace and of each file for the whole call, the provider's and the line
+      // text's (as the lsp tool's): without them the provider resolved the source from / per call.
+      const proofs = new CallProofs(services.fs, cwd)
+      const request = { filePath: args.filePath, position, direction: args.direction, depth, maxCalls: settings.calls.maxCalls, workspaceRoot: cwd, proofs }
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
       const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.lifetime))
       const at = { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(resolved ? { symbol: resolved.symbol } : {}) }
-      return { kind: 'calls', direction: result.direction, depth, at, complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(services, settings, result, cwd, exec.signal) }
+      return { kind: 'calls', direction: result.direction, depth, at, complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(proofs, settings, result, exec.lifetime) }
     },
     render: (_args, value) => renderCalls(value, settings),
   }
@@ -65,7 +68,7 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
  * per file, as for lsp's locations). Call sites lie in the caller's file for incoming calls and in
  * the parent's file for outgoing ones.
  */
-async function edgesWithLines(services: LspToolServices, settings: ToolLspConfig, result: CheckedCallHierarchy, cwd: string, signal: AbortSignal): Promise<CallEdge[]> {
+async function edgesWithLines(proofs: CallProofs, settings: ToolLspConfig, result: CheckedCallHierarchy, lifetime: Lifetime): Promise<CallEdge[]> {
   const locations: LspLocation[] = []
   const want = (uri: string, range: LspLocation['range']) => locations.push({ uri, range }) - 1
   type Pending = { call: CheckedCall | { item: CheckedCall['item']; fromRanges: []; calls: readonly CheckedCall[] }; parentUri: string | undefined; at: number; sites: number[]; children: Pending[] }
@@ -80,7 +83,7 @@ async function edgesWithLines(services: LspToolServices, settings: ToolLspConfig
     }
   }
   const roots = result.roots.map((root) => collect({ item: root.item, fromRanges: [], calls: root.calls }, undefined))
-  const texts = await readLineTexts(new CallProofs(services.fs, cwd), locations, settings, signal)
+  const texts = await readLineTexts(proofs, locations, settings, lifetime)
   const path = uriRenderer(result.resolvedWorkspaceUri)
   const build = (pending: Pending): CallEdge => {
     const { item } = pending.call

@@ -116,6 +116,29 @@ describe('the provider\'s answer checked without zod (quickResult)', () => {
     expect(parses).toHaveBeenCalledTimes(0)
   })
 
+  it('the value the runtime freezes in place (freshValue) shares nothing with the provider\'s answer: the provider\'s objects stay its own', async () => {
+    harness = await boot()
+    const h = harness
+    const answers: LspQueryResult[] = []
+    harness.app.lsp.registerProvider(
+      scriptedProvider(async (request) => {
+        const answer: LspQueryResult =
+          request.operation === 'hover'
+            ? { kind: 'hover', hover: { contents: 'x', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }, complete: true }
+            : { kind: 'locations', complete: true, resolvedWorkspaceUri: pathToFileURL(h.dir).href, locations: [{ uri: pathToFileURL(join(h.dir, 'a.ts')).href, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }] }
+        answers.push(answer)
+        return answer
+      }),
+    )
+    for (const operation of ['hover', 'findReferences'] as const) {
+      const result = await harness.call({ operation, filePath: 'a.ts', line: 1, character: 2 })
+      expect(result.isError ? result.error : undefined).toBeUndefined()
+      expect(Object.isFrozen(result.isError ? undefined : result.value)).toBe(true)
+    }
+    const parts = answers.flatMap((answer): unknown[] => (answer.kind === 'hover' ? [answer, answer.hover, answer.hover!.range] : answer.kind === 'locations' ? [answer, answer.locations, ...answer.locations.flatMap((location): unknown[] => [location, location.range, location.range.start])] : []))
+    expect(parts.some((part) => Object.isFrozen(part))).toBe(false)
+  })
+
   it('accepts only what the schema accepts, and copies what the schema keeps', () => {
     expectQuickAgreesWithSchema(quickResult, ProviderResult, ANSWERS, 5, true)
   })

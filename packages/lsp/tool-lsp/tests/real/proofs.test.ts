@@ -4,20 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { FileSystem } from 'dsh-core'
 import { SETTLE_MS } from 'dsh-lsp'
 import { beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest'
-import { placesOf, realSuite } from './harness.ts'
+import { placesOf, realSuite, PATIENT_TYPESCRIPT as OVERLAY } from './harness.ts'
 
 // Real typescript-language-server through the coding preset: what one lsp call proves (issue 27 item 2).
 
-/** Failure guards for a busy machine, never pass conditions: the first query waits for the project to load. */
-const OVERLAY = `
-- id: lsp-stdio
-  config:
-    servers:
-      typescript: { diagnosticsWaitMs: 240000, indexingTimeoutMs: 240000 }
-- id: tool-lsp
-  config:
-    timeoutMs: 600000
-`
 
 // The two describes run side by side (each its own workspace copy, host and server; most of their
 // time is a TypeScript server starting and answering its first diagnostics), their cases in order.
@@ -86,6 +76,25 @@ describe.concurrent('one lsp call proves its workspace once and each file once',
     expect(result.isError ? undefined : (result.value as any).items[0].lineText).toBe("export const count: number = 'one'")
     expect(inSuite(workspaces.mock.calls)).toHaveLength(1)
     expect(proofsIn(proofs.mock.calls)).toEqual(['src/broken.ts'])
+  })
+  it.sequential('lsp_calls: the provider and the line text share the workspace and the source file’s proof, and the source is not resolved from / again', async ({ onTestFinished }) => {
+    const calls = () => suite.host.app.tools.execute({ name: 'lsp_calls', arguments: { filePath: 'src/geometry.ts', line: 20, character: 17, direction: 'incoming' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+    const first = await calls()
+    expect(first.isError ? first.error : undefined).toBeUndefined()
+    const workspaces = workspaceProofs(onTestFinished)
+    const proofs = fileProofs(onTestFinished)
+    // A full resolution of a path from / (a readlink per component): what a call without the tool's proofs makes for its source.
+    const resolved = spyUntilFinished(onTestFinished, FileSystem.prototype, 'containedNow')
+    const result = await calls()
+    expect(result.isError).toBe(false)
+    const root = (result as any).value.roots[0]
+    expect(root.name).toBe('areaSum')
+    expect(root.lineText).toContain('export function areaSum')
+    const sites = root.calls.flatMap((edge: any) => edge.sites.map((site: any) => `${site.path}:${site.range.start.line + 1}`))
+    expect(sites.sort()).toEqual(['src/main.ts:7', 'src/main.ts:9'])
+    expect(inSuite(workspaces.mock.calls)).toHaveLength(1)
+    expect(proofsIn(proofs.mock.calls).sort()).toEqual(['src/geometry.ts', 'src/main.ts'])
+    expect(resolved.mock.calls.filter(([workspace]) => (workspace as { path: string }).path === suite.dir)).toHaveLength(0)
   })
 })
 
