@@ -5,6 +5,7 @@ import { queryAborted } from './aborted.ts'
 import { CallScope } from './call-scope.ts'
 import type { ServerConfig } from './config.ts'
 import { LspConnection, type RequestOptions } from './connection.ts'
+import { HANDED } from './message-writer.ts'
 import type { Launch } from './launch.ts'
 import { ProgressTracker } from './progress.ts'
 import { digestOf, KeptDocuments } from './documents.ts'
@@ -492,21 +493,23 @@ export class ServerInstance {
    * version) when it differs from what the server has. Written in order before anything sent later.
    * `read` is the read `text` came from: the one the server's text came from has that text (no hash).
    */
-  async documentChanged(uri: string, text: string, signal?: AbortSignal, read?: object): Promise<void> {
+  documentChanged(uri: string, text: string, signal?: AbortSignal, read?: object): Promise<void> {
+    // Not an async function: the writer's answer as it is (without a signal, the shared settled
+    // HANDED), not an async body's promise and an await's on top of it, on every change a writer makes.
     this.changed.delete(uri)
     const kept = this.kept.use(uri)
-    if (!kept || this.dead) return
-    if (read && kept.read?.deref() === read) return
+    if (!kept || this.dead) return HANDED
+    if (read && kept.read?.deref() === read) return HANDED
     const digest = digestOf(text)
     kept.read = read && new WeakRef(read)
-    if (digest === kept.digest) return
+    if (digest === kept.digest) return HANDED
     kept.version = this.nextVersion++
     kept.digest = digest
     const didChange = ['textDocument/didChange', { textDocument: { uri, version: kept.version }, contentChanges: [{ text }] }] as const
     // The new text is what the disk holds (a writer's change, or the file read at the request): saved, for servers that act on saves.
     const save = this.capabilities && wantsSave(this.capabilities)
     // Both handed to the writer at once, so nothing sent later comes between them.
-    await this.connection.notifyInOrder(save ? [didChange, ['textDocument/didSave', { textDocument: { uri }, ...(save.includeText ? { text } : {}) }]] : [didChange], signal)
+    return this.connection.notifyInOrder(save ? [didChange, ['textDocument/didSave', { textDocument: { uri }, ...(save.includeText ? { text } : {}) }]] : [didChange], signal)
   }
 
   /** Stops keeping a document open (the server goes back to the file on disk). */
@@ -554,7 +557,9 @@ export class ServerInstance {
    * be trusted any more, so the instance goes; the request fails with the transport's cause.
    */
   private sendAhead(written: Promise<void>): void {
-    written.catch(() => this.dispose())
+    // The shared settled promise of a notification handed to the writer never rejects (its write
+    // failure reaches the connection's fatal cause instead): no handler, and no promise, for it.
+    if (written !== HANDED) written.catch(() => this.dispose())
   }
 
   /**

@@ -259,6 +259,23 @@ describe('dsh mcp', () => {
     expect(preset.stderr).toContain('is a preset of dsh')
   })
 
+  it('a server its mcpConfig: file turns off (Codex enabled = false) lists as disabled, a state of its own, not as unavailable', async () => {
+    const home = freshHome()
+    const overlay = join(home, 'codex-file.yml')
+    writeFileSync(overlay, `- id: codex\n  name: dsh-mcp\n  config: { mcpConfig: '${CODEX}', servers: [everything, openai-docs] }\n`)
+    const json = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(json.code, json.stderr).toBe(0)
+    const servers = (JSON.parse(json.stdout) as { servers: Record<string, unknown>[] }).servers
+    expect(servers.find((server) => server.name === 'everything')).toMatchObject({ state: 'ready' })
+    const off = servers.find((server) => server.name === 'openai-docs')
+    expect(off).toMatchObject({ state: 'disabled', tools: 0, detail: `turned off in ${CODEX} (enabled = false); not started` })
+    expect(off).not.toHaveProperty('code')
+    const text = await dshInWorker(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
+    expect(text.stdout.split('\n').find((line) => line.startsWith('openai-docs'))).toMatch(/^openai-docs\s+streamable-http\s+disabled\s+0\s/)
+    const got = await dshInWorker(['mcp', 'get', 'openai-docs', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(JSON.parse(got.stdout)).toMatchObject({ state: 'disabled' })
+  })
+
   it('an unavailable server (its command does not exist) says its code once: in the log line, after the list\'s detail, and as code and message in --json', async () => {
     const home = freshHome()
     const overlay = join(home, 'missing.yml')

@@ -48,6 +48,8 @@ interface ServerEntry {
   readonly name: string
   readonly config: Record<string, unknown>
   readonly file: string
+  /** The `mcpConfig:` file this server comes from turns it off (Codex `enabled = false`): never started. */
+  readonly disabledIn?: string
 }
 
 /** `dsh mcp …`: parsed here, not by the main command line (its options differ). */
@@ -174,7 +176,7 @@ async function servers(options: Options): Promise<ServerEntry[]> {
       const file = configFileOf(fileRow, { workspace: options.cwd, setBy: row.configFiles.mcpConfig ?? row.file })
       if (fileRow.relativeTo === 'workspace' && !existsSync(file)) continue
       // What the row runs: its `servers` allow-list, and a name the file lacks fails as the runtime fails it (MCP_SERVER_UNKNOWN).
-      for (const server of chosenServers(fileRow, (await readMcpConfigFile(file)).servers, file)) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file })
+      for (const server of chosenServers(fileRow, (await readMcpConfigFile(file)).servers, file)) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file, ...(server.disabled ? { disabledIn: file } : {}) })
     } else entries.push({ name: String(config.serverName), config, file: row.file })
   }
   return entries
@@ -225,7 +227,7 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   const out = await Promise.all(
     entries.map(async (entry) => {
       const row = rows.find((candidate) => candidate.id === entry.name)
-      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: row?.state ?? 'unavailable', tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), ...failureOf(row) }
+      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: stateOf(entry, row), tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: detailOf(entry, row), ...failureOf(row) }
     }),
   )
   if (options.json) return JSON.stringify({ servers: out })
@@ -234,6 +236,18 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)))
   // One line per server: a detail with the server's multi-line stderr tail is folded (--json keeps it whole).
   return table.map((cells, index) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ') + (index ? `  ${rowCell(oneLine(shownDetail(out[index - 1]!)))}` : '  detail')).join('\n')
+}
+
+/**
+ * A server's state: its status row's, or `disabled` when its config file turns it off (a state of its
+ * own, as Codex's and Claude Code's lists show it, not a failure); a server with no row is unavailable.
+ */
+function stateOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
+  return entry.disabledIn ? 'disabled' : (row?.state ?? 'unavailable')
+}
+
+function detailOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
+  return entry.disabledIn ? `turned off in ${entry.disabledIn} (enabled = false); not started` : maskedUrlsIn(row?.detail ?? '')
 }
 
 /** The coded failure of a server's row (`--json`: `code` and `message`; urls masked as in the detail). */
@@ -251,7 +265,7 @@ async function get(name: string, options: Options, signal: AbortSignal): Promise
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
   // The revision the connection speaks, as the status row names it (none while it is not connected).
   const protocol = /(?:^|[;,] )protocol (\d{4}-\d{2}-\d{2})\b/.exec(row?.detail ?? '')?.[1] ?? null
-  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: row?.state ?? 'unavailable', protocol, login: await loginState(entry, row?.state), detail: maskedUrlsIn(row?.detail ?? ''), ...failureOf(row), tools: row?.tools ?? [] }
+  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: stateOf(entry, row), protocol, login: await loginState(entry, row?.state), detail: detailOf(entry, row), ...failureOf(row), tools: row?.tools ?? [] }
   if (options.json) return JSON.stringify(value)
   return [`${name} (${entry.file})`, `state: ${value.state}`, `protocol: ${protocol ?? '-'}`, `login: ${value.login}`, `detail: ${shownDetail(value)}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
 }

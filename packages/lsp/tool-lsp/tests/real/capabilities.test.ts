@@ -1,10 +1,8 @@
-import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createUserMessage, type Session, type ToolResult } from 'dsh-core'
 import { describe, expect, it } from 'vitest'
-import { realSuite, valueOf, type Fixture } from './harness.ts'
+import { installTypescript7, realSuite, valueOf, type Fixture } from './harness.ts'
 
 // lsp_diagnostics, lsp_symbols and automatic diagnostics against the real servers of the coding
 // preset (issue 22). Diagnostics come both ways: TypeScript 7's own server answers
@@ -24,14 +22,6 @@ const OVERLAY = `
     timeoutMs: 600000
     autoDiagnostics: { enabled: true, timeoutMs: 600000 }
 `
-
-/** TypeScript 7, installed as the workspace's own `typescript` (the devDependency `typescript-7` of dsh-lsp-stdio). */
-function installTypescript7(dir: string): void {
-  const lspStdio = fileURLToPath(new URL('../../../lsp-stdio/package.json', import.meta.url))
-  const typescript7 = dirname(createRequire(lspStdio).resolve('typescript-7/package.json'))
-  mkdirSync(join(dir, 'node_modules'))
-  symlinkSync(realpathSync(typescript7), join(dir, 'node_modules', 'typescript'))
-}
 
 interface Facts {
   readonly fixture: Fixture

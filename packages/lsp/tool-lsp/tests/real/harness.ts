@@ -1,6 +1,7 @@
-import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bootPreset, type Host, type ToolResult } from 'dsh-core'
 // The workspaces here bring their own TypeScript: trusted, as their user would (test-support/trust.ts).
@@ -73,3 +74,22 @@ export function valueOf(result: ToolResult): any {
 export function placesOf(result: ToolResult): string[] {
   return valueOf(result).locations.map((l: any) => `${l.path}:${l.range.start.line + 1}:${l.range.start.character + 1}`)
 }
+
+/** TypeScript 7, installed as the workspace's own `typescript` (the devDependency `typescript-7` of dsh-lsp-stdio). */
+export function installTypescript7(dir: string): void {
+  const lspStdio = fileURLToPath(new URL('../../../lsp-stdio/package.json', import.meta.url))
+  const typescript7 = dirname(createRequire(lspStdio).resolve('typescript-7/package.json'))
+  mkdirSync(join(dir, 'node_modules'))
+  symlinkSync(realpathSync(typescript7), join(dir, 'node_modules', 'typescript'))
+}
+
+/** An overlay of failure guards for a busy machine, never pass conditions: the first TypeScript query waits for the project to load. */
+export const PATIENT_TYPESCRIPT = `
+- id: lsp-stdio
+  config:
+    servers:
+      typescript: { diagnosticsWaitMs: 240000, indexingTimeoutMs: 240000 }
+- id: tool-lsp
+  config:
+    timeoutMs: 600000
+`

@@ -4,20 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { FileSystem } from 'dsh-core'
 import { SETTLE_MS } from 'dsh-lsp'
 import { beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest'
-import { placesOf, realSuite } from './harness.ts'
+import { placesOf, realSuite, PATIENT_TYPESCRIPT as OVERLAY } from './harness.ts'
 
 // Real typescript-language-server through the coding preset: what one lsp call proves (issue 27 item 2).
 
-/** Failure guards for a busy machine, never pass conditions: the first query waits for the project to load. */
-const OVERLAY = `
-- id: lsp-stdio
-  config:
-    servers:
-      typescript: { diagnosticsWaitMs: 240000, indexingTimeoutMs: 240000 }
-- id: tool-lsp
-  config:
-    timeoutMs: 600000
-`
 
 // The two describes run side by side (each its own workspace copy, host and server; most of their
 // time is a TypeScript server starting and answering its first diagnostics), their cases in order.

@@ -1,0 +1,207 @@
+import { createHook } from 'node:async_hooks'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Lifetime, untracked } from 'dsh-core'
+import { CallProofs } from 'dsh-lsp'
+import { BareLspClient } from './bare-lsp-client.ts'
+import { complete, ours, SERVERS, servicesOf, workspaceCopy } from './lsp-diagnostics.ts'
+import { bootCoding } from './lsp-servers.ts'
+
+// Diagnostics after a change on TypeScript 7, this process's CPU per change entered at each layer
+// (issue 27 item 2), the sides alternating ROUNDS times, CHANGES changes per side per round (median
+// of the rounds, user and system apart), and promises per change (async_hooks, a pass of its own):
+//
+//   tool      the bench's `ours`: the file written (not timed), fileChanged, the lsp_diagnostics tool
+//   seam      the same without the tools runtime, value, line text and rendering: fileChanged, then
+//             `ctx.lsp.diagnostics` with the call's proofs on a Lifetime, as the tool asks
+//   rewrite   the file written again with the text it has (a new mtime; not timed), fileChanged and
+//             the seam's diagnostics: the read, its proof and its digest, no didChange
+//   reread    fileChanged on an unwritten file, then the seam's diagnostics (the kept text serves)
+//   pull      the seam's diagnostics alone, nothing written or told
+//   elsewhere another file of the workspace written (not timed), nobody reads it, then `pull`
+//   outside   a file outside every workspace written (not timed), then `pull`
+//   notice    fileChanged alone, 100 times per change
+//   bare      the bench's baseline: a bare vscode-jsonrpc client's didChange and pull (no file written)
+//   barewrite `bare`, its copy's file written with the new text first (not timed)
+//   barepull  the bare client's pull alone
+//   baresave  `bare` with a didSave after the didChange, as ours sends this server
+//
+//   SIDES=tool,seam,pull,bare node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-diagnostics-layers.ts
+//
+// (after a build: `pnpm bench lsp-diagnostics` builds the bundles). WARMUP (default 1000) changes per
+// side first, so V8 has optimised the path.
+
+const ROUNDS = Number(process.env.ROUNDS ?? 8)
+const CHANGES = Number(process.env.CHANGES ?? 200)
+const WARMUP = Number(process.env.WARMUP ?? 1000)
+const server = SERVERS.find((candidate) => candidate.baseline === 'pull')!
+const mine = workspaceCopy(server)
+const theirs = workspaceCopy(server)
+const clean = readFileSync(join(mine.dir, server.file), 'utf8')
+const broken = server.breakText(clean)
+const host = await bootCoding()
+const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
+try {
+  const session = host.app.sessions.create({ cwd: mine.dir })
+  const services = servicesOf(host)
+  const lsp = untracked((host.app as any).lsp)
+  const files = untracked((host.app as any).fs)
+  await client.initialize()
+  await client.open(server.file, server.languageId)
+  await client.waitQuiet(120_000)
+  for (let attempt = 1; !(await complete(host, session, server.file)); attempt++) {
+    if (attempt === 10) throw new Error(`no complete diagnostics after ${attempt} calls`)
+  }
+  const seamCall = async () => {
+    const call = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+    try {
+      return await lsp.diagnostics({ filePath: server.file, workspaceRoot: mine.dir, proofs: new CallProofs(files, mine.dir) }, call)
+    } finally {
+      call.dispose()
+    }
+  }
+  let round = 0
+  let writes = 0
+  const next = () => (round++ % 2 ? ([clean, 0] as const) : ([broken, 1] as const))
+  const errorsIn = (items: readonly { severity: string }[]) => items.filter((item) => item.severity === 'error').length
+  // Each side's work per change, the write of our copy not included (returned as the untimed part).
+  const sides: Record<string, { before?: (text: string) => void; run: (text: string, errors: number) => Promise<void> }> = {
+    bare: {
+      run: async (text, errors) => {
+        await client.change(server.file, text)
+        const report = await client.pull(server.file)
+        if (report.items.filter((item) => (item.severity ?? 1) === 1).length !== errors) throw new Error('bare: wrong answer')
+      },
+    },
+    // The bare client's pull alone (no change), and its change with a didSave after the didChange as ours sends to this server.
+    barepull: {
+      run: async () => {
+        await client.pull(server.file)
+      },
+    },
+    baresave: {
+      run: async (text, errors) => {
+        const version = await client.change(server.file, text)
+        void version
+        await (client as any).connection.sendNotification('textDocument/didSave', { textDocument: { uri: (client as any).uriOf(server.file) } })
+        const report = await client.pull(server.file)
+        if (report.items.filter((item) => (item.severity ?? 1) === 1).length !== errors) throw new Error('baresave: wrong answer')
+      },
+    },
+    // The bare client's change after the same write of its own copy of the file that ours' side makes (untimed).
+    barewrite: {
+      before: (text) => writeFileSync(join(theirs.dir, server.file), text),
+      run: async (text, errors) => {
+        await client.change(server.file, text)
+        const report = await client.pull(server.file)
+        if (report.items.filter((item) => (item.severity ?? 1) === 1).length !== errors) throw new Error('barewrite: wrong answer')
+      },
+    },
+    tool: { before: (text) => writeFileSync(join(mine.dir, server.file), text), run: (_text, errors) => ours(services, session, server, errors) },
+    seam: {
+      before: (text) => writeFileSync(join(mine.dir, server.file), text),
+      run: async (_text, errors) => {
+        services.fileChanged(server.file, { session })
+        const answer = await seamCall()
+        if (errorsIn(answer.items) !== errors || !answer.complete) throw new Error('seam: wrong answer')
+      },
+    },
+    notice: {
+      run: async () => {
+        for (let i = 0; i < 100; i++) services.fileChanged(server.file, { session })
+      },
+    },
+    // The notice and the pull on a file rewritten with the text the server has: the read and its digest, no didChange.
+    reread: {
+      run: async () => {
+        services.fileChanged(server.file, { session })
+        const answer = await seamCall()
+        if (!answer.complete) throw new Error('reread: incomplete')
+      },
+    },
+    // The file written again with the text it has (a new mtime): read, proven and hashed, no didChange.
+    rewrite: {
+      before: () => writeFileSync(join(mine.dir, server.file), readFileSync(join(mine.dir, server.file))),
+      run: async () => {
+        services.fileChanged(server.file, { session })
+        const answer = await seamCall()
+        if (!answer.complete) throw new Error('rewrite: incomplete')
+      },
+    },
+    // Another file written (one nobody reads), then the plain pull: what a write costs this process afterwards.
+    elsewhere: {
+      before: () => writeFileSync(join(mine.dir, 'other.txt'), `${writes++}`),
+      run: async () => {
+        const answer = await seamCall()
+        if (!answer.complete) throw new Error('elsewhere: incomplete')
+      },
+    },
+    // A file written outside every workspace, then the plain pull.
+    outside: {
+      before: () => writeFileSync(join(mine.dir, '..', 'outside.txt'), `${writes++}`),
+      run: async () => {
+        const answer = await seamCall()
+        if (!answer.complete) throw new Error('outside: incomplete')
+      },
+    },
+    pull: {
+      run: async () => {
+        const answer = await seamCall()
+        if (!answer.complete) throw new Error('pull: incomplete')
+      },
+    },
+  }
+  const chosen = (process.env.SIDES ?? 'bare,tool,seam,pull').split(',')
+  // `pull` asks about the text the last side left: keep the file and the bare client's text in step.
+  const once = async (name: string) => {
+    const side = sides[name]!
+    if (['pull', 'notice', 'barepull', 'reread', 'rewrite', 'elsewhere', 'outside'].includes(name)) {
+      side.before?.('')
+      return side.run('', 0)
+    }
+    const [text, errors] = next()
+    side.before?.(text)
+    return side.run(text, errors)
+  }
+  for (let i = 0; i < WARMUP; i++) for (const name of chosen) await once(name)
+  const figures: Record<string, { user: number[]; system: number[] }> = {}
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const name of r % 2 ? [...chosen].reverse() : chosen) {
+      let user = 0
+      let system = 0
+      for (let i = 0; i < CHANGES; i++) {
+        const side = sides[name]!
+        const [text, errors] = ['pull', 'notice', 'barepull', 'reread', 'rewrite', 'elsewhere', 'outside'].includes(name) ? (['', 0] as const) : next()
+        side.before?.(text)
+        const cpu = process.cpuUsage()
+        await side.run(text, errors)
+        const used = process.cpuUsage(cpu)
+        user += used.user
+        system += used.system
+      }
+      ;(figures[name] ??= { user: [], system: [] }).user.push(user / CHANGES)
+      figures[name]!.system.push(system / CHANGES)
+    }
+  }
+  const promises: Record<string, number> = {}
+  for (const name of chosen) {
+    let count = 0
+    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && count++) })
+    hook.enable()
+    for (let i = 0; i < 100; i++) await once(name)
+    hook.disable()
+    promises[name] = count / 100
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  console.log(`CPU per change, µs, median of ${ROUNDS} rounds of ${CHANGES} changes per side after ${WARMUP} warm-up changes each (user + system = total; range of totals); promises per change`)
+  for (const name of chosen) {
+    const { user, system } = figures[name]!
+    const totals = user.map((value, index) => value + system[index]!)
+    console.log(`  ${name.padEnd(5)} ${median(user).toFixed(0).padStart(5)} + ${median(system).toFixed(0).padStart(4)} = ${median(totals).toFixed(0).padStart(5)}  (${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)})  promises ${promises[name]!.toFixed(1)}`)
+  }
+} finally {
+  await client.close()
+  await host.stop()
+  mine.remove()
+  theirs.remove()
+}
