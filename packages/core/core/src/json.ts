@@ -30,21 +30,9 @@ export function toFrozenJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH):
   return copyJson(value, maxDepth, true)
 }
 
-/**
- * `toFrozenJson` for a value its caller built for this use and shares with nothing that will change
- * it (a tool's fresh answer, see `ToolDefinition.freshValue`): the same checks and refusals, but its
- * plain objects and arrays are frozen where they are (an `undefined`-valued key deleted) instead of
- * copied, and the answer is `value` itself. Whoever still holds a part of it can no longer change
- * it. A part that is frozen, sealed or otherwise not extensible (shared, perhaps with such a key)
- * or not a plain object or array is copied as `toFrozenJson` would. Data properties only: a getter is kept as a getter.
- */
-export function adoptFrozenJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): { ok: true; value: JsonValue } | { ok: false; problem: string } {
-  return copyJson(value, maxDepth, true, true)
-}
-
-function copyJson(value: unknown, maxDepth: number, freeze: boolean, adopt = false): { ok: true; value: JsonValue } | { ok: false; problem: string } {
+function copyJson(value: unknown, maxDepth: number, freeze: boolean): { ok: true; value: JsonValue } | { ok: false; problem: string } {
   try {
-    return { ok: true, value: new JsonCopy(maxDepth, freeze, adopt).visit(value) }
+    return { ok: true, value: new JsonCopy(maxDepth, freeze).visit(value) }
   } catch (error) {
     if (error instanceof JsonProblem) return { ok: false, problem: error.message }
     throw error
@@ -65,8 +53,6 @@ class JsonCopy {
   constructor(
     private readonly maxDepth: number,
     private readonly freeze: boolean,
-    /** Freeze the caller's own objects in place (`adoptFrozenJson`); off inside a part being copied. */
-    private adopt: boolean,
   ) {}
 
   visit(node: unknown): JsonValue {
@@ -83,14 +69,6 @@ class JsonCopy {
         if (ancestors.length >= this.maxDepth) return this.fail(`nests deeper than ${this.maxDepth} levels`)
         ancestors.push(node)
         try {
-          // Only an extensible part is frozen in place: a sealed or non-extensible one (a frozen one
-          // among them) may refuse the delete of an undefined key or the swap of a copied part.
-          if (this.adopt && Object.isExtensible(node)) {
-            const proto = Object.getPrototypeOf(node)
-            if (proto === Object.prototype || proto === null) return this.adoptObject(node as Record<string, unknown>)
-            if (proto === Array.prototype) return this.adoptArray(node as unknown[])
-          }
-          if (this.adopt) return this.copied(node)
           if (Array.isArray(node)) {
             const out: JsonValue[] = new Array(node.length)
             for (let index = 0; index < node.length; index++) {
@@ -120,55 +98,6 @@ class JsonCopy {
       }
       default:
         return this.fail(`is ${node === undefined ? 'undefined' : `a ${typeof node}`}`)
-    }
-  }
-
-  /** An object of the caller's, checked and frozen where it is. */
-  private adoptObject(node: Record<string, unknown>): JsonValue {
-    const { keys } = this
-    // for…in, not Object.keys: no array of keys per object (most of a walk's cost). A plain object's
-    // prototype is Object.prototype or null, so what it lists beyond the own keys is only what
-    // someone made enumerable on Object.prototype: checked too, never copied in.
-    for (const key in node) {
-      const item = node[key]
-      if (item === undefined) {
-        delete node[key]
-        continue
-      }
-      keys.push(key)
-      const checked = this.visit(item)
-      keys.pop()
-      if (checked === item) continue
-      // A part that had to be copied (frozen already, or not plain) replaces the original.
-      if (key === '__proto__') Object.defineProperty(node, key, { value: checked, enumerable: true, writable: true, configurable: true })
-      else node[key] = checked
-    }
-    return Object.freeze(node) as JsonValue
-  }
-
-  /** An array of the caller's, checked and frozen where it is. */
-  private adoptArray(node: unknown[]): JsonValue {
-    const { keys } = this
-    for (let index = 0; index < node.length; index++) {
-      const item = node[index]
-      keys.push(index)
-      const checked = this.visit(item)
-      keys.pop()
-      if (checked !== item) node[index] = checked
-    }
-    return Object.freeze(node) as JsonValue
-  }
-
-  /** A part `adopt` cannot freeze where it is (frozen already, not plain): visited as a copy, its own parts too. */
-  private copied(node: object): JsonValue {
-    this.adopt = false
-    // The node is on `ancestors` already: take it off while the copy visits it, then put it back.
-    this.ancestors.pop()
-    try {
-      return this.visit(node)
-    } finally {
-      this.ancestors.push(node)
-      this.adopt = true
     }
   }
 

@@ -44,10 +44,6 @@ export function apply(ctx: Context, config: ToolLspConfig): void {
     // (checkProviderResult); the runtime still proves it JSON. Checking it against LspToolValue
     // on every call re-proved the compiler's work (a third of the zod work per query).
     checkOutput: false,
-    // Every part of the value is made in the call (the provider's ranges copied by
-    // checkProviderResult, the locations and line texts built here): the runtime freezes it where it
-    // is instead of copying it (the largest part of its own work per query).
-    freshValue: true,
     // The session reaches the query as exec.session (its workspace); nothing on the query path asks
     // currentSession(), so a host of queries never turns Node 20/22's async hooks on for it.
     ambientSession: false,

@@ -116,7 +116,7 @@ describe('the provider\'s answer checked without zod (quickResult)', () => {
     expect(parses).toHaveBeenCalledTimes(0)
   })
 
-  it('the value the runtime freezes in place (freshValue) shares nothing with the provider\'s answer: the provider\'s objects stay its own', async () => {
+  it('the answered value shares nothing with the provider\'s answer: the value is frozen, the provider\'s objects stay its own', async () => {
     harness = await boot()
     const h = harness
     const answers: LspQueryResult[] = []

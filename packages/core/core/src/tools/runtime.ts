@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { MAX_TIMER_DELAY_MS } from '../abort.ts'
 import { Lifetime } from '../lifetime/lifetime.ts'
 import { errorMessage, isHarnessError, quote, ToolError, ToolErrorCode } from '../errors.ts'
-import { adoptFrozenJson, deepFreeze, isRecord, toFrozenJson, toJson, type JsonObject, type JsonValue } from '../json.ts'
+import { deepFreeze, isRecord, toFrozenJson, toJson, type JsonObject, type JsonValue } from '../json.ts'
 import { lazy, type Lazy } from '../lazy.ts'
 import { runInSession } from '../sessions/current.ts'
 import { answerAsProperty } from '../lifetime.ts'
@@ -438,9 +438,8 @@ export class ToolRuntime extends Service {
 
   private success(entry: Entry, args: unknown, raw: unknown): ToolResult {
     const definition = entry.definition as ToolDefinition & LooseDefinition
-    // One walk: the copy (the body keeps no handle on the value it answered) is frozen as it is made;
-    // a fresh value (the definition says so) is frozen where it is, which serves the same end.
-    const json = definition.freshValue === true ? adoptFrozenJson(raw) : toFrozenJson(raw)
+    // One walk: the copy (the body keeps no handle on the value it answered) is frozen as it is made.
+    const json = toFrozenJson(raw)
     if (!json.ok) throw new ToolError(`${definition.name} returned a value that is not JSON: ${json.problem}`, 'INVALID_TOOL_OUTPUT')
     const value = json.value
     if (entry.checkOutput) {
@@ -577,7 +576,6 @@ function compileEntry(definition: ToolDefinition): Entry {
   const outputSchema = output && definition.structuredOutput !== false ? lazy(() => deepFreeze(outputJsonSchema(output))) : () => undefined
   if (definition.checkOutput !== undefined && typeof definition.checkOutput !== 'boolean') throw new ToolError(`tool "${name}": checkOutput must be a boolean when given`, 'INVALID_TOOL')
   if (definition.ambientSession !== undefined && typeof definition.ambientSession !== 'boolean') throw new ToolError(`tool "${name}": ambientSession must be a boolean when given`, 'INVALID_TOOL')
-  if (definition.freshValue !== undefined && typeof definition.freshValue !== 'boolean') throw new ToolError(`tool "${name}": freshValue must be a boolean when given`, 'INVALID_TOOL')
   const checkOutput = definition.checkOutput === false ? undefined : output
   const listed = (parameters: JsonObject) => {
     const catalog: CatalogEntry = Object.freeze({ name, description: definition.description, parameters })
