@@ -48,11 +48,12 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
     timeoutMs: settings.timeoutMs,
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_calls')
-      const { position, resolved } = await anchorOf(services, settings, args, cwd, exec.signal)
-      const depth = args.depth ?? Math.min(settings.calls.defaultDepth, settings.calls.maxDepth)
-      // One proof of the workspace and of each file for the whole call, the provider's and the line
-      // text's (as the lsp tool's): without them the provider resolved the source from / per call.
+      // One proof of the workspace and of each file for the whole call, the symbol's read's, the
+      // provider's and the line text's (as the lsp tool's): without them the provider resolved the
+      // source from / per call, and a named symbol's read proved the workspace a second time.
       const proofs = new CallProofs(services.fs, cwd)
+      const { position, resolved } = await anchorOf(services, settings, args, proofs, exec.signal)
+      const depth = args.depth ?? Math.min(settings.calls.defaultDepth, settings.calls.maxDepth)
       const request = { filePath: args.filePath, position, direction: args.direction, depth, maxCalls: settings.calls.maxCalls, workspaceRoot: cwd, proofs }
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
       const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.lifetime))

@@ -29,19 +29,19 @@ export interface LspToolServices {
 export function queryLsp(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution): Promise<LspToolValue> {
   return promised(() => {
     const cwd = sessionWorkspace(exec, 'lsp')
+    // One proof of the workspace and of each file for the whole call: the symbol's read's, the provider's and the line text's.
+    const proofs = new CallProofs(services.fs, cwd)
     // A position as given needs no read: no await for it (a promise and a turn on every such call).
-    if (args.symbol === undefined) return ask(services, config, args, exec, cwd, givenPosition(args))
-    return anchorOf(services, config, args, cwd, exec.signal).then((anchor) => ask(services, config, args, exec, cwd, anchor))
+    if (args.symbol === undefined) return ask(services, config, args, exec, proofs, givenPosition(args))
+    return anchorOf(services, config, args, proofs, exec.signal).then((anchor) => ask(services, config, args, exec, proofs, anchor))
   })
 }
 
-function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution, cwd: string, anchor: Anchor): Promise<LspToolValue> {
+function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInput, exec: ToolExecution, proofs: CallProofs, anchor: Anchor): Promise<LspToolValue> {
   const { position, resolved } = anchor
-  // One proof of the workspace and of each file for the whole call: the provider's and the line text's.
-  const proofs = new CallProofs(services.fs, cwd)
   // The call's lifetime itself, not its signal: the provider (lsp-stdio's) follows it without an
   // AbortController and a listener per call.
-  const query = services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: cwd, proofs }, exec.lifetime)
+  const query = services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: proofs.workspaceRoot, proofs }, exec.lifetime)
   return query.then((raw) => {
     const result = checkProviderResult(raw)
     switch (result.kind) {
@@ -84,12 +84,13 @@ export async function anchorOf(
   services: LspToolServices,
   config: ToolLspConfig,
   args: AnchorArgs,
-  cwd: string,
+  /** The call's proofs: the symbol's read proves the workspace and the source through them, once for the whole call. */
+  proofs: CallProofs,
   signal: AbortSignal,
 ): Promise<{ position: LspPosition; resolved?: ResolvedSymbol }> {
   if (args.symbol === undefined) return givenPosition(args)
   services.lsp.assertRouted(args.filePath)
-  const resolved = await resolveSymbol(services.fs, cwd, { ...args, symbol: args.symbol }, config, signal)
+  const resolved = await resolveSymbol(proofs, { ...args, symbol: args.symbol }, config, signal)
   return { position: { line: resolved.line - 1, character: resolved.character - 1 }, resolved }
 }
 

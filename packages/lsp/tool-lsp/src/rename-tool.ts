@@ -1,5 +1,5 @@
 import { assertNever, FsError, quote, type ToolDefinition, type ToolExecution, type Workspace } from 'dsh-core'
-import { LspError } from 'dsh-lsp'
+import { CallProofs, LspError } from 'dsh-lsp'
 import { z } from 'zod'
 import { checkDiagnostics, checkRename, type CheckedRename } from './capability-results.ts'
 import type { ToolLspConfig } from './config.ts'
@@ -52,7 +52,8 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_rename')
       const { signal } = exec
-      const { position, resolved } = await anchorOf(services, settings, args, cwd, signal)
+      // The rename request carries no proofs: these serve the symbol's read alone.
+      const { position, resolved } = await anchorOf(services, settings, args, new CallProofs(services.fs, cwd), signal)
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
       const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd }, exec.lifetime))
       const workspace = await workspaceOf(services, cwd, signal)

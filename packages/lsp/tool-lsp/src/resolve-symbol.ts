@@ -1,5 +1,5 @@
-import { errorMessage, FsError, quote, throwIfAborted, type FileSystem, type Workspace } from 'dsh-core'
-import { LspError } from 'dsh-lsp'
+import { errorMessage, FsError, quote, throwIfAborted, type Workspace } from 'dsh-core'
+import { LspError, type CallProofs } from 'dsh-lsp'
 import { exactLine } from './line-collector.ts'
 import type { ResolvedSymbol } from './output.ts'
 import { readSourceLines, type SourceLines } from './source-lines.ts'
@@ -28,10 +28,11 @@ const LISTED_IDENTIFIER_CHARS = 60
 /**
  * Where `symbol` is, found on the named line (or near it) of a file read through the tool's one
  * source read: contained in the session workspace, streamed only as far as the search window,
- * byte-capped. A symbol found nowhere in the window is `LSP_SYMBOL_NOT_FOUND`, listing the
+ * byte-capped. The workspace and the file are proven through the call's `proofs`, so the provider
+ * and the line text that follow reuse those proofs instead of making their own. A symbol found nowhere in the window is `LSP_SYMBOL_NOT_FOUND`, listing the
  * identifiers that are on the line so the next call can name one of them.
  */
-export async function resolveSymbol(fs: FileSystem, cwd: string, request: SymbolRequest, limits: SymbolLimits, signal: AbortSignal): Promise<ResolvedSymbol> {
+export async function resolveSymbol(proofs: CallProofs, request: SymbolRequest, limits: SymbolLimits, signal: AbortSignal): Promise<ResolvedSymbol> {
   const search: SymbolSearch = {
     symbol: request.symbol,
     line: request.line - 1,
@@ -39,7 +40,7 @@ export async function resolveSymbol(fs: FileSystem, cwd: string, request: Symbol
     occurrence: request.occurrence,
     window: limits.symbolSearchLines,
   }
-  const source = await readWindow(fs, cwd, request.filePath, search, limits.maxLineFileBytes, signal)
+  const source = await readWindow(proofs, request.filePath, search, limits.maxLineFileBytes, signal)
   const match = findSymbol(source.lines, search)
   if (!match) throw new LspError(notFoundMessage(request.filePath, search, source), 'LSP_SYMBOL_NOT_FOUND')
   return {
@@ -52,19 +53,19 @@ export async function resolveSymbol(fs: FileSystem, cwd: string, request: Symbol
   }
 }
 
-async function readWindow(fs: FileSystem, cwd: string, filePath: string, search: SymbolSearch, maxBytes: number, signal: AbortSignal): Promise<SourceLines> {
+async function readWindow(proofs: CallProofs, filePath: string, search: SymbolSearch, maxBytes: number, signal: AbortSignal): Promise<SourceLines> {
   let workspace: Workspace
   try {
-    workspace = await fs.workspace(cwd, signal)
+    workspace = await proofs.workspace(signal)
   } catch (error) {
     throwIfAborted(signal)
-    throw new LspError(`workspace ${quote(cwd)} cannot be used: ${errorMessage(error)}`, 'LSP_WORKSPACE_INVALID', { cause: error })
+    throw new LspError(`workspace ${quote(proofs.workspaceRoot)} cannot be used: ${errorMessage(error)}`, 'LSP_WORKSPACE_INVALID', { cause: error })
   }
   const wanted = new Set<number>()
   for (let line = Math.max(0, search.line - search.window); line <= search.line + search.window; line++) wanted.add(line)
   try {
-    const path = await fs.contained(workspace, filePath, signal)
-    return await readSourceLines(fs, workspace, path, wanted, exactLine, maxBytes, signal)
+    const path = await proofs.contained(workspace, filePath, signal)
+    return await readSourceLines(proofs.fs, workspace, path, wanted, exactLine, maxBytes, signal)
   } catch (error) {
     throwIfAborted(signal)
     if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {

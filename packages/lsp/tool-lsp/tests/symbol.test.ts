@@ -204,8 +204,8 @@ describe('symbol', () => {
     const provider = scriptedProvider(HOVER)
     h.app.lsp.registerProvider(provider)
     const controller = new AbortController()
-    // The caller stops while the file is being resolved; the fs call fails as an interrupted one would.
-    vi.spyOn(FileSystem.prototype, 'contained').mockImplementation(async () => {
+    // The caller stops while the file is being read; the fs call fails as an interrupted one would.
+    vi.spyOn(FileSystem.prototype, 'streamContainedText').mockImplementation(async function* () {
       controller.abort(new Error('user pressed stop'))
       throw new Error('interrupted')
     })

@@ -96,6 +96,28 @@ describe.concurrent('one lsp call proves its workspace once and each file once',
     expect(proofsIn(proofs.mock.calls).sort()).toEqual(['src/geometry.ts', 'src/main.ts'])
     expect(resolved.mock.calls.filter(([workspace]) => (workspace as { path: string }).path === suite.dir)).toHaveLength(0)
   })
+  // A call that names a symbol reads the source around its line to find it: through the call's proofs,
+  // so the source is proven once for the read, the provider and the line text, and nothing is resolved from /.
+  const symbolCalls = {
+    lsp: { name: 'lsp', arguments: { operation: 'findReferences', filePath: 'src/geometry.ts', line: 5, symbol: 'Rect' }, check: (value: any) => expect(value.resolved).toEqual({ filePath: 'src/geometry.ts', symbol: 'Rect', line: 5, character: 14, occurrence: 1 }) },
+    lsp_calls: { name: 'lsp_calls', arguments: { filePath: 'src/geometry.ts', line: 20, symbol: 'areaSum', direction: 'incoming' }, check: (value: any) => expect([value.roots[0].name, value.at.symbol]).toEqual(['areaSum', 'areaSum']) },
+  }
+  for (const [tool, { name, arguments: args, check }] of Object.entries(symbolCalls)) {
+    it.sequential(`${tool} naming a symbol: the symbol's read, the provider and the line text share the workspace and the source file's proof`, async ({ onTestFinished }) => {
+      const call = () => suite.host.app.tools.execute({ name, arguments: args, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+      const first = await call()
+      expect(first.isError ? first.error : undefined).toBeUndefined()
+      const workspaces = workspaceProofs(onTestFinished)
+      const proofs = fileProofs(onTestFinished)
+      const resolved = spyUntilFinished(onTestFinished, FileSystem.prototype, 'containedNow')
+      const result = await call()
+      expect(result.isError ? result.error : undefined).toBeUndefined()
+      check((result as any).value)
+      expect(inSuite(workspaces.mock.calls)).toHaveLength(1)
+      expect(proofsIn(proofs.mock.calls).sort()).toEqual(['src/geometry.ts', 'src/main.ts'])
+      expect(resolved.mock.calls.filter(([workspace]) => (workspace as { path: string }).path === suite.dir)).toHaveLength(0)
+    })
+  }
 })
 
 describe.concurrent('one lsp_diagnostics call reads its file once', () => {
