@@ -35,8 +35,8 @@ export function toFrozenJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH):
  * it (a tool's fresh answer, see `ToolDefinition.freshValue`): the same checks and refusals, but its
  * plain objects and arrays are frozen where they are (an `undefined`-valued key deleted) instead of
  * copied, and the answer is `value` itself. Whoever still holds a part of it can no longer change
- * it. A part that is frozen already (shared, perhaps with such a key) or not a plain array is
- * copied as `toFrozenJson` would. Data properties only: a getter is kept as a getter.
+ * it. A part that is frozen, sealed or otherwise not extensible (shared, perhaps with such a key)
+ * or not a plain object or array is copied as `toFrozenJson` would. Data properties only: a getter is kept as a getter.
  */
 export function adoptFrozenJson(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): { ok: true; value: JsonValue } | { ok: false; problem: string } {
   return copyJson(value, maxDepth, true, true)
@@ -83,7 +83,9 @@ class JsonCopy {
         if (ancestors.length >= this.maxDepth) return this.fail(`nests deeper than ${this.maxDepth} levels`)
         ancestors.push(node)
         try {
-          if (this.adopt && !Object.isFrozen(node)) {
+          // Only an extensible part is frozen in place: a sealed or non-extensible one (a frozen one
+          // among them) may refuse the delete of an undefined key or the swap of a copied part.
+          if (this.adopt && Object.isExtensible(node)) {
             const proto = Object.getPrototypeOf(node)
             if (proto === Object.prototype || proto === null) return this.adoptObject(node as Record<string, unknown>)
             if (proto === Array.prototype) return this.adoptArray(node as unknown[])

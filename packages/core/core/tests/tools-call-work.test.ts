@@ -147,6 +147,19 @@ describe('freshValue', () => {
     expect(cyclic.isError && cyclic.error.message).toBe('fresh_cycle returned a value that is not JSON: $.self is a cycle')
   })
 
+  it('a sealed or non-extensible part (which no delete or assignment may change in place) is copied, not a TypeError', async () => {
+    const sealed = Object.seal({ line: 1, gone: undefined })
+    const closed = Object.preventExtensions([Object.freeze({ n: 1 })])
+    app.tools.register({ name: 'fresh_sealed', description: 'a value with a sealed part', input: z.strictObject({}), freshValue: true, execute: async () => ({ sealed, closed }) } as unknown as ToolDefinition)
+    const result = await app.tools.execute({ name: 'fresh_sealed', arguments: {} })
+    expect(result.isError ? result.error : undefined).toBeUndefined()
+    const value = (result.isError ? undefined : result.value) as unknown as { sealed: object; closed: object[] }
+    expect([value.sealed, value.closed]).toEqual([{ line: 1 }, [{ n: 1 }]])
+    expect(value.sealed).not.toBe(sealed)
+    expect(value.closed).not.toBe(closed)
+    expect(Object.isFrozen(value.sealed) && Object.isFrozen(value.closed)).toBe(true)
+  })
+
   it('a value answered without it is still a copy the body can change without touching the result', async () => {
     let answered: ReturnType<typeof locations> | undefined
     app.tools.register({ name: 'copied', description: 'answers a value it may keep', input: z.strictObject({}), execute: async () => (answered = locations()) } as unknown as ToolDefinition)

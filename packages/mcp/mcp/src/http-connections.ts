@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/client'
 import { lazyAgent } from 'dsh-core'
+import { McpError } from './errors.ts'
 
 /** The HTTP connections of one remote transport: its own pool, closed with it. */
 export interface HttpConnections {
@@ -17,7 +18,11 @@ export interface HttpConnections {
  */
 export async function openHttpConnections(keepAliveMs: number): Promise<HttpConnections> {
   const { Agent, fetch } = await import('undici')
-  const agent = lazyAgent(undefined, async () => new Agent({ keepAliveTimeout: keepAliveMs, keepAliveMaxTimeout: keepAliveMs }))
+  const agent = lazyAgent(
+    undefined,
+    async () => new Agent({ keepAliveTimeout: keepAliveMs, keepAliveMaxTimeout: keepAliveMs }),
+    () => new McpError('the remote transport was closed', 'MCP_DISPOSED'),
+  )
   const dispatcher = await agent()
   return {
     // undici's own types describe the same fetch as the DOM's.

@@ -57,7 +57,7 @@ export class HttpFetchProvider implements WebFetchProvider {
     this.connection = lazyAgent(undefined, async () => {
       const { Agent, buildConnector } = await import('undici')
       return new Agent({ connect: guardedConnector(buildConnector, this.guard, this.connect, this.baseConnector) })
-    })
+    }, unloaded)
   }
 
   available(): boolean {
@@ -108,7 +108,8 @@ export class HttpFetchProvider implements WebFetchProvider {
         await response.body.dump({ limit: 65_536, signal: budget.signal })
       }
     } catch (error) {
-      throw translate(error, budget.expired, caller)
+      // The plugin unloaded under the fetch (its Agent destroyed or refused): the fetch was aborted, not failing.
+      throw this.connection.closed ? unloaded(error) : translate(error, budget.expired, caller)
     } finally {
       budget.dispose()
     }
@@ -186,6 +187,11 @@ interface CallerBound {
 }
 
 /** Driven by the bounds, not by the error's shape: our own deadline, then the caller's abort. */
+/** A fetch the provider's unloading ended. */
+function unloaded(cause?: unknown): WebError {
+  return new WebError('web fetch aborted: the provider was unloaded', 'WEB_ABORTED', cause === undefined ? undefined : { cause })
+}
+
 function translate(error: unknown, expired: boolean, caller: CallerBound | undefined): WebError {
   if (expired) return new WebError('web fetch timed out', 'WEB_FETCH_TIMEOUT', { cause: error })
   if (caller?.aborted) return new WebError('web fetch aborted', 'WEB_ABORTED', { cause: caller.reason })

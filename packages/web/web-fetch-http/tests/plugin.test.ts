@@ -36,6 +36,25 @@ describe('the plugin', () => {
     await app.stop()
   })
 
+  it('F33: a fetch in flight when the plugin unloads ends WEB_ABORTED (unloaded), not a provider failure', async () => {
+    let answering: () => void = () => {}
+    const asked = new Promise<void>((resolve) => (answering = resolve))
+    // The server takes the request and never answers: the fetch is on the wire when the plugin goes.
+    const server = await serve(() => answering())
+    const app = new Context()
+    ;(app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(WebService as unknown as Plugin, { fetchProvider: 'http' })
+    const fork = (app.plugin as (plugin: Plugin, config: unknown) => ForkScope)(fetchHttp as unknown as Plugin, { allowedCidrs: ['127.0.0.1'] })
+    await app.start()
+    await app.events.flush()
+    const fetching = failure(app.web.fetch({ url: `${server.origin}/` }))
+    await asked
+    fork.dispose()
+    await settleTeardowns(app)
+    const error = await fetching
+    expect([error.code, error.message]).toEqual(['WEB_ABORTED', 'web fetch aborted: the provider was unloaded'])
+    await app.stop()
+  })
+
   it('F34: bad config fails the load naming the field; maxRedirects 0 is fine', () => {
     const bad: [Record<string, unknown>, string][] = [
       [{ maxResponseBytes: -1 }, 'maxResponseBytes'],

@@ -297,9 +297,10 @@ export function missingKeyMessage(name: string, keyName: string, row: string): s
  * caller that removes it sooner.
  */
 export function registerKeyedSearch<Options extends KeyedSearchOptions>(ctx: Context, spec: Omit<KeyedSearchSpec<Options>, 'resolveKey' | 'lifetime'>): () => void {
-  const lifetime = scopeLifetime(ctx, () => new WebError(`${spec.name} search aborted: the provider was unloaded`, 'WEB_ABORTED'))
+  const unloaded = (): WebError => new WebError(`${spec.name} search aborted: the provider was unloaded`, 'WEB_ABORTED')
+  const lifetime = scopeLifetime(ctx, unloaded)
   // undici loads with the first search: most runs never search, and it is most of undici's cost at load.
-  const agent = lazyAgent(ctx, async () => new (await import('undici')).Agent())
+  const agent = lazyAgent(ctx, async () => new (await import('undici')).Agent(), unloaded)
   const dispatcher = spec.dispatcher ?? { request: async (options: Dispatcher.RequestOptions) => (await agent()).request(options) }
   return ctx.web.registerSearchProvider(keyedSearchProvider({ ...spec, dispatcher, resolveKey: credentialResolver(ctx), lifetime }))
 }

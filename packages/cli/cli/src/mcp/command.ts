@@ -94,8 +94,10 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
     if (lost !== undefined) return lost
     const failure = commandLineError(error)
     tellStderr(io.stderr, failureLine(failure, { help: 'dsh mcp --help', uncoded: 'MCP_COMMAND_FAILED' }))
-    // A mistake on the command line, or a home dsh cannot use (HOME_UNKNOWN, DSH_HOME_INVALID), is a usage error as for every command.
-    return failure instanceof UsageError || (isHarnessError(failure) && HOME_CODES.has(failure.code)) ? ExitCode.USAGE : ExitCode.TOOL_ERROR
+    // A mistake on the command line, a home dsh cannot use (HOME_UNKNOWN, DSH_HOME_INVALID), or a
+    // composition that cannot be read or booted (PRESET_*: a missing or invalid --config) is a
+    // usage or boot error, exit 2, as for every command.
+    return failure instanceof UsageError || (isHarnessError(failure) && (HOME_CODES.has(failure.code) || failure.code.startsWith('PRESET_'))) ? ExitCode.USAGE : ExitCode.TOOL_ERROR
   }
 }
 

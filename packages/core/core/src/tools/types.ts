@@ -72,7 +72,7 @@ interface ToolDefinitionBase<A, V extends JsonValue> {
    * anything that will change it (a cache, the body's own state, another call's value): the runtime
    * then checks it as JSON and freezes it where it is instead of copying it (`adoptFrozenJson`), so
    * the value answered is the body's own object, frozen. Default `false`: the value is copied, and
-   * the body may keep and change what it answered. Parts frozen already are copied either way. For
+   * the body may keep and change what it answered. Parts frozen, sealed or not extensible already are copied either way; a getter is read once for the check and kept (give data properties). For
    * a tool called often whose value is large (the `lsp` tool's locations), where the copy is most of
    * the runtime's own work per call.
    */
