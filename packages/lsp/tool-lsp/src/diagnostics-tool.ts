@@ -55,6 +55,10 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
     output: DiagnosticsValue,
     // Built field by field from the checked provider answer (checkDiagnostics), as `lsp`'s value.
     checkOutput: false,
+    // Every part of the value is made in the call (diagnosticsValue builds it from checkDiagnostics'
+    // fresh copy of the provider's answer): the runtime freezes it where it is instead of copying it,
+    // as the `lsp` tool's (the copy's keyed stores were the runtime's largest own step per change).
+    freshValue: true,
     // The session reaches the call as exec.session (its workspace); nothing on its path asks
     // currentSession(), so a writer asking after every edit never turns Node 20/22's async hooks
     // on for the whole process (each promise after that pays a hook call), as the `lsp` tool.
