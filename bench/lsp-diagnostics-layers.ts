@@ -184,20 +184,22 @@ try {
     }
   }
   const promises: Record<string, number> = {}
+  const others: Record<string, string> = {}
   for (const name of chosen) {
-    let count = 0
-    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && count++) })
+    const counts = new Map<string, number>()
+    const hook = createHook({ init: (_id, type) => void counts.set(type, (counts.get(type) ?? 0) + 1) })
     hook.enable()
     for (let i = 0; i < 100; i++) await once(name)
     hook.disable()
-    promises[name] = count / 100
+    promises[name] = (counts.get('PROMISE') ?? 0) / 100
+    others[name] = [...counts].filter(([type]) => type !== 'PROMISE').map(([type, count]) => `${type} ${(count / 100).toFixed(2)}`).join(', ')
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-  console.log(`CPU per change, µs, median of ${ROUNDS} rounds of ${CHANGES} changes per side after ${WARMUP} warm-up changes each (user + system = total; range of totals); promises per change`)
+  console.log(`CPU per change, µs, median of ${ROUNDS} rounds of ${CHANGES} changes per side after ${WARMUP} warm-up changes each (user + system = total; range of totals); promises and other async resources per change`)
   for (const name of chosen) {
     const { user, system } = figures[name]!
     const totals = user.map((value, index) => value + system[index]!)
-    console.log(`  ${name.padEnd(5)} ${median(user).toFixed(0).padStart(5)} + ${median(system).toFixed(0).padStart(4)} = ${median(totals).toFixed(0).padStart(5)}  (${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)})  promises ${promises[name]!.toFixed(1)}`)
+    console.log(`  ${name.padEnd(5)} ${median(user).toFixed(0).padStart(5)} + ${median(system).toFixed(0).padStart(4)} = ${median(totals).toFixed(0).padStart(5)}  (${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)})  promises ${promises[name]!.toFixed(1)}; ${others[name]}`)
   }
 } finally {
   await client.close()

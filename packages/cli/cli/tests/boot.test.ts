@@ -223,6 +223,22 @@ describe('a preset or overlay that is not a small regular file is refused at onc
     }
   })
 
+  it('dsh mcp list and get read the composition as every command does: a missing, invalid or unknown one exits 2 with its PRESET_* code', async () => {
+    const dir = await tempDir()
+    const bad = join(dir, 'bad.yml')
+    await writeFile(bad, '- id: x\n  name: [unclosed\n')
+    for (const [args, code] of [
+      [['mcp', 'list', '--json', '--config', join(dir, 'missing.yml')], 'PRESET_NOT_FOUND'],
+      [['mcp', 'list', '--json', '--config', bad], 'PRESET_INVALID'],
+      [['mcp', 'get', 'x', '--json', '--config', bad], 'PRESET_INVALID'],
+      [['mcp', 'list', '--preset', 'no-such-preset'], 'PRESET_NOT_FOUND'],
+    ] as const) {
+      const run = await dshIn(args)
+      expect([run.code, run.stdout], run.stderr).toEqual([2, ''])
+      expect(oneStderrLine(run)).toMatch(new RegExp(` \\[${code}\\]$`))
+    }
+  })
+
   it('a device (/dev/zero) and a file over 4 MiB are refused without reading them whole', async () => {
     const { file } = await preset(`# ${'x'.repeat(4 * 1024 * 1024)}\n${CORE_ROWS}`)
     for (const [config, why] of [['/dev/zero', 'it is not a regular file'], [file, 'it is larger than 4194304 bytes']] as const) {

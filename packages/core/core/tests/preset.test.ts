@@ -269,6 +269,17 @@ describe('groups', () => {
     expect(toolNames(host)).toEqual(['outside'])
   })
 
+  it('composePreset withDisabled lists the rows a disabled row or group turns off, marked disabled (the boot\'s list is unchanged)', async () => {
+    const { path } = await files({
+      'preset.yml': CORE_ROWS + probeRow('outside', { tool: 'outside' }) + probeRow('off', { tool: 'off' }, '  disabled: true\n') + group('off_grp', probeRow('g1', { tool: 'g1' })),
+      'overlay.yml': '- id: off_grp\n  disabled: true\n',
+    })
+    const options = { preset: path('preset.yml'), overlays: [path('overlay.yml')] }
+    const every = await composePreset(options, { withDisabled: true })
+    expect(every.filter((row) => ['outside', 'off', 'g1'].includes(row.id)).map((row) => [row.id, row.disabled])).toEqual([['outside', false], ['off', true], ['g1', true]])
+    expect((await composePreset(options)).map((row) => row.id).filter((id) => ['outside', 'off', 'g1'].includes(id))).toEqual(['outside'])
+  })
+
   it('can be disabled by an overlay', async () => {
     const { path } = await files({
       'preset.yml': CORE_ROWS + group('grp', probeRow('g1', { tool: 'g1' })),

@@ -196,6 +196,33 @@ describe('the ambient session', () => {
   })
 })
 
+describe('lsp_diagnostics\'s value', () => {
+  it('is frozen, and shares nothing with the provider\'s answer', async () => {
+    harness = await boot()
+    writeFileSync(join(harness.dir, 'a.ts'), 'let a: number = "x"\n')
+    const answers: LspDiagnosticsResult[] = []
+    const provider = diagnosing(harness.dir, WELL_FORMED)
+    harness.app.lsp.registerProvider({
+      ...provider,
+      diagnostics: async (request) => {
+        const answer = await provider.diagnostics!(request)
+        answers.push(answer)
+        return answer
+      },
+    })
+    expect((await diagnose(harness, { filePath: 'a.ts', severity: 'hint' })).isError).toBe(false)
+    const result = await diagnose(harness, { filePath: 'a.ts', severity: 'hint' })
+    expect(result.isError ? result.error : undefined).toBeUndefined()
+    const value = (result.isError ? undefined : result.value) as unknown as { items: { range: { start: object }; related: object[] }[] }
+    expect(value.items).toHaveLength(2)
+    const frozen = [value, value.items, ...value.items.flatMap((item) => [item, item.range, item.range.start, item.related, ...item.related])]
+    expect(frozen.every((part) => Object.isFrozen(part))).toBe(true)
+    // The provider's own objects stay its own: the runtime froze its copy.
+    const parts = answers.flatMap((answer): unknown[] => [answer, answer.items, ...answer.items.flatMap((item): unknown[] => [item, item.range, item.range.start, ...item.related, ...item.related.map((related) => related.range)])])
+    expect(parts.some((part) => Object.isFrozen(part))).toBe(false)
+  })
+})
+
 describe('promises per lsp_diagnostics call', () => {
   it('a warm call whose line text needs no wait builds its value where the provider\'s answer settles: no async body or await of its own', async () => {
     harness = await boot()

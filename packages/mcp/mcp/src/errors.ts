@@ -3,7 +3,7 @@ import { RpcPeerError } from 'dsh-core'
 export const McpErrorCode = {
   /** Another live dsh-mcp row of this app already uses the server name. */
   MCP_SERVER_NAME_TAKEN: 'MCP_SERVER_NAME_TAKEN',
-  /** A `required` server did not connect and list its tools at startup; the boot fails. */
+  /** A `required` server did not connect and list its tools at startup (its first attempt, nor a retry beginning within `startupTimeoutMs`); the boot fails. */
   MCP_STARTUP_FAILED: 'MCP_STARTUP_FAILED',
   /** A connection attempt failed: the process did not start, `initialize` failed, HTTP was refused. */
   MCP_CONNECT_FAILED: 'MCP_CONNECT_FAILED',

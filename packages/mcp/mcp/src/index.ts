@@ -69,8 +69,9 @@ const reservations = new WeakMap<Context, Set<string>>()
 
 /**
  * One MCP server: its tools as `mcp__<serverName>__<tool>`, supervised. Activation waits for the
- * first connection and full discovery; a `required` server that fails it fails the boot, any other
- * starts with no tools and keeps retrying. Unloading closes the connection (for stdio, the process
+ * first connection and full discovery; a `required` server gets its retries while they begin within
+ * `startupTimeoutMs` and fails the boot if none connects, any other starts with no tools and keeps
+ * retrying. Unloading closes the connection (for stdio, the process
  * group is gone before the teardown ends), unregisters the tools, then frees the name.
  */
 export async function apply(ctx: Context, config: McpRowConfig): Promise<void> {
@@ -170,7 +171,8 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   if (outcome.error && config.required && !supervisor.isDisposed) {
     // For the operator (a boot failure), so with the server's stderr.
     const why = supervisor.lastError?.detail ?? outcome.error.message
-    throw new McpError(`MCP server ${config.serverName} is required but did not start: ${why}`, 'MCP_STARTUP_FAILED', { cause: outcome.error })
+    const attempts = `${outcome.attempts} attempt${outcome.attempts === 1 ? '' : 's'}`
+    throw new McpError(`MCP server ${config.serverName} is required but did not start (${attempts}): ${why}`, 'MCP_STARTUP_FAILED', { cause: outcome.error })
   }
 }
 

@@ -65,9 +65,13 @@ export interface SupervisorOptions {
   readonly onNeedsAuth?: (signal: AbortSignal) => void
 }
 
-/** What the first attempt came to: activation waits for it. */
+/**
+ * What the row's startup came to: activation waits for it. Its first attempt; for a `required` row,
+ * also the retries that begin within `startupTimeoutMs` of the first (`attempts` counts them all).
+ */
 export interface StartupOutcome {
   readonly error?: McpError
+  readonly attempts: number
 }
 
 /** The latest failure: `message` may reach the model, `detail` (with the server's stderr) is for logs and status. */
@@ -123,8 +127,12 @@ export class Supervisor {
   private nameConflict: string | undefined
   private refusedTools: readonly RefusedTool[] = []
   private reconnectCount = 0
-  /** The server exited on the version probe: it speaks only `initialize` (see `exitedOnProbe`). */
+  /** The server exited on the version probe and then connected with `initialize`: later attempts skip the probe (see `closedOnProbe`). */
   private knownLegacy = false
+  /** A start asked with `initialize` after a closed probe failed too: the probe is not why this server ends. */
+  private probeRuledOut = false
+  /** While the row's startup runs: when a `required` row's retries must have begun, and how activation hears the outcome. */
+  private starting: { readonly until: number; attempts: number; readonly settle: (outcome: StartupOutcome) => void } | undefined
 
   constructor(private readonly options: SupervisorOptions) {
     this.config = options.config
@@ -178,14 +186,30 @@ export class Supervisor {
     return this.latest
   }
 
-  /** Makes the first attempt; resolves when it has settled (never rejects). */
+  /**
+   * Makes the first attempt; resolves when it has settled, or for a `required` row once an attempt
+   * connected or no further one begins within `startupTimeoutMs` of the first (never rejects). A
+   * required server that flaps at startup still comes up, and no retry is announced that the boot
+   * would not wait for.
+   */
   start(): Promise<StartupOutcome> {
-    const first = this.attempt('startup').then(
-      () => ({}),
-      (error: McpError) => ({ error }),
-    )
-    this.attempts = first.then(() => {})
-    return first
+    return new Promise((settle) => {
+      this.starting = { until: Date.now() + this.config.startupTimeoutMs, attempts: 0, settle }
+      this.attempts = this.attempt('startup').catch(() => {})
+    })
+  }
+
+  /** The startup is over (`error`: how it failed): activation goes on. */
+  private startupSettled(error?: McpError): void {
+    const starting = this.starting
+    if (!starting) return
+    this.starting = undefined
+    starting.settle(error ? { error, attempts: starting.attempts } : { attempts: starting.attempts })
+  }
+
+  /** A required row's startup waits for its retries; any other row's ends with its first attempt. */
+  private get retryingStartup(): boolean {
+    return this.starting !== undefined && this.config.required
   }
 
   /** True once `dispose()` began: the row is being unloaded. */
@@ -278,6 +302,8 @@ export class Supervisor {
     this.ttlTimer = undefined
     const generation = this.current
     this.transition({ kind: 'stopped', reason: 'unloaded' })
+    // Unloaded while a required row's startup waited for a retry: activation ends (it reports nothing).
+    this.startupSettled(this.lifetime.signal.reason as McpError)
     if (generation && !(await generation.close(this.options.config.closeTimeoutMs))) {
       this.options.logger.error(`${this.label}: the server did not close within ${this.options.config.closeTimeoutMs} ms (closeTimeoutMs); it was abandoned (a stdio server's process group killed at once)`)
     }
@@ -306,33 +332,37 @@ export class Supervisor {
   }
 
   private async attempt(kind: 'startup' | 'retry'): Promise<void> {
-    const id = ++this.generationCount
     const renewing = this.renewingSession
-    this.transition({ kind: 'connecting', attempt: kind === 'retry' ? this.failedAttempts : 0, renewing })
+    const attempt = kind === 'retry' ? this.failedAttempts : 0
+    if (this.starting) this.starting.attempts++
+    this.transition({ kind: 'connecting', attempt, renewing })
     let generation: Generation | undefined
     let step = 'start'
     try {
-      const transport = await createTransport(this.config, {
-        services: this.options.services,
-        cwd: this.options.cwd,
-        signal: this.lifetime.signal,
-        onSuspect: () => generation && this.checkAlive(generation),
-      })
-      if (this.disposed) throw this.lifetime.signal.reason
-      generation = new Generation(id, transport, {
-        onListChanged: (changed) => this.listChanged(changed),
-        ...(this.options.onResourcesChanged ? { onResourcesChanged: (changed: Generation) => this.isCurrent(changed) && this.options.onResourcesChanged?.(changed) } : {}),
-        onClosed: (closed) => this.closed(closed),
-        onTransportError: (error) => this.transportError(error),
-        roots: this.options.roots,
-        elicit: this.options.elicit,
-      }, this.config.protocol)
-      this.transition({ kind: 'connecting', attempt: kind === 'retry' ? this.failedAttempts : 0, renewing, generation })
-      step = 'initialize'
-      await generation.connect(this.config.startupTimeoutMs, this.lifetime.signal, this.knownLegacy)
+      // At most twice: a server that ended the connection on the version probe is started again and asked with initialize.
+      let legacy = this.knownLegacy
+      for (;;) {
+        step = 'start'
+        generation = await this.openGeneration(attempt, renewing)
+        step = 'initialize'
+        try {
+          await generation.connect(this.config.startupTimeoutMs, this.lifetime.signal, legacy)
+          break
+        } catch (error) {
+          // Failed with initialize too: the server did not end on the probe (it exits at start, say); later attempts probe once.
+          if (legacy && !this.knownLegacy) this.probeRuledOut = true
+          if (legacy || !(await this.closedOnProbe(generation, error))) throw error
+          legacy = true
+        }
+      }
+      if (legacy && !this.knownLegacy) {
+        this.knownLegacy = true
+        this.options.logger.warn(`${this.label}: the server exited on the version probe (server/discover) and was started again with initialize, which it speaks; this row skips the probe from now on (protocol: 2025-11-25 skips it from the start)`)
+      }
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'connect')
       step = 'tools/list'
-      const strict = kind === 'startup' && this.config.required
+      // A required row's startup (its retries too) fails on a name another plugin holds.
+      const strict = this.retryingStartup
       await this.enqueue(() => this.sync(generation!, strict ? 'strict' : 'contained'))
       if (!this.isCurrent(generation)) throw this.lostDuring(generation, 'tool discovery')
       step = 'setup'
@@ -341,13 +371,55 @@ export class Supervisor {
       generation.connectedAt = Date.now()
       this.latest = generation
       this.transition({ kind: 'ready', generation })
-      if (kind === 'retry') {
+      if (kind === 'retry' && this.retryingStartup) {
+        this.options.logger.info(`${this.label}: connected and synced ${this.table.names.length} tools (retry ${this.failedAttempts}/${this.config.reconnect.maxAttempts})`)
+      } else if (kind === 'retry') {
         this.reconnectCount++
         this.options.logger.info(`${this.label}: reconnected and re-synced ${this.table.names.length} tools (attempt ${this.failedAttempts}/${this.config.reconnect.maxAttempts})`)
       }
+      this.startupSettled()
     } catch (error) {
-      throw await this.attemptFailed(generation, error, step)
+      const failure = await this.attemptFailed(generation, error, step)
+      // A retry is scheduled only when it begins within the startup's window (see `down`).
+      if (!this.retryingStartup || this.phase.kind !== 'reconnecting') this.startupSettled(failure)
+      throw failure
     }
+  }
+
+  /** A fresh transport and client for one connection attempt (not yet connected), made current. */
+  private async openGeneration(attempt: number, renewing: boolean): Promise<Generation> {
+    let generation: Generation | undefined
+    const transport = await createTransport(this.config, {
+      services: this.options.services,
+      cwd: this.options.cwd,
+      signal: this.lifetime.signal,
+      onSuspect: () => generation && this.checkAlive(generation),
+    })
+    if (this.disposed) throw this.lifetime.signal.reason
+    generation = new Generation(++this.generationCount, transport, {
+      onListChanged: (changed) => this.listChanged(changed),
+      ...(this.options.onResourcesChanged ? { onResourcesChanged: (changed: Generation) => this.isCurrent(changed) && this.options.onResourcesChanged?.(changed) } : {}),
+      onClosed: (closed) => this.closed(closed),
+      onTransportError: (error) => this.transportError(error),
+      roots: this.options.roots,
+      elicit: this.options.elicit,
+    }, this.config.protocol)
+    this.transition({ kind: 'connecting', attempt, renewing, generation })
+    return generation
+  }
+
+  /**
+   * Some older stdio servers exit on any request before `initialize`; the SDK's in-place probe then
+   * reports the closed connection. A server that exits at start looks the same, so: once that
+   * server is gone (the close barrier), the same attempt starts it again and asks with
+   * `initialize` at once; the row remembers only if that connects. True when the caller should do
+   * so; false for any other failure, or once a second start also failed (`probeRuledOut`).
+   */
+  private async closedOnProbe(generation: Generation, error: unknown): Promise<boolean> {
+    if (this.disposed || this.config.protocol !== 'auto' || this.probeRuledOut || !probeClosed(error)) return false
+    if (!(await generation.close(this.options.config.closeTimeoutMs))) return false
+    this.options.logger.debug(`${this.label}: the connection closed during the version probe (server/discover); starting the server again with initialize`)
+    return true
   }
 
   /**
@@ -360,12 +432,10 @@ export class Supervisor {
     const closed = generation ? await generation.close(this.options.config.closeTimeoutMs) : true
     const attempted = this.attemptError(error, step, generation)
     if (this.disposed) return attempted
-    // Some older stdio servers exit on any request before `initialize`: the next attempt skips the probe.
-    const probeExit = step === 'initialize' && this.config.protocol === 'auto' && !this.knownLegacy && exitedOnProbe(error)
     // A server that refuses the handshake itself speaks no revision we asked for, whatever it answered.
-    const failure = !probeExit && refusedHandshake(attempted, step) ? new McpError(attempted.message, 'MCP_PROTOCOL_UNSUPPORTED', { cause: attempted }) : attempted
+    const failure = refusedHandshake(attempted, step) ? new McpError(attempted.message, 'MCP_PROTOCOL_UNSUPPORTED', { cause: attempted }) : attempted
     this.recordError(failure, generation)
-    const unmendable = closed && !probeExit ? unmendableBy(failure, this.config) : undefined
+    const unmendable = closed ? unmendableBy(failure, this.config) : undefined
     if (unmendable) {
       // One line, with the code: the row waits for a reload, and says so.
       this.transition({ kind: 'unavailable', reason: unmendable })
@@ -385,12 +455,6 @@ export class Supervisor {
       this.transition({ kind: 'needs_auth', reason: failure.message.replace(/^[^:]*: /, '') })
       this.options.logger.warn(`${this.label}: ${failure.message}`)
       this.options.onNeedsAuth?.(this.lifetime.signal)
-      return failure
-    }
-    if (probeExit) {
-      this.knownLegacy = true
-      this.options.logger.warn(`${this.label}: the server exited on the version probe (server/discover); connecting with initialize instead`)
-      this.down(generation, false, true)
       return failure
     }
     this.down(generation, false)
@@ -433,14 +497,20 @@ export class Supervisor {
     }
     if (generation?.connectedAt !== undefined && Date.now() - generation.connectedAt >= policy.stableAfterMs) this.failedAttempts = 0
     this.failedAttempts++
+    const base = immediate ? 0 : Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (this.failedAttempts - 1))
+    const delay = Math.round(base * (1 + policy.jitterRatio * (2 * Math.random() - 1)))
+    if (this.retryingStartup && (this.failedAttempts > policy.maxAttempts || Date.now() + delay > this.starting!.until)) {
+      // A required row's startup is over: the boot fails with the cause, and the row is unloaded (no log line says more).
+      const bound = this.failedAttempts > policy.maxAttempts ? `reconnect.maxAttempts (${policy.maxAttempts})` : `startupTimeoutMs (${this.config.startupTimeoutMs} ms)`
+      this.transition({ kind: 'failed', reason: `did not start: no further attempt within ${bound}` })
+      return
+    }
     if (this.failedAttempts > policy.maxAttempts) {
       const reason = `gave up after ${policy.maxAttempts} consecutive failed attempts; its tools stay listed and fail until the row is reloaded`
       this.transition({ kind: 'failed', reason })
       this.options.logger.error(`${this.label}: ${reason}`)
       return
     }
-    const base = immediate ? 0 : Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (this.failedAttempts - 1))
-    const delay = Math.round(base * (1 + policy.jitterRatio * (2 * Math.random() - 1)))
     const timer = setTimeout(() => {
       const next = this.attempt('retry').catch(() => {})
       this.attempts = this.attempts.then(() => next)
@@ -562,7 +632,7 @@ export class Supervisor {
 }
 
 /** The SDK's verdict when a stdio server it probed in place closed the connection on `server/discover`. */
-function exitedOnProbe(error: unknown): boolean {
+function probeClosed(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /probed in place/.test(error.message)
 }
 
@@ -593,6 +663,9 @@ function unmendableBy(failure: McpError, config: McpConfig): string | undefined 
       return `the server speaks no protocol revision this row allows (protocol: ${config.protocol}); not retrying until the row is reloaded`
     case 'MCP_CREDENTIAL_MISSING':
       return 'a credential the row names is not set; set it (environment, project .env or user .env), then reload the row'
+    case 'MCP_NAME_CONFLICT':
+      // Only a required row's startup fails on it (any other sync keeps the connection with no tools).
+      return 'a tool name of this server is held by another plugin; free it (or rename the server), then reload the row'
     case 'MCP_CONNECT_FAILED':
       return unrunnable(failure.cause)
     default:

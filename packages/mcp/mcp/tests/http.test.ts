@@ -94,6 +94,24 @@ describe('Streamable HTTP', () => {
     await eventually(async () => expect(await rig.text('mcp__web__add', { a: 1, b: 2 })).toBe('3'))
   })
 
+  it('required: a server unreachable at the first attempt is retried within startupTimeoutMs, and the boot succeeds once it is up', async () => {
+    const probe = await fixture()
+    const port = Number(new URL(probe.url).port)
+    await probe.stop()
+    const rig = await startRig()
+    const adding = rig.add(httpRow(probe.url, { required: true, startupTimeoutMs: 20_000, reconnect: { initialDelayMs: 300, maxDelayMs: 300, maxAttempts: 50, jitterRatio: 0 } }))
+    await eventually(() => expect(rig.logged('mcp(web): connection attempt failed')).toBe(true))
+    await fixture(port)
+    const fork = await adding
+    expect(fork.error).toBeUndefined()
+    expect(await rig.text('mcp__web__add', { a: 1, b: 2 })).toBe('3')
+    // Every retry the log announced ran: each failed attempt but the last announced one, and the last one connected.
+    const rowLines = rig.logs.filter((line) => line.includes('mcp(web):'))
+    const failed = rowLines.filter((line) => line.includes('connection attempt failed')).length
+    expect(rowLines.filter((line) => line.includes('retrying in'))).toHaveLength(failed)
+    expect(rowLines.filter((line) => line.includes('connected and synced'))).toEqual([expect.stringContaining(`(retry ${failed}/50)`)])
+  })
+
   it('a server restarted behind our back (our session unknown, HTTP 404) is reconnected with a fresh session', async () => {
     const server = await fixture()
     const port = Number(new URL(server.url).port)

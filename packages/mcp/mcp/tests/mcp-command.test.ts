@@ -239,7 +239,11 @@ describe('dsh mcp', () => {
     const composition = ['--preset', 'base', '--config', overlay, '--config', onlyStdio]
     const listed = await dshInWorker(['mcp', 'list', '--json', ...composition], home)
     expect(listed.code, listed.stderr).toBe(0)
-    expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: 'everything', transport: 'stdio', state: 'ready' })])
+    // The rows turned off are listed as such (disabled), not left out.
+    expect(JSON.parse(listed.stdout).servers).toEqual([
+      expect.objectContaining({ name: 'everything', transport: 'stdio', state: 'ready' }),
+      ...['api-server', 'sentry_io', 'legacy-events'].map((name) => expect.objectContaining({ name, state: 'disabled', detail: `turned off in ${onlyStdio} (disabled: true); not started` })),
+    ])
     const called = await dshInWorker(['call', 'mcp__everything__echo', '{"message":"from claude"}', ...composition], home)
     expect(called.stdout.trim(), called.stderr).toBe('Echo: from claude')
 
@@ -273,6 +277,26 @@ describe('dsh mcp', () => {
     const text = await dshInWorker(['mcp', 'list', '--preset', 'base', '--config', overlay], home)
     expect(text.stdout.split('\n').find((line) => line.startsWith('openai-docs'))).toMatch(/^openai-docs\s+streamable-http\s+disabled\s+0\s/)
     const got = await dshInWorker(['mcp', 'get', 'openai-docs', '--json', '--preset', 'base', '--config', overlay], home)
+    expect(JSON.parse(got.stdout)).toMatchObject({ state: 'disabled' })
+  })
+
+  it('rows written disabled (dsh mcp import of a Codex enabled = false server, an overlay\'s disabled: true) list as disabled, not missing', async () => {
+    const home = freshHome()
+    expect((await dshInWorker(['mcp', 'import', CODEX], home)).code).toBe(0)
+    const userOverlay = join(home, 'mcp.yml')
+    expect(readFileSync(userOverlay, 'utf8')).toMatch(/id: mcp-openai-docs\n\s+name: dsh-mcp\n\s+disabled: true/)
+    const only = join(home, 'only.yml')
+    writeFileSync(only, '- id: mcp-figma\n  disabled: true\n')
+    const json = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--config', only], home)
+    expect(json.code, json.stderr).toBe(0)
+    const servers = (JSON.parse(json.stdout) as { servers: Record<string, unknown>[] }).servers
+    expect(servers.map((server) => server.name)).toEqual(['everything', 'figma', 'openai-docs'])
+    expect(servers.find((server) => server.name === 'everything')).toMatchObject({ state: 'ready' })
+    expect(servers.find((server) => server.name === 'openai-docs')).toEqual(expect.objectContaining({ state: 'disabled', tools: 0, detail: `turned off in ${userOverlay} (disabled: true); not started` }))
+    expect(servers.find((server) => server.name === 'figma')).toEqual(expect.objectContaining({ state: 'disabled', detail: `turned off in ${only} (disabled: true); not started` }))
+    for (const server of servers) expect(server).not.toHaveProperty('code')
+    const got = await dshInWorker(['mcp', 'get', 'openai-docs', '--json', '--preset', 'base', '--config', only], home)
+    expect(got.code, got.stderr).toBe(0)
     expect(JSON.parse(got.stdout)).toMatchObject({ state: 'disabled' })
   })
 

@@ -1,6 +1,9 @@
 // Lifecycle against real fixture processes (reference mcp.md §6, checklist 78–98, 106–107, 114–117):
 // reconnection after a crash, calls during an outage, the crash budget and its stability window,
 // startup failures, the close barrier, disposal, and no child left behind.
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ForkScope } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -11,6 +14,12 @@ import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs, ty
 const EXITS_AFTER_FIRST_MESSAGE = fileURLToPath(new URL('./fixtures/exits-after-first-message.mjs', import.meta.url))
 
 afterEach(stopRigs)
+
+/** A file the fixture appends a line to at each start (FIXTURE_START_LOG). */
+function startLog(): { readonly path: string; count(): number } {
+  const path = join(mkdtempSync(join(tmpdir(), 'dsh-mcp-starts-')), 'starts')
+  return { path, count: () => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0) }
+}
 
 describe('a server that dies', () => {
   it('a tool that exits the process: that call is MCP_CONNECTION_LOST with the exit (stderr only in status), then the bridge reconnects and the next call works', async () => {
@@ -169,6 +178,69 @@ describe('startup', () => {
     expect(rig.app.subprocess.live).toBe(0)
   })
 
+  // A required server that flaps at startup (mcp follow-up: a retry was announced, then the boot
+  // failed and the row unloaded before it ran): its retries run within startupTimeoutMs of the first.
+  it('required: a server whose first start fails comes up on the retry the log announced; the boot succeeds', async () => {
+    const starts = startLog()
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow({ required: true, env: { FIXTURE_START_LOG: starts.path, FIXTURE_FAIL_FIRST_STARTS: '1' } }))
+    expect(fork.error).toBeUndefined()
+    expect(fork.status).toBe(2)
+    expect(starts.count()).toBe(2)
+    expect(await rig.text('mcp__fixture__add', { a: 20, b: 22 })).toBe('42')
+    const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
+    expect(rowLines.filter((line) => line.includes('connection attempt failed'))).toEqual([expect.stringContaining('stderr: fixture: start 1 fails')])
+    expect(rowLines.filter((line) => line.includes('retrying in'))).toEqual([expect.stringContaining('connection failed; retrying in 20ms (attempt 1/3)')])
+    expect(rowLines.filter((line) => line.includes('connected and synced'))).toEqual([expect.stringMatching(/connected and synced \d+ tools \(retry 1\/3\)$/)])
+    expect((await rig.status()).state).toBe('ready')
+  })
+
+  it('required: a server that never starts fails the boot with the cause\'s code; every retry the log announces is made', async () => {
+    for (const [bound, row] of [
+      ['reconnect.maxAttempts', fixtureRow({ required: true })],
+      // Retries 300 ms apart, attempts may go on for 1500 ms: the window ends them before maxAttempts.
+      ['startupTimeoutMs', fixtureRow({ required: true, startupTimeoutMs: 1500, reconnect: { initialDelayMs: 300, maxDelayMs: 300, maxAttempts: 50, jitterRatio: 0 } })],
+    ] as const) {
+      const starts = startLog()
+      const rig = await startRig()
+      const fork = await rig.add({ ...row, env: { FIXTURE_START_LOG: starts.path, FIXTURE_FAIL_FIRST_STARTS: '1000' } } as RowInput)
+      expect(fork.error, bound).toMatchObject({ code: 'MCP_STARTUP_FAILED', cause: { code: 'MCP_CONNECT_FAILED' } })
+      const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
+      const retries = rowLines.filter((line) => line.includes('retrying in'))
+      // Each announced retry ran (one more start than retries), and each start failed once in the log.
+      expect(starts.count(), bound).toBe(retries.length + 1)
+      expect(rowLines.filter((line) => line.includes('connection attempt failed')), bound).toHaveLength(starts.count())
+      expect(String(fork.error.message), bound).toMatch(/^MCP server fixture is required but did not start \(\d+ attempts\): initialize: the connection closed \(the server exited with code 5\); stderr: fixture: start \d+ fails/)
+      expect(String(fork.error.message), bound).toContain(`(${starts.count()} attempts)`)
+      if (bound === 'reconnect.maxAttempts') expect(retries).toHaveLength(3)
+      else expect(retries.length, bound).toBeLessThan(50)
+      // The row is unloaded: nothing says its tools stay listed, and nothing starts later.
+      expect(rowLines.filter((line) => line.includes('gave up')), bound).toEqual([])
+      await rig.remove(fork)
+      expect(rig.app.subprocess.live).toBe(0)
+    }
+  })
+
+  // An older server that exits on any request before initialize (the SDK v2 says some SDKs do; SDK
+  // 1.x answers it instead): the initialize fallback is part of the attempt, so activation gets it.
+  it('required: a server that exits on the server/discover probe is started again and connects with initialize within activation', async () => {
+    const starts = startLog()
+    const rig = await startRig()
+    const fork = await rig.add(fixtureRow({ required: true, env: { FIXTURE_START_LOG: starts.path, FIXTURE_EXIT_BEFORE_INITIALIZE: '6' } }))
+    expect(fork.error).toBeUndefined()
+    expect(starts.count()).toBe(2)
+    expect(await rig.text('mcp__fixture__add', { a: 20, b: 22 })).toBe('42')
+    expect((await rig.status()).detail).toContain('protocol 2025-11-25')
+    const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
+    expect(rowLines.filter((line) => line.includes('version probe'))).toEqual([expect.stringContaining('the server exited on the version probe (server/discover) and was started again with initialize, which it speaks; this row skips the probe from now on')])
+    expect(rowLines.filter((line) => /connection attempt failed|retrying in/.test(line))).toEqual([])
+    // The row remembers: after a crash the next server is asked with initialize at once (one start, not two).
+    await rig.call('mcp__fixture__exit-now')
+    await eventually(async () => expect((await rig.status()).detail).toContain('reconnected 1 time'))
+    expect(starts.count()).toBe(3)
+    expect(await rig.text('mcp__fixture__add', { a: 1, b: 2 })).toBe('3')
+  })
+
   // A failure no retry can mend, told by its code, is not announced as a retry (follow-up item 5):
   // the row is unavailable at once, one line with the code, and a required one fails the boot.
   for (const [what, row, code, said] of [
@@ -195,7 +267,8 @@ describe('startup', () => {
     // EPIPE; it exits at once (the race as it happens) or a moment later (the EPIPE first, then the exit).
     for (const delay of ['0', '0', '0', '300']) {
       const rig = await startRig()
-      const fork = await rig.add(fixtureRow({ required: true, args: [EXITS_AFTER_FIRST_MESSAGE], env: { FIXTURE_EXIT_DELAY_MS: delay } }))
+      // One attempt (a required row's retries would each say the same).
+      const fork = await rig.add(fixtureRow({ required: true, args: [EXITS_AFTER_FIRST_MESSAGE], env: { FIXTURE_EXIT_DELAY_MS: delay }, reconnect: { enabled: false } }))
       expect(fork.error, delay).toMatchObject({ code: 'MCP_STARTUP_FAILED' })
       const message = String(fork.error.message)
       expect(message, delay).toContain('the connection closed (the server exited with code 3)')

@@ -48,8 +48,8 @@ interface ServerEntry {
   readonly name: string
   readonly config: Record<string, unknown>
   readonly file: string
-  /** The `mcpConfig:` file this server comes from turns it off (Codex `enabled = false`): never started. */
-  readonly disabledIn?: string
+  /** What turns it off, so it is never started: its `mcpConfig:` file (Codex `enabled = false`) or a dsh row's `disabled: true`. */
+  readonly disabled?: { readonly file: string; readonly by: 'enabled = false' | 'disabled: true' }
 }
 
 /** `dsh mcp …`: parsed here, not by the main command line (its options differ). */
@@ -94,8 +94,10 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
     if (lost !== undefined) return lost
     const failure = commandLineError(error)
     tellStderr(io.stderr, failureLine(failure, { help: 'dsh mcp --help', uncoded: 'MCP_COMMAND_FAILED' }))
-    // A mistake on the command line, or a home dsh cannot use (HOME_UNKNOWN, DSH_HOME_INVALID), is a usage error as for every command.
-    return failure instanceof UsageError || (isHarnessError(failure) && HOME_CODES.has(failure.code)) ? ExitCode.USAGE : ExitCode.TOOL_ERROR
+    // A mistake on the command line, a home dsh cannot use (HOME_UNKNOWN, DSH_HOME_INVALID), or a
+    // composition that cannot be read or booted (PRESET_*: a missing or invalid --config) is a
+    // usage or boot error, exit 2, as for every command.
+    return failure instanceof UsageError || (isHarnessError(failure) && (HOME_CODES.has(failure.code) || failure.code.startsWith('PRESET_'))) ? ExitCode.USAGE : ExitCode.TOOL_ERROR
   }
 }
 
@@ -167,16 +169,23 @@ async function readProjectFiles(): Promise<boolean> {
 }
 
 async function servers(options: Options): Promise<ServerEntry[]> {
-  const rows = await composePreset({ preset: options.preset, presetTwin: shippedPreset(options.preset), overlays: readOverlays(options) })
+  // Rows turned off are listed too (as `disabled`): dsh mcp import writes a server its source turns off that way.
+  const rows = await composePreset({ preset: options.preset, presetTwin: shippedPreset(options.preset), overlays: readOverlays(options) }, { withDisabled: true })
   const entries: ServerEntry[] = []
   for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
     const config = (row.config ?? {}) as Record<string, unknown>
+    if (row.disabled && typeof config.mcpConfig !== 'string') {
+      entries.push({ name: String(config.serverName), config, file: row.file, disabled: { file: row.file, by: 'disabled: true' } })
+      continue
+    }
+    // A turned-off mcpConfig: row is not read (its file may be gone): nothing of it is listed.
+    if (row.disabled) continue
     if (typeof config.mcpConfig === 'string') {
       const fileRow = McpConfigFileRow.parse(config)
       const file = configFileOf(fileRow, { workspace: options.cwd, setBy: row.configFiles.mcpConfig ?? row.file })
       if (fileRow.relativeTo === 'workspace' && !existsSync(file)) continue
       // What the row runs: its `servers` allow-list, and a name the file lacks fails as the runtime fails it (MCP_SERVER_UNKNOWN).
-      for (const server of chosenServers(fileRow, (await readMcpConfigFile(file)).servers, file)) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file, ...(server.disabled ? { disabledIn: file } : {}) })
+      for (const server of chosenServers(fileRow, (await readMcpConfigFile(file)).servers, file)) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file, ...(server.disabled ? { disabled: { file, by: 'enabled = false' as const } } : {}) })
     } else entries.push({ name: String(config.serverName), config, file: row.file })
   }
   return entries
@@ -243,11 +252,11 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
  * own, as Codex's and Claude Code's lists show it, not a failure); a server with no row is unavailable.
  */
 function stateOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
-  return entry.disabledIn ? 'disabled' : (row?.state ?? 'unavailable')
+  return entry.disabled ? 'disabled' : (row?.state ?? 'unavailable')
 }
 
 function detailOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
-  return entry.disabledIn ? `turned off in ${entry.disabledIn} (enabled = false); not started` : maskedUrlsIn(row?.detail ?? '')
+  return entry.disabled ? `turned off in ${entry.disabled.file} (${entry.disabled.by}); not started` : maskedUrlsIn(row?.detail ?? '')
 }
 
 /** The coded failure of a server's row (`--json`: `code` and `message`; urls masked as in the detail). */

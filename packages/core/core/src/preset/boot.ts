@@ -10,7 +10,7 @@ import { PresetError } from './errors.ts'
 import { withOrigin } from './origin.ts'
 import { containStrayRejections, strayOrigin } from './strays.ts'
 import { loadRow, locatePlugins, rowLabel, type LoadedRow } from './load.ts'
-import { applyOverlay, enabledRows, parseRows, readRows, type PresetRow } from './rows.ts'
+import { applyOverlay, enabledRows, everyPluginRow, parseRows, readRows, type PresetRow } from './rows.ts'
 
 export interface BootOptions {
   /** Path of the preset file. */
@@ -66,13 +66,16 @@ const PENDING = 0
 const LOADING = 1
 const FAILED = 3
 
-/** Reads a preset and its overlays into the rows that will load. Never writes to any of the files. */
-export async function composePreset(options: BootOptions): Promise<PresetRow[]> {
+/**
+ * Reads a preset and its overlays into the rows that will load. Never writes to any of the files.
+ * `withDisabled`: also the rows a `disabled: true` turns off, marked so (for listings, never for a boot).
+ */
+export async function composePreset(options: BootOptions, { withDisabled = false }: { readonly withDisabled?: boolean } = {}): Promise<PresetRow[]> {
   // Absolute, because plugin paths and packages are resolved from each file's directory.
   const preset = resolve(options.preset)
   let rows = parseRows(await readRows(preset, 'preset', options.presetTwin ?? false), preset)
   for (const overlay of (options.overlays ?? []).map((file) => resolve(file))) rows = applyOverlay(rows, await readRows(overlay, 'overlay'), overlay)
-  return enabledRows(rows)
+  return withDisabled ? everyPluginRow(rows) : enabledRows(rows)
 }
 
 /**

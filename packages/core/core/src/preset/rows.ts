@@ -132,20 +132,32 @@ export function applyOverlay(base: readonly PresetRow[], values: readonly unknow
 
 /** The enabled plugin rows in load order (groups expanded); duplicate ids are refused. */
 export function enabledRows(rows: readonly PresetRow[]): PresetRow[] {
+  return pluginRows(rows, false)
+}
+
+/**
+ * Every plugin row in load order (groups expanded), the disabled ones kept with `disabled: true`
+ * (a disabled group's rows too), for a command that lists what a composition holds, turned off or
+ * not (`dsh mcp list`). Duplicate ids are refused.
+ */
+export function everyPluginRow(rows: readonly PresetRow[]): PresetRow[] {
+  return pluginRows(rows, true)
+}
+
+function pluginRows(rows: readonly PresetRow[], keepDisabled: boolean): PresetRow[] {
   const seen = new Set<string>()
   const out: PresetRow[] = []
-  const visit = (list: readonly PresetRow[]) => {
+  const visit = (list: readonly PresetRow[], groupDisabled: boolean) => {
     for (const row of list) {
       if (seen.has(row.id)) throw new PresetError(`${row.file}: two rows have the id "${row.id}"; give one of them an explicit id`, 'PRESET_INVALID')
       seen.add(row.id)
-      if (row.children) {
-        if (!row.disabled) visit(row.children)
-      } else if (!row.disabled) {
-        out.push(row)
-      }
+      const disabled = groupDisabled || row.disabled
+      if (disabled && !keepDisabled) continue
+      if (row.children) visit(row.children, disabled)
+      else out.push(disabled === row.disabled ? row : { ...row, disabled })
     }
   }
-  visit(rows)
+  visit(rows, false)
   return out
 }
 
