@@ -1,6 +1,4 @@
 import type { FetchLike } from '@modelcontextprotocol/client'
-import { lazyAgent } from 'dsh-core'
-import { McpError } from './errors.ts'
 
 /** The HTTP connections of one remote transport: its own pool, closed with it. */
 export interface HttpConnections {
@@ -18,15 +16,10 @@ export interface HttpConnections {
  */
 export async function openHttpConnections(keepAliveMs: number): Promise<HttpConnections> {
   const { Agent, fetch } = await import('undici')
-  const agent = lazyAgent(
-    undefined,
-    async () => new Agent({ keepAliveTimeout: keepAliveMs, keepAliveMaxTimeout: keepAliveMs }),
-    () => new McpError('the remote transport was closed', 'MCP_DISPOSED'),
-  )
-  const dispatcher = await agent()
+  const dispatcher = new Agent({ keepAliveTimeout: keepAliveMs, keepAliveMaxTimeout: keepAliveMs })
   return {
     // undici's own types describe the same fetch as the DOM's.
     fetch: ((url, init) => fetch(url as string | URL, { ...(init as object), dispatcher })) as FetchLike,
-    close: agent.close,
+    close: () => dispatcher.destroy(),
   }
 }
