@@ -12,8 +12,10 @@ export interface SourceLines {
  * The one way the tool reads a source file: `path` is what `fs.contained` returned for it a moment
  * ago (`ctx.fs` checks it again without resolving it again, and reads a small file on the event
  * loop), and the text is streamed only up to the last wanted line.
- * More than `maxBytes` bytes read before that line is `FS_TOO_LARGE`, naming the line the first
- * `maxBytes` bytes end in; a missing, binary or non-UTF-8 file fails with `ctx.fs`'s own codes.
+ * The wanted lines must end within the first `maxBytes` bytes: the chunk that runs past them is
+ * taken only up to the bound, so lines ending inside it are found whatever the chunk size; else
+ * `FS_TOO_LARGE`, naming the line the first `maxBytes` bytes end in. A missing, binary or non-UTF-8
+ * file fails with `ctx.fs`'s own codes.
  */
 export async function readSourceLines(
   fs: FileSystem,
@@ -29,9 +31,15 @@ export async function readSourceLines(
   const collector = new LineCollector(wanted, makeBuffer)
   let bytes = 0
   for await (const chunk of fs.streamContainedText(workspace, path, { signal, proven: true })) {
+    const before = bytes
     bytes += chunk.bytes
     meter.bytes += chunk.bytes
-    if (bytes > maxBytes) throw tooLarge(path, maxBytes, collector, chunk.text, maxBytes - (bytes - chunk.bytes), wanted)
+    if (bytes > maxBytes) {
+      // The bound falls inside this chunk: the wanted lines may still end before it.
+      collector.push(textWithin(chunk.text, maxBytes - before))
+      if (collector.done) return { lines: collector.finish(), lineCount: undefined }
+      throw new FsError(`"${path}" has more than ${maxBytes} bytes before the end of line ${collector.lineCount + 1}`, 'FS_TOO_LARGE')
+    }
     collector.push(chunk.text)
     if (collector.done) return { lines: collector.finish(), lineCount: undefined }
   }
@@ -39,14 +47,14 @@ export async function readSourceLines(
   return { lines, lineCount: collector.lineCount }
 }
 
+const encoder = new TextEncoder()
+
 /**
- * FS_TOO_LARGE, saying where the first `maxBytes` bytes end: in which line (a file whose line 1
- * alone is longer reads "before the end of line 1", not the last line of the window asked for).
- * The part of the last chunk within the bound is scanned for line breaks here, on the way out only.
+ * The start of `text` whose UTF-8 takes at most `bytes` bytes, never half a character. The caller
+ * counts from the bytes read before the chunk, so a character carried over from the previous
+ * chunk's end counts twice (the part taken stops up to 3 bytes short of the bound); a leading
+ * byte-order mark, which is not text, is not counted.
  */
-function tooLarge(path: string, maxBytes: number, collector: LineCollector, chunk: string, withinBytes: number, wanted: ReadonlySet<number>): FsError {
-  collector.push(Buffer.from(chunk).subarray(0, withinBytes).toString('utf8'))
-  if (!collector.done) return new FsError(`"${path}" has more than ${maxBytes} bytes before the end of line ${collector.lineCount + 1}`, 'FS_TOO_LARGE')
-  // The lines wanted end within the bound, but the file is read in chunks and the one holding them goes past it.
-  return new FsError(`"${path}" is read in chunks, and the one holding line ${Math.max(...wanted) + 1} goes past ${maxBytes} bytes`, 'FS_TOO_LARGE')
+function textWithin(text: string, bytes: number): string {
+  return text.slice(0, encoder.encodeInto(text, new Uint8Array(bytes)).read)
 }

@@ -149,11 +149,30 @@ describe('symbol', () => {
     harness = capped
     await writeFile(join(capped.dir, 'long.ts'), `export const first = 1\n${tail}\n`)
     capped.app.lsp.registerProvider(scriptedProvider(HOVER))
-    const refused = await capped.call({ operation: 'hover', filePath: 'long.ts', line: 1, symbol: 'first' })
+    // The window (lines 1-4) ends within the bound; the first chunk (64 KiB of a 400 kB file) runs past it.
+    const found = await capped.call({ operation: 'hover', filePath: 'long.ts', line: 1, symbol: 'first' })
+    expect(textOf(found)).toBe('hover at long.ts:1:14 (symbol "first")\nconst area: number')
+  })
+
+  it('finds a symbol whose window ends within maxLineFileBytes in a later chunk, and refuses one past it', async () => {
+    const h = await boot({ maxLineFileBytes: 100_000 })
+    harness = h
+    const provider = scriptedProvider(HOVER)
+    h.app.lsp.registerProvider(provider)
+    // 300 kB, read in 64 KiB chunks: the bound falls inside the second chunk; lines 8998-9004 end 90,054 bytes in.
+    await writeFile(join(h.dir, 'big.ts'), `${'// filler\n'.repeat(9000)}export const target = 1\n${'// filler\n'.repeat(21_000)}`)
+    const found = await h.call({ operation: 'hover', filePath: 'big.ts', line: 9001, symbol: 'target' })
+    expect(textOf(found)).toBe('hover at big.ts:9001:14 (symbol "target")\nconst area: number')
+    expect(provider.calls[0]?.request.position).toEqual({ line: 9000, character: 13 })
+    // Line 9999 ends at byte 100,004: a window reaching it lies past the bound.
+    const refused = await h.call({ operation: 'hover', filePath: 'big.ts', line: 9996, symbol: 'filler' })
     expect(codeOf(refused)).toBe('LSP_SOURCE_INVALID')
-    expect(textOf(refused)).toContain('maxLineFileBytes')
-    // The window (lines 1-4) ends within the bound; the chunk holding it does not.
-    expect(textOf(refused)).toContain(`is read in chunks, and the one holding line 4 goes past 1000 bytes`)
+    expect(textOf(refused)).toBe(
+      `Error: source "big.ts" cannot be used: "${join(h.dir, 'big.ts')}" has more than 100000 bytes before the end of line 9999 (the lsp tool reads at most maxLineFileBytes to find a symbol; pass character without symbol)`,
+    )
+    // A window ending on line 9998 (at byte 99,994) is within it.
+    expect(codeOf(await h.call({ operation: 'hover', filePath: 'big.ts', line: 9995, character: 4, symbol: 'filler' }))).toBeUndefined()
+    expect(provider.calls).toHaveLength(2)
   })
 
   it('names the line the bound ends in when a file is too large to find the symbol in', async () => {

@@ -230,20 +230,37 @@ describe('locations', () => {
     expect(textOf(result)).not.toContain('hunter2')
   })
 
-  it('skips line text for files over maxLineFileBytes and binary files, and cuts long lines to lineTextChars', async () => {
+  it('skips line text for lines past maxLineFileBytes and binary files, and cuts long lines to lineTextChars', async () => {
     const h = await start({ maxLineFileBytes: 1000, lineTextChars: 12 })
     await writeFile(join(h.dir, 'big.ts'), `const big = 1\n${'x'.repeat(2000)}\n`)
     await writeFile(join(h.dir, 'bin.ts'), Buffer.from([0x63, 0x6f, 0x00, 0x6e, 0x0a]))
     await writeFile(join(h.dir, 'long.ts'), `   const aVeryLongName = 1\n`)
     const answer = locations(url(h.dir), [
-      { uri: url(join(h.dir, 'big.ts')), line: 0, character: 6 },
+      { uri: url(join(h.dir, 'big.ts')), line: 1, character: 0 },
       { uri: url(join(h.dir, 'bin.ts')), line: 0, character: 0 },
       { uri: url(join(h.dir, 'long.ts')), line: 0, character: 9 },
     ])
     h.app.lsp.registerProvider(scriptedProvider(answer))
     const result = await h.call({ operation: 'findReferences', filePath: 'big.ts', line: 1, character: 7 })
     expect(result.isError).toBe(false)
-    expect(textOf(result)).toBe('big.ts:1:7\nbin.ts:1:1\nlong.ts:1:10  const aVery\u2026')
+    expect(textOf(result)).toBe('big.ts:2:1\nbin.ts:1:1\nlong.ts:1:10  const aVery\u2026')
+  })
+
+  it('gives line text for lines ending within maxLineFileBytes though the chunk holding them runs past it', async () => {
+    const h = await start({ maxLineFileBytes: 100_000 })
+    // 300 kB, read in 64 KiB chunks: the bound falls inside the second chunk, 10 kB after line 9001 ends.
+    const text = `${'// filler\n'.repeat(9000)}export const target = 1\n${'// filler\n'.repeat(21_000)}`
+    for (const name of ['near.ts', 'far.ts']) await writeFile(join(h.dir, name), text)
+    const items = [
+      { uri: url(join(h.dir, 'near.ts')), line: 9000, character: 13 },
+      // Line 12001 ends 120 kB in: past the bound, so that file gets no line text.
+      { uri: url(join(h.dir, 'far.ts')), line: 12_000, character: 3 },
+    ]
+    const opened = fileReads()
+    h.app.lsp.registerProvider(scriptedProvider(locations(url(h.dir), items)))
+    const result = await h.call({ operation: 'findReferences', filePath: 'near.ts', line: 1, character: 1 })
+    expect(textOf(result)).toBe('near.ts:9001:14  export const target = 1\nfar.ts:12001:4')
+    expect(opened()).toEqual([join(h.dir, 'near.ts'), join(h.dir, 'far.ts')])
   })
 
   it('stops reading line text once the call has read lineTextBudgetBytes, across files', async () => {
