@@ -1,4 +1,4 @@
-import { SdkError, SdkErrorCode, type RequestId, type RequestOptions } from '@modelcontextprotocol/client'
+import { SdkError, SdkErrorCode, type RequestOptions } from '@modelcontextprotocol/client'
 import { ToolError, type JsonObject, type Lifetime, type ToolProgress } from 'dsh-core'
 import { z } from 'zod'
 import { classifyFailure } from './classify.ts'
@@ -54,25 +54,25 @@ export async function request(supervisor: Supervisor, what: string, message: { m
 
 async function send(target: Generation, what: string, message: { method: string; params?: Record<string, unknown> }, options: CallOptions, supervisor: Supervisor): Promise<JsonObject> {
   const signal = requestSignal(options)
+  // Only a call whose progress resets its deadline can end at maxTotalTimeoutMs. Such a call gets a
+  // headers object of its own (empty when it has no headers): every request the SDK sends for it,
+  // each round of a multi-round call included, carries that object, which tells the call's request
+  // in flight when the limit ends it (wire.ts, `latestWaiting`).
+  const canEndAtTotal = options.resetTimeoutOnProgress === true && options.maxTotalTimeoutMs !== undefined && options.onProgress !== undefined
+  const headers = options.headers || canEndAtTotal ? { ...options.headers } : undefined
   const sdkOptions: RequestOptions = {
     ...(signal ? { signal } : {}),
     timeout: options.timeoutMs,
     ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs } : {}),
     // The runtime checks and copies what it forwards (dsh-core's exec.progress).
     ...(options.onProgress ? { onprogress: serverProgressOnly(options.onProgress) } : {}),
-    ...(options.headers ? { headers: { ...options.headers } } : {}),
+    ...(headers ? { headers } : {}),
   }
-  const pending = target.transport.pending
-  const before = pending.sentCount
-  const answering = target.client.request(message, AnyResult, sdkOptions)
-  // Only a call whose progress resets its deadline can end at maxTotalTimeoutMs, and only the id of
-  // a request sent within request() is surely this call's (wire.ts, sentCount).
-  const id = sdkOptions.maxTotalTimeout !== undefined && sdkOptions.onprogress && pending.sentCount === before + 1 ? pending.lastSentId : undefined
   let answer: Record<string, unknown>
   try {
-    answer = await answering
+    answer = await target.client.request(message, AnyResult, sdkOptions)
   } catch (error) {
-    if (id !== undefined && isTotalTimeout(error)) cancelAbandoned(target, id, options)
+    if (canEndAtTotal && headers && isTotalTimeout(error)) cancelAbandoned(target, headers, options)
     throw error
   }
   // JSON.parse's output, an object by AnyResult: plain JSON below it. Not copied here: every caller
@@ -92,10 +92,13 @@ function isTotalTimeout(error: unknown): boolean {
  * The SDK gives up on a request at `maxTotalTimeout` when the next progress report arrives, and,
  * unlike at its other deadlines, tells the server nothing: the server would work on for a call
  * nobody waits for. It is told here as the SDK tells it otherwise (generation.ts, `cancelAbandoned`),
- * naming the request by its id, which is the progress token of the report that ended it.
+ * naming the call's request still waiting for an answer: in a multi-round call the latest round's,
+ * not the first's (long answered). None waits when the SDK's driver found the limit passed between
+ * rounds, before sending the next: then there is nothing to cancel.
  */
-function cancelAbandoned(target: Generation, requestId: RequestId, options: CallOptions): void {
-  target.cancelAbandoned(requestId, `tool call timed out ${timeoutWhy(true, options)}`)
+function cancelAbandoned(target: Generation, headers: object, options: CallOptions): void {
+  const requestId = target.transport.pending.latestWaiting(headers)
+  if (requestId !== undefined) target.cancelAbandoned(requestId, `tool call timed out ${timeoutWhy(true, options)}`)
 }
 
 /**

@@ -149,7 +149,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.pending.sent(message)
+    this.pending.sent(message, options)
     const id = 'method' in message && 'id' in message ? message.id : undefined
     try {
       await sendingMessage.run({ id, method: 'method' in message ? message.method : undefined }, () => this.inner.send(message, options))

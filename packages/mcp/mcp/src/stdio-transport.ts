@@ -1,4 +1,4 @@
-import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client'
+import { serializeMessage, type JSONRPCMessage, type Transport, type TransportSendOptions } from '@modelcontextprotocol/client'
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core'
 import { errorMessage, jsonRpcEnvelope, Lifetime, LineReader, oneLine, type ChildHandle, type Exit, type SpawnSpec, type SubprocessService } from 'dsh-core'
 import { McpError } from './errors.ts'
@@ -107,10 +107,11 @@ export class StdioTransport implements Transport {
     })
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
+  /** `options`: only read to tell a call's requests apart (`PendingRequests.latestWaiting`); stdio has no headers. */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const stdin = this.child?.stdin
     if (!stdin || this.closing || this.exit || stdin.writableEnded || stdin.destroyed) return Promise.reject(new TransportClosedError('the server is not running'))
-    this.pending.sent(message)
+    this.pending.sent(message, options)
     // No write callback: a write without one that the pipe takes at once schedules nothing, where a
     // callback costs a process.nextTick per message (the SDK's own stdio transport writes the same
     // way). A failed write (EPIPE: the server stopped reading) is the 'error' listener's in `start`.

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client'
+import type { JSONRPCMessage, RequestId, TransportSendOptions } from '@modelcontextprotocol/client'
 import { assertNever } from 'dsh-core'
 
 /**
@@ -69,15 +69,13 @@ export function faultAnswer(id: RequestId, fault: Fault): JSONRPCMessage {
  */
 export class PendingRequests {
   private readonly ids = new Set<RequestId>()
-  /** Requests handed to the transport so far, and the id of the latest (see `sentDuring`). */
-  private count = 0
-  private latest: RequestId | undefined
+  /** The latest request sent with each `headers` object (see `latestWaiting`). */
+  private readonly byHeaders = new WeakMap<object, RequestId>()
 
-  sent(message: JSONRPCMessage): void {
+  sent(message: JSONRPCMessage, options?: TransportSendOptions): void {
     if ('method' in message && 'id' in message) {
       this.ids.add(message.id)
-      this.count++
-      this.latest = message.id
+      if (options?.headers) this.byHeaders.set(options.headers, message.id)
     } else if ('method' in message && message.method === 'notifications/cancelled') {
       const id = (message.params as { requestId?: RequestId } | undefined)?.requestId
       if (id !== undefined) this.ids.delete(id)
@@ -98,17 +96,15 @@ export class PendingRequests {
   }
 
   /**
-   * How many requests were handed to the transport so far, and the id of the latest: a caller that
-   * reads `sentCount` before the SDK's `request()` and finds it one higher after knows its request's
-   * id (the SDK passes the message to the transport before `request()` returns, and that id is also
-   * the request's progress token), which the SDK does not give it.
+   * The latest request the SDK handed over with this very `headers` object, if it still waits for
+   * an answer. The SDK does not tell a caller its request's id, and a 2026-07-28 multi-round call
+   * is several requests (each `input_required` round is retried on a fresh id), but it hands every
+   * round the caller's `headers` object as it is (buildRetryLegRequestOptions, client 2.4.0): a
+   * call that passes an object of its own finds the request it has in flight here (call.ts).
    */
-  get sentCount(): number {
-    return this.count
-  }
-
-  get lastSentId(): RequestId | undefined {
-    return this.latest
+  latestWaiting(headers: object): RequestId | undefined {
+    const id = this.byHeaders.get(headers)
+    return id !== undefined && this.ids.has(id) ? id : undefined
   }
 
   /** The one pending request, when exactly one is. */

@@ -187,7 +187,7 @@ describe('dsh mcp', () => {
     expect(JSON.parse(listed.stdout).servers, listed.stderr).toEqual([expect.objectContaining({ name: 'big', state: 'untrusted' })])
   })
 
-  it('a FIFO in place of a workspace .mcp.json: list, get and add --scope project refuse it at once, trusted or not, and status stays healthy (issue 26)', async () => {
+  it('a FIFO in place of a workspace .mcp.json: list, get and add --scope project refuse it at once, trusted or not, and status stays healthy (issue 26); list and get show it as one coded row, as status does', async () => {
     const home = freshHome()
     const project = mkdtempSync(join(scratch, 'project-'))
     writeFileSync(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace }\n')
@@ -197,10 +197,13 @@ describe('dsh mcp', () => {
     for (const trusted of [false, true]) {
       if (trusted) await trustIn(home, project)
       // A reader that opened the FIFO would wait for a writer for ever; none of these may.
+      // The file is one row (named after it, coded, with the reason), as in dsh status: the command does not fail whole.
       const listed = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--cwd', project], home)
-      expect([listed.code, listed.stderr]).toEqual([1, expect.stringContaining(refusal)])
+      expect(listed.code, listed.stderr).toBe(0)
+      expect(JSON.parse(listed.stdout).servers).toEqual([expect.objectContaining({ name: '.mcp.json', state: trusted ? 'unavailable' : 'untrusted', code: 'MCP_CONFIG_FILE_INVALID', message: expect.stringContaining(refusal) })])
+      // A server it cannot find may be in the file: the file's code and reason, not "no such server".
       const got = await dshInWorker(['mcp', 'get', 'x', '--preset', 'base', '--cwd', project], home)
-      expect([got.code, got.stderr]).toEqual([1, expect.stringContaining(refusal)])
+      expect([got.code, got.stderr]).toEqual([1, expect.stringMatching(new RegExp(`${refusal}.*\\[MCP_CONFIG_FILE_INVALID\\]`))])
       const added = await dshInWorker(['mcp', 'add', '--scope', 'project', 'x', '--cwd', project, '--', 'node'], home)
       expect([added.code, added.stderr]).toEqual([2, expect.stringContaining(refusal)])
       const status = await dshInWorker(['status', '--json', '--preset', 'base', '--cwd', project], home)

@@ -73,6 +73,27 @@ describe('a call ended by maxTotalTimeoutMs', () => {
     }
   })
 
+  it('Streamable HTTP (2026-07-28), multi-round: the request of the round in flight is the one cancelled', async () => {
+    // The first round answers input_required; the SDK retries on a fresh request id, and that
+    // request ticks past the limit. Cancelling the first round's id (answered long ago) left the
+    // second ticking.
+    const modern = await startModernServer()
+    try {
+      const rig = await startRig()
+      await rig.add({ transport: 'streamable-http', serverName: 'modern', url: modern.url, startupTimeoutMs: 5000, ...LIMITS } as RowInput)
+      const result = await rig.call('mcp__modern__ticker-second-round', ENDLESS)
+      expect(result.isError && result.error).toMatchObject({ code: 'TOOL_TIMEOUT', message: 'tool call timed out after 1000 ms in all (maxTotalTimeoutMs)' })
+      await eventually(() => expect(modern.ticker).toMatchObject({ cancelled: true, stopped: true }))
+      const rounds = modern.requests.filter((request) => request.method === 'tools/call').map((request) => request.id)
+      expect(rounds).toHaveLength(2)
+      expect(modern.ticker.requestId).toBe(rounds[1])
+      expect(await rig.text('mcp__modern__add', { a: 1, b: 1 })).toBe('2')
+    } finally {
+      await stopRigs()
+      await modern.close()
+    }
+  })
+
   it('a call that ends in time sends no cancellation', async () => {
     const rig = await startRig()
     await rig.add(fixtureRow(LIMITS))

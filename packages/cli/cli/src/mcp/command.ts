@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
-import { dirname, isAbsolute, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, resolve } from 'node:path'
 import { Context } from 'cordis'
 import { bootPreset, codedDetail, composePreset, CredentialService, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
-import { checkServer, chosenServers, Config, configFileOf, login, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
+import { checkServer, chosenServers, Config, configFileFailure, configFileOf, login, McpError, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, commandLineError, COMPOSITION_OPTIONS, HOME_CODES, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
@@ -50,6 +50,11 @@ interface ServerEntry {
   readonly file: string
   /** What turns it off, so it is never started: its `mcpConfig:` file (Codex `enabled = false`) or a dsh row's `disabled: true`. */
   readonly disabled?: { readonly file: string; readonly by: 'enabled = false' | 'disabled: true' }
+  /**
+   * A workspace's file that cannot be read or parsed: one entry named after the file (as its
+   * `dsh status` row is), with the file's coded failure; its servers cannot be known.
+   */
+  readonly unreadable?: { readonly code: string; readonly message: string }
 }
 
 /** `dsh mcp …`: parsed here, not by the main command line (its options differ). */
@@ -184,17 +189,31 @@ async function servers(options: Options): Promise<ServerEntry[]> {
       const fileRow = McpConfigFileRow.parse(config)
       const file = configFileOf(fileRow, { workspace: options.cwd, setBy: row.configFiles.mcpConfig ?? row.file })
       if (fileRow.relativeTo === 'workspace' && !existsSync(file)) continue
+      let imported
+      try {
+        imported = await readMcpConfigFile(file)
+      } catch (error) {
+        // As the runtime has it: a repository's broken file is one row and the rest is listed; the user's own file fails the command (it fails the boot).
+        if (fileRow.relativeTo !== 'workspace') throw error
+        const failure = configFileFailure(error)
+        entries.push({ name: basename(file), config, file: row.file, unreadable: { code: failure.code, message: failure.message } })
+        continue
+      }
       // What the row runs: its `servers` allow-list, and a name the file lacks fails as the runtime fails it (MCP_SERVER_UNKNOWN).
-      for (const server of chosenServers(fileRow, (await readMcpConfigFile(file)).servers, file)) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file, ...(server.disabled ? { disabled: { file, by: 'enabled = false' as const } } : {}) })
+      for (const server of chosenServers(fileRow, imported.servers, file)) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file, ...(server.disabled ? { disabled: { file, by: 'enabled = false' as const } } : {}) })
     } else entries.push({ name: String(config.serverName), config, file: row.file })
   }
   return entries
 }
 
 async function find(name: string, options: Options): Promise<ServerEntry> {
-  const entry = (await servers(options)).find((server) => server.name === name)
-  if (!entry) throw new UsageError(`no MCP server "${name}" in this composition (dsh mcp list shows them)`)
-  return entry
+  const entries = await servers(options)
+  const entry = entries.find((server) => server.name === name)
+  if (entry) return entry
+  // A file dsh cannot read may hold the server: that is the answer, not a mistaken name.
+  const unreadable = entries.find((server) => server.unreadable)?.unreadable
+  if (unreadable) throw new McpError(`no MCP server "${name}" among the servers dsh can read, and it may be in a file it cannot: ${unreadable.message}`, 'MCP_CONFIG_FILE_INVALID')
+  throw new UsageError(`no MCP server "${name}" in this composition (dsh mcp list shows them)`)
 }
 
 /** The row as the bridge reads it (`${VAR}` expanded), for a remote server. */
@@ -224,7 +243,7 @@ async function report(options: Options, signal: AbortSignal): Promise<Capability
 
 async function loginState(entry: ServerEntry, state: string | undefined): Promise<string> {
   if (state === 'needs_auth') return 'needs login'
-  if (entry.config.transport === 'stdio' || entry.config.oauth === false) return '-'
+  if (entry.unreadable || entry.config.transport === 'stdio' || entry.config.oauth === false) return '-'
   const url = String(entry.config.url ?? '')
   const clientId = (entry.config.oauth as { clientId?: string } | undefined)?.clientId
   return (await new TokenStore().get(loginKey(url, clientId)))?.tokens ? 'logged in' : entry.config.oauth ? 'not logged in' : '-'
@@ -236,7 +255,7 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
   const out = await Promise.all(
     entries.map(async (entry) => {
       const row = rows.find((candidate) => candidate.id === entry.name)
-      return { name: entry.name, transport: String(entry.config.transport ?? 'stdio'), state: stateOf(entry, row), tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: detailOf(entry, row), ...failureOf(row) }
+      return { name: entry.name, transport: transportOf(entry), state: stateOf(entry, row), tools: row?.tools.length ?? 0, auth: await loginState(entry, row?.state), detail: detailOf(entry, row), ...failureOf(entry, row) }
     }),
   )
   if (options.json) return JSON.stringify({ servers: out })
@@ -251,16 +270,24 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
  * A server's state: its status row's, or `disabled` when its config file turns it off (a state of its
  * own, as Codex's and Claude Code's lists show it, not a failure); a server with no row is unavailable.
  */
+function transportOf(entry: ServerEntry): string {
+  return entry.unreadable ? '-' : String(entry.config.transport ?? 'stdio')
+}
+
 function stateOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
   return entry.disabled ? 'disabled' : (row?.state ?? 'unavailable')
 }
 
 function detailOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
-  return entry.disabled ? `turned off in ${entry.disabled.file} (${entry.disabled.by}); not started` : maskedUrlsIn(row?.detail ?? '')
+  if (entry.disabled) return `turned off in ${entry.disabled.file} (${entry.disabled.by}); not started`
+  // The file's own reason (the status row of an untrusted workspace's file says only that it is untrusted).
+  if (entry.unreadable) return entry.unreadable.message
+  return maskedUrlsIn(row?.detail ?? '')
 }
 
-/** The coded failure of a server's row (`--json`: `code` and `message`; urls masked as in the detail). */
-function failureOf(row: CapabilityReport | undefined): { code?: string; message?: string } {
+/** The coded failure of a server's row, or of its unreadable file (`--json`: `code` and `message`; urls masked as in the detail). */
+function failureOf(entry: ServerEntry, row: CapabilityReport | undefined): { code?: string; message?: string } {
+  if (entry.unreadable) return { ...entry.unreadable }
   return row?.failure ? { code: row.failure.code, message: maskedUrlsIn(row.failure.message) } : {}
 }
 
@@ -274,7 +301,7 @@ async function get(name: string, options: Options, signal: AbortSignal): Promise
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
   // The revision the connection speaks, as the status row names it (none while it is not connected).
   const protocol = /(?:^|[;,] )protocol (\d{4}-\d{2}-\d{2})\b/.exec(row?.detail ?? '')?.[1] ?? null
-  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: stateOf(entry, row), protocol, login: await loginState(entry, row?.state), detail: detailOf(entry, row), ...failureOf(row), tools: row?.tools ?? [] }
+  const value = { name, file: entry.file, config: maskedConfig(entry.config), state: stateOf(entry, row), protocol, login: await loginState(entry, row?.state), detail: detailOf(entry, row), ...failureOf(entry, row), tools: row?.tools ?? [] }
   if (options.json) return JSON.stringify(value)
   return [`${name} (${entry.file})`, `state: ${value.state}`, `protocol: ${protocol ?? '-'}`, `login: ${value.login}`, `detail: ${shownDetail(value)}`, `config: ${JSON.stringify(value.config)}`, `tools: ${value.tools.join(', ') || '-'}`].join('\n')
 }

@@ -50,6 +50,15 @@ export function chosenServers(row: Pick<McpConfigFileRow, 'servers'>, servers: r
   return servers.filter((server) => !row.servers || row.servers.includes(server.sourceName))
 }
 
+/**
+ * Why a row's file could not be used, coded as every reader of it reports it (the runtime's row,
+ * `dsh mcp list`/`get`). Not a connection failure: no server was tried. Unreadable (missing, a
+ * FIFO, too large) or not JSON/TOML alike.
+ */
+export function configFileFailure(error: unknown): McpError {
+  return new McpError(`mcpConfig: ${(error as Error).message}`, 'MCP_CONFIG_FILE_INVALID', { cause: error })
+}
+
 /** Applies one server as a child of the file's row (its scope: unloading the row stops them all). */
 export type ServerApply = (ctx: Context, config: McpConfig | UnusableServer, file: string | undefined) => Promise<void>
 
@@ -67,8 +76,7 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   try {
     imported = await readMcpConfigFile(file)
   } catch (error) {
-    // Not a connection failure: no server was tried. Unreadable (missing, a FIFO, too large) or not JSON/TOML alike.
-    const failure = new McpError(`mcpConfig: ${(error as Error).message}`, 'MCP_CONFIG_FILE_INVALID', { cause: error })
+    const failure = configFileFailure(error)
     // A user's own file fails the boot loudly; a repository's broken file (bad JSON, a FIFO in its
     // place) is that file's unavailable row, and everything else the user runs there still works.
     if (row.relativeTo === 'workspace') return holdUnreadable(ctx, file, failure)

@@ -1,0 +1,78 @@
+// `dsh mcp list` / `get` show every server the composition holds, as `dsh status` does: a workspace
+// `.mcp.json` that cannot be parsed is one coded row beside the other servers (not a failed command).
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { fixturePath } from '../../../../test-support/fixture-path.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
+import { dshIn, json, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+
+afterAll(removeTempDirs)
+
+/** The fixture MCP server (a real stdio server: add, echo, …). */
+const SERVER = fixturePath(join(ROOT, 'packages', 'mcp', 'mcp', 'tests', 'fixtures', 'server.mjs'))
+
+interface Listed {
+  readonly name: string
+  readonly state: string
+  readonly tools: number
+  readonly detail: string
+  readonly code?: string
+  readonly message?: string
+}
+
+/** A home whose mcp.yml reads the workspace's .mcp.json, a workspace, and an overlay with one working server `fixture`. */
+async function setup(): Promise<{ home: string; project: string; overlay: string }> {
+  const dir = await tempDir()
+  const home = join(dir, 'home')
+  const project = join(dir, 'project')
+  await mkdir(home)
+  await mkdir(project)
+  await writeFile(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace }\n')
+  const overlay = join(dir, 'fixture.yml')
+  await writeFile(overlay, `- id: mcp-fixture\n  name: dsh-mcp\n  config: { serverName: fixture, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}], startupTimeoutMs: 60000 }\n`)
+  return { home, project, overlay }
+}
+
+describe('dsh mcp list / get and a workspace .mcp.json that cannot be parsed', () => {
+  it('list shows the other servers and one coded row naming the file and the reason, and exits 0 as dsh status does', async () => {
+    const { home, project, overlay } = await setup()
+    const file = join(project, '.mcp.json')
+    await writeFile(file, '{"mcpServers": {')
+    await trustIn(home, project)
+    const args = ['--preset', 'base', '--config', overlay, '--cwd', project]
+    const env = { env: { DSH_HOME: home } }
+
+    const status = await dshIn(['status', '--json', ...args], env)
+    expect(status.code, status.stderr).toBe(0)
+
+    const listed = await dshIn(['mcp', 'list', '--json', ...args], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    const servers = json<{ servers: Listed[] }>(listed).servers
+    expect(servers.find((server) => server.name === 'fixture')).toMatchObject({ state: 'ready', tools: expect.any(Number) })
+    expect(servers.find((server) => server.name === 'fixture')!.tools).toBeGreaterThan(0)
+    const broken = servers.find((server) => server.name === '.mcp.json')
+    expect(broken).toMatchObject({ state: 'unavailable', code: 'MCP_CONFIG_FILE_INVALID', message: expect.stringContaining(`${file} is not valid JSON`), detail: expect.stringContaining(`${file} is not valid JSON`) })
+    expect(servers).toHaveLength(2)
+
+    // The text table: one line for the file, its code once at the end.
+    const text = await dshIn(['mcp', 'list', ...args], env)
+    expect(text.code, text.stderr).toBe(0)
+    const line = text.stdout.split('\n').find((row) => row.startsWith('.mcp.json '))
+    expect(line, text.stdout).toMatch(/unavailable .*is not valid JSON.* \[MCP_CONFIG_FILE_INVALID\]$/)
+    expect(line!.split('[MCP_CONFIG_FILE_INVALID]')).toHaveLength(2)
+    expect(text.stdout).toMatch(/^fixture +stdio +ready /m)
+
+    // get: another server as ever; the file's row by its name; a name dsh cannot find may be in the file, so the file's code.
+    const fixture = await dshIn(['mcp', 'get', 'fixture', '--json', ...args], env)
+    expect(fixture.code, fixture.stderr).toBe(0)
+    expect(json(fixture)).toMatchObject({ name: 'fixture', state: 'ready' })
+    const row = await dshIn(['mcp', 'get', '.mcp.json', '--json', ...args], env)
+    expect(row.code, row.stderr).toBe(0)
+    expect(json(row)).toMatchObject({ name: '.mcp.json', state: 'unavailable', code: 'MCP_CONFIG_FILE_INVALID', message: expect.stringContaining(`${file} is not valid JSON`) })
+    const missing = await dshIn(['mcp', 'get', 'nope', ...args], env)
+    expect(missing.code).toBe(1)
+    expect(missing.stdout).toBe('')
+    expect(oneStderrLine(missing)).toMatch(new RegExp(`^dsh: no MCP server "nope" .*${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON.* \\[MCP_CONFIG_FILE_INVALID\\]$`))
+  })
+})
