@@ -76,3 +76,21 @@ describe('dsh mcp list / get and a workspace .mcp.json that cannot be parsed', (
     expect(oneStderrLine(missing)).toMatch(new RegExp(`^dsh: no MCP server "nope" .*${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON.* \\[MCP_CONFIG_FILE_INVALID\\]$`))
   })
 })
+
+describe('dsh mcp list / get and rows turned off', () => {
+  it('a disabled row names the file that turned it off, not a later file that patched the row', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const off = join(dir, 'off.yml')
+    const patched = join(dir, 'patched.yml')
+    await writeFile(off, '- id: mcp-fixture\n  disabled: true\n')
+    // A later overlay that only changes the row's config: the row is still the one off.yml turned off.
+    await writeFile(patched, '- id: mcp-fixture\n  config: { startupTimeoutMs: 30000 }\n')
+    const args = ['--preset', 'base', '--config', overlay, '--config', off, '--config', patched]
+    const listed = await dshIn(['mcp', 'list', '--json', ...args], { env: { DSH_HOME: home } })
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(json<{ servers: Listed[] }>(listed).servers).toEqual([expect.objectContaining({ name: 'fixture', state: 'disabled', detail: `turned off in ${off} (disabled: true); not started` })])
+    const got = await dshIn(['mcp', 'get', 'fixture', '--json', ...args], { env: { DSH_HOME: home } })
+    expect(json(got)).toMatchObject({ state: 'disabled', detail: `turned off in ${off} (disabled: true); not started` })
+  })
+})

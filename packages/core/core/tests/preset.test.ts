@@ -280,6 +280,22 @@ describe('groups', () => {
     expect((await composePreset(options)).map((row) => row.id).filter((id) => ['outside', 'off', 'g1'].includes(id))).toEqual(['outside'])
   })
 
+  it('composePreset withDisabled names the file that turned each row off (disabledFile), not a later file that only patched it', async () => {
+    const { path } = await files({
+      'preset.yml': CORE_ROWS + probeRow('off', { tool: 'off' }, '  disabled: true\n') + probeRow('later', { tool: 'later' }) + group('off_grp', probeRow('g1', { tool: 'g1' })),
+      'off.yml': '- id: later\n  disabled: true\n- id: off_grp\n  disabled: true\n',
+      'patch.yml': '- id: later\n  config: { tool: later2 }\n- id: off\n  config: { tool: off2 }\n- id: g1\n  config: { tool: g12 }\n',
+    })
+    const every = await composePreset({ preset: path('preset.yml'), overlays: [path('off.yml'), path('patch.yml')] }, { withDisabled: true })
+    const byId = (id: string) => every.find((row) => row.id === id)!
+    expect(['off', 'later', 'g1'].map((id) => [id, byId(id).file, byId(id).disabledFile])).toEqual([
+      ['off', path('patch.yml'), path('preset.yml')],
+      ['later', path('patch.yml'), path('off.yml')],
+      // A row of a disabled group is turned off by the file that disabled the group.
+      ['g1', path('patch.yml'), path('off.yml')],
+    ])
+  })
+
   it('can be disabled by an overlay', async () => {
     const { path } = await files({
       'preset.yml': CORE_ROWS + group('grp', probeRow('g1', { tool: 'g1' })),

@@ -180,7 +180,7 @@ async function servers(options: Options): Promise<ServerEntry[]> {
   for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
     const config = (row.config ?? {}) as Record<string, unknown>
     if (row.disabled && typeof config.mcpConfig !== 'string') {
-      entries.push({ name: String(config.serverName), config, file: row.file, disabled: { file: row.file, by: 'disabled: true' } })
+      entries.push({ name: String(config.serverName), config, file: row.file, disabled: { file: row.disabledFile ?? row.file, by: 'disabled: true' } })
       continue
     }
     // A turned-off mcpConfig: row is not read (its file may be gone): nothing of it is listed.

@@ -21,6 +21,12 @@ export interface PresetRow {
   readonly nameFile: string
   /** Top-level config key → the file that last set it, so a plugin can resolve a relative path where it was written. */
   readonly configFiles: Readonly<Record<string, string>>
+  /**
+   * The file that last set `disabled` (for a row of a disabled group, the file that disabled the
+   * group): where a row turned off was turned off, which a later config-only patch (`file`) is not.
+   * Absent when no file set it.
+   */
+  readonly disabledFile?: string
   readonly children?: readonly PresetRow[]
 }
 
@@ -84,7 +90,7 @@ export function parseRows(values: readonly unknown[], file: string, where = 'row
     const parsed = RowShape.safeParse(value)
     if (!parsed.success) throw new PresetError(`${label}: ${describeIssues(parsed.error, 'row')}`, 'PRESET_INVALID')
     const { id, name, config, disabled } = parsed.data
-    const row = { id: id ?? name, name, config, disabled: disabled ?? false, file, nameFile: file, configFiles: keysFrom(config, file, {}) }
+    const row = { id: id ?? name, name, config, disabled: disabled ?? false, file, nameFile: file, configFiles: keysFrom(config, file, {}), ...(disabled !== undefined ? { disabledFile: file } : {}) }
     if (name !== GROUP) return row
     if (!Array.isArray(config)) throw new PresetError(`${label} (${row.id}): a ${GROUP} row needs a list of rows as its config`, 'PRESET_INVALID')
     return { ...row, config: undefined, children: parseRows(config, file, `${where} ${index + 1} > row`) }
@@ -114,7 +120,7 @@ export function applyOverlay(base: readonly PresetRow[], values: readonly unknow
           // Whatever the patch changed, messages about the row now point at the overlay.
           file,
           ...(name !== undefined ? { name, nameFile: file } : {}),
-          ...(disabled !== undefined ? { disabled } : {}),
+          ...(disabled !== undefined ? { disabled, disabledFile: file } : {}),
           ...(config !== undefined && !row.children ? { config: deepMerge(row.config, config), configFiles: keysFrom(config, file, row.configFiles) } : {}),
           ...(children ? { children } : {}),
         }
@@ -147,17 +153,19 @@ export function everyPluginRow(rows: readonly PresetRow[]): PresetRow[] {
 function pluginRows(rows: readonly PresetRow[], keepDisabled: boolean): PresetRow[] {
   const seen = new Set<string>()
   const out: PresetRow[] = []
-  const visit = (list: readonly PresetRow[], groupDisabled: boolean) => {
+  // `offBy`: the file that turned off the enclosing group, when one did (the outermost wins: it turns off everything inside).
+  const visit = (list: readonly PresetRow[], offBy: string | undefined) => {
     for (const row of list) {
       if (seen.has(row.id)) throw new PresetError(`${row.file}: two rows have the id "${row.id}"; give one of them an explicit id`, 'PRESET_INVALID')
       seen.add(row.id)
-      const disabled = groupDisabled || row.disabled
+      const disabledFile = offBy ?? (row.disabled ? (row.disabledFile ?? row.file) : undefined)
+      const disabled = disabledFile !== undefined
       if (disabled && !keepDisabled) continue
-      if (row.children) visit(row.children, disabled)
-      else out.push(disabled === row.disabled ? row : { ...row, disabled })
+      if (row.children) visit(row.children, disabledFile)
+      else out.push(!disabled || (row.disabled && row.disabledFile === disabledFile) ? row : { ...row, disabled, disabledFile })
     }
   }
-  visit(rows, false)
+  visit(rows, undefined)
   return out
 }
 
