@@ -189,6 +189,8 @@ export interface LspRenameRequest {
   readonly position: LspPosition
   readonly newName: string
   readonly workspaceRoot: string
+  /** The call's proofs, shared with the provider (see `LspQueryRequest.proofs`). */
+  readonly proofs?: CallProofs
 }
 
 export interface LspProviderRenameRequest extends LspRenameRequest {

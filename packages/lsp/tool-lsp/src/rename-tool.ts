@@ -52,12 +52,14 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
     async execute(args, exec) {
       const cwd = sessionWorkspace(exec, 'lsp_rename')
       const { signal } = exec
-      // The rename request carries no proofs: these serve the symbol's read alone.
-      const { position, resolved } = await anchorOf(services, settings, args, new CallProofs(services.fs, cwd), signal)
+      // One proof of the workspace and of each file for the symbol's read, the provider and the
+      // edit's files (as the lsp tool's): without them each proved the workspace again.
+      const proofs = new CallProofs(services.fs, cwd)
+      const { position, resolved } = await anchorOf(services, settings, args, proofs, signal)
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
-      const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd }, exec.lifetime))
-      const workspace = await workspaceOf(services, cwd, signal)
-      const targets = await planTargets(services, settings, workspace, result, signal)
+      const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd, proofs }, exec.lifetime))
+      const workspace = await workspaceOf(proofs, signal)
+      const targets = await planTargets(services, settings, workspace, proofs, result, signal)
       const fingerprint = fingerprintOf(targets.map((target) => ({ path: target.path, before: target.before ?? '\0none', after: target.after ?? '\0none' })))
       const key = JSON.stringify([workspace.path, args.filePath, position.line, position.character, args.newName])
       const value = (applied: boolean): RenameValue => renameValue(settings, result, args, position, targets, applied, resolved?.symbol)
@@ -83,12 +85,12 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
   }
 }
 
-async function workspaceOf(services: LspToolServices, cwd: string, signal: AbortSignal): Promise<Workspace> {
+async function workspaceOf(proofs: CallProofs, signal: AbortSignal): Promise<Workspace> {
   try {
-    return await services.fs.workspace(cwd, signal)
+    return await proofs.workspace(signal)
   } catch (error) {
     if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
-    throw new LspError(`workspace ${quote(cwd)} cannot be used: ${(error as Error).message}`, 'LSP_WORKSPACE_INVALID', { cause: error })
+    throw new LspError(`workspace ${quote(proofs.workspaceRoot)} cannot be used: ${(error as Error).message}`, 'LSP_WORKSPACE_INVALID', { cause: error })
   }
 }
 
@@ -100,7 +102,7 @@ async function workspaceOf(services: LspToolServices, cwd: string, signal: Abort
  * one, a move or delete of a file that is not there: LSP_RENAME_CONFLICT), and text edits named by
  * a file's old name follow its move. Without it they are left for `apply` to refuse.
  */
-async function planTargets(services: LspToolServices, settings: ToolLspConfig, workspace: Workspace, result: CheckedRename, signal: AbortSignal): Promise<Target[]> {
+async function planTargets(services: LspToolServices, settings: ToolLspConfig, workspace: Workspace, proofs: CallProofs, result: CheckedRename, signal: AbortSignal): Promise<Target[]> {
   const files = result.files.filter((file) => file.edits.length)
   const operations = settings.rename.allowFileOperations ? result.fileOperations : []
   if (files.length + operations.length > settings.rename.maxFiles) {
@@ -113,7 +115,7 @@ async function planTargets(services: LspToolServices, settings: ToolLspConfig, w
   const uris = [...files.map((file) => file.uri), ...result.fileOperations.flatMap((operation) => (operation.kind === 'rename' ? [operation.oldUri, operation.newUri] : [operation.uri]))]
   for (const uri of uris) {
     if (paths.has(uri)) continue
-    const path = await containedPath(services, workspace, uri, signal)
+    const path = await containedPath(proofs, workspace, uri, signal)
     if (path === undefined) outside.push(shown(uri))
     else paths.set(uri, path)
   }
@@ -176,10 +178,13 @@ async function planTargets(services: LspToolServices, settings: ToolLspConfig, w
   return [...state].map(([path, file]) => ({ uri: file.uri, path, before: file.original, after: file.text, edits: file.edits, lines: file.lines }))
 }
 
-/** The file's text, or null when nothing is there and `mayBeMissing` (a file operation may create it). */
+/**
+ * The file's text, or null when nothing is there and `mayBeMissing` (a file operation may create it).
+ * `path` was just proven through the call's proofs: the read checks it again without resolving it again.
+ */
 async function readIfThere(services: LspToolServices, settings: ToolLspConfig, workspace: Workspace, path: string, shown: string, signal: AbortSignal, mayBeMissing: boolean): Promise<string | null> {
   try {
-    return (await services.fs.readContainedText(workspace, path, { maxBytes: settings.rename.maxFileBytes, signal })).text
+    return (await services.fs.readContainedText(workspace, path, { maxBytes: settings.rename.maxFileBytes, signal, proven: true })).text
   } catch (error) {
     if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
     if (mayBeMissing && error instanceof FsError && error.code === 'FS_NOT_FOUND') return null
@@ -187,12 +192,12 @@ async function readIfThere(services: LspToolServices, settings: ToolLspConfig, w
   }
 }
 
-/** The canonical local path of a `file:` URI inside the workspace, else undefined. */
-async function containedPath(services: LspToolServices, workspace: Workspace, uri: string, signal: AbortSignal): Promise<string | undefined> {
+/** The canonical local path of a `file:` URI inside the workspace, else undefined: proven through the call's proofs (the source was, for the provider). */
+async function containedPath(proofs: CallProofs, workspace: Workspace, uri: string, signal: AbortSignal): Promise<string | undefined> {
   const local = localPath(uri)
   if (local === undefined) return undefined
   try {
-    return await services.fs.contained(workspace, local, signal)
+    return await proofs.contained(workspace, local, signal)
   } catch (error) {
     if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') return undefined
     throw error

@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { zodReason } from './classify.ts'
 import type { HttpConnections } from './http-connections.ts'
 import { sendingMessage, ServerUnreachableError, wireFetch, type OversizedBodyError } from './http-wire.ts'
-import { AuthRequiredError } from './oauth/auth-required.ts'
+import { McpError } from './errors.ts'
+import { AuthRequiredError, credentialRejected } from './oauth/auth-required.ts'
 import type { OAuthSession } from './oauth/session.ts'
 import { deliverInOrder, faultAnswer, fromPeer, PendingRequests, type Fault } from './wire.ts'
 
@@ -144,7 +145,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     try {
       await this.inner.start()
     } catch (error) {
-      throw this.loginWanted(error) ?? error
+      throw this.authFailure(error) ?? error
     }
   }
 
@@ -156,7 +157,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     } catch (error) {
       // A request whose send failed gets no answer: it is no longer waiting for one.
       if (id !== undefined) this.pending.forget(id)
-      const failure = this.loginWanted(error) ?? error
+      const failure = this.authFailure(error) ?? error
       // After this request has failed with it: closing first would fail it as "connection closed"
       // (and a version probe would hear "closed" instead of "unreachable").
       // A step-up fails only its request: the connection serves the rest.
@@ -183,15 +184,18 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   }
 
   /**
-   * A 401 on a connection without an OAuth client, from a server that asks for a Bearer token,
-   * when the row lets OAuth be used: a login is needed (undefined for anything else).
+   * A 401 on a connection without an OAuth client: from a server that asks for a Bearer token,
+   * when the row lets OAuth be used, a login is needed; else the server refused the row's
+   * credential (none, or the wrong one), which no login mends (`MCP_CREDENTIAL_REJECTED`).
+   * Undefined for anything else (with an OAuth client, its provider decides: oauth/session.ts).
    */
-  private loginWanted(error: unknown): AuthRequiredError | undefined {
+  private authFailure(error: unknown): AuthRequiredError | McpError | undefined {
     if (error instanceof AuthRequiredError) return error
     const status = (error as { status?: unknown } | null)?.status
     const { auth, authProvider } = this.options
-    if (!(status === 401 || error instanceof UnauthorizedError) || authProvider || !auth?.challengedForBearer) return undefined
-    return auth.needsLogin('no login is stored')
+    if (!(status === 401 || error instanceof UnauthorizedError) || authProvider) return undefined
+    if (!auth) return credentialRejected('and this row does not use OAuth (it sets Authorization itself, or oauth: false)')
+    return auth.challengedForBearer ? auth.needsLogin('no login is stored') : credentialRejected('without an OAuth challenge')
   }
 
   private finish(): void {

@@ -663,6 +663,9 @@ function unmendableBy(failure: McpError, config: McpConfig): string | undefined 
       return `the server speaks no protocol revision this row allows (protocol: ${config.protocol}); not retrying until the row is reloaded`
     case 'MCP_CREDENTIAL_MISSING':
       return 'a credential the row names is not set; set it (environment, project .env or user .env), then reload the row'
+    case 'MCP_CREDENTIAL_REJECTED':
+      // The same credential is refused the same way: only another one (a reload) can change that.
+      return 'the server refused the row\'s credential (HTTP 401) and no login can help; give the row another (bearerTokenEnvVar, headers, envHeaders), then reload the row'
     case 'MCP_NAME_CONFLICT':
       // Only a required row's startup fails on it (any other sync keeps the connection with no tools).
       return 'a tool name of this server is held by another plugin; free it (or rename the server), then reload the row'

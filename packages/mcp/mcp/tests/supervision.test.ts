@@ -262,6 +262,42 @@ describe('startup', () => {
     }
   }
 
+  // A credential the server refuses (HTTP 401 without an OAuth challenge) is not mended by asking
+  // again with it either: the same treatment as an unset one (mcp item 2). A real loopback server
+  // that answers every request 401, as an API-key server does to a wrong key.
+  for (const required of [true, false]) {
+    it(`${required ? 'required' : 'not required'}: a bearer token the server refuses (401, no challenge) is one attempt, said once with MCP_CREDENTIAL_REJECTED, no retry`, async () => {
+      const { createServer } = await import('node:http')
+      const posts: string[] = []
+      const refusing = createServer((request, response) => {
+        if (request.method === 'POST') posts.push(request.url ?? '')
+        response.writeHead(401, { 'content-type': 'text/plain' }).end('invalid API key')
+      })
+      await new Promise<void>((done) => refusing.listen(0, '127.0.0.1', done))
+      process.env.DSH_MCP_TEST_WRONG_TOKEN = 'not-the-key'
+      try {
+        const rig = await startRig()
+        const url = `http://127.0.0.1:${(refusing.address() as { port: number }).port}/mcp`
+        const fork = await rig.add({ transport: 'streamable-http', serverName: 'fixture', url, bearerTokenEnvVar: 'DSH_MCP_TEST_WRONG_TOKEN', reconnect: FAST_RECONNECT, required } as RowInput)
+        if (required) expect(fork.error).toMatchObject({ code: 'MCP_STARTUP_FAILED', cause: { code: 'MCP_CREDENTIAL_REJECTED' } })
+        else {
+          const status = await rig.status()
+          expect(status.failure?.code).toBe('MCP_CREDENTIAL_REJECTED')
+          expect(status.state).toBe('unavailable')
+        }
+        const lines = rig.logs.filter((line) => line.includes('mcp(fixture)'))
+        expect(lines).toEqual([expect.stringMatching(/connection attempt failed: .*HTTP 401.*; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
+        expect(rig.logged('retrying in')).toBe(false)
+        expect(posts).toEqual(['/mcp'])
+        await rig.remove(fork)
+      } finally {
+        delete process.env.DSH_MCP_TEST_WRONG_TOKEN
+        refusing.closeAllConnections()
+        await new Promise((done) => refusing.close(done))
+      }
+    })
+  }
+
   it('a server that exits at once after its first message: the error and the log say its exit code and stderr, once, never the EPIPE of the write that found it gone', async () => {
     // The fixture closes its stdin before it answers, so the client's next write always fails with
     // EPIPE; it exits at once (the race as it happens) or a moment later (the EPIPE first, then the exit).

@@ -101,6 +101,12 @@ describe.concurrent('one lsp call proves its workspace once and each file once',
   const symbolCalls = {
     lsp: { name: 'lsp', arguments: { operation: 'findReferences', filePath: 'src/geometry.ts', line: 5, symbol: 'Rect' }, check: (value: any) => expect(value.resolved).toEqual({ filePath: 'src/geometry.ts', symbol: 'Rect', line: 5, character: 14, occurrence: 1 }) },
     lsp_calls: { name: 'lsp_calls', arguments: { filePath: 'src/geometry.ts', line: 20, symbol: 'areaSum', direction: 'incoming' }, check: (value: any) => expect([value.roots[0].name, value.at.symbol]).toEqual(['areaSum', 'areaSum']) },
+    // A preview (nothing written): the edit's files are proven and read through the same proofs.
+    lsp_rename: {
+      name: 'lsp_rename',
+      arguments: { filePath: 'src/geometry.ts', line: 5, symbol: 'Rect', newName: 'Box' },
+      check: (value: any) => expect([value.applied, value.at, value.files.map((file: any) => file.path).sort()]).toEqual([false, { filePath: 'src/geometry.ts', line: 5, character: 14, symbol: 'Rect' }, ['src/geometry.ts', 'src/main.ts']]),
+    },
   }
   for (const [tool, { name, arguments: args, check }] of Object.entries(symbolCalls)) {
     it.sequential(`${tool} naming a symbol: the symbol's read, the provider and the line text share the workspace and the source file's proof`, async ({ onTestFinished }) => {
