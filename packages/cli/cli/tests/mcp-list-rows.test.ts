@@ -94,3 +94,45 @@ describe('dsh mcp list / get and rows turned off', () => {
     expect(json(got)).toMatchObject({ state: 'disabled', detail: `turned off in ${off} (disabled: true); not started` })
   })
 })
+
+describe('dsh mcp list / get and a turned-off mcpConfig: row', () => {
+  it('lists the servers the row would run, as disabled, naming the file that turned it off, the row and the file it reads', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const file = join(dir, 'team.mcp.json')
+    const server = { command: process.execPath, args: [SERVER] }
+    await writeFile(file, JSON.stringify({ mcpServers: { alpha: server, beta: server, gamma: server } }))
+    const rows = join(dir, 'team.yml')
+    await writeFile(rows, `- id: team\n  name: dsh-mcp\n  config: { mcpConfig: ${JSON.stringify(file)}, servers: [alpha, beta] }\n`)
+    const off = join(dir, 'off.yml')
+    await writeFile(off, '- id: team\n  disabled: true\n')
+    const args = ['--preset', 'base', '--config', overlay, '--config', rows, '--config', off]
+    const env = { env: { DSH_HOME: home } }
+    const detail = `turned off in ${off} (disabled: true on the mcpConfig: row team, which reads ${file}); not started`
+    const listed = await dshIn(['mcp', 'list', '--json', ...args], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    const servers = json<{ servers: Listed[] }>(listed).servers
+    // What the row runs (its servers allow-list), none started, no failure code: a state of its own.
+    expect(servers).toEqual([expect.objectContaining({ name: 'fixture', state: 'ready' }), ...['alpha', 'beta'].map((name) => ({ name, transport: 'stdio', state: 'disabled', tools: 0, auth: '-', detail }))])
+    const text = await dshIn(['mcp', 'list', ...args], env)
+    expect(text.stdout).toMatch(new RegExp(`^alpha +stdio +disabled +0 +- +turned off in `, 'm'))
+    const got = await dshIn(['mcp', 'get', 'beta', '--json', ...args], env)
+    expect(got.code, got.stderr).toBe(0)
+    expect(json(got)).toMatchObject({ name: 'beta', state: 'disabled', detail })
+    expect(json(got)).not.toHaveProperty('code')
+  })
+
+  it('a turned-off row whose file is gone is one disabled row named after the file, saying it cannot be read, and the command does not fail', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const file = join(dir, 'gone.mcp.json')
+    const rows = join(dir, 'gone.yml')
+    await writeFile(rows, `- id: gone\n  name: dsh-mcp\n  disabled: true\n  config: { mcpConfig: ${JSON.stringify(file)} }\n`)
+    const listed = await dshIn(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay, '--config', rows], { env: { DSH_HOME: home } })
+    expect(listed.code, listed.stderr).toBe(0)
+    const servers = json<{ servers: Listed[] }>(listed).servers
+    expect(servers.map((server) => [server.name, server.state])).toEqual([['fixture', 'ready'], ['gone.mcp.json', 'disabled']])
+    expect(servers[1]).not.toHaveProperty('code')
+    expect(servers[1]!.detail).toMatch(new RegExp(`^turned off in ${rows.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(disabled: true on the mcpConfig: row gone, which reads .*gone\\.mcp\\.json\\); not started; .*cannot be read`))
+  })
+})

@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs'
+import { basename } from 'node:path'
+import { composePreset, type PresetRow } from 'dsh-core'
+import { chosenServers, configFileFailure, configFileOf, McpConfigFileRow, readMcpConfigFile, type ImportedServer } from 'dsh-mcp'
+
+/** Why a server is never started: what turned it off, where. */
+export interface TurnedOff {
+  /** The file that turned it off: the `mcpConfig:` file (Codex `enabled = false`), or the preset or overlay whose row set `disabled: true`. */
+  readonly file: string
+  readonly by: 'enabled = false' | 'disabled: true'
+  /** The server's `mcpConfig:` row, when that row is the one turned off (and the file it reads). */
+  readonly row?: { readonly id: string; readonly reads: string }
+}
+
+/** One server as the composition defines it: its (raw) row config and the file that holds it. */
+export interface ServerEntry {
+  readonly name: string
+  readonly config: Record<string, unknown>
+  readonly file: string
+  /** What turns it off, so it is never started. */
+  readonly disabled?: TurnedOff
+  /**
+   * An `mcpConfig:` file that cannot be read or parsed: one entry named after the file (as its
+   * `dsh status` row is), with the file's coded failure; its servers cannot be known.
+   */
+  readonly unreadable?: { readonly code: string; readonly message: string }
+}
+
+export interface Composition {
+  readonly preset: string
+  readonly presetTwin: boolean
+  readonly overlays: readonly string[]
+  /** The workspace (`--cwd`), against which a `relativeTo: workspace` file resolves. */
+  readonly cwd: string
+}
+
+/**
+ * Every MCP server the composition holds, in row order, as `dsh mcp list` shows them: the servers of
+ * an `mcpConfig:` row (what its `servers` allow-list picks), and those of rows turned off too, marked
+ * `disabled` with why (`dsh mcp import` writes a server its source turns off as a `disabled: true` row).
+ */
+export async function composedServers(composition: Composition): Promise<ServerEntry[]> {
+  const rows = await composePreset({ preset: composition.preset, presetTwin: composition.presetTwin, overlays: composition.overlays }, { withDisabled: true })
+  const entries: ServerEntry[] = []
+  for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
+    const config = (row.config ?? {}) as Record<string, unknown>
+    const off: TurnedOff | undefined = row.disabled ? { file: row.disabledFile ?? row.file, by: 'disabled: true' } : undefined
+    if (typeof config.mcpConfig === 'string') entries.push(...(await fileServers(row, config, off, composition.cwd)))
+    else entries.push({ name: String(config.serverName), config, file: row.file, ...(off ? { disabled: off } : {}) })
+  }
+  return entries
+}
+
+/** The servers of an `mcpConfig:` row; `off` when the row itself is turned off. */
+async function fileServers(row: PresetRow, config: Record<string, unknown>, off: TurnedOff | undefined, workspace: string): Promise<ServerEntry[]> {
+  // A turned-off row is never validated by a boot; one that does not parse is listed under its id.
+  const parsed = McpConfigFileRow.safeParse(config)
+  if (!parsed.success) {
+    if (!off) throw parsed.error
+    return [{ name: row.id, config, file: row.file, disabled: off }]
+  }
+  const fileRow = parsed.data
+  const file = configFileOf(fileRow, { workspace, setBy: row.configFiles.mcpConfig ?? row.file })
+  if (fileRow.relativeTo === 'workspace' && !existsSync(file)) return []
+  const turnedOff = off ? { ...off, row: { id: row.id, reads: file } } : undefined
+  let servers: readonly ImportedServer[]
+  try {
+    servers = (await readMcpConfigFile(file)).servers
+  } catch (error) {
+    // As the runtime has it: a repository's broken file is one row and the rest is listed; the user's
+    // own file fails the command (it fails the boot). A turned-off row's file may be gone or broken:
+    // it is not used, so it is one disabled row saying so.
+    if (fileRow.relativeTo !== 'workspace' && !turnedOff) throw error
+    const failure = configFileFailure(error)
+    return [{ name: basename(file), config, file: row.file, unreadable: { code: failure.code, message: failure.message }, ...(turnedOff ? { disabled: turnedOff } : {}) }]
+  }
+  // What the row runs: its `servers` allow-list, and a name the file lacks fails as the runtime fails it
+  // (MCP_SERVER_UNKNOWN); a turned-off row runs nothing, so there a missing name is no failure.
+  const chosen = turnedOff ? servers.filter((server) => !fileRow.servers || fileRow.servers.includes(server.sourceName)) : chosenServers(fileRow, servers, file)
+  return chosen.map((server) => {
+    const disabled = turnedOff ?? (server.disabled ? { file, by: 'enabled = false' as const } : undefined)
+    return { name: String(server.config.serverName), config: server.config, file: row.file, ...(disabled ? { disabled } : {}) }
+  })
+}
+
+/** The detail of a server that is never started: where it was turned off, and by what. */
+export function turnedOffDetail(entry: ServerEntry & { readonly disabled: TurnedOff }): string {
+  const { file, by, row } = entry.disabled
+  const how = row ? `${by} on the mcpConfig: row ${row.id}, which reads ${row.reads}` : by
+  return `turned off in ${file} (${how}); not started${entry.unreadable ? `; ${entry.unreadable.message}` : ''}`
+}
