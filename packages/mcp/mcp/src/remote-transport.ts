@@ -52,6 +52,8 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   readonly pending = new PendingRequests()
   /** Requests whose POST was answered with an event stream (what the SDK cannot parse there is theirs), and what ends that stream. */
   private readonly streamed = new Map<RequestId, () => void>()
+  /** Errors a send rejected with (see `innerError`). */
+  private readonly failedSends = new WeakSet<Error>()
   protected closing: Promise<void> | undefined
   private closed = false
   /** Why the transport closed itself, if it did (`ServerUnreachableError`, `AuthRequiredError`, a lost session). */
@@ -119,6 +121,16 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
    * the message schema) belongs to that POST's request, which the SDK would leave waiting.
    */
   private innerError(error: Error): void {
+    // The SDK reports a POST's failure here and then rejects its send with the same error. A server
+    // found unreachable by a request is that request's failure (and closes the transport, below):
+    // said once, by whoever waited for it, not also as a transport error. Told apart after the
+    // send's rejection has been seen (the SDK calls this first); anything else is passed on.
+    if (error instanceof ServerUnreachableError && sendingMessage.getStore() !== undefined) {
+      setImmediate(() => {
+        if (!this.failedSends.has(error)) this.onerror?.(error)
+      })
+      return
+    }
     const unparsable = error instanceof SyntaxError || error instanceof z.core.$ZodError
     // On a POST's stream, that POST's request. Elsewhere (the standalone GET stream, where the
     // SDK's own server sends an answer it cannot encode) only the one request waiting, if just one is.
@@ -157,6 +169,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     } catch (error) {
       // A request whose send failed gets no answer: it is no longer waiting for one.
       if (id !== undefined) this.pending.forget(id)
+      if (error instanceof ServerUnreachableError) this.failedSends.add(error)
       const failure = this.authFailure(error) ?? error
       // After this request has failed with it: closing first would fail it as "connection closed"
       // (and a version probe would hear "closed" instead of "unreachable").

@@ -443,7 +443,7 @@ export class Supervisor {
       return failure
     }
     // A server that wants a login says so once, below, not also as a failed attempt.
-    if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
+    if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${codedDetail({ detail: this.lastError!.detail, failure })}`)
     if (!closed) {
       if (this.current !== generation) return failure
       const reason = `the failed server did not exit within ${this.options.config.closeTimeoutMs} ms (closeTimeoutMs); reconnecting stopped so that two servers never run at once`
@@ -485,14 +485,19 @@ export class Supervisor {
     this.down(generation, true, sessionLost(generation))
   }
 
-  /** A generation is gone (or an attempt failed before it had one): schedule the next attempt, or give up. */
+  /**
+   * A generation is gone (or an attempt failed before it had one): schedule the next attempt, or
+   * give up. Its failure was just recorded: each line said here ends with that failure's code.
+   */
   private down(generation: Generation | undefined, lost: boolean, immediate = false): void {
     if (this.disposed || this.current !== generation) return
     const policy = this.config.reconnect
+    const failure = this.recordedError
+    const coded = (line: string) => codedDetail(failure ? { detail: line, failure } : { detail: line })
     if (!policy.enabled) {
       const reason = lost ? 'the connection was lost and reconnect is disabled; its tools stay listed and fail until the row is reloaded' : 'the connection failed and reconnect is disabled'
       this.transition({ kind: 'stopped', reason })
-      this.options.logger.error(`${this.label}: ${reason}`)
+      this.options.logger.error(`${this.label}: ${coded(reason)}`)
       return
     }
     if (generation?.connectedAt !== undefined && Date.now() - generation.connectedAt >= policy.stableAfterMs) this.failedAttempts = 0
@@ -508,7 +513,7 @@ export class Supervisor {
     if (this.failedAttempts > policy.maxAttempts) {
       const reason = `gave up after ${policy.maxAttempts} consecutive failed attempts; its tools stay listed and fail until the row is reloaded`
       this.transition({ kind: 'failed', reason })
-      this.options.logger.error(`${this.label}: ${reason}`)
+      this.options.logger.error(`${this.label}: ${coded(reason)}`)
       return
     }
     const timer = setTimeout(() => {
@@ -517,7 +522,7 @@ export class Supervisor {
     }, delay)
     timer.unref()
     this.transition({ kind: 'reconnecting', attempt: this.failedAttempts, retryAt: Date.now() + delay, renewing: immediate, timer })
-    this.options.logger.warn(`${this.label}: ${lost ? 'connection lost; reconnecting' : 'connection failed; retrying'} in ${delay}ms (attempt ${this.failedAttempts}/${policy.maxAttempts})`)
+    this.options.logger.warn(`${this.label}: ${coded(`${lost ? 'connection lost; reconnecting' : 'connection failed; retrying'} in ${delay}ms (attempt ${this.failedAttempts}/${policy.maxAttempts})`)}`)
   }
 
   /**

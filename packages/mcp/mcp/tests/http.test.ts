@@ -94,6 +94,28 @@ describe('Streamable HTTP', () => {
     await eventually(async () => expect(await rig.text('mcp__web__add', { a: 1, b: 2 })).toBe('3'))
   })
 
+  // A refused connection is MCP_CONNECT_FAILED; its retry warnings carry the code as every other
+  // failure line does, and the refused POST is said once per attempt (mcp item 3).
+  for (const protocol of ['auto', '2025-11-25'] as const) {
+    it(`a refused port (protocol ${protocol}): each failed attempt and each retry is logged once with [MCP_CONNECT_FAILED]`, async () => {
+      const probe = await fixture()
+      await probe.stop()
+      const rig = await startRig()
+      await rig.add(httpRow(probe.url, { protocol, reconnect: { initialDelayMs: 20, maxDelayMs: 20, maxAttempts: 2, jitterRatio: 0 } }))
+      await eventually(async () => expect((await rig.status('web')).detail).toMatch(/^failed: gave up/))
+      expect((await rig.status('web')).failure).toMatchObject({ code: 'MCP_CONNECT_FAILED', message: expect.stringContaining('ECONNREFUSED') })
+      const rowLines = rig.logs.filter((line) => line.includes('mcp(web):'))
+      expect(rowLines).toEqual([
+        expect.stringMatching(/connection attempt failed: .*ECONNREFUSED.* \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/connection failed; retrying in 20ms \(attempt 1\/2\) \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/connection attempt failed: .*ECONNREFUSED.* \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/connection failed; retrying in 20ms \(attempt 2\/2\) \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/connection attempt failed: .*ECONNREFUSED.* \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/gave up after 2 consecutive failed attempts; .* \[MCP_CONNECT_FAILED\]$/),
+      ])
+    })
+  }
+
   it('required: a server unreachable at the first attempt is retried within startupTimeoutMs, and the boot succeeds once it is up', async () => {
     const probe = await fixture()
     const port = Number(new URL(probe.url).port)
