@@ -1,4 +1,4 @@
-import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
+import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, type Host, type ToolProgress, type ToolResult } from 'dsh-core'
 import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, UsageErrorCode, type Command, type Invocation } from './args.ts'
 import { DEFAULT_MAX_MESSAGE_BYTES } from './serve-args.ts'
 import { ExitCode } from './exit.ts'
@@ -207,7 +207,8 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       }
       // Progress is for a person watching a terminal; a script reading stderr gets only diagnostics.
       const onProgress = io.stderr.isTTY ? (update: ToolProgress) => tellStderr(io.stderr, progressText(command.tool, update)) : undefined
-      const result = await tools.execute({ name: command.tool, arguments: args, session, signal, ...(onProgress ? { onProgress } : {}) })
+      const executed = await tools.execute({ name: command.tool, arguments: args, session, signal, ...(onProgress ? { onProgress } : {}) })
+      const result = executed.isError && executed.error.code === 'UNKNOWN_TOOL' ? ((await turnedOffResult(command.tool, invocation)) ?? executed) : executed
       return answer(result, resultText(result), result.isError ? ExitCode.TOOL_ERROR : ExitCode.OK)
     }
     case 'context': {
@@ -254,6 +255,25 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
     default:
       return assertNever(command, 'command')
   }
+}
+
+/**
+ * A call to `mcp__<server>__…` that found no tool, when the composition holds that server turned off
+ * by a `disabled: true` row (nothing of the row loads, so the runtime knows no more than
+ * UNKNOWN_TOOL): the error says so, where, and how to turn it on (MCP_SERVER_DISABLED). Read only on
+ * this path, dsh-mcp's listing imported with it (a start loads neither: lazy-load.test.ts).
+ */
+async function turnedOffResult(tool: string, invocation: Invocation): Promise<ToolResult | undefined> {
+  if (!tool.startsWith('mcp__')) return undefined
+  const { turnedOffCall } = await import('./mcp/servers.ts')
+  let error
+  try {
+    error = await turnedOffCall(tool, { preset: invocation.preset, presetTwin: shippedPreset(invocation.preset), overlays: invocation.overlays, cwd: invocation.cwd })
+  } catch {
+    // The composition booted a moment ago; a file that cannot be listed now leaves the runtime's answer as it was.
+    return undefined
+  }
+  return error && { isError: true, content: [{ type: 'text', text: `Error: ${error.message}` }], error: { message: error.message, code: error.code, name: error.name } }
 }
 
 function requireTools(host: Host) {

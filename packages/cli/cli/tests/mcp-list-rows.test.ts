@@ -136,3 +136,45 @@ describe('dsh mcp list / get and a turned-off mcpConfig: row', () => {
     expect(servers[1]!.detail).toMatch(new RegExp(`^turned off in ${rows.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(disabled: true on the mcpConfig: row gone, which reads .*gone\\.mcp\\.json\\); not started; .*cannot be read`))
   })
 })
+
+describe('dsh call on a tool of a server turned off', () => {
+  it('says the server is turned off, where and how to turn it on (MCP_SERVER_DISABLED), for a disabled: true row, a turned-off mcpConfig: row and a Codex enabled = false; other unknown names stay UNKNOWN_TOOL', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const toml = join(dir, 'codex.config.toml')
+    const quoted = (text: string) => JSON.stringify(text)
+    await writeFile(toml, `[mcp_servers.codexoff]\ncommand = ${quoted(process.execPath)}\nargs = [${quoted(SERVER)}]\nenabled = false\n\n[mcp_servers.codexon]\ncommand = ${quoted(process.execPath)}\nargs = [${quoted(SERVER)}]\n`)
+    const team = join(dir, 'team.mcp.json')
+    await writeFile(team, JSON.stringify({ mcpServers: { teamed: { command: process.execPath, args: [SERVER] } } }))
+    const rows = join(dir, 'rows.yml')
+    await writeFile(rows, `- id: codex\n  name: dsh-mcp\n  config: { mcpConfig: ${quoted(toml)} }\n- id: team\n  name: dsh-mcp\n  config: { mcpConfig: ${quoted(team)} }\n`)
+    const off = join(dir, 'off.yml')
+    await writeFile(off, '- id: mcp-fixture\n  disabled: true\n- id: team\n  disabled: true\n')
+    const args = ['--preset', 'base', '--config', overlay, '--config', rows, '--config', off]
+    const env = { env: { DSH_HOME: home } }
+    const call = async (tool: string) => {
+      const run = await dshIn(['call', tool, '{"message":"hi"}', '--json', ...args], env)
+      expect(run.code, run.stderr).toBe(1)
+      return json<{ isError: boolean; content: { text: string }[]; error: { code: string; message: string } }>(run)
+    }
+
+    const row = await call('mcp__fixture__echo')
+    expect(row.error).toMatchObject({ code: 'MCP_SERVER_DISABLED', message: expect.stringContaining(`MCP server fixture is turned off in ${off} (row mcp-fixture: disabled: true)`) })
+    expect(row.error.message).toContain('remove disabled: true')
+    expect(row.content[0]!.text).toBe(`Error: ${row.error.message}`)
+
+    const fileRow = await call('mcp__teamed__echo')
+    expect(fileRow.error).toMatchObject({ code: 'MCP_SERVER_DISABLED', message: expect.stringContaining(`MCP server teamed is turned off in ${off} (the mcpConfig: row team, which reads ${team}, is disabled: true)`) })
+
+    const codex = await call('mcp__codexoff__echo')
+    expect(codex.error).toMatchObject({ code: 'MCP_SERVER_DISABLED', message: expect.stringContaining(`MCP server codexoff is turned off in ${toml} ([mcp_servers.codexoff] enabled = false)`) })
+    expect(codex.error.message).toContain('enabled = true')
+
+    // Names no turned-off server explains keep UNKNOWN_TOOL: a server nobody configured, and a tool a running server lacks.
+    expect((await call('mcp__nobody__echo')).error.code).toBe('UNKNOWN_TOOL')
+    expect((await call('mcp__codexon__nope')).error.code).toBe('UNKNOWN_TOOL')
+    // The running server of the same file answers.
+    const on = await dshIn(['call', 'mcp__codexon__echo', '{"message":"hi"}', ...args], env)
+    expect(on.code, on.stderr).toBe(0)
+  })
+})

@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs'
 import { basename } from 'node:path'
 import { composePreset, type PresetRow } from 'dsh-core'
-import { chosenServers, configFileFailure, configFileOf, McpConfigFileRow, readMcpConfigFile, type ImportedServer } from 'dsh-mcp'
+import { chosenServers, configFileFailure, configFileOf, McpConfigFileRow, McpError, readMcpConfigFile, type ImportedServer } from 'dsh-mcp'
 
 /** Why a server is never started: what turned it off, where. */
 export interface TurnedOff {
   /** The file that turned it off: the `mcpConfig:` file (Codex `enabled = false`), or the preset or overlay whose row set `disabled: true`. */
   readonly file: string
   readonly by: 'enabled = false' | 'disabled: true'
-  /** The server's `mcpConfig:` row, when that row is the one turned off (and the file it reads). */
-  readonly row?: { readonly id: string; readonly reads: string }
+  /** For `disabled: true`: the row turned off, and `reads` the file of an `mcpConfig:` row. */
+  readonly row?: { readonly id: string; readonly reads?: string }
 }
 
 /** One server as the composition defines it: its (raw) row config and the file that holds it. */
@@ -44,7 +44,7 @@ export async function composedServers(composition: Composition): Promise<ServerE
   const entries: ServerEntry[] = []
   for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
     const config = (row.config ?? {}) as Record<string, unknown>
-    const off: TurnedOff | undefined = row.disabled ? { file: row.disabledFile ?? row.file, by: 'disabled: true' } : undefined
+    const off: TurnedOff | undefined = row.disabled ? { file: row.disabledFile ?? row.file, by: 'disabled: true', row: { id: row.id } } : undefined
     if (typeof config.mcpConfig === 'string') entries.push(...(await fileServers(row, config, off, composition.cwd)))
     else entries.push({ name: String(config.serverName), config, file: row.file, ...(off ? { disabled: off } : {}) })
   }
@@ -86,6 +86,23 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
 /** The detail of a server that is never started: where it was turned off, and by what. */
 export function turnedOffDetail(entry: ServerEntry & { readonly disabled: TurnedOff }): string {
   const { file, by, row } = entry.disabled
-  const how = row ? `${by} on the mcpConfig: row ${row.id}, which reads ${row.reads}` : by
+  const how = row?.reads ? `${by} on the mcpConfig: row ${row.id}, which reads ${row.reads}` : by
   return `turned off in ${file} (${how}); not started${entry.unreadable ? `; ${entry.unreadable.message}` : ''}`
+}
+
+/**
+ * The answer to a call of `tool`, a name no tool has, when it is `mcp__<server>__…` of a server the
+ * composition holds turned off (a `disabled: true` row: nothing of it is loaded, so the runtime can
+ * only say UNKNOWN_TOOL; a Codex `enabled = false` server is answered so by the runtime itself).
+ * Undefined when no such server is turned off, or one of that name runs.
+ */
+export async function turnedOffCall(tool: string, composition: Composition): Promise<McpError | undefined> {
+  if (!tool.startsWith('mcp__')) return undefined
+  const named = (await composedServers(composition)).filter((entry) => tool.startsWith(`mcp__${entry.name}__`))
+  const off = named.find((entry) => entry.disabled)?.disabled
+  if (!off || named.some((entry) => !entry.disabled)) return undefined
+  const name = named[0]!.name
+  const why = off.by === 'enabled = false' ? 'enabled = false' : off.row?.reads ? `the mcpConfig: row ${off.row.id}, which reads ${off.row.reads}, is disabled: true` : `row ${off.row?.id}: disabled: true`
+  const fix = off.by === 'enabled = false' ? 'set enabled = true for it there' : 'remove disabled: true there (or set it to false)'
+  return new McpError(`MCP server ${name} is turned off in ${off.file} (${why}), so it is not started and has no tools; to use it, ${fix}`, 'MCP_SERVER_DISABLED')
 }
