@@ -1,4 +1,4 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client'
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError, UnsupportedProtocolVersionError } from '@modelcontextprotocol/client'
 import { errorMessage, oneLine, ToolError } from 'dsh-core'
 import { z } from 'zod'
 import { McpError } from './errors.ts'
@@ -40,6 +40,13 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
   if (error instanceof ProtocolError && error.data instanceof ServerErrorData) {
     const server = error.data
     return new McpError(`${what}: ${subject} answered with error ${server.rpcCode}: ${bounded(server.rpcMessage)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.rpcCode })
+  }
+  // The SDK rebuilds a server's -32022 answer as an error of its own type with its own `data` (no
+  // `ServerErrorData`): it is still the server's answer, built only from one.
+  if (error instanceof UnsupportedProtocolVersionError) {
+    const offered = (error.data as { supported?: unknown } | undefined)?.supported
+    const supported = Array.isArray(offered) ? ` (it speaks ${offered.map(String).join(', ')})` : ''
+    return new McpError(`${what}: ${subject} answered with error ${error.code}: ${bounded(oneLine(error.message))}${supported}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
   }
   if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })

@@ -129,8 +129,13 @@ export class Supervisor {
   private reconnectCount = 0
   /** The server exited on the version probe and then connected with `initialize`: later attempts skip the probe (see `closedOnProbe`). */
   private knownLegacy = false
-  /** A start asked with `initialize` after a closed probe failed too: the probe is not why this server ends. */
+  /**
+   * The probe is not why this server ends: it answered the probe once, or a start asked with
+   * `initialize` after a closed probe failed too. A closed probe is then a crash (`closedOnProbe`).
+   */
   private probeRuledOut = false
+  /** The previous attempt's probe closed with nothing to say the server read it (see `closedOnProbe`). */
+  private probeClosedBefore = false
   /** While the row's startup runs: when a `required` row's retries must have begun, and how activation hears the outcome. */
   private starting: { readonly until: number; attempts: number; readonly settle: (outcome: StartupOutcome) => void } | undefined
 
@@ -341,6 +346,8 @@ export class Supervisor {
     try {
       // At most twice: a server that ended the connection on the version probe is started again and asked with initialize.
       let legacy = this.knownLegacy
+      /** The start whose probe closed, as a failure, when the attempt starts the server again. */
+      let closedProbe: McpError | undefined
       for (;;) {
         step = 'start'
         generation = await this.openGeneration(attempt, renewing)
@@ -349,12 +356,22 @@ export class Supervisor {
           await generation.connect(this.config.startupTimeoutMs, this.lifetime.signal, legacy)
           break
         } catch (error) {
-          // Failed with initialize too: the server did not end on the probe (it exits at start, say); later attempts probe once.
-          if (legacy && !this.knownLegacy) this.probeRuledOut = true
-          if (legacy || !(await this.closedOnProbe(generation, error))) throw error
+          if (closedProbe) {
+            // Failed with initialize too: the server did not end on the probe (it exits at start, say); later attempts probe once.
+            this.probeRuledOut = true
+            // Refused as a server speaking only the probe's revision refuses it: the closed probe was a crash, the attempt's failure.
+            if (refusedHandshake(this.attemptError(error, step, generation), step)) throw closedProbe
+          }
+          if (!probeClosed(error)) this.probeClosedBefore = false
+          if (legacy) throw error
+          closedProbe = await this.closedOnProbe(generation, error)
+          if (!closedProbe) throw error
           legacy = true
         }
       }
+      this.probeClosedBefore = false
+      // The server answered the probe: it does not end on one.
+      if (!legacy && this.config.protocol === 'auto') this.probeRuledOut = true
       if (legacy && !this.knownLegacy) {
         this.knownLegacy = true
         this.options.logger.warn(`${this.label}: the server exited on the version probe (server/discover) and was started again with initialize, which it speaks; this row skips the probe from now on (protocol: 2025-11-25 skips it from the start)`)
@@ -410,16 +427,26 @@ export class Supervisor {
 
   /**
    * Some older stdio servers exit on any request before `initialize`; the SDK's in-place probe then
-   * reports the closed connection. A server that exits at start looks the same, so: once that
-   * server is gone (the close barrier), the same attempt starts it again and asks with
-   * `initialize` at once; the row remembers only if that connects. True when the caller should do
-   * so; false for any other failure, or once a second start also failed (`probeRuledOut`).
+   * reports the closed connection. A server that crashes at start looks the same on the wire (it
+   * exits right after the probe is sent, unanswered), and only what the server said can tell them
+   * apart: it can name the probe's method (`server/discover`) only if it read it. So, once that
+   * server is gone (the close barrier): with its stderr naming the probe, or when the previous
+   * attempt's probe closed too (a server that exits on it silently), the same attempt starts it
+   * again and asks with `initialize` at once (the row remembers only if that connects); the first
+   * silent closing is taken for a crash, the attempt's own failure (one start, retried as any, and
+   * the retry probes again). Returns the closed start as a failure when the caller should start
+   * again; undefined for any other failure, or once the probe is ruled out (`probeRuledOut`).
    */
-  private async closedOnProbe(generation: Generation, error: unknown): Promise<boolean> {
-    if (this.disposed || this.config.protocol !== 'auto' || this.probeRuledOut || !probeClosed(error)) return false
-    if (!(await generation.close(this.options.config.closeTimeoutMs))) return false
+  private async closedOnProbe(generation: Generation, error: unknown): Promise<McpError | undefined> {
+    if (this.disposed || this.config.protocol !== 'auto' || this.probeRuledOut || !probeClosed(error)) return undefined
+    if (!(await generation.close(this.options.config.closeTimeoutMs))) return undefined
+    const named = PROBE_NAMED.test(generation.ending().stderr)
+    if (!named && !this.probeClosedBefore) {
+      this.probeClosedBefore = true
+      return undefined
+    }
     this.options.logger.debug(`${this.label}: the connection closed during the version probe (server/discover); starting the server again with initialize`)
-    return true
+    return this.attemptError(error, 'initialize', generation)
   }
 
   /**
@@ -637,6 +664,9 @@ export class Supervisor {
 }
 
 /** The SDK's verdict when a stdio server it probed in place closed the connection on `server/discover`. */
+/** A server's stderr naming the version probe's method: it read the probe (see `closedOnProbe`). */
+const PROBE_NAMED = /server\/discover/
+
 function probeClosed(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /probed in place/.test(error.message)
 }
