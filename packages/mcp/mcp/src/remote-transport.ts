@@ -56,7 +56,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   private readonly failedSends = new WeakSet<Error>()
   protected closing: Promise<void> | undefined
   private closed = false
-  /** Why the transport closed itself, if it did (`ServerUnreachableError`, `AuthRequiredError`, a lost session). */
+  /** Why the transport closed itself, if it did (`ServerUnreachableError`, `AuthRequiredError`, `MCP_CREDENTIAL_REJECTED`, a lost session). */
   lostBecause: Error | undefined
 
   constructor(
@@ -173,8 +173,9 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       const failure = this.authFailure(error) ?? error
       // After this request has failed with it: closing first would fail it as "connection closed"
       // (and a version probe would hear "closed" instead of "unreachable").
-      // A step-up fails only its request: the connection serves the rest.
-      if (failure instanceof ServerUnreachableError || (failure instanceof AuthRequiredError && failure.stepUpScope === undefined)) setImmediate(() => this.lose(failure))
+      // A step-up fails only its request: the connection serves the rest. A refused credential is
+      // refused for every request: the connection is lost with it (the supervisor waits for a reload).
+      if (failure instanceof ServerUnreachableError || (failure instanceof AuthRequiredError && failure.stepUpScope === undefined) || (failure instanceof McpError && failure.code === 'MCP_CREDENTIAL_REJECTED')) setImmediate(() => this.lose(failure))
       throw failure
     }
   }

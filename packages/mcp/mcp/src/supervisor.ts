@@ -504,6 +504,16 @@ export class Supervisor {
   /** The transport of `generation` closed. For an established connection that is an outage. */
   private closed(generation: Generation): void {
     if (generation.connectedAt === undefined || this.current !== generation || this.disposed) return
+    const lost = generation.transport instanceof StdioTransport ? undefined : generation.transport.lostBecause
+    const unmendable = lost instanceof McpError ? unmendableBy(lost, this.config) : undefined
+    if (lost instanceof McpError && unmendable) {
+      // Refused for the whole row (a credential the server stopped taking): as at a connection
+      // attempt, one coded line, and the row waits for a reload; its tools stay listed and fail.
+      this.recordError(lost, generation)
+      this.transition({ kind: 'unavailable', reason: unmendable })
+      this.options.logger.error(`${this.label}: connection lost: ${codedDetail({ detail: `${lost.message}; not retrying until the row is reloaded`, failure: lost })}`)
+      return
+    }
     const ending = generation.ending()
     const reason = ending.summary ?? 'the connection closed'
     this.recordError({ message: reason, code: 'MCP_CONNECTION_LOST' }, generation)
@@ -597,8 +607,9 @@ export class Supervisor {
 
   private transportError(error: Error): void {
     if (this.disposed) return
-    // A 401 is the attempt's own failure (needs_auth, logged once with the login command).
-    if ((error as { code?: unknown }).code === 401) return
+    // A 401 is its request's own failure: at an attempt needs_auth (logged once with the login
+    // command); a refused credential, at an attempt or on a live connection, is said once with its code.
+    if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 

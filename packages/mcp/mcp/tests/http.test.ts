@@ -145,6 +145,39 @@ describe('Streamable HTTP', () => {
     expect(restarted.requests.some((request) => request.method === 'POST' && request.headers['mcp-session-id'] === undefined)).toBe(true)
   })
 
+  // A credential the server stops taking on an established connection (a revoked API key: HTTP 401
+  // without an OAuth challenge) is refused for the whole row, as at a connection attempt: the call
+  // that met it says so, and the row is unavailable with that code until it is reloaded (mcp item 5).
+  it('a credential refused during a call (401, no challenge): the call is MCP_CREDENTIAL_REJECTED, the row unavailable with that code, said once, not retried', async () => {
+    process.env.MCP_HTTP_TEST_REVOKED = 'revoked-soon'
+    try {
+      const server = await fixture()
+      const rig = await startRig()
+      await rig.add(httpRow(server.url, { bearerTokenEnvVar: 'MCP_HTTP_TEST_REVOKED' }))
+      expect(await rig.text('mcp__web__add', { a: 1, b: 1 })).toBe('2')
+      const connected = rig.logs.length
+      // From now on the server refuses every POST with 401 and no WWW-Authenticate.
+      for (let i = 0; i < 10; i++) server.failNextPost(401)
+      const refused = await rig.call('mcp__web__add', { a: 1, b: 2 })
+      expect(refused.isError && refused.error).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED', message: expect.stringContaining('HTTP 401') })
+      await eventually(async () => expect((await rig.status('web')).state).toBe('unavailable'))
+      const status = await rig.status('web')
+      expect(status.failure?.code).toBe('MCP_CREDENTIAL_REJECTED')
+      expect(status.detail).toMatch(/^unavailable: the server refused the row's credential/)
+      // Its tools stay listed (as for any row that lost its connection for good) and say why they fail.
+      expect(rig.toolNames()).toContain('mcp__web__add')
+      const later = await rig.call('mcp__web__add', { a: 1, b: 3 })
+      expect(later.isError && later.error).toMatchObject({ code: 'MCP_UNAVAILABLE', message: expect.stringMatching(/refused the row's credential.*HTTP 401/) })
+      const posts = server.requests.filter((request) => request.method === 'POST').length
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(server.requests.filter((request) => request.method === 'POST').length).toBe(posts)
+      const rowLines = rig.logs.slice(connected).filter((line) => line.includes('mcp(web):'))
+      expect(rowLines).toEqual([expect.stringMatching(/HTTP 401.*; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
+    } finally {
+      delete process.env.MCP_HTTP_TEST_REVOKED
+    }
+  })
+
   it('a call in flight when the server dies ends with a coded error, not a hang', async () => {
     const server = await fixture()
     const rig = await startRig()
