@@ -94,11 +94,11 @@ export function turnedOffDetail(entry: ServerEntry & { readonly disabled: Turned
  * The answer to a call of `tool`, a name no tool has, when it is `mcp__<server>__…` of a server the
  * composition holds turned off (a `disabled: true` row: nothing of it is loaded, so the runtime can
  * only say UNKNOWN_TOOL; a Codex `enabled = false` server is answered so by the runtime itself).
- * Undefined when no such server is turned off, or one of that name runs.
+ * Undefined when no such server is turned off, or one of that name runs. `entries`: `composedServers`.
  */
-export async function turnedOffCall(tool: string, composition: Composition): Promise<McpError | undefined> {
+export function turnedOffCall(tool: string, entries: readonly ServerEntry[]): McpError | undefined {
   if (!tool.startsWith('mcp__')) return undefined
-  const named = (await composedServers(composition)).filter((entry) => tool.startsWith(`mcp__${entry.name}__`))
+  const named = entries.filter((entry) => tool.startsWith(`mcp__${entry.name}__`))
   const off = named.find((entry) => entry.disabled)?.disabled
   if (!off || named.some((entry) => !entry.disabled)) return undefined
   const name = named[0]!.name
