@@ -1,4 +1,4 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError, UnsupportedProtocolVersionError } from '@modelcontextprotocol/client'
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError, UnsupportedProtocolVersionError, UrlElicitationRequiredError } from '@modelcontextprotocol/client'
 import { errorMessage, oneLine, ToolError } from 'dsh-core'
 import { z } from 'zod'
 import { McpError } from './errors.ts'
@@ -47,6 +47,13 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
     const offered = (error.data as { supported?: unknown } | undefined)?.supported
     const supported = Array.isArray(offered) ? ` (it speaks ${offered.map(String).join(', ')})` : ''
     return new McpError(`${what}: ${subject} answered with error ${error.code}: ${bounded(oneLine(error.message))}${supported}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
+  }
+  // So is a 2025-11-25 server's -32042 (URL elicitation required): the server is up and wants the
+  // user to open a page before the call can go on. The bridge opens nothing (as with a URL
+  // question, it is the user's to visit): the message names each page, for the caller to show.
+  if (error instanceof UrlElicitationRequiredError) {
+    const pages = error.elicitations.map((page) => `${oneLine(String(page.message ?? ''))} ${String(page.url ?? '')}`.trim()).join('; ')
+    return new McpError(`${what}: ${subject} needs the user to open a URL before this call can go on (error ${error.code}: ${bounded(oneLine(error.message))}): ${bounded(pages)}; once it is done, call the tool again`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
   }
   if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })

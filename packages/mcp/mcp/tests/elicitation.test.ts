@@ -73,6 +73,22 @@ describe.each(['old', 'new'])('elicitation from the %s revision', (server) => {
   })
 })
 
+describe('2025-11-25 URL elicitation required (-32042)', () => {
+  // The SDK rebuilds this answer as its own UrlElicitationRequiredError, without our ServerErrorData:
+  // it read as a lost connection (MCP_CONNECTION_LOST), where the server is up and wants a page opened.
+  it('a call the server answers with -32042 is MCP_SERVER_ERROR (error -32042) naming the URL to open, and the connection stays', async () => {
+    const result = await rig.call('mcp__old__link')
+    expect(result.isError && result.error.code).toBe('MCP_SERVER_ERROR')
+    const message = result.isError ? result.error.message : ''
+    expect(message).toContain('error -32042')
+    expect(message).toContain('MCP server old needs the user to open a URL before this call')
+    expect(message).toContain('Open this page to link your account.')
+    expect(message).toContain('https://accounts.example.test/link?code=1234')
+    expect(message).not.toMatch(/connection|lost/i)
+    expect((await rig.status('old')).state).toBe('ready')
+  })
+})
+
 describe('2026-07-28 multi round-trip', () => {
   it('the call is retried with the answer and the request state echoed exactly, on a new JSON-RPC id', async () => {
     const before = servers.newRequests.length
