@@ -32,9 +32,14 @@ async function setup(): Promise<{ args: string[]; env: Record<string, string>; o
 }
 
 type Called = { isError?: boolean; content: { type: string; text: string }[] }
+/** The two calls a test makes, of the SDK v1 client (stdio) and the v2 one (HTTP) alike. */
+interface McpClient {
+  listTools(): Promise<{ tools: { name: string }[] }>
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>
+}
 
 /** What a call answers, and that the disabled server is in no list while the live one is. */
-async function check(client: Client, off: string): Promise<void> {
+async function check(client: McpClient, off: string): Promise<void> {
   const names = (await client.listTools()).tools.map((tool) => tool.name)
   expect(names).toContain('mcp__live__echo')
   expect(names.filter((name) => name.startsWith('mcp__off__'))).toEqual([])
