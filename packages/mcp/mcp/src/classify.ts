@@ -74,6 +74,8 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
     return new McpError(`${what}: no answer ${typeof timeout === 'number' ? `within ${timeout} ms` : `from ${subject}`}${suffix(context.ending)}`, 'MCP_TIMEOUT', { cause: error })
   }
   if (context.disposed) return new McpError(`${what}: the row of ${subject} was unloaded`, 'MCP_DISPOSED', { cause: error })
+  // A connection attempt that found nobody at the URL says so, as it is (not as a closed connection).
+  if (error instanceof ServerUnreachableError && context.stage === 'connect') return new McpError(`${what}: ${error.message}`, 'MCP_CONNECT_FAILED', { cause: error })
   // The connection is gone: the SDK closed its requests, our transport refused to send, the HTTP
   // session or the server itself disappeared. What we know of the end says why.
   const gone =

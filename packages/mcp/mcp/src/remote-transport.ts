@@ -56,6 +56,8 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   private readonly failedSends = new WeakSet<Error>()
   protected closing: Promise<void> | undefined
   private closed = false
+  /** The latest request nothing answered (see `start`). */
+  private unreachable: ServerUnreachableError | undefined
   /** Why the transport closed itself, if it did (`ServerUnreachableError`, `AuthRequiredError`, `MCP_CREDENTIAL_REJECTED`, a lost session). */
   lostBecause: Error | undefined
 
@@ -69,6 +71,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       onSessionRefused: (status, method) => this.sessionRefused(status, method),
       onOversizedEvent: (request, error) => this.oversizedEvent(request, error),
       onEventStream: (request, stop) => this.streamed.set(request, stop),
+      onUnreachable: (error) => (this.unreachable = error),
       ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
     }, options.connections.fetch)
     this.inner = open(options.url, { requestInit: { headers: { ...options.headers } }, fetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
@@ -154,10 +157,13 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   }
 
   async start(): Promise<void> {
+    this.unreachable = undefined
     try {
       await this.inner.start()
     } catch (error) {
-      throw this.authFailure(error) ?? error
+      // A start that found nobody fails with that (the SSE transport's EventSource turns it into
+      // 'SSE error: Error: …: TypeError: fetch failed: …', words around words).
+      throw this.authFailure(error) ?? this.unreachable ?? error
     }
   }
 

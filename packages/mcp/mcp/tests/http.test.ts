@@ -89,7 +89,7 @@ describe('Streamable HTTP', () => {
     const rig = await startRig()
     await rig.add(httpRow(probe.url, { reconnect: { initialDelayMs: 100, maxDelayMs: 300, maxAttempts: 50, jitterRatio: 0 } }))
     expect(rig.toolNames()).toEqual([])
-    expect((await rig.status('web')).detail).toMatch(/^reconnecting 1\/50.*last error: .*the server cannot be reached/)
+    expect((await rig.status('web')).detail).toMatch(/^reconnecting 1\/50.*last error: initialize: the server at http:\/\/127\.0\.0\.1:\d+\/mcp cannot be reached/)
     await fixture(port)
     await eventually(async () => expect(await rig.text('mcp__web__add', { a: 1, b: 2 })).toBe('3'))
   })
@@ -112,6 +112,25 @@ describe('Streamable HTTP', () => {
         expect.stringMatching(/connection failed; retrying in 20ms \(attempt 2\/2\) \[MCP_CONNECT_FAILED\]$/),
         expect.stringMatching(/connection attempt failed: .*ECONNREFUSED.* \[MCP_CONNECT_FAILED\]$/),
         expect.stringMatching(/gave up after 2 consecutive failed attempts; .* \[MCP_CONNECT_FAILED\]$/),
+      ])
+    })
+  }
+
+  // Said plainly, the cause once: it read 'initialize: the connection closed (the server cannot be
+  // reached: …)' (mcp item 7).
+  for (const protocol of ['auto', '2025-11-25', '2026-07-28'] as const) {
+    it(`a refused port (protocol ${protocol}): the failure says the server at its URL cannot be reached, with the cause once`, async () => {
+      const probe = await fixture()
+      await probe.stop()
+      const rig = await startRig()
+      await rig.add(httpRow(probe.url, { protocol, reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 } }))
+      const port = new URL(probe.url).port
+      const failure = (await rig.status('web')).failure
+      expect(failure?.code).toBe('MCP_CONNECT_FAILED')
+      expect(failure?.message).toBe(`initialize: the server at ${probe.url} cannot be reached (connect ECONNREFUSED 127.0.0.1:${port})`)
+      expect(rig.logs.filter((line) => line.includes('mcp(web):'))).toEqual([
+        expect.stringContaining(`connection attempt failed: initialize: the server at ${probe.url} cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}) [MCP_CONNECT_FAILED]`),
+        expect.stringMatching(/connection failed; retrying in 60000ms \(attempt 1\/3\) \[MCP_CONNECT_FAILED\]$/),
       ])
     })
   }
