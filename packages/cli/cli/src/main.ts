@@ -208,7 +208,7 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       // Progress is for a person watching a terminal; a script reading stderr gets only diagnostics.
       const onProgress = io.stderr.isTTY ? (update: ToolProgress) => tellStderr(io.stderr, progressText(command.tool, update)) : undefined
       const executed = await tools.execute({ name: command.tool, arguments: args, session, signal, ...(onProgress ? { onProgress } : {}) })
-      const result = executed.isError && executed.error.code === 'UNKNOWN_TOOL' ? ((await turnedOffResult(command.tool, invocation)) ?? executed) : executed
+      const result = executed.isError && executed.error.code === 'UNKNOWN_TOOL' ? ((await turnedOffExplainer(invocation)(command.tool)) ?? executed) : executed
       return answer(result, resultText(result), result.isError ? ExitCode.TOOL_ERROR : ExitCode.OK)
     }
     case 'context': {
@@ -242,10 +242,10 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       try {
         if (command.http) {
           const { serveHttp } = await import('./serve-http.ts')
-          await serveHttp(host, requireTools(host), requireSessions(host), { ...command, ...command.http, cwd: invocation.cwd, signal, stderr: io.stderr })
+          await serveHttp(host, requireTools(host), requireSessions(host), { ...command, ...command.http, cwd: invocation.cwd, signal, stderr: io.stderr, explainUnknownTool: turnedOffExplainer(invocation) })
         } else {
           const { serve } = await import('./serve.ts')
-          await serve(host, requireTools(host), requireSessions(host), { ...command, cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout })
+          await serve(host, requireTools(host), requireSessions(host), { ...command, cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, explainUnknownTool: turnedOffExplainer(invocation) })
         }
       } finally {
         release()
@@ -258,22 +258,24 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
 }
 
 /**
- * A call to `mcp__<server>__…` that found no tool, when the composition holds that server turned off
- * by a `disabled: true` row (nothing of the row loads, so the runtime knows no more than
- * UNKNOWN_TOOL): the error says so, where, and how to turn it on (MCP_SERVER_DISABLED). Read only on
- * this path, dsh-mcp's listing imported with it (a start loads neither: lazy-load.test.ts).
+ * What explains a call to `mcp__<server>__…` that found no tool, when the composition holds that
+ * server turned off by a `disabled: true` row (nothing of the row loads, so the runtime knows no more
+ * than UNKNOWN_TOOL): an error saying so, where, and how to turn it on (MCP_SERVER_DISABLED). `dsh
+ * call` asks it once, `dsh serve` on each such call. The composition is listed on the first such
+ * call only, dsh-mcp's listing imported with it (a start loads neither: lazy-load.test.ts), and
+ * once: the host booted from it and does not reload it.
  */
-async function turnedOffResult(tool: string, invocation: Invocation): Promise<ToolResult | undefined> {
-  if (!tool.startsWith('mcp__')) return undefined
-  const { turnedOffCall } = await import('./mcp/servers.ts')
-  let error
-  try {
-    error = await turnedOffCall(tool, { preset: invocation.preset, presetTwin: shippedPreset(invocation.preset), overlays: invocation.overlays, cwd: invocation.cwd })
-  } catch {
+export function turnedOffExplainer(invocation: Invocation): (tool: string) => Promise<ToolResult | undefined> {
+  let listed: Promise<readonly import('./mcp/servers.ts').ServerEntry[] | undefined> | undefined
+  return async (tool) => {
+    if (!tool.startsWith('mcp__')) return undefined
+    const { composedServers, turnedOffCall } = await import('./mcp/servers.ts')
     // The composition booted a moment ago; a file that cannot be listed now leaves the runtime's answer as it was.
-    return undefined
+    listed ??= composedServers({ preset: invocation.preset, presetTwin: shippedPreset(invocation.preset), overlays: invocation.overlays, cwd: invocation.cwd }).catch(() => undefined)
+    const entries = await listed
+    const error = entries && turnedOffCall(tool, entries)
+    return error ? { isError: true, content: [{ type: 'text', text: `Error: ${error.message}` }], error: { message: error.message, code: error.code, name: error.name } } : undefined
   }
-  return error && { isError: true, content: [{ type: 'text', text: `Error: ${error.message}` }], error: { message: error.message, code: error.code, name: error.name } }
 }
 
 function requireTools(host: Host) {

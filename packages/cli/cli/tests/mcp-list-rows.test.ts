@@ -178,3 +178,36 @@ describe('dsh call on a tool of a server turned off', () => {
     expect(on.code, on.stderr).toBe(0)
   })
 })
+
+describe('dsh mcp list / get and a row of the user\'s own that the boot fails on', () => {
+  it('fail as dsh status does: exit 2, the same one line naming the row, the field and the reason, for a file that cannot be read, a servers name the file lacks and an invalid row', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const have = join(dir, 'have.mcp.json')
+    await writeFile(have, JSON.stringify({ mcpServers: { alpha: { command: process.execPath, args: [SERVER] } } }))
+    const missing = join(dir, 'missing.mcp.json')
+    const cases = [
+      { config: `{ mcpConfig: ${JSON.stringify(missing)} }`, says: [`mcpConfig: ${missing} cannot be read`, '[MCP_CONFIG_FILE_INVALID]'], code: 'PRESET_PLUGIN_FAILED' },
+      { config: `{ mcpConfig: ${JSON.stringify(have)}, servers: [zzz] }`, says: [`mcpConfig: ${have} has no server "zzz"`, '[MCP_SERVER_UNKNOWN]'], code: 'PRESET_PLUGIN_FAILED' },
+      { config: `{ mcpConfig: ${JSON.stringify(have)}, bogus: 1 }`, says: ['invalid config', '"bogus"'], code: 'PRESET_CONFIG_INVALID' },
+    ]
+    for (const [index, { config, says, code }] of cases.entries()) {
+      const rows = join(dir, `mine-${index}.yml`)
+      await writeFile(rows, `- id: mine\n  name: dsh-mcp\n  config: ${config}\n`)
+      const args = ['--preset', 'base', '--config', overlay, '--config', rows]
+      const env = { env: { DSH_HOME: home } }
+      const status = await dshIn(['status', '--json', ...args], env)
+      expect(status.code, status.stderr).toBe(2)
+      const line = oneStderrLine(status)
+      expect(line).toContain(`row "mine" (dsh-mcp) in ${rows}`)
+      for (const text of says) expect(line).toContain(text)
+      expect(line.endsWith(`[${code}]`), line).toBe(true)
+      for (const command of [['mcp', 'list'], ['mcp', 'list', '--json'], ['mcp', 'get', 'alpha'], ['mcp', 'get', 'nobody', '--json']]) {
+        const run = await dshIn([...command, ...args], env)
+        expect(run.code, `${command.join(' ')}: ${run.stderr}`).toBe(2)
+        expect(oneStderrLine(run), command.join(' ')).toBe(line)
+        expect(run.stdout).toBe('')
+      }
+    }
+  })
+})

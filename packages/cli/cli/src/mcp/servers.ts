@@ -24,6 +24,12 @@ export interface ServerEntry {
    * `dsh status` row is), with the file's coded failure; its servers cannot be known.
    */
   readonly unreadable?: { readonly code: string; readonly message: string }
+  /**
+   * An enabled row the boot fails on (the user's own `mcpConfig:` file that cannot be read or
+   * parsed, a row that is not valid, a `servers` name its file lacks): what the listing met. A command
+   * that lists lets the boot fail as `dsh status` does (exit 2, the row, the field and the reason).
+   */
+  readonly failsBoot?: unknown
 }
 
 export interface Composition {
@@ -55,10 +61,7 @@ export async function composedServers(composition: Composition): Promise<ServerE
 async function fileServers(row: PresetRow, config: Record<string, unknown>, off: TurnedOff | undefined, workspace: string): Promise<ServerEntry[]> {
   // A turned-off row is never validated by a boot; one that does not parse is listed under its id.
   const parsed = McpConfigFileRow.safeParse(config)
-  if (!parsed.success) {
-    if (!off) throw parsed.error
-    return [{ name: row.id, config, file: row.file, disabled: off }]
-  }
+  if (!parsed.success) return [{ name: row.id, config, file: row.file, ...(off ? { disabled: off } : { failsBoot: parsed.error }) }]
   const fileRow = parsed.data
   const file = configFileOf(fileRow, { workspace, setBy: row.configFiles.mcpConfig ?? row.file })
   if (fileRow.relativeTo === 'workspace' && !existsSync(file)) return []
@@ -68,15 +71,20 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
     servers = (await readMcpConfigFile(file)).servers
   } catch (error) {
     // As the runtime has it: a repository's broken file is one row and the rest is listed; the user's
-    // own file fails the command (it fails the boot). A turned-off row's file may be gone or broken:
-    // it is not used, so it is one disabled row saying so.
-    if (fileRow.relativeTo !== 'workspace' && !turnedOff) throw error
+    // own file fails the boot, so the command too. A turned-off row's file may be gone or broken: it
+    // is not used, so it is one disabled row saying so.
     const failure = configFileFailure(error)
-    return [{ name: basename(file), config, file: row.file, unreadable: { code: failure.code, message: failure.message }, ...(turnedOff ? { disabled: turnedOff } : {}) }]
+    const failsBoot = fileRow.relativeTo !== 'workspace' && !turnedOff
+    return [{ name: basename(file), config, file: row.file, unreadable: { code: failure.code, message: failure.message }, ...(turnedOff ? { disabled: turnedOff } : {}), ...(failsBoot ? { failsBoot: failure } : {}) }]
   }
   // What the row runs: its `servers` allow-list, and a name the file lacks fails as the runtime fails it
   // (MCP_SERVER_UNKNOWN); a turned-off row runs nothing, so there a missing name is no failure.
-  const chosen = turnedOff ? servers.filter((server) => !fileRow.servers || fileRow.servers.includes(server.sourceName)) : chosenServers(fileRow, servers, file)
+  let chosen: readonly ImportedServer[]
+  try {
+    chosen = turnedOff ? servers.filter((server) => !fileRow.servers || fileRow.servers.includes(server.sourceName)) : chosenServers(fileRow, servers, file)
+  } catch (error) {
+    return [{ name: basename(file), config, file: row.file, failsBoot: error }]
+  }
   return chosen.map((server) => {
     const disabled = turnedOff ?? (server.disabled ? { file, by: 'enabled = false' as const } : undefined)
     return { name: String(server.config.serverName), config: server.config, file: row.file, ...(disabled ? { disabled } : {}) }
@@ -94,11 +102,11 @@ export function turnedOffDetail(entry: ServerEntry & { readonly disabled: Turned
  * The answer to a call of `tool`, a name no tool has, when it is `mcp__<server>__…` of a server the
  * composition holds turned off (a `disabled: true` row: nothing of it is loaded, so the runtime can
  * only say UNKNOWN_TOOL; a Codex `enabled = false` server is answered so by the runtime itself).
- * Undefined when no such server is turned off, or one of that name runs.
+ * Undefined when no such server is turned off, or one of that name runs. `entries`: `composedServers`.
  */
-export async function turnedOffCall(tool: string, composition: Composition): Promise<McpError | undefined> {
+export function turnedOffCall(tool: string, entries: readonly ServerEntry[]): McpError | undefined {
   if (!tool.startsWith('mcp__')) return undefined
-  const named = (await composedServers(composition)).filter((entry) => tool.startsWith(`mcp__${entry.name}__`))
+  const named = entries.filter((entry) => tool.startsWith(`mcp__${entry.name}__`))
   const off = named.find((entry) => entry.disabled)?.disabled
   if (!off || named.some((entry) => !entry.disabled)) return undefined
   const name = named[0]!.name
