@@ -10,6 +10,8 @@ export interface TurnedOff {
   readonly by: 'enabled = false' | 'disabled: true'
   /** For `disabled: true`: the row turned off, and `reads` the file of an `mcpConfig:` row. */
   readonly row?: { readonly id: string; readonly reads?: string }
+  /** For `disabled: true` set on the group that holds the row, not on the row: the group's id. */
+  readonly group?: string
 }
 
 /** One server as the composition defines it: its (raw) row config and the file that holds it. */
@@ -50,7 +52,7 @@ export async function composedServers(composition: Composition): Promise<ServerE
   const entries: ServerEntry[] = []
   for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
     const config = (row.config ?? {}) as Record<string, unknown>
-    const off: TurnedOff | undefined = row.disabled ? { file: row.disabledFile ?? row.file, by: 'disabled: true', row: { id: row.id } } : undefined
+    const off: TurnedOff | undefined = row.disabled ? { file: row.disabledFile ?? row.file, by: 'disabled: true', row: { id: row.id }, ...(row.disabledGroup !== undefined ? { group: row.disabledGroup } : {}) } : undefined
     if (typeof config.mcpConfig === 'string') entries.push(...(await fileServers(row, config, off, composition.cwd)))
     else entries.push({ name: String(config.serverName), config, file: row.file, ...(off ? { disabled: off } : {}) })
   }
@@ -93,8 +95,9 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
 
 /** The detail of a server that is never started: where it was turned off, and by what. */
 export function turnedOffDetail(entry: ServerEntry & { readonly disabled: TurnedOff }): string {
-  const { file, by, row } = entry.disabled
-  const how = row?.reads ? `${by} on the mcpConfig: row ${row.id}, which reads ${row.reads}` : by
+  const { file, by, row, group } = entry.disabled
+  const fileRow = row?.reads ? `the mcpConfig: row ${row.id}, which reads ${row.reads}` : undefined
+  const how = group !== undefined ? `${by} on the group ${group}, which holds ${fileRow ?? `row ${row?.id}`}` : fileRow ? `${by} on ${fileRow}` : by
   return `turned off in ${file} (${how}); not started${entry.unreadable ? `; ${entry.unreadable.message}` : ''}`
 }
 
@@ -110,7 +113,16 @@ export function turnedOffCall(tool: string, entries: readonly ServerEntry[]): Mc
   const off = named.find((entry) => entry.disabled)?.disabled
   if (!off || named.some((entry) => !entry.disabled)) return undefined
   const name = named[0]!.name
-  const why = off.by === 'enabled = false' ? 'enabled = false' : off.row?.reads ? `the mcpConfig: row ${off.row.id}, which reads ${off.row.reads}, is disabled: true` : `row ${off.row?.id}: disabled: true`
-  const fix = off.by === 'enabled = false' ? 'set enabled = true for it there' : 'remove disabled: true there (or set it to false)'
+  const fileRow = off.row?.reads ? `the mcpConfig: row ${off.row.id}, which reads ${off.row.reads}` : undefined
+  // The flag is where the message sends the reader: on the group that holds the row, or on the row.
+  const why =
+    off.by === 'enabled = false'
+      ? 'enabled = false'
+      : off.group !== undefined
+        ? `the group ${off.group}, which holds ${fileRow ?? `row ${off.row?.id}`}, is disabled: true`
+        : fileRow
+          ? `${fileRow}, is disabled: true`
+          : `row ${off.row?.id}: disabled: true`
+  const fix = off.by === 'enabled = false' ? 'set enabled = true for it there' : off.group !== undefined ? `remove disabled: true from the group ${off.group} there (or set it to false)` : 'remove disabled: true there (or set it to false)'
   return new McpError(`MCP server ${name} is turned off in ${off.file} (${why}), so it is not started and has no tools; to use it, ${fix}`, 'MCP_SERVER_DISABLED')
 }
