@@ -178,3 +178,80 @@ describe('dsh call on a tool of a server turned off', () => {
     expect(on.code, on.stderr).toBe(0)
   })
 })
+
+describe('dsh mcp list / get and a row of the user\'s own that the boot fails on', () => {
+  it('fail as dsh status does: exit 2, the same one line naming the row, the field and the reason, for a file that cannot be read, a servers name the file lacks and an invalid row', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const have = join(dir, 'have.mcp.json')
+    await writeFile(have, JSON.stringify({ mcpServers: { alpha: { command: process.execPath, args: [SERVER] } } }))
+    const missing = join(dir, 'missing.mcp.json')
+    const cases = [
+      { config: `{ mcpConfig: ${JSON.stringify(missing)} }`, says: [`mcpConfig: ${missing} cannot be read`, '[MCP_CONFIG_FILE_INVALID]'], code: 'PRESET_PLUGIN_FAILED' },
+      { config: `{ mcpConfig: ${JSON.stringify(have)}, servers: [zzz] }`, says: [`mcpConfig: ${have} has no server "zzz"`, '[MCP_SERVER_UNKNOWN]'], code: 'PRESET_PLUGIN_FAILED' },
+      { config: `{ mcpConfig: ${JSON.stringify(have)}, bogus: 1 }`, says: ['invalid config', '"bogus"'], code: 'PRESET_CONFIG_INVALID' },
+    ]
+    for (const [index, { config, says, code }] of cases.entries()) {
+      const rows = join(dir, `mine-${index}.yml`)
+      await writeFile(rows, `- id: mine\n  name: dsh-mcp\n  config: ${config}\n`)
+      const args = ['--preset', 'base', '--config', overlay, '--config', rows]
+      const env = { env: { DSH_HOME: home } }
+      const status = await dshIn(['status', '--json', ...args], env)
+      expect(status.code, status.stderr).toBe(2)
+      const line = oneStderrLine(status)
+      expect(line).toContain(`row "mine" (dsh-mcp) in ${rows}`)
+      for (const text of says) expect(line).toContain(text)
+      expect(line.endsWith(`[${code}]`), line).toBe(true)
+      for (const command of [['mcp', 'list'], ['mcp', 'list', '--json'], ['mcp', 'get', 'alpha'], ['mcp', 'get', 'nobody', '--json']]) {
+        const run = await dshIn([...command, ...args], env)
+        expect(run.code, `${command.join(' ')}: ${run.stderr}`).toBe(2)
+        expect(oneStderrLine(run), command.join(' ')).toBe(line)
+        expect(run.stdout).toBe('')
+      }
+    }
+  })
+})
+
+describe('a server off because its group is disabled', () => {
+  it('dsh call and dsh mcp list / get name the group that holds the flag, not the row', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const quoted = (text: string) => JSON.stringify(text)
+    const team = join(dir, 'team.mcp.json')
+    await writeFile(team, JSON.stringify({ mcpServers: { teamed: { command: process.execPath, args: [SERVER] } } }))
+    const rows = join(dir, 'group.yml')
+    await writeFile(
+      rows,
+      `- id: tools-grp\n  name: cordis/group\n  config:\n    - id: mcp-grouped\n      name: dsh-mcp\n      config: { serverName: grouped, transport: stdio, command: ${quoted(process.execPath)}, args: [${quoted(SERVER)}] }\n    - id: team\n      name: dsh-mcp\n      config: { mcpConfig: ${quoted(team)} }\n`,
+    )
+    const off = join(dir, 'off.yml')
+    await writeFile(off, '- id: tools-grp\n  disabled: true\n')
+    const args = ['--preset', 'base', '--config', overlay, '--config', rows, '--config', off]
+    const env = { env: { DSH_HOME: home } }
+    const call = async (tool: string) => {
+      const run = await dshIn(['call', tool, '{"message":"hi"}', '--json', ...args], env)
+      expect(run.code, run.stderr).toBe(1)
+      return json<{ error: { code: string; message: string } }>(run).error
+    }
+
+    const row = await call('mcp__grouped__echo')
+    expect(row.code).toBe('MCP_SERVER_DISABLED')
+    expect(row.message).toContain(`MCP server grouped is turned off in ${off} (the group tools-grp, which holds row mcp-grouped, is disabled: true)`)
+    expect(row.message).toContain('remove disabled: true from the group tools-grp there')
+    const fileRow = await call('mcp__teamed__echo')
+    expect(fileRow.message).toContain(`MCP server teamed is turned off in ${off} (the group tools-grp, which holds the mcpConfig: row team, which reads ${team}, is disabled: true)`)
+    expect(fileRow.message).toContain('remove disabled: true from the group tools-grp there')
+
+    const listed = await dshIn(['mcp', 'list', '--json', ...args], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    const servers = json<{ servers: Listed[] }>(listed).servers
+    expect(servers.map((server) => [server.name, server.state, server.detail])).toEqual([
+      ['fixture', 'ready', expect.any(String)],
+      ['grouped', 'disabled', `turned off in ${off} (disabled: true on the group tools-grp, which holds row mcp-grouped); not started`],
+      ['teamed', 'disabled', `turned off in ${off} (disabled: true on the group tools-grp, which holds the mcpConfig: row team, which reads ${team}); not started`],
+    ])
+    const got = await dshIn(['mcp', 'get', 'grouped', '--json', ...args], env)
+    expect(got.code, got.stderr).toBe(0)
+    expect(json(got)).toMatchObject({ state: 'disabled', detail: servers[1]!.detail })
+  })
+})

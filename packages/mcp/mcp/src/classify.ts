@@ -49,11 +49,12 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
     return new McpError(`${what}: ${subject} answered with error ${error.code}: ${bounded(oneLine(error.message))}${supported}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
   }
   // So is a 2025-11-25 server's -32042 (URL elicitation required): the server is up and wants the
-  // user to open a page before the call can go on. The bridge opens nothing (as with a URL
-  // question, it is the user's to visit): the message names each page, for the caller to show.
+  // user to open a page before the call can go on. The bridge opens nothing; the pages went to the
+  // user as URL questions (call.ts, `visited`) and were not all visited: the message names each,
+  // for the caller to show. (The SDK's v1 servers put 'MCP error -32042: ' before their message.)
   if (error instanceof UrlElicitationRequiredError) {
     const pages = error.elicitations.map((page) => `${oneLine(String(page.message ?? ''))} ${String(page.url ?? '')}`.trim()).join('; ')
-    return new McpError(`${what}: ${subject} needs the user to open a URL before this call can go on (error ${error.code}: ${bounded(oneLine(error.message))}): ${bounded(pages)}; once it is done, call the tool again`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
+    return new McpError(`${what}: ${subject} needs the user to open a URL before this call can go on (error ${error.code}: ${bounded(oneLine(error.message.replace(/^MCP error -?\d+: /, '')))}): ${bounded(pages)}; once it is done, call the tool again`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
   }
   if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })

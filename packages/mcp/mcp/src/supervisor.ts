@@ -217,6 +217,11 @@ export class Supervisor {
     return this.starting !== undefined && this.config.required
   }
 
+  /** Who answers the server's questions (the row's `elicitation`); undefined when it declares none. */
+  get elicit(): GenerationHooks['elicit'] | undefined {
+    return this.options.elicit
+  }
+
   /** True once `dispose()` began: the row is being unloaded. */
   get isDisposed(): boolean {
     return this.disposed

@@ -118,7 +118,7 @@ async function dispatch(command: string, rest: readonly string[], trailing: read
     case 'login':
       return loginTo(one('login'), options, io, signal)
     case 'logout':
-      return logout(one('logout'), options)
+      return logout(one('logout'), options, signal)
     default:
       throw new UsageError(`unknown mcp command "${command}"`)
   }
@@ -160,12 +160,23 @@ async function readProjectFiles(): Promise<boolean> {
   return true
 }
 
-function servers(options: Options): Promise<ServerEntry[]> {
-  return composedServers({ preset: options.preset, presetTwin: shippedPreset(options.preset), overlays: readOverlays(options), cwd: options.cwd })
+/**
+ * The composition's servers. A row the boot fails on (the user's own `mcpConfig:` file that cannot be
+ * read, …) fails the command as it fails `dsh status`, by booting: exit 2 with the boot's code, the
+ * row, the field and the reason. Misconfiguration fails loudly where it is loaded, alike everywhere.
+ */
+async function servers(options: Options, signal: AbortSignal): Promise<ServerEntry[]> {
+  const composition = { preset: options.preset, presetTwin: shippedPreset(options.preset), overlays: readOverlays(options), cwd: options.cwd }
+  const entries = await composedServers(composition)
+  const failing = entries.find((entry) => entry.failsBoot !== undefined)
+  if (!failing) return entries
+  await report(options, signal)
+  // The boot did not fail (the file was mended meanwhile): what the listing met is the answer.
+  throw failing.failsBoot
 }
 
-async function find(name: string, options: Options): Promise<ServerEntry> {
-  const entries = await servers(options)
+async function find(name: string, options: Options, signal: AbortSignal): Promise<ServerEntry> {
+  const entries = await servers(options, signal)
   const entry = entries.find((server) => server.name === name)
   if (entry) return entry
   // A file dsh cannot read may hold the server: that is the answer, not a mistaken name.
@@ -208,7 +219,7 @@ async function loginState(entry: ServerEntry, state: string | undefined): Promis
 }
 
 async function list(options: Options, signal: AbortSignal): Promise<string> {
-  const entries = await servers(options)
+  const entries = await servers(options, signal)
   const rows = await report(options, signal)
   const out = await Promise.all(
     entries.map(async (entry) => {
@@ -262,7 +273,7 @@ function shownDetail(server: { detail: string; code?: string; message?: string }
 }
 
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
-  const entry = await find(name, options)
+  const entry = await find(name, options, signal)
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
   // The revision the connection speaks, as the status row names it (none while it is not connected).
   const protocol = /(?:^|[;,] )protocol (\d{4}-\d{2}-\d{2})\b/.exec(row?.detail ?? '')?.[1] ?? null
@@ -385,7 +396,7 @@ function anchoredToFile(config: Record<string, unknown>, file: string): Record<s
 }
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
-  const entry = await find(name, options)
+  const entry = await find(name, options, signal)
   return withLoginServices(options.cwd, async ({ credentials, subprocess }) => {
     const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials })
     if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
@@ -429,8 +440,8 @@ async function withLoginServices<T>(workspace: string, work: (services: LoginSer
   }
 }
 
-async function logout(name: string, options: Options): Promise<string> {
-  const entry = await find(name, options)
+async function logout(name: string, options: Options, signal: AbortSignal): Promise<string> {
+  const entry = await find(name, options, signal)
   const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials: undefined })
   const had = session ? Boolean(await session.store.get(session.key)) : false
   if (session && had) await session.store.update(session.key, () => undefined)

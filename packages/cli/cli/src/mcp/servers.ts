@@ -10,6 +10,8 @@ export interface TurnedOff {
   readonly by: 'enabled = false' | 'disabled: true'
   /** For `disabled: true`: the row turned off, and `reads` the file of an `mcpConfig:` row. */
   readonly row?: { readonly id: string; readonly reads?: string }
+  /** For `disabled: true` set on the group that holds the row, not on the row: the group's id. */
+  readonly group?: string
 }
 
 /** One server as the composition defines it: its (raw) row config and the file that holds it. */
@@ -24,6 +26,12 @@ export interface ServerEntry {
    * `dsh status` row is), with the file's coded failure; its servers cannot be known.
    */
   readonly unreadable?: { readonly code: string; readonly message: string }
+  /**
+   * An enabled row the boot fails on (the user's own `mcpConfig:` file that cannot be read or
+   * parsed, a row that is not valid, a `servers` name its file lacks): what the listing met. A command
+   * that lists lets the boot fail as `dsh status` does (exit 2, the row, the field and the reason).
+   */
+  readonly failsBoot?: unknown
 }
 
 export interface Composition {
@@ -44,7 +52,7 @@ export async function composedServers(composition: Composition): Promise<ServerE
   const entries: ServerEntry[] = []
   for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
     const config = (row.config ?? {}) as Record<string, unknown>
-    const off: TurnedOff | undefined = row.disabled ? { file: row.disabledFile ?? row.file, by: 'disabled: true', row: { id: row.id } } : undefined
+    const off: TurnedOff | undefined = row.disabled ? { file: row.disabledFile ?? row.file, by: 'disabled: true', row: { id: row.id }, ...(row.disabledGroup !== undefined ? { group: row.disabledGroup } : {}) } : undefined
     if (typeof config.mcpConfig === 'string') entries.push(...(await fileServers(row, config, off, composition.cwd)))
     else entries.push({ name: String(config.serverName), config, file: row.file, ...(off ? { disabled: off } : {}) })
   }
@@ -55,10 +63,7 @@ export async function composedServers(composition: Composition): Promise<ServerE
 async function fileServers(row: PresetRow, config: Record<string, unknown>, off: TurnedOff | undefined, workspace: string): Promise<ServerEntry[]> {
   // A turned-off row is never validated by a boot; one that does not parse is listed under its id.
   const parsed = McpConfigFileRow.safeParse(config)
-  if (!parsed.success) {
-    if (!off) throw parsed.error
-    return [{ name: row.id, config, file: row.file, disabled: off }]
-  }
+  if (!parsed.success) return [{ name: row.id, config, file: row.file, ...(off ? { disabled: off } : { failsBoot: parsed.error }) }]
   const fileRow = parsed.data
   const file = configFileOf(fileRow, { workspace, setBy: row.configFiles.mcpConfig ?? row.file })
   if (fileRow.relativeTo === 'workspace' && !existsSync(file)) return []
@@ -68,15 +73,20 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
     servers = (await readMcpConfigFile(file)).servers
   } catch (error) {
     // As the runtime has it: a repository's broken file is one row and the rest is listed; the user's
-    // own file fails the command (it fails the boot). A turned-off row's file may be gone or broken:
-    // it is not used, so it is one disabled row saying so.
-    if (fileRow.relativeTo !== 'workspace' && !turnedOff) throw error
+    // own file fails the boot, so the command too. A turned-off row's file may be gone or broken: it
+    // is not used, so it is one disabled row saying so.
     const failure = configFileFailure(error)
-    return [{ name: basename(file), config, file: row.file, unreadable: { code: failure.code, message: failure.message }, ...(turnedOff ? { disabled: turnedOff } : {}) }]
+    const failsBoot = fileRow.relativeTo !== 'workspace' && !turnedOff
+    return [{ name: basename(file), config, file: row.file, unreadable: { code: failure.code, message: failure.message }, ...(turnedOff ? { disabled: turnedOff } : {}), ...(failsBoot ? { failsBoot: failure } : {}) }]
   }
   // What the row runs: its `servers` allow-list, and a name the file lacks fails as the runtime fails it
   // (MCP_SERVER_UNKNOWN); a turned-off row runs nothing, so there a missing name is no failure.
-  const chosen = turnedOff ? servers.filter((server) => !fileRow.servers || fileRow.servers.includes(server.sourceName)) : chosenServers(fileRow, servers, file)
+  let chosen: readonly ImportedServer[]
+  try {
+    chosen = turnedOff ? servers.filter((server) => !fileRow.servers || fileRow.servers.includes(server.sourceName)) : chosenServers(fileRow, servers, file)
+  } catch (error) {
+    return [{ name: basename(file), config, file: row.file, failsBoot: error }]
+  }
   return chosen.map((server) => {
     const disabled = turnedOff ?? (server.disabled ? { file, by: 'enabled = false' as const } : undefined)
     return { name: String(server.config.serverName), config: server.config, file: row.file, ...(disabled ? { disabled } : {}) }
@@ -85,8 +95,9 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
 
 /** The detail of a server that is never started: where it was turned off, and by what. */
 export function turnedOffDetail(entry: ServerEntry & { readonly disabled: TurnedOff }): string {
-  const { file, by, row } = entry.disabled
-  const how = row?.reads ? `${by} on the mcpConfig: row ${row.id}, which reads ${row.reads}` : by
+  const { file, by, row, group } = entry.disabled
+  const fileRow = row?.reads ? `the mcpConfig: row ${row.id}, which reads ${row.reads}` : undefined
+  const how = group !== undefined ? `${by} on the group ${group}, which holds ${fileRow ?? `row ${row?.id}`}` : fileRow ? `${by} on ${fileRow}` : by
   return `turned off in ${file} (${how}); not started${entry.unreadable ? `; ${entry.unreadable.message}` : ''}`
 }
 
@@ -102,7 +113,16 @@ export function turnedOffCall(tool: string, entries: readonly ServerEntry[]): Mc
   const off = named.find((entry) => entry.disabled)?.disabled
   if (!off || named.some((entry) => !entry.disabled)) return undefined
   const name = named[0]!.name
-  const why = off.by === 'enabled = false' ? 'enabled = false' : off.row?.reads ? `the mcpConfig: row ${off.row.id}, which reads ${off.row.reads}, is disabled: true` : `row ${off.row?.id}: disabled: true`
-  const fix = off.by === 'enabled = false' ? 'set enabled = true for it there' : 'remove disabled: true there (or set it to false)'
+  const fileRow = off.row?.reads ? `the mcpConfig: row ${off.row.id}, which reads ${off.row.reads}` : undefined
+  // The flag is where the message sends the reader: on the group that holds the row, or on the row.
+  const why =
+    off.by === 'enabled = false'
+      ? 'enabled = false'
+      : off.group !== undefined
+        ? `the group ${off.group}, which holds ${fileRow ?? `row ${off.row?.id}`}, is disabled: true`
+        : fileRow
+          ? `${fileRow}, is disabled: true`
+          : `row ${off.row?.id}: disabled: true`
+  const fix = off.by === 'enabled = false' ? 'set enabled = true for it there' : off.group !== undefined ? `remove disabled: true from the group ${off.group} there (or set it to false)` : 'remove disabled: true there (or set it to false)'
   return new McpError(`MCP server ${name} is turned off in ${off.file} (${why}), so it is not started and has no tools; to use it, ${fix}`, 'MCP_SERVER_DISABLED')
 }
