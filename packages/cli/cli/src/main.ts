@@ -1,4 +1,4 @@
-import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, type Host, type ToolProgress } from 'dsh-core'
+import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, type Host, type ToolProgress, type ToolResult } from 'dsh-core'
 import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, UsageErrorCode, type Command, type Invocation } from './args.ts'
 import { DEFAULT_MAX_MESSAGE_BYTES } from './serve-args.ts'
 import { ExitCode } from './exit.ts'
@@ -207,7 +207,8 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       }
       // Progress is for a person watching a terminal; a script reading stderr gets only diagnostics.
       const onProgress = io.stderr.isTTY ? (update: ToolProgress) => tellStderr(io.stderr, progressText(command.tool, update)) : undefined
-      const result = await tools.execute({ name: command.tool, arguments: args, session, signal, ...(onProgress ? { onProgress } : {}) })
+      const executed = await tools.execute({ name: command.tool, arguments: args, session, signal, ...(onProgress ? { onProgress } : {}) })
+      const result = executed.isError && executed.error.code === 'UNKNOWN_TOOL' ? ((await turnedOffExplainer(invocation)(command.tool)) ?? executed) : executed
       return answer(result, resultText(result), result.isError ? ExitCode.TOOL_ERROR : ExitCode.OK)
     }
     case 'context': {
@@ -241,10 +242,10 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       try {
         if (command.http) {
           const { serveHttp } = await import('./serve-http.ts')
-          await serveHttp(host, requireTools(host), requireSessions(host), { ...command, ...command.http, cwd: invocation.cwd, signal, stderr: io.stderr })
+          await serveHttp(host, requireTools(host), requireSessions(host), { ...command, ...command.http, cwd: invocation.cwd, signal, stderr: io.stderr, explainUnknownTool: turnedOffExplainer(invocation) })
         } else {
           const { serve } = await import('./serve.ts')
-          await serve(host, requireTools(host), requireSessions(host), { ...command, cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout })
+          await serve(host, requireTools(host), requireSessions(host), { ...command, cwd: invocation.cwd, signal, stdin: io.stdin, stdout: io.stdout, explainUnknownTool: turnedOffExplainer(invocation) })
         }
       } finally {
         release()
@@ -253,6 +254,27 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
     }
     default:
       return assertNever(command, 'command')
+  }
+}
+
+/**
+ * What explains a call to `mcp__<server>__…` that found no tool, when the composition holds that
+ * server turned off by a `disabled: true` row (nothing of the row loads, so the runtime knows no more
+ * than UNKNOWN_TOOL): an error saying so, where, and how to turn it on (MCP_SERVER_DISABLED). `dsh
+ * call` asks it once, `dsh serve` on each such call. The composition is listed on the first such
+ * call only, dsh-mcp's listing imported with it (a start loads neither: lazy-load.test.ts), and
+ * once: the host booted from it and does not reload it.
+ */
+export function turnedOffExplainer(invocation: Invocation): (tool: string) => Promise<ToolResult | undefined> {
+  let listed: Promise<readonly import('./mcp/servers.ts').ServerEntry[] | undefined> | undefined
+  return async (tool) => {
+    if (!tool.startsWith('mcp__')) return undefined
+    const { composedServers, turnedOffCall } = await import('./mcp/servers.ts')
+    // The composition booted a moment ago; a file that cannot be listed now leaves the runtime's answer as it was.
+    listed ??= composedServers({ preset: invocation.preset, presetTwin: shippedPreset(invocation.preset), overlays: invocation.overlays, cwd: invocation.cwd }).catch(() => undefined)
+    const entries = await listed
+    const error = entries && turnedOffCall(tool, entries)
+    return error ? { isError: true, content: [{ type: 'text', text: `Error: ${error.message}` }], error: { message: error.message, code: error.code, name: error.name } } : undefined
   }
 }
 

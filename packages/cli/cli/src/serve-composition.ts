@@ -33,6 +33,11 @@ export interface CompositionOptions {
    * somewhere to go.
    */
   readonly elicitApproval: boolean
+  /**
+   * Asked when a call finds no tool (`UNKNOWN_TOOL`): a better answer when there is one (main.ts:
+   * `mcp__<server>__…` of a server a `disabled: true` row turns off is MCP_SERVER_DISABLED).
+   */
+  readonly explainUnknownTool?: (name: string) => Promise<ToolResult | undefined>
 }
 
 /** What changed in a burst: the tool catalog or the prompts (skills). */
@@ -204,6 +209,7 @@ export class ServedComposition {
       deadline.dispose()
     }
     if (deadline.expired) result = timedOut(name, requestTimeoutMs)
+    else if (result.isError && result.error.code === 'UNKNOWN_TOOL' && this.options.explainUnknownTool) result = (await this.options.explainUnknownTool(name)) ?? result
     return toCallToolResult(explainApproval(result, this.options.elicitApproval), calls.outputSchema(name) !== undefined)
   }
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node'
 import { createMcpHandler, hostHeaderValidationResponse, isLegacyRequest, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, PROTOCOL_VERSION_META_KEY, type AuthInfo } from '@modelcontextprotocol/server'
-import { errorMessage, isRecord, Lifetime, oneLine, type Host, type SessionService, type ToolRuntime } from 'dsh-core'
+import { errorMessage, isRecord, Lifetime, oneLine, type Host, type SessionService, type ToolResult, type ToolRuntime } from 'dsh-core'
 import { UsageError } from './args.ts'
 import { tellStderr } from './output.ts'
 import type { HttpSettings, ServeLimits } from './serve-args.ts'
@@ -25,6 +25,8 @@ export interface HttpServeOptions extends ServeLimits, HttpSettings {
   readonly signal: AbortSignal
   /** Where the URL is printed once listening. */
   readonly stderr: NodeJS.WritableStream
+  /** A better answer than UNKNOWN_TOOL for a call that found no tool, when there is one (CompositionOptions). */
+  readonly explainUnknownTool?: (name: string) => Promise<ToolResult | undefined>
 }
 
 /**

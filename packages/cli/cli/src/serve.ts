@@ -1,5 +1,5 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio'
-import type { Host, SessionService, ToolRuntime } from 'dsh-core'
+import type { Host, SessionService, ToolResult, ToolRuntime } from 'dsh-core'
 import type {} from 'dsh-skill'
 import { ServedComposition } from './serve-composition.ts'
 import { RpcCode } from './serve-rpc.ts'
@@ -24,6 +24,8 @@ export interface ServeOptions {
   readonly requestTimeoutMs: number
   /** A question relayed to the client is cancelled when no answer came in this long. */
   readonly answerTimeoutMs: number
+  /** A better answer than UNKNOWN_TOOL for a call that found no tool, when there is one (CompositionOptions). */
+  readonly explainUnknownTool?: (name: string) => Promise<ToolResult | undefined>
 }
 
 /**

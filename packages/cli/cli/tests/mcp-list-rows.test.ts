@@ -94,3 +94,164 @@ describe('dsh mcp list / get and rows turned off', () => {
     expect(json(got)).toMatchObject({ state: 'disabled', detail: `turned off in ${off} (disabled: true); not started` })
   })
 })
+
+describe('dsh mcp list / get and a turned-off mcpConfig: row', () => {
+  it('lists the servers the row would run, as disabled, naming the file that turned it off, the row and the file it reads', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const file = join(dir, 'team.mcp.json')
+    const server = { command: process.execPath, args: [SERVER] }
+    await writeFile(file, JSON.stringify({ mcpServers: { alpha: server, beta: server, gamma: server } }))
+    const rows = join(dir, 'team.yml')
+    await writeFile(rows, `- id: team\n  name: dsh-mcp\n  config: { mcpConfig: ${JSON.stringify(file)}, servers: [alpha, beta] }\n`)
+    const off = join(dir, 'off.yml')
+    await writeFile(off, '- id: team\n  disabled: true\n')
+    const args = ['--preset', 'base', '--config', overlay, '--config', rows, '--config', off]
+    const env = { env: { DSH_HOME: home } }
+    const detail = `turned off in ${off} (disabled: true on the mcpConfig: row team, which reads ${file}); not started`
+    const listed = await dshIn(['mcp', 'list', '--json', ...args], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    const servers = json<{ servers: Listed[] }>(listed).servers
+    // What the row runs (its servers allow-list), none started, no failure code: a state of its own.
+    expect(servers).toEqual([expect.objectContaining({ name: 'fixture', state: 'ready' }), ...['alpha', 'beta'].map((name) => ({ name, transport: 'stdio', state: 'disabled', tools: 0, auth: '-', detail }))])
+    const text = await dshIn(['mcp', 'list', ...args], env)
+    expect(text.stdout).toMatch(new RegExp(`^alpha +stdio +disabled +0 +- +turned off in `, 'm'))
+    const got = await dshIn(['mcp', 'get', 'beta', '--json', ...args], env)
+    expect(got.code, got.stderr).toBe(0)
+    expect(json(got)).toMatchObject({ name: 'beta', state: 'disabled', detail })
+    expect(json(got)).not.toHaveProperty('code')
+  })
+
+  it('a turned-off row whose file is gone is one disabled row named after the file, saying it cannot be read, and the command does not fail', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const file = join(dir, 'gone.mcp.json')
+    const rows = join(dir, 'gone.yml')
+    await writeFile(rows, `- id: gone\n  name: dsh-mcp\n  disabled: true\n  config: { mcpConfig: ${JSON.stringify(file)} }\n`)
+    const listed = await dshIn(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay, '--config', rows], { env: { DSH_HOME: home } })
+    expect(listed.code, listed.stderr).toBe(0)
+    const servers = json<{ servers: Listed[] }>(listed).servers
+    expect(servers.map((server) => [server.name, server.state])).toEqual([['fixture', 'ready'], ['gone.mcp.json', 'disabled']])
+    expect(servers[1]).not.toHaveProperty('code')
+    expect(servers[1]!.detail).toMatch(new RegExp(`^turned off in ${rows.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(disabled: true on the mcpConfig: row gone, which reads .*gone\\.mcp\\.json\\); not started; .*cannot be read`))
+  })
+})
+
+describe('dsh call on a tool of a server turned off', () => {
+  it('says the server is turned off, where and how to turn it on (MCP_SERVER_DISABLED), for a disabled: true row, a turned-off mcpConfig: row and a Codex enabled = false; other unknown names stay UNKNOWN_TOOL', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const toml = join(dir, 'codex.config.toml')
+    const quoted = (text: string) => JSON.stringify(text)
+    await writeFile(toml, `[mcp_servers.codexoff]\ncommand = ${quoted(process.execPath)}\nargs = [${quoted(SERVER)}]\nenabled = false\n\n[mcp_servers.codexon]\ncommand = ${quoted(process.execPath)}\nargs = [${quoted(SERVER)}]\n`)
+    const team = join(dir, 'team.mcp.json')
+    await writeFile(team, JSON.stringify({ mcpServers: { teamed: { command: process.execPath, args: [SERVER] } } }))
+    const rows = join(dir, 'rows.yml')
+    await writeFile(rows, `- id: codex\n  name: dsh-mcp\n  config: { mcpConfig: ${quoted(toml)} }\n- id: team\n  name: dsh-mcp\n  config: { mcpConfig: ${quoted(team)} }\n`)
+    const off = join(dir, 'off.yml')
+    await writeFile(off, '- id: mcp-fixture\n  disabled: true\n- id: team\n  disabled: true\n')
+    const args = ['--preset', 'base', '--config', overlay, '--config', rows, '--config', off]
+    const env = { env: { DSH_HOME: home } }
+    const call = async (tool: string) => {
+      const run = await dshIn(['call', tool, '{"message":"hi"}', '--json', ...args], env)
+      expect(run.code, run.stderr).toBe(1)
+      return json<{ isError: boolean; content: { text: string }[]; error: { code: string; message: string } }>(run)
+    }
+
+    const row = await call('mcp__fixture__echo')
+    expect(row.error).toMatchObject({ code: 'MCP_SERVER_DISABLED', message: expect.stringContaining(`MCP server fixture is turned off in ${off} (row mcp-fixture: disabled: true)`) })
+    expect(row.error.message).toContain('remove disabled: true')
+    expect(row.content[0]!.text).toBe(`Error: ${row.error.message}`)
+
+    const fileRow = await call('mcp__teamed__echo')
+    expect(fileRow.error).toMatchObject({ code: 'MCP_SERVER_DISABLED', message: expect.stringContaining(`MCP server teamed is turned off in ${off} (the mcpConfig: row team, which reads ${team}, is disabled: true)`) })
+
+    const codex = await call('mcp__codexoff__echo')
+    expect(codex.error).toMatchObject({ code: 'MCP_SERVER_DISABLED', message: expect.stringContaining(`MCP server codexoff is turned off in ${toml} ([mcp_servers.codexoff] enabled = false)`) })
+    expect(codex.error.message).toContain('enabled = true')
+
+    // Names no turned-off server explains keep UNKNOWN_TOOL: a server nobody configured, and a tool a running server lacks.
+    expect((await call('mcp__nobody__echo')).error.code).toBe('UNKNOWN_TOOL')
+    expect((await call('mcp__codexon__nope')).error.code).toBe('UNKNOWN_TOOL')
+    // The running server of the same file answers.
+    const on = await dshIn(['call', 'mcp__codexon__echo', '{"message":"hi"}', ...args], env)
+    expect(on.code, on.stderr).toBe(0)
+  })
+})
+
+describe('dsh mcp list / get and a row of the user\'s own that the boot fails on', () => {
+  it('fail as dsh status does: exit 2, the same one line naming the row, the field and the reason, for a file that cannot be read, a servers name the file lacks and an invalid row', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const have = join(dir, 'have.mcp.json')
+    await writeFile(have, JSON.stringify({ mcpServers: { alpha: { command: process.execPath, args: [SERVER] } } }))
+    const missing = join(dir, 'missing.mcp.json')
+    const cases = [
+      { config: `{ mcpConfig: ${JSON.stringify(missing)} }`, says: [`mcpConfig: ${missing} cannot be read`, '[MCP_CONFIG_FILE_INVALID]'], code: 'PRESET_PLUGIN_FAILED' },
+      { config: `{ mcpConfig: ${JSON.stringify(have)}, servers: [zzz] }`, says: [`mcpConfig: ${have} has no server "zzz"`, '[MCP_SERVER_UNKNOWN]'], code: 'PRESET_PLUGIN_FAILED' },
+      { config: `{ mcpConfig: ${JSON.stringify(have)}, bogus: 1 }`, says: ['invalid config', '"bogus"'], code: 'PRESET_CONFIG_INVALID' },
+    ]
+    for (const [index, { config, says, code }] of cases.entries()) {
+      const rows = join(dir, `mine-${index}.yml`)
+      await writeFile(rows, `- id: mine\n  name: dsh-mcp\n  config: ${config}\n`)
+      const args = ['--preset', 'base', '--config', overlay, '--config', rows]
+      const env = { env: { DSH_HOME: home } }
+      const status = await dshIn(['status', '--json', ...args], env)
+      expect(status.code, status.stderr).toBe(2)
+      const line = oneStderrLine(status)
+      expect(line).toContain(`row "mine" (dsh-mcp) in ${rows}`)
+      for (const text of says) expect(line).toContain(text)
+      expect(line.endsWith(`[${code}]`), line).toBe(true)
+      for (const command of [['mcp', 'list'], ['mcp', 'list', '--json'], ['mcp', 'get', 'alpha'], ['mcp', 'get', 'nobody', '--json']]) {
+        const run = await dshIn([...command, ...args], env)
+        expect(run.code, `${command.join(' ')}: ${run.stderr}`).toBe(2)
+        expect(oneStderrLine(run), command.join(' ')).toBe(line)
+        expect(run.stdout).toBe('')
+      }
+    }
+  })
+})
+
+describe('a server off because its group is disabled', () => {
+  it('dsh call and dsh mcp list / get name the group that holds the flag, not the row', async () => {
+    const { home, overlay } = await setup()
+    const dir = join(home, '..')
+    const quoted = (text: string) => JSON.stringify(text)
+    const team = join(dir, 'team.mcp.json')
+    await writeFile(team, JSON.stringify({ mcpServers: { teamed: { command: process.execPath, args: [SERVER] } } }))
+    const rows = join(dir, 'group.yml')
+    await writeFile(
+      rows,
+      `- id: tools-grp\n  name: cordis/group\n  config:\n    - id: mcp-grouped\n      name: dsh-mcp\n      config: { serverName: grouped, transport: stdio, command: ${quoted(process.execPath)}, args: [${quoted(SERVER)}] }\n    - id: team\n      name: dsh-mcp\n      config: { mcpConfig: ${quoted(team)} }\n`,
+    )
+    const off = join(dir, 'off.yml')
+    await writeFile(off, '- id: tools-grp\n  disabled: true\n')
+    const args = ['--preset', 'base', '--config', overlay, '--config', rows, '--config', off]
+    const env = { env: { DSH_HOME: home } }
+    const call = async (tool: string) => {
+      const run = await dshIn(['call', tool, '{"message":"hi"}', '--json', ...args], env)
+      expect(run.code, run.stderr).toBe(1)
+      return json<{ error: { code: string; message: string } }>(run).error
+    }
+
+    const row = await call('mcp__grouped__echo')
+    expect(row.code).toBe('MCP_SERVER_DISABLED')
+    expect(row.message).toContain(`MCP server grouped is turned off in ${off} (the group tools-grp, which holds row mcp-grouped, is disabled: true)`)
+    expect(row.message).toContain('remove disabled: true from the group tools-grp there')
+    const fileRow = await call('mcp__teamed__echo')
+    expect(fileRow.message).toContain(`MCP server teamed is turned off in ${off} (the group tools-grp, which holds the mcpConfig: row team, which reads ${team}, is disabled: true)`)
+    expect(fileRow.message).toContain('remove disabled: true from the group tools-grp there')
+
+    const listed = await dshIn(['mcp', 'list', '--json', ...args], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    const servers = json<{ servers: Listed[] }>(listed).servers
+    expect(servers.map((server) => [server.name, server.state, server.detail])).toEqual([
+      ['fixture', 'ready', expect.any(String)],
+      ['grouped', 'disabled', `turned off in ${off} (disabled: true on the group tools-grp, which holds row mcp-grouped); not started`],
+      ['teamed', 'disabled', `turned off in ${off} (disabled: true on the group tools-grp, which holds the mcpConfig: row team, which reads ${team}); not started`],
+    ])
+    const got = await dshIn(['mcp', 'get', 'grouped', '--json', ...args], env)
+    expect(got.code, got.stderr).toBe(0)
+    expect(json(got)).toMatchObject({ state: 'disabled', detail: servers[1]!.detail })
+  })
+})

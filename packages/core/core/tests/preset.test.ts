@@ -294,6 +294,8 @@ describe('groups', () => {
       // A row of a disabled group is turned off by the file that disabled the group.
       ['g1', path('patch.yml'), path('off.yml')],
     ])
+    // And the group that holds the flag is named; a row turned off itself names none.
+    expect(['off', 'later', 'g1'].map((id) => byId(id).disabledGroup)).toEqual([undefined, undefined, 'off_grp'])
   })
 
   it('can be disabled by an overlay', async () => {

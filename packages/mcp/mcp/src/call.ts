@@ -1,4 +1,4 @@
-import { SdkError, SdkErrorCode, type RequestOptions } from '@modelcontextprotocol/client'
+import { SdkError, SdkErrorCode, UrlElicitationRequiredError, type RequestOptions } from '@modelcontextprotocol/client'
 import { ToolError, type JsonObject, type Lifetime, type ToolProgress } from 'dsh-core'
 import { z } from 'zod'
 import { classifyFailure } from './classify.ts'
@@ -42,6 +42,14 @@ export async function request(supervisor: Supervisor, what: string, message: { m
   try {
     return await send(first, what, message, options, supervisor)
   } catch (error) {
+    if (error instanceof UrlElicitationRequiredError && !options.lifetime.aborted && (await visited(supervisor, error, options.lifetime))) {
+      // The server refused the request without doing its work: sent once more, on the same connection.
+      try {
+        return await send(first, what, message, options, supervisor)
+      } catch (again) {
+        throw failure(again, first, what, options, supervisor)
+      }
+    }
     if (!(error instanceof SessionGoneError) || options.lifetime.aborted) throw failure(error, first, what, options, supervisor)
     const fresh = await supervisor.reconnected(first, options.lifetime)
     try {
@@ -50,6 +58,22 @@ export async function request(supervisor: Supervisor, what: string, message: { m
       throw failure(again, fresh, what, options, supervisor)
     }
   }
+}
+
+/**
+ * A 2025-11-25 server answered -32042 (URL elicitation required): each page it names is put to the
+ * user as its URL questions are (elicitation.ts: the host's questioner; nobody to ask is a decline,
+ * logged with MCP_QUESTION_DECLINED). True when every one was accepted (visited): the call may be
+ * sent again. A row with `elicitation: false` asks nothing (the server was told it cannot ask).
+ */
+async function visited(supervisor: Supervisor, error: UrlElicitationRequiredError, lifetime: Lifetime): Promise<boolean> {
+  const ask = supervisor.elicit
+  if (!ask || error.elicitations.length === 0) return false
+  for (const page of error.elicitations) {
+    const answer = await ask({ method: 'elicitation/create', params: page }, lifetime.signal)
+    if (answer.action !== 'accept' || lifetime.aborted) return false
+  }
+  return true
 }
 
 async function send(target: Generation, what: string, message: { method: string; params?: Record<string, unknown> }, options: CallOptions, supervisor: Supervisor): Promise<JsonObject> {

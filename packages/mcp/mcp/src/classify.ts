@@ -1,4 +1,4 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client'
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError, UnsupportedProtocolVersionError, UrlElicitationRequiredError } from '@modelcontextprotocol/client'
 import { errorMessage, oneLine, ToolError } from 'dsh-core'
 import { z } from 'zod'
 import { McpError } from './errors.ts'
@@ -41,6 +41,21 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
     const server = error.data
     return new McpError(`${what}: ${subject} answered with error ${server.rpcCode}: ${bounded(server.rpcMessage)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.rpcCode })
   }
+  // The SDK rebuilds a server's -32022 answer as an error of its own type with its own `data` (no
+  // `ServerErrorData`): it is still the server's answer, built only from one.
+  if (error instanceof UnsupportedProtocolVersionError) {
+    const offered = (error.data as { supported?: unknown } | undefined)?.supported
+    const supported = Array.isArray(offered) ? ` (it speaks ${offered.map(String).join(', ')})` : ''
+    return new McpError(`${what}: ${subject} answered with error ${error.code}: ${bounded(oneLine(error.message))}${supported}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
+  }
+  // So is a 2025-11-25 server's -32042 (URL elicitation required): the server is up and wants the
+  // user to open a page before the call can go on. The bridge opens nothing; the pages went to the
+  // user as URL questions (call.ts, `visited`) and were not all visited: the message names each,
+  // for the caller to show. (The SDK's v1 servers put 'MCP error -32042: ' before their message.)
+  if (error instanceof UrlElicitationRequiredError) {
+    const pages = error.elicitations.map((page) => `${oneLine(String(page.message ?? ''))} ${String(page.url ?? '')}`.trim()).join('; ')
+    return new McpError(`${what}: ${subject} needs the user to open a URL before this call can go on (error ${error.code}: ${bounded(oneLine(error.message.replace(/^MCP error -?\d+: /, '')))}): ${bounded(pages)}; once it is done, call the tool again`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
+  }
   if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof z.core.$ZodError) return new McpError(`${what}: ${subject} sent a message the MCP schema refuses: ${zodReason(error)}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
@@ -60,6 +75,8 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
     return new McpError(`${what}: no answer ${typeof timeout === 'number' ? `within ${timeout} ms` : `from ${subject}`}${suffix(context.ending)}`, 'MCP_TIMEOUT', { cause: error })
   }
   if (context.disposed) return new McpError(`${what}: the row of ${subject} was unloaded`, 'MCP_DISPOSED', { cause: error })
+  // A connection attempt that found nobody at the URL says so, as it is (not as a closed connection).
+  if (error instanceof ServerUnreachableError && context.stage === 'connect') return new McpError(`${what}: ${error.message}`, 'MCP_CONNECT_FAILED', { cause: error })
   // The connection is gone: the SDK closed its requests, our transport refused to send, the HTTP
   // session or the server itself disappeared. What we know of the end says why.
   const gone =

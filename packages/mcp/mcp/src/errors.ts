@@ -62,6 +62,11 @@ export const McpErrorCode = {
   MCP_QUESTION_DECLINED: 'MCP_QUESTION_DECLINED',
   /** The row is being unloaded. */
   MCP_DISPOSED: 'MCP_DISPOSED',
+  /**
+   * The tool's server is configured but turned off (a Codex `enabled = false`; with `dsh call` and
+   * `dsh serve`, a `disabled: true` row, or its group, too): it is never started. The message names the file and how to turn it on.
+   */
+  MCP_SERVER_DISABLED: 'MCP_SERVER_DISABLED',
   /** The server comes from a workspace file (`relativeTo: workspace`) of a workspace that is not trusted; it was not started (`dsh trust <dir>`). */
   MCP_UNTRUSTED: 'MCP_UNTRUSTED',
 } as const

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FetchLike, RequestId } from '@modelcontextprotocol/client'
 import { fetchResendingOnce } from './resend.ts'
-import { maskedUrlsIn } from './url-secrets.ts'
+import { maskedUrl, maskedUrlsIn } from './url-secrets.ts'
 
 /** Nothing answered at the HTTP level: refused, reset, unresolvable. `cause` is fetch's own error. */
 export class ServerUnreachableError extends Error {}
@@ -47,6 +47,11 @@ export interface WireOptions {
    * request, and `stop` ends it (the connection to the server is closed; the SDK reads its end).
    */
   readonly onEventStream: (request: RequestId, stop: () => void) => void
+  /**
+   * Nothing answered a request (the error it rejects with): seen here too, because a caller may
+   * flatten it into words of its own (the SDK's EventSource does, for the SSE stream's GET).
+   */
+  readonly onUnreachable?: (error: ServerUnreachableError) => void
   /** A request was answered 401, with this `WWW-Authenticate` (null: none), so OAuth can tell a login is wanted. */
   readonly onUnauthorized?: (challenge: string | null) => void
 }
@@ -68,7 +73,9 @@ export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchL
       response = await fetchResendingOnce(base, url, init, sendingMessage.getStore()?.method)
     } catch (error) {
       if (init?.signal?.aborted) throw error
-      throw new ServerUnreachableError(`the server cannot be reached: ${describeFetchFailure(error)}`, { cause: error })
+      const unreachable = new ServerUnreachableError(`the server at ${maskedUrl(String(url))} cannot be reached (${describeFetchFailure(error)})`, { cause: error })
+      options.onUnreachable?.(unreachable)
+      throw unreachable
     }
     if (response.status === 401) options.onUnauthorized?.(response.headers.get('www-authenticate'))
     const hadSession = new Headers(init?.headers).has('mcp-session-id')

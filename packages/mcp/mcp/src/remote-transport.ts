@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { zodReason } from './classify.ts'
 import type { HttpConnections } from './http-connections.ts'
 import { sendingMessage, ServerUnreachableError, wireFetch, type OversizedBodyError } from './http-wire.ts'
-import { AuthRequiredError } from './oauth/auth-required.ts'
+import { McpError } from './errors.ts'
+import { AuthRequiredError, credentialRejected } from './oauth/auth-required.ts'
 import type { OAuthSession } from './oauth/session.ts'
 import { deliverInOrder, faultAnswer, fromPeer, PendingRequests, type Fault } from './wire.ts'
 
@@ -51,9 +52,13 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   readonly pending = new PendingRequests()
   /** Requests whose POST was answered with an event stream (what the SDK cannot parse there is theirs), and what ends that stream. */
   private readonly streamed = new Map<RequestId, () => void>()
+  /** Errors a send rejected with (see `innerError`). */
+  private readonly failedSends = new WeakSet<Error>()
   protected closing: Promise<void> | undefined
   private closed = false
-  /** Why the transport closed itself, if it did (`ServerUnreachableError`, `AuthRequiredError`, a lost session). */
+  /** The latest request nothing answered (see `start`). */
+  private unreachable: ServerUnreachableError | undefined
+  /** Why the transport closed itself, if it did (`ServerUnreachableError`, `AuthRequiredError`, `MCP_CREDENTIAL_REJECTED`, a lost session). */
   lostBecause: Error | undefined
 
   constructor(
@@ -66,6 +71,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       onSessionRefused: (status, method) => this.sessionRefused(status, method),
       onOversizedEvent: (request, error) => this.oversizedEvent(request, error),
       onEventStream: (request, stop) => this.streamed.set(request, stop),
+      onUnreachable: (error) => (this.unreachable = error),
       ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
     }, options.connections.fetch)
     this.inner = open(options.url, { requestInit: { headers: { ...options.headers } }, fetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
@@ -118,6 +124,16 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
    * the message schema) belongs to that POST's request, which the SDK would leave waiting.
    */
   private innerError(error: Error): void {
+    // The SDK reports a POST's failure here and then rejects its send with the same error. A server
+    // found unreachable by a request is that request's failure (and closes the transport, below):
+    // said once, by whoever waited for it, not also as a transport error. Told apart after the
+    // send's rejection has been seen (the SDK calls this first); anything else is passed on.
+    if (error instanceof ServerUnreachableError && sendingMessage.getStore() !== undefined) {
+      setImmediate(() => {
+        if (!this.failedSends.has(error)) this.onerror?.(error)
+      })
+      return
+    }
     const unparsable = error instanceof SyntaxError || error instanceof z.core.$ZodError
     // On a POST's stream, that POST's request. Elsewhere (the standalone GET stream, where the
     // SDK's own server sends an answer it cannot encode) only the one request waiting, if just one is.
@@ -141,10 +157,13 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   }
 
   async start(): Promise<void> {
+    this.unreachable = undefined
     try {
       await this.inner.start()
     } catch (error) {
-      throw this.loginWanted(error) ?? error
+      // A start that found nobody fails with that (the SSE transport's EventSource turns it into
+      // 'SSE error: Error: …: TypeError: fetch failed: …', words around words).
+      throw this.authFailure(error) ?? this.unreachable ?? error
     }
   }
 
@@ -156,11 +175,13 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     } catch (error) {
       // A request whose send failed gets no answer: it is no longer waiting for one.
       if (id !== undefined) this.pending.forget(id)
-      const failure = this.loginWanted(error) ?? error
+      if (error instanceof ServerUnreachableError) this.failedSends.add(error)
+      const failure = this.authFailure(error) ?? error
       // After this request has failed with it: closing first would fail it as "connection closed"
       // (and a version probe would hear "closed" instead of "unreachable").
-      // A step-up fails only its request: the connection serves the rest.
-      if (failure instanceof ServerUnreachableError || (failure instanceof AuthRequiredError && failure.stepUpScope === undefined)) setImmediate(() => this.lose(failure))
+      // A step-up fails only its request: the connection serves the rest. A refused credential is
+      // refused for every request: the connection is lost with it (the supervisor waits for a reload).
+      if (failure instanceof ServerUnreachableError || (failure instanceof AuthRequiredError && failure.stepUpScope === undefined) || (failure instanceof McpError && failure.code === 'MCP_CREDENTIAL_REJECTED')) setImmediate(() => this.lose(failure))
       throw failure
     }
   }
@@ -183,15 +204,18 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   }
 
   /**
-   * A 401 on a connection without an OAuth client, from a server that asks for a Bearer token,
-   * when the row lets OAuth be used: a login is needed (undefined for anything else).
+   * A 401 on a connection without an OAuth client: from a server that asks for a Bearer token,
+   * when the row lets OAuth be used, a login is needed; else the server refused the row's
+   * credential (none, or the wrong one), which no login mends (`MCP_CREDENTIAL_REJECTED`).
+   * Undefined for anything else (with an OAuth client, its provider decides: oauth/session.ts).
    */
-  private loginWanted(error: unknown): AuthRequiredError | undefined {
+  private authFailure(error: unknown): AuthRequiredError | McpError | undefined {
     if (error instanceof AuthRequiredError) return error
     const status = (error as { status?: unknown } | null)?.status
     const { auth, authProvider } = this.options
-    if (!(status === 401 || error instanceof UnauthorizedError) || authProvider || !auth?.challengedForBearer) return undefined
-    return auth.needsLogin('no login is stored')
+    if (!(status === 401 || error instanceof UnauthorizedError) || authProvider) return undefined
+    if (!auth) return credentialRejected('and this row does not use OAuth (it sets Authorization itself, or oauth: false)')
+    return auth.challengedForBearer ? auth.needsLogin('no login is stored') : credentialRejected('without an OAuth challenge')
   }
 
   private finish(): void {

@@ -129,8 +129,13 @@ export class Supervisor {
   private reconnectCount = 0
   /** The server exited on the version probe and then connected with `initialize`: later attempts skip the probe (see `closedOnProbe`). */
   private knownLegacy = false
-  /** A start asked with `initialize` after a closed probe failed too: the probe is not why this server ends. */
+  /**
+   * The probe is not why this server ends: it answered the probe once, or a start asked with
+   * `initialize` after a closed probe failed too. A closed probe is then a crash (`closedOnProbe`).
+   */
   private probeRuledOut = false
+  /** The previous attempt's probe closed with nothing to say the server read it (see `closedOnProbe`). */
+  private probeClosedBefore = false
   /** While the row's startup runs: when a `required` row's retries must have begun, and how activation hears the outcome. */
   private starting: { readonly until: number; attempts: number; readonly settle: (outcome: StartupOutcome) => void } | undefined
 
@@ -210,6 +215,11 @@ export class Supervisor {
   /** A required row's startup waits for its retries; any other row's ends with its first attempt. */
   private get retryingStartup(): boolean {
     return this.starting !== undefined && this.config.required
+  }
+
+  /** Who answers the server's questions (the row's `elicitation`); undefined when it declares none. */
+  get elicit(): GenerationHooks['elicit'] | undefined {
+    return this.options.elicit
   }
 
   /** True once `dispose()` began: the row is being unloaded. */
@@ -341,6 +351,8 @@ export class Supervisor {
     try {
       // At most twice: a server that ended the connection on the version probe is started again and asked with initialize.
       let legacy = this.knownLegacy
+      /** The start whose probe closed, as a failure, when the attempt starts the server again. */
+      let closedProbe: McpError | undefined
       for (;;) {
         step = 'start'
         generation = await this.openGeneration(attempt, renewing)
@@ -349,12 +361,22 @@ export class Supervisor {
           await generation.connect(this.config.startupTimeoutMs, this.lifetime.signal, legacy)
           break
         } catch (error) {
-          // Failed with initialize too: the server did not end on the probe (it exits at start, say); later attempts probe once.
-          if (legacy && !this.knownLegacy) this.probeRuledOut = true
-          if (legacy || !(await this.closedOnProbe(generation, error))) throw error
+          if (closedProbe) {
+            // Failed with initialize too: the server did not end on the probe (it exits at start, say); later attempts probe once.
+            this.probeRuledOut = true
+            // Refused as a server speaking only the probe's revision refuses it: the closed probe was a crash, the attempt's failure.
+            if (refusedHandshake(this.attemptError(error, step, generation), step)) throw closedProbe
+          }
+          if (!probeClosed(error)) this.probeClosedBefore = false
+          if (legacy) throw error
+          closedProbe = await this.closedOnProbe(generation, error)
+          if (!closedProbe) throw error
           legacy = true
         }
       }
+      this.probeClosedBefore = false
+      // The server answered the probe: it does not end on one.
+      if (!legacy && this.config.protocol === 'auto') this.probeRuledOut = true
       if (legacy && !this.knownLegacy) {
         this.knownLegacy = true
         this.options.logger.warn(`${this.label}: the server exited on the version probe (server/discover) and was started again with initialize, which it speaks; this row skips the probe from now on (protocol: 2025-11-25 skips it from the start)`)
@@ -410,16 +432,26 @@ export class Supervisor {
 
   /**
    * Some older stdio servers exit on any request before `initialize`; the SDK's in-place probe then
-   * reports the closed connection. A server that exits at start looks the same, so: once that
-   * server is gone (the close barrier), the same attempt starts it again and asks with
-   * `initialize` at once; the row remembers only if that connects. True when the caller should do
-   * so; false for any other failure, or once a second start also failed (`probeRuledOut`).
+   * reports the closed connection. A server that crashes at start looks the same on the wire (it
+   * exits right after the probe is sent, unanswered), and only what the server said can tell them
+   * apart: it can name the probe's method (`server/discover`) only if it read it. So, once that
+   * server is gone (the close barrier): with its stderr naming the probe, or when the previous
+   * attempt's probe closed too (a server that exits on it silently), the same attempt starts it
+   * again and asks with `initialize` at once (the row remembers only if that connects); the first
+   * silent closing is taken for a crash, the attempt's own failure (one start, retried as any, and
+   * the retry probes again). Returns the closed start as a failure when the caller should start
+   * again; undefined for any other failure, or once the probe is ruled out (`probeRuledOut`).
    */
-  private async closedOnProbe(generation: Generation, error: unknown): Promise<boolean> {
-    if (this.disposed || this.config.protocol !== 'auto' || this.probeRuledOut || !probeClosed(error)) return false
-    if (!(await generation.close(this.options.config.closeTimeoutMs))) return false
+  private async closedOnProbe(generation: Generation, error: unknown): Promise<McpError | undefined> {
+    if (this.disposed || this.config.protocol !== 'auto' || this.probeRuledOut || !probeClosed(error)) return undefined
+    if (!(await generation.close(this.options.config.closeTimeoutMs))) return undefined
+    const named = PROBE_NAMED.test(generation.ending().stderr)
+    if (!named && !this.probeClosedBefore) {
+      this.probeClosedBefore = true
+      return undefined
+    }
     this.options.logger.debug(`${this.label}: the connection closed during the version probe (server/discover); starting the server again with initialize`)
-    return true
+    return this.attemptError(error, 'initialize', generation)
   }
 
   /**
@@ -443,7 +475,7 @@ export class Supervisor {
       return failure
     }
     // A server that wants a login says so once, below, not also as a failed attempt.
-    if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${this.lastError!.detail}`)
+    if (failure.code !== 'MCP_AUTH_REQUIRED') this.options.logger.warn(`${this.label}: connection attempt failed: ${codedDetail({ detail: this.lastError!.detail, failure })}`)
     if (!closed) {
       if (this.current !== generation) return failure
       const reason = `the failed server did not exit within ${this.options.config.closeTimeoutMs} ms (closeTimeoutMs); reconnecting stopped so that two servers never run at once`
@@ -477,6 +509,16 @@ export class Supervisor {
   /** The transport of `generation` closed. For an established connection that is an outage. */
   private closed(generation: Generation): void {
     if (generation.connectedAt === undefined || this.current !== generation || this.disposed) return
+    const lost = generation.transport instanceof StdioTransport ? undefined : generation.transport.lostBecause
+    const unmendable = lost instanceof McpError ? unmendableBy(lost, this.config) : undefined
+    if (lost instanceof McpError && unmendable) {
+      // Refused for the whole row (a credential the server stopped taking): as at a connection
+      // attempt, one coded line, and the row waits for a reload; its tools stay listed and fail.
+      this.recordError(lost, generation)
+      this.transition({ kind: 'unavailable', reason: unmendable })
+      this.options.logger.error(`${this.label}: connection lost: ${codedDetail({ detail: `${lost.message}; not retrying until the row is reloaded`, failure: lost })}`)
+      return
+    }
     const ending = generation.ending()
     const reason = ending.summary ?? 'the connection closed'
     this.recordError({ message: reason, code: 'MCP_CONNECTION_LOST' }, generation)
@@ -485,14 +527,19 @@ export class Supervisor {
     this.down(generation, true, sessionLost(generation))
   }
 
-  /** A generation is gone (or an attempt failed before it had one): schedule the next attempt, or give up. */
+  /**
+   * A generation is gone (or an attempt failed before it had one): schedule the next attempt, or
+   * give up. Its failure was just recorded: each line said here ends with that failure's code.
+   */
   private down(generation: Generation | undefined, lost: boolean, immediate = false): void {
     if (this.disposed || this.current !== generation) return
     const policy = this.config.reconnect
+    const failure = this.recordedError
+    const coded = (line: string) => codedDetail(failure ? { detail: line, failure } : { detail: line })
     if (!policy.enabled) {
       const reason = lost ? 'the connection was lost and reconnect is disabled; its tools stay listed and fail until the row is reloaded' : 'the connection failed and reconnect is disabled'
       this.transition({ kind: 'stopped', reason })
-      this.options.logger.error(`${this.label}: ${reason}`)
+      this.options.logger.error(`${this.label}: ${coded(reason)}`)
       return
     }
     if (generation?.connectedAt !== undefined && Date.now() - generation.connectedAt >= policy.stableAfterMs) this.failedAttempts = 0
@@ -508,7 +555,7 @@ export class Supervisor {
     if (this.failedAttempts > policy.maxAttempts) {
       const reason = `gave up after ${policy.maxAttempts} consecutive failed attempts; its tools stay listed and fail until the row is reloaded`
       this.transition({ kind: 'failed', reason })
-      this.options.logger.error(`${this.label}: ${reason}`)
+      this.options.logger.error(`${this.label}: ${coded(reason)}`)
       return
     }
     const timer = setTimeout(() => {
@@ -517,7 +564,7 @@ export class Supervisor {
     }, delay)
     timer.unref()
     this.transition({ kind: 'reconnecting', attempt: this.failedAttempts, retryAt: Date.now() + delay, renewing: immediate, timer })
-    this.options.logger.warn(`${this.label}: ${lost ? 'connection lost; reconnecting' : 'connection failed; retrying'} in ${delay}ms (attempt ${this.failedAttempts}/${policy.maxAttempts})`)
+    this.options.logger.warn(`${this.label}: ${coded(`${lost ? 'connection lost; reconnecting' : 'connection failed; retrying'} in ${delay}ms (attempt ${this.failedAttempts}/${policy.maxAttempts})`)}`)
   }
 
   /**
@@ -565,8 +612,9 @@ export class Supervisor {
 
   private transportError(error: Error): void {
     if (this.disposed) return
-    // A 401 is the attempt's own failure (needs_auth, logged once with the login command).
-    if ((error as { code?: unknown }).code === 401) return
+    // A 401 is its request's own failure: at an attempt needs_auth (logged once with the login
+    // command); a refused credential, at an attempt or on a live connection, is said once with its code.
+    if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 
@@ -632,6 +680,9 @@ export class Supervisor {
 }
 
 /** The SDK's verdict when a stdio server it probed in place closed the connection on `server/discover`. */
+/** A server's stderr naming the version probe's method: it read the probe (see `closedOnProbe`). */
+const PROBE_NAMED = /server\/discover/
+
 function probeClosed(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /probed in place/.test(error.message)
 }
@@ -663,6 +714,9 @@ function unmendableBy(failure: McpError, config: McpConfig): string | undefined 
       return `the server speaks no protocol revision this row allows (protocol: ${config.protocol}); not retrying until the row is reloaded`
     case 'MCP_CREDENTIAL_MISSING':
       return 'a credential the row names is not set; set it (environment, project .env or user .env), then reload the row'
+    case 'MCP_CREDENTIAL_REJECTED':
+      // The same credential is refused the same way: only another one (a reload) can change that.
+      return 'the server refused the row\'s credential (HTTP 401) and no login can help; give the row another (bearerTokenEnvVar, headers, envHeaders), then reload the row'
     case 'MCP_NAME_CONFLICT':
       // Only a required row's startup fails on it (any other sync keeps the connection with no tools).
       return 'a tool name of this server is held by another plugin; free it (or rename the server), then reload the row'

@@ -73,6 +73,53 @@ describe.each(['old', 'new'])('elicitation from the %s revision', (server) => {
   })
 })
 
+describe('2025-11-25 URL elicitation required (-32042)', () => {
+  // The SDK rebuilds this answer as its own UrlElicitationRequiredError, without our ServerErrorData:
+  // it read as a lost connection (MCP_CONNECTION_LOST), where the server is up and wants a page
+  // opened. The page goes to the user as a URL question does; visited, the call is sent once more.
+  it('with nobody to ask: MCP_SERVER_ERROR (error -32042) naming the URL to open, the question declined in the log, and the connection stays', async () => {
+    const before = rig.logs.length
+    const result = await rig.call('mcp__old__link', { key: 'nobody' })
+    expect(result.isError && result.error.code).toBe('MCP_SERVER_ERROR')
+    const message = result.isError ? result.error.message : ''
+    expect(message).toContain('error -32042')
+    expect(message).toContain('MCP server old needs the user to open a URL before this call')
+    expect(message).toContain('Open this page to link your account.')
+    expect(message).toContain('https://accounts.example.test/link?code=1234')
+    expect(message).not.toMatch(/connection|lost/i)
+    expect(rig.logs.slice(before).join('\n')).toContain('MCP server old asked the user to visit a URL ("Open this page to link your account."); declined')
+    expect((await rig.status('old')).state).toBe('ready')
+  })
+
+  it('the page reaches the questioner as a URL question; accepted (visited), the call is sent once more and answered', async () => {
+    const asked: UserQuestion[] = []
+    const text = await answering(
+      (question) => {
+        asked.push(question)
+        return { action: 'accept' }
+      },
+      () => rig.text('mcp__old__link', { key: 'visited' }),
+    )
+    expect(text).toBe('linked visited')
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toMatchObject({ kind: 'url', source: 'old', message: 'Open this page to link your account.', url: 'https://accounts.example.test/link?code=1234' })
+  })
+
+  it('declined by the user: the call fails with the -32042 error and is not sent again', async () => {
+    let asked = 0
+    const result = await answering(
+      () => {
+        asked++
+        return { action: 'decline' }
+      },
+      () => rig.call('mcp__old__link', { key: 'declined' }),
+    )
+    expect(asked).toBe(1)
+    expect(result.isError && result.error.code).toBe('MCP_SERVER_ERROR')
+    expect(result.isError ? result.error.message : '').toContain('error -32042')
+  })
+})
+
 describe('2026-07-28 multi round-trip', () => {
   it('the call is retried with the answer and the request state echoed exactly, on a new JSON-RPC id', async () => {
     const before = servers.newRequests.length

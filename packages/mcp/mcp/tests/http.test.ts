@@ -89,10 +89,51 @@ describe('Streamable HTTP', () => {
     const rig = await startRig()
     await rig.add(httpRow(probe.url, { reconnect: { initialDelayMs: 100, maxDelayMs: 300, maxAttempts: 50, jitterRatio: 0 } }))
     expect(rig.toolNames()).toEqual([])
-    expect((await rig.status('web')).detail).toMatch(/^reconnecting 1\/50.*last error: .*the server cannot be reached/)
+    expect((await rig.status('web')).detail).toMatch(/^reconnecting 1\/50.*last error: initialize: the server at http:\/\/127\.0\.0\.1:\d+\/mcp cannot be reached/)
     await fixture(port)
     await eventually(async () => expect(await rig.text('mcp__web__add', { a: 1, b: 2 })).toBe('3'))
   })
+
+  // A refused connection is MCP_CONNECT_FAILED; its retry warnings carry the code as every other
+  // failure line does, and the refused POST is said once per attempt (mcp item 3).
+  for (const protocol of ['auto', '2025-11-25'] as const) {
+    it(`a refused port (protocol ${protocol}): each failed attempt and each retry is logged once with [MCP_CONNECT_FAILED]`, async () => {
+      const probe = await fixture()
+      await probe.stop()
+      const rig = await startRig()
+      await rig.add(httpRow(probe.url, { protocol, reconnect: { initialDelayMs: 20, maxDelayMs: 20, maxAttempts: 2, jitterRatio: 0 } }))
+      await eventually(async () => expect((await rig.status('web')).detail).toMatch(/^failed: gave up/))
+      expect((await rig.status('web')).failure).toMatchObject({ code: 'MCP_CONNECT_FAILED', message: expect.stringContaining('ECONNREFUSED') })
+      const rowLines = rig.logs.filter((line) => line.includes('mcp(web):'))
+      expect(rowLines).toEqual([
+        expect.stringMatching(/connection attempt failed: .*ECONNREFUSED.* \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/connection failed; retrying in 20ms \(attempt 1\/2\) \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/connection attempt failed: .*ECONNREFUSED.* \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/connection failed; retrying in 20ms \(attempt 2\/2\) \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/connection attempt failed: .*ECONNREFUSED.* \[MCP_CONNECT_FAILED\]$/),
+        expect.stringMatching(/gave up after 2 consecutive failed attempts; .* \[MCP_CONNECT_FAILED\]$/),
+      ])
+    })
+  }
+
+  // Said plainly, the cause once: it read 'initialize: the connection closed (the server cannot be
+  // reached: …)' (mcp item 7).
+  for (const protocol of ['auto', '2025-11-25', '2026-07-28'] as const) {
+    it(`a refused port (protocol ${protocol}): the failure says the server at its URL cannot be reached, with the cause once`, async () => {
+      const probe = await fixture()
+      await probe.stop()
+      const rig = await startRig()
+      await rig.add(httpRow(probe.url, { protocol, reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 } }))
+      const port = new URL(probe.url).port
+      const failure = (await rig.status('web')).failure
+      expect(failure?.code).toBe('MCP_CONNECT_FAILED')
+      expect(failure?.message).toBe(`initialize: the server at ${probe.url} cannot be reached (connect ECONNREFUSED 127.0.0.1:${port})`)
+      expect(rig.logs.filter((line) => line.includes('mcp(web):'))).toEqual([
+        expect.stringContaining(`connection attempt failed: initialize: the server at ${probe.url} cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}) [MCP_CONNECT_FAILED]`),
+        expect.stringMatching(/connection failed; retrying in 60000ms \(attempt 1\/3\) \[MCP_CONNECT_FAILED\]$/),
+      ])
+    })
+  }
 
   it('required: a server unreachable at the first attempt is retried within startupTimeoutMs, and the boot succeeds once it is up', async () => {
     const probe = await fixture()
@@ -121,6 +162,39 @@ describe('Streamable HTTP', () => {
     const restarted = await fixture(port)
     await eventually(async () => expect(await rig.text('mcp__web__add', { a: 2, b: 2 })).toBe('4'))
     expect(restarted.requests.some((request) => request.method === 'POST' && request.headers['mcp-session-id'] === undefined)).toBe(true)
+  })
+
+  // A credential the server stops taking on an established connection (a revoked API key: HTTP 401
+  // without an OAuth challenge) is refused for the whole row, as at a connection attempt: the call
+  // that met it says so, and the row is unavailable with that code until it is reloaded (mcp item 5).
+  it('a credential refused during a call (401, no challenge): the call is MCP_CREDENTIAL_REJECTED, the row unavailable with that code, said once, not retried', async () => {
+    process.env.MCP_HTTP_TEST_REVOKED = 'revoked-soon'
+    try {
+      const server = await fixture()
+      const rig = await startRig()
+      await rig.add(httpRow(server.url, { bearerTokenEnvVar: 'MCP_HTTP_TEST_REVOKED' }))
+      expect(await rig.text('mcp__web__add', { a: 1, b: 1 })).toBe('2')
+      const connected = rig.logs.length
+      // From now on the server refuses every POST with 401 and no WWW-Authenticate.
+      for (let i = 0; i < 10; i++) server.failNextPost(401)
+      const refused = await rig.call('mcp__web__add', { a: 1, b: 2 })
+      expect(refused.isError && refused.error).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED', message: expect.stringContaining('HTTP 401') })
+      await eventually(async () => expect((await rig.status('web')).state).toBe('unavailable'))
+      const status = await rig.status('web')
+      expect(status.failure?.code).toBe('MCP_CREDENTIAL_REJECTED')
+      expect(status.detail).toMatch(/^unavailable: the server refused the row's credential/)
+      // Its tools stay listed (as for any row that lost its connection for good) and say why they fail.
+      expect(rig.toolNames()).toContain('mcp__web__add')
+      const later = await rig.call('mcp__web__add', { a: 1, b: 3 })
+      expect(later.isError && later.error).toMatchObject({ code: 'MCP_UNAVAILABLE', message: expect.stringMatching(/refused the row's credential.*HTTP 401/) })
+      const posts = server.requests.filter((request) => request.method === 'POST').length
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(server.requests.filter((request) => request.method === 'POST').length).toBe(posts)
+      const rowLines = rig.logs.slice(connected).filter((line) => line.includes('mcp(web):'))
+      expect(rowLines).toEqual([expect.stringMatching(/HTTP 401.*; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
+    } finally {
+      delete process.env.MCP_HTTP_TEST_REVOKED
+    }
   })
 
   it('a call in flight when the server dies ends with a coded error, not a hang', async () => {

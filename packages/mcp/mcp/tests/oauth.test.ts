@@ -191,23 +191,27 @@ describe('OAuth', () => {
     expect(resourceOf(configured.printed)).toBe('https://api.example.test/mcp')
   })
 
-  it('a server without OAuth metadata that answers 401 without a Bearer challenge is not a login', async () => {
+  it('a server without OAuth metadata that answers 401 without a Bearer challenge is not a login: MCP_CREDENTIAL_REJECTED, one attempt, no retry', async () => {
     await withPlain401Server(async (url) => {
       const rig = await startRig()
-      await rig.add(row(url, { reconnect: { enabled: false } }))
+      await rig.add(row(url))
       const status = await rig.status('hosted')
-      expect(status.state).not.toBe('needs_auth')
-      expect(status.detail).toContain('401')
+      expect(status.state).toBe('unavailable')
+      expect(status.failure).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED', message: expect.stringContaining('HTTP 401 without an OAuth challenge') })
+      expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
+      expect(rig.logged('retrying in')).toBe(false)
     })
   })
 
-  it('a row that may use OAuth, against a 401 without a Bearer challenge: a coded MCP_CREDENTIAL_REJECTED naming the other credentials, not a login', async () => {
+  it('a row that may use OAuth, against a 401 without a Bearer challenge: a coded MCP_CREDENTIAL_REJECTED naming the other credentials, not a login, and no retry', async () => {
     await withPlain401Server(async (url) => {
       const rig = await startRig()
       const fork = await rig.add(row(url, { oauth: {}, required: true }))
       expect(fork.error).toMatchObject({ code: 'MCP_STARTUP_FAILED' })
       expect(String(fork.error.message)).toContain('HTTP 401 without an OAuth challenge')
       expect(fork.error.cause?.code).toBe('MCP_CREDENTIAL_REJECTED')
+      expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
+      expect(rig.logged('retrying in')).toBe(false)
       await rig.remove(fork)
     })
   })

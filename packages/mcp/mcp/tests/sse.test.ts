@@ -40,4 +40,19 @@ describe('transport: sse', () => {
     expect(await rig.text('mcp__legacy__echo', { message: 'again' })).toBe('Echo: again')
     expect((await rig.status('legacy')).detail).toMatch(/reconnected 1 time/)
   })
+
+  // A refused port says plainly that the server at the row's URL cannot be reached, with fetch's
+  // cause once: it read 'SSE error: Error: …: TypeError: fetch failed: …' (mcp item 7).
+  it('a refused port: MCP_CONNECT_FAILED saying the server at its URL cannot be reached, the cause said once', async () => {
+    const port = await freePort()
+    const rig = await startRig()
+    await rig.add({ ...sseRow(port), reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 } } as RowInput)
+    const failure = (await rig.status('legacy')).failure
+    expect(failure?.code).toBe('MCP_CONNECT_FAILED')
+    expect(failure?.message).toBe(`initialize: the server at http://127.0.0.1:${port}/sse cannot be reached (connect ECONNREFUSED 127.0.0.1:${port})`)
+    expect(rig.logs.filter((line) => line.includes('mcp(legacy):'))).toEqual([
+      expect.stringMatching(new RegExp(`connection attempt failed: initialize: the server at http://127\\.0\\.0\\.1:${port}/sse cannot be reached \\(connect ECONNREFUSED [^)]*\\) \\[MCP_CONNECT_FAILED\\]$`)),
+      expect.stringMatching(/connection failed; retrying in 60000ms \(attempt 1\/3\) \[MCP_CONNECT_FAILED\]$/),
+    ])
+  })
 })

@@ -10,6 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as plugin from '../src/index.ts'
 import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
+/** A 2026-07-28-only stdio server (tests/fixtures/modern-stdio-server.mjs). */
+const MODERN_STDIO_SERVER = fileURLToPath(new URL('./fixtures/modern-stdio-server.mjs', import.meta.url))
 /** A server that closes its stdin, answers its first message with an error and exits with code 3 (tests/fixtures/exits-after-first-message.mjs). */
 const EXITS_AFTER_FIRST_MESSAGE = fileURLToPath(new URL('./fixtures/exits-after-first-message.mjs', import.meta.url))
 
@@ -221,6 +223,44 @@ describe('startup', () => {
     }
   })
 
+  // A server that crashes at spawn exits on the version probe's heels, as one that exits on the
+  // probe does (mcp item 4): it was started again with initialize in the same attempt (two starts),
+  // remembered as speaking only initialize, and a 2026-07-28-only server, refusing that initialize,
+  // was MCP_PROTOCOL_UNSUPPORTED until reloaded. A crash is now the attempt's failure, retried.
+  for (const required of [false, true]) {
+    it(`${required ? 'required' : 'not required'}: a server that crashes once at spawn costs one start and fails that attempt with its exit [MCP_CONNECT_FAILED]; the retry probes and connects`, async () => {
+      const starts = startLog()
+      const rig = await startRig()
+      const fork = await rig.add(fixtureRow({ required, env: { FIXTURE_START_LOG: starts.path, FIXTURE_CRASH_FIRST_STARTS: '1' } }))
+      expect(fork.error).toBeUndefined()
+      await eventually(async () => expect((await rig.status()).state).toBe('ready'))
+      expect(starts.count()).toBe(2)
+      const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
+      expect(rowLines.filter((line) => line.includes('connection attempt failed'))).toEqual([expect.stringMatching(/the server exited with code 8\).*stderr: fixture: start 1 crashes at spawn.* \[MCP_CONNECT_FAILED\]$/)])
+      expect(rowLines.filter((line) => line.includes('retrying in'))).toHaveLength(1)
+      expect(rowLines.filter((line) => line.includes('version probe'))).toEqual([])
+      expect(await rig.text('mcp__fixture__add', { a: 1, b: 2 })).toBe('3')
+    })
+  }
+
+  for (const crashes of [1, 2]) {
+    it(`a 2026-07-28-only stdio server that crashes at spawn ${crashes === 1 ? 'once' : 'twice'} is never MCP_PROTOCOL_UNSUPPORTED: it connects on 2026-07-28 after ${crashes} failed attempt${crashes === 1 ? '' : 's'}`, async () => {
+      const starts = startLog()
+      const rig = await startRig()
+      await rig.add(fixtureRow({ args: [MODERN_STDIO_SERVER], env: { FIXTURE_START_LOG: starts.path, FIXTURE_CRASH_FIRST_STARTS: String(crashes) } }))
+      await eventually(async () => expect((await rig.status()).state).toBe('ready'))
+      expect((await rig.status()).detail).toContain('protocol 2026-07-28')
+      const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
+      expect(rowLines.filter((line) => line.includes('connection attempt failed'))).toEqual(Array(crashes).fill(expect.stringMatching(/exited with code 8.* \[MCP_CONNECT_FAILED\]$/)))
+      expect(rig.logs.some((line) => line.includes('MCP_PROTOCOL_UNSUPPORTED'))).toBe(false)
+      // Once: one start per attempt. Twice: the second closed probe is taken for a server that exits
+      // on it and asked with initialize, which it refuses as a server speaking the probe's revision
+      // does, so that was a crash too; the third attempt probes again.
+      expect(starts.count()).toBe(crashes === 1 ? 2 : 4)
+      expect(await rig.text('mcp__fixture__add', { a: 2, b: 2 })).toBe('4')
+    })
+  }
+
   // An older server that exits on any request before initialize (the SDK v2 says some SDKs do; SDK
   // 1.x answers it instead): the initialize fallback is part of the attempt, so activation gets it.
   it('required: a server that exits on the server/discover probe is started again and connects with initialize within activation', async () => {
@@ -260,6 +300,42 @@ describe('startup', () => {
         await rig.remove(fork)
       })
     }
+  }
+
+  // A credential the server refuses (HTTP 401 without an OAuth challenge) is not mended by asking
+  // again with it either: the same treatment as an unset one (mcp item 2). A real loopback server
+  // that answers every request 401, as an API-key server does to a wrong key.
+  for (const required of [true, false]) {
+    it(`${required ? 'required' : 'not required'}: a bearer token the server refuses (401, no challenge) is one attempt, said once with MCP_CREDENTIAL_REJECTED, no retry`, async () => {
+      const { createServer } = await import('node:http')
+      const posts: string[] = []
+      const refusing = createServer((request, response) => {
+        if (request.method === 'POST') posts.push(request.url ?? '')
+        response.writeHead(401, { 'content-type': 'text/plain' }).end('invalid API key')
+      })
+      await new Promise<void>((done) => refusing.listen(0, '127.0.0.1', done))
+      process.env.DSH_MCP_TEST_WRONG_TOKEN = 'not-the-key'
+      try {
+        const rig = await startRig()
+        const url = `http://127.0.0.1:${(refusing.address() as { port: number }).port}/mcp`
+        const fork = await rig.add({ transport: 'streamable-http', serverName: 'fixture', url, bearerTokenEnvVar: 'DSH_MCP_TEST_WRONG_TOKEN', reconnect: FAST_RECONNECT, required } as RowInput)
+        if (required) expect(fork.error).toMatchObject({ code: 'MCP_STARTUP_FAILED', cause: { code: 'MCP_CREDENTIAL_REJECTED' } })
+        else {
+          const status = await rig.status()
+          expect(status.failure?.code).toBe('MCP_CREDENTIAL_REJECTED')
+          expect(status.state).toBe('unavailable')
+        }
+        const lines = rig.logs.filter((line) => line.includes('mcp(fixture)'))
+        expect(lines).toEqual([expect.stringMatching(/connection attempt failed: .*HTTP 401.*; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
+        expect(rig.logged('retrying in')).toBe(false)
+        expect(posts).toEqual(['/mcp'])
+        await rig.remove(fork)
+      } finally {
+        delete process.env.DSH_MCP_TEST_WRONG_TOKEN
+        refusing.closeAllConnections()
+        await new Promise((done) => refusing.close(done))
+      }
+    })
   }
 
   it('a server that exits at once after its first message: the error and the log say its exit code and stderr, once, never the EPIPE of the write that found it gone', async () => {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
-import { basename, dirname, isAbsolute, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { Context } from 'cordis'
-import { bootPreset, codedDetail, composePreset, CredentialService, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport, type PresetRow } from 'dsh-core'
-import { checkServer, chosenServers, Config, configFileFailure, configFileOf, login, McpError, loginKey, McpConfigFileRow, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
+import { bootPreset, codedDetail, CredentialService, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport } from 'dsh-core'
+import { checkServer, Config, login, McpError, loginKey, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, commandLineError, COMPOSITION_OPTIONS, HOME_CODES, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
 import { ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
@@ -11,6 +11,7 @@ import { rowCell } from '../terminal-text.ts'
 import { OverlayFile } from './overlay-file.ts'
 import { PROJECT_FILE, ProjectMcpFile } from './project-file.ts'
 import { literalSecrets, maskedConfig, maskedUrlsIn } from './secrets.ts'
+import { composedServers, turnedOffDetail, type ServerEntry } from './servers.ts'
 
 export const MCP_USAGE = `usage: dsh mcp <command> [--preset <p>] [--config <overlay.yml>]... [--cwd <dir>] [--json]
   list                                   the servers: transport, state, tools, login
@@ -41,20 +42,6 @@ interface Options {
   readonly env: readonly string[]
   /** Where logs go: the command's stderr. */
   readonly stderr: McpIo['stderr']
-}
-
-/** One server as the composition defines it: its (raw) row config and the file that holds it. */
-interface ServerEntry {
-  readonly name: string
-  readonly config: Record<string, unknown>
-  readonly file: string
-  /** What turns it off, so it is never started: its `mcpConfig:` file (Codex `enabled = false`) or a dsh row's `disabled: true`. */
-  readonly disabled?: { readonly file: string; readonly by: 'enabled = false' | 'disabled: true' }
-  /**
-   * A workspace's file that cannot be read or parsed: one entry named after the file (as its
-   * `dsh status` row is), with the file's coded failure; its servers cannot be known.
-   */
-  readonly unreadable?: { readonly code: string; readonly message: string }
 }
 
 /** `dsh mcp …`: parsed here, not by the main command line (its options differ). */
@@ -131,7 +118,7 @@ async function dispatch(command: string, rest: readonly string[], trailing: read
     case 'login':
       return loginTo(one('login'), options, io, signal)
     case 'logout':
-      return logout(one('logout'), options)
+      return logout(one('logout'), options, signal)
     default:
       throw new UsageError(`unknown mcp command "${command}"`)
   }
@@ -173,45 +160,27 @@ async function readProjectFiles(): Promise<boolean> {
   return true
 }
 
-async function servers(options: Options): Promise<ServerEntry[]> {
-  // Rows turned off are listed too (as `disabled`): dsh mcp import writes a server its source turns off that way.
-  const rows = await composePreset({ preset: options.preset, presetTwin: shippedPreset(options.preset), overlays: readOverlays(options) }, { withDisabled: true })
-  const entries: ServerEntry[] = []
-  for (const row of rows.filter((candidate: PresetRow) => candidate.name === 'dsh-mcp')) {
-    const config = (row.config ?? {}) as Record<string, unknown>
-    if (row.disabled && typeof config.mcpConfig !== 'string') {
-      entries.push({ name: String(config.serverName), config, file: row.file, disabled: { file: row.disabledFile ?? row.file, by: 'disabled: true' } })
-      continue
-    }
-    // A turned-off mcpConfig: row is not read (its file may be gone): nothing of it is listed.
-    if (row.disabled) continue
-    if (typeof config.mcpConfig === 'string') {
-      const fileRow = McpConfigFileRow.parse(config)
-      const file = configFileOf(fileRow, { workspace: options.cwd, setBy: row.configFiles.mcpConfig ?? row.file })
-      if (fileRow.relativeTo === 'workspace' && !existsSync(file)) continue
-      let imported
-      try {
-        imported = await readMcpConfigFile(file)
-      } catch (error) {
-        // As the runtime has it: a repository's broken file is one row and the rest is listed; the user's own file fails the command (it fails the boot).
-        if (fileRow.relativeTo !== 'workspace') throw error
-        const failure = configFileFailure(error)
-        entries.push({ name: basename(file), config, file: row.file, unreadable: { code: failure.code, message: failure.message } })
-        continue
-      }
-      // What the row runs: its `servers` allow-list, and a name the file lacks fails as the runtime fails it (MCP_SERVER_UNKNOWN).
-      for (const server of chosenServers(fileRow, imported.servers, file)) entries.push({ name: String(server.config.serverName), config: server.config, file: row.file, ...(server.disabled ? { disabled: { file, by: 'enabled = false' as const } } : {}) })
-    } else entries.push({ name: String(config.serverName), config, file: row.file })
-  }
-  return entries
+/**
+ * The composition's servers. A row the boot fails on (the user's own `mcpConfig:` file that cannot be
+ * read, …) fails the command as it fails `dsh status`, by booting: exit 2 with the boot's code, the
+ * row, the field and the reason. Misconfiguration fails loudly where it is loaded, alike everywhere.
+ */
+async function servers(options: Options, signal: AbortSignal): Promise<ServerEntry[]> {
+  const composition = { preset: options.preset, presetTwin: shippedPreset(options.preset), overlays: readOverlays(options), cwd: options.cwd }
+  const entries = await composedServers(composition)
+  const failing = entries.find((entry) => entry.failsBoot !== undefined)
+  if (!failing) return entries
+  await report(options, signal)
+  // The boot did not fail (the file was mended meanwhile): what the listing met is the answer.
+  throw failing.failsBoot
 }
 
-async function find(name: string, options: Options): Promise<ServerEntry> {
-  const entries = await servers(options)
+async function find(name: string, options: Options, signal: AbortSignal): Promise<ServerEntry> {
+  const entries = await servers(options, signal)
   const entry = entries.find((server) => server.name === name)
   if (entry) return entry
   // A file dsh cannot read may hold the server: that is the answer, not a mistaken name.
-  const unreadable = entries.find((server) => server.unreadable)?.unreadable
+  const unreadable = entries.find((server) => server.unreadable && !server.disabled)?.unreadable
   if (unreadable) throw new McpError(`no MCP server "${name}" among the servers dsh can read, and it may be in a file it cannot: ${unreadable.message}`, 'MCP_CONFIG_FILE_INVALID')
   throw new UsageError(`no MCP server "${name}" in this composition (dsh mcp list shows them)`)
 }
@@ -243,14 +212,14 @@ async function report(options: Options, signal: AbortSignal): Promise<Capability
 
 async function loginState(entry: ServerEntry, state: string | undefined): Promise<string> {
   if (state === 'needs_auth') return 'needs login'
-  if (entry.unreadable || entry.config.transport === 'stdio' || entry.config.oauth === false) return '-'
+  if (isFileEntry(entry) || entry.config.transport === 'stdio' || entry.config.oauth === false) return '-'
   const url = String(entry.config.url ?? '')
   const clientId = (entry.config.oauth as { clientId?: string } | undefined)?.clientId
   return (await new TokenStore().get(loginKey(url, clientId)))?.tokens ? 'logged in' : entry.config.oauth ? 'not logged in' : '-'
 }
 
 async function list(options: Options, signal: AbortSignal): Promise<string> {
-  const entries = await servers(options)
+  const entries = await servers(options, signal)
   const rows = await report(options, signal)
   const out = await Promise.all(
     entries.map(async (entry) => {
@@ -270,8 +239,13 @@ async function list(options: Options, signal: AbortSignal): Promise<string> {
  * A server's state: its status row's, or `disabled` when its config file turns it off (a state of its
  * own, as Codex's and Claude Code's lists show it, not a failure); a server with no row is unavailable.
  */
+/** An entry that stands for an `mcpConfig:` row's file, not one server (its file cannot be read, or the turned-off row does not parse). */
+function isFileEntry(entry: ServerEntry): boolean {
+  return entry.unreadable !== undefined || 'mcpConfig' in entry.config
+}
+
 function transportOf(entry: ServerEntry): string {
-  return entry.unreadable ? '-' : String(entry.config.transport ?? 'stdio')
+  return isFileEntry(entry) ? '-' : String(entry.config.transport ?? 'stdio')
 }
 
 function stateOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
@@ -279,7 +253,7 @@ function stateOf(entry: ServerEntry, row: CapabilityReport | undefined): string 
 }
 
 function detailOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
-  if (entry.disabled) return `turned off in ${entry.disabled.file} (${entry.disabled.by}); not started`
+  if (entry.disabled) return turnedOffDetail({ ...entry, disabled: entry.disabled })
   // The file's own reason (the status row of an untrusted workspace's file says only that it is untrusted).
   if (entry.unreadable) return entry.unreadable.message
   return maskedUrlsIn(row?.detail ?? '')
@@ -287,6 +261,8 @@ function detailOf(entry: ServerEntry, row: CapabilityReport | undefined): string
 
 /** The coded failure of a server's row, or of its unreadable file (`--json`: `code` and `message`; urls masked as in the detail). */
 function failureOf(entry: ServerEntry, row: CapabilityReport | undefined): { code?: string; message?: string } {
+  // A server turned off is in a state of its own, not a failure (its file is not used, readable or not).
+  if (entry.disabled) return {}
   if (entry.unreadable) return { ...entry.unreadable }
   return row?.failure ? { code: row.failure.code, message: maskedUrlsIn(row.failure.message) } : {}
 }
@@ -297,7 +273,7 @@ function shownDetail(server: { detail: string; code?: string; message?: string }
 }
 
 async function get(name: string, options: Options, signal: AbortSignal): Promise<string> {
-  const entry = await find(name, options)
+  const entry = await find(name, options, signal)
   const row = (await report(options, signal)).find((candidate) => candidate.id === name)
   // The revision the connection speaks, as the status row names it (none while it is not connected).
   const protocol = /(?:^|[;,] )protocol (\d{4}-\d{2}-\d{2})\b/.exec(row?.detail ?? '')?.[1] ?? null
@@ -420,7 +396,7 @@ function anchoredToFile(config: Record<string, unknown>, file: string): Record<s
 }
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
-  const entry = await find(name, options)
+  const entry = await find(name, options, signal)
   return withLoginServices(options.cwd, async ({ credentials, subprocess }) => {
     const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials })
     if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
@@ -464,8 +440,8 @@ async function withLoginServices<T>(workspace: string, work: (services: LoginSer
   }
 }
 
-async function logout(name: string, options: Options): Promise<string> {
-  const entry = await find(name, options)
+async function logout(name: string, options: Options, signal: AbortSignal): Promise<string> {
+  const entry = await find(name, options, signal)
   const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials: undefined })
   const had = session ? Boolean(await session.store.get(session.key)) : false
   if (session && had) await session.store.update(session.key, () => undefined)

@@ -27,6 +27,12 @@ export interface PresetRow {
    * Absent when no file set it.
    */
   readonly disabledFile?: string
+  /**
+   * The id of the group whose `disabled: true` turned this row off (the outermost, as `disabledFile`),
+   * so a message can name the row that holds the flag; absent when the row itself is off (or on).
+   * Set by `everyPluginRow` only.
+   */
+  readonly disabledGroup?: string
   readonly children?: readonly PresetRow[]
 }
 
@@ -153,16 +159,17 @@ export function everyPluginRow(rows: readonly PresetRow[]): PresetRow[] {
 function pluginRows(rows: readonly PresetRow[], keepDisabled: boolean): PresetRow[] {
   const seen = new Set<string>()
   const out: PresetRow[] = []
-  // `offBy`: the file that turned off the enclosing group, when one did (the outermost wins: it turns off everything inside).
-  const visit = (list: readonly PresetRow[], offBy: string | undefined) => {
+  // `offBy`: the enclosing group turned off, when one is, and the file that did it (the outermost wins: it turns off everything inside).
+  const visit = (list: readonly PresetRow[], offBy: { readonly group: string; readonly file: string } | undefined) => {
     for (const row of list) {
       if (seen.has(row.id)) throw new PresetError(`${row.file}: two rows have the id "${row.id}"; give one of them an explicit id`, 'PRESET_INVALID')
       seen.add(row.id)
-      const disabledFile = offBy ?? (row.disabled ? (row.disabledFile ?? row.file) : undefined)
+      const disabledFile = offBy?.file ?? (row.disabled ? (row.disabledFile ?? row.file) : undefined)
       const disabled = disabledFile !== undefined
       if (disabled && !keepDisabled) continue
-      if (row.children) visit(row.children, disabledFile)
-      else out.push(!disabled || (row.disabled && row.disabledFile === disabledFile) ? row : { ...row, disabled, disabledFile })
+      if (row.children) visit(row.children, offBy ?? (disabledFile !== undefined ? { group: row.id, file: disabledFile } : undefined))
+      else if (offBy) out.push({ ...row, disabled, disabledFile: offBy.file, disabledGroup: offBy.group })
+      else out.push(!disabled || row.disabledFile === disabledFile ? row : { ...row, disabled, disabledFile })
     }
   }
   visit(rows, undefined)

@@ -86,6 +86,9 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   const configs = chosenServers(row, imported.servers, file).flatMap((server): (McpConfig | UnusableServer)[] => {
     if (server.disabled) {
       logger.info(`mcpConfig ${file}: ${server.sourceName} is disabled there; not started`)
+      // A call to one of its tools says why there is none, not UNKNOWN_TOOL (dsh call and dsh serve alike).
+      const name = String(server.config.serverName)
+      ctx.tools.namespace(`mcp__${name}__`, () => new McpError(`MCP server ${name} is turned off in ${file} ([mcp_servers.${server.sourceName}] enabled = false), so it is not started and has no tools; to use it, set enabled = true there`, 'MCP_SERVER_DISABLED'))
       return []
     }
     // A project's stdio servers run in the project: the file's directory, unless the file says

@@ -6,7 +6,7 @@ import { McpError } from '../errors.ts'
 import { authorize } from './authorize.ts'
 import { ClientCredentialsGrant, type HeldToken, type MachineCredential } from './client-credentials.ts'
 import { DEFAULT_TOKEN_TIMEOUT_MS, type OAuthConfig } from './config.ts'
-import { AuthRequiredError } from './auth-required.ts'
+import { AuthRequiredError, credentialRejected } from './auth-required.ts'
 import { expiringSoon, NO_REDIRECT, RecordProvider, type ClientSettings } from './provider.ts'
 import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
 
@@ -175,7 +175,7 @@ class TransportProvider extends RecordProvider {
   override async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     const record = await this.reload()
     if (record.tokens) return record.discovery
-    if (!this.session.challengedForBearer) throw new McpError('the server answered HTTP 401 without an OAuth challenge; it wants another credential (bearerTokenEnvVar, headers, envHeaders)', 'MCP_CREDENTIAL_REJECTED')
+    if (!this.session.challengedForBearer) throw credentialRejected('without an OAuth challenge')
     throw this.session.needsLogin(this.record.client ? 'the stored login is no longer accepted' : 'no login is stored')
   }
 
