@@ -1,5 +1,5 @@
 import { createHook } from 'node:async_hooks'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Lifetime, untracked } from 'dsh-core'
 import { CallProofs } from 'dsh-lsp'
@@ -20,16 +20,23 @@ import { bootCoding } from './lsp-servers.ts'
 //   pull      the seam's diagnostics alone, nothing written or told
 //   elsewhere another file of the workspace written (not timed), nobody reads it, then `pull`
 //   outside   a file outside every workspace written (not timed), then `pull`
+//   body      the tool's definition called without the tools runtime: fileChanged, its execute
+//   bodyrender `body` and its render
 //   notice    fileChanged alone, 100 times per change
 //   bare      the bench's baseline: a bare vscode-jsonrpc client's didChange and pull (no file written)
 //   barewrite `bare`, its copy's file written with the new text first (not timed)
 //   barepull  the bare client's pull alone
 //   baresave  `bare` with a didSave after the didChange, as ours sends this server
 //
+// THREADS=1 adds each side's CPU per change by thread (the main thread, and V8's and libuv's helper
+// threads, which process.cpuUsage counts too): after a short warm-up the tool side's extra CPU is
+// mostly V8 still optimising the path's functions on its worker threads (bench/RESULTS.md, sixteenth
+// session), gone after a few thousand changes.
+//
 //   SIDES=tool,seam,pull,bare node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-diagnostics-layers.ts
 //
 // (after a build: `pnpm bench lsp-diagnostics` builds the bundles). WARMUP (default 1000) changes per
-// side first, so V8 has optimised the path.
+// side first, so V8 has optimised most of the path (it goes on for a few thousand: THREADS=1 shows it).
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8)
 const CHANGES = Number(process.env.CHANGES ?? 200)
@@ -58,6 +65,19 @@ try {
       return await lsp.diagnostics({ filePath: server.file, workspaceRoot: mine.dir, proofs: new CallProofs(files, mine.dir) }, call)
     } finally {
       call.dispose()
+    }
+  }
+  // The tool's own definition, called as the runtime calls it but without the runtime (`body`, `bodyrender`).
+  const definition = untracked((host.app as any).tools).lookup('lsp_diagnostics').definition
+  const bodyCall = async (render: boolean) => {
+    const lifetime = Lifetime.following(undefined, { timeoutMs: 60_000, code: 'TOOL_TIMEOUT' })
+    const args = Object.freeze({ filePath: server.file, severity: 'error' })
+    try {
+      const value = await definition.execute(args, { callId: 'bench', name: 'lsp_diagnostics', lifetime, session, progress: () => {}, get signal() { return lifetime.signal } })
+      if (render) definition.render(args, value)
+      return value as { total: number; complete: boolean }
+    } finally {
+      lifetime.dispose()
     }
   }
   let round = 0
@@ -104,6 +124,22 @@ try {
         services.fileChanged(server.file, { session })
         const answer = await seamCall()
         if (errorsIn(answer.items) !== errors || !answer.complete) throw new Error('seam: wrong answer')
+      },
+    },
+    body: {
+      before: (text) => writeFileSync(join(mine.dir, server.file), text),
+      run: async (_text, errors) => {
+        services.fileChanged(server.file, { session })
+        const value = await bodyCall(false)
+        if (value.total !== errors || !value.complete) throw new Error('body: wrong answer')
+      },
+    },
+    bodyrender: {
+      before: (text) => writeFileSync(join(mine.dir, server.file), text),
+      run: async (_text, errors) => {
+        services.fileChanged(server.file, { session })
+        const value = await bodyCall(true)
+        if (value.total !== errors || !value.complete) throw new Error('bodyrender: wrong answer')
       },
     },
     notice: {
@@ -165,10 +201,25 @@ try {
   }
   for (let i = 0; i < WARMUP; i++) for (const name of chosen) await once(name)
   const figures: Record<string, { user: number[]; system: number[] }> = {}
+  // THREADS=1: each round's CPU by thread (schedstat, ns; the untimed writes included), the main thread against the others.
+  const byThread = process.env.THREADS === '1'
+  const threadNs = (): Map<string, number> => {
+    const times = new Map<string, number>()
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+        const key = tid === String(process.pid) ? 'main' : `${name}:${tid}`
+        times.set(key, (times.get(key) ?? 0) + Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]))
+      } catch {}
+    }
+    return times
+  }
+  const threadFigures: Record<string, Map<string, number[]>> = {}
   for (let r = 0; r < ROUNDS; r++) {
     for (const name of r % 2 ? [...chosen].reverse() : chosen) {
       let user = 0
       let system = 0
+      const threadsBefore = byThread ? threadNs() : undefined
       for (let i = 0; i < CHANGES; i++) {
         const side = sides[name]!
         const [text, errors] = ['pull', 'notice', 'barepull', 'reread', 'rewrite', 'elsewhere', 'outside'].includes(name) ? (['', 0] as const) : next()
@@ -178,6 +229,13 @@ try {
         const used = process.cpuUsage(cpu)
         user += used.user
         system += used.system
+      }
+      if (threadsBefore) {
+        const mine = (threadFigures[name] ??= new Map())
+        for (const [key, ns] of threadNs()) {
+          if (!mine.has(key)) mine.set(key, [])
+          mine.get(key)!.push((ns - (threadsBefore.get(key) ?? 0)) / 1000 / CHANGES)
+        }
       }
       ;(figures[name] ??= { user: [], system: [] }).user.push(user / CHANGES)
       figures[name]!.system.push(system / CHANGES)
@@ -200,6 +258,15 @@ try {
     const { user, system } = figures[name]!
     const totals = user.map((value, index) => value + system[index]!)
     console.log(`  ${name.padEnd(5)} ${median(user).toFixed(0).padStart(5)} + ${median(system).toFixed(0).padStart(4)} = ${median(totals).toFixed(0).padStart(5)}  (${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)})  promises ${promises[name]!.toFixed(1)}; ${others[name]}`)
+  }
+  if (byThread) {
+    console.log('CPU per change by thread, µs (schedstat, median of the rounds, the untimed writes included): the main thread, then the others together and each that worked')
+    for (const name of chosen) {
+      const threads = [...threadFigures[name]!].map(([key, values]) => [key, median(values)] as const)
+      const others = threads.filter(([key]) => key !== 'main')
+      const busy = others.filter(([, value]) => value >= 0.5).map(([key, value]) => `${key} ${value.toFixed(0)}`).join(', ')
+      console.log(`  ${name.padEnd(10)} main ${median(threadFigures[name]!.get('main')!).toFixed(0)}, others ${others.reduce((sum, [, value]) => sum + value, 0).toFixed(0)}${busy ? ` (${busy})` : ''}`)
+    }
   }
 } finally {
   await client.close()

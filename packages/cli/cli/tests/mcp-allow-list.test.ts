@@ -35,10 +35,11 @@ describe('dsh mcp list / get and a row\'s servers allow-list', () => {
   it('a name the allow-list has and the file lacks is MCP_SERVER_UNKNOWN, as the runtime reports it, for list and for get of that name', async () => {
     const { home, overlay, file } = await rowOver(['kept', 'nope'])
     const args = ['--preset', 'base', '--config', overlay]
-    const line = `dsh: mcpConfig: ${file} has no server "nope" [MCP_SERVER_UNKNOWN]`
+    // The user's own row fails the boot: the line and exit code of dsh status (mcp-list-rows.test.ts).
+    const line = `dsh: row "allow" (dsh-mcp) in ${overlay}: plugin failed to start: mcpConfig: ${file} has no server "nope" [MCP_SERVER_UNKNOWN] [PRESET_PLUGIN_FAILED]`
     for (const command of [['list'], ['list', '--json'], ['get', 'nope'], ['get', 'kept']]) {
       const run = await dshIn(['mcp', ...command, ...args], { env: { DSH_HOME: home } })
-      expect(run.code, command.join(' ')).toBe(1)
+      expect(run.code, command.join(' ')).toBe(2)
       expect(run.stdout).toBe('')
       expect(oneStderrLine(run)).toBe(line)
     }

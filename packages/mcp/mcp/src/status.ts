@@ -22,7 +22,9 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
   const failure = lastError ? { failure: { code: lastError.code, message: lastError.message } } : {}
   switch (phase.kind) {
     case 'connecting':
-      return { state: 'starting', detail: parts(supervisor.describePhase(), tools) }
+      // A retry (attempt k ≥ 1) is connecting because the attempt before it failed: that failure is
+      // why the row is not ready, as for a crashed row between attempts, so it keeps its code.
+      return { state: 'starting', detail: parts(supervisor.describePhase(), tools), ...(phase.attempt ? failure : {}) }
     case 'ready': {
       const generation = supervisor.lastConnected
       const server = generation?.serverLabel()

@@ -243,6 +243,19 @@ describe('startup', () => {
     })
   }
 
+  // A retry's attempt in flight shows `connecting, attempt 1/N; last error: …`: the row is there
+  // because of that failure, so it carries its code as a crashed row does (it had none, and a
+  // `dsh mcp list --json` reader routing on `code` lost it for the length of every retry).
+  it('a row connecting again after a failed attempt carries that failure\'s code', async () => {
+    const starts = startLog()
+    const rig = await startRig()
+    await rig.add(fixtureRow({ reconnect: FAST_RECONNECT, env: { FIXTURE_START_LOG: starts.path, FIXTURE_CRASH_FIRST_STARTS: '1', FIXTURE_HANG_INITIALIZE: '1' } }))
+    await eventually(async () => expect((await rig.status()).detail).toMatch(/^connecting, attempt 1\/3; last error: .*exited with code 8/))
+    const status = await rig.status()
+    expect(status.state).toBe('starting')
+    expect(status.failure).toMatchObject({ code: 'MCP_CONNECT_FAILED', message: expect.stringContaining('exited with code 8') })
+  })
+
   for (const crashes of [1, 2]) {
     it(`a 2026-07-28-only stdio server that crashes at spawn ${crashes === 1 ? 'once' : 'twice'} is never MCP_PROTOCOL_UNSUPPORTED: it connects on 2026-07-28 after ${crashes} failed attempt${crashes === 1 ? '' : 's'}`, async () => {
       const starts = startLog()
