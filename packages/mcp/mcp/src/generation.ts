@@ -1,6 +1,7 @@
 import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult, type RequestId, type Root, type VersionNegotiationMode } from '@modelcontextprotocol/client'
 import { assertNever, Lifetime } from 'dsh-core'
 import type { McpConfig } from './config.ts'
+import { McpError } from './errors.ts'
 import { StdioTransport } from './stdio-transport.ts'
 import type { BridgeTransport } from './transport.ts'
 
@@ -31,6 +32,8 @@ export interface GenerationHooks {
 export interface Ending {
   readonly summary: string | undefined
   readonly stderr: string
+  /** The coded failure a remote transport closed itself for, if it was one (a refused credential). */
+  readonly lostFor?: McpError
 }
 
 /** The row's `protocol` as the SDK's negotiation mode. */
@@ -144,7 +147,7 @@ export class Generation {
   /** What is known about how the connection ended (see `Ending`). */
   ending(): Ending {
     const transport = this.transport
-    if (!(transport instanceof StdioTransport)) return { summary: transport.lostBecause?.message, stderr: '' }
+    if (!(transport instanceof StdioTransport)) return { summary: transport.lostBecause?.message, stderr: '', ...(transport.lostBecause instanceof McpError ? { lostFor: transport.lostBecause } : {}) }
     const exit = transport.exitDescription()
     const tail = transport.stderrTail().trim()
     return { summary: exit ? `the server ${exit}` : undefined, stderr: tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail }

@@ -197,6 +197,31 @@ describe('Streamable HTTP', () => {
     }
   })
 
+  // A call in flight when another call's 401 loses the connection (found running dsh serve with two
+  // calls at once) ended MCP_CONNECTION_LOST, which a caller reads as an outage a retry mends; the
+  // connection was lost because the credential was refused, so it is that call's failure too.
+  it('a call in flight when a refused credential (401, no challenge) loses the connection is MCP_CREDENTIAL_REJECTED too', async () => {
+    process.env.MCP_HTTP_TEST_REVOKED = 'revoked-soon'
+    try {
+      const server = await fixture()
+      const rig = await startRig()
+      await rig.add(httpRow(server.url, { bearerTokenEnvVar: 'MCP_HTTP_TEST_REVOKED' }))
+      expect(await rig.text('mcp__web__add', { a: 1, b: 1 })).toBe('2')
+      const posts = () => server.requests.filter((request) => request.method === 'POST').length
+      const before = posts()
+      const inFlight = rig.call('mcp__web__hang')
+      // Its POST reached the server, which holds it open.
+      await eventually(() => expect(posts()).toBe(before + 1))
+      for (let i = 0; i < 10; i++) server.failNextPost(401)
+      const refused = await rig.call('mcp__web__add', { a: 1, b: 2 })
+      expect(refused.isError && refused.error).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED' })
+      const lost = await inFlight
+      expect(lost.isError && lost.error).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED', message: expect.stringMatching(/^hang: .*HTTP 401/) })
+    } finally {
+      delete process.env.MCP_HTTP_TEST_REVOKED
+    }
+  })
+
   it('a call in flight when the server dies ends with a coded error, not a hang', async () => {
     const server = await fixture()
     const rig = await startRig()
