@@ -20,7 +20,10 @@ import { bootCoding, fixtureCopy, NATIVE, REPO, TSSERVER, untilSettled } from '.
 //   PROBE=profile OP=… CALLS=2000 WARMUP=0   a CPU profile of the calls alone (the inspector, 100 µs sampling)
 //   PROBE=cpu CALLS=2000 WARMUP=2000  this process's CPU per warm call, each operation in turn
 //   PROBE=layers CALLS=300 ROUNDS=8 WARMUP=1000  CPU per call entered at the tool, the seam, a kept client, the floor
-//   PROBE=side SIDE=ours|kept|floor N=50  one side alone, to run under strace -c (see there)
+//   PROBE=side SIDE=ours|kept|floor N=50  one side alone, to run under strace -c (see there);
+//                           SIDE=rotate the three in turn as lsp-fixed-cost takes them (ROTATE_FIRST=own:
+//                           a floor on a server of its own in ours' place); GATE=/tmp/x waits for
+//                           /tmp/x.go before the counted calls, for strace -p / callgrind_control
 //   PROBE=floor CALLS=1000 WARMUP=2000 [PROFILE=1]  ours and the contract floor (lsp-contract-floor.ts) each alone: CPU per call, profiles
 // Run on the built packages (`pnpm bench lsp` builds them):
 //   PROBE=server node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-probe.ts
@@ -217,6 +220,8 @@ try {
       return (push as any).apply(this, args)
     } as typeof push
     const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+    // The tenth percentile: the phase's time when nothing preempted it, which a loaded machine moves far less than the median.
+    const p10 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 10)]!
     for (const round of [1, 2]) {
       for (const [name, side] of Object.entries(sides)) {
         const phases = [[], [], [], []] as number[][]
@@ -232,7 +237,8 @@ try {
             phases[3]!.push(ended - began)
           }
         }
-        console.log(`phases ${round} ${name.padEnd(5)} p50 µs: to the write ${(p50(phases[0]!) * 1000).toFixed(0)}, write to answer ${(p50(phases[1]!) * 1000).toFixed(0)}, answer to result ${(p50(phases[2]!) * 1000).toFixed(0)}, whole ${(p50(phases[3]!) * 1000).toFixed(0)}`)
+        const at = (values: number[]) => `${(p10(values) * 1000).toFixed(0)} / ${(p50(values) * 1000).toFixed(0)}`
+        console.log(`phases ${round} ${name.padEnd(5)} p10 / p50 µs: to the write ${at(phases[0]!)}, write to answer ${at(phases[1]!)}, answer to result ${at(phases[2]!)}, whole ${at(phases[3]!)}`)
       }
     }
     Socket.prototype.write = write
@@ -272,6 +278,18 @@ try {
       kept: (args) => kept.query(METHODS[args.operation]!, args.filePath, 'typescript', args.line - 1, args.character - 1),
       floor,
     }
+    // SIDE=rotate: ours, kept and floor one after another, who goes first rotating each round, as
+    // `lsp-fixed-cost` with the floor takes them: ours' server sits out the other two calls, the
+    // kept client's server answers the kept client and the floor back to back in two rounds of three.
+    // ROTATE_FIRST=own: the floor on a kept client and server of its own in ours' place (a second copy), to
+    // compare what one side costs the process among the others' calls (caches, predictors) with ours.
+    let round = 0
+    const own = process.env.ROTATE_FIRST === 'own' ? await keptAndFloor('dsh-probe-own-') : undefined
+    sides.rotate = async (args) => {
+      const order = [own ? own.floor : sides.ours!, sides.kept!, sides.floor!]
+      for (let k = 0; k < order.length; k++) await order[(round + k) % order.length]!(args)
+      round++
+    }
     const side = sides[process.env.SIDE ?? 'ours']!
     for (let i = 0; i < Number(process.env.WARMUP ?? 200); i++) for (const args of CASES) await side(args)
     // Young-generation collections per call: what the side allocates, in units of a scavenge.
@@ -282,7 +300,22 @@ try {
     })
     observer.observe({ entryTypes: ['gc'] })
     const n = Number(process.env.N ?? 50)
+    // GATE=/tmp/x: warm, then wait for /tmp/x.go before the counted calls and for /tmp/x.exit after
+    // them, so that `strace -f -c -p <pid>` (every thread of this process, not the servers) sees
+    // the counted calls alone; bench/RESULTS.md (sixteenth session) has the script.
+    const gate = process.env.GATE
+    const until = async (file: string) => {
+      while (!fs.existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    if (gate) {
+      console.log(`ready ${process.pid}`)
+      await until(`${gate}.go`)
+    }
     for (const args of CASES) for (let i = 0; i < n; i++) await side(args)
+    if (gate) {
+      console.log('done')
+      await until(`${gate}.exit`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 50))
     observer.disconnect()
     const { getHeapSpaceStatistics } = await import('node:v8')
@@ -290,6 +323,8 @@ try {
     console.log(`${process.env.SIDE ?? 'ours'}: ${scavenges} scavenges in ${n * CASES.length} calls (new space ${((young?.space_size ?? 0) / 1048576).toFixed(1)} MB)`)
     await kept.close()
     copy.remove()
+    await own?.kept.close()
+    own?.copy.remove()
   } else if (process.env.PROBE === 'layers') {
     // This process's CPU per warm call entered at each layer, the four operations in turn, the
     // sides alternating ROUNDS times (median of the rounds): the tool through `execute`; the seam

@@ -77,6 +77,52 @@ describe('dsh mcp list / get and a workspace .mcp.json that cannot be parsed', (
   })
 })
 
+describe('dsh mcp list / get and a workspace .mcp.json that lacks a name the row\'s servers allow-list picks', () => {
+  it('is one coded row (MCP_SERVER_UNKNOWN) beside the other servers and exit 0, as dsh status and a dsh call boot have it, trusted or not', async () => {
+    for (const trusted of [true, false]) {
+      const { home, project, overlay } = await setup()
+      await writeFile(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace, servers: [alpha, zzz] }\n')
+      const file = join(project, '.mcp.json')
+      await writeFile(file, JSON.stringify({ mcpServers: { alpha: { command: process.execPath, args: [SERVER] } } }))
+      if (trusted) await trustIn(home, project)
+      const args = ['--preset', 'base', '--config', overlay, '--cwd', project]
+      const env = { env: { DSH_HOME: home } }
+      const says = `mcpConfig: ${file} has no server "zzz"`
+
+      // The repository's file does not fail the boot: the rest of the composition runs.
+      const status = await dshIn(['status', '--json', ...args], env)
+      expect(status.code, `trusted ${trusted}: ${status.stderr}`).toBe(0)
+      if (trusted) {
+        const rows = json<{ capabilities: { id: string; state: string; detail: string }[] }>(status).capabilities
+        expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining(says) })
+        expect(rows.some((row) => row.id === 'alpha')).toBe(false)
+        const call = await dshIn(['call', 'mcp__fixture__echo', '{"message":"hi"}', ...args], env)
+        expect(call.code, call.stderr).toBe(0)
+      }
+
+      const listed = await dshIn(['mcp', 'list', '--json', ...args], env)
+      expect(listed.code, `trusted ${trusted}: ${listed.stderr}`).toBe(0)
+      const servers = json<{ servers: Listed[] }>(listed).servers
+      expect(servers.map((server) => server.name)).toEqual(['.mcp.json', 'fixture'])
+      expect(servers[0]).toMatchObject({ state: 'unavailable', code: 'MCP_SERVER_UNKNOWN', message: says, detail: says, tools: 0 })
+      expect(servers[1]).toMatchObject({ state: 'ready' })
+      const text = await dshIn(['mcp', 'list', ...args], env)
+      expect(text.code, text.stderr).toBe(0)
+      expect(text.stdout).toMatch(/^\.mcp\.json +- .* \[MCP_SERVER_UNKNOWN\]$/m)
+
+      const row = await dshIn(['mcp', 'get', '.mcp.json', '--json', ...args], env)
+      expect(row.code, row.stderr).toBe(0)
+      expect(json(row)).toMatchObject({ name: '.mcp.json', code: 'MCP_SERVER_UNKNOWN', message: says })
+      const fixture = await dshIn(['mcp', 'get', 'fixture', ...args], env)
+      expect(fixture.code, fixture.stderr).toBe(0)
+      // A server of the file the row does not run: the file's code and reason, not a mistaken name.
+      const alpha = await dshIn(['mcp', 'get', 'alpha', ...args], env)
+      expect(alpha.code).toBe(1)
+      expect(oneStderrLine(alpha)).toMatch(/^dsh: no MCP server "alpha" .*has no server "zzz" \[MCP_SERVER_UNKNOWN\]$/)
+    }
+  })
+})
+
 describe('dsh mcp list / get and rows turned off', () => {
   it('a disabled row names the file that turned it off, not a later file that patched the row', async () => {
     const { home, overlay } = await setup()

@@ -382,7 +382,9 @@ const JSONRPC_VERSION = '2.0'
 
 /**
  * One parameter vscode-jsonrpc sends by name, as it is (its `isNamedParam`): an object, not an array.
- * Anything else it wraps in an array.
+ * Anything else it wraps in an array. Restated because the library keeps it inside
+ * `createMessageConnection` (10.0.0 exports neither it nor `computeSingleParam`), and its public
+ * `ParameterStructures.byName` throws for a non-object where `auto`, which this mirrors, wraps it.
  */
 function isNamedParams(params: unknown): params is object {
   return typeof params === 'object' && params !== null && !Array.isArray(params)

@@ -179,9 +179,9 @@ async function find(name: string, options: Options, signal: AbortSignal): Promis
   const entries = await servers(options, signal)
   const entry = entries.find((server) => server.name === name)
   if (entry) return entry
-  // A file dsh cannot read may hold the server: that is the answer, not a mistaken name.
+  // A file dsh cannot read or use may hold the server: that is the answer, not a mistaken name.
   const unreadable = entries.find((server) => server.unreadable && !server.disabled)?.unreadable
-  if (unreadable) throw new McpError(`no MCP server "${name}" among the servers dsh can read, and it may be in a file it cannot: ${unreadable.message}`, 'MCP_CONFIG_FILE_INVALID')
+  if (unreadable) throw new McpError(`no MCP server "${name}" among the servers dsh can read, and it may be in a file it cannot use: ${unreadable.message}`, unreadable.code)
   throw new UsageError(`no MCP server "${name}" in this composition (dsh mcp list shows them)`)
 }
 

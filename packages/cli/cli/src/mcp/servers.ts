@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { basename } from 'node:path'
 import { composePreset, type PresetRow } from 'dsh-core'
-import { chosenServers, configFileFailure, configFileOf, McpConfigFileRow, McpError, readMcpConfigFile, type ImportedServer } from 'dsh-mcp'
+import { chosenServers, configFileFailure, configFileOf, McpConfigFileRow, McpError, readMcpConfigFile, type ImportedServer, type McpErrorCode } from 'dsh-mcp'
 
 /** Why a server is never started: what turned it off, where. */
 export interface TurnedOff {
@@ -22,10 +22,11 @@ export interface ServerEntry {
   /** What turns it off, so it is never started. */
   readonly disabled?: TurnedOff
   /**
-   * An `mcpConfig:` file that cannot be read or parsed: one entry named after the file (as its
-   * `dsh status` row is), with the file's coded failure; its servers cannot be known.
+   * An `mcpConfig:` file that cannot be read or parsed (or, a workspace's, lacks a name the row's
+   * `servers` picks): one entry named after the file (as its `dsh status` row is), with the file's
+   * coded failure; what servers it runs cannot be known.
    */
-  readonly unreadable?: { readonly code: string; readonly message: string }
+  readonly unreadable?: { readonly code: McpErrorCode; readonly message: string }
   /**
    * An enabled row the boot fails on (the user's own `mcpConfig:` file that cannot be read or
    * parsed, a row that is not valid, a `servers` name its file lacks): what the listing met. A command
@@ -85,7 +86,9 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
   try {
     chosen = turnedOff ? servers.filter((server) => !fileRow.servers || fileRow.servers.includes(server.sourceName)) : chosenServers(fileRow, servers, file)
   } catch (error) {
-    return [{ name: basename(file), config, file: row.file, failsBoot: error }]
+    // As the runtime has it: the user's own file fails the boot; a repository's file is one coded row.
+    if (fileRow.relativeTo !== 'workspace' || !(error instanceof McpError)) return [{ name: basename(file), config, file: row.file, failsBoot: error }]
+    return [{ name: basename(file), config, file: row.file, unreadable: { code: error.code, message: error.message } }]
   }
   return chosen.map((server) => {
     const disabled = turnedOff ?? (server.disabled ? { file, by: 'enabled = false' as const } : undefined)

@@ -83,7 +83,16 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
     throw failure
   }
   for (const note of imported.notes) logger.warn(`mcpConfig ${file}: ${note}`)
-  const configs = chosenServers(row, imported.servers, file).flatMap((server): (McpConfig | UnusableServer)[] => {
+  let chosen: ImportedServer[]
+  try {
+    chosen = chosenServers(row, imported.servers, file)
+  } catch (error) {
+    // A name the user's own file lacks fails the boot; a repository's file that lacks it (the
+    // repository changed its .mcp.json) is that file's unavailable row, as a file that cannot be read.
+    if (row.relativeTo === 'workspace' && error instanceof McpError) return holdUnreadable(ctx, file, error)
+    throw error
+  }
+  const configs = chosen.flatMap((server): (McpConfig | UnusableServer)[] => {
     if (server.disabled) {
       logger.info(`mcpConfig ${file}: ${server.sourceName} is disabled there; not started`)
       // A call to one of its tools says why there is none, not UNKNOWN_TOOL (dsh call and dsh serve alike).
@@ -117,8 +126,9 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
 }
 
 /**
- * A trusted workspace's file that cannot be read or parsed: one `unavailable` row under its file
- * name, its failure coded as every row's is (the code printed once, by `codedDetail`).
+ * A trusted workspace's file that cannot be read or parsed, or lacks a name the row's `servers`
+ * allow-list picks: one `unavailable` row under its file name (none of its servers started), its
+ * failure coded as every row's is (the code printed once, by `codedDetail`).
  */
 function holdUnreadable(ctx: Context, file: string, failure: McpError): void {
   const status = { state: 'unavailable', detail: failure.message, failure: { code: failure.code, message: failure.message } } as const
