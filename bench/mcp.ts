@@ -31,7 +31,8 @@ const CALLS = Number(process.env.BENCH_MCP_CALLS ?? 2000)
 const MANY = { FIXTURE_EXTRA_TOOLS: '5000', FIXTURE_PAGE_SIZE: '100' }
 const ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 5)
 
-const scratch = mkdtempSync(join(tmpdir(), 'dsh-bench-mcp-'))
+/** This bench's own directory, made when it runs (run.ts imports every bench to pick one). */
+let scratch = ''
 
 function overlay(env: Record<string, string> = {}): string {
   const file = join(scratch, `overlay-${Object.keys(env).length}.yml`)
@@ -311,6 +312,7 @@ async function bridgeShare(): Promise<string[]> {
 const MCP_PACKAGES = ['dsh-core', 'dsh-core/tools', 'dsh-mcp']
 
 export async function benchMcp(): Promise<string[]> {
+  scratch = mkdtempSync(join(tmpdir(), 'dsh-bench-mcp-'))
   try {
     return await onTheBuild('mcp', MCP_PACKAGES, measureMcp)
   } finally {

@@ -36,7 +36,8 @@ const INSTALLED = {
 // Credentials the servers need to start; listing tools never uses them.
 const UNUSED = 'unused-by-the-bench'
 
-const scratch = mkdtempSync(join(tmpdir(), 'dsh-bench-tool-search-'))
+/** This bench's own directory, made when it runs (run.ts imports every bench to pick one). */
+let scratch = ''
 
 function installServers(): string {
   const bin = join(CACHE, 'node_modules/.bin')
@@ -115,6 +116,7 @@ async function search(runtime: ToolRuntime, session: ReturnType<SessionService['
 }
 
 export async function benchToolSearch(): Promise<string[]> {
+  scratch = mkdtempSync(join(tmpdir(), 'dsh-bench-tool-search-'))
   const lines: string[] = []
   try {
     const many = await catalogSizes('one server of 5,000 tools', [{ serverName: 'fixture', command: process.execPath, args: [FIXTURE], env: { FIXTURE_EXTRA_TOOLS: '5000', FIXTURE_PAGE_SIZE: '500' } }])
