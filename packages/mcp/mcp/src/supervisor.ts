@@ -369,8 +369,9 @@ export class Supervisor {
           }
           if (!probeClosed(error)) this.probeClosedBefore = false
           if (legacy) throw error
+          const firstSilent = !this.probeClosedBefore
           closedProbe = await this.closedOnProbe(generation, error)
-          if (!closedProbe) throw error
+          if (!closedProbe) throw firstSilent && this.probeClosedBefore ? this.silentProbeClose(error, generation) : error
           legacy = true
         }
       }
@@ -491,6 +492,17 @@ export class Supervisor {
     }
     this.down(generation, false)
     return failure
+  }
+
+  /**
+   * A first closing on the probe with nothing to say the server read it, taken for a crash
+   * (`closedOnProbe`): it may be a server that exits on the probe without a word, which the next
+   * attempt's fallback serves, but a one-shot command (`dsh call`) remembers nothing and ends here
+   * each time. The failure says what mends that.
+   */
+  private silentProbeClose(error: unknown, generation: Generation): McpError {
+    const failure = this.attemptError(error, 'initialize', generation)
+    return new McpError(`${failure.message}; if this server ends on the server/discover probe without a word, set protocol: 2025-11-25`, failure.code, { cause: failure })
   }
 
   private attemptError(error: unknown, step: string, generation: Generation | undefined): McpError {

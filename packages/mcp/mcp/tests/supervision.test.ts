@@ -243,6 +243,21 @@ describe('startup', () => {
     })
   }
 
+  // A server that exits on the probe without a word fails the first attempt as a crash does; a
+  // one-shot dsh call remembers nothing, so it answered MCP_UNAVAILABLE on every run with nothing
+  // saying what mends it. The failure (log line, status, a call's MCP_UNAVAILABLE) now says it.
+  it('a first silent closing on the probe says how a server that exits on the probe is served (protocol: 2025-11-25)', async () => {
+    const starts = startLog()
+    const rig = await startRig()
+    await rig.add(fixtureRow({ reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 }, env: { FIXTURE_START_LOG: starts.path, FIXTURE_CRASH_FIRST_STARTS: '1' } }))
+    const hint = 'if this server ends on the server/discover probe without a word, set protocol: 2025-11-25'
+    const failed = rig.logs.filter((line) => line.includes('connection attempt failed'))
+    expect(failed).toEqual([expect.stringMatching(/initialize: the connection closed \(the server exited with code 8\); if this server ends on the server\/discover probe .*; stderr: fixture: start 1 crashes at spawn.*\[MCP_CONNECT_FAILED\]$/)])
+    expect((await rig.status()).failure?.message).toContain(hint)
+    const call = await rig.call('mcp__fixture__add', { a: 1, b: 2 })
+    expect(call.isError && call.error).toMatchObject({ code: 'MCP_UNAVAILABLE', message: expect.stringContaining(hint) })
+  })
+
   // A retry's attempt in flight shows `connecting, attempt 1/N; last error: …`: the row is there
   // because of that failure, so it carries its code as a crashed row does (it had none, and a
   // `dsh mcp list --json` reader routing on `code` lost it for the length of every retry).
@@ -366,7 +381,7 @@ describe('startup', () => {
       // The row's log says it once, as what it is: the exit and its stderr, no raw write error beside it.
       const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
       expect(rowLines.filter((line) => /EPIPE|transport error/.test(line)), delay).toEqual([])
-      expect(rowLines.filter((line) => line.includes('the server exited with code 3')), delay).toEqual([expect.stringContaining('connection attempt failed: initialize: the connection closed (the server exited with code 3); stderr: exits-after-first-message: giving up')])
+      expect(rowLines.filter((line) => line.includes('the server exited with code 3')), delay).toEqual([expect.stringMatching(/connection attempt failed: initialize: the connection closed \(the server exited with code 3\)(; if this server ends on the server\/discover probe without a word, set protocol: 2025-11-25)?; stderr: exits-after-first-message: giving up/)])
       await rig.remove(fork)
     }
   })
