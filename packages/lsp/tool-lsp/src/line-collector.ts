@@ -56,6 +56,11 @@ export class LineCollector {
     }
   }
 
+  /** The wanted lines whose line break has been seen, by line number (the one still open is not ended). */
+  collected(): ReadonlyMap<number, string> {
+    return this.found
+  }
+
   /** The wanted lines that exist (blank ones as ''), by line number. Ends the last (unterminated) line. */
   finish(): ReadonlyMap<number, string> {
     if (!this.done) this.endLine()

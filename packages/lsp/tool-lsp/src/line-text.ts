@@ -23,8 +23,8 @@ interface FileWants {
  * The trimmed source line at each location's start, aligned with `locations` (undefined where
  * there is none). Only `file:` locations that `ctx.fs` proves to lie inside the session workspace
  * (symlinks resolved; through the call's `proofs`, so a file the provider proved is not proved again) are read, each file once (one proof, one read) and only up to its last wanted line. Line text is
- * a convenience: a file that is missing, unreadable or binary, or whose wanted lines lie past
- * `maxLineFileBytes`, is skipped silently, and once the call has read `lineTextBudgetBytes` the
+ * a convenience: a file that is missing, unreadable or binary is skipped silently, and so is each
+ * wanted line that ends past `maxLineFileBytes` (the file's lines before it are still shown), and once the call has read `lineTextBudgetBytes` the
  * remaining files are skipped too (100 locations in 100 large files must not mean 200 MB of reads).
  * Cancellation is not a read failure: it propagates. Bound by a call's `Lifetime`, the proofs and
  * the kept-text lookups (a moment's work each) check it between steps, and only a read of bytes
@@ -117,7 +117,7 @@ function wantedLines(
   const looked = kept.lookup(path, cancel.quick, proofs)
   const from = (found: TextLookup): SourceLines | Promise<SourceLines> => {
     if (found.hit) return linesOf(found.hit, wanted, makeBuffer)
-    if (!found.info || found.info.size > Math.min(maxBytes, kept.maxFileBytes)) return readSourceLines(fs, workspace, path, wanted, makeBuffer, maxBytes, cancel.signal(), meter)
+    if (!found.info || found.info.size > Math.min(maxBytes, kept.maxFileBytes)) return readSourceLines(fs, workspace, path, wanted, makeBuffer, maxBytes, cancel.signal(), meter, true)
     meter.bytes += found.info.size
     return kept.fill(workspace, path, found, { maxBytes, signal: cancel.signal() }).then((text) => linesOf(text, wanted, makeBuffer))
   }

@@ -14,7 +14,8 @@ export interface SourceLines {
  * loop), and the text is streamed only up to the last wanted line.
  * The wanted lines must end within the first `maxBytes` bytes: the chunk that runs past them is
  * taken only up to the bound, so lines ending inside it are found whatever the chunk size; else
- * `FS_TOO_LARGE`, naming the line the first `maxBytes` bytes end in. A missing, binary or non-UTF-8
+ * `FS_TOO_LARGE`, naming the line the first `maxBytes` bytes end in (with `partial`, the lines that
+ * did end within it). A missing, binary or non-UTF-8
  * file fails with `ctx.fs`'s own codes.
  */
 export async function readSourceLines(
@@ -27,6 +28,11 @@ export async function readSourceLines(
   signal: AbortSignal,
   /** Counts every byte read, also by a read that then fails (a per-call budget spans several files). */
   meter: { bytes: number } = { bytes: 0 },
+  /**
+   * Past the bound, answer the wanted lines that ended within it instead of FS_TOO_LARGE (line
+   * text: each line is shown on its own, so one line past the bound must not drop the others).
+   */
+  partial = false,
 ): Promise<SourceLines> {
   const collector = new LineCollector(wanted, makeBuffer)
   let bytes = 0
@@ -38,6 +44,7 @@ export async function readSourceLines(
       // The bound falls inside this chunk: the wanted lines may still end before it.
       collector.push(textWithin(chunk.text, maxBytes - before))
       if (collector.done) return { lines: collector.finish(), lineCount: undefined }
+      if (partial) return { lines: collector.collected(), lineCount: undefined }
       throw new FsError(`"${path}" has more than ${maxBytes} bytes before the end of line ${collector.lineCount + 1}`, 'FS_TOO_LARGE')
     }
     collector.push(chunk.text)
