@@ -134,8 +134,6 @@ export class Supervisor {
    * `initialize` after a closed probe failed too. A closed probe is then a crash (`closedOnProbe`).
    */
   private probeRuledOut = false
-  /** The previous attempt's probe closed with nothing to say the server read it (see `closedOnProbe`). */
-  private probeClosedBefore = false
   /** While the row's startup runs: when a `required` row's retries must have begun, and how activation hears the outcome. */
   private starting: { readonly until: number; attempts: number; readonly settle: (outcome: StartupOutcome) => void } | undefined
 
@@ -349,10 +347,13 @@ export class Supervisor {
     let generation: Generation | undefined
     let step = 'start'
     try {
-      // At most twice: a server that ended the connection on the version probe is started again and asked with initialize.
+      // At most three starts: a server that ended the connection on the version probe is started
+      // again and asked with initialize, after a second probe when it said nothing (`closedOnProbe`).
       let legacy = this.knownLegacy
-      /** The start whose probe closed, as a failure, when the attempt starts the server again. */
+      /** The start whose probe closed, as a failure, once the attempt asks with initialize. */
       let closedProbe: McpError | undefined
+      /** A first closing on the probe with nothing said: a crash at start, or a server that exits on the probe silently. */
+      let silentClose: { readonly failure: McpError; readonly stderr: string } | undefined
       for (;;) {
         step = 'start'
         generation = await this.openGeneration(attempt, renewing)
@@ -367,17 +368,27 @@ export class Supervisor {
             // Refused as a server speaking only the probe's revision refuses it: the closed probe was a crash, the attempt's failure.
             if (refusedHandshake(this.attemptError(error, step, generation), step)) throw closedProbe
           }
-          if (!probeClosed(error)) this.probeClosedBefore = false
           if (legacy) throw error
-          const firstSilent = !this.probeClosedBefore
-          closedProbe = await this.closedOnProbe(generation, error)
-          if (!closedProbe) throw firstSilent && this.probeClosedBefore ? this.silentProbeClose(error, generation) : error
+          const closed = await this.closedOnProbe(generation, error)
+          if (!closed) throw error
+          if (!closed.named && !silentClose) {
+            // The next start tells: a crash at start answers the probe this time, a server that exits on it closes again.
+            silentClose = closed
+            this.options.logger.debug(`${this.label}: the connection closed during the version probe (server/discover) with nothing said; starting the server again and probing again`)
+            continue
+          }
+          closedProbe = closed.failure
           legacy = true
         }
       }
-      this.probeClosedBefore = false
-      // The server answered the probe: it does not end on one.
-      if (!legacy && this.config.protocol === 'auto') this.probeRuledOut = true
+      if (!legacy && this.config.protocol === 'auto') {
+        // The server answered the probe: it does not end on one, so a closing before was a crash at start.
+        this.probeRuledOut = true
+        if (silentClose) {
+          const { failure, stderr } = silentClose
+          this.options.logger.warn(`${this.label}: the server ended as it started and was started again: ${codedDetail({ detail: stderr ? `${failure.message}; stderr: ${stderr}` : failure.message, failure })}`)
+        }
+      }
       if (legacy && !this.knownLegacy) {
         this.knownLegacy = true
         this.options.logger.warn(`${this.label}: the server exited on the version probe (server/discover) and was started again with initialize, which it speaks; this row skips the probe from now on (protocol: 2025-11-25 skips it from the start)`)
@@ -435,24 +446,18 @@ export class Supervisor {
    * Some older stdio servers exit on any request before `initialize`; the SDK's in-place probe then
    * reports the closed connection. A server that crashes at start looks the same on the wire (it
    * exits right after the probe is sent, unanswered), and only what the server said can tell them
-   * apart: it can name the probe's method (`server/discover`) only if it read it. So, once that
-   * server is gone (the close barrier): with its stderr naming the probe, or when the previous
-   * attempt's probe closed too (a server that exits on it silently), the same attempt starts it
-   * again and asks with `initialize` at once (the row remembers only if that connects); the first
-   * silent closing is taken for a crash, the attempt's own failure (one start, retried as any, and
-   * the retry probes again). Returns the closed start as a failure when the caller should start
-   * again; undefined for any other failure, or once the probe is ruled out (`probeRuledOut`).
+   * apart: it can name the probe's method (`server/discover`) only if it read it, and a crash at
+   * start answers the probe when started again. So, once that server is gone (the close barrier),
+   * the same attempt starts it again: with initialize when its stderr named the probe or a second
+   * probe closed too (the row remembers only if that connects), else with the probe once more.
+   * Returns the closed start as a failure, and whether the server named the probe, when the caller
+   * should start again; undefined for any other failure, or once the probe is ruled out (`probeRuledOut`).
    */
-  private async closedOnProbe(generation: Generation, error: unknown): Promise<McpError | undefined> {
+  private async closedOnProbe(generation: Generation, error: unknown): Promise<{ readonly failure: McpError; readonly stderr: string; readonly named: boolean } | undefined> {
     if (this.disposed || this.config.protocol !== 'auto' || this.probeRuledOut || !probeClosed(error)) return undefined
     if (!(await generation.close(this.options.config.closeTimeoutMs))) return undefined
-    const named = PROBE_NAMED.test(generation.ending().stderr)
-    if (!named && !this.probeClosedBefore) {
-      this.probeClosedBefore = true
-      return undefined
-    }
-    this.options.logger.debug(`${this.label}: the connection closed during the version probe (server/discover); starting the server again with initialize`)
-    return this.attemptError(error, 'initialize', generation)
+    const { stderr } = generation.ending()
+    return { failure: this.attemptError(error, 'initialize', generation), stderr, named: PROBE_NAMED.test(stderr) }
   }
 
   /**
@@ -492,17 +497,6 @@ export class Supervisor {
     }
     this.down(generation, false)
     return failure
-  }
-
-  /**
-   * A first closing on the probe with nothing to say the server read it, taken for a crash
-   * (`closedOnProbe`): it may be a server that exits on the probe without a word, which the next
-   * attempt's fallback serves, but a one-shot command (`dsh call`) remembers nothing and ends here
-   * each time. The failure says what mends that.
-   */
-  private silentProbeClose(error: unknown, generation: Generation): McpError {
-    const failure = this.attemptError(error, 'initialize', generation)
-    return new McpError(`${failure.message}; if this server ends on the server/discover probe without a word, set protocol: 2025-11-25`, failure.code, { cause: failure })
   }
 
   private attemptError(error: unknown, step: string, generation: Generation | undefined): McpError {
@@ -691,10 +685,10 @@ export class Supervisor {
   }
 }
 
-/** The SDK's verdict when a stdio server it probed in place closed the connection on `server/discover`. */
 /** A server's stderr naming the version probe's method: it read the probe (see `closedOnProbe`). */
 const PROBE_NAMED = /server\/discover/
 
+/** The SDK's verdict when a stdio server it probed in place closed the connection on `server/discover`. */
 function probeClosed(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /probed in place/.test(error.message)
 }

@@ -226,9 +226,10 @@ describe('startup', () => {
   // A server that crashes at spawn exits on the version probe's heels, as one that exits on the
   // probe does (mcp item 4): it was started again with initialize in the same attempt (two starts),
   // remembered as speaking only initialize, and a 2026-07-28-only server, refusing that initialize,
-  // was MCP_PROTOCOL_UNSUPPORTED until reloaded. A crash is now the attempt's failure, retried.
+  // was MCP_PROTOCOL_UNSUPPORTED until reloaded. A first silent closing is now probed again: a crash
+  // answers the second probe (two starts, one attempt, the crash said once with its exit and code).
   for (const required of [false, true]) {
-    it(`${required ? 'required' : 'not required'}: a server that crashes once at spawn costs one start and fails that attempt with its exit [MCP_CONNECT_FAILED]; the retry probes and connects`, async () => {
+    it(`${required ? 'required' : 'not required'}: a server that crashes once at spawn is probed again in the same attempt and connects; the crash is said once [MCP_CONNECT_FAILED]`, async () => {
       const starts = startLog()
       const rig = await startRig()
       const fork = await rig.add(fixtureRow({ required, env: { FIXTURE_START_LOG: starts.path, FIXTURE_CRASH_FIRST_STARTS: '1' } }))
@@ -236,26 +237,27 @@ describe('startup', () => {
       await eventually(async () => expect((await rig.status()).state).toBe('ready'))
       expect(starts.count()).toBe(2)
       const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
-      expect(rowLines.filter((line) => line.includes('connection attempt failed'))).toEqual([expect.stringMatching(/the server exited with code 8\).*stderr: fixture: start 1 crashes at spawn.* \[MCP_CONNECT_FAILED\]$/)])
-      expect(rowLines.filter((line) => line.includes('retrying in'))).toHaveLength(1)
-      expect(rowLines.filter((line) => line.includes('version probe'))).toEqual([])
+      expect(rowLines.filter((line) => line.includes('ended as it started'))).toEqual([expect.stringMatching(/the server exited with code 8\).*stderr: fixture: start 1 crashes at spawn.* \[MCP_CONNECT_FAILED\]$/)])
+      expect(rowLines.filter((line) => /connection attempt failed|retrying in|exited on the version probe/.test(line))).toEqual([])
+      expect((await rig.status()).detail).toContain('protocol 2025-11-25')
       expect(await rig.text('mcp__fixture__add', { a: 1, b: 2 })).toBe('3')
     })
   }
 
-  // A server that exits on the probe without a word fails the first attempt as a crash does; a
-  // one-shot dsh call remembers nothing, so it answered MCP_UNAVAILABLE on every run with nothing
-  // saying what mends it. The failure (log line, status, a call's MCP_UNAVAILABLE) now says it.
-  it('a first silent closing on the probe says how a server that exits on the probe is served (protocol: 2025-11-25)', async () => {
+  // A server that exits on the probe without a word failed the first attempt as a crash did; a
+  // one-shot dsh call remembers nothing, so it answered MCP_UNAVAILABLE on every run. Its second
+  // probe closes too, so the same attempt asks with initialize: one attempt, three starts, no failure.
+  it('not required: a server that exits on the probe without a word connects with initialize in its first attempt', async () => {
     const starts = startLog()
     const rig = await startRig()
-    await rig.add(fixtureRow({ reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 }, env: { FIXTURE_START_LOG: starts.path, FIXTURE_CRASH_FIRST_STARTS: '1' } }))
-    const hint = 'if this server ends on the server/discover probe without a word, set protocol: 2025-11-25'
-    const failed = rig.logs.filter((line) => line.includes('connection attempt failed'))
-    expect(failed).toEqual([expect.stringMatching(/initialize: the connection closed \(the server exited with code 8\); if this server ends on the server\/discover probe .*; stderr: fixture: start 1 crashes at spawn.*\[MCP_CONNECT_FAILED\]$/)])
-    expect((await rig.status()).failure?.message).toContain(hint)
-    const call = await rig.call('mcp__fixture__add', { a: 1, b: 2 })
-    expect(call.isError && call.error).toMatchObject({ code: 'MCP_UNAVAILABLE', message: expect.stringContaining(hint) })
+    await rig.add(fixtureRow({ reconnect: { ...FAST_RECONNECT, initialDelayMs: 60_000, maxDelayMs: 60_000 }, env: { FIXTURE_START_LOG: starts.path, FIXTURE_EXIT_BEFORE_INITIALIZE: '6', FIXTURE_EXIT_QUIETLY: '1' } }))
+    await eventually(async () => expect((await rig.status()).state).toBe('ready'))
+    expect(starts.count()).toBe(3)
+    expect((await rig.status()).detail).toContain('protocol 2025-11-25')
+    const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
+    expect(rowLines.filter((line) => line.includes('exited on the version probe'))).toHaveLength(1)
+    expect(rowLines.filter((line) => /connection attempt failed|retrying in|ended as it started/.test(line))).toEqual([])
+    expect(await rig.text('mcp__fixture__add', { a: 1, b: 2 })).toBe('3')
   })
 
   // A retry's attempt in flight shows `connecting, attempt 1/N; last error: …`: the row is there
@@ -264,26 +266,26 @@ describe('startup', () => {
   it('a row connecting again after a failed attempt carries that failure\'s code', async () => {
     const starts = startLog()
     const rig = await startRig()
-    await rig.add(fixtureRow({ reconnect: FAST_RECONNECT, env: { FIXTURE_START_LOG: starts.path, FIXTURE_CRASH_FIRST_STARTS: '1', FIXTURE_HANG_INITIALIZE: '1' } }))
-    await eventually(async () => expect((await rig.status()).detail).toMatch(/^connecting, attempt 1\/3; last error: .*exited with code 8/))
+    await rig.add(fixtureRow({ reconnect: FAST_RECONNECT, env: { FIXTURE_START_LOG: starts.path, FIXTURE_FAIL_FIRST_STARTS: '1', FIXTURE_HANG_INITIALIZE: '1' } }))
+    await eventually(async () => expect((await rig.status()).detail).toMatch(/^connecting, attempt 1\/3; last error: .*exited with code 5/))
     const status = await rig.status()
     expect(status.state).toBe('starting')
-    expect(status.failure).toMatchObject({ code: 'MCP_CONNECT_FAILED', message: expect.stringContaining('exited with code 8') })
+    expect(status.failure).toMatchObject({ code: 'MCP_CONNECT_FAILED', message: expect.stringContaining('exited with code 5') })
   })
 
   for (const crashes of [1, 2]) {
-    it(`a 2026-07-28-only stdio server that crashes at spawn ${crashes === 1 ? 'once' : 'twice'} is never MCP_PROTOCOL_UNSUPPORTED: it connects on 2026-07-28 after ${crashes} failed attempt${crashes === 1 ? '' : 's'}`, async () => {
+    it(`a 2026-07-28-only stdio server that crashes at spawn ${crashes === 1 ? 'once' : 'twice'} is never MCP_PROTOCOL_UNSUPPORTED: it connects on 2026-07-28 ${crashes === 1 ? 'in its first attempt' : 'after one failed attempt'}`, async () => {
       const starts = startLog()
       const rig = await startRig()
       await rig.add(fixtureRow({ args: [MODERN_STDIO_SERVER], env: { FIXTURE_START_LOG: starts.path, FIXTURE_CRASH_FIRST_STARTS: String(crashes) } }))
       await eventually(async () => expect((await rig.status()).state).toBe('ready'))
       expect((await rig.status()).detail).toContain('protocol 2026-07-28')
       const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
-      expect(rowLines.filter((line) => line.includes('connection attempt failed'))).toEqual(Array(crashes).fill(expect.stringMatching(/exited with code 8.* \[MCP_CONNECT_FAILED\]$/)))
+      expect(rowLines.filter((line) => line.includes('connection attempt failed'))).toEqual(Array(crashes - 1).fill(expect.stringMatching(/exited with code 8.* \[MCP_CONNECT_FAILED\]$/)))
       expect(rig.logs.some((line) => line.includes('MCP_PROTOCOL_UNSUPPORTED'))).toBe(false)
-      // Once: one start per attempt. Twice: the second closed probe is taken for a server that exits
-      // on it and asked with initialize, which it refuses as a server speaking the probe's revision
-      // does, so that was a crash too; the third attempt probes again.
+      // Once: the second probe is answered (two starts, one attempt). Twice: the second closed probe
+      // is taken for a server that exits on it and asked with initialize, which it refuses as a server
+      // speaking the probe's revision does, so those were crashes: the next attempt probes again.
       expect(starts.count()).toBe(crashes === 1 ? 2 : 4)
       expect(await rig.text('mcp__fixture__add', { a: 2, b: 2 })).toBe('4')
     })
@@ -381,7 +383,7 @@ describe('startup', () => {
       // The row's log says it once, as what it is: the exit and its stderr, no raw write error beside it.
       const rowLines = rig.logs.filter((line) => line.includes('mcp(fixture):'))
       expect(rowLines.filter((line) => /EPIPE|transport error/.test(line)), delay).toEqual([])
-      expect(rowLines.filter((line) => line.includes('the server exited with code 3')), delay).toEqual([expect.stringMatching(/connection attempt failed: initialize: the connection closed \(the server exited with code 3\)(; if this server ends on the server\/discover probe without a word, set protocol: 2025-11-25)?; stderr: exits-after-first-message: giving up/)])
+      expect(rowLines.filter((line) => line.includes('the server exited with code 3')), delay).toEqual([expect.stringMatching(/connection attempt failed: initialize: the connection closed \(the server exited with code 3\); stderr: exits-after-first-message: giving up/)])
       await rig.remove(fork)
     }
   })
