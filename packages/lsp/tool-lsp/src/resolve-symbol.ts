@@ -3,7 +3,7 @@ import { LspError, type CallProofs } from 'dsh-lsp'
 import { exactLine } from './line-collector.ts'
 import type { ResolvedSymbol } from './output.ts'
 import { readSourceLines, type SourceLines } from './source-lines.ts'
-import { findSymbol, lineIdentifiers, symbolUses, type SymbolSearch } from './symbol-search.ts'
+import { findSymbol, lineIdentifiers, nearbyLines, symbolUses, type SymbolSearch } from './symbol-search.ts'
 
 export interface SymbolRequest {
   readonly filePath: string
@@ -42,6 +42,10 @@ export async function resolveSymbol(proofs: CallProofs, request: SymbolRequest, 
   }
   const source = await readWindow(proofs, request.filePath, search, limits.maxLineFileBytes, signal)
   const match = findSymbol(source.lines, search)
+  if (source.cut && !searchedBeforeCut(search, match?.line, source.cut.line)) {
+    // A line the search would look at before (or instead of) the match lies past maxLineFileBytes.
+    throw new LspError(`source ${quote(request.filePath)} cannot be used: ${source.cut.error.message}${TOO_LARGE_HINT}`, 'LSP_SOURCE_INVALID', { cause: source.cut.error })
+  }
   if (!match) throw new LspError(notFoundMessage(request.filePath, search, source), 'LSP_SYMBOL_NOT_FOUND')
   return {
     filePath: request.filePath,
@@ -65,15 +69,29 @@ async function readWindow(proofs: CallProofs, filePath: string, search: SymbolSe
   for (let line = Math.max(0, search.line - search.window); line <= search.line + search.window; line++) wanted.add(line)
   try {
     const path = await proofs.contained(workspace, filePath, signal)
-    return await readSourceLines(proofs.fs, workspace, path, wanted, exactLine, maxBytes, signal)
+    return await readSourceLines(proofs.fs, workspace, path, wanted, exactLine, maxBytes, signal, undefined, true)
   } catch (error) {
     throwIfAborted(signal)
     if (error instanceof FsError && error.code === 'FS_OUTSIDE_WORKSPACE') {
       throw new LspError(`source ${quote(filePath)} resolves outside the workspace ${workspace.path}`, 'LSP_SOURCE_OUTSIDE_WORKSPACE', { cause: error })
     }
-    const hint = error instanceof FsError && error.code === 'FS_TOO_LARGE' ? ` (the lsp tool reads at most maxLineFileBytes to find a symbol; pass character without symbol)` : ''
+    const hint = error instanceof FsError && error.code === 'FS_TOO_LARGE' ? TOO_LARGE_HINT : ''
     throw new LspError(`source ${quote(filePath)} cannot be used: ${errorMessage(error)}${hint}`, 'LSP_SOURCE_INVALID', { cause: error })
   }
+}
+
+const TOO_LARGE_HINT = ' (the lsp tool reads at most maxLineFileBytes to find a symbol; pass character without symbol)'
+
+/**
+ * Whether every line the search looks at up to the match (every line of the window, without one)
+ * ends before the bound: then the lines past it could not have changed the answer.
+ */
+function searchedBeforeCut(search: SymbolSearch, matched: number | undefined, cut: number): boolean {
+  for (const line of nearbyLines(search.line, search.window)) {
+    if (line >= cut) return false
+    if (line === matched) return true
+  }
+  return true
 }
 
 /** Says what was looked for and where, and what is on the named line instead. */

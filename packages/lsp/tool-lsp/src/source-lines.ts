@@ -6,6 +6,12 @@ export interface SourceLines {
   readonly lines: ReadonlyMap<number, string>
   /** How many lines the file has, when the read reached its end (it stops after the last wanted line). */
   readonly lineCount: number | undefined
+  /**
+   * Set when a `partial` read stopped at the bound before its last wanted line: `line` (zero-based)
+   * is the line the bound ends in, so every wanted line before it is in `lines` and none after it;
+   * `error` is the FS_TOO_LARGE the read would have thrown without `partial`.
+   */
+  readonly cut?: { readonly line: number; readonly error: FsError }
 }
 
 /**
@@ -29,8 +35,9 @@ export async function readSourceLines(
   /** Counts every byte read, also by a read that then fails (a per-call budget spans several files). */
   meter: { bytes: number } = { bytes: 0 },
   /**
-   * Past the bound, answer the wanted lines that ended within it instead of FS_TOO_LARGE (line
-   * text: each line is shown on its own, so one line past the bound must not drop the others).
+   * Past the bound, answer the wanted lines that ended within it (and `cut`) instead of throwing
+   * FS_TOO_LARGE: line text shows each line on its own, and a symbol found on a line searched
+   * before any line past the bound is found all the same.
    */
   partial = false,
 ): Promise<SourceLines> {
@@ -44,8 +51,9 @@ export async function readSourceLines(
       // The bound falls inside this chunk: the wanted lines may still end before it.
       collector.push(textWithin(chunk.text, maxBytes - before))
       if (collector.done) return { lines: collector.finish(), lineCount: undefined }
-      if (partial) return { lines: collector.collected(), lineCount: undefined }
-      throw new FsError(`"${path}" has more than ${maxBytes} bytes before the end of line ${collector.lineCount + 1}`, 'FS_TOO_LARGE')
+      const error = new FsError(`"${path}" has more than ${maxBytes} bytes before the end of line ${collector.lineCount + 1}`, 'FS_TOO_LARGE')
+      if (partial) return { lines: collector.collected(), lineCount: undefined, cut: { line: collector.lineCount, error } }
+      throw error
     }
     collector.push(chunk.text)
     if (collector.done) return { lines: collector.finish(), lineCount: undefined }

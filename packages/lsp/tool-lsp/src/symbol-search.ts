@@ -91,7 +91,7 @@ export function lineIdentifiers(text: string): string[] {
 }
 
 /** `line`, then `line+1`, `line-1`, `line+2`, … up to `window` away, never below zero. */
-function* nearbyLines(line: number, window: number): Generator<number> {
+export function* nearbyLines(line: number, window: number): Generator<number> {
   yield line
   for (let distance = 1; distance <= window; distance++) {
     yield line + distance

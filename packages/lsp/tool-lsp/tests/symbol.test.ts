@@ -164,15 +164,18 @@ describe('symbol', () => {
     const found = await h.call({ operation: 'hover', filePath: 'big.ts', line: 9001, symbol: 'target' })
     expect(textOf(found)).toBe('hover at big.ts:9001:14 (symbol "target")\nconst area: number')
     expect(provider.calls[0]?.request.position).toEqual({ line: 9000, character: 13 })
-    // Line 9999 ends at byte 100,004: a window reaching it lies past the bound.
-    const refused = await h.call({ operation: 'hover', filePath: 'big.ts', line: 9996, symbol: 'filler' })
+    // Line 9999 ends at byte 100,004: a search that reaches it before finding the symbol lies past the bound.
+    const refused = await h.call({ operation: 'hover', filePath: 'big.ts', line: 9996, symbol: 'absent' })
     expect(codeOf(refused)).toBe('LSP_SOURCE_INVALID')
     expect(textOf(refused)).toBe(
       `Error: source "big.ts" cannot be used: "${join(h.dir, 'big.ts')}" has more than 100000 bytes before the end of line 9999 (the lsp tool reads at most maxLineFileBytes to find a symbol; pass character without symbol)`,
     )
     // A window ending on line 9998 (at byte 99,994) is within it.
     expect(codeOf(await h.call({ operation: 'hover', filePath: 'big.ts', line: 9995, character: 4, symbol: 'filler' }))).toBeUndefined()
-    expect(provider.calls).toHaveLength(2)
+    // The window runs past the bound, but the named line, searched first, ends within it and has the symbol.
+    expect(codeOf(await h.call({ operation: 'hover', filePath: 'big.ts', line: 9996, symbol: 'filler' }))).toBeUndefined()
+    expect(provider.calls.at(-1)?.request.position).toEqual({ line: 9995, character: 3 })
+    expect(provider.calls).toHaveLength(3)
   })
 
   it('names the line the bound ends in when a file is too large to find the symbol in', async () => {
@@ -184,10 +187,12 @@ describe('symbol', () => {
     const oneLine = await h.call({ operation: 'hover', filePath: 'one-line.ts', line: 1, symbol: 'first' })
     expect(codeOf(oneLine)).toBe('LSP_SOURCE_INVALID')
     expect(textOf(oneLine)).toContain(`"${join(h.dir, 'one-line.ts')}" has more than 1000 bytes before the end of line 1 (the lsp tool reads at most maxLineFileBytes`)
-    // Short lines, then a long one inside the window: the bound ends in line 3.
+    // Short lines, then a long one inside the window: the bound ends in line 3, which the search for
+    // "after" (on line 4) reaches first. "first", on the named line 1, is found before it.
     await writeFile(join(h.dir, 'third.ts'), `export const first = 1\n\nconst long = '${'y'.repeat(300_000)}'\nconst after = 2\n`)
-    const third = await h.call({ operation: 'hover', filePath: 'third.ts', line: 1, symbol: 'first' })
+    const third = await h.call({ operation: 'hover', filePath: 'third.ts', line: 1, symbol: 'after' })
     expect(textOf(third)).toContain('has more than 1000 bytes before the end of line 3 (')
+    expect(codeOf(await h.call({ operation: 'hover', filePath: 'third.ts', line: 1, symbol: 'first' }))).toBeUndefined()
   })
 
   it('refuses files the provider would refuse, with the same codes, before any query', async () => {
