@@ -19,6 +19,20 @@ async function fixture(port = 0): Promise<HttpFixture> {
   return started
 }
 
+/** A row with a bearer token, connected and answering once, for a test that then has the server refuse it. */
+async function withCredentialRevokedLater(test: (server: HttpFixture, rig: Awaited<ReturnType<typeof startRig>>) => Promise<void>): Promise<void> {
+  process.env.MCP_HTTP_TEST_REVOKED = 'revoked-soon'
+  try {
+    const server = await fixture()
+    const rig = await startRig()
+    await rig.add(httpRow(server.url, { bearerTokenEnvVar: 'MCP_HTTP_TEST_REVOKED' }))
+    expect(await rig.text('mcp__web__add', { a: 1, b: 1 })).toBe('2')
+    await test(server, rig)
+  } finally {
+    delete process.env.MCP_HTTP_TEST_REVOKED
+  }
+}
+
 function httpRow(url: string, overrides: Record<string, unknown> = {}): RowInput {
   return { transport: 'streamable-http', serverName: 'web', url, startupTimeoutMs: 5000, reconnect: FAST_RECONNECT, ...overrides } as RowInput
 }
@@ -168,12 +182,7 @@ describe('Streamable HTTP', () => {
   // without an OAuth challenge) is refused for the whole row, as at a connection attempt: the call
   // that met it says so, and the row is unavailable with that code until it is reloaded (mcp item 5).
   it('a credential refused during a call (401, no challenge): the call is MCP_CREDENTIAL_REJECTED, the row unavailable with that code, said once, not retried', async () => {
-    process.env.MCP_HTTP_TEST_REVOKED = 'revoked-soon'
-    try {
-      const server = await fixture()
-      const rig = await startRig()
-      await rig.add(httpRow(server.url, { bearerTokenEnvVar: 'MCP_HTTP_TEST_REVOKED' }))
-      expect(await rig.text('mcp__web__add', { a: 1, b: 1 })).toBe('2')
+    await withCredentialRevokedLater(async (server, rig) => {
       const connected = rig.logs.length
       // From now on the server refuses every POST with 401 and no WWW-Authenticate.
       for (let i = 0; i < 10; i++) server.failNextPost(401)
@@ -192,21 +201,14 @@ describe('Streamable HTTP', () => {
       expect(server.requests.filter((request) => request.method === 'POST').length).toBe(posts)
       const rowLines = rig.logs.slice(connected).filter((line) => line.includes('mcp(web):'))
       expect(rowLines).toEqual([expect.stringMatching(/HTTP 401.*; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
-    } finally {
-      delete process.env.MCP_HTTP_TEST_REVOKED
-    }
+    })
   })
 
   // A call in flight when another call's 401 loses the connection (found running dsh serve with two
   // calls at once) ended MCP_CONNECTION_LOST, which a caller reads as an outage a retry mends; the
   // connection was lost because the credential was refused, so it is that call's failure too.
   it('a call in flight when a refused credential (401, no challenge) loses the connection is MCP_CREDENTIAL_REJECTED too', async () => {
-    process.env.MCP_HTTP_TEST_REVOKED = 'revoked-soon'
-    try {
-      const server = await fixture()
-      const rig = await startRig()
-      await rig.add(httpRow(server.url, { bearerTokenEnvVar: 'MCP_HTTP_TEST_REVOKED' }))
-      expect(await rig.text('mcp__web__add', { a: 1, b: 1 })).toBe('2')
+    await withCredentialRevokedLater(async (server, rig) => {
       const posts = () => server.requests.filter((request) => request.method === 'POST').length
       const before = posts()
       const inFlight = rig.call('mcp__web__hang')
@@ -217,9 +219,7 @@ describe('Streamable HTTP', () => {
       expect(refused.isError && refused.error).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED' })
       const lost = await inFlight
       expect(lost.isError && lost.error).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED', message: expect.stringMatching(/^hang: .*HTTP 401/) })
-    } finally {
-      delete process.env.MCP_HTTP_TEST_REVOKED
-    }
+    })
   })
 
   it('a call in flight when the server dies ends with a coded error, not a hang', async () => {
