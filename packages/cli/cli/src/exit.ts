@@ -13,3 +13,6 @@ export const ExitCode = {
   INTERRUPTED: 130,
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+/** What every command says when a signal ends the composition's boot (exit 130). */
+export const BOOT_INTERRUPTED_LINE = 'dsh: interrupted while starting [PRESET_BOOT_ABORTED]'

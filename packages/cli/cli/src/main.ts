@@ -1,7 +1,7 @@
 import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, type Host, type ToolProgress, type ToolResult } from 'dsh-core'
 import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, UsageErrorCode, type Command, type Invocation } from './args.ts'
 import { DEFAULT_MAX_MESSAGE_BYTES } from './serve-args.ts'
-import { ExitCode } from './exit.ts'
+import { BOOT_INTERRUPTED_LINE, ExitCode } from './exit.ts'
 import { routeLogsToStderr } from './logging.ts'
 import { failureLine, outputFailure, stdioFlushed, tellStderr, writeOut } from './output.ts'
 import { progressText, resultText, statusText, toolsText } from './render.ts'
@@ -124,7 +124,7 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal 
   } catch (error) {
     logs.booted(false)
     if (isHarnessError(error) && error.code === 'PRESET_BOOT_ABORTED') {
-      tellStderr(io.stderr, 'dsh: interrupted while starting [PRESET_BOOT_ABORTED]')
+      tellStderr(io.stderr, BOOT_INTERRUPTED_LINE)
       return ExitCode.INTERRUPTED
     }
     // Every boot failure is a PresetError with its code; anything else still gets one.

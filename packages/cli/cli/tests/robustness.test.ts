@@ -204,21 +204,25 @@ async function startUntil(args: readonly string[], marker: string, input?: strin
 }
 
 describe.concurrent('signals are honoured at once', () => {
-  it('while the composition boots: exit 130 with one line', async () => {
-    const { dir, file } = await presetWith(
-      (dir) => `import { writeFileSync } from 'node:fs'
+  // dsh mcp list boots the composition to read its rows: interrupted there it exited 2 (every
+  // PRESET_* code was a boot error), where every other command exits 130 (the README's exit table).
+  for (const command of [['tools'], ['mcp', 'list']]) {
+    it(`while the composition boots (dsh ${command.join(' ')}): exit 130 with one line`, async () => {
+      const { dir, file } = await presetWith(
+        (dir) => `import { writeFileSync } from 'node:fs'
 export const name = 'slow'
 export async function apply() {
   writeFileSync(${JSON.stringify(join(dir, 'applying'))}, '')
   await new Promise((resolve) => setTimeout(resolve, 60_000))
 }
 `,
-    )
-    const run = await startUntil(['tools', '--preset', file], join(dir, 'applying'))
-    run.child.kill('SIGINT')
-    expect(await run.closed).toBe(130)
-    expect(run.stderr()).toBe('dsh: interrupted while starting [PRESET_BOOT_ABORTED]\n')
-  })
+      )
+      const run = await startUntil([...command, '--preset', file], join(dir, 'applying'))
+      run.child.kill('SIGINT')
+      expect(await run.closed).toBe(130)
+      expect(run.stderr()).toBe('dsh: interrupted while starting [PRESET_BOOT_ABORTED]\n')
+    })
+  }
 
   it('while call - waits for its arguments on stdin: exit 130', async () => {
     const { dir, file } = await presetWith(

@@ -4,7 +4,7 @@ import { Context } from 'cordis'
 import { bootPreset, codedDetail, CredentialService, FileSystem, SubprocessService, trustCommand, TrustService, TrustStore, isHarnessError, oneLine, type CapabilityReport } from 'dsh-core'
 import { checkServer, Config, login, McpError, loginKey, readMcpConfigFile, rowAuth, TokenStore, userMcpOverlay, type McpRowConfig, type RemoteServerConfig } from 'dsh-mcp'
 import { checkWorkspace, commandLineError, COMPOSITION_OPTIONS, HOME_CODES, invocationDir, presetPath, shippedPreset, UsageError } from '../args.ts'
-import { ExitCode } from '../exit.ts'
+import { BOOT_INTERRUPTED_LINE, ExitCode } from '../exit.ts'
 import { routeLogsToStderr } from '../logging.ts'
 import { failureLine, outputFailure, tellStderr, writeOut } from '../output.ts'
 import { rowCell } from '../terminal-text.ts'
@@ -85,6 +85,11 @@ export async function runMcpCommand(argv: readonly string[], io: McpIo, signal: 
     const lost = outputFailure(error, io.stderr)
     if (lost !== undefined) return lost
     const failure = commandLineError(error)
+    // Interrupted while the composition boots: as every command says it (main.ts), exit 130.
+    if (isHarnessError(failure) && failure.code === 'PRESET_BOOT_ABORTED') {
+      tellStderr(io.stderr, BOOT_INTERRUPTED_LINE)
+      return ExitCode.INTERRUPTED
+    }
     tellStderr(io.stderr, failureLine(failure, { help: 'dsh mcp --help', uncoded: 'MCP_COMMAND_FAILED' }))
     // A mistake on the command line, a home dsh cannot use (HOME_UNKNOWN, DSH_HOME_INVALID), or a
     // composition that cannot be read or booted (PRESET_*: a missing or invalid --config) is a
