@@ -134,6 +134,8 @@ async function planTargets(services: LspToolServices, settings: ToolLspConfig, w
     return entry
   }
   const movedTo = new Map<string, string>()
+  /** Which name (after moves) each file's text edits came under: one file named twice (a symlink and its target) would take both edits. */
+  const editedAs = new Map<string, string>()
   for (const operation of operations) {
     switch (operation.kind) {
       case 'create': {
@@ -166,6 +168,9 @@ async function planTargets(services: LspToolServices, settings: ToolLspConfig, w
     let uri = named
     for (let next = movedTo.get(uri); next !== undefined; next = movedTo.get(uri)) uri = next
     const file = await fileAt(uri)
+    const as = editedAs.get(paths.get(uri)!)
+    if (as !== undefined && as !== uri) throw conflict(`the language server's edit names one file twice, as ${shown(as)} and ${shown(uri)} (a symlink and its target): applying both would edit it twice`)
+    editedAs.set(paths.get(uri)!, uri)
     if (file.text === null) throw conflict(`the language server's edit names ${shown(named)}, which the rename deletes or which is not there`)
     const plan = planFileEdit(file.text, edits, result.oldName)
     if (!plan.ok) {

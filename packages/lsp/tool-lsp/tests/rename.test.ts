@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { LspFileOperation, LspProvider, LspRenameResult } from 'dsh-lsp'
@@ -148,6 +148,18 @@ describe('lsp_rename', () => {
     }
     expect(readdirSync(dir).sort()).toEqual(['a.ts', 'taken.ts'])
     expect(readFileSync(join(dir, 'a.ts'), 'utf8')).toBe('const old = 1\n')
+  })
+
+  it('refuses an edit that names one file twice, by a symlink and by its target, writing nothing', async () => {
+    harness = await boot()
+    // Without the check the second name's edit still finds "old" at its range ("older" after the first) and is applied again.
+    writeFileSync(join(harness.dir, 'a.ts'), 'const old = 1\n')
+    symlinkSync('a.ts', join(harness.dir, 'alias.ts'))
+    harness.app.lsp.registerProvider(renamer(harness.dir, { files: { 'a.ts': [{ line: 0, character: 6, length: 3 }], 'alias.ts': [{ line: 0, character: 6, length: 3 }] } }))
+    const result = await call(harness, 'lsp_rename', { filePath: 'a.ts', line: 1, symbol: 'old', newName: 'older', apply: true })
+    expect(codeOf(result)).toBe('LSP_RENAME_CONFLICT')
+    expect(textOf(result)).toContain('names one file twice, as a.ts and alias.ts')
+    expect(readFileSync(join(harness.dir, 'a.ts'), 'utf8')).toBe('const old = 1\n')
   })
 
   it('applies only what was previewed: a file changed since the preview is a conflict', async () => {
