@@ -1,4 +1,4 @@
-import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, type Host, type ToolProgress, type ToolResult } from 'dsh-core'
+import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, toolFailure, type Host, type ToolProgress, type ToolResult } from 'dsh-core'
 import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, UsageErrorCode, type Command, type Invocation } from './args.ts'
 import { DEFAULT_MAX_MESSAGE_BYTES } from './serve-args.ts'
 import { BOOT_INTERRUPTED_LINE, ExitCode } from './exit.ts'
@@ -274,7 +274,7 @@ export function turnedOffExplainer(invocation: Invocation): (tool: string) => Pr
     listed ??= composedServers({ preset: invocation.preset, presetTwin: shippedPreset(invocation.preset), overlays: invocation.overlays, cwd: invocation.cwd }).catch(() => undefined)
     const entries = await listed
     const error = entries && turnedOffCall(tool, entries)
-    return error ? { isError: true, content: [{ type: 'text', text: `Error: ${error.message}` }], error: { message: error.message, code: error.code, name: error.name } } : undefined
+    return error ? toolFailure(error) : undefined
   }
 }
 

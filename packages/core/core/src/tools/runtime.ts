@@ -336,10 +336,10 @@ export class ToolRuntime extends Service {
       if (entry.approval === 'auto') return this.dispatch(started)
       return approve(entry.approval, this.approvers.at(-1)?.answer, { call, callId: callId.value, definition: entry.definition, args: args.value }).then(
         () => this.dispatchChecked(started),
-        (error: unknown) => this.finished(started, undefined, failure(error)),
+        (error: unknown) => this.finished(started, undefined, toolFailure(error)),
       )
     } catch (error) {
-      return Promise.resolve(this.finished({ call, callId, startedAt, entry: undefined, args: undefined }, undefined, failure(error)))
+      return Promise.resolve(this.finished({ call, callId, startedAt, entry: undefined, args: undefined }, undefined, toolFailure(error)))
     }
   }
 
@@ -348,7 +348,7 @@ export class ToolRuntime extends Service {
     try {
       return this.dispatch(started)
     } catch (error) {
-      return this.finished(started, undefined, failure(error))
+      return this.finished(started, undefined, toolFailure(error))
     }
   }
 
@@ -409,7 +409,7 @@ export class ToolRuntime extends Service {
       if (outcome.kind === 'abandoned') throw new ToolError('the call was aborted', 'ABORTED')
       return this.success(entry, started.args, outcome.value)
     } catch (error) {
-      return failure(error)
+      return toolFailure(error)
     }
   }
 
@@ -661,7 +661,8 @@ interface CallStart {
 }
 
 
-function failure(error: unknown): ToolResult {
+/** An error as a call's result: a harness error keeps its code, anything else is TOOL_FAILED. */
+export function toolFailure(error: unknown): ToolResult {
   const message = errorMessage(error)
   const info = isHarnessError(error)
     ? { message, code: error.code, name: error.name }
