@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { basename } from 'node:path'
 import { composePreset, type PresetRow } from 'dsh-core'
-import { chosenServers, configFileFailure, configFileOf, McpConfigFileRow, McpError, readMcpConfigFile, type ImportedServer, type McpErrorCode } from 'dsh-mcp'
+import { chosenServers, configFileFailure, configFileOf, McpConfigFileRow, McpError, pickedServers, readMcpConfigFile, type ImportedServer, type McpErrorCode } from 'dsh-mcp'
 
 /** Why a server is never started: what turned it off, where. */
 export interface TurnedOff {
@@ -84,7 +84,7 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
   // (MCP_SERVER_UNKNOWN); a turned-off row runs nothing, so there a missing name is no failure.
   let chosen: readonly ImportedServer[]
   try {
-    chosen = turnedOff ? servers.filter((server) => !fileRow.servers || fileRow.servers.includes(server.sourceName)) : chosenServers(fileRow, servers, file)
+    chosen = turnedOff ? pickedServers(fileRow, servers) : chosenServers(fileRow, servers, file)
   } catch (error) {
     // As the runtime has it: the user's own file fails the boot; a repository's file is one coded row.
     if (fileRow.relativeTo !== 'workspace' || !(error instanceof McpError)) return [{ name: basename(file), config, file: row.file, failsBoot: error }]
@@ -96,10 +96,15 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
   })
 }
 
+/** The turned-off `mcpConfig:` row and the file it reads, when that is what turned the server off. */
+function fileRowOf(off: TurnedOff): string | undefined {
+  return off.row?.reads ? `the mcpConfig: row ${off.row.id}, which reads ${off.row.reads}` : undefined
+}
+
 /** The detail of a server that is never started: where it was turned off, and by what. */
 export function turnedOffDetail(entry: ServerEntry & { readonly disabled: TurnedOff }): string {
   const { file, by, row, group } = entry.disabled
-  const fileRow = row?.reads ? `the mcpConfig: row ${row.id}, which reads ${row.reads}` : undefined
+  const fileRow = fileRowOf(entry.disabled)
   const how = group !== undefined ? `${by} on the group ${group}, which holds ${fileRow ?? `row ${row?.id}`}` : fileRow ? `${by} on ${fileRow}` : by
   return `turned off in ${file} (${how}); not started${entry.unreadable ? `; ${entry.unreadable.message}` : ''}`
 }
@@ -116,7 +121,7 @@ export function turnedOffCall(tool: string, entries: readonly ServerEntry[]): Mc
   const off = named.find((entry) => entry.disabled)?.disabled
   if (!off || named.some((entry) => !entry.disabled)) return undefined
   const name = named[0]!.name
-  const fileRow = off.row?.reads ? `the mcpConfig: row ${off.row.id}, which reads ${off.row.reads}` : undefined
+  const fileRow = fileRowOf(off)
   // The flag is where the message sends the reader: on the group that holds the row, or on the row.
   const why =
     off.by === 'enabled = false'

@@ -47,6 +47,11 @@ export function configFileOf(row: Pick<McpConfigFileRow, 'mcpConfig' | 'relative
 export function chosenServers(row: Pick<McpConfigFileRow, 'servers'>, servers: readonly ImportedServer[], file: string): ImportedServer[] {
   const missing = (row.servers ?? []).filter((name) => !servers.some((server) => server.sourceName === name))
   if (missing.length) throw new McpError(`mcpConfig: ${file} has no server ${missing.map((name) => JSON.stringify(name)).join(', ')}`, 'MCP_SERVER_UNKNOWN')
+  return pickedServers(row, servers)
+}
+
+/** The servers the row's `servers` allow-list names (all when absent), a name the file lacks passed over: what a turned-off row would run. */
+export function pickedServers(row: Pick<McpConfigFileRow, 'servers'>, servers: readonly ImportedServer[]): ImportedServer[] {
   return servers.filter((server) => !row.servers || row.servers.includes(server.sourceName))
 }
 
