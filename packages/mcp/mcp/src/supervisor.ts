@@ -525,6 +525,16 @@ export class Supervisor {
       this.options.logger.error(`${this.label}: connection lost: ${codedDetail({ detail: `${lost.message}; not retrying until the row is reloaded`, failure: lost })}`)
       return
     }
+    if (lost instanceof AuthRequiredError) {
+      // The server refused the stored login's token and no refresh mends it: as at a connection
+      // attempt, needs_auth naming the login command (one coded line), not an outage to retry.
+      const failure = { message: lost.message, code: 'MCP_AUTH_REQUIRED' } as const
+      this.recordError(failure, generation)
+      this.transition({ kind: 'needs_auth', reason: lost.message })
+      this.options.logger.warn(`${this.label}: connection lost: ${codedDetail({ detail: lost.message, failure })}`)
+      this.options.onNeedsAuth?.(this.lifetime.signal)
+      return
+    }
     const ending = generation.ending()
     const reason = ending.summary ?? 'the connection closed'
     this.recordError({ message: reason, code: 'MCP_CONNECTION_LOST' }, generation)
@@ -620,7 +630,7 @@ export class Supervisor {
     if (this.disposed) return
     // A 401 is its request's own failure: at an attempt needs_auth (logged once with the login
     // command); a refused credential, at an attempt or on a live connection, is said once with its code.
-    if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401) return
+    if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401 || error instanceof AuthRequiredError) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 
@@ -741,11 +751,8 @@ function unrunnable(cause: unknown): string | undefined {
   return undefined
 }
 
-/**
- * Whether a remote generation closed for a reason the next attempt settles at once: the server
- * forgot our session (it is still there), or it wants a login (the attempt reports `needs_auth`).
- */
+/** Whether a remote generation closed because the server forgot our session (it is still there): the next attempt settles that at once. */
 function sessionLost(generation: Generation): boolean {
   const transport = generation.transport
-  return !(transport instanceof StdioTransport) && (transport.lostBecause instanceof SessionGoneError || transport.lostBecause instanceof AuthRequiredError)
+  return !(transport instanceof StdioTransport) && transport.lostBecause instanceof SessionGoneError
 }
