@@ -630,7 +630,7 @@ export class Supervisor {
     if (this.disposed) return
     // A 401 is its request's own failure: at an attempt needs_auth (logged once with the login
     // command); a refused credential, at an attempt or on a live connection, is said once with its code.
-    if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401 || error instanceof AuthRequiredError) return
+    if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401 || error instanceof AuthRequiredError || (error instanceof McpError && error.code === 'MCP_CREDENTIAL_REJECTED')) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 

@@ -211,6 +211,27 @@ describe('OAuth', () => {
     await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(status), JSON.stringify(failed))
   })
 
+  it('a 401 on the standalone GET stream marks the row by itself, as a POST\'s does: a header credential is MCP_CREDENTIAL_REJECTED, a stored login needs_auth; one coded line each', async () => {
+    const server = await fixture({ refuseStreams: true })
+    await loginFollowing(server)
+    const token = server.issued.at(-1)!
+    const rig = await startRig()
+    // The row sends its own credential: the POSTs are taken, the GET stream refused; no call is made.
+    // (The stream opens as the tools are listed: the refusal fails that attempt, or the connection just made.)
+    await rig.add(row(server.url, { serverName: 'keyed', oauth: false, headers: { Authorization: `Bearer ${token}` } }))
+    await eventually(async () => expect((await rig.status('keyed')).state).toBe('unavailable'))
+    expect((await rig.status('keyed')).failure).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED', message: expect.stringContaining('HTTP 401') })
+    expect(await rig.errorCode('mcp__keyed__whoami')).toBe('MCP_UNAVAILABLE')
+    expect(rig.logs.filter((line) => line.includes('mcp(keyed)'))).toEqual([expect.stringMatching(/^\[E\] mcp mcp\(keyed\): connection (attempt failed|lost): .*HTTP 401.*; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
+    // The stored login: its token is refreshed once, refused again on the stream, and the row needs a login.
+    await rig.add(row(server.url))
+    await eventually(async () => expect((await rig.status('hosted')).state).toBe('needs_auth'))
+    expect((await rig.status('hosted')).failure?.code).toBe('MCP_AUTH_REQUIRED')
+    expect(await rig.errorCode('mcp__hosted__whoami')).toBe('MCP_AUTH_REQUIRED')
+    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): (connection lost: )?(tools\/list: )?MCP server hosted needs a login \(the server refused the access token again right after it was refreshed\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
+    expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 200 }])
+  })
+
   it('refuses a callback whose state is not the login\'s, and completes with the right one', async () => {
     const server = await fixture()
     const config = HttpServerConfig.parse(row(server.url))

@@ -24,6 +24,8 @@ export class OAuthSession {
   private readonly machineToken: HeldToken = {}
   /** The `WWW-Authenticate` of the last 401 (null: the 401 had none). */
   private challenge: string | null | undefined
+  /** The access token the server refused last and no refresh replaced: `waitForLogin` waits for another. */
+  private refused: string | undefined
 
   constructor(
     readonly store: TokenStore,
@@ -35,13 +37,17 @@ export class OAuthSession {
 
   /**
    * Resolves once a login with tokens is stored for this server (`dsh mcp login` in another
-   * process): the store's directory is watched, nothing is polled. Never rejects; an abort ends the
+   * process), other than a token the server refused: the store's directory is watched, nothing is polled. Never rejects; an abort ends the
    * watch quietly.
    */
   async waitForLogin(signal: AbortSignal): Promise<boolean> {
     const directory = dirname(this.store.path)
     await ensurePrivateDirectory(directory)
-    const stored = async () => Boolean((await this.store.get(this.key).catch(() => undefined))?.tokens)
+    // A token the server refused is no login (a refresh it refused again, or one that failed, may leave it stored).
+    const stored = async () => {
+      const tokens = (await this.store.get(this.key).catch(() => undefined))?.tokens
+      return tokens !== undefined && tokens.access_token !== this.refused
+    }
     return new Promise<boolean>((resolve) => {
       let checking = Promise.resolve()
       const finish = (found: boolean) => {
@@ -91,9 +97,16 @@ export class OAuthSession {
     this.challenge = challenge
     const token = /^bearer\s+(\S+)$/i.exec(sent ?? '')?.[1]
     if (!token || this.settings.oauth?.grant === 'client_credentials') return undefined
-    if (again) throw this.needsLogin('the server refused the access token again right after it was refreshed')
-    const tokens = await this.refresh(token, { rejected: true })
-    return `Bearer ${tokens.access_token}`
+    if (again) {
+      this.refused = token
+      throw this.needsLogin('the server refused the access token again right after it was refreshed')
+    }
+    try {
+      return `Bearer ${(await this.refresh(token, { rejected: true })).access_token}`
+    } catch (error) {
+      this.refused = token
+      throw error
+    }
   }
 
   /** Whether the last 401 carried a Bearer challenge (an OAuth server), or nothing was refused yet. */
