@@ -268,8 +268,7 @@ export class Supervisor {
       case 'ready':
         return 'ready'
       case 'reconnecting': {
-        const seconds = Math.max(0, Math.ceil((phase.retryAt - Date.now()) / 1000))
-        return `reconnecting ${phase.attempt}/${this.config.reconnect.maxAttempts}, next attempt in ${seconds} s${last}`
+        return `reconnecting ${phase.attempt}/${this.config.reconnect.maxAttempts}, next attempt in ${waitInWords(phase.retryAt - Date.now())}${last}`
       }
       case 'needs_auth':
         return `needs login: ${phase.reason}`
@@ -749,6 +748,16 @@ function unrunnable(cause: unknown): string | undefined {
   const system = (cause.cause as { code?: unknown } | undefined)?.code
   if (cause.code === 'SUBPROCESS_SPAWN_FAILED' && typeof system === 'string' && UNRUNNABLE_SPAWN.has(system)) return `the server cannot be started as the row says (${system}: its command or working directory is missing or not allowed); fix the row, then reload it`
   return undefined
+}
+
+/**
+ * A wait as a person reads it, as it is: `400 ms` under a second (rounding up said `1 s` for the
+ * half-second retries of the default policy, and `0 s` for one due now), else seconds to a tenth
+ * (`2.5 s`, `30 s`).
+ */
+export function waitInWords(ms: number): string {
+  const left = Math.max(0, Math.round(ms))
+  return left < 1000 ? `${left} ms` : `${Number((left / 1000).toFixed(1))} s`
 }
 
 /** Whether a remote generation closed because the server forgot our session (it is still there): the next attempt settles that at once. */
