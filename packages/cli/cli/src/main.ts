@@ -1,4 +1,4 @@
-import { acceptDefaults, assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, toolFailure, type Host, type ToolProgress, type ToolResult } from 'dsh-core'
+import { assertNever, bootPreset, createUserMessage, errorMessage, isHarnessError, Lifetime, TOOL_SEARCH, toolFailure, type Host, type ToolProgress, type ToolResult } from 'dsh-core'
 import { checkWorkspace, invocationDir, parseInvocation, shippedPreset, USAGE, UsageError, UsageErrorCode, type Command, type Invocation } from './args.ts'
 import { DEFAULT_MAX_MESSAGE_BYTES } from './serve-args.ts'
 import { BOOT_INTERRUPTED_LINE, ExitCode } from './exit.ts'
@@ -7,6 +7,7 @@ import { failureLine, outputFailure, stdioFlushed, tellStderr, writeOut } from '
 import { progressText, resultText, statusText, toolsText } from './render.ts'
 import { StrayFailures } from './strays.ts'
 import { terminalQuestioner } from './terminal-questioner.ts'
+import { yesQuestioner } from './yes-questioner.ts'
 import { terminalTrustPrompt } from './trust-prompt.ts'
 import { configureZodFor } from './zod-mode.ts'
 
@@ -196,10 +197,11 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       const session = requireSessions(host).create({ cwd: invocation.cwd })
       const tools = requireTools(host)
       // The operator typed --yes: every `prompt` tool is approved (a `deny` tool still is not). Gone with the host.
-      // It also accepts what a server asks with its proposed defaults (a form), and declines what needs more.
+      // It also accepts what a server asks with its proposed defaults (a form), and declines what
+      // needs more, saying so on stderr.
       if (command.approve) {
         tools.approver(() => ({ approved: true }))
-        tools.questioner(acceptDefaults)
+        tools.questioner(yesQuestioner(io.stderr))
       } else {
         // Without --yes, a person at a terminal answers; with nobody there, questions are declined.
         const questioner = terminalQuestioner(io)

@@ -1,6 +1,6 @@
 // `dsh mcp list` / `get` show every server the composition holds, as `dsh status` does: a workspace
 // `.mcp.json` that cannot be parsed is one coded row beside the other servers (not a failed command).
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fixturePath } from '../../../../test-support/fixture-path.ts'
@@ -8,6 +8,8 @@ import { trustIn } from '../../../../test-support/trust.ts'
 import { dshIn, json, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
 
 afterAll(removeTempDirs)
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** The fixture MCP server (a real stdio server: add, echo, …). */
 const SERVER = fixturePath(join(ROOT, 'packages', 'mcp', 'mcp', 'tests', 'fixtures', 'server.mjs'))
@@ -78,37 +80,45 @@ describe('dsh mcp list / get and a workspace .mcp.json that cannot be parsed', (
 })
 
 describe('dsh mcp list / get and a workspace .mcp.json that lacks a name the row\'s servers allow-list picks', () => {
-  it('is one coded row (MCP_SERVER_UNKNOWN) beside the other servers and exit 0, as dsh status and a dsh call boot have it, trusted or not', async () => {
+  it('is one coded row (MCP_SERVER_UNKNOWN) beside the other servers and exit 0, in dsh status and dsh mcp list alike; untrusted, that row is untrusted and says how to trust it first', async () => {
     for (const trusted of [true, false]) {
       const { home, project, overlay } = await setup()
       await writeFile(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace, servers: [alpha, zzz] }\n')
       const file = join(project, '.mcp.json')
-      await writeFile(file, JSON.stringify({ mcpServers: { alpha: { command: process.execPath, args: [SERVER] } } }))
+      await writeFile(file, JSON.stringify({ mcpServers: { alpha: { command: process.execPath, args: [SERVER] }, beta: { command: process.execPath, args: [SERVER] } } }))
       if (trusted) await trustIn(home, project)
       const args = ['--preset', 'base', '--config', overlay, '--cwd', project]
       const env = { env: { DSH_HOME: home } }
       const says = `mcpConfig: ${file} has no server "zzz"`
+      const trust = `to use it: dsh trust ${await realpath(project)}`
+      // What both commands say of the file: trusted, why it does not start; untrusted, how to trust it, then that.
+      const detail = trusted ? says : expect.stringMatching(new RegExp(`${escaped(trust)}; it would not start once trusted either: ${escaped(says)}$`))
+      const state = trusted ? 'unavailable' : 'untrusted'
 
       // The repository's file does not fail the boot: the rest of the composition runs.
       const status = await dshIn(['status', '--json', ...args], env)
       expect(status.code, `trusted ${trusted}: ${status.stderr}`).toBe(0)
-      if (trusted) {
-        const rows = json<{ capabilities: { id: string; state: string; detail: string }[] }>(status).capabilities
-        expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state: 'unavailable', detail: expect.stringContaining(says) })
-        expect(rows.some((row) => row.id === 'alpha')).toBe(false)
-        const call = await dshIn(['call', 'mcp__fixture__echo', '{"message":"hi"}', ...args], env)
-        expect(call.code, call.stderr).toBe(0)
+      const rows = json<{ capabilities: { surface: string; id: string; state: string; detail: string }[] }>(status).capabilities
+      // One row for the file (not alpha's, nor beta's, which the row's servers does not pick), coded as in the list.
+      expect(rows.filter((row) => row.surface === 'mcp').map((row) => row.id)).toEqual(['.mcp.json', 'fixture'])
+      expect(rows.find((row) => row.id === '.mcp.json')).toMatchObject({ state, detail, failure: { code: 'MCP_SERVER_UNKNOWN', message: says } })
+      const call = await dshIn(['call', 'mcp__fixture__echo', '{"message":"hi"}', ...args], env)
+      expect(call.code, call.stderr).toBe(0)
+      if (!trusted) {
+        // A tool of a server the row picks: not started because the workspace is untrusted, and the call says so.
+        const alpha = await dshIn(['call', 'mcp__alpha__echo', '{"message":"hi"}', '--json', ...args], env)
+        expect(json(alpha)).toMatchObject({ isError: true, error: { code: 'MCP_UNTRUSTED', message: expect.stringContaining(trust) } })
       }
 
       const listed = await dshIn(['mcp', 'list', '--json', ...args], env)
       expect(listed.code, `trusted ${trusted}: ${listed.stderr}`).toBe(0)
       const servers = json<{ servers: Listed[] }>(listed).servers
       expect(servers.map((server) => server.name)).toEqual(['.mcp.json', 'fixture'])
-      expect(servers[0]).toMatchObject({ state: 'unavailable', code: 'MCP_SERVER_UNKNOWN', message: says, detail: says, tools: 0 })
+      expect(servers[0]).toMatchObject({ state, code: 'MCP_SERVER_UNKNOWN', message: says, detail, tools: 0 })
       expect(servers[1]).toMatchObject({ state: 'ready' })
       const text = await dshIn(['mcp', 'list', ...args], env)
       expect(text.code, text.stderr).toBe(0)
-      expect(text.stdout).toMatch(/^\.mcp\.json +- .* \[MCP_SERVER_UNKNOWN\]$/m)
+      expect(text.stdout).toMatch(new RegExp(`^\\.mcp\\.json +- +${state} .*${trusted ? '' : escaped(trust)}.* \\[MCP_SERVER_UNKNOWN\\]$`, 'm'))
 
       const row = await dshIn(['mcp', 'get', '.mcp.json', '--json', ...args], env)
       expect(row.code, row.stderr).toBe(0)

@@ -12,7 +12,7 @@ export { Lifetime, scopeLifetime, type ChildOptions } from './lifetime/lifetime.
 export { hostEnv, hostLifetime, hostWorkspace, type HostLifetime, type HostInfo } from './host.ts'
 export type * from './tools/types.ts'
 export { ToolRuntime, ToolsConfig, toolFailure } from './tools/runtime.ts'
-export { acceptDefaults } from './tools/questions.ts'
+export { acceptDefaults, requiredWithoutDefault } from './tools/questions.ts'
 export { describeIssues, type SchemaIssues } from './tools/schema.ts'
 export { TOOL_SEARCH, TOOLS_LOADED_EVENT, DeferConfig } from './tools/deferral.ts'
 export type { FoundTool } from './tools/tool-search.ts'

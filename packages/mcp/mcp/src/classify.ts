@@ -86,10 +86,10 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
     error instanceof SessionGoneError ||
     error instanceof ServerUnreachableError
   const why = gone ? (context.ending?.summary ?? (error instanceof Error && !(error instanceof SdkError) ? error.message : undefined)) : errorMessage(error)
-  // Lost because the server refused the row's credential (another request's 401): that refusal is
-  // this call's failure too, not an outage a retry mends.
+  // Lost because the server refused the row's credential or its login (another request's 401):
+  // that refusal is this call's failure too, not an outage a retry mends.
   const lostFor = gone ? context.ending?.lostFor : undefined
-  if (context.stage === 'call' && lostFor?.code === 'MCP_CREDENTIAL_REJECTED') return new McpError(`${what}: ${lostFor.message}`, lostFor.code, { cause: error })
+  if (lostFor?.code === 'MCP_CREDENTIAL_REJECTED' || lostFor?.code === 'MCP_AUTH_REQUIRED') return new McpError(`${what}: ${lostFor.message}`, lostFor.code, { cause: error })
   if (context.stage === 'call') return new McpError(`${what}: the connection to ${subject} was lost during the call${why ? `: ${why}` : ''}`, 'MCP_CONNECTION_LOST', { cause: error })
   return new McpError(`${what}: the connection closed${why ? ` (${why})` : ''}`, 'MCP_CONNECT_FAILED', { cause: error })
 }

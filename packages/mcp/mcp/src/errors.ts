@@ -20,6 +20,13 @@ export const McpErrorCode = {
   MCP_AUTH_REQUIRED: 'MCP_AUTH_REQUIRED',
   /** A login did not complete: the callback's state did not match, the user or the server refused, it timed out. */
   MCP_AUTH_FAILED: 'MCP_AUTH_FAILED',
+  /**
+   * `dsh mcp login` against a server that offers no OAuth login: it answered the unauthenticated
+   * request HTTP 401 without a Bearer challenge and publishes no protected-resource metadata (it
+   * wants a credential of another kind, given in the row: `bearerTokenEnvVar`, `headers`,
+   * `envHeaders`). Nothing was registered or stored.
+   */
+  MCP_LOGIN_UNSUPPORTED: 'MCP_LOGIN_UNSUPPORTED',
   /** The OAuth token store stayed locked by another process past the wait, or this process lost its lock (it froze past the stale time); nothing was written. */
   MCP_TOKEN_STORE_LOCKED: 'MCP_TOKEN_STORE_LOCKED',
   /** The OAuth token store (`$DSH_HOME/mcp-credentials.json`) cannot be read: not a regular file, over 4 MiB (`MAX_TOKEN_STORE_BYTES`), or not JSON. */

@@ -2,6 +2,7 @@ import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult,
 import { assertNever, Lifetime } from 'dsh-core'
 import type { McpConfig } from './config.ts'
 import { McpError } from './errors.ts'
+import { AuthRequiredError } from './oauth/auth-required.ts'
 import { StdioTransport } from './stdio-transport.ts'
 import type { BridgeTransport } from './transport.ts'
 
@@ -32,7 +33,7 @@ export interface GenerationHooks {
 export interface Ending {
   readonly summary: string | undefined
   readonly stderr: string
-  /** The coded failure a remote transport closed itself for, if it was one (a refused credential). */
+  /** The coded failure a remote transport closed itself for, if it was one (a refused credential, a login that is needed). */
   readonly lostFor?: McpError
 }
 
@@ -147,7 +148,11 @@ export class Generation {
   /** What is known about how the connection ended (see `Ending`). */
   ending(): Ending {
     const transport = this.transport
-    if (!(transport instanceof StdioTransport)) return { summary: transport.lostBecause?.message, stderr: '', ...(transport.lostBecause instanceof McpError ? { lostFor: transport.lostBecause } : {}) }
+    if (!(transport instanceof StdioTransport)) {
+      const lost = transport.lostBecause
+      const lostFor = lost instanceof McpError ? lost : lost instanceof AuthRequiredError ? new McpError(lost.message, 'MCP_AUTH_REQUIRED', { cause: lost }) : undefined
+      return { summary: lost?.message, stderr: '', ...(lostFor ? { lostFor } : {}) }
+    }
     const exit = transport.exitDescription()
     const tail = transport.stderrTail().trim()
     return { summary: exit ? `the server ${exit}` : undefined, stderr: tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail }

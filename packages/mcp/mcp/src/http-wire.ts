@@ -52,8 +52,14 @@ export interface WireOptions {
    * flatten it into words of its own (the SDK's EventSource does, for the SSE stream's GET).
    */
   readonly onUnreachable?: (error: ServerUnreachableError) => void
-  /** A request was answered 401, with this `WWW-Authenticate` (null: none), so OAuth can tell a login is wanted. */
-  readonly onUnauthorized?: (challenge: string | null) => void
+  /**
+   * A request was answered 401, with this `WWW-Authenticate` (null: none), so OAuth can tell a
+   * login is wanted. `sent` is the request's `Authorization` (null: none); `again` says the request
+   * was already sent once more with what an earlier call returned. The hook may return another
+   * `Authorization` (a refreshed token) to send the request once more with, or throw (the request
+   * then fails with that); undefined leaves the 401 to the SDK.
+   */
+  readonly onUnauthorized?: (challenge: string | null, sent: string | null, again: boolean) => string | undefined | Promise<string | undefined>
 }
 
 /**
@@ -68,16 +74,30 @@ export interface WireOptions {
 export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchLike {
   return async (url, init) => {
     const method = init?.method ?? 'GET'
-    let response: Response
-    try {
-      response = await fetchResendingOnce(base, url, init, sendingMessage.getStore()?.method)
-    } catch (error) {
-      if (init?.signal?.aborted) throw error
-      const unreachable = new ServerUnreachableError(`the server at ${maskedUrl(String(url))} cannot be reached (${describeFetchFailure(error)})`, { cause: error })
-      options.onUnreachable?.(unreachable)
-      throw unreachable
+    const send = async (init: RequestInit | undefined): Promise<Response> => {
+      try {
+        return await fetchResendingOnce(base, url, init, sendingMessage.getStore()?.method)
+      } catch (error) {
+        if (init?.signal?.aborted) throw error
+        const unreachable = new ServerUnreachableError(`the server at ${maskedUrl(String(url))} cannot be reached (${describeFetchFailure(error)})`, { cause: error })
+        options.onUnreachable?.(unreachable)
+        throw unreachable
+      }
     }
-    if (response.status === 401) options.onUnauthorized?.(response.headers.get('www-authenticate'))
+    let response = await send(init)
+    if (response.status === 401 && options.onUnauthorized) {
+      const sent = new Headers(init?.headers).get('authorization')
+      const replacement = await options.onUnauthorized(response.headers.get('www-authenticate'), sent, false)
+      if (replacement !== undefined) {
+        // The refused answer is not read; the request goes once more with the new credential
+        // (its body is a string: the SDK's POSTs, or none for a GET).
+        void response.body?.cancel().catch(() => {})
+        const headers = new Headers(init?.headers)
+        headers.set('authorization', replacement)
+        response = await send({ ...init, headers })
+        if (response.status === 401) await options.onUnauthorized(response.headers.get('www-authenticate'), replacement, true)
+      }
+    }
     const hadSession = new Headers(init?.headers).has('mcp-session-id')
     if (hadSession && (response.status === 400 || response.status === 404) && method !== 'DELETE') options.onSessionRefused(response.status, method)
     if (!response.ok || !response.body) return response

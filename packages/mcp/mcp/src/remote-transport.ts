@@ -72,7 +72,7 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       onOversizedEvent: (request, error) => this.oversizedEvent(request, error),
       onEventStream: (request, stop) => this.streamed.set(request, stop),
       onUnreachable: (error) => (this.unreachable = error),
-      ...(options.auth ? { onUnauthorized: (challenge: string | null) => options.auth!.unauthorized(challenge) } : {}),
+      ...(options.auth ? { onUnauthorized: (challenge: string | null, sent: string | null, again: boolean) => options.auth!.unauthorized(challenge, sent, again) } : {}),
     }, options.connections.fetch)
     this.inner = open(options.url, { requestInit: { headers: { ...options.headers } }, fetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
     this.inner.onmessage = (message) => this.receive(message)
@@ -124,6 +124,16 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
    * the message schema) belongs to that POST's request, which the SDK would leave waiting.
    */
   private innerError(error: Error): void {
+    // A refused credential or a login that is needed, reported here, may be the standalone GET
+    // stream's (the SDK opens it, and opens it again, on its own; nothing awaits it): it takes the
+    // same path as a POST's (send, below), closing the connection with it. A POST's own 401 gets
+    // here first and is then its send's failure, which closes with the same reason.
+    const refused = this.refusal(error)
+    if (refused) {
+      setImmediate(() => this.lose(refused))
+      this.onerror?.(error)
+      return
+    }
     // The SDK reports a POST's failure here and then rejects its send with the same error. A server
     // found unreachable by a request is that request's failure (and closes the transport, below):
     // said once, by whoever waited for it, not also as a transport error. Told apart after the
@@ -179,9 +189,8 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       const failure = this.authFailure(error) ?? error
       // After this request has failed with it: closing first would fail it as "connection closed"
       // (and a version probe would hear "closed" instead of "unreachable").
-      // A step-up fails only its request: the connection serves the rest. A refused credential is
-      // refused for every request: the connection is lost with it (the supervisor waits for a reload).
-      if (failure instanceof ServerUnreachableError || (failure instanceof AuthRequiredError && failure.stepUpScope === undefined) || (failure instanceof McpError && failure.code === 'MCP_CREDENTIAL_REJECTED')) setImmediate(() => this.lose(failure))
+      const lost = failure instanceof ServerUnreachableError ? failure : this.refusal(failure)
+      if (lost) setImmediate(() => this.lose(lost))
       throw failure
     }
   }
@@ -216,6 +225,17 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
     if (!(status === 401 || error instanceof UnauthorizedError) || authProvider) return undefined
     if (!auth) return credentialRejected('and this row does not use OAuth (it sets Authorization itself, or oauth: false)')
     return auth.challengedForBearer ? auth.needsLogin('no login is stored') : credentialRejected('without an OAuth challenge')
+  }
+
+  /**
+   * The refusal a failure is for the whole connection, if it is one: a refused credential or a
+   * login that is needed (the supervisor waits for a reload or a login). A step-up fails only its
+   * request: the connection serves the rest.
+   */
+  private refusal(error: unknown): AuthRequiredError | McpError | undefined {
+    const failure = this.authFailure(error) ?? error
+    if (failure instanceof AuthRequiredError) return failure.stepUpScope === undefined ? failure : undefined
+    return failure instanceof McpError && failure.code === 'MCP_CREDENTIAL_REJECTED' ? failure : undefined
   }
 
   private finish(): void {

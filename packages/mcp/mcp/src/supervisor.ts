@@ -268,8 +268,7 @@ export class Supervisor {
       case 'ready':
         return 'ready'
       case 'reconnecting': {
-        const seconds = Math.max(0, Math.ceil((phase.retryAt - Date.now()) / 1000))
-        return `reconnecting ${phase.attempt}/${this.config.reconnect.maxAttempts}, next attempt in ${seconds} s${last}`
+        return `reconnecting ${phase.attempt}/${this.config.reconnect.maxAttempts}, next attempt in ${waitInWords(phase.retryAt - Date.now())}${last}`
       }
       case 'needs_auth':
         return `needs login: ${phase.reason}`
@@ -525,6 +524,16 @@ export class Supervisor {
       this.options.logger.error(`${this.label}: connection lost: ${codedDetail({ detail: `${lost.message}; not retrying until the row is reloaded`, failure: lost })}`)
       return
     }
+    if (lost instanceof AuthRequiredError) {
+      // The server refused the stored login's token and no refresh mends it: as at a connection
+      // attempt, needs_auth naming the login command (one coded line), not an outage to retry.
+      const failure = { message: lost.message, code: 'MCP_AUTH_REQUIRED' } as const
+      this.recordError(failure, generation)
+      this.transition({ kind: 'needs_auth', reason: lost.message })
+      this.options.logger.warn(`${this.label}: connection lost: ${codedDetail({ detail: lost.message, failure })}`)
+      this.options.onNeedsAuth?.(this.lifetime.signal)
+      return
+    }
     const ending = generation.ending()
     const reason = ending.summary ?? 'the connection closed'
     this.recordError({ message: reason, code: 'MCP_CONNECTION_LOST' }, generation)
@@ -620,7 +629,7 @@ export class Supervisor {
     if (this.disposed) return
     // A 401 is its request's own failure: at an attempt needs_auth (logged once with the login
     // command); a refused credential, at an attempt or on a live connection, is said once with its code.
-    if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401) return
+    if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401 || error instanceof AuthRequiredError || (error instanceof McpError && error.code === 'MCP_CREDENTIAL_REJECTED')) return
     this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
   }
 
@@ -742,10 +751,17 @@ function unrunnable(cause: unknown): string | undefined {
 }
 
 /**
- * Whether a remote generation closed for a reason the next attempt settles at once: the server
- * forgot our session (it is still there), or it wants a login (the attempt reports `needs_auth`).
+ * A wait as a person reads it, as it is: `400 ms` under a second (rounding up said `1 s` for the
+ * half-second retries of the default policy, and `0 s` for one due now), else seconds to a tenth
+ * (`2.5 s`, `30 s`).
  */
+export function waitInWords(ms: number): string {
+  const left = Math.max(0, Math.round(ms))
+  return left < 1000 ? `${left} ms` : `${Number((left / 1000).toFixed(1))} s`
+}
+
+/** Whether a remote generation closed because the server forgot our session (it is still there): the next attempt settles that at once. */
 function sessionLost(generation: Generation): boolean {
   const transport = generation.transport
-  return !(transport instanceof StdioTransport) && (transport.lostBecause instanceof SessionGoneError || transport.lostBecause instanceof AuthRequiredError)
+  return !(transport instanceof StdioTransport) && transport.lostBecause instanceof SessionGoneError
 }

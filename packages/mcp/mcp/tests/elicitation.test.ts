@@ -120,6 +120,46 @@ describe('2025-11-25 URL elicitation required (-32042)', () => {
   })
 })
 
+describe('2026-07-28: the URL a call needs opened first is an input_required URL request (its revision has no -32042)', () => {
+  // 2026-07-28 replaced server-to-client requests with multi round-trip results (SEP-2322): the
+  // SDK v2 server refuses to send -32042 there (a handler that throws it is answered -32603 saying
+  // so), and the page goes out as an `input_required` URL request instead, which the client answers
+  // by retrying the call with the user's action. So the -32042 path is 2025-11-25's only.
+  it('visited: the call is retried with the answer (a new request, the request state echoed) and the server\'s result returned', async () => {
+    const before = servers.newRequests.length
+    const asked: UserQuestion[] = []
+    const text = await answering(
+      (question) => {
+        asked.push(question)
+        return { action: 'accept' }
+      },
+      () => rig.text('mcp__new__link', { key: 'visited' }),
+    )
+    expect(text).toBe('linked visited')
+    expect(asked).toEqual([expect.objectContaining({ kind: 'url', source: 'new', message: 'Open this page to link your account.', url: 'https://accounts.example.test/link?code=1234' })])
+    const calls = servers.newRequests.slice(before).filter((request) => request.method === 'tools/call')
+    expect(calls.map((call) => call.params?.inputResponses)).toEqual([undefined, { link: { action: 'accept' } }])
+    expect(calls[1]!.params).toMatchObject({ requestState: 'link-visited' })
+  })
+
+  it('with nobody to ask: declined at once (MCP_QUESTION_DECLINED in the log), and the server\'s own answer to that is the call\'s (MCP_TOOL_ERROR naming the page)', async () => {
+    const before = rig.logs.length
+    const result = await rig.call('mcp__new__link', { key: 'nobody' })
+    expect(result.isError && result.error.code).toBe('MCP_TOOL_ERROR')
+    expect(result.isError ? result.error.message : '').toContain('not linked (decline): open https://accounts.example.test/link?code=1234 first')
+    expect(rig.logs.slice(before).join('\n')).toContain('MCP server new asked the user to visit a URL ("Open this page to link your account."); declined')
+    expect((await rig.status('new')).state).toBe('ready')
+  })
+
+  it('a 2026-07-28 server that throws the old error: its SDK answers -32603 instead, a plain MCP_SERVER_ERROR, and the connection stays', async () => {
+    const result = await rig.call('mcp__new__link-thrown')
+    expect(result.isError && result.error.code).toBe('MCP_SERVER_ERROR')
+    expect(result.isError ? result.error.message : '').toContain('answered with error -32603')
+    expect(result.isError ? result.error.message : '').toContain('The urlElicitationRequired error (-32042) of earlier revisions is not available on this revision')
+    expect((await rig.status('new')).state).toBe('ready')
+  })
+})
+
 describe('2026-07-28 multi round-trip', () => {
   it('the call is retried with the answer and the request state echoed exactly, on a new JSON-RPC id', async () => {
     const before = servers.newRequests.length

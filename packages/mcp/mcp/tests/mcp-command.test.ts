@@ -2,7 +2,7 @@
 // the URL it prints, then list and call with the stored login; import of documentation-shaped
 // Claude Code / Codex files, list, call; add and remove. No token in any stream.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -117,6 +117,34 @@ describe('dsh mcp', () => {
     expect(JSON.parse(listed.stdout).servers[0], listed.stdout).toMatchObject({ name: 'hosted', state: 'ready', auth: 'logged in' })
     for (const run of [userOnly, inProject, listed]) expect(run.stdout + run.stderr).not.toMatch(/project-secret|user-secret/)
     expect(readFileSync(join(home, 'mcp-credentials.json'), 'utf8')).not.toMatch(/project-secret|user-secret/)
+  })
+
+  it('login to a server that answers 401 without an OAuth challenge says it offers no OAuth login and where its credential goes (MCP_LOGIN_UNSUPPORTED), never an empty reason', async () => {
+    const { createServer } = await import('node:http')
+    // An API-key server: 401 with an empty body, then one naming its own scheme.
+    let challenge: string | undefined
+    const plain = createServer((_request, response) => response.writeHead(401, challenge ? { 'www-authenticate': challenge } : {}).end())
+    await new Promise<void>((done) => plain.listen(0, '127.0.0.1', done))
+    try {
+      const home = freshHome()
+      const overlay = join(home, 'plain.yml')
+      const url = `http://127.0.0.1:${(plain.address() as { port: number }).port}/mcp`
+      writeFileSync(overlay, `- id: hosted\n  name: dsh-mcp\n  config: { serverName: hosted, transport: streamable-http, url: '${url}' }\n`)
+      const bare = await dshInWorker(['mcp', 'login', 'hosted', '--preset', 'base', '--config', overlay], home)
+      expect(bare.code).toBe(1)
+      expect(bare.stderr.trim()).toBe(
+        'dsh: hosted offers no OAuth login: the server answered HTTP 401 without an OAuth challenge (no WWW-Authenticate: Bearer) and publishes no OAuth metadata, so it wants a credential of another kind: give it in the row (bearerTokenEnvVar, headers or envHeaders) instead of logging in; nothing was stored [MCP_LOGIN_UNSUPPORTED]',
+      )
+      challenge = 'ApiKey realm="plain"'
+      const named = await dshInWorker(['mcp', 'login', 'hosted', '--json', '--preset', 'base', '--config', overlay], home)
+      expect(named.code).toBe(1)
+      expect(named.stderr).toContain('(no WWW-Authenticate: Bearer; it asks for ApiKey)')
+      expect(named.stderr).toContain('[MCP_LOGIN_UNSUPPORTED]')
+      expect(statSync(home).isDirectory() && readdirSync(home).filter((file) => file.startsWith('mcp-credentials'))).toEqual([])
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((done) => plain.close(done))
+    }
   })
 
   it('import: a Codex config.toml into the user overlay, then list and call; notes for what has no equivalent', async () => {

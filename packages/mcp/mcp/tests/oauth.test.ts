@@ -4,7 +4,7 @@
 // mode, and no token anywhere a person or the model can read.
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { login } from '../src/oauth/login.ts'
 import { rowAuth } from '../src/oauth/row.ts'
 import { defaultStorePath, loginKey, TokenStore } from '../src/oauth/store.ts'
@@ -157,6 +157,79 @@ describe('OAuth', () => {
     expect((await store.get(key))?.client).toBeDefined()
     expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 400 }])
     await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(status), JSON.stringify(failed))
+  })
+
+  it('a token the server refuses before its expiry is refreshed once for concurrent calls, under the store\'s lock, and the calls go on', async () => {
+    const server = await fixture()
+    const { store, key } = await loginFollowing(server)
+    const rig = await startRig()
+    await rig.add(row(server.url))
+    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    // The server stops taking the token an hour before it expires (revoked, or its keys rotated).
+    server.revokeAccessTokens()
+    const calls = await Promise.all([1, 2, 3].map((n) => rig.call('mcp__hosted__echo', { message: `m${n}` })))
+    expect(calls.map((call) => (call.isError ? call.error.code : call.content[0]?.text))).toEqual(['m1', 'm2', 'm3'])
+    // One refresh (the rotated refresh token was never presented twice), no authorization request, same row.
+    expect(server.grants).toEqual([
+      { type: 'authorization_code', status: 200 },
+      { type: 'refresh_token', status: 200 },
+    ])
+    expect(server.authorizationScopes).toHaveLength(1)
+    expect((await store.get(key))?.tokens?.access_token).toBe(server.issued.at(-1))
+    expect((await rig.status('hosted')).state).toBe('ready')
+    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([])
+  })
+
+  it('a refused token whose refresh is refused too: needs_auth with the login command at once, one coded line, no authorization request, the dead tokens dropped', async () => {
+    const server = await fixture()
+    const { store, key } = await loginFollowing(server)
+    const rig = await startRig()
+    await rig.add(row(server.url))
+    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    server.revokeAccessTokens()
+    server.revokeRefreshTokens()
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const failed = await rig.call('mcp__hosted__echo', { message: 'x' })
+    // The SDK was never asked to start an authorization (it said so when it was: "falling back to a new authorization request").
+    expect(warn.mock.calls.flat().join('\n')).not.toMatch(/new authorization request/)
+    warn.mockRestore()
+    expect(failed.isError && failed.error.code, JSON.stringify(failed)).toBe('MCP_AUTH_REQUIRED')
+    expect(failed.isError && failed.error.message).toContain('run: dsh mcp login hosted')
+    await eventually(async () => expect((await rig.status('hosted')).state).toBe('needs_auth'))
+    const status = await rig.status('hosted')
+    expect(status.failure?.code).toBe('MCP_AUTH_REQUIRED')
+    expect(status.detail).toContain('dsh mcp login hosted')
+    expect(await rig.errorCode('mcp__hosted__whoami')).toBe('MCP_AUTH_REQUIRED')
+    // One line, with the code: not a transport error, a lost connection and a reconnect as well.
+    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): connection lost: MCP server hosted needs a login \(the server refused the refresh token\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
+    // The refusal was read as one (invalid_grant): the tokens are gone, the registration kept; the
+    // authorization server saw one refresh and no new authorization request.
+    expect((await store.get(key))?.tokens).toBeUndefined()
+    expect((await store.get(key))?.client).toBeDefined()
+    expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 400 }])
+    expect(server.authorizationScopes).toHaveLength(1)
+    await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(status), JSON.stringify(failed))
+  })
+
+  it('a 401 on the standalone GET stream marks the row by itself, as a POST\'s does: a header credential is MCP_CREDENTIAL_REJECTED, a stored login needs_auth; one coded line each', async () => {
+    const server = await fixture({ refuseStreams: true })
+    await loginFollowing(server)
+    const token = server.issued.at(-1)!
+    const rig = await startRig()
+    // The row sends its own credential: the POSTs are taken, the GET stream refused; no call is made.
+    // (The stream opens as the tools are listed: the refusal fails that attempt, or the connection just made.)
+    await rig.add(row(server.url, { serverName: 'keyed', oauth: false, headers: { Authorization: `Bearer ${token}` } }))
+    await eventually(async () => expect((await rig.status('keyed')).state).toBe('unavailable'))
+    expect((await rig.status('keyed')).failure).toMatchObject({ code: 'MCP_CREDENTIAL_REJECTED', message: expect.stringContaining('HTTP 401') })
+    expect(await rig.errorCode('mcp__keyed__whoami')).toBe('MCP_UNAVAILABLE')
+    expect(rig.logs.filter((line) => line.includes('mcp(keyed)'))).toEqual([expect.stringMatching(/^\[E\] mcp mcp\(keyed\): connection (attempt failed|lost): .*HTTP 401.*; not retrying until the row is reloaded \[MCP_CREDENTIAL_REJECTED\]$/)])
+    // The stored login: its token is refreshed once, refused again on the stream, and the row needs a login.
+    await rig.add(row(server.url))
+    await eventually(async () => expect((await rig.status('hosted')).state).toBe('needs_auth'))
+    expect((await rig.status('hosted')).failure?.code).toBe('MCP_AUTH_REQUIRED')
+    expect(await rig.errorCode('mcp__hosted__whoami')).toBe('MCP_AUTH_REQUIRED')
+    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): (connection lost: )?(tools\/list: )?MCP server hosted needs a login \(the server refused the access token again right after it was refreshed\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
+    expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 200 }])
   })
 
   it('refuses a callback whose state is not the login\'s, and completes with the right one', async () => {

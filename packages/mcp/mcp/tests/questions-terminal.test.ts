@@ -117,4 +117,24 @@ describe('dsh call with nobody at a terminal', () => {
       expect(accepted.stdout.trim(), accepted.stderr).toBe('Hello Ada')
     }
   })
+
+  it('--yes declines a URL question, and a form with a required field without a default, with one stderr line saying why', async () => {
+    const home = mkdtempSync(join(scratch, 'home-'))
+    const common = ['--yes', '--preset', 'base', '--config', overlay, '--cwd', home]
+    for (const server of ['new', 'old']) {
+      const visit = await dshInWorker(['call', `mcp__${server}__visit`, '{}', ...common], home)
+      expect(visit.code, visit.stderr).toBe(0)
+      expect(visit.stdout.trim()).toBe('decline')
+      expect(visit.stderr.trimEnd().split('\n')).toEqual([
+        `dsh: the MCP server ${server} asks you to open a web page (https://accounts.example.test/link?code=1234): declined, as --yes accepts only a form whose every required field has a default; a web page needs a person (dsh call without --yes, on a terminal) [MCP_QUESTION_DECLINED]`,
+      ])
+
+      const profile = await dshInWorker(['call', `mcp__${server}__profile`, '{}', ...common], home)
+      expect(profile.code, profile.stderr).toBe(0)
+      expect(profile.stdout.trim()).toBe('{"action":"decline"}')
+      expect(profile.stderr.trimEnd().split('\n')).toEqual([
+        `dsh: the MCP server ${server} asks: Tell us about yourself. Every field is checked. — declined, as --yes accepts only a form whose every required field has a default, and age has none (dsh call without --yes, on a terminal, asks for it) [MCP_QUESTION_DECLINED]`,
+      ])
+    }
+  })
 })

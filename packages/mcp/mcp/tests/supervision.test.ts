@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import type { ForkScope } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as plugin from '../src/index.ts'
+import { waitInWords } from '../src/supervisor.ts'
 import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
 /** A 2026-07-28-only stdio server (tests/fixtures/modern-stdio-server.mjs). */
@@ -82,11 +83,27 @@ describe('a server that dies', () => {
     await rig.call('mcp__fixture__exit-now')
     const result = await rig.call('mcp__fixture__add', { a: 1, b: 1 })
     expect(result.isError && result.error.code).toBe('MCP_UNAVAILABLE')
-    expect(result.isError && result.error.message).toMatch(/^MCP server fixture is unavailable \(reconnecting 1\/3, next attempt in \d+ s; last error: the server exited with code 3/)
+    expect(result.isError && result.error.message).toMatch(/^MCP server fixture is unavailable \(reconnecting 1\/3, next attempt in \d+(\.\d)? s; last error: the server exited with code 3/)
     expect(rig.toolNames()).toEqual(tools)
     const status = await rig.status()
     expect(status.state).toBe('crashed')
     expect(status.detail).toMatch(/^reconnecting 1\/3/)
+  })
+
+  it('a retry due in under a second is said in milliseconds as it is, not rounded up to "1 s"', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ reconnect: { ...FAST_RECONNECT, initialDelayMs: 900, maxDelayMs: 900, maxAttempts: 10 } }))
+    // (On a loaded machine the retry may come before the call: then the server is back, and it is crashed again.)
+    const message = await eventually(async () => {
+      await rig.call('mcp__fixture__exit-now')
+      const result = await rig.call('mcp__fixture__add', { a: 1, b: 1 })
+      expect(result.isError && result.error.code).toBe('MCP_UNAVAILABLE')
+      return result.isError ? result.error.message : ''
+    }, 30_000)
+    const waited = /next attempt in (\d+) ms; /.exec(message)
+    expect(waited, message).not.toBeNull()
+    expect(Number(waited![1])).toBeLessThanOrEqual(900)
+    expect([waitInWords(0), waitInWords(-5), waitInWords(400), waitInWords(999.6), waitInWords(2500), waitInWords(30_000)]).toEqual(['0 ms', '0 ms', '400 ms', '1 s', '2.5 s', '30 s'])
   })
 
   it('the close barrier: the next server starts only once the old process group is gone (grandchild ignoring SIGTERM included)', async () => {

@@ -259,16 +259,21 @@ function stateOf(entry: ServerEntry, row: CapabilityReport | undefined): string 
 
 function detailOf(entry: ServerEntry, row: CapabilityReport | undefined): string {
   if (entry.disabled) return turnedOffDetail({ ...entry, disabled: entry.disabled })
-  // The file's own reason (the status row of an untrusted workspace's file says only that it is untrusted).
-  if (entry.unreadable) return entry.unreadable.message
+  // An untrusted workspace's file: its status row says how to trust it, then why the file would not
+  // start once trusted (it cannot be read, or lacks a name the row picks), as `dsh status` does.
+  if (entry.unreadable && !untrusted(row)) return entry.unreadable.message
   return maskedUrlsIn(row?.detail ?? '')
+}
+
+function untrusted(row: CapabilityReport | undefined): boolean {
+  return row?.state === 'untrusted'
 }
 
 /** The coded failure of a server's row, or of its unreadable file (`--json`: `code` and `message`; urls masked as in the detail). */
 function failureOf(entry: ServerEntry, row: CapabilityReport | undefined): { code?: string; message?: string } {
   // A server turned off is in a state of its own, not a failure (its file is not used, readable or not).
   if (entry.disabled) return {}
-  if (entry.unreadable) return { ...entry.unreadable }
+  if (entry.unreadable && !untrusted(row)) return { ...entry.unreadable }
   return row?.failure ? { code: row.failure.code, message: maskedUrlsIn(row.failure.message) } : {}
 }
 

@@ -75,7 +75,7 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
     if (!existsSync(file)) return logger.debug(`mcpConfig: this workspace has no ${row.mcpConfig}; no servers from it`)
     // A workspace's own file is the repository's word, not the user's: used only once the user trusts it.
     const decision = await trustOf(ctx).decide(dirname(file), { brings: `the MCP servers of ${file}` })
-    if (!decision.trusted) return holdUntrusted(ctx, file, decision)
+    if (!decision.trusted) return holdUntrusted(ctx, file, decision, row)
   }
   let imported
   try {

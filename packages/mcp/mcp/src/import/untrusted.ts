@@ -1,35 +1,52 @@
 import { basename } from 'node:path'
 import type { Context } from 'cordis'
-import type { TrustDecision } from 'dsh-core'
+import type { CapabilityStatus, TrustDecision } from 'dsh-core'
 import { McpError } from '../errors.ts'
-import { MAX_MCP_CONFIG_FILE_BYTES, parseMcpConfigText } from './read.ts'
+import { readMcpConfigFile } from './read.ts'
+import { chosenServers, configFileFailure, pickedServers, type McpConfigFileRow } from './row.ts'
 
 /**
  * A workspace file's servers in a workspace that is not trusted: none starts and nothing in the file
- * is expanded. Each server the file names gets an `untrusted` status row (its name only, read
- * through `ctx.fs`: bounded, a FIFO refused) and a namespace that answers a call with why; a file
- * whose names cannot be read gets one row under its file name.
+ * is expanded. Each server the row would run (its `servers` allow-list applied to the names the file
+ * has: read bounded, a FIFO refused) gets an `untrusted` status row saying how to trust it, and a namespace that answers a call with why. A file the row could not use even once
+ * trusted (it cannot be read or parsed, or lacks a name the allow-list picks) is one `untrusted` row
+ * under its file name, as the trusted row's `unavailable` one: the trust command first, then that
+ * failure, coded — what `dsh mcp list` shows for it too.
  */
-export async function holdUntrusted(ctx: Context, file: string, decision: TrustDecision): Promise<void> {
-  const names = await serverNames(ctx, file)
-  const detail = `not started: ${file} belongs to ${decision.directory}, which is not trusted (no server of it starts, and \${VAR} in it is not expanded); to use it: ${decision.command}`
+export async function holdUntrusted(ctx: Context, file: string, decision: TrustDecision, row: Pick<McpConfigFileRow, 'servers'>): Promise<void> {
+  const untrusted = `not started: ${file} belongs to ${decision.directory}, which is not trusted (no server of it starts, and \${VAR} in it is not expanded); to use it: ${decision.command}`
   const readiness = ctx.get('readiness')
-  for (const name of names ?? [basename(file)]) {
-    readiness?.register({ surface: 'mcp', id: name, configured: true, status: () => ({ state: 'untrusted', detail }), tools: () => [] })
-    if (names) ctx.tools.namespace(`mcp__${name}__`, () => new McpError(`MCP server ${name} was ${detail}`, 'MCP_UNTRUSTED'))
+  const hold = (name: string, status: CapabilityStatus) => readiness?.register({ surface: 'mcp', id: name, configured: true, status: () => status, tools: () => [] })
+  const { names, failure } = await serverNames(file, row)
+  const detail = failure ? `${untrusted}; it would not start once trusted either: ${failure.message}` : untrusted
+  if (failure) hold(basename(file), { state: 'untrusted', detail, failure: { code: failure.code, message: failure.message } })
+  for (const name of names ?? []) {
+    if (!failure) hold(name, { state: 'untrusted', detail })
+    ctx.tools.namespace(`mcp__${name}__`, () => new McpError(`MCP server ${name} was ${detail}`, 'MCP_UNTRUSTED'))
   }
   ctx.logger('mcp').info(`mcpConfig ${file}: ${detail}`)
 }
 
-async function serverNames(ctx: Context, file: string): Promise<string[] | undefined> {
-  const fs = ctx.get('fs')
-  if (!fs) return undefined
+/**
+ * The names of the servers the row would run (those of the file its allow-list picks; none when the
+ * file cannot be read), and why the row could not run them once trusted: the file cannot be read or
+ * parsed, or lacks a name the allow-list picks.
+ */
+async function serverNames(file: string, row: Pick<McpConfigFileRow, 'servers'>): Promise<{ readonly names?: string[]; readonly failure?: McpError }> {
+  let imported
   try {
-    // The one limit of this file, whoever reads it (dsh mcp list names the same servers from it).
-    const text = await fs.readText(file, { maxBytes: MAX_MCP_CONFIG_FILE_BYTES })
-    const imported = parseMcpConfigText(text, file)
-    return imported.servers.map((server) => String(server.config.serverName))
-  } catch {
-    return undefined
+    // Read as a trusted row and `dsh mcp list` read it (bounded, a FIFO refused at once), so all three
+    // name the same servers and give a file they cannot use the same reason.
+    imported = await readMcpConfigFile(file)
+  } catch (error) {
+    return { failure: configFileFailure(error) }
+  }
+  const names = pickedServers(row, imported.servers).map((server) => String(server.config.serverName))
+  try {
+    chosenServers(row, imported.servers, file)
+    return { names }
+  } catch (error) {
+    if (error instanceof McpError) return { names, failure: error }
+    throw error
   }
 }

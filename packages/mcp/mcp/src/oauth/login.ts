@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { computeScopeUnion, extractWWWAuthenticateParams, type FetchLike } from '@modelcontextprotocol/client'
+import { computeScopeUnion, discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams, type FetchLike } from '@modelcontextprotocol/client'
 import { errorMessage, oneLine } from 'dsh-core'
 import { McpError } from '../errors.ts'
 import { authorize } from './authorize.ts'
@@ -56,6 +56,16 @@ export async function login(options: LoginOptions): Promise<LoginOutcome> {
     // not be at a well-known path) and the scope it wants, with the scope a live connection was
     // last refused for (a step-up) — the row's `oauth.scopes` win over both.
     const challenge = await unauthenticatedChallenge(settings.serverUrl, options.fetchFn ?? fetch)
+    // The bridge takes such a 401 as a refused credential, not a login (MCP_CREDENTIAL_REJECTED):
+    // the SDK would go on guessing endpoints at the server's origin and fail on one of them
+    // ("Dynamic Client Registration rejected (HTTP 401): " and the server's body, often empty).
+    // (A server may leave the challenge out and still publish its protected-resource metadata, which the spec falls back to.)
+    if (challenge.status === 401 && !challenge.bearer && !(await publishesResourceMetadata(settings.serverUrl, options.fetchFn ?? fetch))) {
+      throw new McpError(
+        `${settings.serverName} offers no OAuth login: the server answered HTTP 401 without an OAuth challenge (no WWW-Authenticate: Bearer${challenge.scheme ? `; it asks for ${challenge.scheme}` : ''}) and publishes no OAuth metadata, so it wants a credential of another kind: give it in the row (bearerTokenEnvVar, headers or envHeaders) instead of logging in; nothing was stored`,
+        'MCP_LOGIN_UNSUPPORTED',
+      )
+    }
     const scope = settings.oauth?.scopes?.join(' ') ?? computeScopeUnion(stored?.requiredScope, challenge.scope)
     const discovery = { serverUrl: settings.serverUrl, ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}), ...fetchOption(options) }
     const first = await attempt(() => authorize(provider, { ...discovery, ...(scope ? { scope } : {}) }), settings, 'starting the login')
@@ -72,12 +82,23 @@ export async function login(options: LoginOptions): Promise<LoginOutcome> {
   }
 }
 
+interface Challenge {
+  /** The status of the refusal (401, 403); undefined when the request was not refused or nothing answered. */
+  readonly status?: number
+  /** Whether `WWW-Authenticate` asks for a Bearer token (an OAuth server). */
+  readonly bearer?: boolean
+  /** The scheme it asks for otherwise (`Basic`, `ApiKey`), for the message. */
+  readonly scheme?: string
+  readonly resourceMetadataUrl?: URL
+  readonly scope?: string
+}
+
 /**
- * The `WWW-Authenticate` parameters the server answers an unauthenticated request with (a
- * `server/discover`, which every revision's server refuses the same way when it wants a token).
- * Nothing is learnt from a server that does not refuse it, or cannot be reached (`auth()` then says why).
+ * How the server answers an unauthenticated request (a `server/discover`, which every revision's
+ * server refuses the same way when it wants a token): the `WWW-Authenticate` parameters of a
+ * refusal. Nothing is learnt from a server that does not refuse it, or cannot be reached (`auth()` then says why).
  */
-async function unauthenticatedChallenge(serverUrl: string, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+async function unauthenticatedChallenge(serverUrl: string, fetchFn: FetchLike): Promise<Challenge> {
   try {
     const response = await fetchFn(serverUrl, {
       method: 'POST',
@@ -86,10 +107,24 @@ async function unauthenticatedChallenge(serverUrl: string, fetchFn: FetchLike): 
     })
     await response.body?.cancel().catch(() => {})
     if (response.status !== 401 && response.status !== 403) return {}
+    const header = response.headers.get('www-authenticate') ?? ''
+    const scheme = /^\s*([A-Za-z0-9!#$%&'*+.^_`|~-]+)/.exec(header)?.[1]
+    // (One header may offer several schemes: `Basic realm="api", Bearer resource_metadata="…"`.)
+    const bearer = /(^|,)\s*bearer\b/i.test(header)
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
-    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) }
+    return { status: response.status, bearer, ...(scheme ? { scheme } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) }
   } catch {
     return {}
+  }
+}
+
+/** Whether the server publishes RFC 9728 protected-resource metadata at a well-known path. */
+async function publishesResourceMetadata(serverUrl: string, fetchFn: FetchLike): Promise<boolean> {
+  try {
+    await discoverOAuthProtectedResourceMetadata(serverUrl, undefined, fetchFn)
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -102,7 +137,9 @@ async function attempt<T>(work: () => Promise<T>, settings: ClientSettings, step
     return await work()
   } catch (error) {
     if (error instanceof McpError) throw error
-    throw new McpError(`login to ${settings.serverName} failed while ${step}: ${oneLine(errorMessage(error))}`, 'MCP_AUTH_FAILED', { cause: error })
+    // (The SDK ends some messages with the server's body, which may be empty: `… rejected (HTTP 401): `.)
+    const why = oneLine(errorMessage(error)).replace(/:\s*$/, '') || 'no reason given'
+    throw new McpError(`login to ${settings.serverName} failed while ${step}: ${why}`, 'MCP_AUTH_FAILED', { cause: error })
   }
 }
 

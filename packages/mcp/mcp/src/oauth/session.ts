@@ -1,7 +1,7 @@
 import { watch } from 'node:fs'
 import { dirname } from 'node:path'
 import { type FetchLike, type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client'
-import { ensurePrivateDirectory, Lifetime, TimeoutReason } from 'dsh-core'
+import { ensurePrivateDirectory, errorMessage, Lifetime, TimeoutReason } from 'dsh-core'
 import { McpError } from '../errors.ts'
 import { authorize } from './authorize.ts'
 import { ClientCredentialsGrant, type HeldToken, type MachineCredential } from './client-credentials.ts'
@@ -24,6 +24,8 @@ export class OAuthSession {
   private readonly machineToken: HeldToken = {}
   /** The `WWW-Authenticate` of the last 401 (null: the 401 had none). */
   private challenge: string | null | undefined
+  /** The access token the server refused last and no refresh replaced: `waitForLogin` waits for another. */
+  private refused: string | undefined
 
   constructor(
     readonly store: TokenStore,
@@ -35,13 +37,17 @@ export class OAuthSession {
 
   /**
    * Resolves once a login with tokens is stored for this server (`dsh mcp login` in another
-   * process): the store's directory is watched, nothing is polled. Never rejects; an abort ends the
+   * process), other than a token the server refused: the store's directory is watched, nothing is polled. Never rejects; an abort ends the
    * watch quietly.
    */
   async waitForLogin(signal: AbortSignal): Promise<boolean> {
     const directory = dirname(this.store.path)
     await ensurePrivateDirectory(directory)
-    const stored = async () => Boolean((await this.store.get(this.key).catch(() => undefined))?.tokens)
+    // A token the server refused is no login (a refresh it refused again, or one that failed, may leave it stored).
+    const stored = async () => {
+      const tokens = (await this.store.get(this.key).catch(() => undefined))?.tokens
+      return tokens !== undefined && tokens.access_token !== this.refused
+    }
     return new Promise<boolean>((resolve) => {
       let checking = Promise.resolve()
       const finish = (found: boolean) => {
@@ -76,9 +82,31 @@ export class OAuthSession {
     return new TransportProvider(this, record ?? { serverUrl: this.settings.serverUrl }, await this.readSecret())
   }
 
-  /** A request was answered 401: remembered, so a login is asked for only when the server speaks OAuth. */
-  unauthorized(challenge: string | null): void {
+  /**
+   * A request was answered 401: the challenge is remembered, so a login is asked for only when the
+   * server speaks OAuth. When the request carried a stored login's access token (`sent`), the server
+   * refused that token: it is refreshed here — once for every request that saw it refused, under
+   * the store's lock, with the stored refresh token — and the `Authorization` to send the request
+   * once more with is returned. What cannot be mended that way throws `AuthRequiredError` naming
+   * the login command: the SDK's own answer to a 401 (refresh, then a new authorization request)
+   * is never reached for a stored login, so no host but `dsh mcp login` starts a login. Undefined
+   * when no stored login's token was refused (no token yet: the SDK's flow reports needs_auth or
+   * a refused credential, TransportProvider.discoveryState).
+   */
+  async unauthorized(challenge: string | null, sent: string | null, again: boolean): Promise<string | undefined> {
     this.challenge = challenge
+    const token = /^bearer\s+(\S+)$/i.exec(sent ?? '')?.[1]
+    if (!token || this.settings.oauth?.grant === 'client_credentials') return undefined
+    if (again) {
+      this.refused = token
+      throw this.needsLogin('the server refused the access token again right after it was refreshed')
+    }
+    try {
+      return `Bearer ${(await this.refresh(token, { rejected: true })).access_token}`
+    } catch (error) {
+      this.refused = token
+      throw error
+    }
   }
 
   /** Whether the last 401 carried a Bearer challenge (an OAuth server), or nothing was refused yet. */
@@ -108,15 +136,19 @@ export class OAuthSession {
    * callers share one refresh, and another process's refresh (seen after taking the store's lock)
    * is used instead of making a second. A refused refresh token is discarded with its tokens.
    */
-  refresh(seen: string): Promise<OAuthTokens> {
+  refresh(seen: string, { rejected = false }: { readonly rejected?: boolean } = {}): Promise<OAuthTokens> {
     this.refreshing ??= this.store
       .locked(async (held) => {
         const current = await held.get(this.key)
-        if (!current?.tokens) throw this.needsLogin('no login is stored')
+        if (!current?.tokens) throw this.needsLogin(rejected ? 'the server refused the stored access token, and no login is stored any more' : 'no login is stored')
+        // Another refresh (here or in another process) replaced `seen` already: that token is the one to use.
         if (current.tokens.access_token !== seen && !expiringSoon(current)) return current.tokens
+        // A token the server refused is refreshed whatever its expiry says.
+        const stillValid = !rejected && current.expiresAt !== undefined && current.expiresAt > Date.now()
+        if (!rejected && !expiringSoon(current)) return current.tokens
         if (!current.tokens.refresh_token) {
-          if (current.expiresAt !== undefined && current.expiresAt > Date.now()) return current.tokens
-          throw this.needsLogin('the access token expired and the server gave no refresh token')
+          if (stillValid) return current.tokens
+          throw this.needsLogin(rejected ? 'the server refused the stored access token and gave no refresh token' : 'the access token expired and the server gave no refresh token')
         }
         const provider = new RefreshProvider(this, current, await this.readSecret())
         try {
@@ -124,7 +156,9 @@ export class OAuthSession {
         } catch (error) {
           if (error instanceof AuthRequiredError) await held.put(this.key, provider.record)
           // A passing failure (the authorization server is down): the current token serves until it expires.
-          else if (current.expiresAt !== undefined && current.expiresAt > Date.now()) return current.tokens
+          else if (stillValid) return current.tokens
+          // The refused token cannot serve: a login is what is left (the tokens stay for a later refresh).
+          else if (rejected) throw this.needsLogin(`the server refused the stored access token, and refreshing it failed: ${errorMessage(error)}`)
           throw error
         }
         await held.put(this.key, provider.record)
