@@ -199,7 +199,8 @@ describe('OAuth', () => {
     const status = await rig.status('hosted')
     expect(status.failure?.code).toBe('MCP_AUTH_REQUIRED')
     expect(status.detail).toContain('dsh mcp login hosted')
-    expect(await rig.errorCode('mcp__hosted__whoami')).toBe('MCP_AUTH_REQUIRED')
+    const later = await rig.call('mcp__hosted__whoami')
+    expect(later.isError && later.error).toMatchObject({ code: 'MCP_AUTH_REQUIRED', message: 'MCP server hosted needs a login (the server refused the refresh token); run: dsh mcp login hosted' })
     // One line, with the code: not a transport error, a lost connection and a reconnect as well.
     expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): connection lost: MCP server hosted needs a login \(the server refused the refresh token\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
     // The refusal was read as one (invalid_grant): the tokens are gone, the registration kept; the

@@ -37,8 +37,8 @@ export class OAuthSession {
 
   /**
    * Resolves once a login with tokens is stored for this server (`dsh mcp login` in another
-   * process), other than a token the server refused: the store's directory is watched, nothing is polled. Never rejects; an abort ends the
-   * watch quietly.
+   * process), other than a token the server refused: the store's directory is watched, nothing is
+   * polled. Never rejects; an abort ends the watch quietly.
    */
   async waitForLogin(signal: AbortSignal): Promise<boolean> {
     const directory = dirname(this.store.path)
