@@ -18,6 +18,7 @@ export { TOOL_SEARCH, TOOLS_LOADED_EVENT, DeferConfig } from './tools/deferral.t
 export type { FoundTool } from './tools/tool-search.ts'
 export { FileSystem, FsConfig, type Workspace, type PathInfo, type ContainedText, type DirEntry, type FileHead } from './fs/service.ts'
 export { FsError, FsErrorCode, type AbortState } from './fs/errors.ts'
+export { resolvedIn } from './fs/paths.ts'
 export type { TextReplacement } from './fs/replace.ts'
 export { SubprocessService, SubprocessConfig } from './subprocess/service.ts'
 export { ChildHandle, type SpawnSpec, type Exit, type IpcChannel } from './subprocess/handle.ts'

@@ -1,5 +1,4 @@
-import { resolve as resolvePath } from 'node:path'
-import type { ContainedText, FileSystem, PathInfo, Workspace } from 'dsh-core'
+import { resolvedIn, type ContainedText, type FileSystem, type PathInfo, type Workspace } from 'dsh-core'
 
 /** A file's lstat taken by its proof in this call, and the clock just before it (see `ProvenTextCache.lookup`). */
 export interface ProvenStat {
@@ -101,7 +100,7 @@ export class CallProofs {
    * counts as proven too (an alias and its target, a URI and a relative name, share one proof).
    */
   contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
-    const key = keyOf(workspace, resolvePath(workspace.path, filePath))
+    const key = keyOf(workspace, resolvedIn(workspace.path, filePath))
     const known = this.files.get(key)
     if (known) return known
     let now: string | undefined
@@ -132,7 +131,7 @@ export class CallProofs {
    * (`contained` then). A refusal is thrown, and not kept.
    */
   containedNow(workspace: Workspace, filePath: string): string | undefined {
-    const key = keyOf(workspace, resolvePath(workspace.path, filePath))
+    const key = keyOf(workspace, resolvedIn(workspace.path, filePath))
     return this.answered.get(key) ?? (this.files.has(key) ? undefined : this.provenNow(workspace, filePath, key))
   }
 

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { Context, Service } from 'cordis'
-import { currentSession, errorMessage, promised, untracked, type Session } from 'dsh-core'
+import { currentSession, errorMessage, promised, resolvedIn, untracked, type Session } from 'dsh-core'
 import { CallProofs } from './call-proofs.ts'
 import { askEveryProvider } from './fan-out.ts'
 import { LSP_CAPABILITIES, type LspCallHierarchyRequest, type LspCallHierarchyResult, type LspCapability, type LspRenameRequest, type LspRenameResult, type LspDiagnosticsRequest, type LspDiagnosticsResult, type LspDocumentSymbolsRequest, type LspDocumentSymbolsResult, type LspFileChange, type LspFileChangeKind, type LspWorkspaceSymbolsAnswer, type LspWorkspaceSymbolsRequest } from './capabilities.ts'
@@ -221,7 +221,7 @@ export class LspService extends Service {
     const session = options.session ?? currentSession()
     if (typeof path !== 'string' || !path) throw new LspError('fileChanged needs a path', 'LSP_INVALID_REQUEST')
     if (!isAbsolute(path) && !session) throw new LspError(`fileChanged needs an absolute path outside a session (got "${path}")`, 'LSP_INVALID_REQUEST')
-    const change: LspFileChange = { path: session ? resolvePath(session.cwd, path) : resolvePath(path), kind: options.kind ?? 'changed' }
+    const change: LspFileChange = { path: session ? resolvedIn(session.cwd, path) : resolvePath(path), kind: options.kind ?? 'changed' }
     for (const provider of [...service.providers.values()]) {
       try {
         provider.fileChanged?.(change)

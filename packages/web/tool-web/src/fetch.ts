@@ -128,7 +128,8 @@ export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
 export function rendersTruncated(value: FetchValue, cap: number): boolean {
   if (value.truncated) return true
   const body = value.body.kind === 'html' ? value.markdown : value.body.content
-  if (body === undefined) return renderFetch(value, cap).truncated
+  // A body without text renders a note instead (EMPTY, noText): measured by rendering it.
+  if (body === undefined || (value.body.kind !== 'pdf' && !body.trim())) return renderFetch(value, cap).truncated
   return headerOf(value).length + body.length > cap
 }
 
@@ -141,12 +142,29 @@ function renderBody(value: FetchValue, cap: number): string {
   const { kind, content } = value.body
   switch (kind) {
     case 'text':
+      if (!content.trim()) return EMPTY
+      return content.length > cap ? content.slice(0, cap + 1) : content
     case 'pdf':
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'html':
       if (value.markdown === undefined) throw new TypeError(`dsh-tool-web: the HTML value of ${value.url} carries no markdown; give it one with withMarkdown (dsh-tool-web/convert) before rendering it`)
-      return value.markdown
+      return value.markdown.trim() ? value.markdown : noText(content)
     default:
       return assertNever(kind, 'fetch body kind')
   }
 }
+
+/** A body with nothing in it (a 204, an error status without a page, an empty file). */
+const EMPTY = '(The response body is empty.)'
+
+/**
+ * What the model reads for an HTML page with no text: said, rather than an empty answer that looks
+ * like a failed fetch. A page built by its scripts (an app shell) has none until a browser runs
+ * them, which web_fetch never does, so the way on is another URL for the same content.
+ */
+function noText(html: string): string {
+  if (!html.trim()) return EMPTY
+  if (/<script\b/i.test(html)) return '(The page has no text to read: its HTML is markup and scripts only. It is likely built by JavaScript in a browser, which web_fetch does not run; look for the same content at another URL, such as an API, a feed, or a plain or printable version.)'
+  return '(The page has no text to read: its HTML is markup only.)'
+}
+

@@ -9,7 +9,7 @@ import { guardedConnector, type BaseConnectorOptions, type Connector } from './g
 import { NetworkGuard, type Resolver } from './guard/guard.ts'
 import { DomainRules } from './guard/domains.ts'
 import { checkPort } from './guard/ports.ts'
-import { checkedUrl, isFollowable, REDIRECT_STATUSES } from './url.ts'
+import { checkedUrl, isFollowable, REDIRECT_STATUSES, redirectUrl } from './url.ts'
 
 const ACCEPT = 'text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,application/pdf;q=0.8'
 
@@ -157,7 +157,7 @@ export class HttpFetchProvider implements WebFetchProvider {
     } catch (error) {
       throw new WebError(`a redirect pointed to an invalid Location: ${location}`, 'WEB_PROVIDER_ERROR', { cause: error })
     }
-    const next = checkedUrl(target.href, this.config.maxUrlLength)
+    const next = redirectUrl(target, this.config.maxUrlLength)
     if (!isFollowable(from, next)) {
       throw new WebError(`redirect to another origin (${next.origin}) was not followed; fetch ${next.href} directly if it is wanted`, 'WEB_REDIRECT_BLOCKED')
     }

@@ -31,4 +31,27 @@ export function isFollowable(from: URL, to: URL): boolean {
   return from.protocol === 'http:' && to.protocol === 'https:' && from.hostname === to.hostname && from.port === '' && to.port === ''
 }
 
+/** How much of a refused redirect target its error quotes: the server chose it, and it may be huge. */
+const QUOTED_TARGET_CHARS = 200
+
+/**
+ * A redirect target checked as a URL the model gave is (http(s), no credentials, not too long), its
+ * refusal saying that it is the server's redirect, not the caller's URL, that was refused: a
+ * redirect to `file:` or `javascript:` read `only http and https URLs can be fetched, not file:`
+ * under WEB_INVALID_URL, as if the model had asked for it. A URL rule it breaks is
+ * WEB_REDIRECT_BLOCKED; a security refusal (credentials, a zone id) keeps WEB_BLOCKED_URL.
+ */
+export function redirectUrl(target: URL, maxUrlLength: number): URL {
+  try {
+    return checkedUrl(target.href, maxUrlLength)
+  } catch (error) {
+    if (!(error instanceof WebError)) throw error
+    // Credentials in it are not repeated to the model.
+    const quoted = new URL(target.href)
+    if (quoted.username || quoted.password) [quoted.username, quoted.password] = ['***', '']
+    const shown = quoted.href.length > QUOTED_TARGET_CHARS ? `${quoted.href.slice(0, QUOTED_TARGET_CHARS)}…` : quoted.href
+    throw new WebError(`the server redirected to ${shown}, which was not followed: ${error.message}`, error.code === 'WEB_INVALID_URL' ? 'WEB_REDIRECT_BLOCKED' : error.code, { cause: error })
+  }
+}
+
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])

@@ -238,12 +238,25 @@ describe('redirects', () => {
     expect(other.connections()).toBe(0)
   })
 
-  it('F20: a same-origin Location with credentials is WEB_BLOCKED_URL', async () => {
+  it('F20: a same-origin Location with credentials is WEB_BLOCKED_URL, saying it was the redirect, without the credentials', async () => {
     const server = await serve((_request, response) => {
       response.writeHead(302, { location: `http://user:pw@127.0.0.1:${server.port}/x` })
       response.end()
     })
-    expect((await failure(provider(LOOPBACK_ALLOWED).fetch({ url: `${server.origin}/` }))).code).toBe('WEB_BLOCKED_URL')
+    const error = await failure(provider(LOOPBACK_ALLOWED).fetch({ url: `${server.origin}/` }))
+    expect([error.code, error.message]).toEqual(['WEB_BLOCKED_URL', `the server redirected to http://***@127.0.0.1:${server.port}/x, which was not followed: credentials in URLs are not allowed`])
+  })
+
+  it('a redirect to file:, javascript:, data: or ftp:, or one too long, is WEB_REDIRECT_BLOCKED naming the target, not WEB_INVALID_URL as if the caller had asked for it', async () => {
+    const long = `/${'a'.repeat(3000)}`
+    const targets = ['file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,<h1>hi</h1>', 'ftp://127.0.0.1/x', long]
+    const server = await serve(chain(Object.fromEntries(targets.map((target, index) => [`/${index}`, [302, { location: target }]]))))
+    for (const [index, target] of targets.entries()) {
+      const error = await failure(provider(LOOPBACK_ALLOWED).fetch({ url: `${server.origin}/${index}` }))
+      const shown = target === long ? `${`${server.origin}${long}`.slice(0, 200)}…` : target
+      const why = target === long ? 'URL exceeds the maximum length of 2048' : `only http and https URLs can be fetched, not ${target.slice(0, target.indexOf(':'))}:`
+      expect([error.code, error.message]).toEqual(['WEB_REDIRECT_BLOCKED', `the server redirected to ${shown}, which was not followed: ${why}`])
+    }
   })
 
   it('F21–F24: the redirect budget is checked first and counts hops exactly', async () => {

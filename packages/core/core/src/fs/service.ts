@@ -9,6 +9,7 @@ import { FsError, fsErrorFrom, throwIfFsAborted, type AbortState } from './error
 import { hostLifetime } from '../host.ts'
 import { fsIo, syncCalls, type FsIo, type FsIoMode, type SyncCalls } from './io.ts'
 import { checkOpened, chunkBytesFor, closeQuietly, identify, openFailure, openFlags, readOpenedProvenSync, readProvenSync, Swapped, TextDecoding, tooLarge, type Identity } from './opened-text.ts'
+import { plainContains, resolvedIn } from './paths.ts'
 import { replaceContainedTexts, type TextReplacement } from './replace.ts'
 
 declare module 'cordis' {
@@ -261,8 +262,16 @@ export class FileSystem extends Service {
     return url
   }
 
-  /** True when `child` is `parent` or below it. Both must be canonical. */
+  /**
+   * True when `child` is `parent` or below it. Both must be canonical. Two plain absolute POSIX
+   * paths (what a canonical path is, unless a name starts with a dot) are compared as strings: a
+   * warm diagnostics call after an edit asks this five times, and `path.relative`, which normalises
+   * both first, was a tenth of that call's instructions (fs/paths.ts). Any other spelling is
+   * compared as before.
+   */
   contains(parent: string, child: string): boolean {
+    const plain = plainContains(parent, child)
+    if (plain !== undefined) return plain
     const rel = relative(parent, child)
     return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`))
   }
@@ -394,7 +403,7 @@ export class FileSystem extends Service {
    * hooks cost more than the realpath.
    */
   containedNow(workspace: Workspace, filePath: string): string | undefined {
-    if (!this.proofsOnEventLoop || !this.contains(workspace.path, resolvePath(workspace.path, filePath))) return undefined
+    if (!this.proofsOnEventLoop || !this.contains(workspace.path, resolvedIn(workspace.path, filePath))) return undefined
     return this.inside(workspace, filePath, this.resolveNow(filePath, workspace.path))
   }
 
@@ -425,7 +434,7 @@ export class FileSystem extends Service {
     options?: { readonly workspaceChecked?: boolean; readonly directories?: Map<string, PathInfo> },
   ): { readonly path: string; readonly info: PathInfo | undefined } | undefined {
     if (!this.proofsOnEventLoop) return undefined
-    const absolute = resolvePath(workspace.path, filePath)
+    const absolute = resolvedIn(workspace.path, filePath)
     if (!this.contains(workspace.path, absolute)) return undefined
     const walked = this.walkBelow(workspace, absolute, options?.workspaceChecked === true, options?.directories)
     return walked ?? { path: this.inside(workspace, filePath, this.resolveNow(filePath, workspace.path)), info: undefined }

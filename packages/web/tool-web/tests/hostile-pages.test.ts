@@ -1,0 +1,61 @@
+// Pages a hostile or careless web server sends, fetched through the `dsh` command (the CLI's main in
+// this worker, test-support/dsh-in-process.ts) from a real loopback server: each ends in a clear
+// coded error or an answer the model can use.
+import { createServer, type Server } from 'node:http'
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
+
+const PAGES: Record<string, { readonly type: string; readonly body: string }> = {
+  '/app-shell': { type: 'text/html', body: `<!doctype html><html><head><script>${'var a = 1;'.repeat(5000)}</script></head><body><div id="root"></div><script src="/app.js"></script><noscript>Enable JavaScript</noscript></body></html>` },
+  '/empty': { type: 'text/html', body: '' },
+  '/empty-text': { type: 'text/plain', body: '  \n' },
+  '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
+}
+
+let dir: string
+let base: string
+let overlay: string
+let server: Server
+
+beforeAll(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-web-hostile-')))
+  server = createServer((request, response) => {
+    const page = PAGES[new URL(request.url ?? '/', 'http://127.0.0.1').pathname]
+    if (!page) return void response.writeHead(404).end()
+    response.writeHead(200, { 'content-type': page.type }).end(page.body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  overlay = join(dir, 'loopback.yml')
+  await writeFile(overlay, '- id: web-fetch-http\n  config:\n    allowedCidrs: [127.0.0.0/8]\n')
+})
+
+afterAll(async () => {
+  server?.closeAllConnections()
+  await new Promise((resolve) => server?.close(resolve))
+  await rm(dir, { recursive: true, force: true })
+})
+
+async function fetchText(path: string): Promise<string> {
+  const run = await dshInProcess(['call', 'web_fetch', JSON.stringify({ url: `${base}${path}` }), '--preset', 'base', '--config', overlay, '--cwd', dir], { cwd: dir, env: { DSH_HOME: dir } })
+  expect(run.code, run.stderr).toBe(0)
+  return run.stdout.trimEnd()
+}
+
+describe('web_fetch of a page with no text, through dsh', () => {
+  it('a page built by its scripts says so, and where to look instead, rather than answering nothing', async () => {
+    expect(await fetchText('/app-shell')).toBe(
+      `Fetched ${base}/app-shell (HTTP 200)\n\n(The page has no text to read: its HTML is markup and scripts only. It is likely built by JavaScript in a browser, which web_fetch does not run; look for the same content at another URL, such as an API, a feed, or a plain or printable version.)`,
+    )
+  })
+
+  it('an empty body (HTML or text) and a page of markup only say which they are', async () => {
+    expect(await fetchText('/empty')).toBe(`Fetched ${base}/empty (HTTP 200)\n\n(The response body is empty.)`)
+    expect(await fetchText('/empty-text')).toBe(`Fetched ${base}/empty-text (HTTP 200)\n\n(The response body is empty.)`)
+    expect(await fetchText('/markup')).toBe(`Fetched ${base}/markup (HTTP 200)\n\n(The page has no text to read: its HTML is markup only.)`)
+  })
+})
