@@ -212,6 +212,30 @@ describe('OAuth', () => {
     await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(status), JSON.stringify(failed))
   })
 
+  it('a refresh ahead of expiry that kept the token (the authorization server hung) is not what a 401 on that token joins: the refused token is refreshed, never sent again', async () => {
+    const server = await fixture()
+    const { store, key } = await loginFollowing(server)
+    const session = rowAuth(HttpServerConfig.parse(row(server.url, { oauth: { tokenTimeoutMs: 300 } })), { file: undefined, credentials: undefined, store })!
+    const refused = (await store.get(key))!.tokens!.access_token
+    // The token is close to expiry and already refused by the server; the first refresh gets no answer.
+    await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
+    server.revokeAccessTokens()
+    server.stallTokenRequests = 1
+    // An expiry refresh (a request's tokens()) is in flight when another request's 401 on that token asks for one.
+    const ahead = session.refresh(refused)
+    const resend = session.unauthorized('Bearer error="invalid_token"', `Bearer ${refused}`, false)
+    // The expiry refresh gave up (oauth.tokenTimeoutMs) and kept the still-valid token; the 401's refresh did not take it.
+    expect((await ahead).access_token).toBe(refused)
+    const resent = await resend
+    expect(resent).not.toBe(`Bearer ${refused}`)
+    expect(resent).toBe(`Bearer ${server.issued.at(-1)}`)
+    expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([
+      { type: 'refresh_token', status: 0 },
+      { type: 'refresh_token', status: 200 },
+    ])
+    expect((await store.get(key))?.tokens?.access_token).toBe(server.issued.at(-1))
+  })
+
   it('a 401 on the standalone GET stream marks the row by itself, as a POST\'s does: a header credential is MCP_CREDENTIAL_REJECTED, a stored login needs_auth; one coded line each', async () => {
     const server = await fixture({ refuseStreams: true })
     await loginFollowing(server)
