@@ -7,6 +7,7 @@ import { resolve, sep } from 'node:path'
 // answers `node:path` gives; every other spelling goes to `node:path`.
 
 const SLASH = 0x2f
+const DOT = 0x2e
 
 /**
  * An absolute POSIX path that `path.resolve` leaves as it is and whose every prefix ending before a
@@ -14,12 +15,29 @@ const SLASH = 0x2f
  * check does not tell apart), no trailing `/` but the root's.
  */
 export function plainAbsolute(path: string): boolean {
-  return sep === '/' && path.charCodeAt(0) === SLASH && !path.includes('//') && !path.includes('/.') && (path.length === 1 || path.charCodeAt(path.length - 1) !== SLASH)
+  if (sep !== '/' || path.charCodeAt(0) !== SLASH) return false
+  const last = path.length - 1
+  return (last === 0 || path.charCodeAt(last) !== SLASH) && plainParts(path)
+}
+
+/**
+ * No `/` followed by `/` or `.`. One pass over the character codes: two `includes` scans per path
+ * cost more than `path.relative` saved (callgrind, seventeenth session).
+ */
+function plainParts(path: string): boolean {
+  const last = path.length - 1
+  for (let i = 0; i < last; i++) {
+    if (path.charCodeAt(i) !== SLASH) continue
+    const next = path.charCodeAt(i + 1)
+    if (next === SLASH || next === DOT) return false
+  }
+  return true
 }
 
 /** A relative POSIX name with no empty, `.` or `..` part (nor a part starting with a dot) and no trailing `/`. */
 function plainRelative(path: string): boolean {
-  return path.length > 0 && path.charCodeAt(0) !== SLASH && path.charCodeAt(0) !== 0x2e && !path.includes('//') && !path.includes('/.') && path.charCodeAt(path.length - 1) !== SLASH
+  const first = path.charCodeAt(0)
+  return path.length > 0 && first !== SLASH && first !== DOT && path.charCodeAt(path.length - 1) !== SLASH && plainParts(path)
 }
 
 /** `path.resolve(base, path)`: a plain relative name below a plain absolute base joined as a string. */
