@@ -227,7 +227,11 @@ export class Supervisor {
 
   /** The coded error a call gets while the server is not connected: names the server, its state and its last error (no stderr). */
   unavailable(): McpError {
-    if (this.phase.kind === 'needs_auth') return new McpError(`MCP server ${this.serverName}: ${this.phase.reason}`, 'MCP_AUTH_REQUIRED')
+    if (this.phase.kind === 'needs_auth') {
+      // (The reason is a login error, which names the server already: `MCP server x needs a login (…)`.)
+      const reason = this.phase.reason
+      return new McpError(reason.startsWith(`MCP server ${this.serverName} `) ? reason : `MCP server ${this.serverName}: ${reason}`, 'MCP_AUTH_REQUIRED')
+    }
     return new McpError(`MCP server ${this.serverName} is unavailable (${this.describePhase(false)})`, 'MCP_UNAVAILABLE')
   }
 

@@ -199,7 +199,8 @@ describe('OAuth', () => {
     const status = await rig.status('hosted')
     expect(status.failure?.code).toBe('MCP_AUTH_REQUIRED')
     expect(status.detail).toContain('dsh mcp login hosted')
-    expect(await rig.errorCode('mcp__hosted__whoami')).toBe('MCP_AUTH_REQUIRED')
+    const later = await rig.call('mcp__hosted__whoami')
+    expect(later.isError && later.error).toMatchObject({ code: 'MCP_AUTH_REQUIRED', message: 'MCP server hosted needs a login (the server refused the refresh token); run: dsh mcp login hosted' })
     // One line, with the code: not a transport error, a lost connection and a reconnect as well.
     expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): connection lost: MCP server hosted needs a login \(the server refused the refresh token\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
     // The refusal was read as one (invalid_grant): the tokens are gone, the registration kept; the
@@ -209,6 +210,30 @@ describe('OAuth', () => {
     expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 400 }])
     expect(server.authorizationScopes).toHaveLength(1)
     await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(status), JSON.stringify(failed))
+  })
+
+  it('a refresh ahead of expiry that kept the token (the authorization server hung) is not what a 401 on that token joins: the refused token is refreshed, never sent again', async () => {
+    const server = await fixture()
+    const { store, key } = await loginFollowing(server)
+    const session = rowAuth(HttpServerConfig.parse(row(server.url, { oauth: { tokenTimeoutMs: 300 } })), { file: undefined, credentials: undefined, store })!
+    const refused = (await store.get(key))!.tokens!.access_token
+    // The token is close to expiry and already refused by the server; the first refresh gets no answer.
+    await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
+    server.revokeAccessTokens()
+    server.stallTokenRequests = 1
+    // An expiry refresh (a request's tokens()) is in flight when another request's 401 on that token asks for one.
+    const ahead = session.refresh(refused)
+    const resend = session.unauthorized('Bearer error="invalid_token"', `Bearer ${refused}`, false)
+    // The expiry refresh gave up (oauth.tokenTimeoutMs) and kept the still-valid token; the 401's refresh did not take it.
+    expect((await ahead).access_token).toBe(refused)
+    const resent = await resend
+    expect(resent).not.toBe(`Bearer ${refused}`)
+    expect(resent).toBe(`Bearer ${server.issued.at(-1)}`)
+    expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([
+      { type: 'refresh_token', status: 0 },
+      { type: 'refresh_token', status: 200 },
+    ])
+    expect((await store.get(key))?.tokens?.access_token).toBe(server.issued.at(-1))
   })
 
   it('a 401 on the standalone GET stream marks the row by itself, as a POST\'s does: a header credential is MCP_CREDENTIAL_REJECTED, a stored login needs_auth; one coded line each', async () => {

@@ -3,6 +3,7 @@ import type { SkillCandidate, SkillDefinition } from 'dsh-skill'
 import { frontmatterParser, splitFrontmatter } from './frontmatter.ts'
 import { NOT_TEXT_REASON } from './head.ts'
 import { outcomeOf } from './outcomes.ts'
+import { readProblem } from './problems.ts'
 import { absent, type ScanSettings, type SkillLocator } from './scan.ts'
 
 /**
@@ -19,6 +20,9 @@ export async function loadSkill(fs: FileSystem, candidate: SkillCandidate, setti
   } catch (error) {
     if (absent(error)) return undefined
     if (isNotText(error)) throw new FsError(`skill file ${locator.path}: ${NOT_TEXT_REASON}`, 'FS_NOT_TEXT', { cause: error })
+    // Unusable since it was listed (now a FIFO, a link loop, unreadable, too large): discovery's reason.
+    const problem = error instanceof FsError && error.code === 'FS_TOO_LARGE' ? { reason: error.message, lasting: true } : readProblem(error)
+    if (problem.lasting) throw new UnusableSkillFile(`skill file ${locator.path}: ${problem.reason}`, error instanceof FsError ? error.code : 'FS_IO_ERROR', { cause: error })
     throw error
   }
   const split = splitFrontmatter(text, true, settings.maxFrontmatterBytes)
@@ -36,6 +40,13 @@ export async function loadSkill(fs: FileSystem, candidate: SkillCandidate, setti
   }
 }
 
+/**
+ * A listed skill's file that cannot be used any more, said with the reason discovery gives (`a
+ * symbolic link loop`, `not a regular file`, `permission denied`, over `maxSkillFileBytes`) and the
+ * `ctx.fs` code; the provider has discovery look again, which then rejects the file itself.
+ */
+export class UnusableSkillFile extends FsError {}
+
 /** Whether a load failed because the file is not text (then discovery is told, so it rejects the file too). */
 export function isNotText(error: unknown): boolean {
   return error instanceof FsError && error.code === 'FS_NOT_TEXT'
@@ -50,7 +61,7 @@ async function readWhole(fs: FileSystem, path: string, maxBytes: number, signal:
   let bytes = 0
   for await (const chunk of fs.streamText(path, signal)) {
     bytes += chunk.bytes
-    if (bytes > maxBytes) throw new FsError(`"${path}" exceeds the ${maxBytes}-byte limit; reading stopped after ${bytes} bytes`, 'FS_TOO_LARGE')
+    if (bytes > maxBytes) throw new FsError(`the file has over ${maxBytes} bytes, the maxSkillFileBytes limit`, 'FS_TOO_LARGE')
     parts.push(chunk.text)
   }
   const text = parts.join('')

@@ -2,7 +2,7 @@ import { throwIfAborted, type CapabilityRow, type FileSystem, type HostLifetime,
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import type { Places, SkillFsConfig } from './config.ts'
 import { NOT_TEXT_REASON } from './head.ts'
-import { isNotText, loadSkill } from './load.ts'
+import { isNotText, loadSkill, UnusableSkillFile } from './load.ts'
 import { OutcomeCache, rejected } from './outcomes.ts'
 import { findProjectRoot, skillRoots, type SkillRoot } from './roots.ts'
 import { scanRoot, type ScannedRoot, type ScanSettings, type SkillLocator } from './scan.ts'
@@ -151,6 +151,8 @@ export class FilesystemSkills {
     } catch (error) {
       // Found past what discovery reads: from now on discovery rejects the file for it too.
       if (isNotText(error)) await this.rejectFile((candidate.locator as SkillLocator).path, NOT_TEXT_REASON)
+      // Unusable since it was listed: the listing is stale, and the next one rejects the file itself.
+      else if (error instanceof UnusableSkillFile) this.changed()
       throw error
     }
     // Gone or broken since it was listed: the listing is stale.

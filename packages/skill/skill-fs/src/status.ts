@@ -77,7 +77,7 @@ export function rootRow(report: RootReport, notWatched: string | undefined, maxI
   // Inside the root, relative to it; elsewhere (a better root's file), absolute.
   const where = (path: string) => {
     const inside = relative(root.path, path)
-    return inside && !inside.startsWith('..') ? inside : path
+    return encodingNoted(path, inside && !inside.startsWith('..') ? inside : path)
   }
   const listed = (items: readonly Rejection[]) => bounded(items.map((item) => `${where(item.path)} (${item.reason})`))
   const parts = unreadable ? [`${root.path}: cannot be read: ${unreadable}`] : [`${root.path}: ${plural(skills, 'skill')}`]
@@ -113,4 +113,15 @@ export function newDiagnostics(report: RootReport, said: Set<string>): string[] 
   if (fresh.length <= LISTED) return fresh.map(({ item, what }) => `skill file ${item.path} ${what}: ${item.reason}`)
   const [{ item }] = fresh as [(typeof fresh)[number]]
   return [`skill root ${report.root.path}: ${count(fresh.length)} files rejected or loaded with a warning (the first: ${relative(report.root.path, item.path)}: ${item.reason}); dsh status names the first ${LISTED}, dsh status --json all of them`]
+}
+
+/**
+ * A path shown on a row, marked when its name is not in NFC: `café/` typed on one system and
+ * `cafe\u0301/` (the accent a separate character, as macOS tools may write it) on another are two
+ * directories that look the same and normalise to one skill name, so one shadows the other, and
+ * without the mark the row read `café/SKILL.md (by café/SKILL.md)`. `--json` items keep the exact paths.
+ */
+function encodingNoted(path: string, shown: string): string {
+  if (path === path.normalize('NFC')) return shown
+  return `${shown} [${path === path.normalize('NFD') ? 'NFD' : 'not NFC'}: its accents are separate characters]`
 }

@@ -73,6 +73,22 @@ describe('dsh with skills', () => {
     expect(row.detail).toMatch(/1 rejected: broken\/SKILL\.md \(the frontmatter is not valid YAML: Missing closing "quote at line 3, column \d+\)/)
   })
 
+  it('two directories named café, one with its accent a separate character (NFD): one skill "cafe", and dsh status tells the two paths apart', async () => {
+    const { project, home } = await layout()
+    const root = join(home, '.agents', 'skills')
+    const [nfc, nfd] = ['caf\u00e9', 'cafe\u0301']
+    await put(join(root, nfc, 'SKILL.md'), `---\nname: ${nfc}\ndescription: composed\n---\nComposed body.\n`)
+    await put(join(root, nfd, 'SKILL.md'), `---\nname: ${nfd}\ndescription: decomposed\n---\nDecomposed body.\n`)
+    const status = await dsh(['status', '--json', '--cwd', project], home)
+    expect(status.code, status.stderr).toBe(0)
+    const rows = (JSON.parse(status.stdout) as { capabilities: { surface: string; id: string; detail: string }[] }).capabilities
+    const row = rows.find((capability) => capability.surface === 'skill' && capability.id === 'user-agents')!
+    // Code-unit order puts the decomposed spelling ("e" + U+0301) first: it wins, the composed one is shadowed.
+    expect(row.detail).toContain(`1 shadowed: ${nfc}/SKILL.md (by ${nfd}/SKILL.md [NFD: its accents are separate characters])`)
+    const call = await dsh(['call', 'skill', '{"name":"cafe"}', '--json', '--cwd', project], home)
+    expect(JSON.parse(call.stdout)).toMatchObject({ isError: false, value: { name: 'cafe', content: 'Decomposed body.' } })
+  })
+
   it('dsh status names ten rejections on a row; --json carries every one, up to statusItemsMax, and counts the rest', async () => {
     // Issue 33 item 5: the row said "and N more" with no way to list the rest.
     const { base, project, home } = await layout()

@@ -1,4 +1,5 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SkillSummary } from 'dsh-skill'
@@ -148,6 +149,32 @@ describe('limits and encodings, the same at discovery and at load', () => {
     expect(result).toMatchObject({ isError: true, error: { code: 'FS_NOT_TEXT', message: expect.stringContaining('the file is not UTF-8 text') } })
     expect(Object.keys(byName(await host.app.skills.list({ cwd: project, scope: session })))).toEqual([])
     expect(await rowDetail(project, 'project-dsh')).toContain('late/SKILL.md (the file is not UTF-8 text)')
+  })
+
+  it('a listed SKILL.md that became a FIFO, a link to itself or too large before it loads: the load says so as discovery does, coded, and the skill leaves the catalog', async () => {
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    for (const name of ['fifo', 'loop', 'large', 'kept']) await put(join(root, name, 'SKILL.md'), skillMd({ name, description: name }))
+    host = await fsHost({ watch: false, userHome: home, rescanMs: 600_000, maxSkillFileBytes: 10_000 }, { tool: true })
+    const session = host.app.sessions.create({ cwd: project })
+    expect(Object.keys(byName(await host.app.skills.list({ cwd: project, scope: session }))).sort()).toEqual(['fifo', 'kept', 'large', 'loop'])
+    const file = (name: string) => join(root, name, 'SKILL.md')
+    const changes: Record<string, [() => Promise<unknown>, string, string]> = {
+      fifo: [async () => (await rm(file('fifo')), execFileSync('mkfifo', [file('fifo')])), 'FS_NOT_REGULAR_FILE', 'not a regular file'],
+      loop: [async () => (await rm(file('loop')), await symlink('SKILL.md', file('loop'))), 'FS_IO_ERROR', 'a symbolic link loop'],
+      large: [() => writeFile(file('large'), skillMd({ name: 'large', description: 'large' }, 'x'.repeat(20_000))), 'FS_TOO_LARGE', 'the file has over 10000 bytes, the maxSkillFileBytes limit'],
+    }
+    for (const [name, [change, code, reason]] of Object.entries(changes)) {
+      // Listed as it was; changed after the listing, before the load.
+      expect(Object.keys(byName(await host.app.skills.list({ cwd: project, scope: session })))).toContain(name)
+      await change()
+      const result = await host.app.tools.execute({ name: 'skill', arguments: { name }, session })
+      expect(result, name).toMatchObject({ isError: true, error: { code, message: `skill file ${file(name)}: ${reason}` } })
+    }
+    // Never waited on the FIFO; the listing looked again and rejects each file itself.
+    expect(Object.keys(byName(await host.app.skills.list({ cwd: project, scope: session })))).toEqual(['kept'])
+    const detail = await rowDetail(project, 'project-dsh')
+    for (const name of ['fifo', 'loop', 'large']) expect(detail).toContain(`${name}/SKILL.md (`)
   })
 })
 

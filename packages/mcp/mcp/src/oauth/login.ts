@@ -59,7 +59,8 @@ export async function login(options: LoginOptions): Promise<LoginOutcome> {
     // The bridge takes such a 401 as a refused credential, not a login (MCP_CREDENTIAL_REJECTED):
     // the SDK would go on guessing endpoints at the server's origin and fail on one of them
     // ("Dynamic Client Registration rejected (HTTP 401): " and the server's body, often empty).
-    // (A server may leave the challenge out and still publish its protected-resource metadata, which the spec falls back to.)
+    // (A server may leave the challenge out and still publish its protected-resource metadata,
+    // which the spec falls back to: that one offers a login.)
     if (challenge.status === 401 && !challenge.bearer && !(await publishesResourceMetadata(settings.serverUrl, options.fetchFn ?? fetch))) {
       throw new McpError(
         `${settings.serverName} offers no OAuth login: the server answered HTTP 401 without an OAuth challenge (no WWW-Authenticate: Bearer${challenge.scheme ? `; it asks for ${challenge.scheme}` : ''}) and publishes no OAuth metadata, so it wants a credential of another kind: give it in the row (bearerTokenEnvVar, headers or envHeaders) instead of logging in; nothing was stored`,

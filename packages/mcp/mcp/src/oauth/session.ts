@@ -37,8 +37,8 @@ export class OAuthSession {
 
   /**
    * Resolves once a login with tokens is stored for this server (`dsh mcp login` in another
-   * process), other than a token the server refused: the store's directory is watched, nothing is polled. Never rejects; an abort ends the
-   * watch quietly.
+   * process), other than a token the server refused: the store's directory is watched, nothing is
+   * polled. Never rejects; an abort ends the watch quietly.
    */
   async waitForLogin(signal: AbortSignal): Promise<boolean> {
     const directory = dirname(this.store.path)
@@ -135,9 +135,20 @@ export class OAuthSession {
    * Fresh tokens in place of the ones whose access token is `seen`. Single-flight: concurrent
    * callers share one refresh, and another process's refresh (seen after taking the store's lock)
    * is used instead of making a second. A refused refresh token is discarded with its tokens.
+   * A `rejected` caller (the server refused `seen`) never gets `seen` back: a shared refresh that
+   * kept it (one ahead of expiry whose authorization server did not answer, or one started for an
+   * older token) is followed by a refresh of its own.
    */
-  refresh(seen: string, { rejected = false }: { readonly rejected?: boolean } = {}): Promise<OAuthTokens> {
-    this.refreshing ??= this.store
+  async refresh(seen: string, { rejected = false }: { readonly rejected?: boolean } = {}): Promise<OAuthTokens> {
+    const shared = this.refreshing
+    if (!shared) return this.refreshOnce(seen, rejected)
+    const tokens = await shared
+    return rejected && tokens.access_token === seen ? this.refresh(seen, { rejected }) : tokens
+  }
+
+  /** One refresh under the store's lock, shared by the callers that come while it runs. */
+  private refreshOnce(seen: string, rejected: boolean): Promise<OAuthTokens> {
+    this.refreshing = this.store
       .locked(async (held) => {
         const current = await held.get(this.key)
         if (!current?.tokens) throw this.needsLogin(rejected ? 'the server refused the stored access token, and no login is stored any more' : 'no login is stored')
