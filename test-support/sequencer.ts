@@ -3,12 +3,15 @@
  * the other worker idle. Vitest's own order is longest first only where its results cache knows
  * the file; a fresh clone (CI) has no cache, and vitest then starts the largest files first, which
  * is not the same (a long file is one that waits on real servers, not one with many lines).
- * Known durations come from the cache when it has the file, else from SLOW_FILES below; files in
+ * Known durations come from the cache when it has the file (under its own project, or under the
+ * group it belongs to: a `pnpm test` run is one project, `all`, and a clone's cache may hold the
+ * groups' runs), else from SLOW_FILES below; files in
  * neither follow, largest first, as vitest has them. Files stay grouped by project (a worker is
  * reused only for the next file of its project), as in vitest's BaseSequencer.
  */
 import { relative } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+import { projects } from '../vitest.workspace.ts'
 
 /**
  * Wall seconds of the files that take longest (the sixteenth round's quiet `pnpm test`, 373.6 s,
@@ -69,7 +72,8 @@ export default class LongestFirst extends BaseSequencer {
     const known = new Map<TestSpecification, number>()
     for (const spec of files) {
       const path = relative(root, spec.moduleId)
-      const ms = this.ctx.cache.getFileTestResults(`${spec.project.name}:${path}`)?.duration ?? (SLOW_FILES[path] ?? 0) * 1000
+      const cached = [spec.project.name, ...projects.map((project) => project.test.name)].map((name) => this.ctx.cache.getFileTestResults(`${name}:${path}`)).find(Boolean)
+      const ms = cached?.duration ?? (SLOW_FILES[path] ?? 0) * 1000
       known.set(spec, ms)
     }
     // vitest's order (projects by name, then its own) breaks ties: among files of unknown length, the largest first.
