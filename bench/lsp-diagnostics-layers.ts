@@ -1,5 +1,5 @@
 import { createHook } from 'node:async_hooks'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Lifetime, untracked } from 'dsh-core'
 import { CallProofs } from 'dsh-lsp'
@@ -200,6 +200,24 @@ try {
     return side.run(text, errors)
   }
   for (let i = 0; i < WARMUP; i++) for (const name of chosen) await once(name)
+  // GATE=/tmp/x PHASES=100,400: counted windows for a counter attached from outside (strace -c -f -p,
+  // callgrind_control), after the warm-up: for each phase k, print `ready <pid> <k>`, wait for /tmp/x.go<k>,
+  // make that many changes of each chosen side, print `done <pid> <k>`; then wait for /tmp/x.exit and stop.
+  // Two phases of N and 4N changes make the count differential (the windows' fixed ends cancel).
+  const gate = process.env.GATE
+  if (gate) {
+    const until = async (path: string) => {
+      while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const phases = (process.env.PHASES ?? '100,400').split(',').map(Number)
+    for (const [k, count] of phases.entries()) {
+      console.log(`ready ${process.pid} ${k}`)
+      await until(`${gate}.go${k}`)
+      for (let i = 0; i < count; i++) for (const name of chosen) await once(name)
+      console.log(`done ${process.pid} ${k}`)
+    }
+    await until(`${gate}.exit`)
+  }
   const figures: Record<string, { user: number[]; system: number[] }> = {}
   // THREADS=1: each round's CPU by thread (schedstat, ns; the untimed writes included), the main thread against the others.
   const byThread = process.env.THREADS === '1'
@@ -215,7 +233,7 @@ try {
     return times
   }
   const threadFigures: Record<string, Map<string, number[]>> = {}
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; !gate && r < ROUNDS; r++) {
     for (const name of r % 2 ? [...chosen].reverse() : chosen) {
       let user = 0
       let system = 0
@@ -241,31 +259,33 @@ try {
       figures[name]!.system.push(system / CHANGES)
     }
   }
-  const promises: Record<string, number> = {}
-  const others: Record<string, string> = {}
-  for (const name of chosen) {
-    const counts = new Map<string, number>()
-    const hook = createHook({ init: (_id, type) => void counts.set(type, (counts.get(type) ?? 0) + 1) })
-    hook.enable()
-    for (let i = 0; i < 100; i++) await once(name)
-    hook.disable()
-    promises[name] = (counts.get('PROMISE') ?? 0) / 100
-    others[name] = [...counts].filter(([type]) => type !== 'PROMISE').map(([type, count]) => `${type} ${(count / 100).toFixed(2)}`).join(', ')
-  }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-  console.log(`CPU per change, µs, median of ${ROUNDS} rounds of ${CHANGES} changes per side after ${WARMUP} warm-up changes each (user + system = total; range of totals); promises and other async resources per change`)
-  for (const name of chosen) {
-    const { user, system } = figures[name]!
-    const totals = user.map((value, index) => value + system[index]!)
-    console.log(`  ${name.padEnd(5)} ${median(user).toFixed(0).padStart(5)} + ${median(system).toFixed(0).padStart(4)} = ${median(totals).toFixed(0).padStart(5)}  (${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)})  promises ${promises[name]!.toFixed(1)}; ${others[name]}`)
-  }
-  if (byThread) {
-    console.log('CPU per change by thread, µs (schedstat, median of the rounds, the untimed writes included): the main thread, then the others together and each that worked')
+  if (!gate) {
+    const promises: Record<string, number> = {}
+    const others: Record<string, string> = {}
     for (const name of chosen) {
-      const threads = [...threadFigures[name]!].map(([key, values]) => [key, median(values)] as const)
-      const others = threads.filter(([key]) => key !== 'main')
-      const busy = others.filter(([, value]) => value >= 0.5).map(([key, value]) => `${key} ${value.toFixed(0)}`).join(', ')
-      console.log(`  ${name.padEnd(10)} main ${median(threadFigures[name]!.get('main')!).toFixed(0)}, others ${others.reduce((sum, [, value]) => sum + value, 0).toFixed(0)}${busy ? ` (${busy})` : ''}`)
+      const counts = new Map<string, number>()
+      const hook = createHook({ init: (_id, type) => void counts.set(type, (counts.get(type) ?? 0) + 1) })
+      hook.enable()
+      for (let i = 0; i < 100; i++) await once(name)
+      hook.disable()
+      promises[name] = (counts.get('PROMISE') ?? 0) / 100
+      others[name] = [...counts].filter(([type]) => type !== 'PROMISE').map(([type, count]) => `${type} ${(count / 100).toFixed(2)}`).join(', ')
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+    console.log(`CPU per change, µs, median of ${ROUNDS} rounds of ${CHANGES} changes per side after ${WARMUP} warm-up changes each (user + system = total; range of totals); promises and other async resources per change`)
+    for (const name of chosen) {
+      const { user, system } = figures[name]!
+      const totals = user.map((value, index) => value + system[index]!)
+      console.log(`  ${name.padEnd(5)} ${median(user).toFixed(0).padStart(5)} + ${median(system).toFixed(0).padStart(4)} = ${median(totals).toFixed(0).padStart(5)}  (${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)})  promises ${promises[name]!.toFixed(1)}; ${others[name]}`)
+    }
+    if (byThread) {
+      console.log('CPU per change by thread, µs (schedstat, median of the rounds, the untimed writes included): the main thread, then the others together and each that worked')
+      for (const name of chosen) {
+        const threads = [...threadFigures[name]!].map(([key, values]) => [key, median(values)] as const)
+        const others = threads.filter(([key]) => key !== 'main')
+        const busy = others.filter(([, value]) => value >= 0.5).map(([key, value]) => `${key} ${value.toFixed(0)}`).join(', ')
+        console.log(`  ${name.padEnd(10)} main ${median(threadFigures[name]!.get('main')!).toFixed(0)}, others ${others.reduce((sum, [, value]) => sum + value, 0).toFixed(0)}${busy ? ` (${busy})` : ''}`)
+      }
     }
   }
 } finally {

@@ -17,13 +17,14 @@ import { LSP_PACKAGES, onTheBuild } from './built.ts'
 // version of main with one type error and the clean one, so every change has a new answer. Besides
 // wall time, each side's CPU time in this process (median per change): the machine's load stretches
 // every wait for a core, but hardly the work done. Last, each side's server CPU per change (mean, its
-// process tree's threads from /proc). The baseline holds its text and writes no file; ours reads the
-// file a writer wrote. A third side, the same bare client on a copy of its own that writes its file
-// before each change (not timed, as ours' write is not), shows what that write costs a process
-// afterwards: the server watches the disk itself (TypeScript 7's server marks the file system) and
-// the kernel's work for the write lands partly in the writer's next moments (bench/RESULTS.md,
-// fifteenth session). It runs with BENCH_LSP_DIAGNOSTICS_WRITING=1 (a third server on the machine;
-// off, the bench is as it was); its columns follow the baseline's.
+// process tree's threads from /proc). Ours reads the file a writer wrote; the baseline writes its own
+// copy's file before each change too (not timed, as ours' write is not), because a harness with a
+// bare client has an edit tool that writes the file as well, and a write costs the writing process
+// afterwards (+80-116 µs of CPU on plain JavaScript after a 400-byte write, bench/RESULTS.md,
+// sixteenth session; the server watches the disk itself). Until the seventeenth session the baseline
+// held its text and wrote nothing: BENCH_LSP_DIAGNOSTICS_WRITING=0 measures that baseline again.
+// BENCH_LSP_DIAGNOSTICS_OTHER=1 adds a third side, the bare client of the other kind (holding its
+// text when the baseline writes; a third server on the machine); its columns follow the baseline's.
 
 const WORKSPACES = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces')
 /**
@@ -36,16 +37,23 @@ const WORKSPACES = join(REPO, 'packages/lsp/tool-lsp/tests/real/workspaces')
 const ROUNDS_SET = process.env.BENCH_LSP_DIAGNOSTICS_ROUNDS ? Number(process.env.BENCH_LSP_DIAGNOSTICS_ROUNDS) : undefined
 const roundsFor = (server: Server): number => ROUNDS_SET ?? (server.baseline === 'pull' ? 200 : 40)
 /**
- * BENCH_LSP_DIAGNOSTICS_WARMUP: warm-up changes per side before the measured ones (default 20). Ours
+ * BENCH_LSP_DIAGNOSTICS_WARMUP: warm-up changes per side before the measured ones. Ours
  * runs several times the bare client's JavaScript per change, so V8 goes on optimising it (TurboFan
  * on its worker threads, the code installed on the main thread) for a few thousand changes: this
  * process's CPU, which counts every thread, carries that work until then (bench/RESULTS.md,
- * sixteenth session). A larger warm-up shows the steady state; the default is the bench as it was.
+ * sixteenth session). The default on TypeScript 7, 1,000 (20 on the other rows, whose changes take
+ * 0.1-0.5 s and whose servers' time dwarfs ours), measures the steady state a harness is in after its
+ * first minutes (the tiering is paid once per process, on V8's worker threads); callgrind after
+ * 3,000 warm-up changes still counted 0.1-0.5 M instructions per change of compile work on ours'
+ * worker threads (seventeenth session). It was 20 until then.
  */
-const WARMUP = Number(process.env.BENCH_LSP_DIAGNOSTICS_WARMUP ?? 20)
+const WARMUP_SET = process.env.BENCH_LSP_DIAGNOSTICS_WARMUP ? Number(process.env.BENCH_LSP_DIAGNOSTICS_WARMUP) : undefined
+const warmupFor = (server: Server): number => WARMUP_SET ?? (server.baseline === 'pull' ? 1000 : 20)
 /** BENCH_LSP_DIAGNOSTICS_SERVERS=native (comma-separated first words of the rows: pyright, native, tsserver) measures only those rows. */
-/** BENCH_LSP_DIAGNOSTICS_WRITING=1 adds the third side: the bare client writing its copy's file before each change. */
-const WRITING = process.env.BENCH_LSP_DIAGNOSTICS_WRITING === '1'
+/** BENCH_LSP_DIAGNOSTICS_WRITING=0: the baseline holds its text and writes no file (the bench until the seventeenth session). */
+const BASELINE_WRITES = process.env.BENCH_LSP_DIAGNOSTICS_WRITING !== '0'
+/** BENCH_LSP_DIAGNOSTICS_OTHER=1 adds the third side: the bare client of the other kind (writing when the baseline does not, and the reverse). */
+const OTHER = process.env.BENCH_LSP_DIAGNOSTICS_OTHER === '1'
 const CHOSEN = process.env.BENCH_LSP_DIAGNOSTICS_SERVERS?.split(',').map((word) => word.trim()).filter(Boolean)
 
 export interface Server {
@@ -128,16 +136,16 @@ async function bare(client: BareLspClient, server: Server, text: string, errors:
 async function measure(server: Server): Promise<string[]> {
   const mine = workspaceCopy(server)
   const theirs = workspaceCopy(server)
-  const written = WRITING ? workspaceCopy(server) : undefined
+  const other = OTHER ? workspaceCopy(server) : undefined
   const clean = readFileSync(join(mine.dir, server.file), 'utf8')
   const broken = server.breakText(clean)
   const host = await bootCoding()
   const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
-  const writer = written && new BareLspClient(server.executable, server.args, written.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
+  const otherClient = other && new BareLspClient(server.executable, server.args, other.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
   try {
     const session = host.app.sessions.create({ cwd: mine.dir })
     const services = servicesOf(host)
-    for (const bareClient of writer ? [client, writer] : [client]) {
+    for (const bareClient of otherClient ? [client, otherClient] : [client]) {
       await bareClient.initialize()
       await bareClient.open(server.file, server.languageId)
       await bareClient.waitQuiet(120_000)
@@ -147,22 +155,23 @@ async function measure(server: Server): Promise<string[]> {
     for (let attempt = 1; !(await complete(host, session, server.file)); attempt++) {
       if (attempt === 10) throw new Error(`${server.name}: no complete diagnostics after ${attempt} calls`)
     }
-    for (let i = 0; i < WARMUP; i++) {
+    for (let i = 0; i < warmupFor(server); i++) {
       const [text, errors] = i % 2 ? [clean, 0] : [broken, 1]
       writeFileSync(join(mine.dir, server.file), text)
       await ours(services, session, server, errors)
+      if (BASELINE_WRITES) writeFileSync(join(theirs.dir, server.file), text)
       await bare(client, server, text, errors)
-      if (!written || !writer) continue
-      writeFileSync(join(written.dir, server.file), text)
-      await bare(writer, server, text, errors)
+      if (!other || !otherClient) continue
+      if (!BASELINE_WRITES) writeFileSync(join(other.dir, server.file), text)
+      await bare(otherClient, server, text, errors)
     }
     const oursRuns: { wallMs: number; cpuMs: number }[] = []
     const bareRuns: { wallMs: number; cpuMs: number }[] = []
-    const writtenRuns: { wallMs: number; cpuMs: number }[] = []
+    const otherRuns: { wallMs: number; cpuMs: number }[] = []
     const oursServer = serverPids(mine.dir)
     const bareServer = serverPids(theirs.dir)
-    const writtenServer = written ? serverPids(written.dir) : []
-    const serverCpu = { ours: 0, bare: 0, written: 0 }
+    const otherServer = other ? serverPids(other.dir) : []
+    const serverCpu = { ours: 0, bare: 0, other: 0 }
     const counted = async (side: keyof typeof serverCpu, pids: number[], work: () => Promise<{ wallMs: number; cpuMs: number }>) => {
       const before = treeCpuMs(pids)
       const run = await work()
@@ -176,14 +185,17 @@ async function measure(server: Server): Promise<string[]> {
       const sides = [async () => {
           writeFileSync(join(mine.dir, server.file), text)
           oursRuns.push(await counted('ours', oursServer, () => timedWithCpu(() => ours(services, session, server, errors))))
-        }, async () => bareRuns.push(await counted('bare', bareServer, () => timedWithCpu(() => bare(client, server, text, errors))))]
-      if (!written || !writer) {
+        }, async () => {
+          if (BASELINE_WRITES) writeFileSync(join(theirs.dir, server.file), text)
+          bareRuns.push(await counted('bare', bareServer, () => timedWithCpu(() => bare(client, server, text, errors))))
+        }]
+      if (!other || !otherClient) {
         for (const side of i % 4 < 2 ? sides : sides.reverse()) await side()
         continue
       }
       sides.push(async () => {
-        writeFileSync(join(written.dir, server.file), text)
-        writtenRuns.push(await counted('written', writtenServer, () => timedWithCpu(() => bare(writer, server, text, errors))))
+        if (!BASELINE_WRITES) writeFileSync(join(other.dir, server.file), text)
+        otherRuns.push(await counted('other', otherServer, () => timedWithCpu(() => bare(otherClient, server, text, errors))))
       })
       // Rotate who goes first, and reverse every other round, so no side always follows the same one.
       const rotated = [...sides.slice(i % 3), ...sides.slice(0, i % 3)]
@@ -195,18 +207,18 @@ async function measure(server: Server): Promise<string[]> {
     const roundRatio = pairedRatioText(pairedRatio(oursRuns.map((run) => run.wallMs), bareRuns.map((run) => run.wallMs)))
     const figures = [String(rounds), ms(o50), ms(b50), ratio(o50, b50), roundRatio, ms(o95), ms(b95), ratio(o95, b95), ms(oCpu), ms(bCpu), ms(serverCpu.ours / rounds), ms(serverCpu.bare / rounds)]
     const widths = [6, 10, 10, 6, 21, 10, 10, 6, 10, 10, 15, 10]
-    if (WRITING) {
-      figures.push(ms(wall(writtenRuns, 50)), pairedRatioText(pairedRatio(oursRuns.map((run) => run.wallMs), writtenRuns.map((run) => run.wallMs))), ms(cpu(writtenRuns)), ms(serverCpu.written / rounds))
+    if (OTHER) {
+      figures.push(ms(wall(otherRuns, 50)), pairedRatioText(pairedRatio(oursRuns.map((run) => run.wallMs), otherRuns.map((run) => run.wallMs))), ms(cpu(otherRuns)), ms(serverCpu.other / rounds))
       widths.push(12, 21, 10, 10)
     }
     return [`${server.name.padEnd(66)} ${figures.map((figure, index) => figure.padStart(widths[index]!)).join('  ')}`]
   } finally {
     await client.close()
-    await writer?.close()
+    await otherClient?.close()
     await host.stop()
     mine.remove()
     theirs.remove()
-    written?.remove()
+    other?.remove()
   }
 }
 
@@ -217,8 +229,8 @@ export function benchLspDiagnostics(): Promise<string[]> {
 
 export async function measureLspDiagnostics(): Promise<string[]> {
   const lines = [
-    `diagnostics after a change, the rounds column's changes per side (one error in, one error out, alternating); ours: fileChanged + lsp_diagnostics after the write (not timed); bare: didChange + the answer; round ratio: the median of the rounds' ours/bare (each round one change per side back to back) and its quartiles${WRITING ? "; writing: the same bare client on its own copy, its file written before each change (not timed), and ours' round ratio against it" : ''}`,
-    `${'server'.padEnd(66)} ${'rounds'.padStart(6)}  ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'round ratio (p25-p75)'.padStart(21)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}  ${'server CPU ours'.padStart(15)}  ${'bare'.padStart(10)}${WRITING ? `  ${'writing p50'.padStart(12)}  ${'round ratio (p25-p75)'.padStart(21)}  ${'CPU'.padStart(10)}  ${'server CPU'.padStart(10)}` : ''}`,
+    `diagnostics after a change, the rounds column's changes per side (one error in, one error out, alternating); ours: fileChanged + lsp_diagnostics after the write (not timed); bare: didChange + the answer, ${BASELINE_WRITES ? 'its own copy of the file written first (not timed), as ours' : 'its text held, no file written'}; round ratio: the median of the rounds' ours/bare (each round one change per side back to back) and its quartiles; warm-up changes per side: BENCH_LSP_DIAGNOSTICS_WARMUP, else 1,000 on TypeScript 7 and 20 on the others${OTHER ? `; ${BASELINE_WRITES ? 'held: the same bare client writing no file' : 'writing: the same bare client on its own copy, its file written before each change (not timed)'}, and ours' round ratio against it` : ''}`,
+    `${'server'.padEnd(66)} ${'rounds'.padStart(6)}  ${'ours p50'.padStart(10)}  ${'bare p50'.padStart(10)}  ${'ratio'.padStart(6)}  ${'round ratio (p25-p75)'.padStart(21)}  ${'ours p95'.padStart(10)}  ${'bare p95'.padStart(10)}  ${'ratio'.padStart(6)}  ${'ours CPU'.padStart(10)}  ${'bare CPU'.padStart(10)}  ${'server CPU ours'.padStart(15)}  ${'bare'.padStart(10)}${OTHER ? `  ${(BASELINE_WRITES ? 'held p50' : 'writing p50').padStart(12)}  ${'round ratio (p25-p75)'.padStart(21)}  ${'CPU'.padStart(10)}  ${'server CPU'.padStart(10)}` : ''}`,
   ]
   const chosen = CHOSEN ? SERVERS.filter((server) => CHOSEN.includes(server.name.split(' ')[0]!)) : SERVERS
   if (!chosen.length) throw new Error(`BENCH_LSP_DIAGNOSTICS_SERVERS: no row named ${CHOSEN!.join(', ')}; known: ${SERVERS.map((server) => server.name.split(' ')[0]).join(', ')}`)

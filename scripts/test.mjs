@@ -18,9 +18,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.exitCode = 1
   })
 }
-const run = (label, args) =>
+const run = (label, args, env = process.env) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: 'inherit' })
+    const child = spawn(process.execPath, args, { stdio: 'inherit', env })
     children.add(child)
     child.on('error', (error) => {
       process.stderr.write(`${label}: ${error.message}\n`)
@@ -33,11 +33,13 @@ const run = (label, args) =>
     })
   })
 
+// The whole suite runs as one vitest project (vitest.config.ts says why); `--project <name>` picks groups.
+const env = process.argv.slice(2).some((arg) => arg === '--project' || arg.startsWith('--project=')) ? process.env : { ...process.env, DSH_TEST_ONE_PROJECT: '1' }
 const [typecheck, tests] = await Promise.all([
   run('tsc', [require.resolve('typescript/bin/tsc'), ...TYPECHECK]).then((code) => {
     process.stderr.write(code === 0 ? 'type check: passed\n' : 'type check: failed\n')
     return code
   }),
-  run('vitest', [join(dirname(require.resolve('vitest/package.json')), 'vitest.mjs'), 'run', ...process.argv.slice(2)]),
+  run('vitest', [join(dirname(require.resolve('vitest/package.json')), 'vitest.mjs'), 'run', ...process.argv.slice(2)], env),
 ])
 process.exitCode = typecheck || tests

@@ -1,8 +1,9 @@
 /**
  * Vitest setup file, on when DSH_TEST_CPU_LOG names a file: appends one JSON line per test file with
  * the CPU the worker spent on it and the CPU of the children it reaped meanwhile (from /proc/self/stat:
- * utime, stime, cutime, cstime), its wall time and the processes it started, by executable. A measuring
- * aid for the suite's time (issue 27 item 7); off by default.
+ * utime, stime, cutime, cstime), its wall time, when it started and ended (epoch ms: which files ran
+ * beside which, and what ran last) and the processes it started, by executable. A measuring aid for
+ * the suite's time (issue 27 item 7); off by default.
  */
 import { appendFileSync, readFileSync } from 'node:fs'
 import { ChildProcess } from 'node:child_process'
@@ -45,7 +46,7 @@ if (LOG && !counting.__dshCpuCounting) {
 if (LOG) {
   // From here, before the test file is imported: its imports are part of its cost.
   counting.__dshCpuCounting!.starts = {}
-  const start = { ...cpuTicks(), wall: performance.now() }
+  const start = { ...cpuTicks(), wall: performance.now(), at: Date.now() }
   afterAll(({}, suite) => {
     const end = cpuTicks()
     const file = (suite as { filepath?: string }).filepath
@@ -55,6 +56,8 @@ if (LOG) {
       selfMs: (end.self - start.self) * TICK_MS,
       childrenMs: (end.children - start.children) * TICK_MS,
       wallMs: Math.round(performance.now() - start.wall),
+      startedAt: start.at,
+      endedAt: Date.now(),
       starts: counting.__dshCpuCounting!.starts,
     })}\n`)
   })

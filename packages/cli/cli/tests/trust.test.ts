@@ -17,21 +17,23 @@ describe('dsh trust', () => {
     const work = await tempDir()
     await mkdir(join(work, 'sub'))
     const env = { DSH_HOME: home }
-    const trusted = await dsh(['trust', join(work, 'sub', '..')], { env })
+    // In the worker (the same parsing, store and output; no process is under test here): six real
+    // `dsh trust` processes run in the hostile-home case below.
+    const trusted = await dshIn(['trust', join(work, 'sub', '..')], { env })
     expect(trusted.code, trusted.stderr).toBe(0)
     expect(trusted.stdout).toContain(`trusted ${work}:`)
     expect((await stat(trustStoreFile(env))).mode & 0o777).toBe(0o600)
     expect((await stat(home)).mode & 0o777).toBe(0o700)
     // Default: the --cwd, else the current directory.
-    const here = await dsh(['trust', '--revoke', '--json'], { env, cwd: join(work, 'sub') })
+    const here = await dshIn(['trust', '--revoke', '--json'], { env, cwd: join(work, 'sub') })
     expect(json(here)).toMatchObject({ directory: join(work, 'sub'), trusted: false })
-    const listed = json(await dsh(['trust', '--list', '--json'], { env }))
+    const listed = json(await dshIn(['trust', '--list', '--json'], { env }))
     expect(listed.file).toBe(trustStoreFile(env))
     expect(listed.directories.map((entry: { directory: string; trusted: boolean }) => [entry.directory, entry.trusted])).toEqual([
       [work, true],
       [join(work, 'sub'), false],
     ])
-    const text = await dsh(['trust', '--list'], { env })
+    const text = await dshIn(['trust', '--list'], { env })
     expect(text.stdout).toMatch(new RegExp(`^trusted +${work} `, 'm'))
   })
 
@@ -53,7 +55,8 @@ describe('dsh trust against a hostile home', () => {
     const works = await Promise.all(Array.from({ length: 6 }, () => tempDir()))
     const runs = await Promise.all(works.map((work) => dsh(['trust', work], { env: { DSH_HOME: home } })))
     for (const run of runs) expect(run.code, run.stderr).toBe(0)
-    const listed = json(await dsh(['trust', '--list', '--json'], { env: { DSH_HOME: home } }))
+    // What the six left, read in the worker.
+    const listed = json(await dshIn(['trust', '--list', '--json'], { env: { DSH_HOME: home } }))
     expect(listed.directories.map((entry: { directory: string }) => entry.directory).sort()).toEqual([...works].sort())
   })
 

@@ -134,7 +134,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
     },
     // A long-lived host connects again once `dsh mcp login` stored a login; a one-shot command only reports needs_auth.
     onNeedsAuth: (signal) => {
-      if (auth && hostLifetime(ctx) === 'long-lived') void auth.waitForLogin(signal).then((found) => found && supervisor.resume())
+      if (auth && hostLifetime(ctx) === 'long-lived') void auth.waitForLogin(signal, (reason) => logger.warn(`mcp(${config.serverName}): ${reason}; after dsh mcp login, reload the row`)).then((found) => found && supervisor.resume())
     },
   })
 

@@ -13,6 +13,7 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/app-shell': { type: 'text/html', body: `<!doctype html><html><head><script>${'var a = 1;'.repeat(5000)}</script></head><body><div id="root"></div><script src="/app.js"></script><noscript>Enable JavaScript</noscript></body></html>` },
   '/empty': { type: 'text/html', body: '' },
   '/empty-text': { type: 'text/plain', body: '  \n' },
+  '/long-links': { type: 'text/html', body: `<p>Read <a href="/${'x'.repeat(4_000_000)}">the long one</a>, <a href="/short">the short one</a> and <img alt="a chart" src="/${'y'.repeat(5000)}.png"> here.</p>` },
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
 }
 
@@ -57,5 +58,11 @@ describe('web_fetch of a page with no text, through dsh', () => {
     expect(await fetchText('/empty')).toBe(`Fetched ${base}/empty (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/empty-text')).toBe(`Fetched ${base}/empty-text (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/markup')).toBe(`Fetched ${base}/markup (HTTP 200)\n\n(The page has no text to read: its HTML is markup only.)`)
+  })
+})
+
+describe('web_fetch of a page with URLs no one could fetch, through dsh', () => {
+  it('a link or image URL over 2,048 characters (a 4 MB href) keeps its text and loses the URL; a short link stays a link', async () => {
+    expect(await fetchText('/long-links')).toBe(`Fetched ${base}/long-links (HTTP 200)\n\nRead the long one, [the short one](${base}/short) and a chart here.`)
   })
 })

@@ -1,6 +1,6 @@
 import type { Readable, Transform } from 'node:stream'
 import { sliceCodePoints, WebError } from 'dsh-web'
-import { bomEncoding, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
+import { bomEncoding, hasBinaryBytes, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 
 export interface BodyLimits {
@@ -120,6 +120,7 @@ class BodyReader {
   private start(): boolean {
     const head = this.head.length === 1 ? this.head[0]! : Buffer.concat(this.head)
     this.head = []
+    const declared = this.kind !== undefined
     this.kind ??= sniff(head)
     if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
     if (this.kind === 'pdf') {
@@ -128,8 +129,17 @@ class BodyReader {
     }
     if (this.kind === 'html') this.text.uncapChars()
     this.decoder = pickDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
+    // Declared text or HTML whose first bytes are binary (an image or an archive served as
+    // text/html): decoded, it was a page of mojibake for the model. UTF-16 text has NUL bytes of its own.
+    if (declared && !isUtf16(this.decoder) && hasBinaryBytes(head)) {
+      throw new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    }
     return this.text.push(this.decoder, head)
   }
+}
+
+function isUtf16(decoder: StreamDecoder): boolean {
+  return 'encoding' in decoder && typeof decoder.encoding === 'string' && decoder.encoding.startsWith('utf-16')
 }
 
 function pdfTooLarge(maxBytes: number, why: string): WebError {

@@ -81,13 +81,20 @@ const HTML_START = /^\s*<(!doctype\s+html|html|head|body|title|script|style|p|di
  */
 export function sniff(head: Uint8Array): BodyKind | undefined {
   if (bomEncoding(head)) return looksLikeHtml(head) ? 'html' : 'text'
-  const sample = head.subarray(0, 1024)
   if (latin1(head, 5) === '%PDF-') return 'pdf'
-  for (const byte of sample) {
-    // Binary per WHATWG MIME sniffing: C0 controls other than TAB, LF, FF, CR and ESC.
-    if (byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f)) return undefined
-  }
+  if (hasBinaryBytes(head)) return undefined
   return looksLikeHtml(head) ? 'html' : 'text'
+}
+
+/**
+ * Whether the first 1024 bytes hold a binary byte per WHATWG MIME sniffing (a C0 control other than
+ * TAB, LF, FF, CR and ESC): no single-byte or UTF-8 text has one, an image or an archive does.
+ */
+export function hasBinaryBytes(head: Uint8Array): boolean {
+  for (const byte of head.subarray(0, 1024)) {
+    if (byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f)) return true
+  }
+  return false
 }
 
 function looksLikeHtml(head: Uint8Array): boolean {

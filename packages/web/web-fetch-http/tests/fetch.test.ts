@@ -95,6 +95,19 @@ describe('responses', () => {
     expect((await failFrom(respond(200, {}, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0])))).error.message).toContain('not text')
   })
 
+  it('binary bytes under a text or HTML Content-Type are WEB_UNSUPPORTED_CONTENT_TYPE, not a page of mojibake; UTF-16 text and an ESC are text', async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from('IHDR')])
+    for (const type of ['text/html', 'text/plain; charset=utf-8', 'application/json']) {
+      const { error } = await failFrom(respond(200, { 'content-type': type }, png))
+      expect([error.code, error.message], type).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', `the body is not text, though its Content-Type says "${type}" (binary bytes in its first 1024)`])
+    }
+    const wide = await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-16le' }, Buffer.from('hi there', 'utf16le')))
+    expect(wide.result.body).toEqual({ kind: 'text', content: 'hi there' })
+    const bom = await fetchFrom(respond(200, { 'content-type': 'text/html' }, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<p>x</p>', 'utf16le')])))
+    expect(bom.result.body).toEqual({ kind: 'html', content: '<p>x</p>' })
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'colour \x1b[1mbold\x1b[0m'))).result.body).toEqual({ kind: 'text', content: 'colour \x1b[1mbold\x1b[0m' })
+  })
+
   it('a PDF (declared, or sniffed from %PDF-) is its bytes, whole; one past maxPdfBytes is WEB_FETCH_TOO_LARGE, by its length or its bytes', async () => {
     const bytes = Buffer.from('%PDF-1.7\n' + 'x'.repeat(2000))
     for (const type of ['application/pdf', 'application/octet-stream']) {

@@ -1,4 +1,4 @@
-import { watch } from 'node:fs'
+import { watch, type FSWatcher } from 'node:fs'
 import { dirname } from 'node:path'
 import { type FetchLike, type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client'
 import { ensurePrivateDirectory, errorMessage, Lifetime, TimeoutReason } from 'dsh-core'
@@ -39,11 +39,18 @@ export class OAuthSession {
   /**
    * Resolves once a login with tokens is stored for this server (`dsh mcp login` in another
    * process), other than a token the server refused: the store's directory is watched, nothing is
-   * polled. Never rejects; an abort ends the watch quietly.
+   * polled. Never rejects; an abort ends the watch quietly. A directory that cannot be made or
+   * watched (removed, or under a file) resolves false and is told to `unwatchable`: the row then
+   * waits for a reload instead of a login.
    */
-  async waitForLogin(signal: AbortSignal): Promise<boolean> {
+  async waitForLogin(signal: AbortSignal, unwatchable?: (reason: string) => void): Promise<boolean> {
     const directory = dirname(this.store.path)
-    await ensurePrivateDirectory(directory)
+    try {
+      await ensurePrivateDirectory(directory)
+    } catch (error) {
+      unwatchable?.(`the login store's directory ${directory} cannot be made: ${errorMessage(error)}`)
+      return false
+    }
     // A token the server refused is no login (a refresh it refused again, or one that failed, may leave it stored).
     const stored = async () => {
       const tokens = (await this.store.get(this.key).catch(() => undefined))?.tokens
@@ -63,8 +70,17 @@ export class OAuthSession {
           if (!signal.aborted && (await stored())) finish(true)
         })
       }
-      const watcher = watch(directory, { persistent: false }, check)
-      watcher.on('error', () => finish(false))
+      let watcher: FSWatcher
+      try {
+        watcher = watch(directory, { persistent: false }, check)
+      } catch (error) {
+        unwatchable?.(`the login store's directory ${directory} cannot be watched: ${errorMessage(error)}`)
+        return resolve(false)
+      }
+      watcher.on('error', (error) => {
+        unwatchable?.(`the login store's directory ${directory} cannot be watched any more: ${errorMessage(error)}`)
+        finish(false)
+      })
       signal.addEventListener('abort', onAbort, { once: true })
       if (signal.aborted) return onAbort()
       check()

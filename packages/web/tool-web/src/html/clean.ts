@@ -10,6 +10,12 @@ const INVISIBLE = /(^|;)\s*visibility\s*:\s*(hidden|collapse)\s*(!important\s*)?
 const FOLLOWABLE = new Set(['http:', 'https:', 'mailto:', 'ftp:'])
 /** Image sources worth naming; a `data:` image (often kilobytes of base64) or a script URL is its alt text. */
 const IMAGE_SOURCES = new Set(['http:', 'https:'])
+/**
+ * Longest link or image URL kept, in characters: web_fetch's default `maxUrlLength`, so a longer one
+ * is not a URL the model could fetch. A page can make one megabytes long (a 4 MB `href` filled the
+ * model's whole 200,000-character answer and took seconds to resolve); it keeps its text instead.
+ */
+export const MAX_LINK_URL_CHARS = 2048
 
 /**
  * What the reader of the page would not see or could not follow is taken out, and what they could
@@ -30,12 +36,16 @@ export function cleanDocument(document: HtmlDocument, pageUrl: string | undefine
       link.remove()
       continue
     }
+    if (tooLong(link, 'href')) {
+      link.removeAttribute('href')
+      continue
+    }
     absolutize(link, 'href', base)
-    if (!hasScheme(link.getAttribute('href'), base, FOLLOWABLE)) link.removeAttribute('href')
+    if (!hasScheme(link.getAttribute('href'), base, FOLLOWABLE) || tooLong(link, 'href')) link.removeAttribute('href')
   }
   for (const image of document.querySelectorAll('img')) {
-    absolutize(image, 'src', base)
-    if (hasScheme(image.getAttribute('src'), base, IMAGE_SOURCES)) continue
+    if (!tooLong(image, 'src')) absolutize(image, 'src', base)
+    if (!tooLong(image, 'src') && hasScheme(image.getAttribute('src'), base, IMAGE_SOURCES)) continue
     const alt = image.getAttribute('alt')?.trim()
     if (alt) image.replaceWith(document.createTextNode(alt))
     else image.remove()
@@ -65,6 +75,11 @@ function baseUrl(document: HtmlDocument, pageUrl: string | undefined): URL | und
   const page = pageUrl === undefined ? undefined : URL.parse(pageUrl) ?? undefined
   const declared = document.querySelector('base[href]')?.getAttribute('href')
   return (declared ? URL.parse(declared, page?.href) : undefined) ?? page
+}
+
+/** Whether the attribute holds a URL longer than `MAX_LINK_URL_CHARS` (before or after absolutizing it). */
+function tooLong(element: HtmlElement, attribute: 'href' | 'src'): boolean {
+  return (element.getAttribute(attribute)?.length ?? 0) > MAX_LINK_URL_CHARS
 }
 
 function absolutize(element: HtmlElement, attribute: 'href' | 'src', base: URL | undefined): void {
