@@ -22,9 +22,23 @@ async function loadedModules(args: readonly string[]): Promise<{ urls: string[];
   return { urls, stdout: run.stdout }
 }
 
+/**
+ * The module log of `dsh tools --json --preset base`, run once for the cases that read it: five
+ * identical starts (~1.3 s of CPU each with the log hook) showed no more than one does.
+ */
+let baseTools: Promise<{ urls: string[]; stdout: string }> | undefined
+const BASE_TOOLS = ['tools', '--json', '--preset', 'base'] as const
+
+/** `loadedModules(args)`, from the one shared run when `args` is `dsh tools --json --preset base`. */
+function modulesOf(args: readonly string[]): Promise<{ urls: string[]; stdout: string }> {
+  if (args.join(' ') !== BASE_TOOLS.join(' ')) return loadedModules(args)
+  baseTools ??= loadedModules(BASE_TOOLS)
+  return baseTools
+}
+
 /** The packages a `dsh` run loaded, from the URL of every module it imported. */
 async function loadedPackages(args: readonly string[]): Promise<{ packages: Set<string>; stdout: string }> {
-  const { urls, stdout } = await loadedModules(args)
+  const { urls, stdout } = await modulesOf(args)
   const packages = new Set(urls.flatMap((url) => {
     const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*\/node_modules\/)/.exec(url)
     return match ? [match[1]!] : []
@@ -47,7 +61,7 @@ describe('dsh loads what the command uses', () => {
   // yaml's ~70 among them), and Node's module loader was the largest part of the start. The
   // children run the packages bundled as they are published (scripts/bundle.mjs).
   it('dsh tools --preset base loads each dsh package from its bundle, zod and yaml inside dsh-core, and few modules in all', async () => {
-    const { urls } = await loadedModules(['tools', '--json', '--preset', 'base'])
+    const { urls } = await modulesOf(BASE_TOOLS)
     const workspaceFiles = urls.filter((url) => /\/packages\/[^/]+\/[^/]+\/(?!node_modules\/)/.test(url) || /\/node_modules\/dsh-[^/]+\//.test(url))
     expect(workspaceFiles.length).toBeGreaterThan(0)
     expect(workspaceFiles.filter((url) => !/\/packages\/cli\/cli\/bin\/|\/bundle\//.test(url))).toEqual([])
@@ -63,7 +77,7 @@ describe('dsh loads what the command uses', () => {
   // preset) and dsh-cli's into six. With dshBundle.rootFirst (scripts/bundle.mjs) the static code
   // of each is one chunk, and only the file defining esbuild's require shim makes a CommonJS require.
   it('dsh tools --preset base loads few files of dsh-core and dsh-cli, and one CommonJS require for their bundles', async () => {
-    const { urls } = await loadedModules(['tools', '--json', '--preset', 'base'])
+    const { urls } = await modulesOf(BASE_TOOLS)
     // (The repository's preset has no parsed twin, so here dsh-core's YAML parser loads too: not counted.)
     const filesOf = (pkg: string) => urls.filter((url) => new RegExp(`/(packages/${pkg}/${pkg}|node_modules/dsh-${pkg})/bundle/`).test(url) && !/\/yaml-text-[^/]*$/.test(url) && !holdsYamlParser(url))
     // dsh-core: the root, the vendored zod, and the chunks of its code, zod and esbuild's helpers. Its
@@ -85,7 +99,7 @@ describe('dsh loads what the command uses', () => {
   // (terminal-questioner.ts), so no start loads it, and `dsh call` only when a question comes.
   it('dsh tools and dsh status --preset base load none of the terminal prompt\'s code', async () => {
     for (const args of [['tools', '--json', '--preset', 'base'], ['status', '--json', '--preset', 'base']]) {
-      const { urls } = await loadedModules(args)
+      const { urls } = await modulesOf(args)
       const cli = urls.filter((url) => /\/(packages\/cli\/cli|node_modules\/dsh-cli)\/bundle\//.test(url))
       expect(cli.length).toBeGreaterThan(0)
       const texts = cli.map((url) => readFileSync(fileURLToPath(url), 'utf8'))
@@ -98,7 +112,7 @@ describe('dsh loads what the command uses', () => {
   // chunk the root imported for `htmlToMarkdown` and `nestsTooDeep`; they are dsh-tool-web/convert
   // now, and the tools load the converter with their first page.
   it('dsh tools --preset base loads one file of dsh-tool-web, without its converter', async () => {
-    const { urls } = await loadedModules(['tools', '--json', '--preset', 'base'])
+    const { urls } = await modulesOf(BASE_TOOLS)
     const toolWeb = urls.filter((url) => /\/(packages\/web\/tool-web|node_modules\/dsh-tool-web)\/bundle\//.test(url))
     expect(toolWeb.map((url) => url.slice(url.lastIndexOf('/') + 1))).toEqual(['index.js'])
   })

@@ -86,15 +86,17 @@ describe.concurrent('dsh trust and dsh mcp: output that cannot be written exits 
   })
 })
 
-describe.concurrent('no home directory', () => {
+// Sequential: the first case runs dsh in the worker with HOME and DSH_HOME emptied while it runs.
+describe('no home directory', () => {
   it('an empty HOME: dsh says HOME_UNKNOWN instead of using ./.dsh, so a workspace cannot plant its own trusted.json', async () => {
     // join('', '.dsh') is `.dsh`: the trust file was read from (and written to) the directory dsh ran in.
     const work = await tempDir()
     await mkdir(join(work, '.dsh'))
     await writeFile(join(work, '.dsh', 'trusted.json'), JSON.stringify({ version: 1, directories: { [work]: { trusted: true, decidedAt: '2026-01-01T00:00:00.000Z' } } }))
     const env = { HOME: '', DSH_HOME: '' }
+    // In the worker: the home is read from the environment by the same code; the next case is the real process's.
     for (const args of [['trust', '--list', '--json'], ['trust'], ['tools'], ['status']]) {
-      const run = await dsh(args, { cwd: work, env })
+      const run = await dshIn(args, { cwd: work, env })
       expect(run.code, `dsh ${args.join(' ')}: ${run.stdout}`).toBe(2)
       expect(oneStderrLine(run)).toBe(`dsh: no home directory: HOME is "", not an absolute path; set HOME, or DSH_HOME for dsh's own files [HOME_UNKNOWN]`)
     }
@@ -280,8 +282,9 @@ describe.concurrent('plugin files', () => {
 
 describe('boot deadline', () => {
   it('an apply that never settles fails the boot naming the row (exit 2)', async () => {
+    // In the worker (the bound is the boot's timer, not the process's); the next case is about the process.
     const { file } = await presetWith(() => `export const name = 'stuck'\nexport async function apply() { await new Promise(() => {}) }\n`)
-    const run = await dsh(['tools', '--preset', file], { env: { DSH_START_TIMEOUT_MS: '1500' } })
+    const run = await dshIn(['tools', '--preset', file], { env: { DSH_START_TIMEOUT_MS: '1500' } })
     expect(run.code).toBe(2)
     expect(oneStderrLine(run)).toMatch(/^dsh: row "odd" \(\.\/plugin\.mjs\) in .*preset\.yml: plugin did not finish starting within 1500 ms \[PRESET_PLUGIN_TIMEOUT\]$/)
   })

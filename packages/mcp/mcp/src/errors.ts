@@ -5,7 +5,7 @@ export const McpErrorCode = {
   MCP_SERVER_NAME_TAKEN: 'MCP_SERVER_NAME_TAKEN',
   /** A `required` server did not connect and list its tools at startup (its first attempt, nor a retry beginning within `startupTimeoutMs`); the boot fails. */
   MCP_STARTUP_FAILED: 'MCP_STARTUP_FAILED',
-  /** A connection attempt failed: the process did not start, `initialize` failed, HTTP was refused. */
+  /** A connection attempt failed: the process did not start, `initialize` failed, HTTP was refused; or a token refresh the authorization server failed (unreachable, a 5xx). */
   MCP_CONNECT_FAILED: 'MCP_CONNECT_FAILED',
   /**
    * The server refused both protocol revisions the row allows (`protocol`): `server/discover` and

@@ -11,6 +11,7 @@ import { defaultStorePath, loginKey, TokenStore } from '../src/oauth/store.ts'
 import { HttpServerConfig } from '../src/config.ts'
 import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 import { followAuthorizationUrl, oauthTestHome, type OAuthFixture } from './fixtures/oauth-server.ts'
+import { freePort } from './fixtures/everything-http.ts'
 
 const { fixture, home } = oauthTestHome(stopRigs)
 
@@ -190,8 +191,9 @@ describe('OAuth', () => {
     server.revokeRefreshTokens()
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     const failed = await rig.call('mcp__hosted__echo', { message: 'x' })
-    // The SDK was never asked to start an authorization (it said so when it was: "falling back to a new authorization request").
-    expect(warn.mock.calls.flat().join('\n')).not.toMatch(/new authorization request/)
+    // The SDK was never asked to start an authorization (it said so when it was: "falling back to a
+    // new authorization request"), nor did it say it was "retrying authorization" after the refused refresh token.
+    expect(warn.mock.calls.flat().join('\n')).not.toMatch(/new authorization request|mcp-sdk/)
     warn.mockRestore()
     expect(failed.isError && failed.error.code, JSON.stringify(failed)).toBe('MCP_AUTH_REQUIRED')
     expect(failed.isError && failed.error.message).toContain('run: dsh mcp login hosted')
@@ -234,6 +236,80 @@ describe('OAuth', () => {
       { type: 'refresh_token', status: 200 },
     ])
     expect((await store.get(key))?.tokens?.access_token).toBe(server.issued.at(-1))
+  })
+
+  it('a confidential client refreshes with its secret as its login sent it (client_secret_post), and a refused refresh token is said once, coded, with no SDK warning of an authorization it never starts', async () => {
+    const port = await freePort()
+    const server = await fixture({ preRegistered: { client_id: 'dsh-ci', redirect_uris: [`http://127.0.0.1:${port}/callback`], client_secret: 'ci-secret' } })
+    const config = HttpServerConfig.parse(row(server.url, { oauth: { clientId: 'dsh-ci', clientSecretEnv: 'CI_SECRET', callbackPort: port } }))
+    const session = rowAuth(config, { file: undefined, credentials: { resolve: async () => ({ value: 'ci-secret' }) } as never })!
+    await login({ store: session.store, settings: session.settings, onAuthorizationUrl: (url) => void followAuthorizationUrl(url) })
+    const first = (await session.store.get(session.key))!.tokens!.access_token
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      // Ahead of expiry: the fixture takes the refresh only with the client's secret.
+      await session.store.update(session.key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
+      const refreshed = await session.refresh(first)
+      expect(refreshed.access_token).toBe(server.issued.at(-1))
+      expect(refreshed.access_token).not.toBe(first)
+      // The server refuses the token and its refresh token: a login is what is left, and the tokens go.
+      server.revokeAccessTokens()
+      server.revokeRefreshTokens()
+      const refused = await session.unauthorized('Bearer error="invalid_token"', `Bearer ${refreshed.access_token}`, false).catch((error: unknown) => error)
+      expect(refused).toMatchObject({ message: 'MCP server hosted needs a login (the server refused the refresh token); run: dsh mcp login hosted' })
+      expect((await session.store.get(session.key))?.tokens).toBeUndefined()
+      expect(server.grants).toEqual([
+        { type: 'authorization_code', status: 200 },
+        { type: 'refresh_token', status: 200 },
+        { type: 'refresh_token', status: 400 },
+      ])
+      expect(warn.mock.calls.flat().join('\n')).toBe('')
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('an authorization server that is down (503) is no refused refresh token: the still-valid token serves, the tokens stay, the next refresh works; a refused token is then needs_auth saying the refresh failed', async () => {
+    const server = await fixture()
+    const { store, key } = await loginFollowing(server)
+    const session = rowAuth(HttpServerConfig.parse(row(server.url)), { file: undefined, credentials: undefined, store })!
+    const first = (await store.get(key))!.tokens!
+    await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
+    server.failTokenRequests = 1
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      expect((await session.refresh(first.access_token)).access_token).toBe(first.access_token)
+      expect((await store.get(key))?.tokens).toEqual(first)
+      const next = await session.refresh(first.access_token)
+      expect(next.access_token).toBe(server.issued.at(-1))
+      expect(next.access_token).not.toBe(first.access_token)
+      // Refused, and the authorization server down: a login is asked for, naming the failure (not a refused refresh token).
+      server.revokeAccessTokens()
+      server.failTokenRequests = 1
+      const refused = await session.unauthorized('Bearer error="invalid_token"', `Bearer ${next.access_token}`, false).catch((error: unknown) => error)
+      expect(refused).toMatchObject({ message: expect.stringMatching(/^MCP server hosted needs a login \(the server refused the stored access token, and refreshing it failed: the token refresh for hosted failed: HTTP 503: .*\); run: dsh mcp login hosted$/) })
+      expect((await store.get(key))?.tokens?.access_token).toBe(next.access_token)
+      expect(server.grants.map((grant) => grant.status)).toEqual([200, 503, 200, 503])
+      expect(warn.mock.calls.flat().join('\n')).toBe('')
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('an expired token whose refresh meets an authorization server that is down: the call fails MCP_CONNECT_FAILED, the row stays usable, the next call refreshes and goes on', async () => {
+    const server = await fixture()
+    const { store, key } = await loginFollowing(server)
+    const rig = await startRig()
+    await rig.add(row(server.url))
+    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() - 1_000 }))
+    server.failTokenRequests = 1
+    const failed = await rig.call('mcp__hosted__echo', { message: 'x' })
+    expect(failed.isError && failed.error, JSON.stringify(failed)).toMatchObject({ code: 'MCP_CONNECT_FAILED', message: expect.stringContaining('the token refresh for hosted failed: HTTP 503') })
+    expect((await store.get(key))?.tokens).toBeDefined()
+    expect(await rig.text('mcp__hosted__echo', { message: 'again' })).toBe('again')
+    expect(server.grants.filter((grant) => grant.type === 'refresh_token').map((grant) => grant.status)).toEqual([503, 200])
+    expect((await rig.status('hosted')).state).toBe('ready')
   })
 
   it('a 401 on the standalone GET stream marks the row by itself, as a POST\'s does: a header credential is MCP_CREDENTIAL_REJECTED, a stored login needs_auth; one coded line each', async () => {

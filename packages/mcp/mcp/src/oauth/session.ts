@@ -8,6 +8,7 @@ import { ClientCredentialsGrant, type HeldToken, type MachineCredential } from '
 import { DEFAULT_TOKEN_TIMEOUT_MS, type OAuthConfig } from './config.ts'
 import { AuthRequiredError, credentialRejected } from './auth-required.ts'
 import { expiringSoon, NO_REDIRECT, RecordProvider, type ClientSettings } from './provider.ts'
+import { refreshGrant } from './refresh-grant.ts'
 import { loginKey, type LoginRecord, type TokenStore } from './store.ts'
 
 /**
@@ -197,14 +198,19 @@ export class OAuthSession {
     return this.refreshing
   }
 
-  /** `auth()`'s refresh, bounded by `oauth.tokenTimeoutMs`: it holds the store's lock, which other processes wait for. */
-  private async refreshWithin(provider: OAuthClientProvider): Promise<void> {
+  /**
+   * The refresh grant (refresh-grant.ts; `auth()` when the record lacks what that needs), bounded
+   * by `oauth.tokenTimeoutMs`: it holds the store's lock, which other processes wait for.
+   */
+  private async refreshWithin(provider: RefreshProvider): Promise<void> {
     const timeoutMs = this.settings.oauth?.tokenTimeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS
     const fetchFn = this.fetchFn ?? fetch
     try {
-      await Lifetime.run({ timeoutMs, code: 'MCP_TIMEOUT' }, (own) =>
-        authorize(provider, { serverUrl: this.settings.serverUrl, fetchFn: (url, init) => fetchFn(url, { ...init, signal: own.signal }) }),
-      )
+      await Lifetime.run({ timeoutMs, code: 'MCP_TIMEOUT' }, async (own) => {
+        const bounded: FetchLike = (url, init) => fetchFn(url, { ...init, signal: own.signal })
+        if (await refreshGrant(provider, this.settings.serverName, this.settings.serverUrl, bounded, (why) => this.needsLogin(why))) return
+        await authorize(provider, { serverUrl: this.settings.serverUrl, fetchFn: bounded })
+      })
     } catch (error) {
       if (error instanceof TimeoutReason) throw new McpError(`the token refresh for ${this.settings.serverName} got no answer within ${timeoutMs} ms (oauth.tokenTimeoutMs)`, 'MCP_TIMEOUT', { cause: error })
       throw error

@@ -1,0 +1,75 @@
+import { InsecureTokenEndpointError, OAuthError, OAuthErrorCode, refreshAuthorization, selectResourceURL, type FetchLike, type OAuthTokens } from '@modelcontextprotocol/client'
+import { errorMessage, oneLine } from 'dsh-core'
+import { McpError } from '../errors.ts'
+import type { AuthRequiredError } from './auth-required.ts'
+import type { RecordProvider } from './provider.ts'
+
+/** What a refresh that no token came of needs: the login it mends with, and why that is needed. */
+export type NeedsLogin = (why: string) => AuthRequiredError
+
+/**
+ * The refresh grant of a stored login, alone: the SDK's `refreshAuthorization` with the
+ * authorization server, its metadata, the resource and the client the login stored — the same
+ * inputs `auth()` gives it, so the token endpoint's client authentication is chosen the same way.
+ * `auth()` itself reads a refused refresh token (`invalid_grant`) or client as a reason to start
+ * a new authorization and warns on the console that it does so, and reads any other failure
+ * (the authorization server down) the same way; a refresh never asks the user, so none of that is
+ * done or said: what is refused is dropped from the record and the error names the login command;
+ * a passing failure is `MCP_CONNECT_FAILED`, which leaves the tokens as they are.
+ *
+ * Undefined (nothing sent) when the record lacks what this needs — a login stored without
+ * discovery, or one whose client or tokens another authorization server issued (SEP-2352): the
+ * caller then runs `auth()`, which discovers and decides those.
+ */
+export async function refreshGrant(provider: RecordProvider, serverName: string, serverUrl: string, fetchFn: FetchLike, needsLogin: NeedsLogin): Promise<OAuthTokens | undefined> {
+  const { tokens, discovery } = provider.record
+  const metadata = discovery?.authorizationServerMetadata
+  if (!tokens?.refresh_token || !discovery?.authorizationServerUrl || !metadata || !discovery.resourceMetadata) return undefined
+  const issuer = metadata.issuer ?? String(discovery.authorizationServerUrl)
+  const client = await provider.clientInformation()
+  if (!client || !sameIssuer(client.issuer, issuer) || !sameIssuer((tokens as { issuer?: unknown }).issuer, issuer)) return undefined
+  // As auth(): a client read without the issuer's stamp is stamped (SEP-2352).
+  if (client.issuer === undefined) provider.saveClientInformation({ ...client, issuer })
+  const selected = await selectResourceURL(serverUrl, provider, discovery.resourceMetadata)
+  // As auth(): the metadata's own spelling of the resource unless the row configured one.
+  const resource = selected && !provider.validateResourceURL ? discovery.resourceMetadata.resource : selected
+  try {
+    const fresh = await refreshAuthorization(discovery.authorizationServerUrl, { metadata, clientInformation: { ...client, issuer }, refreshToken: tokens.refresh_token, ...(resource ? { resource } : {}), fetchFn })
+    const stamped = { ...fresh, issuer }
+    provider.saveTokens(stamped)
+    return stamped
+  } catch (error) {
+    if (error instanceof InsecureTokenEndpointError) throw error
+    if (error instanceof OAuthError) {
+      switch (error.code) {
+        case OAuthErrorCode.InvalidGrant:
+        case OAuthErrorCode.InvalidDpopProof:
+          provider.invalidateCredentials('tokens')
+          throw needsLogin('the server refused the refresh token')
+        case OAuthErrorCode.InvalidClient:
+        case OAuthErrorCode.UnauthorizedClient:
+          provider.invalidateCredentials('client')
+          provider.invalidateCredentials('tokens')
+          throw needsLogin('the server refused the refresh token')
+        default:
+          break
+      }
+      // Another answer the authorization server gave: not read as a refusal of the tokens, kept for a later refresh.
+      if (error.code !== OAuthErrorCode.ServerError) throw error
+    }
+    // A passing failure (unreachable, a 5xx, an answer that is no OAuth error): the tokens were not
+    // refused, and the caller keeps a still-valid token. The raw body such an answer carries may be a
+    // page: only its start is shown.
+    const why = oneLine(errorMessage(error))
+    throw new McpError(`the token refresh for ${serverName} failed: ${why.length > WHY_CHARS ? `${why.slice(0, WHY_CHARS)}…` : why}`, 'MCP_CONNECT_FAILED', { cause: error })
+  }
+}
+
+/** How much of a failed refresh's error goes into the reason shown. */
+const WHY_CHARS = 300
+
+/** SEP-2352's issuer comparison (one trailing `/` tolerated); an unstamped credential matches any. */
+function sameIssuer(stamped: unknown, issuer: string): boolean {
+  if (typeof stamped !== 'string') return true
+  return stamped === issuer || stamped.replace(/\/$/, '') === issuer.replace(/\/$/, '')
+}
