@@ -1,5 +1,5 @@
 import { GetPromptRequestSchema, ListPromptsRequestSchema } from '@modelcontextprotocol/core'
-import { quote, type Session } from 'dsh-core'
+import { FsError, quote, type Session } from 'dsh-core'
 import { renderSkillContent, type SkillRegistry } from 'dsh-skill'
 import { RpcCode, RpcError, type Routes } from './serve-rpc.ts'
 
@@ -21,7 +21,13 @@ export function servePrompts(routes: Routes, skills: SkillRegistry, session: Ses
   }))
   routes.add(GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
-    const skill = await skills.get(name, view(extra.mcpReq.signal))
+    const skill = await skills.get(name, view(extra.mcpReq.signal)).catch((error: unknown) => {
+      // The skill's file broke since it was listed (a FIFO, a link loop, unreadable, too large, not
+      // text): the load has the listing look again, so the skill leaves the catalog and later loads
+      // hear -32602 "no user-invocable skill". This first load is answered the same way, with why.
+      if (error instanceof FsError) throw new RpcError(RpcCode.INVALID_PARAMS, `skill ${quote(name)} cannot be loaded: ${error.message} (${error.code})`)
+      throw error
+    })
     if (!skill?.invocation.userInvocable) throw new RpcError(RpcCode.INVALID_PARAMS, `no user-invocable skill named ${quote(name)}`)
     const text = args?.arguments?.trim() ? `${renderSkillContent(skill)}\n\n${args.arguments.trim()}` : renderSkillContent(skill)
     return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text } }] }

@@ -3,7 +3,8 @@
 // dsh's own client reads the examples/skills tree back through it as skills, bodies verbatim.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { createHash } from 'node:crypto'
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -36,9 +37,9 @@ const serveArgs = () => [BIN, 'serve', '--preset', 'base', '--cwd', project]
 const serveEnv = () => ({ HOME: home, DSH_HOME: dshHome })
 
 /** A client of `dsh serve` in this worker (serveIn), with the example's HOME and DSH_HOME. */
-async function connect(): Promise<Client> {
+async function connect(...extra: string[]): Promise<Client> {
   const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
-  await client.connect(serveIn(serveArgs().slice(2), serveEnv()).transport)
+  await client.connect(serveIn([...serveArgs().slice(2), ...extra], serveEnv()).transport)
   clients.push(client)
   return client
 }
@@ -96,5 +97,35 @@ describe('dsh serve: skills over SEP-2640', () => {
       await dsh(['call', 'mcp__served__read_skill_file', JSON.stringify({ uri: 'skill://release-notes/templates/changelog.md' }), '--json', '--yes', '--preset', 'base', '--config', join(outer, 'row.yml')], { env, cwd: outer }),
     )
     expect(template.value.text).toBe(await readFile(join(project, '.dsh', 'skills', 'release-notes', 'templates', 'changelog.md'), 'utf8'))
+  })
+
+  it('prompts/get of a skill whose file broke after the listing: -32602 with the reason and code on the first load too, as on later ones', async () => {
+    const root = join(project, '.dsh', 'skills')
+    const file = (name: string) => join(root, name, 'SKILL.md')
+    for (const name of ['loop', 'fifo']) {
+      await mkdir(join(root, name), { recursive: true })
+      await writeFile(file(name), `---\nname: ${name}\ndescription: ${name}\n---\nBody.\n`)
+    }
+    // Unwatched and not looked at again: the listing stays as it was until a load finds the file broken.
+    const overlay = join(await tempDir(), 'overlay.yml')
+    await writeFile(overlay, '- id: skill-fs\n  config: { watch: false, rescanMs: 600000 }\n')
+    const client = await connect('--config', overlay)
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(['loop', 'fifo']))
+    const breaks = [
+      ['loop', () => symlink('SKILL.md', file('loop')), 'a symbolic link loop', 'FS_IO_ERROR'],
+      ['fifo', () => execFileSync('mkfifo', [file('fifo')]), 'not a regular file', 'FS_NOT_REGULAR_FILE'],
+    ] as const
+    for (const [name, replace, reason, code] of breaks) {
+      // Each broken after the last one's load had the listing look again, so it is still listed.
+      expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain(name)
+      await rm(file(name))
+      await replace()
+      await expect(client.getPrompt({ name }), name).rejects.toMatchObject({ code: -32602, message: `MCP error -32602: skill "${name}" cannot be loaded: skill file ${file(name)}: ${reason} (${code})` })
+      // The load had the listing look again: the skill has left the catalog.
+      await expect(client.getPrompt({ name }), name).rejects.toMatchObject({ code: -32602, message: `MCP error -32602: no user-invocable skill named "${name}"` })
+    }
+    const left = (await client.listPrompts()).prompts.map((prompt) => prompt.name)
+    expect(left).not.toContain('loop')
+    expect(left).not.toContain('fifo')
   })
 })
