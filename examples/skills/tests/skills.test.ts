@@ -2,11 +2,12 @@ import { cp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { trustIn } from '../../../test-support/trust.ts'
-import { dsh, json, killRunning, removeTempDirs, ROOT, tempDir } from '../../../packages/cli/cli/tests/helpers.ts'
+import { dsh, dshIn, json, killRunning, removeTempDirs, ROOT, tempDir } from '../../../packages/cli/cli/tests/helpers.ts'
 
 // The example as its README runs it: a copy of examples/skills outside any git repository (so the
-// project root is the project directory), the real `dsh` as a child process, and HOME pointed at
-// the copy's fake home. The real home is never read.
+// project root is the project directory), and HOME pointed at the copy's fake home. The real home is
+// never read. `dsh context` runs as the real `dsh` child process; the calls and the status run the
+// same command in the worker (dshIn: the same boot, skill roots and output), which saves a start each.
 
 interface Example {
   readonly project: string
@@ -21,9 +22,9 @@ async function copyExample(): Promise<Example> {
   return { project: join(copy, 'project'), home: join(copy, 'home') }
 }
 
-/** `dsh <args> --preset base --cwd <project>` with the fake home (and its .dsh as the dsh home). */
-function run({ project, home }: Example, args: readonly string[]) {
-  return dsh([...args, '--preset', 'base', '--cwd', project], { env: { HOME: home, DSH_HOME: join(home, '.dsh') } })
+/** `dsh <args> --preset base --cwd <project>` with the fake home (and its .dsh as the dsh home), in the worker unless `process`. */
+function run({ project, home }: Example, args: readonly string[], how: 'process' | 'worker' = 'worker') {
+  return (how === 'process' ? dsh : dshIn)([...args, '--preset', 'base', '--cwd', project], { env: { HOME: home, DSH_HOME: join(home, '.dsh') } })
 }
 
 interface Message {
@@ -48,7 +49,7 @@ describe('dsh context: the catalog and /name, in one session', () => {
   let messages: Message[]
 
   beforeAll(async () => {
-    const result = await run(example, ['context', '--json', '--message', 'hello', '--message', '/deploy staging', '--message', '/release-notes for 2.3', '--message', 'compare a/b and /nope'])
+    const result = await run(example, ['context', '--json', '--message', 'hello', '--message', '/deploy staging', '--message', '/release-notes for 2.3', '--message', 'compare a/b and /nope'], 'process')
     expect(result.code, result.stderr).toBe(0)
     messages = json<{ messages: Message[] }>(result).messages
   })
