@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CORE_ROWS, dsh, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { CORE_ROWS, dsh, dshIn, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from '../../../cli/cli/tests/helpers.ts'
 
 // The `dsh` command with the LSP capability tools (issue 22): listed only when a provider with the
 // capability is loaded, and served over MCP by `dsh serve`.
@@ -34,15 +34,19 @@ export function apply(ctx) {
 `
 }
 
-async function toolNames(preset: string): Promise<string[]> {
-  const run = await dsh(['tools', '--json', '--preset', preset])
+/**
+ * `dsh tools --json --preset <preset>`'s tool names: in the worker (dshIn: the same boot and listing)
+ * unless `process`, which the coding preset's case keeps as the file's run of the real `dsh`.
+ */
+async function toolNames(preset: string, how: 'process' | 'worker' = 'worker'): Promise<string[]> {
+  const run = await (how === 'process' ? dsh : dshIn)(['tools', '--json', '--preset', preset])
   expect(run.code, run.stderr).toBe(0)
   return json<{ tools: { name: string }[] }>(run).tools.map((tool) => tool.name)
 }
 
 describe('dsh tools', () => {
   it('lists lsp_diagnostics and lsp_symbols with the coding preset (its servers offer both)', async () => {
-    const names = await toolNames('coding')
+    const names = await toolNames('coding', 'process')
     expect(names).toEqual(expect.arrayContaining(['lsp', 'lsp_diagnostics', 'lsp_symbols']))
   })
 
