@@ -64,6 +64,8 @@ export async function readBody(body: Readable, headers: { contentType: string | 
   try {
     await drain(source, reader)
     return reader.finish()
+  } catch (error) {
+    throw source !== body && isInflateError(error) ? inflateFailed(error, headers.contentEncoding!.trim().toLowerCase()) : error
   } finally {
     discard(source)
     discard(body)
@@ -244,6 +246,22 @@ function decoded(body: Readable, contentEncoding: string | undefined): Readable 
   if (!inflater) return body
   body.on('error', (error) => inflater.destroy(error))
   return body.pipe(inflater)
+}
+
+/** An error of zlib's own (a numeric errno; `Z_…` codes, brotli's `ERR__ERROR_…`), not one the body passed on to it. */
+function isInflateError(error: unknown): error is Error & { code: string } {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
+  return error instanceof Error && typeof errno === 'number' && typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR'))
+}
+
+/**
+ * zlib's words ("incorrect header check", "Decompression failed") name no body: said as the body's
+ * compressed data that is corrupt, or cut short (Z_BUF_ERROR: it ended before its end), zlib's code kept.
+ */
+function inflateFailed(error: Error & { code: string }, encoding: string): WebError {
+  const name = encoding === 'br' ? 'brotli' : encoding === 'deflate' ? 'deflate' : 'gzip'
+  const what = error.code === 'Z_BUF_ERROR' ? 'ends before it is complete' : 'is corrupt'
+  return new WebError(`web fetch failed: the body's ${name} data (Content-Encoding: ${encoding}) ${what}: ${error.message} (${error.code})`, 'WEB_PROVIDER_ERROR', { cause: error })
 }
 
 function inflaterFor(encoding: string): Transform | undefined {

@@ -18,6 +18,11 @@ export const FetchHttpConfig = z.strictObject({
   maxPdfBytes: z.number().int().positive().default(20_000_000),
   /** Characters kept of a text body (an HTML body is kept whole up to maxResponseBytes); the rest is dropped, the result marked truncated. */
   maxBodyChars: z.number().int().positive().default(100_000),
+  /**
+   * Bytes of a response's status line and headers read at most (undici's `maxHeaderSize`; 16384 is
+   * Node's default). A response with more fails the fetch with WEB_PROVIDER_ERROR naming this field.
+   */
+  maxHeaderBytes: z.number().int().positive().default(16_384),
   /** Backstop for one fetch (all hops and the body read) for callers without a shorter budget. */
   timeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(30_000),
   /** Same-origin redirects followed; 0 follows none. */

@@ -56,7 +56,7 @@ export class HttpFetchProvider implements WebFetchProvider {
     this.baseConnector = options.baseConnector
     this.connection = lazyAgent(undefined, async () => {
       const { Agent, buildConnector } = await import('undici')
-      return new Agent({ connect: guardedConnector(buildConnector, this.guard, this.connect, this.baseConnector) })
+      return new Agent({ connect: guardedConnector(buildConnector, this.guard, this.connect, this.baseConnector), maxHeaderSize: this.config.maxHeaderBytes })
     }, unloaded)
   }
 
@@ -109,7 +109,7 @@ export class HttpFetchProvider implements WebFetchProvider {
       }
     } catch (error) {
       // The plugin unloaded under the fetch (its Agent destroyed or refused): the fetch was aborted, not failing.
-      throw this.connection.closed ? unloaded(error) : translate(error, budget.expired, caller)
+      throw this.connection.closed ? unloaded(error) : translate(error, budget.expired, caller, this.config)
     } finally {
       budget.dispose()
     }
@@ -192,10 +192,14 @@ function unloaded(cause?: unknown): WebError {
   return new WebError('web fetch aborted: the provider was unloaded', 'WEB_ABORTED', cause === undefined ? undefined : { cause })
 }
 
-function translate(error: unknown, expired: boolean, caller: CallerBound | undefined): WebError {
+function translate(error: unknown, expired: boolean, caller: CallerBound | undefined, config: FetchHttpConfig): WebError {
   if (expired) return new WebError('web fetch timed out', 'WEB_FETCH_TIMEOUT', { cause: error })
   if (caller?.aborted) return new WebError('web fetch aborted', 'WEB_ABORTED', { cause: caller.reason })
   if (error instanceof WebError) return error
+  // undici says "Headers Overflow Error": the server's, and a limit the operator can raise.
+  if ((error as { code?: unknown })?.code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return new WebError(`web fetch failed: the server's response headers are larger than ${config.maxHeaderBytes} bytes, the maxHeaderBytes limit (UND_ERR_HEADERS_OVERFLOW)`, 'WEB_PROVIDER_ERROR', { cause: error })
+  }
   return new WebError(`web fetch failed: ${describe(error)}`, 'WEB_PROVIDER_ERROR', { cause: error })
 }
 

@@ -172,6 +172,30 @@ describe('encodings', () => {
     expect([bodyText(result.body).length, result.truncated]).toEqual([1000, true])
     expect((await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'zstd' }, 'x'))).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
   })
+
+  it("corrupt or cut compressed data is said as the body's, not zlib's bare words; the code stays WEB_PROVIDER_ERROR", async () => {
+    const text = 'compressible '.repeat(1000)
+    const zipped = gzipSync(text)
+    const cases = [
+      ['gzip', Buffer.from('this is not gzip at all'), "the body's gzip data (Content-Encoding: gzip) is corrupt: incorrect header check (Z_DATA_ERROR)"],
+      ['gzip', zipped.subarray(0, zipped.length - 20), "the body's gzip data (Content-Encoding: gzip) ends before it is complete: unexpected end of file (Z_BUF_ERROR)"],
+      ['br', Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), "the body's brotli data (Content-Encoding: br) is corrupt: "],
+    ] as const
+    for (const [encoding, bytes, message] of cases) {
+      const { error } = await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': encoding }, bytes))
+      expect(error.code, message).toBe('WEB_PROVIDER_ERROR')
+      expect(error.message.startsWith(`web fetch failed: ${message}`), error.message).toBe(true)
+    }
+  })
+
+  it('response headers over maxHeaderBytes are said as such, naming the field; a larger maxHeaderBytes reads them', async () => {
+    const handler = respond(200, { 'content-type': 'text/plain', 'x-big': 'b'.repeat(20_000) }, 'ok')
+    expect((await failFrom(handler)).error).toMatchObject({
+      code: 'WEB_PROVIDER_ERROR',
+      message: "web fetch failed: the server's response headers are larger than 16384 bytes, the maxHeaderBytes limit (UND_ERR_HEADERS_OVERFLOW)",
+    })
+    expect(bodyText((await fetchFrom(handler, { maxHeaderBytes: 65_536 })).result.body)).toBe('ok')
+  })
 })
 
 describe('caps (W2: truncate, say so, never split a character)', () => {
