@@ -4,11 +4,12 @@ import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/t
 import { symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, dsh as run, killRunning, ROOT } from '../../../cli/cli/tests/helpers.ts'
+import { BIN, dshIn as run, killRunning, ROOT } from '../../../cli/cli/tests/helpers.ts'
 import { bundle, layout, removeTempDirs } from './helpers.ts'
 
-// The real `dsh` with a symlink ring in the user's ~/.claude/skills: one-shot commands and the
-// long-lived `dsh serve` must both keep working in every project.
+// `dsh` with a symlink ring in the user's ~/.claude/skills: one-shot commands and the long-lived
+// `dsh serve` must both keep working in every project. The one-shot commands run in the worker
+// (dshIn: the same boot, skill roots and output); `dsh serve` is the real process that keeps watching.
 
 const clients: Client[] = []
 
