@@ -2,10 +2,16 @@
 // process 'exit' listener. A test file (or a process) may hold many hosts at once: one listener per
 // service made the eleventh a MaxListenersExceededWarning. They share one listener, added with the
 // first service and removed with the last, and it still kills the children of every one of them.
+//
+// The hook is module state, and a test worker runs many files in one module registry (isolate:
+// false): a host another file left running would already hold the listener. This file takes a
+// fresh copy of the module, so its count starts from none.
 import { Context } from 'cordis'
-import { afterEach, expect, it } from 'vitest'
-import { SubprocessService } from '../src/index.ts'
+import { afterEach, expect, it, vi } from 'vitest'
 import { killLeftovers, pidDead } from './helpers.ts'
+
+vi.resetModules()
+const { SubprocessService } = await import('../src/index.ts')
 
 const HOSTS = 12
 const apps: Context[] = []
