@@ -189,12 +189,10 @@ describe('OAuth', () => {
     expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
     server.revokeAccessTokens()
     server.revokeRefreshTokens()
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-    const failed = await rig.call('mcp__hosted__echo', { message: 'x' })
+    const { value: failed, warned } = await consoleWarnings(() => rig.call('mcp__hosted__echo', { message: 'x' }))
     // The SDK was never asked to start an authorization (it said so when it was: "falling back to a
     // new authorization request"), nor did it say it was "retrying authorization" after the refused refresh token.
-    expect(warn.mock.calls.flat().join('\n')).not.toMatch(/new authorization request|mcp-sdk/)
-    warn.mockRestore()
+    expect(warned).not.toMatch(/new authorization request|mcp-sdk/)
     expect(failed.isError && failed.error.code, JSON.stringify(failed)).toBe('MCP_AUTH_REQUIRED')
     expect(failed.isError && failed.error.message).toContain('run: dsh mcp login hosted')
     await eventually(async () => expect((await rig.status('hosted')).state).toBe('needs_auth'))
@@ -245,8 +243,7 @@ describe('OAuth', () => {
     const session = rowAuth(config, { file: undefined, credentials: { resolve: async () => ({ value: 'ci-secret' }) } as never })!
     await login({ store: session.store, settings: session.settings, onAuthorizationUrl: (url) => void followAuthorizationUrl(url) })
     const first = (await session.store.get(session.key))!.tokens!.access_token
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-    try {
+    const { warned } = await consoleWarnings(async () => {
       // Ahead of expiry: the fixture takes the refresh only with the client's secret.
       await session.store.update(session.key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
       const refreshed = await session.refresh(first)
@@ -263,10 +260,8 @@ describe('OAuth', () => {
         { type: 'refresh_token', status: 200 },
         { type: 'refresh_token', status: 400 },
       ])
-      expect(warn.mock.calls.flat().join('\n')).toBe('')
-    } finally {
-      warn.mockRestore()
-    }
+    })
+    expect(warned).toBe('')
   })
 
   it('an authorization server that is down (503) is no refused refresh token: the still-valid token serves, the tokens stay, the next refresh works; a refused token is then needs_auth saying the refresh failed', async () => {
@@ -276,8 +271,7 @@ describe('OAuth', () => {
     const first = (await store.get(key))!.tokens!
     await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() + 5_000 }))
     server.failTokenRequests = 1
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-    try {
+    const { warned } = await consoleWarnings(async () => {
       expect((await session.refresh(first.access_token)).access_token).toBe(first.access_token)
       expect((await store.get(key))?.tokens).toEqual(first)
       const next = await session.refresh(first.access_token)
@@ -290,10 +284,8 @@ describe('OAuth', () => {
       expect(refused).toMatchObject({ message: expect.stringMatching(/^MCP server hosted needs a login \(the server refused the stored access token, and refreshing it failed: the token refresh for hosted failed: HTTP 503: .*\); run: dsh mcp login hosted$/) })
       expect((await store.get(key))?.tokens?.access_token).toBe(next.access_token)
       expect(server.grants.map((grant) => grant.status)).toEqual([200, 503, 200, 503])
-      expect(warn.mock.calls.flat().join('\n')).toBe('')
-    } finally {
-      warn.mockRestore()
-    }
+    })
+    expect(warned).toBe('')
   })
 
   it('an expired token whose refresh meets an authorization server that is down: the call fails MCP_CONNECT_FAILED, the row stays usable, the next call refreshes and goes on', async () => {
@@ -407,3 +399,14 @@ describe('OAuth', () => {
     expect(await store.keys()).toEqual(['https://example.test/mcp *'])
   })
 })
+
+/** What `body` said through console.warn (the SDK's warnings), which is kept off the test's output. */
+async function consoleWarnings<T>(body: () => Promise<T>): Promise<{ readonly value: T; readonly warned: string }> {
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+  try {
+    const value = await body()
+    return { value, warned: warn.mock.calls.flat().join('\n') }
+  } finally {
+    warn.mockRestore()
+  }
+}
