@@ -48,6 +48,16 @@ async function loginFollowing(server: OAuthFixture, overrides: Record<string, un
   return { outcome, printed, store: session.store, key: session.key }
 }
 
+/** A fixture server, a login to it stored, and a rig whose row is connected with that login (a first call answered). */
+async function connectedWithLogin() {
+  const server = await fixture()
+  const { store, key } = await loginFollowing(server)
+  const rig = await startRig()
+  await rig.add(row(server.url))
+  expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+  return { server, store, key, rig }
+}
+
 /** Every place a token could leak to: logs, status, tool results and errors. */
 async function expectNoToken(server: OAuthFixture, ...texts: string[]): Promise<void> {
   const tokens = [...server.issued, ...server.issued.map((token) => token.replace('at-', 'rt-'))]
@@ -137,11 +147,7 @@ describe('OAuth', () => {
   })
 
   it('a revoked refresh token is discarded, not retried: needs_auth with the login command, MCP_AUTH_REQUIRED, tools kept', async () => {
-    const server = await fixture()
-    const { store, key } = await loginFollowing(server)
-    const rig = await startRig()
-    await rig.add(row(server.url))
-    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    const { server, store, key, rig } = await connectedWithLogin()
     const tools = rig.toolNames().filter((name) => name.startsWith('mcp__hosted__'))
 
     server.revokeRefreshTokens()
@@ -161,11 +167,7 @@ describe('OAuth', () => {
   })
 
   it('a token the server refuses before its expiry is refreshed once for concurrent calls, under the store\'s lock, and the calls go on', async () => {
-    const server = await fixture()
-    const { store, key } = await loginFollowing(server)
-    const rig = await startRig()
-    await rig.add(row(server.url))
-    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    const { server, store, key, rig } = await connectedWithLogin()
     // The server stops taking the token an hour before it expires (revoked, or its keys rotated).
     server.revokeAccessTokens()
     const calls = await Promise.all([1, 2, 3].map((n) => rig.call('mcp__hosted__echo', { message: `m${n}` })))
@@ -182,11 +184,7 @@ describe('OAuth', () => {
   })
 
   it('a refused token whose refresh is refused too: needs_auth with the login command at once, one coded line, no authorization request, the dead tokens dropped', async () => {
-    const server = await fixture()
-    const { store, key } = await loginFollowing(server)
-    const rig = await startRig()
-    await rig.add(row(server.url))
-    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    const { server, store, key, rig } = await connectedWithLogin()
     server.revokeAccessTokens()
     server.revokeRefreshTokens()
     const { value: failed, warned } = await consoleWarnings(() => rig.call('mcp__hosted__echo', { message: 'x' }))
@@ -289,11 +287,7 @@ describe('OAuth', () => {
   })
 
   it('an expired token whose refresh meets an authorization server that is down: the call fails MCP_CONNECT_FAILED, the row stays usable, the next call refreshes and goes on', async () => {
-    const server = await fixture()
-    const { store, key } = await loginFollowing(server)
-    const rig = await startRig()
-    await rig.add(row(server.url))
-    expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
+    const { server, store, key, rig } = await connectedWithLogin()
     await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() - 1_000 }))
     server.failTokenRequests = 1
     const failed = await rig.call('mcp__hosted__echo', { message: 'x' })
