@@ -200,7 +200,7 @@ describe('OAuth', () => {
     const later = await rig.call('mcp__hosted__whoami')
     expect(later.isError && later.error).toMatchObject({ code: 'MCP_AUTH_REQUIRED', message: 'MCP server hosted needs a login (the server refused the refresh token); run: dsh mcp login hosted' })
     // One line, with the code: not a transport error, a lost connection and a reconnect as well.
-    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): connection lost: MCP server hosted needs a login \(the server refused the refresh token\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
+    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): MCP server hosted needs a login \(the server refused the refresh token\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
     // The refusal was read as one (invalid_grant): the tokens are gone, the registration kept; the
     // authorization server saw one refresh and no new authorization request.
     expect((await store.get(key))?.tokens).toBeUndefined()
@@ -315,7 +315,7 @@ describe('OAuth', () => {
     await eventually(async () => expect((await rig.status('hosted')).state).toBe('needs_auth'))
     expect((await rig.status('hosted')).failure?.code).toBe('MCP_AUTH_REQUIRED')
     expect(await rig.errorCode('mcp__hosted__whoami')).toBe('MCP_AUTH_REQUIRED')
-    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): (connection lost: )?(tools\/list: )?MCP server hosted needs a login \(the server refused the access token again right after it was refreshed\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
+    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): MCP server hosted needs a login \(the server refused the access token again right after it was refreshed\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
     expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 200 }])
   })
 
