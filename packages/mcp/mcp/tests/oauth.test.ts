@@ -4,7 +4,7 @@
 // mode, and no token anywhere a person or the model can read.
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { login } from '../src/oauth/login.ts'
 import { rowAuth } from '../src/oauth/row.ts'
 import { defaultStorePath, loginKey, TokenStore } from '../src/oauth/store.ts'
@@ -12,6 +12,7 @@ import { HttpServerConfig } from '../src/config.ts'
 import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 import { followAuthorizationUrl, oauthTestHome, type OAuthFixture } from './fixtures/oauth-server.ts'
 import { freePort } from './fixtures/everything-http.ts'
+import { consoleWarnings } from './fixtures/console-warnings.ts'
 
 const { fixture, home } = oauthTestHome(stopRigs)
 
@@ -394,13 +395,3 @@ describe('OAuth', () => {
   })
 })
 
-/** What `body` said through console.warn (the SDK's warnings), which is kept off the test's output. */
-async function consoleWarnings<T>(body: () => Promise<T>): Promise<{ readonly value: T; readonly warned: string }> {
-  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-  try {
-    const value = await body()
-    return { value, warned: warn.mock.calls.flat().join('\n') }
-  } finally {
-    warn.mockRestore()
-  }
-}

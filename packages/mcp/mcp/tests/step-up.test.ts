@@ -3,12 +3,13 @@
 // grant, once under the store's lock for every request that saw the 403), never the SDK's; a refused
 // refresh token is needs_auth with the dead tokens dropped, as on the 401 path; an authorization
 // server that is down refuses nothing.
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { HttpServerConfig } from '../src/config.ts'
 import { login } from '../src/oauth/login.ts'
 import { rowAuth } from '../src/oauth/row.ts'
 import { followAuthorizationUrl, oauthTestHome } from './fixtures/oauth-server.ts'
 import { eventually, FAST_RECONNECT, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
+import { consoleWarnings } from './fixtures/console-warnings.ts'
 
 const { fixture } = oauthTestHome(stopRigs)
 
@@ -29,16 +30,6 @@ async function connected() {
   return { server, rig, store: session.store, key: session.key }
 }
 
-/** What `body` said through console.warn (the SDK's warnings), kept off the test's output. */
-async function consoleWarnings<T>(body: () => Promise<T>): Promise<{ readonly value: T; readonly warned: string }> {
-  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-  try {
-    const value = await body()
-    return { value, warned: warn.mock.calls.flat().join('\n') }
-  } finally {
-    warn.mockRestore()
-  }
-}
 
 describe('403 insufficient_scope for a scope already granted', () => {
   it('is mended by one refresh of ours for concurrent calls, and the calls go on on the same connection', async () => {

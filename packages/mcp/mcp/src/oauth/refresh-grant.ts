@@ -26,10 +26,9 @@ export async function refreshGrant(provider: RecordProvider, serverName: string,
   const metadata = discovery?.authorizationServerMetadata
   if (!tokens?.refresh_token || !discovery?.authorizationServerUrl || !metadata || !discovery.resourceMetadata) return undefined
   const issuer = metadata.issuer ?? String(discovery.authorizationServerUrl)
-  const client = await provider.clientInformation()
+  // (Read for this issuer: a client without the issuer's stamp is stamped, as auth() does; SEP-2352.)
+  const client = await provider.clientInformation({ issuer })
   if (!client || !sameIssuer(client.issuer, issuer) || !sameIssuer((tokens as { issuer?: unknown }).issuer, issuer)) return undefined
-  // As auth(): a client read without the issuer's stamp is stamped (SEP-2352).
-  if (client.issuer === undefined) provider.saveClientInformation({ ...client, issuer })
   const selected = await selectResourceURL(serverUrl, provider, discovery.resourceMetadata)
   // As auth(): the metadata's own spelling of the resource unless the row configured one.
   const resource = selected && !provider.validateResourceURL ? discovery.resourceMetadata.resource : selected
