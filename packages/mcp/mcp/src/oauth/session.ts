@@ -343,6 +343,15 @@ class RefreshProvider extends RecordProvider {
   redirectToAuthorization(): never {
     throw this.session.needsLogin('the server refused the refresh token')
   }
+
+  /**
+   * The grant `fetchToken` asks for (refresh-grant.ts): the stored refresh token. (`auth()` asks
+   * this only for a flow without a redirect or with a code, which a refresh never runs.)
+   */
+  prepareTokenRequest(): URLSearchParams | undefined {
+    const refreshToken = this.record.tokens?.refresh_token
+    return refreshToken ? new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }) : undefined
+  }
 }
 
 /**
