@@ -31,7 +31,7 @@ export async function startServer(): Promise<{ child: ChildProcess; origin: stri
 export async function bootOurs(): Promise<{ host: Host; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-web-'))
   const overlay = join(dir, 'loopback.yml')
-  writeFileSync(overlay, '- id: web-fetch-http\n  config:\n    allowedCidrs: [127.0.0.0/8]\n    maxBodyChars: 10000000\n- id: tool-web\n  config:\n    fetchMaxOutputChars: 20000000\n    cacheTtlMs: 0\n')
+  writeFileSync(overlay, '- id: web-fetch-http\n  config:\n    allowedCidrs: [127.0.0.0/8]\n    maxBodyChars: 10000000\n- id: tool-web\n  config:\n    fetchMaxOutputChars: 20000000\n    fetchMaxElements: 100000000\n    cacheTtlMs: 0\n')
   const host = await bootPreset({ preset: join(REPO, 'presets/base.yml'), overlays: [overlay] })
   return { host, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }

@@ -89,7 +89,8 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
   // Lost because the server refused the row's credential or its login (another request's 401):
   // that refusal is this call's failure too, not an outage a retry mends.
   const lostFor = gone ? context.ending?.lostFor : undefined
-  if (lostFor?.code === 'MCP_CREDENTIAL_REJECTED' || lostFor?.code === 'MCP_AUTH_REQUIRED') return new McpError(`${what}: ${lostFor.message}`, lostFor.code, { cause: error })
+  // (Caused by that refusal: the supervisor finds the login it waits for in the chain.)
+  if (lostFor?.code === 'MCP_CREDENTIAL_REJECTED' || lostFor?.code === 'MCP_AUTH_REQUIRED') return new McpError(`${what}: ${lostFor.message}`, lostFor.code, { cause: lostFor })
   if (context.stage === 'call') return new McpError(`${what}: the connection to ${subject} was lost during the call${why ? `: ${why}` : ''}`, 'MCP_CONNECTION_LOST', { cause: error })
   return new McpError(`${what}: the connection closed${why ? ` (${why})` : ''}`, 'MCP_CONNECT_FAILED', { cause: error })
 }

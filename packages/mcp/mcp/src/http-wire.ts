@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { FetchLike, RequestId } from '@modelcontextprotocol/client'
+import { extractWWWAuthenticateParams, type FetchLike, type RequestId } from '@modelcontextprotocol/client'
 import { fetchResendingOnce } from './resend.ts'
 import { maskedUrl, maskedUrlsIn } from './url-secrets.ts'
 
@@ -60,6 +60,23 @@ export interface WireOptions {
    * then fails with that); undefined leaves the 401 to the SDK.
    */
   readonly onUnauthorized?: (challenge: string | null, sent: string | null, again: boolean) => string | undefined | Promise<string | undefined>
+  /**
+   * A request was answered 403 `insufficient_scope` (RFC 6750 §3.1) asking for `scope`: as
+   * `onUnauthorized`, the hook may return another `Authorization` (a token refreshed for a scope the
+   * login holds) to send the request once more with, or throw; undefined leaves the 403 to the SDK.
+   */
+  readonly onInsufficientScope?: (scope: string | undefined, sent: string | null, again: boolean) => string | undefined | Promise<string | undefined>
+}
+
+/** The hook that answers `response`'s refusal (a 401, or a 403 insufficient_scope), with the credential the request was sent with. */
+function refusalHook(response: Response, options: WireOptions): ((sent: string | null, again: boolean) => string | undefined | Promise<string | undefined>) | undefined {
+  if (response.status === 401 && options.onUnauthorized) {
+    const challenge = response.headers.get('www-authenticate')
+    return (sent, again) => options.onUnauthorized!(challenge, sent, again)
+  }
+  if (response.status !== 403 || !options.onInsufficientScope) return undefined
+  const { error, scope } = extractWWWAuthenticateParams(response)
+  return error === 'insufficient_scope' ? (sent, again) => options.onInsufficientScope!(scope, sent, again) : undefined
 }
 
 /**
@@ -85,9 +102,9 @@ export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchL
       }
     }
     let response = await send(init)
-    if (response.status === 401 && options.onUnauthorized) {
-      const sent = new Headers(init?.headers).get('authorization')
-      const replacement = await options.onUnauthorized(response.headers.get('www-authenticate'), sent, false)
+    const refused = refusalHook(response, options)
+    if (refused) {
+      const replacement = await refused(new Headers(init?.headers).get('authorization'), false)
       if (replacement !== undefined) {
         // The refused answer is not read; the request goes once more with the new credential
         // (its body is a string: the SDK's POSTs, or none for a GET).
@@ -95,7 +112,7 @@ export function wireFetch(options: WireOptions, base: FetchLike = fetch): FetchL
         const headers = new Headers(init?.headers)
         headers.set('authorization', replacement)
         response = await send({ ...init, headers })
-        if (response.status === 401) await options.onUnauthorized(response.headers.get('www-authenticate'), replacement, true)
+        await refusalHook(response, options)?.(replacement, true)
       }
     }
     const hadSession = new Headers(init?.headers).has('mcp-session-id')

@@ -72,7 +72,12 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
       onOversizedEvent: (request, error) => this.oversizedEvent(request, error),
       onEventStream: (request, stop) => this.streamed.set(request, stop),
       onUnreachable: (error) => (this.unreachable = error),
-      ...(options.auth ? { onUnauthorized: (challenge: string | null, sent: string | null, again: boolean) => options.auth!.unauthorized(challenge, sent, again) } : {}),
+      ...(options.auth
+        ? {
+            onUnauthorized: (challenge: string | null, sent: string | null, again: boolean) => options.auth!.unauthorized(challenge, sent, again),
+            onInsufficientScope: (scope: string | undefined, sent: string | null, again: boolean) => options.auth!.insufficientScope(scope, sent, again),
+          }
+        : {}),
     }, options.connections.fetch)
     this.inner = open(options.url, { requestInit: { headers: { ...options.headers } }, fetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
     this.inner.onmessage = (message) => this.receive(message)

@@ -7,7 +7,7 @@ import { describeRefused, listAllTools, planTools, type RefusedTool } from './di
 import { McpError, type McpErrorCode } from './errors.ts'
 import { describeEnding, Generation, type GenerationHooks } from './generation.ts'
 import { SessionGoneError } from './http-transport.ts'
-import { AuthRequiredError } from './oauth/auth-required.ts'
+import { AuthRequiredError, needsLoginMessage, type LoginNeeded } from './oauth/auth-required.ts'
 import { StdioTransport } from './stdio-transport.ts'
 import { ToolTable } from './tool-table.ts'
 import { createTransport, type TransportServices } from './transport.ts'
@@ -29,7 +29,7 @@ export type Phase =
   /** Given up after the crash budget; the tools stay listed and fail with MCP_UNAVAILABLE. */
   | { readonly kind: 'failed'; readonly reason: string }
   /** The server wants an OAuth login: no retries until one is stored (`resume`); calls fail with MCP_AUTH_REQUIRED. */
-  | { readonly kind: 'needs_auth'; readonly reason: string }
+  | { readonly kind: 'needs_auth'; readonly login: LoginNeeded }
   /** Cannot work until the row is reloaded (a missing command): no retries. */
   | { readonly kind: 'unavailable'; readonly reason: string }
   | { readonly kind: 'stopped'; readonly reason: string }
@@ -227,11 +227,7 @@ export class Supervisor {
 
   /** The coded error a call gets while the server is not connected: names the server, its state and its last error (no stderr). */
   unavailable(): McpError {
-    if (this.phase.kind === 'needs_auth') {
-      // (The reason is a login error, which names the server already: `MCP server x needs a login (…)`.)
-      const reason = this.phase.reason
-      return new McpError(reason.startsWith(`MCP server ${this.serverName} `) ? reason : `MCP server ${this.serverName}: ${reason}`, 'MCP_AUTH_REQUIRED')
-    }
+    if (this.phase.kind === 'needs_auth') return new McpError(needsLoginMessage(this.serverName, this.phase.login), 'MCP_AUTH_REQUIRED')
     return new McpError(`MCP server ${this.serverName} is unavailable (${this.describePhase(false)})`, 'MCP_UNAVAILABLE')
   }
 
@@ -275,7 +271,7 @@ export class Supervisor {
         return `reconnecting ${phase.attempt}/${this.config.reconnect.maxAttempts}, next attempt in ${waitInWords(phase.retryAt - Date.now())}${last}`
       }
       case 'needs_auth':
-        return `needs login: ${phase.reason}`
+        return `needs a login (${phase.login.why}); run: ${phase.login.loginCommand}`
       case 'failed':
       case 'unavailable':
       case 'stopped':
@@ -492,14 +488,36 @@ export class Supervisor {
       this.options.logger.error(`${this.label}: ${reason}`)
       return failure
     }
-    if (failure.code === 'MCP_AUTH_REQUIRED') {
-      this.transition({ kind: 'needs_auth', reason: failure.message.replace(/^[^:]*: /, '') })
-      this.options.logger.warn(`${this.label}: ${failure.message}`)
-      this.options.onNeedsAuth?.(this.lifetime.signal)
-      return failure
-    }
+    if (failure.code === 'MCP_AUTH_REQUIRED') return this.enterNeedsAuth(this.loginNeededBy(failure), generation)
     this.down(generation, false)
     return failure
+  }
+
+  /**
+   * The one way into `needs_auth`, from a connection attempt or a lost connection alike: the login
+   * is kept as it is (why, and the command), and the message built from it is what the log line,
+   * status and every call then say, naming the server once. Returns that failure.
+   */
+  private enterNeedsAuth(login: LoginNeeded, generation: Generation | undefined): McpError {
+    const failure = new McpError(needsLoginMessage(this.serverName, login), 'MCP_AUTH_REQUIRED')
+    this.recordError(failure, generation)
+    this.transition({ kind: 'needs_auth', login: { why: login.why, loginCommand: login.loginCommand } })
+    this.options.logger.warn(`${this.label}: ${codedDetail({ detail: failure.message, failure })}`)
+    this.options.onNeedsAuth?.(this.lifetime.signal)
+    return failure
+  }
+
+  /**
+   * The login a failure coded `MCP_AUTH_REQUIRED` waits for: the `AuthRequiredError` in its causes
+   * (classify.ts keeps it there). Only the SDK's own `UnauthorizedError` comes without one (our
+   * providers throw theirs first), and says no more than that the server refused us.
+   */
+  private loginNeededBy(failure: McpError): LoginNeeded {
+    for (let cause: unknown = failure; cause !== undefined && cause !== null; cause = (cause as { cause?: unknown }).cause) {
+      if (cause instanceof AuthRequiredError) return cause
+    }
+    const why = 'the server refused our authorization (HTTP 401)'
+    return this.options.services.auth?.needsLogin(why) ?? { why, loginCommand: `dsh mcp login ${this.serverName}` }
   }
 
   private attemptError(error: unknown, step: string, generation: Generation | undefined): McpError {
@@ -530,12 +548,8 @@ export class Supervisor {
     }
     if (lost instanceof AuthRequiredError) {
       // The server refused the stored login's token and no refresh mends it: as at a connection
-      // attempt, needs_auth naming the login command (one coded line), not an outage to retry.
-      const failure = { message: lost.message, code: 'MCP_AUTH_REQUIRED' } as const
-      this.recordError(failure, generation)
-      this.transition({ kind: 'needs_auth', reason: lost.message })
-      this.options.logger.warn(`${this.label}: connection lost: ${codedDetail({ detail: lost.message, failure })}`)
-      this.options.onNeedsAuth?.(this.lifetime.signal)
+      // attempt, needs_auth, not an outage to retry.
+      this.enterNeedsAuth(lost, generation)
       return
     }
     const ending = generation.ending()

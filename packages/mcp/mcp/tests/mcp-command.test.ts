@@ -58,6 +58,8 @@ describe('dsh mcp', () => {
     runs.push(loggedIn)
     expect(loggedIn.code, loggedIn.stderr).toBe(0)
     expect(loggedIn.stdout).toContain('logged in to hosted (scope: mcp:tools)')
+    // What the login stores is stamped with its issuer (SEP-2352): the SDK has nothing to warn about.
+    expect(loggedIn.stderr).not.toMatch(/SEP-2352|\[mcp-sdk\]/)
     expect(statSync(join(home, 'mcp-credentials.json')).mode & 0o777).toBe(0o600)
 
     const listed = await dshInWorker(['mcp', 'list', '--json', '--preset', 'base', '--config', overlay], home)
@@ -105,6 +107,8 @@ describe('dsh mcp', () => {
     const inProject = await loginFollowing([...args, '--cwd', project], home)
     expect(inProject.code, inProject.stderr).toBe(0)
     expect(inProject.stdout).toContain('logged in to hosted')
+    // A configured client too is saved with its issuer's stamp (SEP-2352): no SDK warning in any login.
+    for (const run of [userOnly, inProject]) expect(run.stderr).not.toMatch(/SEP-2352/)
     // The SDK tries a refused client once more after forgetting it: every try before the last was refused.
     expect(server.grants.at(-1)).toEqual({ type: 'authorization_code', status: 200 })
     expect(server.grants.slice(0, -1).map((grant) => grant.status)).toEqual(server.grants.slice(0, -1).map(() => 401))

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { HttpServerConfig } from '../src/config.ts'
 import { login } from '../src/oauth/login.ts'
 import { rowAuth } from '../src/oauth/row.ts'
+import { consoleWarnings } from './fixtures/console-warnings.ts'
 import { followAuthorizationUrl, oauthTestHome, type OAuthFixture } from './fixtures/oauth-server.ts'
 import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 
@@ -151,6 +152,47 @@ describe('authorization-server migration (SEP-2352)', () => {
     expect(second?.client).toMatchObject({ issuer: successor.base })
     expect(second?.tokens).toMatchObject({ issuer: successor.base })
     expect(successor.grants).toEqual([{ type: 'authorization_code', status: 200 }])
+  })
+
+  it('a login an older dsh stored without issuer stamps still works: its refresh and the next login use it, stamp it, and the SDK warns of nothing', async () => {
+    const server = await fixture()
+    const port = await freePort()
+    const session = rowAuth(HttpServerConfig.parse({ ...row(server.url), oauth: { callbackPort: port } } as RowInput), { file: undefined, credentials: undefined })!
+    const loginOnce = () => login({ store: session.store, settings: session.settings, onAuthorizationUrl: (url) => void followAuthorizationUrl(url) })
+    await loginOnce()
+    /** The stored login as an older dsh wrote it: no `issuer` on the registration or the tokens. */
+    const unstamp = () =>
+      session.store.update(session.key, (record) => {
+        const { issuer: _client, ...client } = record!.client!
+        const { issuer: _tokens, ...tokens } = record!.tokens!
+        return { ...record!, client, tokens, expiresAt: Date.now() + 5_000 }
+      })
+    const stamps = async () => {
+      const record = await session.store.get(session.key)
+      return [record?.client?.issuer, record?.tokens?.issuer]
+    }
+    const { warned } = await consoleWarnings(async () => {
+      await unstamp()
+      const refreshed = await session.refresh((await session.store.get(session.key))!.tokens!.access_token)
+      expect(refreshed.access_token).toBe(server.issued.at(-1))
+      expect(await stamps()).toEqual([server.base, server.base])
+      await unstamp()
+      expect((await loginOnce()).scope).toBe('mcp:tools')
+      expect(await stamps()).toEqual([server.base, server.base])
+    })
+    expect(warned).toBe('')
+    // The same registration served throughout.
+    expect(server.registrations).toHaveLength(1)
+    expect(server.grants.map((grant) => `${grant.type} ${grant.status}`)).toEqual(['authorization_code 200', 'refresh_token 200', 'authorization_code 200'])
+  })
+
+  it('a login with a configured client prints no SEP-2352 warning: the client is stored with its issuer\'s stamp', async () => {
+    const port = await freePort()
+    const server = await fixture({ preRegistered: { client_id: 'dsh-public', redirect_uris: [`http://127.0.0.1:${port}/callback`] } })
+    const session = rowAuth(HttpServerConfig.parse({ ...row(server.url), oauth: { clientId: 'dsh-public', callbackPort: port } } as RowInput), { file: undefined, credentials: undefined })!
+    const { warned } = await consoleWarnings(() => login({ store: session.store, settings: session.settings, onAuthorizationUrl: (url) => void followAuthorizationUrl(url) }))
+    expect(warned).toBe('')
+    expect((await session.store.get(session.key))?.client).toEqual({ client_id: 'dsh-public', issuer: server.base })
   })
 })
 

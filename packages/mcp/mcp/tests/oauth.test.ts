@@ -4,7 +4,7 @@
 // mode, and no token anywhere a person or the model can read.
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { login } from '../src/oauth/login.ts'
 import { rowAuth } from '../src/oauth/row.ts'
 import { defaultStorePath, loginKey, TokenStore } from '../src/oauth/store.ts'
@@ -12,6 +12,7 @@ import { HttpServerConfig } from '../src/config.ts'
 import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
 import { followAuthorizationUrl, oauthTestHome, type OAuthFixture } from './fixtures/oauth-server.ts'
 import { freePort } from './fixtures/everything-http.ts'
+import { consoleWarnings } from './fixtures/console-warnings.ts'
 
 const { fixture, home } = oauthTestHome(stopRigs)
 
@@ -200,7 +201,7 @@ describe('OAuth', () => {
     const later = await rig.call('mcp__hosted__whoami')
     expect(later.isError && later.error).toMatchObject({ code: 'MCP_AUTH_REQUIRED', message: 'MCP server hosted needs a login (the server refused the refresh token); run: dsh mcp login hosted' })
     // One line, with the code: not a transport error, a lost connection and a reconnect as well.
-    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): connection lost: MCP server hosted needs a login \(the server refused the refresh token\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
+    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): MCP server hosted needs a login \(the server refused the refresh token\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
     // The refusal was read as one (invalid_grant): the tokens are gone, the registration kept; the
     // authorization server saw one refresh and no new authorization request.
     expect((await store.get(key))?.tokens).toBeUndefined()
@@ -315,7 +316,7 @@ describe('OAuth', () => {
     await eventually(async () => expect((await rig.status('hosted')).state).toBe('needs_auth'))
     expect((await rig.status('hosted')).failure?.code).toBe('MCP_AUTH_REQUIRED')
     expect(await rig.errorCode('mcp__hosted__whoami')).toBe('MCP_AUTH_REQUIRED')
-    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): (connection lost: )?(tools\/list: )?MCP server hosted needs a login \(the server refused the access token again right after it was refreshed\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
+    expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([expect.stringMatching(/^\[W\] mcp mcp\(hosted\): MCP server hosted needs a login \(the server refused the access token again right after it was refreshed\); run: dsh mcp login hosted \[MCP_AUTH_REQUIRED\]$/)])
     expect(server.grants.filter((grant) => grant.type === 'refresh_token')).toEqual([{ type: 'refresh_token', status: 200 }])
   })
 
@@ -394,13 +395,3 @@ describe('OAuth', () => {
   })
 })
 
-/** What `body` said through console.warn (the SDK's warnings), which is kept off the test's output. */
-async function consoleWarnings<T>(body: () => Promise<T>): Promise<{ readonly value: T; readonly warned: string }> {
-  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-  try {
-    const value = await body()
-    return { value, warned: warn.mock.calls.flat().join('\n') }
-  } finally {
-    warn.mockRestore()
-  }
-}

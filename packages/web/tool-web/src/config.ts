@@ -33,8 +33,14 @@ export const ToolWebConfig = z.strictObject({
   cacheTtlMs: z.number({ error: 'tool-web: cacheTtlMs must be a non-negative integer' }).int('tool-web: cacheTtlMs must be a non-negative integer').nonnegative('tool-web: cacheTtlMs must be a non-negative integer').default(900_000),
   /** Memory the cached answers may take, in bytes (least recently used out first). */
   cacheMaxBytes: positive('cacheMaxBytes', 50_000_000),
-  /** Source characters converted, and the cap on the whole rendered `web_fetch` text. */
+  /** The cap on the whole rendered `web_fetch` text; a page is converted only until its Markdown is sure to pass it. */
   fetchMaxOutputChars: positive('fetchMaxOutputChars', 200_000),
+  /**
+   * Most elements of a page converted (after cleaning and main-content extraction): turndown costs
+   * ~80–100 µs per element, so a flood of elements would outlast the call's budget. The default
+   * converts long documentation whole (a 2.4 MB Rust std page has 37 500); a cut page says so.
+   */
+  fetchMaxElements: positive('fetchMaxElements', 50_000),
   /**
    * Converter processes that convert pages off the event loop and out of the host's heap (started on
    * demand, kept while the plugin is loaded); conversions beyond them wait their turn. 0: every page

@@ -3,5 +3,5 @@
 // the package root, which lists and registers the tools without it: the converter is loaded by the
 // first page converted (issue 27 item 5).
 export { htmlToMarkdown, type ConversionOptions } from './markdown.ts'
-export { nestsTooDeep, MAX_HTML_DEPTH } from './depth.ts'
+export { flattenDeep, nestsTooDeep, MAX_HTML_DEPTH } from './depth.ts'
 export { withMarkdown } from './convert/run-job.ts'

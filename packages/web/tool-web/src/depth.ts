@@ -3,6 +3,11 @@ export const MAX_HTML_DEPTH = 512
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr'])
 const RAW_TEXT = new Set(['script', 'style', 'noscript'])
+/**
+ * Foreign content, where `<x/>` closes itself. Anywhere else the HTML parser (linkedom's too) ignores
+ * the slash and opens the element: 3,000 `<div/>` nest 3,000 deep.
+ */
+const FOREIGN = new Set(['svg', 'math'])
 
 /**
  * One lexical pass that says whether `html` nests deeper than `limit`, in time linear in its length
@@ -12,6 +17,8 @@ const RAW_TEXT = new Set(['script', 'style', 'noscript'])
 export function nestsTooDeep(html: string, limit = MAX_HTML_DEPTH): boolean {
   const text = html.toLowerCase()
   const stack: string[] = []
+  // Open svg and math elements: inside one, `<x/>` closes itself.
+  let foreign = 0
   // Where the open comment ends (its `-->`, or the input's end when unterminated); -1 outside one.
   let commentEnd = -1
   let i = 0
@@ -43,10 +50,13 @@ export function nestsTooDeep(html: string, limit = MAX_HTML_DEPTH): boolean {
     if (end < 0) return false
     i = end + 1
     if (closing) {
-      if (!inComment && stack[stack.length - 1] === name) stack.pop()
+      if (!inComment && stack[stack.length - 1] === name) {
+        stack.pop()
+        if (FOREIGN.has(name)) foreign--
+      }
       continue
     }
-    if (VOID.has(name) || lastNonSpace(text, end) === '/') continue
+    if (VOID.has(name) || (foreign > 0 && lastNonSpace(text, end) === '/')) continue
     if (RAW_TEXT.has(name) && !inComment) {
       const after = rawTextEnd(text, name, i)
       if (after < 0) return false
@@ -54,6 +64,7 @@ export function nestsTooDeep(html: string, limit = MAX_HTML_DEPTH): boolean {
       continue
     }
     stack.push(name)
+    if (FOREIGN.has(name)) foreign++
     if (stack.length > limit) return true
   }
   return false
@@ -101,4 +112,90 @@ function isLetter(code: number): boolean {
 
 function isNameChar(code: number): boolean {
   return isLetter(code) || (code >= 48 && code <= 57) || code === 45
+}
+
+/**
+ * `html` with every tag nested deeper than `limit` taken out and its text kept in place: the page
+ * then converts like any other, its deepest parts as the text of their nearest kept ancestor. The
+ * same lexical pass as `nestsTooDeep` decides the depth (the html itself when that finds none too
+ * deep, the common case); comments go everywhere (they hold no text, and the scan counts the tags
+ * inside them), a `<script>` or `<style>` past the limit goes whole, and a closing tag goes with the
+ * opening tag it matches.
+ */
+export function flattenDeep(html: string, limit = MAX_HTML_DEPTH): string {
+  if (!nestsTooDeep(html, limit)) return html
+  // For finding `</script` whatever its case; the same length as `html`, so its indexes hold there.
+  const lower = html.replace(/[A-Z]+/g, (run) => run.toLowerCase())
+  const out: string[] = []
+  const stack: { readonly name: string; readonly kept: boolean }[] = []
+  let foreign = 0
+  let copied = 0
+  const drop = (from: number, to: number) => {
+    out.push(html.slice(copied, from))
+    copied = to
+  }
+  let i = 0
+  while (i < html.length) {
+    const open = html.indexOf('<', i)
+    if (open < 0) break
+    if (html.startsWith('<!--', open)) {
+      const close = html.indexOf('-->', open + 4)
+      i = close < 0 ? html.length : close + 3
+      drop(open, i)
+      continue
+    }
+    const closing = html[open + 1] === '/'
+    const nameStart = closing ? open + 2 : open + 1
+    if (!isLetter(html.charCodeAt(nameStart) | 0x20)) {
+      i = open + 1
+      continue
+    }
+    let nameEnd = nameStart
+    while (nameEnd < html.length && isNameChar(html.charCodeAt(nameEnd) | 0x20)) nameEnd++
+    const name = html.slice(nameStart, nameEnd).toLowerCase()
+    const end = tagEnd(html, nameEnd)
+    if (end < 0) break
+    i = end + 1
+    if (closing) {
+      const top = stack[stack.length - 1]
+      if (top?.name !== name) continue
+      stack.pop()
+      if (FOREIGN.has(name)) foreign--
+      if (!top.kept) drop(open, i)
+      continue
+    }
+    const deep = stack.length >= limit
+    if (RAW_TEXT.has(name)) {
+      const after = rawTextEnd(lower, name, i)
+      i = after < 0 ? html.length : after
+      if (deep) drop(open, i)
+      continue
+    }
+    if (!VOID.has(name) && !(foreign > 0 && lastNonSpace(html, end) === '/')) {
+      stack.push({ name, kept: !deep })
+      if (FOREIGN.has(name)) foreign++
+    }
+    if (deep) drop(open, i)
+  }
+  out.push(html.slice(copied))
+  return out.join('')
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
+
+/**
+ * A page's text without its markup, for a page the converter throws on: every tag out, scripts and
+ * styles with their content, the common character references decoded, whitespace collapsed. Not
+ * Markdown, but text the model can read rather than markup.
+ */
+export function plainText(html: string): string {
+  return flattenDeep(html, 0)
+    .replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]+));/gi, (whole, decimal: string | undefined, hex: string | undefined, name: string | undefined) => {
+      if (name) return ENTITIES[name.toLowerCase()] ?? whole
+      const code = decimal ? Number(decimal) : Number.parseInt(hex!, 16)
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd'
+    })
+    .replace(/[ \t\r\f\v]+/g, ' ')
+    .replace(/\s*\n\s*/g, '\n\n')
+    .trim()
 }

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
 import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
+import { readableText } from './readable.ts'
 
 export const FetchInput = z.strictObject({
   url: z.string().describe(URL_DESCRIPTION),
@@ -22,7 +23,7 @@ export const FetchValue = lazySchema(() =>
     /** A PDF's body is its text (page markers included), read inside the call's budget like an HTML page's Markdown. */
     body: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('html'), content: z.string() }), z.strictObject({ kind: z.literal('text'), content: z.string() }), z.strictObject({ kind: z.literal('pdf'), content: z.string() })]),
     truncated: z.boolean(),
-    /** The whole HTML body as Markdown (main content only when asked), converted inside the call's budget. */
+    /** The HTML body as Markdown (main content only when asked), converted inside the call's budget until it passes the output cap or `fetchMaxElements`. */
     markdown: z.string().exactOptional(),
     /** Answered from the tool's cache (an earlier fetch of the same URL within `cacheTtlMs`). */
     cached: z.literal(true).exactOptional(),
@@ -40,6 +41,8 @@ export interface FetchSettings {
   readonly maxOutputChars: number
   /** Main content only when the model does not say. */
   readonly mainContent: boolean
+  /** Most elements of a page converted (`fetchMaxElements`). */
+  readonly maxElements: number
   /** Recent answers; none when omitted. */
   readonly cache?: FetchCache
   /** Runs the HTML → Markdown conversions (a pool of converter processes for all but small pages). */
@@ -78,17 +81,21 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
   return value
 }
 
+/** What the model reads of the body has no control characters a reader would not see (readable.ts): the converter takes them out of a page's Markdown and a PDF's text, this of a text body. */
 async function valueOf(result: WebFetchResult, settings: FetchSettings, mainContent: boolean, call: FetchCall): Promise<FetchValue> {
   const { url, statusCode, truncated, body } = result
   switch (body.kind) {
-    case 'html':
-      // The whole document is converted (main content is found in all of it); the cap applies to the Markdown.
-      return { url, statusCode, truncated, body: { kind: 'html', content: body.content }, markdown: await settings.converter.convert({ kind: 'html', html: body.content, url, mainContent }, call.lifetime) }
+    case 'html': {
+      // Main content is found in the whole document; what is converted after it stops at the output
+      // cap (nothing past it would be shown) and at `maxElements`, a cut the value reports as truncated.
+      const converted = await settings.converter.convert({ kind: 'html', html: body.content, url, mainContent, maxElements: settings.maxElements, maxChars: settings.maxOutputChars }, call.lifetime)
+      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: body.content }, markdown: converted.text }
+    }
     case 'text':
-      return { url, statusCode, truncated, body: { kind: 'text', content: body.content } }
+      return { url, statusCode, truncated, body: { kind: 'text', content: readableText(body.content) } }
     case 'pdf': {
       // Pages past the output cap are not read: the rendering would cut them.
-      const text = await settings.converter.convert({ kind: 'pdf', bytes: body.bytes, maxChars: settings.maxOutputChars }, call.lifetime)
+      const { text } = await settings.converter.convert({ kind: 'pdf', bytes: body.bytes, maxChars: settings.maxOutputChars }, call.lifetime)
       return { url, statusCode, truncated, body: { kind: 'pdf', content: text } }
     }
     default:

@@ -79,7 +79,7 @@ export function apply(ctx: Context, config: ToolWebConfig): void {
       pool = converters
     }
     const converter = new PageConverter(pool, settings.conversionWorkerMinChars)
-    const fetchSettings = { maxOutputChars: settings.fetchMaxOutputChars, mainContent: settings.fetchMainContent, cache, converter }
+    const fetchSettings = { maxOutputChars: settings.fetchMaxOutputChars, maxElements: settings.fetchMaxElements, mainContent: settings.fetchMainContent, cache, converter }
     ctx.tools.section({ name: 'tool:web_fetch', order: 111, text: FETCH_GUIDANCE })
     ctx.tools.register({
       name: 'web_fetch',

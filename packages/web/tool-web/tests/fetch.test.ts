@@ -5,7 +5,7 @@ import * as fetchHttp from 'dsh-web-fetch-http'
 import type { Lifetime } from 'dsh-core'
 import type { WebFetchProvider } from 'dsh-web'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/convert.ts'
+import { flattenDeep, htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/convert.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
 import { boot, codeOf, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
@@ -131,10 +131,14 @@ describe('HTML → Markdown', () => {
     expect(htmlToMarkdown('<ul><li><input type="checkbox" checked>done</li></ul>')).toContain('[x]')
   })
 
-  it('T47, T48: deep or comment-hidden nesting is passed through raw', () => {
+  it('T47, T48: deep or comment-hidden nesting is found, and flattened: the text stays, the tags past 512 levels go, never raw markup', () => {
     const deep = '<div>'.repeat(20_000)
-    expect(renderFetch(value(deep), 200_000).text).toBe(`${HEADER}${deep}`)
-    for (const hidden of ['<div><!-- </div> --></span>'.repeat(600), '<div><!-->'.repeat(600)]) expect(nestsTooDeep(hidden)).toBe(true)
+    expect(renderFetch(value(deep), 200_000).text).toBe(`${HEADER}(The page has no text to read: its HTML is markup only.)`)
+    expect(renderFetch(value(`<h1>Top</h1>${'<div>'.repeat(20_000)}<em>deep</em> text${'</div>'.repeat(20_000)}<p>after</p>`), 200_000).text).toBe(`${HEADER}# Top\n\ndeep text\n\nafter`)
+    for (const hidden of ['<div><!-- </div> --></span>'.repeat(600), '<div><!-->'.repeat(600), '<div/>'.repeat(600)]) expect(nestsTooDeep(hidden)).toBe(true)
+    // Kept: the first 512 levels; the slash of `<div/>` opens a div, as in browsers.
+    expect(flattenDeep(`${'<div>'.repeat(513)}x`)).toBe(`${'<div>'.repeat(512)}x`)
+    expect(flattenDeep(`${'<DIV/>'.repeat(513)}x${'</div>'.repeat(513)}`)).toBe(`${'<DIV/>'.repeat(512)}x${'</div>'.repeat(512)}`)
   })
 
   it('T49: normal markup and raw-text edge cases are not "too deep"', () => {
@@ -148,6 +152,7 @@ describe('HTML → Markdown', () => {
       'plain text',
       '<!-- unfinished',
       `<script>${'<div>'.repeat(600)}`,
+      `<svg>${'<path/>'.repeat(600)}</svg>`,
     ]
     for (const html of fine) expect(nestsTooDeep(html), html.slice(0, 40)).toBe(false)
   })

@@ -15,6 +15,11 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/empty-text': { type: 'text/plain', body: '  \n' },
   '/long-links': { type: 'text/html', body: `<p>Read <a href="/${'x'.repeat(4_000_000)}">the long one</a>, <a href="/short">the short one</a> and <img alt="a chart" src="/${'y'.repeat(5000)}.png"> here.</p>` },
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
+  '/deep': { type: 'text/html', body: `<html><body><h1>Deep</h1><p>before</p>${'<div>'.repeat(2000)}<p>deep <b>text</b> &amp; more</p><!-- a comment --><script>var x = "<div>"</script>${'</div>'.repeat(2000)}<p>after</p></body></html>` },
+  '/self-closing': { type: 'text/html', body: `<p>start</p>${'<div/>'.repeat(3000)}<p>end</p>` },
+  // Past the first 1024 bytes, which the provider sniffs for binary bytes (it refuses a body with one there).
+  '/controls.html': { type: 'text/html', body: `<p>${'word '.repeat(300)}</p><p>nul\u0000 gone, bell\u0007 gone, escape\u001b gone, reference&#1; gone, del\u007f gone, c1\u0085 gone.</p>` },
+  '/controls.txt': { type: 'text/plain', body: `${'word '.repeat(300)}\nnul\u0000 gone, bell\u0007 gone, escape\u001b gone, del\u007f gone, c1\u0085 gone.\fpage two\ttabbed\r\nend` },
 }
 
 let dir: string
@@ -64,5 +69,26 @@ describe('web_fetch of a page with no text, through dsh', () => {
 describe('web_fetch of a page with URLs no one could fetch, through dsh', () => {
   it('a link or image URL over 2,048 characters (a 4 MB href) keeps its text and loses the URL; a short link stays a link', async () => {
     expect(await fetchText('/long-links')).toBe(`Fetched ${base}/long-links (HTTP 200)\n\nRead the long one, [the short one](${base}/short) and a chart here.`)
+  })
+})
+
+describe('web_fetch of a page nested too deep to walk, through dsh', () => {
+  it('nesting past 512 levels is flattened: the page reads as text, the deepest part as its text, no markup', async () => {
+    const text = await fetchText('/deep')
+    expect(text).toBe(`Fetched ${base}/deep (HTTP 200)\n\n# Deep\n\nbefore\n\ndeep text & more\n\nafter`)
+  })
+
+  it('3,000 `<div/>` nest 3,000 deep (the slash opens a div, as in a browser): flattened too, not passed on raw', async () => {
+    expect(await fetchText('/self-closing')).toBe(`Fetched ${base}/self-closing (HTTP 200)\n\nstart\n\nend`)
+  })
+})
+
+describe('web_fetch of a body with control characters past its first 1024 bytes, through dsh', () => {
+  it('NUL, the other C0 controls but TAB, LF and CR, DEL and C1 controls are taken out of HTML (raw or as references) and text; a form feed is a line break', async () => {
+    const html = await fetchText('/controls.html')
+    expect(html).toBe(`Fetched ${base}/controls.html (HTTP 200)\n\n${'word '.repeat(300).trim()}\n\nnul gone, bell gone, escape gone, reference gone, del gone, c1 gone.`)
+    const text = await fetchText('/controls.txt')
+    expect(text).toBe(`Fetched ${base}/controls.txt (HTTP 200)\n\n${'word '.repeat(300)}\nnul gone, bell gone, escape gone, del gone, c1 gone.\npage two\ttabbed\r\nend`)
+    for (const answer of [html, text]) expect(answer).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/)
   })
 })

@@ -53,12 +53,12 @@ describe('tool-web', () => {
   })
 
   it('T06: bad numbers fail the load with the reference message', () => {
-    for (const key of ['searchMaxResults', 'searchMaxQueries', 'fetchMaxOutputChars', 'searchTimeoutMs', 'fetchTimeoutMs']) {
+    for (const key of ['searchMaxResults', 'searchMaxQueries', 'fetchMaxOutputChars', 'fetchMaxElements', 'searchTimeoutMs', 'fetchTimeoutMs']) {
       for (const bad of [0, -1, 1.5]) expect(() => toolWeb.Config({ [key]: bad }), `${key} ${bad}`).toThrow(`tool-web: ${key} must be a positive integer`)
     }
     expect(() => toolWeb.Config({ searchTimeoutMs: 2_147_483_648 })).toThrow('searchTimeoutMs')
     expect(() => toolWeb.Config({ fetchh: true })).toThrow('fetchh')
-    expect(toolWeb.Config(undefined)).toEqual({ search: true, fetch: true, searchMaxResults: 8, searchMaxQueries: 4, searchMaxQueryChars: 1_000, searchMaxOutputChars: 40_000, searchTimeoutMs: 30_000, fetchTimeoutMs: 30_000, fetchMainContent: false, cacheTtlMs: 900_000, cacheMaxBytes: 50_000_000, fetchMaxOutputChars: 200_000, conversionWorkers: 2, conversionWorkerMinChars: 8_192, conversionMaxMemoryMb: 1_024 })
+    expect(toolWeb.Config(undefined)).toEqual({ search: true, fetch: true, searchMaxResults: 8, searchMaxQueries: 4, searchMaxQueryChars: 1_000, searchMaxOutputChars: 40_000, searchTimeoutMs: 30_000, fetchTimeoutMs: 30_000, fetchMainContent: false, cacheTtlMs: 900_000, cacheMaxBytes: 50_000_000, fetchMaxOutputChars: 200_000, fetchMaxElements: 50_000, conversionWorkers: 2, conversionWorkerMinChars: 8_192, conversionMaxMemoryMb: 1_024 })
     for (const bad of [-1, 1.5, 17]) expect(() => toolWeb.Config({ conversionWorkers: bad }), `conversionWorkers ${bad}`).toThrow('tool-web: conversionWorkers must be an integer from 0 to 16')
     expect(() => toolWeb.Config({ conversionWorkerMinChars: -1 })).toThrow('tool-web: conversionWorkerMinChars must be a non-negative integer')
     expect(() => toolWeb.Config({ conversionMaxMemoryMb: 0 })).toThrow('tool-web: conversionMaxMemoryMb must be a positive integer')

@@ -1,21 +1,32 @@
 import { McpError } from '../errors.ts'
 
+/** Why a server wants a login, and the command that logs in: the one form the supervisor's `needs_auth` keeps. */
+export interface LoginNeeded {
+  readonly why: string
+  readonly loginCommand: string
+}
+
+/** What a caller, the log and status are told: `MCP server x needs a login (why); run: dsh mcp login x`. */
+export function needsLoginMessage(serverName: string, login: LoginNeeded): string {
+  return `MCP server ${serverName} needs a login (${login.why}); run: ${login.loginCommand}`
+}
+
 /**
  * The server wants a login that a background connection cannot do (no stored tokens, or a refresh
  * token that stopped working). It carries the command that logs in, never a token.
  */
-export class AuthRequiredError extends Error {
+export class AuthRequiredError extends Error implements LoginNeeded {
   constructor(
     readonly serverName: string,
     readonly loginCommand: string,
-    why: string,
+    readonly why: string,
     /**
      * A step-up: the server wants this scope for one request (403 `insufficient_scope`), while the
      * connection serves every other; it is not lost.
      */
     readonly stepUpScope?: string,
   ) {
-    super(`MCP server ${serverName} needs a login (${why}); run: ${loginCommand}`)
+    super(needsLoginMessage(serverName, { why, loginCommand }))
   }
 }
 

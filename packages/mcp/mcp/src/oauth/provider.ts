@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { assertNever } from 'dsh-core'
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client'
+import type { OAuthClientInformationContext, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client'
 import type { OAuthConfig } from './config.ts'
 import type { LoginRecord } from './store.ts'
 
@@ -63,12 +63,26 @@ export abstract class RecordProvider implements OAuthClientProvider {
     return this.stateValue
   }
 
-  clientInformation(): OAuthClientInformationMixed | undefined {
+  /**
+   * The client: the stored registration, or the configured client ID (with its secret, read now).
+   * Read for an authorization server (`context`, in `auth()` and the refresh grant), a client that
+   * carries no issuer stamp (SEP-2352) — a configured client ID the first time, or a registration an
+   * older dsh stored — is stamped with that server's issuer here and kept so: the SDK, which would
+   * stamp it the same way, also warns on the console that the provider stored no stamp ("SEP-2352:
+   * stored OAuth credential has no 'issuer' stamp"), once per read, and `dsh mcp login` printed that.
+   * A stamp that names another issuer is left for the SDK to refuse.
+   */
+  clientInformation(context?: OAuthClientInformationContext): OAuthClientInformationMixed | undefined {
     const configured = this.settings.oauth?.clientId
-    const secret = this.secret ? { client_secret: this.secret } : {}
-    if (!configured) return this.record.client
-    const stored = this.record.client?.client_id === configured ? this.record.client : { client_id: configured }
-    return { ...stored, ...secret }
+    const stored = configured ? (this.record.client?.client_id === configured ? this.record.client : { client_id: configured }) : this.record.client
+    if (!stored) return undefined
+    const client = stored.issuer === undefined && context?.issuer ? this.keepClient({ ...stored, issuer: context.issuer }) : stored
+    return configured && this.secret ? { ...client, client_secret: this.secret } : client
+  }
+
+  private keepClient(client: OAuthClientInformationMixed): OAuthClientInformationMixed {
+    this.record = { ...this.record, client }
+    return client
   }
 
   saveClientInformation(information: OAuthClientInformationMixed): void {
@@ -78,8 +92,13 @@ export abstract class RecordProvider implements OAuthClientProvider {
     this.record = { ...this.record, client: keep as OAuthClientInformationMixed }
   }
 
-  tokens(): OAuthTokens | undefined | Promise<OAuthTokens | undefined> {
-    return this.record.tokens
+  /** The stored tokens; read for an authorization server, ones without an issuer stamp are stamped as the client is (see `clientInformation`). */
+  tokens(context?: OAuthClientInformationContext): OAuthTokens | undefined | Promise<OAuthTokens | undefined> {
+    const tokens = this.record.tokens
+    if (!tokens || tokens.issuer !== undefined || !context?.issuer) return tokens
+    const stamped = { ...tokens, issuer: context.issuer }
+    this.record = { ...this.record, tokens: stamped }
+    return stamped
   }
 
   saveTokens(tokens: OAuthTokens): void {

@@ -1,4 +1,4 @@
-import { InsecureTokenEndpointError, OAuthError, OAuthErrorCode, refreshAuthorization, selectResourceURL, type FetchLike, type OAuthTokens } from '@modelcontextprotocol/client'
+import { fetchToken, InsecureTokenEndpointError, OAuthError, OAuthErrorCode, selectResourceURL, type FetchLike, type OAuthTokens } from '@modelcontextprotocol/client'
 import { errorMessage, oneLine } from 'dsh-core'
 import { McpError } from '../errors.ts'
 import type { AuthRequiredError } from './auth-required.ts'
@@ -7,10 +7,17 @@ import type { RecordProvider } from './provider.ts'
 /** What a refresh that no token came of needs: the login it mends with, and why that is needed. */
 export type NeedsLogin = (why: string) => AuthRequiredError
 
+/** A login's provider that asks the token endpoint for the refresh grant of its stored refresh token (session.ts, RefreshProvider). */
+export interface RefreshingProvider extends RecordProvider {
+  prepareTokenRequest(): URLSearchParams | undefined
+}
+
 /**
- * The refresh grant of a stored login, alone: the SDK's `refreshAuthorization` with the
- * authorization server, its metadata, the resource and the client the login stored — the same
- * inputs `auth()` gives it, so the token endpoint's client authentication is chosen the same way.
+ * The refresh grant of a stored login, alone: the SDK's `fetchToken` with the provider, the
+ * authorization server, its metadata and the resource the login stored. The SDK picks the token
+ * endpoint's client authentication from the provider there as `auth()` does (the client read for
+ * the issuer, the metadata's methods, `addClientAuthentication`, `dpop`), so none of that choice is
+ * ours to keep in step; the provider only says the grant (`prepareTokenRequest`).
  * `auth()` itself reads a refused refresh token (`invalid_grant`) or client as a reason to start
  * a new authorization and warns on the console that it does so, and reads any other failure
  * (the authorization server down) the same way; a refresh never asks the user, so none of that is
@@ -21,21 +28,21 @@ export type NeedsLogin = (why: string) => AuthRequiredError
  * discovery, or one whose client or tokens another authorization server issued (SEP-2352): the
  * caller then runs `auth()`, which discovers and decides those.
  */
-export async function refreshGrant(provider: RecordProvider, serverName: string, serverUrl: string, fetchFn: FetchLike, needsLogin: NeedsLogin): Promise<OAuthTokens | undefined> {
+export async function refreshGrant(provider: RefreshingProvider, serverName: string, serverUrl: string, fetchFn: FetchLike, needsLogin: NeedsLogin): Promise<OAuthTokens | undefined> {
   const { tokens, discovery } = provider.record
   const metadata = discovery?.authorizationServerMetadata
   if (!tokens?.refresh_token || !discovery?.authorizationServerUrl || !metadata || !discovery.resourceMetadata) return undefined
   const issuer = metadata.issuer ?? String(discovery.authorizationServerUrl)
-  const client = await provider.clientInformation()
+  // (Read for this issuer: a client without the issuer's stamp is stamped, as auth() does; SEP-2352.)
+  const client = await provider.clientInformation({ issuer })
   if (!client || !sameIssuer(client.issuer, issuer) || !sameIssuer((tokens as { issuer?: unknown }).issuer, issuer)) return undefined
-  // As auth(): a client read without the issuer's stamp is stamped (SEP-2352).
-  if (client.issuer === undefined) provider.saveClientInformation({ ...client, issuer })
   const selected = await selectResourceURL(serverUrl, provider, discovery.resourceMetadata)
   // As auth(): the metadata's own spelling of the resource unless the row configured one.
   const resource = selected && !provider.validateResourceURL ? discovery.resourceMetadata.resource : selected
   try {
-    const fresh = await refreshAuthorization(discovery.authorizationServerUrl, { metadata, clientInformation: { ...client, issuer }, refreshToken: tokens.refresh_token, ...(resource ? { resource } : {}), fetchFn })
-    const stamped = { ...fresh, issuer }
+    const fresh = await fetchToken(provider, discovery.authorizationServerUrl, { metadata, ...(resource ? { resource } : {}), fetchFn })
+    // (As `refreshAuthorization`: an answer without a new refresh token keeps the one presented.)
+    const stamped = { refresh_token: tokens.refresh_token, ...fresh, issuer }
     provider.saveTokens(stamped)
     return stamped
   } catch (error) {

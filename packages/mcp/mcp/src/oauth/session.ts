@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs'
 import { dirname } from 'node:path'
-import { type FetchLike, type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client'
+import { computeScopeUnion, isStrictScopeSuperset, type FetchLike, type OAuthClientInformationMixed, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client'
 import { ensurePrivateDirectory, errorMessage, Lifetime, TimeoutReason } from 'dsh-core'
 import { McpError } from '../errors.ts'
 import { authorize } from './authorize.ts'
@@ -126,6 +126,39 @@ export class OAuthSession {
     }
   }
 
+  /**
+   * A request carrying a stored login's token was answered 403 `insufficient_scope` asking for
+   * `scope` (SEP-2350). A scope the login does not hold needs a login: it is kept with the login
+   * (the next `dsh mcp login` asks for the union) and only this request fails. A scope it holds
+   * needs a fresh token: refreshed here as after a 401 — once for every request that saw the 403,
+   * under the store's lock, with the stored refresh token — and the `Authorization` to send the
+   * request once more with is returned. A refused refresh token drops the tokens and needs a login
+   * (the connection goes, as after a 401); an authorization server that is down refuses nothing:
+   * the request fails with that (`MCP_CONNECT_FAILED`), the tokens stay. The SDK's own step-up
+   * (a refresh of its own, outside the lock) is never reached for a stored login. Undefined when no
+   * stored login's token was sent (the SDK's step-up then runs: a client_credentials row asks the
+   * token endpoint for the union itself).
+   */
+  async insufficientScope(scope: string | undefined, sent: string | null, again: boolean): Promise<string | undefined> {
+    const token = /^bearer\s+(\S+)$/i.exec(sent ?? '')?.[1]
+    if (!token || this.settings.oauth?.grant === 'client_credentials') return undefined
+    const held = (await this.store.get(this.key))?.tokens?.scope
+    // (The scope is shown: one that is not spelled as a scope is not taken.)
+    const wanted = computeScopeUnion(held, wellFormedScope(scope ?? null))
+    if (wanted !== undefined && isStrictScopeSuperset(wanted, held)) {
+      await this.store.update(this.key, (record) => record && { ...record, requiredScope: wanted })
+      throw this.needsLogin(`the server requires the scope "${wanted}"`, wanted)
+    }
+    const stepUp = { scope: wanted ?? '' }
+    if (again) throw this.needsLogin(`the server requires ${scopeWords(wanted)}, which the login holds, and refused the token again right after it was refreshed`, stepUp.scope)
+    try {
+      return `Bearer ${(await this.refresh(token, { stepUp })).access_token}`
+    } catch (error) {
+      if (error instanceof AuthRequiredError && error.stepUpScope === undefined) this.refused = token
+      throw error
+    }
+  }
+
   /** Whether the last 401 carried a Bearer challenge (an OAuth server), or nothing was refused yet. */
   get challengedForBearer(): boolean {
     return this.challenge === undefined || /^\s*bearer\b/i.test(this.challenge ?? '')
@@ -152,30 +185,35 @@ export class OAuthSession {
    * Fresh tokens in place of the ones whose access token is `seen`. Single-flight: concurrent
    * callers share one refresh, and another process's refresh (seen after taking the store's lock)
    * is used instead of making a second. A refused refresh token is discarded with its tokens.
-   * A `rejected` caller (the server refused `seen`) never gets `seen` back: a shared refresh that
+   * A `rejected` caller (the server refused `seen`) and a `stepUp` one (the server wants `seen`
+   * renewed for that scope, which the login holds) never get `seen` back: a shared refresh that
    * kept it (one ahead of expiry whose authorization server did not answer, or one started for an
-   * older token) is followed by a refresh of its own.
+   * older token) is followed by a refresh of their own.
    */
-  async refresh(seen: string, { rejected = false }: { readonly rejected?: boolean } = {}): Promise<OAuthTokens> {
+  async refresh(seen: string, need: RefreshNeed = {}): Promise<OAuthTokens> {
+    const renew = need.rejected === true || need.stepUp !== undefined
     const shared = this.refreshing
-    if (!shared) return this.refreshOnce(seen, rejected)
+    if (!shared) return this.refreshOnce(seen, need)
     const tokens = await shared
-    return rejected && tokens.access_token === seen ? this.refresh(seen, { rejected }) : tokens
+    return renew && tokens.access_token === seen ? this.refresh(seen, need) : tokens
   }
 
   /** One refresh under the store's lock, shared by the callers that come while it runs. */
-  private refreshOnce(seen: string, rejected: boolean): Promise<OAuthTokens> {
+  private refreshOnce(seen: string, { rejected = false, stepUp }: RefreshNeed): Promise<OAuthTokens> {
     this.refreshing = this.store
       .locked(async (held) => {
         const current = await held.get(this.key)
         if (!current?.tokens) throw this.needsLogin(rejected ? 'the server refused the stored access token, and no login is stored any more' : 'no login is stored')
         // Another refresh (here or in another process) replaced `seen` already: that token is the one to use.
         if (current.tokens.access_token !== seen && !expiringSoon(current)) return current.tokens
-        // A token the server refused is refreshed whatever its expiry says.
-        const stillValid = !rejected && current.expiresAt !== undefined && current.expiresAt > Date.now()
-        if (!rejected && !expiringSoon(current)) return current.tokens
+        // A token the server refused, or wants renewed for a scope, is refreshed whatever its expiry says.
+        const ahead = !rejected && stepUp === undefined
+        const stillValid = ahead && current.expiresAt !== undefined && current.expiresAt > Date.now()
+        if (ahead && !expiringSoon(current)) return current.tokens
         if (!current.tokens.refresh_token) {
           if (stillValid) return current.tokens
+          // (A step-up fails its request only: the token serves every other.)
+          if (stepUp !== undefined) throw this.needsLogin(`the server requires ${scopeWords(stepUp.scope)} anew and the login has no refresh token to renew its token with`, stepUp.scope)
           throw this.needsLogin(rejected ? 'the server refused the stored access token and gave no refresh token' : 'the access token expired and the server gave no refresh token')
         }
         const provider = new RefreshProvider(this, current, await this.readSecret())
@@ -183,7 +221,8 @@ export class OAuthSession {
           await this.refreshWithin(provider)
         } catch (error) {
           if (error instanceof AuthRequiredError) await held.put(this.key, provider.record)
-          // A passing failure (the authorization server is down): the current token serves until it expires.
+          // A passing failure (the authorization server is down): the current token serves until it
+          // expires (a step-up's request fails with the failure, and the token serves the others).
           else if (stillValid) return current.tokens
           // The refused token cannot serve: a login is what is left (the tokens stay for a later refresh).
           else if (rejected) throw this.needsLogin(`the server refused the stored access token, and refreshing it failed: ${errorMessage(error)}`)
@@ -247,17 +286,10 @@ class TransportProvider extends RecordProvider {
   }
 
   /**
-   * The flow wants the user: after a 403 `insufficient_scope` the SDK asks for the union of what
-   * was granted and what the server now requires (SEP-2350). That scope is kept for the next
-   * `dsh mcp login`, which then asks for it instead of the same scope again.
+   * The flow wants the user. A 403 `insufficient_scope` on a stored login's token never gets here
+   * (`OAuthSession.insufficientScope` answers it first), nor does a 401 on one (`unauthorized`).
    */
-  async redirectToAuthorization(authorizationUrl: URL): Promise<never> {
-    const scope = wellFormedScope(authorizationUrl.searchParams.get('scope'))
-    if (scope && scope !== this.record.tokens?.scope) {
-      this.record = { ...this.record, requiredScope: scope }
-      await this.persist()
-      throw this.session.needsLogin(`the server requires the scope "${scope}"`, scope)
-    }
+  redirectToAuthorization(): never {
     throw this.session.needsLogin('the server asks for a new authorization')
   }
 
@@ -311,6 +343,30 @@ class RefreshProvider extends RecordProvider {
   redirectToAuthorization(): never {
     throw this.session.needsLogin('the server refused the refresh token')
   }
+
+  /**
+   * The grant `fetchToken` asks for (refresh-grant.ts): the stored refresh token. (`auth()` asks
+   * this only for a flow without a redirect or with a code, which a refresh never runs.)
+   */
+  prepareTokenRequest(): URLSearchParams | undefined {
+    const refreshToken = this.record.tokens?.refresh_token
+    return refreshToken ? new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }) : undefined
+  }
+}
+
+/**
+ * Why a refresh is made: ahead of expiry (neither), for a token the server refused (`rejected`), or
+ * for one the server wants renewed for a scope the login holds (`stepUp`, the scope; '' when the
+ * server named none and the login holds none).
+ */
+interface RefreshNeed {
+  readonly rejected?: boolean
+  readonly stepUp?: { readonly scope: string }
+}
+
+/** A step-up's scope in words. */
+function scopeWords(scope: string | undefined): string {
+  return scope ? `the scope "${scope}"` : 'another scope'
 }
 
 /** A scope as RFC 6749 §3.3 spells one (space-separated tokens of printable ASCII), else undefined: it is shown. */

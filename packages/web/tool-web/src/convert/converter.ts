@@ -1,5 +1,5 @@
 import type { Lifetime } from 'dsh-core'
-import { jobSize, type ConversionJob } from './job.ts'
+import { jobSize, type ConversionJob, type Converted } from './job.ts'
 import type { ConversionPool } from './pool.ts'
 
 /** Where each conversion runs: small pages on the event loop (a hop to a converter process costs more than they do), the rest in the pool. */
@@ -9,7 +9,7 @@ export class PageConverter {
     private readonly minWorkerChars: number,
   ) {}
 
-  convert(job: ConversionJob, lifetime: Lifetime): Promise<string> {
+  convert(job: ConversionJob, lifetime: Lifetime): Promise<Converted> {
     if (this.pool && jobSize(job) >= this.minWorkerChars) return this.pool.convert(job, lifetime)
     // Imported by the first page converted here, then called directly: a dynamic import (or one
     // more async layer) per call costs a resolution and promises, which a small page's fetch feels.
@@ -17,7 +17,7 @@ export class PageConverter {
   }
 }
 
-async function firstConversion(job: ConversionJob): Promise<string> {
+async function firstConversion(job: ConversionJob): Promise<Converted> {
   conversions ??= await import('./run-job.ts')
   return conversions.runJob(job)
 }

@@ -1,7 +1,7 @@
 import { channel } from 'node:diagnostics_channel'
 import { errorFromReason, errorMessage, HarnessError, type ChildHandle, type Exit, type Lifetime, type SpawnSpec } from 'dsh-core'
 import type { ChildMessage, ChildReply } from './converter-main.ts'
-import type { ConversionJob } from './job.ts'
+import type { ConversionJob, Converted } from './job.ts'
 import { converterSpawn } from './converter-spawn.ts'
 
 export interface ConversionPoolSettings {
@@ -30,7 +30,7 @@ export const conversionEvents = channel('dsh-tool-web:conversion')
 
 interface Pending {
   readonly job: ConversionJob
-  readonly resolve: (output: string) => void
+  readonly resolve: (output: Converted) => void
   readonly reject: (error: Error) => void
   stopListening: () => void
   converter?: Converter
@@ -72,10 +72,10 @@ export class ConversionPool {
     return this.converters.size
   }
 
-  convert(job: ConversionJob, lifetime: Lifetime): Promise<string> {
+  convert(job: ConversionJob, lifetime: Lifetime): Promise<Converted> {
     if (this.closed) return Promise.reject(new HarnessError('the web tools were unloaded', 'DISPOSED'))
     if (lifetime.aborted) return Promise.reject(errorFromReason(lifetime.reason))
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<Converted>((resolve, reject) => {
       const pending: Pending = { job, resolve, reject, stopListening: () => {} }
       pending.stopListening = lifetime.onAbort((reason) => this.abandon(pending, errorFromReason(reason)))
       this.queue.push(pending)
@@ -148,7 +148,7 @@ export class ConversionPool {
     if (!pending) return
     converter.job = undefined
     this.publish('end', converter)
-    if (reply.ok) this.settle(pending, undefined, reply.output)
+    if (reply.ok) this.settle(pending, undefined, reply.cut ? { text: reply.output, cut: true } : { text: reply.output })
     // A coded failure (a PDF that is encrypted, has no text, cannot be read) reaches the caller as it is.
     else this.settle(pending, reply.code ? new HarnessError(reply.message, reply.code) : new HarnessError(`the page could not be converted: ${reply.message}`, 'WEB_CONVERSION_FAILED'))
     if (this.closed) return
@@ -190,7 +190,7 @@ export class ConversionPool {
     this.settle(pending, error)
   }
 
-  private settle(pending: Pending, error: Error | undefined, output = ''): void {
+  private settle(pending: Pending, error: Error | undefined, output: Converted = { text: '' }): void {
     pending.stopListening()
     if (error) pending.reject(error)
     else pending.resolve(output)

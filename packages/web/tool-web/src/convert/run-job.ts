@@ -1,33 +1,40 @@
 import { assertNever } from 'dsh-core'
-import { nestsTooDeep } from '../depth.ts'
-import { htmlToMarkdown } from '../markdown.ts'
+import { flattenDeep, plainText } from '../depth.ts'
+import { pageToMarkdown } from '../markdown.ts'
 import { pdfToText } from '../pdf/extract.ts'
+import { readableText } from '../readable.ts'
 import type { FetchValue } from '../fetch.ts'
-import type { ConversionJob } from './job.ts'
+import type { ConversionJob, Converted } from './job.ts'
 
 // The converter's code (the DOM walk, the cleaning, turndown's rules, the depth scan): loaded by the
 // first conversion (converter.ts, conversion-child.ts), never by importing or registering the tools, so a
 // host that lists them (`dsh tools`) does not read it (issue 27 item 5).
 
 /** Runs one job where it is called: in a converter process (conversion-child.ts), or on the event loop (small pages, or no pool). */
-export async function runJob(job: ConversionJob): Promise<string> {
+export async function runJob(job: ConversionJob): Promise<Converted> {
   switch (job.kind) {
     case 'html':
-      return convertHtml(job.html, job.url, job.mainContent)
+      return convertHtml(job.html, job.url, job.mainContent, { maxElements: job.maxElements, maxChars: job.maxChars })
     case 'pdf':
-      return (await pdfToText(job.bytes, job.maxChars)).text
+      return { text: readableText((await pdfToText(job.bytes, job.maxChars)).text) }
     default:
       return assertNever(job, 'conversion job')
   }
 }
 
-export function convertHtml(html: string, url: string, mainContent: boolean): string {
-  // Too deep to walk safely, or a converter failure: the raw page is better than an error.
-  if (nestsTooDeep(html)) return html
+/**
+ * A page's Markdown, its unseen control characters out (readable.ts). Nesting past 512 levels is
+ * flattened first (the tags past it go, their text stays): the DOM walk and turndown recurse.
+ * A page the converter throws on is read as its text, tags out, rather than handed on as markup.
+ * `cut` only for a cut at `maxElements`: one at the output cap drops nothing the answer would show.
+ */
+export function convertHtml(html: string, url: string, mainContent: boolean, limits: { maxElements?: number; maxChars?: number } = {}): Converted {
+  const page = flattenDeep(html)
   try {
-    return htmlToMarkdown(html, { url, mainContent })
+    const { markdown, cut } = pageToMarkdown(page, { url, mainContent, ...limits })
+    return cut?.reason === 'elements' ? { text: readableText(markdown), cut: true } : { text: readableText(markdown) }
   } catch {
-    return html
+    return { text: readableText(plainText(page)) }
   }
 }
 
@@ -39,6 +46,6 @@ export function convertHtml(html: string, url: string, mainContent: boolean): st
  */
 export function withMarkdown(value: FetchValue): FetchValue {
   if (value.body.kind !== 'html' || value.markdown !== undefined) return value
-  const converted = { ...value, markdown: convertHtml(value.body.content, value.url, false) }
+  const converted = { ...value, markdown: convertHtml(value.body.content, value.url, false).text }
   return Object.isFrozen(value) ? Object.freeze(converted) : converted
 }
