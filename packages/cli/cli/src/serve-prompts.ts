@@ -1,6 +1,7 @@
 import { GetPromptRequestSchema, ListPromptsRequestSchema } from '@modelcontextprotocol/core'
-import { FsError, quote, type Session } from 'dsh-core'
+import { quote, type Session } from 'dsh-core'
 import { renderSkillContent, type SkillRegistry } from 'dsh-skill'
+import { promptLoadError } from './serve-prompt-errors.ts'
 import { RpcCode, RpcError, type Routes } from './serve-rpc.ts'
 
 /**
@@ -22,11 +23,10 @@ export function servePrompts(routes: Routes, skills: SkillRegistry, session: Ses
   routes.add(GetPromptRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
     const skill = await skills.get(name, view(extra.mcpReq.signal)).catch((error: unknown) => {
-      // The skill's file broke since it was listed (a FIFO, a link loop, unreadable, too large, not
-      // text): the load has the listing look again, so the skill leaves the catalog and later loads
-      // hear -32602 "no user-invocable skill". This first load is answered the same way, with why.
-      if (error instanceof FsError) throw new RpcError(RpcCode.INVALID_PARAMS, `skill ${quote(name)} cannot be loaded: ${error.message} (${error.code})`)
-      throw error
+      // -32602 when the skill cannot be a prompt (its file broke since it was listed: the skill then
+      // leaves the catalog, and later loads hear "no user-invocable skill"), -32603 when the server
+      // failed at a right request (EIO, EMFILE; an MCP server that failed): serve-prompt-errors.ts.
+      throw promptLoadError(name, error) ?? error
     })
     if (!skill?.invocation.userInvocable) throw new RpcError(RpcCode.INVALID_PARAMS, `no user-invocable skill named ${quote(name)}`)
     const text = args?.arguments?.trim() ? `${renderSkillContent(skill)}\n\n${args.arguments.trim()}` : renderSkillContent(skill)

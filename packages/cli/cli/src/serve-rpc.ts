@@ -6,6 +6,8 @@ export const RpcCode = {
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
+  /** The server failed to do what the request rightly asked (a file-system error reading a skill, an MCP server that failed to serve one). */
+  INTERNAL_ERROR: -32603,
   /**
    * Implementation-defined server error (2026-07-28 keeps -32000…-32019 for implementations):
    * `dsh serve` runs its limit of calls already; the call may be sent again. Not -32000, the v1
@@ -27,6 +29,8 @@ export class RpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** The error's `data`, sent as it is when given (a failure's own code, for a client to route on). */
+    readonly data?: Readonly<Record<string, unknown>>,
   ) {
     super(message)
   }

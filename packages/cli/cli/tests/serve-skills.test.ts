@@ -2,13 +2,15 @@
 // skills/get, skill:// resources with SHA-256 digests and sizes, resources/directory/read), and
 // dsh's own client reads the examples/skills tree back through it as skills, bodies verbatim.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { BIN, dsh, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from './helpers.ts'
+import { BIN, childEnv, descendants, dsh, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from './helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
 const Any = z.looseObject({})
@@ -127,5 +129,76 @@ describe('dsh serve: skills over SEP-2640', () => {
     const left = (await client.listPrompts()).prompts.map((prompt) => prompt.name)
     expect(left).not.toContain('loop')
     expect(left).not.toContain('fifo')
+  })
+
+  it('prompts/get when the file system fails a right request (EMFILE: dsh serve out of file descriptors): -32603 with the reason and code, the skill stays listed and loads once it recovers', async () => {
+    // A real fault in a real `dsh serve` process: its open-files limit lowered (prlimit) to its
+    // lowest free descriptor, so the load's open() fails with EMFILE. Before, this answered -32602
+    // (invalid params), telling the client its request was wrong.
+    const overlay = join(await tempDir(), 'overlay.yml')
+    await writeFile(overlay, '- id: skill-fs\n  config: { watch: false, rescanMs: 600000 }\n')
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...serveArgs(), '--config', overlay], cwd: ROOT, stderr: 'pipe', env: childEnv(serveEnv()) })
+    const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
+    await client.connect(transport)
+    clients.push(client)
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain('commit-message')
+    const pid = transport.pid!
+    const used = new Set((await readdir(`/proc/${pid}/fd`)).map(Number))
+    let lowestFree = 0
+    while (used.has(lowestFree)) lowestFree++
+    const hard = execFileSync('prlimit', ['--pid', String(pid), '--nofile', '--output', 'HARD', '--noheadings']).toString().trim()
+    execFileSync('prlimit', ['--pid', String(pid), `--nofile=${lowestFree}:${hard}`])
+    try {
+      const refused = client.getPrompt({ name: 'commit-message' })
+      await expect(refused).rejects.toMatchObject({ code: -32603, data: { code: 'FS_IO_ERROR' } })
+      await expect(refused).rejects.toThrow(/^MCP error -32603: skill "commit-message" could not be loaded: .*EMFILE: too many open files.* \(FS_IO_ERROR\)$/)
+    } finally {
+      execFileSync('prlimit', ['--pid', String(pid), `--nofile=${hard}:${hard}`])
+    }
+    // Not the skill's fault: it is still there, and loads.
+    expect((await client.getPrompt({ name: 'commit-message' })).messages).toHaveLength(1)
+  })
+
+  it('prompts/get of a skill imported from another MCP server: content that fails its listing\'s digest, or the server answering -32602, is -32602 with its reason (was -32603); the server failing is -32603 with its code', async () => {
+    const outer = await tempDir()
+    // The inner server's listing stays as it was built (unwatched, not rescanned): its files change under it.
+    const innerOverlay = join(outer, 'inner.yml')
+    await writeFile(innerOverlay, '- id: skill-fs\n  config: { watch: false, rescanMs: 600000 }\n')
+    const row = { serverName: 'served', transport: 'stdio', command: process.execPath, args: [...serveArgs(), '--config', innerOverlay], env: serveEnv(), startupTimeoutMs: 60_000, toolCallTimeoutMs: 5_000 }
+    await writeFile(join(outer, 'row.yml'), `- id: served\n  name: dsh-mcp\n  config: ${JSON.stringify(row)}\n`)
+    const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
+    await client.connect(serveIn(['serve', '--preset', 'base', '--cwd', outer, '--config', join(outer, 'row.yml')].slice(1), { HOME: await tempDir(), DSH_HOME: outer }).transport)
+    clients.push(client)
+    const name = 'served-release-notes'
+    const prompts = async () => (await client.listPrompts()).prompts.map((prompt) => prompt.name)
+    for (let tries = 0; !(await prompts()).includes(name) && tries < 600; tries++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await prompts()).toContain(name)
+    expect((await client.getPrompt({ name })).messages).toHaveLength(1)
+    const file = join(project, '.dsh', 'skills', 'release-notes', 'SKILL.md')
+    const text = await readFile(file, 'utf8')
+
+    // The inner server not answering (stopped, SIGSTOP): its failure, not the request's: -32603, with dsh-mcp's code.
+    const inner = descendants(process.pid).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(innerOverlay))!
+    process.kill(inner, 'SIGSTOP')
+    try {
+      const stalled = client.getPrompt({ name })
+      await expect(stalled).rejects.toMatchObject({ code: -32603, data: { code: expect.stringMatching(/^MCP_/) } })
+      await expect(stalled).rejects.toThrow(/^MCP error -32603: skill "served-release-notes" could not be loaded: reading skill:\/\/release-notes\/SKILL\.md: .* \(MCP_[A-Z_]+\)$/)
+    } finally {
+      process.kill(inner, 'SIGCONT')
+    }
+    expect((await client.getPrompt({ name })).messages).toHaveLength(1)
+
+    // The file gone: the inner server answers resources/read with -32602, passed on as the client error it is.
+    await rm(file)
+    const gone = client.getPrompt({ name })
+    await expect(gone).rejects.toMatchObject({ code: -32602, data: { code: 'MCP_SERVER_ERROR', rpcCode: -32602 } })
+    await expect(gone).rejects.toThrow(/^MCP error -32602: skill "served-release-notes" cannot be loaded: reading skill:\/\/release-notes\/SKILL\.md: MCP server served answered with error -32602: "skill:\/\/release-notes\/SKILL\.md" cannot be read any more: .* \(MCP_SERVER_ERROR\)$/)
+
+    // Back, but not what the listing's digest says: the content is refused, -32602 with why.
+    await writeFile(file, `${text}\nChanged.\n`)
+    const changed = client.getPrompt({ name })
+    await expect(changed).rejects.toMatchObject({ code: -32602, data: { code: 'MCP_SKILL_SIZE_MISMATCH' } })
+    await expect(changed).rejects.toThrow(/^MCP error -32602: skill "served-release-notes" cannot be loaded: reading skill:\/\/release-notes\/SKILL\.md from MCP server served: .* \(MCP_SKILL_SIZE_MISMATCH\)$/)
   })
 })

@@ -43,17 +43,31 @@ export class RootFinder {
    */
   rootOf(workspace: Workspace, path: string, signal?: AbortSignal, seen?: (dir: string) => ProvenStat | undefined): ServerRoot | Promise<ServerRoot> {
     const dirs = ancestors(workspace.path, this.fs.contains(workspace.path, dirname(path)) ? dirname(path) : workspace.path)
-    const present = dirs.map((dir) => this.markersIn(dir, signal, seen?.(dir)))
-    if (present.some((names) => names instanceof Promise)) return Promise.all(present).then((names) => this.choose(workspace, dirs, names))
+    // Plain loops on this path (every file request, and after every edit a writer makes): V8 (Node 20)
+    // deoptimised the array builtins here when their lists changed kind (bench/RESULTS.md, eighteenth session).
+    const present: (readonly string[] | Promise<readonly string[]>)[] = []
+    let waits = false
+    for (let index = 0; index < dirs.length; index++) {
+      const dir = dirs[index]!
+      const names = this.markersIn(dir, signal, seen?.(dir))
+      if (names instanceof Promise) waits = true
+      present.push(names)
+    }
+    if (waits) return Promise.all(present).then((names) => this.choose(workspace, dirs, names))
     return this.choose(workspace, dirs, present as (readonly string[])[])
   }
 
-  /** The nearest directory of the first marker group found, else the workspace. */
+  /** The nearest directory of the first marker group found, else the workspace. A directory holding no marker is passed at once. */
   private choose(workspace: Workspace, dirs: readonly string[], present: readonly (readonly string[])[]): ServerRoot {
-    for (const group of this.markers) {
-      for (const [index, dir] of dirs.entries()) {
-        const marker = group.find((name) => present[index]!.includes(name))
-        if (marker) return dir === workspace.path ? { ...workspace, marker } : { path: dir, url: this.fs.fileUrl(dir), marker }
+    for (let at = 0; at < this.markers.length; at++) {
+      const group = this.markers[at]!
+      for (let index = 0; index < dirs.length; index++) {
+        const names = present[index]!
+        if (names.length === 0) continue
+        const marker = group.find((name) => names.includes(name))
+        if (!marker) continue
+        const dir = dirs[index]!
+        return dir === workspace.path ? { ...workspace, marker } : { path: dir, url: this.fs.fileUrl(dir), marker }
       }
     }
     return workspace

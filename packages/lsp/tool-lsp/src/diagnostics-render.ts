@@ -8,11 +8,26 @@ const INCOMPLETE_NOTE = '(the language server had not finished with this file: p
 
 const PLURAL: Record<LspDiagnosticSeverity, string> = { error: 'errors', warning: 'warnings', information: 'information', hint: 'hints' }
 
-/** `2 errors, 1 warning`: the severities with a count, most severe first. */
+/**
+ * `2 errors, 1 warning`: the severities with a count, most severe first. A loop, not filter/map/join:
+ * a writer asks after every edit, and V8 (Node 20) deoptimised the builtins' chain when the lists
+ * alternated between empty and not (see diagnosticsValue).
+ */
 export function countsText(counts: DiagnosticsValue['counts'], severities: readonly LspDiagnosticSeverity[] = LSP_DIAGNOSTIC_SEVERITIES): string {
-  const parts = severities.filter((severity) => counts[severity] > 0).map((severity) => `${counts[severity]} ${counts[severity] === 1 ? severity : PLURAL[severity]}`)
-  return parts.join(', ')
+  let text = ''
+  for (let index = 0; index < severities.length; index++) {
+    const severity = severities[index]!
+    const count = counts[severity]
+    if (count <= 0) continue
+    text += `${text ? ', ' : ''}${count} ${count === 1 ? severity : PLURAL[severity]}`
+  }
+  return text
 }
+
+/** `No errors or warnings`, for each severity floor (by its index): the first line of an answer with nothing at or above it. */
+const NOTHING_AT_OR_ABOVE: readonly string[] = LSP_DIAGNOSTIC_SEVERITIES.map((_, floor) =>
+  floor === LSP_DIAGNOSTIC_SEVERITIES.length - 1 ? 'No diagnostics' : `No ${LSP_DIAGNOSTIC_SEVERITIES.slice(0, floor + 1).map((severity) => PLURAL[severity]).join(' or ')}`,
+)
 
 /**
  * `path:line:col  error ts(2322): message`, the message's further lines indented, then the
@@ -31,19 +46,20 @@ export function itemText(path: string, item: Item): string {
 /** What the model sees for a successful lsp_diagnostics call, at most `maxResultChars` long. */
 export function renderDiagnostics(value: DiagnosticsValue, limits: { readonly maxDiagnostics: number; readonly maxResultChars: number }): string {
   const floor = LSP_DIAGNOSTIC_SEVERITIES.indexOf(value.severity)
-  const shown = LSP_DIAGNOSTIC_SEVERITIES.slice(0, floor + 1)
-  const below = LSP_DIAGNOSTIC_SEVERITIES.slice(floor + 1).filter((severity) => value.counts[severity] > 0)
-  const lines: string[] = []
+  // Strings added, not lines joined, and the severities below the floor looked at only when one has
+  // a count: as countsText, on every change a writer makes.
+  let text: string
   if (value.total === 0) {
-    const what = floor === LSP_DIAGNOSTIC_SEVERITIES.length - 1 ? 'No diagnostics' : `No ${shown.map((severity) => PLURAL[severity]).join(' or ')}`
-    lines.push(`${what} in ${value.path}.`)
+    text = `${NOTHING_AT_OR_ABOVE[floor]} in ${value.path}.`
   } else {
-    lines.push(`${value.path}: ${countsText(value.counts, shown)}`)
-    for (const item of value.items) lines.push(itemText(value.path, item))
+    text = `${value.path}: ${countsText(value.counts, LSP_DIAGNOSTIC_SEVERITIES.slice(0, floor + 1))}`
+    for (let index = 0; index < value.items.length; index++) text += `\n${itemText(value.path, value.items[index]!)}`
     const omitted = value.total - value.items.length
-    if (value.truncated && omitted > 0) lines.push(`\u2026 ${omitted} more ${omitted === 1 ? 'diagnostic' : 'diagnostics'} omitted (limit ${limits.maxDiagnostics}).`)
+    if (value.truncated && omitted > 0) text += `\n\u2026 ${omitted} more ${omitted === 1 ? 'diagnostic' : 'diagnostics'} omitted (limit ${limits.maxDiagnostics}).`
   }
-  if (below.length) lines.push(`(not shown, below ${value.severity}: ${countsText(value.counts, below)}; pass severity "${below.at(-1)}" to see them)`)
-  if (!value.complete) lines.push(INCOMPLETE_NOTE)
-  return boundText(lines.join('\n'), limits.maxResultChars, 'diagnostics')
+  let lowest: LspDiagnosticSeverity | undefined
+  for (let index = floor + 1; index < LSP_DIAGNOSTIC_SEVERITIES.length; index++) if (value.counts[LSP_DIAGNOSTIC_SEVERITIES[index]!] > 0) lowest = LSP_DIAGNOSTIC_SEVERITIES[index]
+  if (lowest) text += `\n(not shown, below ${value.severity}: ${countsText(value.counts, LSP_DIAGNOSTIC_SEVERITIES.slice(floor + 1))}; pass severity "${lowest}" to see them)`
+  if (!value.complete) text += `\n${INCOMPLETE_NOTE}`
+  return boundText(text, limits.maxResultChars, 'diagnostics')
 }

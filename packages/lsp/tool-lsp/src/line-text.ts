@@ -37,7 +37,9 @@ export function readLineTexts(
   limits: LineTextLimits,
   bound: AbortSignal | Lifetime,
 ): LineTexts | Promise<LineTexts> {
-  const texts: LineTexts = locations.map(() => undefined)
+  // A loop, not `locations.map`: see diagnosticsValue (an empty list and a full one alternate).
+  const texts: LineTexts = []
+  for (let index = 0; index < locations.length; index++) texts.push(undefined)
   if (limits.lineTextChars === 0 || locations.length === 0) return texts
   const job: LineJob = { proofs, locations, limits, cancel: cancellationOf(bound), texts, meter: { bytes: 0 } }
   // Warm, every step is a value: the workspace and the files proven on the event loop, kept texts, indexed lines.

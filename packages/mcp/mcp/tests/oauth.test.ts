@@ -1,7 +1,8 @@
 // OAuth for remote servers (issue 21): the SDK's client auth against an authorization server and a
 // protected MCP server on loopback. The whole login flow followed from the printed URL, refresh
-// ahead of expiry on the live transport, a revoked refresh token, a wrong state, the token file's
-// mode, and no token anywhere a person or the model can read.
+// ahead of expiry on the live transport, a token refused (401) or answered 403 insufficient_scope for a
+// scope the login holds (one refresh of ours mends both), a revoked refresh token, a wrong state, the
+// token file's mode, and no token anywhere a person or the model can read.
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -10,7 +11,7 @@ import { rowAuth } from '../src/oauth/row.ts'
 import { defaultStorePath, loginKey, TokenStore } from '../src/oauth/store.ts'
 import { HttpServerConfig } from '../src/config.ts'
 import { FAST_RECONNECT, eventually, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
-import { followAuthorizationUrl, oauthTestHome, type OAuthFixture } from './fixtures/oauth-server.ts'
+import { followAuthorizationUrl, oauthTestHome, type OAuthFixture, type OAuthFixtureOptions } from './fixtures/oauth-server.ts'
 import { freePort } from './fixtures/everything-http.ts'
 import { consoleWarnings } from './fixtures/console-warnings.ts'
 
@@ -50,14 +51,25 @@ async function loginFollowing(server: OAuthFixture, overrides: Record<string, un
 }
 
 /** A fixture server, a login to it stored, and a rig whose row is connected with that login (a first call answered). */
-async function connectedWithLogin() {
-  const server = await fixture()
+async function connectedWithLogin(options: OAuthFixtureOptions = {}) {
+  const server = await fixture(options)
   const { store, key } = await loginFollowing(server)
   const rig = await startRig()
   await rig.add(row(server.url))
   expect(await rig.text('mcp__hosted__whoami')).toBe('you are ada')
   return { server, store, key, rig }
 }
+
+/**
+ * Two ways the server stops taking the stored token while its login's grant still holds, which one
+ * refresh mends: it refuses it before its expiry (401: revoked, or its keys rotated), or answers a
+ * call 403 `insufficient_scope` for a scope the login holds (SEP-2350: the token lacks what the
+ * grant has; echo needs mcp:tools, which every login here gets).
+ */
+const REFUSALS = [
+  { refused: 'a 401 on a token before its expiry', options: {}, refuse: (server: OAuthFixture) => server.revokeAccessTokens() },
+  { refused: 'a 403 insufficient_scope for a scope the login holds', options: { toolScopes: { echo: 'mcp:tools' } }, refuse: (server: OAuthFixture) => server.unscopeAccessTokens() },
+] as const
 
 /** Every place a token could leak to: logs, status, tool results and errors. */
 async function expectNoToken(server: OAuthFixture, ...texts: string[]): Promise<void> {
@@ -167,12 +179,13 @@ describe('OAuth', () => {
     await expectNoToken(server, rig.logs.join('\n'), JSON.stringify(status), JSON.stringify(failed))
   })
 
-  it('a token the server refuses before its expiry is refreshed once for concurrent calls, under the store\'s lock, and the calls go on', async () => {
-    const { server, store, key, rig } = await connectedWithLogin()
-    // The server stops taking the token an hour before it expires (revoked, or its keys rotated).
-    server.revokeAccessTokens()
-    const calls = await Promise.all([1, 2, 3].map((n) => rig.call('mcp__hosted__echo', { message: `m${n}` })))
-    expect(calls.map((call) => (call.isError ? call.error.code : call.content[0]?.text))).toEqual(['m1', 'm2', 'm3'])
+  it.each(REFUSALS)('$refused: the token is refreshed once for concurrent calls, under the store\'s lock (no SDK refresh), and the calls go on', async ({ options, refuse }) => {
+    const { server, store, key, rig } = await connectedWithLogin(options)
+    // An hour before the token expires.
+    refuse(server)
+    const { value: calls, warned } = await consoleWarnings(() => Promise.all([1, 2, 3].map((n) => rig.call('mcp__hosted__echo', { message: `m${n}` }))))
+    expect(calls.map((call) => (call.isError ? `${call.error.code}: ${call.error.message}` : call.content[0]?.text))).toEqual(['m1', 'm2', 'm3'])
+    expect(warned).toBe('')
     // One refresh (the rotated refresh token was never presented twice), no authorization request, same row.
     expect(server.grants).toEqual([
       { type: 'authorization_code', status: 200 },
@@ -184,9 +197,9 @@ describe('OAuth', () => {
     expect(rig.logs.filter((line) => line.includes('mcp(hosted)'))).toEqual([])
   })
 
-  it('a refused token whose refresh is refused too: needs_auth with the login command at once, one coded line, no authorization request, the dead tokens dropped', async () => {
-    const { server, store, key, rig } = await connectedWithLogin()
-    server.revokeAccessTokens()
+  it.each(REFUSALS)('$refused, whose refresh is refused too: needs_auth with the login command at once, one coded line, no authorization request, the dead tokens dropped', async ({ options, refuse }) => {
+    const { server, store, key, rig } = await connectedWithLogin(options)
+    refuse(server)
     server.revokeRefreshTokens()
     const { value: failed, warned } = await consoleWarnings(() => rig.call('mcp__hosted__echo', { message: 'x' }))
     // The SDK was never asked to start an authorization (it said so when it was: "falling back to a
@@ -287,13 +300,20 @@ describe('OAuth', () => {
     expect(warned).toBe('')
   })
 
-  it('an expired token whose refresh meets an authorization server that is down: the call fails MCP_CONNECT_FAILED, the row stays usable, the next call refreshes and goes on', async () => {
-    const { server, store, key, rig } = await connectedWithLogin()
-    await store.update(key, (record) => ({ ...record!, expiresAt: Date.now() - 1_000 }))
+  // A 403 for a held scope refuses the token for that call only: an authorization server that is
+  // down fails the call, as for an expired token (a 401'd token is needs_auth then, above).
+  it.each([
+    { token: 'an expired token', options: {}, ready: (_server: OAuthFixture, store: TokenStore, key: string) => store.update(key, (record) => ({ ...record!, expiresAt: Date.now() - 1_000 })) },
+    { token: 'a token answered 403 insufficient_scope for a scope the login holds', options: REFUSALS[1].options, ready: async (server: OAuthFixture) => server.unscopeAccessTokens() },
+  ])('$token, whose refresh meets an authorization server that is down: the call fails MCP_CONNECT_FAILED, the tokens stay, the row stays usable, the next call refreshes and goes on', async ({ options, ready }) => {
+    const { server, store, key, rig } = await connectedWithLogin(options)
+    await ready(server, store, key)
+    const before = (await store.get(key))?.tokens
     server.failTokenRequests = 1
-    const failed = await rig.call('mcp__hosted__echo', { message: 'x' })
+    const { value: failed, warned } = await consoleWarnings(() => rig.call('mcp__hosted__echo', { message: 'x' }))
+    expect(warned).toBe('')
     expect(failed.isError && failed.error, JSON.stringify(failed)).toMatchObject({ code: 'MCP_CONNECT_FAILED', message: expect.stringContaining('the token refresh for hosted failed: HTTP 503') })
-    expect((await store.get(key))?.tokens).toBeDefined()
+    expect((await store.get(key))?.tokens).toEqual(before)
     expect(await rig.text('mcp__hosted__echo', { message: 'again' })).toBe('again')
     expect(server.grants.filter((grant) => grant.type === 'refresh_token').map((grant) => grant.status)).toEqual([503, 200])
     expect((await rig.status('hosted')).state).toBe('ready')

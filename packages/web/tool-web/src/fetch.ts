@@ -81,7 +81,11 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
   return value
 }
 
-/** What the model reads of the body has no control characters a reader would not see (readable.ts): the converter takes them out of a page's Markdown and a PDF's text, this of a text body. */
+/**
+ * What the model reads of the body (a page's Markdown, a text body, a PDF's text) has no control
+ * characters a reader would not see (readable.ts), taken out here rather than in the converter: the
+ * converter is its own bundle entry, and a module both used would be a chunk `dsh tools` loads.
+ */
 async function valueOf(result: WebFetchResult, settings: FetchSettings, mainContent: boolean, call: FetchCall): Promise<FetchValue> {
   const { url, statusCode, truncated, body } = result
   switch (body.kind) {
@@ -89,14 +93,14 @@ async function valueOf(result: WebFetchResult, settings: FetchSettings, mainCont
       // Main content is found in the whole document; what is converted after it stops at the output
       // cap (nothing past it would be shown) and at `maxElements`, a cut the value reports as truncated.
       const converted = await settings.converter.convert({ kind: 'html', html: body.content, url, mainContent, maxElements: settings.maxElements, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: body.content }, markdown: converted.text }
+      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: body.content }, markdown: readableText(converted.text) }
     }
     case 'text':
       return { url, statusCode, truncated, body: { kind: 'text', content: readableText(body.content) } }
     case 'pdf': {
       // Pages past the output cap are not read: the rendering would cut them.
       const { text } = await settings.converter.convert({ kind: 'pdf', bytes: body.bytes, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated, body: { kind: 'pdf', content: text } }
+      return { url, statusCode, truncated, body: { kind: 'pdf', content: readableText(text) } }
     }
     default:
       return assertNever(body, 'fetch body kind')

@@ -3,6 +3,7 @@ import { sliceCodePoints, stripBidi, type WebBound, type WebSearchRequest, type 
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
 import { queriesDescription } from './guidance.ts'
+import { readableText } from './readable.ts'
 
 /** The model's arguments. The bound on `queries` is in the text and checked at run time, not in the schema. */
 export function searchInput(maxQueries: number) {
@@ -113,19 +114,20 @@ export function merge(queries: readonly string[], results: readonly WebSearchRes
 
 /**
  * A provider's result as the model will read it, so the value, its `meta` and the text agree: the
- * answer one line with bidi controls dropped and `\ [ ] ( )` escaped (it cannot forge a heading, a
- * `Sources:` list or a link); titles, snippets and dates one line without bidi controls; URLs
+ * answer one line with bidi and control characters dropped (readable.ts) and `\ [ ] ( )` escaped (it
+ * cannot forge a heading, a `Sources:` list or a link); titles, snippets and dates one line without
+ * them; URLs
  * WHATWG-serialised with the characters that would end a Markdown link percent-encoded. A source
  * whose URL does not parse is left for `project` to drop.
  */
 function cleaned(result: WebSearchResult): WebSearchResult {
-  const text = (value: string | undefined) => (value === undefined ? undefined : oneLine(stripBidi(value)))
+  const text = (value: string | undefined) => (value === undefined ? undefined : oneLine(readableText(stripBidi(value))))
   const sources = result.sources.map((source) => {
     if (typeof source.url !== 'string' || !isWebUrl(source.url)) return source
     const [title, snippet, publishedAt] = [text(source.title), text(source.snippet), text(source.publishedAt)]
     return { url: destination(stripBidi(source.url)), ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) }
   })
-  const content = result.content === undefined ? undefined : escapeMarkdown(oneLine(stripBidi(result.content)))
+  const content = result.content === undefined ? undefined : escapeMarkdown(oneLine(readableText(stripBidi(result.content))))
   return { ...result, ...(content !== undefined ? { content } : {}), sources }
 }
 

@@ -2,7 +2,6 @@ import { assertNever } from 'dsh-core'
 import { flattenDeep, plainText } from '../depth.ts'
 import { pageToMarkdown } from '../markdown.ts'
 import { pdfToText } from '../pdf/extract.ts'
-import { readableText } from '../readable.ts'
 import type { FetchValue } from '../fetch.ts'
 import type { ConversionJob, Converted } from './job.ts'
 
@@ -16,14 +15,15 @@ export async function runJob(job: ConversionJob): Promise<Converted> {
     case 'html':
       return convertHtml(job.html, job.url, job.mainContent, { maxElements: job.maxElements, maxChars: job.maxChars })
     case 'pdf':
-      return { text: readableText((await pdfToText(job.bytes, job.maxChars)).text) }
+      return { text: (await pdfToText(job.bytes, job.maxChars)).text }
     default:
       return assertNever(job, 'conversion job')
   }
 }
 
 /**
- * A page's Markdown, its unseen control characters out (readable.ts). Nesting past 512 levels is
+ * A page's Markdown (the tool takes control characters out of it when it builds its value,
+ * readable.ts: the package root's, which the converter does not share). Nesting past 512 levels is
  * flattened first (the tags past it go, their text stays): the DOM walk and turndown recurse.
  * A page the converter throws on is read as its text, tags out, rather than handed on as markup.
  * `cut` only for a cut at `maxElements`: one at the output cap drops nothing the answer would show.
@@ -32,9 +32,9 @@ export function convertHtml(html: string, url: string, mainContent: boolean, lim
   const page = flattenDeep(html)
   try {
     const { markdown, cut } = pageToMarkdown(page, { url, mainContent, ...limits })
-    return cut?.reason === 'elements' ? { text: readableText(markdown), cut: true } : { text: readableText(markdown) }
+    return cut?.reason === 'elements' ? { text: markdown, cut: true } : { text: markdown }
   } catch {
-    return { text: readableText(plainText(page)) }
+    return { text: plainText(page) }
   }
 }
 
