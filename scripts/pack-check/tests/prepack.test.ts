@@ -50,12 +50,16 @@ describe('prepack: a tarball carries a fresh build or is not made', () => {
     expect(readdirSync(destination)).toEqual([])
   })
 
-  /** A package outside the workspace wired like ours: sources in src/, publishConfig pointing at dist/. */
+  /**
+   * A package outside the workspace wired like ours: sources in src/, publishConfig pointing at dist/.
+   * `lib` as ours (tsconfig.base.json): without it tsc also reads the DOM's declarations, and its
+   * build, which each pnpm pack below runs, took 5.5 s of CPU instead of 1.9 s.
+   */
   function unbuiltPackage(exportsTarget: string): string {
     const dir = tempDir()
     mkdirSync(join(dir, 'src'))
     writeFileSync(join(dir, 'src', 'index.ts'), 'export const answer: number = 42\n')
-    writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', declaration: true, composite: true, types: [], rootDir: 'src', outDir: 'dist', tsBuildInfoFile: 'dist/.tsbuildinfo' }, include: ['src'] }))
+    writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', lib: ['es2023'], declaration: true, composite: true, types: [], rootDir: 'src', outDir: 'dist', tsBuildInfoFile: 'dist/.tsbuildinfo' }, include: ['src'] }))
     const manifest = {
       name: 'prepack-probe',
       version: '1.0.0',
