@@ -1,5 +1,6 @@
-// The issue's "Must show" through the real `dsh` command and the shipped files:
-// presets/overlays/everything.yml and examples/mcp-crash (a server whose tool exits the process).
+// The issue's "Must show" through the `dsh` command and the shipped files: presets/overlays/everything.yml
+// and examples/mcp-crash (a server whose tool exits the process). A real `dsh` process where its exit
+// and its children are the subject; the CLI's main in this worker where only the output is.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -48,8 +49,9 @@ describe('dsh with presets/overlays/everything.yml', () => {
     expect(names).toEqual(expect.arrayContaining(['mcp__everything__echo', 'mcp__everything__get-sum']))
   })
 
+  // Its output is the subject: through the CLI's main here; a real `dsh` below, where the process is.
   it('call mcp__everything__echo returns the echo', async () => {
-    const run = await dsh(['call', 'mcp__everything__echo', '{"message":"hi"}', '--json', '--preset', 'base', '--config', EVERYTHING])
+    const run = await dshIn(['call', 'mcp__everything__echo', '{"message":"hi"}', '--json', '--preset', 'base', '--config', EVERYTHING])
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout)).toEqual({ isError: false, value: { content: [{ type: 'text', text: 'Echo: hi' }] }, content: [{ type: 'text', text: 'Echo: hi' }] })
   })

@@ -1,11 +1,11 @@
 // Issue 30 item 1: one MCP server listing 5,000 tools, through the real `dsh`. The model sees a
 // small catalog with `tool_search`; an exact name always comes first; what a search loads joins the
-// session's catalog (`dsh context`, `dsh serve`); a deferred tool runs by its exact name. `dsh serve`
-// is a real child process; the one-shot commands run through the CLI's main in this worker. What a
+// session's catalog (`dsh context`, `dsh serve`); a deferred tool runs by its exact name. The commands,
+// `dsh serve` too, run through the CLI's main in this worker (test-support/dsh-in-process.ts,
+// serve-in-process.ts): what is asked here is what they answer, not what only a process shows. What a
 // `dsh call` would run after its boot (the searches, the deferred call) runs in one host of the same
 // composition, booted once in this worker: each boot lists and indexes the 5,000 tools again.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,9 +15,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { DshCallsInWorker } from './fixtures/dsh-run.ts'
 import { FIXTURE_SERVER } from './fixtures/rig.ts'
 import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
+import { serveInProcess } from '../../../../test-support/serve-in-process.ts'
 
-const ROOT = resolve(fileURLToPath(new URL('../../../../', import.meta.url)))
-const DSH = join(ROOT, 'packages/cli/cli/bin/dsh.mjs')
 const home = mkdtempSync(join(tmpdir(), 'dsh-deferral-'))
 
 const overlay = join(home, 'big.yml')
@@ -31,12 +30,6 @@ afterAll(async () => {
   await calls.stop()
   rmSync(home, { recursive: true, force: true })
 })
-
-function environment(): Record<string, string> {
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'INIT_CWD') env[name] = value
-  return { ...env, DSH_HOME: home }
-}
 
 /** `dsh …` through the CLI's main in this worker (test-support/dsh-in-process.ts), in the composition with 5,000 tools. */
 function dsh(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -91,7 +84,7 @@ describe('5,000 tools from one MCP server', () => {
   })
 
   it('dsh serve: a search loads the tool into the served session, the client hears list_changed and calls it', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [DSH, 'serve', ...COMPOSITION], cwd: home, env: environment(), stderr: 'pipe' })
+    const { transport } = serveInProcess(COMPOSITION, { cwd: home, env: { DSH_HOME: home } })
     const client = new Client({ name: 'dsh-deferral-test', version: '0' })
     let changed!: () => void
     const listChanged = new Promise<void>((resolve) => (changed = resolve))
