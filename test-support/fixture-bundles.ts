@@ -23,7 +23,7 @@ declare module 'vitest' {
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
 /** Sources (relative to the workspace root) of the fixtures tests start as processes. */
-const FIXTURES = ['packages/mcp/mcp/tests/fixtures/server.mjs', 'packages/mcp/mcp/tests/fixtures/skills-server.mjs']
+const FIXTURES = ['packages/mcp/mcp/tests/fixtures/server.mjs', 'packages/mcp/mcp/tests/fixtures/skills-server.mjs', 'packages/mcp/mcp/tests/fixtures/modern-stdio-server.mjs']
 
 /** Bundles every fixture; returns source path -> bundle path for those that bundled. */
 export async function bundleFixtures(): Promise<Record<string, string>> {

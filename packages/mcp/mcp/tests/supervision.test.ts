@@ -10,9 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as plugin from '../src/index.ts'
 import { waitInWords } from '../src/supervisor.ts'
 import { eventually, FAST_RECONNECT, fixtureRow, isAlive, startRig, stopRigs, type RowInput } from './fixtures/rig.ts'
+import { fixturePath } from '../../../../test-support/fixture-path.ts'
 
-/** A 2026-07-28-only stdio server (tests/fixtures/modern-stdio-server.mjs). */
-const MODERN_STDIO_SERVER = fileURLToPath(new URL('./fixtures/modern-stdio-server.mjs', import.meta.url))
+/** A 2026-07-28-only stdio server (tests/fixtures/modern-stdio-server.mjs; its bundle, as the fixture server's). */
+const MODERN_STDIO_SERVER = fixturePath(fileURLToPath(new URL('./fixtures/modern-stdio-server.mjs', import.meta.url)))
 /** A server that closes its stdin, answers its first message with an error and exits with code 3 (tests/fixtures/exits-after-first-message.mjs). */
 const EXITS_AFTER_FIRST_MESSAGE = fileURLToPath(new URL('./fixtures/exits-after-first-message.mjs', import.meta.url))
 
