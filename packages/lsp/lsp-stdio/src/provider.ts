@@ -35,6 +35,7 @@ import { Preflight } from './preflight.ts'
 import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
+import { withinLine } from './source-text.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
@@ -101,7 +102,10 @@ export class StdioLspProvider implements LspProvider {
    */
   query(request: LspProviderQuery, bound?: LspBound): Promise<LspQueryResult> {
     // The caller names files relative to its workspace, whichever root's server answered.
-    return this.onFileIn(request, bound, (instance, source, workspace, scope) => instance.query(request, source, scope, workspace.url))
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) => {
+      const position = withinLine(source.text, request.position)
+      return instance.query(position === request.position ? request : { ...request, position }, source, scope, workspace.url)
+    })
   }
 
   /** Bound as `query` is (the `lsp_diagnostics` tool's call, after every edit a writer makes, passes its lifetime). */
@@ -122,7 +126,7 @@ export class StdioLspProvider implements LspProvider {
   rename(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
     return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance
-        .rename(source, request.languageId, request.position, request.newName, scope)
+        .rename(source, request.languageId, withinLine(source.text, request.position), request.newName, scope)
         .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
     )
   }
@@ -131,7 +135,7 @@ export class StdioLspProvider implements LspProvider {
   callHierarchy(request: LspProviderCallHierarchyRequest, bound?: LspBound): Promise<LspCallHierarchyResult> {
     return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       instance
-        .callHierarchy(source, request.languageId, request, scope)
+        .callHierarchy(source, request.languageId, { ...request, position: withinLine(source.text, request.position) }, scope)
         .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
     )
   }
