@@ -1,4 +1,5 @@
-import type { LspPosition, LspRange } from 'dsh-lsp'
+import { quote } from 'dsh-core'
+import { LspError, type LspPosition, type LspRange } from 'dsh-lsp'
 
 /** The UTF-16 offset of a zero-based position in `text` (clamped to the text), lines split at `\n`. */
 export function offsetOf(text: string, position: LspPosition): number {
@@ -16,14 +17,15 @@ export function offsetOf(text: string, position: LspPosition): number {
  * `position` with its character kept within its line (line breaks `\r\n`, `\n` or `\r`, as LSP counts
  * them): the same object when it is already. The protocol says a character past the line's end means
  * the end, but tsserver (through typescript-language-server) and pyright add it to the line's start,
- * and so answer about a name on a later line. A line past the end of the text is left as it is:
- * there is no line to run into, and the servers answer nothing there.
+ * and so answer about a name on a later line. A line past the end of the text is the caller's
+ * mistake, `LSP_INVALID_REQUEST` naming the file's line count (the servers answered nothing there,
+ * which told a model there was nothing to find); the empty line after a final line break is a line.
  */
-export function withinLine(text: string, position: LspPosition): LspPosition {
+export function withinLine(text: string, position: LspPosition, filePath: string): LspPosition {
   let start = 0
   for (let line = 0; line < position.line; line++) {
     const next = lineBreakEnd(text, start)
-    if (next < 0) return position
+    if (next < 0) throw new LspError(`line ${position.line + 1} is past the end of ${quote(filePath)}, which has ${line + 1} line${line ? 's' : ''}`, 'LSP_INVALID_REQUEST')
     start = next
   }
   let end = start

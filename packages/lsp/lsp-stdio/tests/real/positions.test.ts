@@ -39,6 +39,20 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     expect(renamed.isError && renamed.error.code).toBe('LSP_RENAME_REFUSED')
   })
 
+  it('refuses a line past the end of the file with a coded error naming its length', async () => {
+    // Line 3 is the empty line after the final line break: a line, answered as usual.
+    expect(valueOf(await hover('wrap.ts', 3, 1)).hover).toBeNull()
+    for (const file of ['wrap.ts', 'wrap.py']) {
+      const result = await hover(file, 50, 1)
+      expect(result.isError && result.error.code, file).toBe('LSP_INVALID_REQUEST')
+      expect(result.isError && result.error.message, file).toContain(`line 50 is past the end of "${file}", which has 3 lines`)
+    }
+    const calls = await suite.host.app.tools.execute({ name: 'lsp_calls', arguments: { filePath: 'wrap.ts', line: 9, character: 1, direction: 'incoming' }, session: suite.session() })
+    expect(calls.isError && calls.error.code).toBe('LSP_INVALID_REQUEST')
+    // The host is healthy: the next query on the file answers.
+    expect(valueOf(await hover('wrap.ts', 2, 8)).hover?.contents).toContain('bbbbbb')
+  })
+
   it('finds a symbol the model wrote composed (NFC) in a file that holds it decomposed (NFD)', async () => {
     const args = { operation: 'findReferences', filePath: 'nfd.ts', line: 2, character: 1, symbol: 'caf\u00e9', occurrence: 2 }
     const value = valueOf(await suite.host.app.tools.execute({ name: 'lsp', arguments: args, session: suite.session() }))
