@@ -204,19 +204,29 @@ try {
   // callgrind_control), after the warm-up: for each phase k, print `ready <pid> <k>`, wait for /tmp/x.go<k>,
   // make that many changes of each chosen side, print `done <pid> <k>`; then wait for /tmp/x.exit and stop.
   // Two phases of N and 4N changes make the count differential (the windows' fixed ends cancel).
+  // GATE_BUSY=1: the process goes on making (uncounted) changes while it waits for a window to open,
+  // and idles only from a window's end until `<gate>.dumped<k>` (the counter's dump): an idle process
+  // lets V8 age and flush the path's code, and a window after a wait of seconds re-counted the tier-up
+  // (bench/RESULTS.md, eighteenth session). At most a change or two runs between the counter's zero
+  // and the go file being seen; the same in both windows, so the differential cancels it.
   const gate = process.env.GATE
   if (gate) {
-    const until = async (path: string) => {
-      while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 50))
+    const busy = process.env.GATE_BUSY === '1'
+    const until = async (path: string, working = false) => {
+      while (!existsSync(path)) {
+        if (working) for (const name of chosen) await once(name)
+        else await new Promise((resolve) => setTimeout(resolve, 50))
+      }
     }
     const phases = (process.env.PHASES ?? '100,400').split(',').map(Number)
     for (const [k, count] of phases.entries()) {
       console.log(`ready ${process.pid} ${k}`)
-      await until(`${gate}.go${k}`)
+      await until(`${gate}.go${k}`, busy)
       for (let i = 0; i < count; i++) for (const name of chosen) await once(name)
       console.log(`done ${process.pid} ${k}`)
+      if (busy) await until(`${gate}.dumped${k}`)
     }
-    await until(`${gate}.exit`)
+    await until(`${gate}.exit`, busy)
   }
   const figures: Record<string, { user: number[]; system: number[] }> = {}
   // THREADS=1: each round's CPU by thread (schedstat, ns; the untimed writes included), the main thread against the others.

@@ -1,6 +1,11 @@
 import type { Writable } from 'node:stream'
 import { AbstractMessageWriter, Message, type MessageWriter, type NotificationMessage } from 'vscode-jsonrpc/node'
 
+/** Bytes before a frame's body for its header: `Content-Length: ` (16), the body's byte count (a JS string's UTF-8 is under 2^31 bytes: at most 10 digits), CRLF CRLF (4). */
+const HEADER_ROOM = 30
+/** Bodies up to this many UTF-16 units get a buffer for their worst case (3 bytes a unit, 192 KiB at most); longer ones are counted first. */
+const WORST_CASE_UNITS = 1 << 16
+
 /**
  * vscode-jsonrpc's MessageWriter for a server's stdin, without its queue. The library's
  * StreamMessageWriter runs every message through a semaphore (a setImmediate turn and about fifteen
@@ -9,6 +14,9 @@ import { AbstractMessageWriter, Message, type MessageWriter, type NotificationMe
  * each message goes to the pipe in the call that sends it, as one write of its whole frame: the
  * frame the library's writer makes (`Content-Length`, the UTF-8 byte count, and the body its JSON
  * encoder makes: JSON.stringify, UTF-8), byte for byte — tests/message-writer.test.ts compares them.
+ * The frame is one Buffer, the body encoded into it once: no UTF-8 length scan before the encoding
+ * (the count is what the encoding wrote), no header-plus-body string to join, and nothing left for
+ * the stream to encode again (a string chunk is encoded in the write).
  * The reader and the connection stay the library's; write failures reach `onError` as from its writer.
  *
  * A notification (a document's didChange, its didSave) waits, corked, for what follows it in the
@@ -62,14 +70,14 @@ export class PipeMessageWriter extends AbstractMessageWriter implements MessageW
       }
       return HANDED
     }
-    let frame: string
+    let frame: Buffer
     try {
       frame = this.frameOf(message)
     } catch (error) {
       return Promise.reject(error)
     }
     const written = new Promise<void>((resolve, reject) => {
-      this.stream.write(frame, 'utf8', (error) => {
+      this.stream.write(frame, (error) => {
         if (error == null) return resolve()
         this.fireError(error, message, ++this.errorCount)
         reject(error)
@@ -88,14 +96,23 @@ export class PipeMessageWriter extends AbstractMessageWriter implements MessageW
   writeNotification(message: NotificationMessage): void {
     const frame = this.frameOf(message)
     this.hold()
-    this.stream.write(frame, 'utf8', this.notificationWritten)
+    this.stream.write(frame, this.notificationWritten)
   }
 
   /** The message's whole frame, as the library's writer makes it; a message JSON cannot encode is reported to `onError` and thrown. */
-  private frameOf(message: Message): string {
+  private frameOf(message: Message): Buffer {
     try {
       const body = JSON.stringify(message, undefined, 0)
-      return `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`
+      // A UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, 2 units, is 4): room for the
+      // worst case, so the body is encoded without counting first; a long body is counted (its
+      // worst case would be a large buffer held until the pipe takes it).
+      const capacity = body.length <= WORST_CASE_UNITS ? body.length * 3 : Buffer.byteLength(body, 'utf8')
+      const frame = Buffer.allocUnsafe(HEADER_ROOM + capacity)
+      const length = frame.write(body, HEADER_ROOM, 'utf8')
+      const header = `Content-Length: ${length}\r\n\r\n`
+      const start = HEADER_ROOM - header.length
+      frame.write(header, start, 'latin1')
+      return frame.subarray(start, HEADER_ROOM + length)
     } catch (error) {
       this.fireError(error)
       throw error

@@ -1,6 +1,7 @@
 import { errorFromReason, errorMessage, FsError, HarnessError, Lifetime, quote, thenOrNow, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
   LspError,
+  type LspPosition,
   ProvenTextCache,
   type CallProofs,
   type ProvenStat,
@@ -35,6 +36,7 @@ import { Preflight } from './preflight.ts'
 import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
+import { withinLine } from './source-text.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
@@ -101,7 +103,11 @@ export class StdioLspProvider implements LspProvider {
    */
   query(request: LspProviderQuery, bound?: LspBound): Promise<LspQueryResult> {
     // The caller names files relative to its workspace, whichever root's server answered.
-    return this.onFileIn(request, bound, (instance, source, workspace, scope) => instance.query(request, source, scope, workspace.url))
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) => {
+      const position = positionIn(source, request)
+      if (position instanceof LspError) return Promise.reject(position)
+      return instance.query(position === request.position ? request : { ...request, position }, source, scope, workspace.url)
+    })
   }
 
   /** Bound as `query` is (the `lsp_diagnostics` tool's call, after every edit a writer makes, passes its lifetime). */
@@ -120,20 +126,24 @@ export class StdioLspProvider implements LspProvider {
 
   /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. Bound as `query` is. */
   rename(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
-    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
-      instance
-        .rename(source, request.languageId, request.position, request.newName, scope)
-        .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
-    )
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) => {
+      const position = positionIn(source, request)
+      if (position instanceof LspError) return Promise.reject(position)
+      return instance
+        .rename(source, request.languageId, position, request.newName, scope)
+        .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }))
+    })
   }
 
   /** Incoming or outgoing calls of what is at the position, to the request's depth and count. Bound as `query` is. */
   callHierarchy(request: LspProviderCallHierarchyRequest, bound?: LspBound): Promise<LspCallHierarchyResult> {
-    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
-      instance
-        .callHierarchy(source, request.languageId, request, scope)
-        .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
-    )
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) => {
+      const position = positionIn(source, request)
+      if (position instanceof LspError) return Promise.reject(position)
+      return instance
+        .callHierarchy(source, request.languageId, { ...request, position }, scope)
+        .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }))
+    })
   }
 
   /**
@@ -739,4 +749,14 @@ function sourceError(error: unknown, workspace: Workspace, filePath: string, cal
   }
   const reason = error instanceof Error ? error.message : String(error)
   return new LspError(`source ${quote(filePath)} cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
+}
+
+/** The request's position kept within its line (see `withinLine`), or the error a line past the file's end is. */
+function positionIn(source: ContainedText, request: { readonly filePath: string; readonly position: LspPosition }): LspPosition | LspError {
+  try {
+    return withinLine(source.text, request.position, request.filePath)
+  } catch (error) {
+    if (error instanceof LspError) return error
+    throw error
+  }
 }

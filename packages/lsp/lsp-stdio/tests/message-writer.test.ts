@@ -19,8 +19,11 @@ afterEach(() => {
 function pipedConnection() {
   const stdin = new PassThrough()
   const writes: Buffer[] = []
+  /** Whether each chunk was handed as bytes (a string is encoded again in the write). */
+  const asBytes: boolean[] = []
   const write = stdin.write.bind(stdin) as (...args: unknown[]) => boolean
   stdin.write = ((chunk: string | Buffer, ...rest: unknown[]) => {
+    asBytes.push(Buffer.isBuffer(chunk))
     writes.push(Buffer.from(chunk as string, typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : 'utf8'))
     return write(chunk, ...rest)
   }) as typeof stdin.write
@@ -28,7 +31,7 @@ function pipedConnection() {
   const child = { pid: 1, stdin, stdout: new PassThrough(), exited: new Promise(() => {}), terminate: async () => {} } as unknown as ChildHandle
   const connection = new LspConnection(child, 'fake', { maxMessageBytes: 1 << 20 }, { onServerRequest: () => null, onProgress: () => {} })
   opened.push(connection)
-  return { connection, writes }
+  return { connection, writes, asBytes }
 }
 
 /** What vscode-jsonrpc's own writer puts on a pipe for `messages`, in order. */
@@ -46,12 +49,19 @@ const PARAMS = [
   { textDocument: { uri: 'file:///w/a.ts', version: 2 }, contentChanges: [{ text: 'const é = "ü"\n' }] },
   { textDocument: { uri: 'file:///w/%F0%9F%98%80.ts' }, text: 'emoji 😀 and \u2028 and "quotes"\r\n' },
   { changes: [{ uri: 'file:///w/b.ts', type: 2 }], nothing: null, absent: undefined },
+  // Past the length up to which the frame's buffer is sized for the worst case (counted first), with
+  // characters of 1 to 4 UTF-8 bytes and a lone surrogate (JSON.stringify escapes it).
+  { textDocument: { uri: 'file:///w/big.ts', version: 3 }, contentChanges: [{ text: `${'aé€😀'.repeat(20_000)}\ud800` }] },
+  // Just under it, all three-byte characters: the worst case exactly.
+  { text: '€'.repeat((1 << 16) - 40) },
 ]
 
 describe('a message to the server', () => {
   it('goes to the pipe in the call that sends it, one write per message, framed byte for byte as vscode-jsonrpc frames it', async () => {
-    const { connection, writes } = pipedConnection()
+    const { connection, writes, asBytes } = pipedConnection()
     const sent = PARAMS.map((params, index) => connection.notify(`test/${index}`, params))
+    // Each frame one Buffer, its body encoded once (a string frame was counted, joined and encoded again in the write).
+    expect(asBytes).toEqual(PARAMS.map(() => true))
     // Nothing awaited yet: each frame is already on the pipe (the library's writer waits a setImmediate turn for each).
     expect(writes).toHaveLength(PARAMS.length)
     await Promise.all(sent)

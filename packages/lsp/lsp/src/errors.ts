@@ -47,7 +47,7 @@ export const LspErrorCode = {
   LSP_TIMEOUT: 'LSP_TIMEOUT',
   /** The query was cancelled by its caller. */
   LSP_ABORTED: 'LSP_ABORTED',
-  /** A request to the seam itself is malformed (a relative path for `fileChanged` outside a session, a blank symbol query). */
+  /** A request is malformed (a relative path for `fileChanged` outside a session, a blank symbol query, a position past the end of the file). */
   LSP_INVALID_REQUEST: 'LSP_INVALID_REQUEST',
   /** A provider failed with an error that carries no code of its own (listed among a workspace query's unanswered providers). */
   LSP_PROVIDER_FAILED: 'LSP_PROVIDER_FAILED',

@@ -5,14 +5,11 @@ import { checkDiagnostics } from './capability-results.ts'
 import type { ToolLspConfig } from './config.ts'
 import { renderDiagnostics } from './diagnostics-render.ts'
 import { DiagnosticsValue, diagnosticsValue } from './diagnostics-value.ts'
+import { filePathField, isPlainFilePath } from './input.ts'
 import { sessionWorkspace, type LspToolServices } from './query.ts'
 
 export const DiagnosticsInput = z.strictObject({
-  filePath: z
-    .string()
-    .min(1)
-    .regex(/\S/, 'filePath must not be blank')
-    .describe('The source file to check, relative to the workspace or absolute.'),
+  filePath: filePathField('The source file to check, relative to the workspace or absolute.'),
   severity: z
     .enum(LSP_DIAGNOSTIC_SEVERITIES)
     .optional()
@@ -21,7 +18,6 @@ export const DiagnosticsInput = z.strictObject({
 export type DiagnosticsInput = z.infer<typeof DiagnosticsInput>
 
 const SEVERITIES: ReadonlySet<unknown> = new Set(LSP_DIAGNOSTIC_SEVERITIES)
-const NOT_BLANK = /\S/
 
 /**
  * `DiagnosticsInput` without zod for a call it certainly accepts (the runtime's `quickArgs`): the
@@ -33,7 +29,7 @@ export function quickDiagnosticsInput(args: unknown): DiagnosticsInput | undefin
   const record = args as Record<string, unknown>
   for (const key in record) if (key !== 'filePath' && key !== 'severity') return undefined
   const { filePath, severity } = record
-  if (typeof filePath !== 'string' || !NOT_BLANK.test(filePath)) return undefined
+  if (!isPlainFilePath(filePath)) return undefined
   if ('severity' in record && !SEVERITIES.has(severity)) return undefined
   return record as DiagnosticsInput
 }

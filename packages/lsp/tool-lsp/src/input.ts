@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url'
+import { errorMessage } from 'dsh-core'
 import { LSP_OPERATIONS } from 'dsh-lsp'
 import { z } from 'zod'
 
@@ -6,18 +8,46 @@ export const MAX_FILE_PATH_CHARS = 4096
 
 /** Whitespace (a symbol is one name) or half of a surrogate pair (it could never match source text). */
 const NOT_IN_SYMBOL = /[\s\p{Cs}]/u
+const NOT_BLANK = /\S/
+/** Whitespace before or after a path: a model's slip ("a.ts\n" named no file and read as a language no server handles). */
+const SPACE_AROUND = /^\s|\s$/
+/** A `file:` URI, as the tools' own values spell places (`uri`). */
+const FILE_URI = /^file:\/\//i
+
+/**
+ * A `filePath` argument, shared by every LSP tool: a path relative to the workspace or absolute, or
+ * a `file:` URI, read as the local path it names. Blank, or with whitespace around it, is refused
+ * with one message each, rather than sent on as a name no file has.
+ */
+export function filePathField(description: string) {
+  return z
+    .string()
+    .max(MAX_FILE_PATH_CHARS)
+    .regex(NOT_BLANK, 'filePath must not be blank')
+    .refine((path) => !NOT_BLANK.test(path) || !SPACE_AROUND.test(path), 'filePath must not start or end with whitespace')
+    .transform((path, ctx) => {
+      if (!FILE_URI.test(path)) return path
+      try {
+        return fileURLToPath(path)
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `filePath is a file: URI that names no local path (${errorMessage(error)})` })
+        return z.NEVER
+      }
+    })
+    .describe(description)
+}
+
+/** Whether `filePathField` takes `path` as it is: what the tools' `quickArgs` pass without zod. */
+export function isPlainFilePath(path: unknown): path is string {
+  return typeof path === 'string' && path.length <= MAX_FILE_PATH_CHARS && NOT_BLANK.test(path) && !SPACE_AROUND.test(path) && !FILE_URI.test(path)
+}
 
 /**
  * Where a call points: a file, a one-based line, and a column or a symbol on the line. Shared by
  * the `lsp` tool and the tools that take a position (`lsp_rename`, `lsp_calls`).
  */
 export const anchorFields = {
-  filePath: z
-    .string()
-    .min(1)
-    .max(MAX_FILE_PATH_CHARS)
-    .regex(/\S/, 'filePath must not be blank')
-    .describe('The source file holding the symbol, relative to the workspace or absolute.'),
+  filePath: filePathField('The source file holding the symbol, relative to the workspace or absolute.'),
   line: z.number().int().min(1).describe('One-based line of the symbol.'),
   character: z
     .number()
@@ -65,7 +95,6 @@ export const LspToolInput = z
 export type LspToolInput = z.infer<typeof LspToolInput>
 
 const OPERATIONS: ReadonlySet<unknown> = new Set(LSP_OPERATIONS)
-const NOT_BLANK = /\S/
 const ANCHOR_KEYS: ReadonlySet<string> = new Set(['filePath', 'line', 'character', 'symbol', 'occurrence'])
 
 function positiveInteger(value: unknown): boolean {
@@ -80,7 +109,7 @@ function positiveInteger(value: unknown): boolean {
 function quickAnchor(args: Record<string, unknown>, extra: string): boolean {
   for (const key in args) if (key !== extra && !ANCHOR_KEYS.has(key)) return false
   const { filePath, line, character, symbol, occurrence } = args
-  if (typeof filePath !== 'string' || filePath.length < 1 || filePath.length > MAX_FILE_PATH_CHARS || !NOT_BLANK.test(filePath)) return false
+  if (!isPlainFilePath(filePath)) return false
   if (!positiveInteger(line)) return false
   if (character !== undefined && !positiveInteger(character)) return false
   if (symbol === undefined) return character !== undefined && occurrence === undefined

@@ -41,7 +41,7 @@ export async function resolveSymbol(proofs: CallProofs, request: SymbolRequest, 
     window: limits.symbolSearchLines,
   }
   const source = await readWindow(proofs, request.filePath, search, limits.maxLineFileBytes, signal)
-  const match = findSymbol(source.lines, search)
+  const match = findSymbol(source.lines, search) ?? inOtherForm(source.lines, search)
   if (source.cut && !searchedBeforeCut(search, match?.line, source.cut.line)) {
     // A line the search would look at before (or instead of) the match lies past maxLineFileBytes.
     throw new LspError(`source ${quote(request.filePath)} cannot be used: ${source.cut.error.message}${TOO_LARGE_HINT}`, 'LSP_SOURCE_INVALID', { cause: source.cut.error })
@@ -55,6 +55,22 @@ export async function resolveSymbol(proofs: CallProofs, request: SymbolRequest, 
     occurrence: match.occurrence,
     ...(match.line === search.line ? {} : { requestedLine: request.line }),
   }
+}
+
+/**
+ * The symbol written in the other Unicode normal form: a model writes `é` composed (NFC), and a
+ * file may hold it decomposed (NFD: `e` and U+0301, as some editors and macOS tools write it), or
+ * the other way round. Both look alike in the not-found message's list, so without this the model
+ * was told its symbol was missing while the list showed it. The column found is the file's own.
+ */
+function inOtherForm(lines: SourceLines['lines'], search: SymbolSearch): ReturnType<typeof findSymbol> {
+  for (const form of ['NFC', 'NFD'] as const) {
+    const symbol = search.symbol.normalize(form)
+    if (symbol === search.symbol) continue
+    const match = findSymbol(lines, { ...search, symbol })
+    if (match) return match
+  }
+  return undefined
 }
 
 async function readWindow(proofs: CallProofs, filePath: string, search: SymbolSearch, maxBytes: number, signal: AbortSignal): Promise<SourceLines> {

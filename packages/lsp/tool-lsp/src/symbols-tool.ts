@@ -1,6 +1,7 @@
 import type { ToolDefinition } from 'dsh-core'
 import { z } from 'zod'
 import { checkOutline, checkWorkspaceAnswer } from './capability-results.ts'
+import { filePathField } from './input.ts'
 import type { ToolLspConfig } from './config.ts'
 import { sessionWorkspace, type LspToolServices } from './query.ts'
 import { renderSymbols } from './symbols-render.ts'
@@ -8,12 +9,7 @@ import { outlineValue, SymbolsValue, workspaceMatchesValue } from './symbols-val
 
 export const SymbolsInput = z
   .strictObject({
-    filePath: z
-      .string()
-      .min(1)
-      .regex(/\S/, 'filePath must not be blank')
-      .optional()
-      .describe('A source file to outline (its classes, functions and their members), relative to the workspace or absolute.'),
+    filePath: filePathField('A source file to outline (its classes, functions and their members), relative to the workspace or absolute.').optional(),
     query: z
       .string()
       .min(1)

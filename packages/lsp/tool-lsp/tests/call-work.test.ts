@@ -49,6 +49,10 @@ const SAMPLES: unknown[] = [
   { operation: 'hover', filePath: 'a.ts', line: 1, symbol: '\ud800' },
   { operation: 'hover', filePath: 'a.ts', line: 1, symbol: 'a', occurrence: 0 },
   { filePath: 'a.ts', line: 1, character: 1 },
+  { operation: 'hover', filePath: 'file:///abs/b.ts', line: 1, character: 1 },
+  { operation: 'hover', filePath: 'file://host/b.ts', line: 1, character: 1 },
+  { operation: 'hover', filePath: 'a.ts\n', line: 1, character: 1 },
+  { operation: 'hover', filePath: ' a.ts', line: 1, character: 1 },
   [],
   null,
   'hover',
@@ -66,6 +70,33 @@ describe('the lsp tool\'s arguments without zod (quickArgs)', () => {
 
   it('accepts only what the schema accepts, as the schema parses it', () => {
     expectQuickAgreesWithSchema(quickLspInput, LspToolInput, SAMPLES, 5)
+  })
+
+  // The hostile review through the real dsh: a file: URI (as the tools' own values spell places)
+  // was read as a relative path ("/ws/file:/ws/a.ts" not found), and "a.ts\n" as a language no
+  // server handles (LSP_UNAVAILABLE); an empty path was refused twice over.
+  it('reads a file: URI as the path it names, and refuses a path with whitespace around it in one message', async () => {
+    harness = await boot()
+    const provider = scriptedProvider(HOVER)
+    harness.app.lsp.registerProvider(provider)
+    await writeFile(join(harness.dir, 'a b.ts'), 'const a = 1\n')
+    const answered = await harness.call({ operation: 'hover', filePath: pathToFileURL(join(harness.dir, 'a b.ts')).href, line: 1, character: 7 })
+    expect(answered.isError ? answered.error : undefined).toBeUndefined()
+    expect(provider.calls.map((call) => call.request.filePath)).toEqual([join(harness.dir, 'a b.ts')])
+    const refusals: [string, string][] = [
+      ['a.ts\n', 'filePath must not start or end with whitespace'],
+      [' a.ts', 'filePath must not start or end with whitespace'],
+      ['', 'filePath must not be blank'],
+      ['file://host/a.ts', 'filePath is a file: URI that names no local path'],
+    ]
+    for (const [filePath, words] of refusals) {
+      const result = await harness.call({ operation: 'hover', filePath, line: 1, character: 1 })
+      expect(codeOf(result), filePath).toBe('INVALID_ARGS')
+      const message = result.isError ? result.error.message : ''
+      expect(message).toContain(words)
+      expect(message.split('filePath').length, message).toBe(3) // "filePath: filePath …": one issue, not two
+    }
+    expect(provider.calls).toHaveLength(1)
   })
 
   it('refuses bad arguments with the schema\'s words and INVALID_ARGS', async () => {

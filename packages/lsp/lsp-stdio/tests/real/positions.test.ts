@@ -1,0 +1,63 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { callLsp, codingSuite, valueOf } from './harness.ts'
+
+// A model's column past the end of a line. LSP says it means the line's end; tsserver (through
+// typescript-language-server) and pyright add it to the line's start instead, and answered about
+// `bbbbbb` on the next line. Real servers, through the coding preset and the lsp tool.
+describe('positions a model gets wrong (real tsserver and pyright)', () => {
+  const suite = codingSuite('ts-project', undefined, (dir) => {
+    writeFileSync(join(dir, 'wrap.ts'), 'const a = 1;\nconst bbbbbb = a;\n')
+    writeFileSync(join(dir, 'wrap-crlf.ts'), 'const a = 1;\r\nconst bbbbbb = a;\r\n')
+    writeFileSync(join(dir, 'wrap-cr.ts'), 'const a = 1;\rconst bbbbbb = a;\r')
+    writeFileSync(join(dir, 'wrap.py'), 'a = 1\nbbbbbb = a\n')
+    // `café` decomposed (NFD: `e` and U+0301), as some editors write it.
+    writeFileSync(join(dir, 'nfd.ts'), 'export const caf\u0065\u0301 = 1;\nconst twice = caf\u0065\u0301 + caf\u0065\u0301;\n')
+  })
+  const hover = (filePath: string, line: number, character: number) => callLsp(suite.host, suite.session(), { operation: 'hover', filePath, line, character })
+
+  it('stays on its line in TypeScript, whatever the line breaks', async () => {
+    for (const file of ['wrap.ts', 'wrap-crlf.ts', 'wrap-cr.ts']) {
+      // Column 20 of the 12-character line 1 is its end, not `bbbbbb` at column 7 of line 2.
+      expect(valueOf(await hover(file, 1, 20)).hover, file).toBeNull()
+      expect(valueOf(await hover(file, 2, 8)).hover?.contents, file).toContain('bbbbbb')
+    }
+  })
+
+  it('stays on its line in Python', async () => {
+    expect(valueOf(await hover('wrap.py', 1, 8)).hover).toBeNull()
+    expect(valueOf(await hover('wrap.py', 1, 1)).hover?.contents).toContain('(variable) a')
+    expect(valueOf(await hover('wrap.py', 2, 2)).hover?.contents).toContain('bbbbbb')
+  })
+
+  it('reaches the server as the line end, for definitions and rename too', async () => {
+    const definition = valueOf(await callLsp(suite.host, suite.session(), { operation: 'goToDefinition', filePath: 'wrap.ts', line: 2, character: 40 }))
+    // Line 2's end is after the `;`: no definition there (not `a` wrapped onto line 3, which does not exist).
+    expect(definition.locations).toEqual([])
+    const renamed = await suite.host.app.tools.execute({ name: 'lsp_rename', arguments: { filePath: 'wrap.ts', line: 1, character: 20, newName: 'zzz' }, session: suite.session() })
+    expect(renamed.isError && renamed.error.code).toBe('LSP_RENAME_REFUSED')
+  })
+
+  it('refuses a line past the end of the file with a coded error naming its length', async () => {
+    // Line 3 is the empty line after the final line break: a line, answered as usual.
+    expect(valueOf(await hover('wrap.ts', 3, 1)).hover).toBeNull()
+    for (const file of ['wrap.ts', 'wrap.py']) {
+      const result = await hover(file, 50, 1)
+      expect(result.isError && result.error.code, file).toBe('LSP_INVALID_REQUEST')
+      expect(result.isError && result.error.message, file).toContain(`line 50 is past the end of "${file}", which has 3 lines`)
+    }
+    const calls = await suite.host.app.tools.execute({ name: 'lsp_calls', arguments: { filePath: 'wrap.ts', line: 9, character: 1, direction: 'incoming' }, session: suite.session() })
+    expect(calls.isError && calls.error.code).toBe('LSP_INVALID_REQUEST')
+    // The host is healthy: the next query on the file answers.
+    expect(valueOf(await hover('wrap.ts', 2, 8)).hover?.contents).toContain('bbbbbb')
+  })
+
+  it('finds a symbol the model wrote composed (NFC) in a file that holds it decomposed (NFD)', async () => {
+    const args = { operation: 'findReferences', filePath: 'nfd.ts', line: 2, character: 1, symbol: 'caf\u00e9', occurrence: 2 }
+    const value = valueOf(await suite.host.app.tools.execute({ name: 'lsp', arguments: args, session: suite.session() }))
+    // The file's own columns: the second use on line 2 starts at UTF-16 column 22 (one-based 23).
+    expect(value.resolved).toMatchObject({ line: 2, character: 23, occurrence: 2 })
+    expect(value.locations.map((l: any) => `${l.range.start.line + 1}:${l.range.start.character + 1}`)).toEqual(['1:14', '2:15', '2:23'])
+  })
+})
