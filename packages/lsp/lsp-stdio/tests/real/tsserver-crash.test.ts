@@ -59,7 +59,7 @@ describe('tsserver killed while typescript-language-server loads the project (re
       for (const pid of killed) process.kill(pid, 'SIGKILL')
     }
     provider = new StdioLspProvider({ id: 'typescript', config, launcher: fixedLauncher(SERVER, config), fs, subprocess, report })
-    const request = { operation: 'findReferences' as const, filePath: 'src/shapes.ts', position: { line: 10, character: 16 }, workspaceRoot: workspace.dir, languageId: 'typescript' }
+    const request = { operation: 'findReferences' as const, filePath: 'src/shapes.ts', position: { line: 11, character: 16 }, workspaceRoot: workspace.dir, languageId: 'typescript' }
     const result = await provider.query(request)
     expect(killed?.length).toBeGreaterThan(0)
     if (result.kind !== 'locations') throw new Error(`expected locations, got ${result.kind}`)
