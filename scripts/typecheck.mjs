@@ -16,18 +16,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-// Its package exports no `bin/tsc`; the launcher sits beside its manifest. A checkout installed
-// before the root had this devDependency (a worktree not re-installed since) has the same version
-// as dsh-lsp-stdio's devDependency, which its TypeScript 7 tests use; `pnpm install` links the root's.
-function typescript7() {
-  for (const from of ['package.json', 'packages/lsp/lsp-stdio/package.json']) {
-    try {
-      return join(dirname(createRequire(join(ROOT, from)).resolve('typescript-7/package.json')), 'bin', 'tsc')
-    } catch {}
-  }
-  throw new Error('typescript-7 is not installed: run pnpm install')
-}
-const TSC_7 = typescript7()
+// Its package exports no `bin/tsc`; the launcher sits beside its manifest.
+const TSC_7 = join(dirname(createRequire(join(ROOT, 'package.json')).resolve('typescript-7/package.json')), 'bin', 'tsc')
 
 /** Node's arguments for the type check, run from the repository's root. */
 export const TYPECHECK = [TSC_7, '-p', 'tsconfig.json', '--noEmit', '--singleThreaded', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/dsh-typecheck-7.tsbuildinfo']
