@@ -1,7 +1,7 @@
 /**
  * Control characters a reader never sees: C0 controls other than TAB, LF and CR (NUL, ESC, BEL …),
  * DEL and the C1 controls (U+0080–U+009F). A page can hold them anywhere (the provider refuses a
- * body with binary bytes only in its first 1024 bytes, as MIME sniffing does), and a character
+ * text body only for a NUL or many binary bytes in its first 1024 bytes), and a character
  * reference makes any of them (`&#1;`). Passed on, they are noise to the model and, printed by
  * `dsh call`, an escape sequence to the terminal.
  */

@@ -17,7 +17,7 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
   '/deep': { type: 'text/html', body: `<html><body><h1>Deep</h1><p>before</p>${'<div>'.repeat(2000)}<p>deep <b>text</b> &amp; more</p><!-- a comment --><script>var x = "<div>"</script>${'</div>'.repeat(2000)}<p>after</p></body></html>` },
   '/self-closing': { type: 'text/html', body: `<p>start</p>${'<div/>'.repeat(3000)}<p>end</p>` },
-  // Past the first 1024 bytes, which the provider sniffs for binary bytes (it refuses a body with one there).
+  // Past the first 1024 bytes, where the provider looks for a NUL (it refuses a body with one there).
   '/controls.html': { type: 'text/html', body: `<p>${'word '.repeat(300)}</p><p>nul\u0000 gone, bell\u0007 gone, escape\u001b gone, reference&#1; gone, del\u007f gone, c1\u0085 gone.</p>` },
   '/controls.txt': { type: 'text/plain', body: `${'word '.repeat(300)}\nnul\u0000 gone, bell\u0007 gone, escape\u001b gone, del\u007f gone, c1\u0085 gone.\fpage two\ttabbed\r\nend` },
 }
