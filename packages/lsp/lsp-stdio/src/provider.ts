@@ -103,11 +103,9 @@ export class StdioLspProvider implements LspProvider {
    */
   query(request: LspProviderQuery, bound?: LspBound): Promise<LspQueryResult> {
     // The caller names files relative to its workspace, whichever root's server answered.
-    return this.onFileIn(request, bound, (instance, source, workspace, scope) => {
-      const position = positionIn(source, request)
-      if (position instanceof LspError) return Promise.reject(position)
-      return instance.query(position === request.position ? request : { ...request, position }, source, scope, workspace.url)
-    })
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
+      atPosition(source, request, (position) => instance.query(position === request.position ? request : { ...request, position }, source, scope, workspace.url)),
+    )
   }
 
   /** Bound as `query` is (the `lsp_diagnostics` tool's call, after every edit a writer makes, passes its lifetime). */
@@ -126,24 +124,24 @@ export class StdioLspProvider implements LspProvider {
 
   /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. Bound as `query` is. */
   rename(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
-    return this.onFileIn(request, bound, (instance, source, workspace, scope) => {
-      const position = positionIn(source, request)
-      if (position instanceof LspError) return Promise.reject(position)
-      return instance
-        .rename(source, request.languageId, position, request.newName, scope)
-        .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }))
-    })
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
+      atPosition(source, request, (position) =>
+        instance
+          .rename(source, request.languageId, position, request.newName, scope)
+          .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
+      ),
+    )
   }
 
   /** Incoming or outgoing calls of what is at the position, to the request's depth and count. Bound as `query` is. */
   callHierarchy(request: LspProviderCallHierarchyRequest, bound?: LspBound): Promise<LspCallHierarchyResult> {
-    return this.onFileIn(request, bound, (instance, source, workspace, scope) => {
-      const position = positionIn(source, request)
-      if (position instanceof LspError) return Promise.reject(position)
-      return instance
-        .callHierarchy(source, request.languageId, { ...request, position }, scope)
-        .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }))
-    })
+    return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
+      atPosition(source, request, (position) =>
+        instance
+          .callHierarchy(source, request.languageId, { ...request, position }, scope)
+          .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
+      ),
+    )
   }
 
   /**
@@ -751,12 +749,16 @@ function sourceError(error: unknown, workspace: Workspace, filePath: string, cal
   return new LspError(`source ${quote(filePath)} cannot be used: ${reason}`, 'LSP_SOURCE_INVALID', { cause: error })
 }
 
-/** The request's position kept within its line (see `withinLine`), or the error a line past the file's end is. */
-function positionIn(source: ContainedText, request: { readonly filePath: string; readonly position: LspPosition }): LspPosition | LspError {
+/**
+ * `work` at the request's position kept within its line (see `withinLine`); a line past the
+ * file's end rejects (LSP_INVALID_REQUEST) and nothing is asked of the server.
+ */
+function atPosition<R>(source: ContainedText, request: { readonly filePath: string; readonly position: LspPosition }, work: (position: LspPosition) => Promise<R>): Promise<R> {
+  let position: LspPosition
   try {
-    return withinLine(source.text, request.position, request.filePath)
+    position = withinLine(source.text, request.position, request.filePath)
   } catch (error) {
-    if (error instanceof LspError) return error
-    throw error
+    return Promise.reject(error)
   }
+  return work(position)
 }

@@ -88,13 +88,40 @@ export function sniff(head: Uint8Array): BodyKind | undefined {
 
 /**
  * Whether the first 1024 bytes hold a binary byte per WHATWG MIME sniffing (a C0 control other than
- * TAB, LF, FF, CR and ESC): no single-byte or UTF-8 text has one, an image or an archive does.
+ * TAB, LF, FF, CR and ESC): no single-byte or UTF-8 text has one, an image or an archive does. For a
+ * body whose type says nothing (sniffed), one is enough.
  */
 export function hasBinaryBytes(head: Uint8Array): boolean {
   for (const byte of head.subarray(0, 1024)) {
-    if (byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f)) return true
+    if (isBinaryByte(byte)) return true
   }
   return false
+}
+
+/**
+ * Binary bytes (as `hasBinaryBytes` counts them) past which a body declared as text is not text:
+ * one in sixteen of the first 1024 bytes. A log or a terminal capture holds a few (a BEL, a
+ * backspace); random bytes, the body of a compressed or encrypted file, hold one in ten.
+ */
+export const MAX_BINARY_BYTES_IN_TEXT = 64
+
+/**
+ * Whether a body declared as text (or HTML) is binary all the same, judged on its first 1024 bytes:
+ * a NUL (PNG, ELF, gzip, JPEG and most binary formats have one in their header; no text
+ * in a single-byte charset or UTF-8 does), or more than `MAX_BINARY_BYTES_IN_TEXT` binary bytes.
+ * Stricter than this for a declared type would refuse a whole log for one BEL.
+ */
+export function isBinaryForText(head: Uint8Array): boolean {
+  let binary = 0
+  for (const byte of head.subarray(0, 1024)) {
+    if (byte === 0) return true
+    if (isBinaryByte(byte) && ++binary > MAX_BINARY_BYTES_IN_TEXT) return true
+  }
+  return false
+}
+
+function isBinaryByte(byte: number): boolean {
+  return byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f)
 }
 
 function looksLikeHtml(head: Uint8Array): boolean {

@@ -108,6 +108,33 @@ describe('responses', () => {
     expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'colour \x1b[1mbold\x1b[0m'))).result.body).toEqual({ kind: 'text', content: 'colour \x1b[1mbold\x1b[0m' })
   })
 
+  it('a declared text body with a few control bytes in its first 1024 (a BEL, backspaces: a log, a terminal capture) is text; one with a NUL or many binary bytes (a PNG, a gzip, an ELF) is not', async () => {
+    const log = `build started\x07\n${'step ok\n'.repeat(20)}progress 10%\x08\x08\x0850%\x07\ndone\n`
+    for (const type of ['text/plain', 'text/html', 'text/plain; charset=iso-8859-1']) {
+      expect((await fetchFrom(respond(200, { 'content-type': type }, log))).result.body, type).toEqual({ kind: type === 'text/html' ? 'html' : 'text', content: log })
+    }
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'ding\x07'))).result.body).toEqual({ kind: 'text', content: 'ding\x07' })
+    // Deterministic noise with no NUL, as a compressed or encrypted file's body is: about one byte in ten a binary control.
+    let seed = 7
+    const noise = Buffer.from(new Uint8Array(2048).map(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), (seed >> 16) % 255) + 1))
+    const binaries: [string, Buffer][] = [
+      ['png', Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from('IHDR'), noise])],
+      ['gzip', gzipSync(Buffer.from('plain words '.repeat(500)))],
+      ['elf', Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(56), noise])],
+      ['noise', noise],
+    ]
+    for (const [name, bytes] of binaries) {
+      const { error } = await failFrom(respond(200, { 'content-type': 'text/plain' }, bytes))
+      expect([error.code, error.message], name).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'the body is not text, though its Content-Type says "text/plain" (binary bytes in its first 1024)'])
+    }
+    // Without a Content-Type the bytes are sniffed as WHATWG says: one binary byte is not text.
+    const bare: Handler = (_request, response) => {
+      response.removeHeader('content-type')
+      response.end('ding\x07')
+    }
+    expect((await failFrom(bare)).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
+  })
+
   it('a PDF (declared, or sniffed from %PDF-) is its bytes, whole; one past maxPdfBytes is WEB_FETCH_TOO_LARGE, by its length or its bytes', async () => {
     const bytes = Buffer.from('%PDF-1.7\n' + 'x'.repeat(2000))
     for (const type of ['application/pdf', 'application/octet-stream']) {

@@ -12,6 +12,8 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     writeFileSync(join(dir, 'wrap-crlf.ts'), 'const a = 1;\r\nconst bbbbbb = a;\r\n')
     writeFileSync(join(dir, 'wrap-cr.ts'), 'const a = 1;\rconst bbbbbb = a;\r')
     writeFileSync(join(dir, 'wrap.py'), 'a = 1\nbbbbbb = a\n')
+    // A lone `\r` in a block comment ends a line for LSP (and for TypeScript): four lines before the code.
+    writeFileSync(join(dir, 'lone-cr.ts'), '/* a\rb */\nconst bbbbbb = 1;\nconst c = bbbbbb;\nconst dd = c;\n')
     // `café` decomposed (NFD: `e` and U+0301), as some editors write it.
     writeFileSync(join(dir, 'nfd.ts'), 'export const caf\u0065\u0301 = 1;\nconst twice = caf\u0065\u0301 + caf\u0065\u0301;\n')
   })
@@ -37,6 +39,22 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     expect(definition.locations).toEqual([])
     const renamed = await suite.host.app.tools.execute({ name: 'lsp_rename', arguments: { filePath: 'wrap.ts', line: 1, character: 20, newName: 'zzz' }, session: suite.session() })
     expect(renamed.isError && renamed.error.code).toBe('LSP_RENAME_REFUSED')
+  })
+
+  it('names the renamed symbol from the line the server counted, whatever the line breaks', async () => {
+    const rename = (filePath: string, line: number, character: number) =>
+      suite.host.app.tools.execute({ name: 'lsp_rename', arguments: { filePath, line, character, newName: 'zzz' }, session: suite.session() })
+    // CR-only line ends: \`bbbbbb\` on line 2 (the name was read at the end of the text: "").
+    const cr = valueOf(await rename('wrap-cr.ts', 2, 8))
+    expect(cr).toMatchObject({ oldName: 'bbbbbb', totalEdits: 1, applied: false })
+    // A lone \`\r\` on line 1: the use on (LSP) line 4 (the name was read on the \`\n\`-counted line 4, and the
+    // edit refused as not replacing it).
+    const lone = valueOf(await rename('lone-cr.ts', 4, 12))
+    expect(lone).toMatchObject({ oldName: 'bbbbbb', totalEdits: 2, applied: false })
+    expect(lone.files[0].lines.map((l: any) => [l.line, l.after])).toEqual([
+      [3, 'const zzz = 1;'],
+      [4, 'const c = zzz;'],
+    ])
   })
 
   it('refuses a line past the end of the file with a coded error naming its length', async () => {
