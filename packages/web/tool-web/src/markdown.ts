@@ -87,6 +87,11 @@ function createConverter(): TurndownService {
     filter: (node) => node.nodeName === 'INPUT' && node.getAttribute('type')?.toLowerCase() === 'checkbox' && node.hasAttribute('checked') && !!node.closest('li'),
     replacement: () => '[x] ',
   })
+  // After the plugin's strikethrough rule, so this one is tried first.
+  service.addRule('emphasis', {
+    filter: (node) => EMPHASIS[node.nodeName] !== undefined,
+    replacement: (content, node) => emphasis(content, node),
+  })
   service.addRule('preformatted', { filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName !== 'CODE', replacement: (_content, node) => fenced(node.textContent ?? '') })
   service.addRule('tableCell', { filter: ['th', 'td'], replacement: (content, node) => cell(content, node) })
   service.addRule('tableRow', {
@@ -100,6 +105,51 @@ function createConverter(): TurndownService {
   // tabular data, and its cells render as the blocks they hold.
   service.addRule('layoutTable', { filter: (node) => ['TABLE', 'TR', 'TH', 'TD'].includes(node.nodeName) && isLayoutTable(node.nodeName === 'TABLE' ? node : node.closest('table')), replacement: (content) => `\n\n${content}\n\n` })
   return service
+}
+
+/** The Markdown marker of each emphasis element; elements of one kind share it. */
+const EMPHASIS: Readonly<Record<string, string>> = { B: '**', STRONG: '**', I: '_', EM: '_', S: '~~', DEL: '~~', STRIKE: '~~' }
+
+/**
+ * Emphasis marked once: inside emphasis of the same kind it adds no markers (`**x**y**z**` would
+ * close the outer one, and 512 nested `<b>` made a run of 1,024 `*` on each side of the text),
+ * and blank emphasis renders nothing (as turndown's own rules do).
+ */
+function emphasis(content: string, node: Node): string {
+  const marker = EMPHASIS[node.nodeName]!
+  if (!content.trim()) return ''
+  return insideEmphasis(node, marker) ? content : `${marker}${content}${marker}`
+}
+
+/**
+ * Whether an ancestor of `node` is emphasis with `marker`. Remembered per node and marker (is the
+ * node, or one of its ancestors, that emphasis) as the walk goes, so a page of many emphasis
+ * elements under deep nesting takes one step per node, not one per ancestor (the depth is bounded
+ * at 512, the elements at `maxElements`, not their product).
+ */
+const insideByMarker = new Map<string, WeakMap<object, boolean>>()
+
+function insideEmphasis(node: Node, marker: string): boolean {
+  let known = insideByMarker.get(marker)
+  if (!known) insideByMarker.set(marker, (known = new WeakMap()))
+  const path: object[] = []
+  let inside = false
+  for (let parent = node.parentNode as Node | null; parent; parent = parent.parentNode as Node | null) {
+    const remembered = known.get(parent)
+    if (remembered !== undefined) {
+      inside = remembered
+      break
+    }
+    if (EMPHASIS[parent.nodeName] === marker) {
+      inside = true
+      path.push(parent)
+      break
+    }
+    path.push(parent)
+  }
+  // Every node on the path up is inside when the one it reached is (or is that emphasis itself).
+  for (const step of path) known.set(step, inside)
+  return inside
 }
 
 /**

@@ -16,10 +16,14 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/long-links': { type: 'text/html', body: `<p>Read <a href="/${'x'.repeat(4_000_000)}">the long one</a>, <a href="/short">the short one</a> and <img alt="a chart" src="/${'y'.repeat(5000)}.png"> here.</p>` },
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
   '/deep': { type: 'text/html', body: `<html><body><h1>Deep</h1><p>before</p>${'<div>'.repeat(2000)}<p>deep <b>text</b> &amp; more</p><!-- a comment --><script>var x = "<div>"</script>${'</div>'.repeat(2000)}<p>after</p></body></html>` },
+  '/bold-deep': { type: 'text/html', body: `<p>${'<b>'.repeat(512)}deep${'</b>'.repeat(512)} and ${'<em>'.repeat(300)}${'</em>'.repeat(300)}after</p>` },
   '/self-closing': { type: 'text/html', body: `<p>start</p>${'<div/>'.repeat(3000)}<p>end</p>` },
   // Past the first 1024 bytes, where the provider looks for a NUL (it refuses a body with one there).
   '/controls.html': { type: 'text/html', body: `<p>${'word '.repeat(300)}</p><p>nul\u0000 gone, bell\u0007 gone, escape\u001b gone, reference&#1; gone, del\u007f gone, c1\u0085 gone.</p>` },
   '/controls.txt': { type: 'text/plain', body: `${'word '.repeat(300)}\nnul\u0000 gone, bell\u0007 gone, escape\u001b gone, del\u007f gone, c1\u0085 gone.\fpage two\ttabbed\r\nend` },
+  // A build log and a page with terminal colours, a window title and a hyperlink (OSC 8), as 7-bit and 8-bit (C1 CSI) sequences.
+  '/ansi.txt': { type: 'text/plain; charset=utf-8', body: '\u001b]0;build log\u0007\u001b[1;31mERROR\u001b[0m disk full\n\u001b]8;;https://x.test/\u001b\\link\u001b]8;;\u001b\\ here\n\u009b32mOK\u009b0m done\n\u001b(B\u001b[mplain \u001b[2Kline\n' },
+  '/ansi.html': { type: 'text/html; charset=utf-8', body: '<p>\u001b[31mERROR\u001b[0m in red, &#27;[1mbold&#27;[22m by reference, \u001b]0;title\u001b\\titled</p><pre>\u001b[32mgreen\u001b[0m code</pre>' },
 }
 
 let dir: string
@@ -78,6 +82,10 @@ describe('web_fetch of a page nested too deep to walk, through dsh', () => {
     expect(text).toBe(`Fetched ${base}/deep (HTTP 200)\n\n# Deep\n\nbefore\n\ndeep text & more\n\nafter`)
   })
 
+  it('512 levels of <b> read as one bold word, not a run of `**`; 300 empty <em> render nothing', async () => {
+    expect(await fetchText('/bold-deep')).toBe(`Fetched ${base}/bold-deep (HTTP 200)\n\n**deep** and after`)
+  })
+
   it('3,000 `<div/>` nest 3,000 deep (the slash opens a div, as in a browser): flattened too, not passed on raw', async () => {
     expect(await fetchText('/self-closing')).toBe(`Fetched ${base}/self-closing (HTTP 200)\n\nstart\n\nend`)
   })
@@ -90,5 +98,14 @@ describe('web_fetch of a body with control characters past its first 1024 bytes,
     const text = await fetchText('/controls.txt')
     expect(text).toBe(`Fetched ${base}/controls.txt (HTTP 200)\n\n${'word '.repeat(300)}\nnul gone, bell gone, escape gone, del gone, c1 gone.\npage two\ttabbed\r\nend`)
     for (const answer of [html, text]) expect(answer).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/)
+  })
+})
+
+describe('web_fetch of a log or page with terminal escape sequences, through dsh', () => {
+  it('whole CSI sequences (colours, ESC [ … m; 8-bit 0x9B), OSC strings (a title, a hyperlink; ended by BEL or ESC \\) and charset shifts are taken out, not only their ESC', async () => {
+    const text = await fetchText('/ansi.txt')
+    expect(text).toBe(`Fetched ${base}/ansi.txt (HTTP 200)\n\nERROR disk full\nlink here\nOK done\nplain line`)
+    const html = await fetchText('/ansi.html')
+    expect(html).toBe(`Fetched ${base}/ansi.html (HTTP 200)\n\nERROR in red, bold by reference, titled\n\n\`\`\`\ngreen code\n\`\`\``)
   })
 })

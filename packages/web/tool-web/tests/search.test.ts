@@ -245,7 +245,7 @@ describe('hostile answers (issue 19 items 5, 6)', () => {
     expect(textOf(result)).toContain('[Safe txt.exe name iso mark](https://ok.test/x) — ab (2026-01)')
   })
 
-  it('control characters (NUL, BEL, ESC, DEL, C1) are taken out of titles, snippets, dates and answers, in the text and meta, as from a fetched page', async () => {
+  it('control characters (NUL, BEL, ESC, DEL, C1) and whole escape sequences (ESC [31m) are taken out of titles, snippets, dates and answers, in the text and meta, as from a fetched page', async () => {
     const { host } = await withProvider({
       content: 'answer\u0000 with\u001b[31m escape\u0007',
       sources: [{ url: 'https://ok.test/', title: 'Ti\u0000tle\u007f', snippet: 'sn\u0085ip\u0001pet', publishedAt: '2026\u0000-01' }],
@@ -255,7 +255,7 @@ describe('hostile answers (issue 19 items 5, 6)', () => {
     for (const shown of [textOf(result), JSON.stringify(result.isError ? undefined : result.meta), JSON.stringify(result.isError ? undefined : result.value)]) {
       expect(shown).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\\u00[01]|\\u007f|\\u0085/i)
     }
-    expect(textOf(result)).toContain('answer with\\[31m escape')
+    expect(textOf(result)).toContain('answer with escape')
     expect(textOf(result)).toContain('[Title](https://ok.test/) — snippet (2026-01)')
   })
 
