@@ -1,11 +1,12 @@
 import type { CallEdge, CallsValue } from './calls-value.ts'
-import { boundText } from './text-bound.ts'
+import { boundLines } from './text-bound.ts'
 
 const where = (path: string, range: { start: { line: number; character: number } }) => `${path}:${range.start.line + 1}:${range.start.character + 1}`
 
 /**
  * What the model sees: each function at the position, then its calls indented by level:
  * `kind name  path:line:col` (where it is declared), and under it each call site with its source line.
+ * Past `maxResultChars` the last lines are left out and counted; the closing notes stay.
  */
 export function renderCalls(value: CallsValue, limits: { readonly maxResultChars: number }): string {
   if (!value.roots.length) return `No function or method at ${value.at.filePath}:${value.at.line}:${value.at.character}.`
@@ -21,7 +22,10 @@ export function renderCalls(value: CallsValue, limits: { readonly maxResultChars
     if (!root.calls.length) lines.push(value.direction === 'incoming' ? '  no callers found' : '  no calls found')
     for (const call of root.calls) edge(call, '  ')
   }
-  if (value.truncated) lines.push('(more calls omitted: the limit calls.maxCalls was reached)')
-  if (!value.complete) lines.push('(the language server was still indexing; calls may be missing)')
-  return boundText(lines.join('\n'), limits.maxResultChars, 'calls')
+  const tail: string[] = []
+  if (value.truncated) tail.push('(more calls omitted: the limit calls.maxCalls was reached)')
+  if (!value.complete) tail.push('(the language server was still indexing; calls may be missing)')
+  const omitted = (dropped: number) =>
+    dropped ? `\u2026 ${dropped} more ${dropped === 1 ? 'line' : 'lines'} omitted (limit ${limits.maxResultChars} characters)${value.depth > 1 ? '; a smaller depth shortens the list' : ''}.` : undefined
+  return boundLines({ head: lines.slice(0, 1), body: lines.slice(1), omitted, tail }, limits.maxResultChars, 'calls')
 }
