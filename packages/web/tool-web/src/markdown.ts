@@ -41,8 +41,9 @@ export function pageToMarkdown(html: string, options: ConversionOptions = {}): P
   const maxElements = options.maxElements ?? Number.POSITIVE_INFINITY
   const page = cleanPage(html, options.url)
   // Readability takes ~180 µs per element (37 s on 200 000 links): a page over maxElements is
-  // converted from its start, and cut, without looking for its article.
-  const article = options.mainContent && (!page.documentElement || countElements(page.documentElement) <= maxElements)
+  // converted from its start, and cut, without looking for its article. The count stops past
+  // maxElements (the cut below walks the page again, as far as it keeps).
+  const article = options.mainContent && (!page.documentElement || countElements(page.documentElement, maxElements) <= maxElements)
   const root = (article && (mainContent(page) ?? cleanPage(html, options.url).body)) || page.body
   if (!root) return { markdown: '' }
   const cut = cutForConversion(root, { maxElements, maxChars: options.maxChars ?? Number.POSITIVE_INFINITY })

@@ -20,6 +20,12 @@ describe('readableText', () => {
   }, 60_000)
 
   it('a terminated control string still goes whole, an unterminated one keeps its text', () => {
-    expect(readableText('a\u009d0;title\u0007b \u001b]8;;https://x.test/\u001b\\link\u001b]8;;\u001b\\ c\u009dno end')).toBe('ab link cno end')
+    expect(readableText('a\u001b]0;title\u0007b \u001b]8;;https://x.test/\u001b\\link\u001b]8;;\u001b\\ c\u001b]no end')).toBe('ab link cno end')
+  })
+
+  it('C1 controls of text decoded twice (a “quote” in UTF-8 read as Latin-1) go alone, taking no text with them', () => {
+    // “ is E2 80 9C, ” E2 80 9D: read as Latin-1, U+009D would open an 8-bit OSC and U+009C end it.
+    expect(readableText('\u00e2\u0080\u009cone\u00e2\u0080\u009d and two \u00e2\u0080\u009cthree\u00e2\u0080\u009d')).toBe('\u00e2one\u00e2 and two \u00e2three\u00e2')
+    expect(readableText('a\u009d0;title\u0007b')).toBe('a0;titleb')
   })
 })
