@@ -1,5 +1,4 @@
-import { setMaxListeners } from 'node:events'
-import { errorMessage, HarnessError } from 'dsh-core'
+import { errorMessage, HarnessError, Lifetime } from 'dsh-core'
 import type { LspUnansweredProvider, LspWorkspaceSymbolsAnswer, LspWorkspaceSymbolsRequest, LspWorkspaceSymbolsResult } from './capabilities.ts'
 import type { LspProvider } from './types.ts'
 
@@ -9,8 +8,16 @@ import type { LspProvider } from './types.ts'
  * failure is thrown as it is. The caller's abort is never swallowed.
  */
 export async function askEveryProvider(providers: readonly LspProvider[], request: LspWorkspaceSymbolsRequest, signal: AbortSignal | undefined): Promise<LspWorkspaceSymbolsAnswer> {
-  const shared = fannedOut(signal, providers.length)
-  const settled = await Promise.allSettled(providers.map(async (provider) => provider.workspaceSymbols!({ query: request.query, workspaceRoot: request.workspaceRoot }, shared)))
+  // One lifetime follows the caller's signal for every provider asked, each bound by it as a
+  // dependant (a plain set), not as a listener on the caller's signal: the catalog's eleven rows
+  // were one past Node's listener cap (a MaxListenersExceededWarning on every workspace search).
+  const shared = Lifetime.following(signal)
+  let settled: PromiseSettledResult<LspWorkspaceSymbolsResult>[]
+  try {
+    settled = await Promise.allSettled(providers.map(async (provider) => provider.workspaceSymbols!({ query: request.query, workspaceRoot: request.workspaceRoot }, shared)))
+  } finally {
+    shared.dispose()
+  }
   if (signal?.aborted) throw signal.reason
   const answered: { providerId: string; result: LspWorkspaceSymbolsResult }[] = []
   const unanswered: LspUnansweredProvider[] = []
@@ -34,16 +41,3 @@ export async function askEveryProvider(providers: readonly LspProvider[], reques
   }
 }
 
-/**
- * The caller's signal as the providers share it: each listens on it (lsp-stdio with a child
- * lifetime), and the catalog has eleven of them, one more than Node's listener cap, which printed
- * a MaxListenersExceededWarning on every workspace search. A signal following the caller's
- * (AbortSignal.any: no listener on the caller's) whose cap is the number of providers asked.
- */
-function fannedOut(signal: AbortSignal | undefined, providers: number): AbortSignal | undefined {
-  if (!signal || providers <= 1) return signal
-  const shared = AbortSignal.any([signal])
-  // Each provider may add a few of its own (a root's child, a request's), as one caller would.
-  setMaxListeners(10 * providers, shared)
-  return shared
-}
