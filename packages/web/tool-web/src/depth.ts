@@ -95,18 +95,27 @@ export function nestsTooDeep(html: string, limit = MAX_HTML_DEPTH): boolean {
   return deep
 }
 
-/** Index of the `>` closing a tag that starts scanning at `from`; quoted values may hold `>`. -1 at end of input. */
+/**
+ * Index of the `>` closing a tag that starts scanning at `from`; -1 at the input's end. A quote
+ * quotes only an attribute value (after `=` and any whitespace), where it may hold `>`, as the
+ * parser reads it: in a name (`<div it's>`) it is a character, and taken as a quote it hid all that
+ * followed, up to the page's next `'`, from the scan (the nesting there and, flattened, the text).
+ */
 function tagEnd(text: string, from: number): number {
-  let quote = ''
   for (let i = from; i < text.length; i++) {
-    const char = text[i]!
-    if (quote) {
-      if (char === quote) quote = ''
-    } else if (char === '"' || char === "'") {
-      quote = char
-    } else if (char === '>') {
-      return i
+    const code = text.charCodeAt(i)
+    if (code === 62) return i // '>'
+    if (code !== 61) continue // '='
+    let value = i + 1
+    while (value < text.length && isSpace(text.charCodeAt(value))) value++
+    const quote = text.charCodeAt(value)
+    if (quote !== 34 && quote !== 39) {
+      i = value - 1
+      continue
     }
+    const close = text.indexOf(quote === 34 ? '"' : "'", value + 1)
+    if (close < 0) return -1
+    i = close
   }
   return -1
 }

@@ -154,6 +154,13 @@ describe('HTML → Markdown', () => {
     expect(renderFetch(value(titled), 200_000).text).toBe(`${HEADER}a\n\nx\n\nb\n\n\\-->`)
   })
 
+  it('a quote in a tag is a quote only around an attribute value, as the parser reads it: one in a name hides no nesting and no text', () => {
+    const html = `<p>a</p><div it's>${'<div>'.repeat(20_000)}x${'</div>'.repeat(20_000)}</div><p>b's end</p>`
+    expect(nestsTooDeep(html)).toBe(true)
+    expect(renderFetch(value(html), 200_000).text).toBe(`${HEADER}a\n\nx\n\nb's end`)
+    expect(flattenDeep(`<p title="a>b" data-x='c>d' e=f'g>${'<i>'.repeat(513)}x`)).toBe(`<p title="a>b" data-x='c>d' e=f'g>${'<i>'.repeat(511)}x`)
+  })
+
   it('T49: normal markup and raw-text edge cases are not "too deep"', () => {
     const fine = [
       '<p title="a>b">x</p>'.repeat(600),
