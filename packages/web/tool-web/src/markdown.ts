@@ -119,7 +119,26 @@ const EMPHASIS: Readonly<Record<string, string>> = { B: '**', STRONG: '**', I: '
 function emphasis(content: string, node: Node): string {
   const marker = EMPHASIS[node.nodeName]!
   if (!content.trim()) return ''
-  return insideEmphasis(node, marker) ? content : `${marker}${content}${marker}`
+  if (insideEmphasis(node, marker)) return content
+  // Emphasis right after emphasis of the same kind continues it (`<b>a</b><b>b</b>` is `**ab**`, not
+  // `**a****b**`). Both sides drop their marker only when both have text, so the two always agree
+  // (a bold image beside bold text keeps its own markers).
+  const previous = sameKind(node.previousSibling as Node | null, marker)
+  const next = sameKind(node.nextSibling as Node | null, marker)
+  if (!previous && !next) return `${marker}${content}${marker}`
+  const joins = hasText(node)
+  const open = joins && previous && hasText(previous) ? '' : marker
+  const close = joins && next && hasText(next) ? '' : marker
+  return `${open}${content}${close}`
+}
+
+function sameKind(sibling: Node | null, marker: string): Node | undefined {
+  return sibling && EMPHASIS[sibling.nodeName] === marker ? sibling : undefined
+}
+
+/** Text of its own: such emphasis renders, and can join its neighbour. */
+function hasText(node: Node): boolean {
+  return !!node.textContent?.trim()
 }
 
 /**

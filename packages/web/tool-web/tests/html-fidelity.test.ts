@@ -60,6 +60,13 @@ describe('emphasis renders its markers once (nested or empty emphasis makes no r
     expect(htmlToMarkdown('<p><b>bold <i>both</i></b> <i>it <b>both</b></i></p>')).toBe('**bold _both_** _it **both**_')
   })
 
+  it('emphasis right after emphasis of the same kind continues it, with no run of markers between', () => {
+    expect(htmlToMarkdown('<p><b>bold</b><b>bold2</b> <i>a</i><i>b</i> <strong>c</strong><b>d</b> <s>x</s><del>y</del></p>')).toBe('**boldbold2** _ab_ **cd** ~~xy~~')
+    expect(htmlToMarkdown('<p><b>a </b><b>b</b> <i>c</i><em> d</em></p>')).toBe('**a b** _c d_')
+    // A bold image has no text: it keeps its own markers, and its neighbour its own.
+    expect(htmlToMarkdown('<p><b>x</b><b><img src="https://a.test/i.png" alt=""></b> z</p>')).toBe('**x****![](https://a.test/i.png)** z')
+  })
+
   it('empty or blank emphasis (strikethrough too) renders nothing', () => {
     expect(htmlToMarkdown('<p>a <b></b>b <i> </i>c <s></s>d <del> </del>e <b><i></i></b>f</p>')).toBe('a b c d e f')
     expect(htmlToMarkdown(`<p>x${'<b></b>'.repeat(100)}${'<em><b> </b></em>'.repeat(100)}y</p>`)).toBe('x y')
