@@ -14,6 +14,12 @@ const TYPESCRIPT_EXTENSIONS = { '.ts': 'typescript', '.tsx': 'typescriptreact', 
 const PYTHON_EXTENSIONS = { '.py': 'python', '.pyi': 'python' }
 /** A Python project's own directory: pyright resolves its imports (a `src` layout included) from there. */
 const PYTHON_ROOTS = [['pyproject.toml', 'pyrightconfig.json', 'setup.py', 'setup.cfg', 'requirements.txt', 'Pipfile']]
+/**
+ * pyright (and basedpyright) answer right after the handshake, before they have read their
+ * configuration and found the workspace's source files, and report no progress for it: a first
+ * workspace search answered nothing, complete. Their log says when the files are found.
+ */
+const PYRIGHT_LOADING = { title: 'finding source files', begin: '^Starting service instance', end: '^(Found \\d+ source files?|No source files found)', fromInitialized: true }
 
 /**
  * Language servers known to work with dsh-lsp-stdio, by id. A row takes them with
@@ -40,12 +46,12 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   python: {
     language: 'Python',
     inAll: true,
-    server: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, install: 'npm install --save-dev pyright' },
+    server: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, logProgress: PYRIGHT_LOADING, install: 'npm install --save-dev pyright' },
   },
   basedpyright: {
     language: 'Python',
     inAll: false,
-    server: { command: 'basedpyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, install: 'npm install --save-dev basedpyright' },
+    server: { command: 'basedpyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, logProgress: PYRIGHT_LOADING, install: 'npm install --save-dev basedpyright' },
   },
   go: {
     language: 'Go',

@@ -153,9 +153,9 @@ export class StdioLspProvider implements LspProvider {
    * of them; a root past that, or whose server failed, is listed in `unanswered` (so the answer is
    * incomplete) and the others' symbols still count.
    */
-  workspaceSymbols(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult> {
-    if (this.roots.enabled) return this.symbolsOfEveryRoot(request, signal)
-    return this.inWorkspace(request.workspaceRoot, signal, async (workspace, scope) => {
+  workspaceSymbols(request: LspWorkspaceSymbolsRequest, bound?: LspBound): Promise<LspWorkspaceSymbolsResult> {
+    if (this.roots.enabled) return this.symbolsOfEveryRoot(request, bound)
+    return this.inWorkspace(request.workspaceRoot, bound, async (workspace, scope) => {
       const anchor = await this.anchors.find(workspace, (path) => this.readSource(workspace, path, scope.signal), scope.signal)
       this.guard(scope)
       if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
@@ -166,9 +166,9 @@ export class StdioLspProvider implements LspProvider {
     })
   }
 
-  private async symbolsOfEveryRoot(request: LspWorkspaceSymbolsRequest, signal: AbortSignal | undefined): Promise<LspWorkspaceSymbolsResult> {
-    this.guard(signal)
-    const scope = this.lifetime.child({ signal })
+  private async symbolsOfEveryRoot(request: LspWorkspaceSymbolsRequest, caller: CallerBound): Promise<LspWorkspaceSymbolsResult> {
+    this.guard(caller)
+    const { scope, end } = this.callLifetime(caller)
     try {
       const workspace = await this.workspaceOf(request.workspaceRoot, scope)
       const roots = new Map<string, { root: ServerRoot; file: string }>()
@@ -214,7 +214,7 @@ export class StdioLspProvider implements LspProvider {
       if (failures.length === asked.length) throw failures[0]
       return { ...empty, symbols, complete: complete && !unanswered.length, ...(unanswered.length ? { unanswered } : {}) }
     } finally {
-      scope.dispose()
+      end()
     }
   }
 
@@ -514,12 +514,34 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /**
-   * `work` at the workspace's turn in its queue, behind the file changes told so far; every wait
-   * bound to the caller's signal and the provider's lifetime.
+   * The lifetime of a workspace-wide call, which ends with the provider and with the caller: a
+   * child of the provider's following the caller's signal, or, on a caller's lifetime (the seam's
+   * fan-out shares one among every provider it asks), a child of the provider's that the caller's
+   * abort ends, with no listener on any signal. `end` releases it and what it follows.
    */
-  private async inWorkspace<R>(workspaceRoot: string, signal: AbortSignal | undefined, work: (workspace: Workspace, scope: Lifetime) => Promise<R>): Promise<R> {
-    this.guard(signal)
-    const scope = this.lifetime.child({ signal })
+  private callLifetime(caller: CallerBound): { readonly scope: Lifetime; end(): void } {
+    if (!(caller instanceof Lifetime)) {
+      const scope = this.lifetime.child({ signal: caller })
+      return { scope, end: () => scope.dispose() }
+    }
+    const scope = this.lifetime.child()
+    const unfollow = caller.onAbort((reason) => scope.abort(reason))
+    return {
+      scope,
+      end: () => {
+        unfollow()
+        scope.dispose()
+      },
+    }
+  }
+
+  /**
+   * `work` at the workspace's turn in its queue, behind the file changes told so far; every wait
+   * bound to the caller (its lifetime or signal) and the provider's lifetime.
+   */
+  private async inWorkspace<R>(workspaceRoot: string, caller: CallerBound, work: (workspace: Workspace, scope: Lifetime) => Promise<R>): Promise<R> {
+    this.guard(caller)
+    const { scope, end } = this.callLifetime(caller)
     try {
       const workspace = await this.workspaceOf(workspaceRoot, scope)
       this.guard(scope)
@@ -530,7 +552,7 @@ export class StdioLspProvider implements LspProvider {
         return work(workspace, scope)
       })
     } finally {
-      scope.dispose()
+      end()
     }
   }
 

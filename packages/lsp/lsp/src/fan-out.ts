@@ -1,4 +1,4 @@
-import { errorMessage, HarnessError } from 'dsh-core'
+import { errorMessage, HarnessError, Lifetime } from 'dsh-core'
 import type { LspUnansweredProvider, LspWorkspaceSymbolsAnswer, LspWorkspaceSymbolsRequest, LspWorkspaceSymbolsResult } from './capabilities.ts'
 import type { LspProvider } from './types.ts'
 
@@ -8,7 +8,16 @@ import type { LspProvider } from './types.ts'
  * failure is thrown as it is. The caller's abort is never swallowed.
  */
 export async function askEveryProvider(providers: readonly LspProvider[], request: LspWorkspaceSymbolsRequest, signal: AbortSignal | undefined): Promise<LspWorkspaceSymbolsAnswer> {
-  const settled = await Promise.allSettled(providers.map(async (provider) => provider.workspaceSymbols!({ query: request.query, workspaceRoot: request.workspaceRoot }, signal)))
+  // One lifetime follows the caller's signal for every provider asked, each bound by it as a
+  // dependant (a plain set), not as a listener on the caller's signal: the catalog's eleven rows
+  // were one past Node's listener cap (a MaxListenersExceededWarning on every workspace search).
+  const shared = Lifetime.following(signal)
+  let settled: PromiseSettledResult<LspWorkspaceSymbolsResult>[]
+  try {
+    settled = await Promise.allSettled(providers.map(async (provider) => provider.workspaceSymbols!({ query: request.query, workspaceRoot: request.workspaceRoot }, shared)))
+  } finally {
+    shared.dispose()
+  }
   if (signal?.aborted) throw signal.reason
   const answered: { providerId: string; result: LspWorkspaceSymbolsResult }[] = []
   const unanswered: LspUnansweredProvider[] = []
@@ -31,3 +40,4 @@ export async function askEveryProvider(providers: readonly LspProvider[], reques
     unanswered,
   }
 }
+

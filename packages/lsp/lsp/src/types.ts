@@ -104,8 +104,11 @@ export interface LspProvider {
   diagnostics?(request: LspProviderDiagnosticsRequest, bound?: LspBound): Promise<LspDiagnosticsResult>
   /** Capability `documentSymbols`: one file's outline. */
   documentSymbols?(request: LspProviderDocumentSymbolsRequest, bound?: LspBound): Promise<LspDocumentSymbolsResult>
-  /** Capability `workspaceSymbols`: asked for every workspace query, whatever the files; answer empty when the workspace has nothing of yours. */
-  workspaceSymbols?(request: LspWorkspaceSymbolsRequest, signal?: AbortSignal): Promise<LspWorkspaceSymbolsResult>
+  /**
+   * Capability `workspaceSymbols`: asked for every workspace query, whatever the files; answer empty
+   * when the workspace has nothing of yours. `bound` is one lifetime every provider asked shares.
+   */
+  workspaceSymbols?(request: LspWorkspaceSymbolsRequest, bound?: LspBound): Promise<LspWorkspaceSymbolsResult>
   /** Capability `rename`: the edits renaming the symbol at the position takes (prepareRename first; applied by no provider). */
   rename?(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult>
   /** Capability `callHierarchy`: the calls into or out of the function at the position, to the request's depth and count. */

@@ -6,6 +6,7 @@ import type { ToolLspConfig } from './config.ts'
 import { anchorFields, checkAnchor } from './input.ts'
 import { localPath } from './line-text.ts'
 import { anchorOf, sessionWorkspace, type LspToolServices } from './query.ts'
+import { checkNewName } from './rename-name.ts'
 import { planFileEdit, type ChangedLine } from './rename-plan.ts'
 import { fingerprintOf, RenamePreviews } from './rename-previews.ts'
 import { renderRename } from './rename-render.ts'
@@ -58,6 +59,7 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
       const { position, resolved } = await anchorOf(services, settings, args, proofs, signal)
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
       const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd, proofs }, exec.lifetime))
+      checkNewName(result.oldName, args.newName)
       const workspace = await workspaceOf(proofs, signal)
       const targets = await planTargets(services, settings, workspace, proofs, result, signal)
       const fingerprint = fingerprintOf(targets.map((target) => ({ path: target.path, before: target.before ?? '\0none', after: target.after ?? '\0none' })))

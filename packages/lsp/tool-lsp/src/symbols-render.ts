@@ -2,7 +2,7 @@ import { assertNever, oneLine } from 'dsh-core'
 import type { LspSymbolKind } from 'dsh-lsp'
 import { INDEXING_NOTE } from './render.ts'
 import type { OutlineValue, SymbolsValue, WorkspaceMatchesValue } from './symbols-value.ts'
-import { boundText } from './text-bound.ts'
+import { boundLines, type LinedAnswer } from './text-bound.ts'
 
 export interface SymbolLimits {
   readonly maxSymbols: number
@@ -15,9 +15,13 @@ export function kindWord(kind: LspSymbolKind): string {
   return kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)
 }
 
-/** What the model sees for a successful lsp_symbols call, at most `maxResultChars` long. */
+/**
+ * What the model sees for a successful lsp_symbols call, at most `maxResultChars` long: past it the
+ * last entries are left out and counted, and the notes after them (servers that did not answer,
+ * indexing) stay.
+ */
 export function renderSymbols(value: SymbolsValue, limits: SymbolLimits): string {
-  const text = (() => {
+  const answer = (() => {
     switch (value.kind) {
       case 'outline':
         return outlineText(value, limits)
@@ -27,13 +31,13 @@ export function renderSymbols(value: SymbolsValue, limits: SymbolLimits): string
         return assertNever(value, 'lsp_symbols value kind')
     }
   })()
-  return boundText(value.complete ? text : `${text}\n${INDEXING_NOTE}`, limits.maxResultChars, 'symbols')
+  return boundLines(value.complete ? answer : { ...answer, tail: [...answer.tail, INDEXING_NOTE] }, limits.maxResultChars, 'symbols')
 }
 
 /** One line per entry, members indented under their parent: `method area  8:3  (): number`, one-based. */
-function outlineText(value: OutlineValue, limits: SymbolLimits): string {
-  if (value.total === 0) return `No symbols in ${value.path}.`
-  const lines = [`${value.path}: ${value.topLevel} top-level ${value.topLevel === 1 ? 'symbol' : 'symbols'}, ${value.total} in all`]
+function outlineText(value: OutlineValue, limits: SymbolLimits): LinedAnswer {
+  if (value.total === 0) return { head: [`No symbols in ${value.path}.`], body: [], omitted: () => undefined, tail: [] }
+  const head = [`${value.path}: ${value.topLevel} top-level ${value.topLevel === 1 ? 'symbol' : 'symbols'}, ${value.total} in all`]
   const walk = (entries: OutlineValue['symbols'], indent: string): void => {
     for (const entry of entries) {
       const at = `${entry.selectionRange.start.line + 1}:${entry.selectionRange.start.character + 1}`
@@ -44,21 +48,32 @@ function outlineText(value: OutlineValue, limits: SymbolLimits): string {
       walk(entry.children, `${indent}  `)
     }
   }
+  const lines: string[] = []
   walk(value.symbols, '')
-  if (value.truncated) lines.push(`\u2026 more symbols omitted (limits: ${limits.maxSymbols} symbols, ${limits.maxSymbolDepth} levels).`)
-  return lines.join('\n')
+  const limitsSaid = `${limits.maxSymbols} symbols, ${limits.maxSymbolDepth} levels`
+  const omitted = (dropped: number): string | undefined => {
+    if (!dropped) return value.truncated ? `\u2026 more symbols omitted (limits: ${limitsSaid}).` : undefined
+    const said = `\u2026 ${dropped} more ${dropped === 1 ? 'entry' : 'entries'} omitted (limit ${limits.maxResultChars} characters)`
+    return value.truncated ? `${said}, and more symbols past the limits (${limitsSaid}).` : `${said}.`
+  }
+  return { head, body: lines, omitted, tail: [] }
 }
 
 /** `function area  src/a.ts:1:17  export function area(…)`, with the container when there is one. */
-function matchesText(value: WorkspaceMatchesValue, limits: SymbolLimits): string {
-  const lines = value.total === 0 ? [`No symbols match ${JSON.stringify(value.query)}.`] : [`${value.total} ${value.total === 1 ? 'symbol matches' : 'symbols match'} ${JSON.stringify(value.query)}:`]
+function matchesText(value: WorkspaceMatchesValue, limits: SymbolLimits): LinedAnswer {
+  const head = value.total === 0 ? [`No symbols match ${JSON.stringify(value.query)}.`] : [`${value.total} ${value.total === 1 ? 'symbol matches' : 'symbols match'} ${JSON.stringify(value.query)}:`]
+  const lines: string[] = []
   for (const symbol of value.symbols) {
     const container = symbol.containerName ? ` (in ${symbol.containerName})` : ''
     const at = `${symbol.path}:${symbol.range.start.line + 1}:${symbol.range.start.character + 1}`
     lines.push(`${kindWord(symbol.kind)} ${symbol.name}${container}  ${at}${symbol.lineText ? `  ${symbol.lineText}` : ''}`)
   }
-  const omitted = value.total - value.symbols.length
-  if (value.truncated && omitted > 0) lines.push(`\u2026 ${omitted} more ${omitted === 1 ? 'symbol' : 'symbols'} omitted (limit ${limits.maxSymbols}); a longer query narrows the list.`)
-  for (const entry of value.unanswered) lines.push(`(${entry.providerId} did not answer: ${entry.code}: ${oneLine(entry.message)})`)
-  return lines.join('\n')
+  const omitted = (dropped: number): string | undefined => {
+    const count = value.total - value.symbols.length + dropped
+    if (count <= 0 || (!value.truncated && !dropped)) return undefined
+    const limit = dropped ? `${limits.maxResultChars} characters` : String(limits.maxSymbols)
+    return `\u2026 ${count} more ${count === 1 ? 'symbol' : 'symbols'} omitted (limit ${limit}); a longer query narrows the list.`
+  }
+  const tail = value.unanswered.map((entry) => `(${entry.providerId} did not answer: ${entry.code}: ${oneLine(entry.message)})`)
+  return { head, body: lines, omitted, tail }
 }

@@ -31,3 +31,45 @@ export function boundText(text: string, max: number, label: string, alreadyCut =
   if (notice.length >= max) return cutCodeUnits(notice, max)
   return cutCodeUnits(text, max - notice.length) + notice
 }
+
+/** A rendered answer in three parts, for `boundLines`. */
+export interface LinedAnswer {
+  /** What the answer is (its counts): always kept. */
+  readonly head: readonly string[]
+  /** The listing: left out from its end, whole lines, when the answer does not fit. */
+  readonly body: readonly string[]
+  /** Where the body's lines left out are counted (`dropped` by the bound; 0 when it fit): a line, or none. */
+  readonly omitted: (dropped: number) => string | undefined
+  /** Notes that say how far to trust the body (servers that did not answer, indexing, errors a write left): always kept. */
+  readonly tail: readonly string[]
+}
+
+/**
+ * The answer in at most `max` code units: its head, as many of the body's lines as fit whole, the
+ * omission line counting the rest, and its tail. Cutting the joined text at `max` (boundText) lost
+ * the tail — an applied rename's errors, a search's unanswered servers — and split a line. Only
+ * when head, omission and tail alone do not fit is the whole cut as boundText cuts it.
+ */
+export function boundLines(answer: LinedAnswer, max: number, label: string): string {
+  const { head, body, tail, omitted } = answer
+  const assemble = (kept: number): string => {
+    const omission = omitted(body.length - kept)
+    return [...head, ...body.slice(0, kept), ...(omission === undefined ? [] : [omission]), ...tail].join('\n')
+  }
+  const whole = assemble(body.length)
+  if (whole.length <= max) return whole
+  // The joined length with `kept` body lines, without joining: each line adds itself and a break.
+  const fixed = [...head, ...tail].reduce((sum, line) => sum + line.length + 1, 0)
+  const lengthWith = (kept: number, bodyChars: number): number => {
+    const omission = omitted(body.length - kept)
+    return fixed + bodyChars + (omission === undefined ? 0 : omission.length + 1) - 1
+  }
+  let best = lengthWith(0, 0) <= max ? 0 : -1
+  let bodyChars = 0
+  for (let kept = 1; kept < body.length; kept++) {
+    bodyChars += body[kept - 1]!.length + 1
+    if (bodyChars + fixed > max) break
+    if (lengthWith(kept, bodyChars) <= max) best = kept
+  }
+  return best < 0 ? boundText(assemble(0), max, label) : assemble(best)
+}

@@ -2,7 +2,12 @@
 export const MAX_HTML_DEPTH = 512
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr'])
-const RAW_TEXT = new Set(['script', 'style', 'noscript'])
+/**
+ * Elements whose content the parser (linkedom's) reads as text, not markup: no tag and no comment
+ * inside them counts. Not `<noscript>`: linkedom parses its content as elements, so nesting there
+ * is nesting (the cleaning drops it later, after the parse).
+ */
+const RAW_TEXT = new Set(['script', 'style', 'title', 'textarea', 'xmp'])
 /**
  * Foreign content, where `<x/>` closes itself. Anywhere else the HTML parser (linkedom's too) ignores
  * the slash and opens the element: 3,000 `<div/>` nest 3,000 deep.
@@ -10,104 +15,156 @@ const RAW_TEXT = new Set(['script', 'style', 'noscript'])
 const FOREIGN = new Set(['svg', 'math'])
 
 /**
- * One lexical pass that says whether `html` nests deeper than `limit`, in time linear in its length
- * on any input. It over-counts on purpose (opening tags inside comments still push) so comments
- * cannot hide nesting from it.
+ * What the tag walk reports, each part with its place in the input (`start` to `end`, exclusive).
+ * `depth` is how many elements are open around it.
  */
-export function nestsTooDeep(html: string, limit = MAX_HTML_DEPTH): boolean {
-  const text = html.toLowerCase()
-  const stack: string[] = []
+interface TagVisitor {
+  /** A comment, `<!--` to after its `-->` (the input's end when unterminated). */
+  comment?(start: number, end: number): void
+  /** A raw-text element whole (`<script>` to after its `</script>`, or the input's end). */
+  rawText?(start: number, end: number, depth: number): void
+  /**
+   * Any other opening tag. `opens` when it opens an element the walk then counts (not a void
+   * element, not `<x/>` in foreign content). True stops the walk.
+   */
+  open(start: number, end: number, depth: number, opens: boolean): boolean
+  /** A closing tag that closes the innermost open element; `depth` is after it closed. Other closing tags are not reported. */
+  close?(start: number, end: number, depth: number): void
+}
+
+/**
+ * One lexical pass over `html`, in time linear in its length on any input, reading it as the parser
+ * does where nesting is concerned: comments end at the first `-->` after their `<!` (so `<!-->` and
+ * `<!--->` are whole, as linkedom reads them), raw-text elements hold no tags, void elements and
+ * `<x/>` in `<svg>` or `<math>` open nothing, and a closing tag closes the innermost element only
+ * when it names it. `nestsTooDeep` and `flattenDeep` both read pages through it, so the flattening
+ * acts on the nesting the check found.
+ */
+function walkTags(html: string, visitor: TagVisitor): void {
+  const open: string[] = []
   // Open svg and math elements: inside one, `<x/>` closes itself.
   let foreign = 0
-  // Where the open comment ends (its `-->`, or the input's end when unterminated); -1 outside one.
-  let commentEnd = -1
   let i = 0
-  while (i < text.length) {
-    const open = text.indexOf('<', i)
-    if (commentEnd >= 0 && (open < 0 || commentEnd < open)) {
-      i = commentEnd + 3
-      commentEnd = -1
+  while (i < html.length) {
+    const start = html.indexOf('<', i)
+    if (start < 0) return
+    if (html.startsWith('<!--', start)) {
+      const close = html.indexOf('-->', start + 2)
+      i = close < 0 ? html.length : close + 3
+      visitor.comment?.(start, i)
       continue
     }
-    if (open < 0) break
-    if (commentEnd < 0 && text.startsWith('<!--', open)) {
-      const close = text.indexOf('-->', open + 4)
-      commentEnd = close < 0 ? text.length : close
-      i = open + 4
+    const closing = html.charCodeAt(start + 1) === 47 // '/'
+    const nameStart = closing ? start + 2 : start + 1
+    if (!isLetter(html.charCodeAt(nameStart))) {
+      i = start + 1
       continue
     }
-    const inComment = commentEnd >= 0
-    const closing = text[open + 1] === '/'
-    const nameStart = closing ? open + 2 : open + 1
-    if (!isLetter(text.charCodeAt(nameStart))) {
-      i = open + 1
-      continue
-    }
-    let nameEnd = nameStart
-    while (nameEnd < text.length && isNameChar(text.charCodeAt(nameEnd))) nameEnd++
-    const name = text.slice(nameStart, nameEnd)
-    const end = tagEnd(text, nameEnd)
-    if (end < 0) return false
+    let nameEnd = nameStart + 1
+    while (nameEnd < html.length && isNameChar(html.charCodeAt(nameEnd))) nameEnd++
+    const name = html.slice(nameStart, nameEnd).toLowerCase()
+    const end = tagEnd(html, nameEnd)
+    if (end < 0) return
     i = end + 1
     if (closing) {
-      if (!inComment && stack[stack.length - 1] === name) {
-        stack.pop()
-        if (FOREIGN.has(name)) foreign--
-      }
+      if (open[open.length - 1] !== name) continue
+      open.pop()
+      if (FOREIGN.has(name)) foreign--
+      visitor.close?.(start, i, open.length)
       continue
     }
-    if (VOID.has(name) || (foreign > 0 && lastNonSpace(text, end) === '/')) continue
-    if (RAW_TEXT.has(name) && !inComment) {
-      const after = rawTextEnd(text, name, i)
-      if (after < 0) return false
-      i = after
+    if (RAW_TEXT.has(name)) {
+      const after = rawTextEnd(html, name, i)
+      i = after < 0 ? html.length : after
+      visitor.rawText?.(start, i, open.length)
       continue
     }
-    stack.push(name)
-    if (FOREIGN.has(name)) foreign++
-    if (stack.length > limit) return true
+    const opens = !VOID.has(name) && !(foreign > 0 && lastNonSpace(html, end) === '/')
+    if (visitor.open(start, i, open.length, opens)) return
+    if (opens) {
+      open.push(name)
+      if (FOREIGN.has(name)) foreign++
+    }
   }
-  return false
 }
 
-/** Index of the `>` closing a tag that starts scanning at `from`; quoted values may hold `>`. -1 at end of input. */
+/** Whether `html` nests deeper than `limit` (`walkTags`'s reading of it). */
+export function nestsTooDeep(html: string, limit = MAX_HTML_DEPTH): boolean {
+  let deep = false
+  walkTags(html, { open: (_start, _end, depth, opens) => (deep = opens && depth >= limit) })
+  return deep
+}
+
+/**
+ * Index of the `>` closing a tag that starts scanning at `from`; -1 at the input's end. A quote
+ * quotes only an attribute value (after `=` and any whitespace), where it may hold `>`, as the
+ * parser reads it: in a name (`<div it's>`) it is a character, and taken as a quote it hid all that
+ * followed, up to the page's next `'`, from the scan (the nesting there and, flattened, the text).
+ */
 function tagEnd(text: string, from: number): number {
-  let quote = ''
   for (let i = from; i < text.length; i++) {
-    const char = text[i]!
-    if (quote) {
-      if (char === quote) quote = ''
-    } else if (char === '"' || char === "'") {
-      quote = char
-    } else if (char === '>') {
-      return i
+    const code = text.charCodeAt(i)
+    if (code === 62) return i // '>'
+    if (code !== 61) continue // '='
+    let value = i + 1
+    while (value < text.length && isSpace(text.charCodeAt(value))) value++
+    const quote = text.charCodeAt(value)
+    if (quote !== 34 && quote !== 39) {
+      i = value - 1
+      continue
+    }
+    const close = text.indexOf(quote === 34 ? '"' : "'", value + 1)
+    if (close < 0) return -1
+    i = close
+  }
+  return -1
+}
+
+/**
+ * Where scanning resumes after `</name>`, the name in any case; it must be followed by `>`, `/`,
+ * whitespace or the end. -1 when there is none (the element runs to the input's end).
+ */
+function rawTextEnd(html: string, name: string, from: number): number {
+  for (let at = html.indexOf('</', from); at >= 0; at = html.indexOf('</', at + 2)) {
+    if (!namedAt(html, at + 2, name)) continue
+    const after = at + 2 + name.length
+    if (after >= html.length) return html.length
+    const next = html.charCodeAt(after)
+    if (next === 62 || next === 47 || isSpace(next)) {
+      const end = tagEnd(html, after)
+      return end < 0 ? html.length : end + 1
     }
   }
   return -1
 }
 
-/** Where scanning resumes after `</name>`; the name must be followed by `>`, `/`, whitespace or the end. */
-function rawTextEnd(text: string, name: string, from: number): number {
-  const needle = `</${name}`
-  for (let at = text.indexOf(needle, from); at >= 0; at = text.indexOf(needle, at + 1)) {
-    const next = text[at + needle.length]
-    if (next === undefined) return text.length
-    if (next === '>' || next === '/' || /\s/.test(next)) {
-      const end = tagEnd(text, at + needle.length)
-      return end < 0 ? text.length : end + 1
-    }
+/** Whether `html` holds `name` (lower-case ASCII) at `at`, in any case. */
+function namedAt(html: string, at: number, name: string): boolean {
+  for (let k = 0; k < name.length; k++) {
+    if (lower(html.charCodeAt(at + k)) !== name.charCodeAt(k)) return false
   }
-  return -1
+  return true
 }
 
 function lastNonSpace(text: string, end: number): string {
   let i = end - 1
-  while (i >= 0 && /\s/.test(text[i]!)) i--
+  while (i >= 0 && isSpace(text.charCodeAt(i))) i--
   return text[i] ?? ''
 }
 
+/** ASCII whitespace, as the HTML tokenizer knows it: tab, LF, FF, CR, space. */
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 12 || code === 13
+}
+
+/** An ASCII letter lower-cased; any other code as it is (a line break is not a name character). */
+function lower(code: number): number {
+  return code >= 65 && code <= 90 ? code + 32 : code
+}
+
 function isLetter(code: number): boolean {
-  return code >= 97 && code <= 122
+  const folded = lower(code)
+  return folded >= 97 && folded <= 122
 }
 
 function isNameChar(code: number): boolean {
@@ -117,66 +174,33 @@ function isNameChar(code: number): boolean {
 /**
  * `html` with every tag nested deeper than `limit` taken out and its text kept in place: the page
  * then converts like any other, its deepest parts as the text of their nearest kept ancestor. The
- * same lexical pass as `nestsTooDeep` decides the depth (the html itself when that finds none too
- * deep, the common case); comments go everywhere (they hold no text, and the scan counts the tags
- * inside them), a `<script>` or `<style>` past the limit goes whole, and a closing tag goes with the
- * opening tag it matches.
+ * html itself when `nestsTooDeep` finds none too deep (the common case); otherwise comments go
+ * everywhere (they hold no text), a raw-text element past the limit goes whole, and a closing tag
+ * goes with the opening tag it matches. One `walkTags` reading serves both, so what is flattened
+ * is what the check counted.
  */
 export function flattenDeep(html: string, limit = MAX_HTML_DEPTH): string {
   if (!nestsTooDeep(html, limit)) return html
-  // For finding `</script` whatever its case; the same length as `html`, so its indexes hold there.
-  const lower = html.replace(/[A-Z]+/g, (run) => run.toLowerCase())
   const out: string[] = []
-  const stack: { readonly name: string; readonly kept: boolean }[] = []
-  let foreign = 0
   let copied = 0
   const drop = (from: number, to: number) => {
     out.push(html.slice(copied, from))
     copied = to
   }
-  let i = 0
-  while (i < html.length) {
-    const open = html.indexOf('<', i)
-    if (open < 0) break
-    if (html.startsWith('<!--', open)) {
-      const close = html.indexOf('-->', open + 4)
-      i = close < 0 ? html.length : close + 3
-      drop(open, i)
-      continue
-    }
-    const closing = html[open + 1] === '/'
-    const nameStart = closing ? open + 2 : open + 1
-    if (!isLetter(html.charCodeAt(nameStart) | 0x20)) {
-      i = open + 1
-      continue
-    }
-    let nameEnd = nameStart
-    while (nameEnd < html.length && isNameChar(html.charCodeAt(nameEnd) | 0x20)) nameEnd++
-    const name = html.slice(nameStart, nameEnd).toLowerCase()
-    const end = tagEnd(html, nameEnd)
-    if (end < 0) break
-    i = end + 1
-    if (closing) {
-      const top = stack[stack.length - 1]
-      if (top?.name !== name) continue
-      stack.pop()
-      if (FOREIGN.has(name)) foreign--
-      if (!top.kept) drop(open, i)
-      continue
-    }
-    const deep = stack.length >= limit
-    if (RAW_TEXT.has(name)) {
-      const after = rawTextEnd(lower, name, i)
-      i = after < 0 ? html.length : after
-      if (deep) drop(open, i)
-      continue
-    }
-    if (!VOID.has(name) && !(foreign > 0 && lastNonSpace(html, end) === '/')) {
-      stack.push({ name, kept: !deep })
-      if (FOREIGN.has(name)) foreign++
-    }
-    if (deep) drop(open, i)
-  }
+  walkTags(html, {
+    comment: drop,
+    rawText: (start, end, depth) => {
+      if (depth >= limit) drop(start, end)
+    },
+    open: (start, end, depth) => {
+      if (depth >= limit) drop(start, end)
+      return false
+    },
+    // The element it closes was opened at this depth.
+    close: (start, end, depth) => {
+      if (depth >= limit) drop(start, end)
+    },
+  })
   out.push(html.slice(copied))
   return out.join('')
 }

@@ -13,15 +13,20 @@ const UNSEEN_OR_FORM_FEED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009
  * their ESC goes. In order:
  * - CSI: ESC [ (or the 8-bit U+009B), parameter bytes 0x30–0x3F, intermediate bytes 0x20–0x2F, a
  *   final byte 0x40–0x7E (`ESC [1;31m`, `ESC [2K`);
- * - control strings: OSC (ESC ], U+009D: a window title, an OSC 8 hyperlink's target), DCS, SOS, PM
- *   and APC, up to their terminator (BEL, ESC \ or U+009C); an unterminated one keeps its text (its
- *   introducer goes below), so a stray ESC ] cannot swallow the rest of a page;
+ * - control strings: OSC (ESC ]: a window title, an OSC 8 hyperlink's target), DCS, SOS, PM and APC
+ *   (ESC P, X, ^, _), up to their terminator (BEL, ESC \ or U+009C); an unterminated one keeps its
+ *   text (its introducer goes below), so a stray ESC ] cannot swallow the rest of a page. A string's
+ *   body stops at any ESC, where every introducer starts, so a page of many unterminated ones is
+ *   read once, not once per introducer (which took seconds for 80 KB, on the host's main thread).
+ *   Not the 8-bit introducers (U+0090, U+0098, U+009D–U+009F): text decoded twice is full of them
+ *   (a `”` in UTF-8 read as Latin-1 is `â\u0080\u009d`, a `“` ends in U+009C), and read as strings
+ *   they took the text between two quotes with them; they go alone, as controls;
  * - a character-set shift (ESC ( B, as `tput sgr0` writes), and the introducer ESC ] alone.
  * In a page's Markdown turndown has escaped `[`, `]` and `\` (`ESC \[31m`): one backslash may stand
  * before the bracket, and two for the `\` of ESC \.
  */
 const ESCAPE_SEQUENCE =
-  /(?:\u001b\\?\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]|(?:\u001b\\?[\]P^_X]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u009c|\u001b\\{1,2})|\u001b[()*+][\u0030-\u007e]|\u001b\\?\]/g
+  /(?:\u001b\\?\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]|\u001b\\?[\]P^_X][^\u0007\u001b\u009c]*(?:\u0007|\u009c|\u001b\\{1,2})|\u001b[()*+][\u0030-\u007e]|\u001b\\?\]/g
 
 /**
  * The text as a reader sees it: terminal escape sequences taken out whole, then the unseen controls

@@ -141,6 +141,26 @@ describe('HTML → Markdown', () => {
     expect(flattenDeep(`${'<DIV/>'.repeat(513)}x${'</div>'.repeat(513)}`)).toBe(`${'<DIV/>'.repeat(512)}x${'</div>'.repeat(512)}`)
   })
 
+  it('the scan reads comments and raw text as the parser (linkedom) does, so flattening keeps the text it shows', () => {
+    const deep = `${'<div>'.repeat(600)}d${'</div>'.repeat(600)}`
+    const kept = `${'<div>'.repeat(512)}d${'</div>'.repeat(512)}`
+    // `<!-->` and `<!--->` are whole (empty) comments: what follows them is page text, not a comment to the next `-->`.
+    expect(flattenDeep(`${deep}<p>a</p><!--><p>visible</p><!---><p>too</p><!-- x --><p>z</p>`)).toBe(`${kept}<p>a</p><p>visible</p><p>too</p><p>z</p>`)
+    // A line break after a tag's name ends the name: each `<p\r\n…>` is closed by its `</p>` and nests nothing.
+    const crlf = '<p\r\nclass="x">y</p>'.repeat(600)
+    expect(flattenDeep(`${deep}${crlf}`)).toBe(`${kept}${crlf}`)
+    // A <title>'s content is text (`<!--` there opens no comment), so nesting after it is counted and flattened, its text kept.
+    const titled = `<p>a</p><title><!--</title>${'<div>'.repeat(20_000)}x${'</div>'.repeat(20_000)}<p>b</p>-->`
+    expect(renderFetch(value(titled), 200_000).text).toBe(`${HEADER}a\n\nx\n\nb\n\n\\-->`)
+  })
+
+  it('a quote in a tag is a quote only around an attribute value, as the parser reads it: one in a name hides no nesting and no text', () => {
+    const html = `<p>a</p><div it's>${'<div>'.repeat(20_000)}x${'</div>'.repeat(20_000)}</div><p>b's end</p>`
+    expect(nestsTooDeep(html)).toBe(true)
+    expect(renderFetch(value(html), 200_000).text).toBe(`${HEADER}a\n\nx\n\nb's end`)
+    expect(flattenDeep(`<p title="a>b" data-x='c>d' e=f'g>${'<i>'.repeat(513)}x`)).toBe(`<p title="a>b" data-x='c>d' e=f'g>${'<i>'.repeat(511)}x`)
+  })
+
   it('T49: normal markup and raw-text edge cases are not "too deep"', () => {
     const fine = [
       '<p title="a>b">x</p>'.repeat(600),
@@ -153,6 +173,10 @@ describe('HTML → Markdown', () => {
       '<!-- unfinished',
       `<script>${'<div>'.repeat(600)}`,
       `<svg>${'<path/>'.repeat(600)}</svg>`,
+      // Content the parser reads as a comment or as text holds no elements.
+      `<!--${'<div>'.repeat(600)}-->`,
+      `<textarea>${'<div>'.repeat(600)}</textarea>`,
+      `<TITLE>${'<div>'.repeat(600)}</Title>`,
     ]
     for (const html of fine) expect(nestsTooDeep(html), html.slice(0, 40)).toBe(false)
   })

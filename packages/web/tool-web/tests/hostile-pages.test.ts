@@ -16,6 +16,7 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/long-links': { type: 'text/html', body: `<p>Read <a href="/${'x'.repeat(4_000_000)}">the long one</a>, <a href="/short">the short one</a> and <img alt="a chart" src="/${'y'.repeat(5000)}.png"> here.</p>` },
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
   '/deep': { type: 'text/html', body: `<html><body><h1>Deep</h1><p>before</p>${'<div>'.repeat(2000)}<p>deep <b>text</b> &amp; more</p><!-- a comment --><script>var x = "<div>"</script>${'</div>'.repeat(2000)}<p>after</p></body></html>` },
+  '/bold-deep': { type: 'text/html', body: `<p>${'<b>'.repeat(512)}deep${'</b>'.repeat(512)} and ${'<em>'.repeat(300)}${'</em>'.repeat(300)}after</p>` },
   '/self-closing': { type: 'text/html', body: `<p>start</p>${'<div/>'.repeat(3000)}<p>end</p>` },
   // Past the first 1024 bytes, where the provider looks for a NUL (it refuses a body with one there).
   '/controls.html': { type: 'text/html', body: `<p>${'word '.repeat(300)}</p><p>nul\u0000 gone, bell\u0007 gone, escape\u001b gone, reference&#1; gone, del\u007f gone, c1\u0085 gone.</p>` },
@@ -79,6 +80,10 @@ describe('web_fetch of a page nested too deep to walk, through dsh', () => {
   it('nesting past 512 levels is flattened: the page reads as text, the deepest part as its text, no markup', async () => {
     const text = await fetchText('/deep')
     expect(text).toBe(`Fetched ${base}/deep (HTTP 200)\n\n# Deep\n\nbefore\n\ndeep text & more\n\nafter`)
+  })
+
+  it('512 levels of <b> read as one bold word, not a run of `**`; 300 empty <em> render nothing', async () => {
+    expect(await fetchText('/bold-deep')).toBe(`Fetched ${base}/bold-deep (HTTP 200)\n\n**deep** and after`)
   })
 
   it('3,000 `<div/>` nest 3,000 deep (the slash opens a div, as in a browser): flattened too, not passed on raw', async () => {

@@ -1,7 +1,7 @@
 import type { HtmlDocument, HtmlElement } from './document.ts'
 
-/** Elements whose content is never page text. */
-const DROPPED = 'script, style, noscript, template, iframe, object, embed, svg, canvas, head'
+/** Elements whose content is never page text (a `<title>` out of `<head>` names the tab, as the one in it does). */
+const DROPPED = 'script, style, noscript, template, iframe, object, embed, svg, canvas, head, title'
 /** What a reader does not see: the `hidden` attribute, `aria-hidden="true"`, an inline `display: none` or `visibility: hidden`. */
 const HIDDEN = '[hidden], [aria-hidden], [style]'
 const DISPLAY_NONE = /(^|;)\s*display\s*:\s*none\s*(!important\s*)?(;|$)/i

@@ -87,12 +87,27 @@ function countElementsAfter(root: HtmlElement, node: Node): number {
   return count
 }
 
-/** `element` and the elements inside it. (linkedom's `getElementsByTagName('*')` finds none.) */
-export function countElements(element: HtmlElement): number {
-  const walker = element.ownerDocument.createTreeWalker(element, 1 /* NodeFilter.SHOW_ELEMENT */)
+/**
+ * `element` and the elements inside it, counted up to one past `limit`: a caller that asks whether
+ * a page is within `limit` stops walking there (`limit + 1` then). Walked by element links
+ * (first child, next sibling, parent) rather than a TreeWalker: linkedom's lists every node it
+ * would visit when it is made, so it cannot stop early. (`getElementsByTagName('*')` finds none.)
+ */
+export function countElements(element: HtmlElement, limit = Number.POSITIVE_INFINITY): number {
   let count = 1
-  while (walker.nextNode()) count++
+  for (let at = element.firstElementChild; at && count <= limit; at = nextElementWithin(at, element)) count++
   return count
+}
+
+/** The element after `node` in document order inside `root`: its first child, else the next sibling of it or of an ancestor below `root`. */
+function nextElementWithin(node: HtmlElement, root: HtmlElement): HtmlElement | null {
+  const child = node.firstElementChild
+  if (child) return child
+  for (let at: HtmlElement | null = node; at && at !== root; at = at.parentElement) {
+    const sibling = at.nextElementSibling
+    if (sibling) return sibling
+  }
+  return null
 }
 
 /** Removes everything after `node` in document order, up to the end of `root`. */
