@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client'
 import { ToolSchema } from '@modelcontextprotocol/core'
 import type { Tool } from '@modelcontextprotocol/client'
-import { Lifetime, type ApprovalMode, type JsonObject } from 'dsh-core'
+import { Lifetime, readableText, type ApprovalMode, type JsonObject } from 'dsh-core'
 import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { zodReason } from './classify.ts'
@@ -158,7 +158,8 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
       rawName,
       publicName,
       fingerprint,
-      description: tool!.description?.trim() || `MCP tool "${rawName}" of server ${serverName}.`,
+      // Read as the model reads a result (results.ts): no terminal escapes or unseen controls.
+      description: readableText(tool!.description ?? '').trim() || `MCP tool "${rawName}" of server ${serverName}.`,
       inputSchema: tool!.inputSchema as JsonObject,
       outputCheck,
       taskRequired: tool!.execution?.taskSupport === 'required',
