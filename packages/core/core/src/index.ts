@@ -1,5 +1,6 @@
 export * from './errors.ts'
 export { BIDI_CONTROL_CLASS, CONTROL_CHARACTER_CLASS } from './control-characters.ts'
+export { readableText } from './readable-text.ts'
 export * from './json.ts'
 export * from './abort.ts'
 export * from './lifetime.ts'

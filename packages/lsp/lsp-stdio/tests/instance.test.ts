@@ -327,7 +327,9 @@ describe('cancellation and deadlines', () => {
   })
 
   it('abort mid-request sends $/cancelRequest; a server that answers the cancel keeps serving (109, 111, 141)', async () => {
-    const rig = await makeRig({ fake: { hang: ['textDocument/definition'], answerCancel: true } })
+    // A patient kill grace: the rig's 200 ms is the time the fake has to answer the cancel, and under a
+    // CPU burner it answered after it and was ended (a flake). Ending a server that does not answer is case 110's.
+    const rig = await makeRig({ fake: { hang: ['textDocument/definition'], answerCancel: true }, server: { killGraceMs: 60_000 } })
     const controller = new AbortController()
     const pending = rig.query('goToDefinition', {}, controller.signal)
     const entries = await waitForFakeLog(rig.log, (e) => fakeMessages(e, 'in', 'textDocument/definition').length > 0)

@@ -1,11 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client'
 import { ToolSchema } from '@modelcontextprotocol/core'
 import type { Tool } from '@modelcontextprotocol/client'
-import { Lifetime, type ApprovalMode, type JsonObject } from 'dsh-core'
+import { Lifetime, readableText, type ApprovalMode, type JsonObject } from 'dsh-core'
 import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { zodReason } from './classify.ts'
 import { McpError } from './errors.ts'
+import { inputSchemaProblem } from './input-schema.ts'
 import { declaredHeaderParameters, type HeaderParameter } from './x-mcp-header.ts'
 import { publicToolName } from './naming.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
@@ -158,7 +159,8 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
       rawName,
       publicName,
       fingerprint,
-      description: tool!.description?.trim() || `MCP tool "${rawName}" of server ${serverName}.`,
+      // Read as the model reads a result (results.ts): no terminal escapes or unseen controls.
+      description: readableText(tool!.description ?? '').trim() || `MCP tool "${rawName}" of server ${serverName}.`,
       inputSchema: tool!.inputSchema as JsonObject,
       outputCheck,
       taskRequired: tool!.execution?.taskSupport === 'required',
@@ -177,6 +179,8 @@ function checkTool(raw: unknown, headerParameters: boolean): { tool: Tool } | { 
   const checked = ToolSchema.safeParse(raw)
   if (!checked.success) return { reason: zodReason(checked.error) }
   if (!checked.data.name) return { reason: 'the name is empty' }
+  const schemaProblem = inputSchemaProblem(checked.data.inputSchema)
+  if (schemaProblem) return { reason: schemaProblem }
   if (headerParameters) {
     const declared = declaredHeaderParameters(checked.data.inputSchema)
     if ('invalid' in declared) return { reason: declared.invalid }

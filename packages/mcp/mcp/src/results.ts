@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from 'dsh-core'
+import { readableText, type JsonObject, type JsonValue } from 'dsh-core'
 
 /**
  * The canonical value of a successful call: every block as the server sent it, and its structured
@@ -34,12 +34,15 @@ function legacyText(result: JsonObject): string {
  * What the model sees of a result's content: text blocks joined by newlines, in order, and one line
  * for every other block saying what it was and that the full data stays in the result's value.
  * Empty content shows the structured content as JSON when there is some, else says there was nothing.
+ * Every line is read as a reader sees it (dsh-core's `readableText`): a server's text (a shell tool's
+ * coloured log, a NUL, a window-title sequence) reaches the model without terminal escapes and
+ * unseen controls, as a web page's does; the value keeps the blocks as the server sent them.
  */
 export function projectContent(rawName: string, content: readonly JsonValue[], structuredContent?: JsonValue): string {
   const lines: string[] = []
   for (const block of content) {
     const line = projectBlock(block)
-    if (line !== undefined) lines.push(line)
+    if (line !== undefined) lines.push(readableText(line))
   }
   if (lines.length) return lines.join('\n')
   if (structuredContent !== undefined) return JSON.stringify(structuredContent, null, 2)

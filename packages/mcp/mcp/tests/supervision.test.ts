@@ -1,7 +1,7 @@
 // Lifecycle against real fixture processes (reference mcp.md §6, checklist 78–98, 106–107, 114–117):
 // reconnection after a crash, calls during an outage, the crash budget and its stability window,
 // startup failures, the close barrier, disposal, and no child left behind.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -17,11 +17,22 @@ const MODERN_STDIO_SERVER = fixturePath(fileURLToPath(new URL('./fixtures/modern
 /** A server that closes its stdin, answers its first message with an error and exits with code 3 (tests/fixtures/exits-after-first-message.mjs). */
 const EXITS_AFTER_FIRST_MESSAGE = fileURLToPath(new URL('./fixtures/exits-after-first-message.mjs', import.meta.url))
 
-afterEach(stopRigs)
+/** The start logs' directories, removed once the case's rigs are stopped (no fixture writes to them then). */
+const startLogDirs: string[] = []
+
+afterEach(async () => {
+  try {
+    await stopRigs()
+  } finally {
+    for (const dir of startLogDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  }
+})
 
 /** A file the fixture appends a line to at each start (FIXTURE_START_LOG). */
 function startLog(): { readonly path: string; count(): number } {
-  const path = join(mkdtempSync(join(tmpdir(), 'dsh-mcp-starts-')), 'starts')
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-mcp-starts-'))
+  startLogDirs.push(dir)
+  const path = join(dir, 'starts')
   return { path, count: () => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0) }
 }
 

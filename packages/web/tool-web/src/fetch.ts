@@ -1,10 +1,9 @@
-import { assertNever, lazySchema, ToolError, type Lifetime } from 'dsh-core'
+import { assertNever, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
 import type { WebBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
 import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
-import { readableText } from './readable.ts'
 
 export const FetchInput = z.strictObject({
   url: z.string().describe(URL_DESCRIPTION),
@@ -83,7 +82,7 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
 
 /**
  * What the model reads of the body (a page's Markdown, a text body, a PDF's text) has no control
- * characters a reader would not see (readable.ts), taken out here rather than in the converter: the
+ * characters a reader would not see (dsh-core's readable-text.ts), taken out here rather than in the converter: the
  * converter is its own bundle entry, and a module both used would be a chunk `dsh tools` loads.
  */
 async function valueOf(result: WebFetchResult, settings: FetchSettings, mainContent: boolean, call: FetchCall): Promise<FetchValue> {

@@ -1,9 +1,8 @@
-import { lazySchema, ToolError, type Lifetime } from 'dsh-core'
+import { lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
 import { sliceCodePoints, stripBidi, type WebBound, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
 import { queriesDescription } from './guidance.ts'
-import { readableText } from './readable.ts'
 
 /** The model's arguments. The bound on `queries` is in the text and checked at run time, not in the schema. */
 export function searchInput(maxQueries: number) {
@@ -114,7 +113,7 @@ export function merge(queries: readonly string[], results: readonly WebSearchRes
 
 /**
  * A provider's result as the model will read it, so the value, its `meta` and the text agree: the
- * answer one line with bidi and control characters dropped (readable.ts) and `\ [ ] ( )` escaped (it
+ * answer one line with bidi and control characters dropped (dsh-core's readable-text.ts) and `\ [ ] ( )` escaped (it
  * cannot forge a heading, a `Sources:` list or a link); titles, snippets and dates one line without
  * them; URLs
  * WHATWG-serialised with the characters that would end a Markdown link percent-encoded. A source

@@ -22,8 +22,8 @@ export async function runJob(job: ConversionJob): Promise<Converted> {
 }
 
 /**
- * A page's Markdown (the tool takes control characters out of it when it builds its value,
- * readable.ts: the package root's, which the converter does not share). Nesting past 512 levels is
+ * A page's Markdown (the tool takes control characters out of it when it builds its value, with
+ * dsh-core's readableText). Nesting past 512 levels is
  * flattened first (the tags past it go, their text stays): the DOM walk and turndown recurse.
  * A page the converter throws on is read as its text, tags out, rather than handed on as markup.
  * `cut` only for a cut at `maxElements`: one at the output cap drops nothing the answer would show.

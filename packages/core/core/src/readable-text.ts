@@ -2,8 +2,10 @@
  * Control characters a reader never sees: C0 controls other than TAB, LF and CR (NUL, ESC, BEL …),
  * DEL and the C1 controls (U+0080–U+009F). A page can hold them anywhere (the provider refuses a
  * text body only for a NUL or many binary bytes in its first 1024 bytes), and a character
- * reference makes any of them (`&#1;`). Passed on, they are noise to the model and, printed by
- * `dsh call`, an escape sequence to the terminal.
+ * reference makes any of them (`&#1;`); an MCP server's tool text and descriptions (a shell tool's
+ * coloured output) hold them as often. Passed on, they are noise to the model and, printed by
+ * `dsh call`, an escape sequence to the terminal. Shared here by dsh-web's pages and the MCP
+ * bridge's projection of results, so both give the model the same text.
  */
 const UNSEEN = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f]/g
 const UNSEEN_OR_FORM_FEED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/

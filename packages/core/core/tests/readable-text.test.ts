@@ -1,6 +1,6 @@
-// The text a reader sees (readable.ts), on inputs a hostile page can hold in any number.
+// The text a reader sees (readable-text.ts), on inputs a hostile page or MCP server can hold in any number.
 import { describe, expect, it } from 'vitest'
-import { readableText } from '../src/readable.ts'
+import { readableText } from '../src/readable-text.ts'
 
 describe('readableText', () => {
   // Each case is read in milliseconds; a pattern that looks from every unterminated introducer to

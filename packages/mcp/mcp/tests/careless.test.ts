@@ -1,0 +1,55 @@
+// A real SDK server over stdio whose text and descriptions hold terminal escapes and unseen controls
+// (and one of whose input schemas is no JSON Schema),
+// through the real `dsh` (in this worker): the model reads them as a reader sees them; the value keeps them.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { dshInWorker } from './fixtures/dsh-run.ts'
+
+const SERVER = fileURLToPath(new URL('./fixtures/careless-server.mjs', import.meta.url))
+const scratch = mkdtempSync(join(tmpdir(), 'dsh-mcp-careless-'))
+const overlay = join(scratch, 'overlay.yml')
+writeFileSync(overlay, `- name: dsh-mcp\n  config: { serverName: careless, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}] }\n`)
+const composition = ['--json', '--preset', 'base', '--config', overlay]
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+const READ = 'red ERR bell nul done\r\nline 2\nResource link: ab (https://example.test/x)'
+
+describe('a server that sends terminal escapes and controls', () => {
+  it('shows the model its text without them, and keeps them in the value', async () => {
+    const run = await dshInWorker(['call', 'mcp__careless__log', '{}', ...composition], scratch)
+    const result = JSON.parse(run.stdout)
+    expect(result.content).toEqual([{ type: 'text', text: READ }])
+    expect(result.value.content[0].text).toBe('red \u001b[31mERR\u001b[0m bell\u0007 nul\u0000 \u001b]0;title\u0007done\r\nline 2')
+  })
+
+  it('shows an isError answer without them too, in the content and the error message', async () => {
+    const run = await dshInWorker(['call', 'mcp__careless__failing-log', '{}', ...composition], scratch)
+    const result = JSON.parse(run.stdout)
+    expect(run.code).toBe(1)
+    expect(result.error).toMatchObject({ code: 'MCP_TOOL_ERROR', message: READ })
+    expect(result.content).toEqual([{ type: 'text', text: `Error: ${READ}` }])
+  })
+
+  it('lists descriptions without them (one of nothing but them gets the fallback)', async () => {
+    const run = await dshInWorker(['tools', ...composition], scratch)
+    const tools = new Map((JSON.parse(run.stdout).tools as { name: string; description: string }[]).map((tool) => [tool.name, tool.description]))
+    expect(tools.get('mcp__careless__noisy')).toBe('Clears the screen.')
+    expect(tools.get('mcp__careless__only-escapes')).toBe('MCP tool "only-escapes" of server careless.')
+  })
+})
+
+describe('a tool whose inputSchema is no JSON Schema', () => {
+  it('is refused alone (a model API would refuse every request carrying it); valid schemas of other dialects are kept', async () => {
+    const tools = await dshInWorker(['tools', ...composition], scratch)
+    const names = (JSON.parse(tools.stdout).tools as { name: string }[]).map((tool) => tool.name).filter((name) => name.startsWith('mcp__careless__'))
+    expect(names.sort()).toEqual(['mcp__careless__draft4', 'mcp__careless__failing-log', 'mcp__careless__log', 'mcp__careless__modern', 'mcp__careless__noisy', 'mcp__careless__only-escapes', 'mcp__careless__tuple'])
+    const status = await dshInWorker(['status', ...composition], scratch)
+    const row = (JSON.parse(status.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
+    expect(row?.detail).toContain('1 tool refused (MCP_MALFORMED_RESPONSE): "bad-property": inputSchema/properties/a must be object,boolean (not a valid JSON Schema)')
+    const call = await dshInWorker(['call', 'mcp__careless__bad-property', '{}', ...composition], scratch)
+    expect(JSON.parse(call.stdout).error.code).toBe('UNKNOWN_TOOL')
+  })
+})
