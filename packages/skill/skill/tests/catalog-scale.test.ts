@@ -97,6 +97,21 @@ describe('a catalog of many skills', () => {
 })
 
 describe('listing skills through the tool', () => {
+  it('"?" over thousands of skills lists names up to listingMaxChars in priority order and says how to find the rest', async () => {
+    await start({ listingMaxChars: 1000 }, [...many('user', 'user-agents', 200), ...many('proj', 'project-dsh', 200)])
+    const result = await host.call('?')
+    expect(result.isError).toBe(false)
+    if (result.isError) return
+    const text = result.content[0]!.text
+    // "proj-0000, " is 11 characters: 90 names fit in 1000; project skills come first.
+    expect(text.split('\n')[0]).toBe('400 skills are available (the first 90, to fit listingMaxChars; call it with "?" followed by words to search the rest); load one with the `skill` tool by its exact name:')
+    expect(text).toContain('proj-0089')
+    expect(text).not.toContain('proj-0090')
+    expect(text.length).toBeLessThan(1200)
+    const search = await host.call('?user-0199')
+    expect(search.content[0]!.text).toContain('`user-0199`')
+  })
+
   it('"?" or an empty name lists every model-invocable skill; "?words" searches names and descriptions', async () => {
     await start({}, [
       candidate('pdf-tools', { source: 'project-dsh', description: 'Fill and merge PDF forms.' }),

@@ -1,5 +1,6 @@
 import { configParser, MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { MAX_DESCRIPTION_LENGTH } from '../name.ts'
+import { DEFAULT_LISTING_MAX_CHARS } from './listing.ts'
 import { z } from 'zod'
 
 export const ToolSkillConfig = z
@@ -21,6 +22,11 @@ export const ToolSkillConfig = z
      * collections) besides the described ones: every name of 2,000 skills.
      */
     catalogNamesBudgetChars: z.number().int().min(0).default(48_000),
+    /**
+     * Characters the names of a `?` listing may take (a name and its ", " each): about 10,000 names
+     * of real length. Past it the first names in priority order are listed and the answer says so.
+     */
+    listingMaxChars: z.number().int().min(1000).default(DEFAULT_LISTING_MAX_CHARS),
     /**
      * Characters of a skill's instructions the model is given at one load (the `skill` tool and
      * `/name`); a longer body is cut at a line end with a note naming the file the rest is in.

@@ -70,7 +70,7 @@ export function skillTool(skills: SkillRegistry, recent: RecentSkills, settings:
     timeoutMs: settings.timeoutMs,
     async execute({ name }, exec: ToolExecution) {
       const view = sessionView(exec.session, exec.signal)
-      if (isListingRequest(name)) return listSkills(name, (await skills.list(view)).filter(isModelInvocable), recent.of(exec.session), settings.catalogDescriptionMaxLength)
+      if (isListingRequest(name)) return listSkills(name, (await skills.list(view)).filter(isModelInvocable), recent.of(exec.session), settings.catalogDescriptionMaxLength, settings.listingMaxChars)
       // A path is never a spelling of a name: normalising `../good` to `good` would answer for a file the model did not mean.
       if (PATH_LIKE.test(name)) throw new SkillError(`${quote(name)} is a path, not a skill name: use a name from the skill list (\`?\` lists them)`, 'SKILL_INVALID_NAME')
       const listed = await skills.list(view)
