@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { zodReason } from './classify.ts'
 import { McpError } from './errors.ts'
+import { inputSchemaProblem } from './input-schema.ts'
 import { declaredHeaderParameters, type HeaderParameter } from './x-mcp-header.ts'
 import { publicToolName } from './naming.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
@@ -178,6 +179,8 @@ function checkTool(raw: unknown, headerParameters: boolean): { tool: Tool } | { 
   const checked = ToolSchema.safeParse(raw)
   if (!checked.success) return { reason: zodReason(checked.error) }
   if (!checked.data.name) return { reason: 'the name is empty' }
+  const schemaProblem = inputSchemaProblem(checked.data.inputSchema)
+  if (schemaProblem) return { reason: schemaProblem }
   if (headerParameters) {
     const declared = declaredHeaderParameters(checked.data.inputSchema)
     if ('invalid' in declared) return { reason: declared.invalid }

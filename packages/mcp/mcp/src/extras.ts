@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ListPromptsResultSchema } from '@modelcontextprotocol/core'
 import type { Context } from 'cordis'
-import { createUserMessage, Lifetime, TOOL_SEARCH, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
+import { createUserMessage, Lifetime, readableText, TOOL_SEARCH, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { request } from './call.ts'
 import type { McpConfig } from './config.ts'
@@ -97,7 +97,8 @@ function toolsPhrase(server: string, deferred: number): string {
 const INSTRUCTIONS_NOTE: CutNote = { what: 'instructions', rest: "the full text is the server's initialize instructions; raise maxInstructionsChars to enter more" }
 
 function boundInstructions(text: string | undefined, max: number): string | undefined {
-  const trimmed = text?.trim()
+  // Read as the model reads a tool's result (results.ts): no terminal escapes or unseen controls.
+  const trimmed = text === undefined ? undefined : readableText(text).trim()
   if (!trimmed) return undefined
   return capResultText(trimmed, max, INSTRUCTIONS_NOTE)
 }
@@ -143,7 +144,7 @@ function resourceTools(config: McpConfig, supervisor: Supervisor): ToolDefinitio
     timeoutMs: config.toolCallTimeoutMs + 1000,
     approval: config.defaultApproval,
     execute: (args, exec) => request(supervisor, 'resources/list', { method: 'resources/list', ...(args.cursor ? { params: { cursor: args.cursor } } : {}) }, options(exec)),
-    render: (_args, value) => capResultText(renderResourceList(value), config.maxResultChars),
+    render: (_args, value) => capResultText(readableText(renderResourceList(value)), config.maxResultChars),
   }
   const read: ToolDefinition<{ uri: string }, JsonObject> = {
     name: publicToolName(server, RESOURCE_TOOLS.read),
@@ -153,7 +154,7 @@ function resourceTools(config: McpConfig, supervisor: Supervisor): ToolDefinitio
     timeoutMs: config.toolCallTimeoutMs + 1000,
     approval: config.defaultApproval,
     execute: (args, exec) => request(supervisor, 'resources/read', { method: 'resources/read', params: { uri: args.uri } }, options(exec)),
-    render: (_args, value) => capResultText(renderResourceContents(value), config.maxResultChars),
+    render: (_args, value) => capResultText(readableText(renderResourceContents(value)), config.maxResultChars),
   }
   return [list, read] as ToolDefinition[]
 }

@@ -53,6 +53,13 @@ describe('instructions', () => {
     expect(text.endsWith('</mcp-server-instructions>')).toBe(true)
   })
 
+  it('reach the model without terminal escapes and unseen controls', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ instructions: true, env: { FIXTURE_INSTRUCTIONS: 'Use \u001b[1madd\u001b[0m\u0007 for sums.\u001b]0;title\u0007' } }))
+    const [message] = await step(rig, rig.app.sessions.create({ cwd: process.cwd() }))
+    expect(message!.content[0]!.text).toContain('\nUse add for sums.\n</mcp-server-instructions>')
+  })
+
   it('are not entered without the flag', async () => {
     const rig = await startRig()
     await rig.add(fixtureRow({ env: { FIXTURE_INSTRUCTIONS: 'Use add for sums.' } }))
@@ -71,6 +78,13 @@ describe('resources', () => {
     expect(status.tools).toEqual(expect.arrayContaining(['mcp__fixture__list_resources', 'mcp__fixture__read_resource', 'mcp__fixture__add']))
     // The count in the detail is the tools column's.
     expect(status.detail).toMatch(new RegExp(`^ready: ${status.tools.length} tools;`))
+  })
+
+  it('read_resource shows the model the contents without terminal escapes and unseen controls', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ resources: true }))
+    // The fixture's contents repeat the URI asked for.
+    expect(await rig.text('mcp__fixture__read_resource', { uri: 'fixture://\u001b[31mred\u001b[0m\u0007' })).toBe('fixture://red (text/plain)\ncontents of fixture://red')
   })
 
   it('are absent without the flag', async () => {

@@ -1,4 +1,5 @@
-// A real SDK server over stdio whose text and descriptions hold terminal escapes and unseen controls,
+// A real SDK server over stdio whose text and descriptions hold terminal escapes and unseen controls
+// (and one of whose input schemas is no JSON Schema),
 // through the real `dsh` (in this worker): the model reads them as a reader sees them; the value keeps them.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,5 +38,18 @@ describe('a server that sends terminal escapes and controls', () => {
     const tools = new Map((JSON.parse(run.stdout).tools as { name: string; description: string }[]).map((tool) => [tool.name, tool.description]))
     expect(tools.get('mcp__careless__noisy')).toBe('Clears the screen.')
     expect(tools.get('mcp__careless__only-escapes')).toBe('MCP tool "only-escapes" of server careless.')
+  })
+})
+
+describe('a tool whose inputSchema is no JSON Schema', () => {
+  it('is refused alone (a model API would refuse every request carrying it); valid schemas of other dialects are kept', async () => {
+    const tools = await dshInWorker(['tools', ...composition], scratch)
+    const names = (JSON.parse(tools.stdout).tools as { name: string }[]).map((tool) => tool.name).filter((name) => name.startsWith('mcp__careless__'))
+    expect(names.sort()).toEqual(['mcp__careless__draft4', 'mcp__careless__failing-log', 'mcp__careless__log', 'mcp__careless__modern', 'mcp__careless__noisy', 'mcp__careless__only-escapes', 'mcp__careless__tuple'])
+    const status = await dshInWorker(['status', ...composition], scratch)
+    const row = (JSON.parse(status.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
+    expect(row?.detail).toContain('1 tool refused (MCP_MALFORMED_RESPONSE): "bad-property": inputSchema/properties/a must be object,boolean (not a valid JSON Schema)')
+    const call = await dshInWorker(['call', 'mcp__careless__bad-property', '{}', ...composition], scratch)
+    expect(JSON.parse(call.stdout).error.code).toBe('UNKNOWN_TOOL')
   })
 })
