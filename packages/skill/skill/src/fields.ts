@@ -1,4 +1,4 @@
-import { isRecord } from 'dsh-core'
+import { isRecord, quote } from 'dsh-core'
 import { MAX_DESCRIPTION_LENGTH, normalisedSkillName, skillNameProblem } from './name.ts'
 import { characterCount } from './text.ts'
 import type { InvocationPolicy } from './types.ts'
@@ -72,16 +72,16 @@ export function skillFields(data: unknown, origin: FileOrigin): CheckedFields {
   // The client guide's lenient reading: a name the spec refuses (too long, uppercase, spaces,
   // underscores) loads under its normalised spelling, with a warning saying which.
   const loadedName = nameProblem ? normalisedSkillName(written) : written
-  if (!loadedName) return { ok: false, reason: `name ${JSON.stringify(name)}: ${nameProblem}, and no letter or digit of a-z, 0-9 is left to load it under` }
+  if (!loadedName) return { ok: false, reason: `name ${shown(name)}: ${nameProblem}, and no letter or digit of a-z, 0-9 is left to load it under` }
   const descriptionNotText = notText('description', description)
   if (descriptionNotText) return { ok: false, reason: `${descriptionNotText}; quote it to make it text` }
   if (typeof description !== 'string' || !description.trim()) return { ok: false, reason: 'description is missing or empty' }
   const disable = data['disable-model-invocation']
   const user = data['user-invocable']
   const disableModel = disable === undefined ? false : booleanLike(disable)
-  if (disableModel === undefined) return { ok: false, reason: `disable-model-invocation: ${JSON.stringify(disable)} is not a boolean (true/false, yes/no, on/off, 1/0)` }
+  if (disableModel === undefined) return { ok: false, reason: `disable-model-invocation: ${shown(disable)} is not a boolean (true/false, yes/no, on/off, 1/0)` }
   const userInvocable = user === undefined ? true : booleanLike(user)
-  if (userInvocable === undefined) return { ok: false, reason: `user-invocable: ${JSON.stringify(user)} is not a boolean (true/false, yes/no, on/off, 1/0)` }
+  if (userInvocable === undefined) return { ok: false, reason: `user-invocable: ${shown(user)} is not a boolean (true/false, yes/no, on/off, 1/0)` }
   const { whenToUse, metadata } = data
   return {
     ok: true,
@@ -96,6 +96,15 @@ export function skillFields(data: unknown, origin: FileOrigin): CheckedFields {
   }
 }
 
+/**
+ * A value from the file as a reason repeats it: cut after 200 characters (`quote`'s default, far
+ * above a real name's length) with its whole length, so a 5,000-character name cannot fill a
+ * `dsh status` row (or the log) with itself.
+ */
+function shown(value: unknown): string {
+  return quote(value)
+}
+
 /** Where a usable skill strays from the spec: loaded all the same, and said once. */
 function warningsOf(written: string, name: string, nameProblem: string | undefined, description: string, origin: FileOrigin): readonly string[] {
   const sameName = (written === origin.expectedName || name === origin.expectedName) && !nameProblem
@@ -103,7 +112,7 @@ function warningsOf(written: string, name: string, nameProblem: string | undefin
   const length = description.length > MAX_DESCRIPTION_LENGTH ? characterCount(description) : 0
   if (sameName && length <= MAX_DESCRIPTION_LENGTH) return NO_WARNINGS
   const warnings: string[] = []
-  if (nameProblem) warnings.push(`name ${JSON.stringify(written)}: ${nameProblem}; loaded as "${name}" (the name /${name} and the skill tool take)`)
+  if (nameProblem) warnings.push(`name ${shown(written)}: ${nameProblem}; loaded as "${name}" (the name /${name} and the skill tool take)`)
   else if (!sameName) warnings.push(`name "${name}" differs from its ${origin.kind} name "${origin.expectedName}"; loaded as "${name}"`)
   if (length > MAX_DESCRIPTION_LENGTH) warnings.push(`description has ${length} characters, over the limit of ${MAX_DESCRIPTION_LENGTH}; the catalog shows the first ${MAX_DESCRIPTION_LENGTH}`)
   return warnings

@@ -31,11 +31,32 @@ export function cutText(text: string, max: number, marker = '...'): string {
   const room = max - characterCount(marker)
   let kept = 0
   let characters = 0
-  for (const { segment, index } of graphemeSegmenter().segment(text)) {
+  // Only a start of the text is segmented: each step of ICU's iterator costs time in proportion to
+  // the whole input (cutting a 180,000-character body to 20,000 took 45 s, a step 2 ms). `room`
+  // characters are at most twice as many UTF-16 units, and the margin keeps the last cluster looked
+  // at whole: a cluster's boundaries depend only on the characters next to it.
+  for (const { segment, index } of graphemeSegmenter().segment(text.slice(0, 2 * max + 64))) {
     characters += characterCount(segment)
     if (characters > room) break
     kept = index + segment.length
   }
   // A space left before the marker would read as a word that ended.
   return `${text.slice(0, kept).trimEnd()}${marker}`
+}
+
+/**
+ * The last grapheme-cluster boundary at or before UTF-16 index `at` (never inside a surrogate pair
+ * or a cluster). Only the few characters around `at` are segmented, so it costs the same in a
+ * megabyte of text as in a line.
+ */
+export function clusterBoundary(text: string, at: number): number {
+  if (at <= 0) return 0
+  if (at >= text.length) return text.length
+  const from = Math.max(0, at - 32)
+  let boundary = from
+  for (const { index } of graphemeSegmenter().segment(text.slice(from, at + 32))) {
+    if (from + index > at) break
+    boundary = from + index
+  }
+  return boundary
 }

@@ -21,6 +21,11 @@ export const ToolSkillConfig = z
      * collections) besides the described ones: every name of 2,000 skills.
      */
     catalogNamesBudgetChars: z.number().int().min(0).default(48_000),
+    /**
+     * Characters of a skill's instructions the model is given at one load (the `skill` tool and
+     * `/name`); a longer body is cut at a line end with a note naming the file the rest is in.
+     */
+    loadMaxChars: z.number().int().min(1000).default(100_000),
     /** The `skill` tool's budget for one load. */
     timeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(30_000),
   })

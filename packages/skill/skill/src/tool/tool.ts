@@ -5,6 +5,7 @@ import { isSkillName, normalisedSkillName, skillNameProblem } from '../name.ts'
 import { renderSkillContent } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
 import type { ResourceBase, ViewOptions } from '../types.ts'
+import { capSkillContent } from './cap.ts'
 import type { ToolSkillConfig } from './config.ts'
 import { isListingRequest, listSkills, renderListing, skillListingValue, type SkillListing } from './listing.ts'
 import type { RecentSkills } from './priority.ts'
@@ -70,6 +71,8 @@ export function skillTool(skills: SkillRegistry, recent: RecentSkills, settings:
     async execute({ name }, exec: ToolExecution) {
       const view = sessionView(exec.session, exec.signal)
       if (isListingRequest(name)) return listSkills(name, (await skills.list(view)).filter(isModelInvocable), recent.of(exec.session), settings.catalogDescriptionMaxLength)
+      // A path is never a spelling of a name: normalising `../good` to `good` would answer for a file the model did not mean.
+      if (PATH_LIKE.test(name)) throw new SkillError(`${quote(name)} is a path, not a skill name: use a name from the skill list (\`?\` lists them)`, 'SKILL_INVALID_NAME')
       const listed = await skills.list(view)
       if (!isSkillName(name)) {
         // A name as its file spelled it (`PDF Processing`) finds the skill loaded under its normalised name.
@@ -89,12 +92,15 @@ export function skillTool(skills: SkillRegistry, recent: RecentSkills, settings:
         name: definition.name,
         provider: definition.provider,
         ...(resourceBase ? { resourceBase: { ...resourceBase } } : {}),
-        content: definition.content,
+        content: capSkillContent(definition, settings.loadMaxChars),
       }
     },
     render: (_args, value) => ('listed' in value ? renderListing(value) : renderSkillContent(value)),
   }
 }
+
+// A separator anywhere (`../x`, `x/SKILL.md`, `..\\x`), or the name `.` or `..`: a path, never the spelling of a name.
+const PATH_LIKE = /[/\\]|^\.\.?$/
 
 function unknownSkill(name: string): SkillError {
   return new SkillError(`no skill named "${name}" is available (any more); use a name from the current skill list`, 'SKILL_UNKNOWN')
