@@ -1,5 +1,5 @@
 import type { CallEdge, CallsValue } from './calls-value.ts'
-import { boundLines } from './text-bound.ts'
+import { boundLines, ellipsize } from './text-bound.ts'
 
 const where = (path: string, range: { start: { line: number; character: number } }) => `${path}:${range.start.line + 1}:${range.start.character + 1}`
 
@@ -8,7 +8,7 @@ const where = (path: string, range: { start: { line: number; character: number }
  * `kind name  path:line:col` (where it is declared), and under it each call site with its source line.
  * Past `maxResultChars` the last lines are left out and counted; the closing notes stay.
  */
-export function renderCalls(value: CallsValue, limits: { readonly maxResultChars: number }): string {
+export function renderCalls(value: CallsValue, limits: { readonly maxResultChars: number; readonly maxNameChars: number }): string {
   if (!value.roots.length) return `No function or method at ${value.at.filePath}:${value.at.line}:${value.at.character}.`
   const lines: string[] = []
   const verb = value.direction === 'incoming' ? 'Calls to' : 'Calls from'
@@ -17,13 +17,13 @@ export function renderCalls(value: CallsValue, limits: { readonly maxResultChars
     const key = keyOf(call)
     // Listed again without its calls where the walk would have gone on: it was expanded elsewhere.
     const repeat = !call.calls.length && level < value.depth && expanded.has(key) ? (ancestors.has(key) ? '  (recursion: its calls are listed above)' : '  (its calls are listed where it first appears)') : ''
-    lines.push(`${indent}${call.kind} ${call.name}  ${where(call.path, call.selectionRange)}${repeat}`)
+    lines.push(`${indent}${call.kind} ${ellipsize(call.name, limits.maxNameChars)}  ${where(call.path, call.selectionRange)}${repeat}`)
     for (const site of call.sites) lines.push(`${indent}  called at ${where(site.path, site.range)}${site.lineText ? `  ${site.lineText}` : ''}`)
     const below = new Set(ancestors).add(key)
     for (const child of call.calls) edge(child, `${indent}  `, level + 1, below)
   }
   for (const root of value.roots) {
-    lines.push(`${verb} ${root.kind} ${root.name} (${where(root.path, root.selectionRange)})${value.depth > 1 ? `, ${value.depth} levels` : ''}:`)
+    lines.push(`${verb} ${root.kind} ${ellipsize(root.name, limits.maxNameChars)} (${where(root.path, root.selectionRange)})${value.depth > 1 ? `, ${value.depth} levels` : ''}:`)
     if (!root.calls.length) lines.push(value.direction === 'incoming' ? '  no callers found' : '  no calls found')
     for (const call of root.calls) edge(call, '  ', 1, new Set([keyOf(root)]))
   }

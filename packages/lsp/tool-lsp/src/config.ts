@@ -24,6 +24,8 @@ export const ToolLspConfig = z.strictObject({
   maxSymbols: z.number().int().positive().default(200),
   /** lsp_symbols: outline levels kept (1 = top-level symbols only); deeper members are counted. */
   maxSymbolDepth: z.number().int().positive().max(64).default(3),
+  /** lsp_symbols and lsp_calls: characters of a symbol's name (and container, detail) shown; the value keeps it whole. */
+  maxNameChars: z.number().int().positive().default(200),
   /** lsp_rename; see rename-tool.ts. */
   rename: z
     .strictObject({

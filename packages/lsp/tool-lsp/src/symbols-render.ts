@@ -2,12 +2,14 @@ import { assertNever, oneLine } from 'dsh-core'
 import type { LspSymbolKind } from 'dsh-lsp'
 import { INDEXING_NOTE } from './render.ts'
 import type { OutlineValue, SymbolsValue, WorkspaceMatchesValue } from './symbols-value.ts'
-import { boundLines, type LinedAnswer } from './text-bound.ts'
+import { boundLines, ellipsize, type LinedAnswer } from './text-bound.ts'
 
 export interface SymbolLimits {
   readonly maxSymbols: number
   readonly maxSymbolDepth: number
   readonly maxResultChars: number
+  /** A name longer than this is shown cut (a generated name of 20000 characters was longer than the whole answer). */
+  readonly maxNameChars: number
 }
 
 /** `enumMember` → `enum member`: kinds as a reader says them. */
@@ -43,8 +45,9 @@ function outlineText(value: OutlineValue, limits: SymbolLimits): LinedAnswer {
       const at = `${entry.selectionRange.start.line + 1}:${entry.selectionRange.start.character + 1}`
       const span = entry.range.end.line > entry.range.start.line ? `  (lines ${entry.range.start.line + 1}-${entry.range.end.line + 1})` : ''
       // A constructor is named `constructor`: say it once.
-      const label = entry.name === kindWord(entry.kind) ? entry.name : `${kindWord(entry.kind)} ${entry.name}`
-      lines.push(`${indent}${label}  ${at}${span}${entry.detail ? `  ${entry.detail}` : ''}`)
+      const name = ellipsize(entry.name, limits.maxNameChars)
+      const label = name === kindWord(entry.kind) ? name : `${kindWord(entry.kind)} ${name}`
+      lines.push(`${indent}${label}  ${at}${span}${entry.detail ? `  ${ellipsize(entry.detail, limits.maxNameChars)}` : ''}`)
       walk(entry.children, `${indent}  `)
     }
   }
@@ -64,9 +67,9 @@ function matchesText(value: WorkspaceMatchesValue, limits: SymbolLimits): LinedA
   const head = value.total === 0 ? [`No symbols match ${JSON.stringify(value.query)}.`] : [`${value.total} ${value.total === 1 ? 'symbol matches' : 'symbols match'} ${JSON.stringify(value.query)}:`]
   const lines: string[] = []
   for (const symbol of value.symbols) {
-    const container = symbol.containerName ? ` (in ${symbol.containerName})` : ''
+    const container = symbol.containerName ? ` (in ${ellipsize(symbol.containerName, limits.maxNameChars)})` : ''
     const at = `${symbol.path}:${symbol.range.start.line + 1}:${symbol.range.start.character + 1}`
-    lines.push(`${kindWord(symbol.kind)} ${symbol.name}${container}  ${at}${symbol.lineText ? `  ${symbol.lineText}` : ''}`)
+    lines.push(`${kindWord(symbol.kind)} ${ellipsize(symbol.name, limits.maxNameChars)}${container}  ${at}${symbol.lineText ? `  ${symbol.lineText}` : ''}`)
   }
   const omitted = (dropped: number): string | undefined => {
     const count = value.total - value.symbols.length + dropped

@@ -34,6 +34,7 @@ describe('config', () => {
       maxDiagnostics: 50,
       maxSymbols: 200,
       maxSymbolDepth: 3,
+      maxNameChars: 200,
       rename: { maxFiles: 200, maxFileBytes: 4_000_000, maxPreviewLines: 200, diagnosticsFiles: 10, allowFileOperations: false, rememberedPreviews: 32 },
       calls: { defaultDepth: 1, maxDepth: 4, maxCalls: 100 },
       autoDiagnostics: { enabled: false, severity: 'error', maxFiles: 10, maxItems: 20, timeoutMs: 15_000 },

@@ -1,5 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError, UnsupportedProtocolVersionError, UrlElicitationRequiredError } from '@modelcontextprotocol/client'
-import { errorMessage, oneLine, ToolError } from 'dsh-core'
+import { errorMessage, oneLine, readableText, ToolError } from 'dsh-core'
 import { z } from 'zod'
 import { McpError } from './errors.ts'
 import type { Ending } from './generation.ts'
@@ -39,22 +39,22 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
   if (error instanceof UnauthorizedError) return new McpError(`${what}: ${subject} refused our authorization (HTTP 401)`, 'MCP_AUTH_REQUIRED', { cause: error })
   if (error instanceof ProtocolError && error.data instanceof ServerErrorData) {
     const server = error.data
-    return new McpError(`${what}: ${subject} answered with error ${server.rpcCode}: ${bounded(server.rpcMessage)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.rpcCode })
+    return new McpError(`${what}: ${subject} answered with error ${server.rpcCode}: ${serverText(server.rpcMessage)}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: server.rpcCode })
   }
   // The SDK rebuilds a server's -32022 answer as an error of its own type with its own `data` (no
   // `ServerErrorData`): it is still the server's answer, built only from one.
   if (error instanceof UnsupportedProtocolVersionError) {
     const offered = (error.data as { supported?: unknown } | undefined)?.supported
     const supported = Array.isArray(offered) ? ` (it speaks ${offered.map(String).join(', ')})` : ''
-    return new McpError(`${what}: ${subject} answered with error ${error.code}: ${bounded(oneLine(error.message))}${supported}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
+    return new McpError(`${what}: ${subject} answered with error ${error.code}: ${serverText(error.message)}${supported}`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
   }
   // So is a 2025-11-25 server's -32042 (URL elicitation required): the server is up and wants the
   // user to open a page before the call can go on. The bridge opens nothing; the pages went to the
   // user as URL questions (call.ts, `visited`) and were not all visited: the message names each,
   // for the caller to show. (The SDK's v1 servers put 'MCP error -32042: ' before their message.)
   if (error instanceof UrlElicitationRequiredError) {
-    const pages = error.elicitations.map((page) => `${oneLine(String(page.message ?? ''))} ${String(page.url ?? '')}`.trim()).join('; ')
-    return new McpError(`${what}: ${subject} needs the user to open a URL before this call can go on (error ${error.code}: ${bounded(oneLine(error.message.replace(/^MCP error -?\d+: /, '')))}): ${bounded(pages)}; once it is done, call the tool again`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
+    const pages = error.elicitations.map((page) => readableText(`${oneLine(String(page.message ?? ''))} ${String(page.url ?? '')}`.trim())).join('; ')
+    return new McpError(`${what}: ${subject} needs the user to open a URL before this call can go on (error ${error.code}: ${serverText(error.message.replace(/^MCP error -?\d+: /, ''))}): ${bounded(pages)}; once it is done, call the tool again`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
   }
   if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
   if (error instanceof OversizedBodyError) return new McpError(`${what}: ${subject} ${error.message.replace(/^the server /, '')}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
@@ -108,6 +108,14 @@ export function zodReason(error: z.core.$ZodError): string {
 function httpErrorText(error: SdkHttpError): string {
   const text = (error.data as { text?: unknown }).text
   return typeof text === 'string' && text.trim() ? text : errorMessage(error)
+}
+
+/**
+ * A server's own error text in our message: one line, bounded, and read as the model reads a tool's
+ * result (results.ts): no terminal escapes or unseen controls.
+ */
+function serverText(text: string): string {
+  return bounded(oneLine(readableText(text)))
 }
 
 function bounded(text: string): string {

@@ -13,6 +13,8 @@ describe('answers past maxResultChars (real tsserver)', () => {
     overlay: PATIENT_TYPESCRIPT,
     prepare: (dir) => {
       writeFileSync(join(dir, 'src', 'target.ts'), 'export function target(x: number): number {\n  return x * 2\n}\n')
+      // A generated name of 20000 characters: its line was longer than the whole answer.
+      writeFileSync(join(dir, 'src', 'huge.ts'), `export const ${'q'.repeat(20000)} = 1\n`)
       for (let file = 0; file < 12; file++) {
         const lines = ["import { target } from './target'"]
         // `fresh` is taken here: renaming `target` to it breaks this file.
@@ -37,6 +39,16 @@ describe('answers past maxResultChars (real tsserver)', () => {
     expect(text).toMatch(/^240 symbols match "value":/)
     expect(text).toMatch(/\n… \d+ more symbols omitted \(limit 16000 characters\); a longer query narrows the list\.$/)
     wholeLines(text, /long enough a line$/)
+  })
+
+  it('shows a huge name cut, with where it is', async () => {
+    const search = textOf(await call('lsp_symbols', { query: 'qqqqq' }))
+    expect(search.length).toBeLessThan(1000)
+    expect(search).toMatch(/\nconstant q{199}… {2}src\/huge\.ts:1:14 {2}export const q{150}/)
+    // tsserver cuts an outline's names itself (150 characters and `...`).
+    const outline = textOf(await call('lsp_symbols', { filePath: 'src/huge.ts' }))
+    expect(outline.length).toBeLessThan(1000)
+    expect(outline).toMatch(/\nconstant q+(…|\.\.\.) {2}1:14$/)
   })
 
   it('calls past the limit are counted, whole lines kept', async () => {
