@@ -2,8 +2,8 @@ import { createHook } from 'node:async_hooks'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BareLspClient } from './bare-lsp-client.ts'
-import { complete, ours, SERVERS, servicesOf, workspaceCopy } from './lsp-diagnostics.ts'
-import { bootCoding, serverPids } from './lsp-servers.ts'
+import { complete, ours, pullSides, servicesOf, workspaceCopy } from './lsp-diagnostics.ts'
+import { serverPids } from './lsp-servers.ts'
 
 // Diagnostics after a change on TypeScript 7: where each side's CPU per change goes, counted, for
 // both sides of `pnpm bench lsp-diagnostics` (ours: the file written, untimed, then fileChanged and
@@ -39,13 +39,7 @@ if (process.env.TRACE) {
   process.exit(0)
 }
 
-const server = SERVERS.find((candidate) => candidate.baseline === 'pull')!
-const mine = workspaceCopy(server)
-const theirs = workspaceCopy(server)
-const clean = readFileSync(join(mine.dir, server.file), 'utf8')
-const broken = server.breakText(clean)
-const host = await bootCoding()
-const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
+const { server, mine, theirs, clean, broken, host, client } = await pullSides()
 // SIDES=...,other: a second bare client on its own server and copy, to see how much two servers doing the same work differ.
 const wantsOther = (process.env.SIDES ?? '').split(',').includes('other')
 const others = wantsOther ? workspaceCopy(server) : undefined

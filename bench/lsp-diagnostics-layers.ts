@@ -3,9 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Lifetime, untracked } from 'dsh-core'
 import { CallProofs } from 'dsh-lsp'
-import { BareLspClient } from './bare-lsp-client.ts'
-import { complete, ours, SERVERS, servicesOf, workspaceCopy } from './lsp-diagnostics.ts'
-import { bootCoding } from './lsp-servers.ts'
+import { complete, ours, pullSides, servicesOf } from './lsp-diagnostics.ts'
 
 // Diagnostics after a change on TypeScript 7, this process's CPU per change entered at each layer
 // (issue 27 item 2), the sides alternating ROUNDS times, CHANGES changes per side per round (median
@@ -41,13 +39,7 @@ import { bootCoding } from './lsp-servers.ts'
 const ROUNDS = Number(process.env.ROUNDS ?? 8)
 const CHANGES = Number(process.env.CHANGES ?? 200)
 const WARMUP = Number(process.env.WARMUP ?? 1000)
-const server = SERVERS.find((candidate) => candidate.baseline === 'pull')!
-const mine = workspaceCopy(server)
-const theirs = workspaceCopy(server)
-const clean = readFileSync(join(mine.dir, server.file), 'utf8')
-const broken = server.breakText(clean)
-const host = await bootCoding()
-const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
+const { server, mine, theirs, clean, broken, host, client } = await pullSides()
 try {
   const session = host.app.sessions.create({ cwd: mine.dir })
   const services = servicesOf(host)

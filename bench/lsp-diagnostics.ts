@@ -90,6 +90,22 @@ const errorsIn = (diagnostics: readonly { readonly severity?: number }[]) => dia
  * Error, and each method read through it a shadow context: paid once, not per edit). `fileChanged`
  * and `execute` ignore their receiver, so they are taken once (docs/architecture.md, "Helpers").
  */
+/**
+ * TypeScript 7's pull side as the layer benches (lsp-diagnostics-layers.ts, lsp-diagnostics-account.ts)
+ * set it up: the server's row, a workspace copy per side, the file's clean and broken texts, the
+ * coding host (ours) and a bare client with diagnostics on its own copy.
+ */
+export async function pullSides() {
+  const server = SERVERS.find((candidate) => candidate.baseline === 'pull')!
+  const mine = workspaceCopy(server)
+  const theirs = workspaceCopy(server)
+  const clean = readFileSync(join(mine.dir, server.file), 'utf8')
+  const broken = server.breakText(clean)
+  const host = await bootCoding()
+  const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
+  return { server, mine, theirs, clean, broken, host, client }
+}
+
 export interface Services {
   readonly fileChanged: Host['app']['lsp']['fileChanged']
   readonly execute: Host['app']['tools']['execute']
