@@ -39,7 +39,7 @@ if (process.env.TRACE) {
   process.exit(0)
 }
 
-const { server, mine, theirs, clean, broken, host, client } = await pullSides()
+const { server, mine, theirs, clean, broken, host, client, close } = await pullSides()
 // SIDES=...,other: a second bare client on its own server and copy, to see how much two servers doing the same work differ.
 const wantsOther = (process.env.SIDES ?? '').split(',').includes('other')
 const others = wantsOther ? workspaceCopy(server) : undefined
@@ -224,11 +224,8 @@ try {
     }
   }
 } finally {
-  await client.close()
   await otherClient?.close()
-  await host.stop()
-  mine.remove()
-  theirs.remove()
+  await close()
   others?.remove()
 }
 

@@ -39,7 +39,7 @@ import { complete, ours, pullSides, servicesOf } from './lsp-diagnostics.ts'
 const ROUNDS = Number(process.env.ROUNDS ?? 8)
 const CHANGES = Number(process.env.CHANGES ?? 200)
 const WARMUP = Number(process.env.WARMUP ?? 1000)
-const { server, mine, theirs, clean, broken, host, client } = await pullSides()
+const { server, mine, theirs, clean, broken, host, client, close } = await pullSides()
 try {
   const session = host.app.sessions.create({ cwd: mine.dir })
   const services = servicesOf(host)
@@ -291,8 +291,5 @@ try {
     }
   }
 } finally {
-  await client.close()
-  await host.stop()
-  mine.remove()
-  theirs.remove()
+  await close()
 }

@@ -93,7 +93,7 @@ const errorsIn = (diagnostics: readonly { readonly severity?: number }[]) => dia
 /**
  * TypeScript 7's pull side as the layer benches (lsp-diagnostics-layers.ts, lsp-diagnostics-account.ts)
  * set it up: the server's row, a workspace copy per side, the file's clean and broken texts, the
- * coding host (ours) and a bare client with diagnostics on its own copy.
+ * coding host (ours) and a bare client with diagnostics on its own copy; `close` ends them all.
  */
 export async function pullSides() {
   const server = SERVERS.find((candidate) => candidate.baseline === 'pull')!
@@ -103,7 +103,14 @@ export async function pullSides() {
   const broken = server.breakText(clean)
   const host = await bootCoding()
   const client = new BareLspClient(server.executable, server.args, theirs.dir, { diagnostics: true, initializationOptions: server.initializationOptions })
-  return { server, mine, theirs, clean, broken, host, client }
+  /** Ends both sides: the bare client, the host (its servers), both workspace copies. */
+  const close = async () => {
+    await client.close()
+    await host.stop()
+    mine.remove()
+    theirs.remove()
+  }
+  return { server, mine, theirs, clean, broken, host, client, close }
 }
 
 export interface Services {
