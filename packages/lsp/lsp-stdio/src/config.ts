@@ -77,6 +77,13 @@ export const ServerConfig = z.strictObject({
    * `$/progress`, and `dsh status` shows `title` meanwhile.
    */
   logProgress: z.strictObject({ title: z.string().min(1), begin: PATTERN, end: PATTERN, fromInitialized: z.boolean().default(false) }).optional(),
+  /**
+   * The most matches the server gives a workspace symbol search, when it has a fixed cap it does not
+   * report (gopls and clangd stop at 100). An answer of exactly this many is marked `capped`: the
+   * `lsp_symbols` tool then says the list may be incomplete and how to narrow the query. Unset: no
+   * known cap (typescript-language-server, TypeScript 7 and pyright return every match).
+   */
+  workspaceSymbolLimit: z.number().int().positive().optional(),
   /** Sent verbatim as `initialize.params.initializationOptions`. */
   initializationOptions: z.json().default(null),
   /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */

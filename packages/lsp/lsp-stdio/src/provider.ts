@@ -20,6 +20,7 @@ import {
   type LspQueryResult,
   type LspWorkspaceSymbolsRequest,
   type LspWorkspaceSymbolsResult,
+  type LspCappedProvider,
   type LspUnansweredProvider,
   type LspWorkspaceSymbol,
   type TextLookup,
@@ -161,7 +162,8 @@ export class StdioLspProvider implements LspProvider {
       if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
       return this.runWithReplay(workspace, scope, async (instance) => {
         const { symbols, complete } = await instance.workspaceSymbols(request.query, anchor, scope)
-        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete }
+        const capped = this.cappedAt(symbols.length, this.id)
+        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete, ...(capped ? { capped: [capped] } : {}) }
       })
     })
   }
@@ -200,11 +202,15 @@ export class StdioLspProvider implements LspProvider {
         message: `not asked: ${maxServers} project roots were asked already (maxServers); a query from a file there asks its own server`,
       }))
       const symbols: LspWorkspaceSymbol[] = []
+      const capped: LspCappedProvider[] = []
       let complete = true
       const failures: unknown[] = []
       settled.forEach((outcome, index) => {
         if (outcome.status === 'fulfilled') {
           symbols.push(...outcome.value.symbols)
+          const { root } = asked[index]!
+          const cap = this.cappedAt(outcome.value.symbols.length, root.path === workspace.path ? this.id : named(root))
+          if (cap) capped.push(cap)
           complete &&= outcome.value.complete
         } else {
           failures.push(outcome.reason)
@@ -212,10 +218,16 @@ export class StdioLspProvider implements LspProvider {
         }
       })
       if (failures.length === asked.length) throw failures[0]
-      return { ...empty, symbols, complete: complete && !unanswered.length, ...(unanswered.length ? { unanswered } : {}) }
+      return { ...empty, symbols, complete: complete && !unanswered.length, ...(unanswered.length ? { unanswered } : {}), ...(capped.length ? { capped } : {}) }
     } finally {
       end()
     }
+  }
+
+  /** A server's answer of exactly its known most matches (`workspaceSymbolLimit`) may be cut there; more past it is no cap we know. */
+  private cappedAt(count: number, providerId: string): LspCappedProvider | undefined {
+    const limit = this.options.config.workspaceSymbolLimit
+    return limit !== undefined && count === limit ? { providerId, limit } : undefined
   }
 
   /**

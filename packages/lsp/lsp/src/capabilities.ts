@@ -158,6 +158,18 @@ export interface LspWorkspaceSymbolsResult {
    * answer is incomplete when there are any.
    */
   readonly unanswered?: readonly LspUnansweredProvider[]
+  /**
+   * Parts of the provider whose server gave exactly as many matches as it is known to give at most
+   * (gopls and clangd stop at 100 without saying so): there may be more matches than listed.
+   */
+  readonly capped?: readonly LspCappedProvider[]
+}
+
+/** A server that answered a workspace query with its known most matches, so its list may be cut. */
+export interface LspCappedProvider {
+  readonly providerId: string
+  /** The most matches that server gives (its `workspaceSymbolLimit`). */
+  readonly limit: number
 }
 
 /** A provider that was asked a workspace query and failed; the others' answers still count. */
@@ -177,6 +189,8 @@ export interface LspWorkspaceSymbolsAnswer {
   /** False when a provider answered incompletely or failed. */
   readonly complete: boolean
   readonly unanswered: readonly LspUnansweredProvider[]
+  /** Providers (or their roots) whose list reached their server's known cap: more may match. */
+  readonly capped: readonly LspCappedProvider[]
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -69,6 +69,8 @@ const WorkspaceAnswer = z.object({
     }),
   ),
   unanswered: z.array(z.object({ providerId: z.string(), code: z.string(), message: z.string() })),
+  // A seam before the field existed (or a test's stand-in) names none.
+  capped: z.array(z.object({ providerId: z.string(), limit: z.number().int().positive() })).default([]),
 })
 
 const Rename = z.object({

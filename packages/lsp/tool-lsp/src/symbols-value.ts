@@ -71,6 +71,11 @@ const WorkspaceMatches = z.strictObject({
   ),
   /** Language servers that were asked and failed; the others' matches are still here. */
   unanswered: z.array(Unanswered),
+  /**
+   * Language servers whose answer reached the most matches they give (gopls and clangd: 100): more
+   * may match than they listed. Absent when none did.
+   */
+  capped: z.array(z.strictObject({ providerId: z.string(), limit: z.number().int().positive() })).exactOptional(),
 })
 
 /** The canonical value of one lsp_symbols call. */
@@ -129,5 +134,6 @@ export async function workspaceMatchesValue(fs: FileSystem, config: ToolLspConfi
       }
     }),
     unanswered: answer.unanswered.map((entry) => ({ providerId: entry.providerId, code: entry.code, message: ellipsize(entry.message, 300) })),
+    ...(answer.capped.length ? { capped: answer.capped.map(({ providerId, limit }) => ({ providerId, limit })) } : {}),
   }
 }

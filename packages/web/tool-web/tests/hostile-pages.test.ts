@@ -23,6 +23,8 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/controls.txt': { type: 'text/plain', body: `${'word '.repeat(300)}\nnul\u0000 gone, bell\u0007 gone, escape\u001b gone, del\u007f gone, c1\u0085 gone.\fpage two\ttabbed\r\nend` },
   // A build log and a page with terminal colours, a window title and a hyperlink (OSC 8), as 7-bit and 8-bit (C1 CSI) sequences.
   '/ansi.txt': { type: 'text/plain; charset=utf-8', body: '\u001b]0;build log\u0007\u001b[1;31mERROR\u001b[0m disk full\n\u001b]8;;https://x.test/\u001b\\link\u001b]8;;\u001b\\ here\n\u009b32mOK\u009b0m done\n\u001b(B\u001b[mplain \u001b[2Kline\n' },
+  // A stray OSC introducer with a BEL 4 KB further on (past readable-text's bound on a control string), and a `‛` (E2 80 9B) decoded twice next to a real 8-bit CSI.
+  '/stray-osc.txt': { type: 'text/plain; charset=utf-8', body: `title: \u001b]${'kept line\n'.repeat(400)}bell\u0007 end\nthe \u00e2\u0080\u009bsingle\u00e2\u0080\u0099 quote, \u009b1;32mgreen\u009b0m\n` },
   '/ansi.html': { type: 'text/html; charset=utf-8', body: '<p>\u001b[31mERROR\u001b[0m in red, &#27;[1mbold&#27;[22m by reference, \u001b]0;title\u001b\\titled</p><pre>\u001b[32mgreen\u001b[0m code</pre>' },
 }
 
@@ -107,5 +109,9 @@ describe('web_fetch of a log or page with terminal escape sequences, through dsh
     expect(text).toBe(`Fetched ${base}/ansi.txt (HTTP 200)\n\nERROR disk full\nlink here\nOK done\nplain line`)
     const html = await fetchText('/ansi.html')
     expect(html).toBe(`Fetched ${base}/ansi.html (HTTP 200)\n\nERROR in red, bold by reference, titled\n\n\`\`\`\ngreen code\n\`\`\``)
+  })
+
+  it('a stray ESC ] whose BEL is 4 KB on loses only its introducer, not the text between; U+009B of a `‛` decoded twice goes alone, keeping the letter after it, while a real 8-bit CSI goes whole', async () => {
+    expect(await fetchText('/stray-osc.txt')).toBe(`Fetched ${base}/stray-osc.txt (HTTP 200)\n\ntitle: ${'kept line\n'.repeat(400)}bell end\nthe \u00e2single\u00e2 quote, green`)
   })
 })
