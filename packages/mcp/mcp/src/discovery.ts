@@ -10,6 +10,7 @@ import { inputSchemaProblem } from './input-schema.ts'
 import { declaredHeaderParameters, type HeaderParameter } from './x-mcp-header.ts'
 import { publicToolName } from './naming.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
+import { capResultText, type CutNote } from './results.ts'
 
 /** One server tool as the bridge will publish it. */
 export interface PlannedTool {
@@ -18,6 +19,8 @@ export interface PlannedTool {
   /** The tool as the server listed it, serialised: equal fingerprints publish the same tool. */
   readonly fingerprint: string
   readonly description: string
+  /** The length of the description the server listed, when it was longer than `maxDescriptionChars` and cut. */
+  readonly cutFrom: number | undefined
   readonly inputSchema: JsonObject
   /** Enforced on `structuredContent` when the server advertised a schema AJV can compile. */
   readonly outputCheck: OutputCheck | undefined
@@ -61,6 +64,8 @@ export interface ListOptions {
   readonly onTtl?: (ttlMs: number) => void
 }
 
+const DESCRIPTION_NOTE: CutNote = { what: 'description', rest: "the rest of the server's description is not shown (maxDescriptionChars)" }
+
 /** A page is checked loosely; each tool on it is checked on its own (see `planTools`), so one bad tool costs only itself. */
 const LoosePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional(), ttlMs: z.number().optional().catch(undefined) })
 
@@ -102,6 +107,8 @@ export interface PlanOptions extends ApprovalPolicy {
   readonly reserved: ReadonlySet<string>
   /** The connection speaks 2026-07-28 over HTTP: `x-mcp-header` declarations apply (an invalid one refuses its tool). */
   readonly headerParameters?: boolean
+  /** A longer description is cut to this many characters, a note included. */
+  readonly maxDescriptionChars: number
 }
 
 /**
@@ -155,12 +162,14 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
       if ('check' in compiled) outputCheck = compiled.check
       else unenforcedSchemas.push(`${rawName}: ${compiled.problem}`)
     }
+    // Read as the model reads a result (results.ts): no terminal escapes or unseen controls.
+    const description = readableText(tool!.description ?? '').trim() || `MCP tool "${rawName}" of server ${serverName}.`
     tools.push({
       rawName,
       publicName,
       fingerprint,
-      // Read as the model reads a result (results.ts): no terminal escapes or unseen controls.
-      description: readableText(tool!.description ?? '').trim() || `MCP tool "${rawName}" of server ${serverName}.`,
+      description: capResultText(description, options.maxDescriptionChars, DESCRIPTION_NOTE),
+      cutFrom: description.length > options.maxDescriptionChars ? description.length : undefined,
       inputSchema: tool!.inputSchema as JsonObject,
       outputCheck,
       taskRequired: tool!.execution?.taskSupport === 'required',

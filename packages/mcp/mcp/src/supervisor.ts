@@ -93,7 +93,15 @@ export interface SupervisorView {
   readonly conflict: string | undefined
   /** Listed tools the bridge refused (invalid per the MCP schema, or nameless), from the last sync. */
   readonly refused: readonly RefusedTool[]
+  /** Published tools whose description was cut at `maxDescriptionChars`, from the last sync. */
+  readonly cutDescriptions: readonly CutDescription[]
   readonly reconnects: number
+}
+
+export interface CutDescription {
+  readonly rawName: string
+  /** The length of the description the server listed. */
+  readonly chars: number
 }
 
 /**
@@ -103,7 +111,7 @@ export interface SupervisorView {
  * "Lifecycle".
  */
 export class Supervisor {
-  private readonly config: McpConfig
+  readonly config: McpConfig
   /** The row's: aborted when it is unloaded; every attempt, sync and wait follows it. */
   private readonly lifetime = Lifetime.following(undefined)
   private readonly table: ToolTable
@@ -126,6 +134,7 @@ export class Supervisor {
   private recordedError: LastError | undefined
   private nameConflict: string | undefined
   private refusedTools: readonly RefusedTool[] = []
+  private cutDescriptions: readonly CutDescription[] = []
   private reconnectCount = 0
   /** The server exited on the version probe and then connected with `initialize`: later attempts skip the probe (see `closedOnProbe`). */
   private knownLegacy = false
@@ -166,7 +175,7 @@ export class Supervisor {
 
   /** A read-only snapshot for status. */
   get view(): SupervisorView {
-    return { phase: this.phaseState, renewingSession: this.renewingSession, lastError: this.recordedError, conflict: this.nameConflict, refused: this.refusedTools, reconnects: this.reconnectCount }
+    return { phase: this.phaseState, renewingSession: this.renewingSession, lastError: this.recordedError, conflict: this.nameConflict, refused: this.refusedTools, cutDescriptions: this.cutDescriptions, reconnects: this.reconnectCount }
   }
 
   /** The generation being connected or serving (the fence of every sync and notification). */
@@ -674,8 +683,10 @@ export class Supervisor {
     this.relistAfter(generation, ttlMs)
     const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved, headerParameters: generation.sendsParameterHeaders }, this.table.byFingerprint())
     this.refusedTools = plan.refused
+    this.cutDescriptions = plan.tools.flatMap((tool) => (tool.cutFrom === undefined ? [] : [{ rawName: tool.rawName, chars: tool.cutFrom }]))
     this.warnOnce([
       ...plan.unmatched,
+      ...this.cutDescriptions.map((cut) => `tool ${JSON.stringify(cut.rawName)}'s description (${cut.chars} characters) is cut at maxDescriptionChars ${this.config.maxDescriptionChars}`),
       ...plan.refused.map((tool) => `tool ${describeRefused(tool).replace(/: /, ' is refused: ')}`),
       ...plan.shadowed.map((name) => `tool ${JSON.stringify(name)} is not published: its name is taken by the bridge's own resource tools`),
     ])

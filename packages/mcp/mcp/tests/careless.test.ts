@@ -56,11 +56,24 @@ describe('a server that sends terminal escapes and controls', () => {
   })
 })
 
+describe('a tool whose description is 1 MB', () => {
+  it('is given to the model cut at maxDescriptionChars (4000) with a note, and the status row counts it', async () => {
+    const run = await dshInWorker(['tools', ...composition], scratch)
+    const description = (JSON.parse(run.stdout).tools as { name: string; description: string }[]).find((tool) => tool.name === 'mcp__careless__huge-description')!.description
+    const note = "\n[description truncated: 3869 of 1048582 characters shown; the rest of the server's description is not shown (maxDescriptionChars)]"
+    expect(description).toBe(`Huge. ${'x'.repeat(3869 - 6)}${note}`)
+    expect(description).toHaveLength(4000)
+    const status = await dshInWorker(['status', ...composition], scratch)
+    const row = (JSON.parse(status.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
+    expect(row?.detail).toContain('1 tool description cut at maxDescriptionChars 4000: "huge-description" (1048582 characters)')
+  })
+})
+
 describe('a tool whose inputSchema is no JSON Schema', () => {
   it('is refused alone (a model API would refuse every request carrying it); valid schemas of other dialects are kept', async () => {
     const tools = await dshInWorker(['tools', ...composition], scratch)
     const names = (JSON.parse(tools.stdout).tools as { name: string }[]).map((tool) => tool.name).filter((name) => name.startsWith('mcp__careless__'))
-    expect(names.sort()).toEqual(['mcp__careless__draft4', 'mcp__careless__failing-log', 'mcp__careless__forged-link', 'mcp__careless__log', 'mcp__careless__modern', 'mcp__careless__noisy', 'mcp__careless__only-escapes', 'mcp__careless__rpc-log', 'mcp__careless__tuple'])
+    expect(names.sort()).toEqual(['mcp__careless__draft4', 'mcp__careless__failing-log', 'mcp__careless__forged-link', 'mcp__careless__huge-description', 'mcp__careless__log', 'mcp__careless__modern', 'mcp__careless__noisy', 'mcp__careless__only-escapes', 'mcp__careless__rpc-log', 'mcp__careless__tuple'])
     const status = await dshInWorker(['status', ...composition], scratch)
     const row = (JSON.parse(status.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
     expect(row?.detail).toContain('1 tool refused (MCP_MALFORMED_RESPONSE): "bad-property": inputSchema/properties/a must be object,boolean (not a valid JSON Schema)')
