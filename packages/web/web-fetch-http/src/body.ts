@@ -1,6 +1,6 @@
 import type { Readable, Transform } from 'node:stream'
 import { sliceCodePoints, WebError } from 'dsh-web'
-import { bomEncoding, isBinaryForText, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
+import { bomEncoding, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 
 export interface BodyLimits {
@@ -134,7 +134,7 @@ class BodyReader {
     // Declared text or HTML whose first bytes are binary (an image or an archive served as
     // text/html): decoded, it was a page of mojibake for the model. A few control bytes (a BEL in a
     // log) do not make it binary (content.ts). UTF-16 text has NUL bytes of its own.
-    if (declared && !isUtf16(this.decoder) && isBinaryForText(head)) {
+    if (declared && !isUtf16(this.decoder) && isBinary(head)) {
       throw new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
     }
     return this.text.push(this.decoder, head)

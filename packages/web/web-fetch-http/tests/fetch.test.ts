@@ -127,12 +127,33 @@ describe('responses', () => {
       const { error } = await failFrom(respond(200, { 'content-type': 'text/plain' }, bytes))
       expect([error.code, error.message], name).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'the body is not text, though its Content-Type says "text/plain" (binary bytes in its first 1024)'])
     }
-    // Without a Content-Type the bytes are sniffed as WHATWG says: one binary byte is not text.
-    const bare: Handler = (_request, response) => {
-      response.removeHeader('content-type')
-      response.end('ding\x07')
+  })
+
+  it('one rule with a type or without (sniffed): a log with a BEL, or a few controls, is text either way', async () => {
+    const log = `build started\x07\n${'step ok\n'.repeat(120)}progress 10%\x08\x08\x08\x0850%\x07\n${'\x07'.repeat(20)}done\n`
+    for (const body of ['ding\x07', 'a\x07\x07\x07 three bells in a line of a log that is 128 characters long, which is four in a hundred and twenty-eight ok', log]) {
+      expect((await fetchFrom(respond(200, {}, body))).result.body, JSON.stringify(body.slice(0, 20))).toEqual({ kind: 'text', content: body })
+      expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, body))).result.body).toEqual({ kind: 'text', content: body })
     }
-    expect((await failFrom(bare)).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
+  })
+
+  it('binary bytes past one in 32 of those looked at (random bytes of 128 to 600, which held fewer than 64), or a NUL (a PNG, a gzip, an ELF cut to 16 bytes), are not text, with a type or without', async () => {
+    const declaredNot = 'the body is not text, though its Content-Type says "text/plain" (binary bytes in its first 1024)'
+    const sniffedNot = 'unsupported content type "unknown": the body is not text'
+    // Deterministic noise with no NUL, as a compressed or encrypted file's body is: about one byte in ten a binary control.
+    let seed = 11
+    const noise = (length: number) => Buffer.from(new Uint8Array(length).map(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), (seed >> 16) % 255) + 1))
+    const binaries: [string, Buffer][] = [
+      ...[128, 300, 600, 2048].map((length): [string, Buffer] => [`noise ${length}`, noise(length)]),
+      ['png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])],
+      ['gzip', gzipSync(Buffer.from('plain words '.repeat(500))).subarray(0, 16)],
+      ['elf', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0])],
+    ]
+    for (const [name, bytes] of binaries) {
+      expect((await failFrom(respond(200, { 'content-type': 'text/plain' }, bytes))).error.message, name).toBe(declaredNot)
+      const { error } = await failFrom(respond(200, {}, bytes))
+      expect([error.code, error.message], name).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', sniffedNot])
+    }
   })
 
   it('a PDF (declared, or sniffed from %PDF-) is its bytes, whole; one past maxPdfBytes is WEB_FETCH_TOO_LARGE, by its length or its bytes', async () => {
