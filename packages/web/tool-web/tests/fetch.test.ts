@@ -184,7 +184,8 @@ describe('HTML → Markdown', () => {
 
   it('CDATA sections, declarations, processing instructions and `</1 …>` hold no tags and `</ div>` closes a div, as linkedom parses them (each form 600 times over a `<div>`)', () => {
     const depthOf = (html: string) => {
-      const deepest = (node: Element): number => Math.max(0, ...Array.from(node.children, (child) => 1 + deepest(child)))
+      type Node = { readonly children: ArrayLike<Node> }
+      const deepest = (node: Node): number => Math.max(0, ...Array.from(node.children, (child) => 1 + deepest(child)))
       return deepest(parseHTML(`<html><body>${html}</body></html>`).document.body)
     }
     const forms = {
