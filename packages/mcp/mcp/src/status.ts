@@ -1,9 +1,9 @@
 import { assertNever, type CapabilityStatus } from 'dsh-core'
-import { describeRefused } from './discovery.ts'
+import { describeRefused, describeRenamed } from './discovery.ts'
 import type { ServerExtras } from './extras.ts'
 import type { Supervisor, SupervisorView } from './supervisor.ts'
 
-/** How many refused tools a status line names before it only counts. */
+/** How many refused (renamed, cut) tools a status line names before it only counts. */
 const REFUSED_SHOWN = 5
 
 /**
@@ -18,7 +18,9 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
   const tools = `${count} tool${count === 1 ? '' : 's'}`
   const refused = refusedLine(refusedTools)
   const cut = cutLine(supervisor.view.cutDescriptions, supervisor.config.maxDescriptionChars)
-  const parts = (...items: (string | undefined)[]) => [...items, refused, cut, ...extras.statusLines()].filter(Boolean).join('; ')
+  const { renamed: renamedTools } = supervisor.view
+  const renamed = renamedTools.length ? renamedTools.slice(0, REFUSED_SHOWN).map(describeRenamed).join('; ') + (renamedTools.length > REFUSED_SHOWN ? `; and ${renamedTools.length - REFUSED_SHOWN} more renamed` : '') : undefined
+  const parts = (...items: (string | undefined)[]) => [...items, refused, renamed, cut, ...extras.statusLines()].filter(Boolean).join('; ')
   // What put the server in a failing state, coded (`dsh mcp list --json`; the text shows the code once).
   const failure = lastError ? { failure: { code: lastError.code, message: lastError.message } } : {}
   switch (phase.kind) {

@@ -17,6 +17,8 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
   '/deep': { type: 'text/html', body: `<html><body><h1>Deep</h1><p>before</p>${'<div>'.repeat(2000)}<p>deep <b>text</b> &amp; more</p><!-- a comment --><script>var x = "<div>"</script>${'</div>'.repeat(2000)}<p>after</p></body></html>` },
   '/bold-deep': { type: 'text/html', body: `<p>${'<b>'.repeat(512)}deep${'</b>'.repeat(512)} and ${'<em>'.repeat(300)}${'</em>'.repeat(300)}after</p>` },
+  // Tags inside a CDATA section, a declaration, a processing instruction or `</1 …>` open nothing for the parser (linkedom), and `</ div>` closes a div.
+  '/hidden-tags': { type: 'text/html', body: `<![CDATA[${'<div>'.repeat(600)}]]>${'<!x <div>'.repeat(600)}${'<?x <div>'.repeat(600)}${'</1 <div>'.repeat(600)}${'<div></ div>'.repeat(600)}<h1>Title</h1><ul><li>one</li><li><b>two</b></li></ul>` },
   '/self-closing': { type: 'text/html', body: `<p>start</p>${'<div/>'.repeat(3000)}<p>end</p>` },
   // Past the first 1024 bytes, where the provider looks for a NUL (it refuses a body with one there).
   '/controls.html': { type: 'text/html', body: `<p>${'word '.repeat(300)}</p><p>nul\u0000 gone, bell\u0007 gone, escape\u001b gone, reference&#1; gone, del\u007f gone, c1\u0085 gone.</p>` },
@@ -86,6 +88,10 @@ describe('web_fetch of a page nested too deep to walk, through dsh', () => {
 
   it('512 levels of <b> read as one bold word, not a run of `**`; 300 empty <em> render nothing', async () => {
     expect(await fetchText('/bold-deep')).toBe(`Fetched ${base}/bold-deep (HTTP 200)\n\n**deep** and after`)
+  })
+
+  it('tags in a CDATA section, a declaration (`<!x <div>`), a processing instruction or `</1 <div>`, and divs closed by `</ div>`, nest nothing, as linkedom reads them: the page converts whole, not flattened', async () => {
+    expect(await fetchText('/hidden-tags')).toBe(`Fetched ${base}/hidden-tags (HTTP 200)\n\n# Title\n\n-   one\n-   **two**`)
   })
 
   it('3,000 `<div/>` nest 3,000 deep (the slash opens a div, as in a browser): flattened too, not passed on raw', async () => {
