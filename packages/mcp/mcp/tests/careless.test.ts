@@ -103,7 +103,7 @@ describe('a raw name listed twice', () => {
     const careless = await status(file)
     expect(careless.failure?.code).toBe('MCP_MALFORMED_RESPONSE')
     expect(careless.detail).toContain(
-      'the server listed the tool "log" twice (entries #0 and #13 of its tools/list), which is not a valid tool list, so none of its tools are published; fix the server, or leave that tool out (disabledTools: ["log"]) to publish the rest',
+      'the server listed the tool "log" twice (entries #0 and #14 of its tools/list), which is not a valid tool list, so none of its tools are published; fix the server, or leave that tool out (disabledTools: ["log"]) to publish the rest',
     )
   })
 
@@ -120,13 +120,15 @@ describe('a raw name listed twice', () => {
 })
 
 describe('a tool whose inputSchema is no JSON Schema', () => {
-  it('is refused alone (a model API would refuse every request carrying it); valid schemas of other dialects are kept', async () => {
+  it('is refused alone (a model API would refuse every request carrying it), a draft-04 one too; valid schemas of other dialects (draft-04 with a boolean exclusiveMinimum) are kept', async () => {
     const tools = await dshInWorker(['tools', ...composition], scratch)
     const names = (JSON.parse(tools.stdout).tools as { name: string }[]).map((tool) => tool.name).filter((name) => name.startsWith('mcp__careless__'))
     expect(names.sort()).toEqual(['mcp__careless__dotted_name_12c9d6b4530c', 'mcp__careless__dotted_name_d2e3740ce1e1', 'mcp__careless__draft4', 'mcp__careless__failing-log', 'mcp__careless__forged-link', 'mcp__careless__huge-description', 'mcp__careless__log', 'mcp__careless__modern', 'mcp__careless__noisy', 'mcp__careless__only-escapes', 'mcp__careless__rpc-log', 'mcp__careless__tuple'])
     const status = await dshInWorker(['status', ...composition], scratch)
     const row = (JSON.parse(status.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
-    expect(row?.detail).toContain('1 tool refused (MCP_MALFORMED_RESPONSE): "bad-property": inputSchema/properties/a must be object,boolean (not a valid JSON Schema)')
+    expect(row?.detail).toContain(
+      '2 tools refused (MCP_MALFORMED_RESPONSE): "bad-property": inputSchema/properties/a must be object,boolean (not a valid JSON Schema); "draft4-bad": inputSchema/properties/a must be object (not a valid draft-04 JSON Schema)',
+    )
     const call = await dshInWorker(['call', 'mcp__careless__bad-property', '{}', ...composition], scratch)
     expect(JSON.parse(call.stdout).error.code).toBe('UNKNOWN_TOOL')
   })
