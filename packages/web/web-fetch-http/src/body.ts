@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { Readable, Transform } from 'node:stream'
 import { sliceCodePoints, WebError } from 'dsh-web'
-import { bomEncoding, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
+import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 
 export interface BodyLimits {
@@ -125,6 +125,9 @@ class BodyReader {
     this.head = []
     const declared = this.kind !== undefined
     this.kind ??= sniff(head)
+    // Served as a PDF but none: an HTML error or login page under the PDF's type reads as what it is
+    // (pdf.js said only "Invalid PDF structure"); binary without the header stays a PDF for the reader to refuse.
+    if (declared && this.kind === 'pdf' && !hasPdfHeader(head)) this.kind = sniff(head) ?? 'pdf'
     if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
     if (this.kind === 'pdf') {
       this.pdf = { chunks: [], length: 0 }

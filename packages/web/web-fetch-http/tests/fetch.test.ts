@@ -167,6 +167,16 @@ describe('responses', () => {
     expect((await failFrom(respond(200, { 'content-type': 'application/octet-stream' }, bytes), { maxPdfBytes: 1500 })).error.message).toContain('maxPdfBytes')
   })
 
+  it('a body served as application/pdf without %PDF- in its first 1024 bytes (an HTML login or error page) is read as what it is; with the header further in, or binary, it stays a PDF', async () => {
+    const login = '<!doctype html><html><body><h1>Sign in</h1><p>to read this report</p></body></html>'
+    expect((await fetchFrom(respond(200, { 'content-type': 'application/pdf' }, login))).result.body).toEqual({ kind: 'html', content: login })
+    expect((await fetchFrom(respond(403, { 'content-type': 'application/pdf' }, 'Forbidden'))).result.body).toEqual({ kind: 'text', content: 'Forbidden' })
+    for (const bytes of [Buffer.from(`${'\n'.repeat(500)}%PDF-1.4\n%%EOF`), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2])]) {
+      const { result } = await fetchFrom(respond(200, { 'content-type': 'application/pdf' }, bytes))
+      expect(result.body.kind === 'pdf' && Buffer.from(result.body.bytes).equals(bytes)).toBe(true)
+    }
+  })
+
   it('W2: a missing or octet-stream Content-Type on a text-looking body is sniffed', async () => {
     const bare: Handler = (_request, response) => {
       response.removeHeader('content-type')
