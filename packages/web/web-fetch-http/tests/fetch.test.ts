@@ -210,6 +210,21 @@ describe('encodings', () => {
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, '<meta charset="klingon">é'))).result.body)).toBe('<meta charset="klingon">é')
   })
 
+  it('a body no BOM, header or <meta> labels is UTF-8 when its first 1024 bytes are, else windows-1252 (a Latin-1 page or text file without a charset); a label wins', async () => {
+    const latin = Buffer.from('caf\xe9 cr\xe8me, Z\xfcrich \x97 \x93quoted\x94', 'latin1')
+    const read = 'café crème, Zürich — “quoted”'
+    for (const headers of [{ 'content-type': 'text/plain' }, {}, { 'content-type': 'application/octet-stream' }]) {
+      expect(bodyText((await fetchFrom(respond(200, headers, latin))).result.body), JSON.stringify(headers)).toBe(read)
+    }
+    const page = Buffer.concat([Buffer.from('<p>'), latin, Buffer.from('</p>')])
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body)).toBe(`<p>${read}</p>`)
+    // UTF-8 stays UTF-8, also with a character across byte 1024 (the window's cut) or its first one past it.
+    for (const utf8 of [`${'a'.repeat(1023)}é and 日本`, `${'a'.repeat(1022)}日本 more`, `${'a'.repeat(2000)}é`, 'héllo']) {
+      expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, utf8))).result.body)).toBe(utf8)
+    }
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, latin))).result.body)).toBe('caf\ufffd cr\ufffdme, Z\ufffdrich \ufffd \ufffdquoted\ufffd')
+  })
+
   it('gzip, deflate and br bodies are decompressed; the byte cap counts decompressed bytes', async () => {
     const text = 'compressible '.repeat(1000)
     for (const [encoding, bytes] of [['gzip', gzipSync(text)], ['br', brotliCompressSync(text)]] as const) {
