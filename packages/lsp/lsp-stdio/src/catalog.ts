@@ -85,6 +85,12 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       rootMarkers: [['compile_commands.json', 'compile_flags.txt', '.clangd']],
       // clangd's --limit-results (default 100) cuts a workspace symbol search there, saying nothing of the rest.
       workspaceSymbolLimit: 100,
+      // Its background index covers only the files a compilation database lists (compile_flags.txt
+      // lists none): without one a workspace search is empty and callers in other files are missed.
+      workspaceIndex: {
+        files: ['compile_commands.json', 'build/compile_commands.json'],
+        note: 'clangd then knows only the files open, so workspace searches find nothing and callers in other files are missed. Generate one at the project root (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; make: bear -- make) and ask again',
+      },
       extensionToLanguage: { '.c': 'c', '.h': 'c', '.cc': 'cpp', '.cpp': 'cpp', '.cxx': 'cpp', '.hh': 'cpp', '.hpp': 'cpp', '.hxx': 'cpp', '.m': 'objective-c', '.mm': 'objective-cpp' },
       install: 'apt-get install clangd',
     },

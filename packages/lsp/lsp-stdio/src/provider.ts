@@ -38,6 +38,7 @@ import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
 import { withinLine } from './source-text.ts'
+import { missingIndexNote } from './workspace-index.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
@@ -140,7 +141,12 @@ export class StdioLspProvider implements LspProvider {
       atPosition(source, request, (position) =>
         instance
           .callHierarchy(source, request.languageId, { ...request, position }, scope)
-          .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
+          .then(async ({ roots, truncated, complete }): Promise<LspCallHierarchyResult> => {
+            const result: LspCallHierarchyResult = { kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }
+            if (roots.some((root) => root.calls.length)) return result
+            const note = await this.indexNote(instance.workspace, scope.signal)
+            return note ? { ...result, notes: [note] } : result
+          }),
       ),
     )
   }
@@ -163,7 +169,8 @@ export class StdioLspProvider implements LspProvider {
       return this.runWithReplay(workspace, scope, async (instance) => {
         const { symbols, complete } = await instance.workspaceSymbols(request.query, anchor, scope)
         const capped = this.cappedAt(symbols.length, this.id)
-        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete, ...(capped ? { capped: [capped] } : {}) }
+        const note = symbols.length ? undefined : await this.indexNote(instance.workspace, scope.signal)
+        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete, ...(capped ? { capped: [capped] } : {}), ...(note ? { notes: [note] } : {}) }
       })
     })
   }
@@ -190,7 +197,11 @@ export class StdioLspProvider implements LspProvider {
           this.queue.run(root.path, scope, async () => {
             this.guard(scope)
             const anchor = await this.anchors.anchor(file, (path) => this.readSource(workspace, path, scope.signal))
-            return this.runWithReplay(root, scope, (instance) => instance.workspaceSymbols(request.query, anchor, scope))
+            return this.runWithReplay(root, scope, async (instance) => {
+              const answer = await instance.workspaceSymbols(request.query, anchor, scope)
+              const note = answer.symbols.length ? undefined : await this.indexNote(instance.workspace, scope.signal)
+              return { ...answer, notes: note ? [note] : [] }
+            })
           }),
         ),
       )
@@ -203,6 +214,7 @@ export class StdioLspProvider implements LspProvider {
       }))
       const symbols: LspWorkspaceSymbol[] = []
       const capped: LspCappedProvider[] = []
+      const notes: string[] = []
       let complete = true
       const failures: unknown[] = []
       settled.forEach((outcome, index) => {
@@ -211,6 +223,7 @@ export class StdioLspProvider implements LspProvider {
           const { root } = asked[index]!
           const cap = this.cappedAt(outcome.value.symbols.length, root.path === workspace.path ? this.id : named(root))
           if (cap) capped.push(cap)
+          notes.push(...outcome.value.notes)
           complete &&= outcome.value.complete
         } else {
           failures.push(outcome.reason)
@@ -218,10 +231,15 @@ export class StdioLspProvider implements LspProvider {
         }
       })
       if (failures.length === asked.length) throw failures[0]
-      return { ...empty, symbols, complete: complete && !unanswered.length, ...(unanswered.length ? { unanswered } : {}), ...(capped.length ? { capped } : {}) }
+      return { ...empty, symbols, complete: complete && !unanswered.length, ...(unanswered.length ? { unanswered } : {}), ...(capped.length ? { capped } : {}), ...(notes.length ? { notes } : {}) }
     } finally {
       end()
     }
+  }
+
+  /** Why an empty answer of this root's server may be empty (`workspaceIndex`), if it may. */
+  private indexNote(root: Workspace, signal: AbortSignal): Promise<string | undefined> {
+    return missingIndexNote(this.options.fs, this.id, this.options.config.workspaceIndex, root, signal)
   }
 
   /** A server's answer of exactly its known most matches (`workspaceSymbolLimit`) may be cut there; more past it is no cap we know. */
@@ -328,8 +346,12 @@ export class StdioLspProvider implements LspProvider {
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
+    return withRoutes(this.bareStatus(), this)
+  }
+
+  private bareStatus(): CapabilityStatus {
     const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), live: this.pool.live(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
-    return withRoutes(providerStatus(view), this)
+    return providerStatus(view)
   }
 
   /**
@@ -343,6 +365,7 @@ export class StdioLspProvider implements LspProvider {
     try {
       this.guard(scope)
       const workspace = await this.workspaceOf(cwd, scope)
+      let root: ServerRoot | undefined
       await this.queue.run(workspace.path, scope, async () => {
         this.guard(scope)
         let instance: ServerInstance | undefined
@@ -354,9 +377,13 @@ export class StdioLspProvider implements LspProvider {
           if (instance) await this.pool.retire(instance)
           throw error
         }
+        root = instance.workspace
         await this.pool.release(instance)
       })
-      return this.status()
+      const status = this.bareStatus()
+      // A server up without what it needs to know the workspace (clangd without compile_commands.json) says so before any empty answer does.
+      const note = status.state === 'ready' && root ? await this.indexNote(root, scope.signal) : undefined
+      return withRoutes(note ? { state: status.state, detail: `${status.detail}; ${note}` } : status, this)
     } catch (error) {
       return withRoutes(probeFailureStatus(error, failure), this)
     } finally {

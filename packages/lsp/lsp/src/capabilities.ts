@@ -163,6 +163,11 @@ export interface LspWorkspaceSymbolsResult {
    * (gopls and clangd stop at 100 without saying so): there may be more matches than listed.
    */
   readonly capped?: readonly LspCappedProvider[]
+  /**
+   * Why an empty answer may be empty though the workspace has matches (clangd without a
+   * `compile_commands.json`: it knows only the files open), each a sentence for the model.
+   */
+  readonly notes?: readonly string[]
 }
 
 /** A server that answered a workspace query with its known most matches, so its list may be cut. */
@@ -191,6 +196,8 @@ export interface LspWorkspaceSymbolsAnswer {
   readonly unanswered: readonly LspUnansweredProvider[]
   /** Providers (or their roots) whose list reached their server's known cap: more may match. */
   readonly capped: readonly LspCappedProvider[]
+  /** The providers' notes on why their answer may be empty (`LspWorkspaceSymbolsResult.notes`). */
+  readonly notes: readonly string[]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -300,6 +307,8 @@ export interface LspCallHierarchyResult {
   /** True when `maxCalls` stopped the walk. */
   readonly truncated: boolean
   readonly complete: boolean
+  /** Why no calls may have been found though there are some (clangd without a `compile_commands.json`). */
+  readonly notes?: readonly string[]
 }
 
 // ---------------------------------------------------------------------------------------------

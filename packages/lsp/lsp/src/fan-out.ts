@@ -32,9 +32,11 @@ export async function askEveryProvider(providers: readonly LspProvider[], reques
   })
   if (!answered.length) throw failures[0]
   const capped: LspCappedProvider[] = []
+  const notes: string[] = []
   for (const { result } of answered) {
     if (Array.isArray(result?.unanswered)) unanswered.push(...result.unanswered)
     if (Array.isArray(result?.capped)) capped.push(...result.capped)
+    if (Array.isArray(result?.notes)) notes.push(...result.notes.filter((note) => typeof note === 'string'))
   }
   return {
     kind: 'workspaceSymbols',
@@ -43,6 +45,7 @@ export async function askEveryProvider(providers: readonly LspProvider[], reques
     complete: unanswered.length === 0 && answered.every(({ result }) => result?.complete === true),
     unanswered,
     capped,
+    notes,
   }
 }
 

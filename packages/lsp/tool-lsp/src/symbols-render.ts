@@ -81,6 +81,7 @@ function matchesText(value: WorkspaceMatchesValue, limits: SymbolLimits): LinedA
     return `\u2026 ${count} more ${count === 1 ? 'symbol' : 'symbols'} omitted (limit ${limit}); a longer query narrows the list.`
   }
   const tail = value.unanswered.map((entry) => `(${entry.providerId} did not answer: ${entry.code}: ${oneLine(entry.message)})`)
+  for (const note of value.notes ?? []) tail.push(`(${oneLine(note)})`)
   for (const { providerId, limit } of capped) {
     tail.push(`(${providerId} gives at most ${limit} matches and gave ${limit}: the list may be incomplete. Narrow the query: more of the name (its start, exact case), or outline a file with filePath.)`)
   }

@@ -38,6 +38,11 @@ describe('a server that sends terminal escapes and controls', () => {
     expect(JSON.parse(run.stdout).error).toMatchObject({ code: 'MCP_SERVER_ERROR', message: 'rpc-log: MCP server careless answered with error -32000: MCP error -32000: red ERR bell nul done line 2' })
   })
 
+  it('puts a JSON-RPC error of 400 KB of spaces and a line on one line without hanging the host (dsh-core oneLine is linear)', async () => {
+    const run = await dshInWorker(['call', 'mcp__careless__spaces-error', '{}', ...composition], scratch)
+    expect(JSON.parse(run.stdout).error).toMatchObject({ code: 'MCP_SERVER_ERROR', message: 'spaces-error: MCP server careless answered with error -32000: MCP error -32000: start end' })
+  })
+
   it('shows the fields of a resource link, an embedded resource and an image each on one line of ours (a line break cannot forge a line)', async () => {
     const run = await dshInWorker(['call', 'mcp__careless__forged-link', '{}', ...composition], scratch)
     expect(JSON.parse(run.stdout).content[0].text.split('\n')).toEqual([
@@ -103,7 +108,7 @@ describe('a raw name listed twice', () => {
     const careless = await status(file)
     expect(careless.failure?.code).toBe('MCP_MALFORMED_RESPONSE')
     expect(careless.detail).toContain(
-      'the server listed the tool "log" twice (entries #0 and #14 of its tools/list), which is not a valid tool list, so none of its tools are published; fix the server, or leave that tool out (disabledTools: ["log"]) to publish the rest',
+      'the server listed the tool "log" twice (entries #0 and #15 of its tools/list), which is not a valid tool list, so none of its tools are published; fix the server, or leave that tool out (disabledTools: ["log"]) to publish the rest',
     )
   })
 
@@ -123,7 +128,7 @@ describe('a tool whose inputSchema is no JSON Schema', () => {
   it('is refused alone (a model API would refuse every request carrying it), a draft-04 one too; valid schemas of other dialects (draft-04 with a boolean exclusiveMinimum) are kept', async () => {
     const tools = await dshInWorker(['tools', ...composition], scratch)
     const names = (JSON.parse(tools.stdout).tools as { name: string }[]).map((tool) => tool.name).filter((name) => name.startsWith('mcp__careless__'))
-    expect(names.sort()).toEqual(['mcp__careless__dotted_name_12c9d6b4530c', 'mcp__careless__dotted_name_d2e3740ce1e1', 'mcp__careless__draft4', 'mcp__careless__failing-log', 'mcp__careless__forged-link', 'mcp__careless__huge-description', 'mcp__careless__log', 'mcp__careless__modern', 'mcp__careless__noisy', 'mcp__careless__only-escapes', 'mcp__careless__rpc-log', 'mcp__careless__tuple'])
+    expect(names.sort()).toEqual(['mcp__careless__dotted_name_12c9d6b4530c', 'mcp__careless__dotted_name_d2e3740ce1e1', 'mcp__careless__draft4', 'mcp__careless__failing-log', 'mcp__careless__forged-link', 'mcp__careless__huge-description', 'mcp__careless__log', 'mcp__careless__modern', 'mcp__careless__noisy', 'mcp__careless__only-escapes', 'mcp__careless__rpc-log', 'mcp__careless__spaces-error', 'mcp__careless__tuple'])
     const status = await dshInWorker(['status', ...composition], scratch)
     const row = (JSON.parse(status.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
     expect(row?.detail).toContain(
