@@ -6,7 +6,8 @@ import { RpcCode, RpcError, type Routes } from './serve-rpc.ts'
 
 /**
  * User-invocable skills as MCP prompts: `prompts/list` names them, `prompts/get` returns the skill
- * rendered exactly as `/name` enters it, with the user's argument text after it. The skills seen are
+ * rendered exactly as `/name` enters it (cut at the skills service's `loadMaxChars`), with the
+ * user's argument text after it. The skills seen are
  * those of the served session's workspace.
  */
 export function servePrompts(routes: Routes, skills: SkillRegistry, session: Session): void {
@@ -29,7 +30,9 @@ export function servePrompts(routes: Routes, skills: SkillRegistry, session: Ses
       throw promptLoadError(name, error) ?? error
     })
     if (!skill?.invocation.userInvocable) throw new RpcError(RpcCode.INVALID_PARAMS, `no user-invocable skill named ${quote(name)}`)
-    const text = args?.arguments?.trim() ? `${renderSkillContent(skill)}\n\n${args.arguments.trim()}` : renderSkillContent(skill)
+    // Bounded as the `skill` tool and `/name` bound it (the skills service's loadMaxChars and note).
+    const rendered = renderSkillContent({ ...skill, content: skills.forModel(skill) })
+    const text = args?.arguments?.trim() ? `${rendered}\n\n${args.arguments.trim()}` : rendered
     return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text } }] }
   })
 }

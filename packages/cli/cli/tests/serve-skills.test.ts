@@ -164,7 +164,9 @@ describe('dsh serve: skills over SEP-2640', () => {
     // The inner server's listing stays as it was built (unwatched, not rescanned): its files change under it.
     const innerOverlay = join(outer, 'inner.yml')
     await writeFile(innerOverlay, '- id: skill-fs\n  config: { watch: false, rescanMs: 600000 }\n')
-    const row = { serverName: 'served', transport: 'stdio', command: process.execPath, args: [...serveArgs(), '--config', innerOverlay], env: serveEnv(), startupTimeoutMs: 60_000, toolCallTimeoutMs: 5_000 }
+    // toolCallTimeoutMs bounds each read of a skill from the inner server: the stopped server below
+    // waits all of it out (it was 5 s); a read from the warm inner server takes milliseconds.
+    const row = { serverName: 'served', transport: 'stdio', command: process.execPath, args: [...serveArgs(), '--config', innerOverlay], env: serveEnv(), startupTimeoutMs: 60_000, toolCallTimeoutMs: 2_000 }
     await writeFile(join(outer, 'row.yml'), `- id: served\n  name: dsh-mcp\n  config: ${JSON.stringify(row)}\n`)
     const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
     await client.connect(serveIn(['serve', '--preset', 'base', '--cwd', outer, '--config', join(outer, 'row.yml')].slice(1), { HOME: await tempDir(), DSH_HOME: outer }).transport)

@@ -236,4 +236,26 @@ describe.concurrent('dsh serve (skills as prompts)', () => {
     await changed
     expect((await client.listPrompts(undefined, PATIENT)).prompts.map((prompt) => prompt.name)).toEqual(['hotfix', 'release'])
   })
+
+  it('prompts/get gives a 300 KB skill cut at the skills service\'s loadMaxChars with the note the skill tool and /name give', async () => {
+    const home = await tempDir()
+    const project = await tempDir()
+    await mkdir(join(project, '.git'))
+    const skills = join(project, '.dsh', 'skills')
+    const lines = Array.from({ length: 6000 }, (_, i) => `Step ${i + 1}: do the thing number ${i + 1} with care, then check it twice.`)
+    await skill(skills, 'huge', 'A skill with a 300 KB body', lines.join('\n'))
+    const file = join(skills, 'huge', 'SKILL.md')
+    expect((await readFile(file)).length).toBeGreaterThan(300_000)
+    const { client } = await connect(['--preset', 'base', '--cwd', project], { HOME: home, DSH_HOME: await trustIn(join(home, '.dsh'), project) })
+    const prompt = await client.getPrompt({ name: 'huge', arguments: { arguments: 'now' } }, PATIENT)
+    const text = (prompt.messages[0]!.content as { text: string }).text
+    const body = text.slice(text.indexOf('<skill_instructions>\n') + '<skill_instructions>\n'.length, text.indexOf('\n\n[The instructions'))
+    const kept = body.split('\n').length
+    expect(body.endsWith(`Step ${kept}: do the thing number ${kept} with care, then check it twice.`)).toBe(true)
+    expect(text).toContain(
+      `\n\n[The instructions are cut here (loadMaxChars 100000): ${kept} of ${lines.length} lines are shown. The rest, from line ${kept + 1} of the instructions on, is in ${file}; read it from there when the task needs it.]`,
+    )
+    expect(text.length).toBeLessThan(100_000 + 1000)
+    expect(text.endsWith('now')).toBe(true)
+  })
 })

@@ -37,6 +37,12 @@ let serveMarkers: string
 let strayMarkers: string
 /** DSH_HOME as `dsh mcp add --scope project` left it; every dsh process gets a copy of its own. */
 let template: string
+/**
+ * An overlay every command and `dsh serve` here gets: the coding preset's lsp row with its TypeScript
+ * row only. The repository brings nothing for Python, and each `dsh status` otherwise started
+ * pyright too (3 starts, ~2.3 s of CPU each), whose row no assertion reads.
+ */
+let typescriptOnly: string
 /** HOME of every dsh process: its value is the "secret" a hostile URL would carry. */
 let fakeHome: string
 /** HOME of the trusted case's `dsh serve`: its requests to the listener carry this one. */
@@ -63,14 +69,14 @@ async function home(): Promise<string> {
 
 /** A one-shot `dsh <args> --cwd <cwd>` in the worker, with a DSH_HOME of its own and the fake HOME. */
 async function run(args: readonly string[], cwd = repo) {
-  return dshIn([...args, '--cwd', cwd], { env: { DSH_HOME: await home(), HOME: fakeHome, HOSTILE_MARKERS: markers } })
+  return dshIn([...args, '--cwd', cwd, '--config', typescriptOnly], { env: { DSH_HOME: await home(), HOME: fakeHome, HOSTILE_MARKERS: markers } })
 }
 
 /** A real `dsh serve` (HOME and markers those of the in-process commands unless given). */
 async function serve(own: { home: string; markers: string } = { home: fakeHome, markers }): Promise<{ tools: string[]; hover: { isError?: boolean; content: unknown }; echo: { isError?: boolean; content: unknown } }> {
   // Taken before the first await: an in-process command running beside this one swaps process.env while it runs.
   const env = { ...process.env }
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', repo], cwd: ROOT, stderr: 'pipe', env: { ...env, DSH_HOME: await home(), HOME: own.home, HOSTILE_MARKERS: own.markers } as Record<string, string> })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--cwd', repo, '--config', typescriptOnly], cwd: ROOT, stderr: 'pipe', env: { ...env, DSH_HOME: await home(), HOME: own.home, HOSTILE_MARKERS: own.markers } as Record<string, string> })
   const client = new Client({ name: 'dsh-trust-test', version: '0' })
   // The client's own request timeout (60 s by default) raised for every request: a failure guard only.
   const patient = { timeout: 240_000 }
@@ -108,6 +114,8 @@ beforeAll(async () => {
   const markerIn = (name: string) => `\${HOSTILE_MARKERS:-${strayMarkers}}/${name}`
   template = await tempDir()
   repo = await tempDir()
+  typescriptOnly = join(await tempDir(), 'typescript-only.yml')
+  writeFileSync(typescriptOnly, '- id: lsp-stdio\n  config: { catalog: [typescript] }\n')
 
   // TypeScript 5 of its own (5.9.2, told apart from the installation's 5.9.3): a tsserver.js that writes a marker (and then is the real one).
   mkdirSync(join(repo, 'node_modules', 'typescript', 'lib'), { recursive: true })

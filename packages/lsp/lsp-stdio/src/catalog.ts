@@ -57,7 +57,8 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
     language: 'Go',
     inAll: true,
     // A go.work anywhere up to the workspace serves all of its modules from one server.
-    server: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, rootMarkers: ['go.work', 'go.mod'], install: 'apt-get install gopls golang-go (Debian), or go install golang.org/x/tools/gopls@latest' },
+    // gopls answers a workspace symbol search with its best 100 matches (maxSymbols in its source), saying nothing of the rest.
+    server: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, rootMarkers: ['go.work', 'go.mod'], workspaceSymbolLimit: 100, install: 'apt-get install gopls golang-go (Debian), or go install golang.org/x/tools/gopls@latest' },
   },
   rust: {
     language: 'Rust',
@@ -82,6 +83,14 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       // Without compile_commands.json clangd guesses flags per file; a project that has one gets its own.
       args: ['--log=error'],
       rootMarkers: [['compile_commands.json', 'compile_flags.txt', '.clangd']],
+      // clangd's --limit-results (default 100) cuts a workspace symbol search there, saying nothing of the rest.
+      workspaceSymbolLimit: 100,
+      // Its background index covers only the files a compilation database lists (compile_flags.txt
+      // lists none): without one a workspace search is empty and callers in other files are missed.
+      workspaceIndex: {
+        files: ['compile_commands.json', 'build/compile_commands.json'],
+        note: 'clangd then knows only the files open, so workspace searches find nothing and callers in other files are missed. Generate one at the project root (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; make: bear -- make) and ask again',
+      },
       extensionToLanguage: { '.c': 'c', '.h': 'c', '.cc': 'cpp', '.cpp': 'cpp', '.cxx': 'cpp', '.hh': 'cpp', '.hpp': 'cpp', '.hxx': 'cpp', '.m': 'objective-c', '.mm': 'objective-cpp' },
       install: 'apt-get install clangd',
     },

@@ -19,6 +19,12 @@ const PATTERN = z.string().refine((source) => {
   }
 }, 'not a regular expression that compiles')
 
+/** A path below a server's root (`build/compile_commands.json`): relative, with no `..`. */
+const ROOT_FILE = z
+  .string()
+  .min(1)
+  .refine((path) => !/^([/\\]|[A-Za-z]:)/.test(path) && !path.split(/[/\\]/).some((part) => part === '..' || part === '.' || part === ''), 'a path relative to the server\'s root, with no . or .. parts (build/compile_commands.json)')
+
 /** One language server. Every number varies by deployment, so each is a field with a default. */
 export const ServerConfig = z.strictObject({
   /** A bare name (searched in node_modules/.bin and PATH) or an absolute path; never a shell line. */
@@ -77,6 +83,21 @@ export const ServerConfig = z.strictObject({
    * `$/progress`, and `dsh status` shows `title` meanwhile.
    */
   logProgress: z.strictObject({ title: z.string().min(1), begin: PATTERN, end: PATTERN, fromInitialized: z.boolean().default(false) }).optional(),
+  /**
+   * The most matches the server gives a workspace symbol search, when it has a fixed cap it does not
+   * report (gopls and clangd stop at 100). An answer of exactly this many is marked `capped`: the
+   * `lsp_symbols` tool then says the list may be incomplete and how to narrow the query. Unset: no
+   * known cap (typescript-language-server, TypeScript 7 and pyright return every match).
+   */
+  workspaceSymbolLimit: z.number().int().positive().optional(),
+  /**
+   * Files, one of which the server needs in its root to know the workspace's files (clangd: a
+   * `compile_commands.json` at the root or in `build/`; without one it sees only the files open).
+   * With none there, an empty workspace search and a call hierarchy with no calls carry a note
+   * naming the files and `note` (what happens without them, how to make one), and so does the row's
+   * `dsh status` detail; otherwise such an answer reads as "nothing matches" with no hint why.
+   */
+  workspaceIndex: z.strictObject({ files: z.array(ROOT_FILE).min(1), note: z.string().min(1) }).optional(),
   /** Sent verbatim as `initialize.params.initializationOptions`. */
   initializationOptions: z.json().default(null),
   /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */

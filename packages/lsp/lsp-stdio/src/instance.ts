@@ -15,6 +15,7 @@ import { answerServerRequest } from './server-requests.ts'
 import { toDiagnostics, toDocumentSymbols, toPulledDiagnostics, toWorkspaceSymbols } from './translate-capabilities.ts'
 import { toCallHierarchyItem, toCallHierarchyItems, toCalls, toPrepareRename, toWorkspaceEdit, type TranslatedEdit } from './translate-edits.ts'
 import { nameAt, textIn } from './source-text.ts'
+import { RenameRefusals } from './rename-refusal.ts'
 import { settling } from './settling.ts'
 import { offersTsserverRequests, toTsserverDiagnostics, TSSERVER_DIAGNOSTIC_REQUESTS, TSSERVER_REQUEST } from './tsserver-diagnostics.ts'
 import { acceptsWholeChanges, checkPositionEncoding, methodOf, supportsOperation, supportsTransientOpen, toHover, toLocations, wantsSave } from './translate.ts'
@@ -256,30 +257,31 @@ export class ServerInstance {
    * offers it (a refusal is LSP_RENAME_REFUSED), then `textDocument/rename`. Nothing is applied.
    */
   rename(source: ContainedText, languageId: string, position: LspPosition, newName: string, bound: Bound): Promise<TranslatedEdit & { oldName: string; complete: boolean }> {
-    const { serverId } = this.options
-    const where = `${position.line + 1}:${position.character + 1}`
-    const refused = (why: string, options?: { cause: unknown; rpcCode?: number }) => new LspError(`${serverId}: the symbol at ${where} cannot be renamed: ${why}`, 'LSP_RENAME_REFUSED', options)
+    const refusals = new RenameRefusals(this.options.serverId, position, newName)
+    let prepared = false
     // A server refuses a rename by an error answer as often as by null (TypeScript: "You cannot rename this element").
-    const refusable = async <T>(ask: () => Promise<T>): Promise<T> => {
+    const refusable = async <T>(ask: () => Promise<T>, refused: (why: string, options: ErrorOptions & { rpcCode?: number }) => LspError): Promise<T> => {
       try {
         return await ask()
       } catch (error) {
-        if (error instanceof LspError && error.code === 'LSP_SERVER_ERROR') throw refused(error.message, { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) })
+        if (error instanceof LspError && error.code === 'LSP_SERVER_ERROR') throw refused(refusals.reasonOf(error), { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) })
         throw error
       }
     }
+    const refused = (why: string) => refusals.symbol(why)
     return this.use(bound, () =>
       this.opened(source, languageId, bound, { supported: (capabilities) => offered(capabilities.renameProvider) || 'rename' }, async (document, capabilities) => {
         const textDocument = { uri: document.uri }
         let nameRange: LspRange | undefined
         const provider = capabilities.renameProvider
         if (typeof provider === 'object' && provider !== null && provider.prepareProvider === true) {
-          const { payload } = await refusable(() => this.askWhenQuiet('textDocument/prepareRename', { textDocument, position }, bound))
-          const prepared = toPrepareRename(payload)
-          if (prepared === 'refused') throw refused('the language server says it is not a renameable symbol')
-          if (prepared !== 'default') nameRange = prepared.range
+          const { payload } = await refusable(() => this.askWhenQuiet('textDocument/prepareRename', { textDocument, position }, bound), (why, options) => refusals.symbol(why, options))
+          const preparation = toPrepareRename(payload)
+          if (preparation === 'refused') throw refused('the language server says it is not a renameable symbol')
+          if (preparation !== 'default') nameRange = preparation.range
+          prepared = true
         }
-        const { payload, complete } = await refusable(() => this.askWhenQuiet('textDocument/rename', { textDocument, position, newName }, bound))
+        const { payload, complete } = await refusable(() => this.askWhenQuiet('textDocument/rename', { textDocument, position, newName }, bound), (why, options) => refusals.renameTo(why, prepared, options))
         if (payload === null) throw refused('the language server gave no edit')
         const edit = toWorkspaceEdit(payload)
         if (!edit.files.some((file) => file.edits.length) && !edit.fileOperations.length) throw refused('the language server gave an empty edit')

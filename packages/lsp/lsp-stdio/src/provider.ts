@@ -20,6 +20,7 @@ import {
   type LspQueryResult,
   type LspWorkspaceSymbolsRequest,
   type LspWorkspaceSymbolsResult,
+  type LspCappedProvider,
   type LspUnansweredProvider,
   type LspWorkspaceSymbol,
   type TextLookup,
@@ -37,6 +38,7 @@ import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
 import { withinLine } from './source-text.ts'
+import { missingIndexNote } from './workspace-index.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
@@ -139,7 +141,12 @@ export class StdioLspProvider implements LspProvider {
       atPosition(source, request, (position) =>
         instance
           .callHierarchy(source, request.languageId, { ...request, position }, scope)
-          .then(({ roots, truncated, complete }): LspCallHierarchyResult => ({ kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete })),
+          .then(async ({ roots, truncated, complete }): Promise<LspCallHierarchyResult> => {
+            const result: LspCallHierarchyResult = { kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }
+            if (roots.some((root) => root.calls.length)) return result
+            const note = await this.indexNote(instance.workspace, scope.signal)
+            return note ? { ...result, notes: [note] } : result
+          }),
       ),
     )
   }
@@ -161,7 +168,9 @@ export class StdioLspProvider implements LspProvider {
       if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
       return this.runWithReplay(workspace, scope, async (instance) => {
         const { symbols, complete } = await instance.workspaceSymbols(request.query, anchor, scope)
-        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete }
+        const capped = this.cappedAt(symbols.length, this.id)
+        const note = symbols.length ? undefined : await this.indexNote(instance.workspace, scope.signal)
+        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete, ...(capped ? { capped: [capped] } : {}), ...(note ? { notes: [note] } : {}) }
       })
     })
   }
@@ -188,7 +197,11 @@ export class StdioLspProvider implements LspProvider {
           this.queue.run(root.path, scope, async () => {
             this.guard(scope)
             const anchor = await this.anchors.anchor(file, (path) => this.readSource(workspace, path, scope.signal))
-            return this.runWithReplay(root, scope, (instance) => instance.workspaceSymbols(request.query, anchor, scope))
+            return this.runWithReplay(root, scope, async (instance) => {
+              const answer = await instance.workspaceSymbols(request.query, anchor, scope)
+              const note = answer.symbols.length ? undefined : await this.indexNote(instance.workspace, scope.signal)
+              return { ...answer, notes: note ? [note] : [] }
+            })
           }),
         ),
       )
@@ -200,11 +213,17 @@ export class StdioLspProvider implements LspProvider {
         message: `not asked: ${maxServers} project roots were asked already (maxServers); a query from a file there asks its own server`,
       }))
       const symbols: LspWorkspaceSymbol[] = []
+      const capped: LspCappedProvider[] = []
+      const notes: string[] = []
       let complete = true
       const failures: unknown[] = []
       settled.forEach((outcome, index) => {
         if (outcome.status === 'fulfilled') {
           symbols.push(...outcome.value.symbols)
+          const { root } = asked[index]!
+          const cap = this.cappedAt(outcome.value.symbols.length, root.path === workspace.path ? this.id : named(root))
+          if (cap) capped.push(cap)
+          notes.push(...outcome.value.notes)
           complete &&= outcome.value.complete
         } else {
           failures.push(outcome.reason)
@@ -212,10 +231,21 @@ export class StdioLspProvider implements LspProvider {
         }
       })
       if (failures.length === asked.length) throw failures[0]
-      return { ...empty, symbols, complete: complete && !unanswered.length, ...(unanswered.length ? { unanswered } : {}) }
+      return { ...empty, symbols, complete: complete && !unanswered.length, ...(unanswered.length ? { unanswered } : {}), ...(capped.length ? { capped } : {}), ...(notes.length ? { notes } : {}) }
     } finally {
       end()
     }
+  }
+
+  /** Why an empty answer of this root's server may be empty (`workspaceIndex`), if it may. */
+  private indexNote(root: Workspace, signal: AbortSignal): Promise<string | undefined> {
+    return missingIndexNote(this.options.fs, this.id, this.options.config.workspaceIndex, root, signal)
+  }
+
+  /** A server's answer of exactly its known most matches (`workspaceSymbolLimit`) may be cut there; more past it is no cap we know. */
+  private cappedAt(count: number, providerId: string): LspCappedProvider | undefined {
+    const limit = this.options.config.workspaceSymbolLimit
+    return limit !== undefined && count === limit ? { providerId, limit } : undefined
   }
 
   /**
@@ -316,8 +346,12 @@ export class StdioLspProvider implements LspProvider {
 
   /** The state `dsh status` shows, with the extensions this server answers for. */
   status(): CapabilityStatus {
+    return withRoutes(this.bareStatus(), this)
+  }
+
+  private bareStatus(): CapabilityStatus {
     const view = { launcher: this.options.launcher, blocked: this.supervision.blockedReason(), newest: this.pool.newest(), live: this.pool.live(), lastCrash: this.supervision.lastCrash, unusable: this.preflight?.failure }
-    return withRoutes(providerStatus(view), this)
+    return providerStatus(view)
   }
 
   /**
@@ -331,6 +365,7 @@ export class StdioLspProvider implements LspProvider {
     try {
       this.guard(scope)
       const workspace = await this.workspaceOf(cwd, scope)
+      let root: ServerRoot | undefined
       await this.queue.run(workspace.path, scope, async () => {
         this.guard(scope)
         let instance: ServerInstance | undefined
@@ -342,9 +377,13 @@ export class StdioLspProvider implements LspProvider {
           if (instance) await this.pool.retire(instance)
           throw error
         }
+        root = instance.workspace
         await this.pool.release(instance)
       })
-      return this.status()
+      const status = this.bareStatus()
+      // A server up without what it needs to know the workspace (clangd without compile_commands.json) says so before any empty answer does.
+      const note = status.state === 'ready' && root ? await this.indexNote(root, scope.signal) : undefined
+      return withRoutes(note ? { state: status.state, detail: `${status.detail}; ${note}` } : status, this)
     } catch (error) {
       return withRoutes(probeFailureStatus(error, failure), this)
     } finally {

@@ -69,6 +69,13 @@ describe('ServerConfig defaults', () => {
     expect(ServerConfig.parse({ ...base, logProgress: { title: 'analysis', begin: 'start', end: 'done' } }).logProgress).toEqual({ title: 'analysis', begin: 'start', end: 'done', fromInitialized: false })
   })
 
+  it('workspaceIndex takes paths below the root only', () => {
+    for (const file of ['../compile_commands.json', '/compile_commands.json', 'build/../x', './x', 'a//b', '']) {
+      expect(() => ServerConfig.parse({ ...base, workspaceIndex: { files: [file], note: 'why' } }), file).toThrow(/workspaceIndex/)
+    }
+    expect(ServerConfig.parse({ ...base, workspaceIndex: { files: ['compile_commands.json', 'build/compile_commands.json'], note: 'why' } }).workspaceIndex?.files).toHaveLength(2)
+  })
+
   it('merges a partial crashes object over its defaults', () => {
     expect(ServerConfig.parse({ ...base, crashes: { maxCrashes: 1 } }).crashes).toEqual({ maxCrashes: 1, windowMs: 60_000, backoffMs: 5_000, maxBackoffMs: 120_000 })
   })

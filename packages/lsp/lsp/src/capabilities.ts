@@ -158,6 +158,23 @@ export interface LspWorkspaceSymbolsResult {
    * answer is incomplete when there are any.
    */
   readonly unanswered?: readonly LspUnansweredProvider[]
+  /**
+   * Parts of the provider whose server gave exactly as many matches as it is known to give at most
+   * (gopls and clangd stop at 100 without saying so): there may be more matches than listed.
+   */
+  readonly capped?: readonly LspCappedProvider[]
+  /**
+   * Why an empty answer may be empty though the workspace has matches (clangd without a
+   * `compile_commands.json`: it knows only the files open), each a sentence for the model.
+   */
+  readonly notes?: readonly string[]
+}
+
+/** A server that answered a workspace query with its known most matches, so its list may be cut. */
+export interface LspCappedProvider {
+  readonly providerId: string
+  /** The most matches that server gives (its `workspaceSymbolLimit`). */
+  readonly limit: number
 }
 
 /** A provider that was asked a workspace query and failed; the others' answers still count. */
@@ -177,6 +194,10 @@ export interface LspWorkspaceSymbolsAnswer {
   /** False when a provider answered incompletely or failed. */
   readonly complete: boolean
   readonly unanswered: readonly LspUnansweredProvider[]
+  /** Providers (or their roots) whose list reached their server's known cap: more may match. */
+  readonly capped: readonly LspCappedProvider[]
+  /** The providers' notes on why their answer may be empty (`LspWorkspaceSymbolsResult.notes`). */
+  readonly notes: readonly string[]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,6 +307,8 @@ export interface LspCallHierarchyResult {
   /** True when `maxCalls` stopped the walk. */
   readonly truncated: boolean
   readonly complete: boolean
+  /** Why no calls may have been found though there are some (clangd without a `compile_commands.json`). */
+  readonly notes?: readonly string[]
 }
 
 // ---------------------------------------------------------------------------------------------

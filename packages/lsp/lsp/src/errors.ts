@@ -51,7 +51,7 @@ export const LspErrorCode = {
   LSP_INVALID_REQUEST: 'LSP_INVALID_REQUEST',
   /** A provider failed with an error that carries no code of its own (listed among a workspace query's unanswered providers). */
   LSP_PROVIDER_FAILED: 'LSP_PROVIDER_FAILED',
-  /** The server says the symbol at the position cannot be renamed (prepareRename refused, or rename gave no edit). */
+  /** The server says the symbol at the position cannot be renamed (prepareRename refused, or rename gave no edit), or refuses the new name (rename answered an error). */
   LSP_RENAME_REFUSED: 'LSP_RENAME_REFUSED',
   /** A file of the rename changed since the edit was computed (or since the preview), or the server's view of it is stale; nothing was written. */
   LSP_RENAME_CONFLICT: 'LSP_RENAME_CONFLICT',

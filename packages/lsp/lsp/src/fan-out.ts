@@ -1,5 +1,5 @@
 import { errorMessage, HarnessError, Lifetime } from 'dsh-core'
-import type { LspUnansweredProvider, LspWorkspaceSymbolsAnswer, LspWorkspaceSymbolsRequest, LspWorkspaceSymbolsResult } from './capabilities.ts'
+import type { LspCappedProvider, LspUnansweredProvider, LspWorkspaceSymbolsAnswer, LspWorkspaceSymbolsRequest, LspWorkspaceSymbolsResult } from './capabilities.ts'
 import type { LspProvider } from './types.ts'
 
 /**
@@ -31,13 +31,21 @@ export async function askEveryProvider(providers: readonly LspProvider[], reques
     }
   })
   if (!answered.length) throw failures[0]
-  for (const { result } of answered) if (Array.isArray(result?.unanswered)) unanswered.push(...result.unanswered)
+  const capped: LspCappedProvider[] = []
+  const notes: string[] = []
+  for (const { result } of answered) {
+    if (Array.isArray(result?.unanswered)) unanswered.push(...result.unanswered)
+    if (Array.isArray(result?.capped)) capped.push(...result.capped)
+    if (Array.isArray(result?.notes)) notes.push(...result.notes.filter((note) => typeof note === 'string'))
+  }
   return {
     kind: 'workspaceSymbols',
     resolvedWorkspaceUri: answered[0]!.result.resolvedWorkspaceUri,
     symbols: answered.flatMap(({ providerId, result }) => (Array.isArray(result?.symbols) ? result.symbols.map((symbol) => ({ ...symbol, providerId })) : [])),
     complete: unanswered.length === 0 && answered.every(({ result }) => result?.complete === true),
     unanswered,
+    capped,
+    notes,
   }
 }
 

@@ -1,3 +1,4 @@
+import { oneLine } from 'dsh-core'
 import type { CallEdge, CallsValue } from './calls-value.ts'
 import { boundLines, ellipsize } from './text-bound.ts'
 
@@ -30,6 +31,7 @@ export function renderCalls(value: CallsValue, limits: { readonly maxResultChars
   const tail: string[] = []
   if (value.truncated) tail.push('(more calls omitted: the limit calls.maxCalls was reached)')
   if (!value.complete) tail.push('(the language server was still indexing; calls may be missing)')
+  for (const note of value.notes ?? []) tail.push(`(${oneLine(note)})`)
   const omitted = (dropped: number) =>
     dropped ? `\u2026 ${dropped} more ${dropped === 1 ? 'line' : 'lines'} omitted (limit ${limits.maxResultChars} characters)${value.depth > 1 ? '; a smaller depth shortens the list' : ''}.` : undefined
   return boundLines({ head: lines.slice(0, 1), body: lines.slice(1), omitted, tail }, limits.maxResultChars, 'calls')

@@ -11,6 +11,9 @@ import { anchorOf, sessionWorkspace, type LspToolServices } from './query.ts'
 import { uriRenderer } from './render-uri.ts'
 import { ellipsize } from './text-bound.ts'
 
+/** Characters of a provider's note kept (a sentence or two). */
+const NOTE_CHARS = 600
+
 export function callsInput(settings: ToolLspConfig) {
   return z
     .strictObject({
@@ -58,7 +61,8 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
       const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.lifetime))
       const at = { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(resolved ? { symbol: resolved.symbol } : {}) }
-      return { kind: 'calls', direction: result.direction, depth, at, complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(proofs, settings, result, exec.lifetime) }
+      const notes = result.notes.length ? { notes: result.notes.map((note) => ellipsize(note, NOTE_CHARS)) } : {}
+      return { kind: 'calls', direction: result.direction, depth, at, complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(proofs, settings, result, exec.lifetime), ...notes }
     },
     render: (_args, value) => renderCalls(value, settings),
   }

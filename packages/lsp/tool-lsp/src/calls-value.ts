@@ -49,6 +49,8 @@ export const CallsValue = z.strictObject({
   truncated: z.boolean(),
   /** What is at the position (its `sites` are empty), each with its calls. */
   roots: z.array(Edge),
+  /** Why no calls may have been found though there are some (clangd without a compile_commands.json); absent when none. */
+  notes: z.array(z.string()).exactOptional(),
 })
 export type CallsValue = z.infer<typeof CallsValue>
 export type CallEdge = Edge

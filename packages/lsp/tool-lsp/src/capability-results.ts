@@ -69,6 +69,9 @@ const WorkspaceAnswer = z.object({
     }),
   ),
   unanswered: z.array(z.object({ providerId: z.string(), code: z.string(), message: z.string() })),
+  // A seam before the field existed (or a test's stand-in) names none.
+  capped: z.array(z.object({ providerId: z.string(), limit: z.number().int().positive() })).default([]),
+  notes: z.array(z.string()).default([]),
 })
 
 const Rename = z.object({
@@ -111,6 +114,7 @@ const CallHierarchy = z.object({
   roots: z.array(z.object({ item: CallItem, calls: z.array(Call) })),
   truncated: z.boolean(),
   complete: z.boolean(),
+  notes: z.array(z.string()).default([]),
 })
 
 export type CheckedRename = z.infer<typeof Rename>

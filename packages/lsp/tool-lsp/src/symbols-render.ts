@@ -64,7 +64,10 @@ function outlineText(value: OutlineValue, limits: SymbolLimits): LinedAnswer {
 
 /** `function area  src/a.ts:1:17  export function area(…)`, with the container when there is one. */
 function matchesText(value: WorkspaceMatchesValue, limits: SymbolLimits): LinedAnswer {
-  const head = value.total === 0 ? [`No symbols match ${JSON.stringify(value.query)}.`] : [`${value.total} ${value.total === 1 ? 'symbol matches' : 'symbols match'} ${JSON.stringify(value.query)}:`]
+  const capped = value.capped ?? []
+  // A server that stopped at its cap said nothing of the rest: the count is a floor, not the whole.
+  const count = capped.length ? `${value.total} or more` : String(value.total)
+  const head = value.total === 0 ? [`No symbols match ${JSON.stringify(value.query)}.`] : [`${count} ${value.total === 1 && !capped.length ? 'symbol matches' : 'symbols match'} ${JSON.stringify(value.query)}:`]
   const lines: string[] = []
   for (const symbol of value.symbols) {
     const container = symbol.containerName ? ` (in ${ellipsize(symbol.containerName, limits.maxNameChars)})` : ''
@@ -78,5 +81,9 @@ function matchesText(value: WorkspaceMatchesValue, limits: SymbolLimits): LinedA
     return `\u2026 ${count} more ${count === 1 ? 'symbol' : 'symbols'} omitted (limit ${limit}); a longer query narrows the list.`
   }
   const tail = value.unanswered.map((entry) => `(${entry.providerId} did not answer: ${entry.code}: ${oneLine(entry.message)})`)
+  for (const note of value.notes ?? []) tail.push(`(${oneLine(note)})`)
+  for (const { providerId, limit } of capped) {
+    tail.push(`(${providerId} gives at most ${limit} matches and gave ${limit}: the list may be incomplete. Narrow the query: more of the name (its start, exact case), or outline a file with filePath.)`)
+  }
   return { head, body: lines, omitted, tail }
 }

@@ -16,7 +16,10 @@ export const SymbolsInput = z
       .max(200)
       .regex(/\S/, 'query must not be blank')
       .optional()
-      .describe('Instead of filePath: a symbol name, or the start of one, to find across the workspace.'),
+      // tsserver (TypeScript 5) matches a lowercase query only where a word of the name starts
+      // (`sum` finds areaSum, `um` nothing); TypeScript 7, gopls and clangd match letters anywhere.
+      // A word start is what every server finds.
+      .describe('Instead of filePath: a symbol name, or the start of one, to find across the workspace. Begin the query where a word of the name begins ("area" or "sum" for areaSum, not "um"): some servers match only there.'),
   })
   .superRefine((args, ctx) => {
     if ((args.filePath === undefined) === (args.query === undefined)) ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of filePath (an outline) and query (a workspace search)' })

@@ -11,6 +11,9 @@ import { ellipsize } from './text-bound.ts'
 /** Characters of a symbol's `detail` kept (a signature can be long). */
 const DETAIL_CHARS = 120
 
+/** Characters of a provider's note kept (a sentence or two). */
+const NOTE_CHARS = 600
+
 const Kind = z.enum(LSP_SYMBOL_KINDS)
 
 // A type alias, not an interface: tool values must be assignable to JsonValue's index signature.
@@ -71,6 +74,13 @@ const WorkspaceMatches = z.strictObject({
   ),
   /** Language servers that were asked and failed; the others' matches are still here. */
   unanswered: z.array(Unanswered),
+  /**
+   * Language servers whose answer reached the most matches they give (gopls and clangd: 100): more
+   * may match than they listed. Absent when none did.
+   */
+  capped: z.array(z.strictObject({ providerId: z.string(), limit: z.number().int().positive() })).exactOptional(),
+  /** Why an empty answer may be empty though there are matches (clangd without a compile_commands.json); absent when none. */
+  notes: z.array(z.string()).exactOptional(),
 })
 
 /** The canonical value of one lsp_symbols call. */
@@ -129,5 +139,7 @@ export async function workspaceMatchesValue(fs: FileSystem, config: ToolLspConfi
       }
     }),
     unanswered: answer.unanswered.map((entry) => ({ providerId: entry.providerId, code: entry.code, message: ellipsize(entry.message, 300) })),
+    ...(answer.capped.length ? { capped: answer.capped.map(({ providerId, limit }) => ({ providerId, limit })) } : {}),
+    ...(answer.notes.length ? { notes: answer.notes.map((note) => ellipsize(note, NOTE_CHARS)) } : {}),
   }
 }

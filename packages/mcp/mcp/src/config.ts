@@ -85,6 +85,12 @@ const common = {
   closeTimeoutMs: budget(15_000),
   /** Longest text the model sees from one result; the rest is cut with a note (the value keeps it all). */
   maxResultChars: positive(100_000),
+  /**
+   * Longest description of one tool the model is given; a longer one is cut with a note. Every
+   * model request carries every listed tool's description, so one server's 1 MB description would
+   * cost every turn (Claude Code cuts them at 2 KB; this leaves room above that for a long but honest one).
+   */
+  maxDescriptionChars: z.number().int().min(200).default(4_000),
   /** M4: enter the server's `instructions` into each session (once per change), bounded by `maxInstructionsChars`. */
   instructions: z.boolean().default(false),
   maxInstructionsChars: positive(8_000),

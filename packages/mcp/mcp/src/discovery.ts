@@ -8,16 +8,22 @@ import { zodReason } from './classify.ts'
 import { McpError } from './errors.ts'
 import { inputSchemaProblem } from './input-schema.ts'
 import { declaredHeaderParameters, type HeaderParameter } from './x-mcp-header.ts'
-import { publicToolName } from './naming.ts'
+import { isCleanName, publicToolName } from './naming.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
+import { capResultText, type CutNote } from './results.ts'
 
 /** One server tool as the bridge will publish it. */
 export interface PlannedTool {
   readonly rawName: string
+  /** `usualName`, or another name when a tool of the same list holds that one (see `assignNames`). */
   readonly publicName: string
+  /** `publicToolName(server, rawName)`. */
+  readonly usualName: string
   /** The tool as the server listed it, serialised: equal fingerprints publish the same tool. */
   readonly fingerprint: string
   readonly description: string
+  /** The length of the description the server listed, when it was longer than `maxDescriptionChars` and cut. */
+  readonly cutFrom: number | undefined
   readonly inputSchema: JsonObject
   /** Enforced on `structuredContent` when the server advertised a schema AJV can compile. */
   readonly outputCheck: OutputCheck | undefined
@@ -45,6 +51,16 @@ export interface ToolPlan {
   readonly unenforcedSchemas: readonly string[]
   /** Server tools left out because their public name is one of the bridge's own tools. */
   readonly shadowed: readonly string[]
+  /** Published tools whose usual public name another listed tool holds, and the name they got instead. */
+  readonly renamed: readonly RenamedTool[]
+}
+
+export interface RenamedTool {
+  readonly rawName: string
+  readonly publicName: string
+  /** `publicToolName(server, rawName)`, which `holder` (a raw name) has. */
+  readonly usualName: string
+  readonly holder: string
 }
 
 /** A listed tool before it is checked: the server's JSON and its serialisation. */
@@ -60,6 +76,8 @@ export interface ListOptions {
   /** Told the first page's `ttlMs` (2026-07-28: how long the listing stays fresh), when it has one. */
   readonly onTtl?: (ttlMs: number) => void
 }
+
+const DESCRIPTION_NOTE: CutNote = { what: 'description', rest: "the rest of the server's description is not shown (maxDescriptionChars)" }
 
 /** A page is checked loosely; each tool on it is checked on its own (see `planTools`), so one bad tool costs only itself. */
 const LoosePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional(), ttlMs: z.number().optional().catch(undefined) })
@@ -102,52 +120,49 @@ export interface PlanOptions extends ApprovalPolicy {
   readonly reserved: ReadonlySet<string>
   /** The connection speaks 2026-07-28 over HTTP: `x-mcp-header` declarations apply (an invalid one refuses its tool). */
   readonly headerParameters?: boolean
+  /** A longer description is cut to this many characters, a note included. */
+  readonly maxDescriptionChars: number
 }
 
 /**
  * The next set of tools, built without touching the registry: each tool checked against the SDK's
  * schema (a tool it refuses, or one with an empty name, is refused alone), names, filters, output
  * schemas and task support. A tool whose fingerprint is in `previous` is taken from there as it
- * is, so an unchanged tool costs neither a schema check nor an output-schema compile. A name listed
- * twice (or two raw names with one public name) fails the whole list.
+ * is, so an unchanged tool costs neither a schema check nor an output-schema compile. A raw name
+ * listed twice fails the whole list (reference mcp.md §4.4), unless the row leaves that name out.
  */
 export function planTools(serverName: string, listed: readonly ListedTool[], options: PlanOptions, previous: ReadonlyMap<string, PlannedTool> = new Map()): ToolPlan {
   const enabled = options.enabledTools ? new Set(options.enabledTools) : undefined
   const disabled = new Set(options.disabledTools)
-  const byPublicName = new Map<string, string>()
-  const listedNames = new Set<string>()
-  const tools: PlannedTool[] = []
+  const leftOut = (rawName: string) => (enabled !== undefined && !enabled.has(rawName)) || disabled.has(rawName)
+  const entries: Entry[] = []
   const refused: RefusedTool[] = []
-  const unenforcedSchemas: string[] = []
-  const shadowed: string[] = []
   listed.forEach(({ raw, fingerprint }, index) => {
     const known = previous.get(fingerprint)
-    let tool: Tool | undefined
-    if (!known) {
-      const checked = checkTool(raw, options.headerParameters === true)
-      if ('reason' in checked) {
-        refused.push({ index, name: nameOf(raw), reason: checked.reason })
-        return
-      }
-      tool = checked.tool
+    if (known) {
+      entries.push({ index, rawName: known.rawName, usualName: known.usualName, fingerprint, known, tool: undefined })
+      return
     }
-    const rawName = known?.rawName ?? tool!.name
-    const publicName = known?.publicName ?? publicToolName(serverName, rawName)
-    listedNames.add(rawName)
-    const holder = byPublicName.get(publicName)
-    if (holder !== undefined) {
-      const what = holder === rawName ? `tool ${JSON.stringify(rawName)} more than once` : `tools ${JSON.stringify(holder)} and ${JSON.stringify(rawName)}, which share the name ${publicName}`
-      throw new McpError(`the server listed ${what}: invalid tool list`, 'MCP_MALFORMED_RESPONSE')
-    }
-    byPublicName.set(publicName, rawName)
-    if ((enabled && !enabled.has(rawName)) || disabled.has(rawName)) return
+    const checked = checkTool(raw, options.headerParameters === true)
+    if ('reason' in checked) refused.push({ index, name: nameOf(raw), reason: checked.reason })
+    else entries.push({ index, rawName: checked.tool.name, usualName: publicToolName(serverName, checked.tool.name), fingerprint, known: undefined, tool: checked.tool })
+  })
+  const unique = distinctEntries(entries, leftOut)
+  const { names, renamed } = assignNames(serverName, unique)
+  const tools: PlannedTool[] = []
+  const unenforcedSchemas: string[] = []
+  const shadowed: string[] = []
+  for (const entry of unique) {
+    const { rawName, known, tool } = entry
+    const publicName = names.get(entry)!
+    if (leftOut(rawName)) continue
     if (options.reserved.has(publicName)) {
       shadowed.push(rawName)
-      return
+      continue
     }
     if (known) {
-      tools.push(known)
-      return
+      tools.push(known.publicName === publicName ? known : { ...known, publicName })
+      continue
     }
     let outputCheck: OutputCheck | undefined
     if (tool!.outputSchema !== undefined) {
@@ -155,24 +170,94 @@ export function planTools(serverName: string, listed: readonly ListedTool[], opt
       if ('check' in compiled) outputCheck = compiled.check
       else unenforcedSchemas.push(`${rawName}: ${compiled.problem}`)
     }
+    // Read as the model reads a result (results.ts): no terminal escapes or unseen controls.
+    const description = readableText(tool!.description ?? '').trim() || `MCP tool "${rawName}" of server ${serverName}.`
     tools.push({
       rawName,
       publicName,
-      fingerprint,
-      // Read as the model reads a result (results.ts): no terminal escapes or unseen controls.
-      description: readableText(tool!.description ?? '').trim() || `MCP tool "${rawName}" of server ${serverName}.`,
+      usualName: entry.usualName,
+      fingerprint: entry.fingerprint,
+      description: capResultText(description, options.maxDescriptionChars, DESCRIPTION_NOTE),
+      cutFrom: description.length > options.maxDescriptionChars ? description.length : undefined,
       inputSchema: tool!.inputSchema as JsonObject,
       outputCheck,
       taskRequired: tool!.execution?.taskSupport === 'required',
       approval: approvalFor(tool!, options),
       headerParameters: options.headerParameters ? checkedHeaders(tool!) : [],
     })
-  })
+  }
+  const listedNames = new Set(entries.map((entry) => entry.rawName))
   const unmatched = [
     unlisted('enabledTools/disabledTools', [...(options.enabledTools ?? []), ...options.disabledTools], listedNames),
     unlisted('toolApproval', Object.keys(options.toolApproval), listedNames),
   ].filter((line) => line !== undefined)
-  return { tools, refused, unmatched, unenforcedSchemas, shadowed }
+  return { tools, refused, unmatched, unenforcedSchemas, shadowed, renamed: renamed.filter((tool) => !leftOut(tool.rawName)) }
+}
+
+/** A listed tool that passed its checks, before it is named. */
+interface Entry {
+  readonly index: number
+  readonly rawName: string
+  /** `publicToolName(server, rawName)`. */
+  readonly usualName: string
+  readonly fingerprint: string
+  /** The same tool as registered before (same fingerprint), or undefined and the checked tool. */
+  readonly known: PlannedTool | undefined
+  readonly tool: Tool | undefined
+}
+
+/**
+ * The entries, each raw name once. A raw name listed twice is an invalid list: the reference
+ * (mcp.md §4.4, checklist 23) fails the whole list and keeps the last good tools, rather than
+ * publish one of the two at random (Codex keeps the first and warns). The message names both
+ * entries and the two ways out; a name the row leaves out (`disabledTools`, or absent from
+ * `enabledTools`) is the second: neither entry is published, and the rest of the list is.
+ */
+function distinctEntries(entries: readonly Entry[], leftOut: (rawName: string) => boolean): Entry[] {
+  const first = new Map<string, Entry>()
+  for (const entry of entries) {
+    const earlier = first.get(entry.rawName)
+    if (earlier === undefined) {
+      first.set(entry.rawName, entry)
+      continue
+    }
+    if (leftOut(entry.rawName)) continue
+    const name = JSON.stringify(entry.rawName)
+    throw new McpError(
+      `the server listed the tool ${name} twice (entries #${earlier.index} and #${entry.index} of its tools/list), which is not a valid tool list, so none of its tools are published; fix the server, or leave that tool out (disabledTools: [${name}]) to publish the rest`,
+      'MCP_MALFORMED_RESPONSE',
+    )
+  }
+  return [...first.values()]
+}
+
+/**
+ * Each entry's public name: its usual one (`publicToolName`), unless another listed tool holds it.
+ * A raw name can be exactly another tool's hashed name (`a_b_3f…` beside `a.b`, whose name is
+ * `mcp__s__a_b_3f…`), and two hashed names can share their 48 bits. Clean names are claimed first,
+ * since a clean name is the raw name itself and a hashed one is ours to choose; a hashed name that
+ * is then taken is hashed again (round 1, 2, …) until it is free. So the result depends on the set
+ * of listed names, not their order (except for two hashed names sharing a hash, where the later
+ * one moves), and a list without such a pair names every tool as `publicToolName` does.
+ */
+function assignNames(serverName: string, entries: readonly Entry[]): { names: Map<Entry, string>; renamed: RenamedTool[] } {
+  const names = new Map<Entry, string>()
+  const holders = new Map<string, string>()
+  const renamed: RenamedTool[] = []
+  for (const entry of entries) {
+    if (!isCleanName(serverName, entry.rawName, entry.usualName)) continue
+    names.set(entry, entry.usualName)
+    holders.set(entry.usualName, entry.rawName)
+  }
+  for (const entry of entries) {
+    if (names.has(entry)) continue
+    let name = entry.usualName
+    for (let round = 1; holders.has(name); round++) name = publicToolName(serverName, entry.rawName, round)
+    if (name !== entry.usualName) renamed.push({ rawName: entry.rawName, publicName: name, usualName: entry.usualName, holder: holders.get(entry.usualName)! })
+    names.set(entry, name)
+    holders.set(name, entry.rawName)
+  }
+  return { names, renamed }
 }
 
 function checkTool(raw: unknown, headerParameters: boolean): { tool: Tool } | { reason: string } {
@@ -206,4 +291,9 @@ function unlisted(field: string, names: readonly string[], listed: ReadonlySet<s
 /** `"bad-required": inputSchema.required: …`, or `#12 "": the name is empty` when the name is missing or empty. */
 export function describeRefused(tool: RefusedTool): string {
   return tool.name ? `${JSON.stringify(tool.name)}: ${tool.reason}` : `#${tool.index} ${JSON.stringify(tool.name ?? '')}: ${tool.reason}`
+}
+
+/** `tool "a.b" is published as mcp__s__a_b_…: its usual name mcp__s__a_b_… is tool "a_b_…"'s`. */
+export function describeRenamed(tool: RenamedTool): string {
+  return `tool ${JSON.stringify(tool.rawName)} is published as ${tool.publicName}: its usual name ${tool.usualName} is tool ${JSON.stringify(tool.holder)}'s`
 }

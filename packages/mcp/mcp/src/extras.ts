@@ -7,7 +7,7 @@ import { request } from './call.ts'
 import type { McpConfig } from './config.ts'
 import type { Generation } from './generation.ts'
 import { publicToolName } from './naming.ts'
-import { capResultText, type CutNote } from './results.ts'
+import { capResultText, inlineField, type CutNote } from './results.ts'
 import type { Supervisor } from './supervisor.ts'
 
 /**
@@ -165,9 +165,10 @@ function objects(value: JsonValue | undefined): JsonObject[] {
 
 function renderResourceList(value: JsonObject): string {
   const lines = objects(value.resources).map((resource) => {
-    const mime = typeof resource.mimeType === 'string' ? ` (${resource.mimeType})` : ''
-    const description = typeof resource.description === 'string' ? `: ${resource.description}` : ''
-    return `${String(resource.name ?? resource.uri)} ${String(resource.uri)}${mime}${description}`
+    // One line per resource, whatever its fields hold (a name with a line break would forge a resource of its own).
+    const mime = typeof resource.mimeType === 'string' ? ` (${inlineField(resource.mimeType)})` : ''
+    const description = typeof resource.description === 'string' ? `: ${inlineField(resource.description)}` : ''
+    return `${inlineField(String(resource.name ?? resource.uri))} ${inlineField(String(resource.uri))}${mime}${description}`
   })
   if (typeof value.nextCursor === 'string' && value.nextCursor) lines.push(`(more: call again with cursor ${JSON.stringify(value.nextCursor)})`)
   return lines.length ? lines.join('\n') : '(no resources)'
@@ -175,7 +176,7 @@ function renderResourceList(value: JsonObject): string {
 
 function renderResourceContents(value: JsonObject): string {
   const parts = objects(value.contents).map((content) => {
-    const header = `${String(content.uri)}${typeof content.mimeType === 'string' ? ` (${content.mimeType})` : ''}`
+    const header = `${inlineField(String(content.uri))}${typeof content.mimeType === 'string' ? ` (${inlineField(content.mimeType)})` : ''}`
     if (typeof content.text === 'string') return `${header}\n${content.text}`
     return `${header}\n[binary content, ${typeof content.blob === 'string' ? content.blob.length : 0} base64 characters; the data is kept in the result value, not shown here]`
   })

@@ -1,5 +1,6 @@
 import { Ajv } from '@modelcontextprotocol/client/validators/ajv'
 import { errorMessage } from 'dsh-core'
+import { DRAFT_04_META_SCHEMA } from './draft-04.ts'
 
 /**
  * The SDK's classic (draft-07) AJV, made at the first check. Its meta-schema stands for the newer
@@ -8,28 +9,46 @@ import { errorMessage } from 'dsh-core'
  */
 let engine: InstanceType<typeof Ajv> | undefined
 
-/** Dialects checked: none declared (MCP's default, 2020-12), 2020-12, 2019-09, draft-07 and draft-06. */
-const CHECKED_DIALECT = /^https?:\/\/json-schema\.org\/(?:draft\/20(?:20-12|19-09)\/schema|draft-0[67]\/schema#?)$/
+/** Dialects checked against draft-07's meta-schema: none declared (MCP's default, 2020-12), 2020-12, 2019-09, draft-07 and draft-06. */
+const CLASSIC_DIALECT = /^https?:\/\/json-schema\.org\/(?:draft\/20(?:20-12|19-09)\/schema|draft-0[67]\/schema#?)$/
+/** Draft-04, whose `exclusiveMinimum: true` draft-07's meta-schema refuses: checked against its own (draft-04.ts). */
+const DRAFT_04 = /^https?:\/\/json-schema\.org\/draft-04\/schema#?$/
+
+let draft04: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined
 
 /**
- * Why a tool's `inputSchema` is not a JSON Schema, or undefined when it is one (or declares another
- * dialect, draft-04's boolean `exclusiveMinimum` say, which is not checked). A model API refuses a
- * whole request whose tools hold one invalid schema, so one careless tool would break every turn:
- * it is refused alone instead. Only the meta-schema is checked (no compile): about 40 µs a tool,
- * once per tool as listed (discovery.ts reuses unchanged tools).
+ * Why a tool's `inputSchema` is not a JSON Schema, or undefined when it is one. A model API refuses
+ * a whole request whose tools hold one invalid schema, so one careless tool would break every turn:
+ * it is refused alone instead. A schema declaring draft-04 is checked against draft-04's meta-schema
+ * (its boolean `exclusiveMinimum` passes, a number there does not); one declaring another dialect
+ * (draft-03, a URI of the server's own) is not checked: no meta-schema of ours reads it right.
+ * Only the meta-schema is checked (no compile of the tool's schema): about 40 µs a tool, once per
+ * tool as listed (discovery.ts reuses unchanged tools).
  */
 export function inputSchemaProblem(schema: Record<string, unknown>): string | undefined {
   const declared = schema.$schema
-  if (declared !== undefined && !(typeof declared === 'string' && CHECKED_DIALECT.test(declared))) return undefined
+  const draft4 = typeof declared === 'string' && DRAFT_04.test(declared)
+  if (declared !== undefined && !draft4 && !(typeof declared === 'string' && CLASSIC_DIALECT.test(declared))) return undefined
   const stripped: Record<string, unknown> = { ...schema }
   delete stripped.$schema
   delete stripped.$id
+  if (draft4) delete stripped.id
   engine ??= new Ajv({ strict: false, validateSchema: false })
+  let errors: readonly { instancePath?: string; message?: string }[] | null | undefined
   try {
-    if (engine.validateSchema(stripped) === true) return undefined
+    if (draft4) {
+      draft04 ??= engine.compile(DRAFT_04_META_SCHEMA)
+      if (draft04(stripped)) return undefined
+      errors = draft04.errors
+    } else {
+      if (engine.validateSchema(stripped) === true) return undefined
+      errors = engine.errors
+    }
   } catch (error) {
     return `inputSchema cannot be checked: ${errorMessage(error)}`
   }
-  const first = engine.errors?.[0]
-  return `inputSchema${first?.instancePath ?? ''} ${first?.message ?? 'is not valid'} (not a valid JSON Schema)`
+  // The deepest error says what is wrong: where a subschema may be a boolean or a schema, the first
+  // one is "must be boolean" at the subschema, the deepest the keyword inside it that is wrong.
+  const first = errors?.length ? errors.reduce((deepest, error) => ((error.instancePath ?? '').length > (deepest.instancePath ?? '').length ? error : deepest)) : undefined
+  return `inputSchema${first?.instancePath ?? ''} ${first?.message ?? 'is not valid'} (not a valid ${draft4 ? 'draft-04 ' : ''}JSON Schema)`
 }

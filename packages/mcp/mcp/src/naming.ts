@@ -27,11 +27,22 @@ export function sharedNameProblem(name: string): string | undefined {
  * SHA-256 over `server \0 raw` (UTF-8), so every (server, raw name) pair keeps a name of its own.
  * A pure function: the same inputs give the same name whatever else is connected. The raw name,
  * never this one, goes on the wire.
+ *
+ * `round` ≥ 1 gives the hashed form over `server \0 raw \0 round` instead: the next name to try for
+ * a hashed tool whose name another tool of the same list holds (discovery.ts `assignNames`).
  */
-export function publicToolName(serverName: string, rawName: string): string {
+export function publicToolName(serverName: string, rawName: string, round = 0): string {
   const joined = `mcp__${serverName}__${rawName}`
   const normalised = joined.replace(UNSAFE, '_')
-  if (normalised === joined && joined.length <= MAX_TOOL_NAME) return joined
-  const hash = createHash('sha256').update(`${serverName}\0${rawName}`, 'utf8').digest('hex').slice(0, HASH_CHARS)
+  if (round === 0 && normalised === joined && joined.length <= MAX_TOOL_NAME) return joined
+  const hash = createHash('sha256')
+    .update(round === 0 ? `${serverName}\0${rawName}` : `${serverName}\0${rawName}\0${round}`, 'utf8')
+    .digest('hex')
+    .slice(0, HASH_CHARS)
   return `${normalised.slice(0, VISIBLE_CHARS)}_${hash}`
+}
+
+/** Whether `publicName` is the raw name as it is (`mcp__<server>__<raw>`), not a hashed form. */
+export function isCleanName(serverName: string, rawName: string, publicName: string): boolean {
+  return publicName === `mcp__${serverName}__${rawName}`
 }

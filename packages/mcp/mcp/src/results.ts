@@ -51,31 +51,50 @@ export function projectContent(rawName: string, content: readonly JsonValue[], s
 
 const KEPT = 'the data is kept in the result value, not shown here'
 
+/**
+ * Line breaks a model reads as a new line: CR, LF, and Unicode's line and paragraph separators
+ * (`readableText` has already made a form feed LF and dropped VT and NEL). One class, one scan.
+ */
+const LINE_BREAKS = /[\r\n\u2028\u2029]+/g
+
+/**
+ * A server's short field shown inside a line of ours (a resource link's name, a URI, a media type):
+ * readable, and on one line. A name holding `\nError: …` would otherwise start a line the model
+ * takes for one of ours, or for another block.
+ */
+export function inlineField(text: string): string {
+  return readableText(text).replace(LINE_BREAKS, ' ')
+}
+
 function projectBlock(block: JsonValue): string | undefined {
   if (typeof block !== 'object' || block === null || Array.isArray(block)) return '[unsupported MCP content block: not an object]'
   const fields = block as JsonObject
   const text = (key: string): string | undefined => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined)
+  const field = (key: string): string | undefined => {
+    const value = text(key)
+    return value === undefined ? undefined : inlineField(value)
+  }
   const type = text('type')
   switch (type) {
     case 'text':
       return text('text')
     case 'image':
-      return `[image: ${text('mimeType') ?? 'unknown media type'}, ${base64Bytes(text('data'))}; ${KEPT}]`
+      return `[image: ${field('mimeType') ?? 'unknown media type'}, ${base64Bytes(text('data'))}; ${KEPT}]`
     case 'audio':
-      return `[audio: ${text('mimeType') ?? 'unknown media type'}, ${base64Bytes(text('data'))}; ${KEPT}]`
+      return `[audio: ${field('mimeType') ?? 'unknown media type'}, ${base64Bytes(text('data'))}; ${KEPT}]`
     case 'resource': {
       const resource = typeof fields.resource === 'object' && fields.resource !== null && !Array.isArray(fields.resource) ? (fields.resource as JsonObject) : {}
-      const uri = typeof resource.uri === 'string' ? resource.uri : 'no URI'
-      const mime = typeof resource.mimeType === 'string' ? `, ${resource.mimeType}` : ''
+      const uri = typeof resource.uri === 'string' ? inlineField(resource.uri) : 'no URI'
+      const mime = typeof resource.mimeType === 'string' ? `, ${inlineField(resource.mimeType)}` : ''
       return `[embedded resource: ${uri}${mime}; ${KEPT}]`
     }
     case 'resource_link': {
-      const name = text('name')
-      const uri = text('uri')
+      const name = field('name')
+      const uri = field('uri')
       return name && uri ? `Resource link: ${name} (${uri})` : '[unusable resource link: its name or URI is missing]'
     }
     default:
-      return `[unsupported MCP content block type ${JSON.stringify(type ?? null)}; ${KEPT}]`
+      return `[unsupported MCP content block type ${inlineField(JSON.stringify(type ?? null))}; ${KEPT}]`
   }
 }
 

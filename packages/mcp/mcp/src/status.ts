@@ -1,9 +1,9 @@
 import { assertNever, type CapabilityStatus } from 'dsh-core'
-import { describeRefused } from './discovery.ts'
+import { describeRefused, describeRenamed } from './discovery.ts'
 import type { ServerExtras } from './extras.ts'
 import type { Supervisor, SupervisorView } from './supervisor.ts'
 
-/** How many refused tools a status line names before it only counts. */
+/** How many refused (renamed, cut) tools a status line names before it only counts. */
 const REFUSED_SHOWN = 5
 
 /**
@@ -17,7 +17,10 @@ export function serverStatus(supervisor: Supervisor, extras: Pick<ServerExtras, 
   const count = supervisor.tools.length + extras.reserved.size
   const tools = `${count} tool${count === 1 ? '' : 's'}`
   const refused = refusedLine(refusedTools)
-  const parts = (...items: (string | undefined)[]) => [...items, refused, ...extras.statusLines()].filter(Boolean).join('; ')
+  const cut = cutLine(supervisor.view.cutDescriptions, supervisor.config.maxDescriptionChars)
+  const { renamed: renamedTools } = supervisor.view
+  const renamed = renamedTools.length ? renamedTools.slice(0, REFUSED_SHOWN).map(describeRenamed).join('; ') + (renamedTools.length > REFUSED_SHOWN ? `; and ${renamedTools.length - REFUSED_SHOWN} more renamed` : '') : undefined
+  const parts = (...items: (string | undefined)[]) => [...items, refused, renamed, cut, ...extras.statusLines()].filter(Boolean).join('; ')
   // What put the server in a failing state, coded (`dsh mcp list --json`; the text shows the code once).
   const failure = lastError ? { failure: { code: lastError.code, message: lastError.message } } : {}
   switch (phase.kind) {
@@ -53,6 +56,13 @@ function refusedLine(refused: SupervisorView['refused']): string | undefined {
   const named = refused.slice(0, REFUSED_SHOWN).map(describeRefused).join('; ')
   const more = refused.length > REFUSED_SHOWN ? `; and ${refused.length - REFUSED_SHOWN} more` : ''
   return `${refused.length} tool${refused.length === 1 ? '' : 's'} refused (MCP_MALFORMED_RESPONSE): ${named}${more}`
+}
+
+function cutLine(cut: SupervisorView['cutDescriptions'], max: number): string | undefined {
+  if (!cut.length) return undefined
+  const named = cut.slice(0, REFUSED_SHOWN).map((tool) => `${JSON.stringify(tool.rawName)} (${tool.chars} characters)`).join(', ')
+  const more = cut.length > REFUSED_SHOWN ? ` and ${cut.length - REFUSED_SHOWN} more` : ''
+  return `${cut.length} tool description${cut.length === 1 ? '' : 's'} cut at maxDescriptionChars ${max}: ${named}${more}`
 }
 
 function ago(at: number): string {

@@ -3,7 +3,7 @@ import { assertNever, codedDetail, errorMessage, isHarnessError, Lifetime, oneLi
 import { classifyFailure } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import { bridgeToolDefinition } from './definition.ts'
-import { describeRefused, listAllTools, planTools, type RefusedTool } from './discovery.ts'
+import { describeRefused, describeRenamed, listAllTools, planTools, type RefusedTool, type RenamedTool } from './discovery.ts'
 import { McpError, type McpErrorCode } from './errors.ts'
 import { describeEnding, Generation, type GenerationHooks } from './generation.ts'
 import { SessionGoneError } from './http-transport.ts'
@@ -93,7 +93,17 @@ export interface SupervisorView {
   readonly conflict: string | undefined
   /** Listed tools the bridge refused (invalid per the MCP schema, or nameless), from the last sync. */
   readonly refused: readonly RefusedTool[]
+  /** Published tools whose description was cut at `maxDescriptionChars`, from the last sync. */
+  readonly cutDescriptions: readonly CutDescription[]
+  /** Published tools named otherwise because another listed tool holds their usual name, from the last sync. */
+  readonly renamed: readonly RenamedTool[]
   readonly reconnects: number
+}
+
+export interface CutDescription {
+  readonly rawName: string
+  /** The length of the description the server listed. */
+  readonly chars: number
 }
 
 /**
@@ -103,7 +113,7 @@ export interface SupervisorView {
  * "Lifecycle".
  */
 export class Supervisor {
-  private readonly config: McpConfig
+  readonly config: McpConfig
   /** The row's: aborted when it is unloaded; every attempt, sync and wait follows it. */
   private readonly lifetime = Lifetime.following(undefined)
   private readonly table: ToolTable
@@ -126,6 +136,8 @@ export class Supervisor {
   private recordedError: LastError | undefined
   private nameConflict: string | undefined
   private refusedTools: readonly RefusedTool[] = []
+  private cutDescriptions: readonly CutDescription[] = []
+  private renamedTools: readonly RenamedTool[] = []
   private reconnectCount = 0
   /** The server exited on the version probe and then connected with `initialize`: later attempts skip the probe (see `closedOnProbe`). */
   private knownLegacy = false
@@ -166,7 +178,7 @@ export class Supervisor {
 
   /** A read-only snapshot for status. */
   get view(): SupervisorView {
-    return { phase: this.phaseState, renewingSession: this.renewingSession, lastError: this.recordedError, conflict: this.nameConflict, refused: this.refusedTools, reconnects: this.reconnectCount }
+    return { phase: this.phaseState, renewingSession: this.renewingSession, lastError: this.recordedError, conflict: this.nameConflict, refused: this.refusedTools, cutDescriptions: this.cutDescriptions, renamed: this.renamedTools, reconnects: this.reconnectCount }
   }
 
   /** The generation being connected or serving (the fence of every sync and notification). */
@@ -674,8 +686,12 @@ export class Supervisor {
     this.relistAfter(generation, ttlMs)
     const plan = planTools(this.serverName, listed, { ...this.config, reserved: this.options.reserved, headerParameters: generation.sendsParameterHeaders }, this.table.byFingerprint())
     this.refusedTools = plan.refused
+    this.cutDescriptions = plan.tools.flatMap((tool) => (tool.cutFrom === undefined ? [] : [{ rawName: tool.rawName, chars: tool.cutFrom }]))
+    this.renamedTools = plan.renamed
     this.warnOnce([
       ...plan.unmatched,
+      ...plan.renamed.map(describeRenamed),
+      ...this.cutDescriptions.map((cut) => `tool ${JSON.stringify(cut.rawName)}'s description (${cut.chars} characters) is cut at maxDescriptionChars ${this.config.maxDescriptionChars}`),
       ...plan.refused.map((tool) => `tool ${describeRefused(tool).replace(/: /, ' is refused: ')}`),
       ...plan.shadowed.map((name) => `tool ${JSON.stringify(name)} is not published: its name is taken by the bridge's own resource tools`),
     ])

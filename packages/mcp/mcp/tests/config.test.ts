@@ -37,6 +37,7 @@ describe('McpConfig', () => {
       reconnect: { enabled: true, initialDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 10, stableAfterMs: 30_000, jitterRatio: 0.2 },
       closeTimeoutMs: 15_000,
       maxResultChars: 100_000,
+      maxDescriptionChars: 4000,
       instructions: false,
       maxInstructionsChars: 8000,
       resources: false,

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { McpConfig } from '../src/config.ts'
+import { planTools } from '../src/discovery.ts'
 import { publicToolName } from '../src/naming.ts'
 
 describe('publicToolName', () => {
@@ -53,5 +54,30 @@ describe('publicToolName', () => {
     expect(McpConfig.safeParse({ transport: 'stdio', serverName: '_a', command: 'node' }).success).toBe(true)
     // Without a trailing "_" (and without "__"), the first "__" after "mcp__" ends the server name: the pair is recoverable.
     expect(publicToolName('_a', '_x')).toBe('mcp___a___x')
+  })
+})
+
+describe('names within one list (planTools)', () => {
+  const options = { ...McpConfig.parse({ transport: 'stdio', serverName: 'srv', command: 'node' }), reserved: new Set<string>() }
+  const listed = (names: readonly string[]) => names.map((name) => ({ raw: { name, inputSchema: { type: 'object' } }, fingerprint: name }))
+  const named = (names: readonly string[]) => new Map(planTools('srv', listed(names), options).tools.map((tool) => [tool.rawName, tool.publicName]))
+
+  it('a raw name that is another tool\'s hashed name keeps it in either order; the hashed one is hashed again', () => {
+    const usual = publicToolName('srv', 'admin.reset')
+    const squatter = usual.slice('mcp__srv__'.length)
+    const expected = new Map([
+      [squatter, usual],
+      ['admin.reset', publicToolName('srv', 'admin.reset', 1)],
+    ])
+    expect(named(['admin.reset', squatter])).toEqual(expected)
+    expect(new Map([...named([squatter, 'admin.reset'])])).toEqual(expected)
+    expect(publicToolName('srv', 'admin.reset', 1)).not.toBe(usual)
+    expect(planTools('srv', listed(['admin.reset', squatter]), options).renamed).toEqual([{ rawName: 'admin.reset', publicName: publicToolName('srv', 'admin.reset', 1), usualName: usual, holder: squatter }])
+  })
+
+  it('a list without such a pair names every tool as publicToolName does', () => {
+    const names = ['admin.reset', 'admin_reset', 'a'.repeat(80), 'plain']
+    expect(named(names)).toEqual(new Map(names.map((name) => [name, publicToolName('srv', name)])))
+    expect(planTools('srv', listed(names), options).renamed).toEqual([])
   })
 })

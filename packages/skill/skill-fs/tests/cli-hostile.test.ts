@@ -23,7 +23,7 @@ describe('dsh with hostile skills', () => {
     const root = join(project, '.dsh', 'skills')
     const lines = Array.from({ length: 4000 }, (_, i) => `Step ${i + 1}: do the thing number ${i + 1} carefully.`)
     const file = await bundle(root, 'huge', 'A skill with a very long body', {}, lines.join('\n'))
-    const overlay = await put(join(base, 'cap.yml'), '- id: tool-skill\n  config:\n    loadMaxChars: 20000\n')
+    const overlay = await put(join(base, 'cap.yml'), '- id: skill\n  config:\n    loadMaxChars: 20000\n')
     const call = await dsh(['call', 'skill', '{"name":"huge"}', '--json', '--cwd', project, '--config', overlay], home)
     expect(call.code, call.stderr).toBe(0)
     const { value } = JSON.parse(call.stdout) as { value: { content: string } }

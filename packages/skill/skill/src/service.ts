@@ -1,6 +1,7 @@
 import { Context, Service } from 'cordis'
 import { configParser, errorMessage, Lifetime, scopeLifetime, throwIfAborted, untracked, type AbortFallback } from 'dsh-core'
 import { z } from 'zod'
+import { capSkillContent } from './cap.ts'
 import { SkillError } from './errors.ts'
 import { Layers, type Layer, type ProviderEntry } from './layers.ts'
 import { compareNames, isSkillName, skillNameProblem } from './name.ts'
@@ -24,6 +25,13 @@ export const SkillsConfig = z.strictObject({
    * when it expires, no sooner than this; a different answer is a change.
    */
   recheckMinMs: z.number().int().min(1).default(1000),
+  /**
+   * Characters of a skill's instructions the model is given at one load: the `skill` tool, `/name`
+   * and `dsh serve`'s `prompts/get` alike (`forModel`). A longer body is cut at a line end with a
+   * note naming the file the rest is in; a body the size of skill-fs's `maxSkillFileBytes` would
+   * otherwise fill the model's context at one load.
+   */
+  loadMaxChars: z.number().int().min(1000).default(100_000),
 })
 export type SkillsConfig = z.infer<typeof SkillsConfig>
 
@@ -235,6 +243,15 @@ export class SkillRegistry extends Service {
       return undefined
     }
     return definition
+  }
+
+  /**
+   * The instructions of a loaded skill as a model is given them: whole up to `loadMaxChars`, past it
+   * cut at a line end with a note saying how much was shown and where the rest is (cap.ts). Every
+   * consumer that hands a body to a model goes through this, so they share one bound and one note.
+   */
+  forModel(definition: SkillDefinition): string {
+    return capSkillContent(definition, untracked(this).settings.loadMaxChars)
   }
 
   private tellFileChanged(entry: ProviderEntry, path: string): void {

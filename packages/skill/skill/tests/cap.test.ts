@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { capSkillContent } from '../src/tool/cap.ts'
+import { capSkillContent } from '../src/cap.ts'
 
 describe('capSkillContent', () => {
   it('keeps a body within the limit whole', () => {

@@ -19,7 +19,10 @@ const FOREIGN = new Set(['svg', 'math'])
  * `depth` is how many elements are open around it.
  */
 interface TagVisitor {
-  /** A comment, `<!--` to after its `-->` (the input's end when unterminated). */
+  /**
+   * Markup that holds no element: a comment, a CDATA section, a declaration or a processing
+   * instruction (`markupEnd`), or `</1 …>`, each to after its end (the input's end when unterminated).
+   */
   comment?(start: number, end: number): void
   /** A raw-text element whole (`<script>` to after its `</script>`, or the input's end). */
   rawText?(start: number, end: number, depth: number): void
@@ -35,7 +38,8 @@ interface TagVisitor {
 /**
  * One lexical pass over `html`, in time linear in its length on any input, reading it as the parser
  * does where nesting is concerned: comments end at the first `-->` after their `<!` (so `<!-->` and
- * `<!--->` are whole, as linkedom reads them), raw-text elements hold no tags, void elements and
+ * `<!--->` are whole, as linkedom reads them), CDATA sections, declarations and processing
+ * instructions hold no tags (`markupEnd`), raw-text elements hold no tags, void elements and
  * `<x/>` in `<svg>` or `<math>` open nothing, and a closing tag closes the innermost element only
  * when it names it. `nestsTooDeep` and `flattenDeep` both read pages through it, so the flattening
  * acts on the nesting the check found.
@@ -48,15 +52,24 @@ function walkTags(html: string, visitor: TagVisitor): void {
   while (i < html.length) {
     const start = html.indexOf('<', i)
     if (start < 0) return
-    if (html.startsWith('<!--', start)) {
-      const close = html.indexOf('-->', start + 2)
-      i = close < 0 ? html.length : close + 3
+    const markup = markupEnd(html, start)
+    if (markup >= 0) {
+      i = markup
       visitor.comment?.(start, i)
       continue
     }
     const closing = html.charCodeAt(start + 1) === 47 // '/'
-    const nameStart = closing ? start + 2 : start + 1
+    // `</ div>` closes a div for linkedom's parser (htmlparser2 skips the whitespace).
+    let nameStart = closing ? start + 2 : start + 1
+    if (closing) while (nameStart < html.length && isSpace(html.charCodeAt(nameStart))) nameStart++
     if (!isLetter(html.charCodeAt(nameStart))) {
+      // `</1 …>` is a comment to its `>` for that parser (a "special comment"); `</>` and `</ >` are text.
+      if (closing && nameStart < html.length && html.charCodeAt(nameStart) !== 62) {
+        const close = html.indexOf('>', nameStart)
+        i = close < 0 ? html.length : close + 1
+        visitor.comment?.(start, i)
+        continue
+      }
       i = start + 1
       continue
     }
@@ -86,6 +99,31 @@ function walkTags(html: string, visitor: TagVisitor): void {
       if (FOREIGN.has(name)) foreign++
     }
   }
+}
+
+/**
+ * Where markup that holds no element ends when a comment, a CDATA section, a declaration or a
+ * processing instruction starts at `start` (after it; the input's end when unterminated); -1 for
+ * anything else. As linkedom's parser (htmlparser2) reads them: a comment `<!--` to the first `-->`
+ * after its `<!`; `<![CDATA[` (those capitals) to its `]]>` (a comment in an HTML page); any other
+ * `<!` (`<!doctype …>`, `<!x …>`, `<![cdata[`) and `<?` to the first `>`, quotes or not. Tags inside
+ * them are text, so the nesting check counted `<div>`s no parser opens.
+ */
+function markupEnd(html: string, start: number): number {
+  const next = html.charCodeAt(start + 1)
+  if (next !== 33 && next !== 63) return -1 // '!', '?'
+  let close: number
+  let length = 1
+  if (next === 33 && html.startsWith('<!--', start)) {
+    close = html.indexOf('-->', start + 2)
+    length = 3
+  } else if (next === 33 && html.startsWith('<![CDATA[', start)) {
+    close = html.indexOf(']]>', start + 9)
+    length = 3
+  } else {
+    close = html.indexOf('>', start + 2)
+  }
+  return close < 0 ? html.length : close + length
 }
 
 /** Whether `html` nests deeper than `limit` (`walkTags`'s reading of it). */

@@ -4,6 +4,7 @@ import type { ForkScope, Plugin } from 'cordis'
 import * as fetchHttp from 'dsh-web-fetch-http'
 import type { Lifetime } from 'dsh-core'
 import type { WebFetchProvider } from 'dsh-web'
+import { parseHTML } from 'linkedom'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flattenDeep, htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/convert.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
@@ -180,6 +181,38 @@ describe('HTML → Markdown', () => {
     ]
     for (const html of fine) expect(nestsTooDeep(html), html.slice(0, 40)).toBe(false)
   })
+
+  it('CDATA sections, declarations, processing instructions and `</1 …>` hold no tags and `</ div>` closes a div, as linkedom parses them (each form 600 times over a `<div>`)', () => {
+    const depthOf = (html: string) => {
+      type Node = { readonly children: ArrayLike<Node> }
+      const deepest = (node: Node): number => Math.max(0, ...Array.from(node.children, (child) => 1 + deepest(child)))
+      return deepest(parseHTML(`<html><body>${html}</body></html>`).document.body)
+    }
+    const forms = {
+      cdata: `<![CDATA[${'<div>'.repeat(600)}]]><p>x</p>`,
+      'cdata unterminated': `<![CDATA[${'<div>'.repeat(600)}`,
+      declaration: `${'<!x <div>'.repeat(600)}<p>x</p>`,
+      'lower-case cdata (a declaration)': `${'<![cdata[<div>'.repeat(600)}<p>x</p>`,
+      'processing instruction': `${'<?x <div>'.repeat(600)}<p>x</p>`,
+      'special comment': `${'</1 <div>'.repeat(600)}<p>x</p>`,
+      'closing tag after whitespace': `${'<div></ div>'.repeat(300)}${'<div></\ndiv>'.repeat(300)}<p>x</p>`,
+    }
+    for (const [name, html] of Object.entries(forms)) {
+      expect([nestsTooDeep(html), depthOf(html) > 512], name).toEqual([false, false])
+    }
+    // What they hide is only what linkedom hides: a `<div>` after each still counts.
+    const after = `<![CDATA[x]]]>${'<!x><div>'.repeat(600)}`
+    expect([nestsTooDeep(after), depthOf(after) > 512]).toEqual([true, true])
+  })
+
+  it('the markup scan is linear on 400 KB of each unterminated form (one scan to the end, not one per `<`)', () => {
+    for (const unit of ['<![CDATA[', '<!x', '<?', '</1', '</ ', '</ >', '<![CDATA[]]]>', '<!--']) {
+      const html = unit.repeat(Math.ceil(400_000 / unit.length)) + '<div>'.repeat(600)
+      // An unterminated CDATA section or comment runs to the end, over the divs; the others end at the first div's `>`.
+      expect(nestsTooDeep(html), unit).toBe(unit !== '<![CDATA[' && unit !== '<!--')
+      flattenDeep(html, 0)
+    }
+  }, 60_000)
 
   it('T50: hostile input scans in bounded time and the output stays capped', () => {
     const hostile = '<a'.repeat(100_000)

@@ -17,12 +17,18 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
   '/deep': { type: 'text/html', body: `<html><body><h1>Deep</h1><p>before</p>${'<div>'.repeat(2000)}<p>deep <b>text</b> &amp; more</p><!-- a comment --><script>var x = "<div>"</script>${'</div>'.repeat(2000)}<p>after</p></body></html>` },
   '/bold-deep': { type: 'text/html', body: `<p>${'<b>'.repeat(512)}deep${'</b>'.repeat(512)} and ${'<em>'.repeat(300)}${'</em>'.repeat(300)}after</p>` },
+  // Tags inside a CDATA section, a declaration, a processing instruction or `</1 …>` open nothing for the parser (linkedom), and `</ div>` closes a div.
+  '/hidden-tags': { type: 'text/html', body: `<![CDATA[${'<div>'.repeat(600)}]]>${'<!x <div>'.repeat(600)}${'<?x <div>'.repeat(600)}${'</1 <div>'.repeat(600)}${'<div></ div>'.repeat(600)}<h1>Title</h1><ul><li>one</li><li><b>two</b></li></ul>` },
+  // A login page under the type of the PDF it guards.
+  '/report.pdf': { type: 'application/pdf', body: '<!doctype html><html><body><h1>Sign in</h1><p>to read this report.</p></body></html>' },
   '/self-closing': { type: 'text/html', body: `<p>start</p>${'<div/>'.repeat(3000)}<p>end</p>` },
   // Past the first 1024 bytes, where the provider looks for a NUL (it refuses a body with one there).
   '/controls.html': { type: 'text/html', body: `<p>${'word '.repeat(300)}</p><p>nul\u0000 gone, bell\u0007 gone, escape\u001b gone, reference&#1; gone, del\u007f gone, c1\u0085 gone.</p>` },
   '/controls.txt': { type: 'text/plain', body: `${'word '.repeat(300)}\nnul\u0000 gone, bell\u0007 gone, escape\u001b gone, del\u007f gone, c1\u0085 gone.\fpage two\ttabbed\r\nend` },
   // A build log and a page with terminal colours, a window title and a hyperlink (OSC 8), as 7-bit and 8-bit (C1 CSI) sequences.
   '/ansi.txt': { type: 'text/plain; charset=utf-8', body: '\u001b]0;build log\u0007\u001b[1;31mERROR\u001b[0m disk full\n\u001b]8;;https://x.test/\u001b\\link\u001b]8;;\u001b\\ here\n\u009b32mOK\u009b0m done\n\u001b(B\u001b[mplain \u001b[2Kline\n' },
+  // A stray OSC introducer with a BEL 4 KB further on (past readable-text's bound on a control string), and a `‛` (E2 80 9B) decoded twice next to a real 8-bit CSI.
+  '/stray-osc.txt': { type: 'text/plain; charset=utf-8', body: `title: \u001b]${'kept line\n'.repeat(400)}bell\u0007 end\nthe \u00e2\u0080\u009bsingle\u00e2\u0080\u0099 quote, \u009b1;32mgreen\u009b0m\n` },
   '/ansi.html': { type: 'text/html; charset=utf-8', body: '<p>\u001b[31mERROR\u001b[0m in red, &#27;[1mbold&#27;[22m by reference, \u001b]0;title\u001b\\titled</p><pre>\u001b[32mgreen\u001b[0m code</pre>' },
 }
 
@@ -70,6 +76,12 @@ describe('web_fetch of a page with no text, through dsh', () => {
   })
 })
 
+describe('web_fetch of a page served as a PDF, through dsh', () => {
+  it('an HTML page under application/pdf (no %PDF- header) reads as the page, not "the PDF could not be read"', async () => {
+    expect(await fetchText('/report.pdf')).toBe(`Fetched ${base}/report.pdf (HTTP 200)\n\n# Sign in\n\nto read this report.`)
+  })
+})
+
 describe('web_fetch of a page with URLs no one could fetch, through dsh', () => {
   it('a link or image URL over 2,048 characters (a 4 MB href) keeps its text and loses the URL; a short link stays a link', async () => {
     expect(await fetchText('/long-links')).toBe(`Fetched ${base}/long-links (HTTP 200)\n\nRead the long one, [the short one](${base}/short) and a chart here.`)
@@ -84,6 +96,10 @@ describe('web_fetch of a page nested too deep to walk, through dsh', () => {
 
   it('512 levels of <b> read as one bold word, not a run of `**`; 300 empty <em> render nothing', async () => {
     expect(await fetchText('/bold-deep')).toBe(`Fetched ${base}/bold-deep (HTTP 200)\n\n**deep** and after`)
+  })
+
+  it('tags in a CDATA section, a declaration (`<!x <div>`), a processing instruction or `</1 <div>`, and divs closed by `</ div>`, nest nothing, as linkedom reads them: the page converts whole, not flattened', async () => {
+    expect(await fetchText('/hidden-tags')).toBe(`Fetched ${base}/hidden-tags (HTTP 200)\n\n# Title\n\n-   one\n-   **two**`)
   })
 
   it('3,000 `<div/>` nest 3,000 deep (the slash opens a div, as in a browser): flattened too, not passed on raw', async () => {
@@ -107,5 +123,9 @@ describe('web_fetch of a log or page with terminal escape sequences, through dsh
     expect(text).toBe(`Fetched ${base}/ansi.txt (HTTP 200)\n\nERROR disk full\nlink here\nOK done\nplain line`)
     const html = await fetchText('/ansi.html')
     expect(html).toBe(`Fetched ${base}/ansi.html (HTTP 200)\n\nERROR in red, bold by reference, titled\n\n\`\`\`\ngreen code\n\`\`\``)
+  })
+
+  it('a stray ESC ] whose BEL is 4 KB on loses only its introducer, not the text between; U+009B of a `‛` decoded twice goes alone, keeping the letter after it, while a real 8-bit CSI goes whole', async () => {
+    expect(await fetchText('/stray-osc.txt')).toBe(`Fetched ${base}/stray-osc.txt (HTTP 200)\n\ntitle: ${'kept line\n'.repeat(400)}bell end\nthe \u00e2single\u00e2 quote, green`)
   })
 })

@@ -1,6 +1,7 @@
+import { isUtf8 } from 'node:buffer'
 import type { Readable, Transform } from 'node:stream'
 import { sliceCodePoints, WebError } from 'dsh-web'
-import { bomEncoding, isBinaryForText, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
+import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 
 export interface BodyLimits {
@@ -124,6 +125,9 @@ class BodyReader {
     this.head = []
     const declared = this.kind !== undefined
     this.kind ??= sniff(head)
+    // Served as a PDF but none: an HTML error or login page under the PDF's type reads as what it is
+    // (pdf.js said only "Invalid PDF structure"); binary without the header stays a PDF for the reader to refuse.
+    if (declared && this.kind === 'pdf' && !hasPdfHeader(head)) this.kind = sniff(head) ?? 'pdf'
     if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
     if (this.kind === 'pdf') {
       this.pdf = { chunks: [], length: 0 }
@@ -134,7 +138,7 @@ class BodyReader {
     // Declared text or HTML whose first bytes are binary (an image or an archive served as
     // text/html): decoded, it was a page of mojibake for the model. A few control bytes (a BEL in a
     // log) do not make it binary (content.ts). UTF-16 text has NUL bytes of its own.
-    if (declared && !isUtf16(this.decoder) && isBinaryForText(head)) {
+    if (declared && !isUtf16(this.decoder) && isBinary(head)) {
       throw new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
     }
     return this.text.push(this.decoder, head)
@@ -238,8 +242,29 @@ function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undef
   if (bom) return decoderFor(bom)
   if (headerDecoder) return headerDecoder
   const meta = kind === 'html' && !headerCharset ? metaCharset(head) : undefined
-  // A <meta> is a hint from the page: one we cannot decode falls back to UTF-8 instead of failing.
-  return (meta && hintedDecoder(meta)) || decoderFor('utf-8')
+  // A <meta> is a hint from the page: one we cannot decode falls back as if there were none.
+  const hinted = meta && hintedDecoder(meta)
+  if (hinted) return hinted
+  return decoderFor(unlabelledEncoding(head))
+}
+
+/**
+ * The encoding of a body no BOM, header or `<meta>` labels: UTF-8, unless its first 1024 bytes are
+ * not UTF-8 (an incomplete character at their end aside), then windows-1252, the default browsers
+ * fall back to in most locales (WHATWG Encoding's legacy default; Firefox reads an unlabelled body
+ * that is not UTF-8 so). An old Latin-1 page or text file without a charset had every accented
+ * letter replaced by U+FFFD. Bytes past the first 1024 are not looked at: the decoder is chosen
+ * before the body streams on.
+ */
+export function unlabelledEncoding(head: Uint8Array): 'utf-8' | 'windows-1252' {
+  const looked = head.subarray(0, HEAD_BYTES)
+  // A character is at most 4 bytes: where the window is cut (a shorter head is the whole body), its
+  // first 1 to 3 may end it.
+  const cuts = looked.byteLength === HEAD_BYTES ? 3 : 0
+  for (let cut = 0; cut <= cuts; cut++) {
+    if (isUtf8(looked.subarray(0, looked.byteLength - cut))) return 'utf-8'
+  }
+  return 'windows-1252'
 }
 
 function decoded(body: Readable, contentEncoding: string | undefined): Readable {

@@ -76,48 +76,53 @@ export function metaCharset(head: Uint8Array): string | undefined {
 const HTML_START = /^\s*<(!doctype\s+html|html|head|body|title|script|style|p|div|table|h1|a|br|b|font|iframe|!--)[\s>/]/i
 
 /**
- * A body without a usable Content-Type: a PDF when it starts as one; text when it has no binary
- * control bytes; HTML when it starts like HTML. Undefined for other binary.
+ * A body without a usable Content-Type: a PDF when it starts as one; text when it is not binary
+ * (`isBinary`, the rule a declared text body is held to); HTML when it starts like HTML. Undefined
+ * for other binary.
  */
 export function sniff(head: Uint8Array): BodyKind | undefined {
   if (bomEncoding(head)) return looksLikeHtml(head) ? 'html' : 'text'
   if (latin1(head, 5) === '%PDF-') return 'pdf'
-  if (hasBinaryBytes(head)) return undefined
+  if (isBinary(head)) return undefined
   return looksLikeHtml(head) ? 'html' : 'text'
 }
 
 /**
- * Whether the first 1024 bytes hold a binary byte per WHATWG MIME sniffing (a C0 control other than
- * TAB, LF, FF, CR and ESC): no single-byte or UTF-8 text has one, an image or an archive does. For a
- * body whose type says nothing (sniffed), one is enough.
+ * Whether `%PDF-` is in the first 1024 bytes, where pdf.js (and Acrobat) look for a PDF's header:
+ * a body served as `application/pdf` without it is none (an HTML error or login page under the
+ * PDF's type).
  */
-export function hasBinaryBytes(head: Uint8Array): boolean {
-  for (const byte of head.subarray(0, 1024)) {
-    if (isBinaryByte(byte)) return true
-  }
-  return false
+export function hasPdfHeader(head: Uint8Array): boolean {
+  return latin1(head, 1024).includes('%PDF-')
 }
 
 /**
- * Binary bytes (as `hasBinaryBytes` counts them) past which a body declared as text is not text:
- * one in sixteen of the first 1024 bytes. A log or a terminal capture holds a few (a BEL, a
- * backspace); random bytes, the body of a compressed or encrypted file, hold one in ten.
+ * The share of the bytes looked at that may be binary bytes (WHATWG MIME sniffing's binary data
+ * bytes: the C0 controls but TAB, LF, FF, CR and ESC) in text: one in 32. A log or a terminal
+ * capture holds a few (a BEL, backspaces over a progress count); random bytes, the body of a
+ * compressed or encrypted file, hold one in ten (26 of the 255 non-NUL values), so from about 100
+ * bytes of them the count is past this share all but always. A share, not a count: a count of 64
+ * let 600 random bytes through as text (60 binary bytes), and a count small enough for short
+ * bodies refuses a long log with a dozen.
  */
-export const MAX_BINARY_BYTES_IN_TEXT = 64
+export const MAX_BINARY_SHARE = 1 / 32
 
 /**
- * Whether a body declared as text (or HTML) is binary all the same, judged on its first 1024 bytes:
- * a NUL (PNG, ELF, gzip, JPEG and most binary formats have one in their header; no text
- * in a single-byte charset or UTF-8 does), or more than `MAX_BINARY_BYTES_IN_TEXT` binary bytes.
- * Stricter than this for a declared type would refuse a whole log for one BEL.
+ * Whether a body is not text, judged on its first 1024 bytes, the one rule for a body declared as
+ * text or HTML and one without a type (sniffed): a NUL (PNG, ELF, gzip, JPEG and most binary
+ * formats have one in their header; no text in UTF-8 or a single-byte charset does), or more than
+ * one binary byte that are more than `MAX_BINARY_SHARE` of the bytes looked at. WHATWG's sniffing
+ * refuses a body without a type for one binary byte; stricter than this refused a whole log for one
+ * BEL (`ding\x07` is text: a single one never makes a body binary).
  */
-export function isBinaryForText(head: Uint8Array): boolean {
+export function isBinary(head: Uint8Array): boolean {
+  const looked = head.subarray(0, 1024)
   let binary = 0
-  for (const byte of head.subarray(0, 1024)) {
+  for (const byte of looked) {
     if (byte === 0) return true
-    if (isBinaryByte(byte) && ++binary > MAX_BINARY_BYTES_IN_TEXT) return true
+    if (isBinaryByte(byte)) binary++
   }
-  return false
+  return binary > 1 && binary > looked.byteLength * MAX_BINARY_SHARE
 }
 
 function isBinaryByte(byte: number): boolean {

@@ -127,12 +127,33 @@ describe('responses', () => {
       const { error } = await failFrom(respond(200, { 'content-type': 'text/plain' }, bytes))
       expect([error.code, error.message], name).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'the body is not text, though its Content-Type says "text/plain" (binary bytes in its first 1024)'])
     }
-    // Without a Content-Type the bytes are sniffed as WHATWG says: one binary byte is not text.
-    const bare: Handler = (_request, response) => {
-      response.removeHeader('content-type')
-      response.end('ding\x07')
+  })
+
+  it('one rule with a type or without (sniffed): a log with a BEL, or a few controls, is text either way', async () => {
+    const log = `build started\x07\n${'step ok\n'.repeat(120)}progress 10%\x08\x08\x08\x0850%\x07\n${'\x07'.repeat(20)}done\n`
+    for (const body of ['ding\x07', 'a\x07\x07\x07 three bells in a line of a log that is 128 characters long, which is four in a hundred and twenty-eight ok', log]) {
+      expect((await fetchFrom(respond(200, {}, body))).result.body, JSON.stringify(body.slice(0, 20))).toEqual({ kind: 'text', content: body })
+      expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, body))).result.body).toEqual({ kind: 'text', content: body })
     }
-    expect((await failFrom(bare)).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
+  })
+
+  it('binary bytes past one in 32 of those looked at (random bytes of 128 to 600, which held fewer than 64), or a NUL (a PNG, a gzip, an ELF cut to 16 bytes), are not text, with a type or without', async () => {
+    const declaredNot = 'the body is not text, though its Content-Type says "text/plain" (binary bytes in its first 1024)'
+    const sniffedNot = 'unsupported content type "unknown": the body is not text'
+    // Deterministic noise with no NUL, as a compressed or encrypted file's body is: about one byte in ten a binary control.
+    let seed = 11
+    const noise = (length: number) => Buffer.from(new Uint8Array(length).map(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), (seed >> 16) % 255) + 1))
+    const binaries: [string, Buffer][] = [
+      ...[128, 300, 600, 2048].map((length): [string, Buffer] => [`noise ${length}`, noise(length)]),
+      ['png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])],
+      ['gzip', gzipSync(Buffer.from('plain words '.repeat(500))).subarray(0, 16)],
+      ['elf', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0])],
+    ]
+    for (const [name, bytes] of binaries) {
+      expect((await failFrom(respond(200, { 'content-type': 'text/plain' }, bytes))).error.message, name).toBe(declaredNot)
+      const { error } = await failFrom(respond(200, {}, bytes))
+      expect([error.code, error.message], name).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', sniffedNot])
+    }
   })
 
   it('a PDF (declared, or sniffed from %PDF-) is its bytes, whole; one past maxPdfBytes is WEB_FETCH_TOO_LARGE, by its length or its bytes', async () => {
@@ -144,6 +165,16 @@ describe('responses', () => {
     }
     expect((await failFrom(respond(200, { 'content-type': 'application/pdf' }, bytes), { maxPdfBytes: 1000 })).error.code).toBe('WEB_FETCH_TOO_LARGE')
     expect((await failFrom(respond(200, { 'content-type': 'application/octet-stream' }, bytes), { maxPdfBytes: 1500 })).error.message).toContain('maxPdfBytes')
+  })
+
+  it('a body served as application/pdf without %PDF- in its first 1024 bytes (an HTML login or error page) is read as what it is; with the header further in, or binary, it stays a PDF', async () => {
+    const login = '<!doctype html><html><body><h1>Sign in</h1><p>to read this report</p></body></html>'
+    expect((await fetchFrom(respond(200, { 'content-type': 'application/pdf' }, login))).result.body).toEqual({ kind: 'html', content: login })
+    expect((await fetchFrom(respond(403, { 'content-type': 'application/pdf' }, 'Forbidden'))).result.body).toEqual({ kind: 'text', content: 'Forbidden' })
+    for (const bytes of [Buffer.from(`${'\n'.repeat(500)}%PDF-1.4\n%%EOF`), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2])]) {
+      const { result } = await fetchFrom(respond(200, { 'content-type': 'application/pdf' }, bytes))
+      expect(result.body.kind === 'pdf' && Buffer.from(result.body.bytes).equals(bytes)).toBe(true)
+    }
   })
 
   it('W2: a missing or octet-stream Content-Type on a text-looking body is sniffed', async () => {
@@ -187,6 +218,21 @@ describe('encodings', () => {
   it('F17: an unknown charset label in the header is WEB_UNSUPPORTED_CONTENT_TYPE; an unknown <meta> falls back to UTF-8', async () => {
     expect((await failFrom(respond(200, { 'content-type': 'text/plain; charset=not-a-charset' }, 'x'))).error).toMatchObject({ code: 'WEB_UNSUPPORTED_CONTENT_TYPE', message: 'unsupported charset "not-a-charset"' })
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, '<meta charset="klingon">é'))).result.body)).toBe('<meta charset="klingon">é')
+  })
+
+  it('a body no BOM, header or <meta> labels is UTF-8 when its first 1024 bytes are, else windows-1252 (a Latin-1 page or text file without a charset); a label wins', async () => {
+    const latin = Buffer.from('caf\xe9 cr\xe8me, Z\xfcrich \x97 \x93quoted\x94', 'latin1')
+    const read = 'café crème, Zürich — “quoted”'
+    for (const headers of [{ 'content-type': 'text/plain' }, {}, { 'content-type': 'application/octet-stream' }]) {
+      expect(bodyText((await fetchFrom(respond(200, headers, latin))).result.body), JSON.stringify(headers)).toBe(read)
+    }
+    const page = Buffer.concat([Buffer.from('<p>'), latin, Buffer.from('</p>')])
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body)).toBe(`<p>${read}</p>`)
+    // UTF-8 stays UTF-8, also with a character across byte 1024 (the window's cut) or its first one past it.
+    for (const utf8 of [`${'a'.repeat(1023)}é and 日本`, `${'a'.repeat(1022)}日本 more`, `${'a'.repeat(2000)}é`, 'héllo']) {
+      expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, utf8))).result.body)).toBe(utf8)
+    }
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, latin))).result.body)).toBe('caf\ufffd cr\ufffdme, Z\ufffdrich \ufffd \ufffdquoted\ufffd')
   })
 
   it('gzip, deflate and br bodies are decompressed; the byte cap counts decompressed bytes', async () => {

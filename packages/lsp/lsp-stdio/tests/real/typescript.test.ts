@@ -108,10 +108,11 @@ describe.concurrent.each([
 })
 
 describe.concurrent('a hung real server is cut off by the tool budget', () => {
-  // The hung call waits out the whole budget: 5 s, not the 20 s it was (an idle worker for 15 s of
-  // every run). It only has to cover the in-process steps before the request to a warm server, and
-  // the last call below, to a warm replacement.
-  const suite = codingSuite('ts-project', ['- id: tool-lsp', '  config: { timeoutMs: 5000 }', '- id: lsp-stdio', '  config: { servers: { typescript: { killGraceMs: 300 } } }', ''].join('\n'))
+  // The hung call waits out the whole budget: 2.5 s (it was 20 s, then 5 s: an idle wait in every
+  // run). It only has to cover the in-process steps before the request to a warm server, and the
+  // last call below, to a warm replacement: milliseconds each. Only a request the frozen server
+  // was sent is cancelled and, unanswered, ends that server: the replacement below proves it got there.
+  const suite = codingSuite('ts-project', ['- id: tool-lsp', '  config: { timeoutMs: 2500 }', '- id: lsp-stdio', '  config: { servers: { typescript: { killGraceMs: 300 } } }', ''].join('\n'))
   const { workspace } = suite
 
   it.sequential('times the query out, replaces the server, and answers the next query', async () => {

@@ -37,3 +37,76 @@ for (const c of cases) {
     })
   })
 }
+
+// gopls and clangd check a new name themselves, after accepting the symbol in prepareRename, and
+// refuse it in `rename`: gopls `invalid identifier to rename: "func"` or `renaming this func "Area"
+// to "main" conflicts with func in same block`, clangd `invalid name: the chosen name "return" is a
+// keyword`. Our message said `the symbol at 6:14 cannot be renamed: go: language server error 0: …`,
+// blaming the symbol, so a model would try another symbol rather than another name (found driving
+// `dsh call lsp_rename` on both). A place that is no symbol is still the symbol's fault.
+const CHECKING_SERVERS = `
+- id: lsp-stdio
+  config:
+    catalog: [go, c]
+    servers:
+      go: { indexingTimeoutMs: 240000 }
+      c: { indexingTimeoutMs: 240000 }
+- id: tool-lsp
+  config:
+    timeoutMs: 600000
+`
+const checking: { server: string; fixture: Fixture; file: string; line: number; symbol: string; names: [string, string][]; noSymbol: { file: string; line: number; symbol: string } }[] = [
+  {
+    server: 'go',
+    fixture: 'go-rename',
+    file: 'main.go',
+    line: 6,
+    symbol: 'Area',
+    names: [
+      ['func', 'invalid identifier to rename: "func"'],
+      ['2x', 'invalid identifier to rename: "2x"'],
+      ['main', 'renaming this func "Area" to "main"'],
+    ],
+    noSymbol: { file: 'main.go', line: 1, symbol: 'package' },
+  },
+  {
+    server: 'c',
+    fixture: 'c-rename',
+    file: 'shapes.h',
+    line: 3,
+    symbol: 'area',
+    names: [
+      ['return', 'invalid name: the chosen name "return" is a keyword'],
+      ['2x', 'invalid name: the chosen name "2x" is not a valid identifier'],
+    ],
+    noSymbol: { file: 'main.c', line: 6, symbol: 'return' },
+  },
+]
+
+for (const c of checking) {
+  describe(`lsp_rename when ${c.server}'s server refuses the new name (real server)`, () => {
+    const suite = realSuite(c.fixture, { overlay: CHECKING_SERVERS })
+    const rename = (args: Record<string, unknown>) => suite.host.app.tools.execute({ name: 'lsp_rename', arguments: args, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+
+    it('says the new name is what to change, with the server\'s reason', async () => {
+      for (const [newName, reason] of c.names) {
+        const result = await rename({ filePath: c.file, line: c.line, symbol: c.symbol, newName })
+        expect(result.isError && result.error.code, newName).toBe('LSP_RENAME_REFUSED')
+        const message = result.isError ? result.error.message : ''
+        expect(message, newName).toContain(`refused to rename the symbol at `)
+        expect(message, newName).toContain(` to ${JSON.stringify(newName)}: ${reason}`)
+        expect(message, newName).toContain('change newName')
+        expect(message, newName).not.toContain('cannot be renamed')
+        // The server's words once, not after `<server>: language server error <code>:` again.
+        expect(message, newName).not.toContain(`${c.server}: language server error`)
+      }
+    })
+
+    it('still blames the place when there is no symbol to rename', async () => {
+      const result = await rename({ filePath: c.noSymbol.file, line: c.noSymbol.line, symbol: c.noSymbol.symbol, newName: 'renamed' })
+      expect(result.isError && result.error.code).toBe('LSP_RENAME_REFUSED')
+      expect(result.isError && result.error.message).toContain('cannot be renamed')
+      expect(result.isError && result.error.message).not.toContain('change newName')
+    })
+  })
+}

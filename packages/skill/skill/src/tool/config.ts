@@ -27,11 +27,6 @@ export const ToolSkillConfig = z
      * of real length. Past it the first names in priority order are listed and the answer says so.
      */
     listingMaxChars: z.number().int().min(1000).default(DEFAULT_LISTING_MAX_CHARS),
-    /**
-     * Characters of a skill's instructions the model is given at one load (the `skill` tool and
-     * `/name`); a longer body is cut at a line end with a note naming the file the rest is in.
-     */
-    loadMaxChars: z.number().int().min(1000).default(100_000),
     /** The `skill` tool's budget for one load. */
     timeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(30_000),
   })

@@ -33,6 +33,6 @@ export function apply(ctx: Context, config: ToolSkillConfig): void {
   const definition = skillTool(skills, recent, settings)
   ctx.tools.register(definition)
   // Registered first, so it runs outside the catalog link: injections land after the catalog.
-  ctx.sessions.use(invocationLink(skills, recent, settings.loadMaxChars))
+  ctx.sessions.use(invocationLink(skills, recent))
   ctx.sessions.use(catalogLink(skills, () => tools.get('skill') === definition, recent, settings))
 }

@@ -2,7 +2,6 @@ import { createUserMessage, errorMessage, throwIfAborted, type PreStepMiddleware
 import { SKILL_NAME_PATTERN } from '../name.ts'
 import { renderSkillContent } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
-import { capSkillContent } from './cap.ts'
 import type { RecentSkills } from './priority.ts'
 import { sessionView } from './tool.ts'
 
@@ -33,7 +32,7 @@ export function gestureNames(messages: readonly UserMessage[]): string[] {
  * the step (nothing is recorded) rather than answering as if it had not been asked for; the host skips
  * a link that throws, so the failure is returned as the rejection instead.
  */
-export function invocationLink(skills: SkillRegistry, recent: RecentSkills, loadMaxChars: number): PreStepMiddleware {
+export function invocationLink(skills: SkillRegistry, recent: RecentSkills): PreStepMiddleware {
   return async (input, next) => {
     const decision = await next()
     if (decision.kind === 'reject') return decision
@@ -52,7 +51,7 @@ export function invocationLink(skills: SkillRegistry, recent: RecentSkills, load
       }
       if (!definition?.invocation.userInvocable) continue
       recent.used(session, name)
-      injections.push(createUserMessage(renderSkillContent({ ...definition, content: capSkillContent(definition, loadMaxChars) }), { kind: INVOCATION_KIND, name, form: 'instructions' }))
+      injections.push(createUserMessage(renderSkillContent({ ...definition, content: skills.forModel(definition) }), { kind: INVOCATION_KIND, name, form: 'instructions' }))
     }
     return injections.length ? { kind: 'enter', messages: [...decision.messages, ...injections] } : decision
   }

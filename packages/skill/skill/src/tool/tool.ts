@@ -5,7 +5,6 @@ import { isSkillName, normalisedSkillName, skillNameProblem } from '../name.ts'
 import { renderSkillContent } from '../render.ts'
 import type { SkillRegistry } from '../service.ts'
 import type { ResourceBase, ViewOptions } from '../types.ts'
-import { capSkillContent } from './cap.ts'
 import type { ToolSkillConfig } from './config.ts'
 import { isListingRequest, listSkills, renderListing, skillListingValue, type SkillListing } from './listing.ts'
 import type { RecentSkills } from './priority.ts'
@@ -92,7 +91,7 @@ export function skillTool(skills: SkillRegistry, recent: RecentSkills, settings:
         name: definition.name,
         provider: definition.provider,
         ...(resourceBase ? { resourceBase: { ...resourceBase } } : {}),
-        content: capSkillContent(definition, settings.loadMaxChars),
+        content: skills.forModel(definition),
       }
     },
     render: (_args, value) => ('listed' in value ? renderListing(value) : renderSkillContent(value)),

@@ -1,4 +1,4 @@
-import { characterCount, clusterBoundary } from '../text.ts'
+import { characterCount, clusterBoundary } from './text.ts'
 
 /** What the cut note needs of a loaded skill: its body, and where the whole of it can be read. */
 export interface CappedSource {
