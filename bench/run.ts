@@ -1,4 +1,5 @@
 import { benchFs } from './fs.ts'
+import { benchLeak } from './leak.ts'
 import { benchLsp } from './lsp.ts'
 import { benchLspDiagnostics } from './lsp-diagnostics.ts'
 import { benchLspDiagnosticsProfile } from './lsp-diagnostics-profile.ts'
@@ -43,6 +44,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   serve: async () => [...(await benchServe()), ...(await benchServeHttp())],
   'serve-http': benchServeHttp,
   fs: benchFs,
+  leak: benchLeak,
   startup: benchStartup,
   tools: benchTools,
   'tool-search': benchToolSearch,

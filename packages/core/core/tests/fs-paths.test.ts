@@ -4,7 +4,7 @@ import { plainContains, resolvedIn } from '../src/fs/paths.ts'
 
 // fs/paths.ts answers plain spellings as strings; every answer must be the one node:path gives.
 const bases = ['/', '/a', '/a/b', '/a/b/', '/a//b', '/a/./b', '/a/../b', '/.a', '/a/.b', 'a', '', '.']
-const names = ['x', 'x/y', 'x/y/z.ts', '.x', 'x/.y', 'x/../y', './x', '../x', 'x//y', 'x/', '', '.', '..', '/abs', '/abs/../x', '..x', 'x..', 'x/..y']
+const names = ['x', 'x/y', 'x/y/z.ts', '.x', 'x/.y', 'x/../y', './x', '../x', 'x//y', 'x/', '', '.', '..', '/abs', '/abs/../x', '..x', 'x..', 'x/..y', '/', '/abs/x.ts', '/abs/', '//abs', '/abs//x', '/abs/./x', '/abs/.x', '/abs/x..y', '/abs/..']
 
 describe('fs paths', () => {
   it('resolvedIn answers as path.resolve', () => {

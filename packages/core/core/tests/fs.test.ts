@@ -403,6 +403,30 @@ describe.each(['sync', 'async'] as const)('io: %s', (mode) => {
       expect(whole).toEqual(await settle(fs.readText(join(dir, 'f.txt'), { maxBytes: 1000 })))
     })
 
+    // The reads on the event loop share one buffer (opened-text.ts): nothing of one read may show in the next.
+    it('reads in a row each answer their own file: a shorter file after a longer, a file rewritten with the same length, a binary or invalid file after a text, a file of several chunks', async () => {
+      const dir = await tempDir()
+      const workspace = await fs.workspace(dir)
+      const read = (name: string) => fs.readContainedText(workspace, name, { maxBytes: 300_000 }).then((answer) => answer.text, (error: FsError) => error.code)
+      const long = `${'x'.repeat(3000)}\n`
+      const several = Array.from({ length: 9000 }, (_, index) => `line ${index}\n`).join('')
+      await writeFile(join(dir, 'long.ts'), long)
+      await writeFile(join(dir, 'short.ts'), 'short\n')
+      await writeFile(join(dir, 'nul.ts'), Buffer.from([0x61, 0x00, 0x62]))
+      await writeFile(join(dir, 'bad.ts'), Buffer.from([0x61, 0xff, 0x62]))
+      await writeFile(join(dir, 'several.ts'), several)
+      expect(await read('long.ts')).toBe(long)
+      expect(await read('short.ts')).toBe('short\n')
+      await writeFile(join(dir, 'short.ts'), 'SHORT\n')
+      expect(await read('short.ts')).toBe('SHORT\n')
+      expect(await read('nul.ts')).toBe('FS_NOT_TEXT')
+      expect(await read('short.ts')).toBe('SHORT\n')
+      expect(await read('bad.ts')).toBe('FS_NOT_TEXT')
+      expect(await read('several.ts')).toBe(several)
+      expect(await read('short.ts')).toBe('SHORT\n')
+      expect(await read('long.ts')).toBe(long)
+    })
+
     it('makes no TextDecoder', async () => {
       const dir = await tempDir()
       await writeFile(join(dir, 'f.ts'), 'export const a = 1\n')

@@ -21,6 +21,10 @@ export class RootFinder {
   private readonly names: readonly string[]
   /** The markers each directory held, with the directory's stat at that lookup; cleared whole when full. */
   private readonly known = new Map<string, { readonly info: PathInfo; readonly present: readonly string[] }>()
+  /** The last `directoriesOf` answer and what it was asked. */
+  private lastTop = ''
+  private lastPath = ''
+  private lastDirectories: readonly string[] = []
 
   constructor(
     private readonly fs: FileSystem,
@@ -42,7 +46,7 @@ export class RootFinder {
    * a moment ago in the same pass (the file's containment proof walked it), which stands for this one.
    */
   rootOf(workspace: Workspace, path: string, signal?: AbortSignal, seen?: (dir: string) => ProvenStat | undefined): ServerRoot | Promise<ServerRoot> {
-    const dirs = ancestors(workspace.path, this.fs.contains(workspace.path, dirname(path)) ? dirname(path) : workspace.path)
+    const dirs = this.directoriesOf(workspace.path, path)
     // Plain loops on this path (every file request, and after every edit a writer makes): V8 (Node 20)
     // deoptimised the array builtins here when their lists changed kind (bench/RESULTS.md, eighteenth session).
     const present: (readonly string[] | Promise<readonly string[]>)[] = []
@@ -55,6 +59,21 @@ export class RootFinder {
     }
     if (waits) return Promise.all(present).then((names) => this.choose(workspace, dirs, names))
     return this.choose(workspace, dirs, present as (readonly string[])[])
+  }
+
+  /**
+   * The directories from `path`'s up to `top`, nearest first: the last file's list again when it is
+   * asked about again (a writer's file, after every edit), so neither the names are cut anew nor
+   * the map keys made of them hashed anew (a string keeps its hash). A pure function of the two strings.
+   */
+  private directoriesOf(top: string, path: string): readonly string[] {
+    if (path === this.lastPath && top === this.lastTop) return this.lastDirectories
+    const parent = dirname(path)
+    const dirs = ancestors(top, this.fs.contains(top, parent) ? parent : top)
+    this.lastTop = top
+    this.lastPath = path
+    this.lastDirectories = dirs
+    return dirs
   }
 
   /** The nearest directory of the first marker group found, else the workspace. A directory holding no marker is passed at once. */

@@ -179,6 +179,31 @@ describe('root markers, remembered per directory', () => {
     }
   })
 
+  it('the directories of the file asked about last are reused only for that file in that workspace (issue 27 item 2)', async () => {
+    const ws = makeWorkspace({ 'go.mod': 'module example.com/top\n', 'pkg/src/a.ts': 'a\n', 'pkg/go.mod': 'module example.com/pkg\n', 'other/b.ts': 'b\n', 'other/sub/go.mod': 'module example.com/sub\n', 'other/sub/c.ts': 'c\n' })
+    const app = new Context()
+    app.plugin(FileSystem)
+    await app.start()
+    try {
+      const fs = app.get('fs')!
+      const roots = new RootFinder(fs, [['go.mod']], Number.NEGATIVE_INFINITY)
+      const workspace = await fs.workspace(ws)
+      const inner = await fs.workspace(join(ws, 'other'))
+      const rootOf = (top: typeof workspace, path: string) => roots.rootOf(top, join(ws, path))
+      expect(await rootOf(workspace, 'pkg/src/a.ts')).toMatchObject({ path: join(ws, 'pkg'), marker: 'go.mod' })
+      expect(await rootOf(workspace, 'pkg/src/a.ts')).toMatchObject({ path: join(ws, 'pkg'), marker: 'go.mod' })
+      expect(await rootOf(workspace, 'other/b.ts')).toMatchObject({ path: ws, marker: 'go.mod' })
+      expect(await rootOf(workspace, 'other/sub/c.ts')).toMatchObject({ path: join(ws, 'other/sub'), marker: 'go.mod' })
+      expect(await rootOf(workspace, 'other/b.ts')).toMatchObject({ path: ws, marker: 'go.mod' })
+      // The same file, another workspace: looked up below that workspace only (the marker above it does not count).
+      expect(await rootOf(inner, 'other/b.ts')).toEqual(inner)
+      expect(await rootOf(workspace, 'other/b.ts')).toMatchObject({ path: ws, marker: 'go.mod' })
+      expect(await rootOf(workspace, 'pkg/src/a.ts')).toMatchObject({ path: join(ws, 'pkg'), marker: 'go.mod' })
+    } finally {
+      await app.stop()
+    }
+  })
+
   it('a directory changed less than the settle time before a lookup is looked up again', async () => {
     const { rootOf, stats, stop } = await finder(60_000)
     try {

@@ -30,14 +30,25 @@ export class CallProofs {
   private workspaceProof: Promise<Workspace> | undefined
   /** The workspace `workspaceProof` answered with, once it has. */
   private provenWorkspace: Workspace | undefined
-  /** Proofs by workspace and the path's absolute spelling there (what `fs.contained` resolves): those awaited, and answered ones `contained` was asked for. */
-  private readonly files = new Map<string, Promise<string>>()
+  /** Proofs by workspace and the path's absolute spelling there (what `fs.contained` resolves): those awaited, and answered ones `contained` was asked for. Made once one is (most calls' proofs answer in the call: `containedNow`). */
+  private files: Map<string, Promise<string>> | undefined
   /** The proofs of `files` that have answered, by the same keys. */
   private readonly answered = new Map<string, string>()
   /** The lstat each proof below the call's workspace took of its file, by canonical path. */
   private readonly stats = new Map<string, ProvenStat>()
-  /** Whole texts read in this call, by canonical path. */
-  private readonly texts = new Map<string, ContainedText>()
+  /** Whole texts read in this call, by canonical path, once there are two (`text`: the first). */
+  private texts: Map<string, ContainedText> | undefined
+  /** The first whole text read in this call (a call reads its one file: no map made for it). */
+  private text: ContainedText | undefined
+  /**
+   * The spelling `containedNow` last answered in this call, its workspace and its canonical path: a
+   * call asks about its file several times (the provider's proof, the tool's line text, its
+   * grouping), each asking through a key built and hashed anew. Proofs answered are kept for the
+   * whole call (`answered`), so this is what that map holds for the spelling.
+   */
+  private lastWorkspace: Workspace | undefined
+  private lastSpelling: string | undefined
+  private lastPath = ''
   /**
    * Walks below the workspace that reached their file so far. None looks at the workspace directory
    * again: the call's proof of it did (once per call, as each file is proven once per call).
@@ -101,7 +112,8 @@ export class CallProofs {
    */
   contained(workspace: Workspace, filePath: string, signal?: AbortSignal): Promise<string> {
     const key = keyOf(workspace, resolvedIn(workspace.path, filePath))
-    const known = this.files.get(key)
+    const files = (this.files ??= new Map())
+    const known = files.get(key)
     if (known) return known
     let now: string | undefined
     try {
@@ -111,15 +123,15 @@ export class CallProofs {
     }
     if (now !== undefined) {
       const proven = Promise.resolve(now)
-      this.files.set(key, proven)
+      files.set(key, proven)
       return proven
     }
     const proof = this.fs.contained(workspace, filePath, signal)
-    this.files.set(key, proof)
+    files.set(key, proof)
     proof.then(
       (path) => this.note(key, workspace, path),
       () => {
-        if (this.files.get(key) === proof) this.files.delete(key)
+        if (files.get(key) === proof) files.delete(key)
       },
     )
     return proof
@@ -131,8 +143,15 @@ export class CallProofs {
    * (`contained` then). A refusal is thrown, and not kept.
    */
   containedNow(workspace: Workspace, filePath: string): string | undefined {
+    if (filePath === this.lastSpelling && workspace === this.lastWorkspace) return this.lastPath
     const key = keyOf(workspace, resolvedIn(workspace.path, filePath))
-    return this.answered.get(key) ?? (this.files.has(key) ? undefined : this.provenNow(workspace, filePath, key))
+    const path = this.answered.get(key) ?? (this.files?.has(key) ? undefined : this.provenNow(workspace, filePath, key))
+    if (path !== undefined) {
+      this.lastWorkspace = workspace
+      this.lastSpelling = filePath
+      this.lastPath = path
+    }
+    return path
   }
 
   /** The file's lstat from its proof in this call (a proof below the call's workspace that reached it). */
@@ -161,12 +180,14 @@ export class CallProofs {
 
   /** A whole text read in this call through `ctx.fs` (which proved and identified what it opened). */
   noteRead(text: ContainedText): void {
-    this.texts.set(text.path, text)
+    if (this.texts) this.texts.set(text.path, text)
+    else if (this.text === undefined || this.text.path === text.path) this.text = text
+    else this.texts = new Map([[this.text.path, this.text], [text.path, text]])
   }
 
   /** The text of the canonical `path` read whole earlier in this call, if any. */
   readOf(path: string): ContainedText | undefined {
-    return this.texts.get(path)
+    return this.texts ? this.texts.get(path) : this.text?.path === path ? this.text : undefined
   }
 
   /** The proof made on the event loop and kept, or undefined when it belongs on the thread pool. */

@@ -193,4 +193,48 @@ describe('CallProofs', () => {
     expect(await proofs.contained(whole, join(dir, 'a.ts'))).toBe(join(dir, 'a.ts'))
     await expect(proofs.contained(inner, join(dir, 'a.ts'))).rejects.toMatchObject({ code: 'FS_OUTSIDE_WORKSPACE' })
   })
+
+  it('answers a spelling asked again in the call from its last answer only for that spelling and that workspace (issue 27 item 2)', async () => {
+    const dir = tempDir()
+    mkdirSync(join(dir, 'inner'))
+    writeFileSync(join(dir, 'a.ts'), 'a\n')
+    writeFileSync(join(dir, 'inner/a.ts'), 'inner a\n')
+    writeFileSync(join(dir, 'b.ts'), 'b\n')
+    const proofs = new CallProofs(fs, dir)
+    const whole = await proofs.workspace()
+    const inner = await fs.workspace(join(dir, 'inner'))
+    expect(proofs.containedNow(whole, 'a.ts')).toBe(join(dir, 'a.ts'))
+    expect(proofs.containedNow(whole, 'a.ts')).toBe(join(dir, 'a.ts'))
+    // Another spelling, another file: its own proof.
+    expect(proofs.containedNow(whole, 'b.ts')).toBe(join(dir, 'b.ts'))
+    // The same relative spelling in another workspace names another file.
+    expect(proofs.containedNow(inner, 'a.ts')).toBe(join(dir, 'inner/a.ts'))
+    expect(proofs.containedNow(whole, 'a.ts')).toBe(join(dir, 'a.ts'))
+    // The same absolute spelling against a workspace that does not hold it is not answered from the
+    // other's proof: spelled outside, it is left to the awaited proof, which refuses it.
+    expect(proofs.containedNow(whole, join(dir, 'a.ts'))).toBe(join(dir, 'a.ts'))
+    expect(proofs.containedNow(inner, join(dir, 'a.ts'))).toBeUndefined()
+    await expect(proofs.contained(inner, join(dir, 'a.ts'))).rejects.toMatchObject({ code: 'FS_OUTSIDE_WORKSPACE' })
+    // A refusal is not remembered as the last answer either.
+    expect(proofs.containedNow(whole, join(dir, 'a.ts'))).toBe(join(dir, 'a.ts'))
+  })
+
+  it('keeps every whole text read in the call by its path, the latest read of a path winning', () => {
+    const proofs = new CallProofs(fs, tempDir())
+    const a1 = { path: '/w/a.ts', url: 'file:///w/a.ts', text: 'one' }
+    const a2 = { path: '/w/a.ts', url: 'file:///w/a.ts', text: 'two' }
+    const b = { path: '/w/b.ts', url: 'file:///w/b.ts', text: 'b' }
+    expect(proofs.readOf('/w/a.ts')).toBeUndefined()
+    proofs.noteRead(a1)
+    expect(proofs.readOf('/w/a.ts')).toBe(a1)
+    expect(proofs.readOf('/w/b.ts')).toBeUndefined()
+    proofs.noteRead(a2)
+    expect(proofs.readOf('/w/a.ts')).toBe(a2)
+    proofs.noteRead(b)
+    expect(proofs.readOf('/w/a.ts')).toBe(a2)
+    expect(proofs.readOf('/w/b.ts')).toBe(b)
+    proofs.noteRead(a1)
+    expect(proofs.readOf('/w/a.ts')).toBe(a1)
+    expect(proofs.readOf('/w/b.ts')).toBe(b)
+  })
 })

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { Lifetime, thenOrNow, throwIfAborted, type ContainedText, type FileSystem, type Workspace } from 'dsh-core'
 import { ProvenTextCache, type CallProofs, type LspLocation, type TextLookup } from 'dsh-lsp'
 import { lineAt, lineIndexOf } from './line-index.ts'
-import { displayLine, LineCollector, type LineBuffer } from './line-collector.ts'
+import { displayLine, type LineBuffer } from './line-collector.ts'
 import { readSourceLines, type SourceLines } from './source-lines.ts'
 
 export interface LineTextLimits {
@@ -140,11 +140,37 @@ function linesOf(source: ContainedText, wanted: ReadonlySet<number>, makeBuffer:
     }
     return { lines, lineCount: index.length }
   }
-  const collector = new LineCollector(wanted, makeBuffer)
-  collector.push(source.text)
-  const stoppedEarly = collector.done
-  const lines = collector.finish()
-  return { lines, lineCount: stoppedEarly ? undefined : collector.lineCount }
+  return scannedLines(source.text, wanted, makeBuffer)
+}
+
+/**
+ * `LineCollector`'s answer for a whole text pushed in one piece and finished: the wanted lines
+ * (blank ones as ''), and the line count unless the scan stopped after the last wanted line's
+ * break. A loop over the characters to that line, without the collector's object, regular
+ * expression and per-line steps: the first use of a text (the file the provider read for this
+ * call, after every edit a writer makes) is scanned here.
+ */
+export function scannedLines(text: string, wanted: ReadonlySet<number>, makeBuffer: () => LineBuffer): SourceLines {
+  const lines = new Map<number, string>()
+  let last = -1
+  for (const line of wanted) if (line > last) last = line
+  if (last < 0) return { lines, lineCount: undefined }
+  for (let line = 0, start = 0; ; line++) {
+    let end = start
+    while (end < text.length) {
+      const code = text.charCodeAt(end)
+      if (code === 10 || code === 13) break
+      end++
+    }
+    if (wanted.has(line)) {
+      const buffer = makeBuffer()
+      if (end > start) buffer.append(text.slice(start, end))
+      lines.set(line, buffer.text())
+    }
+    if (end === text.length) return { lines, lineCount: line + 1 }
+    if (line + 1 > last) return { lines, lineCount: undefined }
+    start = text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1
+  }
 }
 
 /**

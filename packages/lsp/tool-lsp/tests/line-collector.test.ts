@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { displayLine, exactLine, LineCollector, type LineBuffer } from '../src/line-collector.ts'
 import type { ContainedText } from 'dsh-core'
 import { lineAt, lineIndexOf, lineStarts } from '../src/line-index.ts'
+import { scannedLines } from '../src/line-text.ts'
 
 function collect(chunks: string[], wanted: number[], maxChars = 200, makeBuffer: () => LineBuffer = displayLine(maxChars)) {
   const collector = new LineCollector(new Set(wanted), makeBuffer)
@@ -87,5 +88,32 @@ describe('the line index of a text used again (line-index.ts)', () => {
     const changed: ContainedText = { ...first, text: 'a\r\nbb\nc' }
     expect(lineIndexOf(changed)).toBeUndefined()
     expect(Array.from(lineIndexOf(changed)!)).toEqual([0, 3, 6])
+  })
+})
+
+// Issue 27 item 2: the file read for a call is scanned to its wanted lines by a plain loop
+// (line-text.ts), which must answer exactly what the collector does for the whole text.
+describe('scannedLines', () => {
+  const collected = (text: string, wanted: ReadonlySet<number>, makeBuffer: () => LineBuffer) => {
+    const collector = new LineCollector(wanted, makeBuffer)
+    collector.push(text)
+    const stoppedEarly = collector.done
+    const lines = collector.finish()
+    return { lines: new Map(lines), lineCount: stoppedEarly ? undefined : collector.lineCount }
+  }
+
+  it('answers as the collector fed the whole text, for every line ending, blank and missing line, and wanted set', () => {
+    const texts = ['', 'a', 'a\n', 'a\r\n', 'a\r', '\n', '\r\n\r\n', 'a\nb', 'a\r\nb\r\n', 'a\rb\rc', '  x  \n\ty\t\r\n\n  \nlast', 'one\n\r\ntwo\r\r\nthree', `${'w'.repeat(300)}\n  ${'v'.repeat(300)}  `]
+    const sets: ReadonlySet<number>[] = [new Set(), new Set([0]), new Set([1]), new Set([0, 2]), new Set([3]), new Set([5, 1]), new Set([0, 1, 2, 3, 4, 5]), new Set([40])]
+    let compared = 0
+    for (const text of texts) {
+      for (const wanted of sets) {
+        for (const makeBuffer of [exactLine, displayLine(20)]) {
+          expect([text, [...wanted], scannedLines(text, wanted, makeBuffer)]).toEqual([text, [...wanted], collected(text, wanted, makeBuffer)])
+          compared++
+        }
+      }
+    }
+    expect(compared).toBe(texts.length * sets.length * 2)
   })
 })

@@ -19,6 +19,8 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/bold-deep': { type: 'text/html', body: `<p>${'<b>'.repeat(512)}deep${'</b>'.repeat(512)} and ${'<em>'.repeat(300)}${'</em>'.repeat(300)}after</p>` },
   // Tags inside a CDATA section, a declaration, a processing instruction or `</1 …>` open nothing for the parser (linkedom), and `</ div>` closes a div.
   '/hidden-tags': { type: 'text/html', body: `<![CDATA[${'<div>'.repeat(600)}]]>${'<!x <div>'.repeat(600)}${'<?x <div>'.repeat(600)}${'</1 <div>'.repeat(600)}${'<div></ div>'.repeat(600)}<h1>Title</h1><ul><li>one</li><li><b>two</b></li></ul>` },
+  // A login page under the type of the PDF it guards.
+  '/report.pdf': { type: 'application/pdf', body: '<!doctype html><html><body><h1>Sign in</h1><p>to read this report.</p></body></html>' },
   '/self-closing': { type: 'text/html', body: `<p>start</p>${'<div/>'.repeat(3000)}<p>end</p>` },
   // Past the first 1024 bytes, where the provider looks for a NUL (it refuses a body with one there).
   '/controls.html': { type: 'text/html', body: `<p>${'word '.repeat(300)}</p><p>nul\u0000 gone, bell\u0007 gone, escape\u001b gone, reference&#1; gone, del\u007f gone, c1\u0085 gone.</p>` },
@@ -71,6 +73,12 @@ describe('web_fetch of a page with no text, through dsh', () => {
     expect(await fetchText('/empty')).toBe(`Fetched ${base}/empty (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/empty-text')).toBe(`Fetched ${base}/empty-text (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/markup')).toBe(`Fetched ${base}/markup (HTTP 200)\n\n(The page has no text to read: its HTML is markup only.)`)
+  })
+})
+
+describe('web_fetch of a page served as a PDF, through dsh', () => {
+  it('an HTML page under application/pdf (no %PDF- header) reads as the page, not "the PDF could not be read"', async () => {
+    expect(await fetchText('/report.pdf')).toBe(`Fetched ${base}/report.pdf (HTTP 200)\n\n# Sign in\n\nto read this report.`)
   })
 })
 

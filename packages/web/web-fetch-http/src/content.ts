@@ -88,6 +88,15 @@ export function sniff(head: Uint8Array): BodyKind | undefined {
 }
 
 /**
+ * Whether `%PDF-` is in the first 1024 bytes, where pdf.js (and Acrobat) look for a PDF's header:
+ * a body served as `application/pdf` without it is none (an HTML error or login page under the
+ * PDF's type).
+ */
+export function hasPdfHeader(head: Uint8Array): boolean {
+  return latin1(head, 1024).includes('%PDF-')
+}
+
+/**
  * The share of the bytes looked at that may be binary bytes (WHATWG MIME sniffing's binary data
  * bytes: the C0 controls but TAB, LF, FF, CR and ESC) in text: one in 32. A log or a terminal
  * capture holds a few (a BEL, backspaces over a progress count); random bytes, the body of a

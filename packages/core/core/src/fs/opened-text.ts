@@ -97,9 +97,7 @@ export class TextDecoding {
    */
   whole(bytes: Buffer): string {
     this.sniff(bytes)
-    if (!isUtf8(bytes)) throw new FsError(`${quote(this.path)} is not valid UTF-8 text`, 'FS_NOT_TEXT')
-    const text = bytes.toString('utf8')
-    return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text
+    return wholeText(bytes, this.path)
   }
 
   /** What the decoder still held (a truncated sequence is invalid). */
@@ -124,6 +122,32 @@ export class TextDecoding {
 }
 
 const BYTE_ORDER_MARK = 0xfeff
+
+/**
+ * A whole file's bytes, nothing decoded before, as `TextDecoding.whole` decodes them (its sniff
+ * included): binary (a NUL near the start) and invalid UTF-8 are `FS_NOT_TEXT`, a leading
+ * byte-order mark is dropped. Without a `TextDecoding` object: a source file read after every edit
+ * a writer makes is whole in its first read.
+ */
+function wholeTextOf(bytes: Buffer, path: string): string {
+  if ((bytes.length <= BINARY_SNIFF_BYTES ? bytes : bytes.subarray(0, BINARY_SNIFF_BYTES)).includes(0)) throw new FsError(`${quote(path)} is a binary file`, 'FS_NOT_TEXT')
+  return wholeText(bytes, path)
+}
+
+/** `wholeTextOf` after the sniff. */
+function wholeText(bytes: Buffer, path: string): string {
+  if (!isUtf8(bytes)) throw new FsError(`${quote(path)} is not valid UTF-8 text`, 'FS_NOT_TEXT')
+  const text = bytes.toString('utf8')
+  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text
+}
+
+/**
+ * The buffer a sync read fills (`readOpenedSync`), made once at the largest chunk size and reused:
+ * the read runs in one go on the event loop and its text is decoded (copied) out before it returns,
+ * so no two reads share it. A fresh one per read was a 4 KiB ArrayBuffer allocated (not from
+ * node's pool, which stops below 4 KiB) and later freed for every source read after a change.
+ */
+let syncBuffer: Buffer | undefined
 
 /**
  * The whole text of a file just proven and identified (`identify`) and no larger than `maxSyncBytes`,
@@ -189,29 +213,31 @@ interface SyncReadOptions {
 
 /** The text of the regular file open on `fd` (`size` bytes by its fstat), read, sniffed, decoded and capped. */
 function readOpenedSync(calls: SyncCalls, fd: number, path: string, size: number, options: SyncReadOptions): string {
-  const buffer = Buffer.allocUnsafe(chunkBytesFor(size))
-  const decoding = new TextDecoding(path)
+  const length = chunkBytesFor(size)
+  const buffer = (syncBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES))
+  let decoding: TextDecoding | undefined
   let text = ''
   let total = 0
   for (;;) {
     let bytesRead: number
     try {
-      bytesRead = calls.read(fd, buffer, buffer.length)
+      bytesRead = calls.read(fd, buffer, length)
     } catch (error) {
       throw fsErrorFrom(error, quote(path))
     }
     if (bytesRead === 0) break
     const first = total === 0
     total += bytesRead
-    // A short read that brought the stat's size in is the end (the buffer is sized one past it):
+    // A short read that brought the stat's size in is the end (the read asks one byte past it):
     // no second read to see 0. A file reporting more than it holds (sysfs) or none (procfs) reads on.
-    const end = bytesRead < buffer.length && size > 0 && total >= size
-    // A file whole in its first read (a source file) is decoded in one go.
-    text += first && end ? decoding.whole(buffer.subarray(0, bytesRead)) : decoding.chunk(buffer.subarray(0, bytesRead))
+    const end = bytesRead < length && size > 0 && total >= size
+    const bytes = buffer.subarray(0, bytesRead)
+    // A file whole in its first read (a source file) is decoded in one go, without a decoder.
+    text += first && end ? wholeTextOf(bytes, path) : (decoding ??= new TextDecoding(path)).chunk(bytes)
     if (total > options.maxBytes) throw tooLarge(path, options.maxBytes, total)
     if (end) break
   }
-  return text + decoding.end()
+  return decoding ? text + decoding.end() : text
 }
 
 export function closeQuietly(calls: SyncCalls, fd: number): void {

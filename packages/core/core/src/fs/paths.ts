@@ -33,8 +33,13 @@ function plainRelative(path: string): boolean {
   return path.length > 0 && first !== SLASH && first !== DOT && path.charCodeAt(path.length - 1) !== SLASH && plainParts(path)
 }
 
-/** `path.resolve(base, path)`: a plain relative name below a plain absolute base joined as a string. */
+/**
+ * `path.resolve(base, path)`: a plain relative name below a plain absolute base joined as a string;
+ * a plain absolute path is itself (what `path.resolve` answers for it, whatever the base). A writer
+ * names its file absolute, and a diagnostics call after its edit resolves that name three times.
+ */
 export function resolvedIn(base: string, path: string): string {
+  if (path.charCodeAt(0) === SLASH) return plainAbsolute(path) ? path : resolve(base, path)
   if (plainRelative(path) && plainAbsolute(base)) return base.length === 1 ? `/${path}` : `${base}/${path}`
   return resolve(base, path)
 }
