@@ -115,6 +115,16 @@ describe('dsh serve: skills over SEP-2640', () => {
     await expect(client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/templates/added.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
   })
 
+  it('prompts/get with an argument the prompt does not declare: -32602 naming it and the one it has (the text was dropped and the skill served without it)', async () => {
+    const client = await connect()
+    const get = (args: Record<string, string>) => client.request({ method: 'prompts/get', params: { name: 'release-notes', arguments: args } }, Any)
+    await expect(get({ input: 'for 2.0' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('prompt "release-notes" has one argument, "arguments" (the text that follows /name); it was sent "input"') })
+    await expect(get({ arguments: 'for 2.0', a: '', b: '', c: '', d: '', e: '', f: '' })).rejects.toMatchObject({ message: expect.stringMatching(/it was sent "a", "b", "c", "d", "e" and 1 more$/) })
+    const served = (await get({ arguments: 'for 2.0' })) as { messages: { content: { text: string } }[] }
+    expect(served.messages[0]!.content.text).toMatch(/\n\nfor 2\.0$/)
+    expect(await get({})).toMatchObject({ messages: [{ role: 'user' }] })
+  })
+
   it("is read back by dsh's own client as skills, bodies verbatim", async () => {
     const outer = await tempDir()
     const row = { serverName: 'served', transport: 'stdio', command: process.execPath, args: serveArgs(), env: serveEnv(), startupTimeoutMs: 60_000 }
