@@ -68,6 +68,11 @@ const MANIFEST = 'SKILL.md'
  */
 export class ServedSkills {
   private catalog: Promise<Catalog> | undefined
+  /**
+   * Why each skill left out was left out, as last logged: the catalog is built again after every
+   * change of any skill, and a skill that stays unservable is logged again only when the reason changes.
+   */
+  private readonly leftOut = new Map<string, string>()
 
   constructor(
     private readonly skills: SkillRegistry,
@@ -181,9 +186,12 @@ export class ServedSkills {
       const files = await readSkillDirectory(base.path)
       if (!files) return undefined
       const entry = await skillEntry(summary.name, files)
+      this.leftOut.delete(summary.name)
       return { entry, directory: base.path, files: new Set(Object.keys(files)), listed: Array.isArray(entry.resources) ? entry.resources : [], summary }
     } catch (error) {
-      this.warn(`skill "${summary.name}" is not served over MCP: ${errorMessage(error)}`)
+      const line = `skill "${summary.name}" is not served over MCP: ${errorMessage(error)}`
+      if (this.leftOut.get(summary.name) !== line) this.warn(line)
+      this.leftOut.set(summary.name, line)
       return undefined
     }
   }

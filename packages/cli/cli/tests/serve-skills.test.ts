@@ -125,6 +125,27 @@ describe('dsh serve: skills over SEP-2640', () => {
     expect(await get({})).toMatchObject({ messages: [{ role: 'user' }] })
   })
 
+  it('a skill left out of SEP-2640 is logged once while its reason stays the same, not again at each rebuild of the catalog after another skill changes', async () => {
+    const linked = join(project, '.dsh', 'skills', 'linked')
+    await mkdir(linked)
+    await writeFile(join(linked, 'SKILL.md'), '---\nname: linked\ndescription: Holds a symlink.\n---\nBody.\n')
+    await symlink(join(project, 'CHANGES.md'), join(linked, 'changes.md'))
+    const served = serveIn([...serveArgs().slice(2)], serveEnv())
+    const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
+    await client.connect(served.transport)
+    clients.push(client)
+    const list = async () => ((await client.request({ method: 'skills/list', params: {} }, Any)) as { skills: { uri: string }[] }).skills.map((skill) => skill.uri)
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(z.object({ method: z.literal('notifications/prompts/list_changed') }).loose(), () => resolve()))
+    expect(await list()).not.toContain('skill://linked/SKILL.md')
+    // Another skill added: the registry changes and the catalog is built again.
+    await writeFile(join(project, '.dsh', 'skills', 'release-notes', 'SKILL.md'), (await readFile(join(project, '.dsh', 'skills', 'release-notes', 'SKILL.md'), 'utf8')) + '\nEdited.\n')
+    await changed
+    expect(await list()).not.toContain('skill://linked/SKILL.md')
+    const lines = served.stderr().split('\n').filter((line) => line.includes('skill "linked" is not served over MCP'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain('changes.md is a symlink or a special file')
+  })
+
   it("is read back by dsh's own client as skills, bodies verbatim", async () => {
     const outer = await tempDir()
     const row = { serverName: 'served', transport: 'stdio', command: process.execPath, args: serveArgs(), env: serveEnv(), startupTimeoutMs: 60_000 }
