@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { DIRECTORY_MIME_TYPE, SKILL_LIMITS, SKILLS_EXTENSION_ID, skillEntry, type Skill } from '@modelcontextprotocol/server/ext/skills'
 import { nodeSkillFiles } from '@modelcontextprotocol/server/ext/skills/node'
@@ -42,11 +43,14 @@ interface Served {
   /** Relative paths of the listed files. */
   readonly files: ReadonlySet<string>
   /** The entry's files (always the array: these skills are never dynamic). */
-  readonly listed: readonly { readonly uri: string; readonly size: number }[]
+  readonly listed: readonly { readonly uri: string; readonly size: number; readonly digest: string }[]
+  /** The registry's summary it was built from, to build it again. */
+  readonly summary: SkillSummary
 }
 
 interface Catalog {
-  readonly skills: ReadonlyMap<string, Served>
+  /** Mutable: `skills/get` puts the entry it built again in place of the listed one. */
+  readonly skills: Map<string, Served>
 }
 
 const SCHEME = 'skill://'
@@ -78,10 +82,25 @@ export class ServedSkills {
     return { skills: [...skills.values()].map((served) => served.entry), ...CACHE }
   }
 
+  /**
+   * One skill's entry, rebuilt from its directory on each call: the registry watches SKILL.md files
+   * only, so a file beside one (a template, a script) can change, appear or go without a registry
+   * change, and an entry kept from the listing would then carry digests its files no longer match.
+   */
   async get(uri: string): Promise<{ skill: Skill } & typeof CACHE> {
-    const served = (await this.current()).skills.get(nameOf(uri) ?? '')
+    const pending = this.current()
+    const catalog = await pending
+    const name = nameOf(uri) ?? ''
+    const served = catalog.skills.get(name)
     if (!served || served.entry.uri !== uri) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill is served at ${quote(uri, 200)}`)
-    return { skill: served.entry, ...CACHE }
+    const fresh = await this.serve(served.summary)
+    // A newer catalog may have replaced this one while the directory was read: leave that one alone.
+    if (this.catalog === pending) {
+      if (fresh) catalog.skills.set(name, fresh)
+      else catalog.skills.delete(name)
+    }
+    if (!fresh) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill is served at ${quote(uri, 200)} any more: its directory changed (dsh serve's log says why)`)
+    return { skill: fresh.entry, ...CACHE }
   }
 
   /** The SKILL.md of each skill, as `resources/list` shows it. */
@@ -99,8 +118,13 @@ export class ServedSkills {
     try {
       bytes = await nodeSkillFiles(served.directory).read(path)
     } catch (error) {
+      this.catalog = undefined
       throw new RpcError(RpcCode.INVALID_PARAMS, `${quote(uri, 200)} cannot be read any more: ${errorMessage(error)}`)
     }
+    // The file changed since the listing (its SKILL.md did not, or the registry would have said):
+    // its bytes are served as they are now, and the next listing is built again to match them.
+    const listed = served.listed.find((file) => file.uri === uri)
+    if (listed && (listed.size !== bytes.byteLength || listed.digest !== digestOf(bytes))) this.catalog = undefined
     const text = textOf(bytes)
     return { contents: [text === undefined ? { uri, mimeType: 'application/octet-stream', blob: Buffer.from(bytes).toString('base64') } : { uri, mimeType: mimeTypeOf(path), text }], ...CACHE }
   }
@@ -157,7 +181,7 @@ export class ServedSkills {
       const files = await readSkillDirectory(base.path)
       if (!files) return undefined
       const entry = await skillEntry(summary.name, files)
-      return { entry, directory: base.path, files: new Set(Object.keys(files)), listed: Array.isArray(entry.resources) ? entry.resources : [] }
+      return { entry, directory: base.path, files: new Set(Object.keys(files)), listed: Array.isArray(entry.resources) ? entry.resources : [], summary }
     } catch (error) {
       this.warn(`skill "${summary.name}" is not served over MCP: ${errorMessage(error)}`)
       return undefined
@@ -213,6 +237,11 @@ function mimeTypeOf(path: string): string {
   if (path.endsWith('.json')) return 'application/json'
   if (path.endsWith('.sh')) return 'text/x-shellscript'
   return 'text/plain'
+}
+
+/** The SEP-2640 digest of bytes, as the SDK's `skillEntry` writes it. */
+function digestOf(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`
 }
 
 /** The text of bytes that are UTF-8 and lose nothing decoded; undefined for anything else (sent as a blob). */

@@ -82,6 +82,49 @@ describe('dsh serve: skills over SEP-2640', () => {
     await expect(client.request({ method: 'resources/directory/read', params: { uri: 'skill://deploy/SKILL.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
   })
 
+  it('a file beside a SKILL.md edited, added or removed while serving: skills/get lists it as it is now, digests matching the bytes resources/read serves (the listing kept the old digest for ever)', async () => {
+    const client = await connect()
+    const dir = join(project, '.dsh', 'skills', 'release-notes')
+    type Entry = { skill: { resources: { uri: string; digest: string; size: number }[] } }
+    const get = async () => ((await client.request({ method: 'skills/get', params: { uri: 'skill://release-notes/SKILL.md' } }, Any)) as Entry).skill.resources
+    const read = async (uri: string) => ((await client.request({ method: 'resources/read', params: { uri } }, Any)) as { contents: { text: string }[] }).contents[0]!.text
+    expect((await get()).map((file) => file.uri)).toEqual(['skill://release-notes/SKILL.md', 'skill://release-notes/templates/changelog.md'])
+
+    // No SKILL.md changes, so the registry (which watches SKILL.md files) says nothing.
+    const edited = Buffer.from('## Changed after the listing\n')
+    await writeFile(join(dir, 'templates', 'changelog.md'), edited)
+    await writeFile(join(dir, 'templates', 'added.md'), 'added\n')
+    expect(await get()).toEqual([
+      { uri: 'skill://release-notes/SKILL.md', digest: sha256(await readFile(join(dir, 'SKILL.md'))), size: (await readFile(join(dir, 'SKILL.md'))).length },
+      { uri: 'skill://release-notes/templates/added.md', digest: sha256(Buffer.from('added\n')), size: 6 },
+      { uri: 'skill://release-notes/templates/changelog.md', digest: sha256(edited), size: edited.length },
+    ])
+    expect(await read('skill://release-notes/templates/changelog.md')).toBe(edited.toString())
+    expect(await read('skill://release-notes/templates/added.md')).toBe('added\n')
+
+    // Read without a skills/get first: the bytes served are today's, and the listing follows them.
+    const again = Buffer.from('## Changed twice\n')
+    await writeFile(join(dir, 'templates', 'changelog.md'), again)
+    expect(await read('skill://release-notes/templates/changelog.md')).toBe(again.toString())
+    const { skills } = (await client.request({ method: 'skills/list', params: {} }, Any)) as { skills: Entry['skill'][] }
+    expect(skills.flatMap((skill) => skill.resources).find((file) => file.uri.endsWith('changelog.md'))).toEqual({ uri: 'skill://release-notes/templates/changelog.md', digest: sha256(again), size: again.length })
+
+    // A removed file leaves the entry instead of being listed with a digest nothing can match.
+    await rm(join(dir, 'templates', 'added.md'))
+    expect((await get()).map((file) => file.uri)).toEqual(['skill://release-notes/SKILL.md', 'skill://release-notes/templates/changelog.md'])
+    await expect(client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/templates/added.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
+  })
+
+  it('prompts/get with an argument the prompt does not declare: -32602 naming it and the one it has (the text was dropped and the skill served without it)', async () => {
+    const client = await connect()
+    const get = (args: Record<string, string>) => client.request({ method: 'prompts/get', params: { name: 'release-notes', arguments: args } }, Any)
+    await expect(get({ input: 'for 2.0' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('prompt "release-notes" has one argument, "arguments" (the text that follows /name); it was sent "input"') })
+    await expect(get({ arguments: 'for 2.0', a: '', b: '', c: '', d: '', e: '', f: '' })).rejects.toMatchObject({ message: expect.stringMatching(/it was sent "a", "b", "c", "d", "e" and 1 more$/) })
+    const served = (await get({ arguments: 'for 2.0' })) as { messages: { content: { text: string } }[] }
+    expect(served.messages[0]!.content.text).toMatch(/\n\nfor 2\.0$/)
+    expect(await get({})).toMatchObject({ messages: [{ role: 'user' }] })
+  })
+
   it("is read back by dsh's own client as skills, bodies verbatim", async () => {
     const outer = await tempDir()
     const row = { serverName: 'served', transport: 'stdio', command: process.execPath, args: serveArgs(), env: serveEnv(), startupTimeoutMs: 60_000 }
