@@ -361,6 +361,19 @@ describe('redirects', () => {
     expect(bodyText(result.body)).toBe('end')
   })
 
+  it('a Location written in raw UTF-8 bytes is read as UTF-8, as browsers read it (not as Latin-1: /caf%C3%83%C2%A9); raw bytes that are not UTF-8 stay as they came', async () => {
+    const raw = (text: string, encoding: BufferEncoding) => Buffer.from(text, encoding).toString('latin1')
+    const routes = chain({
+      '/utf8': [302, { location: raw('/caf\u00e9/\u65e5\u672c?q=cr\u00e8me', 'utf8') }],
+      '/latin1': [302, { location: raw('/caf\u00e9/x', 'latin1') }],
+      '/caf%C3%A9/%E6%97%A5%E6%9C%AC?q=cr%C3%A8me': [200, { 'content-type': 'text/plain' }, 'utf-8 target'],
+      '/caf%C3%A9/x': [200, { 'content-type': 'text/plain' }, 'latin-1 target'],
+    })
+    const utf8 = (await fetchFrom(routes, {}, '/utf8')).result
+    expect([utf8.url.replace(/^http:\/\/[^/]+/, ''), bodyText(utf8.body)]).toEqual(['/caf%C3%A9/%E6%97%A5%E6%9C%AC?q=cr%C3%A8me', 'utf-8 target'])
+    expect(bodyText((await fetchFrom(routes, {}, '/latin1')).result.body)).toBe('latin-1 target')
+  })
+
   it('F19: a cross-origin redirect is WEB_REDIRECT_BLOCKED and the other origin sees nothing', async () => {
     const other = await serve(respond(200, { 'content-type': 'text/plain' }, 'other'))
     const { error } = await failFrom(chain({ '/': [302, { location: `${other.origin}/` }] }))
