@@ -301,8 +301,9 @@ function checkPackagedPreset(stdout: string): void {
   const rows = expectStates('dsh status (coding)', stdout, [
     ['lsp', 'typescript', 'ready'],
     // pyright answers its handshake before it has found the workspace's files (about a second):
-    // until its log says so the row is `indexing` (finding source files), which a probe made at
-    // once reads; either state means the installed server started and answered.
+    // until its log says so the row is `indexing` (finding source files). The probe waits for that
+    // up to probeSettleMs (10 s), so it reads `ready`; a slower machine may still read `indexing`,
+    // and either state means the installed server started and answered.
     ['lsp', 'python', ['ready', 'indexing']],
     ['web', 'fetch:http', 'ready'],
     ['skill', 'filesystem', 'ready'],

@@ -10,6 +10,9 @@ import { RpcCode, RpcError, type Routes } from './serve-rpc.ts'
  * user's argument text after it. The skills seen are
  * those of the served session's workspace.
  */
+/** The one argument each skill prompt declares: the text typed after `/name`. */
+const ARGUMENT = 'arguments'
+
 export function servePrompts(routes: Routes, skills: SkillRegistry, session: Session): void {
   const view = (signal: AbortSignal) => ({ cwd: session.cwd, scope: session, signal })
   routes.add(ListPromptsRequestSchema, async (_request, extra) => ({
@@ -18,7 +21,7 @@ export function servePrompts(routes: Routes, skills: SkillRegistry, session: Ses
       .map((skill) => ({
         name: skill.name,
         description: skill.description,
-        arguments: [{ name: 'arguments', description: 'What to do with the skill (appended after it, as text after /name would be)', required: false }],
+        arguments: [{ name: ARGUMENT, description: 'What to do with the skill (appended after it, as text after /name would be)', required: false }],
       })),
   }))
   routes.add(GetPromptRequestSchema, async (request, extra) => {
@@ -30,6 +33,13 @@ export function servePrompts(routes: Routes, skills: SkillRegistry, session: Ses
       throw promptLoadError(name, error) ?? error
     })
     if (!skill?.invocation.userInvocable) throw new RpcError(RpcCode.INVALID_PARAMS, `no user-invocable skill named ${quote(name)}`)
+    // A client that names the text otherwise (`input`, `args`) would get the skill without it and
+    // never hear that what the user typed was dropped.
+    const unknown = Object.keys(args ?? {}).filter((key) => key !== ARGUMENT)
+    if (unknown.length) {
+      const named = unknown.slice(0, 5).map((key) => quote(key, 80)).join(', ') + (unknown.length > 5 ? ` and ${unknown.length - 5} more` : '')
+      throw new RpcError(RpcCode.INVALID_PARAMS, `prompt ${quote(name)} has one argument, "${ARGUMENT}" (the text that follows /name); it was sent ${named}`)
+    }
     // Bounded as the `skill` tool and `/name` bound it (the skills service's loadMaxChars and note).
     const rendered = renderSkillContent({ ...skill, content: skills.forModel(skill) })
     const text = args?.arguments?.trim() ? `${rendered}\n\n${args.arguments.trim()}` : rendered

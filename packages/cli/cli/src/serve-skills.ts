@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DIRECTORY_MIME_TYPE, SKILL_LIMITS, SKILLS_EXTENSION_ID, skillEntry, type Skill } from '@modelcontextprotocol/server/ext/skills'
 import { nodeSkillFiles } from '@modelcontextprotocol/server/ext/skills/node'
@@ -42,11 +44,14 @@ interface Served {
   /** Relative paths of the listed files. */
   readonly files: ReadonlySet<string>
   /** The entry's files (always the array: these skills are never dynamic). */
-  readonly listed: readonly { readonly uri: string; readonly size: number }[]
+  readonly listed: readonly { readonly uri: string; readonly size: number; readonly digest: string }[]
+  /** The registry's summary it was built from, to build it again. */
+  readonly summary: SkillSummary
 }
 
 interface Catalog {
-  readonly skills: ReadonlyMap<string, Served>
+  /** Mutable: `skills/get` puts the entry it built again in place of the listed one. */
+  readonly skills: Map<string, Served>
 }
 
 const SCHEME = 'skill://'
@@ -64,6 +69,11 @@ const MANIFEST = 'SKILL.md'
  */
 export class ServedSkills {
   private catalog: Promise<Catalog> | undefined
+  /**
+   * Why each skill left out was left out, as last logged: the catalog is built again after every
+   * change of any skill, and a skill that stays unservable is logged again only when the reason changes.
+   */
+  private readonly leftOut = new Map<string, string>()
 
   constructor(
     private readonly skills: SkillRegistry,
@@ -78,10 +88,25 @@ export class ServedSkills {
     return { skills: [...skills.values()].map((served) => served.entry), ...CACHE }
   }
 
+  /**
+   * One skill's entry, rebuilt from its directory on each call: the registry watches SKILL.md files
+   * only, so a file beside one (a template, a script) can change, appear or go without a registry
+   * change, and an entry kept from the listing would then carry digests its files no longer match.
+   */
   async get(uri: string): Promise<{ skill: Skill } & typeof CACHE> {
-    const served = (await this.current()).skills.get(nameOf(uri) ?? '')
+    const pending = this.current()
+    const catalog = await pending
+    const name = nameOf(uri) ?? ''
+    const served = catalog.skills.get(name)
     if (!served || served.entry.uri !== uri) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill is served at ${quote(uri, 200)}`)
-    return { skill: served.entry, ...CACHE }
+    const fresh = await this.serve(served.summary)
+    // A newer catalog may have replaced this one while the directory was read: leave that one alone.
+    if (this.catalog === pending) {
+      if (fresh) catalog.skills.set(name, fresh)
+      else catalog.skills.delete(name)
+    }
+    if (!fresh) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill is served at ${quote(uri, 200)} any more: its directory changed (dsh serve's log says why)`)
+    return { skill: fresh.entry, ...CACHE }
   }
 
   /** The SKILL.md of each skill, as `resources/list` shows it. */
@@ -97,10 +122,18 @@ export class ServedSkills {
     if (path === undefined || !served.files.has(path)) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill file is served at ${quote(uri, 200)}`)
     let bytes: Uint8Array
     try {
+      // A listed file that grew past what a whole skill may hold since is refused unread.
+      const { size } = await lstat(join(served.directory, path))
+      if (size > SKILL_LIMITS.bytes) throw new Error(`it is ${size} bytes now, over the SEP-2640 limit of ${SKILL_LIMITS.bytes} bytes for a whole skill`)
       bytes = await nodeSkillFiles(served.directory).read(path)
     } catch (error) {
+      this.catalog = undefined
       throw new RpcError(RpcCode.INVALID_PARAMS, `${quote(uri, 200)} cannot be read any more: ${errorMessage(error)}`)
     }
+    // The file changed since the listing (its SKILL.md did not, or the registry would have said):
+    // its bytes are served as they are now, and the next listing is built again to match them.
+    const listed = served.listed.find((file) => file.uri === uri)
+    if (listed && (listed.size !== bytes.byteLength || listed.digest !== digestOf(bytes))) this.catalog = undefined
     const text = textOf(bytes)
     return { contents: [text === undefined ? { uri, mimeType: 'application/octet-stream', blob: Buffer.from(bytes).toString('base64') } : { uri, mimeType: mimeTypeOf(path), text }], ...CACHE }
   }
@@ -157,9 +190,12 @@ export class ServedSkills {
       const files = await readSkillDirectory(base.path)
       if (!files) return undefined
       const entry = await skillEntry(summary.name, files)
-      return { entry, directory: base.path, files: new Set(Object.keys(files)), listed: Array.isArray(entry.resources) ? entry.resources : [] }
+      this.leftOut.delete(summary.name)
+      return { entry, directory: base.path, files: new Set(Object.keys(files)), listed: Array.isArray(entry.resources) ? entry.resources : [], summary }
     } catch (error) {
-      this.warn(`skill "${summary.name}" is not served over MCP: ${errorMessage(error)}`)
+      const line = `skill "${summary.name}" is not served over MCP: ${errorMessage(error)}`
+      if (this.leftOut.get(summary.name) !== line) this.warn(line)
+      this.leftOut.set(summary.name, line)
       return undefined
     }
   }
@@ -171,6 +207,7 @@ async function readSkillDirectory(directory: string): Promise<Record<string, Uin
   const top = await adapter.list('')
   if (!top.some((entry) => entry.name === MANIFEST && entry.kind === 'file')) return undefined
   const files: Record<string, Uint8Array> = {}
+  const overLimits = () => new Error(`${directory} is over the SEP-2640 limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`)
   let count = 0
   let bytes = 0
   const walk = async (dir: string, entries: Awaited<ReturnType<typeof adapter.list>>): Promise<void> => {
@@ -181,10 +218,14 @@ async function readSkillDirectory(directory: string): Promise<Record<string, Uin
           await walk(path, await adapter.list(path))
           break
         case 'file': {
-          const content = await adapter.read(path)
+          // Counted from its size before it is read: a 1.5 GB file dropped in a skill directory must
+          // not be read whole into the server's memory at every rebuild only to be refused after.
           count++
+          const size = (await lstat(join(directory, path))).size
+          if (count > SKILL_LIMITS.files || bytes + size > SKILL_LIMITS.bytes) throw overLimits()
+          const content = await adapter.read(path)
           bytes += content.byteLength
-          if (count > SKILL_LIMITS.files || bytes > SKILL_LIMITS.bytes) throw new Error(`${directory} is over the SEP-2640 limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`)
+          if (bytes > SKILL_LIMITS.bytes) throw overLimits()
           files[path] = content
           break
         }
@@ -213,6 +254,11 @@ function mimeTypeOf(path: string): string {
   if (path.endsWith('.json')) return 'application/json'
   if (path.endsWith('.sh')) return 'text/x-shellscript'
   return 'text/plain'
+}
+
+/** The SEP-2640 digest of bytes, as the SDK's `skillEntry` writes it. */
+function digestOf(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`
 }
 
 /** The text of bytes that are UTF-8 and lose nothing decoded; undefined for anything else (sent as a blob). */

@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, open, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -80,6 +80,94 @@ describe('dsh serve: skills over SEP-2640', () => {
     const scripts = (await client.request({ method: 'resources/directory/read', params: { uri: 'skill://deploy/scripts' } }, Any)) as { resources: { uri: string }[] }
     expect(scripts.resources.map((resource) => resource.uri)).toEqual(['skill://deploy/scripts/deploy.sh'])
     await expect(client.request({ method: 'resources/directory/read', params: { uri: 'skill://deploy/SKILL.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
+  })
+
+  it('a file beside a SKILL.md edited, added or removed while serving: skills/get lists it as it is now, digests matching the bytes resources/read serves (the listing kept the old digest for ever)', async () => {
+    const client = await connect()
+    const dir = join(project, '.dsh', 'skills', 'release-notes')
+    type Entry = { skill: { resources: { uri: string; digest: string; size: number }[] } }
+    const get = async () => ((await client.request({ method: 'skills/get', params: { uri: 'skill://release-notes/SKILL.md' } }, Any)) as Entry).skill.resources
+    const read = async (uri: string) => ((await client.request({ method: 'resources/read', params: { uri } }, Any)) as { contents: { text: string }[] }).contents[0]!.text
+    expect((await get()).map((file) => file.uri)).toEqual(['skill://release-notes/SKILL.md', 'skill://release-notes/templates/changelog.md'])
+
+    // No SKILL.md changes, so the registry (which watches SKILL.md files) says nothing.
+    const edited = Buffer.from('## Changed after the listing\n')
+    await writeFile(join(dir, 'templates', 'changelog.md'), edited)
+    await writeFile(join(dir, 'templates', 'added.md'), 'added\n')
+    expect(await get()).toEqual([
+      { uri: 'skill://release-notes/SKILL.md', digest: sha256(await readFile(join(dir, 'SKILL.md'))), size: (await readFile(join(dir, 'SKILL.md'))).length },
+      { uri: 'skill://release-notes/templates/added.md', digest: sha256(Buffer.from('added\n')), size: 6 },
+      { uri: 'skill://release-notes/templates/changelog.md', digest: sha256(edited), size: edited.length },
+    ])
+    expect(await read('skill://release-notes/templates/changelog.md')).toBe(edited.toString())
+    expect(await read('skill://release-notes/templates/added.md')).toBe('added\n')
+
+    // Read without a skills/get first: the bytes served are today's, and the listing follows them.
+    const again = Buffer.from('## Changed twice\n')
+    await writeFile(join(dir, 'templates', 'changelog.md'), again)
+    expect(await read('skill://release-notes/templates/changelog.md')).toBe(again.toString())
+    const { skills } = (await client.request({ method: 'skills/list', params: {} }, Any)) as { skills: Entry['skill'][] }
+    expect(skills.flatMap((skill) => skill.resources).find((file) => file.uri.endsWith('changelog.md'))).toEqual({ uri: 'skill://release-notes/templates/changelog.md', digest: sha256(again), size: again.length })
+
+    // A removed file leaves the entry instead of being listed with a digest nothing can match.
+    await rm(join(dir, 'templates', 'added.md'))
+    expect((await get()).map((file) => file.uri)).toEqual(['skill://release-notes/SKILL.md', 'skill://release-notes/templates/changelog.md'])
+    await expect(client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/templates/added.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
+  })
+
+  it('prompts/get with an argument the prompt does not declare: -32602 naming it and the one it has (the text was dropped and the skill served without it)', async () => {
+    const client = await connect()
+    const get = (args: Record<string, string>) => client.request({ method: 'prompts/get', params: { name: 'release-notes', arguments: args } }, Any)
+    await expect(get({ input: 'for 2.0' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('prompt "release-notes" has one argument, "arguments" (the text that follows /name); it was sent "input"') })
+    await expect(get({ arguments: 'for 2.0', a: '', b: '', c: '', d: '', e: '', f: '' })).rejects.toMatchObject({ message: expect.stringMatching(/it was sent "a", "b", "c", "d", "e" and 1 more$/) })
+    const served = (await get({ arguments: 'for 2.0' })) as { messages: { content: { text: string } }[] }
+    expect(served.messages[0]!.content.text).toMatch(/\n\nfor 2\.0$/)
+    expect(await get({})).toMatchObject({ messages: [{ role: 'user' }] })
+  })
+
+  it('a skill left out of SEP-2640 is logged once while its reason stays the same, not again at each rebuild of the catalog after another skill changes', async () => {
+    const linked = join(project, '.dsh', 'skills', 'linked')
+    await mkdir(linked)
+    await writeFile(join(linked, 'SKILL.md'), '---\nname: linked\ndescription: Holds a symlink.\n---\nBody.\n')
+    await symlink(join(project, 'CHANGES.md'), join(linked, 'changes.md'))
+    const served = serveIn([...serveArgs().slice(2)], serveEnv())
+    const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
+    await client.connect(served.transport)
+    clients.push(client)
+    const list = async () => ((await client.request({ method: 'skills/list', params: {} }, Any)) as { skills: { uri: string }[] }).skills.map((skill) => skill.uri)
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(z.object({ method: z.literal('notifications/prompts/list_changed') }).loose(), () => resolve()))
+    expect(await list()).not.toContain('skill://linked/SKILL.md')
+    // Another skill added: the registry changes and the catalog is built again.
+    await writeFile(join(project, '.dsh', 'skills', 'release-notes', 'SKILL.md'), (await readFile(join(project, '.dsh', 'skills', 'release-notes', 'SKILL.md'), 'utf8')) + '\nEdited.\n')
+    await changed
+    expect(await list()).not.toContain('skill://linked/SKILL.md')
+    const lines = served.stderr().split('\n').filter((line) => line.includes('skill "linked" is not served over MCP'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain('changes.md is a symlink or a special file')
+  })
+
+  it('a 3 GiB file in a skill directory, there from the start or grown after the listing: refused from its size, unread, as over the SEP-2640 limits (it was read first: a RangeError past 2 GiB, the whole file in memory below)', async () => {
+    const dir = join(project, '.dsh', 'skills', 'release-notes')
+    // Sparse files: no disk is used.
+    const big = join(project, '.agents', 'skills', 'deploy', 'data.bin')
+    const handle = await open(big, 'w')
+    await handle.truncate(3 * 1024 ** 3)
+    await handle.close()
+    const served = serveIn([...serveArgs().slice(2)], serveEnv())
+    const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
+    await client.connect(served.transport)
+    clients.push(client)
+    const { skills } = (await client.request({ method: 'skills/list', params: {} }, Any)) as { skills: { uri: string }[] }
+    expect(skills.map((skill) => skill.uri)).toEqual(['skill://commit-message/SKILL.md', 'skill://release-notes/SKILL.md'])
+    expect(served.stderr()).toContain(`skill "deploy" is not served over MCP: ${join(project, '.agents', 'skills', 'deploy')} is over the SEP-2640 limits (512 files, 16777216 bytes)`)
+
+    const grown = await open(join(dir, 'templates', 'changelog.md'), 'r+')
+    await grown.truncate(3 * 1024 ** 3)
+    await grown.close()
+    await expect(client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/templates/changelog.md' } }, Any)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('"skill://release-notes/templates/changelog.md" cannot be read any more: it is 3221225472 bytes now, over the SEP-2640 limit of 16777216 bytes for a whole skill'),
+    })
   })
 
   it("is read back by dsh's own client as skills, bodies verbatim", async () => {

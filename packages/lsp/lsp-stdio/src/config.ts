@@ -142,6 +142,13 @@ export const ServerConfig = z.strictObject({
    * recently used beyond this is closed.
    */
   maxOpenDocuments: positive(50),
+  /**
+   * How long `dsh status`'s probe, once the server is up, waits for work it is at to end (a
+   * progress, or a `logProgress` such as pyright's finding its source files, about a second after
+   * its handshake) before it reports, so a small workspace reads `ready` rather than `indexing`.
+   * Work going on past it is reported as `indexing`; 0 reports at once. Queries never wait for it.
+   */
+  probeSettleMs: z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS).default(10_000),
   /** A work-done progress token still open after this long is treated as ended (a server that forgot to end it stops looking busy). */
   progressTimeoutMs: budget(600_000),
   /** Graceful `shutdown`/`exit` budget before the process group is killed. */

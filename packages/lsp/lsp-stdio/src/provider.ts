@@ -39,6 +39,7 @@ import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
 import { withinLine } from './source-text.ts'
 import { missingIndexNote } from './workspace-index.ts'
+import { ReportWaits } from './report-waits.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
 import { Supervision, type FailureKind, type TransportOwner } from './supervision.ts'
 
@@ -83,6 +84,8 @@ export class StdioLspProvider implements LspProvider {
    */
   private readonly lifetime = new Lifetime()
   private disposed = false
+  /** The servers' reports (work begun or ended), waited on by the status probe. */
+  private readonly reports = new ReportWaits()
 
   constructor(private readonly options: ProviderOptions) {
     const { id, config, subprocess, report } = options
@@ -90,7 +93,7 @@ export class StdioLspProvider implements LspProvider {
     this.extensionToLanguage = { ...config.extensionToLanguage }
     this.filenameToLanguage = { ...config.filenameToLanguage }
     this.supervision = new Supervision(id, config.crashes)
-    this.pool = new ServerPool({ serverId: id, config, subprocess, report, assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
+    this.pool = new ServerPool({ serverId: id, config, subprocess, report: this.reports.wrap(report), assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
     this.anchors = new AnchorFiles(options.fs, this.extensionToLanguage)
     this.texts = new ProvenTextCache(options.fs)
     const { preflight } = config
@@ -365,7 +368,7 @@ export class StdioLspProvider implements LspProvider {
     try {
       this.guard(scope)
       const workspace = await this.workspaceOf(cwd, scope)
-      let root: ServerRoot | undefined
+      let probed: ServerInstance | undefined
       await this.queue.run(workspace.path, scope, async () => {
         this.guard(scope)
         let instance: ServerInstance | undefined
@@ -377,17 +380,36 @@ export class StdioLspProvider implements LspProvider {
           if (instance) await this.pool.retire(instance)
           throw error
         }
-        root = instance.workspace
+        probed = instance
         await this.pool.release(instance)
       })
+      // Outside the queue: a query meanwhile waits for the same work itself.
+      if (probed) await this.settleStartup(probed, scope)
       const status = this.bareStatus()
       // A server up without what it needs to know the workspace (clangd without compile_commands.json) says so before any empty answer does.
-      const note = status.state === 'ready' && root ? await this.indexNote(root, scope.signal) : undefined
+      const note = status.state === 'ready' && probed ? await this.indexNote(probed.workspace, scope.signal) : undefined
       return withRoutes(note ? { state: status.state, detail: `${status.detail}; ${note}` } : status, this)
     } catch (error) {
       return withRoutes(probeFailureStatus(error, failure), this)
     } finally {
       scope.dispose()
+    }
+  }
+
+  /**
+   * Waits up to `probeSettleMs` for the work a server just started is at to end (pyright finds its
+   * source files for about a second after its handshake), woken by each report rather than polling.
+   * Returns early when the server stops or the probe's lifetime ends.
+   */
+  private async settleStartup(instance: ServerInstance, scope: Lifetime): Promise<void> {
+    const until = Date.now() + this.options.config.probeSettleMs
+    while (instance.state === 'indexing') {
+      const left = until - Date.now()
+      if (left <= 0) return
+      const next = this.reports.next()
+      const woke = await scope.within(next.promise, left)
+      next.cancel()
+      if (!woke) return
     }
   }
 

@@ -48,6 +48,7 @@ describe('ServerConfig defaults', () => {
       diagnosticsWaitMs: 10_000,
       diagnosticsSettleMs: 200,
       maxOpenDocuments: 50,
+      probeSettleMs: 10_000,
       progressTimeoutMs: 600_000,
       shutdownTimeoutMs: 5_000,
       killGraceMs: 2_000,

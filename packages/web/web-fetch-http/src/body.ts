@@ -3,6 +3,7 @@ import type { Readable, Transform } from 'node:stream'
 import { sliceCodePoints, WebError } from 'dsh-web'
 import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
+import { isZlibHeader, peekFirstChunk } from './deflate.ts'
 
 export interface BodyLimits {
   /** Decoded bytes read at most. */
@@ -53,17 +54,25 @@ export async function readBody(body: Readable, headers: { contentType: string | 
   }
   let headerDecoder: StreamDecoder | undefined
   let source: Readable
+  // An encoded body found empty while waiting for its first bytes (nothing left to read).
+  let empty = false
   try {
     // An unknown charset is refused before any byte is read.
     if (headerCharset) headerDecoder = decoderFor(headerCharset)
-    source = decoded(body, headers.contentEncoding)
+    const encoding = (headers.contentEncoding ?? '').trim().toLowerCase()
+    // An encoded body waits for its first bytes: raw or zlib-wrapped deflate is told by them
+    // (deflate.ts), and an empty body (a 200 or an error page with no bytes under `gzip`) is empty,
+    // not compressed data cut short (zlib's "unexpected end of file").
+    const first = isEncoded(encoding) ? await peekFirstChunk(body) : undefined
+    empty = first === null
+    source = first ? decoded(body, encoding, encoding === 'deflate' && !isZlibHeader(first)) : body
   } catch (error) {
     discard(body)
     throw error
   }
   const reader = new BodyReader(limits, declared.kind === 'sniff' ? undefined : declared.kind, headers.contentType, headerCharset, headerDecoder)
   try {
-    await drain(source, reader)
+    if (!empty) await drain(source, reader)
     return reader.finish()
   } catch (error) {
     throw source !== body && isInflateError(error) ? inflateFailed(error, headers.contentEncoding!.trim().toLowerCase()) : error
@@ -267,8 +276,8 @@ export function unlabelledEncoding(head: Uint8Array): 'utf-8' | 'windows-1252' {
   return 'windows-1252'
 }
 
-function decoded(body: Readable, contentEncoding: string | undefined): Readable {
-  const inflater = inflaterFor((contentEncoding ?? '').trim().toLowerCase())
+function decoded(body: Readable, encoding: string, rawDeflate: boolean): Readable {
+  const inflater = inflaterFor(encoding, rawDeflate)
   if (!inflater) return body
   body.on('error', (error) => inflater.destroy(error))
   return body.pipe(inflater)
@@ -290,7 +299,16 @@ function inflateFailed(error: Error & { code: string }, encoding: string): WebEr
   return new WebError(`web fetch failed: the body's ${name} data (Content-Encoding: ${encoding}) ${what}: ${error.message} (${error.code})`, 'WEB_PROVIDER_ERROR', { cause: error })
 }
 
-function inflaterFor(encoding: string): Transform | undefined {
+const ENCODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
+
+/** Whether a Content-Encoding (trimmed, lower-cased) is one to undo; an unknown one is refused. */
+function isEncoded(encoding: string): boolean {
+  if (encoding === '' || encoding === 'identity') return false
+  if (!ENCODINGS.has(encoding)) throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+  return true
+}
+
+function inflaterFor(encoding: string, rawDeflate: boolean): Transform | undefined {
   // Loaded with the first compressed body: a process that fetches nothing (`dsh tools`) never needs it.
   const zlib = () => process.getBuiltinModule('node:zlib')
   switch (encoding) {
@@ -301,7 +319,7 @@ function inflaterFor(encoding: string): Transform | undefined {
     case 'x-gzip':
       return zlib().createGunzip()
     case 'deflate':
-      return zlib().createInflate()
+      return rawDeflate ? zlib().createInflateRaw() : zlib().createInflate()
     case 'br':
       return zlib().createBrotliDecompress()
     default:

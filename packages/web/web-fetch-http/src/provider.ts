@@ -9,7 +9,7 @@ import { guardedConnector, type BaseConnectorOptions, type Connector } from './g
 import { NetworkGuard, type Resolver } from './guard/guard.ts'
 import { DomainRules } from './guard/domains.ts'
 import { checkPort } from './guard/ports.ts'
-import { checkedUrl, isFollowable, REDIRECT_STATUSES, redirectUrl } from './url.ts'
+import { checkedUrl, isFollowable, locationText, REDIRECT_STATUSES, redirectUrl } from './url.ts'
 
 const ACCEPT = 'text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,application/pdf;q=0.8'
 
@@ -153,7 +153,7 @@ export class HttpFetchProvider implements WebFetchProvider {
     if (!location) throw new WebError(`a redirect response (HTTP ${response.statusCode}) had no Location`, 'WEB_PROVIDER_ERROR')
     let target: URL
     try {
-      target = new URL(location, from)
+      target = new URL(locationText(location), from)
     } catch (error) {
       throw new WebError(`a redirect pointed to an invalid Location: ${location}`, 'WEB_PROVIDER_ERROR', { cause: error })
     }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { WebError } from 'dsh-web'
 
 /**
@@ -53,5 +54,21 @@ export function redirectUrl(target: URL, maxUrlLength: number): URL {
     throw new WebError(`the server redirected to ${shown}, which was not followed: ${error.message}`, error.code === 'WEB_INVALID_URL' ? 'WEB_REDIRECT_BLOCKED' : error.code, { cause: error })
   }
 }
+
+/**
+ * A Location header's value as the text of the URL it names. undici hands a header's bytes over one
+ * character per byte (Latin-1); a server that writes a non-ASCII path raw writes it in UTF-8, and
+ * browsers (Chrome, Firefox) read a Location's bytes so. Read as Latin-1 and then percent-encoded,
+ * `/café` became `/caf%C3%83%C2%A9`, another resource (a 404 for the model). Bytes that are not
+ * UTF-8 stay as they came.
+ */
+export function locationText(value: string): string {
+  if (!HIGH_BYTE.test(value) || NOT_A_BYTE.test(value)) return value
+  const bytes = Buffer.from(value, 'latin1')
+  return isUtf8(bytes) ? bytes.toString('utf8') : value
+}
+
+const HIGH_BYTE = /[\u0080-\u00ff]/
+const NOT_A_BYTE = /[^\u0000-\u00ff]/
 
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])

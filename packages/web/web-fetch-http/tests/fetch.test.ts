@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import { Lifetime } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bodyText, closeAll, closeProviders, failure, LOOPBACK_ALLOWED, provider, serve, type Handler } from './fixtures/servers.ts'
@@ -235,6 +235,27 @@ describe('encodings', () => {
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, latin))).result.body)).toBe('caf\ufffd cr\ufffdme, Z\ufffdrich \ufffd \ufffdquoted\ufffd')
   })
 
+  it('Content-Encoding: deflate is read zlib-wrapped or raw (as some servers send it, and browsers read it), whole, in one chunk or byte by byte; an empty encoded body is empty; corrupt deflate is still a coded error', async () => {
+    const text = 'deflated words '.repeat(2000)
+    for (const [name, bytes] of [['zlib', deflateSync(text)], ['raw', deflateRawSync(text)], ['raw, level 0', deflateRawSync(text, { level: 0 })]] as const) {
+      expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'deflate' }, bytes))).result.body), name).toBe(text)
+      const trickle: Handler = (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'Deflate' })
+        response.write(bytes.subarray(0, 1))
+        setTimeout(() => response.end(bytes.subarray(1)), 20)
+      }
+      expect(bodyText((await fetchFrom(trickle)).result.body), `${name}, its first byte alone`).toBe(text)
+    }
+    // An empty body under an encoding is empty, not compressed data cut short.
+    for (const encoding of ['deflate', 'gzip', 'br']) {
+      expect((await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': encoding }))).result.body, encoding).toEqual({ kind: 'text', content: '' })
+    }
+    const bomb = deflateRawSync(Buffer.alloc(20_000_000, 'a'))
+    const { result } = await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'deflate' }, bomb), { maxResponseBytes: 1000, maxBodyChars: 5000 })
+    expect([bodyText(result.body).length, result.truncated]).toEqual([1000, true])
+    expect((await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'deflate' }, Buffer.from([0x78, 0x9c, 0xff, 0xff, 0xff])))).error.code).toBe('WEB_PROVIDER_ERROR')
+  })
+
   it('gzip, deflate and br bodies are decompressed; the byte cap counts decompressed bytes', async () => {
     const text = 'compressible '.repeat(1000)
     for (const [encoding, bytes] of [['gzip', gzipSync(text)], ['br', brotliCompressSync(text)]] as const) {
@@ -338,6 +359,19 @@ describe('redirects', () => {
     const { result } = await fetchFrom(chain({ '/start': [302, { location: '/dir/a' }], '/dir/a': [301, { location: 'b' }], '/dir/b': [200, { 'content-type': 'text/plain' }, 'end'] }), {}, '/start')
     expect(result.url).toMatch(/\/dir\/b$/)
     expect(bodyText(result.body)).toBe('end')
+  })
+
+  it('a Location written in raw UTF-8 bytes is read as UTF-8, as browsers read it (not as Latin-1: /caf%C3%83%C2%A9); raw bytes that are not UTF-8 stay as they came', async () => {
+    const raw = (text: string, encoding: BufferEncoding) => Buffer.from(text, encoding).toString('latin1')
+    const routes = chain({
+      '/utf8': [302, { location: raw('/caf\u00e9/\u65e5\u672c?q=cr\u00e8me', 'utf8') }],
+      '/latin1': [302, { location: raw('/caf\u00e9/x', 'latin1') }],
+      '/caf%C3%A9/%E6%97%A5%E6%9C%AC?q=cr%C3%A8me': [200, { 'content-type': 'text/plain' }, 'utf-8 target'],
+      '/caf%C3%A9/x': [200, { 'content-type': 'text/plain' }, 'latin-1 target'],
+    })
+    const utf8 = (await fetchFrom(routes, {}, '/utf8')).result
+    expect([utf8.url.replace(/^http:\/\/[^/]+/, ''), bodyText(utf8.body)]).toEqual(['/caf%C3%A9/%E6%97%A5%E6%9C%AC?q=cr%C3%A8me', 'utf-8 target'])
+    expect(bodyText((await fetchFrom(routes, {}, '/latin1')).result.body)).toBe('latin-1 target')
   })
 
   it('F19: a cross-origin redirect is WEB_REDIRECT_BLOCKED and the other origin sees nothing', async () => {
