@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DIRECTORY_MIME_TYPE, SKILL_LIMITS, SKILLS_EXTENSION_ID, skillEntry, type Skill } from '@modelcontextprotocol/server/ext/skills'
 import { nodeSkillFiles } from '@modelcontextprotocol/server/ext/skills/node'
@@ -121,6 +122,9 @@ export class ServedSkills {
     if (path === undefined || !served.files.has(path)) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill file is served at ${quote(uri, 200)}`)
     let bytes: Uint8Array
     try {
+      // A listed file that grew past what a whole skill may hold since is refused unread.
+      const { size } = await lstat(join(served.directory, path))
+      if (size > SKILL_LIMITS.bytes) throw new Error(`it is ${size} bytes now, over the SEP-2640 limit of ${SKILL_LIMITS.bytes} bytes for a whole skill`)
       bytes = await nodeSkillFiles(served.directory).read(path)
     } catch (error) {
       this.catalog = undefined
@@ -203,6 +207,7 @@ async function readSkillDirectory(directory: string): Promise<Record<string, Uin
   const top = await adapter.list('')
   if (!top.some((entry) => entry.name === MANIFEST && entry.kind === 'file')) return undefined
   const files: Record<string, Uint8Array> = {}
+  const overLimits = () => new Error(`${directory} is over the SEP-2640 limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`)
   let count = 0
   let bytes = 0
   const walk = async (dir: string, entries: Awaited<ReturnType<typeof adapter.list>>): Promise<void> => {
@@ -213,10 +218,14 @@ async function readSkillDirectory(directory: string): Promise<Record<string, Uin
           await walk(path, await adapter.list(path))
           break
         case 'file': {
-          const content = await adapter.read(path)
+          // Counted from its size before it is read: a 1.5 GB file dropped in a skill directory must
+          // not be read whole into the server's memory at every rebuild only to be refused after.
           count++
+          const size = (await lstat(join(directory, path))).size
+          if (count > SKILL_LIMITS.files || bytes + size > SKILL_LIMITS.bytes) throw overLimits()
+          const content = await adapter.read(path)
           bytes += content.byteLength
-          if (count > SKILL_LIMITS.files || bytes > SKILL_LIMITS.bytes) throw new Error(`${directory} is over the SEP-2640 limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`)
+          if (bytes > SKILL_LIMITS.bytes) throw overLimits()
           files[path] = content
           break
         }

@@ -59,10 +59,15 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
   const stopNotifying = composition.onListChanged((change) => {
     for (const server of instances) void (change === 'tools' ? server.sendToolListChanged() : server.sendPromptListChanged()).catch(() => {})
   })
+  let inputEnded = false
   const closed = new Promise<void>((resolve) => {
     void transport.whenClosed.then(resolve)
-    options.stdin.once('end', resolve)
-    options.stdin.once('close', resolve)
+    const ended = () => {
+      inputEnded = true
+      resolve()
+    }
+    options.stdin.once('end', ended)
+    options.stdin.once('close', ended)
     if (options.signal.aborted) resolve()
     else options.signal.addEventListener('abort', () => resolve(), { once: true })
   })
@@ -72,7 +77,11 @@ export async function serve(host: Host, tools: ToolRuntime, sessions: SessionSer
     stopNotifying()
     // Told to stop: every request still running is answered now (a coded error), before the
     // connection closes, so the client does not just see it end.
+    // A client that only closed its writing end (a script piping its requests in) may still read:
+    // its calls still running are cancelled (closing stdin is how MCP asks a server to stop) and it
+    // hears so, as on a signal, instead of those answers never coming.
     if (options.signal.aborted) transport.refuseUnanswered(RpcCode.SHUTTING_DOWN, 'dsh serve is shutting down (it was sent SIGTERM or SIGINT): this request was cancelled')
+    else if (inputEnded) transport.refuseUnanswered(RpcCode.SHUTTING_DOWN, 'dsh serve is shutting down (its stdin closed): this request was cancelled')
     await handle.close().catch(() => {})
     composition.close()
   }

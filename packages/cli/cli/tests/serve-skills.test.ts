@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, open, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -144,6 +144,30 @@ describe('dsh serve: skills over SEP-2640', () => {
     const lines = served.stderr().split('\n').filter((line) => line.includes('skill "linked" is not served over MCP'))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain('changes.md is a symlink or a special file')
+  })
+
+  it('a 3 GiB file in a skill directory, there from the start or grown after the listing: refused from its size, unread, as over the SEP-2640 limits (it was read first: a RangeError past 2 GiB, the whole file in memory below)', async () => {
+    const dir = join(project, '.dsh', 'skills', 'release-notes')
+    // Sparse files: no disk is used.
+    const big = join(project, '.agents', 'skills', 'deploy', 'data.bin')
+    const handle = await open(big, 'w')
+    await handle.truncate(3 * 1024 ** 3)
+    await handle.close()
+    const served = serveIn([...serveArgs().slice(2)], serveEnv())
+    const client = new Client({ name: 'dsh-serve-skills-test', version: '0' })
+    await client.connect(served.transport)
+    clients.push(client)
+    const { skills } = (await client.request({ method: 'skills/list', params: {} }, Any)) as { skills: { uri: string }[] }
+    expect(skills.map((skill) => skill.uri)).toEqual(['skill://commit-message/SKILL.md', 'skill://release-notes/SKILL.md'])
+    expect(served.stderr()).toContain(`skill "deploy" is not served over MCP: ${join(project, '.agents', 'skills', 'deploy')} is over the SEP-2640 limits (512 files, 16777216 bytes)`)
+
+    const grown = await open(join(dir, 'templates', 'changelog.md'), 'r+')
+    await grown.truncate(3 * 1024 ** 3)
+    await grown.close()
+    await expect(client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/templates/changelog.md' } }, Any)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('"skill://release-notes/templates/changelog.md" cannot be read any more: it is 3221225472 bytes now, over the SEP-2640 limit of 16777216 bytes for a whole skill'),
+    })
   })
 
   it("is read back by dsh's own client as skills, bodies verbatim", async () => {

@@ -155,13 +155,15 @@ export function scannedLines(text: string, wanted: ReadonlySet<number>, makeBuff
   let last = -1
   for (const line of wanted) if (line > last) last = line
   if (last < 0) return { lines, lineCount: undefined }
+  // The next `\n` and `\r` at or after `start` (-1: none left), each searched again only once passed:
+  // `indexOf` runs natively even while this function is not optimised yet (a loop over the
+  // characters cost ~20 instructions a character then), and a text without `\r` is searched for one once.
+  let newline = -2
+  let carriageReturn = -2
   for (let line = 0, start = 0; ; line++) {
-    let end = start
-    while (end < text.length) {
-      const code = text.charCodeAt(end)
-      if (code === 10 || code === 13) break
-      end++
-    }
+    if (newline !== -1 && newline < start) newline = text.indexOf('\n', start)
+    if (carriageReturn !== -1 && carriageReturn < start) carriageReturn = text.indexOf('\r', start)
+    const end = newline === -1 ? (carriageReturn === -1 ? text.length : carriageReturn) : carriageReturn === -1 || newline < carriageReturn ? newline : carriageReturn
     if (wanted.has(line)) {
       const buffer = makeBuffer()
       if (end > start) buffer.append(text.slice(start, end))
