@@ -1,4 +1,4 @@
-import { lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
+import { assertNever, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
 import { sliceCodePoints, stripBidi, type WebBound, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
@@ -23,8 +23,14 @@ export const SearchValue = lazySchema(() => {
     /** Provider answers; with several queries, one `### <query>` block per answer. */
     content: z.string().exactOptional(),
     sources: z.array(Source),
-    /** True when a provider, the seam or the merge dropped sources. */
+    /** True when anything was cut: a provider, the seam or the merge dropped sources, or provider text was shortened. */
     truncated: z.boolean(),
+    /**
+     * What was cut, when `truncated`: `sources` dropped, provider `text` shortened (the answer at
+     * `searchMaxOutputChars`, a title or a snippet at its share), or `both`; the note the model reads
+     * says which. A truncated value without it (made before it existed) reads as sources dropped.
+     */
+    cut: z.enum(['sources', 'text', 'both']).exactOptional(),
     /** The provider that served the search; with several queries served by several, their ids in query order, comma-separated. */
     provider: z.string().exactOptional(),
     /** Providers a failover list passed over before one served (each once), with their state and why: a refused key, a cooldown. */
@@ -142,6 +148,8 @@ function project(result: WebSearchResult): SearchValue {
       ...(source.publishedAt ? { publishedAt: source.publishedAt } : {}),
     })),
     truncated: result.truncated,
+    // The seam's flag is only ever about sources (a provider, the seam or the merge dropped some).
+    ...(result.truncated ? { cut: 'sources' as const } : {}),
     ...(typeof result.provider === 'string' && result.provider ? { provider: result.provider } : {}),
     ...(result.skipped?.length ? { skipped: result.skipped.map(({ id, state, reason }) => ({ id, state, reason })) } : {}),
   }
@@ -166,7 +174,7 @@ function bounded(value: SearchValue, maxChars: number): SearchValue {
     return { url: source.url, ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) }
   })
   if (!cut) return value
-  return { ...(content ? { content } : {}), sources, truncated: true, ...(value.provider ? { provider: value.provider } : {}), ...(value.skipped ? { skipped: value.skipped } : {}) }
+  return { ...(content ? { content } : {}), sources, truncated: true, cut: droppedSources(value) ? 'both' : 'text', ...(value.provider ? { provider: value.provider } : {}), ...(value.skipped ? { skipped: value.skipped } : {}) }
 }
 
 const MAX_TITLE_CHARS = 500
@@ -183,12 +191,31 @@ export function renderSearch(value: SearchValue, maxChars = Number.MAX_SAFE_INTE
   const shown = value.sources.filter((source) => isWebUrl(source.url))
   if (shown.length) parts.push(['Sources:', ...shown.map(sourceLine)].join('\n'))
   else if (!value.content) parts.push('No results found.')
-  if (value.truncated) parts.push(`(Showing the first ${value.sources.length} sources. Refine the query to see others.)`)
+  if (droppedSources(value)) parts.push(`(Showing the first ${value.sources.length} sources. Refine the query to see others.)`)
+  if (value.cut === 'text' || value.cut === 'both') parts.push(SHORTENED)
   parts.push(CITE)
   const text = parts.join('\n\n')
   if (text.length <= maxChars) return text
   const note = `\n\n(Search results truncated at ${maxChars} characters. Refine the query to see others.) ${CITE}`
   return maxChars > note.length ? sliceCodePoints(text, maxChars - note.length) + note : sliceCodePoints(text, maxChars)
+}
+
+/** Said when provider text, not a source, was cut: refining the query would not bring it back. */
+const SHORTENED = '(Long provider text was shortened: the answer, a title or a snippet. Fetch the source to read it whole.)'
+
+/** Whether sources were dropped (a truncated value without `cut` predates it, when that was the only cut said). */
+function droppedSources(value: SearchValue): boolean {
+  if (!value.truncated) return false
+  switch (value.cut) {
+    case undefined:
+    case 'sources':
+    case 'both':
+      return true
+    case 'text':
+      return false
+    default:
+      return assertNever(value.cut, 'search cut')
+  }
 }
 
 const CITE = 'Cite the relevant URLs as Markdown links in your answer.'

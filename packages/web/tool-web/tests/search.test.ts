@@ -117,7 +117,7 @@ describe('execution', () => {
     const lists: Record<string, WebSearchResult> = { p: { sources: sources('a', 'b'), truncated: false }, q: { sources: sources('c', 'd'), truncated: false } }
     const { host } = await withProvider(async (request) => lists[request.query]!, { searchMaxResults: 2 })
     const result = await host.search({ queries: ['p', 'q'] })
-    expect(result.isError ? undefined : result.value).toEqual({ sources: sources('a', 'c'), truncated: true, provider: 'scripted' })
+    expect(result.isError ? undefined : result.value).toEqual({ sources: sources('a', 'c'), truncated: true, cut: 'sources', provider: 'scripted' })
     expect(textOf(result)).toContain('Showing the first 2 sources.')
   })
 

@@ -104,6 +104,36 @@ describe('a result with a field of another type', () => {
   })
 })
 
+describe('what a cut says', () => {
+  it('a title shortened (past 500 characters) says so and not "Showing the first N sources"; sources dropped at searchMaxResults say that; both say both', async () => {
+    const long = { url: 'https://long.test/', title: `Long ${'t'.repeat(600)}`, description: 'short' }
+    const server = await api(results([long, ...CORDIS]))
+    const { app } = await withKey(server)
+    const session = app.sessions.create({ cwd: process.cwd() })
+    const search = async () => {
+      const result = await app.tools.execute({ name: 'web_search', arguments: { queries: ['cordis'] }, session })
+      return { value: result.isError ? undefined : (result.value as { truncated: boolean; cut?: string; sources: unknown[] }), text: result.content.map((block) => block.text).join('') }
+    }
+    const shortened = await search()
+    expect([shortened.value?.truncated, shortened.value?.cut, shortened.value?.sources.length]).toEqual([true, 'text', 3])
+    expect(shortened.text).not.toContain('Showing the first')
+    expect(shortened.text).toContain('(Long provider text was shortened: the answer, a title or a snippet. Fetch the source to read it whole.)')
+
+    // Brave sends more than were asked for: the seam keeps maxResults (8) and marks the rest dropped.
+    const many = Array.from({ length: 10 }, (_, index) => ({ url: `https://many.test/${index}`, title: `Result ${index}` }))
+    server.reply = results(many)
+    const dropped = await search()
+    expect([dropped.value?.truncated, dropped.value?.cut, dropped.value?.sources.length]).toEqual([true, 'sources', 8])
+    expect(dropped.text).toContain('(Showing the first 8 sources. Refine the query to see others.)')
+    expect(dropped.text).not.toContain('shortened')
+
+    server.reply = results([long, ...many])
+    const both = await search()
+    expect([both.value?.truncated, both.value?.cut]).toEqual([true, 'both'])
+    expect(both.text).toContain('(Showing the first 8 sources. Refine the query to see others.)\n\n(Long provider text was shortened')
+  })
+})
+
 describe('error answers and the fault each one means', () => {
   it('429 on the per-second window: rate_limited, back after X-RateLimit-Reset’s first window', async () => {
     const server = await api(rateLimited())
