@@ -144,11 +144,11 @@ export class StdioLspProvider implements LspProvider {
       atPosition(source, request, (position) =>
         instance
           .callHierarchy(source, request.languageId, { ...request, position }, scope)
-          .then(async ({ roots, truncated, complete }): Promise<LspCallHierarchyResult> => {
+          .then(({ roots, truncated, complete }): LspCallHierarchyResult | Promise<LspCallHierarchyResult> => {
             const result: LspCallHierarchyResult = { kind: 'callHierarchy', direction: request.direction, resolvedWorkspaceUri: workspace.url, roots, truncated, complete }
-            if (roots.some((root) => root.calls.length)) return result
-            const note = await this.indexNote(instance.workspace, scope.signal)
-            return note ? { ...result, notes: [note] } : result
+            // No calls found: say why when the server lacks what it needs to know the workspace (a row without workspaceIndex adds no promise).
+            if (!this.options.config.workspaceIndex || roots.some((root) => root.calls.length)) return result
+            return this.indexNote(instance.workspace, scope).then((note) => (note ? { ...result, notes: [note] } : result))
           }),
       ),
     )
@@ -172,7 +172,7 @@ export class StdioLspProvider implements LspProvider {
       return this.runWithReplay(workspace, scope, async (instance) => {
         const { symbols, complete } = await instance.workspaceSymbols(request.query, anchor, scope)
         const capped = this.cappedAt(symbols.length, this.id)
-        const note = symbols.length ? undefined : await this.indexNote(instance.workspace, scope.signal)
+        const note = symbols.length ? undefined : await this.indexNote(instance.workspace, scope)
         return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete, ...(capped ? { capped: [capped] } : {}), ...(note ? { notes: [note] } : {}) }
       })
     })
@@ -202,7 +202,7 @@ export class StdioLspProvider implements LspProvider {
             const anchor = await this.anchors.anchor(file, (path) => this.readSource(workspace, path, scope.signal))
             return this.runWithReplay(root, scope, async (instance) => {
               const answer = await instance.workspaceSymbols(request.query, anchor, scope)
-              const note = answer.symbols.length ? undefined : await this.indexNote(instance.workspace, scope.signal)
+              const note = answer.symbols.length ? undefined : await this.indexNote(instance.workspace, scope)
               return { ...answer, notes: note ? [note] : [] }
             })
           }),
@@ -241,8 +241,10 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /** Why an empty answer of this root's server may be empty (`workspaceIndex`), if it may. */
-  private indexNote(root: Workspace, signal: AbortSignal): Promise<string | undefined> {
-    return missingIndexNote(this.options.fs, this.id, this.options.config.workspaceIndex, root, signal)
+  private async indexNote(root: Workspace, scope: { readonly signal: AbortSignal }): Promise<string | undefined> {
+    const index = this.options.config.workspaceIndex
+    // A row without one reads no signal: a caller's Lifetime makes its AbortController only when asked.
+    return index ? missingIndexNote(this.options.fs, this.id, index, root, scope.signal) : undefined
   }
 
   /** A server's answer of exactly its known most matches (`workspaceSymbolLimit`) may be cut there; more past it is no cap we know. */
@@ -387,7 +389,7 @@ export class StdioLspProvider implements LspProvider {
       if (probed) await this.settleStartup(probed, scope)
       const status = this.bareStatus()
       // A server up without what it needs to know the workspace (clangd without compile_commands.json) says so before any empty answer does.
-      const note = status.state === 'ready' && probed ? await this.indexNote(probed.workspace, scope.signal) : undefined
+      const note = status.state === 'ready' && probed ? await this.indexNote(probed.workspace, scope) : undefined
       return withRoutes(note ? { state: status.state, detail: `${status.detail}; ${note}` } : status, this)
     } catch (error) {
       return withRoutes(probeFailureStatus(error, failure), this)

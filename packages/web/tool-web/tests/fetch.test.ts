@@ -284,6 +284,30 @@ describe('with the real http provider on loopback', () => {
     expect(result.isError && result.error).toMatchObject({ code: 'WEB_BLOCKED_URL', name: 'WebError' })
   })
 
+  it('bidi controls (dsh-core\'s BIDI_CONTROL_CLASS) are taken out of a text body, a page\'s Markdown and the rendered text, as from web_search; 400 KB of them in one call', async () => {
+    const bidi = '\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069'
+    // 400 KB of nothing but bidi controls between two words (the worst input: every character a match).
+    const flood = `start ${bidi.repeat(Math.ceil(400_000 / bidi.length))} end`
+    const origin = await site({
+      '/plain': [200, { 'content-type': 'text/plain; charset=utf-8' }, `Safe \u202Etxt.exe\u202C name \u2066iso\u2069 \u200fmark`],
+      '/page': [200, { 'content-type': 'text/html; charset=utf-8' }, `<h1>Title \u202egnp.exe</h1><p>a\u202db \u2067c\u2069</p>`],
+      '/flood': [200, { 'content-type': 'text/plain; charset=utf-8' }, flood],
+    })
+    const h = await withHttp({ cacheTtlMs: 0, fetchMaxOutputChars: 500_000 }, { allowedCidrs: ['127.0.0.1'], maxBodyChars: 1_000_000 })
+    const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+    const plain = await h.fetch({ url: `${origin}/plain` })
+    expect(textOf(plain)).toBe(`Fetched ${origin}/plain (HTTP 200)\n\nSafe txt.exe name iso mark`)
+    const page = await h.fetch({ url: `${origin}/page` })
+    expect(page.isError || (page.value as FetchValue).markdown).toBe('# Title gnp.exe\n\nab c')
+    expect(textOf(page)).toBe(`Fetched ${origin}/page (HTTP 200)\n\n# Title gnp.exe\n\nab c`)
+    // The same strip runs on a page's Markdown; a 400 KB page is left out only for the conversion's own time.
+    const result = await h.fetch({ url: `${origin}/flood` })
+    const shown = textOf(result)
+    expect(shown).not.toMatch(BIDI)
+    expect(shown).toBe(`Fetched ${origin}/flood (HTTP 200)\n\nstart  end`)
+    expect(result.isError || (result.value as FetchValue).body.content).toBe('start  end')
+  })
+
   it('T60: the tool budget wins over the provider timeout: TOOL_TIMEOUT', async () => {
     const server = createServer(() => {})
     servers.push(server)

@@ -39,11 +39,14 @@ export function braveRequest(search: WebSearchRequest, config: BraveSearchConfig
  */
 export const braveWire = lazy(() => {
   const text = z.string().nullish()
+  // A result's optional field of another type (a title sent as a number or an object) is left out,
+  // not the result: its URL is what the model cites, and the label falls back to the URL's host.
+  const field = text.catch(undefined)
   // Brave's error answer: `{ type: 'ErrorResponse', error: { code, detail, status, meta } }` (the
   // API reference also shows the error in an `errors` list).
   const ErrorItem = z.looseObject({ code: text, detail: text })
   return {
-    Result: z.looseObject({ url: z.string(), title: text, description: text, page_age: text }),
+    Result: z.looseObject({ url: z.string(), title: field, description: field, page_age: field }),
     Response: z.looseObject({ web: z.looseObject({ results: z.array(z.unknown()) }).nullish() }),
     ErrorBody: z.looseObject({ error: ErrorItem.nullish(), errors: z.array(ErrorItem).nullish() }),
   }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { hang, json, type Reply } from '../../web/tests/loopback-api.ts'
 import { providerHost, type ProviderHost } from '../../web/tests/provider-host.ts'
 import { rejection } from '../../web/tests/rejection.ts'
-import { CORDIS, fakeBrave, halfAnswer, invalidToken, rateLimited, results, validation, type FakeBrave } from './fake-brave.ts'
+import { CORDIS, fakeBrave, halfAnswer, invalidToken, rateLimited, results, validation, type BraveResult, type FakeBrave } from './fake-brave.ts'
 
 // dsh-web-search-brave against a Brave-shaped server on loopback: the request, the mapping, every
 // error answer with the fault it means for failover, the key's path (credentials per search,
@@ -79,6 +79,28 @@ describe('one search', () => {
     expect(await app.web.search({ query: 'zzz' })).toEqual({ sources: [], truncated: false, provider: 'brave' })
     server.reply = results([...CORDIS, { url: 'https://cordis.io/', title: 'again' }, { url: 'javascript:alert(1)', title: 'x' }])
     expect((await app.web.search({ query: 'q' })).sources.map((source) => source.url)).toEqual(['https://cordis.io/', 'https://github.com/cordiverse/cordis'])
+  })
+})
+
+describe('a result with a field of another type', () => {
+  it('a title, description or page_age that is not a string leaves the field out, not the result: the source is kept with its URL and labelled by its host', async () => {
+    const odd = [
+      { url: 'https://numbers.test/a', title: 42, description: 'kept snippet' },
+      { url: 'https://objects.test/b', title: { text: 'x' }, description: ['y'], page_age: 7 },
+      { url: 42, title: 'no url' },
+    ] as unknown as BraveResult[]
+    const server = await api(results([...odd, ...CORDIS]))
+    const { app } = await withKey(server)
+    const session = app.sessions.create({ cwd: process.cwd() })
+    const result = await app.tools.execute({ name: 'web_search', arguments: { queries: ['cordis'] }, session })
+    expect(result.isError || (result.value as { sources: unknown }).sources).toEqual([
+      { url: 'https://numbers.test/a', snippet: 'kept snippet' },
+      { url: 'https://objects.test/b' },
+      { url: 'https://cordis.io/', title: 'Cordis', snippet: 'Meta-framework for modern JavaScript applications.', publishedAt: '2026-01-02T00:00:00' },
+      { url: 'https://github.com/cordiverse/cordis', title: 'cordiverse/cordis' },
+    ])
+    const text = result.content.map((block) => block.text).join('')
+    expect(text).toContain('- [numbers.test](https://numbers.test/a) — kept snippet\n- [objects.test](https://objects.test/b)\n')
   })
 })
 

@@ -27,10 +27,13 @@ export function messagesEndpoint(baseURL: string): string {
  */
 export const deepSeekWire = lazy(() => {
   const text = z.string().nullish()
+  // A result's optional field of another type (a title sent as a number or an object) is left out,
+  // not the result: its URL is what the model cites, and the label falls back to the URL's host.
+  const field = text.catch(undefined)
   return {
     Response: z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).optional() }),
     TextBlock: z.looseObject({ citations: z.array(z.looseObject({ url: text, cited_text: text })).nullish() }),
-    ResultItem: z.looseObject({ type: z.string(), url: text, title: text, page_age: text }),
+    ResultItem: z.looseObject({ type: z.string(), url: text, title: field, page_age: field }),
     ResultError: z.looseObject({ type: z.literal('web_search_tool_result_error'), error_code: z.string() }),
   }
 })

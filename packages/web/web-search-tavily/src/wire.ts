@@ -43,8 +43,11 @@ export function tavilyRequest(search: WebSearchRequest, config: TavilySearchConf
  */
 export const tavilyWire = lazy(() => {
   const text = z.string().nullish()
+  // A result's optional field of another type (a title sent as a number or an object) is left out,
+  // not the result: its URL is what the model cites, and the label falls back to the URL's host.
+  const field = text.catch(undefined)
   return {
-    Result: z.looseObject({ url: z.string(), title: text, content: text, published_date: text }),
+    Result: z.looseObject({ url: z.string(), title: field, content: field, published_date: field }),
     Response: z.looseObject({ answer: text, results: z.array(z.unknown()) }),
     // Tavily's error answer: `{ "detail": { "error": "…" } }`.
     ErrorBody: z.looseObject({ detail: z.union([z.string(), z.looseObject({ error: text })]).nullish(), error: text, message: text }),

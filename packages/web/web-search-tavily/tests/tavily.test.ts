@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { json, type Reply } from '../../web/tests/loopback-api.ts'
 import { providerHost, type ProviderHost } from '../../web/tests/provider-host.ts'
 import { rejection } from '../../web/tests/rejection.ts'
-import { fakeTavily, refused, results, type FakeTavily } from './fake-tavily.ts'
+import { fakeTavily, refused, results, type FakeTavily, type TavilyResult } from './fake-tavily.ts'
 
 // dsh-web-search-tavily against a Tavily-shaped server on loopback: the request, the mapping (the
 // generated answer included), and each error answer with the fault it means for failover. What
@@ -51,6 +51,16 @@ describe('one search', () => {
     const events = session.events.filter((event) => event.type === tavily.REQUEST_EVENT)
     expect(events.map((event) => event.data)).toEqual([{ endpoint: `${server.baseURL}/search`, body: request?.body }])
     expect(JSON.stringify(session.events)).not.toContain(KEY)
+  })
+
+  it('a title, content or published_date that is not a string leaves the field out, not the result: the source is kept with its URL', async () => {
+    const odd = [
+      { url: 'https://numbers.test/a', title: 42, content: 'kept snippet' },
+      { url: 'https://objects.test/b', title: { text: 'x' }, content: 3, published_date: false },
+    ] as unknown as TavilyResult[]
+    const server = await api(results(odd))
+    const { app } = await host(server)
+    expect((await app.web.search({ query: 'cordis' })).sources).toEqual([{ url: 'https://numbers.test/a', snippet: 'kept snippet' }, { url: 'https://objects.test/b' }])
   })
 
   it('configured depth, topic, answer and time range are sent; the answer becomes the text; max_results stops at 20', async () => {
