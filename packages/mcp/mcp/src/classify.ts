@@ -70,9 +70,14 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
     if (error.cause !== undefined && !(error.cause instanceof ProtocolError)) return classifyFailure(error.cause, context)
     if (!/connection closed/i.test(error.message)) return new McpError(`${what}: ${subject} ${bounded(oneLine(error.message.replace(/^Version negotiation (probe )?failed: /, 'refused the protocol negotiation: ')))}`, 'MCP_PROTOCOL_UNSUPPORTED', { cause: error })
   }
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && context.stage === 'connect') {
+  // The SDK's own deadline for a request: nothing came back in time, at a connection attempt or in a
+  // call (a skill file read, skills/list). The connection may well be there still (a stopped or busy
+  // server), so it is a timeout, not a lost connection. (Tool calls code theirs TOOL_TIMEOUT, call.ts.)
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     const timeout = (error.data as { timeout?: unknown } | undefined)?.timeout
-    return new McpError(`${what}: no answer ${typeof timeout === 'number' ? `within ${timeout} ms` : `from ${subject}`}${suffix(context.ending)}`, 'MCP_TIMEOUT', { cause: error })
+    const within = typeof timeout === 'number' ? ` within ${timeout} ms` : ''
+    const message = context.stage === 'connect' ? `${what}: no answer${within || ` from ${subject}`}${suffix(context.ending)}` : `${what}: ${subject} sent no answer${within}`
+    return new McpError(message, 'MCP_TIMEOUT', { cause: error })
   }
   if (context.disposed) return new McpError(`${what}: the row of ${subject} was unloaded`, 'MCP_DISPOSED', { cause: error })
   // A connection attempt that found nobody at the URL says so, as it is (not as a closed connection).

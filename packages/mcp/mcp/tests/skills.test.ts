@@ -133,6 +133,29 @@ describe.each([
   })
 })
 
+describe('a server that stops answering', () => {
+  it('times a skill file read out as MCP_TIMEOUT, not as a lost connection', async () => {
+    const rig = await skillRig()
+    const { env } = fixtureEnv({ skills: PDF })
+    await rig.add({ ...(await httpRow(env)), toolCallTimeoutMs: 300 } as RowInput)
+    const session = rig.app.sessions.create({ cwd: process.cwd() })
+    expect((await loadSkill(rig, session, 'docs-pdf-processing')).isError).toBe(false)
+    // Stopped (SIGSTOP), the server keeps its connection and sends nothing: only the read's own deadline ends it.
+    const server = children.at(-1)!
+    server.kill('SIGSTOP')
+    try {
+      const result = await rig.call('mcp__docs__read_skill_file', { uri: 'skill://pdf-processing/references/FORMS.md' })
+      expect(result.isError && { code: result.error.code, message: result.error.message }).toEqual({
+        code: 'MCP_TIMEOUT',
+        message: 'reading skill://pdf-processing/references/FORMS.md: MCP server docs sent no answer within 300 ms',
+      })
+    } finally {
+      server.kill('SIGCONT')
+    }
+    expect(await rig.text('mcp__docs__read_skill_file', { uri: 'skill://pdf-processing/references/FORMS.md' })).toContain('Supporting content.')
+  })
+})
+
 describe('verification', () => {
   async function loadFrom(fixture: Fixture) {
     const rig = await skillRig()
