@@ -93,3 +93,16 @@ export const PATIENT_TYPESCRIPT = `
   config:
     timeoutMs: 600000
 `
+
+/** gopls and clangd only, with failure guards for a busy machine (their first index can take minutes under load). */
+export const PATIENT_GO_AND_C = `
+- id: lsp-stdio
+  config:
+    catalog: [go, c]
+    servers:
+      go: { indexingTimeoutMs: 240000 }
+      c: { indexingTimeoutMs: 240000 }
+- id: tool-lsp
+  config:
+    timeoutMs: 600000
+`

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { PATIENT_TYPESCRIPT, realSuite, valueOf, type Fixture } from './harness.ts'
+import { PATIENT_GO_AND_C, PATIENT_TYPESCRIPT, realSuite, valueOf, type Fixture } from './harness.ts'
 
 // A new name that is no name. gopls and clangd refuse one themselves ("invalid identifier"); tsserver
 // (through typescript-language-server) and pyright computed the edit, and `apply: true` wrote
@@ -44,17 +44,6 @@ for (const c of cases) {
 // keyword`. Our message said `the symbol at 6:14 cannot be renamed: go: language server error 0: …`,
 // blaming the symbol, so a model would try another symbol rather than another name (found driving
 // `dsh call lsp_rename` on both). A place that is no symbol is still the symbol's fault.
-const CHECKING_SERVERS = `
-- id: lsp-stdio
-  config:
-    catalog: [go, c]
-    servers:
-      go: { indexingTimeoutMs: 240000 }
-      c: { indexingTimeoutMs: 240000 }
-- id: tool-lsp
-  config:
-    timeoutMs: 600000
-`
 const checking: { server: string; fixture: Fixture; file: string; line: number; symbol: string; names: [string, string][]; noSymbol: { file: string; line: number; symbol: string } }[] = [
   {
     server: 'go',
@@ -85,7 +74,7 @@ const checking: { server: string; fixture: Fixture; file: string; line: number; 
 
 for (const c of checking) {
   describe(`lsp_rename when ${c.server}'s server refuses the new name (real server)`, () => {
-    const suite = realSuite(c.fixture, { overlay: CHECKING_SERVERS })
+    const suite = realSuite(c.fixture, { overlay: PATIENT_GO_AND_C })
     const rename = (args: Record<string, unknown>) => suite.host.app.tools.execute({ name: 'lsp_rename', arguments: args, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
 
     it('says the new name is what to change, with the server\'s reason', async () => {

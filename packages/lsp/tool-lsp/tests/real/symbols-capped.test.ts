@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { realSuite, valueOf, type Fixture } from './harness.ts'
+import { PATIENT_GO_AND_C, realSuite, valueOf, type Fixture } from './harness.ts'
 
 // gopls answers a workspace symbol search with its best 100 matches and clangd stops at its
 // --limit-results (100), neither saying there were more: with 150 functions named Item1..Item150 the
@@ -9,17 +9,6 @@ import { realSuite, valueOf, type Fixture } from './harness.ts'
 // The catalog's `workspaceSymbolLimit` names each cap; an answer of exactly that many says the list
 // may be incomplete and how to narrow it.
 
-const OVERLAY = `
-- id: lsp-stdio
-  config:
-    catalog: [go, c]
-    servers:
-      go: { indexingTimeoutMs: 240000 }
-      c: { indexingTimeoutMs: 240000 }
-- id: tool-lsp
-  config:
-    timeoutMs: 600000
-`
 
 const ITEMS = 150
 
@@ -49,7 +38,7 @@ const cases: { server: string; providerId: string; fixture: Fixture; prepare: (d
 
 for (const c of cases) {
   describe(`lsp_symbols when ${c.server} stops at its cap (real server)`, () => {
-    const suite = realSuite(c.fixture, { overlay: OVERLAY, prepare: c.prepare })
+    const suite = realSuite(c.fixture, { overlay: PATIENT_GO_AND_C, prepare: c.prepare })
     const search = (query: string) => suite.host.app.tools.execute({ name: 'lsp_symbols', arguments: { query }, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
 
     it('says a list of exactly the cap may be incomplete, and how to narrow the query', async () => {
