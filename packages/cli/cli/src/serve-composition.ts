@@ -115,8 +115,10 @@ export class ServedComposition {
   }
 
   /**
-   * Calls `listener` once per burst of changes to the catalog or the skills: a re-syncing MCP server
-   * or a skills directory changes many entries at once, and a client needs to hear about it once.
+   * Calls `listener` once per burst of changes to the catalog or the skills (those made in one turn
+   * of the event loop): a re-syncing MCP server changes many entries at once, and a client needs to
+   * hear about it once. The skills watcher reports files as each stands still, so a directory filled
+   * over a second is a few bursts, not one.
    * Returns what stops listening.
    */
   onListChanged(listener: (change: ListChange) => void): () => void {
