@@ -2,9 +2,9 @@
  * The bidi formatting characters (Unicode's Bidi_Control: the Arabic letter mark, the left-to-right
  * and right-to-left marks, embeddings, overrides and isolates), which reorder the text around them,
  * as the inside of a regular expression's character class. What a model or a person reads is
- * stripped of them (dsh-web's `stripBidi`); CONTROL_CHARACTER_CLASS includes them.
+ * stripped of them (dsh-core's `readableText`, dsh-web's `stripBidi`); CONTROL_CHARACTER_CLASS includes them.
  */
-const BIDI_CONTROLS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069'
+export const BIDI_CONTROLS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069'
 
 /** BIDI_CONTROLS as a character class. */
 export const BIDI_CONTROL_CLASS = `[${BIDI_CONTROLS}]`

@@ -1,3 +1,5 @@
+import { BIDI_CONTROLS } from './control-characters.ts'
+
 /**
  * Control characters a reader never sees: C0 controls other than TAB, LF and CR (NUL, ESC, BEL …),
  * DEL and the C1 controls (U+0080–U+009F). A page can hold them anywhere (the provider refuses a
@@ -6,9 +8,12 @@
  * coloured output) hold them as often. Passed on, they are noise to the model and, printed by
  * `dsh call`, an escape sequence to the terminal. Shared here by dsh-web's pages and the MCP
  * bridge's projection of results, so both give the model the same text.
+ * The bidi controls (control-characters.ts) go with them: an override or isolate reorders what a
+ * reader sees around it (a page's U+202E reversed what `dsh call` printed), and a model reads the
+ * text in its logical order without them.
  */
-const UNSEEN = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f]/g
-const UNSEEN_OR_FORM_FEED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/
+const UNSEEN = new RegExp(`[\\u0000-\\u0008\\u000b\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, 'g')
+const UNSEEN_OR_FORM_FEED = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`)
 
 /**
  * The longest control string body (OSC, DCS …, between its introducer and its terminator) taken
@@ -56,7 +61,7 @@ const ESCAPE_SEQUENCE = new RegExp(
 
 /**
  * The text as a reader sees it: terminal escape sequences taken out whole, then the unseen controls
- * above removed, as an HTML parser drops NUL from a page's text, and a form feed (a page break in
+ * and bidi controls above removed, as an HTML parser drops NUL from a page's text, and a form feed (a page break in
  * RFCs and other plain-text documents) made a line break. The text itself when it has none (most
  * pages): one scan, no copy (every sequence starts with a control character).
  */

@@ -21,6 +21,11 @@ describe('readableText', () => {
     expect(readable.length).toBeGreaterThan(0)
   }, 60_000)
 
+  it('bidi controls go, the text they reordered stays in its logical order; 400 KB of them read at once', () => {
+    expect(readableText('a \u202eevil\u202c b \u2066x\u2069 \u200f\u061c')).toBe('a evil b x ')
+    expect(readableText('\u202e'.repeat(400_000))).toBe('')
+  })
+
   it('a terminated control string still goes whole, an unterminated one keeps its text', () => {
     expect(readableText('a\u001b]0;title\u0007b \u001b]8;;https://x.test/\u001b\\link\u001b]8;;\u001b\\ c\u001b]no end')).toBe('ab link cno end')
   })

@@ -56,7 +56,8 @@ describe('a server that sends terminal escapes and controls', () => {
   it('lists descriptions without them (one of nothing but them gets the fallback)', async () => {
     const run = await dshInWorker(['tools', ...composition], scratch)
     const tools = new Map((JSON.parse(run.stdout).tools as { name: string; description: string }[]).map((tool) => [tool.name, tool.description]))
-    expect(tools.get('mcp__careless__noisy')).toBe('Clears the screen.')
+    // A right-to-left override (U+202E) and an isolate go too: they reorder what a terminal shows.
+    expect(tools.get('mcp__careless__noisy')).toBe('Clears the neercs now.')
     expect(tools.get('mcp__careless__only-escapes')).toBe('MCP tool "only-escapes" of server careless.')
   })
 })

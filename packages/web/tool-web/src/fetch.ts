@@ -1,5 +1,5 @@
 import { assertNever, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
-import { stripBidi, type WebBound, type WebFetchRequest, type WebFetchResult } from 'dsh-web'
+import type { WebBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
@@ -82,10 +82,9 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
 
 /**
  * What the model reads of the body (a page's Markdown, a text body, a PDF's text) has no control
- * characters a reader would not see (dsh-core's readable-text.ts) and no bidi controls (dsh-core's
- * one list, through `stripBidi`, as web_search's text): readableText takes only C0/C1 controls and
- * escape sequences, so a page's U+202E reached the model and reversed what `dsh call`'s terminal showed. Taken out here rather than in the converter: the converter is its own
- * bundle entry, and a module both used would be a chunk `dsh tools` loads.
+ * characters a reader would not see and no bidi controls (dsh-core's readable-text.ts, one scan
+ * for both), taken out here rather than in the converter: the converter is its own bundle entry,
+ * and a module both used would be a chunk `dsh tools` loads.
  */
 async function valueOf(result: WebFetchResult, settings: FetchSettings, mainContent: boolean, call: FetchCall): Promise<FetchValue> {
   const { url, statusCode, truncated, body } = result
@@ -94,23 +93,18 @@ async function valueOf(result: WebFetchResult, settings: FetchSettings, mainCont
       // Main content is found in the whole document; what is converted after it stops at the output
       // cap (nothing past it would be shown) and at `maxElements`, a cut the value reports as truncated.
       const converted = await settings.converter.convert({ kind: 'html', html: body.content, url, mainContent, maxElements: settings.maxElements, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: body.content }, markdown: readable(converted.text) }
+      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: body.content }, markdown: readableText(converted.text) }
     }
     case 'text':
-      return { url, statusCode, truncated, body: { kind: 'text', content: readable(body.content) } }
+      return { url, statusCode, truncated, body: { kind: 'text', content: readableText(body.content) } }
     case 'pdf': {
       // Pages past the output cap are not read: the rendering would cut them.
       const { text } = await settings.converter.convert({ kind: 'pdf', bytes: body.bytes, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated, body: { kind: 'pdf', content: readable(text) } }
+      return { url, statusCode, truncated, body: { kind: 'pdf', content: readableText(text) } }
     }
     default:
       return assertNever(body, 'fetch body kind')
   }
-}
-
-/** Two linear scans (readableText's, then one character class); no copy when the page has neither. */
-function readable(text: string): string {
-  return stripBidi(readableText(text))
 }
 
 const FOOTER = '\n\n(Content truncated. Fetch a more specific URL or section to see the rest.)'

@@ -126,13 +126,13 @@ export function merge(queries: readonly string[], results: readonly WebSearchRes
  * whose URL does not parse is left for `project` to drop.
  */
 function cleaned(result: WebSearchResult): WebSearchResult {
-  const text = (value: string | undefined) => (value === undefined ? undefined : oneLine(readableText(stripBidi(value))))
+  const text = (value: string | undefined) => (value === undefined ? undefined : oneLine(readableText(value)))
   const sources = result.sources.map((source) => {
     if (typeof source.url !== 'string' || !isWebUrl(source.url)) return source
     const [title, snippet, publishedAt] = [text(source.title), text(source.snippet), text(source.publishedAt)]
     return { url: destination(stripBidi(source.url)), ...(title ? { title } : {}), ...(snippet ? { snippet } : {}), ...(publishedAt ? { publishedAt } : {}) }
   })
-  const content = result.content === undefined ? undefined : escapeMarkdown(oneLine(readableText(stripBidi(result.content))))
+  const content = result.content === undefined ? undefined : escapeMarkdown(oneLine(readableText(result.content)))
   return { ...result, ...(content !== undefined ? { content } : {}), sources }
 }
 
