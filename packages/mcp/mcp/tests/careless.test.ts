@@ -15,6 +15,15 @@ writeFileSync(overlay, `- name: dsh-mcp\n  config: { serverName: careless, trans
 const composition = ['--json', '--preset', 'base', '--config', overlay]
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
+// `dsh tools` and `dsh status` on this composition change nothing: each runs once, and the cases
+// that read them share its answer (a run starts dsh and the server, about a second each).
+const once = <T>(run: () => Promise<T>): (() => Promise<T>) => {
+  let answer: Promise<T> | undefined
+  return () => (answer ??= run())
+}
+const toolsRun = once(() => dshInWorker(['tools', ...composition], scratch))
+const statusRun = once(() => dshInWorker(['status', ...composition], scratch))
+
 const READ = 'red ERR bell nul done\r\nline 2\nResource link: ab (https://example.test/x)'
 
 describe('a server that sends terminal escapes and controls', () => {
@@ -54,7 +63,7 @@ describe('a server that sends terminal escapes and controls', () => {
   })
 
   it('lists descriptions without them (one of nothing but them gets the fallback)', async () => {
-    const run = await dshInWorker(['tools', ...composition], scratch)
+    const run = await toolsRun()
     const tools = new Map((JSON.parse(run.stdout).tools as { name: string; description: string }[]).map((tool) => [tool.name, tool.description]))
     // A right-to-left override (U+202E) and an isolate go too: they reorder what a terminal shows.
     expect(tools.get('mcp__careless__noisy')).toBe('Clears the neercs now.')
@@ -64,12 +73,12 @@ describe('a server that sends terminal escapes and controls', () => {
 
 describe('a tool whose description is 1 MB', () => {
   it('is given to the model cut at maxDescriptionChars (4000) with a note, and the status row counts it', async () => {
-    const run = await dshInWorker(['tools', ...composition], scratch)
+    const run = await toolsRun()
     const description = (JSON.parse(run.stdout).tools as { name: string; description: string }[]).find((tool) => tool.name === 'mcp__careless__huge-description')!.description
     const note = "\n[description truncated: 3869 of 1048582 characters shown; the rest of the server's description is not shown (maxDescriptionChars)]"
     expect(description).toBe(`Huge. ${'x'.repeat(3869 - 6)}${note}`)
     expect(description).toHaveLength(4000)
-    const status = await dshInWorker(['status', ...composition], scratch)
+    const status = await statusRun()
     const row = (JSON.parse(status.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
     expect(row?.detail).toContain('1 tool description cut at maxDescriptionChars 4000: "huge-description" (1048582 characters)')
   })
@@ -87,7 +96,7 @@ describe('a raw name that is exactly another tool\'s hashed public name', () => 
     } finally {
       await calls.stop()
     }
-    const status = await dshInWorker(['status', ...composition], scratch)
+    const status = await statusRun()
     const row = (JSON.parse(status.stdout) as { capabilities: { id: string; state: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
     expect(row?.state).toBe('ready')
     expect(row?.detail).toContain(
@@ -127,10 +136,10 @@ describe('a raw name listed twice', () => {
 
 describe('a tool whose inputSchema is no JSON Schema', () => {
   it('is refused alone (a model API would refuse every request carrying it), a draft-04 one too; valid schemas of other dialects (draft-04 with a boolean exclusiveMinimum) are kept', async () => {
-    const tools = await dshInWorker(['tools', ...composition], scratch)
+    const tools = await toolsRun()
     const names = (JSON.parse(tools.stdout).tools as { name: string }[]).map((tool) => tool.name).filter((name) => name.startsWith('mcp__careless__'))
     expect(names.sort()).toEqual(['mcp__careless__dotted_name_12c9d6b4530c', 'mcp__careless__dotted_name_d2e3740ce1e1', 'mcp__careless__draft4', 'mcp__careless__failing-log', 'mcp__careless__forged-link', 'mcp__careless__huge-description', 'mcp__careless__log', 'mcp__careless__modern', 'mcp__careless__noisy', 'mcp__careless__only-escapes', 'mcp__careless__rpc-log', 'mcp__careless__spaces-error', 'mcp__careless__tuple'])
-    const status = await dshInWorker(['status', ...composition], scratch)
+    const status = await statusRun()
     const row = (JSON.parse(status.stdout) as { capabilities: { id: string; detail: string }[] }).capabilities.find((entry) => entry.id === 'careless')
     expect(row?.detail).toContain(
       '2 tools refused (MCP_MALFORMED_RESPONSE): "bad-property": inputSchema/properties/a must be object,boolean (not a valid JSON Schema); "draft4-bad": inputSchema/properties/a must be object (not a valid draft-04 JSON Schema)',
