@@ -14,7 +14,7 @@ const oneProject = process.env.DSH_TEST_ONE_PROJECT === '1'
 export default defineConfig({
   test: {
     projects: oneProject ? [{ extends: true as const, test: { name: 'all', include: projects.flatMap((project) => project.test.include) } }] : projects,
-    // Longest files first, also without vitest's results cache (a fresh clone): test-support/sequencer.ts.
+    // Longest files first, from a committed list rather than vitest's results cache: test-support/sequencer.ts.
     sequence: { sequencer: LongestFirst },
     pool: 'forks',
     // A worker runs its files one after another in one process, sharing the module registry: each

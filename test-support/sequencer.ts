@@ -1,17 +1,17 @@
 /**
  * The order test files start in: longest first, so that the run does not end on one long file with
- * the other worker idle. Vitest's own order is longest first only where its results cache knows
- * the file; a fresh clone (CI) has no cache, and vitest then starts the largest files first, which
- * is not the same (a long file is one that waits on real servers, not one with many lines).
- * Known durations come from the cache when it has the file (under its own project, or under the
- * group it belongs to: a `pnpm test` run is one project, `all`, and a clone's cache may hold the
- * groups' runs), else from SLOW_FILES below; files in
- * neither follow, largest first, as vitest has them. Files stay grouped by project (a worker is
- * reused only for the next file of its project), as in vitest's BaseSequencer.
+ * the other worker idle. The lengths are SLOW_FILES below, the same on every machine; files not in it
+ * follow, largest first, as vitest has them. Files stay grouped by project (a worker is reused only
+ * for the next file of its project), as in vitest's BaseSequencer.
+ *
+ * Vitest's results cache is not read. With it, the order followed the last run's durations, and
+ * `CI=true pnpm test` in a clone that had run the suite before took 392.0 s and 396.5 s; in the same
+ * clone with the cache moved away, 349.0 s, and 348.5 s in a fresh clone's CI (twentieth round,
+ * bench/RESULTS.md). A file's last duration depends on which file the other worker ran beside it,
+ * so ordering by it pairs heavy files with each other.
  */
 import { relative } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
-import { projects } from '../vitest.workspace.ts'
 
 /**
  * Wall seconds of the files that take longest (the sixteenth round's quiet `pnpm test`, 373.6 s,
@@ -70,12 +70,7 @@ export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root
     const known = new Map<TestSpecification, number>()
-    for (const spec of files) {
-      const path = relative(root, spec.moduleId)
-      const cached = [spec.project.name, ...projects.map((project) => project.test.name)].map((name) => this.ctx.cache.getFileTestResults(`${name}:${path}`)).find(Boolean)
-      const ms = cached?.duration ?? (SLOW_FILES[path] ?? 0) * 1000
-      known.set(spec, ms)
-    }
+    for (const spec of files) known.set(spec, SLOW_FILES[relative(root, spec.moduleId)] ?? 0)
     // vitest's order (projects by name, then its own) breaks ties: among files of unknown length, the largest first.
     const base = await super.sort(files)
     const rank = new Map(base.map((spec, index) => [spec, index]))
