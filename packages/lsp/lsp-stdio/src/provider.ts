@@ -170,10 +170,9 @@ export class StdioLspProvider implements LspProvider {
       this.guard(scope)
       if (!anchor) return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
       return this.runWithReplay(workspace, scope, async (instance) => {
-        const { symbols, complete } = await instance.workspaceSymbols(request.query, anchor, scope)
+        const { symbols, complete, notes } = await this.rootSymbols(instance, request.query, anchor, scope)
         const capped = this.cappedAt(symbols.length, this.id)
-        const note = symbols.length ? undefined : await this.indexNote(instance.workspace, scope)
-        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete, ...(capped ? { capped: [capped] } : {}), ...(note ? { notes: [note] } : {}) }
+        return { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols, complete, ...(capped ? { capped: [capped] } : {}), ...(notes.length ? { notes } : {}) }
       })
     })
   }
@@ -200,11 +199,7 @@ export class StdioLspProvider implements LspProvider {
           this.queue.run(root.path, scope, async () => {
             this.guard(scope)
             const anchor = await this.anchors.anchor(file, (path) => this.readSource(workspace, path, scope.signal))
-            return this.runWithReplay(root, scope, async (instance) => {
-              const answer = await instance.workspaceSymbols(request.query, anchor, scope)
-              const note = answer.symbols.length ? undefined : await this.indexNote(instance.workspace, scope)
-              return { ...answer, notes: note ? [note] : [] }
-            })
+            return this.runWithReplay(root, scope, (instance) => this.rootSymbols(instance, request.query, anchor, scope))
           }),
         ),
       )
@@ -238,6 +233,13 @@ export class StdioLspProvider implements LspProvider {
     } finally {
       end()
     }
+  }
+
+  /** One root's server's symbols for `query`, with why an empty answer may be empty (`indexNote`). */
+  private async rootSymbols(instance: ServerInstance, query: string, anchor: Parameters<ServerInstance['workspaceSymbols']>[1], scope: Lifetime): Promise<{ symbols: LspWorkspaceSymbol[]; complete: boolean; notes: string[] }> {
+    const answer = await instance.workspaceSymbols(query, anchor, scope)
+    const note = answer.symbols.length ? undefined : await this.indexNote(instance.workspace, scope)
+    return { ...answer, notes: note ? [note] : [] }
   }
 
   /** Why an empty answer of this root's server may be empty (`workspaceIndex`), if it may. */
