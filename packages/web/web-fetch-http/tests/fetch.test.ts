@@ -186,6 +186,31 @@ describe('responses', () => {
     expect((await fetchFrom(respond(200, { 'content-type': 'application/octet-stream' }, '<!DOCTYPE html><title>t</title>'))).result.body.kind).toBe('html')
     expect((await fetchFrom(respond(404, {}, '<html><body>gone</body></html>'))).result).toMatchObject({ statusCode: 404, body: { kind: 'html' } })
   })
+
+  it('Content-Type sent twice, or one header listing two types: types that disagree are sniffed (an HTML page is HTML, an image refused); types that agree are that type, with the last charset', async () => {
+    const typed = (types: string | string[], body: string | Buffer): Handler => (_request, response) => {
+      response.writeHead(200, { 'content-type': types })
+      response.end(body)
+    }
+    const page = '<!doctype html><html><body><h1>Title</h1></body></html>'
+    // Read as one type, the first was a text body (its markup as text) and the second refused (WEB_UNSUPPORTED_CONTENT_TYPE).
+    for (const types of [['text/html', 'image/png'], ['image/png', 'text/html'], 'image/png, text/html', ['text/plain', 'text/html']]) {
+      expect((await fetchFrom(typed(types, page))).result.body, JSON.stringify(types)).toEqual({ kind: 'html', content: page })
+    }
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])
+    for (const types of [['text/html', 'image/png'], 'text/html, image/png']) {
+      const { error } = await failFrom(typed(types, png))
+      expect([error.code, error.message], JSON.stringify(types)).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'unsupported content type "text/html, image/png": the body is not text'])
+    }
+    // The same type twice is that type; its charset is the last one given, as WHATWG's extraction takes it.
+    const latin = Buffer.from('<p>caf\xe9</p>', 'latin1')
+    for (const types of [['text/html', 'text/html; charset=iso-8859-1'], 'text/html; charset=utf-8, text/html; charset=iso-8859-1', 'TEXT/HTML, text/html;charset="iso-8859-1"']) {
+      expect((await fetchFrom(typed(types, latin))).result.body, JSON.stringify(types)).toEqual({ kind: 'html', content: '<p>café</p>' })
+    }
+    expect((await fetchFrom(typed(['text/plain', 'text/plain'], 'just words'))).result.body).toEqual({ kind: 'text', content: 'just words' })
+    // A comma inside a quoted parameter does not split the type.
+    expect((await fetchFrom(typed('text/plain; charset=utf-8; note="a, b"', 'just words'))).result.body).toEqual({ kind: 'text', content: 'just words' })
+  })
 })
 
 describe('encodings', () => {
