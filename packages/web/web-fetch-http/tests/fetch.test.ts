@@ -235,6 +235,58 @@ describe('encodings', () => {
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, latin))).result.body)).toBe('caf\ufffd cr\ufffdme, Z\ufffdrich \ufffd \ufffdquoted\ufffd')
   })
 
+  it('an unlabelled body is windows-1252 when any of its bytes is not UTF-8, not only its first 1024: a Latin-1 file whose first accent is past them, in chunks or at its very end', async () => {
+    const latin = (text: string) => Buffer.from(text, 'latin1')
+    const ascii = 'plain ascii line\n'.repeat(200)
+    const cases: [string, Buffer][] = [
+      ['accent at byte 3,400', latin(`${ascii}caf\xe9 cr\xe8me`)],
+      ['accent past 60 KB of ASCII', latin(`${'x'.repeat(60_000)} Z\xfcrich`)],
+      // 0xE9 alone at the end is the lead of a 3-byte UTF-8 character the body never finishes.
+      ['accent as the last byte', latin(`${ascii}caf\xe9`)],
+    ]
+    for (const [name, bytes] of cases) {
+      const want = bytes.toString('latin1')
+      for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+        expect(bodyText((await fetchFrom(respond(200, headers, bytes))).result.body), `${name} ${JSON.stringify(headers)}`).toBe(want)
+      }
+      // Sent in small chunks (an accent's byte alone, the rest later): the same text.
+      const trickle: Handler = (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' })
+        let at = 0
+        const next = () => {
+          if (at >= bytes.byteLength) return void response.end()
+          response.write(bytes.subarray(at, (at += 997)))
+          setImmediate(next)
+        }
+        next()
+      }
+      expect(bodyText((await fetchFrom(trickle)).result.body), `${name}, in chunks`).toBe(want)
+    }
+    const page = latin(`<html><body><p>${ascii}</p><p>na\xefve fa\xe7ade</p></body></html>`)
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body)).toContain('naïve façade')
+    // The char cap counts the text as read again: a Latin-1 body past it is cut there, still Latin-1.
+    const long = latin(`${ascii}\xe9${'\xe8'.repeat(5000)}`)
+    const capped = (await fetchFrom(respond(200, { 'content-type': 'text/plain' }, long), { maxBodyChars: 4000 })).result
+    expect([bodyText(capped.body), capped.truncated]).toEqual([long.toString('latin1').slice(0, 4000), true])
+    // UTF-8 split across chunks at every offset stays UTF-8, and a U+FFFD the body holds is not a reason to switch.
+    const utf8 = `${ascii}é 日本 😀 \ufffd end`
+    const bytes = Buffer.from(utf8)
+    const split: Handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' })
+      let at = 0
+      const next = () => {
+        if (at >= bytes.byteLength) return void response.end()
+        response.write(bytes.subarray(at, (at += 1)))
+        if (at < 3390) at = 3390
+        setImmediate(next)
+      }
+      response.write(bytes.subarray(0, 3390))
+      at = 3390
+      next()
+    }
+    expect(bodyText((await fetchFrom(split)).result.body)).toBe(utf8)
+  })
+
   it('Content-Encoding: deflate is read zlib-wrapped or raw (as some servers send it, and browsers read it), whole, in one chunk or byte by byte; an empty encoded body is empty; corrupt deflate is still a coded error', async () => {
     const text = 'deflated words '.repeat(2000)
     for (const [name, bytes] of [['zlib', deflateSync(text)], ['raw', deflateRawSync(text)], ['raw, level 0', deflateRawSync(text, { level: 0 })]] as const) {
