@@ -1,9 +1,9 @@
-import { isUtf8 } from 'node:buffer'
 import type { Readable, Transform } from 'node:stream'
 import { sliceCodePoints, WebError } from 'dsh-web'
 import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 import { isZlibHeader, peekFirstChunk } from './deflate.ts'
+import { Utf8Watch } from './utf8-watch.ts'
 
 export interface BodyLimits {
   /** Decoded bytes read at most. */
@@ -94,6 +94,11 @@ class BodyReader {
   private readonly maxPdfBytes: number
   private head: Buffer[] = []
   private headLength = 0
+  /**
+   * An unlabelled body read as UTF-8: its bytes so far, kept to be read again as windows-1252 if a
+   * later byte is not UTF-8 (`unlabelled`), and the watch that checks them as they come.
+   */
+  private unlabelled: { readonly watch: Utf8Watch; readonly bytes: Buffer[] } | undefined
 
   constructor(
     limits: BodyLimits,
@@ -108,6 +113,7 @@ class BodyReader {
 
   /** Takes one chunk; false once a cap is reached (stop reading). */
   push(chunk: Buffer): boolean {
+    if (this.unlabelled) return this.pushUnlabelled(chunk)
     if (this.decoder) return this.text.push(this.decoder, chunk)
     if (this.pdf) return this.pushPdf(chunk)
     this.head.push(chunk)
@@ -117,8 +123,30 @@ class BodyReader {
 
   finish(): DecodedBody | PdfBytes {
     if (!this.decoder && !this.pdf) this.start()
+    // A body that ends inside a character (not cut by a cap, which drops a partial one) was not UTF-8.
+    if (this.unlabelled && !this.text.cut && !this.unlabelled.watch.ended()) this.rereadAsWindows1252()
     if (this.pdf) return { kind: 'pdf', bytes: Buffer.concat(this.pdf.chunks, this.pdf.length) }
     return { kind: this.kind as 'html' | 'text', ...this.text.finish(this.decoder!) }
+  }
+
+  private pushUnlabelled(chunk: Buffer): boolean {
+    const { watch, bytes } = this.unlabelled!
+    bytes.push(chunk)
+    if (watch.push(chunk)) return this.text.push(this.decoder!, chunk)
+    return this.rereadAsWindows1252()
+  }
+
+  /**
+   * An unlabelled body read as UTF-8 turned out not to be: all of it is read again as windows-1252
+   * (what the first bytes would have chosen, had they shown it) and the rest of it streams so.
+   */
+  private rereadAsWindows1252(): boolean {
+    const { bytes } = this.unlabelled!
+    this.unlabelled = undefined
+    this.decoder = decoderFor('windows-1252')
+    this.text.reset()
+    for (const chunk of bytes) if (!this.text.push(this.decoder, chunk)) return false
+    return true
   }
 
   private pushPdf(chunk: Buffer): boolean {
@@ -143,7 +171,14 @@ class BodyReader {
       return this.pushPdf(head)
     }
     if (this.kind === 'html') this.text.uncapChars()
-    this.decoder = pickDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
+    this.decoder = labelledDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
+    if (!this.decoder) {
+      // Unlabelled: UTF-8 while its bytes are (all of them, not only these first ones), else windows-1252.
+      const watch = new Utf8Watch()
+      const utf8 = watch.push(head)
+      this.decoder = decoderFor(utf8 ? 'utf-8' : 'windows-1252')
+      if (utf8) this.unlabelled = { watch, bytes: [head] }
+    }
     // Declared text or HTML whose first bytes are binary (an image or an archive served as
     // text/html): decoded, it was a page of mojibake for the model. A few control bytes (a BEL in a
     // log) do not make it binary (content.ts). UTF-16 text has NUL bytes of its own.
@@ -207,7 +242,7 @@ class CappedReader {
   private readonly parts: string[] = []
   private bytes = 0
   private chars = 0
-  private cut = false
+  private dropped = false
   private readonly maxBytes: number
   private maxChars: number
 
@@ -216,9 +251,22 @@ class CappedReader {
     this.maxChars = limits.maxChars
   }
 
+  /** True once a cap dropped bytes or characters. */
+  get cut(): boolean {
+    return this.dropped
+  }
+
   /** Only the byte cap applies (an HTML body). */
   uncapChars(): void {
     this.maxChars = Number.POSITIVE_INFINITY
+  }
+
+  /** Starts again from nothing (the body is read again with another decoder). */
+  reset(): void {
+    this.parts.length = 0
+    this.bytes = 0
+    this.chars = 0
+    this.dropped = false
   }
 
   /** Decodes a chunk; false once a cap is reached (stop reading). */
@@ -232,48 +280,33 @@ class CappedReader {
     const text = decoder.decode(fits, { stream: true })
     this.parts.push(text)
     this.chars += text.length
-    if (fits !== chunk) this.cut = true
-    if (this.chars > this.maxChars) this.cut = true
-    return !this.cut
+    if (fits !== chunk) this.dropped = true
+    if (this.chars > this.maxChars) this.dropped = true
+    return !this.dropped
   }
 
   finish(decoder: StreamDecoder): { content: string; truncated: boolean } {
-    if (!this.cut) this.parts.push(decoder.decode())
+    if (!this.dropped) this.parts.push(decoder.decode())
     const text = this.parts.join('')
-    if (text.length <= this.maxChars) return { content: text, truncated: this.cut }
+    if (text.length <= this.maxChars) return { content: text, truncated: this.dropped }
     return { content: sliceCodePoints(text, this.maxChars), truncated: true }
   }
 }
 
-function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: StreamDecoder | undefined): StreamDecoder {
-  // WHATWG order: a BOM beats the header, the header beats the page's own <meta>.
+/**
+ * The decoder a label names, WHATWG's order: a BOM beats the header, the header beats the page's
+ * own `<meta>`. Undefined for a body none labels: it is UTF-8 while its bytes are, else
+ * windows-1252, the default browsers fall back to in most locales (WHATWG Encoding's legacy
+ * default; Firefox reads an unlabelled body that is not UTF-8 so), judged on the whole body
+ * (`Utf8Watch`), not its first bytes.
+ */
+function labelledDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: StreamDecoder | undefined): StreamDecoder | undefined {
   const bom = bomEncoding(head)
   if (bom) return decoderFor(bom)
   if (headerDecoder) return headerDecoder
   const meta = kind === 'html' && !headerCharset ? metaCharset(head) : undefined
   // A <meta> is a hint from the page: one we cannot decode falls back as if there were none.
-  const hinted = meta && hintedDecoder(meta)
-  if (hinted) return hinted
-  return decoderFor(unlabelledEncoding(head))
-}
-
-/**
- * The encoding of a body no BOM, header or `<meta>` labels: UTF-8, unless its first 1024 bytes are
- * not UTF-8 (an incomplete character at their end aside), then windows-1252, the default browsers
- * fall back to in most locales (WHATWG Encoding's legacy default; Firefox reads an unlabelled body
- * that is not UTF-8 so). An old Latin-1 page or text file without a charset had every accented
- * letter replaced by U+FFFD. Bytes past the first 1024 are not looked at: the decoder is chosen
- * before the body streams on.
- */
-export function unlabelledEncoding(head: Uint8Array): 'utf-8' | 'windows-1252' {
-  const looked = head.subarray(0, HEAD_BYTES)
-  // A character is at most 4 bytes: where the window is cut (a shorter head is the whole body), its
-  // first 1 to 3 may end it.
-  const cuts = looked.byteLength === HEAD_BYTES ? 3 : 0
-  for (let cut = 0; cut <= cuts; cut++) {
-    if (isUtf8(looked.subarray(0, looked.byteLength - cut))) return 'utf-8'
-  }
-  return 'windows-1252'
+  return (meta && hintedDecoder(meta)) || undefined
 }
 
 function decoded(body: Readable, encoding: string, rawDeflate: boolean): Readable {

@@ -186,6 +186,31 @@ describe('responses', () => {
     expect((await fetchFrom(respond(200, { 'content-type': 'application/octet-stream' }, '<!DOCTYPE html><title>t</title>'))).result.body.kind).toBe('html')
     expect((await fetchFrom(respond(404, {}, '<html><body>gone</body></html>'))).result).toMatchObject({ statusCode: 404, body: { kind: 'html' } })
   })
+
+  it('Content-Type sent twice, or one header listing two types: types that disagree are sniffed (an HTML page is HTML, an image refused); types that agree are that type, with the last charset', async () => {
+    const typed = (types: string | string[], body: string | Buffer): Handler => (_request, response) => {
+      response.writeHead(200, { 'content-type': types })
+      response.end(body)
+    }
+    const page = '<!doctype html><html><body><h1>Title</h1></body></html>'
+    // Read as one type, the first was a text body (its markup as text) and the second refused (WEB_UNSUPPORTED_CONTENT_TYPE).
+    for (const types of [['text/html', 'image/png'], ['image/png', 'text/html'], 'image/png, text/html', ['text/plain', 'text/html']]) {
+      expect((await fetchFrom(typed(types, page))).result.body, JSON.stringify(types)).toEqual({ kind: 'html', content: page })
+    }
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])
+    for (const types of [['text/html', 'image/png'], 'text/html, image/png']) {
+      const { error } = await failFrom(typed(types, png))
+      expect([error.code, error.message], JSON.stringify(types)).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'unsupported content type "text/html, image/png": the body is not text'])
+    }
+    // The same type twice is that type; its charset is the last one given, as WHATWG's extraction takes it.
+    const latin = Buffer.from('<p>caf\xe9</p>', 'latin1')
+    for (const types of [['text/html', 'text/html; charset=iso-8859-1'], 'text/html; charset=utf-8, text/html; charset=iso-8859-1', 'TEXT/HTML, text/html;charset="iso-8859-1"']) {
+      expect((await fetchFrom(typed(types, latin))).result.body, JSON.stringify(types)).toEqual({ kind: 'html', content: '<p>café</p>' })
+    }
+    expect((await fetchFrom(typed(['text/plain', 'text/plain'], 'just words'))).result.body).toEqual({ kind: 'text', content: 'just words' })
+    // A comma inside a quoted parameter does not split the type.
+    expect((await fetchFrom(typed('text/plain; charset=utf-8; note="a, b"', 'just words'))).result.body).toEqual({ kind: 'text', content: 'just words' })
+  })
 })
 
 describe('encodings', () => {
@@ -233,6 +258,58 @@ describe('encodings', () => {
       expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, utf8))).result.body)).toBe(utf8)
     }
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, latin))).result.body)).toBe('caf\ufffd cr\ufffdme, Z\ufffdrich \ufffd \ufffdquoted\ufffd')
+  })
+
+  it('an unlabelled body is windows-1252 when any of its bytes is not UTF-8, not only its first 1024: a Latin-1 file whose first accent is past them, in chunks or at its very end', async () => {
+    const latin = (text: string) => Buffer.from(text, 'latin1')
+    const ascii = 'plain ascii line\n'.repeat(200)
+    const cases: [string, Buffer][] = [
+      ['accent at byte 3,400', latin(`${ascii}caf\xe9 cr\xe8me`)],
+      ['accent past 60 KB of ASCII', latin(`${'x'.repeat(60_000)} Z\xfcrich`)],
+      // 0xE9 alone at the end is the lead of a 3-byte UTF-8 character the body never finishes.
+      ['accent as the last byte', latin(`${ascii}caf\xe9`)],
+    ]
+    for (const [name, bytes] of cases) {
+      const want = bytes.toString('latin1')
+      for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+        expect(bodyText((await fetchFrom(respond(200, headers, bytes))).result.body), `${name} ${JSON.stringify(headers)}`).toBe(want)
+      }
+      // Sent in small chunks (an accent's byte alone, the rest later): the same text.
+      const trickle: Handler = (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' })
+        let at = 0
+        const next = () => {
+          if (at >= bytes.byteLength) return void response.end()
+          response.write(bytes.subarray(at, (at += 997)))
+          setImmediate(next)
+        }
+        next()
+      }
+      expect(bodyText((await fetchFrom(trickle)).result.body), `${name}, in chunks`).toBe(want)
+    }
+    const page = latin(`<html><body><p>${ascii}</p><p>na\xefve fa\xe7ade</p></body></html>`)
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body)).toContain('naïve façade')
+    // The char cap counts the text as read again: a Latin-1 body past it is cut there, still Latin-1.
+    const long = latin(`${ascii}\xe9${'\xe8'.repeat(5000)}`)
+    const capped = (await fetchFrom(respond(200, { 'content-type': 'text/plain' }, long), { maxBodyChars: 4000 })).result
+    expect([bodyText(capped.body), capped.truncated]).toEqual([long.toString('latin1').slice(0, 4000), true])
+    // UTF-8 split across chunks at every offset stays UTF-8, and a U+FFFD the body holds is not a reason to switch.
+    const utf8 = `${ascii}é 日本 😀 \ufffd end`
+    const bytes = Buffer.from(utf8)
+    const split: Handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' })
+      let at = 0
+      const next = () => {
+        if (at >= bytes.byteLength) return void response.end()
+        response.write(bytes.subarray(at, (at += 1)))
+        if (at < 3390) at = 3390
+        setImmediate(next)
+      }
+      response.write(bytes.subarray(0, 3390))
+      at = 3390
+      next()
+    }
+    expect(bodyText((await fetchFrom(split)).result.body)).toBe(utf8)
   })
 
   it('Content-Encoding: deflate is read zlib-wrapped or raw (as some servers send it, and browsers read it), whole, in one chunk or byte by byte; an empty encoded body is empty; corrupt deflate is still a coded error', async () => {

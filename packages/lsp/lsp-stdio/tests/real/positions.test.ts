@@ -33,6 +33,31 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     expect(valueOf(await hover('wrap.py', 2, 2)).hover?.contents).toContain('bbbbbb')
   })
 
+  it('says the column was past the end of the line, and where the server was asked', async () => {
+    const textOf = (result: Awaited<ReturnType<typeof hover>>) => (result.content[0] as { text: string }).text
+    // The answer about the line's end (none) no longer reads as an answer about column 20.
+    for (const file of ['wrap.ts', 'wrap-crlf.ts', 'wrap.py']) {
+      const line = file === 'wrap.py' ? 'a = 1' : 'const a = 1;'
+      const result = await hover(file, 1, 20)
+      const note = `column 20 is past the end of line 1 (${line.length} characters); asked at its end`
+      expect(valueOf(result).askedAt, file).toEqual({ line: 1, character: line.length + 1, note })
+      expect(textOf(result), file).toBe(`hover at ${file}:1:${line.length + 1} (${note})\nNo hover information.`)
+    }
+    // A column within the line is not echoed.
+    const within = await hover('wrap.ts', 2, 8)
+    expect(valueOf(within).askedAt).toBeUndefined()
+    expect(textOf(within)).not.toContain('past the end')
+    const definition = await callLsp(suite.host, suite.session(), { operation: 'goToDefinition', filePath: 'wrap.ts', line: 2, character: 40 })
+    expect(textOf(definition)).toBe('goToDefinition at wrap.ts:2:18 (column 40 is past the end of line 2 (17 characters); asked at its end)\nNo results.')
+    // A refusal there says so too (the code stays the server's).
+    const renamed = await suite.host.app.tools.execute({ name: 'lsp_rename', arguments: { filePath: 'wrap.ts', line: 1, character: 20, newName: 'zzz' }, session: suite.session() })
+    expect(renamed.isError && renamed.error.code).toBe('LSP_RENAME_REFUSED')
+    expect(renamed.isError && renamed.error.message).toContain('(column 20 is past the end of line 1 (12 characters); asked at its end)')
+    const calls = await suite.host.app.tools.execute({ name: 'lsp_calls', arguments: { filePath: 'wrap.py', line: 2, character: 30, direction: 'incoming' }, session: suite.session() })
+    expect(valueOf(calls).askedAt).toEqual({ line: 2, character: 11, note: 'column 30 is past the end of line 2 (10 characters); asked at its end' })
+    expect(textOf(calls)).toContain('(column 30 is past the end of line 2 (10 characters); asked at its end)')
+  })
+
   it('reaches the server as the line end, for definitions and rename too', async () => {
     const definition = valueOf(await callLsp(suite.host, suite.session(), { operation: 'goToDefinition', filePath: 'wrap.ts', line: 2, character: 40 }))
     // Line 2's end is after the `;`: no definition there (not `a` wrapped onto line 3, which does not exist).
