@@ -35,6 +35,8 @@ export function classify(contentType: string | undefined): Declared {
 export interface ContentTypeInfo {
   readonly declared: Declared
   readonly charset: string | undefined
+  /** Served as `application/xhtml+xml`: XML, whose CDATA sections are text (xhtml.ts). */
+  readonly xhtml: boolean
 }
 
 /** Header values already read; servers send a handful of distinct ones, so a small table serves every fetch. */
@@ -46,11 +48,50 @@ export function readContentType(contentType: string | undefined): ContentTypeInf
   const key = contentType ?? ''
   let info = readTypes.get(key)
   if (!info) {
-    info = { declared: classify(contentType), charset: charsetOf(contentType) }
+    info = contentTypeInfo(contentType)
     if (readTypes.size >= MAX_READ_TYPES) readTypes.delete(readTypes.keys().next().value!)
     readTypes.set(key, info)
   }
   return info
+}
+
+/**
+ * A header value can list several types: a Content-Type sent twice reaches us joined with ", " (as
+ * fetch's Headers joins them), or one header says `text/html, image/png`. Types that agree (the same
+ * one twice, one with a charset) are that type, with the last charset given (WHATWG's "extract a
+ * MIME type"). Types that disagree say nothing the body can be trusted to be: it is sniffed, as a
+ * body without a type (an image is refused as binary, an HTML page read as HTML), and no charset is
+ * taken from them. Read as one type, `text/html, image/png` was a text body (its markup shown as
+ * text) and `image/png, text/html` refused an HTML page.
+ */
+function contentTypeInfo(contentType: string | undefined): ContentTypeInfo {
+  const values = listedTypes(contentType ?? '')
+  const xhtml = mediaType(values[0]) === 'application/xhtml+xml'
+  if (values.length <= 1) return { declared: classify(values[0]), charset: charsetOf(values[0]), xhtml }
+  const types = new Set(values.map(mediaType))
+  if (types.size > 1) return { declared: { kind: 'sniff' }, charset: undefined, xhtml: false }
+  const charset = values.map(charsetOf).findLast((found) => found !== undefined)
+  return { declared: classify(values[0]), charset, xhtml }
+}
+
+/** The types a header value lists: split at commas outside quoted strings, blanks dropped. One pass. */
+function listedTypes(value: string): string[] {
+  const types: string[] = []
+  let start = 0
+  let quoted = false
+  const take = (end: number) => {
+    const type = value.slice(start, end).trim()
+    if (type) types.push(type)
+    start = end + 1
+  }
+  for (let at = 0; at < value.length; at++) {
+    const char = value[at]
+    if (char === '"') quoted = !quoted
+    else if (char === '\\' && quoted) at++
+    else if (char === ',' && !quoted) take(at)
+  }
+  take(value.length)
+  return types
 }
 
 /** The `charset` parameter, lower-cased, quotes removed; undefined when absent. */

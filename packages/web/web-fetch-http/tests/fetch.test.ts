@@ -186,6 +186,41 @@ describe('responses', () => {
     expect((await fetchFrom(respond(200, { 'content-type': 'application/octet-stream' }, '<!DOCTYPE html><title>t</title>'))).result.body.kind).toBe('html')
     expect((await fetchFrom(respond(404, {}, '<html><body>gone</body></html>'))).result).toMatchObject({ statusCode: 404, body: { kind: 'html' } })
   })
+
+  it('application/xhtml+xml: CDATA sections become their text, escaped (an HTML parser reads them as comments); text/html keeps them as sent; 400 KB of sections or of one unterminated one in one pass', async () => {
+    const page = '<html><body><p><![CDATA[a < b & c]]></p><![CDATA[]]><p>x</p></body></html>'
+    expect((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, page))).result.body).toEqual({ kind: 'html', content: '<html><body><p>a &lt; b &amp; c</p><p>x</p></body></html>' })
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body).toEqual({ kind: 'html', content: page })
+    const many = '<![CDATA[<&>]]>'.repeat(27_000)
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, many))).result.body)).toBe('&lt;&amp;&gt;'.repeat(27_000))
+    const open = `<![CDATA[${'<'.repeat(400_000)}`
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, open))).result.body)).toBe('&lt;'.repeat(400_000))
+  })
+
+  it('Content-Type sent twice, or one header listing two types: types that disagree are sniffed (an HTML page is HTML, an image refused); types that agree are that type, with the last charset', async () => {
+    const typed = (types: string | string[], body: string | Buffer): Handler => (_request, response) => {
+      response.writeHead(200, { 'content-type': types })
+      response.end(body)
+    }
+    const page = '<!doctype html><html><body><h1>Title</h1></body></html>'
+    // Read as one type, the first was a text body (its markup as text) and the second refused (WEB_UNSUPPORTED_CONTENT_TYPE).
+    for (const types of [['text/html', 'image/png'], ['image/png', 'text/html'], 'image/png, text/html', ['text/plain', 'text/html']]) {
+      expect((await fetchFrom(typed(types, page))).result.body, JSON.stringify(types)).toEqual({ kind: 'html', content: page })
+    }
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])
+    for (const types of [['text/html', 'image/png'], 'text/html, image/png']) {
+      const { error } = await failFrom(typed(types, png))
+      expect([error.code, error.message], JSON.stringify(types)).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'unsupported content type "text/html, image/png": the body is not text'])
+    }
+    // The same type twice is that type; its charset is the last one given, as WHATWG's extraction takes it.
+    const latin = Buffer.from('<p>caf\xe9</p>', 'latin1')
+    for (const types of [['text/html', 'text/html; charset=iso-8859-1'], 'text/html; charset=utf-8, text/html; charset=iso-8859-1', 'TEXT/HTML, text/html;charset="iso-8859-1"']) {
+      expect((await fetchFrom(typed(types, latin))).result.body, JSON.stringify(types)).toEqual({ kind: 'html', content: '<p>café</p>' })
+    }
+    expect((await fetchFrom(typed(['text/plain', 'text/plain'], 'just words'))).result.body).toEqual({ kind: 'text', content: 'just words' })
+    // A comma inside a quoted parameter does not split the type.
+    expect((await fetchFrom(typed('text/plain; charset=utf-8; note="a, b"', 'just words'))).result.body).toEqual({ kind: 'text', content: 'just words' })
+  })
 })
 
 describe('encodings', () => {
