@@ -4,6 +4,7 @@ import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, snif
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 import { isZlibHeader, peekFirstChunk } from './deflate.ts'
 import { Utf8Watch } from './utf8-watch.ts'
+import { cdataAsText } from './xhtml.ts'
 
 export interface BodyLimits {
   /** Decoded bytes read at most. */
@@ -41,7 +42,7 @@ const HEAD_BYTES = 1024
  * The body is always destroyed when this returns or throws.
  */
 export async function readBody(body: Readable, headers: { contentType: string | undefined; contentEncoding: string | undefined; contentLength?: string | undefined }, limits: BodyLimits): Promise<DecodedBody | PdfBytes> {
-  const { declared, charset: headerCharset } = readContentType(headers.contentType)
+  const { declared, charset: headerCharset, xhtml } = readContentType(headers.contentType)
   if (declared.kind === 'unsupported') {
     discard(body)
     throw new WebError(`unsupported content type "${declared.type}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
@@ -73,7 +74,8 @@ export async function readBody(body: Readable, headers: { contentType: string | 
   const reader = new BodyReader(limits, declared.kind === 'sniff' ? undefined : declared.kind, headers.contentType, headerCharset, headerDecoder)
   try {
     if (!empty) await drain(source, reader)
-    return reader.finish()
+    const read = reader.finish()
+    return xhtml && read.kind === 'html' ? { ...read, content: cdataAsText(read.content) } : read
   } catch (error) {
     throw source !== body && isInflateError(error) ? inflateFailed(error, headers.contentEncoding!.trim().toLowerCase()) : error
   } finally {

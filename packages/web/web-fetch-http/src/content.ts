@@ -35,6 +35,8 @@ export function classify(contentType: string | undefined): Declared {
 export interface ContentTypeInfo {
   readonly declared: Declared
   readonly charset: string | undefined
+  /** Served as `application/xhtml+xml`: XML, whose CDATA sections are text (xhtml.ts). */
+  readonly xhtml: boolean
 }
 
 /** Header values already read; servers send a handful of distinct ones, so a small table serves every fetch. */
@@ -64,11 +66,12 @@ export function readContentType(contentType: string | undefined): ContentTypeInf
  */
 function contentTypeInfo(contentType: string | undefined): ContentTypeInfo {
   const values = listedTypes(contentType ?? '')
-  if (values.length <= 1) return { declared: classify(values[0]), charset: charsetOf(values[0]) }
+  const xhtml = mediaType(values[0]) === 'application/xhtml+xml'
+  if (values.length <= 1) return { declared: classify(values[0]), charset: charsetOf(values[0]), xhtml }
   const types = new Set(values.map(mediaType))
-  if (types.size > 1) return { declared: { kind: 'sniff' }, charset: undefined }
+  if (types.size > 1) return { declared: { kind: 'sniff' }, charset: undefined, xhtml: false }
   const charset = values.map(charsetOf).findLast((found) => found !== undefined)
-  return { declared: classify(values[0]), charset }
+  return { declared: classify(values[0]), charset, xhtml }
 }
 
 /** The types a header value lists: split at commas outside quoted strings, blanks dropped. One pass. */

@@ -187,6 +187,16 @@ describe('responses', () => {
     expect((await fetchFrom(respond(404, {}, '<html><body>gone</body></html>'))).result).toMatchObject({ statusCode: 404, body: { kind: 'html' } })
   })
 
+  it('application/xhtml+xml: CDATA sections become their text, escaped (an HTML parser reads them as comments); text/html keeps them as sent; 400 KB of sections or of one unterminated one in one pass', async () => {
+    const page = '<html><body><p><![CDATA[a < b & c]]></p><![CDATA[]]><p>x</p></body></html>'
+    expect((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, page))).result.body).toEqual({ kind: 'html', content: '<html><body><p>a &lt; b &amp; c</p><p>x</p></body></html>' })
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body).toEqual({ kind: 'html', content: page })
+    const many = '<![CDATA[<&>]]>'.repeat(27_000)
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, many))).result.body)).toBe('&lt;&amp;&gt;'.repeat(27_000))
+    const open = `<![CDATA[${'<'.repeat(400_000)}`
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, open))).result.body)).toBe('&lt;'.repeat(400_000))
+  })
+
   it('Content-Type sent twice, or one header listing two types: types that disagree are sniffed (an HTML page is HTML, an image refused); types that agree are that type, with the last charset', async () => {
     const typed = (types: string | string[], body: string | Buffer): Handler => (_request, response) => {
       response.writeHead(200, { 'content-type': types })
