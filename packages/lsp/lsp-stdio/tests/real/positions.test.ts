@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { callLsp, codingSuite, valueOf } from './harness.ts'
@@ -15,6 +15,8 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     // A lone `\r` in a block comment ends a line for LSP (and for TypeScript): four lines before the code.
     writeFileSync(join(dir, 'lone-cr.ts'), '/* a\rb */\nconst bbbbbb = 1;\nconst c = bbbbbb;\nconst dd = c;\n')
     // `café` decomposed (NFD: `e` and U+0301), as some editors write it.
+    // A leading byte-order mark (the read drops it; columns do not count it).
+    writeFileSync(join(dir, 'bom.ts'), '\uFEFFconst bom = 1;\nexport const useBom = bom + 1;\n')
     writeFileSync(join(dir, 'nfd.ts'), 'export const caf\u0065\u0301 = 1;\nconst twice = caf\u0065\u0301 + caf\u0065\u0301;\n')
   })
   const hover = (filePath: string, line: number, character: number) => callLsp(suite.host, suite.session(), { operation: 'hover', filePath, line, character })
@@ -94,6 +96,16 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     expect(calls.isError && calls.error.code).toBe('LSP_INVALID_REQUEST')
     // The host is healthy: the next query on the file answers.
     expect(valueOf(await hover('wrap.ts', 2, 8)).hover?.contents).toContain('bbbbbb')
+  })
+
+  it('keeps a byte-order mark through a rename it applies, and counts columns without it', async () => {
+    const args = { filePath: 'bom.ts', line: 1, symbol: 'bom', newName: 'bom2', apply: true }
+    const renamed = valueOf(await suite.host.app.tools.execute({ name: 'lsp_rename', arguments: args, session: suite.session() }))
+    expect(renamed).toMatchObject({ applied: true, totalEdits: 2, at: { line: 1, character: 7 } })
+    // Written without its mark before: every renamed BOM file changed its first bytes.
+    expect(readFileSync(join(suite.workspace.dir, 'bom.ts'))).toEqual(Buffer.from('\uFEFFconst bom2 = 1;\nexport const useBom = bom2 + 1;\n'))
+    const references = valueOf(await hover('bom.ts', 2, 23))
+    expect(references.hover?.contents).toContain('bom2')
   })
 
   it('finds a symbol the model wrote composed (NFC) in a file that holds it decomposed (NFD)', async () => {
