@@ -209,7 +209,7 @@ describe.concurrent.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
     expect(sortedEdits(ours as any)).toEqual(sortedEdits(bareFiles(edit)))
   })
 
-  it.sequential.runIf(c.fixture === 'py-rename')('pyright\'s "not accessed" hints arrive: the client declares diagnostic tag support (issue 32 item 5)', async () => {
+  it.runIf(c.fixture === 'py-rename').sequential('pyright\'s "not accessed" hints arrive: the client declares diagnostic tag support (issue 32 item 5)', async () => {
     writeFileSync(join(suite.dir, 'geo', 'unused.py'), 'import os\n\n\ndef f() -> int:\n    x = 1\n    return 2\n')
     const value = valueOf(await call('lsp_diagnostics', { filePath: 'geo/unused.py', severity: 'hint' }))
     expect(value.complete).toBe(true)
@@ -252,7 +252,7 @@ describe.concurrent.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
     }
   })
 
-  it.sequential.runIf(c.outsideCase === true)('refuses whole a rename whose edit reaches outside the workspace through a symlink', async () => {
+  it.runIf(c.outsideCase === true).sequential('refuses whole a rename whose edit reaches outside the workspace through a symlink', async () => {
     const shapes = read('src/shapes.ts')
     const outside = readFileSync(join(suite.dir, '..', 'outside', 'units.ts'), 'utf8')
     const line = shapes.split('\n').findIndex((text) => text.includes('export const unit')) + 1
