@@ -167,7 +167,7 @@ class BodyReader {
     // Served as a PDF but none: an HTML error or login page under the PDF's type reads as what it is
     // (pdf.js said only "Invalid PDF structure"); binary without the header stays a PDF for the reader to refuse.
     if (declared && this.kind === 'pdf' && !hasPdfHeader(head)) this.kind = sniff(head) ?? 'pdf'
-    if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    if (!this.kind) throw notText(this.contentType)
     if (this.kind === 'pdf') {
       this.pdf = { chunks: [], length: 0 }
       return this.pushPdf(head)
@@ -183,16 +183,28 @@ class BodyReader {
     }
     // Declared text or HTML whose first bytes are binary (an image or an archive served as
     // text/html): decoded, it was a page of mojibake for the model. A few control bytes (a BEL in a
-    // log) do not make it binary (content.ts). UTF-16 text has NUL bytes of its own.
-    if (declared && !isUtf16(this.decoder) && isBinary(head)) {
-      throw new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    // log) do not make it binary (content.ts). UTF-16 text has NUL bytes of its own. Read as
+    // windows-1252, a sniffed body is judged again, with that charset's own signs (short random bytes).
+    const windows1252 = encodingOf(this.decoder) === 'windows-1252'
+    if (declared ? !isUtf16(this.decoder) && isBinary(head, windows1252) : windows1252 && isBinary(head, true)) {
+      throw declared ? new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE') : notText(this.contentType)
     }
     return this.text.push(this.decoder, head)
   }
 }
 
+/** A body without a usable type that is not text. */
+function notText(contentType: string | undefined): WebError {
+  return new WebError(`unsupported content type "${contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+}
+
 function isUtf16(decoder: StreamDecoder): boolean {
-  return 'encoding' in decoder && typeof decoder.encoding === 'string' && decoder.encoding.startsWith('utf-16')
+  return encodingOf(decoder)?.startsWith('utf-16') === true
+}
+
+/** A TextDecoder's encoding; undefined for our UTF-8 decoder. */
+function encodingOf(decoder: StreamDecoder): string | undefined {
+  return 'encoding' in decoder && typeof decoder.encoding === 'string' ? decoder.encoding : undefined
 }
 
 function pdfTooLarge(maxBytes: number, why: string): WebError {

@@ -155,15 +155,33 @@ export const MAX_BINARY_SHARE = 1 / 32
  * one binary byte that are more than `MAX_BINARY_SHARE` of the bytes looked at. WHATWG's sniffing
  * refuses a body without a type for one binary byte; stricter than this refused a whole log for one
  * BEL (`ding\x07` is text: a single one never makes a body binary).
+ *
+ * `windows1252`: the body is read as windows-1252 (its bytes are not UTF-8 and no other charset
+ * labels it), which gives two more signs. DEL and the five bytes windows-1252 leaves undefined
+ * (0x81, 0x8D, 0x8F, 0x90, 0x9D) are in no text of that charset, so they count as binary bytes too;
+ * and a body shorter than `SHORT_BODY` is binary for one of them: random bytes that short hold too
+ * few for the share (16 of them passed as text about half the time, as mojibake), and real short
+ * text that is not UTF-8 is a Latin-1 word or two, which holds none. UTF-8 text (a log line with a
+ * BEL, a CJK string, an emoji) is never judged so, and no other legacy charset is (Shift_JIS and GBK
+ * use 0x81 to 0x9F as lead bytes).
  */
-export function isBinary(head: Uint8Array): boolean {
+export function isBinary(head: Uint8Array, windows1252 = false): boolean {
   const looked = head.subarray(0, 1024)
   let binary = 0
   for (const byte of looked) {
     if (byte === 0) return true
-    if (isBinaryByte(byte)) binary++
+    if (isBinaryByte(byte) || (windows1252 && isUndefinedIn1252(byte))) binary++
   }
+  if (windows1252 && looked.byteLength < SHORT_BODY) return binary > 0
   return binary > 1 && binary > looked.byteLength * MAX_BINARY_SHARE
+}
+
+/** Below this many bytes, one binary byte makes a windows-1252 body binary (`isBinary`). */
+export const SHORT_BODY = 64
+
+/** DEL, and the bytes windows-1252 maps to no character. */
+function isUndefinedIn1252(byte: number): boolean {
+  return byte === 0x7f || byte === 0x81 || byte === 0x8d || byte === 0x8f || byte === 0x90 || byte === 0x9d
 }
 
 function isBinaryByte(byte: number): boolean {

@@ -156,6 +156,35 @@ describe('responses', () => {
     }
   })
 
+  it('short random bytes read as windows-1252 (not UTF-8, no other charset) are not text for one binary byte, DEL or byte windows-1252 leaves undefined; short real text (a log line with a BEL, CJK, emoji, a Latin-1 word) still is', async () => {
+    const randoms: [string, Buffer][] = [
+      // No C0 control at all, but 0x81 and 0x8E: no windows-1252 text holds 0x81.
+      ['16 bytes, an undefined byte', Buffer.from([0xa7, 0x3f, 0xd1, 0x81, 0x5c, 0xe9, 0x2e, 0x9b, 0xc4, 0x71, 0xf0, 0x28, 0x8e, 0xb5, 0x66, 0xd9])],
+      // One C0 control (0x13) in 24 bytes: the share rule needs two.
+      ['24 bytes, one control', Buffer.from([0xd2, 0x6a, 0xb9, 0xfe, 0x13, 0x44, 0xa1, 0xc3, 0x5e, 0x9f, 0xe4, 0x27, 0x85, 0x70, 0xcd, 0xb2, 0x39, 0xf7, 0x8b, 0x61, 0xae, 0xd5, 0x4f, 0xc0])],
+      // One control and one DEL in 40 bytes (DEL was not counted).
+      ['40 bytes, a control and a DEL', Buffer.from(Array.from({ length: 40 }, (_, index) => (index === 7 ? 0x1e : index === 30 ? 0x7f : 0xa0 + ((index * 37) % 95))))],
+    ]
+    for (const [name, bytes] of randoms) {
+      expect((await failFrom(respond(200, {}, bytes))).error.message, name).toBe('unsupported content type "unknown": the body is not text')
+      expect((await failFrom(respond(200, { 'content-type': 'text/plain' }, bytes))).error.message, name).toBe('the body is not text, though its Content-Type says "text/plain" (binary bytes in its first 1024)')
+    }
+    const texts: [string, string | Buffer][] = [
+      ['a log line with a BEL', 'ding\x07'],
+      ['a UTF-8 log line with an accent and a BEL', 'café ready\x07\n'],
+      ['CJK', '日本語のテキスト'],
+      ['emoji', '😀👍 ok'],
+      ['a Latin-1 word', Buffer.from('caf\xe9 cr\xe8me', 'latin1')],
+      ['windows-1252 quotes and a dash', Buffer.from('\x93hi\x94 \x97 \x80 5', 'latin1')],
+    ]
+    for (const [name, body] of texts) {
+      const want = typeof body === 'string' ? body : body.toString('latin1').replace('\x93', '“').replace('\x94', '”').replace('\x97', '—').replace('\x80', '€')
+      for (const headers of [{}, { 'content-type': 'text/plain' }]) {
+        expect((await fetchFrom(respond(200, headers, body))).result.body, `${name} ${JSON.stringify(headers)}`).toEqual({ kind: 'text', content: want })
+      }
+    }
+  })
+
   it('a PDF (declared, or sniffed from %PDF-) is its bytes, whole; one past maxPdfBytes is WEB_FETCH_TOO_LARGE, by its length or its bytes', async () => {
     const bytes = Buffer.from('%PDF-1.7\n' + 'x'.repeat(2000))
     for (const type of ['application/pdf', 'application/octet-stream']) {
