@@ -11,6 +11,7 @@ import { benchMcp } from './mcp.ts'
 import { benchServe } from './serve.ts'
 import { benchServeHttp } from './serve-http.ts'
 import { benchSkill } from './skill.ts'
+import { benchSkillEmptyDirs } from './skill-empty-dirs.ts'
 import { benchStartup } from './startup.ts'
 import { benchTools } from './tools.ts'
 import { benchToolSearch } from './tool-search.ts'
@@ -40,6 +41,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   'web-profile': benchWebProfile,
   mcp: benchMcp,
   skill: benchSkill,
+  'skill-empty-dirs': benchSkillEmptyDirs,
   // The stdio hop against ctx.tools.execute, then the HTTP hop against the stdio hop and throughput.
   serve: async () => [...(await benchServe()), ...(await benchServeHttp())],
   'serve-http': benchServeHttp,

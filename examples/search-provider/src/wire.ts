@@ -1,4 +1,4 @@
-import { collectSources, WebError, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import { collectSources, optionalText, WebError, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { SearxngConfig } from './config.ts'
 
@@ -18,8 +18,9 @@ export function searchUrl(request: WebSearchRequest, config: SearxngConfig): URL
   return url
 }
 
-const text = z.string().nullish()
-const Result = z.looseObject({ url: z.string(), title: text, content: text, publishedDate: text })
+// A title, snippet or date of another type (a number, an object) is left out, not the result: its URL is what is cited.
+const field = optionalText()
+const Result = z.looseObject({ url: z.string(), title: field, content: field, publishedDate: field })
 const Answer = z.union([z.string(), z.looseObject({ answer: z.string() })])
 const Response = z.looseObject({
   results: z.array(z.unknown()),

@@ -96,6 +96,15 @@ describe('mapping the answer', () => {
     expect(result.sources).toEqual([{ url: 'https://a.test/', title: 'A' }, { url: 'http://b.test/x' }])
   })
 
+  it('a title, snippet or date that is not a string is left out, not the result', async () => {
+    const fake = await instance()
+    fake.reply = json(200, { results: [{ url: 'https://numbers.test/a', title: 42, content: 'kept snippet', publishedDate: { at: 1 } }, { url: 'https://objects.test/b', title: { text: 'x' }, content: [1] }] })
+    expect(await provider({ baseUrl: fake.baseUrl }).search({ query: 'cordis' })).toEqual({
+      sources: [{ url: 'https://numbers.test/a', snippet: 'kept snippet' }, { url: 'https://objects.test/b' }],
+      truncated: false,
+    })
+  })
+
   it('instant answers (strings or objects) become the content', () => {
     expect(mapResponse({ results: [], answers: ['42', { answer: 'forty-two', url: 'https://a.test/' }, { nope: 1 }] })).toEqual({ content: '42\n\nforty-two', sources: [], truncated: false })
   })

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DIRECTORY_MIME_TYPE, SKILL_LIMITS, SKILLS_EXTENSION_ID, skillEntry, type Skill } from '@modelcontextprotocol/server/ext/skills'
@@ -133,7 +132,7 @@ export class ServedSkills {
     // The file changed since the listing (its SKILL.md did not, or the registry would have said):
     // its bytes are served as they are now, and the next listing is built again to match them.
     const listed = served.listed.find((file) => file.uri === uri)
-    if (listed && (listed.size !== bytes.byteLength || listed.digest !== digestOf(bytes))) this.catalog = undefined
+    if (listed && (listed.size !== bytes.byteLength || listed.digest !== (await digestOf(bytes)))) this.catalog = undefined
     const text = textOf(bytes)
     return { contents: [text === undefined ? { uri, mimeType: 'application/octet-stream', blob: Buffer.from(bytes).toString('base64') } : { uri, mimeType: mimeTypeOf(path), text }], ...CACHE }
   }
@@ -256,9 +255,14 @@ function mimeTypeOf(path: string): string {
   return 'text/plain'
 }
 
-/** The SEP-2640 digest of bytes, as the SDK's `skillEntry` writes it. */
-function digestOf(bytes: Uint8Array): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`
+/**
+ * The SEP-2640 digest of bytes, as the SDK's `skillEntry` writes it and with the same WebCrypto
+ * hash: it runs on the threadpool, where node:crypto's `createHash` held the event loop for the
+ * whole file (16 MiB: 10-30 ms at load 8-10, bench/RESULTS.md).
+ */
+export async function digestOf(bytes: Uint8Array): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+  return `sha256:${Buffer.from(hash).toString('hex')}`
 }
 
 /** The text of bytes that are UTF-8 and lose nothing decoded; undefined for anything else (sent as a blob). */

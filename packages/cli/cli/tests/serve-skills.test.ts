@@ -10,6 +10,8 @@ import { cp, mkdir, open, readdir, readFile, rm, symlink, writeFile } from 'node
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { skillEntry } from '@modelcontextprotocol/server/ext/skills'
+import { digestOf } from '../src/serve-skills.ts'
 import { BIN, childEnv, descendants, dsh, json, killRunning, removeTempDirs, ROOT, serveIn, tempDir } from './helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
@@ -291,5 +293,20 @@ describe('dsh serve: skills over SEP-2640', () => {
     const changed = client.getPrompt({ name })
     await expect(changed).rejects.toMatchObject({ code: -32602, data: { code: 'MCP_SKILL_SIZE_MISMATCH' } })
     await expect(changed).rejects.toThrow(/^MCP error -32602: skill "served-release-notes" cannot be loaded: reading skill:\/\/release-notes\/SKILL\.md from MCP server served: .* \(MCP_SKILL_SIZE_MISMATCH\)$/)
+  })
+})
+
+describe('the digest resources/read checks a served file against', () => {
+  it("is the SDK skillEntry's digest of the same bytes, text and binary, across sizes (now WebCrypto on the threadpool, not createHash on the event loop)", async () => {
+    const large = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => (i * 131) & 255)
+    const files = { 'SKILL.md': '---\nname: d\ndescription: Digests.\n---\nBody.\n', 'empty.txt': new Uint8Array(0), 'large.bin': large, 'é.md': 'café ✓\n' }
+    const entry = await skillEntry('d', files)
+    const listed = new Map((entry.resources as { uri: string; digest: string }[]).map((file) => [file.uri, file.digest]))
+    for (const [path, content] of Object.entries(files)) {
+      const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content
+      const uri = path === 'SKILL.md' ? entry.uri : `skill://d/${encodeURI(path)}`
+      const expected = listed.get(uri) ?? (path === 'SKILL.md' ? `sha256:${createHash('sha256').update(bytes).digest('hex')}` : undefined)
+      expect(await digestOf(bytes), path).toBe(expected)
+    }
   })
 })

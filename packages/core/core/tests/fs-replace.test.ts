@@ -65,6 +65,18 @@ describe('replaceContainedTexts', () => {
     expect((await readdir(join(ws, 'src'))).sort()).toEqual(['a.ts', 'b.ts'])
   })
 
+  it('keeps a leading byte-order mark, which the texts compared and given do not hold', async () => {
+    const { ws, workspace } = await layout()
+    // The read drops the mark; the rename that wrote this file wrote it without one.
+    await writeFile(join(ws, 'src', 'bom.ts'), '\uFEFFconst bom = 1;\n')
+    await fs.replaceContainedTexts(workspace, [
+      { filePath: 'src/bom.ts', expected: 'const bom = 1;\n', text: 'const bom2 = 1;\n' },
+      { filePath: 'src/a.ts', expected: 'a\n', text: 'A\n' },
+    ], { maxBytes: 1_000_000 })
+    expect(await readFile(join(ws, 'src', 'bom.ts'))).toEqual(Buffer.from('\uFEFFconst bom2 = 1;\n'))
+    expect(await readFile(join(ws, 'src', 'a.ts'))).toEqual(Buffer.from('A\n'))
+  })
+
   it('writes nothing when one file no longer holds the expected text (FS_CONFLICT)', async () => {
     const { ws, workspace } = await layout()
     const error = await harnessRejection(fs.replaceContainedTexts(workspace, [
@@ -98,6 +110,8 @@ describe('replaceContainedTexts', () => {
 
   it('puts back the files already replaced when a later rename fails', async () => {
     const { ws, workspace } = await layout()
+    // Put back with its byte-order mark, as it was.
+    await writeFile(join(ws, 'src', 'a.ts'), '\uFEFFa\n')
     faults.renamesBeforeFailure = 1
     try {
       const error = await harnessRejection(fs.replaceContainedTexts(workspace, [
@@ -109,7 +123,7 @@ describe('replaceContainedTexts', () => {
     } finally {
       faults.renamesBeforeFailure = undefined
     }
-    expect([await read(join(ws, 'src', 'a.ts')), await read(join(ws, 'src', 'b.ts'))]).toEqual(['a\n', 'b\n'])
+    expect([await read(join(ws, 'src', 'a.ts')), await read(join(ws, 'src', 'b.ts'))]).toEqual(['\uFEFFa\n', 'b\n'])
     expect((await readdir(join(ws, 'src'))).sort()).toEqual(['a.ts', 'b.ts'])
   })
 

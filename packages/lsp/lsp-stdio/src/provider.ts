@@ -1,5 +1,6 @@
 import { errorFromReason, errorMessage, FsError, HarnessError, Lifetime, quote, thenOrNow, type CapabilityStatus, type ContainedText, type FileSystem, type ProbeContext, type SubprocessService, type Workspace } from 'dsh-core'
 import {
+  askedAtNote,
   LspError,
   type LspPosition,
   ProvenTextCache,
@@ -38,6 +39,7 @@ import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
 import { withinLine } from './source-text.ts'
+import { checkNewNameFor } from './new-name-rules.ts'
 import { missingIndexNote } from './workspace-index.ts'
 import { ReportWaits } from './report-waits.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
@@ -131,9 +133,11 @@ export class StdioLspProvider implements LspProvider {
   rename(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
     return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       atPosition(source, request, (position) =>
-        instance
-          .rename(source, request.languageId, position, request.newName, scope)
-          .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
+        instance.rename(source, request.languageId, position, request.newName, scope).then(({ oldName, files, fileOperations, complete }): LspRenameResult => {
+          const { newNames } = this.options.config
+          if (newNames) checkNewNameFor(newNames, this.id, oldName, request.newName)
+          return { kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }
+        }),
       ),
     )
   }
@@ -838,14 +842,35 @@ function sourceError(error: unknown, workspace: Workspace, filePath: string, cal
 
 /**
  * `work` at the request's position kept within its line (see `withinLine`); a line past the
- * file's end rejects (LSP_INVALID_REQUEST) and nothing is asked of the server.
+ * file's end rejects (LSP_INVALID_REQUEST) and nothing is asked of the server. A moved position is
+ * told: the result carries `askedAt`, and the server's refusal there (an error answer, a rename
+ * refused) says where it was asked, so a model whose column ran past the line does not take an
+ * answer about the line's end (often none) for one about the place it meant.
  */
-function atPosition<R>(source: ContainedText, request: { readonly filePath: string; readonly position: LspPosition }, work: (position: LspPosition) => Promise<R>): Promise<R> {
+function atPosition<R extends { readonly askedAt?: LspPosition }>(
+  source: ContainedText,
+  request: { readonly filePath: string; readonly position: LspPosition },
+  work: (position: LspPosition) => Promise<R>,
+): Promise<R> {
   let position: LspPosition
   try {
     position = withinLine(source.text, request.position, request.filePath)
   } catch (error) {
     return Promise.reject(error)
   }
-  return work(position)
+  // The position as given: the answer as it is, no promise more.
+  if (position === request.position) return work(position)
+  const askedAt = position
+  return work(position).then(
+    (result) => ({ ...result, askedAt }),
+    (error: unknown) => {
+      throw movedError(error, request.position, askedAt)
+    },
+  )
+}
+
+/** The server's own refusals at a moved position, with the note; anything else (an abort, a timeout, a crash) as it is. */
+function movedError(error: unknown, requested: LspPosition, askedAt: LspPosition): unknown {
+  if (!(error instanceof LspError) || (error.code !== 'LSP_SERVER_ERROR' && error.code !== 'LSP_RENAME_REFUSED')) return error
+  return new LspError(`${error.message} (${askedAtNote(requested, askedAt)})`, error.code, { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) })
 }

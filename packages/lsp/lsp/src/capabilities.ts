@@ -249,6 +249,8 @@ export interface LspRenameResult {
   readonly files: readonly LspFileEdits[]
   readonly fileOperations: readonly LspFileOperation[]
   readonly complete: boolean
+  /** Where the server was asked, when the provider moved the request's position (see `LspQueryResult`'s `askedAt`). */
+  readonly askedAt?: LspPosition
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,6 +311,8 @@ export interface LspCallHierarchyResult {
   readonly complete: boolean
   /** Why no calls may have been found though there are some (clangd without a `compile_commands.json`). */
   readonly notes?: readonly string[]
+  /** Where the server was asked, when the provider moved the request's position (see `LspQueryResult`'s `askedAt`). */
+  readonly askedAt?: LspPosition
 }
 
 // ---------------------------------------------------------------------------------------------

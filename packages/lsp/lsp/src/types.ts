@@ -73,8 +73,14 @@ export type LspQueryResult =
       /** The provider's canonical workspace URI; relativise locations against it, not the request path. */
       readonly resolvedWorkspaceUri: string
       readonly complete: boolean
+      /**
+       * The position the server was asked at, present only when the provider moved the request's:
+       * lsp-stdio keeps a character past the end of its line at the line's end, since servers read
+       * it as a place on a later line. A caller tells its user (`askedAtNote`).
+       */
+      readonly askedAt?: LspPosition
     }
-  | { readonly kind: 'hover'; readonly hover: LspHover | null; readonly complete: boolean }
+  | { readonly kind: 'hover'; readonly hover: LspHover | null; readonly complete: boolean; readonly askedAt?: LspPosition /* as for locations */ }
 
 /**
  * What a file-routed provider call is bound by: the caller's `AbortSignal`, or its dsh-core

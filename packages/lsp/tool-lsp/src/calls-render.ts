@@ -10,7 +10,8 @@ const where = (path: string, range: { start: { line: number; character: number }
  * Past `maxResultChars` the last lines are left out and counted; the closing notes stay.
  */
 export function renderCalls(value: CallsValue, limits: { readonly maxResultChars: number; readonly maxNameChars: number }): string {
-  if (!value.roots.length) return `No function or method at ${value.at.filePath}:${value.at.line}:${value.at.character}.`
+  const moved = value.askedAt ? ` (${value.askedAt.note})` : ''
+  if (!value.roots.length) return `No function or method at ${value.at.filePath}:${value.at.line}:${value.at.character}${moved}.`
   const lines: string[] = []
   const verb = value.direction === 'incoming' ? 'Calls to' : 'Calls from'
   const expanded = expandedFunctions(value)
@@ -24,7 +25,7 @@ export function renderCalls(value: CallsValue, limits: { readonly maxResultChars
     for (const child of call.calls) edge(child, `${indent}  `, level + 1, below)
   }
   for (const root of value.roots) {
-    lines.push(`${verb} ${root.kind} ${ellipsize(root.name, limits.maxNameChars)} (${where(root.path, root.selectionRange)})${value.depth > 1 ? `, ${value.depth} levels` : ''}:`)
+    lines.push(`${verb} ${root.kind} ${ellipsize(root.name, limits.maxNameChars)} (${where(root.path, root.selectionRange)})${value.depth > 1 ? `, ${value.depth} levels` : ''}${moved}:`)
     if (!root.calls.length) lines.push(value.direction === 'incoming' ? '  no callers found' : '  no calls found')
     for (const call of root.calls) edge(call, '  ', 1, new Set([keyOf(root)]))
   }

@@ -6,6 +6,7 @@ import { renderCalls } from './calls-render.ts'
 import { CallsValue, type CallEdge } from './calls-value.ts'
 import type { ToolLspConfig } from './config.ts'
 import { anchorFields, checkAnchor } from './input.ts'
+import { askedAtValue } from './asked-at.ts'
 import { readLineTexts } from './line-text.ts'
 import { anchorOf, sessionWorkspace, type LspToolServices } from './query.ts'
 import { uriRenderer } from './render-uri.ts'
@@ -62,7 +63,8 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
       const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.lifetime))
       const at = { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(resolved ? { symbol: resolved.symbol } : {}) }
       const notes = result.notes.length ? { notes: result.notes.map((note) => ellipsize(note, NOTE_CHARS)) } : {}
-      return { kind: 'calls', direction: result.direction, depth, at, complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(proofs, settings, result, exec.lifetime), ...notes }
+      const askedAt = askedAtValue(position, result.askedAt)
+      return { kind: 'calls', direction: result.direction, depth, at, ...(askedAt ? { askedAt } : {}), complete: result.complete, truncated: result.truncated, roots: await edgesWithLines(proofs, settings, result, exec.lifetime), ...notes }
     },
     render: (_args, value) => renderCalls(value, settings),
   }

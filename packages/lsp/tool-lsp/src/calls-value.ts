@@ -1,5 +1,6 @@
 import { LSP_CALL_DIRECTIONS, LSP_SYMBOL_KINDS } from 'dsh-lsp'
 import { z } from 'zod'
+import { AskedAt } from './asked-at.ts'
 import { StrictRange as Range } from './range-schema.ts'
 
 const OneBased = z.number().int().min(1)
@@ -44,6 +45,8 @@ export const CallsValue = z.strictObject({
   direction: z.enum(LSP_CALL_DIRECTIONS),
   depth: OneBased,
   at: z.strictObject({ filePath: z.string(), line: OneBased, character: OneBased, symbol: z.string().exactOptional() }),
+  /** Where the server was asked, when the provider moved `at` (a column past the end of its line is asked at the line's end). */
+  askedAt: AskedAt.exactOptional(),
   complete: z.boolean(),
   /** True when `calls.maxCalls` stopped the walk. */
   truncated: z.boolean(),

@@ -1,7 +1,7 @@
 import { LSP_CALL_DIRECTIONS, LSP_DIAGNOSTIC_SEVERITIES, LSP_SYMBOL_KINDS, type LspRange, type LspSymbolKind } from 'dsh-lsp'
 import { z } from 'zod'
 import { checkedAgainst, isObject, quickRange } from './provider-result.ts'
-import { LooseRange } from './range-schema.ts'
+import { LooseRange, LoosePosition } from './range-schema.ts'
 
 /**
  * What `ctx.lsp.diagnostics`, `documentSymbols` and `workspaceSymbols` promise. Providers are
@@ -87,6 +87,7 @@ const Rename = z.object({
     ]),
   ),
   complete: z.boolean(),
+  askedAt: LoosePosition.optional(),
 })
 
 const CallItem = z.object({
@@ -115,6 +116,7 @@ const CallHierarchy = z.object({
   truncated: z.boolean(),
   complete: z.boolean(),
   notes: z.array(z.string()).default([]),
+  askedAt: LoosePosition.optional(),
 })
 
 export type CheckedRename = z.infer<typeof Rename>

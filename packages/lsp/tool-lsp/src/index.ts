@@ -49,7 +49,7 @@ export function apply(ctx: Context, config: ToolLspConfig): void {
     ambientSession: false,
     timeoutMs: settings.timeoutMs,
     execute: (args, exec) => queryLsp(services, settings, args, exec),
-    render: (args, value) => renderValue(args.operation, value, settings),
+    render: (args, value) => renderValue(args.operation, value, settings, args.filePath),
   })
   registerCapabilityTools(ctx, services, settings)
   autoDiagnostics(ctx, services, settings)

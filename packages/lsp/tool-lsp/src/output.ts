@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AskedAt } from './asked-at.ts'
 import { StrictRange as Range } from './range-schema.ts'
 
 
@@ -41,6 +42,8 @@ const Locations = z.strictObject({
   locations: z.array(Location),
   /** Present when the call named a `symbol`. */
   resolved: Resolved.exactOptional(),
+  /** Present when the position was moved: a column past the end of its line is asked at the line's end. */
+  askedAt: AskedAt.exactOptional(),
 })
 
 const Hover = z.strictObject({
@@ -51,6 +54,8 @@ const Hover = z.strictObject({
   truncated: z.boolean(),
   /** Present when the call named a `symbol`. */
   resolved: Resolved.exactOptional(),
+  /** Present when the position was moved: a column past the end of its line is asked at the line's end. */
+  askedAt: AskedAt.exactOptional(),
 })
 
 /** The canonical value of one lsp call: bounded by `maxLocations` and `maxResultChars`. */

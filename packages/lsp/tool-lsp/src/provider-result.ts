@@ -1,6 +1,6 @@
 import { LspError } from 'dsh-lsp'
 import { z } from 'zod'
-import { LooseRange } from './range-schema.ts'
+import { LooseRange, LoosePosition } from './range-schema.ts'
 
 
 /**
@@ -13,11 +13,13 @@ export const ProviderResult = z.discriminatedUnion('kind', [
     locations: z.array(z.object({ uri: z.string(), range: LooseRange })),
     resolvedWorkspaceUri: z.string(),
     complete: z.boolean(),
+    askedAt: LoosePosition.optional(),
   }),
   z.object({
     kind: z.literal('hover'),
     hover: z.object({ contents: z.string(), range: LooseRange.optional() }).nullable(),
     complete: z.boolean(),
+    askedAt: LoosePosition.optional(),
   }),
 ])
 export type ProviderResult = z.infer<typeof ProviderResult>
@@ -49,7 +51,8 @@ export function isObject(value: unknown): value is Record<string, unknown> {
  * then decides. Every query's answer passes here, a references answer with many locations.
  */
 export function quickResult(raw: unknown): ProviderResult | undefined {
-  if (!isObject(raw) || typeof raw.complete !== 'boolean') return undefined
+  // A moved position is rare: the schema reads it.
+  if (!isObject(raw) || typeof raw.complete !== 'boolean' || raw.askedAt !== undefined) return undefined
   const { complete } = raw
   if (raw.kind === 'hover') {
     const { hover } = raw

@@ -1,5 +1,6 @@
 import { assertNever, promised, thenOrNow, type FileSystem, type Lifetime, type ToolExecution } from 'dsh-core'
-import { CallProofs, LspError, type LspPosition, type LspService } from 'dsh-lsp'
+import { CallProofs, LspError, type LspOperation, type LspPosition, type LspService } from 'dsh-lsp'
+import { askedAtValue, type AskedAt } from './asked-at.ts'
 import type { ToolLspConfig } from './config.ts'
 import type { LspToolInput } from './input.ts'
 import { readLineTexts } from './line-text.ts'
@@ -42,25 +43,46 @@ function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInpu
   // The call's lifetime itself, not its signal: the provider (lsp-stdio's) follows it without an
   // AbortController and a listener per call.
   const query = services.lsp.query({ operation: args.operation, filePath: args.filePath, position, workspaceRoot: proofs.workspaceRoot, proofs }, exec.lifetime)
-  return query.then((raw) => {
-    const result = checkProviderResult(raw)
-    switch (result.kind) {
-      case 'locations': {
-        const value = boundLocations(proofs, config, result, exec.lifetime)
-        return thenOrNow(value, (locations) => withResolved(locations, resolved))
+  return query.then(
+    (raw) => {
+      const result = checkProviderResult(raw)
+      const askedAt = askedAtValue(position, result.askedAt)
+      switch (result.kind) {
+        case 'locations': {
+          const value = boundLocations(proofs, config, result, exec.lifetime)
+          return thenOrNow(value, (locations) => withEcho(locations, resolved, askedAt))
+        }
+        case 'hover':
+          return withEcho(boundHover(result, config.maxResultChars), resolved, askedAt)
+        default:
+          return assertNever(result, 'lsp result kind')
       }
-      case 'hover':
-        return withResolved(boundHover(result, config.maxResultChars), resolved)
-      default:
-        return assertNever(result, 'lsp result kind')
-    }
-  })
+    },
+    (error: unknown) => {
+      throw withOperationHint(args.operation, error)
+    },
+  )
 }
 
-/** The value, echoing where a call that named a `symbol` was resolved. */
-function withResolved<V extends LspToolValue>(value: V, resolved: ResolvedSymbol | undefined): V {
-  return resolved ? { ...value, resolved } : value
+/** The value, echoing where a call that named a `symbol` was resolved, and where the server was asked when the provider moved the position. */
+function withEcho<V extends LspToolValue>(value: V, resolved: ResolvedSymbol | undefined, askedAt: AskedAt | undefined): V {
+  if (!askedAt) return resolved ? { ...value, resolved } : value
+  return { ...value, ...(resolved ? { resolved } : {}), askedAt }
 }
+
+/**
+ * A server's error answer with a word on which operation fits, when the operation was the wrong
+ * one for what is at the position: gopls answers goToImplementation on a plain function with
+ * `not a type name or method`, and a model reading only that asks again the same way. The code
+ * (and `rpcCode`) stay the server's.
+ */
+function withOperationHint(operation: LspOperation, error: unknown): unknown {
+  if (operation !== 'goToImplementation' || !(error instanceof LspError) || error.code !== 'LSP_SERVER_ERROR') return error
+  return new LspError(`${error.message}. ${IMPLEMENTATION_HINT}`, error.code, { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) })
+}
+
+export const IMPLEMENTATION_HINT =
+  'goToImplementation is for an interface, an abstract or interface method, or a type (what implements it); for a function, variable or constant use goToDefinition (where it is declared) or findReferences (where it is used)'
 
 /** Where a query is sent, and where its symbol was found when the call named one. */
 interface Anchor {

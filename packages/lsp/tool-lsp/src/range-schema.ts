@@ -8,3 +8,6 @@ export const StrictRange = z.strictObject({ start: z.strictObject(position), end
 
 /** An LSP range in a provider's answer: third-party code may add fields, which parsing drops. */
 export const LooseRange = z.object({ start: z.object(position), end: z.object(position) })
+
+/** An LSP position in a provider's answer (a result's `askedAt`). */
+export const LoosePosition = z.object(position)

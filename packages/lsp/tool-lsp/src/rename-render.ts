@@ -14,6 +14,7 @@ export function renderRename(value: RenameValue, limits: { readonly maxResultCha
   const what = `${JSON.stringify(value.oldName)} → ${JSON.stringify(value.newName)}`
   const size = `${plural(value.totalEdits, 'edit')} in ${plural(value.files.length, 'file')}`
   const head = [value.applied ? `Renamed ${what}: ${size} written.` : `Rename ${what}: ${size} (preview; nothing written: call again with apply: true to write them).`]
+  if (value.askedAt) head.push(`(${value.askedAt.note})`)
   const lines: string[] = []
   for (const file of value.files) {
     lines.push(`${file.path} (${plural(file.edits, 'edit')})`)

@@ -13,6 +13,7 @@ import { renderRename } from './rename-render.ts'
 import { RenameValue } from './rename-value.ts'
 import { renderUri } from './render-uri.ts'
 import { ellipsize } from './text-bound.ts'
+import { askedAtValue, type AskedAt } from './asked-at.ts'
 
 export const RenameInput = z
   .strictObject({
@@ -246,6 +247,7 @@ function renameValue(settings: ToolLspConfig, result: CheckedRename, args: Renam
     newName: args.newName,
     complete: result.complete,
     at: { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(symbol === undefined ? {} : { symbol }) },
+    ...askedAtOf(position, result.askedAt),
     totalEdits: targets.reduce((sum, target) => sum + target.edits, 0),
     files: targets.filter((target) => target.edits > 0).map((target) => {
       const kept = target.lines.slice(0, Math.max(0, linesLeft))
@@ -299,4 +301,10 @@ async function diagnosticsAfter(
     }
   }
   return { diagnostics, ...(skipped.length ? { diagnosticsSkipped: skipped } : {}) }
+}
+
+/** The value's `askedAt` when the provider moved the position (a column past the end of its line). */
+function askedAtOf(position: { line: number; character: number }, askedAt: { line: number; character: number } | undefined): { askedAt?: AskedAt } {
+  const value = askedAtValue(position, askedAt)
+  return value ? { askedAt: value } : {}
 }

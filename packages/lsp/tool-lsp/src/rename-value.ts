@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AskedAt } from './asked-at.ts'
 
 const OneBased = z.number().int().min(1)
 
@@ -46,6 +47,8 @@ export const RenameValue = z.strictObject({
   complete: z.boolean(),
   /** Where the rename was asked, one-based; with `symbol`, where it was found. */
   at: z.strictObject({ filePath: z.string(), line: OneBased, character: OneBased, symbol: z.string().exactOptional() }),
+  /** Where the server was asked, when the provider moved `at` (a column past the end of its line is asked at the line's end). */
+  askedAt: AskedAt.exactOptional(),
   totalEdits: z.number().int().nonnegative(),
   files: z.array(FileEdit),
   /** File operations in the server's edit (applied only when the configuration allows them). */

@@ -1,5 +1,6 @@
 import { assertNever } from 'dsh-core'
 import type { LspOperation } from 'dsh-lsp'
+import type { AskedAt } from './asked-at.ts'
 import type { HoverValue, LocationsValue, LspToolValue, ResolvedSymbol } from './output.ts'
 import { boundText } from './text-bound.ts'
 
@@ -14,8 +15,8 @@ export const INDEXING_NOTE = '(the language server was still indexing; results m
  * What the model sees for a successful call: one text, at most `maxResultChars` long. A call that
  * named a symbol starts with where it was resolved, so a corrected line or column is visible.
  */
-export function renderValue(operation: LspOperation, value: LspToolValue, limits: RenderLimits): string {
-  const header = value.resolved ? `${resolvedHeader(operation, value.resolved)}\n` : ''
+export function renderValue(operation: LspOperation, value: LspToolValue, limits: RenderLimits, filePath?: string): string {
+  const header = value.resolved ? `${resolvedHeader(operation, value.resolved)}\n` : value.askedAt ? `${askedAtHeader(operation, filePath, value.askedAt)}\n` : ''
   switch (value.kind) {
     case 'locations':
       return boundText(header + withIndexingNote(locationsText(value, limits.maxLocations), value.complete), limits.maxResultChars, 'locations')
@@ -32,6 +33,11 @@ export function resolvedHeader(operation: LspOperation, resolved: ResolvedSymbol
   if (resolved.occurrence > 1) notes.push(`occurrence ${resolved.occurrence}`)
   if (resolved.requestedLine !== undefined) notes.push(`not on line ${resolved.requestedLine}, found on line ${resolved.line}`)
   return `${operation} at ${resolved.filePath}:${resolved.line}:${resolved.character} (${notes.join('; ')})`
+}
+
+/** `hover at src/main.ts:12:42 (column 80 is past the end of line 12 (41 characters); asked at its end)`. */
+function askedAtHeader(operation: LspOperation, filePath: string | undefined, askedAt: AskedAt): string {
+  return `${operation} at ${filePath ?? 'the file'}:${askedAt.line}:${askedAt.character} (${askedAt.note})`
 }
 
 /**

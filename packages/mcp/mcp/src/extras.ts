@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
 import { ListPromptsResultSchema } from '@modelcontextprotocol/core'
 import type { Context } from 'cordis'
-import { createUserMessage, Lifetime, readableText, TOOL_SEARCH, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
+import { codedDetail, createUserMessage, Lifetime, readableText, TOOL_SEARCH, type JsonObject, type JsonValue, type Session, type ToolDefinition, type ToolExecution } from 'dsh-core'
 import { z } from 'zod'
 import { request } from './call.ts'
+import { classifyFailure } from './classify.ts'
 import type { McpConfig } from './config.ts'
 import type { Generation } from './generation.ts'
 import { publicToolName } from './naming.ts'
@@ -18,6 +19,8 @@ export class ServerExtras {
   /** The server's instructions as entered into sessions (bounded), from the last connection. */
   instructions: string | undefined
   prompts: readonly string[] = []
+  /** Why the last connection's prompts/list failed, coded as every list failure is (shown in status and the log). */
+  private promptsFailure: { readonly message: string; readonly code: string } | undefined
 
   constructor(
     private readonly config: McpConfig,
@@ -33,10 +36,16 @@ export class ServerExtras {
   async connected(generation: Generation, signal: AbortSignal): Promise<void> {
     if (this.config.instructions) this.instructions = boundInstructions(generation.client.getInstructions(), this.config.maxInstructionsChars)
     if (this.config.prompts && generation.client.getServerCapabilities()?.prompts) {
+      const server = this.config.serverName
       try {
         this.prompts = await listPromptNames(generation, this.config.startupTimeoutMs, signal)
+        this.promptsFailure = undefined
       } catch (error) {
-        this.logger.warn(`mcp(${this.config.serverName}): prompts/list failed: ${error instanceof Error ? error.message : String(error)}`)
+        // The prompts of an earlier connection are not this server's any more: none, and why.
+        const failure = classifyFailure(error, { what: 'prompts/list', subject: `MCP server ${server}`, stage: 'call', ending: undefined, disposed: signal.aborted })
+        this.prompts = []
+        this.promptsFailure = { message: failure.message, code: failure.code }
+        this.logger.warn(`mcp(${server}): ${codedDetail({ detail: failure.message, failure })}`)
       }
     }
   }
@@ -44,6 +53,8 @@ export class ServerExtras {
   /** Status lines: the prompts the user can pick from. */
   statusLines(): string[] {
     if (!this.config.prompts) return []
+    const failure = this.promptsFailure
+    if (failure) return [`prompts: none, ${codedDetail({ detail: failure.message, failure })}`]
     return [`prompts: ${this.prompts.length ? this.prompts.join(', ') : 'none'}`]
   }
 

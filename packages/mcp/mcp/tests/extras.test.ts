@@ -109,4 +109,16 @@ describe('prompts', () => {
     await rig.add(fixtureRow({ prompts: true }))
     expect((await rig.status()).detail).toMatch(/; prompts: summarise, review$/)
   })
+
+  it('a prompts/list the server refuses is coded in the status row and the log, and leaves the tools working', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ prompts: true, env: { FIXTURE_PROMPTS_ERROR: 'prompt store offline' } }))
+    // (The SDK's v1 server puts "MCP error -32603: " before its message on the wire.)
+    const line = 'prompts/list: MCP server fixture answered with error -32603: MCP error -32603: prompt store offline [MCP_SERVER_ERROR]'
+    const status = await rig.status()
+    expect(status.state).toBe('ready')
+    expect(status.detail.endsWith(`; prompts: none, ${line}`), status.detail).toBe(true)
+    expect(rig.logged(`mcp(fixture): ${line}`)).toBe(true)
+    expect(await rig.text('mcp__fixture__add', { a: 1, b: 2 })).toBe('3')
+  })
 })

@@ -154,6 +154,21 @@ describe('a server that stops answering', () => {
     }
     expect(await rig.text('mcp__docs__read_skill_file', { uri: 'skill://pdf-processing/references/FORMS.md' })).toContain('Supporting content.')
   })
+
+  it('times a skills/list that never comes out as MCP_TIMEOUT: coded in status and the log, the row ready with its tools', async () => {
+    const rig = await skillRig()
+    const { env } = fixtureEnv({ skills: PDF }, { SKILLS_STALL_LIST: '1' })
+    // Over HTTP the server is up before the row connects: the one deadline that runs out is skills/list's.
+    await rig.add({ ...(await httpRow(env)), startupTimeoutMs: 1000 } as RowInput)
+    const line = 'skills/list: MCP server docs sent no answer within 1000 ms [MCP_TIMEOUT]'
+    const status = await rig.status('docs')
+    expect(status.state).toBe('ready')
+    expect(status.detail).toContain(`skill listing failed: ${line}`)
+    expect(rig.logged(`mcp(docs): ${line}`)).toBe(true)
+    expect(await rig.app.skills.list()).toEqual([])
+    expect(rig.toolNames()).toEqual(expect.arrayContaining(['mcp__docs__echo', 'mcp__docs__add-skill', 'mcp__docs__read_skill_file']))
+    expect(await rig.text('mcp__docs__echo', {})).toBe('echo')
+  })
 })
 
 describe('verification', () => {

@@ -25,6 +25,12 @@ export const SkillFsConfig = z.strictObject({
   maxSkillFileBytes: positive(1_000_000),
   /** Frontmatter not closed within this many bytes is rejected. */
   maxFrontmatterBytes: positive(64 * 1024),
+  /**
+   * A root's folders and `.md` files looked at, in name order; the rest are not, and the root's
+   * `dsh status` row and the log say how many. Each folder costs system calls at every rebuild, so a
+   * root of tens of thousands of folders (a cache, a checkout) cannot stall the host.
+   */
+  maxRootEntries: positive(2000),
   /** With `ctx.fs`'s `io: async`, the files of one root read at once. */
   readConcurrency: positive(16),
   /** Parsed frontmatters remembered by path, size and mtime, so an unchanged file is not parsed again; the oldest goes first. */

@@ -63,7 +63,7 @@ export class FilesystemSkills {
     /** Whether a project's own skills may load (`ctx.trust`). */
     private readonly trust: TrustDecider,
   ) {
-    this.settings = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes, io: fs.ioMode, readConcurrency: config.readConcurrency }
+    this.settings = { maxSkillFileBytes: config.maxSkillFileBytes, maxFrontmatterBytes: config.maxFrontmatterBytes, io: fs.ioMode, readConcurrency: config.readConcurrency, maxRootEntries: config.maxRootEntries }
     this.outcomes = new OutcomeCache(config.parsedCacheMaxEntries)
     // A one-shot command answers once: no change after its read could ever be seen.
     this.watcher =

@@ -64,7 +64,7 @@ export function summaryRow(id: string, project: string | undefined, reports: rea
 
 /** Whether a root has anything to say on its own row. */
 export function worthARow(report: RootReport, notWatched: string | undefined): boolean {
-  return Boolean(report.skills || report.shadowed.length || report.rejected.length || report.warnings.length || report.unreadable || notWatched)
+  return Boolean(report.skills || report.shadowed.length || report.rejected.length || report.warnings.length || report.unreadable || report.unlooked || notWatched)
 }
 
 /**
@@ -81,6 +81,7 @@ export function rootRow(report: RootReport, notWatched: string | undefined, maxI
   }
   const listed = (items: readonly Rejection[]) => bounded(items.map((item) => `${where(item.path)} (${item.reason})`))
   const parts = unreadable ? [`${root.path}: cannot be read: ${unreadable}`] : [`${root.path}: ${plural(skills, 'skill')}`]
+  if (report.unlooked) parts.push(unlookedNote(report.unlooked))
   if (warnings.length) parts.push(`${plural(warnings.length, 'warning')}: ${listed(warnings)}`)
   if (shadowed.length) parts.push(`${count(shadowed.length)} shadowed: ${bounded(shadowed.map((item) => `${where(item.path)} (by ${where(item.by)})`))}`)
   if (rejected.length) parts.push(`${count(rejected.length)} rejected: ${listed(rejected)}`)
@@ -101,6 +102,21 @@ export function rootRow(report: RootReport, notWatched: string | undefined, maxI
  * not skills cannot flood the log.
  */
 export function newDiagnostics(report: RootReport, said: Set<string>): string[] {
+  const lines: string[] = []
+  if (report.unlooked) {
+    const line = `skill root ${report.root.path}: ${unlookedNote(report.unlooked)}`
+    if (!said.has(line)) lines.push(line)
+    said.add(line)
+  }
+  return [...lines, ...fileDiagnostics(report, said)]
+}
+
+/** What a root whose entries passed `maxRootEntries` did not offer. */
+function unlookedNote(unlooked: number): string {
+  return `${count(unlooked)} more folders and .md files not looked at (past maxRootEntries, in name order): skills among them are not offered`
+}
+
+function fileDiagnostics(report: RootReport, said: Set<string>): string[] {
   const fresh: { item: Rejection; what: string }[] = []
   for (const [items, what] of [[report.rejected, 'rejected'], [report.warnings, 'loaded with a warning']] as const) {
     for (const item of items) {

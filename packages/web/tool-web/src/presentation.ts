@@ -15,7 +15,15 @@ const SearchMeta = lazySchema(() => {
     publishedAt: z.string().exactOptional(),
   })
   const MetaSkipped = z.object({ id: z.string(), state: z.string(), reason: z.string() })
-  return z.object({ sources: z.array(MetaSource), truncated: z.boolean(), answer: z.string().exactOptional(), provider: z.string().exactOptional(), skipped: z.array(MetaSkipped).exactOptional() })
+  return z.object({
+    sources: z.array(MetaSource),
+    truncated: z.boolean(),
+    // What was cut, when truncated (the value's `cut`): a UI says "more sources" only for `sources`/`both`.
+    cut: z.enum(['sources', 'text', 'both']).exactOptional(),
+    answer: z.string().exactOptional(),
+    provider: z.string().exactOptional(),
+    skipped: z.array(MetaSkipped).exactOptional(),
+  })
 })
 export type SearchMeta = z.infer<typeof SearchMeta>
 
@@ -34,11 +42,12 @@ export interface PresentableResult {
 }
 
 /**
- * `{ sources, truncated, answer?, provider?, skipped? }`: the answer is the value's content;
+ * `{ sources, truncated, cut?, answer?, provider?, skipped? }`: `cut` is the value's (what a
+ * truncation dropped: sources, provider text, both); the answer is the value's content;
  * `provider` names who served it, `skipped` the providers passed over before it and why.
  */
 export function searchMeta(value: SearchValue): SearchMeta {
-  return { sources: value.sources, truncated: value.truncated, ...(value.content ? { answer: value.content } : {}), ...(value.provider ? { provider: value.provider } : {}), ...(value.skipped ? { skipped: value.skipped } : {}) }
+  return { sources: value.sources, truncated: value.truncated, ...(value.cut ? { cut: value.cut } : {}), ...(value.content ? { answer: value.content } : {}), ...(value.provider ? { provider: value.provider } : {}), ...(value.skipped ? { skipped: value.skipped } : {}) }
 }
 
 export function readSearchMeta(meta: unknown): SearchMeta | undefined {

@@ -308,6 +308,21 @@ describe('with the real http provider on loopback', () => {
     expect(result.isError || (result.value as FetchValue).body.content).toBe('start  end')
   })
 
+  it('XHTML served as application/xhtml+xml: its CDATA sections are text the model reads (an HTML parser dropped them as comments); under text/html they stay hidden, as in a browser', async () => {
+    const xhtml = '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Spec</h1><p><![CDATA[if a < b && c > d then <swap>]]></p><p>after</p><script>//<![CDATA[\nvar x = 1 < 2;\n//]]></script></body></html>'
+    const origin = await site({
+      '/x': [200, { 'content-type': 'application/xhtml+xml; charset=utf-8' }, xhtml],
+      '/h': [200, { 'content-type': 'text/html' }, xhtml],
+      '/cut': [200, { 'content-type': 'application/xhtml+xml' }, '<html><body><p>before</p><p><![CDATA[unterminated & cut'],
+    })
+    const h = await withHttp({ cacheTtlMs: 0 })
+    const read = await h.fetch({ url: `${origin}/x` })
+    expect(textOf(read)).toBe(`Fetched ${origin}/x (HTTP 200)\n\n# Spec\n\nif a < b && c > d then <swap>\n\nafter`)
+    // In HTML a CDATA section is a bogus comment, hidden by browsers too.
+    expect(textOf(await h.fetch({ url: `${origin}/h` }))).toBe(`Fetched ${origin}/h (HTTP 200)\n\n# Spec\n\nafter`)
+    expect(textOf(await h.fetch({ url: `${origin}/cut` }))).toBe(`Fetched ${origin}/cut (HTTP 200)\n\nbefore\n\nunterminated & cut`)
+  })
+
   it('T60: the tool budget wins over the provider timeout: TOOL_TIMEOUT', async () => {
     const server = createServer(() => {})
     servers.push(server)

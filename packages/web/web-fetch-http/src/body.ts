@@ -1,9 +1,10 @@
-import { isUtf8 } from 'node:buffer'
 import type { Readable, Transform } from 'node:stream'
 import { sliceCodePoints, WebError } from 'dsh-web'
 import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 import { isZlibHeader, peekFirstChunk } from './deflate.ts'
+import { Utf8Watch } from './utf8-watch.ts'
+import { cdataAsText } from './xhtml.ts'
 
 export interface BodyLimits {
   /** Decoded bytes read at most. */
@@ -41,7 +42,7 @@ const HEAD_BYTES = 1024
  * The body is always destroyed when this returns or throws.
  */
 export async function readBody(body: Readable, headers: { contentType: string | undefined; contentEncoding: string | undefined; contentLength?: string | undefined }, limits: BodyLimits): Promise<DecodedBody | PdfBytes> {
-  const { declared, charset: headerCharset } = readContentType(headers.contentType)
+  const { declared, charset: headerCharset, xhtml } = readContentType(headers.contentType)
   if (declared.kind === 'unsupported') {
     discard(body)
     throw new WebError(`unsupported content type "${declared.type}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
@@ -73,7 +74,8 @@ export async function readBody(body: Readable, headers: { contentType: string | 
   const reader = new BodyReader(limits, declared.kind === 'sniff' ? undefined : declared.kind, headers.contentType, headerCharset, headerDecoder)
   try {
     if (!empty) await drain(source, reader)
-    return reader.finish()
+    const read = reader.finish()
+    return xhtml && read.kind === 'html' ? { ...read, content: cdataAsText(read.content) } : read
   } catch (error) {
     throw source !== body && isInflateError(error) ? inflateFailed(error, headers.contentEncoding!.trim().toLowerCase()) : error
   } finally {
@@ -94,6 +96,11 @@ class BodyReader {
   private readonly maxPdfBytes: number
   private head: Buffer[] = []
   private headLength = 0
+  /**
+   * An unlabelled body read as UTF-8: its bytes so far, kept to be read again as windows-1252 if a
+   * later byte is not UTF-8 (`unlabelled`), and the watch that checks them as they come.
+   */
+  private unlabelled: { readonly watch: Utf8Watch; readonly bytes: Buffer[] } | undefined
 
   constructor(
     limits: BodyLimits,
@@ -108,6 +115,7 @@ class BodyReader {
 
   /** Takes one chunk; false once a cap is reached (stop reading). */
   push(chunk: Buffer): boolean {
+    if (this.unlabelled) return this.pushUnlabelled(chunk)
     if (this.decoder) return this.text.push(this.decoder, chunk)
     if (this.pdf) return this.pushPdf(chunk)
     this.head.push(chunk)
@@ -117,8 +125,30 @@ class BodyReader {
 
   finish(): DecodedBody | PdfBytes {
     if (!this.decoder && !this.pdf) this.start()
+    // A body that ends inside a character (not cut by a cap, which drops a partial one) was not UTF-8.
+    if (this.unlabelled && !this.text.cut && !this.unlabelled.watch.ended()) this.rereadAsWindows1252()
     if (this.pdf) return { kind: 'pdf', bytes: Buffer.concat(this.pdf.chunks, this.pdf.length) }
     return { kind: this.kind as 'html' | 'text', ...this.text.finish(this.decoder!) }
+  }
+
+  private pushUnlabelled(chunk: Buffer): boolean {
+    const { watch, bytes } = this.unlabelled!
+    bytes.push(chunk)
+    if (watch.push(chunk)) return this.text.push(this.decoder!, chunk)
+    return this.rereadAsWindows1252()
+  }
+
+  /**
+   * An unlabelled body read as UTF-8 turned out not to be: all of it is read again as windows-1252
+   * (what the first bytes would have chosen, had they shown it) and the rest of it streams so.
+   */
+  private rereadAsWindows1252(): boolean {
+    const { bytes } = this.unlabelled!
+    this.unlabelled = undefined
+    this.decoder = decoderFor('windows-1252')
+    this.text.reset()
+    for (const chunk of bytes) if (!this.text.push(this.decoder, chunk)) return false
+    return true
   }
 
   private pushPdf(chunk: Buffer): boolean {
@@ -137,25 +167,44 @@ class BodyReader {
     // Served as a PDF but none: an HTML error or login page under the PDF's type reads as what it is
     // (pdf.js said only "Invalid PDF structure"); binary without the header stays a PDF for the reader to refuse.
     if (declared && this.kind === 'pdf' && !hasPdfHeader(head)) this.kind = sniff(head) ?? 'pdf'
-    if (!this.kind) throw new WebError(`unsupported content type "${this.contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    if (!this.kind) throw notText(this.contentType)
     if (this.kind === 'pdf') {
       this.pdf = { chunks: [], length: 0 }
       return this.pushPdf(head)
     }
     if (this.kind === 'html') this.text.uncapChars()
-    this.decoder = pickDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
+    this.decoder = labelledDecoder(head, this.kind, this.headerCharset, this.headerDecoder)
+    if (!this.decoder) {
+      // Unlabelled: UTF-8 while its bytes are (all of them, not only these first ones), else windows-1252.
+      const watch = new Utf8Watch()
+      const utf8 = watch.push(head)
+      this.decoder = decoderFor(utf8 ? 'utf-8' : 'windows-1252')
+      if (utf8) this.unlabelled = { watch, bytes: [head] }
+    }
     // Declared text or HTML whose first bytes are binary (an image or an archive served as
     // text/html): decoded, it was a page of mojibake for the model. A few control bytes (a BEL in a
-    // log) do not make it binary (content.ts). UTF-16 text has NUL bytes of its own.
-    if (declared && !isUtf16(this.decoder) && isBinary(head)) {
-      throw new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    // log) do not make it binary (content.ts). UTF-16 text has NUL bytes of its own. Read as
+    // windows-1252, a sniffed body is judged again, with that charset's own signs (short random bytes).
+    const windows1252 = encodingOf(this.decoder) === 'windows-1252'
+    if (declared ? !isUtf16(this.decoder) && isBinary(head, windows1252) : windows1252 && isBinary(head, true)) {
+      throw declared ? new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE') : notText(this.contentType)
     }
     return this.text.push(this.decoder, head)
   }
 }
 
+/** A body without a usable type that is not text. */
+function notText(contentType: string | undefined): WebError {
+  return new WebError(`unsupported content type "${contentType?.trim() || 'unknown'}": the body is not text`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+}
+
 function isUtf16(decoder: StreamDecoder): boolean {
-  return 'encoding' in decoder && typeof decoder.encoding === 'string' && decoder.encoding.startsWith('utf-16')
+  return encodingOf(decoder)?.startsWith('utf-16') === true
+}
+
+/** A TextDecoder's encoding; undefined for our UTF-8 decoder. */
+function encodingOf(decoder: StreamDecoder): string | undefined {
+  return 'encoding' in decoder && typeof decoder.encoding === 'string' ? decoder.encoding : undefined
 }
 
 function pdfTooLarge(maxBytes: number, why: string): WebError {
@@ -207,7 +256,7 @@ class CappedReader {
   private readonly parts: string[] = []
   private bytes = 0
   private chars = 0
-  private cut = false
+  private dropped = false
   private readonly maxBytes: number
   private maxChars: number
 
@@ -216,9 +265,22 @@ class CappedReader {
     this.maxChars = limits.maxChars
   }
 
+  /** True once a cap dropped bytes or characters. */
+  get cut(): boolean {
+    return this.dropped
+  }
+
   /** Only the byte cap applies (an HTML body). */
   uncapChars(): void {
     this.maxChars = Number.POSITIVE_INFINITY
+  }
+
+  /** Starts again from nothing (the body is read again with another decoder). */
+  reset(): void {
+    this.parts.length = 0
+    this.bytes = 0
+    this.chars = 0
+    this.dropped = false
   }
 
   /** Decodes a chunk; false once a cap is reached (stop reading). */
@@ -232,48 +294,33 @@ class CappedReader {
     const text = decoder.decode(fits, { stream: true })
     this.parts.push(text)
     this.chars += text.length
-    if (fits !== chunk) this.cut = true
-    if (this.chars > this.maxChars) this.cut = true
-    return !this.cut
+    if (fits !== chunk) this.dropped = true
+    if (this.chars > this.maxChars) this.dropped = true
+    return !this.dropped
   }
 
   finish(decoder: StreamDecoder): { content: string; truncated: boolean } {
-    if (!this.cut) this.parts.push(decoder.decode())
+    if (!this.dropped) this.parts.push(decoder.decode())
     const text = this.parts.join('')
-    if (text.length <= this.maxChars) return { content: text, truncated: this.cut }
+    if (text.length <= this.maxChars) return { content: text, truncated: this.dropped }
     return { content: sliceCodePoints(text, this.maxChars), truncated: true }
   }
 }
 
-function pickDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: StreamDecoder | undefined): StreamDecoder {
-  // WHATWG order: a BOM beats the header, the header beats the page's own <meta>.
+/**
+ * The decoder a label names, WHATWG's order: a BOM beats the header, the header beats the page's
+ * own `<meta>`. Undefined for a body none labels: it is UTF-8 while its bytes are, else
+ * windows-1252, the default browsers fall back to in most locales (WHATWG Encoding's legacy
+ * default; Firefox reads an unlabelled body that is not UTF-8 so), judged on the whole body
+ * (`Utf8Watch`), not its first bytes.
+ */
+function labelledDecoder(head: Buffer, kind: BodyKind, headerCharset: string | undefined, headerDecoder: StreamDecoder | undefined): StreamDecoder | undefined {
   const bom = bomEncoding(head)
   if (bom) return decoderFor(bom)
   if (headerDecoder) return headerDecoder
   const meta = kind === 'html' && !headerCharset ? metaCharset(head) : undefined
   // A <meta> is a hint from the page: one we cannot decode falls back as if there were none.
-  const hinted = meta && hintedDecoder(meta)
-  if (hinted) return hinted
-  return decoderFor(unlabelledEncoding(head))
-}
-
-/**
- * The encoding of a body no BOM, header or `<meta>` labels: UTF-8, unless its first 1024 bytes are
- * not UTF-8 (an incomplete character at their end aside), then windows-1252, the default browsers
- * fall back to in most locales (WHATWG Encoding's legacy default; Firefox reads an unlabelled body
- * that is not UTF-8 so). An old Latin-1 page or text file without a charset had every accented
- * letter replaced by U+FFFD. Bytes past the first 1024 are not looked at: the decoder is chosen
- * before the body streams on.
- */
-export function unlabelledEncoding(head: Uint8Array): 'utf-8' | 'windows-1252' {
-  const looked = head.subarray(0, HEAD_BYTES)
-  // A character is at most 4 bytes: where the window is cut (a shorter head is the whole body), its
-  // first 1 to 3 may end it.
-  const cuts = looked.byteLength === HEAD_BYTES ? 3 : 0
-  for (let cut = 0; cut <= cuts; cut++) {
-    if (isUtf8(looked.subarray(0, looked.byteLength - cut))) return 'utf-8'
-  }
-  return 'windows-1252'
+  return (meta && hintedDecoder(meta)) || undefined
 }
 
 function decoded(body: Readable, encoding: string, rawDeflate: boolean): Readable {

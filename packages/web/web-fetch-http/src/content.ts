@@ -35,6 +35,8 @@ export function classify(contentType: string | undefined): Declared {
 export interface ContentTypeInfo {
   readonly declared: Declared
   readonly charset: string | undefined
+  /** Served as `application/xhtml+xml`: XML, whose CDATA sections are text (xhtml.ts). */
+  readonly xhtml: boolean
 }
 
 /** Header values already read; servers send a handful of distinct ones, so a small table serves every fetch. */
@@ -46,11 +48,50 @@ export function readContentType(contentType: string | undefined): ContentTypeInf
   const key = contentType ?? ''
   let info = readTypes.get(key)
   if (!info) {
-    info = { declared: classify(contentType), charset: charsetOf(contentType) }
+    info = contentTypeInfo(contentType)
     if (readTypes.size >= MAX_READ_TYPES) readTypes.delete(readTypes.keys().next().value!)
     readTypes.set(key, info)
   }
   return info
+}
+
+/**
+ * A header value can list several types: a Content-Type sent twice reaches us joined with ", " (as
+ * fetch's Headers joins them), or one header says `text/html, image/png`. Types that agree (the same
+ * one twice, one with a charset) are that type, with the last charset given (WHATWG's "extract a
+ * MIME type"). Types that disagree say nothing the body can be trusted to be: it is sniffed, as a
+ * body without a type (an image is refused as binary, an HTML page read as HTML), and no charset is
+ * taken from them. Read as one type, `text/html, image/png` was a text body (its markup shown as
+ * text) and `image/png, text/html` refused an HTML page.
+ */
+function contentTypeInfo(contentType: string | undefined): ContentTypeInfo {
+  const values = listedTypes(contentType ?? '')
+  const xhtml = mediaType(values[0]) === 'application/xhtml+xml'
+  if (values.length <= 1) return { declared: classify(values[0]), charset: charsetOf(values[0]), xhtml }
+  const types = new Set(values.map(mediaType))
+  if (types.size > 1) return { declared: { kind: 'sniff' }, charset: undefined, xhtml: false }
+  const charset = values.map(charsetOf).findLast((found) => found !== undefined)
+  return { declared: classify(values[0]), charset, xhtml }
+}
+
+/** The types a header value lists: split at commas outside quoted strings, blanks dropped. One pass. */
+function listedTypes(value: string): string[] {
+  const types: string[] = []
+  let start = 0
+  let quoted = false
+  const take = (end: number) => {
+    const type = value.slice(start, end).trim()
+    if (type) types.push(type)
+    start = end + 1
+  }
+  for (let at = 0; at < value.length; at++) {
+    const char = value[at]
+    if (char === '"') quoted = !quoted
+    else if (char === '\\' && quoted) at++
+    else if (char === ',' && !quoted) take(at)
+  }
+  take(value.length)
+  return types
 }
 
 /** The `charset` parameter, lower-cased, quotes removed; undefined when absent. */
@@ -114,15 +155,33 @@ export const MAX_BINARY_SHARE = 1 / 32
  * one binary byte that are more than `MAX_BINARY_SHARE` of the bytes looked at. WHATWG's sniffing
  * refuses a body without a type for one binary byte; stricter than this refused a whole log for one
  * BEL (`ding\x07` is text: a single one never makes a body binary).
+ *
+ * `windows1252`: the body is read as windows-1252 (its bytes are not UTF-8 and no other charset
+ * labels it), which gives two more signs. DEL and the five bytes windows-1252 leaves undefined
+ * (0x81, 0x8D, 0x8F, 0x90, 0x9D) are in no text of that charset, so they count as binary bytes too;
+ * and a body shorter than `SHORT_BODY` is binary for one of them: random bytes that short hold too
+ * few for the share (16 of them passed as text about half the time, as mojibake), and real short
+ * text that is not UTF-8 is a Latin-1 word or two, which holds none. UTF-8 text (a log line with a
+ * BEL, a CJK string, an emoji) is never judged so, and no other legacy charset is (Shift_JIS and GBK
+ * use 0x81 to 0x9F as lead bytes).
  */
-export function isBinary(head: Uint8Array): boolean {
+export function isBinary(head: Uint8Array, windows1252 = false): boolean {
   const looked = head.subarray(0, 1024)
   let binary = 0
   for (const byte of looked) {
     if (byte === 0) return true
-    if (isBinaryByte(byte)) binary++
+    if (isBinaryByte(byte) || (windows1252 && isUndefinedIn1252(byte))) binary++
   }
+  if (windows1252 && looked.byteLength < SHORT_BODY) return binary > 0
   return binary > 1 && binary > looked.byteLength * MAX_BINARY_SHARE
+}
+
+/** Below this many bytes, one binary byte makes a windows-1252 body binary (`isBinary`). */
+export const SHORT_BODY = 64
+
+/** DEL, and the bytes windows-1252 maps to no character. */
+function isUndefinedIn1252(byte: number): boolean {
+  return byte === 0x7f || byte === 0x81 || byte === 0x8d || byte === 0x8f || byte === 0x90 || byte === 0x9d
 }
 
 function isBinaryByte(byte: number): boolean {

@@ -156,6 +156,35 @@ describe('responses', () => {
     }
   })
 
+  it('short random bytes read as windows-1252 (not UTF-8, no other charset) are not text for one binary byte, DEL or byte windows-1252 leaves undefined; short real text (a log line with a BEL, CJK, emoji, a Latin-1 word) still is', async () => {
+    const randoms: [string, Buffer][] = [
+      // No C0 control at all, but 0x81 and 0x8E: no windows-1252 text holds 0x81.
+      ['16 bytes, an undefined byte', Buffer.from([0xa7, 0x3f, 0xd1, 0x81, 0x5c, 0xe9, 0x2e, 0x9b, 0xc4, 0x71, 0xf0, 0x28, 0x8e, 0xb5, 0x66, 0xd9])],
+      // One C0 control (0x13) in 24 bytes: the share rule needs two.
+      ['24 bytes, one control', Buffer.from([0xd2, 0x6a, 0xb9, 0xfe, 0x13, 0x44, 0xa1, 0xc3, 0x5e, 0x9f, 0xe4, 0x27, 0x85, 0x70, 0xcd, 0xb2, 0x39, 0xf7, 0x8b, 0x61, 0xae, 0xd5, 0x4f, 0xc0])],
+      // One control and one DEL in 40 bytes (DEL was not counted).
+      ['40 bytes, a control and a DEL', Buffer.from(Array.from({ length: 40 }, (_, index) => (index === 7 ? 0x1e : index === 30 ? 0x7f : 0xa0 + ((index * 37) % 95))))],
+    ]
+    for (const [name, bytes] of randoms) {
+      expect((await failFrom(respond(200, {}, bytes))).error.message, name).toBe('unsupported content type "unknown": the body is not text')
+      expect((await failFrom(respond(200, { 'content-type': 'text/plain' }, bytes))).error.message, name).toBe('the body is not text, though its Content-Type says "text/plain" (binary bytes in its first 1024)')
+    }
+    const texts: [string, string | Buffer][] = [
+      ['a log line with a BEL', 'ding\x07'],
+      ['a UTF-8 log line with an accent and a BEL', 'café ready\x07\n'],
+      ['CJK', '日本語のテキスト'],
+      ['emoji', '😀👍 ok'],
+      ['a Latin-1 word', Buffer.from('caf\xe9 cr\xe8me', 'latin1')],
+      ['windows-1252 quotes and a dash', Buffer.from('\x93hi\x94 \x97 \x80 5', 'latin1')],
+    ]
+    for (const [name, body] of texts) {
+      const want = typeof body === 'string' ? body : body.toString('latin1').replace('\x93', '“').replace('\x94', '”').replace('\x97', '—').replace('\x80', '€')
+      for (const headers of [{}, { 'content-type': 'text/plain' }]) {
+        expect((await fetchFrom(respond(200, headers, body))).result.body, `${name} ${JSON.stringify(headers)}`).toEqual({ kind: 'text', content: want })
+      }
+    }
+  })
+
   it('a PDF (declared, or sniffed from %PDF-) is its bytes, whole; one past maxPdfBytes is WEB_FETCH_TOO_LARGE, by its length or its bytes', async () => {
     const bytes = Buffer.from('%PDF-1.7\n' + 'x'.repeat(2000))
     for (const type of ['application/pdf', 'application/octet-stream']) {
@@ -185,6 +214,41 @@ describe('responses', () => {
     expect((await fetchFrom(bare)).result.body).toEqual({ kind: 'text', content: 'just words\n' })
     expect((await fetchFrom(respond(200, { 'content-type': 'application/octet-stream' }, '<!DOCTYPE html><title>t</title>'))).result.body.kind).toBe('html')
     expect((await fetchFrom(respond(404, {}, '<html><body>gone</body></html>'))).result).toMatchObject({ statusCode: 404, body: { kind: 'html' } })
+  })
+
+  it('application/xhtml+xml: CDATA sections become their text, escaped (an HTML parser reads them as comments); text/html keeps them as sent; 400 KB of sections or of one unterminated one in one pass', async () => {
+    const page = '<html><body><p><![CDATA[a < b & c]]></p><![CDATA[]]><p>x</p></body></html>'
+    expect((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, page))).result.body).toEqual({ kind: 'html', content: '<html><body><p>a &lt; b &amp; c</p><p>x</p></body></html>' })
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body).toEqual({ kind: 'html', content: page })
+    const many = '<![CDATA[<&>]]>'.repeat(27_000)
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, many))).result.body)).toBe('&lt;&amp;&gt;'.repeat(27_000))
+    const open = `<![CDATA[${'<'.repeat(400_000)}`
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'application/xhtml+xml' }, open))).result.body)).toBe('&lt;'.repeat(400_000))
+  })
+
+  it('Content-Type sent twice, or one header listing two types: types that disagree are sniffed (an HTML page is HTML, an image refused); types that agree are that type, with the last charset', async () => {
+    const typed = (types: string | string[], body: string | Buffer): Handler => (_request, response) => {
+      response.writeHead(200, { 'content-type': types })
+      response.end(body)
+    }
+    const page = '<!doctype html><html><body><h1>Title</h1></body></html>'
+    // Read as one type, the first was a text body (its markup as text) and the second refused (WEB_UNSUPPORTED_CONTENT_TYPE).
+    for (const types of [['text/html', 'image/png'], ['image/png', 'text/html'], 'image/png, text/html', ['text/plain', 'text/html']]) {
+      expect((await fetchFrom(typed(types, page))).result.body, JSON.stringify(types)).toEqual({ kind: 'html', content: page })
+    }
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])
+    for (const types of [['text/html', 'image/png'], 'text/html, image/png']) {
+      const { error } = await failFrom(typed(types, png))
+      expect([error.code, error.message], JSON.stringify(types)).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'unsupported content type "text/html, image/png": the body is not text'])
+    }
+    // The same type twice is that type; its charset is the last one given, as WHATWG's extraction takes it.
+    const latin = Buffer.from('<p>caf\xe9</p>', 'latin1')
+    for (const types of [['text/html', 'text/html; charset=iso-8859-1'], 'text/html; charset=utf-8, text/html; charset=iso-8859-1', 'TEXT/HTML, text/html;charset="iso-8859-1"']) {
+      expect((await fetchFrom(typed(types, latin))).result.body, JSON.stringify(types)).toEqual({ kind: 'html', content: '<p>café</p>' })
+    }
+    expect((await fetchFrom(typed(['text/plain', 'text/plain'], 'just words'))).result.body).toEqual({ kind: 'text', content: 'just words' })
+    // A comma inside a quoted parameter does not split the type.
+    expect((await fetchFrom(typed('text/plain; charset=utf-8; note="a, b"', 'just words'))).result.body).toEqual({ kind: 'text', content: 'just words' })
   })
 })
 
@@ -233,6 +297,58 @@ describe('encodings', () => {
       expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, utf8))).result.body)).toBe(utf8)
     }
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, latin))).result.body)).toBe('caf\ufffd cr\ufffdme, Z\ufffdrich \ufffd \ufffdquoted\ufffd')
+  })
+
+  it('an unlabelled body is windows-1252 when any of its bytes is not UTF-8, not only its first 1024: a Latin-1 file whose first accent is past them, in chunks or at its very end', async () => {
+    const latin = (text: string) => Buffer.from(text, 'latin1')
+    const ascii = 'plain ascii line\n'.repeat(200)
+    const cases: [string, Buffer][] = [
+      ['accent at byte 3,400', latin(`${ascii}caf\xe9 cr\xe8me`)],
+      ['accent past 60 KB of ASCII', latin(`${'x'.repeat(60_000)} Z\xfcrich`)],
+      // 0xE9 alone at the end is the lead of a 3-byte UTF-8 character the body never finishes.
+      ['accent as the last byte', latin(`${ascii}caf\xe9`)],
+    ]
+    for (const [name, bytes] of cases) {
+      const want = bytes.toString('latin1')
+      for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
+        expect(bodyText((await fetchFrom(respond(200, headers, bytes))).result.body), `${name} ${JSON.stringify(headers)}`).toBe(want)
+      }
+      // Sent in small chunks (an accent's byte alone, the rest later): the same text.
+      const trickle: Handler = (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' })
+        let at = 0
+        const next = () => {
+          if (at >= bytes.byteLength) return void response.end()
+          response.write(bytes.subarray(at, (at += 997)))
+          setImmediate(next)
+        }
+        next()
+      }
+      expect(bodyText((await fetchFrom(trickle)).result.body), `${name}, in chunks`).toBe(want)
+    }
+    const page = latin(`<html><body><p>${ascii}</p><p>na\xefve fa\xe7ade</p></body></html>`)
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body)).toContain('naïve façade')
+    // The char cap counts the text as read again: a Latin-1 body past it is cut there, still Latin-1.
+    const long = latin(`${ascii}\xe9${'\xe8'.repeat(5000)}`)
+    const capped = (await fetchFrom(respond(200, { 'content-type': 'text/plain' }, long), { maxBodyChars: 4000 })).result
+    expect([bodyText(capped.body), capped.truncated]).toEqual([long.toString('latin1').slice(0, 4000), true])
+    // UTF-8 split across chunks at every offset stays UTF-8, and a U+FFFD the body holds is not a reason to switch.
+    const utf8 = `${ascii}é 日本 😀 \ufffd end`
+    const bytes = Buffer.from(utf8)
+    const split: Handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' })
+      let at = 0
+      const next = () => {
+        if (at >= bytes.byteLength) return void response.end()
+        response.write(bytes.subarray(at, (at += 1)))
+        if (at < 3390) at = 3390
+        setImmediate(next)
+      }
+      response.write(bytes.subarray(0, 3390))
+      at = 3390
+      next()
+    }
+    expect(bodyText((await fetchFrom(split)).result.body)).toBe(utf8)
   })
 
   it('Content-Encoding: deflate is read zlib-wrapped or raw (as some servers send it, and browsers read it), whole, in one chunk or byte by byte; an empty encoded body is empty; corrupt deflate is still a coded error', async () => {

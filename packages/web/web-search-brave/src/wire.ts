@@ -1,5 +1,5 @@
 import { lazy } from 'dsh-core'
-import { collectSources, headerValue, httpFault, WebError, type HeaderSource, type ProviderFault, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import { collectSources, headerValue, httpFault, optionalText, WebError, type HeaderSource, type ProviderFault, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
 import { z } from 'zod'
 import type { BraveSearchConfig } from './config.ts'
@@ -39,9 +39,8 @@ export function braveRequest(search: WebSearchRequest, config: BraveSearchConfig
  */
 export const braveWire = lazy(() => {
   const text = z.string().nullish()
-  // A result's optional field of another type (a title sent as a number or an object) is left out,
-  // not the result: its URL is what the model cites, and the label falls back to the URL's host.
-  const field = text.catch(undefined)
+  // A result's title, snippet or date of another type is left out, not the result (dsh-web's optionalText).
+  const field = optionalText()
   // Brave's error answer: `{ type: 'ErrorResponse', error: { code, detail, status, meta } }` (the
   // API reference also shows the error in an `errors` list).
   const ErrorItem = z.looseObject({ code: text, detail: text })

@@ -112,10 +112,14 @@ describe('what a cut says', () => {
     const session = app.sessions.create({ cwd: process.cwd() })
     const search = async () => {
       const result = await app.tools.execute({ name: 'web_search', arguments: { queries: ['cordis'] }, session })
-      return { value: result.isError ? undefined : (result.value as { truncated: boolean; cut?: string; sources: unknown[] }), text: result.content.map((block) => block.text).join('') }
+      const card = app.tools.presentResult('web_search', { queries: ['cordis'] }, result) as { cut?: string } | undefined
+      const meta = result.meta as { cut?: string } | undefined
+      return { value: result.isError ? undefined : (result.value as { truncated: boolean; cut?: string; sources: unknown[] }), text: result.content.map((block) => block.text).join(''), cuts: [meta?.cut, card?.cut] }
     }
     const shortened = await search()
     expect([shortened.value?.truncated, shortened.value?.cut, shortened.value?.sources.length]).toEqual([true, 'text', 3])
+    // The meta a harness stores and the result card carry the same cut as the value.
+    expect(shortened.cuts).toEqual(['text', 'text'])
     expect(shortened.text).not.toContain('Showing the first')
     expect(shortened.text).toContain('(Long provider text was shortened: the answer, a title or a snippet. Fetch the source to read it whole.)')
 
@@ -124,12 +128,14 @@ describe('what a cut says', () => {
     server.reply = results(many)
     const dropped = await search()
     expect([dropped.value?.truncated, dropped.value?.cut, dropped.value?.sources.length]).toEqual([true, 'sources', 8])
+    expect(dropped.cuts).toEqual(['sources', 'sources'])
     expect(dropped.text).toContain('(Showing the first 8 sources. Refine the query to see others.)')
     expect(dropped.text).not.toContain('shortened')
 
     server.reply = results([long, ...many])
     const both = await search()
     expect([both.value?.truncated, both.value?.cut]).toEqual([true, 'both'])
+    expect(both.cuts).toEqual(['both', 'both'])
     expect(both.text).toContain('(Showing the first 8 sources. Refine the query to see others.)\n\n(Long provider text was shortened')
   })
 })

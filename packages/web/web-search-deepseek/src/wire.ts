@@ -1,5 +1,5 @@
 import { lazy } from 'dsh-core'
-import { providerText, WebError, type WebSearchResult, type WebSearchSource } from 'dsh-web'
+import { optionalText, providerText, WebError, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { SearchOptions } from './config.ts'
 
@@ -27,9 +27,8 @@ export function messagesEndpoint(baseURL: string): string {
  */
 export const deepSeekWire = lazy(() => {
   const text = z.string().nullish()
-  // A result's optional field of another type (a title sent as a number or an object) is left out,
-  // not the result: its URL is what the model cites, and the label falls back to the URL's host.
-  const field = text.catch(undefined)
+  // A result's title, snippet or date of another type is left out, not the result (dsh-web's optionalText).
+  const field = optionalText()
   return {
     Response: z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).optional() }),
     TextBlock: z.looseObject({ citations: z.array(z.looseObject({ url: text, cited_text: text })).nullish() }),

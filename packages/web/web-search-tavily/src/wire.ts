@@ -1,5 +1,5 @@
 import { lazy } from 'dsh-core'
-import { collectSources, httpFault, WebError, type HeaderSource, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
+import { collectSources, httpFault, optionalText, WebError, type HeaderSource, type WebSearchRequest, type WebSearchResult } from 'dsh-web'
 import type { KeyedRequest, Refusal } from 'dsh-web/keyed-search'
 import { z } from 'zod'
 import type { TavilySearchConfig } from './config.ts'
@@ -43,9 +43,8 @@ export function tavilyRequest(search: WebSearchRequest, config: TavilySearchConf
  */
 export const tavilyWire = lazy(() => {
   const text = z.string().nullish()
-  // A result's optional field of another type (a title sent as a number or an object) is left out,
-  // not the result: its URL is what the model cites, and the label falls back to the URL's host.
-  const field = text.catch(undefined)
+  // A result's title, snippet or date of another type is left out, not the result (dsh-web's optionalText).
+  const field = optionalText()
   return {
     Result: z.looseObject({ url: z.string(), title: field, content: field, published_date: field }),
     Response: z.looseObject({ answer: text, results: z.array(z.unknown()) }),

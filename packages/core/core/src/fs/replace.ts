@@ -1,4 +1,4 @@
-import { chmod, link, lstat, rename, unlink, writeFile } from 'node:fs/promises'
+import { chmod, link, lstat, open, rename, unlink, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { assertNever, quote } from '../errors.ts'
 import { FsError, fsErrorFrom, throwIfFsAborted } from './errors.ts'
@@ -107,7 +107,27 @@ async function stage(host: ReplaceHost, workspace: { readonly path: string; read
   if (current.text !== replacement.expected) throw new FsError(`${quote(replacement.filePath)} changed since its new text was computed; nothing was written`, 'FS_CONFLICT')
   const info = await statOf(current.path)
   const kind = replacement.text === null ? 'delete' : 'write'
-  return { path: current.path, kind, original: current.text, text: replacement.text ?? '', mode: info.mode & 0o7777, seen: info }
+  // The read drops a leading byte-order mark (texts are compared and edited without it); the file
+  // keeps it, in its new text and in its original put back: a rename wrote every BOM file without.
+  const mark = (await startsWithByteOrderMark(current.path)) ? '\uFEFF' : ''
+  return { path: current.path, kind, original: mark + current.text, text: replacement.text === null ? '' : mark + replacement.text, mode: info.mode & 0o7777, seen: info }
+}
+
+const UTF8_BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf])
+
+/** Whether the file's first bytes are UTF-8's byte-order mark (its size and identity are checked again before the rename). */
+async function startsWithByteOrderMark(path: string): Promise<boolean> {
+  try {
+    const handle = await open(path, 'r')
+    try {
+      const { bytesRead, buffer } = await handle.read(Buffer.alloc(3), 0, 3, 0)
+      return bytesRead === 3 && buffer.equals(UTF8_BYTE_ORDER_MARK)
+    } finally {
+      await handle.close()
+    }
+  } catch (error) {
+    throw fsErrorFrom(error, quote(path))
+  }
 }
 
 /** One step: the staged text renamed over the file, linked in as a new file (never over one that appeared), or the file moved aside. */

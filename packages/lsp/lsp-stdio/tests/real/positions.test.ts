@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { callLsp, codingSuite, valueOf } from './harness.ts'
@@ -15,6 +15,8 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     // A lone `\r` in a block comment ends a line for LSP (and for TypeScript): four lines before the code.
     writeFileSync(join(dir, 'lone-cr.ts'), '/* a\rb */\nconst bbbbbb = 1;\nconst c = bbbbbb;\nconst dd = c;\n')
     // `café` decomposed (NFD: `e` and U+0301), as some editors write it.
+    // A leading byte-order mark (the read drops it; columns do not count it).
+    writeFileSync(join(dir, 'bom.ts'), '\uFEFFconst bom = 1;\nexport const useBom = bom + 1;\n')
     writeFileSync(join(dir, 'nfd.ts'), 'export const caf\u0065\u0301 = 1;\nconst twice = caf\u0065\u0301 + caf\u0065\u0301;\n')
   })
   const hover = (filePath: string, line: number, character: number) => callLsp(suite.host, suite.session(), { operation: 'hover', filePath, line, character })
@@ -31,6 +33,31 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     expect(valueOf(await hover('wrap.py', 1, 8)).hover).toBeNull()
     expect(valueOf(await hover('wrap.py', 1, 1)).hover?.contents).toContain('(variable) a')
     expect(valueOf(await hover('wrap.py', 2, 2)).hover?.contents).toContain('bbbbbb')
+  })
+
+  it('says the column was past the end of the line, and where the server was asked', async () => {
+    const textOf = (result: Awaited<ReturnType<typeof hover>>) => (result.content[0] as { text: string }).text
+    // The answer about the line's end (none) no longer reads as an answer about column 20.
+    for (const file of ['wrap.ts', 'wrap-crlf.ts', 'wrap.py']) {
+      const line = file === 'wrap.py' ? 'a = 1' : 'const a = 1;'
+      const result = await hover(file, 1, 20)
+      const note = `column 20 is past the end of line 1 (${line.length} characters); asked at its end`
+      expect(valueOf(result).askedAt, file).toEqual({ line: 1, character: line.length + 1, note })
+      expect(textOf(result), file).toBe(`hover at ${file}:1:${line.length + 1} (${note})\nNo hover information.`)
+    }
+    // A column within the line is not echoed.
+    const within = await hover('wrap.ts', 2, 8)
+    expect(valueOf(within).askedAt).toBeUndefined()
+    expect(textOf(within)).not.toContain('past the end')
+    const definition = await callLsp(suite.host, suite.session(), { operation: 'goToDefinition', filePath: 'wrap.ts', line: 2, character: 40 })
+    expect(textOf(definition)).toBe('goToDefinition at wrap.ts:2:18 (column 40 is past the end of line 2 (17 characters); asked at its end)\nNo results.')
+    // A refusal there says so too (the code stays the server's).
+    const renamed = await suite.host.app.tools.execute({ name: 'lsp_rename', arguments: { filePath: 'wrap.ts', line: 1, character: 20, newName: 'zzz' }, session: suite.session() })
+    expect(renamed.isError && renamed.error.code).toBe('LSP_RENAME_REFUSED')
+    expect(renamed.isError && renamed.error.message).toContain('(column 20 is past the end of line 1 (12 characters); asked at its end)')
+    const calls = await suite.host.app.tools.execute({ name: 'lsp_calls', arguments: { filePath: 'wrap.py', line: 2, character: 30, direction: 'incoming' }, session: suite.session() })
+    expect(valueOf(calls).askedAt).toEqual({ line: 2, character: 11, note: 'column 30 is past the end of line 2 (10 characters); asked at its end' })
+    expect(textOf(calls)).toContain('(column 30 is past the end of line 2 (10 characters); asked at its end)')
   })
 
   it('reaches the server as the line end, for definitions and rename too', async () => {
@@ -69,6 +96,16 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     expect(calls.isError && calls.error.code).toBe('LSP_INVALID_REQUEST')
     // The host is healthy: the next query on the file answers.
     expect(valueOf(await hover('wrap.ts', 2, 8)).hover?.contents).toContain('bbbbbb')
+  })
+
+  it('keeps a byte-order mark through a rename it applies, and counts columns without it', async () => {
+    const args = { filePath: 'bom.ts', line: 1, symbol: 'bom', newName: 'bom2', apply: true }
+    const renamed = valueOf(await suite.host.app.tools.execute({ name: 'lsp_rename', arguments: args, session: suite.session() }))
+    expect(renamed).toMatchObject({ applied: true, totalEdits: 2, at: { line: 1, character: 7 } })
+    // Written without its mark before: every renamed BOM file changed its first bytes.
+    expect(readFileSync(join(suite.workspace.dir, 'bom.ts'))).toEqual(Buffer.from('\uFEFFconst bom2 = 1;\nexport const useBom = bom2 + 1;\n'))
+    const references = valueOf(await hover('bom.ts', 2, 23))
+    expect(references.hover?.contents).toContain('bom2')
   })
 
   it('finds a symbol the model wrote composed (NFC) in a file that holds it decomposed (NFD)', async () => {

@@ -1,5 +1,5 @@
 import { SkillsClient, SkillVerificationError, type Skill, type SkillFile } from '@modelcontextprotocol/client/ext/skills'
-import { assertNever, type ToolDefinition } from 'dsh-core'
+import { assertNever, codedDetail, type ToolDefinition } from 'dsh-core'
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import { classifyFailure } from '../classify.ts'
 import type { McpConfig } from '../config.ts'
@@ -150,8 +150,9 @@ export class ServerSkills {
     } catch (error) {
       if (signal?.aborted) throw error
       const failure = classifyFailure(error, { what: 'skills/list', subject: `MCP server ${server}`, stage: 'call', ending: undefined, disposed: this.supervisor().isDisposed })
-      this.logger.warn(`mcp(${server}): ${failure.message}`)
-      this.listing = { generation, offered: new Map(), problems: [`listing failed: ${failure.message}`], expiresAt: Infinity }
+      const coded = codedDetail({ detail: failure.message, failure })
+      this.logger.warn(`mcp(${server}): ${coded}`)
+      this.listing = { generation, offered: new Map(), problems: [`listing failed: ${coded}`], expiresAt: Infinity }
     }
   }
 
