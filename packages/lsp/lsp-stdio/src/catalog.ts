@@ -40,18 +40,20 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       // A lockfile marks a project that installs its own packages, TypeScript included, which
       // decides between the native server and tsserver; a monorepo's packages share its one lockfile.
       rootMarkers: [['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb']],
+      // Neither server checks a new name: `1abc` and `a-b` were written.
+      newNames: 'ecmascript',
       install: 'npm install --save-dev typescript (7 or later), or typescript@5 with typescript-language-server',
     },
   },
   python: {
     language: 'Python',
     inAll: true,
-    server: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, logProgress: PYRIGHT_LOADING, install: 'npm install --save-dev pyright' },
+    server: { command: 'pyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, logProgress: PYRIGHT_LOADING, newNames: 'python', install: 'npm install --save-dev pyright' },
   },
   basedpyright: {
     language: 'Python',
     inAll: false,
-    server: { command: 'basedpyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, logProgress: PYRIGHT_LOADING, install: 'npm install --save-dev basedpyright' },
+    server: { command: 'basedpyright-langserver', args: ['--stdio'], extensionToLanguage: PYTHON_EXTENSIONS, rootMarkers: PYTHON_ROOTS, logProgress: PYRIGHT_LOADING, newNames: 'python', install: 'npm install --save-dev basedpyright' },
   },
   go: {
     language: 'Go',

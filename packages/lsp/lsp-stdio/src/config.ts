@@ -1,6 +1,7 @@
 import { MAX_TIMER_DELAY_MS } from 'dsh-core'
 import { z } from 'zod'
 import { SERVER_CATALOG } from './catalog.ts'
+import { NEW_NAME_RULES } from './new-name-rules.ts'
 
 const budget = (fallback: number) => z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(fallback)
 const positive = (fallback: number) => z.number().int().positive().default(fallback)
@@ -98,6 +99,13 @@ export const ServerConfig = z.strictObject({
    * `dsh status` detail; otherwise such an answer reads as "nothing matches" with no hint why.
    */
   workspaceIndex: z.strictObject({ files: z.array(ROOT_FILE).min(1), note: z.string().min(1) }).optional(),
+  /**
+   * The language whose identifiers a rename's new name must be when the old name is one
+   * (`ecmascript`, `python`): tsserver, TypeScript 7's server and pyright compute an edit to `1abc`,
+   * `a-b` or (pyright) `class` and `apply` wrote it. Unset: the server's judgement alone (gopls and
+   * clangd check names themselves).
+   */
+  newNames: z.enum(NEW_NAME_RULES).optional(),
   /** Sent verbatim as `initialize.params.initializationOptions`. */
   initializationOptions: z.json().default(null),
   /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */

@@ -39,6 +39,7 @@ import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
 import { withinLine } from './source-text.ts'
+import { checkNewNameFor } from './new-name-rules.ts'
 import { missingIndexNote } from './workspace-index.ts'
 import { ReportWaits } from './report-waits.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
@@ -132,9 +133,11 @@ export class StdioLspProvider implements LspProvider {
   rename(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
     return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       atPosition(source, request, (position) =>
-        instance
-          .rename(source, request.languageId, position, request.newName, scope)
-          .then(({ oldName, files, fileOperations, complete }): LspRenameResult => ({ kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete })),
+        instance.rename(source, request.languageId, position, request.newName, scope).then(({ oldName, files, fileOperations, complete }): LspRenameResult => {
+          const { newNames } = this.options.config
+          if (newNames) checkNewNameFor(newNames, this.id, oldName, request.newName)
+          return { kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }
+        }),
       ),
     )
   }

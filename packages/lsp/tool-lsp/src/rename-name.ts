@@ -5,7 +5,8 @@ import { LspError } from 'dsh-lsp'
  * model writing `Shape.perimeter`, `perimeter()` or `foo bar` for a name). Only refused when the old
  * name lacks them, so a rename of what may hold them (a TypeScript module path `./shapes`, a quoted
  * property `'my key'`, C++'s `operator<`) still reaches the server. Keywords and other
- * language rules are the server's: gopls and clangd check them, tsserver and pyright do not.
+ * language rules are the provider's: gopls and clangd check them, and lsp-stdio's `newNames` for
+ * the servers that do not (tsserver, TypeScript 7, pyright).
  */
 const NEVER_IN_A_NAME = /[\s\p{Cc}()[\]{}<>;,.:"]/u
 

@@ -7,9 +7,26 @@ import { PATIENT_GO_AND_C, PATIENT_TYPESCRIPT, realSuite, valueOf, type Fixture 
 // (through typescript-language-server) and pyright computed the edit, and `apply: true` wrote
 // `export function describeShape.perimeter(` or `class foo bar:` into every file. A new name equal
 // to the old one was an edit that changes nothing, written to every file.
-const cases: { fixture: Fixture; file: string; line: number; symbol: string }[] = [
-  { fixture: 'ts-rename', file: 'src/shapes.ts', line: 12, symbol: 'describeShape' },
-  { fixture: 'py-rename', file: 'geo/shapes.py', line: 1, symbol: 'Circle' },
+// Nor did they check the language's identifiers (found driving `dsh call lsp_rename`, 2026-12-07):
+// `const 1abc = 1`, `a-b`, and in Python `def class(`; the catalog's rows now say which language's
+// names a new name must be (`newNames`). `valid` are names the language allows that must still pass.
+const cases: { fixture: Fixture; file: string; line: number; symbol: string; invalid: [string, string][]; valid: string[] }[] = [
+  {
+    fixture: 'ts-rename',
+    file: 'src/shapes.ts',
+    line: 12,
+    symbol: 'describeShape',
+    invalid: [['1abc', 'is not an identifier in TypeScript or JavaScript'], ['describe-shape', 'is not an identifier in TypeScript or JavaScript'], ['a+b', 'is not an identifier']],
+    valid: ['$größe_2', '_x'],
+  },
+  {
+    fixture: 'py-rename',
+    file: 'geo/shapes.py',
+    line: 1,
+    symbol: 'Circle',
+    invalid: [['class', 'is a Python keyword'], ['None', 'is a Python keyword'], ['1abc', 'is not a Python identifier'], ['$x', 'is not a Python identifier']],
+    valid: ['größe_2', 'match'],
+  },
 ]
 
 for (const c of cases) {
@@ -34,6 +51,20 @@ for (const c of cases) {
       expect(readFileSync(join(suite.dir, c.file), 'utf8')).toBe(before)
       // A name is still renamed.
       expect(valueOf(await rename(`${c.symbol}2`))).toMatchObject({ oldName: c.symbol, newName: `${c.symbol}2`, applied: false })
+    })
+
+    it("refuses what is no identifier of the file's language, writing nothing", async () => {
+      const before = readFileSync(join(suite.dir, c.file), 'utf8')
+      for (const [newName, why] of c.invalid) {
+        for (const apply of [undefined, true]) {
+          const result = await rename(newName, apply)
+          expect(result.isError && result.error.code, newName).toBe('LSP_RENAME_REFUSED')
+          expect(result.isError && result.error.message, newName).toContain(`newName ${JSON.stringify(newName)} ${why}`)
+          expect(result.isError && result.error.message, newName).toContain('change newName')
+        }
+      }
+      expect(readFileSync(join(suite.dir, c.file), 'utf8')).toBe(before)
+      for (const newName of c.valid) expect(valueOf(await rename(newName)), newName).toMatchObject({ oldName: c.symbol, newName, applied: false })
     })
   })
 }
