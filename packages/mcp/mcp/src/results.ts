@@ -1,4 +1,4 @@
-import { readableText, type JsonObject, type JsonValue } from 'dsh-core'
+import { oneLine, readableText, type JsonObject, type JsonValue } from 'dsh-core'
 
 /**
  * The canonical value of a successful call: every block as the server sent it, and its structured
@@ -55,15 +55,16 @@ const KEPT = 'the data is kept in the result value, not shown here'
  * Line breaks a model reads as a new line: CR, LF, and Unicode's line and paragraph separators
  * (`readableText` has already made a form feed LF and dropped VT and NEL). One class, one scan.
  */
-const LINE_BREAKS = /[\r\n\u2028\u2029]+/g
 
 /**
  * A server's short field shown inside a line of ours (a resource link's name, a URI, a media type):
- * readable, and on one line. A name holding `\nError: …` would otherwise start a line the model
- * takes for one of ours, or for another block.
+ * on one line as dsh-core's `oneLine` puts a peer's error text (every line terminator, U+2028,
+ * U+2029 and NEL included), then readable. A name holding `\nError: …` would otherwise start a line
+ * the model takes for one of ours, or for another block. (In this order: `readableText` drops NEL
+ * as a C1 control and turns a form feed into a newline; `oneLine` has made both a space first.)
  */
 export function inlineField(text: string): string {
-  return readableText(text).replace(LINE_BREAKS, ' ')
+  return readableText(oneLine(text))
 }
 
 function projectBlock(block: JsonValue): string | undefined {

@@ -159,7 +159,9 @@ function bareFiles(edit: any): { uri: string; edits: { range: unknown; newText: 
   return Object.entries(edit?.changes ?? {}).map(([uri, edits]: [string, any]) => ({ uri, edits: edits.map((e: any) => ({ range: e.range, newText: e.newText })) }))
 }
 
-describe.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
+// The servers' describes run side by side (each its own workspace copy, host, server and bare
+// client; most of their time is a server starting and indexing), their cases in order.
+describe.concurrent.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
   const suite = realSuite(c.fixture, { overlay: OVERLAY, ...(c.prepare ? { prepare: c.prepare } : {}) })
   let bare: BareLspClient
   const read = (file: string) => readFileSync(join(suite.dir, file), 'utf8')
@@ -172,7 +174,7 @@ describe.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
   })
   afterAll(() => bare?.close())
 
-  it.each(['incoming', 'outgoing'] as const)('%s calls match a bare client\'s call hierarchy', async (direction) => {
+  it.sequential.each(['incoming', 'outgoing'] as const)('%s calls match a bare client\'s call hierarchy', async (direction) => {
     const expected = c.calls[direction]
     if (!expected) return
     const value = valueOf(await call('lsp_calls', { filePath: c.calls.file, line: c.calls.line, symbol: c.calls.symbol, direction }))
@@ -189,7 +191,7 @@ describe.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
     expect(ours.map((edge) => `${edge.item.name} ${edge.item.uri}:${edge.item.selectionRange.start.line}:${edge.item.selectionRange.start.character} ${edge.fromRanges.map(rangeKey).join(',')}`).sort()).toEqual(answer[0]!.calls.map(key).sort())
   })
 
-  it('previews a rename across three files, with the edits a bare client gets, and writes nothing', async () => {
+  it.sequential('previews a rename across three files, with the edits a bare client gets, and writes nothing', async () => {
     const before = c.files.map(read)
     const value = valueOf(await rename())
     expect(value.applied).toBe(false)
@@ -207,19 +209,19 @@ describe.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
     expect(sortedEdits(ours as any)).toEqual(sortedEdits(bareFiles(edit)))
   })
 
-  it.runIf(c.fixture === 'py-rename')('pyright\'s "not accessed" hints arrive: the client declares diagnostic tag support (issue 32 item 5)', async () => {
+  it.runIf(c.fixture === 'py-rename').sequential('pyright\'s "not accessed" hints arrive: the client declares diagnostic tag support (issue 32 item 5)', async () => {
     writeFileSync(join(suite.dir, 'geo', 'unused.py'), 'import os\n\n\ndef f() -> int:\n    x = 1\n    return 2\n')
     const value = valueOf(await call('lsp_diagnostics', { filePath: 'geo/unused.py', severity: 'hint' }))
     expect(value.complete).toBe(true)
     expect(value.items.map((item: any) => `${item.range.start.line + 1} ${item.severity} ${item.message}`)).toEqual(expect.arrayContaining(['1 hint "os" is not accessed', '5 hint "x" is not accessed']))
   })
 
-  it('refuses, coded, a place the server says cannot be renamed (a keyword)', async () => {
+  it.sequential('refuses, coded, a place the server says cannot be renamed (a keyword)', async () => {
     const result = await call('lsp_rename', { filePath: c.keyword.file, line: c.keyword.line, symbol: c.keyword.symbol, newName: 'renamed' })
     expect(result.isError && result.error.code).toBe('LSP_RENAME_REFUSED')
   })
 
-  it('refuses to apply when a file changed since the preview, and writes nothing', async () => {
+  it.sequential('refuses to apply when a file changed since the preview, and writes nothing', async () => {
     valueOf(await rename())
     const changed = `// changed after the preview\n${read(c.changed)}`
     writeFileSync(join(suite.dir, c.changed), changed)
@@ -234,7 +236,7 @@ describe.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
     }
   })
 
-  it('applies the rename: every use renamed, and the project type-checks after', async () => {
+  it.sequential('applies the rename: every use renamed, and the project type-checks after', async () => {
     valueOf(await rename())
     const value = valueOf(await rename(true))
     expect(value.applied).toBe(true)
@@ -250,7 +252,7 @@ describe.each(CASES)('lsp_rename and lsp_calls: $server', (c) => {
     }
   })
 
-  it.runIf(c.outsideCase === true)('refuses whole a rename whose edit reaches outside the workspace through a symlink', async () => {
+  it.runIf(c.outsideCase === true).sequential('refuses whole a rename whose edit reaches outside the workspace through a symlink', async () => {
     const shapes = read('src/shapes.ts')
     const outside = readFileSync(join(suite.dir, '..', 'outside', 'units.ts'), 'utf8')
     const line = shapes.split('\n').findIndex((text) => text.includes('export const unit')) + 1
