@@ -26,6 +26,8 @@ export const FetchValue = lazySchema(() =>
     markdown: z.string().exactOptional(),
     /** Answered from the tool's cache (an earlier fetch of the same URL within `cacheTtlMs`). */
     cached: z.literal(true).exactOptional(),
+    /** The body stopped before its end (the provider's deadline, a cut connection): this is what arrived, and why. */
+    incomplete: z.strictObject({ code: z.enum(['WEB_FETCH_TIMEOUT', 'WEB_FETCH_CUT']), reason: z.string() }).exactOptional(),
   }),
 )
 export type FetchValue = z.infer<typeof FetchValue>
@@ -87,20 +89,26 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
  * and a module both used would be a chunk `dsh tools` loads.
  */
 async function valueOf(result: WebFetchResult, settings: FetchSettings, mainContent: boolean, call: FetchCall): Promise<FetchValue> {
-  const { url, statusCode, truncated, body } = result
+  const { url, statusCode, body } = result
+  // An incomplete body is a cut one, whatever the provider's flag says.
+  const truncated = result.truncated || result.incomplete !== undefined
+  const incomplete = result.incomplete ? { incomplete: { code: result.incomplete.code, reason: result.incomplete.reason } } : {}
   switch (body.kind) {
     case 'html': {
       // Main content is found in the whole document; what is converted after it stops at the output
       // cap (nothing past it would be shown) and at `maxElements`, a cut the value reports as truncated.
       const converted = await settings.converter.convert({ kind: 'html', html: body.content, url, mainContent, maxElements: settings.maxElements, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: body.content }, markdown: readableText(converted.text) }
+      // The page's HTML is kept too, and it reaches readers other than the model (`dsh call --json`
+      // prints the value, a harness may show it, a stored value without Markdown is converted from
+      // it by withMarkdown): its bidi and unseen controls go as the Markdown's do.
+      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: readableText(body.content) }, markdown: readableText(converted.text), ...incomplete }
     }
     case 'text':
-      return { url, statusCode, truncated, body: { kind: 'text', content: readableText(body.content) } }
+      return { url, statusCode, truncated, body: { kind: 'text', content: readableText(body.content) }, ...incomplete }
     case 'pdf': {
       // Pages past the output cap are not read: the rendering would cut them.
       const { text } = await settings.converter.convert({ kind: 'pdf', bytes: body.bytes, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated, body: { kind: 'pdf', content: readableText(text) } }
+      return { url, statusCode, truncated, body: { kind: 'pdf', content: readableText(text) }, ...incomplete }
     }
     default:
       return assertNever(body, 'fetch body kind')
@@ -125,10 +133,19 @@ export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
   const prefix = headerOf(value) + renderBody(value, cap)
   // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
   const truncated = value.truncated || prefix.length > cap
-  const full = truncated ? prefix + FOOTER : prefix
+  const footer = value.incomplete ? incompleteNote(value.incomplete) : FOOTER
+  const full = truncated ? prefix + footer : prefix
   if (full.length <= cap) return { text: full, truncated }
-  if (cap < FOOTER.length) return { text: full.slice(0, cap), truncated }
-  return { text: prefix.slice(0, cap - FOOTER.length) + FOOTER, truncated }
+  if (cap < footer.length) return { text: full.slice(0, cap), truncated }
+  return { text: prefix.slice(0, cap - footer.length) + footer, truncated }
+}
+
+/**
+ * The footer of a body that stopped before its end: that it is partial, why, and its code, so the
+ * model neither takes the text for the whole page nor reads a cut page's missing end as absent.
+ */
+function incompleteNote(incomplete: NonNullable<FetchValue['incomplete']>): string {
+  return `\n\n(Incomplete: ${incomplete.reason} [${incomplete.code}]. The text above is what arrived; fetching again may give the rest.)`
 }
 
 /**
