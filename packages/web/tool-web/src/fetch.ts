@@ -98,7 +98,10 @@ async function valueOf(result: WebFetchResult, settings: FetchSettings, mainCont
       // Main content is found in the whole document; what is converted after it stops at the output
       // cap (nothing past it would be shown) and at `maxElements`, a cut the value reports as truncated.
       const converted = await settings.converter.convert({ kind: 'html', html: body.content, url, mainContent, maxElements: settings.maxElements, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: body.content }, markdown: readableText(converted.text), ...incomplete }
+      // The page's HTML is kept too, and it reaches readers other than the model (`dsh call --json`
+      // prints the value, a harness may show it, a stored value without Markdown is converted from
+      // it by withMarkdown): its bidi and unseen controls go as the Markdown's do.
+      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: readableText(body.content) }, markdown: readableText(converted.text), ...incomplete }
     }
     case 'text':
       return { url, statusCode, truncated, body: { kind: 'text', content: readableText(body.content) }, ...incomplete }

@@ -300,6 +300,12 @@ describe('with the real http provider on loopback', () => {
     const page = await h.fetch({ url: `${origin}/page` })
     expect(page.isError || (page.value as FetchValue).markdown).toBe('# Title gnp.exe\n\nab c')
     expect(textOf(page)).toBe(`Fetched ${origin}/page (HTTP 200)\n\n# Title gnp.exe\n\nab c`)
+    // The page's HTML kept in the value (printed by dsh call --json, shown by a harness, converted by withMarkdown) is folded too.
+    expect(page.isError || (page.value as FetchValue).body.content).toBe('<h1>Title gnp.exe</h1><p>ab c</p>')
+    // A value stored without Markdown (another version's, or made by hand) holding raw controls is converted and cleaned as the call cleans it.
+    const stored = withMarkdown({ url: `${origin}/page`, statusCode: 200, truncated: false, body: { kind: 'html', content: `<h1>Title \u202egnp.exe</h1><p>\u001b[31mred\u009b2J</p>` } })
+    expect(stored.markdown).toBe('# Title gnp.exe\n\nred')
+    expect(renderFetch(stored, 10_000).text).not.toMatch(BIDI)
     // The same strip runs on a page's Markdown; a 400 KB page is left out only for the conversion's own time.
     const result = await h.fetch({ url: `${origin}/flood` })
     const shown = textOf(result)
