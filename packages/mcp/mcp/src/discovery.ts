@@ -77,7 +77,7 @@ export interface ListOptions {
   readonly onTtl?: (ttlMs: number) => void
 }
 
-const DESCRIPTION_NOTE: CutNote = { what: 'description', rest: "the rest of the server's description is not shown (maxDescriptionChars)" }
+const DESCRIPTION_NOTE: CutNote = { what: 'description', setting: 'maxDescriptionChars', rest: 'is not shown (only the server has it)' }
 
 /** A page is checked loosely; each tool on it is checked on its own (see `planTools`), so one bad tool costs only itself. */
 const LoosePage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional(), ttlMs: z.number().optional().catch(undefined) })
