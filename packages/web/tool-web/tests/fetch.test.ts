@@ -8,6 +8,7 @@ import { parseHTML } from 'linkedom'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flattenDeep, htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/convert.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
+import { onwardUrls } from '../src/onward.ts'
 import { boot, codeOf, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
 // web_fetch (reference/web.md §8 T27, T39–T60): rendering, HTML → Markdown, the depth preflight,
@@ -221,6 +222,18 @@ describe('HTML → Markdown', () => {
     expect(out.text.length).toBeLessThanOrEqual(200_000)
     // A generous bound: this is about not being quadratic, not about speed.
     expect(performance.now() - started).toBeLessThan(10_000)
+  })
+})
+
+describe('onwardUrls: where a page without text sends its reader', () => {
+  it('reads a refresh and frames, and is linear on 400 KB of the worst inputs (unclosed tags, unclosed quotes, bare <)', () => {
+    expect(onwardUrls('<META HTTP-EQUIV=refresh CONTENT="5;url=https://a.test/x">', 'https://b.test/')).toEqual({ refresh: 'https://a.test/x', frames: [] })
+    expect(onwardUrls('<meta http-equiv="refresh" content="30">', 'https://b.test/')).toEqual({ frames: [] })
+    expect(onwardUrls('<iframe src="about:blank"></iframe><frame src="/a"><frame src="/a">', 'https://b.test/p/')).toEqual({ frames: ['https://b.test/a'] })
+    for (const worst of ['<meta http-equiv=refresh content="0; url=', '<iframe src="', ' src="x', '<', '<iframe ', "<frame src='"]) {
+      // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
+      expect(onwardUrls(worst.repeat(Math.ceil(400_000 / worst.length)), 'https://b.test/').frames.length, worst).toBeLessThanOrEqual(5)
+    }
   })
 })
 

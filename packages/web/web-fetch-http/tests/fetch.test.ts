@@ -282,6 +282,10 @@ describe('encodings', () => {
   it('F17: an unknown charset label in the header is WEB_UNSUPPORTED_CONTENT_TYPE; an unknown <meta> falls back to UTF-8', async () => {
     expect((await failFrom(respond(200, { 'content-type': 'text/plain; charset=not-a-charset' }, 'x'))).error).toMatchObject({ code: 'WEB_UNSUPPORTED_CONTENT_TYPE', message: 'unsupported charset "not-a-charset"' })
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, '<meta charset="klingon">é'))).result.body)).toBe('<meta charset="klingon">é')
+    // A label in single quotes (server code that writes charset='utf-8') is the label inside them.
+    for (const [type, bytes, read] of [["text/plain; charset='utf-8'", Buffer.from('é'), 'é'], ["text/html;charset='ISO-8859-1'", Buffer.from([0xe9]), 'é']] as const) {
+      expect(bodyText((await fetchFrom(respond(200, { 'content-type': type }, bytes))).result.body), type).toBe(read)
+    }
   })
 
   it('a body no BOM, header or <meta> labels is UTF-8 when its first 1024 bytes are, else windows-1252 (a Latin-1 page or text file without a charset); a label wins', async () => {
