@@ -4,6 +4,7 @@ import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
 import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
+import { onwardUrls } from './onward.ts'
 
 export const FetchInput = z.strictObject({
   url: z.string().describe(URL_DESCRIPTION),
@@ -157,7 +158,7 @@ export function rendersTruncated(value: FetchValue, cap: number): boolean {
   if (value.truncated) return true
   const body = value.body.kind === 'html' ? value.markdown : value.body.content
   // A body without text renders a note instead (EMPTY, noText): measured by rendering it.
-  if (body === undefined || (value.body.kind !== 'pdf' && !body.trim())) return renderFetch(value, cap).truncated
+  if (body === undefined || (value.body.kind !== 'pdf' && blank(body))) return renderFetch(value, cap).truncated
   return headerOf(value).length + body.length > cap
 }
 
@@ -170,16 +171,25 @@ function renderBody(value: FetchValue, cap: number): string {
   const { kind, content } = value.body
   switch (kind) {
     case 'text':
-      if (!content.trim()) return EMPTY
+      if (blank(content)) return EMPTY
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'pdf':
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'html':
       if (value.markdown === undefined) throw new TypeError(`dsh-tool-web: the HTML value of ${value.url} carries no markdown; give it one with withMarkdown (dsh-tool-web/convert) before rendering it`)
-      return value.markdown.trim() ? value.markdown : noText(content)
+      return blank(value.markdown) ? noText(content, value.url) : value.markdown
     default:
       return assertNever(kind, 'fetch body kind')
   }
+}
+
+/**
+ * Whether text has nothing a reader sees: whitespace and zero-width characters (U+200B–U+200D,
+ * U+2060, U+FEFF), which `trim` keeps. A page of `<p>&#8203;</p>` rendered as invisible characters,
+ * which read like a failed fetch, rather than as the note saying it has no text. One character-class test.
+ */
+function blank(text: string): boolean {
+  return !/[^\s\u200b-\u200d\u2060\ufeff]/.test(text)
 }
 
 /** A body with nothing in it (a 204, an error status without a page, an empty file). */
@@ -190,8 +200,12 @@ const EMPTY = '(The response body is empty.)'
  * like a failed fetch. A page built by its scripts (an app shell) has none until a browser runs
  * them, which web_fetch never does, so the way on is another URL for the same content.
  */
-function noText(html: string): string {
+function noText(html: string, url: string): string {
   if (!html.trim()) return EMPTY
+  // A page that sends its reader elsewhere (a refresh, frames) says where: that URL holds the content.
+  const { refresh, frames } = onwardUrls(html, url)
+  if (refresh) return `(The page has no text to read: it sends the reader on to ${refresh} (a meta refresh), which web_fetch does not follow; fetch that URL.)`
+  if (frames.length) return `(The page has no text to read: its content is in frames, which web_fetch does not load; fetch ${frames.join(', ')}.)`
   if (/<script\b/i.test(html)) return '(The page has no text to read: its HTML is markup and scripts only. It is likely built by JavaScript in a browser, which web_fetch does not run; look for the same content at another URL, such as an API, a feed, or a plain or printable version.)'
   return '(The page has no text to read: its HTML is markup only.)'
 }

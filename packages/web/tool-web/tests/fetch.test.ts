@@ -8,6 +8,7 @@ import { parseHTML } from 'linkedom'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flattenDeep, htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/convert.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
+import { onwardUrls } from '../src/onward.ts'
 import { boot, codeOf, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
 // web_fetch (reference/web.md §8 T27, T39–T60): rendering, HTML → Markdown, the depth preflight,
@@ -224,6 +225,18 @@ describe('HTML → Markdown', () => {
   })
 })
 
+describe('onwardUrls: where a page without text sends its reader', () => {
+  it('reads a refresh and frames, and is linear on 400 KB of the worst inputs (unclosed tags, unclosed quotes, bare <)', () => {
+    expect(onwardUrls('<META HTTP-EQUIV=refresh CONTENT="5;url=https://a.test/x">', 'https://b.test/')).toEqual({ refresh: 'https://a.test/x', frames: [] })
+    expect(onwardUrls('<meta http-equiv="refresh" content="30">', 'https://b.test/')).toEqual({ frames: [] })
+    expect(onwardUrls('<iframe src="about:blank"></iframe><frame src="/a"><frame src="/a">', 'https://b.test/p/')).toEqual({ frames: ['https://b.test/a'] })
+    for (const worst of ['<meta http-equiv=refresh content="0; url=', '<iframe src="', ' src="x', '<', '<iframe ', "<frame src='"]) {
+      // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
+      expect(onwardUrls(worst.repeat(Math.ceil(400_000 / worst.length)), 'https://b.test/').frames.length, worst).toBeLessThanOrEqual(5)
+    }
+  })
+})
+
 describe('with the real http provider on loopback', () => {
   async function site(routes: Record<string, [number, Record<string, string>, string]>): Promise<string> {
     const server = createServer((request, response) => {
@@ -353,7 +366,7 @@ describe('with the real http provider on loopback', () => {
     const text = await h.fetch({ url: `${origin}/text` })
     expect(textOf(text)).toMatch(/^Fetched \S+ \(HTTP 200\)\n\nlog line 1\nlog line 2\n\n\n\(Incomplete: the fetch timed out .+ \[WEB_FETCH_TIMEOUT\]/)
     const cut = await h.fetch({ url: `${origin}/cut` })
-    expect(textOf(cut)).toContain(`(Incomplete: the connection was closed after ${page.length} bytes of the body, before its end (`)
+    expect(textOf(cut)).toContain(`(Incomplete: the body broke off after ${page.length} bytes, before its end (`)
     expect(textOf(cut)).toContain('[WEB_FETCH_CUT]. The text above is what arrived')
     expect((cut.meta as { incomplete?: { code: string } }).incomplete?.code).toBe('WEB_FETCH_CUT')
     // Not cached: the next call fetches again (and may get the whole page).
