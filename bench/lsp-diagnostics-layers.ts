@@ -33,7 +33,8 @@ import { complete, ours, pullSides, servicesOf } from './lsp-diagnostics.ts'
 //
 //   SIDES=tool,seam,pull,bare node --conditions=dsh-built packages/cli/cli/bin/run-ts.mjs bench/lsp-diagnostics-layers.ts
 //
-// (after a build: `pnpm bench lsp-diagnostics` builds the bundles). WARMUP (default 1000) changes per
+// (after a build: `pnpm bench lsp-diagnostics` builds the bundles). MARK=100 prints `change <n>` every
+// 100 warm-up changes (read beside `node --trace-opt`). WARMUP (default 1000) changes per
 // side first, so V8 has optimised most of the path (it goes on for a few thousand: THREADS=1 shows it).
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8)
@@ -191,7 +192,13 @@ try {
     side.before?.(text)
     return side.run(text, errors)
   }
-  for (let i = 0; i < WARMUP; i++) for (const name of chosen) await once(name)
+  // MARK=100: a line `change <n>` every 100 warm-up changes, so that `node --trace-opt`'s lines (on
+  // the same stdout) tell after how many changes each function of the path was optimised.
+  const mark = Number(process.env.MARK ?? 0)
+  for (let i = 0; i < WARMUP; i++) {
+    if (mark && i % mark === 0) console.log(`change ${i}`)
+    for (const name of chosen) await once(name)
+  }
   // GATE=/tmp/x PHASES=100,400: counted windows for a counter attached from outside (strace -c -f -p,
   // callgrind_control), after the warm-up: for each phase k, print `ready <pid> <k>`, wait for /tmp/x.go<k>,
   // make that many changes of each chosen side, print `done <pid> <k>`; then wait for /tmp/x.exit and stop.

@@ -36,4 +36,21 @@ describe('an inspected workspace cannot plant the language server', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.stringify(json(run).value)).toContain('Circle')
   })
+
+  it("nor does the language server's own lookup of `node` (its launcher's `env node`) find the workspace's", async () => {
+    const project = await tempDir()
+    await cp(TS_PROJECT, project, { recursive: true })
+    const marker = join(project, 'planted-node-ran')
+    const planted = `#!/bin/sh\ntouch '${marker}'\nexit 1\n`
+    await mkdir(join(project, 'node_modules', '.bin'), { recursive: true })
+    for (const file of [join(project, 'node'), join(project, 'node_modules', '.bin', 'node')]) await writeFile(file, planted, { mode: 0o755 })
+
+    const run = await dsh(['call', 'lsp', JSON.stringify({ operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 }), '--json', '--cwd', project, '--config', PATIENT_LSP_OVERLAY], {
+      cwd: project,
+      env: { PATH: `.:./node_modules/.bin:${process.env.PATH ?? ''}` },
+    })
+    expect(await exists(marker)).toBe(false)
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.stringify(json(run).value)).toContain('Circle')
+  })
 })

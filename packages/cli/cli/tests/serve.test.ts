@@ -249,11 +249,11 @@ describe.concurrent('dsh serve (skills as prompts)', () => {
     const { client } = await connect(['--preset', 'base', '--cwd', project], { HOME: home, DSH_HOME: await trustIn(join(home, '.dsh'), project) })
     const prompt = await client.getPrompt({ name: 'huge', arguments: { arguments: 'now' } }, PATIENT)
     const text = (prompt.messages[0]!.content as { text: string }).text
-    const body = text.slice(text.indexOf('<skill_instructions>\n') + '<skill_instructions>\n'.length, text.indexOf('\n\n[The instructions'))
+    const body = text.slice(text.indexOf('<skill_instructions>\n') + '<skill_instructions>\n'.length, text.indexOf('\n\n[Cut at'))
     const kept = body.split('\n').length
     expect(body.endsWith(`Step ${kept}: do the thing number ${kept} with care, then check it twice.`)).toBe(true)
     expect(text).toContain(
-      `\n\n[The instructions are cut here (loadMaxChars 100000): ${kept} of ${lines.length} lines are shown. The rest, from line ${kept + 1} of the instructions on, is in ${file}; read it from there when the task needs it.]`,
+      `\n\n[Cut at loadMaxChars 100000: ${body.length} of ${lines.join('\n').length} characters (${kept} of ${lines.length} lines) of the skill's instructions shown; the rest, from line ${kept + 1}, is in ${file}; read it from there when the task needs it.]`,
     )
     expect(text.length).toBeLessThan(100_000 + 1000)
     expect(text.endsWith('now')).toBe(true)

@@ -77,14 +77,23 @@ export function quote(value: unknown, max = QUOTE_CHARS): string {
 }
 
 /**
- * Text on one line (newlines and the whitespace around them become one space), for one-line messages.
- * Each whitespace run is matched once. The pattern it replaces (whitespace, a newline, whitespace)
- * retried its leading whitespace from every space of a run without a newline, quadratic in the run:
- * a peer's error message of 100 KB of spaces took 30 s on the host's main thread, 200 KB 87 s.
+ * What ends a line for some reader: LF, CR (a terminal returns to the line's start), VT and FF,
+ * NEL (U+0085), and the line and paragraph separators U+2028 and U+2029 (JavaScript, editors and
+ * Markdown renderers break there). A peer's `name\u2028Error: …` read as two lines forges one of ours.
+ */
+const LINE_TERMINATOR = /[\n\v\f\r\u0085\u2028\u2029]/
+
+/**
+ * Text on one line (each line terminator above and the whitespace around it become one space), for
+ * one-line messages. Each whitespace run is matched once. The pattern it replaces (whitespace, a
+ * newline, whitespace) retried its leading whitespace from every space of a run without a newline,
+ * quadratic in the run: a peer's error message of 100 KB of spaces took 30 s on the host's main
+ * thread, 200 KB 87 s.
  */
 export function oneLine(text: string): string {
-  if (!text.includes('\n')) return text
-  return text.replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run))
+  if (!LINE_TERMINATOR.test(text)) return text
+  // (`\s` has every terminator but NEL.)
+  return text.replace(/[\s\u0085]+/g, (run) => (LINE_TERMINATOR.test(run) ? ' ' : run))
 }
 
 /**

@@ -12,6 +12,13 @@ describe('oneLine', () => {
     ['a  b\nc   d', 'a  b c   d'],
     ['\n lead and trail \n', ' lead and trail '],
     ['no newline at all', 'no newline at all'],
+    // Every line terminator, not LF alone: a peer's name or message cannot start a line of ours.
+    ['name\u2028Error: forged', 'name Error: forged'],
+    ['name \u2029 Error: forged', 'name Error: forged'],
+    ['name\u0085Error: forged', 'name Error: forged'],
+    ['cr\ronly', 'cr only'],
+    ['vt\u000bff\u000cend', 'vt ff end'],
+    ['nbsp\u00a0kept', 'nbsp\u00a0kept'],
   ])('%j → %j', (text, expected) => {
     expect(oneLine(text)).toBe(expected)
   })
@@ -21,5 +28,7 @@ describe('oneLine', () => {
     expect(oneLine(`start${spaces}\nend`)).toBe('start end')
     expect(oneLine(`start${spaces}end\n`)).toBe(`start${spaces}end `)
     expect(oneLine(`${'a '.repeat(200_000)}\n`)).toBe(`${'a '.repeat(199_999)}a `)
+    expect(oneLine(`start${spaces}\u2028end`)).toBe('start end')
+    expect(oneLine(`${'a\u00a0'.repeat(200_000)}\u2029`)).toBe(`${'a\u00a0'.repeat(199_999)}a `)
   })
 })

@@ -143,6 +143,13 @@ describe('scrubbedEnv', () => {
     expect('GITHUB_TOKEN' in env).toBe(false)
   })
 
+  it('keeps only the absolute PATH entries, and no PATH when none is absolute (an empty one means the current directory)', () => {
+    expect(scrubbedEnv({}, { PATH: '.:/usr/bin::node_modules/.bin:/bin:./x' }).PATH).toBe('/usr/bin:/bin')
+    expect(scrubbedEnv({ PATH: 'bin:/opt/bin' }, parent).PATH).toBe('/opt/bin')
+    expect('PATH' in scrubbedEnv({}, { PATH: '.:node_modules/.bin' })).toBe(false)
+    expect('PATH' in scrubbedEnv({}, { PATH: '' })).toBe(false)
+  })
+
   it('does not change its inputs', () => {
     const copy = { ...parent }
     const explicit = { A: '1', PATH: undefined }
@@ -218,6 +225,30 @@ describe('a spawned child', () => {
     started.add(handle.pid)
     expect(await handle.exited).toEqual({ code: 7, signal: null })
     expect(handle.running).toBe(false)
+  })
+
+  // A language server's `#!/usr/bin/env node`, or pyright running `python3`, looks the name up in
+  // the child's PATH, in the workspace it runs in: a relative entry there found the repository's own.
+  it("looks names up in no relative PATH entry: a program planted in its workspace is not run, the user's absolute directories still are", async () => {
+    const workspace = await tempDir()
+    const own = await tempDir()
+    const marker = join(workspace, 'planted-ran')
+    const script = (text: string) => `#!/bin/sh\necho ${text} > ${marker}\n`
+    await writeFile(join(workspace, 'dsh-planted-tool'), script('planted'), { mode: 0o755 })
+    await mkdir(join(workspace, 'node_modules', '.bin'), { recursive: true })
+    await writeFile(join(workspace, 'node_modules', '.bin', 'dsh-planted-tool'), script('planted-bin'), { mode: 0o755 })
+    const run = async (path: string) => {
+      const handle = app.subprocess.spawn({ argv: ['/usr/bin/env', 'dsh-planted-tool'], cwd: workspace, env: { PATH: path } })
+      started.add(handle.pid)
+      return (await handle.exited).code
+    }
+    for (const path of [`.:${own}`, `:${own}`, `${own}:`, `node_modules/.bin:${own}`, './node_modules/.bin']) {
+      expect(await run(path), path).toBe(127)
+      await expect(readFile(marker, 'utf8'), path).rejects.toMatchObject({ code: 'ENOENT' })
+    }
+    await writeFile(join(own, 'dsh-planted-tool'), script('own'), { mode: 0o755 })
+    expect(await run(`.:${own}`)).toBe(0)
+    expect(await readFile(marker, 'utf8')).toBe('own\n')
   })
 })
 

@@ -186,10 +186,13 @@ export class StdioLspProvider implements LspProvider {
     const { scope, end } = this.callLifetime(caller)
     try {
       const workspace = await this.workspaceOf(request.workspaceRoot, scope)
-      const roots = new Map<string, { root: ServerRoot; file: string }>()
-      for (const file of await this.anchors.everyDirectory(workspace, scope.signal)) {
-        const root = await this.roots.rootOf(workspace, file, scope.signal)
-        if (!roots.has(root.path)) roots.set(root.path, { root, file })
+      const roots = new Map<string, { root: ServerRoot; files: string[] }>()
+      for (const files of await this.anchors.everyDirectory(workspace, scope.signal)) {
+        // A directory's files share its root; a root's files are tried in the order found (nearest the top first).
+        const root = await this.roots.rootOf(workspace, files[0]!, scope.signal)
+        const known = roots.get(root.path)
+        if (!known) roots.set(root.path, { root, files })
+        else if (known.files.length < MAX_ANCHOR_CANDIDATES) known.files.push(...files.slice(0, MAX_ANCHOR_CANDIDATES - known.files.length))
       }
       this.guard(scope)
       const empty: LspWorkspaceSymbolsResult = { kind: 'workspaceSymbols', resolvedWorkspaceUri: workspace.url, symbols: [], complete: true }
@@ -199,10 +202,10 @@ export class StdioLspProvider implements LspProvider {
       const every = [...roots.values()]
       const asked = every.slice(0, maxServers)
       const settled = await Promise.allSettled(
-        asked.map(({ root, file }) =>
+        asked.map(({ root, files }) =>
           this.queue.run(root.path, scope, async () => {
             this.guard(scope)
-            const anchor = await this.anchors.anchor(file, (path) => this.readSource(workspace, path, scope.signal))
+            const { anchor } = await this.anchors.firstReadable(files, (path) => this.readSource(workspace, path, scope.signal), scope.signal)
             return this.runWithReplay(root, scope, (instance) => this.rootSymbols(instance, request.query, anchor, scope))
           }),
         ),
@@ -804,6 +807,9 @@ export class StdioLspProvider implements LspProvider {
     if (caller?.aborted) throw errorFromReason(caller.reason, queryAborted)
   }
 }
+
+/** Files of one root tried as a workspace search's open file when the first cannot be read (see AnchorFiles). */
+const MAX_ANCHOR_CANDIDATES = 16
 
 /** What a call is bound by: the caller's lifetime, its signal, or nothing (AbortSignal and Lifetime both tell `aborted` and `reason`). */
 type CallerBound = LspBound | undefined

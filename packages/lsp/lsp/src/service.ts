@@ -33,6 +33,9 @@ interface Route {
  * provider that claimed it.
  * Providers register capabilities, never tools; there is no generic JSON-RPC escape hatch.
  */
+/** Extensions (and file names) listed in an LSP_UNAVAILABLE message at most. */
+const MAX_LISTED = 40
+
 export class LspService extends Service {
   /** Registered providers by id, in registration order. */
   private readonly providers = new Map<string, LspProvider>()
@@ -253,9 +256,23 @@ export class LspService extends Service {
 
   private routeFor(filePath: string): Route {
     const route = (this.names.size ? routeByFilename(this.names, filePath) : undefined) ?? this.routes.get(finalExtension(filePath))
-    if (!route) throw new LspError(`no language server handles "${filePath}"`, 'LSP_UNAVAILABLE')
+    if (!route) throw this.unrouted(filePath)
     return route
   }
+  /**
+   * LSP_UNAVAILABLE for a file no provider serves, saying what is served: a model that passed a
+   * directory (`src`, `src/main.ts/`) or a README read only `no language server handles "src"`.
+   */
+  private unrouted(filePath: string): LspError {
+    const directory = filePath.endsWith('/') || filePath.endsWith('\\') ? ' (a path ending in a separator: the lsp tools take one file)' : finalExtension(filePath) === '' ? ' (no extension: a directory? the lsp tools take one file)' : ''
+    const extensions = [...this.routes.keys()]
+    const names = [...this.names.keys()]
+    const served = [extensions.length ? extensions.slice(0, MAX_LISTED).join(' ') + (extensions.length > MAX_LISTED ? ' …' : '') : '', names.length ? `files named ${names.slice(0, MAX_LISTED).join(' ')}${names.length > MAX_LISTED ? ' …' : ''}` : '']
+      .filter(Boolean)
+      .join(', and ')
+    return new LspError(`no language server handles "${filePath}"${directory}; ${served ? `served: ${served}` : 'no language server is loaded'}`, 'LSP_UNAVAILABLE')
+  }
+
 }
 
 /**

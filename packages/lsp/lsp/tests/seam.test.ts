@@ -198,6 +198,16 @@ describe('routing', () => {
     await expect(app.lsp.query(request('main.rs'))).rejects.toThrow('"main.rs"')
   })
 
+  it('an unrouted file is told what is served, and a directory-like path that it takes a file', async () => {
+    // Found driving `dsh call lsp` with `src` and `src/main.ts/`: the message was `no language server handles "src"` alone.
+    app.lsp.registerProvider(provider('ts', { '.ts': 'typescript', '.tsx': 'typescriptreact' }))
+    app.lsp.registerProvider({ ...provider('docker', {}), filenameToLanguage: { Dockerfile: 'dockerfile' } })
+    await expect(app.lsp.query(request('README.md'))).rejects.toThrow('no language server handles "README.md"; served: .ts .tsx, and files named dockerfile')
+    await expect(app.lsp.query(request('src'))).rejects.toThrow('"src" (no extension: a directory? the lsp tools take one file); served:')
+    await expect(app.lsp.query(request('src/main.ts/'))).rejects.toThrow('"src/main.ts/" (a path ending in a separator: the lsp tools take one file)')
+    expect(await rejectionCode(app.lsp.query(request('src')))).toBe('LSP_UNAVAILABLE')
+  })
+
   it('24: a trailing dot routes nowhere', async () => {
     app.lsp.registerProvider(provider('ts', { '.ts': 'typescript' }))
     expect(await rejectionCode(app.lsp.query(request('foo.')))).toBe('LSP_UNAVAILABLE')

@@ -15,6 +15,10 @@ export function renderRename(value: RenameValue, limits: { readonly maxResultCha
   const size = `${plural(value.totalEdits, 'edit')} in ${plural(value.files.length, 'file')}`
   const head = [value.applied ? `Renamed ${what}: ${size} written.` : `Rename ${what}: ${size} (preview; nothing written: call again with apply: true to write them).`]
   if (value.askedAt) head.push(`(${value.askedAt.note})`)
+  if (value.namedAlready) {
+    const places = value.namedAlready.map((place) => `${place.path}:${place.line}`).join(', ')
+    head.push(`(${JSON.stringify(value.newName)} is already a name at ${places}: check that the renamed uses do not now collide with it, or pick another newName)`)
+  }
   const lines: string[] = []
   for (const file of value.files) {
     lines.push(`${file.path} (${plural(file.edits, 'edit')})`)

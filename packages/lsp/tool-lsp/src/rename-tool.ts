@@ -13,6 +13,7 @@ import { renderRename } from './rename-render.ts'
 import { RenameValue } from './rename-value.ts'
 import { renderUri } from './render-uri.ts'
 import { ellipsize } from './text-bound.ts'
+import { symbolColumns } from './symbol-search.ts'
 import { askedAtValue, type AskedAt } from './asked-at.ts'
 
 export const RenameInput = z
@@ -248,6 +249,7 @@ function renameValue(settings: ToolLspConfig, result: CheckedRename, args: Renam
     complete: result.complete,
     at: { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(symbol === undefined ? {} : { symbol }) },
     ...askedAtOf(position, result.askedAt),
+    ...namedAlready(targets, args.newName, result.resolvedWorkspaceUri),
     totalEdits: targets.reduce((sum, target) => sum + target.edits, 0),
     files: targets.filter((target) => target.edits > 0).map((target) => {
       const kept = target.lines.slice(0, Math.max(0, linesLeft))
@@ -307,4 +309,26 @@ async function diagnosticsAfter(
 function askedAtOf(position: { line: number; character: number }, askedAt: { line: number; character: number } | undefined): { askedAt?: AskedAt } {
   const value = askedAtValue(position, askedAt)
   return value ? { askedAt: value } : {}
+}
+
+/** Files of the edit listed where the new name already stands, at most. */
+const MAX_NAMED_ALREADY = 5
+
+/**
+ * Where `newName` already stands as a name in a file the edit changes (its first line there), for
+ * the value's `namedAlready`. tsserver and pyright rename into a name in scope without a word
+ * (`const bom` to `useBom` wrote `export const useBom = useBom + 1`; pyright's `report` to
+ * `summary` left two `def summary`); gopls and clangd refuse it. The tool cannot tell a collision
+ * from a name in another scope, so it says where to look rather than refusing.
+ */
+function namedAlready(targets: readonly Target[], newName: string, workspaceUri: string): { namedAlready?: { path: string; line: number }[] } {
+  const found: { path: string; line: number }[] = []
+  for (const target of targets) {
+    if (found.length >= MAX_NAMED_ALREADY) break
+    if (target.before === null || target.edits === 0 || !target.before.includes(newName)) continue
+    const lines = target.before.split(/\r\n|\n|\r/)
+    const at = lines.findIndex((line) => line.includes(newName) && symbolColumns(line, newName).length > 0)
+    if (at >= 0) found.push({ path: renderUri(target.uri, workspaceUri), line: at + 1 })
+  }
+  return found.length ? { namedAlready: found } : {}
 }

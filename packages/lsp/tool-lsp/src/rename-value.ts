@@ -49,6 +49,11 @@ export const RenameValue = z.strictObject({
   at: z.strictObject({ filePath: z.string(), line: OneBased, character: OneBased, symbol: z.string().exactOptional() }),
   /** Where the server was asked, when the provider moved `at` (a column past the end of its line is asked at the line's end). */
   askedAt: AskedAt.exactOptional(),
+  /**
+   * Files of the edit where `newName` already stands as a name (its first line there): the rename
+   * may collide with it (tsserver and pyright do not check). Absent when none.
+   */
+  namedAlready: z.array(z.strictObject({ path: z.string(), line: OneBased })).exactOptional(),
   totalEdits: z.number().int().nonnegative(),
   files: z.array(FileEdit),
   /** File operations in the server's edit (applied only when the configuration allows them). */

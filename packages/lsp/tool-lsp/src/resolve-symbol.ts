@@ -122,10 +122,30 @@ function notFoundMessage(filePath: string, search: SymbolSearch, source: SourceL
   if (text === undefined) return [...sentences, `The file has ${source.lineCount} lines.`].join(' ')
   const count = symbolUses(text, search.symbol).length
   if (count > 0) sentences.push(`Line ${line} has it ${count === 1 ? 'once' : `${count} times`}.`)
+  const bare = bareName(search.symbol)
+  if (bare !== undefined && symbolUses(text, bare).length > 0) sentences.push(`Give the name alone, as written at the place: symbol ${JSON.stringify(bare)}.`)
   const identifiers = lineIdentifiers(text)
   if (identifiers.length) sentences.push(`Identifiers on line ${line}: ${listed(identifiers)}.`)
   else sentences.push(text.trim() ? `Line ${line} has no identifiers.` : `Line ${line} is blank.`)
   return sentences.join(' ')
+}
+
+/**
+ * The name a qualified or called symbol ends in (`Circle.area`, `Shape::area`, `self->area`,
+ * `area()`, `Circle#area` give `area`), or undefined when it is already bare: a model writes the
+ * name as it thinks of it, and the line holds only its last part. Index scans, no regex
+ * backtracking over the model's text.
+ */
+function bareName(symbol: string): string | undefined {
+  const open = symbol.indexOf('(')
+  const called = open > 0 ? symbol.slice(0, open) : symbol
+  let start = 0
+  for (const separator of ['.', '::', '->', '#']) {
+    const at = called.lastIndexOf(separator)
+    if (at >= 0 && at + separator.length > start) start = at + separator.length
+  }
+  const bare = called.slice(start)
+  return bare && bare !== symbol ? bare : undefined
 }
 
 /** `a, b, c`, cut to a bounded count and length with `… and N more`. */

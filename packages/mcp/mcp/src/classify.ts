@@ -1,10 +1,11 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError, UnsupportedProtocolVersionError, UrlElicitationRequiredError } from '@modelcontextprotocol/client'
-import { errorMessage, oneLine, readableText, ToolError } from 'dsh-core'
+import { errorMessage, oneLine, ToolError } from 'dsh-core'
 import { z } from 'zod'
 import { McpError } from './errors.ts'
 import type { Ending } from './generation.ts'
 import { SessionGoneError } from './http-transport.ts'
 import { OversizedBodyError, ServerUnreachableError } from './http-wire.ts'
+import { inlineField } from './results.ts'
 import { AuthRequiredError } from './oauth/auth-required.ts'
 import { TransportClosedError } from './stdio-transport.ts'
 import { ServerErrorData, TransportFault } from './wire.ts'
@@ -53,7 +54,7 @@ export function classifyFailure(error: unknown, context: FailureContext): McpErr
   // user as URL questions (call.ts, `visited`) and were not all visited: the message names each,
   // for the caller to show. (The SDK's v1 servers put 'MCP error -32042: ' before their message.)
   if (error instanceof UrlElicitationRequiredError) {
-    const pages = error.elicitations.map((page) => readableText(`${oneLine(String(page.message ?? ''))} ${String(page.url ?? '')}`.trim())).join('; ')
+    const pages = error.elicitations.map((page) => inlineField(`${String(page.message ?? '')} ${String(page.url ?? '')}`.trim())).join('; ')
     return new McpError(`${what}: ${subject} needs the user to open a URL before this call can go on (error ${error.code}: ${serverText(error.message.replace(/^MCP error -?\d+: /, ''))}): ${bounded(pages)}; once it is done, call the tool again`, 'MCP_SERVER_ERROR', { cause: error, rpcCode: error.code })
   }
   if (error instanceof ProtocolError && error.data instanceof TransportFault) return new McpError(`${what}: ${subject} ${error.data.describe()}`, 'MCP_MALFORMED_RESPONSE', { cause: error })
@@ -120,7 +121,7 @@ function httpErrorText(error: SdkHttpError): string {
  * result (results.ts): no terminal escapes or unseen controls.
  */
 function serverText(text: string): string {
-  return bounded(oneLine(readableText(text)))
+  return bounded(inlineField(text))
 }
 
 function bounded(text: string): string {

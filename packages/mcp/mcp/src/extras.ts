@@ -105,7 +105,7 @@ function toolsPhrase(server: string, deferred: number): string {
 }
 
 /** Where the rest of cut instructions is: only the server has them. */
-const INSTRUCTIONS_NOTE: CutNote = { what: 'instructions', rest: "the full text is the server's initialize instructions; raise maxInstructionsChars to enter more" }
+const INSTRUCTIONS_NOTE: CutNote = { what: "server's instructions", setting: 'maxInstructionsChars', rest: 'is not entered (only the server has it)' }
 
 function boundInstructions(text: string | undefined, max: number): string | undefined {
   // Read as the model reads a tool's result (results.ts): no terminal escapes or unseen controls.

@@ -1,4 +1,7 @@
-import { readableText, type JsonObject, type JsonValue } from 'dsh-core'
+import { oneLine, readableText, type JsonObject, type JsonValue } from 'dsh-core'
+import { capText, type CutNote } from 'dsh-skill'
+
+export type { CutNote }
 
 /**
  * The canonical value of a successful call: every block as the server sent it, and its structured
@@ -55,15 +58,16 @@ const KEPT = 'the data is kept in the result value, not shown here'
  * Line breaks a model reads as a new line: CR, LF, and Unicode's line and paragraph separators
  * (`readableText` has already made a form feed LF and dropped VT and NEL). One class, one scan.
  */
-const LINE_BREAKS = /[\r\n\u2028\u2029]+/g
 
 /**
  * A server's short field shown inside a line of ours (a resource link's name, a URI, a media type):
- * readable, and on one line. A name holding `\nError: …` would otherwise start a line the model
- * takes for one of ours, or for another block.
+ * on one line as dsh-core's `oneLine` puts a peer's error text (every line terminator, U+2028,
+ * U+2029 and NEL included), then readable. A name holding `\nError: …` would otherwise start a line
+ * the model takes for one of ours, or for another block. (In this order: `readableText` drops NEL
+ * as a C1 control and turns a form feed into a newline; `oneLine` has made both a space first.)
  */
 export function inlineField(text: string): string {
-  return readableText(text).replace(LINE_BREAKS, ' ')
+  return readableText(oneLine(text))
 }
 
 function projectBlock(block: JsonValue): string | undefined {
@@ -104,29 +108,15 @@ function base64Bytes(data: string | undefined): string {
   return `${Math.max(0, Math.floor((data.length * 3) / 4) - padding)} bytes`
 }
 
-/** What a cut text was, and where the rest of it is, for the note that ends it. */
-export interface CutNote {
-  readonly what: string
-  readonly rest: string
-}
-
-export const RESULT_NOTE: CutNote = { what: 'result', rest: "the full result is in the tool's value" }
-export const ERROR_NOTE: CutNote = { what: 'error', rest: "the rest of the server's error content is not kept" }
+export const RESULT_NOTE: CutNote = { what: 'result', setting: 'maxResultChars', rest: "is in the tool's value" }
+export const ERROR_NOTE: CutNote = { what: 'error', setting: 'maxResultChars', rest: "is not kept (the server's error content)" }
 
 /**
- * Cuts `text` to at most `max` UTF-16 code units, never inside a surrogate pair, ending with a note
- * that tells the model how much it did not see and where the rest is.
+ * A server's text as the model is given it: dsh-skill's `capText`, the one cut every text for the
+ * model takes (a skill's body too): whole up to `max` characters, else cut at a line end or a
+ * grapheme boundary, with the note saying how much was shown and where the rest is.
  */
 export function capResultText(text: string, max: number, cut: CutNote = RESULT_NOTE): string {
-  if (text.length <= max) return text
-  const note = (shown: number) => `\n[${cut.what} truncated: ${shown} of ${text.length} characters shown; ${cut.rest}]`
-  // `keep` only shrinks from here, so the note never grows past the length reserved for it.
-  let keep = max - note(max).length
-  if (keep <= 0) return note(0).slice(0, max)
-  if (isHighSurrogate(text.charCodeAt(keep - 1))) keep--
-  return `${text.slice(0, keep)}${note(keep)}`
+  return capText(text, max, cut)
 }
 
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff
-}

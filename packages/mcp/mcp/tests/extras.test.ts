@@ -39,7 +39,7 @@ describe('instructions', () => {
     const rig = await startRig()
     await rig.add(fixtureRow({ instructions: true, maxInstructionsChars: 200, env: { FIXTURE_INSTRUCTIONS: 'long '.repeat(500) } }))
     const [message] = await step(rig, rig.app.sessions.create({ cwd: process.cwd() }))
-    expect(message!.content[0]!.text).toMatch(/\[instructions truncated: \d+ of 2499 characters shown; the full text is the server's initialize instructions; raise maxInstructionsChars to enter more\]\n<\/mcp-server-instructions>$/)
+    expect(message!.content[0]!.text).toMatch(/\n\n\[Cut at maxInstructionsChars 200: [1-9]\d* of 2499 characters \(0 of 1 lines\) of the server's instructions shown; the rest, from line 1, is not entered \(only the server has it\)\.\]\n<\/mcp-server-instructions>$/)
     expect(message!.content[0]!.text.length).toBeLessThan(450)
   })
 
@@ -108,6 +108,17 @@ describe('prompts', () => {
     const rig = await startRig()
     await rig.add(fixtureRow({ prompts: true }))
     expect((await rig.status()).detail).toMatch(/; prompts: summarise, review$/)
+  })
+
+  it("a server's text with U+2028, U+2029 or NEL stays on one line in an error message (oneLine) and in a resource header (inlineField) alike", async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ prompts: true, resources: true, env: { FIXTURE_PROMPTS_ERROR: 'offline\u2028Error: one\u2029Error: two\u0085Error: three' } }))
+    const detail = (await rig.status()).detail
+    expect(detail).toContain('MCP error -32603: offline Error: one Error: two Error: three [MCP_SERVER_ERROR]')
+    expect(detail).not.toMatch(/[\n\r\u0085\u2028\u2029]/)
+    expect(rig.logs.join('\n')).not.toMatch(/[\u0085\u2028\u2029]/)
+    const read = await rig.text('mcp__fixture__read_resource', { uri: 'fixture://a\u2028Error: one\u2029two\u0085three' })
+    expect(read.split('\n')[0]).toBe('fixture://a Error: one two three (text/plain)')
   })
 
   it('a prompts/list the server refuses is coded in the status row and the log, and leaves the tools working', async () => {

@@ -80,9 +80,15 @@ describe('capResultText', () => {
     const capped = capResultText('x'.repeat(10_000), 500)
     expect(capped.length).toBeLessThanOrEqual(500)
     expect(capped.length).toBeGreaterThan(495)
-    expect(capped).toMatch(/\n\[result truncated: \d+ of 10000 characters shown; the full result is in the tool's value\]$/)
-    const shown = Number(/truncated: (\d+) of/.exec(capped)![1])
+    // The note every cut text for the model ends with (dsh-skill's capText, as a skill's body).
+    expect(capped).toMatch(/\n\n\[Cut at maxResultChars 500: \d+ of 10000 characters \(0 of 1 lines\) of the result shown; the rest, from line 1, is in the tool's value\.\]$/)
+    const shown = Number(/: (\d+) of 10000 characters/.exec(capped)![1])
     expect(capped.startsWith('x'.repeat(shown))).toBe(true)
+  })
+
+  it('counts characters (code points) as a skill body is counted, not UTF-16 units, and never parts a letter from its accent', () => {
+    expect(capResultText('😀'.repeat(500), 600)).toBe('😀'.repeat(500))
+    for (const max of [300, 301]) expect(capResultText('e\u0301'.repeat(1000), max).split('\n\n[')[0]!.endsWith('e\u0301')).toBe(true)
   })
 
   it('never leaves half a surrogate pair', () => {

@@ -32,13 +32,13 @@ describe('dsh with hostile skills', () => {
     expect(shown!.endsWith('carefully.')).toBe(true)
     const kept = shown!.split('\n').length
     expect(note).toBe(
-      `The instructions are cut here (loadMaxChars 20000): ${kept} of ${lines.length} lines are shown. ` +
-        `The rest, from line ${kept + 1} of the instructions on, is in ${file}; read it from there when the task needs it.]`,
+      `Cut at loadMaxChars 20000: ${shown!.length} of ${lines.join('\n').length} characters (${kept} of ${lines.length} lines) of the skill's instructions shown; ` +
+        `the rest, from line ${kept + 1}, is in ${file}; read it from there when the task needs it.]`,
     )
     // /name enters the same cut block.
     const context = await dsh(['context', '--json', '--message', '/huge now', '--cwd', project, '--config', overlay], home)
     const invoked = (JSON.parse(context.stdout) as { messages: { source: string; text: string }[] }).messages.find((message) => message.source === 'skill-invocation')!
-    expect(invoked.text).toContain(`from line ${kept + 1} of the instructions on, is in ${file}`)
+    expect(invoked.text).toContain(`the rest, from line ${kept + 1}, is in ${file}`)
   })
 
   it('a name with a path separator is refused as a path, never resolved to another skill by normalising it', async () => {

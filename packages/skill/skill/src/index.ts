@@ -7,7 +7,7 @@ export { isSkillName, skillNameProblem, normalisedSkillName, compareNames, MAX_S
 export { isModelInvocable, isUserInvocable } from './validate.ts'
 export { renderSkillContent, escapeText, escapeAttribute, catalogDescription, type LoadedSkill } from './render.ts'
 export { characterCount, cutText } from './text.ts'
-export { capSkillContent, type CappedSource } from './cap.ts'
+export { capSkillContent, capText, type CappedSource, type CutNote } from './cap.ts'
 // What a SKILL.md frontmatter means (S1), for every provider that reads one: files (dsh-skill-fs) and MCP servers' skill entries (dsh-mcp).
 export { skillFields, type SkillFields, type FileOrigin, type CheckedFields } from './fields.ts'
 export * from './types.ts'

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
 import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
+import { onwardUrls } from './onward.ts'
 
 export const FetchInput = z.strictObject({
   url: z.string().describe(URL_DESCRIPTION),
@@ -26,6 +27,8 @@ export const FetchValue = lazySchema(() =>
     markdown: z.string().exactOptional(),
     /** Answered from the tool's cache (an earlier fetch of the same URL within `cacheTtlMs`). */
     cached: z.literal(true).exactOptional(),
+    /** The body stopped before its end (the provider's deadline, a cut connection): this is what arrived, and why. */
+    incomplete: z.strictObject({ code: z.enum(['WEB_FETCH_TIMEOUT', 'WEB_FETCH_CUT']), reason: z.string() }).exactOptional(),
   }),
 )
 export type FetchValue = z.infer<typeof FetchValue>
@@ -87,20 +90,26 @@ export async function runFetch(web: Fetcher, settings: FetchSettings, args: Fetc
  * and a module both used would be a chunk `dsh tools` loads.
  */
 async function valueOf(result: WebFetchResult, settings: FetchSettings, mainContent: boolean, call: FetchCall): Promise<FetchValue> {
-  const { url, statusCode, truncated, body } = result
+  const { url, statusCode, body } = result
+  // An incomplete body is a cut one, whatever the provider's flag says.
+  const truncated = result.truncated || result.incomplete !== undefined
+  const incomplete = result.incomplete ? { incomplete: { code: result.incomplete.code, reason: result.incomplete.reason } } : {}
   switch (body.kind) {
     case 'html': {
       // Main content is found in the whole document; what is converted after it stops at the output
       // cap (nothing past it would be shown) and at `maxElements`, a cut the value reports as truncated.
       const converted = await settings.converter.convert({ kind: 'html', html: body.content, url, mainContent, maxElements: settings.maxElements, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: body.content }, markdown: readableText(converted.text) }
+      // The page's HTML is kept too, and it reaches readers other than the model (`dsh call --json`
+      // prints the value, a harness may show it, a stored value without Markdown is converted from
+      // it by withMarkdown): its bidi and unseen controls go as the Markdown's do.
+      return { url, statusCode, truncated: truncated || converted.cut === true, body: { kind: 'html', content: readableText(body.content) }, markdown: readableText(converted.text), ...incomplete }
     }
     case 'text':
-      return { url, statusCode, truncated, body: { kind: 'text', content: readableText(body.content) } }
+      return { url, statusCode, truncated, body: { kind: 'text', content: readableText(body.content) }, ...incomplete }
     case 'pdf': {
       // Pages past the output cap are not read: the rendering would cut them.
       const { text } = await settings.converter.convert({ kind: 'pdf', bytes: body.bytes, maxChars: settings.maxOutputChars }, call.lifetime)
-      return { url, statusCode, truncated, body: { kind: 'pdf', content: readableText(text) } }
+      return { url, statusCode, truncated, body: { kind: 'pdf', content: readableText(text) }, ...incomplete }
     }
     default:
       return assertNever(body, 'fetch body kind')
@@ -125,10 +134,19 @@ export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
   const prefix = headerOf(value) + renderBody(value, cap)
   // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
   const truncated = value.truncated || prefix.length > cap
-  const full = truncated ? prefix + FOOTER : prefix
+  const footer = value.incomplete ? incompleteNote(value.incomplete) : FOOTER
+  const full = truncated ? prefix + footer : prefix
   if (full.length <= cap) return { text: full, truncated }
-  if (cap < FOOTER.length) return { text: full.slice(0, cap), truncated }
-  return { text: prefix.slice(0, cap - FOOTER.length) + FOOTER, truncated }
+  if (cap < footer.length) return { text: full.slice(0, cap), truncated }
+  return { text: prefix.slice(0, cap - footer.length) + footer, truncated }
+}
+
+/**
+ * The footer of a body that stopped before its end: that it is partial, why, and its code, so the
+ * model neither takes the text for the whole page nor reads a cut page's missing end as absent.
+ */
+function incompleteNote(incomplete: NonNullable<FetchValue['incomplete']>): string {
+  return `\n\n(Incomplete: ${incomplete.reason} [${incomplete.code}]. The text above is what arrived; fetching again may give the rest.)`
 }
 
 /**
@@ -140,7 +158,7 @@ export function rendersTruncated(value: FetchValue, cap: number): boolean {
   if (value.truncated) return true
   const body = value.body.kind === 'html' ? value.markdown : value.body.content
   // A body without text renders a note instead (EMPTY, noText): measured by rendering it.
-  if (body === undefined || (value.body.kind !== 'pdf' && !body.trim())) return renderFetch(value, cap).truncated
+  if (body === undefined || (value.body.kind !== 'pdf' && blank(body))) return renderFetch(value, cap).truncated
   return headerOf(value).length + body.length > cap
 }
 
@@ -153,16 +171,25 @@ function renderBody(value: FetchValue, cap: number): string {
   const { kind, content } = value.body
   switch (kind) {
     case 'text':
-      if (!content.trim()) return EMPTY
+      if (blank(content)) return EMPTY
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'pdf':
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'html':
       if (value.markdown === undefined) throw new TypeError(`dsh-tool-web: the HTML value of ${value.url} carries no markdown; give it one with withMarkdown (dsh-tool-web/convert) before rendering it`)
-      return value.markdown.trim() ? value.markdown : noText(content)
+      return blank(value.markdown) ? noText(content, value.url) : value.markdown
     default:
       return assertNever(kind, 'fetch body kind')
   }
+}
+
+/**
+ * Whether text has nothing a reader sees: whitespace and zero-width characters (U+200B–U+200D,
+ * U+2060, U+FEFF), which `trim` keeps. A page of `<p>&#8203;</p>` rendered as invisible characters,
+ * which read like a failed fetch, rather than as the note saying it has no text. One character-class test.
+ */
+function blank(text: string): boolean {
+  return !/[^\s\u200b-\u200d\u2060\ufeff]/.test(text)
 }
 
 /** A body with nothing in it (a 204, an error status without a page, an empty file). */
@@ -173,8 +200,12 @@ const EMPTY = '(The response body is empty.)'
  * like a failed fetch. A page built by its scripts (an app shell) has none until a browser runs
  * them, which web_fetch never does, so the way on is another URL for the same content.
  */
-function noText(html: string): string {
+function noText(html: string, url: string): string {
   if (!html.trim()) return EMPTY
+  // A page that sends its reader elsewhere (a refresh, frames) says where: that URL holds the content.
+  const { refresh, frames } = onwardUrls(html, url)
+  if (refresh) return `(The page has no text to read: it sends the reader on to ${refresh} (a meta refresh), which web_fetch does not follow; fetch that URL.)`
+  if (frames.length) return `(The page has no text to read: its content is in frames, which web_fetch does not load; fetch ${frames.join(', ')}.)`
   if (/<script\b/i.test(html)) return '(The page has no text to read: its HTML is markup and scripts only. It is likely built by JavaScript in a browser, which web_fetch does not run; look for the same content at another URL, such as an API, a feed, or a plain or printable version.)'
   return '(The page has no text to read: its HTML is markup only.)'
 }

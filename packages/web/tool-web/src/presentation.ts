@@ -27,7 +27,16 @@ const SearchMeta = lazySchema(() => {
 })
 export type SearchMeta = z.infer<typeof SearchMeta>
 
-const FetchMeta = lazySchema(() => z.object({ url: z.string(), statusCode: z.number(), truncated: z.boolean(), cached: z.literal(true).exactOptional() }))
+const FetchMeta = lazySchema(() =>
+  z.object({
+    url: z.string(),
+    statusCode: z.number(),
+    truncated: z.boolean(),
+    cached: z.literal(true).exactOptional(),
+    // The body stopped before its end: its code (WEB_FETCH_TIMEOUT, WEB_FETCH_CUT) and why, as the footer says.
+    incomplete: z.object({ code: z.string(), reason: z.string() }).exactOptional(),
+  }),
+)
 export type FetchMeta = z.infer<typeof FetchMeta>
 
 /** The card for a call before it has a result. */
@@ -68,7 +77,7 @@ export function presentSearchResult(args: SearchInput, result: PresentableResult
 
 /** `truncated` is the effective flag, the one that decides the footer the model sees. */
 export function fetchMeta(value: FetchValue, cap: number): FetchMeta {
-  return { url: value.url, statusCode: value.statusCode, truncated: rendersTruncated(value, cap), ...(value.cached ? { cached: true as const } : {}) }
+  return { url: value.url, statusCode: value.statusCode, truncated: rendersTruncated(value, cap), ...(value.cached ? { cached: true as const } : {}), ...(value.incomplete ? { incomplete: value.incomplete } : {}) }
 }
 
 export function readFetchMeta(meta: unknown): FetchMeta | undefined {

@@ -8,6 +8,7 @@ import { parseHTML } from 'linkedom'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flattenDeep, htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/convert.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
+import { onwardUrls } from '../src/onward.ts'
 import { boot, codeOf, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
 // web_fetch (reference/web.md §8 T27, T39–T60): rendering, HTML → Markdown, the depth preflight,
@@ -224,6 +225,18 @@ describe('HTML → Markdown', () => {
   })
 })
 
+describe('onwardUrls: where a page without text sends its reader', () => {
+  it('reads a refresh and frames, and is linear on 400 KB of the worst inputs (unclosed tags, unclosed quotes, bare <)', () => {
+    expect(onwardUrls('<META HTTP-EQUIV=refresh CONTENT="5;url=https://a.test/x">', 'https://b.test/')).toEqual({ refresh: 'https://a.test/x', frames: [] })
+    expect(onwardUrls('<meta http-equiv="refresh" content="30">', 'https://b.test/')).toEqual({ frames: [] })
+    expect(onwardUrls('<iframe src="about:blank"></iframe><frame src="/a"><frame src="/a">', 'https://b.test/p/')).toEqual({ frames: ['https://b.test/a'] })
+    for (const worst of ['<meta http-equiv=refresh content="0; url=', '<iframe src="', ' src="x', '<', '<iframe ', "<frame src='"]) {
+      // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
+      expect(onwardUrls(worst.repeat(Math.ceil(400_000 / worst.length)), 'https://b.test/').frames.length, worst).toBeLessThanOrEqual(5)
+    }
+  })
+})
+
 describe('with the real http provider on loopback', () => {
   async function site(routes: Record<string, [number, Record<string, string>, string]>): Promise<string> {
     const server = createServer((request, response) => {
@@ -300,6 +313,12 @@ describe('with the real http provider on loopback', () => {
     const page = await h.fetch({ url: `${origin}/page` })
     expect(page.isError || (page.value as FetchValue).markdown).toBe('# Title gnp.exe\n\nab c')
     expect(textOf(page)).toBe(`Fetched ${origin}/page (HTTP 200)\n\n# Title gnp.exe\n\nab c`)
+    // The page's HTML kept in the value (printed by dsh call --json, shown by a harness, converted by withMarkdown) is folded too.
+    expect(page.isError || (page.value as FetchValue).body.content).toBe('<h1>Title gnp.exe</h1><p>ab c</p>')
+    // A value stored without Markdown (another version's, or made by hand) holding raw controls is converted and cleaned as the call cleans it.
+    const stored = withMarkdown({ url: `${origin}/page`, statusCode: 200, truncated: false, body: { kind: 'html', content: `<h1>Title \u202egnp.exe</h1><p>\u001b[31mred\u009b2J</p>` } })
+    expect(stored.markdown).toBe('# Title gnp.exe\n\nred')
+    expect(renderFetch(stored, 10_000).text).not.toMatch(BIDI)
     // The same strip runs on a page's Markdown; a 400 KB page is left out only for the conversion's own time.
     const result = await h.fetch({ url: `${origin}/flood` })
     const shown = textOf(result)
@@ -321,6 +340,38 @@ describe('with the real http provider on loopback', () => {
     // In HTML a CDATA section is a bogus comment, hidden by browsers too.
     expect(textOf(await h.fetch({ url: `${origin}/h` }))).toBe(`Fetched ${origin}/h (HTTP 200)\n\n# Spec\n\nafter`)
     expect(textOf(await h.fetch({ url: `${origin}/cut` }))).toBe(`Fetched ${origin}/cut (HTTP 200)\n\nbefore\n\nunterminated & cut`)
+  })
+
+  it('a body the provider\'s deadline stops, or a cut connection ends, mid-way: the text that arrived, a footer saying it is incomplete, why and its code, the code in meta and the card', async () => {
+    const page = `<html><body><h1>Report</h1><p>${'First part. '.repeat(100)}</p>`
+    const server = createServer((request, response) => {
+      if (request.url === '/ok') return void response.end('ok')
+      response.writeHead(200, { 'content-type': request.url === '/text' ? 'text/plain' : 'text/html' })
+      response.write(request.url === '/text' ? 'log line 1\nlog line 2\n' : page, () => {
+        if (request.url === '/cut') setTimeout(() => response.socket?.resetAndDestroy(), 30)
+      })
+    })
+    servers.push(server)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const h = await withHttp({ cacheTtlMs: 60_000 }, { allowedCidrs: ['127.0.0.1'], timeoutMs: 1000 })
+    // The first fetch loads undici inside its deadline; the cases below time the body alone.
+    expect(textOf(await h.fetch({ url: `${origin}/ok` }))).toContain('ok')
+    const slow = await h.fetch({ url: `${origin}/slow` })
+    const note = `(Incomplete: the fetch timed out (timeoutMs 1000 ms) after ${page.length} bytes of the body [WEB_FETCH_TIMEOUT]. The text above is what arrived; fetching again may give the rest.)`
+    expect(textOf(slow)).toBe(`Fetched ${origin}/slow (HTTP 200)\n\n# Report\n\n${'First part. '.repeat(100).trim()}\n\n${note}`)
+    const incomplete = { code: 'WEB_FETCH_TIMEOUT', reason: `the fetch timed out (timeoutMs 1000 ms) after ${page.length} bytes of the body` }
+    expect(slow.meta).toEqual({ url: `${origin}/slow`, statusCode: 200, truncated: true, incomplete })
+    expect(h.app.tools.presentResult('web_fetch', { url: `${origin}/slow` }, slow)).toMatchObject({ card: 'web', kind: 'fetch', truncated: true, incomplete })
+    const text = await h.fetch({ url: `${origin}/text` })
+    expect(textOf(text)).toMatch(/^Fetched \S+ \(HTTP 200\)\n\nlog line 1\nlog line 2\n\n\n\(Incomplete: the fetch timed out .+ \[WEB_FETCH_TIMEOUT\]/)
+    const cut = await h.fetch({ url: `${origin}/cut` })
+    expect(textOf(cut)).toContain(`(Incomplete: the body broke off after ${page.length} bytes, before its end (`)
+    expect(textOf(cut)).toContain('[WEB_FETCH_CUT]. The text above is what arrived')
+    expect((cut.meta as { incomplete?: { code: string } }).incomplete?.code).toBe('WEB_FETCH_CUT')
+    // Not cached: the next call fetches again (and may get the whole page).
+    expect((await h.fetch({ url: `${origin}/slow` })).meta).not.toHaveProperty('cached')
+    server.closeAllConnections()
   })
 
   it('T60: the tool budget wins over the provider timeout: TOOL_TIMEOUT', async () => {

@@ -12,7 +12,14 @@ import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
 const PAGES: Record<string, { readonly type: string; readonly body: string }> = {
   '/app-shell': { type: 'text/html', body: `<!doctype html><html><head><script>${'var a = 1;'.repeat(5000)}</script></head><body><div id="root"></div><script src="/app.js"></script><noscript>Enable JavaScript</noscript></body></html>` },
   '/empty': { type: 'text/html', body: '' },
+  // Pages whose content is at another URL: a static host's redirect page, a frameset, an iframe wrapper.
+  '/moved': { type: 'text/html', body: '<html><head><meta http-equiv="Refresh" content="0; URL=\'/docs/new page.html\'"><title>Moved</title></head><body></body></html>' },
+  '/frames': { type: 'text/html', body: '<html><frameset cols="20%,80%"><frame src="nav.html"><frame src=/main.html></frameset></html>' },
+  '/wrapper': { type: 'text/html', body: '<html><body><iframe src="javascript:void 0"></iframe><iframe src="https://viewer.test/doc?id=7" width=100%></iframe><script>resize()</script></body></html>' },
   '/empty-text': { type: 'text/plain', body: '  \n' },
+  // Nothing a reader sees: zero-width spaces and joiners, a BOM and a word joiner, which trim() keeps.
+  '/invisible': { type: 'text/html', body: '<p>\u200b\u200b</p><p>&#8203;\u200d</p><div>\ufeff\u2060</div>' },
+  '/invisible.txt': { type: 'text/plain; charset=utf-8', body: '\u200b \u200c\n' },
   '/long-links': { type: 'text/html', body: `<p>Read <a href="/${'x'.repeat(4_000_000)}">the long one</a>, <a href="/short">the short one</a> and <img alt="a chart" src="/${'y'.repeat(5000)}.png"> here.</p>` },
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
   '/deep': { type: 'text/html', body: `<html><body><h1>Deep</h1><p>before</p>${'<div>'.repeat(2000)}<p>deep <b>text</b> &amp; more</p><!-- a comment --><script>var x = "<div>"</script>${'</div>'.repeat(2000)}<p>after</p></body></html>` },
@@ -73,6 +80,14 @@ describe('web_fetch of a page with no text, through dsh', () => {
     expect(await fetchText('/empty')).toBe(`Fetched ${base}/empty (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/empty-text')).toBe(`Fetched ${base}/empty-text (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/markup')).toBe(`Fetched ${base}/markup (HTTP 200)\n\n(The page has no text to read: its HTML is markup only.)`)
+    expect(await fetchText('/invisible')).toBe(`Fetched ${base}/invisible (HTTP 200)\n\n(The page has no text to read: its HTML is markup only.)`)
+    expect(await fetchText('/invisible.txt')).toBe(`Fetched ${base}/invisible.txt (HTTP 200)\n\n(The response body is empty.)`)
+  })
+
+  it('a page that sends its reader elsewhere (a meta refresh, frames, an iframe) names the URL that holds its content', async () => {
+    expect(await fetchText('/moved')).toBe(`Fetched ${base}/moved (HTTP 200)\n\n(The page has no text to read: it sends the reader on to ${base}/docs/new%20page.html (a meta refresh), which web_fetch does not follow; fetch that URL.)`)
+    expect(await fetchText('/frames')).toBe(`Fetched ${base}/frames (HTTP 200)\n\n(The page has no text to read: its content is in frames, which web_fetch does not load; fetch ${base}/nav.html, ${base}/main.html.)`)
+    expect(await fetchText('/wrapper')).toBe(`Fetched ${base}/wrapper (HTTP 200)\n\n(The page has no text to read: its content is in frames, which web_fetch does not load; fetch https://viewer.test/doc?id=7.)`)
   })
 })
 

@@ -77,10 +77,29 @@ export async function readBody(body: Readable, headers: { contentType: string | 
     const read = reader.finish()
     return xhtml && read.kind === 'html' ? { ...read, content: cdataAsText(read.content) } : read
   } catch (error) {
-    throw source !== body && isInflateError(error) ? inflateFailed(error, headers.contentEncoding!.trim().toLowerCase()) : error
+    if (source !== body && isInflateError(error)) throw inflateFailed(error, headers.contentEncoding!.trim().toLowerCase())
+    if (error instanceof WebError) throw error
+    // The body stopped before its end (a deadline's abort, a cut connection): the text that had
+    // arrived goes with the error, for the provider to return or not (it knows which bound ended it).
+    const partial = reader.partial()
+    if (!partial) throw error
+    throw new IncompleteBody(error, xhtml && partial.kind === 'html' ? { ...partial, content: cdataAsText(partial.content) } : partial, reader.bytesRead)
   } finally {
     discard(source)
     discard(body)
+  }
+}
+
+/** A body that stopped arriving before its end, with the text that had arrived (`cause`: why it stopped). */
+export class IncompleteBody extends Error {
+  constructor(
+    cause: unknown,
+    readonly body: DecodedBody,
+    /** Bytes of the body read (decoded bytes, for a compressed one). */
+    readonly bytes: number,
+  ) {
+    super('the response body stopped before its end', { cause })
+    this.name = 'IncompleteBody'
   }
 }
 
@@ -129,6 +148,30 @@ class BodyReader {
     if (this.unlabelled && !this.text.cut && !this.unlabelled.watch.ended()) this.rereadAsWindows1252()
     if (this.pdf) return { kind: 'pdf', bytes: Buffer.concat(this.pdf.chunks, this.pdf.length) }
     return { kind: this.kind as 'html' | 'text', ...this.text.finish(this.decoder!) }
+  }
+
+  /** Bytes taken into the text so far. */
+  get bytesRead(): number {
+    return this.text.bytesTaken
+  }
+
+  /**
+   * The text read before the body stopped short; undefined when there is none to give (nothing
+   * decoded, a PDF, a body found not to be text). A character the stop cut is dropped, as at a cap.
+   */
+  partial(): DecodedBody | undefined {
+    if (!this.decoder && !this.pdf) {
+      if (!this.headLength) return undefined
+      try {
+        this.start()
+      } catch {
+        return undefined
+      }
+    }
+    if (this.pdf || !this.decoder) return undefined
+    this.text.stop()
+    const { content } = this.text.finish(this.decoder)
+    return content ? { kind: this.kind as 'html' | 'text', content, truncated: true } : undefined
   }
 
   private pushUnlabelled(chunk: Buffer): boolean {
@@ -268,6 +311,15 @@ class CappedReader {
   /** True once a cap dropped bytes or characters. */
   get cut(): boolean {
     return this.dropped
+  }
+
+  get bytesTaken(): number {
+    return this.bytes
+  }
+
+  /** The body stopped short: what was read is all there is, without the character it cut. */
+  stop(): void {
+    this.dropped = true
   }
 
   /** Only the byte cap applies (an HTML body). */

@@ -94,9 +94,13 @@ function listedTypes(value: string): string[] {
   return types
 }
 
-/** The `charset` parameter, lower-cased, quotes removed; undefined when absent. */
+/**
+ * The `charset` parameter, lower-cased, quotes removed; undefined when absent. Single quotes too
+ * (`charset='utf-8'`, as some server code writes it): HTTP has no such quoting, but the label inside
+ * is what the server meant, and kept whole it was refused as an unknown charset.
+ */
 export function charsetOf(contentType: string | undefined): string | undefined {
-  const match = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i.exec(contentType ?? '')
+  const match = /;\s*charset\s*=\s*(["']?)([^"';\s]+)\1/i.exec(contentType ?? '')
   return match ? match[2]!.toLowerCase() : undefined
 }
 

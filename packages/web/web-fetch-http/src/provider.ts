@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import { closedBeforeAnswer, errorMessage, lazyAgent, Lifetime, type CapabilityStatus, type LazyAgent } from 'dsh-core'
 import { WebError, type WebFetchProvider, type WebFetchRequest, type WebFetchResult } from 'dsh-web'
 import type { Agent, Dispatcher } from 'undici'
-import { discard, readBody } from './body.ts'
+import { discard, IncompleteBody, readBody } from './body.ts'
 import { UndiciSignal } from './undici-signal.ts'
 import type { FetchHttpConfig } from './config.ts'
 import { guardedConnector, type BaseConnectorOptions, type Connector } from './guard/connector.ts'
@@ -97,7 +97,7 @@ export class HttpFetchProvider implements WebFetchProvider {
       let url = checkedUrl(request.url, this.config.maxUrlLength)
       for (let followed = 0; ; followed++) {
         const response = await this.dispatch(url, budget, undiciSignal)
-        if (!REDIRECT_STATUSES.has(response.statusCode)) return await this.result(url, response)
+        if (!REDIRECT_STATUSES.has(response.statusCode)) return await this.result(url, response, budget, caller)
         try {
           url = this.redirectTarget(url, response, followed)
         } catch (error) {
@@ -164,12 +164,24 @@ export class HttpFetchProvider implements WebFetchProvider {
     return next
   }
 
-  private async result(url: URL, response: Dispatcher.ResponseData): Promise<WebFetchResult> {
-    const body = await readBody(
-      response.body as Readable,
-      { contentType: header(response.headers, 'content-type'), contentEncoding: header(response.headers, 'content-encoding'), contentLength: header(response.headers, 'content-length') },
-      { maxBytes: this.config.maxResponseBytes, maxChars: this.config.maxBodyChars, maxPdfBytes: this.config.maxPdfBytes },
-    )
+  private async result(url: URL, response: Dispatcher.ResponseData, budget: Lifetime, caller: CallerBound | undefined): Promise<WebFetchResult> {
+    let body
+    try {
+      body = await readBody(
+        response.body as Readable,
+        { contentType: header(response.headers, 'content-type'), contentEncoding: header(response.headers, 'content-encoding'), contentLength: header(response.headers, 'content-length') },
+        { maxBytes: this.config.maxResponseBytes, maxChars: this.config.maxBodyChars, maxPdfBytes: this.config.maxPdfBytes },
+      )
+    } catch (error) {
+      if (!(error instanceof IncompleteBody)) throw error
+      // The caller's abort (or the plugin unloading) ends the fetch with nothing: its answer is no longer wanted.
+      if (caller?.aborted || this.connection.closed) throw error.cause
+      // Our deadline, or a connection cut mid-body: what arrived is returned, said to be incomplete.
+      const incomplete = budget.expired
+        ? { code: 'WEB_FETCH_TIMEOUT' as const, reason: `the fetch timed out (timeoutMs ${this.config.timeoutMs} ms) after ${error.bytes} bytes of the body` }
+        : { code: 'WEB_FETCH_CUT' as const, reason: `the body broke off after ${error.bytes} bytes, before its end (${describe(error.cause)})` }
+      return { url: url.href, statusCode: response.statusCode, body: { kind: error.body.kind, content: error.body.content }, truncated: true, incomplete }
+    }
     if (body.kind === 'pdf') return { url: url.href, statusCode: response.statusCode, body: { kind: 'pdf', bytes: body.bytes }, truncated: false }
     return { url: url.href, statusCode: response.statusCode, body: { kind: body.kind, content: body.content }, truncated: body.truncated }
   }

@@ -282,6 +282,10 @@ describe('encodings', () => {
   it('F17: an unknown charset label in the header is WEB_UNSUPPORTED_CONTENT_TYPE; an unknown <meta> falls back to UTF-8', async () => {
     expect((await failFrom(respond(200, { 'content-type': 'text/plain; charset=not-a-charset' }, 'x'))).error).toMatchObject({ code: 'WEB_UNSUPPORTED_CONTENT_TYPE', message: 'unsupported charset "not-a-charset"' })
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, '<meta charset="klingon">é'))).result.body)).toBe('<meta charset="klingon">é')
+    // A label in single quotes (server code that writes charset='utf-8') is the label inside them.
+    for (const [type, bytes, read] of [["text/plain; charset='utf-8'", Buffer.from('é'), 'é'], ["text/html;charset='ISO-8859-1'", Buffer.from([0xe9]), 'é']] as const) {
+      expect(bodyText((await fetchFrom(respond(200, { 'content-type': type }, bytes))).result.body), type).toBe(read)
+    }
   })
 
   it('a body no BOM, header or <meta> labels is UTF-8 when its first 1024 bytes are, else windows-1252 (a Latin-1 page or text file without a charset); a label wins', async () => {
@@ -564,9 +568,43 @@ describe('time and cancellation', () => {
     expect((await failure(fetcher.fetch({ url: `${server.origin}/` }, later.signal))).code).toBe('WEB_ABORTED')
   })
 
-  it('F29, F30: the provider timeout covers the headers and the body read', async () => {
+  it('F29, F30: the provider timeout covers the headers and the body read; a body it stops mid-way is the text that arrived, said incomplete', async () => {
     expect((await failFrom(never, { timeoutMs: 50 })).error).toMatchObject({ code: 'WEB_FETCH_TIMEOUT', message: 'web fetch timed out' })
-    expect((await failFrom(stalls, { timeoutMs: 100 })).error.code).toBe('WEB_FETCH_TIMEOUT')
+    const { result } = await fetchFrom(stalls, { timeoutMs: 100 })
+    expect(result).toMatchObject({ statusCode: 200, body: { kind: 'text', content: 'partial' }, truncated: true, incomplete: { code: 'WEB_FETCH_TIMEOUT', reason: 'the fetch timed out (timeoutMs 100 ms) after 7 bytes of the body' } })
+  })
+
+  it('a body cut mid-way (the connection reset or closed before its end) is the text that arrived, WEB_FETCH_CUT; a caller\'s abort, a cut before any byte, and a PDF stay errors', async () => {
+    const cutAfter = (type: string, first: string | Buffer, length = 100_000): Handler => (_request, response) => {
+      response.writeHead(200, { 'content-type': type, 'content-length': String(length) })
+      response.write(first, () => setTimeout(() => response.socket?.resetAndDestroy(), 30))
+    }
+    const page = `<html><body><h1>Title</h1><p>${'words '.repeat(300)}</p>`
+    const cut = (await fetchFrom(cutAfter('text/html', page))).result
+    expect(cut).toMatchObject({ body: { kind: 'html', content: page }, truncated: true, incomplete: { code: 'WEB_FETCH_CUT' } })
+    expect(cut.incomplete?.reason.startsWith(`the body broke off after ${page.length} bytes, before its end (`)).toBe(true)
+    // A short text body (under the 1024 bytes the kind is decided on), and a character cut at the stop dropped.
+    const short = (await fetchFrom(cutAfter('text/plain; charset=utf-8', Buffer.from('café 日本').subarray(0, 10)))).result
+    expect([short.body, short.incomplete?.code]).toEqual([{ kind: 'text', content: 'café 日' }, 'WEB_FETCH_CUT'])
+    // Compressed: the text inflated so far.
+    const zipped: Handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' })
+      const bytes = gzipSync(Array.from({ length: 20_000 }, (_, index) => `line ${index * 7919} of text\n`).join(''))
+      response.write(bytes.subarray(0, 2000), () => setTimeout(() => response.socket?.resetAndDestroy(), 30))
+    }
+    const inflated = (await fetchFrom(zipped)).result
+    expect([inflated.incomplete?.code, bodyText(inflated.body).startsWith('line 0 of text\nline 7919 of text\n'), bodyText(inflated.body).length > 2000]).toEqual(['WEB_FETCH_CUT', true, true])
+    // Cut before any byte of the body: nothing to give, an error as before.
+    expect((await failFrom(cutAfter('text/plain', ''))).error.code).toBe('WEB_PROVIDER_ERROR')
+    // A PDF cannot be read in part.
+    expect((await failFrom(cutAfter('application/pdf', '%PDF-1.7\n' + 'x'.repeat(3000)))).error.code).toBe('WEB_PROVIDER_ERROR')
+    // The caller's abort mid-body: its answer is no longer wanted.
+    const server = await serve(stalls)
+    const controller = new AbortController()
+    const pending = provider(LOOPBACK_ALLOWED).fetch({ url: `${server.origin}/` }, controller.signal)
+    await sleep(100)
+    controller.abort()
+    expect((await failure(pending)).code).toBe('WEB_ABORTED')
   })
 
   it('a body that trickles within the deadline is read whole; one that trickles past it times out', async () => {
@@ -585,7 +623,8 @@ describe('time and cancellation', () => {
         }, 10)
       }
     expect(bodyText((await fetchFrom(trickle(5), { timeoutMs: 5000 })).result.body)).toBe('xxxxx')
-    expect((await failFrom(trickle(1000), { timeoutMs: 150 })).error.code).toBe('WEB_FETCH_TIMEOUT')
+    const late = (await fetchFrom(trickle(1000), { timeoutMs: 150 })).result
+    expect([late.incomplete?.code, late.truncated, /^x+$/.test(bodyText(late.body))]).toEqual(['WEB_FETCH_TIMEOUT', true, true])
   })
 
   it('F37: an outer deadline that fires first is WEB_ABORTED, not WEB_FETCH_TIMEOUT', async () => {

@@ -67,8 +67,23 @@ export interface WebFetchResult {
   /** A 404 or 500 is a result, not an error: the status is the resource's state. */
   readonly statusCode: number
   readonly body: WebFetchBody
-  /** True when the provider cut the body (by bytes or characters). */
+  /** True when the provider cut the body (by bytes or characters), or it is `incomplete`. */
   readonly truncated: boolean
+  /**
+   * Set when the body stopped arriving before its end and this is the text that had arrived (an
+   * HTML or text body; a PDF cannot be read in part): the provider's own deadline ran out while it
+   * streamed, or the connection was closed under it. Omitted for a whole body. A caller's abort is
+   * never a result: it stays `WEB_ABORTED`.
+   */
+  readonly incomplete?: WebFetchIncomplete
+}
+
+/** Why a fetch's body is the part that arrived, as a code and one line a reader can be shown. */
+export interface WebFetchIncomplete {
+  /** `WEB_FETCH_TIMEOUT`: the provider's deadline ran out mid-body; `WEB_FETCH_CUT`: the connection closed (reset, ended) or broke the protocol before the body's end. */
+  readonly code: 'WEB_FETCH_TIMEOUT' | 'WEB_FETCH_CUT'
+  /** What happened, with how much had arrived: `the body broke off after 2048 bytes, before its end (read ECONNRESET)`. */
+  readonly reason: string
 }
 
 export interface WebProviderBase {

@@ -1,3 +1,6 @@
+import { delimiter } from 'node:path'
+import { absolutePathEntries } from './resolve.ts'
+
 /**
  * The child environment policy, one table in docs/architecture.md. A variable is withheld from
  * children when its name looks like a credential, when its value is a URL carrying a user or
@@ -28,7 +31,7 @@ export function isScrubbedName(name: string): boolean {
 /**
  * The environment every child starts from: the parent's minus what `scrubReason` withholds (unless
  * its name is in `passEnv`, matched case-insensitively as the scrub is), then `explicit` on top (a
- * string sets, `undefined` removes).
+ * string sets, `undefined` removes), and `PATH` without its relative entries.
  */
 export function scrubbedEnv(
   explicit: Readonly<Record<string, string | undefined>> = {},
@@ -43,6 +46,15 @@ export function scrubbedEnv(
   for (const [name, value] of Object.entries(explicit)) {
     if (value === undefined) delete env[name]
     else env[name] = value
+  }
+  // A child runs in the workspace it serves: a relative entry (`.`, `node_modules/.bin`, an empty
+  // one) would find a file the repository planted there when the child looks a name up itself, as a
+  // language server's `#!/usr/bin/env node` does, or pyright running `python3`.
+  if (env.PATH !== undefined) {
+    const path = absolutePathEntries(env.PATH)
+    // An empty PATH is searched as the current directory: no PATH at all is the system default.
+    if (path.length) env.PATH = path.join(delimiter)
+    else delete env.PATH
   }
   return env
 }

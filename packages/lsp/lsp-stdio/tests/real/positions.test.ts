@@ -108,6 +108,18 @@ describe('positions a model gets wrong (real tsserver and pyright)', () => {
     expect(references.hover?.contents).toContain('bom2')
   })
 
+  it('names the bare name when the symbol was written qualified or called', async () => {
+    const hoverAt = (symbol: string) => suite.host.app.tools.execute({ name: 'lsp', arguments: { operation: 'hover', filePath: 'wrap.ts', line: 2, symbol }, session: suite.session() })
+    for (const symbol of ['Math.bbbbbb', 'x::bbbbbb', 'this->bbbbbb', 'bbbbbb()']) {
+      const result = await hoverAt(symbol)
+      expect(result.isError && result.error.code, symbol).toBe('LSP_SYMBOL_NOT_FOUND')
+      expect(result.isError && result.error.message, symbol).toContain('Give the name alone, as written at the place: symbol "bbbbbb".')
+    }
+    // A bare symbol not on the line gets no such advice.
+    const bare = await hoverAt('cccc')
+    expect(bare.isError && bare.error.message).not.toContain('Give the name alone')
+  })
+
   it('finds a symbol the model wrote composed (NFC) in a file that holds it decomposed (NFD)', async () => {
     const args = { operation: 'findReferences', filePath: 'nfd.ts', line: 2, character: 1, symbol: 'caf\u00e9', occurrence: 2 }
     const value = valueOf(await suite.host.app.tools.execute({ name: 'lsp', arguments: args, session: suite.session() }))

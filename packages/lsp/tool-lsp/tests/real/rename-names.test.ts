@@ -10,7 +10,9 @@ import { PATIENT_GO_AND_C, PATIENT_TYPESCRIPT, realSuite, valueOf, type Fixture 
 // Nor did they check the language's identifiers (found driving `dsh call lsp_rename`, 2026-12-07):
 // `const 1abc = 1`, `a-b`, and in Python `def class(`; the catalog's rows now say which language's
 // names a new name must be (`newNames`). `valid` are names the language allows that must still pass.
-const cases: { fixture: Fixture; file: string; line: number; symbol: string; invalid: [string, string][]; valid: string[] }[] = [
+// A new name already in scope: tsserver and pyright rename into it without a word (`const bom` to
+// `useBom` wrote `useBom = useBom + 1`; two `def summary`); the answer now says where it stands.
+const cases: { fixture: Fixture; file: string; line: number; symbol: string; invalid: [string, string][]; valid: string[]; taken: [string, string] }[] = [
   {
     fixture: 'ts-rename',
     file: 'src/shapes.ts',
@@ -18,6 +20,7 @@ const cases: { fixture: Fixture; file: string; line: number; symbol: string; inv
     symbol: 'describeShape',
     invalid: [['1abc', 'is not an identifier in TypeScript or JavaScript'], ['describe-shape', 'is not an identifier in TypeScript or JavaScript'], ['a+b', 'is not an identifier']],
     valid: ['$größe_2', '_x'],
+    taken: ['unit', 'src/shapes.ts:16'],
   },
   {
     fixture: 'py-rename',
@@ -26,6 +29,7 @@ const cases: { fixture: Fixture; file: string; line: number; symbol: string; inv
     symbol: 'Circle',
     invalid: [['class', 'is a Python keyword'], ['None', 'is a Python keyword'], ['1abc', 'is not a Python identifier'], ['$x', 'is not a Python identifier']],
     valid: ['größe_2', 'match'],
+    taken: ['describe_shape', 'geo/shapes.py:'],
   },
 ]
 
@@ -65,6 +69,17 @@ for (const c of cases) {
       }
       expect(readFileSync(join(suite.dir, c.file), 'utf8')).toBe(before)
       for (const newName of c.valid) expect(valueOf(await rename(newName)), newName).toMatchObject({ oldName: c.symbol, newName, applied: false })
+    })
+
+    it('says where the new name already stands in the files it changes', async () => {
+      const [taken, place] = c.taken
+      const result = await rename(taken)
+      expect(valueOf(result).namedAlready?.map((p: any) => `${p.path}:${p.line}`).join(' '), taken).toContain(place)
+      expect((result.content[0] as { text: string }).text).toContain(`(${JSON.stringify(taken)} is already a name at ${place}`)
+      // A fresh name: no such line.
+      const fresh = await rename(`${c.symbol}Fresh`)
+      expect(valueOf(fresh).namedAlready).toBeUndefined()
+      expect((fresh.content[0] as { text: string }).text).not.toContain('is already a name')
     })
   })
 }

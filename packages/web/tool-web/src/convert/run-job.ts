@@ -1,4 +1,4 @@
-import { assertNever } from 'dsh-core'
+import { assertNever, readableText } from 'dsh-core'
 import { flattenDeep, plainText } from '../depth.ts'
 import { pageToMarkdown } from '../markdown.ts'
 import { pdfToText } from '../pdf/extract.ts'
@@ -46,6 +46,7 @@ export function convertHtml(html: string, url: string, mainContent: boolean, lim
  */
 export function withMarkdown(value: FetchValue): FetchValue {
   if (value.body.kind !== 'html' || value.markdown !== undefined) return value
-  const converted = { ...value, markdown: convertHtml(value.body.content, value.url, false).text }
+  // Cleaned as the call cleans it (fetch.ts): a value stored by another version, or made by hand, may hold a page's raw U+202E.
+  const converted = { ...value, markdown: readableText(convertHtml(value.body.content, value.url, false).text) }
   return Object.isFrozen(value) ? Object.freeze(converted) : converted
 }
