@@ -1,12 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client'
 import { ToolSchema } from '@modelcontextprotocol/core'
 import type { Tool } from '@modelcontextprotocol/client'
-import { Lifetime, readableText, type ApprovalMode, type JsonObject } from 'dsh-core'
+import { DEFAULT_MAX_JSON_DEPTH, Lifetime, readableText, type ApprovalMode, type JsonObject } from 'dsh-core'
 import { z } from 'zod'
 import { approvalFor, type ApprovalPolicy } from './approval.ts'
 import { zodReason } from './classify.ts'
 import { McpError } from './errors.ts'
-import { inputSchemaProblem } from './input-schema.ts'
+import { inputSchemaProblem, nestsTooDeep } from './input-schema.ts'
 import { declaredHeaderParameters, type HeaderParameter } from './x-mcp-header.ts'
 import { isCleanName, publicToolName } from './naming.ts'
 import { compileOutputSchema, type OutputCheck } from './output-schema.ts'
@@ -103,7 +103,8 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
       throw error
     }
     if (cursor === undefined && page.ttlMs !== undefined) options.onTtl?.(page.ttlMs)
-    for (const raw of page.tools) tools.push({ raw, fingerprint: JSON.stringify(raw) })
+    // A tool nested past what dsh keeps is refused (checkTool) and never reused: JSON.stringify would overflow the stack on it.
+    for (const raw of page.tools) tools.push({ raw, fingerprint: nestsTooDeep(raw) ? `\0too deep #${tools.length}` : JSON.stringify(raw) })
     cursor = page.nextCursor || undefined
     if (cursor !== undefined) {
       if (cursors.has(cursor)) throw new McpError(`tools/list returned the cursor ${JSON.stringify(cursor)} twice`, 'MCP_MALFORMED_RESPONSE')
@@ -261,6 +262,7 @@ function assignNames(serverName: string, entries: readonly Entry[]): { names: Ma
 }
 
 function checkTool(raw: unknown, headerParameters: boolean): { tool: Tool } | { reason: string } {
+  if (nestsTooDeep(raw)) return { reason: `its entry nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels (inputSchema, outputSchema or another field), more than dsh keeps` }
   const checked = ToolSchema.safeParse(raw)
   if (!checked.success) return { reason: zodReason(checked.error) }
   if (!checked.data.name) return { reason: 'the name is empty' }

@@ -1,5 +1,5 @@
 import { Ajv } from '@modelcontextprotocol/client/validators/ajv'
-import { errorMessage } from 'dsh-core'
+import { DEFAULT_MAX_JSON_DEPTH, errorMessage } from 'dsh-core'
 import { DRAFT_04_META_SCHEMA } from './draft-04.ts'
 
 /**
@@ -51,4 +51,23 @@ export function inputSchemaProblem(schema: Record<string, unknown>): string | un
   // one is "must be boolean" at the subschema, the deepest the keyword inside it that is wrong.
   const first = errors?.length ? errors.reduce((deepest, error) => ((error.instancePath ?? '').length > (deepest.instancePath ?? '').length ? error : deepest)) : undefined
   return `inputSchema${first?.instancePath ?? ''} ${first?.message ?? 'is not valid'} (not a valid ${draft4 ? 'draft-04 ' : ''}JSON Schema)`
+}
+
+/**
+ * Whether a tool entry nests deeper than the host keeps (dsh-core's `DEFAULT_MAX_JSON_DEPTH`, 512
+ * levels), measured without recursion. Deeper, the SDK's tool schema (about 2,000 levels) or the
+ * page's fingerprint (JSON.stringify, about 10,000) overflowed the stack: the whole tools/list failed
+ * as a lost connection, MCP_CONNECT_FAILED, every tool with it; and from 513 levels the host's
+ * registration refused the parameters and with them every tool of the batch. Such a tool is refused
+ * alone, before any of them.
+ */
+export function nestsTooDeep(value: unknown, max = DEFAULT_MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 1]]
+  while (stack.length) {
+    const [item, depth] = stack.pop()!
+    if (typeof item !== 'object' || item === null) continue
+    if (depth > max) return true
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+  }
+  return false
 }

@@ -158,7 +158,7 @@ export function rendersTruncated(value: FetchValue, cap: number): boolean {
   if (value.truncated) return true
   const body = value.body.kind === 'html' ? value.markdown : value.body.content
   // A body without text renders a note instead (EMPTY, noText): measured by rendering it.
-  if (body === undefined || (value.body.kind !== 'pdf' && !body.trim())) return renderFetch(value, cap).truncated
+  if (body === undefined || (value.body.kind !== 'pdf' && blank(body))) return renderFetch(value, cap).truncated
   return headerOf(value).length + body.length > cap
 }
 
@@ -171,16 +171,25 @@ function renderBody(value: FetchValue, cap: number): string {
   const { kind, content } = value.body
   switch (kind) {
     case 'text':
-      if (!content.trim()) return EMPTY
+      if (blank(content)) return EMPTY
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'pdf':
       return content.length > cap ? content.slice(0, cap + 1) : content
     case 'html':
       if (value.markdown === undefined) throw new TypeError(`dsh-tool-web: the HTML value of ${value.url} carries no markdown; give it one with withMarkdown (dsh-tool-web/convert) before rendering it`)
-      return value.markdown.trim() ? value.markdown : noText(content, value.url)
+      return blank(value.markdown) ? noText(content, value.url) : value.markdown
     default:
       return assertNever(kind, 'fetch body kind')
   }
+}
+
+/**
+ * Whether text has nothing a reader sees: whitespace and zero-width characters (U+200B–U+200D,
+ * U+2060, U+FEFF), which `trim` keeps. A page of `<p>&#8203;</p>` rendered as invisible characters,
+ * which read like a failed fetch, rather than as the note saying it has no text. One character-class test.
+ */
+function blank(text: string): boolean {
+  return !/[^\s\u200b-\u200d\u2060\ufeff]/.test(text)
 }
 
 /** A body with nothing in it (a 204, an error status without a page, an empty file). */

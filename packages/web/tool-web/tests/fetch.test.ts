@@ -366,7 +366,7 @@ describe('with the real http provider on loopback', () => {
     const text = await h.fetch({ url: `${origin}/text` })
     expect(textOf(text)).toMatch(/^Fetched \S+ \(HTTP 200\)\n\nlog line 1\nlog line 2\n\n\n\(Incomplete: the fetch timed out .+ \[WEB_FETCH_TIMEOUT\]/)
     const cut = await h.fetch({ url: `${origin}/cut` })
-    expect(textOf(cut)).toContain(`(Incomplete: the connection was closed after ${page.length} bytes of the body, before its end (`)
+    expect(textOf(cut)).toContain(`(Incomplete: the body broke off after ${page.length} bytes, before its end (`)
     expect(textOf(cut)).toContain('[WEB_FETCH_CUT]. The text above is what arrived')
     expect((cut.meta as { incomplete?: { code: string } }).incomplete?.code).toBe('WEB_FETCH_CUT')
     // Not cached: the next call fetches again (and may get the whole page).

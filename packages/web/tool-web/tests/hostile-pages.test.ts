@@ -17,6 +17,9 @@ const PAGES: Record<string, { readonly type: string; readonly body: string }> = 
   '/frames': { type: 'text/html', body: '<html><frameset cols="20%,80%"><frame src="nav.html"><frame src=/main.html></frameset></html>' },
   '/wrapper': { type: 'text/html', body: '<html><body><iframe src="javascript:void 0"></iframe><iframe src="https://viewer.test/doc?id=7" width=100%></iframe><script>resize()</script></body></html>' },
   '/empty-text': { type: 'text/plain', body: '  \n' },
+  // Nothing a reader sees: zero-width spaces and joiners, a BOM and a word joiner, which trim() keeps.
+  '/invisible': { type: 'text/html', body: '<p>\u200b\u200b</p><p>&#8203;\u200d</p><div>\ufeff\u2060</div>' },
+  '/invisible.txt': { type: 'text/plain; charset=utf-8', body: '\u200b \u200c\n' },
   '/long-links': { type: 'text/html', body: `<p>Read <a href="/${'x'.repeat(4_000_000)}">the long one</a>, <a href="/short">the short one</a> and <img alt="a chart" src="/${'y'.repeat(5000)}.png"> here.</p>` },
   '/markup': { type: 'text/html', body: '<html><body><div><span></span></div><img src="data:image/png;base64,AAAA"></body></html>' },
   '/deep': { type: 'text/html', body: `<html><body><h1>Deep</h1><p>before</p>${'<div>'.repeat(2000)}<p>deep <b>text</b> &amp; more</p><!-- a comment --><script>var x = "<div>"</script>${'</div>'.repeat(2000)}<p>after</p></body></html>` },
@@ -77,6 +80,8 @@ describe('web_fetch of a page with no text, through dsh', () => {
     expect(await fetchText('/empty')).toBe(`Fetched ${base}/empty (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/empty-text')).toBe(`Fetched ${base}/empty-text (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/markup')).toBe(`Fetched ${base}/markup (HTTP 200)\n\n(The page has no text to read: its HTML is markup only.)`)
+    expect(await fetchText('/invisible')).toBe(`Fetched ${base}/invisible (HTTP 200)\n\n(The page has no text to read: its HTML is markup only.)`)
+    expect(await fetchText('/invisible.txt')).toBe(`Fetched ${base}/invisible.txt (HTTP 200)\n\n(The response body is empty.)`)
   })
 
   it('a page that sends its reader elsewhere (a meta refresh, frames, an iframe) names the URL that holds its content', async () => {

@@ -179,7 +179,7 @@ export class HttpFetchProvider implements WebFetchProvider {
       // Our deadline, or a connection cut mid-body: what arrived is returned, said to be incomplete.
       const incomplete = budget.expired
         ? { code: 'WEB_FETCH_TIMEOUT' as const, reason: `the fetch timed out (timeoutMs ${this.config.timeoutMs} ms) after ${error.bytes} bytes of the body` }
-        : { code: 'WEB_FETCH_CUT' as const, reason: `the connection was closed after ${error.bytes} bytes of the body, before its end (${describe(error.cause)})` }
+        : { code: 'WEB_FETCH_CUT' as const, reason: `the body broke off after ${error.bytes} bytes, before its end (${describe(error.cause)})` }
       return { url: url.href, statusCode: response.statusCode, body: { kind: error.body.kind, content: error.body.content }, truncated: true, incomplete }
     }
     if (body.kind === 'pdf') return { url: url.href, statusCode: response.statusCode, body: { kind: 'pdf', bytes: body.bytes }, truncated: false }

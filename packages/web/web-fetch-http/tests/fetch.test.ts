@@ -582,7 +582,7 @@ describe('time and cancellation', () => {
     const page = `<html><body><h1>Title</h1><p>${'words '.repeat(300)}</p>`
     const cut = (await fetchFrom(cutAfter('text/html', page))).result
     expect(cut).toMatchObject({ body: { kind: 'html', content: page }, truncated: true, incomplete: { code: 'WEB_FETCH_CUT' } })
-    expect(cut.incomplete?.reason.startsWith(`the connection was closed after ${page.length} bytes of the body, before its end (`)).toBe(true)
+    expect(cut.incomplete?.reason.startsWith(`the body broke off after ${page.length} bytes, before its end (`)).toBe(true)
     // A short text body (under the 1024 bytes the kind is decided on), and a character cut at the stop dropped.
     const short = (await fetchFrom(cutAfter('text/plain; charset=utf-8', Buffer.from('café 日本').subarray(0, 10)))).result
     expect([short.body, short.incomplete?.code]).toEqual([{ kind: 'text', content: 'café 日' }, 'WEB_FETCH_CUT'])

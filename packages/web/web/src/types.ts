@@ -80,9 +80,9 @@ export interface WebFetchResult {
 
 /** Why a fetch's body is the part that arrived, as a code and one line a reader can be shown. */
 export interface WebFetchIncomplete {
-  /** `WEB_FETCH_TIMEOUT`: the provider's deadline ran out mid-body; `WEB_FETCH_CUT`: the connection closed (reset, ended) before the body's end. */
+  /** `WEB_FETCH_TIMEOUT`: the provider's deadline ran out mid-body; `WEB_FETCH_CUT`: the connection closed (reset, ended) or broke the protocol before the body's end. */
   readonly code: 'WEB_FETCH_TIMEOUT' | 'WEB_FETCH_CUT'
-  /** What happened, with how much had arrived: `the connection was closed after 2048 bytes of the body (ECONNRESET)`. */
+  /** What happened, with how much had arrived: `the body broke off after 2048 bytes, before its end (read ECONNRESET)`. */
   readonly reason: string
 }
 
