@@ -1,4 +1,5 @@
 import { TrustStore, type TrustHook } from 'dsh-core'
+import { rowCell } from './terminal-text.ts'
 
 interface PromptIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
@@ -46,6 +47,8 @@ function ask(io: PromptIo, directory: string, brings: string): Promise<boolean> 
     }
     lines.once('line', (line) => settle(/^\s*y(es)?\s*$/i.test(line)))
     lines.once('close', () => settle(false))
-    io.stderr.write(`dsh: ${directory} is not trusted, and it brings ${brings}.\n  Trust it (its TypeScript, .mcp.json servers, .env and skills are then used)? [y/N] `)
+    // The directory's name and what it brings (a version from its package.json) are the repository's:
+    // a control character or line feed there would act on the terminal and could rewrite this question.
+    io.stderr.write(`dsh: ${rowCell(directory)} is not trusted, and it brings ${rowCell(brings)}.\n  Trust it (its TypeScript, .mcp.json servers, .env and skills are then used)? [y/N] `)
   })
 }

@@ -106,4 +106,19 @@ describe('the terminal trust prompt', () => {
     expect(await terminalTrustPrompt(closed.io, store)!({ directory: '/w/d', brings: 'x', recorded: undefined, signal })).toBe(false)
     expect((await store.lookup('/w/c'))?.trusted).toBe(false)
   })
+
+  // What the question names comes from the repository: the version in its node_modules/typescript/package.json,
+  // its directory's name. Acting on the terminal, it could rewrite the very question being answered.
+  it("shows the repository's control characters as ?, so they cannot rewrite the question on the terminal", async () => {
+    const home = await tempDir()
+    const store = new TrustStore(join(home, 'trusted.json'))
+    const asked = terminal('n')
+    const version = '5.9.3\u001b[1A\u001b[2K\rdsh: your own TypeScript, no repository code. Use it?\u001b]52;c;ZXZpbA==\u0007\n'
+    const signal = new AbortController().signal
+    expect(await terminalTrustPrompt(asked.io, store)!({ directory: '/w/e\u001b[8m', brings: `its own typescript ${version} (/w/e/node_modules/typescript)`, recorded: undefined, signal })).toBe(false)
+    expect(asked.said()).not.toMatch(/[\u001b\u0007\u009b]/)
+    expect(asked.said()).toContain('/w/e?[8m is not trusted, and it brings its own typescript 5.9.3?[1A?[2K?dsh: your own TypeScript')
+    // One line for the question and one for the answer prompt: nothing of the repository's starts a line.
+    expect(asked.said().split('\n')).toHaveLength(2)
+  })
 })

@@ -77,12 +77,19 @@ function withEcho<V extends LspToolValue>(value: V, resolved: ResolvedSymbol | u
  * (and `rpcCode`) stay the server's.
  */
 function withOperationHint(operation: LspOperation, error: unknown): unknown {
-  if (operation !== 'goToImplementation' || !(error instanceof LspError) || error.code !== 'LSP_SERVER_ERROR') return error
-  return new LspError(`${error.message}. ${IMPLEMENTATION_HINT}`, error.code, { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) })
+  if (operation !== 'goToImplementation' || !(error instanceof LspError)) return error
+  const options = { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) }
+  // A server without the operation at all (pyright): what answers instead.
+  if (error.code === 'LSP_UNSUPPORTED_OPERATION') return new LspError(`${error.message}. ${NO_IMPLEMENTATION_HINT}`, error.code, options)
+  if (error.code === 'LSP_SERVER_ERROR') return new LspError(`${error.message}. ${IMPLEMENTATION_HINT}`, error.code, options)
+  return error
 }
 
 export const IMPLEMENTATION_HINT =
   'goToImplementation is for an interface, an abstract or interface method, or a type (what implements it); for a function, variable or constant use goToDefinition (where it is declared) or findReferences (where it is used)'
+
+export const NO_IMPLEMENTATION_HINT =
+  'Use findReferences instead (a class\'s subclasses and a method\'s overrides name it), or goToDefinition for where it is declared'
 
 /** Where a query is sent, and where its symbol was found when the call named one. */
 interface Anchor {

@@ -247,8 +247,13 @@ function destination(url: string): string {
   return new URL(url).href.replace(/[()<> ]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
 }
 
+/**
+ * An http(s) URL without credentials. A source's `user:pw@` is dropped with the source: in a link
+ * `https://www.example.com@evil.test/` reads as example.com but goes to evil.test, and web_fetch
+ * refuses a URL with credentials anyway (WEB_BLOCKED_URL), so the model could not read it either.
+ */
 function isWebUrl(url: string): boolean {
   const parsed = URL.parse(url)
-  return parsed?.protocol === 'http:' || parsed?.protocol === 'https:'
+  return (parsed?.protocol === 'http:' || parsed?.protocol === 'https:') && !parsed.username && !parsed.password
 }
 

@@ -82,6 +82,21 @@ describe('one search', () => {
   })
 })
 
+describe('a result whose URL carries credentials', () => {
+  it('is dropped by web_search (value, text and meta): https://www.example.com@evil.test/ reads as example.com and goes to evil.test, and web_fetch refuses it', async () => {
+    const server = await api(results([{ url: 'https://www.example.com@evil.test/login', title: 'Example sign-in' }, { url: 'https://user:pw@d.test/', title: 'creds' }, ...CORDIS]))
+    const { app } = await withKey(server)
+    const session = app.sessions.create({ cwd: process.cwd() })
+    const result = await app.tools.execute({ name: 'web_search', arguments: { queries: ['cordis'] }, session })
+    const urls = ['https://cordis.io/', 'https://github.com/cordiverse/cordis']
+    expect(result.isError || (result.value as { sources: { url: string }[] }).sources.map((source) => source.url)).toEqual(urls)
+    expect((result.meta as { sources: { url: string }[] }).sources.map((source) => source.url)).toEqual(urls)
+    const text = result.content.map((block) => block.text).join('')
+    expect(text).not.toContain('evil.test')
+    expect(text).not.toContain('d.test')
+  })
+})
+
 describe('a result with a field of another type', () => {
   it('a title, description or page_age that is not a string leaves the field out, not the result: the source is kept with its URL and labelled by its host', async () => {
     const odd = [
