@@ -125,10 +125,17 @@ export class LineTransport implements Transport {
       this.receive(message.data)
       return
     }
-    const problem = describeIssues(message.error, '(message)')
     const id = requestIdOf(json)
+    // A bad id is the problem to name: the schema's own words for it (every message kind refused,
+    // the last one's "Unrecognized key: id") read as if the id were not allowed at all.
+    const problem =
+      id === null
+        ? 'its id is no string or integer'
+        : typeof id === 'number' && !Number.isInteger(id)
+          ? `its id ${id} is not an integer (MCP request ids are strings or integers)`
+          : describeIssues(message.error, '(message)')
     this.options.log(`ignored a message that is not JSON-RPC 2.0 (${id === undefined ? 'no id' : id === null ? 'an id that is no string or finite number' : `id ${quote(id)}`}): ${problem}`)
-    if (id !== undefined) this.answerError(id, RpcCode.INVALID_REQUEST, `invalid JSON-RPC request: ${id === null ? 'its id is no string or finite number; ' : ''}${problem}`)
+    if (id !== undefined) this.answerError(id, RpcCode.INVALID_REQUEST, `invalid JSON-RPC request: ${problem}`)
   }
 
   private receive(message: JSONRPCMessage): void {

@@ -274,10 +274,18 @@ describe('dsh serve: malformed input', () => {
     await echoes(server, 15)
     const refused = server.answers(null)
     expect(refused.map((answer) => answer.error.code)).toEqual([-32600, -32600, -32600, -32600])
-    expect(refused[0].error.message).toMatch(/id/)
+    expect(refused[0].error.message).toBe('invalid JSON-RPC request: its id is no string or integer')
+    expect(refused[1].error.message).toBe('invalid JSON-RPC request: its id is no string or integer')
     expect(refused[2].error.message).toMatch(/^request of 200\d{3} bytes is over this server's limit of 100000 bytes \(--max-message-bytes\)$/)
     // No answer went to an id the client did not send (a rounded one, Infinity as null is only what JSON makes of it).
     expect(server.answers(Number(huge))).toEqual([])
+  })
+
+  it('a request whose id is a fraction gets -32600 at that id naming the id, not the schema\'s "Unrecognized key: id"; the server keeps serving', async () => {
+    const server = await serveInWorker(ECHO)
+    await server.send('{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}')
+    await echoes(server, 16)
+    expect(server.answers(1.5).map((answer) => answer.error)).toEqual([{ code: -32600, message: 'invalid JSON-RPC request: its id 1.5 is not an integer (MCP request ids are strings or integers)' }])
   })
 
   it('prompts/get for an unknown name says so once, without the SDK prefix (clients add their own)', async () => {

@@ -119,8 +119,12 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       command: 'yaml-language-server',
       args: ['--stdio'],
       extensionToLanguage: { '.yaml': 'yaml', '.yml': 'yaml' },
-      // The schema store is fetched from the network unless it is off; a file's own `$schema` modeline still works.
+      // The schema store is fetched from the network unless it is off. A file's own `$schema` modeline
+      // names any URL, a loopback one included, and a repository's file is not the user's word: asked
+      // to, the server sends an http(s) schema's request to dsh (`vscode/content`, which dsh does not
+      // serve) instead of fetching it, as the json row does; a file:// schema still works.
       configuration: { yaml: { schemaStore: { enable: false }, hover: true, completion: true, validate: true }, redhat: { telemetry: { enabled: false } } },
+      initializedNotifications: [{ method: 'yaml/registerContentRequest' }],
       install: 'npm install --save-dev yaml-language-server@1 (2.x needs Node 22)',
     },
   },

@@ -110,6 +110,12 @@ export const ServerConfig = z.strictObject({
   initializationOptions: z.json().default(null),
   /** Answers `workspace/configuration`: an item's `section` (dotted) is looked up in it, else the whole value. */
   configuration: z.json().default(null),
+  /**
+   * Notifications sent right after `initialized`, in order, before any document is opened: a server's
+   * own switches that no setting has (the catalog's yaml sends `yaml/registerContentRequest`, so it asks
+   * dsh for an http(s) `$schema` a file names instead of fetching it). Default none.
+   */
+  initializedNotifications: z.array(z.strictObject({ method: z.string().min(1), params: z.json().optional() })).default([]),
   /** `host`: send our pid as `processId`, so the server exits if we are killed; `none`: send null. */
   processId: z.enum(['host', 'none']).default('host'),
   /** Source files larger than this are refused before any server starts. */

@@ -7,6 +7,7 @@ import { StdioLspProvider } from './provider.ts'
 import { TrustGatedLauncher } from './trust-gated.ts'
 import { TypescriptLauncher } from './typescript.ts'
 import { UnavailableLspProvider } from './unavailable.ts'
+import { launcherRunsWorkspaceCode } from './workspace-launchers.ts'
 
 export { SERVER_CATALOG, type CatalogEntry } from './catalog.ts'
 export { LspStdioConfig, ServerConfig } from './config.ts'
@@ -116,7 +117,9 @@ function launcherOf(id: string, server: ServerConfig, lookup: Lookup, trust: Tru
   if (server.typescript) return new TypescriptLauncher(server.typescript, server, typeof lookup === 'string' ? { executable: lookup } : { missing: lookup.missing }, trust)
   if (typeof lookup !== 'string') return undefined
   const fixed = fixedLauncher(lookup, server)
-  return server.runsWorkspaceCode ? new TrustGatedLauncher(fixed, id, server.runsWorkspaceCode, trust) : fixed
+  // A launcher (`python3 -m`, `npx`) runs the code of the directory the server starts in: gated too.
+  const why = server.runsWorkspaceCode ?? launcherRunsWorkspaceCode(server.command, server.args)
+  return why ? new TrustGatedLauncher(fixed, id, why, trust) : fixed
 }
 
 function withInstall(reason: string, server: ServerConfig): string {

@@ -759,6 +759,7 @@ export class ServerInstance {
     // Work the server starts on `initialized` and tells of only in its log counts from now: its first line may come after the first query.
     if (config.logProgress?.fromInitialized) this.onProgress(LOG_PROGRESS_TOKEN, { kind: 'begin', title: config.logProgress.title })
     await this.connection.notify('initialized', {})
+    for (const notification of config.initializedNotifications) await this.connection.notify(notification.method, notification.params ?? null)
     await this.settleAfterInitialized()
     this.initialized = true
     this.capabilities = result.capabilities

@@ -37,6 +37,7 @@ describe('ServerConfig defaults', () => {
       fatalLogPatterns: [],
       initializationOptions: null,
       configuration: null,
+      initializedNotifications: [],
       processId: 'host',
       maxDocumentBytes: 4_000_000,
       maxMessageBytes: 16_000_000,

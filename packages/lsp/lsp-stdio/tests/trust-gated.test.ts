@@ -43,3 +43,30 @@ describe('a server that runs the workspace\'s code (the catalog\'s rust)', () =>
     expect(await started()).toEqual(['--version'])
   })
 })
+
+describe('a server row of the user\'s own whose command is a launcher (python3 -m)', () => {
+  it('is gated as one that runs the workspace\'s code: the repository\'s module of that name never runs untrusted; trusted, it does', async () => {
+    const scratch = await tempDir()
+    const [home, repo] = [join(scratch, 'home'), join(scratch, 'repo')]
+    await Promise.all([mkdir(home), mkdir(repo)])
+    const ran = join(scratch, 'planted-module-ran')
+    // What `python3 -m dsh_planted_ls` imports first from the directory it starts in: the repository's file.
+    await writeFile(join(repo, 'dsh_planted_ls.py'), `open(${JSON.stringify(ran)}, 'a').write('ran\\n')\n`)
+    await writeFile(join(repo, 'main.py'), 'x = 1\n')
+    await writeFile(join(repo, 'pyproject.toml'), '')
+    const overlay = join(scratch, 'overlay.yml')
+    await writeFile(overlay, "- id: lsp-stdio\n  config:\n    catalog: []\n    servers:\n      planted:\n        command: python3\n        args: [-m, dsh_planted_ls]\n        extensionToLanguage: { .py: python }\n")
+    const env = { DSH_HOME: home }
+    const query = () => dsh(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'main.py' }), '--config', overlay, '--cwd', repo], { env })
+    const planted = () => readFile(ran, 'utf8').then(() => true, () => false)
+
+    const refused = await query()
+    expect(refused.stdout + refused.stderr).toContain('[LSP_UNTRUSTED]')
+    expect(refused.stdout + refused.stderr).toContain("python3 -m imports the workspace's own modules first")
+    expect(await planted(), 'ran in an untrusted workspace').toBe(false)
+
+    await trustIn(home, repo)
+    await query() // the stand-in is no server: it exits at once, after it ran
+    expect(await planted()).toBe(true)
+  })
+})

@@ -124,9 +124,12 @@ function serverText(text: string): string {
   return bounded(inlineField(text))
 }
 
-function bounded(text: string): string {
+/** A server's text in one of our messages or log lines: its first ERROR_MESSAGE_CHARS characters. */
+export function boundedText(text: string): string {
   return text.length > ERROR_MESSAGE_CHARS ? `${text.slice(0, ERROR_MESSAGE_CHARS)}…` : text
 }
+
+const bounded = boundedText
 
 function suffix(ending: Ending | undefined): string {
   return ending?.summary ? ` (${ending.summary})` : ''

@@ -1,6 +1,7 @@
 import { SdkError, SdkErrorCode, type Root } from '@modelcontextprotocol/client'
 import { assertNever, codedDetail, errorMessage, isHarnessError, Lifetime, oneLine, type ToolDefinition } from 'dsh-core'
-import { classifyFailure } from './classify.ts'
+import { boundedText, classifyFailure } from './classify.ts'
+import { inlineField } from './results.ts'
 import type { McpConfig } from './config.ts'
 import { bridgeToolDefinition } from './definition.ts'
 import { describeRefused, describeRenamed, listAllTools, planTools, type RefusedTool, type RenamedTool } from './discovery.ts'
@@ -660,7 +661,9 @@ export class Supervisor {
     // A 401 is its request's own failure: at an attempt needs_auth (logged once with the login
     // command); a refused credential, at an attempt or on a live connection, is said once with its code.
     if ((error as { code?: unknown }).code === 401 || (error as { status?: unknown }).status === 401 || error instanceof AuthRequiredError || (error instanceof McpError && error.code === 'MCP_CREDENTIAL_REJECTED')) return
-    this.options.logger.warn(`${this.label}: transport error: ${oneLine(errorMessage(error))}`)
+    // The SDK's message may quote what the server sent whole (an answer to an id never asked, its
+    // result included): one line, readable, and bounded, as any server text in our messages.
+    this.options.logger.warn(`${this.label}: transport error: ${boundedText(inlineField(errorMessage(error)))}`)
   }
 
   private enqueue<T>(work: () => Promise<T>): Promise<T> {

@@ -43,6 +43,19 @@ describe('an answer that is not an object', () => {
   })
 })
 
+describe('an answer to an id never asked', () => {
+  it('is logged as a transport error on one bounded, readable line (it quoted the whole answer: a line as long as the server liked, escapes included); the call it came before still answers', async () => {
+    const rig = await startRig()
+    await rig.add(fixtureRow({ env: { FIXTURE_STRAY_ANSWER: '200000' } }))
+    expect(await rig.text('mcp__fixture__echo', { message: 'hi' })).toBe('Echo: hi')
+    const lines = rig.logs.filter((line) => line.includes('transport error'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain('987654')
+    expect(lines[0]!.length).toBeLessThan(1200)
+    expect(lines[0]).not.toMatch(/[\u001b\n]/)
+  })
+})
+
 describe('messages over maxMessageBytes', () => {
   it('an oversized answer is MCP_MALFORMED_RESPONSE naming the size; the same server keeps serving (no respawn)', async () => {
     const rig = await startRig()

@@ -8,6 +8,7 @@ import { parseHTML } from 'linkedom'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flattenDeep, htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/convert.ts'
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
+import { Config as toolWebConfig } from '../src/index.ts'
 import { onwardUrls } from '../src/onward.ts'
 import { boot, codeOf, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
@@ -372,6 +373,15 @@ describe('with the real http provider on loopback', () => {
     // Not cached: the next call fetches again (and may get the whole page).
     expect((await h.fetch({ url: `${origin}/slow` })).meta).not.toHaveProperty('cached')
     server.closeAllConnections()
+  })
+
+  // The runtime answers TOOL_TIMEOUT, dropping whatever the body returns, once the call's budget is
+  // out: only a provider deadline that comes first gives a slow body's first part back at the defaults.
+  it("at the defaults, the fetch provider's deadline comes before web_fetch's budget, with time left to convert", async () => {
+    const fetchBudget = toolWebConfig(undefined).fetchTimeoutMs
+    const providerDeadline = fetchHttp.Config(undefined).timeoutMs
+    expect(providerDeadline).toBeLessThan(fetchBudget)
+    expect(fetchBudget - providerDeadline).toBeGreaterThanOrEqual(5_000)
   })
 
   it('T60: the tool budget wins over the provider timeout: TOOL_TIMEOUT', async () => {

@@ -23,8 +23,13 @@ export const FetchHttpConfig = z.strictObject({
    * Node's default). A response with more fails the fetch with WEB_PROVIDER_ERROR naming this field.
    */
   maxHeaderBytes: z.number().int().positive().default(16_384),
-  /** Backstop for one fetch (all hops and the body read) for callers without a shorter budget. */
-  timeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(30_000),
+  /**
+   * Backstop for one fetch (all hops and the body read) for callers without a shorter budget. Its
+   * default ends a fetch before `web_fetch`'s own budget (tool-web's `fetchTimeoutMs`, 30 s) does:
+   * a body still streaming then is answered with the part that arrived, said incomplete, where the
+   * tool's budget would answer TOOL_TIMEOUT and drop it, and the conversion keeps the last 5 s.
+   */
+  timeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).default(25_000),
   /** Same-origin redirects followed; 0 follows none. */
   maxRedirects: z.number().int().nonnegative().default(5),
   userAgent: z.string().min(1).default('dsh-web-fetch-http/0.1 (+https://github.com/dsh-extensions)'),

@@ -70,6 +70,6 @@ describe('the plugin', () => {
     ]
     for (const [config, field] of bad) expect(() => fetchHttp.Config(config), field).toThrow(field)
     expect(fetchHttp.Config({ maxRedirects: 0 }).maxRedirects).toBe(0)
-    expect(fetchHttp.Config(undefined)).toMatchObject({ maxUrlLength: 2048, maxResponseBytes: 5_000_000, maxBodyChars: 100_000, timeoutMs: 30_000, maxRedirects: 5, allowPrivateNetwork: false, allowedCidrs: [] })
+    expect(fetchHttp.Config(undefined)).toMatchObject({ maxUrlLength: 2048, maxResponseBytes: 5_000_000, maxBodyChars: 100_000, timeoutMs: 25_000, maxRedirects: 5, allowPrivateNetwork: false, allowedCidrs: [] })
   })
 })

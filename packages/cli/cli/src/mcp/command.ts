@@ -407,6 +407,7 @@ function anchoredToFile(config: Record<string, unknown>, file: string): Record<s
 
 async function loginTo(name: string, options: Options, io: McpIo, signal: AbortSignal): Promise<string> {
   const entry = await find(name, options, signal)
+  if (entry.workspaceFile) await refuseUntrusted(name, entry.workspaceFile)
   return withLoginServices(options.cwd, async ({ credentials, subprocess }) => {
     const session = rowAuth(remoteConfig(entry), { file: entry.file, credentials })
     if (!session) throw new UsageError(`${name} sets its own Authorization (bearerTokenEnvVar or a header) or has oauth: false`)
@@ -422,6 +423,18 @@ async function loginTo(name: string, options: Options, io: McpIo, signal: AbortS
     const scope = outcome.scope ? ` (scope: ${outcome.scope})` : ''
     return options.json ? JSON.stringify({ loggedIn: name, scope: outcome.scope ?? null }) : `logged in to ${name}${scope}; the login is stored in ${session.store.path}`
   })
+}
+
+/**
+ * A login reaches the server's URL with its `${VAR}`s expanded: from a repository's `.mcp.json` that
+ * is the repository's URL, and any variable of the environment could be sent there. As the runtime
+ * starts none of its servers, the login waits until the user trusts the workspace (the recorded
+ * decision: `dsh mcp` asks nobody).
+ */
+async function refuseUntrusted(name: string, file: string): Promise<void> {
+  const directory = await TrustStore.canonical(dirname(file))
+  if ((await new TrustStore().lookup(directory))?.trusted) return
+  throw new McpError(`MCP server ${name} comes from ${file}, and ${directory} is not trusted: no login reaches its URL (its \${VAR}s are not expanded); to use it: ${trustCommand(directory)}`, 'MCP_UNTRUSTED')
 }
 
 interface LoginServices {

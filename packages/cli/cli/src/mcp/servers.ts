@@ -33,6 +33,8 @@ export interface ServerEntry {
    * that lists lets the boot fail as `dsh status` does (exit 2, the row, the field and the reason).
    */
   readonly failsBoot?: unknown
+  /** A server of a `relativeTo: workspace` file: the repository's file, whose URL and `${VAR}`s are used only once its workspace is trusted. */
+  readonly workspaceFile?: string
 }
 
 export interface Composition {
@@ -92,7 +94,7 @@ async function fileServers(row: PresetRow, config: Record<string, unknown>, off:
   }
   return chosen.map((server) => {
     const disabled = turnedOff ?? (server.disabled ? { file, by: 'enabled = false' as const } : undefined)
-    return { name: String(server.config.serverName), config: server.config, file: row.file, ...(disabled ? { disabled } : {}) }
+    return { name: String(server.config.serverName), config: server.config, file: row.file, ...(disabled ? { disabled } : {}), ...(fileRow.relativeTo === 'workspace' ? { workspaceFile: file } : {}) }
   })
 }
 
