@@ -1,3 +1,4 @@
+import { relative, sep } from 'node:path'
 import { assertNever, FsError, quote, type ToolDefinition, type ToolExecution, type Workspace } from 'dsh-core'
 import { CallProofs, LspError } from 'dsh-lsp'
 import { z } from 'zod'
@@ -125,6 +126,13 @@ async function planTargets(services: LspToolServices, settings: ToolLspConfig, w
   }
   if (outside.length) {
     throw new LspError(`the rename reaches outside the workspace ${workspace.path} (${outside.slice(0, 5).join(', ')}${outside.length > 5 ? `, and ${outside.length - 5} more` : ''}); refused whole, nothing was written`, 'LSP_RENAME_OUTSIDE_WORKSPACE')
+  }
+  const installed = [...paths].filter(([, path]) => inInstalledPackage(workspace.path, path)).map(([uri]) => shown(uri))
+  if (installed.length) {
+    throw new LspError(
+      `the rename would edit an installed package (${installed.slice(0, 5).join(', ')}${installed.length > 5 ? `, and ${installed.length - 5} more` : ''}): an install puts it back, and the server renames only what it sees from there, not the workspace's code that uses it. Nothing was renamed; rename in the workspace's own code (at its import, TypeScript writes an alias)`,
+      'LSP_RENAME_REFUSED',
+    )
   }
   /** Each file touched, by canonical path: its text on disk (null: none) and as the edit leaves it. */
   const state = new Map<string, { uri: string; original: string | null; text: string | null; edits: number; lines: ChangedLine[] }>()
@@ -331,4 +339,16 @@ function namedAlready(targets: readonly Target[], newName: string, workspaceUri:
     if (at >= 0) found.push({ path: renderUri(target.uri, workspaceUri), line: at + 1 })
   }
   return found.length ? { namedAlready: found } : {}
+}
+
+/**
+ * A canonical path below the workspace inside a `node_modules` directory: a dependency as
+ * installed. Asked at a declaration in `node_modules/fake/index.d.ts`, tsserver renamed it there
+ * alone, and the answer after `apply` read "No errors in the changed files" while every importer
+ * in the workspace was broken. A workspace package linked into node_modules (pnpm) resolves to its
+ * own directory, which is not refused.
+ */
+function inInstalledPackage(workspacePath: string, path: string): boolean {
+  const below = relative(workspacePath, path)
+  return below.split(sep).includes('node_modules')
 }

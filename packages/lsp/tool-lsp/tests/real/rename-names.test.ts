@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PATIENT_GO_AND_C, PATIENT_TYPESCRIPT, realSuite, valueOf, type Fixture } from './harness.ts'
@@ -145,3 +145,33 @@ for (const c of checking) {
     })
   })
 }
+
+// A rename asked at a declaration of an installed package (found driving `dsh call lsp_rename` on
+// `node_modules/fake/index.d.ts`): tsserver renamed it there alone, `apply` wrote it, and the
+// answer read "No errors in the changed files after the rename" while the workspace's importer was
+// broken (and an install puts the package back). Refused; the file is untouched. Real tsserver.
+describe('lsp_rename in an installed package (real tsserver)', () => {
+  const suite = realSuite('ts-rename', {
+    overlay: PATIENT_TYPESCRIPT,
+    prepare: (dir) => {
+      mkdirSync(join(dir, 'node_modules', 'fake'), { recursive: true })
+      writeFileSync(join(dir, 'node_modules', 'fake', 'package.json'), '{"name":"fake","version":"1.0.0","types":"index.d.ts"}')
+      writeFileSync(join(dir, 'node_modules', 'fake', 'index.d.ts'), 'export declare function helper(x: number): number;\n')
+      writeFileSync(join(dir, 'src', 'uses-fake.ts'), 'import { helper } from "fake"\nexport const y = helper(1)\n')
+    },
+  })
+  const rename = (args: Record<string, unknown>) => suite.host.app.tools.execute({ name: 'lsp_rename', arguments: args, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+
+  it('refuses an edit of node_modules, writing nothing', async () => {
+    const declaration = join(suite.dir, 'node_modules', 'fake', 'index.d.ts')
+    const before = readFileSync(declaration, 'utf8')
+    for (const apply of [undefined, true]) {
+      const result = await rename({ filePath: 'node_modules/fake/index.d.ts', line: 1, symbol: 'helper', newName: 'assist', ...(apply ? { apply } : {}) })
+      expect(result.isError && result.error.code).toBe('LSP_RENAME_REFUSED')
+      expect(result.isError && result.error.message).toContain('would edit an installed package (node_modules/fake/index.d.ts)')
+    }
+    expect(readFileSync(declaration, 'utf8')).toBe(before)
+    // At its use in the workspace's code the rename is the importer's own (an alias): allowed.
+    expect(valueOf(await rename({ filePath: 'src/uses-fake.ts', line: 2, symbol: 'helper', newName: 'assist' }))).toMatchObject({ oldName: 'helper', applied: false })
+  })
+})
