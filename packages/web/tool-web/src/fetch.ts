@@ -135,10 +135,12 @@ export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
   // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
   const truncated = value.truncated || prefix.length > cap
   const footer = value.incomplete ? incompleteNote(value.incomplete) : FOOTER
-  const full = truncated ? prefix + footer : prefix
+  // One blank line between the text and its footer: a text body that ends in a line break (a log
+  // cut mid-way, or cut at the cap after one) had two or three.
+  const full = truncated ? prefix.trimEnd() + footer : prefix
   if (full.length <= cap) return { text: full, truncated }
   if (cap < footer.length) return { text: full.slice(0, cap), truncated }
-  return { text: prefix.slice(0, cap - footer.length) + footer, truncated }
+  return { text: prefix.slice(0, cap - footer.length).trimEnd() + footer, truncated }
 }
 
 /**

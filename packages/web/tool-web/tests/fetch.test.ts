@@ -365,7 +365,7 @@ describe('with the real http provider on loopback', () => {
     expect(slow.meta).toEqual({ url: `${origin}/slow`, statusCode: 200, truncated: true, incomplete })
     expect(h.app.tools.presentResult('web_fetch', { url: `${origin}/slow` }, slow)).toMatchObject({ card: 'web', kind: 'fetch', truncated: true, incomplete })
     const text = await h.fetch({ url: `${origin}/text` })
-    expect(textOf(text)).toMatch(/^Fetched \S+ \(HTTP 200\)\n\nlog line 1\nlog line 2\n\n\n\(Incomplete: the fetch timed out .+ \[WEB_FETCH_TIMEOUT\]/)
+    expect(textOf(text)).toMatch(/^Fetched \S+ \(HTTP 200\)\n\nlog line 1\nlog line 2\n\n\(Incomplete: the fetch timed out .+ \[WEB_FETCH_TIMEOUT\]/)
     const cut = await h.fetch({ url: `${origin}/cut` })
     expect(textOf(cut)).toContain(`(Incomplete: the body broke off after ${page.length} bytes, before its end (`)
     expect(textOf(cut)).toContain('[WEB_FETCH_CUT]. The text above is what arrived')
@@ -373,6 +373,18 @@ describe('with the real http provider on loopback', () => {
     // Not cached: the next call fetches again (and may get the whole page).
     expect((await h.fetch({ url: `${origin}/slow` })).meta).not.toHaveProperty('cached')
     server.closeAllConnections()
+  })
+
+  it('one blank line between a text body that ends in line breaks and its footer, truncated at the byte cap or at the output cap (it had three newlines)', async () => {
+    const origin = await site({ '/log': [200, { 'content-type': 'text/plain' }, 'line\n'.repeat(100)] })
+    const capped = await withHttp({ cacheTtlMs: 0 }, { allowedCidrs: ['127.0.0.1'], maxResponseBytes: 50 })
+    expect(textOf(await capped.fetch({ url: `${origin}/log` }))).toBe(`Fetched ${origin}/log (HTTP 200)\n\n${'line\n'.repeat(9)}line\n\n(Content truncated. Fetch a more specific URL or section to see the rest.)`)
+    await capped.stop()
+    const header = `Fetched ${origin}/log (HTTP 200)\n\n`
+    const footer = '\n\n(Content truncated. Fetch a more specific URL or section to see the rest.)'
+    // The output cap falls just after the tenth line's break.
+    const h = await withHttp({ cacheTtlMs: 0, fetchMaxOutputChars: header.length + 50 + footer.length })
+    expect(textOf(await h.fetch({ url: `${origin}/log` }))).toBe(`${header}${'line\n'.repeat(9)}line${footer}`)
   })
 
   // The runtime answers TOOL_TIMEOUT, dropping whatever the body returns, once the call's budget is
