@@ -62,7 +62,10 @@ export class TypescriptLauncher implements Launcher {
     const candidates = [own, this.installed].filter((found) => found !== undefined)
     const chosen = this.pick(candidates)
     if (!chosen) throw this.unavailable(candidates, this.refused.get(workspace.path))
-    return chosen.native ? this.native(chosen) : this.tsserver(chosen)
+    if (chosen.native) return this.native(chosen)
+    // The workspace's own typescript runs only once it is trusted; else ask (once per directory at a time).
+    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `tsserver's automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal })).trusted
+    return this.tsserver(chosen, trusted)
   }
 
   /**
@@ -117,10 +120,15 @@ export class TypescriptLauncher implements Launcher {
     return { executable, args: ['--lsp', '--stdio'], initializationOptions: withQuietLog(this.config.initializationOptions), label: `native ${found.version}` }
   }
 
-  private tsserver(found: TypescriptPackage): Launch {
+  /**
+   * typescript-language-server over `found`'s tsserver. Untrusted, without automatic type acquisition:
+   * its typingsInstaller runs `npm install @types/<name>` for the workspace's package.json dependencies.
+   */
+  private tsserver(found: TypescriptPackage, trusted: boolean): Launch {
     if ('missing' in this.bridge) throw new LspError(`typescript ${found.version} ${found.where} needs typescript-language-server: ${this.bridge.missing}; install: ${INSTALL_TSSERVER}`, 'LSP_UNAVAILABLE')
     const tsserver = join(found.dir, 'lib', 'tsserver.js')
-    return { executable: this.bridge.executable, args: this.config.args, initializationOptions: withTsserverOptions(this.config.initializationOptions, tsserver), label: `tsserver ${found.version}` }
+    const options = withTsserverOptions(this.config.initializationOptions, tsserver)
+    return { executable: this.bridge.executable, args: this.config.args, initializationOptions: trusted ? options : withoutTypeAcquisition(options), label: `tsserver ${found.version}` }
   }
 
   private unavailable(candidates: readonly TypescriptPackage[], refusal: Refusal | undefined): LspError {
@@ -207,7 +215,12 @@ function withQuietLog(options: ServerConfig['initializationOptions']): ServerCon
  * loaded, so a query during a slow load waits (bounded by requestTimeoutMs) instead of getting an
  * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
  */
-function withTsserverOptions(options: ServerConfig['initializationOptions'], path: string): ServerConfig['initializationOptions'] {
+/** `disableAutomaticTypingAcquisition: true`, unless the row's own initializationOptions set it. */
+function withoutTypeAcquisition(options: { readonly [key: string]: ServerConfig['initializationOptions'] }): ServerConfig['initializationOptions'] {
+  return 'disableAutomaticTypingAcquisition' in options ? options : { ...options, disableAutomaticTypingAcquisition: true }
+}
+
+function withTsserverOptions(options: ServerConfig['initializationOptions'], path: string): { readonly [key: string]: ServerConfig['initializationOptions'] } {
   const base = options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
   const current = base.tsserver
   const tsserver = current !== null && typeof current === 'object' && !Array.isArray(current) ? current : {}

@@ -1,0 +1,70 @@
+// tsserver's automatic type acquisition starts its typingsInstaller, which runs `npm install
+// @types/<name>` for each dependency in the workspace's package.json (strace showed it through the
+// catalog's typescript row: `npm install --ignore-scripts @types/lodash@ts5.9 …`): network access
+// on package names an untrusted repository chose. So tsserver runs without it there:
+// typescript-language-server passes it --disableAutomaticTypingAcquisition. The real
+// typescript-language-server and tsserver run; the row's tsserver path is a wrapper that records
+// tsserver's arguments, then loads the real one.
+import { createRequire } from 'node:module'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { dsh, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
+
+afterEach(async () => {
+  await killRunning()
+  await removeTempDirs()
+})
+
+const realTsserver = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'lib', 'tsserver.js')
+
+async function jsWorkspace(rowExtra = '') {
+  const scratch = await tempDir()
+  const [home, repo] = [join(scratch, 'home'), join(scratch, 'repo')]
+  await Promise.all([mkdir(home), mkdir(repo)])
+  const argvLog = join(scratch, 'tsserver-argv')
+  // typescript-language-server takes a tsserver.js path two levels below a package.json with a version.
+  await mkdir(join(scratch, 'ts', 'lib'), { recursive: true })
+  await writeFile(join(scratch, 'ts', 'package.json'), JSON.stringify({ name: 'typescript', version: '5.9.3' }))
+  const wrapper = join(scratch, 'ts', 'lib', 'tsserver.js')
+  await writeFile(wrapper, `require('fs').appendFileSync(${JSON.stringify(argvLog)}, JSON.stringify(process.argv.slice(2)) + '\\n')\nrequire(${JSON.stringify(realTsserver)})\n`)
+  await writeFile(join(repo, 'package.json'), JSON.stringify({ name: 'x', dependencies: { lodash: '4.17.21' } }))
+  await writeFile(join(repo, 'package-lock.json'), '{}')
+  await writeFile(join(repo, 'index.js'), "const _ = require('lodash')\nconst n = 1\nn = 2\n")
+  const overlay = join(scratch, 'overlay.yml')
+  await writeFile(overlay, `- id: lsp-stdio\n  config:\n    catalog: [typescript]\n    servers:\n      typescript:\n        typescript: tsserver\n        initializationOptions: { tsserver: { path: ${JSON.stringify(wrapper)} }${rowExtra} }\n`)
+  const env = { DSH_HOME: home, XDG_CACHE_HOME: join(scratch, 'cache') }
+  const diagnose = async () => {
+    const result = await dsh(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'index.js' }), '--config', overlay, '--cwd', repo], { env })
+    expect(result.stdout + result.stderr).toMatch(/No errors|error/)
+  }
+  // The semantic tsserver's arguments (typescript-language-server may start a syntax one beside it).
+  const semantic = async () => (await readFile(argvLog, 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as string[]).filter((argv) => !argv.includes('--serverMode'))
+  return { home, repo, argvLog, diagnose, semantic }
+}
+
+describe("tsserver's automatic type acquisition (the catalog's typescript row)", () => {
+  it('is off in an untrusted workspace and on in a trusted one', async () => {
+    const ws = await jsWorkspace()
+    await ws.diagnose()
+    const untrusted = await ws.semantic()
+    expect(untrusted.length).toBeGreaterThan(0)
+    for (const argv of untrusted) expect(argv, 'tsserver arguments, untrusted').toContain('--disableAutomaticTypingAcquisition')
+
+    await writeFile(ws.argvLog, '')
+    await trustIn(ws.home, ws.repo)
+    await ws.diagnose()
+    const trusted = await ws.semantic()
+    expect(trusted.length).toBeGreaterThan(0)
+    for (const argv of trusted) expect(argv, 'tsserver arguments, trusted').not.toContain('--disableAutomaticTypingAcquisition')
+  })
+
+  it("a disableAutomaticTypingAcquisition the user's row sets is kept", async () => {
+    const ws = await jsWorkspace(', disableAutomaticTypingAcquisition: false')
+    await ws.diagnose()
+    const argvs = await ws.semantic()
+    expect(argvs.length).toBeGreaterThan(0)
+    for (const argv of argvs) expect(argv).not.toContain('--disableAutomaticTypingAcquisition')
+  })
+})
