@@ -60,7 +60,16 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
     inAll: true,
     // A go.work anywhere up to the workspace serves all of its modules from one server.
     // gopls answers a workspace symbol search with its best 100 matches (maxSymbols in its source), saying nothing of the rest.
-    server: { command: 'gopls', extensionToLanguage: { '.go': 'go' }, rootMarkers: ['go.work', 'go.mod'], workspaceSymbolLimit: 100, install: 'apt-get install gopls golang-go (Debian), or go install golang.org/x/tools/gopls@latest' },
+    server: {
+      command: 'gopls',
+      extensionToLanguage: { '.go': 'go' },
+      rootMarkers: ['go.work', 'go.mod'],
+      workspaceSymbolLimit: 100,
+      // gopls runs `go` as it loads a workspace; a Go >= 1.21 `go` downloads and runs the toolchain a
+      // go.mod or go.work `toolchain` line names (GOTOOLCHAIN=auto, its default): not before trust.
+      untrustedEnv: { GOTOOLCHAIN: 'local' },
+      install: 'apt-get install gopls golang-go (Debian), or go install golang.org/x/tools/gopls@latest',
+    },
   },
   rust: {
     language: 'Rust',

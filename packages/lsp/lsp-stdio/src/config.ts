@@ -70,6 +70,14 @@ export const ServerConfig = z.strictObject({
    */
   runsWorkspaceCode: z.string().min(1).optional(),
   /**
+   * Variables set (`null`: removed) when the server starts in a workspace its user does not trust,
+   * for a tool the server runs that would otherwise follow the workspace's files to the network or
+   * to a binary of its choosing. A variable `env` names keeps `env`'s value. The catalog's go sets
+   * `GOTOOLCHAIN: local` (a Go ≥ 1.21 `go` otherwise downloads and runs the toolchain a go.mod or
+   * go.work names). Default none.
+   */
+  untrustedEnv: z.record(z.string(), z.string().nullable()).default({}),
+  /**
    * Regular expressions (JavaScript syntax) for a `window/logMessage` or `window/showMessage` of
    * type Error that means the server is broken though its process lives on: its backend died
    * (typescript-language-server after its tsserver is killed ends its progress as if the project

@@ -5,6 +5,7 @@ import { LspStdioConfig, type ServerConfig } from './config.ts'
 import { fixedLauncher, type Launcher } from './launch.ts'
 import { StdioLspProvider } from './provider.ts'
 import { TrustGatedLauncher } from './trust-gated.ts'
+import { UntrustedEnvLauncher } from './untrusted-env.ts'
 import { TypescriptLauncher } from './typescript.ts'
 import { UnavailableLspProvider } from './unavailable.ts'
 import { launcherRunsWorkspaceCode } from './workspace-launchers.ts'
@@ -117,9 +118,10 @@ function launcherOf(id: string, server: ServerConfig, lookup: Lookup, trust: Tru
   if (server.typescript) return new TypescriptLauncher(server.typescript, server, typeof lookup === 'string' ? { executable: lookup } : { missing: lookup.missing }, trust)
   if (typeof lookup !== 'string') return undefined
   const fixed = fixedLauncher(lookup, server)
+  const inner = Object.keys(server.untrustedEnv).length > 0 ? new UntrustedEnvLauncher(fixed, id, server.untrustedEnv, trust) : fixed
   // A launcher (`python3 -m`, `npx`) runs the code of the directory the server starts in: gated too.
   const why = server.runsWorkspaceCode ?? launcherRunsWorkspaceCode(server.command, server.args)
-  return why ? new TrustGatedLauncher(fixed, id, why, trust) : fixed
+  return why ? new TrustGatedLauncher(inner, id, why, trust) : inner
 }
 
 function withInstall(reason: string, server: ServerConfig): string {

@@ -136,7 +136,7 @@ export class ServerInstance {
     this.fatalLog = config.fatalLogPatterns.map((source) => new RegExp(source))
     const { logProgress } = config
     this.logProgress = logProgress && { title: logProgress.title, begin: new RegExp(logProgress.begin), end: new RegExp(logProgress.end) }
-    const env = envFromConfig(config.env)
+    const env = envFromConfig({ ...options.launch.env, ...config.env })
     this.child = options.subprocess.spawn({
       argv: [options.launch.executable, ...options.launch.args],
       cwd: workspace.path,

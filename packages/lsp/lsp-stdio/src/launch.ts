@@ -9,6 +9,8 @@ export interface Launch {
   readonly initializationOptions: ServerConfig['initializationOptions']
   /** What `dsh status` names the server by when the choice varies (`native 7.0.2`, `tsserver 5.9.3`). */
   readonly label?: string
+  /** Variables of this launch (an untrusted workspace's `untrustedEnv`), under the row's `env`. */
+  readonly env?: Readonly<Record<string, string | null>>
 }
 
 /**

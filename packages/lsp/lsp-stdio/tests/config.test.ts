@@ -31,6 +31,7 @@ describe('ServerConfig defaults', () => {
       command: 'fake-lsp',
       args: [],
       env: {},
+      untrustedEnv: {},
       extensionToLanguage: { '.ts': 'typescript' },
       filenameToLanguage: {},
       rootMarkers: [],
