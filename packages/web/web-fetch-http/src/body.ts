@@ -1,8 +1,8 @@
-import type { Readable, Transform } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { sliceCodePoints, WebError } from 'dsh-web'
 import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
-import { isZlibHeader, peekFirstChunk } from './deflate.ts'
+import { contentCodings, inflateFailed, isInflateError, undoCodings, type Undone } from './codings.ts'
 import { Utf8Watch } from './utf8-watch.ts'
 import { cdataAsText } from './xhtml.ts'
 
@@ -17,6 +17,8 @@ export interface BodyLimits {
   readonly maxChars: number
   /** Bytes of a PDF read at most; a larger one is refused (WEB_FETCH_TOO_LARGE): a PDF cannot be read in part. */
   readonly maxPdfBytes: number
+  /** Content codings undone at most (`gzip, gzip` is two); a body with more is refused. */
+  readonly maxCodings: number
 }
 
 export interface DecodedBody {
@@ -54,30 +56,30 @@ export async function readBody(body: Readable, headers: { contentType: string | 
     throw pdfTooLarge(limits.maxPdfBytes, `its Content-Length is ${length}`)
   }
   let headerDecoder: StreamDecoder | undefined
-  let source: Readable
-  // An encoded body found empty while waiting for its first bytes (nothing left to read).
-  let empty = false
+  let codings: readonly string[]
+  // Every decompressor made, destroyed with the body when it is done with.
+  const stages: Readable[] = []
+  let undone: Undone
   try {
-    // An unknown charset is refused before any byte is read.
+    // An unknown charset or coding is refused before any byte is read.
     if (headerCharset) headerDecoder = decoderFor(headerCharset)
-    const encoding = (headers.contentEncoding ?? '').trim().toLowerCase()
-    // An encoded body waits for its first bytes: raw or zlib-wrapped deflate is told by them
-    // (deflate.ts), and an empty body (a 200 or an error page with no bytes under `gzip`) is empty,
-    // not compressed data cut short (zlib's "unexpected end of file").
-    const first = isEncoded(encoding) ? await peekFirstChunk(body) : undefined
-    empty = first === null
-    source = first ? decoded(body, encoding, encoding === 'deflate' && !isZlibHeader(first)) : body
+    codings = contentCodings(headers.contentEncoding, limits.maxCodings)
+    undone = await undoCodings(body, codings, stages)
   } catch (error) {
+    stages.forEach(discard)
     discard(body)
+    // A layer found corrupt while waiting for its first bytes (`gzip, gzip` whose inner gzip is not).
+    if (stages.length && isInflateError(error)) throw inflateFailed(error, codings!)
     throw error
   }
+  const { source, empty } = undone
   const reader = new BodyReader(limits, declared.kind === 'sniff' ? undefined : declared.kind, headers.contentType, headerCharset, headerDecoder)
   try {
     if (!empty) await drain(source, reader)
     const read = reader.finish()
     return xhtml && read.kind === 'html' ? { ...read, content: cdataAsText(read.content) } : read
   } catch (error) {
-    if (source !== body && isInflateError(error)) throw inflateFailed(error, headers.contentEncoding!.trim().toLowerCase())
+    if (stages.length && isInflateError(error)) throw inflateFailed(error, codings)
     if (error instanceof WebError) throw error
     // The body stopped before its end (a deadline's abort, a cut connection): the text that had
     // arrived goes with the error, for the provider to return or not (it knows which bound ended it).
@@ -85,7 +87,7 @@ export async function readBody(body: Readable, headers: { contentType: string | 
     if (!partial) throw error
     throw new IncompleteBody(error, xhtml && partial.kind === 'html' ? { ...partial, content: cdataAsText(partial.content) } : partial, reader.bytesRead)
   } finally {
-    discard(source)
+    stages.forEach(discard)
     discard(body)
   }
 }
@@ -373,55 +375,4 @@ function labelledDecoder(head: Buffer, kind: BodyKind, headerCharset: string | u
   const meta = kind === 'html' && !headerCharset ? metaCharset(head) : undefined
   // A <meta> is a hint from the page: one we cannot decode falls back as if there were none.
   return (meta && hintedDecoder(meta)) || undefined
-}
-
-function decoded(body: Readable, encoding: string, rawDeflate: boolean): Readable {
-  const inflater = inflaterFor(encoding, rawDeflate)
-  if (!inflater) return body
-  body.on('error', (error) => inflater.destroy(error))
-  return body.pipe(inflater)
-}
-
-/** An error of zlib's own (a numeric errno; `Z_…` codes, brotli's `ERR__ERROR_…`), not one the body passed on to it. */
-function isInflateError(error: unknown): error is Error & { code: string } {
-  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
-  return error instanceof Error && typeof errno === 'number' && typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR'))
-}
-
-/**
- * zlib's words ("incorrect header check", "Decompression failed") name no body: said as the body's
- * compressed data that is corrupt, or cut short (Z_BUF_ERROR: it ended before its end), zlib's code kept.
- */
-function inflateFailed(error: Error & { code: string }, encoding: string): WebError {
-  const name = encoding === 'br' ? 'brotli' : encoding === 'deflate' ? 'deflate' : 'gzip'
-  const what = error.code === 'Z_BUF_ERROR' ? 'ends before it is complete' : 'is corrupt'
-  return new WebError(`web fetch failed: the body's ${name} data (Content-Encoding: ${encoding}) ${what}: ${error.message} (${error.code})`, 'WEB_PROVIDER_ERROR', { cause: error })
-}
-
-const ENCODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
-
-/** Whether a Content-Encoding (trimmed, lower-cased) is one to undo; an unknown one is refused. */
-function isEncoded(encoding: string): boolean {
-  if (encoding === '' || encoding === 'identity') return false
-  if (!ENCODINGS.has(encoding)) throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
-  return true
-}
-
-function inflaterFor(encoding: string, rawDeflate: boolean): Transform | undefined {
-  // Loaded with the first compressed body: a process that fetches nothing (`dsh tools`) never needs it.
-  const zlib = () => process.getBuiltinModule('node:zlib')
-  switch (encoding) {
-    case '':
-    case 'identity':
-      return undefined
-    case 'gzip':
-    case 'x-gzip':
-      return zlib().createGunzip()
-    case 'deflate':
-      return rawDeflate ? zlib().createInflateRaw() : zlib().createInflate()
-    case 'br':
-      return zlib().createBrotliDecompress()
-    default:
-      throw new WebError(`unsupported content encoding "${encoding}"`, 'WEB_UNSUPPORTED_CONTENT_TYPE')
-  }
 }

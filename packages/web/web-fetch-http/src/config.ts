@@ -19,6 +19,12 @@ export const FetchHttpConfig = z.strictObject({
   /** Characters kept of a text body (an HTML body is kept whole up to maxResponseBytes); the rest is dropped, the result marked truncated. */
   maxBodyChars: z.number().int().positive().default(100_000),
   /**
+   * Content codings undone at most, in the order they were applied (`Content-Encoding: gzip, gzip`,
+   * or the header sent twice, is two). A body with more is refused (WEB_UNSUPPORTED_CONTENT_TYPE):
+   * each is one more decompressor, and a server stacks two at most (a proxy gzipping a gzipped body).
+   */
+  maxContentCodings: z.number().int().positive().max(8).default(3),
+  /**
    * Bytes of a response's status line and headers read at most (undici's `maxHeaderSize`; 16384 is
    * Node's default). A response with more fails the fetch with WEB_PROVIDER_ERROR naming this field.
    */

@@ -170,7 +170,7 @@ export class HttpFetchProvider implements WebFetchProvider {
       body = await readBody(
         response.body as Readable,
         { contentType: header(response.headers, 'content-type'), contentEncoding: header(response.headers, 'content-encoding'), contentLength: header(response.headers, 'content-length') },
-        { maxBytes: this.config.maxResponseBytes, maxChars: this.config.maxBodyChars, maxPdfBytes: this.config.maxPdfBytes },
+        { maxBytes: this.config.maxResponseBytes, maxChars: this.config.maxBodyChars, maxPdfBytes: this.config.maxPdfBytes, maxCodings: this.config.maxContentCodings },
       )
     } catch (error) {
       if (!(error instanceof IncompleteBody)) throw error

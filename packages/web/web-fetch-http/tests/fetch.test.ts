@@ -387,6 +387,40 @@ describe('encodings', () => {
     expect((await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'zstd' }, 'x'))).error.code).toBe('WEB_UNSUPPORTED_CONTENT_TYPE')
   })
 
+  it('a list of content codings (`gzip, gzip`, `deflate, br`, the header sent twice) is undone last first; more than maxContentCodings, or one unknown, is a coded refusal; a corrupt inner layer is named', async () => {
+    const text = 'twice compressed '.repeat(1000)
+    const cases = [
+      ['gzip, gzip', gzipSync(gzipSync(text))],
+      ['deflate, br', brotliCompressSync(deflateRawSync(text))],
+      ['GZIP , identity, deflate', deflateSync(gzipSync(text))],
+      ['gzip, gzip, gzip', gzipSync(gzipSync(gzipSync(text)))],
+    ] as const
+    for (const [encoding, bytes] of cases) {
+      expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': encoding }, bytes))).result.body), encoding).toBe(text)
+    }
+    // The header sent twice: undici joins the two as one list.
+    const twice: Handler = (_request, response) => {
+      response.setHeader('content-type', 'text/plain')
+      response.setHeader('content-encoding', ['gzip', 'br'])
+      response.end(brotliCompressSync(gzipSync(text)))
+    }
+    expect(bodyText((await fetchFrom(twice)).result.body)).toBe(text)
+    // An inner layer that is empty is an empty body; the byte cap counts the innermost bytes.
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip, gzip' }, gzipSync(Buffer.alloc(0))))).result.body).toEqual({ kind: 'text', content: '' })
+    const bomb = gzipSync(gzipSync(Buffer.alloc(20_000_000, 'a')))
+    const { result } = await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip, gzip' }, bomb), { maxResponseBytes: 1000, maxBodyChars: 5000 })
+    expect([bodyText(result.body).length, result.truncated]).toEqual([1000, true])
+    const four = await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip, gzip, gzip, gzip' }, gzipSync(gzipSync(gzipSync(gzipSync(text))))))
+    expect([four.error.code, four.error.message]).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'the body has 4 content codings (Content-Encoding: gzip, gzip, gzip, gzip); web_fetch undoes at most 3 (maxContentCodings)'])
+    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip, gzip, gzip, gzip' }, gzipSync(gzipSync(gzipSync(gzipSync(text))))), { maxContentCodings: 4 })).result.body)).toBe(text)
+    const unknown = await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip, zstd' }, 'x'))
+    expect([unknown.error.code, unknown.error.message]).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', 'unsupported content encoding "zstd"'])
+    // The outer gzip is whole, the inner "gzip" is not gzip at all.
+    const corrupt = await failFrom(respond(200, { 'content-type': 'text/plain', 'content-encoding': 'br, gzip' }, gzipSync('this is not brotli')))
+    expect(corrupt.error.code).toBe('WEB_PROVIDER_ERROR')
+    expect(corrupt.error.message).toMatch(/^web fetch failed: the body's brotli data \(Content-Encoding: br, gzip\) is corrupt: /)
+  })
+
   it("corrupt or cut compressed data is said as the body's, not zlib's bare words; the code stays WEB_PROVIDER_ERROR", async () => {
     const text = 'compressible '.repeat(1000)
     const zipped = gzipSync(text)
