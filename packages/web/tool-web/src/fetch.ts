@@ -5,6 +5,7 @@ import type { FetchCache } from './cache.ts'
 import type { PageConverter } from './convert/converter.ts'
 import { MAIN_CONTENT_DESCRIPTION, URL_DESCRIPTION } from './guidance.ts'
 import { onwardUrls } from './onward.ts'
+import { pageTitle } from './page-title.ts'
 
 export const FetchInput = z.strictObject({
   url: z.string().describe(URL_DESCRIPTION),
@@ -200,15 +201,19 @@ const EMPTY = '(The response body is empty.)'
 /**
  * What the model reads for an HTML page with no text: said, rather than an empty answer that looks
  * like a failed fetch. A page built by its scripts (an app shell) has none until a browser runs
- * them, which web_fetch never does, so the way on is another URL for the same content.
+ * them, which web_fetch never does, so the way on is another URL for the same content. Its
+ * `<title>`, which the conversion drops with `<head>`, is named: often the one clue to what the
+ * page is (an app's name and view, a redirect page's "Moved").
  */
 function noText(html: string, url: string): string {
   if (!html.trim()) return EMPTY
+  const title = pageTitle(html)
+  const page = title ? `The page "${title}"` : 'The page'
   // A page that sends its reader elsewhere (a refresh, frames) says where: that URL holds the content.
   const { refresh, frames } = onwardUrls(html, url)
-  if (refresh) return `(The page has no text to read: it sends the reader on to ${refresh} (a meta refresh), which web_fetch does not follow; fetch that URL.)`
-  if (frames.length) return `(The page has no text to read: its content is in frames, which web_fetch does not load; fetch ${frames.join(', ')}.)`
-  if (/<script\b/i.test(html)) return '(The page has no text to read: its HTML is markup and scripts only. It is likely built by JavaScript in a browser, which web_fetch does not run; look for the same content at another URL, such as an API, a feed, or a plain or printable version.)'
-  return '(The page has no text to read: its HTML is markup only.)'
+  if (refresh) return `(${page} has no text to read: it sends the reader on to ${refresh} (a meta refresh), which web_fetch does not follow; fetch that URL.)`
+  if (frames.length) return `(${page} has no text to read: its content is in frames, which web_fetch does not load; fetch ${frames.join(', ')}.)`
+  if (/<script\b/i.test(html)) return `(${page} has no text to read: its HTML is markup and scripts only. It is likely built by JavaScript in a browser, which web_fetch does not run; look for the same content at another URL, such as an API, a feed, or a plain or printable version.)`
+  return `(${page} has no text to read: its HTML is markup only.)`
 }
 

@@ -10,6 +10,7 @@ import { flattenDeep, htmlToMarkdown, nestsTooDeep, withMarkdown } from '../src/
 import { renderFetch, type FetchValue } from '../src/fetch.ts'
 import { Config as toolWebConfig } from '../src/index.ts'
 import { onwardUrls } from '../src/onward.ts'
+import { pageTitle } from '../src/page-title.ts'
 import { boot, codeOf, fetchProvider, page, textOf, type Harness } from './harness.ts'
 
 // web_fetch (reference/web.md §8 T27, T39–T60): rendering, HTML → Markdown, the depth preflight,
@@ -234,6 +235,22 @@ describe('onwardUrls: where a page without text sends its reader', () => {
     for (const worst of ['<meta http-equiv=refresh content="0; url=', '<iframe src="', ' src="x', '<', '<iframe ', "<frame src='"]) {
       // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
       expect(onwardUrls(worst.repeat(Math.ceil(400_000 / worst.length)), 'https://b.test/').frames.length, worst).toBeLessThanOrEqual(5)
+    }
+  })
+})
+
+describe('pageTitle: the <title> a page without text is named by', () => {
+  it('reads the first title element case-blind, decodes its references, collapses its spaces, cuts a long one; linear on 400 KB of the worst inputs', () => {
+    expect(pageTitle('<html><HEAD><TITLE data-x=1>\n  Orders &mdash; Acme &amp; Co &#x2022; &#8220;beta&#8221; &nope; &toString;\n</Title><title>second</title>')).toBe('Orders — Acme & Co • “beta” &nope; &toString;')
+    expect(pageTitle('<titles>no</titles><title-bar>no</title-bar><p>x</p>')).toBeUndefined()
+    expect(pageTitle('<title>  \u200b </title>')).toBeUndefined()
+    expect(pageTitle('<title>bidi &#x202E;gone\u202e</title>')).toBe('bidi gone')
+    // İ lower-cases to two code units: the page is searched as written, not as a lower-cased copy.
+    expect(pageTitle(`${'İ'.repeat(50)}<title>after</title>`)).toBe('after')
+    expect(pageTitle(`<title>${'long '.repeat(200)}`)).toBe(`${'long '.repeat(60).trim()}…`)
+    for (const worst of ['<title', '<title>&#', '<title>&#x1', '<title>&amp', '</title', '<titl', '&']) {
+      // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
+      expect(typeof (pageTitle(worst.repeat(Math.ceil(400_000 / worst.length))) ?? ''), worst).toBe('string')
     }
   })
 })

@@ -12,6 +12,9 @@ import { dshInProcess } from '../../../../test-support/dsh-in-process.ts'
 const PAGES: Record<string, { readonly type: string; readonly body: string }> = {
   '/app-shell': { type: 'text/html', body: `<!doctype html><html><head><script>${'var a = 1;'.repeat(5000)}</script></head><body><div id="root"></div><script src="/app.js"></script><noscript>Enable JavaScript</noscript></body></html>` },
   '/empty': { type: 'text/html', body: '' },
+  // An app shell whose title is the one clue to what it is (the conversion drops <head>).
+  '/titled-shell': { type: 'text/html', body: '<!doctype html><html><head><title>Orders &mdash; Acme\n Admin</title><script src="/app.js"></script></head><body><div id="root"></div></body></html>' },
+  '/titled-markup': { type: 'text/html', body: '<html><head><title>Status</title></head><body><div><span></span></div></body></html>' },
   // Pages whose content is at another URL: a static host's redirect page, a frameset, an iframe wrapper.
   '/moved': { type: 'text/html', body: '<html><head><meta http-equiv="Refresh" content="0; URL=\'/docs/new page.html\'"><title>Moved</title></head><body></body></html>' },
   '/frames': { type: 'text/html', body: '<html><frameset cols="20%,80%"><frame src="nav.html"><frame src=/main.html></frameset></html>' },
@@ -76,6 +79,13 @@ describe('web_fetch of a page with no text, through dsh', () => {
     )
   })
 
+  it('a page without text is named by its <title>, which the conversion drops with <head> (the note said only "markup")', async () => {
+    expect(await fetchText('/titled-shell')).toBe(
+      `Fetched ${base}/titled-shell (HTTP 200)\n\n(The page "Orders — Acme Admin" has no text to read: its HTML is markup and scripts only. It is likely built by JavaScript in a browser, which web_fetch does not run; look for the same content at another URL, such as an API, a feed, or a plain or printable version.)`,
+    )
+    expect(await fetchText('/titled-markup')).toBe(`Fetched ${base}/titled-markup (HTTP 200)\n\n(The page "Status" has no text to read: its HTML is markup only.)`)
+  })
+
   it('an empty body (HTML or text) and a page of markup only say which they are', async () => {
     expect(await fetchText('/empty')).toBe(`Fetched ${base}/empty (HTTP 200)\n\n(The response body is empty.)`)
     expect(await fetchText('/empty-text')).toBe(`Fetched ${base}/empty-text (HTTP 200)\n\n(The response body is empty.)`)
@@ -85,7 +95,7 @@ describe('web_fetch of a page with no text, through dsh', () => {
   })
 
   it('a page that sends its reader elsewhere (a meta refresh, frames, an iframe) names the URL that holds its content', async () => {
-    expect(await fetchText('/moved')).toBe(`Fetched ${base}/moved (HTTP 200)\n\n(The page has no text to read: it sends the reader on to ${base}/docs/new%20page.html (a meta refresh), which web_fetch does not follow; fetch that URL.)`)
+    expect(await fetchText('/moved')).toBe(`Fetched ${base}/moved (HTTP 200)\n\n(The page "Moved" has no text to read: it sends the reader on to ${base}/docs/new%20page.html (a meta refresh), which web_fetch does not follow; fetch that URL.)`)
     expect(await fetchText('/frames')).toBe(`Fetched ${base}/frames (HTTP 200)\n\n(The page has no text to read: its content is in frames, which web_fetch does not load; fetch ${base}/nav.html, ${base}/main.html.)`)
     expect(await fetchText('/wrapper')).toBe(`Fetched ${base}/wrapper (HTTP 200)\n\n(The page has no text to read: its content is in frames, which web_fetch does not load; fetch https://viewer.test/doc?id=7.)`)
   })
