@@ -126,6 +126,27 @@ describe('workspace trust', () => {
     await app.stop()
   })
 
+  // A caller whose untrusted default is safe (tsserver without type acquisition) must not put a
+  // question to the user in every workspace: `ask: false` reads the record.
+  it('with ask: false asks nobody: the recorded decision answers', async () => {
+    const { app, trust } = await service()
+    const asked: string[] = []
+    trust.decider((question) => {
+      asked.push(question.brings)
+      return true
+    })
+    expect(await trust.decide(work, { brings: 'type acquisition', ask: false })).toMatchObject({ trusted: false, by: 'default' })
+    await trust.revoke(work)
+    expect(await trust.decide(work, { brings: 'type acquisition', ask: false })).toMatchObject({ trusted: false, by: 'record' })
+    await trust.trust(work)
+    expect(await trust.decide(work, { brings: 'type acquisition', ask: false })).toMatchObject({ trusted: true, by: 'record' })
+    expect(asked).toEqual([])
+    // The same question without `ask: false` is put to the hook.
+    expect(await trust.decide(work, { brings: 'its .mcp.json' })).toMatchObject({ trusted: true, by: 'hook' })
+    expect(asked).toEqual(['its .mcp.json'])
+    await app.stop()
+  })
+
   it('asks once for concurrent questions about one directory', async () => {
     const { app, trust } = await service()
     let calls = 0

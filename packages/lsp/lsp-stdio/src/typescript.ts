@@ -63,8 +63,9 @@ export class TypescriptLauncher implements Launcher {
     const chosen = this.pick(candidates)
     if (!chosen) throw this.unavailable(candidates, this.refused.get(workspace.path))
     if (chosen.native) return this.native(chosen)
-    // The workspace's own typescript runs only once it is trusted; else ask (once per directory at a time).
-    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `tsserver's automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal })).trusted
+    // The workspace's own typescript runs only once it is trusted. Type acquisition alone asks nobody:
+    // without it tsserver still works, and a question in every TypeScript workspace teaches users to say yes.
+    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `tsserver's automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal, ask: false })).trusted
     return this.tsserver(chosen, trusted)
   }
 

@@ -22,7 +22,8 @@ export class UntrustedEnvLauncher implements Launcher {
 
   async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
     const untrusted = Object.entries(this.untrustedEnv).map(([name, value]) => (value === null ? `no ${name}` : `${name}=${value}`)).join(', ')
-    const decision = await this.trust.decide(workspace.path, { brings: `its own choice of the tools the ${this.serverId} language server runs (untrusted, it runs with ${untrusted})`, signal })
+    // Nobody is asked for this alone (`ask: false`): the untrusted launch still works, only more cautiously.
+    const decision = await this.trust.decide(workspace.path, { brings: `its own choice of the tools the ${this.serverId} language server runs (untrusted, it runs with ${untrusted})`, signal, ask: false })
     const launch = await this.inner.launch(workspace, signal)
     return decision.trusted ? launch : { ...launch, env: { ...launch.env, ...this.untrustedEnv } }
   }

@@ -122,11 +122,16 @@ describe('a workspace’s own TypeScript and workspace trust', () => {
   it('is the installation’s own when it is the same directory (dsh run in its own checkout): run without asking', async () => {
     const ws = workspace('5.9.3')
     const asked: string[] = []
-    const recording: TrustDecider = { decide: async (directory, { brings }) => (asked.push(brings), { trusted: false, directory, by: 'default', command: trustCommand(directory) }) }
+    const looked: string[] = []
+    const recording: TrustDecider = {
+      decide: async (directory, { brings, ask }) => ((ask === false ? looked : asked).push(brings), { trusted: false, directory, by: 'default', command: trustCommand(directory) }),
+    }
     const launcher = ts('auto', config(), BRIDGE, join(ws.path, 'node_modules', 'typescript'), recording)
     expect((await launcher.launch(ws, SIGNAL)).label).toBe('tsserver 5.9.3')
-    // Only whether tsserver may acquire types (npm install @types/…) is asked, not whether its typescript may run.
-    expect(asked).toEqual([expect.stringContaining('automatic type acquisition')])
+    // Nobody is asked: its typescript is dsh's own, and whether tsserver may acquire types (npm
+    // install @types/…) is only looked up (a question about that alone would come in every workspace).
+    expect(asked).toEqual([])
+    expect(looked).toEqual([expect.stringContaining('automatic type acquisition')])
     expect(launcher.untrustedRows('typescript')).toEqual([])
   })
 

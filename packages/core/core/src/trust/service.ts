@@ -48,6 +48,14 @@ export interface DecideOptions {
   /** What the caller would use if the directory were trusted; shown to whoever is asked. */
   readonly brings: string
   readonly signal?: AbortSignal | undefined
+  /**
+   * `false`: nobody is asked for this caller; the recorded decision answers, or a question already
+   * open about the directory (someone else's) once it is answered. For a caller whose untrusted
+   * default is a safe one the user need not weigh (tsserver without type acquisition, Go without
+   * toolchain downloads): a question about that alone would be asked in every such workspace and
+   * teach users to say yes. Default `true`.
+   */
+  readonly ask?: boolean
 }
 
 /** Anything that can decide (the service, or the recorded decisions alone when no trust row is mounted). */
@@ -111,6 +119,7 @@ export class TrustService extends Service implements TrustDecider {
   async decide(directory: string, options: DecideOptions): Promise<TrustDecision> {
     const canonical = await TrustStore.canonical(directory)
     let asked = this.asking.get(canonical)
+    if (!asked && options.ask === false) return recordedDecision(this.store, canonical)
     if (!asked) {
       asked = this.ask(canonical, options.brings).finally(() => this.asking.delete(canonical))
       this.asking.set(canonical, asked)
