@@ -33,7 +33,9 @@ async function jsWorkspace(rowExtra = '') {
   await writeFile(join(repo, 'package-lock.json'), '{}')
   await writeFile(join(repo, 'index.js'), "const _ = require('lodash')\nconst n = 1\nn = 2\n")
   const overlay = join(scratch, 'overlay.yml')
-  await writeFile(overlay, `- id: lsp-stdio\n  config:\n    catalog: [typescript]\n    servers:\n      typescript:\n        typescript: tsserver\n        initializationOptions: { tsserver: { path: ${JSON.stringify(wrapper)} }${rowExtra} }\n`)
+  // With type acquisition on (trusted), the typings installer would run `npm install` against the
+  // registry: a test reaches no network, so its npm is one that fails at once.
+  await writeFile(overlay, `- id: lsp-stdio\n  config:\n    catalog: [typescript]\n    servers:\n      typescript:\n        typescript: tsserver\n        initializationOptions: { tsserver: { path: ${JSON.stringify(wrapper)} }, npmLocation: /bin/false${rowExtra} }\n`)
   const env = { DSH_HOME: home, XDG_CACHE_HOME: join(scratch, 'cache') }
   const diagnose = async () => {
     const result = await dsh(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'index.js' }), '--config', overlay, '--cwd', repo], { env })
@@ -58,6 +60,8 @@ describe("tsserver's automatic type acquisition (the catalog's typescript row)",
     const trusted = await ws.semantic()
     expect(trusted.length).toBeGreaterThan(0)
     for (const argv of trusted) expect(argv, 'tsserver arguments, trusted').not.toContain('--disableAutomaticTypingAcquisition')
+    // Its typings installer has an npm that reaches nothing (typescript-language-server quotes the path for the shell it is run by).
+    for (const argv of trusted) expect(argv[argv.indexOf('--npmLocation') + 1]).toBe('"/bin/false"')
   })
 
   it("a disableAutomaticTypingAcquisition the user's row sets is kept", async () => {
