@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -83,7 +84,8 @@ describe('diagnostics', () => {
     const root = join(project, '.dsh', 'skills')
     await bundle(root, 'real')
     await mkdir(root, { recursive: true })
-    for (let i = 0; i < 3000; i++) await put(join(root, `note-${String(i).padStart(4, '0')}.md`), `# Note ${i}\n`)
+    // Written synchronously: 3,000 awaited writes each wait a threadpool round trip (0.79 s against 0.63 s, measured alone).
+    for (let i = 0; i < 3000; i++) writeFileSync(join(root, `note-${String(i).padStart(4, '0')}.md`), `# Note ${i}\n`)
     logs = captureLogs()
     // (Above the default maxRootEntries, 2,000: every note is looked at.)
     host = await fsHost({ watch: false, userHome: home, maxRootEntries: 5000 })
@@ -104,7 +106,7 @@ describe('diagnostics', () => {
     const { project, home } = await layout()
     const root = join(project, '.dsh', 'skills')
     await bundle(root, 'alpha')
-    for (let i = 0; i < 300; i++) await mkdir(join(root, `empty-${String(i).padStart(3, '0')}`), { recursive: true })
+    for (let i = 0; i < 300; i++) mkdirSync(join(root, `empty-${String(i).padStart(3, '0')}`))
     await bundle(root, 'zulu')
     // Files that cannot be skills cost nothing and are not counted.
     await put(join(root, 'notes.txt'), 'not a skill\n')
