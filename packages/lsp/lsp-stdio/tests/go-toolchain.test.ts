@@ -8,9 +8,11 @@ import { execFileSync } from 'node:child_process'
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { dsh, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { dshIn, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
+// What the host gives the server does not depend on dsh being a process: dsh runs in this worker
+// (dshIn), without a node start and the bundle's load per run.
 afterEach(async () => {
   await killRunning()
   await removeTempDirs()
@@ -32,7 +34,7 @@ async function goWorkspace(goRow: string) {
   await writeFile(overlay, `- id: lsp-stdio\n  config:\n    catalog: [go]\n${goRow}`)
   const env = { DSH_HOME: home, PATH: `${bin}:${process.env.PATH}` }
   const symbols = async () => {
-    const result = await dsh(['call', 'lsp_symbols', JSON.stringify({ filePath: 'main.go' }), '--config', overlay, '--cwd', repo], { env })
+    const result = await dshIn(['call', 'lsp_symbols', JSON.stringify({ filePath: 'main.go' }), '--config', overlay, '--cwd', repo], { env })
     expect(result.stdout + result.stderr).toContain('Answer')
   }
   const seen = async () => [...new Set((await readFile(marker, 'utf8').catch(() => '')).split('\n').filter(Boolean))]

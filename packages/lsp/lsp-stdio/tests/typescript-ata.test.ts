@@ -9,9 +9,11 @@ import { createRequire } from 'node:module'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { dsh, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { dshIn, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
+// What the host gives the server does not depend on dsh being a process: dsh runs in this worker
+// (dshIn), without a node start and the bundle's load per run.
 afterEach(async () => {
   await killRunning()
   await removeTempDirs()
@@ -43,7 +45,7 @@ async function jsWorkspace(rowExtra = '') {
   await writeFile(overlay, `- id: lsp-stdio\n  config:\n    catalog: [typescript]\n    servers:\n      typescript:\n        typescript: tsserver\n        initializationOptions: { tsserver: { path: ${JSON.stringify(wrapper)} }, npmLocation: /bin/false${rowExtra} }\n`)
   const env = { DSH_HOME: home, XDG_CACHE_HOME: join(scratch, 'cache') }
   const diagnose = async () => {
-    const result = await dsh(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'index.js' }), '--config', overlay, '--cwd', repo], { env })
+    const result = await dshIn(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'index.js' }), '--config', overlay, '--cwd', repo], { env })
     expect(result.stdout + result.stderr).toMatch(/No errors|error/)
   }
   // The semantic tsserver's arguments (typescript-language-server may start a syntax one beside it).

@@ -6,8 +6,10 @@ import type { AddressInfo } from 'node:net'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { dsh, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { dshIn, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
 
+// What the host gives the server does not depend on dsh being a process: dsh runs in this worker
+// (dshIn), without a node start and the bundle's load per run.
 afterEach(async () => {
   await killRunning()
   await removeTempDirs()
@@ -30,7 +32,7 @@ describe("the catalog's yaml server and a file's remote $schema", () => {
       await writeFile(join(repo, 'a.yml'), `# yaml-language-server: $schema=http://127.0.0.1:${port}/schema.json\nname: 3\n`)
       const overlay = join(scratch, 'overlay.yml')
       await writeFile(overlay, '- id: lsp-stdio\n  config:\n    catalog: [yaml]\n')
-      const run = await dsh(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'a.yml' }), '--config', overlay, '--cwd', repo], { env: { DSH_HOME: home } })
+      const run = await dshIn(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'a.yml' }), '--config', overlay, '--cwd', repo], { env: { DSH_HOME: home } })
       expect(run.code, run.stderr).toBe(0)
       expect(run.stdout).toContain(`Unable to load schema from 'http://127.0.0.1:${port}/schema.json'`)
       expect(requests).toEqual([])
