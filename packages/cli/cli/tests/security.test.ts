@@ -1,12 +1,7 @@
-import { chmod, cp, mkdir, stat, writeFile } from 'node:fs/promises'
+import { cp, mkdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { dsh, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir } from './helpers.ts'
-
-afterEach(async () => {
-  killRunning()
-  await removeTempDirs()
-})
+import { afterAll, describe, expect, it } from 'vitest'
+import { dsh, json, killRunning, PATIENT_LSP_OVERLAY, removeTempDirs, ROOT, tempDir, type Run } from './helpers.ts'
 
 const TS_PROJECT = join(ROOT, 'packages', 'lsp', 'lsp-stdio', 'tests', 'real', 'workspaces', 'ts-project')
 
@@ -17,40 +12,48 @@ async function exists(path: string): Promise<boolean> {
   )
 }
 
-describe('an inspected workspace cannot plant the language server', () => {
-  it('a relative PATH entry pointing into the workspace is never searched; the pinned server answers', async () => {
+/**
+ * One workspace plants both: a `typescript-language-server` in `./node_modules/.bin` and a `node`
+ * in `.` and `./node_modules/.bin`, each touching its own marker, and one dsh hovers through the
+ * pinned server with both relative entries on PATH. Both cases check the same run: a planted server
+ * that ran touches the first marker, a planted `node` the second (before, each case started its own
+ * dsh and tsserver on a copy of the project).
+ */
+let planted: Promise<{ serverRan: boolean; nodeRan: boolean; run: Run }> | undefined
+function plantedRun() {
+  planted ??= (async () => {
     const project = await tempDir()
     await cp(TS_PROJECT, project, { recursive: true })
-    const marker = join(project, 'planted-server-ran')
     const bin = join(project, 'node_modules', '.bin')
     await mkdir(bin, { recursive: true })
-    const planted = join(bin, 'typescript-language-server')
-    await writeFile(planted, `#!/bin/sh\ntouch '${marker}'\nexit 1\n`)
-    await chmod(planted, 0o755)
-
+    const [serverMarker, nodeMarker] = [join(project, 'planted-server-ran'), join(project, 'planted-node-ran')]
+    await writeFile(join(bin, 'typescript-language-server'), `#!/bin/sh\ntouch '${serverMarker}'\nexit 1\n`, { mode: 0o755 })
+    for (const file of [join(project, 'node'), join(bin, 'node')]) await writeFile(file, `#!/bin/sh\ntouch '${nodeMarker}'\nexit 1\n`, { mode: 0o755 })
     const run = await dsh(['call', 'lsp', JSON.stringify({ operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 }), '--json', '--cwd', project, '--config', PATIENT_LSP_OVERLAY], {
       cwd: project,
-      env: { PATH: `./node_modules/.bin:${process.env.PATH ?? ''}` },
+      env: { PATH: `.:./node_modules/.bin:${process.env.PATH ?? ''}` },
     })
-    expect(await exists(marker)).toBe(false)
+    return { serverRan: await exists(serverMarker), nodeRan: await exists(nodeMarker), run }
+  })()
+  return planted
+}
+
+afterAll(async () => {
+  await killRunning()
+  await removeTempDirs()
+})
+
+describe('an inspected workspace cannot plant the language server', () => {
+  it('a relative PATH entry pointing into the workspace is never searched; the pinned server answers', async () => {
+    const { serverRan, run } = await plantedRun()
+    expect(serverRan).toBe(false)
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.stringify(json(run).value)).toContain('Circle')
   })
 
   it("nor does the language server's own lookup of `node` (its launcher's `env node`) find the workspace's", async () => {
-    const project = await tempDir()
-    await cp(TS_PROJECT, project, { recursive: true })
-    const marker = join(project, 'planted-node-ran')
-    const planted = `#!/bin/sh\ntouch '${marker}'\nexit 1\n`
-    await mkdir(join(project, 'node_modules', '.bin'), { recursive: true })
-    for (const file of [join(project, 'node'), join(project, 'node_modules', '.bin', 'node')]) await writeFile(file, planted, { mode: 0o755 })
-
-    const run = await dsh(['call', 'lsp', JSON.stringify({ operation: 'hover', filePath: 'src/main.ts', line: 4, character: 7 }), '--json', '--cwd', project, '--config', PATIENT_LSP_OVERLAY], {
-      cwd: project,
-      env: { PATH: `.:./node_modules/.bin:${process.env.PATH ?? ''}` },
-    })
-    expect(await exists(marker)).toBe(false)
+    const { nodeRan, run } = await plantedRun()
+    expect(nodeRan).toBe(false)
     expect(run.code, run.stderr).toBe(0)
-    expect(JSON.stringify(json(run).value)).toContain('Circle')
   })
 })

@@ -12,9 +12,19 @@ import { PATIENT_GO_AND_C, PATIENT_TYPESCRIPT, realSuite, valueOf, type Fixture 
 // names a new name must be (`newNames`). `valid` are names the language allows that must still pass.
 // A new name already in scope: tsserver and pyright rename into it without a word (`const bom` to
 // `useBom` wrote `useBom = useBom + 1`; two `def summary`); the answer now says where it stands.
-const cases: { fixture: Fixture; file: string; line: number; symbol: string; invalid: [string, string][]; valid: string[]; taken: [string, string] }[] = [
+// An installed package beside the workspace's code (the last describe below runs in the same
+// workspace and host: one tsserver start, not two; nothing here renames into or out of it).
+const installFake = (dir: string) => {
+  mkdirSync(join(dir, 'node_modules', 'fake'), { recursive: true })
+  writeFileSync(join(dir, 'node_modules', 'fake', 'package.json'), '{"name":"fake","version":"1.0.0","types":"index.d.ts"}')
+  writeFileSync(join(dir, 'node_modules', 'fake', 'index.d.ts'), 'export declare function helper(x: number): number;\n')
+  writeFileSync(join(dir, 'src', 'uses-fake.ts'), 'import { helper } from "fake"\nexport const y = helper(1)\n')
+}
+
+const cases: { fixture: Fixture; prepare?: (dir: string) => void; file: string; line: number; symbol: string; invalid: [string, string][]; valid: string[]; taken: [string, string] }[] = [
   {
     fixture: 'ts-rename',
+    prepare: installFake,
     file: 'src/shapes.ts',
     line: 12,
     symbol: 'describeShape',
@@ -35,7 +45,7 @@ const cases: { fixture: Fixture; file: string; line: number; symbol: string; inv
 
 for (const c of cases) {
   describe(`lsp_rename with a new name that is no name (${c.fixture}, real server)`, () => {
-    const suite = realSuite(c.fixture, { overlay: PATIENT_TYPESCRIPT })
+    const suite = realSuite(c.fixture, { overlay: PATIENT_TYPESCRIPT, ...(c.prepare ? { prepare: c.prepare } : {}) })
     const rename = (newName: string, apply?: boolean) =>
       suite.host.app.tools.execute({
         name: 'lsp_rename',
@@ -81,6 +91,29 @@ for (const c of cases) {
       expect(valueOf(fresh).namedAlready).toBeUndefined()
       expect((fresh.content[0] as { text: string }).text).not.toContain('is already a name')
     })
+
+    // A rename asked at a declaration of an installed package (found driving `dsh call lsp_rename` on
+    // `node_modules/fake/index.d.ts`): tsserver renamed it there alone, `apply` wrote it, and the
+    // answer read "No errors in the changed files after the rename" while the workspace's importer was
+    // broken (and an install puts the package back). Refused; the file is untouched. Real tsserver.
+    if (c.fixture === 'ts-rename') {
+      describe('in an installed package (real tsserver)', () => {
+        const renameAt = (args: Record<string, unknown>) => suite.host.app.tools.execute({ name: 'lsp_rename', arguments: args, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+
+        it('refuses an edit of node_modules, writing nothing', async () => {
+          const declaration = join(suite.dir, 'node_modules', 'fake', 'index.d.ts')
+          const before = readFileSync(declaration, 'utf8')
+          for (const apply of [undefined, true]) {
+            const result = await renameAt({ filePath: 'node_modules/fake/index.d.ts', line: 1, symbol: 'helper', newName: 'assist', ...(apply ? { apply } : {}) })
+            expect(result.isError && result.error.code).toBe('LSP_RENAME_REFUSED')
+            expect(result.isError && result.error.message).toContain('would edit an installed package (node_modules/fake/index.d.ts)')
+          }
+          expect(readFileSync(declaration, 'utf8')).toBe(before)
+          // At its use in the workspace's code the rename is the importer's own (an alias): allowed.
+          expect(valueOf(await renameAt({ filePath: 'src/uses-fake.ts', line: 2, symbol: 'helper', newName: 'assist' }))).toMatchObject({ oldName: 'helper', applied: false })
+        })
+      })
+    }
   })
 }
 
@@ -143,35 +176,24 @@ for (const c of checking) {
       expect(result.isError && result.error.message).toContain('cannot be renamed')
       expect(result.isError && result.error.message).not.toContain('change newName')
     })
+
+    // gopls answers goToImplementation on a plain function with an error, `not a type name or method`,
+    // and nothing told the model which operation answers for a function: it asked again the same way
+    // (found driving `dsh call lsp`, 2026-12-07). The code stays LSP_SERVER_ERROR, with the server's
+    // words and rpcCode; the message adds which operations fit. Here for the gopls already started.
+    if (c.server === 'go') {
+      describe('goToImplementation on what has no implementations (real gopls)', () => {
+        it('says to use goToDefinition or findReferences for a function', async () => {
+          const result = await suite.call({ operation: 'goToImplementation', filePath: 'shapes.go', line: 4, symbol: 'Area' })
+          expect(result.isError && result.error.code).toBe('LSP_SERVER_ERROR')
+          const message = result.isError ? result.error.message : ''
+          expect(message).toContain('not a type name or method')
+          expect(message).toContain('for a function, variable or constant use goToDefinition (where it is declared) or findReferences (where it is used)')
+          // The operations it names answer there.
+          const references = await suite.call({ operation: 'findReferences', filePath: 'shapes.go', line: 4, symbol: 'Area' })
+          expect(references.isError).toBe(false)
+        })
+      })
+    }
   })
 }
-
-// A rename asked at a declaration of an installed package (found driving `dsh call lsp_rename` on
-// `node_modules/fake/index.d.ts`): tsserver renamed it there alone, `apply` wrote it, and the
-// answer read "No errors in the changed files after the rename" while the workspace's importer was
-// broken (and an install puts the package back). Refused; the file is untouched. Real tsserver.
-describe('lsp_rename in an installed package (real tsserver)', () => {
-  const suite = realSuite('ts-rename', {
-    overlay: PATIENT_TYPESCRIPT,
-    prepare: (dir) => {
-      mkdirSync(join(dir, 'node_modules', 'fake'), { recursive: true })
-      writeFileSync(join(dir, 'node_modules', 'fake', 'package.json'), '{"name":"fake","version":"1.0.0","types":"index.d.ts"}')
-      writeFileSync(join(dir, 'node_modules', 'fake', 'index.d.ts'), 'export declare function helper(x: number): number;\n')
-      writeFileSync(join(dir, 'src', 'uses-fake.ts'), 'import { helper } from "fake"\nexport const y = helper(1)\n')
-    },
-  })
-  const rename = (args: Record<string, unknown>) => suite.host.app.tools.execute({ name: 'lsp_rename', arguments: args, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
-
-  it('refuses an edit of node_modules, writing nothing', async () => {
-    const declaration = join(suite.dir, 'node_modules', 'fake', 'index.d.ts')
-    const before = readFileSync(declaration, 'utf8')
-    for (const apply of [undefined, true]) {
-      const result = await rename({ filePath: 'node_modules/fake/index.d.ts', line: 1, symbol: 'helper', newName: 'assist', ...(apply ? { apply } : {}) })
-      expect(result.isError && result.error.code).toBe('LSP_RENAME_REFUSED')
-      expect(result.isError && result.error.message).toContain('would edit an installed package (node_modules/fake/index.d.ts)')
-    }
-    expect(readFileSync(declaration, 'utf8')).toBe(before)
-    // At its use in the workspace's code the rename is the importer's own (an alias): allowed.
-    expect(valueOf(await rename({ filePath: 'src/uses-fake.ts', line: 2, symbol: 'helper', newName: 'assist' }))).toMatchObject({ oldName: 'helper', applied: false })
-  })
-})
