@@ -3,10 +3,12 @@
 // it follows a committed rust-toolchain.toml `path` to any binary — so not even its preflight may
 // run. rust-analyzer is not installed here; what is tested is whether dsh starts it at all, so an
 // executable of that name that records each start stands in for it.
+// Whether the host starts a server does not depend on dsh being a process, so dsh runs in this
+// worker (dshIn): each of the five runs otherwise paid a node start and the bundle's load.
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { dsh, json, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { dshIn, json, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
 
 afterEach(async () => {
@@ -30,10 +32,10 @@ describe('a server that runs the workspace\'s code (the catalog\'s rust)', () =>
     await writeFile(overlay, '- id: lsp-stdio\n  config:\n    catalog: [rust]\n')
     const env = { DSH_HOME: home, PATH: `${bin}:${process.env.PATH}` }
     const started = () => readFile(starts, 'utf8').then((text) => text.split('\n').filter(Boolean), () => [])
-    const rustRow = async () => json<{ capabilities: Row[] }>(await dsh(['status', '--json', '--config', overlay, '--cwd', repo], { env })).capabilities.find((row) => row.id === 'rust')
+    const rustRow = async () => json<{ capabilities: Row[] }>(await dshIn(['status', '--json', '--config', overlay, '--cwd', repo], { env })).capabilities.find((row) => row.id === 'rust')
 
     expect(await rustRow()).toMatchObject({ state: 'untrusted', detail: expect.stringContaining(`is not trusted; to use it: dsh trust ${repo}`) })
-    const query = await dsh(['call', 'lsp', JSON.stringify({ operation: 'hover', filePath: 'src/main.rs', line: 1, character: 4 }), '--config', overlay, '--cwd', repo], { env })
+    const query = await dshIn(['call', 'lsp', JSON.stringify({ operation: 'hover', filePath: 'src/main.rs', line: 1, character: 4 }), '--config', overlay, '--cwd', repo], { env })
     expect(query.code).not.toBe(0)
     expect(query.stdout + query.stderr).toContain('[LSP_UNTRUSTED]')
     expect(await started(), 'started in an untrusted workspace').toEqual([])
@@ -57,7 +59,7 @@ describe('a server row of the user\'s own whose command is a launcher (python3 -
     const overlay = join(scratch, 'overlay.yml')
     await writeFile(overlay, "- id: lsp-stdio\n  config:\n    catalog: []\n    servers:\n      planted:\n        command: python3\n        args: [-m, dsh_planted_ls]\n        extensionToLanguage: { .py: python }\n")
     const env = { DSH_HOME: home }
-    const query = () => dsh(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'main.py' }), '--config', overlay, '--cwd', repo], { env })
+    const query = () => dshIn(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'main.py' }), '--config', overlay, '--cwd', repo], { env })
     const planted = () => readFile(ran, 'utf8').then(() => true, () => false)
 
     const refused = await query()
