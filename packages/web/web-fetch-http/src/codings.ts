@@ -1,4 +1,5 @@
-import type { Readable, Transform } from 'node:stream'
+import type { Readable } from 'node:stream'
+import type { BrotliDecompress, Gunzip, Inflate, InflateRaw } from 'node:zlib'
 import { WebError } from 'dsh-web'
 import { isZlibHeader, peekFirstChunk } from './deflate.ts'
 
@@ -57,11 +58,22 @@ function decoded(body: Readable, coding: string, rawDeflate: boolean): Readable 
   inflater.on('error', (error) => {
     if (!failedCoding.has(error)) failedCoding.set(error, coding)
   })
-  body.on('error', (error) => inflater.destroy(error))
+  // A body that errors (a cut connection, the deadline's abort) ends the layer once what it already
+  // took in is inflated: zlib inflates on the threadpool, and destroying it at once dropped the text of
+  // the bytes that had arrived, all of it when none was out yet (a cut page was an error, under load).
+  body.on('error', (error) => settleThenDestroy(inflater, error))
   return body.pipe(inflater)
 }
 
-function inflaterFor(coding: string, rawDeflate: boolean): Transform {
+function settleThenDestroy(inflater: Inflater, error: Error): void {
+  if (inflater.destroyed || inflater.writableEnded) return void inflater.destroy(error)
+  // flush() runs after the queued writes; its output is pushed before its callback.
+  inflater.flush(() => inflater.destroy(error))
+}
+
+type Inflater = Gunzip | Inflate | InflateRaw | BrotliDecompress
+
+function inflaterFor(coding: string, rawDeflate: boolean): Inflater {
   // Loaded with the first compressed body: a process that fetches nothing (`dsh tools`) never needs it.
   const zlib = process.getBuiltinModule('node:zlib')
   switch (coding) {

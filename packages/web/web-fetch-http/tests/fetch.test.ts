@@ -1,3 +1,4 @@
+import { pbkdf2 } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -639,6 +640,23 @@ describe('time and cancellation', () => {
     await sleep(100)
     controller.abort()
     expect((await failure(pending)).code).toBe('WEB_ABORTED')
+  })
+
+  it('a compressed body cut while zlib has its bytes still to inflate (the threadpool busy) is the text they hold, not an error that dropped them', async () => {
+    // The threadpool (zlib inflates there) is kept busy before the body is sent, so the cut lands
+    // while the arrived bytes wait to be inflated; destroying the decompressor at the cut dropped
+    // them, and with no text out yet the page was an error. However slow the machine, the bytes
+    // are in zlib's queue before the cut, and the fix waits for them.
+    const busy = () => new Promise<void>((resolve) => pbkdf2('x', 'y', 100_000, 64, 'sha512', () => resolve()))
+    const zipped: Handler = (_request, response) => {
+      const jobs = Array.from({ length: Number(process.env.UV_THREADPOOL_SIZE ?? 4) * 2 }, busy)
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' })
+      const bytes = gzipSync(Array.from({ length: 20_000 }, (_, index) => `line ${index * 7919} of text\n`).join(''))
+      response.write(bytes.subarray(0, 2000), () => setTimeout(() => response.socket?.resetAndDestroy(), 30))
+      void Promise.all(jobs)
+    }
+    const inflated = (await fetchFrom(zipped)).result
+    expect([inflated.incomplete?.code, bodyText(inflated.body).startsWith('line 0 of text\nline 7919 of text\n')]).toEqual(['WEB_FETCH_CUT', true])
   })
 
   it('a body that trickles within the deadline is read whole; one that trickles past it times out', async () => {

@@ -21,4 +21,6 @@ symbolScenarios('symbol-anchored positions on a real pyright', 'py-symbols', {
   cjkFunction: 'geo/面积.py:1:5',
   cjkTotal: 'geo/面积.py:5:15',
   cjkCallColumns: [21, 32],
+  // First by name in geo/ (before __init__.py): the workspace search takes the next file.
+  unreadable: ['geo/__aaa.py'],
 })

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { placesOf, realSuite, valueOf, type Fixture } from './harness.ts'
 
@@ -33,12 +36,21 @@ export interface FixtureFacts {
   readonly cjkTotal: string
   /** Columns of the two calls on line 5 of the CJK module, where `面积` is first in a string, then inside `总面积`. */
   readonly cjkCallColumns: readonly [number, number]
+  /** Files of the server's language written as random bytes, each first by name in its directory; a `Shape` is declared elsewhere. */
+  readonly unreadable: readonly string[]
 }
 
 /** The issue's cases, against the real language server behind `fixture`. */
 export function symbolScenarios(title: string, fixture: Fixture, facts: FixtureFacts): void {
   describe(title, () => {
-    const suite = realSuite(fixture)
+    const suite = realSuite(fixture, {
+      prepare: (dir) => {
+        for (const file of facts.unreadable) {
+          mkdirSync(dirname(join(dir, file)), { recursive: true })
+          writeFileSync(join(dir, file), Buffer.concat([Buffer.from([0, 1, 2, 0]), randomBytes(3000)]))
+        }
+      },
+    })
     const definition = (args: Record<string, unknown>) => suite.call({ operation: 'goToDefinition', filePath: facts.main, ...args })
 
     it('a wrong column with the right symbol answers as the true column does', async () => {
@@ -99,6 +111,18 @@ export function symbolScenarios(title: string, fixture: Fixture, facts: FixtureF
         expect(valueOf(call).resolved.character).toBe(column)
         expect(placesOf(call)).toContain(facts.cjkFunction)
       }
+    })
+
+    // A workspace search opens one file of the server's languages (tsserver has no project without
+    // one), the first by name in its directory. A binary file with the language's extension there
+    // (found driving `dsh call lsp_symbols` on a workspace holding a `src/bin.ts` of random bytes)
+    // failed every workspace search of the server: `No symbols match "target". (typescript did not
+    // answer: LSP_SOURCE_INVALID: … is a binary file)`. The next file of the directory is taken
+    // instead. Last here, on the server the cases above started (the files are in place from the start).
+    it('searches symbols with the next file of the directory beside a file that cannot be read', async () => {
+      const value = valueOf(await suite.host.app.tools.execute({ name: 'lsp_symbols', arguments: { query: 'Shape' }, session: suite.host.app.sessions.create({ cwd: suite.dir }) }))
+      expect(value.unanswered).toEqual([])
+      expect(value.symbols.map((s: any) => s.name)).toContain('Shape')
     })
   })
 }
