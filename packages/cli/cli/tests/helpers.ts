@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -123,6 +123,20 @@ export async function tempDir(): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'dsh-cli-test-')))
   dirs.push(dir)
   return dir
+}
+
+/**
+ * A user's home whose mcp.yml reads the workspace's `.mcp.json` (the row a user adds to use a
+ * repository's servers), and an empty workspace beside it, in a fresh temporary directory.
+ */
+export async function projectMcpJsonHome(): Promise<{ dir: string; home: string; project: string }> {
+  const dir = await tempDir()
+  const home = join(dir, 'home')
+  const project = join(dir, 'project')
+  await mkdir(home)
+  await mkdir(project)
+  await writeFile(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace }\n')
+  return { dir, home, project }
 }
 
 export async function removeTempDirs(): Promise<void> {

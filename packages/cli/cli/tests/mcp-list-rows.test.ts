@@ -1,11 +1,11 @@
 // `dsh mcp list` / `get` show every server the composition holds, as `dsh status` does: a workspace
 // `.mcp.json` that cannot be parsed is one coded row beside the other servers (not a failed command).
-import { mkdir, realpath, writeFile } from 'node:fs/promises'
+import { realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fixturePath } from '../../../../test-support/fixture-path.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
-import { dshIn, json, oneStderrLine, removeTempDirs, ROOT, tempDir } from './helpers.ts'
+import { dshIn, json, oneStderrLine, projectMcpJsonHome, removeTempDirs, ROOT } from './helpers.ts'
 
 afterAll(removeTempDirs)
 
@@ -25,12 +25,7 @@ interface Listed {
 
 /** A home whose mcp.yml reads the workspace's .mcp.json, a workspace, and an overlay with one working server `fixture`. */
 async function setup(): Promise<{ home: string; project: string; overlay: string }> {
-  const dir = await tempDir()
-  const home = join(dir, 'home')
-  const project = join(dir, 'project')
-  await mkdir(home)
-  await mkdir(project)
-  await writeFile(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace }\n')
+  const { dir, home, project } = await projectMcpJsonHome()
   const overlay = join(dir, 'fixture.yml')
   await writeFile(overlay, `- id: mcp-fixture\n  name: dsh-mcp\n  config: { serverName: fixture, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}], startupTimeoutMs: 60000 }\n`)
   return { home, project, overlay }

@@ -2,12 +2,12 @@
 // repository's `.mcp.json` that is the repository's URL: before its workspace is trusted, no request
 // may leave (an environment variable in the URL would be sent to whoever wrote the file).
 import { createServer, type Server } from 'node:http'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { trustIn } from '../../../../test-support/trust.ts'
-import { dshIn, oneStderrLine, removeTempDirs, tempDir } from './helpers.ts'
+import { dshIn, oneStderrLine, projectMcpJsonHome, removeTempDirs } from './helpers.ts'
 
 afterAll(removeTempDirs)
 
@@ -23,12 +23,7 @@ describe('dsh mcp login and a server of an untrusted workspace', () => {
     await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
     try {
       const { port } = server.address() as AddressInfo
-      const dir = await tempDir()
-      const home = join(dir, 'home')
-      const project = join(dir, 'project')
-      await mkdir(home)
-      await mkdir(project)
-      await writeFile(join(home, 'mcp.yml'), '- id: project-mcp-json\n  name: dsh-mcp\n  config: { mcpConfig: .mcp.json, relativeTo: workspace }\n')
+      const { home, project } = await projectMcpJsonHome()
       await writeFile(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp?v=\${LOGIN_PROBE_VALUE}` } } }))
       const env = { env: { DSH_HOME: home, LOGIN_PROBE_VALUE: 'secret-value' } }
       const args = ['mcp', 'login', 'remote', '--preset', 'base', '--cwd', project]
