@@ -878,5 +878,5 @@ function atPosition<R extends { readonly askedAt?: LspPosition }>(
 /** The server's own refusals at a moved position, with the note; anything else (an abort, a timeout, a crash) as it is. */
 function movedError(error: unknown, requested: LspPosition, askedAt: LspPosition): unknown {
   if (!(error instanceof LspError) || (error.code !== 'LSP_SERVER_ERROR' && error.code !== 'LSP_RENAME_REFUSED')) return error
-  return new LspError(`${error.message} (${askedAtNote(requested, askedAt)})`, error.code, { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) })
+  return error.reworded(`${error.message} (${askedAtNote(requested, askedAt)})`)
 }

@@ -65,4 +65,9 @@ export const LspErrorCode = {
 export type LspErrorCode = (typeof LspErrorCode)[keyof typeof LspErrorCode]
 
 /** `rpcCode` is set for `LSP_SERVER_ERROR`: the JSON-RPC error code the server sent. */
-export class LspError extends RpcPeerError<LspErrorCode> {}
+export class LspError extends RpcPeerError<LspErrorCode> {
+  /** This failure said another way (a note added to it): the same code and `rpcCode`, this error as the cause. */
+  reworded(message: string): LspError {
+    return new LspError(message, this.code, { cause: this, ...(this.rpcCode === undefined ? {} : { rpcCode: this.rpcCode }) })
+  }
+}

@@ -78,10 +78,9 @@ function withEcho<V extends LspToolValue>(value: V, resolved: ResolvedSymbol | u
  */
 function withOperationHint(operation: LspOperation, error: unknown): unknown {
   if (operation !== 'goToImplementation' || !(error instanceof LspError)) return error
-  const options = { cause: error, ...(error.rpcCode === undefined ? {} : { rpcCode: error.rpcCode }) }
   // A server without the operation at all (pyright): what answers instead.
-  if (error.code === 'LSP_UNSUPPORTED_OPERATION') return new LspError(`${error.message}. ${NO_IMPLEMENTATION_HINT}`, error.code, options)
-  if (error.code === 'LSP_SERVER_ERROR') return new LspError(`${error.message}. ${IMPLEMENTATION_HINT}`, error.code, options)
+  if (error.code === 'LSP_UNSUPPORTED_OPERATION') return error.reworded(`${error.message}. ${NO_IMPLEMENTATION_HINT}`)
+  if (error.code === 'LSP_SERVER_ERROR') return error.reworded(`${error.message}. ${IMPLEMENTATION_HINT}`)
   return error
 }
 
