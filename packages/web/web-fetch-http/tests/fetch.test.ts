@@ -304,6 +304,19 @@ describe('encodings', () => {
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, latin))).result.body)).toBe('caf\ufffd cr\ufffdme, Z\ufffdrich \ufffd \ufffdquoted\ufffd')
   })
 
+  /** A text/plain body of `bytes`: its first `from` bytes in one write, then `step` bytes a turn. */
+  const trickled = (bytes: Buffer, step: number, from = 0): Handler => (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/plain' })
+    if (from) response.write(bytes.subarray(0, from))
+    let at = from
+    const next = () => {
+      if (at >= bytes.byteLength) return void response.end()
+      response.write(bytes.subarray(at, (at += step)))
+      setImmediate(next)
+    }
+    next()
+  }
+
   it('an unlabelled body is windows-1252 when any of its bytes is not UTF-8, not only its first 1024: a Latin-1 file whose first accent is past them, in chunks or at its very end', async () => {
     const latin = (text: string) => Buffer.from(text, 'latin1')
     const ascii = 'plain ascii line\n'.repeat(200)
@@ -319,17 +332,7 @@ describe('encodings', () => {
         expect(bodyText((await fetchFrom(respond(200, headers, bytes))).result.body), `${name} ${JSON.stringify(headers)}`).toBe(want)
       }
       // Sent in small chunks (an accent's byte alone, the rest later): the same text.
-      const trickle: Handler = (_request, response) => {
-        response.writeHead(200, { 'content-type': 'text/plain' })
-        let at = 0
-        const next = () => {
-          if (at >= bytes.byteLength) return void response.end()
-          response.write(bytes.subarray(at, (at += 997)))
-          setImmediate(next)
-        }
-        next()
-      }
-      expect(bodyText((await fetchFrom(trickle)).result.body), `${name}, in chunks`).toBe(want)
+      expect(bodyText((await fetchFrom(trickled(bytes, 997))).result.body), `${name}, in chunks`).toBe(want)
     }
     const page = latin(`<html><body><p>${ascii}</p><p>na\xefve fa\xe7ade</p></body></html>`)
     expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/html' }, page))).result.body)).toContain('naïve façade')
@@ -340,20 +343,7 @@ describe('encodings', () => {
     // UTF-8 split across chunks at every offset stays UTF-8, and a U+FFFD the body holds is not a reason to switch.
     const utf8 = `${ascii}é 日本 😀 \ufffd end`
     const bytes = Buffer.from(utf8)
-    const split: Handler = (_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/plain' })
-      let at = 0
-      const next = () => {
-        if (at >= bytes.byteLength) return void response.end()
-        response.write(bytes.subarray(at, (at += 1)))
-        if (at < 3390) at = 3390
-        setImmediate(next)
-      }
-      response.write(bytes.subarray(0, 3390))
-      at = 3390
-      next()
-    }
-    expect(bodyText((await fetchFrom(split)).result.body)).toBe(utf8)
+    expect(bodyText((await fetchFrom(trickled(bytes, 1, 3390))).result.body)).toBe(utf8)
   })
 
   it('Content-Encoding: deflate is read zlib-wrapped or raw (as some servers send it, and browsers read it), whole, in one chunk or byte by byte; an empty encoded body is empty; corrupt deflate is still a coded error', async () => {
