@@ -95,10 +95,25 @@ describe('rendering', () => {
     expect(source.truncated).toBe(true)
   })
 
-  it('T42: exactly at the cap there is no footer; a cap shorter than the footer is a hard slice', () => {
+  it('the output cap counts characters and cuts between them: never half an emoji, never an accent without its letter', () => {
+    const footer = '\n\n(Content truncated. Fetch a more specific URL or section to see the rest.)'
+    for (const unit of ['😀', 'e\u0301']) {
+      for (let cap = 200; cap < 206; cap++) {
+        const out = renderFetch(value(unit.repeat(2000), 'text'), cap)
+        expect(out.truncated).toBe(true)
+        expect([...out.text].length, `${unit} ${cap}`).toBeLessThanOrEqual(cap)
+        // The text cut at UTF-16 units ended in half an emoji (\ud83d) at every other cap.
+        expect(out.text, `${unit} ${cap}`).toMatch(new RegExp(`^${HEADER.replace(/[.()]/g, '\\$&')}(?:${unit})+${footer.replace(/[.()]/g, '\\$&')}$`, 'u'))
+      }
+    }
+    // An emoji counts once: 150 of them fit a cap of 200 with the header, whole.
+    expect(renderFetch(value('😀'.repeat(150), 'text'), 200)).toEqual({ text: `${HEADER}${'😀'.repeat(150)}`, truncated: false })
+  })
+
+  it('T42: exactly at the cap there is no footer; a cap shorter than the footer is the footer\'s start', () => {
     const exact = `${HEADER}abc`
     expect(renderFetch(value('abc', 'text'), exact.length)).toEqual({ text: exact, truncated: false })
-    expect(renderFetch(value('abc', 'text', { truncated: true }), 10).text).toBe('Fetched ht')
+    expect(renderFetch(value('abc', 'text', { truncated: true }), 10).text).toBe('(Content t')
   })
 
   it('an HTML value without its Markdown is refused, not converted while rendering (the converter is dsh-tool-web/convert)', () => {
