@@ -255,6 +255,22 @@ describe('onwardUrls: where a page without text sends its reader', () => {
 })
 
 describe('pageTitle: the <title> a page without text is named by', () => {
+  it('decodes every named reference HTML has (a table of 21 left the rest as written), legacy ones without ";" and numeric ones as HTML maps them', () => {
+    expect(pageTitle('<title>&hearts; &Eacute;t&eacute; &frac12; &rarr; &euro;&nbsp;5 &NotEqualTilde; &copy 2026 &#150; &#x80;</title>')).toBe('♥ Été ½ → € 5 ≂̸ © 2026 – €')
+  })
+
+  it('skips a <title> inside a script, a style or a comment: a browser does not take it for the page\'s', () => {
+    expect(pageTitle(`<head><script>document.write('<title>Loading…</title>')</script><title>Orders</title>`)).toBe('Orders')
+    expect(pageTitle('<!-- <title>Old name</title> --><title>New name</title>')).toBe('New name')
+    expect(pageTitle('<STYLE>/* <title>x</title> */</STYLE><Title>Styled</Title>')).toBe('Styled')
+    expect(pageTitle('<script type="module">const t = "<title>";</script ><title>After</title>')).toBe('After')
+    // Unclosed, a script or a comment runs to the end of the page: no title after it.
+    expect(pageTitle("<script>'<title>x</title>'")).toBeUndefined()
+    expect(pageTitle('<!-- <title>x</title>')).toBeUndefined()
+    // Not a script: <scripts>, <scripted>.
+    expect(pageTitle('<scripts></scripts><title>Named</title>')).toBe('Named')
+  })
+
   it('reads the first title element case-blind, decodes its references, collapses its spaces, cuts a long one; linear on 400 KB of the worst inputs', () => {
     expect(pageTitle('<html><HEAD><TITLE data-x=1>\n  Orders &mdash; Acme &amp; Co &#x2022; &#8220;beta&#8221; &nope; &toString;\n</Title><title>second</title>')).toBe('Orders — Acme & Co • “beta” &nope; &toString;')
     expect(pageTitle('<titles>no</titles><title-bar>no</title-bar><p>x</p>')).toBeUndefined()
@@ -263,7 +279,7 @@ describe('pageTitle: the <title> a page without text is named by', () => {
     // İ lower-cases to two code units: the page is searched as written, not as a lower-cased copy.
     expect(pageTitle(`${'İ'.repeat(50)}<title>after</title>`)).toBe('after')
     expect(pageTitle(`<title>${'long '.repeat(200)}`)).toBe(`${'long '.repeat(60).trim()}…`)
-    for (const worst of ['<title', '<title>&#', '<title>&#x1', '<title>&amp', '</title', '<titl', '&']) {
+    for (const worst of ['<title', '<title>&#', '<title>&#x1', '<title>&amp', '</title', '<titl', '&', '<script>', '<!--', '<!---->', '<style>a</style>', '<script></script>']) {
       // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
       expect(typeof (pageTitle(worst.repeat(Math.ceil(400_000 / worst.length))) ?? ''), worst).toBe('string')
     }
