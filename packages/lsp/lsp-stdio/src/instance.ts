@@ -137,6 +137,7 @@ export class ServerInstance {
     const { logProgress } = config
     this.logProgress = logProgress && { title: logProgress.title, begin: new RegExp(logProgress.begin), end: new RegExp(logProgress.end) }
     const env = envFromConfig({ ...options.launch.env, ...config.env })
+    const configuration = options.launch.configuration === undefined ? config.configuration : options.launch.configuration
     this.child = options.subprocess.spawn({
       argv: [options.launch.executable, ...options.launch.args],
       cwd: workspace.path,
@@ -147,7 +148,7 @@ export class ServerInstance {
       graceMs: config.killGraceMs,
     })
     this.connection = new LspConnection(this.child, options.serverId, config, {
-      onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration: config.configuration, progress: this.progress }),
+      onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration, progress: this.progress }),
       onProgress: (token, value) => this.onProgress(token, value),
       onNotification: (method, params) => {
         if (method === 'textDocument/publishDiagnostics') this.published.record(params)

@@ -62,11 +62,10 @@ export class TypescriptLauncher implements Launcher {
     const candidates = [own, this.installed].filter((found) => found !== undefined)
     const chosen = this.pick(candidates)
     if (!chosen) throw this.unavailable(candidates, this.refused.get(workspace.path))
-    if (chosen.native) return this.native(chosen)
     // The workspace's own typescript runs only once it is trusted. Type acquisition alone asks nobody:
-    // without it tsserver still works, and a question in every TypeScript workspace teaches users to say yes.
-    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `tsserver's automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal, ask: false })).trusted
-    return this.tsserver(chosen, trusted)
+    // without it either server still works, and a question in every TypeScript workspace teaches users to say yes.
+    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `${chosen.native ? "TypeScript 7's" : "tsserver's"} automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal, ask: false })).trusted
+    return chosen.native ? this.native(chosen, trusted) : this.tsserver(chosen, trusted)
   }
 
   /**
@@ -112,13 +111,21 @@ export class TypescriptLauncher implements Launcher {
     }
   }
 
-  private native(found: TypescriptPackage): Launch {
+  /**
+   * TypeScript 7's own server. Untrusted, without automatic type acquisition: like tsserver's, it runs
+   * `npm install @types/<name>` for the workspace's package.json dependencies (a project without a
+   * tsconfig.json, or one whose `typeAcquisition` asks for it). Its switch is a preference it reads
+   * only from `workspace/configuration` (an `initializationOptions.userPreferences` one is replaced
+   * by that answer), so the launch answers with the row's configuration and the switch off.
+   */
+  private native(found: TypescriptPackage, trusted: boolean): Launch {
     const executable = nativeCompiler(found.dir)
     if (!executable) {
       const platform = `@typescript/typescript-${process.platform}-${process.arch}`
       throw new LspError(`typescript ${found.version} ${found.where} has no native compiler for this platform (${platform} is not installed); reinstall it: ${INSTALL_NATIVE}`, 'LSP_UNAVAILABLE')
     }
-    return { executable, args: ['--lsp', '--stdio'], initializationOptions: withQuietLog(this.config.initializationOptions), label: `native ${found.version}` }
+    const launch: Launch = { executable, args: ['--lsp', '--stdio'], initializationOptions: withQuietLog(this.config.initializationOptions), label: `native ${found.version}` }
+    return trusted ? launch : { ...launch, configuration: withoutNativeTypeAcquisition(this.config.configuration) }
   }
 
   /**
@@ -216,6 +223,32 @@ function withQuietLog(options: ServerConfig['initializationOptions']): ServerCon
  * loaded, so a query during a slow load waits (bounded by requestTimeoutMs) instead of getting an
  * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
  */
+/**
+ * TypeScript 7's preferences come from the `javascript`, `typescript` and `js/ts` sections of
+ * `workspace/configuration`, in that order of precedence; `js/ts`'s `tsserver.automaticTypeAcquisition.enabled`
+ * (the unified setting) wins over the deprecated `disableAutomaticTypeAcquisition`
+ * (internal/ls/lsutil/userpreferences.go, IsATADisabled). A row that names either keeps its own word.
+ */
+const NATIVE_ATA_SECTIONS = ['javascript', 'typescript', 'js/ts'] as const
+
+function withoutNativeTypeAcquisition(configuration: ServerConfig['configuration']): ServerConfig['configuration'] {
+  const base = plainObject(configuration) ?? {}
+  for (const section of NATIVE_ATA_SECTIONS) {
+    const settings = plainObject(base[section])
+    if (settings && ('disableAutomaticTypeAcquisition' in settings || plainObject(plainObject(settings.tsserver)?.automaticTypeAcquisition)?.enabled !== undefined)) return configuration
+  }
+  const jsts = plainObject(base['js/ts']) ?? {}
+  const tsserver = plainObject(jsts.tsserver) ?? {}
+  const acquisition = plainObject(tsserver.automaticTypeAcquisition) ?? {}
+  return { ...base, 'js/ts': { ...jsts, tsserver: { ...tsserver, automaticTypeAcquisition: { ...acquisition, enabled: false } } } }
+}
+
+type JsonObject = { readonly [key: string]: ServerConfig['configuration'] }
+
+function plainObject(value: ServerConfig['configuration'] | undefined): JsonObject | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined
+}
+
 /** `disableAutomaticTypingAcquisition: true`, unless the row's own initializationOptions set it. */
 function withoutTypeAcquisition(options: { readonly [key: string]: ServerConfig['initializationOptions'] }): ServerConfig['initializationOptions'] {
   return 'disableAutomaticTypingAcquisition' in options ? options : { ...options, disableAutomaticTypingAcquisition: true }

@@ -72,6 +72,20 @@ describe('TypescriptLauncher', () => {
     expect(await launch({ logVerbosity: 3 })).toEqual({ logVerbosity: 3 })
   })
 
+  it('native, untrusted: answers workspace/configuration with type acquisition off, over the row’s configuration unless it chose', async () => {
+    const configurationOf = async (configuration: unknown, trust: TrustDecider) => (await ts('native', config({ configuration }), BRIDGE, TYPESCRIPT_7, trust).launch(workspace(), SIGNAL)).configuration
+    const off = { tsserver: { automaticTypeAcquisition: { enabled: false } } }
+    expect(await configurationOf(null, UNTRUSTED)).toEqual({ 'js/ts': off })
+    expect(await configurationOf({ typescript: { preferences: { quoteStyle: 'single' } }, 'js/ts': { tsserver: { maxTsServerMemory: 1 } } }, UNTRUSTED)).toEqual({
+      typescript: { preferences: { quoteStyle: 'single' } },
+      'js/ts': { tsserver: { maxTsServerMemory: 1, automaticTypeAcquisition: { enabled: false } } },
+    })
+    // The row's own word on it, in either spelling, stands; trusted, the row's configuration is answered.
+    expect(await configurationOf({ 'js/ts': { tsserver: { automaticTypeAcquisition: { enabled: true } } } }, UNTRUSTED)).toEqual({ 'js/ts': { tsserver: { automaticTypeAcquisition: { enabled: true } } } })
+    expect(await configurationOf({ javascript: { disableAutomaticTypeAcquisition: false } }, UNTRUSTED)).toEqual({ javascript: { disableAutomaticTypeAcquisition: false } })
+    expect(await configurationOf(null, TRUSTED)).toBeUndefined()
+  })
+
   it('keeps a tsserver.path and useSyntaxServer the row set, and the rest of its initializationOptions', async () => {
     const options = { preferences: { quoteStyle: 'single' }, tsserver: { path: '/opt/ts/lib/tsserver.js', logVerbosity: 'off', useSyntaxServer: 'auto' } }
     expect((await ts('auto', config({ initializationOptions: options }), BRIDGE, installed5()).launch(workspace(), SIGNAL)).initializationOptions).toEqual(options)
