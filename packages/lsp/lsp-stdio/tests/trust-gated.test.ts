@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { dshIn, json, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
+import { TrustStore, trustStoreFile } from 'dsh-core'
 
 afterEach(async () => {
   await killRunning()
@@ -43,6 +44,14 @@ describe('a server that runs the workspace\'s code (the catalog\'s rust)', () =>
     await trustIn(home, repo)
     expect((await rustRow())?.state).toBe('unavailable') // this stand-in fails its preflight: it ran
     expect(await started()).toEqual(['--version'])
+
+    // A crate below the root that the user revoked (`dsh trust --revoke repo/vendor`): rust-analyzer
+    // rooted at the repository would build it too, so it is not started there either.
+    const vendor = join(repo, 'vendor')
+    await mkdir(vendor)
+    await new TrustStore(trustStoreFile({ DSH_HOME: home })).record(vendor, false)
+    expect(await rustRow()).toMatchObject({ state: 'untrusted', detail: expect.stringContaining(`${repo} holds ${vendor}, which is not trusted; to use it: dsh trust ${vendor}`) })
+    expect(await started(), 'started with a revoked directory below its root').toEqual(['--version'])
   })
 })
 

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { hostEnv, type HostInfo } from '../host.ts'
 import { scopeLifetime, type Lifetime } from '../lifetime/lifetime.ts'
-import { TRUST_LOCK_TIMINGS, TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
+import { covers, TRUST_LOCK_TIMINGS, TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
 import { CONTROL_CHARACTER_CLASS } from '../control-characters.ts'
 
 declare module 'cordis' {
@@ -40,8 +40,13 @@ export interface TrustDecision {
   readonly by: 'hook' | 'record' | 'default'
   /** For `record`: the recorded directory that decided (the directory itself or an ancestor). */
   readonly recordedFor?: string
-  /** The command that trusts it: `dsh trust /w`. */
+  /** The command that trusts it: `dsh trust /w` (for `revokedBelow`, `dsh trust /w/vendor`). */
   readonly command: string
+  /**
+   * For a `subtree` question only: a directory below it recorded as untrusted (`/w/vendor` revoked
+   * inside a trusted `/w`), which leaves it untrusted. Say {@link untrustedReason}.
+   */
+  readonly revokedBelow?: string
 }
 
 export interface DecideOptions {
@@ -56,6 +61,14 @@ export interface DecideOptions {
    * teach users to say yes. Default `true`.
    */
   readonly ask?: boolean
+  /**
+   * `true`: the caller runs what is anywhere below the directory (a language server rooted there
+   * loads, builds and follows the whole tree: rust-analyzer runs every crate's build script), so a
+   * directory below it the user recorded as untrusted (`dsh trust --revoke /w/vendor` inside a
+   * trusted `/w`) leaves it untrusted (`revokedBelow`). Default `false`: the directory's own
+   * decision, for what the directory itself brings (its `.env`, its `.mcp.json`, its skills).
+   */
+  readonly subtree?: boolean
 }
 
 /** Anything that can decide (the service, or the recorded decisions alone when no trust row is mounted). */
@@ -118,6 +131,9 @@ export class TrustService extends Service implements TrustDecider {
   /** Whether `directory` is trusted, asking the hook if one is registered. Never throws for a hook's failure (that is untrusted, logged). */
   async decide(directory: string, options: DecideOptions): Promise<TrustDecision> {
     const canonical = await TrustStore.canonical(directory)
+    // Nobody is asked about a tree the user already said part of is not to be trusted: a yes would not help.
+    const revoked = options.subtree === true ? await revokedBelow(this.store, canonical) : undefined
+    if (revoked) return revoked
     let asked = this.asking.get(canonical)
     if (!asked && options.ask === false) return recordedDecision(this.store, canonical)
     if (!asked) {
@@ -176,6 +192,22 @@ async function recordedDecision(store: TrustStore, directory: string): Promise<T
 }
 
 /**
+ * For a `subtree` question: the untrusted decision when the user recorded a directory below
+ * `directory` as untrusted, since whatever runs over the whole tree would run that directory's code
+ * too. The record below is the user's own word, so it stands whatever `directory`'s own decision is.
+ */
+async function revokedBelow(store: TrustStore, directory: string): Promise<TrustDecision | undefined> {
+  const revoked = (await store.list()).find((record) => !record.trusted && record.directory !== directory && covers(directory, record.directory))
+  if (!revoked) return undefined
+  return { trusted: false, directory, by: 'record', recordedFor: revoked.directory, command: trustCommand(revoked.directory), revokedBelow: revoked.directory }
+}
+
+/** Why an untrusted decision is: `/w is not trusted`, or `/w holds /w/vendor, which is not trusted`. */
+export function untrustedReason(decision: TrustDecision): string {
+  return decision.revokedBelow === undefined ? `${decision.directory} is not trusted` : `${decision.directory} holds ${decision.revokedBelow}, which is not trusted`
+}
+
+/**
  * The decider a plugin uses: the host's `ctx.trust`, or, in a composition that mounts no trust row,
  * the user's recorded decisions alone (nobody to ask, so untrusted unless recorded).
  */
@@ -183,7 +215,12 @@ export function trustOf(ctx: Context): TrustDecider {
   const service = ctx.get('trust')
   if (service) return service
   const store = new TrustStore()
-  return { decide: (directory) => recordedDecision(store, directory) }
+  return {
+    decide: async (directory, options) => {
+      const canonical = await TrustStore.canonical(directory)
+      return (options.subtree === true ? await revokedBelow(store, canonical) : undefined) ?? recordedDecision(store, canonical)
+    },
+  }
 }
 
 /** `dsh trust <dir>`, the directory quoted for a POSIX shell when it needs it. */
