@@ -177,6 +177,43 @@ describe('workspace trust', () => {
     await app.stop()
   })
 
+  // cargo reads .cargo/config.toml in every directory above a crate (a rustc-wrapper there runs), go a
+  // go.work above its module, Node a node_modules above it: trusting /w/app is not trusting /w.
+  it('with readsAbove: one of the names in an untrusted directory above leaves a trusted one untrusted, asking nobody', async () => {
+    const { app, trust } = await service()
+    const asked: string[] = []
+    trust.decider((question) => {
+      asked.push(question.directory)
+      return true
+    })
+    const inner = join(work, 'app')
+    await mkdir(join(work, '.cargo'), { recursive: true })
+    await mkdir(inner)
+    await trust.trust(inner)
+    const above = { trusted: false, directory: inner, by: 'default', command: `dsh trust ${work}`, untrustedAbove: join(work, '.cargo') }
+    expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['rust-toolchain.toml', '.cargo'] })).toEqual(above)
+    expect(asked).toEqual([])
+    expect(untrustedReason(above as TrustDecision)).toBe(`its tools read ${join(work, '.cargo')} above ${inner}, and ${work} is not trusted`)
+    // Names that are not there, or no names: the directory's own decision.
+    expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['rust-toolchain.toml'], ask: false })).toMatchObject({ trusted: true, by: 'record' })
+    expect(await trust.decide(inner, { brings: 'its .env', ask: false })).toMatchObject({ trusted: true })
+    // A revoked directory above is named as recorded; a trusted one above is no objection.
+    await trust.revoke(work)
+    expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['.cargo'], ask: false })).toMatchObject({ trusted: false, by: 'record', recordedFor: work, untrustedAbove: join(work, '.cargo') })
+    await trust.trust(work)
+    expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['.cargo'], ask: false })).toMatchObject({ trusted: true, by: 'record', recordedFor: inner })
+    // The user's home and above are theirs: a ~/.cargo is not looked at.
+    await trust.revoke(work)
+    const saved = process.env.HOME
+    process.env.HOME = work
+    try {
+      expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['.cargo'], ask: false })).toMatchObject({ trusted: true })
+    } finally {
+      process.env.HOME = saved
+    }
+    await app.stop()
+  })
+
   it('asks once for concurrent questions about one directory', async () => {
     const { app, trust } = await service()
     let calls = 0

@@ -12,6 +12,8 @@ export class TrustGatedLauncher implements Launcher {
     private readonly inner: Launcher,
     private readonly serverId: string,
     private readonly why: string,
+    /** The row's `readsAbove`: what its tools read in the directories above the root. */
+    private readonly readsAbove: readonly string[],
     private readonly trust: TrustDecider,
   ) {}
 
@@ -21,7 +23,7 @@ export class TrustGatedLauncher implements Launcher {
 
   async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
     // The whole tree (subtree): the server runs the code of every crate below its root, a revoked /w/vendor's included.
-    const decision = await this.trust.decide(workspace.path, { brings: `the ${this.serverId} language server, which runs its code (${this.why})`, signal, subtree: true })
+    const decision = await this.trust.decide(workspace.path, { brings: `the ${this.serverId} language server, which runs its code (${this.why})`, signal, subtree: true, readsAbove: this.readsAbove })
     if (!decision.trusted) throw new LspError(`${this.serverId} was not started: ${this.why}, and ${untrustedReason(decision)}; to use it: ${decision.command}`, 'LSP_UNTRUSTED')
     return this.inner.launch(workspace, signal)
   }

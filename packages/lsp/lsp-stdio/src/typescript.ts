@@ -89,7 +89,11 @@ export class TypescriptLauncher implements Launcher {
     const found = packageAt(join(workspace.path, 'node_modules', 'typescript'), `in ${workspace.path}`)
     if (!found) return undefined
     if (this.installed && sameDirectory(found.dir, this.installed.dir)) return this.installed
-    const decision = await this.trust.decide(workspace.path, { brings: `its own typescript ${found.version} (${found.dir})`, signal, subtree: true })
+    // tsserver loads the plugins a tsconfig names (an `extends` above included) from its own
+    // node_modules and every node_modules above it (Node's resolution): those directories run too.
+    // TypeScript 7 loads no plugins.
+    const readsAbove = found.native ? [] : ['node_modules']
+    const decision = await this.trust.decide(workspace.path, { brings: `its own typescript ${found.version} (${found.dir})`, signal, subtree: true, readsAbove })
     if (decision.trusted) {
       this.refused.delete(workspace.path)
       return found

@@ -3,6 +3,9 @@ import { configParser } from '../config-parser.ts'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { hostEnv, type HostInfo } from '../host.ts'
+import { findHomeDirectory } from '../home.ts'
+import { lstat } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { scopeLifetime, type Lifetime } from '../lifetime/lifetime.ts'
 import { covers, TRUST_LOCK_TIMINGS, TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
 import { CONTROL_CHARACTER_CLASS } from '../control-characters.ts'
@@ -47,6 +50,11 @@ export interface TrustDecision {
    * inside a trusted `/w`), which leaves it untrusted. Say {@link untrustedReason}.
    */
   readonly revokedBelow?: string
+  /**
+   * For a `readsAbove` question only: what was found in an untrusted directory above it
+   * (`/w/.cargo` above a trusted `/w/app`), which leaves it untrusted. Say {@link untrustedReason}.
+   */
+  readonly untrustedAbove?: string
 }
 
 export interface DecideOptions {
@@ -69,6 +77,15 @@ export interface DecideOptions {
    * decision, for what the directory itself brings (its `.env`, its `.mcp.json`, its skills).
    */
   readonly subtree?: boolean
+  /**
+   * Names the caller's tools look up in every directory above the directory (cargo's `.cargo`,
+   * rustup's `rust-toolchain.toml`, go's `go.work`, the `node_modules` Node resolves a module a
+   * tsconfig names from): one present in a directory above it that is not trusted leaves it
+   * untrusted (`untrustedAbove`), as a trusted `/w/app` inside an untrusted `/w` is for cargo, which
+   * reads `/w/.cargo/config.toml` (a `rustc-wrapper` runs). Nobody is asked. The user's home and the
+   * directories holding it are the user's own and are not looked at. Default none.
+   */
+  readonly readsAbove?: readonly string[]
 }
 
 /** Anything that can decide (the service, or the recorded decisions alone when no trust row is mounted). */
@@ -131,9 +148,10 @@ export class TrustService extends Service implements TrustDecider {
   /** Whether `directory` is trusted, asking the hook if one is registered. Never throws for a hook's failure (that is untrusted, logged). */
   async decide(directory: string, options: DecideOptions): Promise<TrustDecision> {
     const canonical = await TrustStore.canonical(directory)
-    // Nobody is asked about a tree the user already said part of is not to be trusted: a yes would not help.
-    const revoked = options.subtree === true ? await revokedBelow(this.store, canonical) : undefined
-    if (revoked) return revoked
+    // Nobody is asked about a tree the user already said part of is not to be trusted, nor about one
+    // whose tools read an untrusted directory above it: a yes about this directory would not help.
+    const refused = await refusedAround(this.store, canonical, options, hostEnv(this.ctx))
+    if (refused) return refused
     let asked = this.asking.get(canonical)
     if (!asked && options.ask === false) return recordedDecision(this.store, canonical)
     if (!asked) {
@@ -202,9 +220,44 @@ async function revokedBelow(store: TrustStore, directory: string): Promise<Trust
   return { trusted: false, directory, by: 'record', recordedFor: revoked.directory, command: trustCommand(revoked.directory), revokedBelow: revoked.directory }
 }
 
-/** Why an untrusted decision is: `/w is not trusted`, or `/w holds /w/vendor, which is not trusted`. */
+/**
+ * For a `readsAbove` question: the untrusted decision when one of `names` is in a directory above
+ * `directory` that is not trusted. Every directory up to the user's home (not it) is looked at, or
+ * up to `/` for a directory outside the home.
+ */
+async function untrustedAbove(store: TrustStore, directory: string, names: readonly string[], env: NodeJS.ProcessEnv): Promise<TrustDecision | undefined> {
+  const found = findHomeDirectory(env)
+  const home = 'home' in found ? await TrustStore.canonical(found.home) : undefined
+  for (let current = directory, above = dirname(directory); above !== current; current = above, above = dirname(above)) {
+    if (home !== undefined && covers(above, home)) return undefined
+    for (const name of names) {
+      const path = join(above, name)
+      try {
+        await lstat(path)
+      } catch {
+        continue
+      }
+      const decision = await recordedDecision(store, above)
+      if (!decision.trusted) return { trusted: false, directory, by: decision.by, ...(decision.recordedFor === undefined ? {} : { recordedFor: decision.recordedFor }), command: decision.command, untrustedAbove: path }
+    }
+  }
+  return undefined
+}
+
+/** The untrusted decision a `subtree` or `readsAbove` question gets from the records around the directory, if any. */
+async function refusedAround(store: TrustStore, directory: string, options: DecideOptions, env: NodeJS.ProcessEnv): Promise<TrustDecision | undefined> {
+  const below = options.subtree === true ? await revokedBelow(store, directory) : undefined
+  return below ?? (options.readsAbove?.length ? untrustedAbove(store, directory, options.readsAbove, env) : undefined)
+}
+
+/**
+ * Why an untrusted decision is: `/w is not trusted`, `/w holds /w/vendor, which is not trusted`, or
+ * `/w/app's tools read /w/.cargo, and /w is not trusted`.
+ */
 export function untrustedReason(decision: TrustDecision): string {
-  return decision.revokedBelow === undefined ? `${decision.directory} is not trusted` : `${decision.directory} holds ${decision.revokedBelow}, which is not trusted`
+  if (decision.revokedBelow !== undefined) return `${decision.directory} holds ${decision.revokedBelow}, which is not trusted`
+  if (decision.untrustedAbove !== undefined) return `its tools read ${decision.untrustedAbove} above ${decision.directory}, and ${dirname(decision.untrustedAbove)} is not trusted`
+  return `${decision.directory} is not trusted`
 }
 
 /**
@@ -218,7 +271,7 @@ export function trustOf(ctx: Context): TrustDecider {
   return {
     decide: async (directory, options) => {
       const canonical = await TrustStore.canonical(directory)
-      return (options.subtree === true ? await revokedBelow(store, canonical) : undefined) ?? recordedDecision(store, canonical)
+      return (await refusedAround(store, canonical, options, hostEnv(ctx))) ?? recordedDecision(store, canonical)
     },
   }
 }
