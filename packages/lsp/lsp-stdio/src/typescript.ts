@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { assertNever, type CapabilityRow, type TrustDecider, type TrustDecision, type Workspace } from 'dsh-core'
+import { assertNever, untrustedReason, type CapabilityRow, type TrustDecider, type TrustDecision, type Workspace } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import type { Launch, Launcher } from './launch.ts'
@@ -64,7 +64,7 @@ export class TypescriptLauncher implements Launcher {
     if (!chosen) throw this.unavailable(candidates, this.refused.get(workspace.path))
     // The workspace's own typescript runs only once it is trusted. Type acquisition alone asks nobody:
     // without it either server still works, and a question in every TypeScript workspace teaches users to say yes.
-    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `${chosen.native ? "TypeScript 7's" : "tsserver's"} automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal, ask: false })).trusted
+    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `${chosen.native ? "TypeScript 7's" : "tsserver's"} automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal, ask: false, subtree: true })).trusted
     return chosen.native ? this.native(chosen, trusted) : this.tsserver(chosen, trusted)
   }
 
@@ -76,7 +76,7 @@ export class TypescriptLauncher implements Launcher {
     return [...this.refused.entries()].map(([root, { found, decision }]) => ({
       id: `${id}:workspace-typescript`,
       state: 'untrusted',
-      detail: `typescript ${found.version} ${found.where} (${found.dir}) was not run: ${decision.directory} is not trusted; ${this.installed ? `typescript ${this.installed.version} beside dsh serves ${root} instead` : 'nothing else can serve it'}; to use it: ${decision.command}`,
+      detail: `typescript ${found.version} ${found.where} (${found.dir}) was not run: ${untrustedReason(decision)}; ${this.installed ? `typescript ${this.installed.version} beside dsh serves ${root} instead` : 'nothing else can serve it'}; to use it: ${decision.command}`,
     }))
   }
 
@@ -89,7 +89,11 @@ export class TypescriptLauncher implements Launcher {
     const found = packageAt(join(workspace.path, 'node_modules', 'typescript'), `in ${workspace.path}`)
     if (!found) return undefined
     if (this.installed && sameDirectory(found.dir, this.installed.dir)) return this.installed
-    const decision = await this.trust.decide(workspace.path, { brings: `its own typescript ${found.version} (${found.dir})`, signal })
+    // tsserver loads the plugins a tsconfig names (an `extends` above included) from its own
+    // node_modules and every node_modules above it (Node's resolution): those directories run too.
+    // TypeScript 7 loads no plugins.
+    const readsAbove = found.native ? [] : ['node_modules']
+    const decision = await this.trust.decide(workspace.path, { brings: `its own typescript ${found.version} (${found.dir})`, signal, subtree: true, readsAbove })
     if (decision.trusted) {
       this.refused.delete(workspace.path)
       return found

@@ -11,7 +11,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
-import { trustCommand, type TrustDecider } from 'dsh-core'
+import { TrustService, trustCommand, type TrustDecider } from 'dsh-core'
 import FileSystem from 'dsh-core/fs'
 import Subprocess from 'dsh-core/subprocess'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -97,9 +97,11 @@ describe("tsserver's automatic type acquisition (the catalog's typescript row)",
 // untrusted workspace when it is the TypeScript installed beside dsh (here: the launcher is given
 // dsh-lsp-stdio's typescript-7 as that installation). The row's PATH leads to an npm that records its
 // call and fails, so nothing reaches the registry; the trusted server beside it shows the setup
-// does start an install.
+// does start an install. A third server is rooted at a trusted directory that holds a revoked one
+// (the user's `dsh trust --revoke w/vendor`, in the real trust service): the server would read the
+// package.json below it and install what it names, so it runs as in an untrusted workspace.
 describe("TypeScript 7's automatic type acquisition (real tsc --lsp)", () => {
-  it('runs no npm in an untrusted workspace; it does in a trusted one', async () => {
+  it('runs no npm in an untrusted workspace, nor in a trusted one that holds a revoked directory; it does in a trusted one', async () => {
     const typescript7 = realpathSync(fileURLToPath(new URL('../node_modules/typescript-7', import.meta.url)))
     const scratch = await tempDir()
     const bin = join(scratch, 'bin')
@@ -110,31 +112,39 @@ describe("TypeScript 7's automatic type acquisition (real tsc --lsp)", () => {
     const app = new Context()
     app.plugin(FileSystem)
     app.plugin(Subprocess)
+    app.plugin(TrustService, { file: join(scratch, 'trusted.json') })
     await app.start()
+    const trust = app.get('trust')!
     const providers: StdioLspProvider[] = []
-    const run = async (name: string, trusted: boolean) => {
+    const fixed = (trusted: boolean): TrustDecider => ({ decide: async (directory) => ({ trusted, directory, by: 'hook', command: trustCommand(directory) }) })
+    const run = async (name: string, decider: TrustDecider, file = 'index.js') => {
       const repo = join(scratch, name)
-      await mkdir(repo)
-      await writeFile(join(repo, 'package.json'), JSON.stringify({ name: 'x', dependencies: { lodash: '4.17.21' } }))
-      await writeFile(join(repo, 'index.js'), "const _ = require('lodash')\n")
+      const dir = dirname(join(repo, file))
+      await mkdir(dir, { recursive: true })
+      await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'x', dependencies: { lodash: '4.17.21' } }))
+      await writeFile(join(dir, 'index.js'), "const _ = require('lodash')\n")
       const calls = join(scratch, `${name}-npm-calls`)
       const env = { PATH: `${bin}:/usr/bin:/bin`, NPM_CALLS: calls, XDG_CACHE_HOME: join(scratch, `${name}-cache`) }
       const config = ServerConfig.parse({ ...SERVER_CATALOG.typescript!.server, typescript: 'native', env })
-      const decider: TrustDecider = { decide: async (directory) => ({ trusted, directory, by: 'hook', command: trustCommand(directory) }) }
       const launcher = new TypescriptLauncher('native', config, { missing: 'not needed' }, decider, typescript7)
       const provider = new StdioLspProvider({ id: 'typescript', config, launcher, fs: app.get('fs')!, subprocess: app.get('subprocess')!, report: () => {} })
       providers.push(provider)
-      const hover = await provider.query({ operation: 'hover', filePath: 'index.js', position: { line: 0, character: 6 }, workspaceRoot: repo, languageId: 'javascript' })
-      expect(hover.kind).toBe('hover')
-      return { calls, provider }
+      const hover = () => provider.query({ operation: 'hover', filePath: file, position: { line: 0, character: 6 }, workspaceRoot: repo, languageId: 'javascript' })
+      expect((await hover()).kind).toBe('hover')
+      return { calls, hover }
     }
     try {
-      const [untrusted, trusted] = await Promise.all([run('untrusted', false), run('trusted', true)])
+      const holding = join(scratch, 'holding')
+      await mkdir(join(holding, 'vendor'), { recursive: true })
+      await trust.trust(holding)
+      await trust.revoke(join(holding, 'vendor'))
+      const [untrusted, revokedBelow, trusted] = await Promise.all([run('untrusted', fixed(false)), run('holding', trust, 'vendor/index.js'), run('trusted', fixed(true))])
       await waitFor(() => existsSync(trusted.calls), "the trusted server's npm install")
       expect(readFileSync(trusted.calls, 'utf8')).toMatch(/^install --ignore-scripts types-registry/)
-      // The untrusted server did the same work: a second query after the trusted one's install.
-      await untrusted.provider.query({ operation: 'hover', filePath: 'index.js', position: { line: 0, character: 6 }, workspaceRoot: join(scratch, 'untrusted'), languageId: 'javascript' })
+      // The other servers did the same work: a second query after the trusted one's install.
+      await Promise.all([untrusted.hover(), revokedBelow.hover()])
       expect(existsSync(untrusted.calls), 'npm run by the untrusted server').toBe(false)
+      expect(existsSync(revokedBelow.calls), 'npm run by the server of a trusted directory holding a revoked one').toBe(false)
     } finally {
       for (const provider of providers) await provider.disposeAll()
       await app.stop()
