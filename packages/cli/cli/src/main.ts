@@ -231,9 +231,15 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       }
       if (command.searches.length) {
         const tools = requireTools(host)
-        for (const query of command.searches) {
-          const result = await tools.execute({ name: TOOL_SEARCH, arguments: { query }, session, signal })
-          messages.push({ role: 'tool', source: TOOL_SEARCH, text: result.content.map((block) => block.text).join('\n') })
+        // tool_search is listed only while the runtime withholds a tool; asking it otherwise would print
+        // the runtime's "no tool named" for a name the docs promise, so say why it is absent instead.
+        if (!tools.catalog({ session }).some((tool) => tool.name === TOOL_SEARCH)) {
+          messages.push({ role: 'tool', source: TOOL_SEARCH, text: NOTHING_WITHHELD })
+        } else {
+          for (const query of command.searches) {
+            const result = await tools.execute({ name: TOOL_SEARCH, arguments: { query }, session, signal })
+            messages.push({ role: 'tool', source: TOOL_SEARCH, text: result.content.map((block) => block.text).join('\n') })
+          }
         }
         messages.push({ role: 'system', source: 'tools', text: tools.catalog({ session }).map((tool) => tool.name).join('\n') })
       }
@@ -258,6 +264,9 @@ async function execute(host: Host, invocation: Invocation, command: Exclude<Comm
       return assertNever(command, 'command')
   }
 }
+
+const NOTHING_WITHHELD =
+  'No search was run: this composition withholds no tool (every tool is listed, within the defer budget of dsh-core/tools, or defer is off), so tool_search is not offered. `dsh tools --all` lists every registered tool.'
 
 /**
  * What explains a call to `mcp__<server>__…` that found no tool, when the composition holds that

@@ -201,6 +201,14 @@ describe('dsh context', () => {
     expect(json(run)).toEqual({ messages: [] })
   })
 
+  it('--search where nothing is withheld says there is no tool_search, not "no tool named"', async () => {
+    const run = await dshIn(['context', '--search', 'echo', '--search', 'other', '--json', ...P])
+    expect(run.code, run.stderr).toBe(0)
+    const { messages } = json<{ messages: { role: string; source: string; text: string }[] }>(run)
+    expect(messages.filter((m) => m.source === 'tool_search')).toEqual([{ role: 'tool', source: 'tool_search', text: expect.stringContaining('withholds no tool') }])
+    expect(messages.at(-1)).toMatchObject({ role: 'system', source: 'tools', text: expect.not.stringContaining('tool_search') })
+  })
+
   it('prints role and source headers without --json', async () => {
     const run = await dshIn(['context', '--message', 'hello there', ...P])
     expect(run.code, run.stderr).toBe(0)

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   HarnessError,
+  ToolError,
   type Session,
   type ToolDefinition,
   type ToolExecution,
@@ -321,6 +322,26 @@ describe('execute', () => {
     const error = expectError(await app.tools.execute({ name: 'slow', arguments: {} }), 'TOOL_TIMEOUT')
     expect(error.message).toBe('tool call timed out after 50 ms')
     expect(sawAbort).toBe(true)
+  })
+
+  it("keeps a body's own TOOL_TIMEOUT error (what it waited for, what to do) once the budget ran out, not its rethrown reason", async () => {
+    for (const [name, fails] of [
+      ['explains', (reason: unknown) => new ToolError('tool call timed out after 50 ms: the server was still searching; ask about a smaller file', 'TOOL_TIMEOUT', { cause: reason })],
+      ['rethrows', (reason: unknown) => reason],
+    ] as const) {
+      app.tools.register(
+        tool({
+          name,
+          timeoutMs: 50,
+          execute: async (_args: unknown, exec: ToolExecution) => {
+            await exec.lifetime.sleep(30_000).catch(() => {})
+            throw fails(exec.lifetime.reason)
+          },
+        }),
+      )
+    }
+    expect(expectError(await app.tools.execute({ name: 'explains', arguments: {} }), 'TOOL_TIMEOUT').message).toBe('tool call timed out after 50 ms: the server was still searching; ask about a smaller file')
+    expect(expectError(await app.tools.execute({ name: 'rethrows', arguments: {} }), 'TOOL_TIMEOUT').message).toBe('tool call timed out after 50 ms')
   })
 
   it('abandons a body that ignores its signal after abandonAfterMs and still answers TOOL_TIMEOUT', async () => {

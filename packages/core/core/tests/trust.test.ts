@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { TrustService, TrustStore, trustCommand, trustOf, trustStoreFile, type TrustHook } from '../src/index.ts'
+import { TrustService, TrustStore, trustCommand, trustOf, trustStoreFile, untrustedReason, type TrustDecision, type TrustHook } from '../src/index.ts'
 import { capturedLogs, removeTempDirs, tempDir } from './helpers.ts'
 
 const logs = capturedLogs()
@@ -144,6 +144,73 @@ describe('workspace trust', () => {
     // The same question without `ask: false` is put to the hook.
     expect(await trust.decide(work, { brings: 'its .mcp.json' })).toMatchObject({ trusted: true, by: 'hook' })
     expect(asked).toEqual(['its .mcp.json'])
+    await app.stop()
+  })
+
+  // A language server rooted at a trusted /w loads and builds /w/vendor too: the user's revoke of
+  // /w/vendor would otherwise not stop rust-analyzer running its build scripts.
+  it('with subtree: a directory below that is recorded untrusted leaves a trusted one untrusted, asking nobody', async () => {
+    const { app, trust } = await service()
+    const asked: string[] = []
+    trust.decider((question) => {
+      asked.push(question.directory)
+      return true
+    })
+    const vendor = join(work, 'vendor')
+    await mkdir(join(vendor, 'lib'), { recursive: true })
+    await trust.trust(work)
+    await trust.revoke(vendor)
+    const revoked = { trusted: false, directory: work, by: 'record', recordedFor: vendor, revokedBelow: vendor, command: `dsh trust ${vendor}` }
+    expect(await trust.decide(work, { brings: 'rust-analyzer', subtree: true })).toEqual(revoked)
+    expect(await trust.decide(work, { brings: 'rust-analyzer', subtree: true, ask: false })).toEqual(revoked)
+    expect(asked).toEqual([])
+    expect(untrustedReason(revoked as TrustDecision)).toBe(`${work} holds ${vendor}, which is not trusted`)
+    // The directory's own decision for what it alone brings; a directory beside the revoked one, and one inside it.
+    expect(await trust.decide(work, { brings: 'its .env', ask: false })).toMatchObject({ trusted: true, by: 'record' })
+    await mkdir(join(work, 'src'))
+    expect(await trust.decide(join(work, 'src'), { brings: 'rust-analyzer', subtree: true, ask: false })).toMatchObject({ trusted: true, by: 'record', recordedFor: work })
+    expect(await trust.decide(join(vendor, 'lib'), { brings: 'rust-analyzer', subtree: true, ask: false })).toMatchObject({ trusted: false, by: 'record', recordedFor: vendor })
+    // The recorded decisions alone (no trust row mounted) follow the same rule.
+    expect(await trustOf(new Context()).decide(work, { brings: 'rust-analyzer', subtree: true })).toEqual(revoked)
+    await trust.trust(vendor)
+    expect(await trust.decide(work, { brings: 'rust-analyzer', subtree: true, ask: false })).toMatchObject({ trusted: true, by: 'record' })
+    await app.stop()
+  })
+
+  // cargo reads .cargo/config.toml in every directory above a crate (a rustc-wrapper there runs), go a
+  // go.work above its module, Node a node_modules above it: trusting /w/app is not trusting /w.
+  it('with readsAbove: one of the names in an untrusted directory above leaves a trusted one untrusted, asking nobody', async () => {
+    const { app, trust } = await service()
+    const asked: string[] = []
+    trust.decider((question) => {
+      asked.push(question.directory)
+      return true
+    })
+    const inner = join(work, 'app')
+    await mkdir(join(work, '.cargo'), { recursive: true })
+    await mkdir(inner)
+    await trust.trust(inner)
+    const above = { trusted: false, directory: inner, by: 'default', command: `dsh trust ${work}`, untrustedAbove: join(work, '.cargo') }
+    expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['rust-toolchain.toml', '.cargo'] })).toEqual(above)
+    expect(asked).toEqual([])
+    expect(untrustedReason(above as TrustDecision)).toBe(`its tools read ${join(work, '.cargo')} above ${inner}, and ${work} is not trusted`)
+    // Names that are not there, or no names: the directory's own decision.
+    expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['rust-toolchain.toml'], ask: false })).toMatchObject({ trusted: true, by: 'record' })
+    expect(await trust.decide(inner, { brings: 'its .env', ask: false })).toMatchObject({ trusted: true })
+    // A revoked directory above is named as recorded; a trusted one above is no objection.
+    await trust.revoke(work)
+    expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['.cargo'], ask: false })).toMatchObject({ trusted: false, by: 'record', recordedFor: work, untrustedAbove: join(work, '.cargo') })
+    await trust.trust(work)
+    expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['.cargo'], ask: false })).toMatchObject({ trusted: true, by: 'record', recordedFor: inner })
+    // The user's home and above are theirs: a ~/.cargo is not looked at.
+    await trust.revoke(work)
+    const saved = process.env.HOME
+    process.env.HOME = work
+    try {
+      expect(await trust.decide(inner, { brings: 'rust-analyzer', readsAbove: ['.cargo'], ask: false })).toMatchObject({ trusted: true })
+    } finally {
+      process.env.HOME = saved
+    }
     await app.stop()
   })
 

@@ -68,6 +68,8 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       // gopls runs `go` as it loads a workspace; a Go >= 1.21 `go` downloads and runs the toolchain a
       // go.mod or go.work `toolchain` line names (GOTOOLCHAIN=auto, its default): not before trust.
       untrustedEnv: { GOTOOLCHAIN: 'local' },
+      // go finds a go.work in any directory above the module (its toolchain line and modules with it).
+      readsAbove: ['go.work'],
       install: 'apt-get install gopls golang-go (Debian), or go install golang.org/x/tools/gopls@latest',
     },
   },
@@ -83,6 +85,8 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       preflight: { args: ['--version'] },
       // Even the preflight counts: rustup's shim follows a rust-toolchain.toml `path` to any binary.
       runsWorkspaceCode: "rust-analyzer runs the crate's build scripts and procedural macros, and rustup and cargo follow its rust-toolchain.toml and .cargo/config.toml",
+      // cargo reads .cargo/config.toml in every directory above the crate, rustup the nearest toolchain file above.
+      readsAbove: ['.cargo', 'rust-toolchain.toml', 'rust-toolchain'],
       install: 'rustup component add rust-analyzer',
     },
   },

@@ -78,6 +78,15 @@ export const ServerConfig = z.strictObject({
    */
   untrustedEnv: z.record(z.string(), z.string().nullable()).default({}),
   /**
+   * File or directory names the server's tools look up in every directory above its root (cargo's
+   * `.cargo`, rustup's `rust-toolchain.toml`, go's `go.work`). For `runsWorkspaceCode` and
+   * `untrustedEnv`, a root below a trusted directory counts as untrusted when one of them is in a
+   * directory above it that is not trusted (a trusted `/w/app` in an untrusted `/w` whose
+   * `.cargo/config.toml` names a `rustc-wrapper`). The user's home and above are not looked at.
+   * Default none.
+   */
+  readsAbove: z.array(z.string().min(1).regex(/^[^/]+$/, 'a name, not a path')).default([]),
+  /**
    * Regular expressions (JavaScript syntax) for a `window/logMessage` or `window/showMessage` of
    * type Error that means the server is broken though its process lives on: its backend died
    * (typescript-language-server after its tsserver is killed ends its progress as if the project

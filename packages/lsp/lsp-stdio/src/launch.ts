@@ -11,6 +11,11 @@ export interface Launch {
   readonly label?: string
   /** Variables of this launch (an untrusted workspace's `untrustedEnv`), under the row's `env`. */
   readonly env?: Readonly<Record<string, string | null>>
+  /**
+   * What this launch answers `workspace/configuration` with, in place of the row's `configuration`
+   * (TypeScript 7's server in an untrusted workspace: the row's, with type acquisition off). Unset: the row's.
+   */
+  readonly configuration?: ServerConfig['configuration']
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { TrustDecider, Workspace } from 'dsh-core'
+import { untrustedReason, type TrustDecider, type Workspace } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import type { Launch, Launcher } from './launch.ts'
 
@@ -12,6 +12,8 @@ export class TrustGatedLauncher implements Launcher {
     private readonly inner: Launcher,
     private readonly serverId: string,
     private readonly why: string,
+    /** The row's `readsAbove`: what its tools read in the directories above the root. */
+    private readonly readsAbove: readonly string[],
     private readonly trust: TrustDecider,
   ) {}
 
@@ -20,8 +22,9 @@ export class TrustGatedLauncher implements Launcher {
   }
 
   async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
-    const decision = await this.trust.decide(workspace.path, { brings: `the ${this.serverId} language server, which runs its code (${this.why})`, signal })
-    if (!decision.trusted) throw new LspError(`${this.serverId} was not started: ${this.why}, and ${decision.directory} is not trusted; to use it: ${decision.command}`, 'LSP_UNTRUSTED')
+    // The whole tree (subtree): the server runs the code of every crate below its root, a revoked /w/vendor's included.
+    const decision = await this.trust.decide(workspace.path, { brings: `the ${this.serverId} language server, which runs its code (${this.why})`, signal, subtree: true, readsAbove: this.readsAbove })
+    if (!decision.trusted) throw new LspError(`${this.serverId} was not started: ${this.why}, and ${untrustedReason(decision)}; to use it: ${decision.command}`, 'LSP_UNTRUSTED')
     return this.inner.launch(workspace, signal)
   }
 }

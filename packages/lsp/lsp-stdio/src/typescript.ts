@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { assertNever, type CapabilityRow, type TrustDecider, type TrustDecision, type Workspace } from 'dsh-core'
+import { assertNever, untrustedReason, type CapabilityRow, type TrustDecider, type TrustDecision, type Workspace } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import type { Launch, Launcher } from './launch.ts'
@@ -62,11 +62,10 @@ export class TypescriptLauncher implements Launcher {
     const candidates = [own, this.installed].filter((found) => found !== undefined)
     const chosen = this.pick(candidates)
     if (!chosen) throw this.unavailable(candidates, this.refused.get(workspace.path))
-    if (chosen.native) return this.native(chosen)
     // The workspace's own typescript runs only once it is trusted. Type acquisition alone asks nobody:
-    // without it tsserver still works, and a question in every TypeScript workspace teaches users to say yes.
-    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `tsserver's automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal, ask: false })).trusted
-    return this.tsserver(chosen, trusted)
+    // without it either server still works, and a question in every TypeScript workspace teaches users to say yes.
+    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `${chosen.native ? "TypeScript 7's" : "tsserver's"} automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal, ask: false, subtree: true })).trusted
+    return chosen.native ? this.native(chosen, trusted) : this.tsserver(chosen, trusted)
   }
 
   /**
@@ -77,7 +76,7 @@ export class TypescriptLauncher implements Launcher {
     return [...this.refused.entries()].map(([root, { found, decision }]) => ({
       id: `${id}:workspace-typescript`,
       state: 'untrusted',
-      detail: `typescript ${found.version} ${found.where} (${found.dir}) was not run: ${decision.directory} is not trusted; ${this.installed ? `typescript ${this.installed.version} beside dsh serves ${root} instead` : 'nothing else can serve it'}; to use it: ${decision.command}`,
+      detail: `typescript ${found.version} ${found.where} (${found.dir}) was not run: ${untrustedReason(decision)}; ${this.installed ? `typescript ${this.installed.version} beside dsh serves ${root} instead` : 'nothing else can serve it'}; to use it: ${decision.command}`,
     }))
   }
 
@@ -90,7 +89,11 @@ export class TypescriptLauncher implements Launcher {
     const found = packageAt(join(workspace.path, 'node_modules', 'typescript'), `in ${workspace.path}`)
     if (!found) return undefined
     if (this.installed && sameDirectory(found.dir, this.installed.dir)) return this.installed
-    const decision = await this.trust.decide(workspace.path, { brings: `its own typescript ${found.version} (${found.dir})`, signal })
+    // tsserver loads the plugins a tsconfig names (an `extends` above included) from its own
+    // node_modules and every node_modules above it (Node's resolution): those directories run too.
+    // TypeScript 7 loads no plugins.
+    const readsAbove = found.native ? [] : ['node_modules']
+    const decision = await this.trust.decide(workspace.path, { brings: `its own typescript ${found.version} (${found.dir})`, signal, subtree: true, readsAbove })
     if (decision.trusted) {
       this.refused.delete(workspace.path)
       return found
@@ -112,13 +115,21 @@ export class TypescriptLauncher implements Launcher {
     }
   }
 
-  private native(found: TypescriptPackage): Launch {
+  /**
+   * TypeScript 7's own server. Untrusted, without automatic type acquisition: like tsserver's, it runs
+   * `npm install @types/<name>` for the workspace's package.json dependencies (a project without a
+   * tsconfig.json, or one whose `typeAcquisition` asks for it). Its switch is a preference it reads
+   * only from `workspace/configuration` (an `initializationOptions.userPreferences` one is replaced
+   * by that answer), so the launch answers with the row's configuration and the switch off.
+   */
+  private native(found: TypescriptPackage, trusted: boolean): Launch {
     const executable = nativeCompiler(found.dir)
     if (!executable) {
       const platform = `@typescript/typescript-${process.platform}-${process.arch}`
       throw new LspError(`typescript ${found.version} ${found.where} has no native compiler for this platform (${platform} is not installed); reinstall it: ${INSTALL_NATIVE}`, 'LSP_UNAVAILABLE')
     }
-    return { executable, args: ['--lsp', '--stdio'], initializationOptions: withQuietLog(this.config.initializationOptions), label: `native ${found.version}` }
+    const launch: Launch = { executable, args: ['--lsp', '--stdio'], initializationOptions: withQuietLog(this.config.initializationOptions), label: `native ${found.version}` }
+    return trusted ? launch : { ...launch, configuration: withoutNativeTypeAcquisition(this.config.configuration) }
   }
 
   /**
@@ -216,6 +227,32 @@ function withQuietLog(options: ServerConfig['initializationOptions']): ServerCon
  * loaded, so a query during a slow load waits (bounded by requestTimeoutMs) instead of getting an
  * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
  */
+/**
+ * TypeScript 7's preferences come from the `javascript`, `typescript` and `js/ts` sections of
+ * `workspace/configuration`, in that order of precedence; `js/ts`'s `tsserver.automaticTypeAcquisition.enabled`
+ * (the unified setting) wins over the deprecated `disableAutomaticTypeAcquisition`
+ * (internal/ls/lsutil/userpreferences.go, IsATADisabled). A row that names either keeps its own word.
+ */
+const NATIVE_ATA_SECTIONS = ['javascript', 'typescript', 'js/ts'] as const
+
+function withoutNativeTypeAcquisition(configuration: ServerConfig['configuration']): ServerConfig['configuration'] {
+  const base = plainObject(configuration) ?? {}
+  for (const section of NATIVE_ATA_SECTIONS) {
+    const settings = plainObject(base[section])
+    if (settings && ('disableAutomaticTypeAcquisition' in settings || plainObject(plainObject(settings.tsserver)?.automaticTypeAcquisition)?.enabled !== undefined)) return configuration
+  }
+  const jsts = plainObject(base['js/ts']) ?? {}
+  const tsserver = plainObject(jsts.tsserver) ?? {}
+  const acquisition = plainObject(tsserver.automaticTypeAcquisition) ?? {}
+  return { ...base, 'js/ts': { ...jsts, tsserver: { ...tsserver, automaticTypeAcquisition: { ...acquisition, enabled: false } } } }
+}
+
+type JsonObject = { readonly [key: string]: ServerConfig['configuration'] }
+
+function plainObject(value: ServerConfig['configuration'] | undefined): JsonObject | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined
+}
+
 /** `disableAutomaticTypingAcquisition: true`, unless the row's own initializationOptions set it. */
 function withoutTypeAcquisition(options: { readonly [key: string]: ServerConfig['initializationOptions'] }): ServerConfig['initializationOptions'] {
   return 'disableAutomaticTypingAcquisition' in options ? options : { ...options, disableAutomaticTypingAcquisition: true }

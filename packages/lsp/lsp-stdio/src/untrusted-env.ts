@@ -13,6 +13,8 @@ export class UntrustedEnvLauncher implements Launcher {
     private readonly inner: Launcher,
     private readonly serverId: string,
     private readonly untrustedEnv: ServerConfig['untrustedEnv'],
+    /** The row's `readsAbove`: a go.work above the root is read by every `go` gopls runs. */
+    private readonly readsAbove: readonly string[],
     private readonly trust: TrustDecider,
   ) {}
 
@@ -23,7 +25,8 @@ export class UntrustedEnvLauncher implements Launcher {
   async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
     const untrusted = Object.entries(this.untrustedEnv).map(([name, value]) => (value === null ? `no ${name}` : `${name}=${value}`)).join(', ')
     // Nobody is asked for this alone (`ask: false`): the untrusted launch still works, only more cautiously.
-    const decision = await this.trust.decide(workspace.path, { brings: `its own choice of the tools the ${this.serverId} language server runs (untrusted, it runs with ${untrusted})`, signal, ask: false })
+    // The whole tree (subtree): a go.work at the root brings the go.mod (and toolchain line) of a revoked module below it.
+    const decision = await this.trust.decide(workspace.path, { brings: `its own choice of the tools the ${this.serverId} language server runs (untrusted, it runs with ${untrusted})`, signal, ask: false, subtree: true, readsAbove: this.readsAbove })
     const launch = await this.inner.launch(workspace, signal)
     return decision.trusted ? launch : { ...launch, env: { ...launch.env, ...this.untrustedEnv } }
   }

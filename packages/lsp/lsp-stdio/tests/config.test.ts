@@ -32,6 +32,7 @@ describe('ServerConfig defaults', () => {
       args: [],
       env: {},
       untrustedEnv: {},
+      readsAbove: [],
       extensionToLanguage: { '.ts': 'typescript' },
       filenameToLanguage: {},
       rootMarkers: [],

@@ -5,11 +5,12 @@
 // executable of that name that records each start stands in for it.
 // Whether the host starts a server does not depend on dsh being a process, so dsh runs in this
 // worker (dshIn): each of the five runs otherwise paid a node start and the bundle's load.
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { dshIn, json, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
+import { TrustStore, trustStoreFile } from 'dsh-core'
 
 afterEach(async () => {
   await killRunning()
@@ -43,6 +44,20 @@ describe('a server that runs the workspace\'s code (the catalog\'s rust)', () =>
     await trustIn(home, repo)
     expect((await rustRow())?.state).toBe('unavailable') // this stand-in fails its preflight: it ran
     expect(await started()).toEqual(['--version'])
+
+    // cargo reads .cargo/config.toml in every directory above the crate (a rustc-wrapper there runs):
+    // the untrusted directory holding the trusted repository counts.
+    await mkdir(join(scratch, '.cargo'))
+    expect(await rustRow()).toMatchObject({ state: 'untrusted', detail: expect.stringContaining(`its tools read ${join(scratch, '.cargo')} above ${repo}, and ${scratch} is not trusted; to use it: dsh trust ${scratch}`) })
+    await rm(join(scratch, '.cargo'), { recursive: true })
+
+    // A crate below the root that the user revoked (`dsh trust --revoke repo/vendor`): rust-analyzer
+    // rooted at the repository would build it too, so it is not started there either.
+    const vendor = join(repo, 'vendor')
+    await mkdir(vendor)
+    await new TrustStore(trustStoreFile({ DSH_HOME: home })).record(vendor, false)
+    expect(await rustRow()).toMatchObject({ state: 'untrusted', detail: expect.stringContaining(`${repo} holds ${vendor}, which is not trusted; to use it: dsh trust ${vendor}`) })
+    expect(await started(), 'started with a revoked directory below its root').toEqual(['--version'])
   })
 })
 

@@ -5,12 +5,23 @@
 // typescript-language-server passes it --disableAutomaticTypingAcquisition. The real
 // typescript-language-server and tsserver run; the row's tsserver path is a wrapper that records
 // tsserver's arguments, then loads the real one.
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Context } from 'cordis'
+import { TrustService, trustCommand, type TrustDecider } from 'dsh-core'
+import FileSystem from 'dsh-core/fs'
+import Subprocess from 'dsh-core/subprocess'
 import { afterEach, describe, expect, it } from 'vitest'
 import { dshIn, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
+import { SERVER_CATALOG } from '../src/catalog.ts'
+import { ServerConfig } from '../src/config.ts'
+import { StdioLspProvider } from '../src/provider.ts'
+import { TypescriptLauncher } from '../src/typescript.ts'
+import { waitFor } from './fixtures/rig.ts'
 
 // What the host gives the server does not depend on dsh being a process: dsh runs in this worker
 // (dshIn), without a node start and the bundle's load per run.
@@ -77,5 +88,66 @@ describe("tsserver's automatic type acquisition (the catalog's typescript row)",
     const argvs = await ws.semantic()
     expect(argvs.length).toBeGreaterThan(0)
     for (const argv of argvs) expect(argv).not.toContain('--disableAutomaticTypingAcquisition')
+  })
+})
+
+// TypeScript 7's own server (tsc --lsp) has automatic type acquisition too: for a project without a
+// tsconfig.json it runs `npm install --ignore-scripts types-registry@latest`, then `npm install
+// @types/<name>` for the package.json's dependencies, with the `npm` on its PATH. It serves an
+// untrusted workspace when it is the TypeScript installed beside dsh (here: the launcher is given
+// dsh-lsp-stdio's typescript-7 as that installation). The row's PATH leads to an npm that records its
+// call and fails, so nothing reaches the registry; the trusted server beside it shows the setup
+// does start an install. A third server is rooted at a trusted directory that holds a revoked one
+// (the user's `dsh trust --revoke w/vendor`, in the real trust service): the server would read the
+// package.json below it and install what it names, so it runs as in an untrusted workspace.
+describe("TypeScript 7's automatic type acquisition (real tsc --lsp)", () => {
+  it('runs no npm in an untrusted workspace, nor in a trusted one that holds a revoked directory; it does in a trusted one', async () => {
+    const typescript7 = realpathSync(fileURLToPath(new URL('../node_modules/typescript-7', import.meta.url)))
+    const scratch = await tempDir()
+    const bin = join(scratch, 'bin')
+    await mkdir(bin)
+    const npm = join(bin, 'npm')
+    await writeFile(npm, `#!/bin/sh\necho "$*" >> "$NPM_CALLS"\nexit 1\n`)
+    await chmod(npm, 0o755)
+    const app = new Context()
+    app.plugin(FileSystem)
+    app.plugin(Subprocess)
+    app.plugin(TrustService, { file: join(scratch, 'trusted.json') })
+    await app.start()
+    const trust = app.get('trust')!
+    const providers: StdioLspProvider[] = []
+    const fixed = (trusted: boolean): TrustDecider => ({ decide: async (directory) => ({ trusted, directory, by: 'hook', command: trustCommand(directory) }) })
+    const run = async (name: string, decider: TrustDecider, file = 'index.js') => {
+      const repo = join(scratch, name)
+      const dir = dirname(join(repo, file))
+      await mkdir(dir, { recursive: true })
+      await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'x', dependencies: { lodash: '4.17.21' } }))
+      await writeFile(join(dir, 'index.js'), "const _ = require('lodash')\n")
+      const calls = join(scratch, `${name}-npm-calls`)
+      const env = { PATH: `${bin}:/usr/bin:/bin`, NPM_CALLS: calls, XDG_CACHE_HOME: join(scratch, `${name}-cache`) }
+      const config = ServerConfig.parse({ ...SERVER_CATALOG.typescript!.server, typescript: 'native', env })
+      const launcher = new TypescriptLauncher('native', config, { missing: 'not needed' }, decider, typescript7)
+      const provider = new StdioLspProvider({ id: 'typescript', config, launcher, fs: app.get('fs')!, subprocess: app.get('subprocess')!, report: () => {} })
+      providers.push(provider)
+      const hover = () => provider.query({ operation: 'hover', filePath: file, position: { line: 0, character: 6 }, workspaceRoot: repo, languageId: 'javascript' })
+      expect((await hover()).kind).toBe('hover')
+      return { calls, hover }
+    }
+    try {
+      const holding = join(scratch, 'holding')
+      await mkdir(join(holding, 'vendor'), { recursive: true })
+      await trust.trust(holding)
+      await trust.revoke(join(holding, 'vendor'))
+      const [untrusted, revokedBelow, trusted] = await Promise.all([run('untrusted', fixed(false)), run('holding', trust, 'vendor/index.js'), run('trusted', fixed(true))])
+      await waitFor(() => existsSync(trusted.calls), "the trusted server's npm install")
+      expect(readFileSync(trusted.calls, 'utf8')).toMatch(/^install --ignore-scripts types-registry/)
+      // The other servers did the same work: a second query after the trusted one's install.
+      await Promise.all([untrusted.hover(), revokedBelow.hover()])
+      expect(existsSync(untrusted.calls), 'npm run by the untrusted server').toBe(false)
+      expect(existsSync(revokedBelow.calls), 'npm run by the server of a trusted directory holding a revoked one').toBe(false)
+    } finally {
+      for (const provider of providers) await provider.disposeAll()
+      await app.stop()
+    }
   })
 })

@@ -3,7 +3,8 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { TrustStore, trustCommand, type TrustDecider, type Workspace } from 'dsh-core'
+import { Context } from 'cordis'
+import { TrustService, TrustStore, trustCommand, type TrustDecider, type Workspace } from 'dsh-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ServerConfig } from '../src/config.ts'
 import { TypescriptLauncher, type TsserverBridge } from '../src/typescript.ts'
@@ -70,6 +71,20 @@ describe('TypescriptLauncher', () => {
     const launch = async (initializationOptions: unknown) => (await ts('native', config({ initializationOptions }), BRIDGE, null).launch(workspace('7'), SIGNAL)).initializationOptions
     expect(await launch({ preferences: { quoteStyle: 'single' } })).toEqual({ logVerbosity: 4, preferences: { quoteStyle: 'single' } })
     expect(await launch({ logVerbosity: 3 })).toEqual({ logVerbosity: 3 })
+  })
+
+  it('native, untrusted: answers workspace/configuration with type acquisition off, over the row’s configuration unless it chose', async () => {
+    const configurationOf = async (configuration: unknown, trust: TrustDecider) => (await ts('native', config({ configuration }), BRIDGE, TYPESCRIPT_7, trust).launch(workspace(), SIGNAL)).configuration
+    const off = { tsserver: { automaticTypeAcquisition: { enabled: false } } }
+    expect(await configurationOf(null, UNTRUSTED)).toEqual({ 'js/ts': off })
+    expect(await configurationOf({ typescript: { preferences: { quoteStyle: 'single' } }, 'js/ts': { tsserver: { maxTsServerMemory: 1 } } }, UNTRUSTED)).toEqual({
+      typescript: { preferences: { quoteStyle: 'single' } },
+      'js/ts': { tsserver: { maxTsServerMemory: 1, automaticTypeAcquisition: { enabled: false } } },
+    })
+    // The row's own word on it, in either spelling, stands; trusted, the row's configuration is answered.
+    expect(await configurationOf({ 'js/ts': { tsserver: { automaticTypeAcquisition: { enabled: true } } } }, UNTRUSTED)).toEqual({ 'js/ts': { tsserver: { automaticTypeAcquisition: { enabled: true } } } })
+    expect(await configurationOf({ javascript: { disableAutomaticTypeAcquisition: false } }, UNTRUSTED)).toEqual({ javascript: { disableAutomaticTypeAcquisition: false } })
+    expect(await configurationOf(null, TRUSTED)).toBeUndefined()
   })
 
   it('keeps a tsserver.path and useSyntaxServer the row set, and the rest of its initializationOptions', async () => {
@@ -144,5 +159,31 @@ describe('a workspace’s own TypeScript and workspace trust', () => {
     await store.record(ws.path, true)
     expect((await launcher.launch(ws, SIGNAL)).label).toBe('tsserver 5.9.3')
     expect(launcher.untrustedRows('typescript')).toEqual([])
+  })
+
+  // tsserver loads the plugins a tsconfig names (an `extends` of ../tsconfig.base.json included) from
+  // its package's node_modules and every node_modules above: with a trusted /w/app and an untrusted /w,
+  // /w/node_modules/<plugin> ran (reproduced through real dsh and tsserver 5.9.3). So the trust of
+  // every directory above that holds a node_modules counts, and the real trust service decides.
+  it('is not run when a node_modules above it is in a directory that is not trusted', async () => {
+    const outer = tempDir('dsh-ts-outer-')
+    const ws = { path: join(outer, 'app'), url: `file://${join(outer, 'app')}` } as Workspace
+    mkdirSync(join(ws.path, 'node_modules', 'typescript'), { recursive: true })
+    writeFileSync(join(ws.path, 'node_modules', 'typescript', 'package.json'), JSON.stringify({ name: 'typescript', version: '5.9.3' }))
+    mkdirSync(join(outer, 'node_modules'))
+    const app = new Context()
+    app.plugin(TrustService, { file: join(tempDir('dsh-ts-home-'), 'trusted.json') })
+    await app.start()
+    try {
+      await app.trust.trust(ws.path)
+      const launcher = ts('auto', config(), BRIDGE, installed5(), app.trust)
+      expect((await launcher.launch(ws, SIGNAL)).label).toBe('tsserver 5.8.2')
+      expect(launcher.untrustedRows('typescript')[0]?.detail).toContain(`was not run: its tools read ${join(outer, 'node_modules')} above ${ws.path}, and ${outer} is not trusted;`)
+      expect(launcher.untrustedRows('typescript')[0]?.detail).toContain(`to use it: dsh trust ${outer}`)
+      await app.trust.trust(outer)
+      expect((await launcher.launch(ws, SIGNAL)).label).toBe('tsserver 5.9.3')
+    } finally {
+      await app.stop()
+    }
   })
 })

@@ -1,4 +1,4 @@
-import { assertNever, promised, thenOrNow, type FileSystem, type Lifetime, type ToolExecution } from 'dsh-core'
+import { assertNever, promised, quote, thenOrNow, type FileSystem, type Lifetime, type ToolExecution } from 'dsh-core'
 import { CallProofs, LspError, type LspOperation, type LspPosition, type LspService } from 'dsh-lsp'
 import { askedAtValue, type AskedAt } from './asked-at.ts'
 import type { ToolLspConfig } from './config.ts'
@@ -9,6 +9,7 @@ import { checkProviderResult, type ProviderResult } from './provider-result.ts'
 import { uriRenderer } from './render-uri.ts'
 import { resolveSymbol } from './resolve-symbol.ts'
 import { cutCodeUnits } from './text-bound.ts'
+import { serverTimedOut } from './timeout-hint.ts'
 
 type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
 type HoverResult = Extract<ProviderResult, { kind: 'hover' }>
@@ -59,9 +60,17 @@ function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInpu
       }
     },
     (error: unknown) => {
+      // The call's budget ran out while the server worked: the runtime's TOOL_TIMEOUT, saying what was asked and what to do.
+      if (exec.lifetime.expired) throw serverTimedOut(args.operation, placeOf(args, position), config.timeoutMs, error)
       throw withOperationHint(args.operation, error)
     },
   )
+}
+
+/** `min.js:1:5` (one-based, as the model gave it), with the symbol when it named one. */
+function placeOf(args: LspToolInput, position: LspPosition): string {
+  const place = `${args.filePath}:${position.line + 1}:${position.character + 1}`
+  return args.symbol === undefined ? place : `${place} (symbol ${quote(args.symbol)})`
 }
 
 /** The value, echoing where a call that named a `symbol` was resolved, and where the server was asked when the provider moved the position. */

@@ -58,6 +58,13 @@ describe('rendering locations', () => {
     expect(text).toBe('a.ts:1:7  const x = 1\nb.ts:3:1')
   })
 
+  it("shows a line's text once for the locations on it, so a minified file's matches and their count fit", () => {
+    const line = `var q=0;${'q=f(q,"pad");'.repeat(20)}`
+    const text = renderValue('findReferences', located([at('min.js', 0, 4, line), at('min.js', 0, 8, line), at('min.js', 0, 10, line), at('b.ts', 3, 1, 'q()'), at('min.js', 2, 0, 'q')], { total: 60_001 }), LIMITS)
+    // Every location repeated the line: 75 of 100 filled 16,000 characters and the count was cut off.
+    expect(text).toBe(`min.js:1:5  ${line}\nmin.js:1:9\nmin.js:1:11\nmin.js:3:1  q\nb.ts:4:2  q()\n\u2026 59996 more locations omitted (limit 100).`)
+  })
+
   it('185: counts what the limit left out', () => {
     const text = renderValue('findReferences', located([at('a.ts', 0, 0), at('a.ts', 1, 0)], { total: 5 }), { ...LIMITS, maxLocations: 2 })
     expect(text).toBe('a.ts:1:1\na.ts:2:1\n\u2026 3 more locations omitted (limit 2).')

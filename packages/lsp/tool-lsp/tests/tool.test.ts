@@ -492,12 +492,17 @@ describe('failures', () => {
     expect(provider.calls).toHaveLength(1)
   })
 
-  it('a provider that waits past timeoutMs gives TOOL_TIMEOUT, and its signal is aborted', async () => {
+  it('a provider that waits past timeoutMs gives TOOL_TIMEOUT saying what was asked and what to do, and its signal is aborted', async () => {
     const h = await start({ timeoutMs: 50 })
     const provider = scriptedProvider((_request, signal) => untilAborted(signal))
     h.app.lsp.registerProvider(provider)
     const result = await h.call({ operation: 'findReferences', filePath: 'a.ts', line: 1, character: 1 })
     expect(codeOf(result)).toBe('TOOL_TIMEOUT')
     expect(provider.calls[0]?.signal?.aborted).toBe(true)
+    // It said only "tool call timed out after 50 ms": a model asked the same again (findReferences on a minified bundle).
+    const message = result.isError ? result.error.message : ''
+    expect(message).toMatch(/^tool call timed out after 50 ms: the language server had not answered findReferences at a\.ts:1:1 by then \(/)
+    expect(message).toContain('Ask about a more specific symbol or a smaller file')
+    expect(message).toContain("raise tool-lsp's timeoutMs")
   })
 })

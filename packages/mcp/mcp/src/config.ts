@@ -104,6 +104,14 @@ const common = {
    */
   skills: z.boolean().default(true),
   /**
+   * A `skills/list` that failed is tried again this many times on the same connection before a
+   * reconnect or a `resources/list_changed` would list again (a server whose skill store was not
+   * ready at connect); 0: not tried again.
+   */
+  skillsListRetries: z.number().int().min(0).max(20).default(4),
+  /** The wait before the first retry of a failed `skills/list`; it doubles per retry (2, 4, 8, 16 s by default). */
+  skillsListRetryMs: budget(2_000),
+  /**
    * Declare the `roots` capability and answer `roots/list` with the session workspace. Off by
    * default: some servers (server-filesystem) replace their configured allow-list with the roots.
    */

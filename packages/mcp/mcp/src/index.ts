@@ -142,6 +142,7 @@ async function applyServer(ctx: Context, config: McpConfig, file: string | undef
   effectWithTeardown(ctx, () => {
     startup = supervisor.start()
     return async () => {
+      skills?.dispose()
       try {
         await supervisor.dispose()
       } finally {

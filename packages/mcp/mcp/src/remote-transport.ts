@@ -105,6 +105,8 @@ export abstract class RemoteTransport<Inner extends SdkRemoteTransport> implemen
   }
 
   private receive(message: JSONRPCMessage): void {
+    const stray = this.pending.stray(message)
+    if (stray) return this.onerror?.(stray)
     this.pending.answered(message)
     if (!('method' in message) && 'id' in message && message.id !== undefined) this.streamed.delete(message.id)
     deliverInOrder(this.onmessage, fromPeer(message))

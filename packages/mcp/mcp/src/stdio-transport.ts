@@ -167,6 +167,8 @@ export class StdioTransport implements Transport {
     }
     const checked = JSONRPCMessageSchema.safeParse(parsed)
     if (checked.success) {
+      const stray = this.pending.stray(checked.data)
+      if (stray) return this.onerror?.(stray)
       this.pending.answered(checked.data)
       deliverInOrder(this.onmessage, fromPeer(checked.data))
       return

@@ -96,6 +96,21 @@ export class PendingRequests {
   }
 
   /**
+   * Why an answer read from the wire answers none of our requests, or undefined when it answers one.
+   * Matched by the id as sent, type and value (JSON-RPC 2.0: the same id): the SDK matches by
+   * `Number(id)`, so a string "5" settled request 5 with whatever it held. A stray answer is not
+   * handed to the SDK; its owner logs the reason (one bounded line, as the SDK's own stray message).
+   */
+  stray(message: JSONRPCMessage): Error | undefined {
+    if ('method' in message || !('id' in message)) return undefined
+    const id: unknown = message.id
+    if ((typeof id === 'string' || typeof id === 'number') && this.ids.has(id)) return undefined
+    const twin = typeof id === 'string' ? Number(id) : typeof id === 'number' ? String(id) : undefined
+    const why = twin !== undefined && this.ids.has(twin) ? `; request ${JSON.stringify(twin)} waits, and an id matches only in type and value` : ''
+    return new Error(`the server answered id ${JSON.stringify(id)}, which no request of ours waits for${why}: the answer was dropped: ${JSON.stringify(message).slice(0, 2000)}`)
+  }
+
+  /**
    * The latest request the SDK handed over with this very `headers` object, if it still waits for
    * an answer. The SDK does not tell a caller its request's id, and a 2026-07-28 multi-round call
    * is several requests (each `input_required` round is retried on a fresh id), but it hands every

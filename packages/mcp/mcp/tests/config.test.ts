@@ -43,6 +43,8 @@ describe('McpConfig', () => {
       resources: false,
       prompts: false,
       skills: true,
+      skillsListRetries: 4,
+      skillsListRetryMs: 2000,
       roots: false,
       elicitation: true,
       args: [],

@@ -44,15 +44,18 @@ describe('an answer that is not an object', () => {
 })
 
 describe('an answer to an id never asked', () => {
-  it('is logged as a transport error on one bounded, readable line (it quoted the whole answer: a line as long as the server liked, escapes included); the call it came before still answers', async () => {
+  it('is logged as a transport error on one bounded, readable line (it quoted the whole answer: a line as long as the server liked, escapes included); the call it came before still answers, and an answer to its id with the other JSON type ("5" for 5) is one more stray, not the call\'s answer', async () => {
     const rig = await startRig()
     await rig.add(fixtureRow({ env: { FIXTURE_STRAY_ANSWER: '200000' } }))
     expect(await rig.text('mcp__fixture__echo', { message: 'hi' })).toBe('Echo: hi')
     const lines = rig.logs.filter((line) => line.includes('transport error'))
-    expect(lines).toHaveLength(1)
+    expect(lines).toHaveLength(2)
     expect(lines[0]).toContain('987654')
     expect(lines[0]!.length).toBeLessThan(1200)
     expect(lines[0]).not.toMatch(/[\u001b\n]/)
+    // The answer to the call's id as a string ("5" for 5) came first: the SDK took it for the call
+    // (it matches by Number(id)); it is a stray answer, and the call waits for its own.
+    expect(lines[1]).toMatch(/the server answered id "\d+", which no request of ours waits for; request \d+ waits, and an id matches only in type and value/)
   })
 })
 

@@ -171,6 +171,22 @@ describe('a server that stops answering', () => {
   })
 })
 
+describe('a failed skills/list', () => {
+  it('is tried again with backoff on the same connection (skillsListRetries, skillsListRetryMs), said in status meanwhile; the skills come once one succeeds', async () => {
+    // It was tried again only at a reconnect or a resources/list_changed: a server whose skill store
+    // was not ready at connect offered no skills for the connection's whole life.
+    const rig = await skillRig()
+    const { env } = fixtureEnv({ skills: PDF }, { SKILLS_FAIL_LIST: '2' })
+    await rig.add({ ...stdioRow(env), skillsListRetryMs: 100 } as RowInput)
+    const status = await rig.status('docs')
+    expect(status.state).toBe('ready')
+    expect(status.detail).toMatch(/skill listing failed: skills\/list: MCP server docs answered with error -?\d+: .*the skill store is not ready.*; trying again in 100 ms \(retry 1 of 4\)/)
+    await eventually(async () => expect((await rig.app.skills.list()).map((skill) => skill.name)).toEqual(['docs-pdf-processing']))
+    expect(rig.logged('trying again in 200 ms (retry 2 of 4)')).toBe(true)
+    expect((await rig.status('docs')).detail).toContain('skills: docs-pdf-processing')
+  })
+})
+
 describe('verification', () => {
   async function loadFrom(fixture: Fixture) {
     const rig = await skillRig()

@@ -76,6 +76,7 @@ export class FilesystemSkills {
               maxProjects: config.watchMaxProjects,
               followSymlinks: config.watchFollowSymlinks,
               retryMs: config.rescanMs,
+              maxRootEntries: config.maxRootEntries,
             },
             () => this.changed(),
             (message) => log.warn(message),

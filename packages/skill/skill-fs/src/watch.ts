@@ -4,6 +4,7 @@ import type { FSWatcher } from 'chokidar'
 import { errorMessage } from 'dsh-core'
 import { AppearanceWatches } from './appearance.ts'
 import type { SkillRoot } from './roots.ts'
+import { WatchBound } from './watch-bound.ts'
 
 export interface WatchOptions {
   readonly usePolling: boolean
@@ -13,11 +14,13 @@ export interface WatchOptions {
   readonly followSymlinks: boolean
   /** A root whose watcher failed is tried again no sooner than this after the failure. */
   readonly retryMs: number
+  /** What the catalog looks at in a root (`maxRootEntries`): only those folders and `.md` files are watched (watch-bound.ts). */
+  readonly maxRootEntries: number
 }
 
 /**
  * How a root is watched. `root`: the root exists; chokidar watches it two levels deep (bundles and
- * their SKILL.md). `ancestor`: it does not exist yet; the nearest existing ancestor is watched for
+ * their SKILL.md), only what the catalog looks at (watch-bound.ts). `ancestor`: it does not exist yet; the nearest existing ancestor is watched for
  * the next missing segment (`AppearanceWatches`), one segment at a time until the root itself can be
  * watched.
  */
@@ -226,10 +229,13 @@ export class RootWatcher {
     const { options } = this
     // chokidar loads with the first watcher: a one-shot host (`dsh tools`) never watches.
     const { default: chokidar } = await import('chokidar')
+    const bound = new WatchBound(entry.root, mode.anchor, options.maxRootEntries)
+    await bound.start()
     const watcher = chokidar.watch(mode.anchor, {
       persistent: true,
       ignoreInitial: true,
       depth: 1,
+      ignored: (path, stats) => bound.ignores(path, stats?.isFile()),
       followSymlinks: options.followSymlinks,
       atomic: true,
       awaitWriteFinish: { stabilityThreshold: options.stabilityThresholdMs, pollInterval: options.pollIntervalMs },
@@ -259,8 +265,10 @@ export class RootWatcher {
     }
     entry.healthy = true
     entry.failure = undefined
+    const rebound = boundKeeper(bound, watcher, () => !this.closing && entry.watching === watching)
     watcher.on('all', (event, path) => {
       if (this.closing || entry.watching !== watching) return
+      if (event !== 'change' && WatchBound.isRootEntry(mode.anchor, path)) rebound()
       if (!relevant(entry.root, mode.anchor, event, path)) return
       if (event === 'unlinkDir' && path === mode.anchor) this.rewatch(entry)
       else this.queue()
@@ -327,6 +335,35 @@ export class RootWatcher {
       this.queued = false
       if (!this.closing) this.invalidate()
     })
+  }
+}
+
+/**
+ * Moves a watcher's bound after changes of its root's entries: one listing at a time, and one more
+ * after it when more changes came meanwhile. An entry past the bound is never watched, so its
+ * coming and going moves nothing (the catalog's count of entries not looked at is then as of its
+ * last rebuild).
+ */
+function boundKeeper(bound: WatchBound, watcher: FSWatcher, live: () => boolean): () => void {
+  let running = false
+  let again = false
+  const run = async (): Promise<void> => {
+    running = true
+    try {
+      do {
+        again = false
+        const { watch, unwatch } = await bound.moved()
+        if (!live()) return
+        if (unwatch.length) watcher.unwatch(unwatch)
+        if (watch.length) watcher.add(watch)
+      } while (again)
+    } finally {
+      running = false
+    }
+  }
+  return () => {
+    if (running) again = true
+    else void run().catch(() => undefined)
   }
 }
 

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -99,3 +100,19 @@ export const FAST_WATCH = { watchStabilityThresholdMs: 50, watchPollIntervalMs: 
 
 /** Waits (bounded, as a failure guard only: generous, as a loaded machine can hold a watcher back for seconds) until `check` passes: a watcher's effect has no fixed delay. */
 export const until = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 60_000, interval: 50 })
+
+/** The inotify watches this process holds now (every inotify descriptor's `inotify wd:` lines): what the kernel counts, whoever opened them. */
+export function inotifyWatches(): number {
+  let total = 0
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`)
+    } catch {
+      continue
+    }
+    if (target !== 'anon_inode:inotify') continue
+    total += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((line) => line.startsWith('inotify wd:')).length
+  }
+  return total
+}

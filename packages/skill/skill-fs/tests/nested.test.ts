@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import chokidar from 'chokidar'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { bundle, FAST_WATCH, fsHost, layout, removeTempDirs, until, type FsHost } from './helpers.ts'
+import { bundle, FAST_WATCH, fsHost, inotifyWatches, layout, removeTempDirs, until, type FsHost } from './helpers.ts'
 
 // A monorepo: skill directories in the packages between the session's workspace and the project
 // root are found, the nearest first, as Codex and Claude Code find them.
@@ -97,19 +96,3 @@ describe('skill directories from the workspace up to the project root', () => {
     await until(async () => expect((await host!.app.skills.list({ cwd })).map((skill) => skill.name)).toEqual(['at-root', 'halfway']))
   })
 })
-
-/** The inotify watches this process holds now (every inotify descriptor's `inotify wd:` lines): what the kernel counts, whoever opened them. */
-function inotifyWatches(): number {
-  let total = 0
-  for (const fd of readdirSync('/proc/self/fd')) {
-    let target
-    try {
-      target = readlinkSync(`/proc/self/fd/${fd}`)
-    } catch {
-      continue
-    }
-    if (target !== 'anon_inode:inotify') continue
-    total += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((line) => line.startsWith('inotify wd:')).length
-  }
-  return total
-}

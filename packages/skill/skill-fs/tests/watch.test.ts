@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import chokidar from 'chokidar'
 import { createUserMessage, type UserMessage } from 'dsh-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { bundle, FAST_WATCH, fsHost, layout, put, removeTempDirs, skillMd, until, type FsHost } from './helpers.ts'
+import { bundle, FAST_WATCH, fsHost, inotifyWatches, layout, put, removeTempDirs, skillMd, until, type FsHost } from './helpers.ts'
 
 // Real chokidar watchers on real directories in a running host. Timings are never asserted: each
 // expectation waits (bounded) for the catalog to converge.
@@ -89,6 +89,34 @@ describe('watching a running host', () => {
     expect(await names(two.project)).toEqual(['two'])
     await bundle(join(one.project, '.dsh', 'skills'), 'one-more')
     await until(async () => expect(await names(one.project)).toEqual(['one', 'one-more']))
+  })
+
+  it('a root of thousands of folders holds watches for what maxRootEntries looks at, not for every folder; the bound moves with the root', async () => {
+    // chokidar watched every folder at depth 1 and every file in them: 3,000 folders, 3,000 inotify
+    // watches (20,000 folders: 20,000, past the default budget of 8,192 of some systems). Counted, never timed.
+    const { project, home } = await layout()
+    const root = join(project, '.dsh', 'skills')
+    await bundle(root, 'a-first')
+    await put(join(root, 'a-first', 'notes.txt'), 'a resource: nothing the catalog reads')
+    await Promise.all(Array.from({ length: 3000 }, (_, index) => mkdir(join(root, `f${String(index).padStart(4, '0')}`))))
+    const before = inotifyWatches()
+    host = await fsHost({ ...FAST_WATCH, userHome: home, maxRootEntries: 50 })
+    expect(await names(project)).toEqual(['a-first'])
+    // The root, its first 50 folders (a-first, f0000 … f0048), a-first's SKILL.md (not notes.txt), and the few
+    // directories the missing user roots wait in.
+    expect(inotifyWatches() - before).toBeLessThanOrEqual(60)
+    // f0049 is the 51st: its skill is not looked at, nor watched.
+    await bundle(root, 'f0049')
+    // A folder before the bound is watched as it comes: its skill is seen.
+    await bundle(root, 'a-second')
+    await until(async () => expect(await names(project)).toEqual(['a-first', 'a-second']))
+    // Two folders within the bound go: f0049 and f0050 come into it, f0049 is seen and watched.
+    await rm(join(root, 'f0000'), { recursive: true })
+    await rm(join(root, 'f0001'), { recursive: true })
+    await until(async () => expect(await names(project)).toEqual(['a-first', 'a-second', 'f0049']))
+    await writeFile(join(root, 'f0049', 'SKILL.md'), skillMd({ name: 'f0049', description: 'edited inside the moved bound' }))
+    await until(async () => expect((await host!.app.skills.list({ cwd: project }))[2]?.description).toBe('edited inside the moved bound'))
+    expect(inotifyWatches() - before).toBeLessThanOrEqual(60)
   })
 
   it('with watch: false still lists, without watchers', async () => {

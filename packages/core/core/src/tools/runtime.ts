@@ -403,7 +403,7 @@ export class ToolRuntime extends Service {
   private resultOf(started: CallStart & { readonly entry: Entry }, budget: Lifetime, outcome: Outcome): ToolResult {
     const { call, entry } = started
     try {
-      if (budget.expired) throw new ToolError(`tool call timed out after ${entry.definition.timeoutMs} ms`, 'TOOL_TIMEOUT')
+      if (budget.expired) throw timedOut(entry.definition.timeoutMs, outcome)
       if (call.signal?.aborted) throw new ToolError('the call was aborted', 'ABORTED', { cause: call.signal.reason })
       if (outcome.kind === 'rejected') throw outcome.error
       if (outcome.kind === 'abandoned') throw new ToolError('the call was aborted', 'ABORTED')
@@ -642,6 +642,17 @@ class CallExecution implements ToolExecution {
   get signal(): AbortSignal {
     return this.lifetime.signal
   }
+}
+
+/**
+ * The error of a call whose budget ran out: the body's own `ToolError` coded `TOOL_TIMEOUT` when it
+ * rejected with one (it says what the call was waiting for and what to do, as tool-lsp's does for a
+ * server still searching), else the runtime's. The budget's reason itself (a `TimeoutReason` with
+ * the same code, which most bodies rethrow as it is) is not such an error.
+ */
+function timedOut(timeoutMs: number | undefined, outcome: Outcome): Error {
+  if (outcome.kind === 'rejected' && outcome.error instanceof ToolError && outcome.error.code === ToolErrorCode.TOOL_TIMEOUT) return outcome.error
+  return new ToolError(`tool call timed out after ${timeoutMs} ms`, 'TOOL_TIMEOUT')
 }
 
 function isContent(value: unknown): value is readonly ContentBlock[] {

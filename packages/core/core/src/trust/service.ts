@@ -3,8 +3,11 @@ import { configParser } from '../config-parser.ts'
 import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { hostEnv, type HostInfo } from '../host.ts'
+import { findHomeDirectory } from '../home.ts'
+import { lstat } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { scopeLifetime, type Lifetime } from '../lifetime/lifetime.ts'
-import { TRUST_LOCK_TIMINGS, TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
+import { covers, TRUST_LOCK_TIMINGS, TrustStore, trustStoreFile, type TrustRecord } from './store.ts'
 import { CONTROL_CHARACTER_CLASS } from '../control-characters.ts'
 
 declare module 'cordis' {
@@ -40,8 +43,18 @@ export interface TrustDecision {
   readonly by: 'hook' | 'record' | 'default'
   /** For `record`: the recorded directory that decided (the directory itself or an ancestor). */
   readonly recordedFor?: string
-  /** The command that trusts it: `dsh trust /w`. */
+  /** The command that trusts it: `dsh trust /w` (for `revokedBelow`, `dsh trust /w/vendor`). */
   readonly command: string
+  /**
+   * For a `subtree` question only: a directory below it recorded as untrusted (`/w/vendor` revoked
+   * inside a trusted `/w`), which leaves it untrusted. Say {@link untrustedReason}.
+   */
+  readonly revokedBelow?: string
+  /**
+   * For a `readsAbove` question only: what was found in an untrusted directory above it
+   * (`/w/.cargo` above a trusted `/w/app`), which leaves it untrusted. Say {@link untrustedReason}.
+   */
+  readonly untrustedAbove?: string
 }
 
 export interface DecideOptions {
@@ -56,6 +69,23 @@ export interface DecideOptions {
    * teach users to say yes. Default `true`.
    */
   readonly ask?: boolean
+  /**
+   * `true`: the caller runs what is anywhere below the directory (a language server rooted there
+   * loads, builds and follows the whole tree: rust-analyzer runs every crate's build script), so a
+   * directory below it the user recorded as untrusted (`dsh trust --revoke /w/vendor` inside a
+   * trusted `/w`) leaves it untrusted (`revokedBelow`). Default `false`: the directory's own
+   * decision, for what the directory itself brings (its `.env`, its `.mcp.json`, its skills).
+   */
+  readonly subtree?: boolean
+  /**
+   * Names the caller's tools look up in every directory above the directory (cargo's `.cargo`,
+   * rustup's `rust-toolchain.toml`, go's `go.work`, the `node_modules` Node resolves a module a
+   * tsconfig names from): one present in a directory above it that is not trusted leaves it
+   * untrusted (`untrustedAbove`), as a trusted `/w/app` inside an untrusted `/w` is for cargo, which
+   * reads `/w/.cargo/config.toml` (a `rustc-wrapper` runs). Nobody is asked. The user's home and the
+   * directories holding it are the user's own and are not looked at. Default none.
+   */
+  readonly readsAbove?: readonly string[]
 }
 
 /** Anything that can decide (the service, or the recorded decisions alone when no trust row is mounted). */
@@ -118,6 +148,10 @@ export class TrustService extends Service implements TrustDecider {
   /** Whether `directory` is trusted, asking the hook if one is registered. Never throws for a hook's failure (that is untrusted, logged). */
   async decide(directory: string, options: DecideOptions): Promise<TrustDecision> {
     const canonical = await TrustStore.canonical(directory)
+    // Nobody is asked about a tree the user already said part of is not to be trusted, nor about one
+    // whose tools read an untrusted directory above it: a yes about this directory would not help.
+    const refused = await refusedAround(this.store, canonical, options, hostEnv(this.ctx))
+    if (refused) return refused
     let asked = this.asking.get(canonical)
     if (!asked && options.ask === false) return recordedDecision(this.store, canonical)
     if (!asked) {
@@ -176,6 +210,57 @@ async function recordedDecision(store: TrustStore, directory: string): Promise<T
 }
 
 /**
+ * For a `subtree` question: the untrusted decision when the user recorded a directory below
+ * `directory` as untrusted, since whatever runs over the whole tree would run that directory's code
+ * too. The record below is the user's own word, so it stands whatever `directory`'s own decision is.
+ */
+async function revokedBelow(store: TrustStore, directory: string): Promise<TrustDecision | undefined> {
+  const revoked = (await store.list()).find((record) => !record.trusted && record.directory !== directory && covers(directory, record.directory))
+  if (!revoked) return undefined
+  return { trusted: false, directory, by: 'record', recordedFor: revoked.directory, command: trustCommand(revoked.directory), revokedBelow: revoked.directory }
+}
+
+/**
+ * For a `readsAbove` question: the untrusted decision when one of `names` is in a directory above
+ * `directory` that is not trusted. Every directory up to the user's home (not it) is looked at, or
+ * up to `/` for a directory outside the home.
+ */
+async function untrustedAbove(store: TrustStore, directory: string, names: readonly string[], env: NodeJS.ProcessEnv): Promise<TrustDecision | undefined> {
+  const found = findHomeDirectory(env)
+  const home = 'home' in found ? await TrustStore.canonical(found.home) : undefined
+  for (let current = directory, above = dirname(directory); above !== current; current = above, above = dirname(above)) {
+    if (home !== undefined && covers(above, home)) return undefined
+    for (const name of names) {
+      const path = join(above, name)
+      try {
+        await lstat(path)
+      } catch {
+        continue
+      }
+      const decision = await recordedDecision(store, above)
+      if (!decision.trusted) return { trusted: false, directory, by: decision.by, ...(decision.recordedFor === undefined ? {} : { recordedFor: decision.recordedFor }), command: decision.command, untrustedAbove: path }
+    }
+  }
+  return undefined
+}
+
+/** The untrusted decision a `subtree` or `readsAbove` question gets from the records around the directory, if any. */
+async function refusedAround(store: TrustStore, directory: string, options: DecideOptions, env: NodeJS.ProcessEnv): Promise<TrustDecision | undefined> {
+  const below = options.subtree === true ? await revokedBelow(store, directory) : undefined
+  return below ?? (options.readsAbove?.length ? untrustedAbove(store, directory, options.readsAbove, env) : undefined)
+}
+
+/**
+ * Why an untrusted decision is: `/w is not trusted`, `/w holds /w/vendor, which is not trusted`, or
+ * `/w/app's tools read /w/.cargo, and /w is not trusted`.
+ */
+export function untrustedReason(decision: TrustDecision): string {
+  if (decision.revokedBelow !== undefined) return `${decision.directory} holds ${decision.revokedBelow}, which is not trusted`
+  if (decision.untrustedAbove !== undefined) return `its tools read ${decision.untrustedAbove} above ${decision.directory}, and ${dirname(decision.untrustedAbove)} is not trusted`
+  return `${decision.directory} is not trusted`
+}
+
+/**
  * The decider a plugin uses: the host's `ctx.trust`, or, in a composition that mounts no trust row,
  * the user's recorded decisions alone (nobody to ask, so untrusted unless recorded).
  */
@@ -183,7 +268,12 @@ export function trustOf(ctx: Context): TrustDecider {
   const service = ctx.get('trust')
   if (service) return service
   const store = new TrustStore()
-  return { decide: (directory) => recordedDecision(store, directory) }
+  return {
+    decide: async (directory, options) => {
+      const canonical = await TrustStore.canonical(directory)
+      return (await refusedAround(store, canonical, options, hostEnv(ctx))) ?? recordedDecision(store, canonical)
+    },
+  }
 }
 
 /** `dsh trust <dir>`, the directory quoted for a POSIX shell when it needs it. */

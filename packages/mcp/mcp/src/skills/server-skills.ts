@@ -19,6 +19,9 @@ export const MCP_SKILL_RANK = 700
 /** The server's own name of the file-reading tool: `mcp__<server>__read_skill_file`. */
 export const SKILL_FILE_TOOL = 'read_skill_file'
 
+/** The longest wait between two tries of a failed `skills/list` (the doubling stops there). */
+const MAX_RETRY_DELAY_MS = 5 * 60_000
+
 /** How many file paths a loaded skill's resource note names. */
 const LISTED_FILES = 50
 
@@ -60,6 +63,8 @@ export class ServerSkills {
   private stale = false
   private control: ProviderControl | undefined
   private toolRegistered = false
+  /** A failed listing's next try on the same connection (`skillsListRetries`), and how many came before. */
+  private retry: { readonly generation: Generation; readonly attempt: number; timer: NodeJS.Timeout | undefined } | undefined
 
   constructor(
     private readonly config: McpConfig,
@@ -90,6 +95,7 @@ export class ServerSkills {
 
   /** After each connect: a server that declares the extension is listed; one that does not offers nothing. */
   async connected(generation: Generation, signal: AbortSignal): Promise<void> {
+    this.stopRetry()
     const client = new SkillsClient(generation.client)
     if (!client.supported) {
       if (this.listing) {
@@ -109,6 +115,7 @@ export class ServerSkills {
   /** `notifications/resources/list_changed`: the server's skills may have changed; list them again and say so. */
   resourcesChanged(generation: Generation): void {
     if (this.listing?.generation !== generation) return
+    this.stopRetry()
     void (this.relisting ??= this.relist(generation, undefined).finally(() => (this.relisting = undefined))).then(() => this.control?.invalidate())
   }
 
@@ -132,7 +139,7 @@ export class ServerSkills {
     return Number.isFinite(current.expiresAt) ? { candidates, complete: true, maxAgeMs: Math.max(0, current.expiresAt - Date.now()) } : { candidates, complete: true }
   }
 
-  private async relist(generation: Generation, signal: AbortSignal | undefined): Promise<void> {
+  private async relist(generation: Generation, signal: AbortSignal | undefined, attempt = 0): Promise<void> {
     this.stale = false
     const server = this.config.serverName
     try {
@@ -151,9 +158,45 @@ export class ServerSkills {
       if (signal?.aborted) throw error
       const failure = classifyFailure(error, { what: 'skills/list', subject: `MCP server ${server}`, stage: 'call', ending: undefined, disposed: this.supervisor().isDisposed })
       const coded = codedDetail({ detail: failure.message, failure })
-      this.logger.warn(`mcp(${server}): ${coded}`)
-      this.listing = { generation, offered: new Map(), problems: [`listing failed: ${coded}`], expiresAt: Infinity }
+      const next = this.retryLater(generation, attempt)
+      this.logger.warn(`mcp(${server}): ${coded}; ${next}`)
+      this.listing = { generation, offered: new Map(), problems: [`listing failed: ${coded}; ${next}`], expiresAt: Infinity }
     }
+  }
+
+  /**
+   * After a failed listing: the next try on this connection, said as the status and the log say it.
+   * A connection gone, the row unloaded, a newer listing (a reconnect, list_changed) stop the retry.
+   */
+  private retryLater(generation: Generation, attempt: number): string {
+    this.stopRetry()
+    const { skillsListRetries: retries, skillsListRetryMs: first } = this.config
+    const supervisor = this.supervisor()
+    // Not `live`: at connect the listing runs before the connection is marked ready.
+    if (attempt >= retries || supervisor.isDisposed || generation.closed) {
+      return retries === 0 ? 'not tried again before a reconnect or resources/list_changed (skillsListRetries is 0)' : `not tried again before a reconnect or resources/list_changed (${attempt} of skillsListRetries ${retries} tried)`
+    }
+    const delay = Math.min(first * 2 ** attempt, MAX_RETRY_DELAY_MS)
+    const retry: NonNullable<ServerSkills['retry']> = { generation, attempt: attempt + 1, timer: undefined }
+    retry.timer = setTimeout(() => {
+      retry.timer = undefined
+      if (this.retry !== retry || generation.closed || this.supervisor().isDisposed) return
+      void (this.relisting ??= this.relist(generation, undefined, retry.attempt).finally(() => (this.relisting = undefined))).then(() => this.control?.invalidate())
+    }, delay)
+    // A retry never keeps a one-shot command's process alive.
+    retry.timer.unref()
+    this.retry = retry
+    return `trying again in ${delay} ms (retry ${attempt + 1} of ${retries})`
+  }
+
+  private stopRetry(): void {
+    if (this.retry?.timer) clearTimeout(this.retry.timer)
+    this.retry = undefined
+  }
+
+  /** The row is unloaded: no retry is left waiting. */
+  dispose(): void {
+    this.stopRetry()
   }
 
   private candidate(skill: OfferedSkill): SkillCandidate {
