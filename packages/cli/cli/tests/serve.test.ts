@@ -253,7 +253,7 @@ describe.concurrent('dsh serve (skills as prompts)', () => {
     const kept = body.split('\n').length
     expect(body.endsWith(`Step ${kept}: do the thing number ${kept} with care, then check it twice.`)).toBe(true)
     expect(text).toContain(
-      `\n\n[Cut at loadMaxChars 100000: ${body.length} of ${lines.join('\n').length} characters (${kept} of ${lines.length} lines) of the skill's instructions shown; the rest, from line ${kept + 1}, is in ${file}; read it from there when the task needs it.]`,
+      `\n\n[Cut at loadMaxChars 100000: ${body.length} characters (${kept} of ${lines.length} lines) of the skill's instructions shown; the rest, from line ${kept + 1}, is in ${file}; read it from there when the task needs it.]`,
     )
     expect(text.length).toBeLessThan(100_000 + 1000)
     expect(text.endsWith('now')).toBe(true)

@@ -256,8 +256,17 @@ export class ServerInstance {
   /**
    * What renaming the symbol at `position` takes: `textDocument/prepareRename` first when the server
    * offers it (a refusal is LSP_RENAME_REFUSED), then `textDocument/rename`. Nothing is applied.
+   * With `describe`, the server's hover at the position too (`display`: its first line, such as
+   * `(property) Circle.radius: number`), for a new name only some kinds of symbol may take.
    */
-  rename(source: ContainedText, languageId: string, position: LspPosition, newName: string, bound: Bound): Promise<TranslatedEdit & { oldName: string; complete: boolean }> {
+  rename(
+    source: ContainedText,
+    languageId: string,
+    position: LspPosition,
+    newName: string,
+    bound: Bound,
+    describe = false,
+  ): Promise<TranslatedEdit & { oldName: string; complete: boolean; display?: string | undefined }> {
     const refusals = new RenameRefusals(this.options.serverId, position, newName)
     let prepared = false
     // A server refuses a rename by an error answer as often as by null (TypeScript: "You cannot rename this element").
@@ -287,7 +296,9 @@ export class ServerInstance {
         const edit = toWorkspaceEdit(payload)
         if (!edit.files.some((file) => file.edits.length) && !edit.fileOperations.length) throw refused('the language server gave an empty edit')
         const oldName = nameRange ? textIn(source.text, nameRange) : nameAt(source.text, position)
-        return { ...edit, oldName, complete }
+        if (!describe || !capabilities.hoverProvider) return { ...edit, oldName, complete }
+        const { payload: hover } = await this.askWhenQuiet('textDocument/hover', { textDocument, position }, bound)
+        return { ...edit, oldName, complete, display: firstCodeLine(toHover(hover)?.contents) }
       }),
     )
   }
@@ -821,4 +832,14 @@ function offered(provider: unknown): boolean {
 /** The request deadline LspConnection.request gave up on (not the server's answer). */
 function isTimeout(error: unknown): boolean {
   return error instanceof LspError && error.code === 'LSP_TIMEOUT'
+}
+
+/** The first line of a hover that says what the symbol is (a code fence's first line, `(property) Circle.radius: number`), at most 200 characters. */
+function firstCodeLine(contents: string | undefined): string | undefined {
+  if (!contents) return undefined
+  for (const line of contents.split('\n', 8)) {
+    const text = line.trim()
+    if (text && !text.startsWith('```')) return text.slice(0, 200)
+  }
+  return undefined
 }

@@ -39,7 +39,7 @@ import { RootFinder, type ServerRoot } from './roots.ts'
 import { WorkQueue, type TurnEnd } from './queue.ts'
 import { settling } from './settling.ts'
 import { withinLine } from './source-text.ts'
-import { checkNewNameFor } from './new-name-rules.ts'
+import { checkNewNameFor, describesSymbol } from './new-name-rules.ts'
 import { missingIndexNote } from './workspace-index.ts'
 import { ReportWaits } from './report-waits.ts'
 import { probeFailureStatus, providerStatus, withRoutes } from './status.ts'
@@ -131,11 +131,11 @@ export class StdioLspProvider implements LspProvider {
 
   /** The edit renaming the symbol takes, as the server computed it; the provider applies nothing. Bound as `query` is. */
   rename(request: LspProviderRenameRequest, bound?: LspBound): Promise<LspRenameResult> {
+    const { newNames } = this.options.config
     return this.onFileIn(request, bound, (instance, source, workspace, scope) =>
       atPosition(source, request, (position) =>
-        instance.rename(source, request.languageId, position, request.newName, scope).then(({ oldName, files, fileOperations, complete }): LspRenameResult => {
-          const { newNames } = this.options.config
-          if (newNames) checkNewNameFor(newNames, this.id, oldName, request.newName)
+        instance.rename(source, request.languageId, position, request.newName, scope, describesSymbol(newNames, request.newName)).then(({ oldName, files, fileOperations, complete, display }): LspRenameResult => {
+          if (newNames) checkNewNameFor(newNames, this.id, oldName, request.newName, display)
           return { kind: 'rename', resolvedWorkspaceUri: workspace.url, oldName, files, fileOperations, complete }
         }),
       ),

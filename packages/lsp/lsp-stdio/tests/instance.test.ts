@@ -521,9 +521,16 @@ describe('transport failures are coded and replayed once', () => {
     expect(error.message).toContain(stderr)
   })
 
-  it('a server that exits after each reply: its answer counts, and the next query succeeds on a fresh process (146)', async () => {
-    const rig = await makeRig({ fake: { exitAfterReply: true, results: { 'textDocument/hover': { contents: 'bye' } } } })
-    for (let i = 1; i <= 5; i++) {
+  // The second row is a server slow to go (300 ms between its answer and its exit, answering nothing
+  // meanwhile): the next query reaches it while it is still running, goes unanswered, and is replayed
+  // on a fresh process once it exits. (The fake answered it before it exited: under load the first
+  // row's fake could be held between its answer and its exit just as long, and was.)
+  it.each([
+    { exitAfterReplyDelayMs: undefined, rounds: 5 },
+    { exitAfterReplyDelayMs: 300, rounds: 3 },
+  ])('a server that exits after each reply (exit delayed $exitAfterReplyDelayMs ms): its answer counts, and the next query succeeds on a fresh process (146)', async ({ exitAfterReplyDelayMs, rounds }) => {
+    const rig = await makeRig({ fake: { exitAfterReply: true, ...(exitAfterReplyDelayMs === undefined ? {} : { exitAfterReplyDelayMs }), results: { 'textDocument/hover': { contents: 'bye' } } } })
+    for (let i = 1; i <= rounds; i++) {
       expect(await rig.query('hover')).toEqual({ kind: 'hover', hover: { contents: 'bye' }, complete: true })
       // answered by the server that then exited, not by a replay on another one
       expect(rig.pids()).toHaveLength(i)

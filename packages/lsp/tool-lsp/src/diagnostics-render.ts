@@ -57,9 +57,11 @@ export function renderDiagnostics(value: DiagnosticsValue, limits: { readonly ma
     const omitted = value.total - value.items.length
     if (value.truncated && omitted > 0) text += `\n\u2026 ${omitted} more ${omitted === 1 ? 'diagnostic' : 'diagnostics'} omitted (limit ${limits.maxDiagnostics}).`
   }
+  // The notes after the listing are kept when it is cut: what was not shown, and that problems may be missing.
+  let tail = ''
   let lowest: LspDiagnosticSeverity | undefined
   for (let index = floor + 1; index < LSP_DIAGNOSTIC_SEVERITIES.length; index++) if (value.counts[LSP_DIAGNOSTIC_SEVERITIES[index]!] > 0) lowest = LSP_DIAGNOSTIC_SEVERITIES[index]
-  if (lowest) text += `\n(not shown, below ${value.severity}: ${countsText(value.counts, LSP_DIAGNOSTIC_SEVERITIES.slice(floor + 1))}; pass severity "${lowest}" to see them)`
-  if (!value.complete) text += `\n${INCOMPLETE_NOTE}`
-  return boundText(text, limits.maxResultChars, 'diagnostics')
+  if (lowest) tail += `\n(not shown, below ${value.severity}: ${countsText(value.counts, LSP_DIAGNOSTIC_SEVERITIES.slice(floor + 1))}; pass severity "${lowest}" to see them)`
+  if (!value.complete) tail += `\n${INCOMPLETE_NOTE}`
+  return boundText(text, limits.maxResultChars, 'diagnostics', { tail })
 }

@@ -19,9 +19,9 @@ export function renderValue(operation: LspOperation, value: LspToolValue, limits
   const header = value.resolved ? `${resolvedHeader(operation, value.resolved)}\n` : value.askedAt ? `${askedAtHeader(operation, filePath, value.askedAt)}\n` : ''
   switch (value.kind) {
     case 'locations':
-      return boundText(header + withIndexingNote(locationsText(value, limits.maxLocations), value.complete), limits.maxResultChars, 'locations')
+      return boundText(header + locationsText(value, limits.maxLocations), limits.maxResultChars, 'locations', { tail: indexingNote(value.complete) })
     case 'hover':
-      return boundText(header + withIndexingNote(hoverText(value), value.complete), limits.maxResultChars, 'hover', value.truncated)
+      return boundText(header + hoverText(value), limits.maxResultChars, 'hover', { alreadyCut: value.truncated, tail: indexingNote(value.complete) })
     default:
       return assertNever(value, 'lsp value kind')
   }
@@ -78,6 +78,7 @@ function hoverText(value: HoverValue): string {
   return value.hover ? value.hover.contents : 'No hover information.'
 }
 
-function withIndexingNote(text: string, complete: boolean): string {
-  return complete ? text : `${text}\n${INDEXING_NOTE}`
+/** Kept after a cut text: a cut at the end dropped it first, and it says how far to trust what is shown. */
+function indexingNote(complete: boolean): string {
+  return complete ? '' : `\n${INDEXING_NOTE}`
 }

@@ -1,7 +1,10 @@
 /**
- * Length limits on model-visible text, counted in UTF-16 code units (JavaScript string length).
- * None of them ever leaves half of a surrogate pair behind.
+ * Length limits on model-visible text. `boundText` counts characters (code points), as every cut
+ * text for the model does (dsh-core's `capText`); the line and word limits count UTF-16 code units
+ * (JavaScript string length), at least as many. None of them ever leaves half of a surrogate pair behind.
  */
+
+import { capText } from 'dsh-core'
 
 const ELLIPSIS = '\u2026'
 
@@ -21,15 +24,15 @@ export function ellipsize(text: string, max: number): string {
 }
 
 /**
- * Bounds the whole rendered text to `max` code units. When it does not fit (or `alreadyCut` says
- * the text lost its end earlier), the end is replaced by a notice so the model knows:
- * `\n… <label> truncated (limit <max> characters).` If even the notice does not fit, its prefix is returned.
+ * Bounds the whole rendered text to `max` characters with dsh-core's `capText` (code points, cut at
+ * a line end or a grapheme boundary). When it does not fit (or `alreadyCut` says the text lost its
+ * end earlier), the end is replaced by a notice so the model knows,
+ * `\n… <label> truncated (limit <max> characters).`, and `tail` follows it whole: the notes that say
+ * how far to trust the text (a server still indexing) are what a cut at the end dropped first. If
+ * even the notice does not fit, its start is returned.
  */
-export function boundText(text: string, max: number, label: string, alreadyCut = false): string {
-  if (text.length <= max && !alreadyCut) return text
-  const notice = `\n${ELLIPSIS} ${label} truncated (limit ${max} characters).`
-  if (notice.length >= max) return cutCodeUnits(notice, max)
-  return cutCodeUnits(text, max - notice.length) + notice
+export function boundText(text: string, max: number, label: string, options: { readonly alreadyCut?: boolean; readonly tail?: string } = {}): string {
+  return capText(text, max, `\n${ELLIPSIS} ${label} truncated (limit ${max} characters).`, { cutBefore: options.alreadyCut === true, tail: options.tail ?? '' })
 }
 
 /** A rendered answer in three parts, for `boundLines`. */

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { HoverValue, LocationEntry, LocationsValue } from '../src/output.ts'
-import { renderValue } from '../src/render.ts'
+import { renderDiagnostics } from '../src/diagnostics-render.ts'
+import type { DiagnosticsValue } from '../src/diagnostics-value.ts'
+import { INDEXING_NOTE, renderValue } from '../src/render.ts'
 import { renderUri } from '../src/render-uri.ts'
 
 // Reference checklist (reference/lsp.md §6.8), items 183–191, on our bounded value.
@@ -111,7 +113,7 @@ describe('rendering hover', () => {
   it('191: a limit shorter than the notice keeps the notice’s start', () => {
     const text = renderValue('hover', hovered('a'.repeat(100)), { ...LIMITS, maxResultChars: 10 })
     expect(text).toHaveLength(10)
-    expect(text).toBe('\n\u2026 hover t')
+    expect(text).toBe('\u2026 hover tr')
   })
 
   it('contents already cut in the value still carry the notice, though they fit', () => {
@@ -124,13 +126,45 @@ describe('rendering hover', () => {
     expect(renderValue('hover', hovered('number', { complete: false }), LIMITS)).toBe('number\n(the language server was still indexing; results may be incomplete)')
   })
 
-  it('never splits a surrogate pair at the cut', () => {
+  it('counts characters (code points): an emoji at the cut is kept whole, and counts once', () => {
     const notice = '\n\u2026 hover truncated (limit 60 characters).'
     const keep = 60 - notice.length
     // Put an emoji across the cut point.
     const contents = `${'a'.repeat(keep - 1)}😀${'b'.repeat(50)}`
     const text = renderValue('hover', hovered(contents), { ...LIMITS, maxResultChars: 60 })
-    expect(text).toBe(`${'a'.repeat(keep - 1)}${notice}`)
-    expect(text.length).toBeLessThanOrEqual(60)
+    expect(text).toBe(`${'a'.repeat(keep - 1)}😀${notice}`)
+    expect([...text].length).toBe(60)
+  })
+
+  it('never parts a letter from its accent at the cut', () => {
+    const notice = '\n\u2026 hover truncated (limit 60 characters).'
+    const keep = 60 - notice.length
+    // e + U+0301 across the cut point: the letter goes with its accent.
+    const contents = `${'a'.repeat(keep - 1)}e\u0301${'b'.repeat(50)}`
+    expect(renderValue('hover', hovered(contents), { ...LIMITS, maxResultChars: 60 })).toBe(`${'a'.repeat(keep - 1)}${notice}`)
+  })
+})
+
+describe('a cut answer keeps the notes that say how far to trust it', () => {
+  it('the indexing note follows the cut locations (a cut at the end dropped it first)', () => {
+    const locations = Array.from({ length: 50 }, (_, index) => at('src/a.ts', index, 0, `const value${index} = compute(${index})`))
+    const text = renderValue('findReferences', located(locations, { complete: false }), { ...LIMITS, maxResultChars: 600 })
+    expect([...text].length).toBeLessThanOrEqual(600)
+    expect(text.endsWith(`\n\u2026 locations truncated (limit 600 characters).\n${INDEXING_NOTE}`)).toBe(true)
+    // Cut at a line end: no location is shown in part.
+    for (const line of text.split('\n').slice(0, -2)) expect(line).toMatch(/^src\/a\.ts:\d+:1 {2}const value\d+ = compute\(\d+\)$/)
+  })
+
+  it('lsp_diagnostics keeps "not shown, below" and "had not finished" after a cut listing', () => {
+    const items = Array.from({ length: 40 }, (_, index) => ({ severity: 'error' as const, range: { start: { line: index, character: 0 }, end: { line: index, character: 1 } }, message: `Type 'string' is not assignable to type 'number' (${index}).`, related: [] }))
+    const value: DiagnosticsValue = { kind: 'diagnostics', path: 'src/a.ts', uri: `${WS}/src/a.ts`, complete: false, severity: 'error', counts: { error: 40, warning: 3, information: 0, hint: 0 }, total: 40, truncated: false, items }
+    const text = renderDiagnostics(value, { maxDiagnostics: 100, maxResultChars: 1000 })
+    expect([...text].length).toBeLessThanOrEqual(1000)
+    const lines = text.split('\n')
+    expect(lines.slice(-3)).toEqual([
+      '\u2026 diagnostics truncated (limit 1000 characters).',
+      '(not shown, below error: 3 warnings; pass severity "warning" to see them)',
+      '(the language server had not finished with this file: problems may be missing; ask again in a moment)',
+    ])
   })
 })

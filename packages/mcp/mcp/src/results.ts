@@ -1,5 +1,4 @@
-import { oneLine, readableText, type JsonObject, type JsonValue } from 'dsh-core'
-import { capText, type CutNote } from 'dsh-skill'
+import { capText, oneLine, readableText, type CutNote, type JsonObject, type JsonValue } from 'dsh-core'
 
 export type { CutNote }
 
@@ -112,7 +111,7 @@ export const RESULT_NOTE: CutNote = { what: 'result', setting: 'maxResultChars',
 export const ERROR_NOTE: CutNote = { what: 'error', setting: 'maxResultChars', rest: "is not kept (the server's error content)" }
 
 /**
- * A server's text as the model is given it: dsh-skill's `capText`, the one cut every text for the
+ * A server's text as the model is given it: dsh-core's `capText`, the one cut every text for the
  * model takes (a skill's body too): whole up to `max` characters, else cut at a line end or a
  * grapheme boundary, with the note saying how much was shown and where the rest is.
  */

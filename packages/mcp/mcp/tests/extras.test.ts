@@ -39,7 +39,7 @@ describe('instructions', () => {
     const rig = await startRig()
     await rig.add(fixtureRow({ instructions: true, maxInstructionsChars: 200, env: { FIXTURE_INSTRUCTIONS: 'long '.repeat(500) } }))
     const [message] = await step(rig, rig.app.sessions.create({ cwd: process.cwd() }))
-    expect(message!.content[0]!.text).toMatch(/\n\n\[Cut at maxInstructionsChars 200: [1-9]\d* of 2499 characters \(0 of 1 lines\) of the server's instructions shown; the rest, from line 1, is not entered \(only the server has it\)\.\]\n<\/mcp-server-instructions>$/)
+    expect(message!.content[0]!.text).toMatch(/\n\n\[Cut at maxInstructionsChars 200: [1-9]\d* characters \(0 of 1 lines\) of the server's instructions shown; the rest, from line 1, is not entered \(only the server has it\)\.\]\n<\/mcp-server-instructions>$/)
     expect(message!.content[0]!.text.length).toBeLessThan(450)
   })
 

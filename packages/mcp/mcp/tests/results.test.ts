@@ -80,9 +80,9 @@ describe('capResultText', () => {
     const capped = capResultText('x'.repeat(10_000), 500)
     expect(capped.length).toBeLessThanOrEqual(500)
     expect(capped.length).toBeGreaterThan(495)
-    // The note every cut text for the model ends with (dsh-skill's capText, as a skill's body).
-    expect(capped).toMatch(/\n\n\[Cut at maxResultChars 500: \d+ of 10000 characters \(0 of 1 lines\) of the result shown; the rest, from line 1, is in the tool's value\.\]$/)
-    const shown = Number(/: (\d+) of 10000 characters/.exec(capped)![1])
+    // The note every cut text for the model ends with (dsh-core's capText, as a skill's body).
+    expect(capped).toMatch(/\n\n\[Cut at maxResultChars 500: \d+ characters \(0 of 1 lines\) of the result shown; the rest, from line 1, is in the tool's value\.\]$/)
+    const shown = Number(/: (\d+) characters/.exec(capped)![1])
     expect(capped.startsWith('x'.repeat(shown))).toBe(true)
   })
 
@@ -95,7 +95,7 @@ describe('capResultText', () => {
     const text = '😀'.repeat(500)
     for (const max of [300, 301, 302]) {
       const capped = capResultText(text, max)
-      expect(capped.length).toBeLessThanOrEqual(max)
+      expect([...capped].length).toBeLessThanOrEqual(max)
       expect(capped.split('\n')[0]).toMatch(/^(\uD83D\uDE00)+$/)
     }
   })

@@ -32,7 +32,7 @@ describe('dsh with hostile skills', () => {
     expect(shown!.endsWith('carefully.')).toBe(true)
     const kept = shown!.split('\n').length
     expect(note).toBe(
-      `Cut at loadMaxChars 20000: ${shown!.length} of ${lines.join('\n').length} characters (${kept} of ${lines.length} lines) of the skill's instructions shown; ` +
+      `Cut at loadMaxChars 20000: ${shown!.length} characters (${kept} of ${lines.length} lines) of the skill's instructions shown; ` +
         `the rest, from line ${kept + 1}, is in ${file}; read it from there when the task needs it.]`,
     )
     // /name enters the same cut block.

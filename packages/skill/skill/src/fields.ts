@@ -1,6 +1,5 @@
-import { isRecord, quote } from 'dsh-core'
+import { characterCount, isRecord, quote } from 'dsh-core'
 import { MAX_DESCRIPTION_LENGTH, normalisedSkillName, skillNameProblem } from './name.ts'
-import { characterCount } from './text.ts'
 import type { InvocationPolicy } from './types.ts'
 
 export interface SkillFields {

@@ -13,6 +13,6 @@ describe('capSkillContent', () => {
     expect([...capped].length).toBeLessThanOrEqual(1000)
     // Never an accent without its letter.
     expect(shown!.endsWith('e\u0301')).toBe(true)
-    expect(note).toBe(`Cut at loadMaxChars 1000: ${[...shown!].length} of 6000 characters (0 of 1 lines) of the skill's instructions shown; the rest, from line 1, is not shown (the "remote" skill provider holds it).]`)
+    expect(note).toBe(`Cut at loadMaxChars 1000: ${[...shown!].length} characters (0 of 1 lines) of the skill's instructions shown; the rest, from line 1, is not shown (the "remote" skill provider holds it).]`)
   })
 })

@@ -1,4 +1,4 @@
-import { assertNever, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
+import { assertNever, capText, characterCount, fitsWithin, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
 import type { WebBound, WebFetchRequest, WebFetchResult } from 'dsh-web'
 import { z } from 'zod'
 import type { FetchCache } from './cache.ts'
@@ -134,14 +134,12 @@ export interface RenderedFetch {
 export function renderFetch(value: FetchValue, cap: number): RenderedFetch {
   const prefix = headerOf(value) + renderBody(value, cap)
   // An HTML page is converted whole, so only the provider's cut and the cap on the text drop anything.
-  const truncated = value.truncated || prefix.length > cap
+  const truncated = value.truncated || !fitsWithin(prefix, cap)
   const footer = value.incomplete ? incompleteNote(value.incomplete) : FOOTER
-  // One blank line between the text and its footer: a text body that ends in a line break (a log
-  // cut mid-way, or cut at the cap after one) had two or three.
-  const full = truncated ? prefix.trimEnd() + footer : prefix
-  if (full.length <= cap) return { text: full, truncated }
-  if (cap < footer.length) return { text: full.slice(0, cap), truncated }
-  return { text: prefix.slice(0, cap - footer.length).trimEnd() + footer, truncated }
+  // dsh-core's cut (characters, at a line end or a grapheme boundary). One blank line between the
+  // text and its footer: a text body that ends in a line break (a log cut mid-way, or cut at the cap
+  // after one) had two or three.
+  return { text: capText(prefix, cap, footer, { cutBefore: truncated }), truncated }
 }
 
 /**
@@ -162,28 +160,34 @@ export function rendersTruncated(value: FetchValue, cap: number): boolean {
   const body = value.body.kind === 'html' ? value.markdown : value.body.content
   // A body without text renders a note instead (EMPTY, noText): measured by rendering it.
   if (body === undefined || (value.body.kind !== 'pdf' && blank(body))) return renderFetch(value, cap).truncated
-  return headerOf(value).length + body.length > cap
+  const header = headerOf(value)
+  return !fitsWithin(header, cap) || !fitsWithin(body, cap - characterCount(header))
 }
 
 function headerOf(value: FetchValue): string {
   return `Fetched ${value.url} (HTTP ${value.statusCode})\n\n`
 }
 
-/** The body as the model reads it; a text body is cut to one past `cap` (enough to see it overflows). */
+/** The body as the model reads it; a text body is cut to `cap` characters and one (enough to see it overflows). */
 function renderBody(value: FetchValue, cap: number): string {
   const { kind, content } = value.body
   switch (kind) {
     case 'text':
       if (blank(content)) return EMPTY
-      return content.length > cap ? content.slice(0, cap + 1) : content
+      return overflowOf(content, cap)
     case 'pdf':
-      return content.length > cap ? content.slice(0, cap + 1) : content
+      return overflowOf(content, cap)
     case 'html':
       if (value.markdown === undefined) throw new TypeError(`dsh-tool-web: the HTML value of ${value.url} carries no markdown; give it one with withMarkdown (dsh-tool-web/convert) before rendering it`)
       return blank(value.markdown) ? noText(content, value.url) : value.markdown
     default:
       return assertNever(kind, 'fetch body kind')
   }
+}
+
+/** `text`, or its first `cap` characters and one (`2 * cap + 2` UTF-16 units are at least as many). */
+function overflowOf(text: string, cap: number): string {
+  return text.length > 2 * cap + 2 ? text.slice(0, 2 * cap + 2) : text
 }
 
 /**

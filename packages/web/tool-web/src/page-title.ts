@@ -1,25 +1,31 @@
-import { readableText } from 'dsh-core'
+import { createRequire } from 'node:module'
+import { lazy, readableText } from 'dsh-core'
+
+/**
+ * HTML's character reference decoding (every named reference, the legacy ones without `;`, numeric
+ * ones as HTML maps them): the `entities` package linkedom's parser already uses. Loaded on first
+ * use: its tables (55 KB of module) are for a page without text, which `dsh tools` never renders.
+ */
+const decodeHtml = lazy(() => (createRequire(import.meta.url)('entities/decode') as typeof import('entities/decode')).decodeHTML)
 
 /**
  * A page's `<title>`, as a browser shows it on the tab: the first `<title>` element's text, its
  * character references decoded, whitespace collapsed, at most `MAX_TITLE_CHARS`; undefined when it
  * has none. Only a page without text reads it (`noText` in fetch.ts): the conversion drops `<title>`
- * with `<head>`, so an app shell titled "Acme — Orders" reached the model as "markup only". Found
- * by three searches (to `<title`, its `>`, its `</title`), so a page of unclosed tags is read once: linear.
+ * with `<head>`, so an app shell titled "Acme — Orders" reached the model as "markup only". A
+ * `<title` inside a script, a style or a comment is none (`document.write('<title>…')` in an early
+ * script was taken for the page's). Found by searches that each start where the last ended, so a
+ * page of unclosed tags is read once: linear.
  */
 export function pageTitle(html: string): string | undefined {
   // Searched case-blind in the page itself: a lower-cased copy can differ in length (`İ` is two
   // code units lower-cased), which moves every index after it.
-  const start = /<title[\s/>]/i.exec(html)
-  if (!start) return undefined
-  const open = html.indexOf('>', start.index)
-  if (open < 0) return undefined
+  const open = titleStart(html)
+  if (open === undefined) return undefined
   // Its text runs to `</title` or, unclosed, to the end (RCDATA: no tag inside ends it).
-  const end = /<\/title/gi
-  end.lastIndex = open
-  const close = end.exec(html)?.index ?? html.length
+  const close = indexAfter(html, /<\/title/gi, open) ?? html.length
   const raw = html.slice(open + 1, Math.min(close, open + 1 + MAX_RAW_CHARS))
-  const text = readableText(decodeReferences(raw)).replace(/\s+/g, ' ').trim()
+  const text = readableText(decodeHtml()(raw)).replace(/\s+/g, ' ').trim()
   // Nothing a reader sees (spaces, zero-width characters, which trim keeps): no title.
   if (!/[^\s\u200b-\u200d\u2060\ufeff]/.test(text)) return undefined
   if (text.length <= MAX_TITLE_CHARS) return text
@@ -28,26 +34,30 @@ export function pageTitle(html: string): string | undefined {
   return `${(/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut).trimEnd()}…`
 }
 
+/** The index of the `>` that opens the first `<title>` outside scripts, styles and comments. */
+function titleStart(html: string): number | undefined {
+  const next = /<(title|script|style)[\s/>]|<!--/gi
+  for (let match = next.exec(html); match; match = next.exec(html)) {
+    const tag = match[1]?.toLowerCase()
+    if (tag === 'title') {
+      const open = html.indexOf('>', match.index)
+      return open < 0 ? undefined : open
+    }
+    // A script's or style's text runs to its end tag, a comment to `-->`; unclosed, to the end of the page.
+    const end = tag === undefined ? html.indexOf('-->', match.index + 4) : indexAfter(html, tag === 'script' ? /<\/script/gi : /<\/style/gi, match.index + match[0].length)
+    if (end === undefined || end < 0) return undefined
+    next.lastIndex = end
+  }
+  return undefined
+}
+
+/** Where `pattern` (global) first matches in `html` from `from`; undefined when it does not. */
+function indexAfter(html: string, pattern: RegExp, from: number): number | undefined {
+  pattern.lastIndex = from
+  return pattern.exec(html)?.index
+}
+
 /** A tab's title is short; a page's 100 KB "title" is not one, and is cut. */
 const MAX_TITLE_CHARS = 300
 /** Raw characters read of the element: enough for MAX_TITLE_CHARS after references and spaces shrink it. */
 const MAX_RAW_CHARS = 4 * MAX_TITLE_CHARS
-
-/**
- * Numeric references and the named ones titles use (separators and quotes: `&mdash;`, `&middot;`,
- * `&raquo;` …); any other name stays as written, as it would be a word to the model anyway.
- */
-function decodeReferences(text: string): string {
-  return text.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]{2,8}));/g, (match, decimal: string | undefined, hex: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return Object.hasOwn(NAMED, name) ? NAMED[name]! : match
-    const code = decimal !== undefined ? Number(decimal) : Number.parseInt(hex!, 16)
-    // NUL, surrogates and code points past Unicode read as U+FFFD, as in HTML.
-    return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? '\ufffd' : String.fromCodePoint(code)
-  })
-}
-
-const NAMED: Readonly<Record<string, string>> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ',
-  mdash: '—', ndash: '–', middot: '·', bull: '•', hellip: '…', laquo: '«', raquo: '»',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', copy: '©', reg: '®', trade: '™', verbar: '|',
-}

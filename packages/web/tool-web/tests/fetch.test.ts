@@ -95,10 +95,25 @@ describe('rendering', () => {
     expect(source.truncated).toBe(true)
   })
 
-  it('T42: exactly at the cap there is no footer; a cap shorter than the footer is a hard slice', () => {
+  it('the output cap counts characters and cuts between them: never half an emoji, never an accent without its letter', () => {
+    const footer = '\n\n(Content truncated. Fetch a more specific URL or section to see the rest.)'
+    for (const unit of ['😀', 'e\u0301']) {
+      for (let cap = 200; cap < 206; cap++) {
+        const out = renderFetch(value(unit.repeat(2000), 'text'), cap)
+        expect(out.truncated).toBe(true)
+        expect([...out.text].length, `${unit} ${cap}`).toBeLessThanOrEqual(cap)
+        // The text cut at UTF-16 units ended in half an emoji (\ud83d) at every other cap.
+        expect(out.text, `${unit} ${cap}`).toMatch(new RegExp(`^${HEADER.replace(/[.()]/g, '\\$&')}(?:${unit})+${footer.replace(/[.()]/g, '\\$&')}$`, 'u'))
+      }
+    }
+    // An emoji counts once: 150 of them fit a cap of 200 with the header, whole.
+    expect(renderFetch(value('😀'.repeat(150), 'text'), 200)).toEqual({ text: `${HEADER}${'😀'.repeat(150)}`, truncated: false })
+  })
+
+  it('T42: exactly at the cap there is no footer; a cap shorter than the footer is the footer\'s start', () => {
     const exact = `${HEADER}abc`
     expect(renderFetch(value('abc', 'text'), exact.length)).toEqual({ text: exact, truncated: false })
-    expect(renderFetch(value('abc', 'text', { truncated: true }), 10).text).toBe('Fetched ht')
+    expect(renderFetch(value('abc', 'text', { truncated: true }), 10).text).toBe('(Content t')
   })
 
   it('an HTML value without its Markdown is refused, not converted while rendering (the converter is dsh-tool-web/convert)', () => {
@@ -240,6 +255,22 @@ describe('onwardUrls: where a page without text sends its reader', () => {
 })
 
 describe('pageTitle: the <title> a page without text is named by', () => {
+  it('decodes every named reference HTML has (a table of 21 left the rest as written), legacy ones without ";" and numeric ones as HTML maps them', () => {
+    expect(pageTitle('<title>&hearts; &Eacute;t&eacute; &frac12; &rarr; &euro;&nbsp;5 &NotEqualTilde; &copy 2026 &#150; &#x80;</title>')).toBe('♥ Été ½ → € 5 ≂̸ © 2026 – €')
+  })
+
+  it('skips a <title> inside a script, a style or a comment: a browser does not take it for the page\'s', () => {
+    expect(pageTitle(`<head><script>document.write('<title>Loading…</title>')</script><title>Orders</title>`)).toBe('Orders')
+    expect(pageTitle('<!-- <title>Old name</title> --><title>New name</title>')).toBe('New name')
+    expect(pageTitle('<STYLE>/* <title>x</title> */</STYLE><Title>Styled</Title>')).toBe('Styled')
+    expect(pageTitle('<script type="module">const t = "<title>";</script ><title>After</title>')).toBe('After')
+    // Unclosed, a script or a comment runs to the end of the page: no title after it.
+    expect(pageTitle("<script>'<title>x</title>'")).toBeUndefined()
+    expect(pageTitle('<!-- <title>x</title>')).toBeUndefined()
+    // Not a script: <scripts>, <scripted>.
+    expect(pageTitle('<scripts></scripts><title>Named</title>')).toBe('Named')
+  })
+
   it('reads the first title element case-blind, decodes its references, collapses its spaces, cuts a long one; linear on 400 KB of the worst inputs', () => {
     expect(pageTitle('<html><HEAD><TITLE data-x=1>\n  Orders &mdash; Acme &amp; Co &#x2022; &#8220;beta&#8221; &nope; &toString;\n</Title><title>second</title>')).toBe('Orders — Acme & Co • “beta” &nope; &toString;')
     expect(pageTitle('<titles>no</titles><title-bar>no</title-bar><p>x</p>')).toBeUndefined()
@@ -248,7 +279,7 @@ describe('pageTitle: the <title> a page without text is named by', () => {
     // İ lower-cases to two code units: the page is searched as written, not as a lower-cased copy.
     expect(pageTitle(`${'İ'.repeat(50)}<title>after</title>`)).toBe('after')
     expect(pageTitle(`<title>${'long '.repeat(200)}`)).toBe(`${'long '.repeat(60).trim()}…`)
-    for (const worst of ['<title', '<title>&#', '<title>&#x1', '<title>&amp', '</title', '<titl', '&']) {
+    for (const worst of ['<title', '<title>&#', '<title>&#x1', '<title>&amp', '</title', '<titl', '&', '<script>', '<!--', '<!---->', '<style>a</style>', '<script></script>']) {
       // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
       expect(typeof (pageTitle(worst.repeat(Math.ceil(400_000 / worst.length))) ?? ''), worst).toBe('string')
     }

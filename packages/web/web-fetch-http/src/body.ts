@@ -229,9 +229,13 @@ class BodyReader {
     // Declared text or HTML whose first bytes are binary (an image or an archive served as
     // text/html): decoded, it was a page of mojibake for the model. A few control bytes (a BEL in a
     // log) do not make it binary (content.ts). UTF-16 text has NUL bytes of its own. Read as
-    // windows-1252, a sniffed body is judged again, with that charset's own signs (short random bytes).
+    // windows-1252, a sniffed body is judged again, with that charset's own signs (short random
+    // bytes); so is one labelled UTF-8 whose first bytes are not: it is text only as a Latin-1 text
+    // its server mislabelled (read as UTF-8, its accents U+FFFD), and 16 random bytes labelled
+    // `charset=utf-8` passed as text about half the time.
     const windows1252 = encodingOf(this.decoder) === 'windows-1252'
-    if (declared ? !isUtf16(this.decoder) && isBinary(head, windows1252) : windows1252 && isBinary(head, true)) {
+    const latin1 = windows1252 || (!this.unlabelled && encodingOf(this.decoder) === undefined && !new Utf8Watch().push(head))
+    if (declared ? !isUtf16(this.decoder) && isBinary(head, latin1) : latin1 && isBinary(head, true)) {
       throw declared ? new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE') : notText(this.contentType)
     }
     return this.text.push(this.decoder, head)

@@ -186,6 +186,36 @@ describe('responses', () => {
     }
   })
 
+  it('short random bytes labelled charset=utf-8 (not UTF-8) are not text; a Latin-1 text whose server says UTF-8 still is, its accents U+FFFD', async () => {
+    const declaredNot = (type: string) => `the body is not text, though its Content-Type says "${type}" (binary bytes in its first 1024)`
+    // Deterministic noise (no NUL) of a length: bodies this short held too few control bytes for the share.
+    let seed = 7
+    const noise = (length: number) => Buffer.from(new Uint8Array(length).map(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), (seed >> 16) % 255) + 1))
+    const randoms: [string, Buffer][] = [
+      // No control byte, DEL or undefined byte at all: 12 of its 16 bytes are past ASCII.
+      ['16 bytes, no control', Buffer.from([0xa7, 0x3f, 0xd1, 0xe3, 0x5c, 0xe9, 0xb2, 0x9b, 0xc4, 0x71, 0xf0, 0xa8, 0x8e, 0xb5, 0xfa, 0xd9])],
+      ['16 bytes, an undefined byte', Buffer.from([0xa7, 0x3f, 0xd1, 0x81, 0x5c, 0xe9, 0x2e, 0x9b, 0xc4, 0x71, 0xf0, 0x28, 0x8e, 0xb5, 0x66, 0xd9])],
+      ...[20, 32, 48].map((length): [string, Buffer] => [`noise ${length}`, noise(length)]),
+    ]
+    for (const [name, bytes] of randoms) {
+      for (const type of ['text/plain; charset=utf-8', 'text/html; charset=UTF-8']) {
+        expect((await failFrom(respond(200, { 'content-type': type }, bytes))).error.message, `${name} ${type}`).toBe(declaredNot(type))
+      }
+    }
+    const latin1: [string, string][] = [
+      ['a word', 'café'],
+      ['a name', 'Müller & Söhne'],
+      ['Icelandic', 'Þjóðólfur'],
+      ['Portuguese', 'ação e educação'],
+      ['Spanish', '¿Qué pasó, Señor Núñez?'],
+      ['French with guillemets', '« Voilà ! » dit-il à Noël.'],
+    ]
+    for (const [name, text] of latin1) {
+      const { result } = await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-8' }, Buffer.from(text, 'latin1')))
+      expect(result.body, name).toEqual({ kind: 'text', content: text.replace(/[^\x00-\x7f]/g, '\ufffd') })
+    }
+  })
+
   it('a PDF (declared, or sniffed from %PDF-) is its bytes, whole; one past maxPdfBytes is WEB_FETCH_TOO_LARGE, by its length or its bytes', async () => {
     const bytes = Buffer.from('%PDF-1.7\n' + 'x'.repeat(2000))
     for (const type of ['application/pdf', 'application/octet-stream']) {

@@ -28,7 +28,13 @@ const cases: { fixture: Fixture; prepare?: (dir: string) => void; file: string; 
     file: 'src/shapes.ts',
     line: 12,
     symbol: 'describeShape',
-    invalid: [['1abc', 'is not an identifier in TypeScript or JavaScript'], ['describe-shape', 'is not an identifier in TypeScript or JavaScript'], ['a+b', 'is not an identifier']],
+    invalid: [
+      ['1abc', 'is not an identifier in TypeScript or JavaScript'],
+      ['describe-shape', 'is not an identifier in TypeScript or JavaScript'],
+      ['a+b', 'is not an identifier'],
+      // A function named `class` does not parse; tsserver computed `export function class(` (2026-12-08).
+      ['class', 'is a reserved word in TypeScript and JavaScript, which only a property, method or enum member may be named, and the symbol is not one ("function describeShape(shape: Shape): string")'],
+    ],
     valid: ['$größe_2', '_x'],
     taken: ['unit', 'src/shapes.ts:16'],
   },
@@ -99,6 +105,10 @@ for (const c of cases) {
     if (c.fixture === 'ts-rename') {
       describe('in an installed package (real tsserver)', () => {
         const renameAt = (args: Record<string, unknown>) => suite.host.app.tools.execute({ name: 'lsp_rename', arguments: args, session: suite.host.app.sessions.create({ cwd: suite.dir }) })
+
+        it('renames a method to a reserved word, which a member may be named', async () => {
+          expect(valueOf(await renameAt({ filePath: 'src/shapes.ts', line: 2, symbol: 'area', newName: 'delete' }))).toMatchObject({ oldName: 'area', newName: 'delete', applied: false })
+        })
 
         it('refuses an edit of node_modules, writing nothing', async () => {
           const declaration = join(suite.dir, 'node_modules', 'fake', 'index.d.ts')

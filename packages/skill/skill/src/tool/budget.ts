@@ -1,5 +1,6 @@
+import { characterCount } from 'dsh-core'
 import { escapeCatalogText } from '../render.ts'
-import { characterCount, cutText } from '../text.ts'
+import { cutText } from '../text.ts'
 import { compareOrigins, groupByOrigin, type Origin } from './priority.ts'
 import { compareNames } from '../name.ts'
 
