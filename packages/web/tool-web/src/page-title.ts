@@ -42,12 +42,21 @@ function titleStart(html: string): number | undefined {
       const open = html.indexOf('>', match.index)
       return open < 0 ? undefined : open
     }
-    // A script's or style's text runs to its end tag, a comment to `-->`; unclosed, to the end of the page.
-    const end = tag === undefined ? html.indexOf('-->', match.index + 4) : indexAfter(html, tag === 'script' ? /<\/script/gi : /<\/style/gi, match.index + match[0].length)
+    // A script's or style's text runs to its end tag, a comment to `-->` (`<!-->` and `<!--->` end
+    // where they start, as HTML's parser reads them); unclosed, to the end of the page.
+    const end = tag === undefined ? commentEnd(html, match.index) : indexAfter(html, tag === 'script' ? /<\/script/gi : /<\/style/gi, match.index + match[0].length)
     if (end === undefined || end < 0) return undefined
     next.lastIndex = end
   }
   return undefined
+}
+
+/** Where the comment opening at `start` ends (just past it); -1 when it never does. */
+function commentEnd(html: string, start: number): number {
+  if (html.startsWith('>', start + 4)) return start + 5
+  if (html.startsWith('->', start + 4)) return start + 6
+  const close = html.indexOf('-->', start + 4)
+  return close < 0 ? -1 : close + 3
 }
 
 /** Where `pattern` (global) first matches in `html` from `from`; undefined when it does not. */

@@ -267,6 +267,9 @@ describe('pageTitle: the <title> a page without text is named by', () => {
     // Unclosed, a script or a comment runs to the end of the page: no title after it.
     expect(pageTitle("<script>'<title>x</title>'")).toBeUndefined()
     expect(pageTitle('<!-- <title>x</title>')).toBeUndefined()
+    // `<!-->` and `<!--->` are whole comments to HTML's parser: what follows them is the page.
+    expect(pageTitle('<!--><title>After an empty comment</title><!-- -->')).toBe('After an empty comment')
+    expect(pageTitle('<!---><title>After another</title>')).toBe('After another')
     // Not a script: <scripts>, <scripted>.
     expect(pageTitle('<scripts></scripts><title>Named</title>')).toBe('Named')
   })
