@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { lazy, readableText } from 'dsh-core'
+import { characterEnd, clusterBoundary, fitsWithin, lazy, readableText } from 'dsh-core'
 
 /**
  * HTML's character reference decoding (every named reference, the legacy ones without `;`, numeric
@@ -28,10 +28,9 @@ export function pageTitle(html: string): string | undefined {
   const text = readableText(decodeHtml()(raw)).replace(/\s+/g, ' ').trim()
   // Nothing a reader sees (spaces, zero-width characters, which trim keeps): no title.
   if (!/[^\s\u200b-\u200d\u2060\ufeff]/.test(text)) return undefined
-  if (text.length <= MAX_TITLE_CHARS) return text
-  // Not half a surrogate pair at the cut.
-  const cut = text.slice(0, MAX_TITLE_CHARS)
-  return `${(/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut).trimEnd()}…`
+  if (fitsWithin(text, MAX_TITLE_CHARS)) return text
+  // Characters, cut between two a reader sees: not half an emoji, not a letter without its accent.
+  return `${text.slice(0, clusterBoundary(text, characterEnd(text, MAX_TITLE_CHARS - 1))).trimEnd()}…`
 }
 
 /** The index of the `>` that opens the first `<title>` outside scripts, styles and comments. */
