@@ -40,8 +40,11 @@ export function serveSkills(routes: Routes, served: ServedSkills): void {
 interface Served {
   readonly entry: Skill
   readonly directory: string
-  /** Relative paths of the listed files. */
-  readonly files: ReadonlySet<string>
+  /**
+   * The relative path of each listed file, by its URI as listed. The SDK's `skillEntry` writes a
+   * path's segments percent-encoded (`my notes.md` is `my%20notes.md`), so a URI is no path.
+   */
+  readonly files: ReadonlyMap<string, string>
   /** The entry's files (always the array: these skills are never dynamic). */
   readonly listed: readonly { readonly uri: string; readonly size: number; readonly digest: string }[]
   /** The registry's summary it was built from, to build it again. */
@@ -119,8 +122,9 @@ export class ServedSkills {
   }
 
   async read(uri: string): Promise<{ contents: ({ uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string })[] } & typeof CACHE> {
-    const { served, path } = await this.locate(uri)
-    if (path === undefined || !served.files.has(path)) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill file is served at ${quote(uri, 200)}`)
+    const { served } = await this.locate(uri)
+    const path = served.files.get(uri)
+    if (path === undefined) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill file is served at ${quote(uri, 200)}`)
     let bytes: Uint8Array | undefined
     let size: number
     try {
@@ -158,7 +162,9 @@ export class ServedSkills {
       const [name, ...deeper] = rest.split('/')
       if (!name || children.has(name)) continue
       const child = `${root}/${prefix}${name}`
-      children.set(name, deeper.length ? { uri: child, name, mimeType: DIRECTORY_MIME_TYPE } : { uri: child, name, mimeType: mimeTypeOf(name), size: file.size })
+      // The URI keeps the listing's encoding; the name is the file's own (`my notes.md`).
+      const shown = decodedSegment(name)
+      children.set(name, deeper.length ? { uri: child, name: shown, mimeType: DIRECTORY_MIME_TYPE } : { uri: child, name: shown, mimeType: mimeTypeOf(shown), size: file.size })
     }
     return { resources: [...children.values()], ...CACHE }
   }
@@ -197,7 +203,8 @@ export class ServedSkills {
       if (!files) return undefined
       const entry = await skillEntry(summary.name, files)
       this.leftOut.delete(summary.name)
-      return { entry, directory: base.path, files: new Set(Object.keys(files)), listed: Array.isArray(entry.resources) ? entry.resources : [], summary }
+      const listed = Array.isArray(entry.resources) ? entry.resources : []
+      return { entry, directory: base.path, files: pathsByUri(entry, listed, new Set(Object.keys(files))), listed, summary }
     } catch (error) {
       const line = `skill "${summary.name}" is not served over MCP: ${errorMessage(error)}`
       if (this.leftOut.get(summary.name) !== line) this.warn(line)
@@ -244,6 +251,23 @@ async function readSkillDirectory(directory: string): Promise<Record<string, Uin
   return files
 }
 
+/** Each listed file's relative path by its URI: the URI's segments decoded, kept only when they name a file read. */
+function pathsByUri(entry: Skill, listed: Served['listed'], read: ReadonlySet<string>): Map<string, string> {
+  const root = entry.uri.slice(0, -MANIFEST.length)
+  const paths = new Map<string, string>()
+  for (const { uri } of listed) {
+    if (!uri.startsWith(root)) continue
+    let path: string
+    try {
+      path = uri.slice(root.length).split('/').map(decodeURIComponent).join('/')
+    } catch {
+      continue
+    }
+    if (read.has(path)) paths.set(uri, path)
+  }
+  return paths
+}
+
 /** `skill://deploy/scripts/x.sh` → `deploy`: our skills have one-segment skill paths. */
 function nameOf(uri: string): string | undefined {
   if (!uri.startsWith(SCHEME)) return undefined
@@ -253,6 +277,14 @@ function nameOf(uri: string): string | undefined {
 function relative(served: Served, uri: string): string {
   const root = served.entry.uri.slice(0, -MANIFEST.length)
   return uri.startsWith(root) ? uri.slice(root.length) : uri
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
 }
 
 function mimeTypeOf(path: string): string {

@@ -115,6 +115,15 @@ describe('dsh serve: skills over SEP-2640', () => {
     await rm(join(dir, 'templates', 'added.md'))
     expect((await get()).map((file) => file.uri)).toEqual(['skill://release-notes/SKILL.md', 'skill://release-notes/templates/changelog.md'])
     await expect(client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/templates/added.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
+
+    // A name with a space, a letter outside ASCII, % or #: listed percent-encoded (the SDK's skillEntry),
+    // and read by that URI (the read looked the URI up as a path: every such file was listed and unreadable).
+    await writeFile(join(dir, 'templates', 'my notes ü 100% #1.md'), 'spaced\n')
+    const odd = 'skill://release-notes/templates/my%20notes%20%C3%BC%20100%25%20%231.md'
+    expect((await get()).map((file) => file.uri)).toContain(odd)
+    expect(await read(odd)).toBe('spaced\n')
+    const listing = (await client.request({ method: 'resources/directory/read', params: { uri: 'skill://release-notes/templates' } }, Any)) as { resources: { uri: string; name: string }[] }
+    expect(listing.resources).toContainEqual(expect.objectContaining({ uri: odd, name: 'my notes ü 100% #1.md' }))
   })
 
   it('prompts/get with an argument the prompt does not declare: -32602 naming it and the one it has (the text was dropped and the skill served without it)', async () => {
