@@ -74,6 +74,7 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
       fs: untracked(ctx.fs),
       subprocess: untracked(ctx.subprocess),
       report: (message) => ctx.get('readiness')?.progress('lsp', id, message),
+      warn: (message) => ctx.logger('lsp').warn(message),
     })
   })
 
