@@ -1,4 +1,4 @@
-import { assertNever, capText, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
+import { assertNever, capText, fitsWithin, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
 import { sliceCodePoints, stripBidi, type WebBound, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
@@ -162,7 +162,7 @@ function project(result: WebSearchResult): SearchValue {
 function bounded(value: SearchValue, maxChars: number): SearchValue {
   let cut = false
   const clip = (text: string | undefined, max: number): string | undefined => {
-    if (text === undefined || text.length <= max) return text
+    if (text === undefined || fitsWithin(text, max)) return text
     cut = true
     return sliceCodePoints(text, max)
   }
