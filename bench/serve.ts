@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { bootPreset, untracked, type Host } from 'dsh-core'
-import { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_ANSWER_TIMEOUT_MS } from '../packages/cli/cli/src/serve-args.ts'
+import { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_READ_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_ANSWER_TIMEOUT_MS } from '../packages/cli/cli/src/serve-args.ts'
 import { serve } from '../packages/cli/cli/src/serve.ts'
 import { ms, percentile, ratio, timed } from './stats.ts'
 
@@ -149,7 +149,7 @@ async function serveMachinery(host: Host): Promise<string[]> {
       answers.set(++id, resolve)
       stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
     })
-  const served = serve(host, app.tools, app.sessions, { cwd: REPO, signal: abort.signal, stdin, stdout, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES, maxConcurrentCalls: DEFAULT_MAX_CONCURRENT_CALLS, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS, answerTimeoutMs: DEFAULT_ANSWER_TIMEOUT_MS })
+  const served = serve(host, app.tools, app.sessions, { cwd: REPO, signal: abort.signal, stdin, stdout, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES, maxConcurrentCalls: DEFAULT_MAX_CONCURRENT_CALLS, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, maxReadBytes: DEFAULT_MAX_READ_BYTES, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS, answerTimeoutMs: DEFAULT_ANSWER_TIMEOUT_MS })
   const session = app.sessions.create({ cwd: REPO })
   try {
     await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } })

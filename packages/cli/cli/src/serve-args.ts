@@ -6,6 +6,7 @@ export const SERVE_OPTIONS = {
   'max-message-bytes': { type: 'string' },
   'max-concurrent-calls': { type: 'string' },
   'max-output-bytes': { type: 'string' },
+  'max-read-bytes': { type: 'string' },
   'request-timeout-ms': { type: 'string' },
   'answer-timeout-ms': { type: 'string' },
   http: { type: 'string' },
@@ -27,6 +28,7 @@ export const SERVE_USAGE = `  serve                       an MCP server exposing
     [--max-message-bytes <n>] refuse (answer with an error, keep serving) any incoming message larger than this (default 33554432, 32 MiB)
     [--max-concurrent-calls <n>]  tools/call requests running at once; one more is answered with an error (default 16)
     [--max-output-bytes <n>]  stdio: answers the client has not read yet; past this it has stopped reading and is disconnected (default 67108864, 64 MiB)
+    [--max-read-bytes <n>]    a resources/read of a skill file whose content as sent (text as a JSON string, binary as base64) is larger is refused, SERVE_READ_TOO_LARGE (default 8388608, 8 MiB)
     [--request-timeout-ms <n>]  a tools/call still running after this is aborted and answered SERVE_REQUEST_TIMEOUT (default 600000, 10 minutes)
     [--answer-timeout-ms <n>]  how long a bridged server's question relayed to the client waits for its answer; then it is cancelled (default 600000, 10 minutes)
     [--http [<host>:]<port>]  serve Streamable HTTP at http://<host>:<port>/mcp instead (host default 127.0.0.1; port 0 picks a free one; the URL is printed on stderr)
@@ -50,6 +52,11 @@ export interface ServeLimits {
   readonly maxConcurrentCalls: number
   /** Bytes written to stdout and not yet read by the client; past it the client is taken to have stopped reading and the connection is closed. */
   readonly maxOutputBytes: number
+  /**
+   * The largest content one `resources/read` answers, as sent (a text's JSON string, a binary file's
+   * base64); a larger one is refused with `SERVE_READ_TOO_LARGE`.
+   */
+  readonly maxReadBytes: number
   /** How long one `tools/call` may run before it is aborted and answered `SERVE_REQUEST_TIMEOUT`. */
   readonly requestTimeoutMs: number
   /** How long a question relayed to the client waits for its answer before it is cancelled. */
@@ -93,6 +100,13 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 export const DEFAULT_MAX_CONCURRENT_CALLS = 16
 /** Unread answers `dsh serve` keeps by default before it takes the client to have stopped reading: two of the largest messages. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+/**
+ * The largest `resources/read` content `dsh serve` sends by default: one answer is one JSON-RPC
+ * message, and the MCP SDKs' stdio clients (v1 and v2) close the connection on a message over
+ * 10 MiB (their ReadBuffer's limit); 8 MiB leaves the envelope room. It bounds the main thread's
+ * time on one answer too (decoding, base64, serialising: 130–530 ms for 16 MiB, bench/RESULTS.md).
+ */
+export const DEFAULT_MAX_READ_BYTES = 8 * 1024 * 1024
 /** A call's deadline under `dsh serve` by default: longer than any tool's own timeout, short enough that a wedged call frees its slot. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000
 /** How long a relayed question waits for the client's answer by default: the SDK's own bound for a round of user input. */
@@ -119,6 +133,7 @@ export function serveSettings(values: ServeFlagValues, env: NodeJS.ProcessEnv): 
     maxMessageBytes: positiveFlag('--max-message-bytes', values['max-message-bytes'], DEFAULT_MAX_MESSAGE_BYTES, ' of bytes'),
     maxConcurrentCalls: positiveFlag('--max-concurrent-calls', values['max-concurrent-calls'], DEFAULT_MAX_CONCURRENT_CALLS, ''),
     maxOutputBytes: positiveFlag('--max-output-bytes', values['max-output-bytes'], DEFAULT_MAX_OUTPUT_BYTES, ' of bytes'),
+    maxReadBytes: positiveFlag('--max-read-bytes', values['max-read-bytes'], DEFAULT_MAX_READ_BYTES, ' of bytes'),
     requestTimeoutMs: timerFlag('--request-timeout-ms', values['request-timeout-ms'], DEFAULT_REQUEST_TIMEOUT_MS),
     answerTimeoutMs: timerFlag('--answer-timeout-ms', values['answer-timeout-ms'], DEFAULT_ANSWER_TIMEOUT_MS),
   }

@@ -19,6 +19,8 @@ export interface CompositionOptions {
   readonly maxConcurrentCalls: number
   /** A `tools/call` still running after this is aborted and answered `SERVE_REQUEST_TIMEOUT`. */
   readonly requestTimeoutMs: number
+  /** The largest content one `resources/read` sends (serve-skills.ts); a larger one is `SERVE_READ_TOO_LARGE`. */
+  readonly maxReadBytes: number
   /** A bridged server's question relayed to the client is cancelled when no answer came in this long. */
   readonly answerTimeoutMs: number
   /**
@@ -177,7 +179,7 @@ export class ServedComposition {
       servePrompts(routes, this.skills, session)
       // SEP-2640 (issue 30 item 4): the same skills as `skill://` resources with digests.
       const logger = this.host.app.logger('serve')
-      serveSkills(routes, new ServedSkills(this.skills, session, (line) => logger.warn(line)))
+      serveSkills(routes, new ServedSkills(this.skills, session, (line) => logger.warn(line), this.options.maxReadBytes))
     }
   }
 

@@ -40,8 +40,11 @@ export function serveSkills(routes: Routes, served: ServedSkills): void {
 interface Served {
   readonly entry: Skill
   readonly directory: string
-  /** Relative paths of the listed files. */
-  readonly files: ReadonlySet<string>
+  /**
+   * The relative path of each listed file, by its URI as listed. The SDK's `skillEntry` writes a
+   * path's segments percent-encoded (`my notes.md` is `my%20notes.md`), so a URI is no path.
+   */
+  readonly files: ReadonlyMap<string, string>
   /** The entry's files (always the array: these skills are never dynamic). */
   readonly listed: readonly { readonly uri: string; readonly size: number; readonly digest: string }[]
   /** The registry's summary it was built from, to build it again. */
@@ -78,6 +81,8 @@ export class ServedSkills {
     private readonly skills: SkillRegistry,
     private readonly session: Session,
     private readonly warn: (line: string) => void,
+    /** `--max-read-bytes`: the largest content one `resources/read` sends, as sent. */
+    private readonly maxReadBytes: number,
   ) {
     skills.onChange(() => (this.catalog = undefined))
   }
@@ -117,23 +122,29 @@ export class ServedSkills {
   }
 
   async read(uri: string): Promise<{ contents: ({ uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string })[] } & typeof CACHE> {
-    const { served, path } = await this.locate(uri)
-    if (path === undefined || !served.files.has(path)) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill file is served at ${quote(uri, 200)}`)
-    let bytes: Uint8Array
+    const { served } = await this.locate(uri)
+    const path = served.files.get(uri)
+    if (path === undefined) throw new RpcError(RpcCode.INVALID_PARAMS, `no skill file is served at ${quote(uri, 200)}`)
+    let bytes: Uint8Array | undefined
+    let size: number
     try {
       // A listed file that grew past what a whole skill may hold since is refused unread.
-      const { size } = await lstat(join(served.directory, path))
+      size = (await lstat(join(served.directory, path))).size
       if (size > SKILL_LIMITS.bytes) throw new Error(`it is ${size} bytes now, over the SEP-2640 limit of ${SKILL_LIMITS.bytes} bytes for a whole skill`)
-      bytes = await nodeSkillFiles(served.directory).read(path)
+      // Sent, its content is at least as long as the file: one over the bound is refused unread.
+      if (size <= this.maxReadBytes) bytes = await nodeSkillFiles(served.directory).read(path)
     } catch (error) {
       this.catalog = undefined
       throw new RpcError(RpcCode.INVALID_PARAMS, `${quote(uri, 200)} cannot be read any more: ${errorMessage(error)}`)
     }
+    if (bytes === undefined) throw tooLarge(uri, `at least ${size}`, this.maxReadBytes)
     // The file changed since the listing (its SKILL.md did not, or the registry would have said):
     // its bytes are served as they are now, and the next listing is built again to match them.
     const listed = served.listed.find((file) => file.uri === uri)
     if (listed && (listed.size !== bytes.byteLength || listed.digest !== (await digestOf(bytes)))) this.catalog = undefined
     const text = textOf(bytes)
+    const sent = text === undefined ? base64Length(bytes.byteLength) : jsonStringBytes(bytes)
+    if (sent > this.maxReadBytes) throw tooLarge(uri, String(sent), this.maxReadBytes)
     return { contents: [text === undefined ? { uri, mimeType: 'application/octet-stream', blob: Buffer.from(bytes).toString('base64') } : { uri, mimeType: mimeTypeOf(path), text }], ...CACHE }
   }
 
@@ -151,7 +162,9 @@ export class ServedSkills {
       const [name, ...deeper] = rest.split('/')
       if (!name || children.has(name)) continue
       const child = `${root}/${prefix}${name}`
-      children.set(name, deeper.length ? { uri: child, name, mimeType: DIRECTORY_MIME_TYPE } : { uri: child, name, mimeType: mimeTypeOf(name), size: file.size })
+      // The URI keeps the listing's encoding; the name is the file's own (`my notes.md`).
+      const shown = decodedSegment(name)
+      children.set(name, deeper.length ? { uri: child, name: shown, mimeType: DIRECTORY_MIME_TYPE } : { uri: child, name: shown, mimeType: mimeTypeOf(shown), size: file.size })
     }
     return { resources: [...children.values()], ...CACHE }
   }
@@ -190,7 +203,8 @@ export class ServedSkills {
       if (!files) return undefined
       const entry = await skillEntry(summary.name, files)
       this.leftOut.delete(summary.name)
-      return { entry, directory: base.path, files: new Set(Object.keys(files)), listed: Array.isArray(entry.resources) ? entry.resources : [], summary }
+      const listed = Array.isArray(entry.resources) ? entry.resources : []
+      return { entry, directory: base.path, files: pathsByUri(entry, listed, new Set(Object.keys(files))), listed, summary }
     } catch (error) {
       const line = `skill "${summary.name}" is not served over MCP: ${errorMessage(error)}`
       if (this.leftOut.get(summary.name) !== line) this.warn(line)
@@ -237,6 +251,23 @@ async function readSkillDirectory(directory: string): Promise<Record<string, Uin
   return files
 }
 
+/** Each listed file's relative path by its URI: the URI's segments decoded, kept only when they name a file read. */
+function pathsByUri(entry: Skill, listed: Served['listed'], read: ReadonlySet<string>): Map<string, string> {
+  const root = entry.uri.slice(0, -MANIFEST.length)
+  const paths = new Map<string, string>()
+  for (const { uri } of listed) {
+    if (!uri.startsWith(root)) continue
+    let path: string
+    try {
+      path = uri.slice(root.length).split('/').map(decodeURIComponent).join('/')
+    } catch {
+      continue
+    }
+    if (read.has(path)) paths.set(uri, path)
+  }
+  return paths
+}
+
 /** `skill://deploy/scripts/x.sh` → `deploy`: our skills have one-segment skill paths. */
 function nameOf(uri: string): string | undefined {
   if (!uri.startsWith(SCHEME)) return undefined
@@ -246,6 +277,14 @@ function nameOf(uri: string): string | undefined {
 function relative(served: Served, uri: string): string {
   const root = served.entry.uri.slice(0, -MANIFEST.length)
   return uri.startsWith(root) ? uri.slice(root.length) : uri
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
 }
 
 function mimeTypeOf(path: string): string {
@@ -263,6 +302,40 @@ function mimeTypeOf(path: string): string {
 export async function digestOf(bytes: Uint8Array): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
   return `sha256:${Buffer.from(hash).toString('hex')}`
+}
+
+/**
+ * A read whose content is over `--max-read-bytes` as sent. A coded refusal, not a cut: a skill's
+ * file is checked against its listed size and digest, so part of one is a verification failure at
+ * the client, and an answer has no way to say "more follows" (resources/read has no ranges).
+ */
+function tooLarge(uri: string, bytes: string, limit: number): RpcError {
+  return new RpcError(
+    RpcCode.INVALID_PARAMS,
+    `${quote(uri, 200)} is not sent: its content would be ${bytes} bytes as sent, over dsh serve's --max-read-bytes ${limit} (a resources/read answers a file whole, in one message; the MCP SDKs' stdio clients close the connection on a message over 10 MiB) [${SERVE_READ_TOO_LARGE}]`,
+    { code: SERVE_READ_TOO_LARGE, limit },
+  )
+}
+
+export const SERVE_READ_TOO_LARGE = 'SERVE_READ_TOO_LARGE'
+
+function base64Length(bytes: number): number {
+  return 4 * Math.ceil(bytes / 3)
+}
+
+/**
+ * The bytes of UTF-8 text as a JSON string: `JSON.stringify` writes `"` and `\` as two characters,
+ * the C0 controls as two (`\n`, `\t` …) or six (`\u0001`), and everything else as it is. One pass
+ * over the bytes (a 16 MiB file: a few ms), where stringifying to measure would build the text twice.
+ */
+function jsonStringBytes(bytes: Uint8Array): number {
+  let extra = 0
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index]!
+    if (byte === 0x22 || byte === 0x5c || byte === 0x08 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d) extra += 1
+    else if (byte < 0x20) extra += 5
+  }
+  return bytes.length + extra + 2
 }
 
 /** The text of bytes that are UTF-8 and lose nothing decoded; undefined for anything else (sent as a blob). */

@@ -22,6 +22,8 @@ export interface ServeOptions {
   readonly maxOutputBytes: number
   /** A `tools/call` still running after this is aborted and answered `SERVE_REQUEST_TIMEOUT`. */
   readonly requestTimeoutMs: number
+  /** The largest content one `resources/read` sends; a larger one is refused with `SERVE_READ_TOO_LARGE`. */
+  readonly maxReadBytes: number
   /** A question relayed to the client is cancelled when no answer came in this long. */
   readonly answerTimeoutMs: number
   /** A better answer than UNKNOWN_TOOL for a call that found no tool, when there is one (CompositionOptions). */

@@ -37,6 +37,8 @@ export async function runTrustCommand(argv: readonly string[], io: TrustIo, give
       if (problem) tellStderr(io.stderr, `dsh: ${store.file} decides nothing: ${problem}`)
       return await say(io, values.json ? `${JSON.stringify({ file: store.file, directories: records })}\n` : `${listText(records, store.file)}\n`)
     }
+    // `dsh trust "$REPO"` with REPO unset would trust the current directory (a home: every repository below it).
+    if (positionals[0] === '' || values.cwd === '') throw new UsageError('an empty directory name: give the directory (or none, for the current one)')
     const from = invocationDir()
     const directory = resolve(from, values.cwd ?? '.', positionals[0] ?? '.')
     checkWorkspace(directory)

@@ -115,6 +115,15 @@ describe('dsh serve: skills over SEP-2640', () => {
     await rm(join(dir, 'templates', 'added.md'))
     expect((await get()).map((file) => file.uri)).toEqual(['skill://release-notes/SKILL.md', 'skill://release-notes/templates/changelog.md'])
     await expect(client.request({ method: 'resources/read', params: { uri: 'skill://release-notes/templates/added.md' } }, Any)).rejects.toMatchObject({ code: -32602 })
+
+    // A name with a space, a letter outside ASCII, % or #: listed percent-encoded (the SDK's skillEntry),
+    // and read by that URI (the read looked the URI up as a path: every such file was listed and unreadable).
+    await writeFile(join(dir, 'templates', 'my notes ü 100% #1.md'), 'spaced\n')
+    const odd = 'skill://release-notes/templates/my%20notes%20%C3%BC%20100%25%20%231.md'
+    expect((await get()).map((file) => file.uri)).toContain(odd)
+    expect(await read(odd)).toBe('spaced\n')
+    const listing = (await client.request({ method: 'resources/directory/read', params: { uri: 'skill://release-notes/templates' } }, Any)) as { resources: { uri: string; name: string }[] }
+    expect(listing.resources).toContainEqual(expect.objectContaining({ uri: odd, name: 'my notes ü 100% #1.md' }))
   })
 
   it('prompts/get with an argument the prompt does not declare: -32602 naming it and the one it has (the text was dropped and the skill served without it)', async () => {
@@ -148,8 +157,11 @@ describe('dsh serve: skills over SEP-2640', () => {
     expect(lines[0]).toContain('changes.md is a symlink or a special file')
   })
 
-  it('a 3 GiB file in a skill directory, there from the start or grown after the listing: refused from its size, unread, as over the SEP-2640 limits (it was read first: a RangeError past 2 GiB, the whole file in memory below)', async () => {
+  it('a 3 GiB file in a skill directory, there from the start or grown after the listing: refused from its size, unread, as over the SEP-2640 limits (it was read first: a RangeError past 2 GiB, the whole file in memory below); a file whose content as sent is over --max-read-bytes (8 MiB) is refused, coded, and the connection serves on (it was sent whole; over a stdio pipe the MCP SDK clients close the connection on a message over 10 MiB)', async () => {
     const dir = join(project, '.dsh', 'skills', 'release-notes')
+    // Within SEP-2640's 16 MiB for the skill, over 8 MiB as sent: 9 MiB of text, and 5 MiB of quotes (each sent as \").
+    await writeFile(join(dir, 'templates', 'nine.md'), 'a line.\n'.repeat((9 * 1024 * 1024) / 8))
+    await writeFile(join(dir, 'templates', 'quotes.md'), '"'.repeat(5 * 1024 * 1024))
     // Sparse files: no disk is used.
     const big = join(project, '.agents', 'skills', 'deploy', 'data.bin')
     const handle = await open(big, 'w')
@@ -162,6 +174,15 @@ describe('dsh serve: skills over SEP-2640', () => {
     const { skills } = (await client.request({ method: 'skills/list', params: {} }, Any)) as { skills: { uri: string }[] }
     expect(skills.map((skill) => skill.uri)).toEqual(['skill://commit-message/SKILL.md', 'skill://release-notes/SKILL.md'])
     expect(served.stderr()).toContain(`skill "deploy" is not served over MCP: ${join(project, '.agents', 'skills', 'deploy')} is over the SEP-2640 limits (512 files, 16777216 bytes)`)
+
+    const read = (uri: string) => client.request({ method: 'resources/read', params: { uri } }, Any)
+    await expect(read('skill://release-notes/templates/nine.md')).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'SERVE_READ_TOO_LARGE', limit: 8388608 },
+      message: expect.stringContaining('"skill://release-notes/templates/nine.md" is not sent: its content would be at least 9437184 bytes as sent, over dsh serve\'s --max-read-bytes 8388608'),
+    })
+    await expect(read('skill://release-notes/templates/quotes.md')).rejects.toMatchObject({ code: -32602, data: { code: 'SERVE_READ_TOO_LARGE' }, message: expect.stringContaining('its content would be 10485762 bytes as sent') })
+    expect(await read('skill://release-notes/templates/changelog.md')).toMatchObject({ contents: [{ uri: 'skill://release-notes/templates/changelog.md' }] })
 
     const grown = await open(join(dir, 'templates', 'changelog.md'), 'r+')
     await grown.truncate(3 * 1024 ** 3)

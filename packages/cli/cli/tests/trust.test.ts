@@ -44,6 +44,15 @@ describe('dsh trust', () => {
     expect(missing.stderr).toContain('does not exist')
     const two = await dshIn(['trust', home, home], { env: { DSH_HOME: home } })
     expect(two.code).toBe(2)
+    // `dsh trust "$REPO"` with REPO unset: an empty name is no directory, not the current one (in a
+    // home directory, that would trust every repository below it).
+    const work = await tempDir()
+    for (const argv of [['trust', ''], ['trust', '--cwd', '', '--revoke'], ['trust', '--cwd=', '']]) {
+      const empty = await dshIn(argv, { env: { DSH_HOME: home }, cwd: work })
+      expect(empty.code, argv.join(' ')).toBe(2)
+      expect(empty.stderr).toContain('an empty directory name')
+    }
+    expect(json(await dshIn(['trust', '--list', '--json'], { env: { DSH_HOME: home } })).directories).toEqual([])
   })
 })
 

@@ -149,6 +149,9 @@ export const SERVER_CATALOG: Readonly<Record<string, CatalogEntry>> = {
       args: ['--stdio'],
       extensionToLanguage: { '.json': 'json', '.jsonc': 'jsonc' },
       initializationOptions: { provideFormatter: false, handledSchemaProtocols: ['file'] },
+      // A file's `$schema` names any file on disk, and the server shows what it read (an enum's
+      // values in a diagnostic): untrusted, it asks dsh, which reads only files inside the workspace.
+      untrustedInitializationOptions: { handledSchemaProtocols: [] },
       install: 'npm install --save-dev vscode-langservers-extracted',
     },
   },

@@ -78,6 +78,14 @@ export const ServerConfig = z.strictObject({
    */
   untrustedEnv: z.record(z.string(), z.string().nullable()).default({}),
   /**
+   * `initializationOptions` keys set (over the row's `initializationOptions`) when the server starts
+   * in a workspace its user does not trust; a row that wants otherwise sets its own. The catalog's json sets
+   * `handledSchemaProtocols: []`: a file's `$schema` may name any file on disk, and the server shows
+   * what it read (an `enum`'s values); with it the server asks dsh (`vscode/content`), which reads
+   * only files inside the server's directory. Default none.
+   */
+  untrustedInitializationOptions: z.record(z.string(), z.json()).default({}),
+  /**
    * File or directory names the server's tools look up in every directory above its root (cargo's
    * `.cargo`, rustup's `rust-toolchain.toml`, go's `go.work`). For `runsWorkspaceCode` and
    * `untrustedEnv`, a root below a trusted directory counts as untrusted when one of them is in a

@@ -74,6 +74,7 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
       fs: untracked(ctx.fs),
       subprocess: untracked(ctx.subprocess),
       report: (message) => ctx.get('readiness')?.progress('lsp', id, message),
+      warn: (message) => ctx.logger('lsp').warn(message),
     })
   })
 
@@ -118,7 +119,8 @@ function launcherOf(id: string, server: ServerConfig, lookup: Lookup, trust: Tru
   if (server.typescript) return new TypescriptLauncher(server.typescript, server, typeof lookup === 'string' ? { executable: lookup } : { missing: lookup.missing }, trust)
   if (typeof lookup !== 'string') return undefined
   const fixed = fixedLauncher(lookup, server)
-  const inner = Object.keys(server.untrustedEnv).length > 0 ? new UntrustedEnvLauncher(fixed, id, server.untrustedEnv, server.readsAbove, trust) : fixed
+  const untrusted = Object.keys(server.untrustedEnv).length > 0 || Object.keys(server.untrustedInitializationOptions).length > 0
+  const inner = untrusted ? new UntrustedEnvLauncher(fixed, id, server.untrustedEnv, server.untrustedInitializationOptions, server.readsAbove, trust) : fixed
   // A launcher (`python3 -m`, `npx`) runs the code of the directory the server starts in: gated too.
   const why = server.runsWorkspaceCode ?? launcherRunsWorkspaceCode(server.command, server.args)
   return why ? new TrustGatedLauncher(inner, id, why, server.readsAbove, trust) : inner

@@ -148,7 +148,7 @@ export class ServerInstance {
       graceMs: config.killGraceMs,
     })
     this.connection = new LspConnection(this.child, options.serverId, config, {
-      onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration, progress: this.progress }),
+      onServerRequest: (method, params) => answerServerRequest(method, params, { workspace, configuration, progress: this.progress, maxContentBytes: config.maxDocumentBytes }),
       onProgress: (token, value) => this.onProgress(token, value),
       onNotification: (method, params) => {
         if (method === 'textDocument/publishDiagnostics') this.published.record(params)

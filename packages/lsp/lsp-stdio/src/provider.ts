@@ -54,6 +54,11 @@ export interface ProviderOptions {
   readonly subprocess: SubprocessService
   /** Progress lines for long work (server start, indexing). */
   readonly report: (message: string) => void
+  /**
+   * A line for the host's log when the server is given up on for a while (its crash budget spent):
+   * a long-running host (`dsh serve`) showed nothing of a server crashing on every start.
+   */
+  readonly warn?: (message: string) => void
 }
 
 /** The owner of a failure that happened before any server existed. */
@@ -94,7 +99,7 @@ export class StdioLspProvider implements LspProvider {
     this.id = id
     this.extensionToLanguage = { ...config.extensionToLanguage }
     this.filenameToLanguage = { ...config.filenameToLanguage }
-    this.supervision = new Supervision(id, config.crashes)
+    this.supervision = new Supervision(id, config.crashes, options.warn)
     this.pool = new ServerPool({ serverId: id, config, subprocess, report: this.reports.wrap(report), assertMayStart: (workspace) => this.supervision.assertMayStart(workspace) })
     this.anchors = new AnchorFiles(options.fs, this.extensionToLanguage)
     this.texts = new ProvenTextCache(options.fs)

@@ -1,11 +1,14 @@
 import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node'
 import type { Workspace } from 'dsh-core'
 import type { ProgressTracker } from './progress.ts'
+import { workspaceContent } from './workspace-content.ts'
 
 export interface ServerRequestContext {
   readonly workspace: Workspace
   readonly configuration: unknown
   readonly progress: ProgressTracker
+  /** The most `vscode/content` reads of a file (the row's `maxDocumentBytes`). */
+  readonly maxContentBytes: number
 }
 
 /** Looks a dotted section (`python.analysis`) up in the configured value; no section → the whole value. */
@@ -32,7 +35,8 @@ const REFRESH_REQUESTS = new Set([
 /**
  * Answers what a server may ask of its client, as the protocol says a read-only client should:
  * edits are declined with `{applied:false}`, UI requests get their "nothing chosen" answers,
- * refreshes are acknowledged, and anything unknown gets MethodNotFound.
+ * refreshes are acknowledged, `vscode/content` gets a file inside the server's directory
+ * (workspace-content.ts), and anything unknown gets MethodNotFound.
  */
 export function answerServerRequest(method: string, params: unknown, context: ServerRequestContext): unknown {
   const record = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>
@@ -55,6 +59,8 @@ export function answerServerRequest(method: string, params: unknown, context: Se
       return null
     case 'window/showDocument':
       return { success: false }
+    case 'vscode/content':
+      return workspaceContent(Array.isArray(params) ? params[0] : typeof params === 'string' ? params : record.uri, context.workspace.path, context.maxContentBytes)
     default:
       if (REFRESH_REQUESTS.has(method)) return null
       return new ResponseError(ErrorCodes.MethodNotFound, `unsupported server request: ${method}`)

@@ -1,3 +1,4 @@
+import { oneLine } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 
@@ -45,12 +46,17 @@ export class Supervision {
   constructor(
     private readonly serverId: string,
     private readonly limits: ServerConfig['crashes'],
+    /** Told once each time a workspace's budget is spent: why the server is not restarted, and for how long. */
+    private readonly onGiveUp?: (message: string) => void,
   ) {}
 
   /** Counts `error` against the workspace's budget when it is a crash, and says what it was. */
   settle(workspace: string, error: unknown, instance: TransportOwner, caller: CallerBound): FailureKind {
     const kind = failureKind(error, instance, caller)
-    if (kind !== 'none') this.budget(workspace).record(error as LspError)
+    if (kind === 'none') return kind
+    const budget = this.budget(workspace)
+    // One line: the reason ends with the server's stderr tail, which may hold line breaks.
+    if (budget.record(error as LspError) && this.onGiveUp) this.onGiveUp(oneLine(`${this.serverId}: not restarted for workspace ${workspace}: ${budget.blockedReason()}`))
     return kind
   }
 
@@ -107,14 +113,15 @@ export class CrashBudget {
     this.backoffMs = limits.backoffMs
   }
 
-  record(error: LspError, now = Date.now()): void {
+  /** Counts a crash; true when it spent the budget (restarts are blocked from now). */
+  record(error: LspError, now = Date.now()): boolean {
     this.last = { at: now, error }
     this.recent = [...this.recent.filter((at) => now - at < this.limits.windowMs), now]
-    if (this.recent.length >= this.limits.maxCrashes) {
-      this.blockedUntil = now + this.backoffMs
-      this.backoffMs = Math.min(this.backoffMs * 2, this.limits.maxBackoffMs)
-      this.recent = []
-    }
+    if (this.recent.length < this.limits.maxCrashes) return false
+    this.blockedUntil = now + this.backoffMs
+    this.backoffMs = Math.min(this.backoffMs * 2, this.limits.maxBackoffMs)
+    this.recent = []
+    return true
   }
 
   /** Why the server may not start now, if it may not. */

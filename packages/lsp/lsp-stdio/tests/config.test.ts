@@ -32,6 +32,7 @@ describe('ServerConfig defaults', () => {
       args: [],
       env: {},
       untrustedEnv: {},
+      untrustedInitializationOptions: {},
       readsAbove: [],
       extensionToLanguage: { '.ts': 'typescript' },
       filenameToLanguage: {},

@@ -1,5 +1,9 @@
 // L4: what a server may ask its client, answered per protocol.
 // [PURE] the answer table; [PROC] the same answers end to end through the fake (serverRequests on didOpen).
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ResponseError } from 'vscode-jsonrpc/node'
 import { ProgressTracker } from '../src/progress.ts'
@@ -11,7 +15,7 @@ afterEach(cleanupRigs)
 
 const workspace = { path: '/w/project', url: 'file:///w/project' }
 const configuration = { python: { analysis: { typeCheckingMode: 'strict', paths: ['a'] } }, top: 1, list: [1, 2] }
-const context = (config: unknown = configuration, progress = new ProgressTracker(1_000, 600_000)) => ({ workspace, configuration: config, progress })
+const context = (config: unknown = configuration, progress = new ProgressTracker(1_000, 600_000)) => ({ workspace, configuration: config, progress, maxContentBytes: 1_000_000 })
 
 describe('configurationSection [PURE]', () => {
   it('looks a dotted section up in the configured value', () => {
@@ -86,6 +90,29 @@ describe('answerServerRequest [PURE]', () => {
     const other = new ProgressTracker(1_000, 600_000)
     expect(answerServerRequest('window/workDoneProgress/create', { token: { bad: 1 } }, context(configuration, other))).toBeNull()
     expect(other.busy).toBe(false)
+  })
+
+  // A server asks for a document it will not read itself (the json row's schemas, untrusted; the
+  // yaml row's http(s) ones): a file inside the server's directory only, symlinks resolved.
+  it('vscode/content: a file inside the directory; outside, through a symlink, or not a file: refused', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-content-')))
+    try {
+      mkdirSync(join(root, 'repo'))
+      writeFileSync(join(root, 'repo', 'schema.json'), '{"type":"object"}')
+      writeFileSync(join(root, 'secret.json'), '{"enum":["SECRET"]}')
+      symlinkSync(join(root, 'secret.json'), join(root, 'repo', 'link.json'))
+      const ask = (uri: unknown) => answerServerRequest('vscode/content', [uri], { ...context(), workspace: { path: join(root, 'repo'), url: pathToFileURL(join(root, 'repo')).href }, maxContentBytes: 100 })
+      await expect(ask(pathToFileURL(join(root, 'repo', 'schema.json')).href)).resolves.toBe('{"type":"object"}')
+      for (const uri of [pathToFileURL(join(root, 'secret.json')).href, pathToFileURL(join(root, 'repo', 'link.json')).href, pathToFileURL(join(root, 'repo', '..', 'secret.json')).href]) {
+        await expect(ask(uri)).rejects.toMatchObject({ code: -32600, message: expect.stringContaining(`is outside ${join(root, 'repo')}`) })
+      }
+      await expect(ask('http://127.0.0.1:1/schema.json')).rejects.toMatchObject({ message: expect.stringContaining('only a file inside the workspace is read') })
+      await expect(ask(pathToFileURL(join(root, 'repo', 'missing.json')).href)).rejects.toMatchObject({ message: expect.stringContaining('cannot be found (ENOENT)') })
+      mkdirSync(join(root, 'repo', 'sub'))
+      await expect(ask(pathToFileURL(join(root, 'repo', 'sub')).href)).rejects.toMatchObject({ message: expect.stringContaining('not a regular file') })
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   it('anything else is MethodNotFound', () => {

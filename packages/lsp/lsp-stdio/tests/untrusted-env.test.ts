@@ -29,7 +29,7 @@ function recording(trusted: boolean): { decider: TrustDecider; asks: (boolean | 
 describe('UntrustedEnvLauncher', () => {
   it('adds the row’s untrustedEnv in an untrusted workspace, looking the decision up without asking', async () => {
     const { decider, asks } = recording(false)
-    const launch = await new UntrustedEnvLauncher(INNER, 'go', { GOTOOLCHAIN: 'local' }, [], decider).launch(WORKSPACE, SIGNAL)
+    const launch = await new UntrustedEnvLauncher(INNER, 'go', { GOTOOLCHAIN: 'local' }, {}, [], decider).launch(WORKSPACE, SIGNAL)
     expect(launch.env).toEqual({ GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' })
     expect(asks).toEqual([false])
   })
@@ -47,7 +47,7 @@ describe('UntrustedEnvLauncher', () => {
       await writeFile(join(outer, 'go.work'), 'go 1.22\ntoolchain go1.99.0\nuse ./mod\n')
       await app.trust.trust(module)
       const workspace = { path: module, url: `file://${module}` } as Workspace
-      const launcher = new UntrustedEnvLauncher(INNER, 'go', { GOTOOLCHAIN: 'local' }, SERVER_CATALOG.go!.server.readsAbove!, app.trust)
+      const launcher = new UntrustedEnvLauncher(INNER, 'go', { GOTOOLCHAIN: 'local' }, {}, SERVER_CATALOG.go!.server.readsAbove!, app.trust)
       expect((await launcher.launch(workspace, SIGNAL)).env).toMatchObject({ GOTOOLCHAIN: 'local' })
       await app.trust.trust(outer)
       expect((await launcher.launch(workspace, SIGNAL)).env).toEqual({ GOFLAGS: '-mod=mod' })
@@ -61,7 +61,7 @@ describe('UntrustedEnvLauncher', () => {
 
   it('leaves a trusted workspace’s launch as it is', async () => {
     const { decider, asks } = recording(true)
-    const launch = await new UntrustedEnvLauncher(INNER, 'go', { GOTOOLCHAIN: 'local' }, [], decider).launch(WORKSPACE, SIGNAL)
+    const launch = await new UntrustedEnvLauncher(INNER, 'go', { GOTOOLCHAIN: 'local' }, {}, [], decider).launch(WORKSPACE, SIGNAL)
     expect(launch.env).toEqual({ GOFLAGS: '-mod=mod' })
     expect(asks).toEqual([false])
   })

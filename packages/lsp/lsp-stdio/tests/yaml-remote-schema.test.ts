@@ -41,3 +41,27 @@ describe("the catalog's yaml server and a file's remote $schema", () => {
     }
   })
 })
+
+// A JSON file's `$schema` (or a schema's `$ref`) names any file on disk, and the json server shows
+// what it read: an `enum`'s values in its diagnostic ("Valid values: …"). In an untrusted workspace
+// it asks dsh for each (handledSchemaProtocols: []), and dsh reads only files inside the workspace.
+describe("the catalog's json server and a file's $schema in an untrusted workspace", () => {
+  it('loads a schema inside the workspace, and no file outside it', async () => {
+    const scratch = await tempDir()
+    const [home, repo] = [join(scratch, 'home'), join(scratch, 'repo')]
+    await Promise.all([mkdir(home), mkdir(repo)])
+    const outside = join(scratch, 'secret.json')
+    await writeFile(outside, JSON.stringify({ properties: { b: { enum: ['SECRET-VALUE'] } } }))
+    // A schema inside the workspace, which refers to the one outside: the first loads (its own enum is
+    // checked), the second is refused, and nothing of it is shown.
+    await writeFile(join(repo, 'schema.json'), JSON.stringify({ properties: { a: { enum: ['IN-REPO-VALUE'] }, b: { $ref: `file://${outside}` } } }))
+    await writeFile(join(repo, 'a.json'), '{ "$schema": "./schema.json", "a": 1, "b": 2 }\n')
+    const overlay = join(scratch, 'overlay.yml')
+    await writeFile(overlay, '- id: lsp-stdio\n  config:\n    catalog: [json]\n')
+    const refused = await dshIn(['call', 'lsp_diagnostics', JSON.stringify({ filePath: 'a.json' }), '--config', overlay, '--cwd', repo], { env: { DSH_HOME: home } })
+    expect(refused.code, refused.stderr).toBe(0)
+    expect(refused.stdout).toContain(`Unable to load schema from '${outside}'`)
+    expect(refused.stdout).toContain(`is outside ${repo}`)
+    expect(refused.stdout).not.toContain('SECRET-VALUE')
+  })
+})

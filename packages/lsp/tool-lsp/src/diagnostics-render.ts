@@ -31,14 +31,15 @@ const NOTHING_AT_OR_ABOVE: readonly string[] = LSP_DIAGNOSTIC_SEVERITIES.map((_,
 
 /**
  * `path:line:col  error ts(2322): message`, the message's further lines indented, then the
- * source line and related places, one-based.
+ * source line (unless `lineShown`: the item before it is on the same line and showed it) and
+ * related places, one-based.
  */
-export function itemText(path: string, item: Item): string {
+export function itemText(path: string, item: Item, lineShown = false): string {
   const where = `${path}:${item.range.start.line + 1}:${item.range.start.character + 1}`
   const code = item.code === undefined ? '' : `(${item.code})`
   const label = item.source !== undefined || code ? `${item.severity} ${item.source ?? ''}${code}` : item.severity
   const lines = [`${where}  ${label}: ${item.message.replace(/\n/g, '\n    ')}`]
-  if (item.lineText) lines.push(`    | ${item.lineText}`)
+  if (item.lineText && !lineShown) lines.push(`    | ${item.lineText}`)
   for (const related of item.related) lines.push(`    see ${related.path}:${related.range.start.line + 1}:${related.range.start.character + 1}: ${related.message.replace(/\n/g, ' ')}`)
   return lines.join('\n')
 }
@@ -53,7 +54,12 @@ export function renderDiagnostics(value: DiagnosticsValue, limits: { readonly ma
     text = `${NOTHING_AT_OR_ABOVE[floor]} in ${value.path}.`
   } else {
     text = `${value.path}: ${countsText(value.counts, LSP_DIAGNOSTIC_SEVERITIES.slice(0, floor + 1))}`
-    for (let index = 0; index < value.items.length; index++) text += `\n${itemText(value.path, value.items[index]!)}`
+    // A line's text once for the items on it, as for locations (render.ts): 50 errors on a minified
+    // file's one line repeated its first 200 characters 50 times.
+    for (let index = 0; index < value.items.length; index++) {
+      const item = value.items[index]!
+      text += `\n${itemText(value.path, item, index > 0 && value.items[index - 1]!.range.start.line === item.range.start.line)}`
+    }
     const omitted = value.total - value.items.length
     if (value.truncated && omitted > 0) text += `\n\u2026 ${omitted} more ${omitted === 1 ? 'diagnostic' : 'diagnostics'} omitted (limit ${limits.maxDiagnostics}).`
   }

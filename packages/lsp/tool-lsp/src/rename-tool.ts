@@ -60,6 +60,7 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
       // edit's files (as the lsp tool's): without them each proved the workspace again.
       const proofs = new CallProofs(services.fs, cwd)
       const { position, resolved } = await anchorOf(services, settings, args, proofs, signal)
+      await refuseInInstalledPackage(proofs, args.filePath, signal)
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
       const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd, proofs }, exec.lifetime))
       checkNewName(result.oldName, args.newName)
@@ -128,12 +129,7 @@ async function planTargets(services: LspToolServices, settings: ToolLspConfig, w
     throw new LspError(`the rename reaches outside the workspace ${workspace.path} (${outside.slice(0, 5).join(', ')}${outside.length > 5 ? `, and ${outside.length - 5} more` : ''}); refused whole, nothing was written`, 'LSP_RENAME_OUTSIDE_WORKSPACE')
   }
   const installed = [...paths].filter(([, path]) => inInstalledPackage(workspace.path, path)).map(([uri]) => shown(uri))
-  if (installed.length) {
-    throw new LspError(
-      `the rename would edit an installed package (${installed.slice(0, 5).join(', ')}${installed.length > 5 ? `, and ${installed.length - 5} more` : ''}): an install puts it back, and the server renames only what it sees from there, not the workspace's code that uses it. Nothing was renamed; rename in the workspace's own code (at its import, TypeScript writes an alias)`,
-      'LSP_RENAME_REFUSED',
-    )
-  }
+  if (installed.length) throw installedPackageEdit(installed)
   /** Each file touched, by canonical path: its text on disk (null: none) and as the edit leaves it. */
   const state = new Map<string, { uri: string; original: string | null; text: string | null; edits: number; lines: ChangedLine[] }>()
   const fileAt = async (uri: string) => {
@@ -339,6 +335,35 @@ function namedAlready(targets: readonly Target[], newName: string, workspaceUri:
     if (at >= 0) found.push({ path: renderUri(target.uri, workspaceUri), line: at + 1 })
   }
   return found.length ? { namedAlready: found } : {}
+}
+
+function installedPackageEdit(installed: readonly string[]): LspError {
+  return new LspError(
+    `the rename would edit an installed package (${installed.slice(0, 5).join(', ')}${installed.length > 5 ? `, and ${installed.length - 5} more` : ''}): an install puts it back, and the server renames only what it sees from there, not the workspace's code that uses it. Nothing was renamed; rename in the workspace's own code (at its import, TypeScript writes an alias)`,
+    'LSP_RENAME_REFUSED',
+  )
+}
+
+/**
+ * A rename asked at a place inside an installed package is refused before the server is asked: the
+ * edit always renames the name at that place, so planTargets would refuse it anyway. Asking cost
+ * tsserver 2-5 s (a warm server, loaded machine; its log): the file opened alone made an inferred
+ * project (every default lib loaded, and automatic type acquisition's `npm install types-registry`
+ * in a trusted workspace), and with no workspace file open then, tsserver dropped the configured
+ * project, rebuilt on the next query for 2-3 s more. A path that cannot be proven here is left
+ * to the provider, which fails it with its own code.
+ */
+async function refuseInInstalledPackage(proofs: CallProofs, filePath: string, signal: AbortSignal): Promise<void> {
+  let path: string
+  let workspace: Workspace
+  try {
+    workspace = await proofs.workspace(signal)
+    path = await proofs.contained(workspace, filePath, signal)
+  } catch (error) {
+    if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
+    return
+  }
+  if (inInstalledPackage(workspace.path, path)) throw installedPackageEdit([relative(workspace.path, path).split(sep).join('/')])
 }
 
 /**

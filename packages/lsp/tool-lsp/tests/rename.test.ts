@@ -150,6 +150,20 @@ describe('lsp_rename', () => {
     expect(readFileSync(join(dir, 'a.ts'), 'utf8')).toBe('const old = 1\n')
   })
 
+  it('refuses a rename asked inside node_modules before the server is asked', async () => {
+    harness = await boot()
+    mkdirSync(join(harness.dir, 'node_modules', 'fake'), { recursive: true })
+    writeFileSync(join(harness.dir, 'node_modules', 'fake', 'index.ts'), 'export function old() {}\n')
+    let asked = 0
+    const provider = renamer(harness.dir, { files: { 'node_modules/fake/index.ts': [{ line: 0, character: 16, length: 3 }] } })
+    harness.app.lsp.registerProvider({ ...provider, rename: (request, bound) => (asked++, provider.rename!(request, bound)) })
+    const result = await call(harness, 'lsp_rename', { filePath: 'node_modules/fake/index.ts', line: 1, character: 17, newName: 'fresh' })
+    expect(codeOf(result)).toBe('LSP_RENAME_REFUSED')
+    expect(result.isError && result.error.message).toContain('the rename would edit an installed package (node_modules/fake/index.ts)')
+    // Asking cost tsserver 2-5 s, and the next query 2-3 s more (it rebuilt the workspace's project).
+    expect(asked).toBe(0)
+  })
+
   it('refuses an edit that names one file twice, by a symlink and by its target, writing nothing', async () => {
     harness = await boot()
     // Without the check the second name's edit still finds "old" at its range ("older" after the first) and is applied again.

@@ -155,6 +155,15 @@ describe('a cut answer keeps the notes that say how far to trust it', () => {
     for (const line of text.split('\n').slice(0, -2)) expect(line).toMatch(/^src\/a\.ts:\d+:1 {2}const value\d+ = compute\(\d+\)$/)
   })
 
+  it("lsp_diagnostics shows a line's text once for the items on it (a minified file's 50 errors repeated it 50 times)", () => {
+    const line = 'let v0: number = "x";let v1: number = "x";'
+    const item = (line: number, character: number) => ({ severity: 'error' as const, range: { start: { line, character }, end: { line, character: character + 2 } }, message: 'Bad.', related: [], lineText: line === 0 ? 'let v0: number = "x";let v1: number = "x";' : 'x' })
+    const value: DiagnosticsValue = { kind: 'diagnostics', path: 'bad.ts', uri: `${WS}/bad.ts`, complete: true, severity: 'error', counts: { error: 3, warning: 0, information: 0, hint: 0 }, total: 3, truncated: false, items: [item(0, 4), item(0, 25), item(1, 0)] }
+    expect(renderDiagnostics(value, { maxDiagnostics: 100, maxResultChars: 16_000 })).toBe(
+      ['bad.ts: 3 errors', 'bad.ts:1:5  error: Bad.', `    | ${line}`, 'bad.ts:1:26  error: Bad.', 'bad.ts:2:1  error: Bad.', '    | x'].join('\n'),
+    )
+  })
+
   it('lsp_diagnostics keeps "not shown, below" and "had not finished" after a cut listing', () => {
     const items = Array.from({ length: 40 }, (_, index) => ({ severity: 'error' as const, range: { start: { line: index, character: 0 }, end: { line: index, character: 1 } }, message: `Type 'string' is not assignable to type 'number' (${index}).`, related: [] }))
     const value: DiagnosticsValue = { kind: 'diagnostics', path: 'src/a.ts', uri: `${WS}/src/a.ts`, complete: false, severity: 'error', counts: { error: 40, warning: 3, information: 0, hint: 0 }, total: 40, truncated: false, items }

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { lazy, readableText } from 'dsh-core'
+import { characterEnd, clusterBoundary, fitsWithin, lazy, readableText } from 'dsh-core'
 
 /**
  * HTML's character reference decoding (every named reference, the legacy ones without `;`, numeric
@@ -28,10 +28,9 @@ export function pageTitle(html: string): string | undefined {
   const text = readableText(decodeHtml()(raw)).replace(/\s+/g, ' ').trim()
   // Nothing a reader sees (spaces, zero-width characters, which trim keeps): no title.
   if (!/[^\s\u200b-\u200d\u2060\ufeff]/.test(text)) return undefined
-  if (text.length <= MAX_TITLE_CHARS) return text
-  // Not half a surrogate pair at the cut.
-  const cut = text.slice(0, MAX_TITLE_CHARS)
-  return `${(/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut).trimEnd()}…`
+  if (fitsWithin(text, MAX_TITLE_CHARS)) return text
+  // Characters, cut between two a reader sees: not half an emoji, not a letter without its accent.
+  return `${text.slice(0, clusterBoundary(text, characterEnd(text, MAX_TITLE_CHARS - 1))).trimEnd()}…`
 }
 
 /** The index of the `>` that opens the first `<title>` outside scripts, styles and comments. */
@@ -43,12 +42,21 @@ function titleStart(html: string): number | undefined {
       const open = html.indexOf('>', match.index)
       return open < 0 ? undefined : open
     }
-    // A script's or style's text runs to its end tag, a comment to `-->`; unclosed, to the end of the page.
-    const end = tag === undefined ? html.indexOf('-->', match.index + 4) : indexAfter(html, tag === 'script' ? /<\/script/gi : /<\/style/gi, match.index + match[0].length)
+    // A script's or style's text runs to its end tag, a comment to `-->` (`<!-->` and `<!--->` end
+    // where they start, as HTML's parser reads them); unclosed, to the end of the page.
+    const end = tag === undefined ? commentEnd(html, match.index) : indexAfter(html, tag === 'script' ? /<\/script/gi : /<\/style/gi, match.index + match[0].length)
     if (end === undefined || end < 0) return undefined
     next.lastIndex = end
   }
   return undefined
+}
+
+/** Where the comment opening at `start` ends (just past it); -1 when it never does. */
+function commentEnd(html: string, start: number): number {
+  if (html.startsWith('>', start + 4)) return start + 5
+  if (html.startsWith('->', start + 4)) return start + 6
+  const close = html.indexOf('-->', start + 4)
+  return close < 0 ? -1 : close + 3
 }
 
 /** Where `pattern` (global) first matches in `html` from `from`; undefined when it does not. */

@@ -1,4 +1,4 @@
-import { assertNever, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
+import { assertNever, capText, fitsWithin, lazySchema, readableText, ToolError, type Lifetime } from 'dsh-core'
 import { sliceCodePoints, stripBidi, type WebBound, type WebSearchRequest, type WebSearchResult, type WebSearchSource } from 'dsh-web'
 import { z } from 'zod'
 import type { ToolWebConfig } from './config.ts'
@@ -162,7 +162,7 @@ function project(result: WebSearchResult): SearchValue {
 function bounded(value: SearchValue, maxChars: number): SearchValue {
   let cut = false
   const clip = (text: string | undefined, max: number): string | undefined => {
-    if (text === undefined || text.length <= max) return text
+    if (text === undefined || fitsWithin(text, max)) return text
     cut = true
     return sliceCodePoints(text, max)
   }
@@ -195,9 +195,9 @@ export function renderSearch(value: SearchValue, maxChars = Number.MAX_SAFE_INTE
   if (value.cut === 'text' || value.cut === 'both') parts.push(SHORTENED)
   parts.push(CITE)
   const text = parts.join('\n\n')
-  if (text.length <= maxChars) return text
-  const note = `\n\n(Search results truncated at ${maxChars} characters. Refine the query to see others.) ${CITE}`
-  return maxChars > note.length ? sliceCodePoints(text, maxChars - note.length) + note : sliceCodePoints(text, maxChars)
+  // dsh-core's cut: characters (code points), at a line end near the cap (no source line shown in
+  // part) or between two characters a reader sees; it cut at UTF-16 units, parting a letter from its accent.
+  return capText(text, maxChars, `\n\n(Search results truncated at ${maxChars} characters. Refine the query to see others.) ${CITE}`)
 }
 
 /** Said when provider text, not a source, was cut: refining the query would not bring it back. */

@@ -267,6 +267,9 @@ describe('pageTitle: the <title> a page without text is named by', () => {
     // Unclosed, a script or a comment runs to the end of the page: no title after it.
     expect(pageTitle("<script>'<title>x</title>'")).toBeUndefined()
     expect(pageTitle('<!-- <title>x</title>')).toBeUndefined()
+    // `<!-->` and `<!--->` are whole comments to HTML's parser: what follows them is the page.
+    expect(pageTitle('<!--><title>After an empty comment</title><!-- -->')).toBe('After an empty comment')
+    expect(pageTitle('<!---><title>After another</title>')).toBe('After another')
     // Not a script: <scripts>, <scripted>.
     expect(pageTitle('<scripts></scripts><title>Named</title>')).toBe('Named')
   })
@@ -279,6 +282,10 @@ describe('pageTitle: the <title> a page without text is named by', () => {
     // İ lower-cases to two code units: the page is searched as written, not as a lower-cased copy.
     expect(pageTitle(`${'İ'.repeat(50)}<title>after</title>`)).toBe('after')
     expect(pageTitle(`<title>${'long '.repeat(200)}`)).toBe(`${'long '.repeat(60).trim()}…`)
+    // 300 characters with the ellipsis, cut between two a reader sees: a letter keeps its accent (the
+    // cut at 300 UTF-16 units left "e" without it), an emoji counts once (150 of them were kept).
+    expect(pageTitle(`<title>a${'e\u0301'.repeat(400)}</title>`)).toBe(`a${'e\u0301'.repeat(149)}…`)
+    expect(pageTitle(`<title>${'😀'.repeat(400)}</title>`)).toBe(`${'😀'.repeat(299)}…`)
     for (const worst of ['<title', '<title>&#', '<title>&#x1', '<title>&amp', '</title', '<titl', '&', '<script>', '<!--', '<!---->', '<style>a</style>', '<script></script>']) {
       // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
       expect(typeof (pageTitle(worst.repeat(Math.ceil(400_000 / worst.length))) ?? ''), worst).toBe('string')

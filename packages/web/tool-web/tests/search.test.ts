@@ -224,6 +224,21 @@ describe('hostile answers (issue 19 items 5, 6)', () => {
     expect(textOf(await small.host.search({ queries: ['q'] })).length).toBeLessThanOrEqual(1_000)
   })
 
+  it('the cut counts characters and falls between whole ones: an emoji counts once, a letter keeps its accent, a source line is not shown in part', () => {
+    const note = '\n\n(Search results truncated at 300 characters. Refine the query to see others.) Cite the relevant URLs as Markdown links in your answer.'
+    for (const unit of ['e\u0301', '😀']) {
+      for (let pad = 0; pad < 4; pad++) {
+        const text = renderSearch({ content: `${'a'.repeat(pad)}${unit.repeat(400)}`, sources: [], truncated: false }, 300)
+        expect([...text].length).toBeLessThanOrEqual(300)
+        expect(text.endsWith(note)).toBe(true)
+        // The UTF-16 cut left "e" without its accent, or half an emoji, at every other length.
+        expect(text.slice(0, -note.length), `${unit} ${pad}`).toMatch(new RegExp(`^a{${pad}}(?:${unit})+$`, 'u'))
+      }
+    }
+    const listed = renderSearch({ sources: Array.from({ length: 30 }, (_, index) => ({ url: `https://site${index}.test/page`, title: `Result number ${index}` })), truncated: false }, 600)
+    expect(listed.slice(0, listed.indexOf('\n\n(Search results truncated')).split('\n').at(-1)).toMatch(/^- \[Result number \d+\]\(https:\/\/site\d+\.test\/page\)$/)
+  })
+
   it('a query longer than searchMaxQueryChars is INVALID_ARGS and nothing is sent', async () => {
     const { host, scripted } = await withProvider({ sources: [], truncated: false })
     const result = await host.search({ queries: ['x'.repeat(1_000_000), 'y', 'z', 'w'] })

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
-import { sliceCodePoints, WebError } from 'dsh-web'
+import { characterCount, characterEnd, clusterBoundary, fitsWithin } from 'dsh-core'
+import { WebError } from 'dsh-web'
 import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 import { contentCodings, inflateFailed, isInflateError, undoCodings, type Undone } from './codings.ts'
@@ -351,7 +352,9 @@ class CappedReader {
     // when we stop early, so a cut never leaves a broken character behind.
     const text = decoder.decode(fits, { stream: true })
     this.parts.push(text)
-    this.chars += text.length
+    // Characters (code points), as maxBodyChars says: counted in UTF-16 units, a text of emoji
+    // stopped at half of it.
+    this.chars += characterCount(text)
     if (fits !== chunk) this.dropped = true
     if (this.chars > this.maxChars) this.dropped = true
     return !this.dropped
@@ -360,8 +363,9 @@ class CappedReader {
   finish(decoder: StreamDecoder): { content: string; truncated: boolean } {
     if (!this.dropped) this.parts.push(decoder.decode())
     const text = this.parts.join('')
-    if (text.length <= this.maxChars) return { content: text, truncated: this.dropped }
-    return { content: sliceCodePoints(text, this.maxChars), truncated: true }
+    if (fitsWithin(text, this.maxChars)) return { content: text, truncated: this.dropped }
+    // Between two characters a reader sees (dsh-core's counting): the cut parted a letter from its accent.
+    return { content: text.slice(0, clusterBoundary(text, characterEnd(text, this.maxChars))), truncated: true }
   }
 }
 

@@ -507,8 +507,12 @@ describe('caps (W2: truncate, say so, never split a character)', () => {
     expect([bodyText(text.body).length, text.truncated]).toEqual([1000, true])
   })
 
-  it('the character cap never splits a surrogate pair', async () => {
-    expect(bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'ab😀c'), { maxBodyChars: 3 })).result.body)).toBe('ab')
+  it('the character cap counts characters (code points) and cuts between whole ones: never half an emoji, never a letter without its accent', async () => {
+    const cut = async (body: string, maxBodyChars: number) => bodyText((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, body), { maxBodyChars })).result.body)
+    expect(await cut('ab😀c', 3)).toBe('ab😀')
+    expect(await cut('abe\u0301c', 3)).toBe('ab')
+    // An emoji counts once: 3,000 of them under a cap of 4,000 are whole (cut at 4,000 UTF-16 units, 2,000 reached the model).
+    expect(await cut('😀'.repeat(3000), 4000)).toBe('😀'.repeat(3000))
   })
 
   it('a 500 MB body stops at the byte cap: the server sees the connection closed long before the end', async () => {

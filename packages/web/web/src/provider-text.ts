@@ -1,4 +1,4 @@
-import { BIDI_CONTROL_CLASS } from 'dsh-core'
+import { BIDI_CONTROL_CLASS, characterEnd, clusterBoundary, fitsWithin } from 'dsh-core'
 
 /** Longest provider text passed on to a caller (and so to the model), in characters. */
 export const MAX_PROVIDER_TEXT = 300
@@ -12,7 +12,7 @@ export const MAX_PROVIDER_TEXT = 300
  */
 export function providerText(text: string, secrets: readonly (string | undefined)[] = [], max = MAX_PROVIDER_TEXT): string {
   const clean = stripBidi(redact(text, secrets)).replace(/\s+/g, ' ').trim()
-  return clean.length <= max ? clean : `${sliceCodePoints(clean, max - 1)}…`
+  return fitsWithin(clean, max) ? clean : `${sliceCodePoints(clean, max - 1)}…`
 }
 
 /**
@@ -58,8 +58,12 @@ function secretPatterns(secrets: readonly (string | undefined)[]): RegExp[] {
     })
 }
 
-/** The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+/**
+ * `text`, or its first `max` characters (code points) cut between two a reader sees (dsh-core's
+ * counting): never half an emoji, never a letter without its combining accent. It sliced `max`
+ * UTF-16 units, which counted an emoji twice and parted an accent from its letter.
+ */
 export function sliceCodePoints(text: string, max: number): string {
-  const code = text.charCodeAt(max - 1)
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
+  if (fitsWithin(text, max)) return text
+  return text.slice(0, clusterBoundary(text, characterEnd(text, max)))
 }
