@@ -112,6 +112,12 @@ const common = {
   /** The wait before the first retry of a failed `skills/list`; it doubles per retry (2, 4, 8, 16 s by default). */
   skillsListRetryMs: budget(2_000),
   /**
+   * The deadline of one `skills/list`; absent: `startupTimeoutMs`. Its own field because a skill
+   * store may be slower than the server's connect (or, in a test, a listing that never comes must
+   * time out sooner than a connect that must not).
+   */
+  skillsListTimeoutMs: z.number().int().positive().max(MAX_TIMER_DELAY_MS).optional(),
+  /**
    * Declare the `roots` capability and answer `roots/list` with the session workspace. Off by
    * default: some servers (server-filesystem) replace their configured allow-list with the roots.
    */

@@ -41,7 +41,7 @@ export const McpErrorCode = {
   MCP_UNAVAILABLE: 'MCP_UNAVAILABLE',
   /** The connection died while the call was waiting for its answer. */
   MCP_CONNECTION_LOST: 'MCP_CONNECTION_LOST',
-  /** No answer within `startupTimeoutMs` (connect, a tools/list page, skills/list) or, for a skill file read, `toolCallTimeoutMs` (a tool call's is TOOL_TIMEOUT). */
+  /** No answer within `startupTimeoutMs` (connect, a tools/list page; skills/list: `skillsListTimeoutMs`, by default the same) or, for a skill file read, `toolCallTimeoutMs` (a tool call's is TOOL_TIMEOUT). */
   MCP_TIMEOUT: 'MCP_TIMEOUT',
   /** The server answered the call with `isError: true`; the message carries its text. */
   MCP_TOOL_ERROR: 'MCP_TOOL_ERROR',

@@ -7,11 +7,29 @@
 // transport's writes schedule no process.nextTick (no write callback, as the SDK's own transport).
 import { createHook } from 'node:async_hooks'
 import { getEventListeners } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { abortControllersMadeBy } from '../../../../test-support/abort-controllers.ts'
-import { fixtureRow, sharedRigOf, startRig, stopRigs, type Rig } from './fixtures/rig.ts'
+import { eventually, fixtureRow, sharedRigOf, startRig, stopRigs, type Rig } from './fixtures/rig.ts'
 
-afterAll(stopRigs)
+const dir = mkdtempSync(join(tmpdir(), 'dsh-call-signal-'))
+afterAll(async () => {
+  await stopRigs()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/**
+ * The fixture's hang log (FIXTURE_HANG_LOG): `hang <id>` as a hang call reaches the server,
+ * `cancelled <id>` as its notifications/cancelled does. Read from a file, not through a tool
+ * call, so no check here has to beat a row's short deadline on a loaded machine.
+ */
+function hangLog(name: string): { env: { FIXTURE_HANG_LOG: string }; lines: () => string[] } {
+  const file = join(dir, name)
+  writeFileSync(file, '')
+  return { env: { FIXTURE_HANG_LOG: file }, lines: () => readFileSync(file, 'utf8').split('\n').filter(Boolean) }
+}
 
 /** How many ticks for a stream write's callback `work` scheduled (process.nextTick(afterWrite…)). */
 async function writeTicksOf(work: () => Promise<void>): Promise<number> {
@@ -35,7 +53,8 @@ async function cancellations(rig: Rig): Promise<number> {
 }
 
 describe('a bridged tools/call and its signal', () => {
-  const sharedRig = sharedRigOf(fixtureRow())
+  const sharedLog = hangLog('shared')
+  const sharedRig = sharedRigOf(fixtureRow({ env: sharedLog.env }))
 
   it('a warm call without a caller signal makes no AbortController', async () => {
     const rig = await sharedRig()
@@ -74,8 +93,11 @@ describe('a bridged tools/call and its signal', () => {
     const rig = await sharedRig()
     const before = await cancellations(rig)
     const controller = new AbortController()
+    const calls = sharedLog.lines().filter((line) => line.startsWith('hang ')).length
     const pending = rig.call('mcp__fixture__hang', {}, controller.signal)
-    setTimeout(() => controller.abort(), 50)
+    // Aborted once the server has the call (an abort 50 ms after the send could come before it on a loaded machine).
+    await eventually(() => expect(sharedLog.lines().filter((line) => line.startsWith('hang ')).length).toBe(calls + 1))
+    controller.abort()
     const result = await pending
     expect(result.isError && result.error.code).toBe('ABORTED')
     expect(await cancellations(rig)).toBe(before + 1)
@@ -91,9 +113,13 @@ describe('a bridged tools/call and its signal', () => {
 
   it('the call\'s own deadline (toolCallTimeoutMs) is TOOL_TIMEOUT and the server gets notifications/cancelled', async () => {
     const rig = await startRig()
-    await rig.add(fixtureRow({ toolCallTimeoutMs: 200, resetTimeoutOnProgress: false }))
+    const log = hangLog('deadline')
+    // 200 ms bounds only the hang, which never answers; the count is read from the log, not by a
+    // counters call that would have to answer within 200 ms too (it did not at load 20).
+    await rig.add(fixtureRow({ toolCallTimeoutMs: 200, resetTimeoutOnProgress: false, env: log.env }))
     const result = await rig.call('mcp__fixture__hang')
     expect(result.isError && result.error).toMatchObject({ code: 'TOOL_TIMEOUT', message: 'tool call timed out after 200 ms without an answer' })
-    expect(await cancellations(rig)).toBe(1)
+    const id = (await eventually(() => log.lines().find((line) => line.startsWith('hang ')) ?? expect.fail('no hang call')))!.slice('hang '.length)
+    await eventually(() => expect(log.lines()).toEqual([`hang ${id}`, `cancelled ${id}`]))
   })
 })

@@ -158,11 +158,12 @@ describe('a server that stops answering', () => {
   it('times a skills/list that never comes out as MCP_TIMEOUT: coded in status and the log, the row ready with its tools', async () => {
     const rig = await skillRig()
     const { env } = fixtureEnv({ skills: PDF }, { SKILLS_STALL_LIST: '1' })
-    // Over HTTP the server is up before the row connects: the one deadline that runs out is skills/list's.
-    await rig.add({ ...(await httpRow(env)), startupTimeoutMs: 1000 } as RowInput)
-    const line = 'skills/list: MCP server docs sent no answer within 1000 ms [MCP_TIMEOUT]'
+    // The listing never comes, so its 300 ms runs out however fast the machine; the connect's
+    // deadline only has to be longer than connecting (1000 ms for both ran out in connect at load 20).
+    await rig.add({ ...(await httpRow(env)), startupTimeoutMs: 20_000, skillsListTimeoutMs: 300 } as RowInput)
+    const line = 'skills/list: MCP server docs sent no answer within 300 ms [MCP_TIMEOUT]'
     const status = await rig.status('docs')
-    expect(status.state).toBe('ready')
+    expect(status.state, status.detail).toBe('ready')
     expect(status.detail).toContain(`skill listing failed: ${line}`)
     expect(rig.logged(`mcp(docs): ${line}`)).toBe(true)
     expect(await rig.app.skills.list()).toEqual([])
@@ -184,6 +185,17 @@ describe('a failed skills/list', () => {
     await eventually(async () => expect((await rig.app.skills.list()).map((skill) => skill.name)).toEqual(['docs-pdf-processing']))
     expect(rig.logged('trying again in 200 ms (retry 2 of 4)')).toBe(true)
     expect((await rig.status('docs')).detail).toContain('skills: docs-pdf-processing')
+  })
+
+  it('in a one-shot command (dsh status) is not promised a retry the command would exit before', async () => {
+    const rig = await skillRig()
+    rig.app.set('dshHost', { lifetime: 'one-shot', workspace: process.cwd() })
+    const { env } = fixtureEnv({ skills: PDF }, { SKILLS_FAIL_LIST: '1' })
+    await rig.add(stdioRow(env))
+    const { detail } = await rig.status('docs')
+    expect(detail).toMatch(/skill listing failed: skills\/list: .*the skill store is not ready.*; not tried again \(a one-shot command lists once\)/)
+    expect(detail).not.toContain('trying again')
+    expect(rig.logged('trying again')).toBe(false)
   })
 })
 

@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { hostLifetime } from 'dsh-core'
 import type {} from 'dsh-skill'
 import type { McpConfig } from '../config.ts'
 import type { Supervisor } from '../supervisor.ts'
@@ -14,7 +15,7 @@ export function mountServerSkills(ctx: Context, config: McpConfig, supervisor: (
   const registry = ctx.get('skills')
   if (!config.skills || !registry) return undefined
   const tools = ctx.tools
-  const skills = new ServerSkills(config, supervisor, ctx.logger('mcp'), (definition) => void tools.register(definition), (own) => skillFileTool(config, own))
+  const skills = new ServerSkills(config, supervisor, ctx.logger('mcp'), (definition) => void tools.register(definition), (own) => skillFileTool(config, own), hostLifetime(ctx))
   registry.registerProvider((control) => skills.provider(control))
   return skills
 }

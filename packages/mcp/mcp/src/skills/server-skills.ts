@@ -1,5 +1,5 @@
 import { SkillsClient, SkillVerificationError, type Skill, type SkillFile } from '@modelcontextprotocol/client/ext/skills'
-import { assertNever, codedDetail, type ToolDefinition } from 'dsh-core'
+import { assertNever, codedDetail, type HostLifetime, type ToolDefinition } from 'dsh-core'
 import type { Observation, ProviderControl, SkillCandidate, SkillDefinition, SkillProvider, ViewOptions } from 'dsh-skill'
 import { classifyFailure } from '../classify.ts'
 import type { McpConfig } from '../config.ts'
@@ -73,6 +73,8 @@ export class ServerSkills {
     /** Registers the file-reading tool (once: the first time a connection declares the extension). */
     private readonly registerTool: (definition: ToolDefinition) => void,
     private readonly fileTool: (skills: ServerSkills) => ToolDefinition,
+    /** A one-shot command lists once: it ends before any retry, so none is promised or waited for. */
+    private readonly lifetime: HostLifetime = 'long-lived',
   ) {}
 
   get providerName(): string {
@@ -143,7 +145,7 @@ export class ServerSkills {
     this.stale = false
     const server = this.config.serverName
     try {
-      const result = await new SkillsClient(generation.client, { skipInvalid: true }).list({}, { timeout: this.config.startupTimeoutMs, ...(signal ? { signal } : {}) })
+      const result = await new SkillsClient(generation.client, { skipInvalid: true }).list({}, { timeout: this.config.skillsListTimeoutMs ?? this.config.startupTimeoutMs, ...(signal ? { signal } : {}) })
       const checked = checkListing(server, result.skills)
       const invalid = result.invalid.map((entry) => `${entry.uri ?? `#${entry.index}`}: ${entry.reason}`)
       const ttl = result.ttlMs
@@ -172,6 +174,7 @@ export class ServerSkills {
     this.stopRetry()
     const { skillsListRetries: retries, skillsListRetryMs: first } = this.config
     const supervisor = this.supervisor()
+    if (this.lifetime === 'one-shot') return 'not tried again (a one-shot command lists once)'
     // Not `live`: at connect the listing runs before the connection is marked ready.
     if (attempt >= retries || supervisor.isDisposed || generation.closed) {
       return retries === 0 ? 'not tried again before a reconnect or resources/list_changed (skillsListRetries is 0)' : `not tried again before a reconnect or resources/list_changed (${attempt} of skillsListRetries ${retries} tried)`
@@ -183,7 +186,7 @@ export class ServerSkills {
       if (this.retry !== retry || generation.closed || this.supervisor().isDisposed) return
       void (this.relisting ??= this.relist(generation, undefined, retry.attempt).finally(() => (this.relisting = undefined))).then(() => this.control?.invalidate())
     }, delay)
-    // A retry never keeps a one-shot command's process alive.
+    // Nor does a retry keep a process alive that has nothing else to do.
     retry.timer.unref()
     this.retry = retry
     return `trying again in ${delay} ms (retry ${attempt + 1} of ${retries})`
