@@ -1,7 +1,8 @@
 // `dsh mcp list` / `get` show every server the composition holds, as `dsh status` does: a workspace
 // `.mcp.json` that cannot be parsed is one coded row beside the other servers (not a failed command).
+import { ChildProcess } from 'node:child_process'
 import { realpath, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fixturePath } from '../../../../test-support/fixture-path.ts'
 import { trustIn } from '../../../../test-support/trust.ts'
@@ -304,5 +305,34 @@ describe('a server off because its group is disabled', () => {
     const got = await dshIn(['mcp', 'get', 'grouped', '--json', ...args], env)
     expect(got.code, got.stderr).toBe(0)
     expect(json(got)).toMatchObject({ state: 'disabled', detail: servers[1]!.detail })
+  })
+})
+
+describe('dsh mcp list / get start no language server', () => {
+  it('in a trusted TypeScript workspace with the coding preset, only the MCP rows are probed (the lsp rows\' probe started typescript-language-server for rows it dropped)', async () => {
+    const { home, project, overlay } = await setup()
+    await writeFile(join(project, 'main.ts'), 'export const answer: number = 42\n')
+    await writeFile(join(project, 'tsconfig.json'), '{}\n')
+    await trustIn(home, project)
+    // Every process the in-process command starts, by executable (ChildProcess#spawn is what every child_process API calls).
+    const started: string[] = []
+    const prototype = ChildProcess.prototype as unknown as { spawn: (this: ChildProcess, options: { file?: string; args?: string[] }) => unknown }
+    const spawn = prototype.spawn
+    prototype.spawn = function (this: ChildProcess, options: { file?: string; args?: string[] }) {
+      started.push([options.file, ...(options.args ?? [])].map((part) => basename(String(part))).join(' '))
+      return spawn.call(this, options)
+    }
+    let run
+    try {
+      // (`dsh mcp get` reports through the same function.)
+      run = await dshIn(['mcp', 'list', '--json', '--preset', 'coding', '--config', overlay, '--cwd', project], { env: { DSH_HOME: home } })
+    } finally {
+      prototype.spawn = spawn
+    }
+    expect(run.code, run.stderr).toBe(0)
+    expect(json<{ servers: Listed[] }>(run).servers).toEqual([expect.objectContaining({ name: 'fixture', state: 'ready' })])
+    // The fixture server; no language server.
+    expect(started.filter((line) => /language-server|langserver|tsserver|pyright/.test(line)), started.join('\n')).toEqual([])
+    expect(started.filter((line) => line.includes('server.mjs'))).toHaveLength(1)
   })
 })

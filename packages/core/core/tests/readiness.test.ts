@@ -128,6 +128,24 @@ describe('report', () => {
     expect(probedWith).toBe('/work/space')
   })
 
+  it('with a surface, reports and probes that surface only (dsh mcp list started the language servers its lsp rows probe)', async () => {
+    const probed: string[] = []
+    const probe = (name: string) => async () => {
+      probed.push(name)
+      return { state: 'ready' as const, detail: name }
+    }
+    app.readiness.register(capability({ surface: 'lsp', id: 'typescript', probe: probe('lsp') }))
+    app.readiness.register(capability({ surface: 'mcp', id: 'fixture', probe: probe('mcp') }))
+    app.tools.register({ name: 'mcp__gone__echo', description: 'Echo.', surface: 'mcp', input: z.object({}), execute: async () => ({}) })
+    app.tools.register({ name: 'lsp', description: 'Code intelligence.', surface: 'lsp', input: z.object({}), execute: async () => ({}) })
+    app.tools.register({ name: 'echo', description: 'Echo.', input: z.object({}), execute: async () => ({}) })
+    const rows = await app.readiness.report({ probe: true, surface: 'mcp' })
+    expect(rows.map((row) => [row.surface, row.id, row.state])).toEqual([['mcp', 'fixture', 'ready']])
+    expect(probed).toEqual(['mcp'])
+    // Without it, every surface as before.
+    expect((await app.readiness.report({ probe: true })).map((row) => row.surface)).toEqual(['lsp', 'mcp', 'tool'])
+  })
+
   it('reports a failing or overrunning probe as unavailable instead of failing the report', async () => {
     app.readiness.register(
       capability({

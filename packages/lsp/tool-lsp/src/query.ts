@@ -61,14 +61,14 @@ function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInpu
     },
     (error: unknown) => {
       // The call's budget ran out while the server worked: the runtime's TOOL_TIMEOUT, saying what was asked and what to do.
-      if (exec.lifetime.expired) throw serverTimedOut(args.operation, placeOf(args, position), config.timeoutMs, error)
+      if (exec.lifetime.expired) throw serverTimedOut(`${args.operation} at ${placeOf(args, position)}`, config.timeoutMs, error)
       throw withOperationHint(args.operation, error)
     },
   )
 }
 
 /** `min.js:1:5` (one-based, as the model gave it), with the symbol when it named one. */
-function placeOf(args: LspToolInput, position: LspPosition): string {
+export function placeOf(args: AnchorArgs, position: LspPosition): string {
   const place = `${args.filePath}:${position.line + 1}:${position.character + 1}`
   return args.symbol === undefined ? place : `${place} (symbol ${quote(args.symbol)})`
 }

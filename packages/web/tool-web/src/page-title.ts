@@ -24,7 +24,8 @@ export function pageTitle(html: string): string | undefined {
   if (open === undefined) return undefined
   // Its text runs to `</title` or, unclosed, to the end (RCDATA: no tag inside ends it).
   const close = indexAfter(html, /<\/title/gi, open) ?? html.length
-  const raw = html.slice(open + 1, Math.min(close, open + 1 + MAX_RAW_CHARS))
+  // Cut between whole characters: a title of spaces then an emoji at the bound was half an emoji.
+  const raw = html.slice(open + 1, close - open - 1 <= MAX_RAW_CHARS ? close : clusterBoundary(html, open + 1 + MAX_RAW_CHARS))
   const text = readableText(decodeHtml()(raw)).replace(/\s+/g, ' ').trim()
   // Nothing a reader sees (spaces, zero-width characters, which trim keeps): no title.
   if (!/[^\s\u200b-\u200d\u2060\ufeff]/.test(text)) return undefined
@@ -33,9 +34,13 @@ export function pageTitle(html: string): string | undefined {
   return `${text.slice(0, clusterBoundary(text, characterEnd(text, MAX_TITLE_CHARS - 1))).trimEnd()}…`
 }
 
-/** The index of the `>` that opens the first `<title>` outside scripts, styles and comments. */
+/**
+ * The index of the `>` that opens the first `<title>` outside scripts, styles, comments, SVG and
+ * templates. An inline SVG icon's `<title>` (its accessible name, as common as the icon) is SVG's,
+ * not the page's, and a template's content is not in the document: a browser's tab shows neither.
+ */
 function titleStart(html: string): number | undefined {
-  const next = /<(title|script|style)[\s/>]|<!--/gi
+  const next = /<(title|script|style|svg|template)[\s/>]|<!--/gi
   for (let match = next.exec(html); match; match = next.exec(html)) {
     const tag = match[1]?.toLowerCase()
     if (tag === 'title') {
@@ -44,12 +49,15 @@ function titleStart(html: string): number | undefined {
     }
     // A script's or style's text runs to its end tag, a comment to `-->` (`<!-->` and `<!--->` end
     // where they start, as HTML's parser reads them); unclosed, to the end of the page.
-    const end = tag === undefined ? commentEnd(html, match.index) : indexAfter(html, tag === 'script' ? /<\/script/gi : /<\/style/gi, match.index + match[0].length)
+    const end = tag === undefined ? commentEnd(html, match.index) : indexAfter(html, END_TAGS[tag as keyof typeof END_TAGS], match.index + match[0].length)
     if (end === undefined || end < 0) return undefined
     next.lastIndex = end
   }
   return undefined
 }
+
+/** Where a skipped element's text ends (global: searched from where it opened). */
+const END_TAGS = { script: /<\/script/gi, style: /<\/style/gi, svg: /<\/svg/gi, template: /<\/template/gi } as const
 
 /** Where the comment opening at `start` ends (just past it); -1 when it never does. */
 function commentEnd(html: string, start: number): number {

@@ -209,7 +209,7 @@ async function report(options: Options, signal: AbortSignal): Promise<Capability
   }
   try {
     const readiness = host.app.get('readiness')
-    return readiness ? (await readiness.report({ probe: true, signal, cwd: options.cwd })).filter((row) => row.surface === 'mcp') : []
+    return readiness ? await readiness.report({ probe: true, signal, cwd: options.cwd, surface: 'mcp' }) : []
   } finally {
     await host.stop()
   }
