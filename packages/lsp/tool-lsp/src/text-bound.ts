@@ -1,21 +1,21 @@
 /**
  * Length limits on model-visible text. `boundText`, `boundLines` and `ellipsize` count characters
  * (code points), as every cut text for the model does (dsh-core's `capText` and characters.ts), and
- * cut only between characters a reader sees as one (grapheme clusters). `cutCodeUnits` counts UTF-16
- * code units, for a cut the text is measured again after; it never leaves half of a surrogate pair behind.
+ * cut only between characters a reader sees as one (grapheme clusters).
  */
 
 import { capText, characterCount, characterEnd, clusterBoundary, fitsWithin } from 'dsh-core'
 
 const ELLIPSIS = '\u2026'
 
-/** The longest prefix of `text` with at most `max` code units that does not end inside a surrogate pair. */
-export function cutCodeUnits(text: string, max: number): string {
-  if (text.length <= max) return text
-  if (max <= 0) return ''
-  const last = text.charCodeAt(max - 1)
-  const splitsPair = last >= 0xd800 && last <= 0xdbff
-  return text.slice(0, splitsPair ? max - 1 : max)
+/**
+ * The longest prefix of `text` with at most `max` characters (code points) that ends at a grapheme
+ * boundary. Counting UTF-16 units, a hover of 40 emoji under a 60-character limit was cut to 30
+ * and said to be truncated.
+ */
+export function cutCharacters(text: string, max: number): string {
+  if (fitsWithin(text, max)) return text
+  return text.slice(0, clusterBoundary(text, characterEnd(text, Math.max(0, max))))
 }
 
 /**
@@ -26,7 +26,7 @@ export function cutCodeUnits(text: string, max: number): string {
 export function ellipsize(text: string, max: number): string {
   if (fitsWithin(text, max)) return text
   if (max < ELLIPSIS.length) return ''
-  return `${text.slice(0, clusterBoundary(text, characterEnd(text, max - ELLIPSIS.length))).trimEnd()}${ELLIPSIS}`
+  return `${cutCharacters(text, max - ELLIPSIS.length).trimEnd()}${ELLIPSIS}`
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { renderSymbols } from '../src/symbols-render.ts'
 import type { WorkspaceMatchesValue } from '../src/symbols-value.ts'
-import { boundLines, boundText, cutCodeUnits, ellipsize } from '../src/text-bound.ts'
+import { boundLines, boundText, cutCharacters, ellipsize } from '../src/text-bound.ts'
 
 /** Characters as the limits count them: code points. */
 const chars = (text: string): number => [...text].length
@@ -11,20 +11,23 @@ const wholeClusters = (text: string, of: string): boolean => {
   return ends.has(text.length) && of.startsWith(text)
 }
 
-describe('cutCodeUnits', () => {
+describe('cutCharacters', () => {
   it('keeps short text whole', () => {
-    expect(cutCodeUnits('abc', 3)).toBe('abc')
-    expect(cutCodeUnits('abc', 10)).toBe('abc')
+    expect(cutCharacters('abc', 3)).toBe('abc')
+    expect(cutCharacters('abc', 10)).toBe('abc')
+    expect(cutCharacters('😀'.repeat(10), 10)).toBe('😀'.repeat(10))
   })
 
-  it('cuts to the limit', () => {
-    expect(cutCodeUnits('abcdef', 3)).toBe('abc')
-    expect(cutCodeUnits('abcdef', 0)).toBe('')
+  it('cuts to the limit in characters', () => {
+    expect(cutCharacters('abcdef', 3)).toBe('abc')
+    expect(cutCharacters('abcdef', 0)).toBe('')
+    expect(cutCharacters('😀'.repeat(10), 4)).toBe('😀'.repeat(4))
   })
 
-  it('steps back rather than split a surrogate pair', () => {
-    expect(cutCodeUnits('a😀b', 2)).toBe('a')
-    expect(cutCodeUnits('a😀b', 3)).toBe('a😀')
+  it('steps back rather than part a surrogate pair or a cluster', () => {
+    expect(cutCharacters('a😀b', 2)).toBe('a😀')
+    expect(cutCharacters('a👍🏽b', 2)).toBe('a')
+    expect(cutCharacters('a👍🏽b', 3)).toBe('a👍🏽')
   })
 })
 
@@ -42,7 +45,7 @@ describe('ellipsize', () => {
     expect(ellipsize('abc', 0)).toBe('')
   })
 
-  // cutCodeUnits kept pairs whole but parted clusters: `a👍…` without its skin tone, `x👨\u200d…`.
+  // A cut in UTF-16 units kept pairs whole but parted clusters: `a👍…` without its skin tone, `x👨\u200d…`.
   it('cuts between characters a reader sees as one (grapheme clusters)', () => {
     const names = ['a' + '👍🏽'.repeat(30), 'x' + '👨‍👩‍👧'.repeat(20), 'e\u0301'.repeat(40), '🇫🇷🇩🇪'.repeat(20)]
     for (const name of names) {
