@@ -8,7 +8,8 @@ import type { ToolLspConfig } from './config.ts'
 import { anchorFields, checkAnchor } from './input.ts'
 import { askedAtValue } from './asked-at.ts'
 import { readLineTexts } from './line-text.ts'
-import { anchorOf, sessionWorkspace, type LspToolServices } from './query.ts'
+import { anchorOf, placeOf, sessionWorkspace, type LspToolServices } from './query.ts'
+import { withTimeoutHint } from './timeout-hint.ts'
 import { uriRenderer } from './render-uri.ts'
 import { ellipsize } from './text-bound.ts'
 
@@ -60,7 +61,7 @@ export function callsTool(services: LspToolServices, settings: ToolLspConfig): T
       const depth = args.depth ?? Math.min(settings.calls.defaultDepth, settings.calls.maxDepth)
       const request = { filePath: args.filePath, position, direction: args.direction, depth, maxCalls: settings.calls.maxCalls, workspaceRoot: cwd, proofs }
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
-      const result = checkCallHierarchy(await services.lsp.callHierarchy(request, exec.lifetime))
+      const result = checkCallHierarchy(await withTimeoutHint(services.lsp.callHierarchy(request, exec.lifetime), exec, settings, () => `the ${args.direction} calls at ${placeOf(args, position)}`))
       const at = { filePath: args.filePath, line: position.line + 1, character: position.character + 1, ...(resolved ? { symbol: resolved.symbol } : {}) }
       const notes = result.notes.length ? { notes: result.notes.map((note) => ellipsize(note, NOTE_CHARS)) } : {}
       const askedAt = askedAtValue(position, result.askedAt)

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { checkDiagnostics } from './capability-results.ts'
 import type { ToolLspConfig } from './config.ts'
 import { renderDiagnostics } from './diagnostics-render.ts'
+import { serverTimedOut } from './timeout-hint.ts'
 import { DiagnosticsValue, diagnosticsValue } from './diagnostics-value.ts'
 import { filePathField, isPlainFilePath } from './input.ts'
 import { sessionWorkspace, type LspToolServices } from './query.ts'
@@ -66,7 +67,13 @@ export function diagnosticsTool(services: LspToolServices, settings: ToolLspConf
         // provider follows it, and no AbortController is made for a call nobody aborts.
         return services.lsp
           .diagnostics({ filePath: args.filePath, workspaceRoot: cwd, proofs }, exec.lifetime)
-          .then((answer) => diagnosticsValue(proofs, settings, checkDiagnostics(answer), args.severity ?? 'warning', exec.lifetime))
+          .then(
+            (answer) => diagnosticsValue(proofs, settings, checkDiagnostics(answer), args.severity ?? 'warning', exec.lifetime),
+            (error: unknown) => {
+              // The budget ran out while the server worked: what it had not answered, and what to do.
+              throw exec.lifetime.expired ? serverTimedOut(`the diagnostics of ${args.filePath}`, settings.timeoutMs, error) : error
+            },
+          )
       }),
     render: (_args, value) => renderDiagnostics(value, settings),
   }

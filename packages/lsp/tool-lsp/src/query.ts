@@ -8,7 +8,7 @@ import type { HoverValue, LocationsValue, LspToolValue, ResolvedSymbol } from '.
 import { checkProviderResult, type ProviderResult } from './provider-result.ts'
 import { uriRenderer } from './render-uri.ts'
 import { resolveSymbol } from './resolve-symbol.ts'
-import { cutCodeUnits } from './text-bound.ts'
+import { cutCharacters } from './text-bound.ts'
 import { serverTimedOut } from './timeout-hint.ts'
 
 type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
@@ -61,14 +61,14 @@ function ask(services: LspToolServices, config: ToolLspConfig, args: LspToolInpu
     },
     (error: unknown) => {
       // The call's budget ran out while the server worked: the runtime's TOOL_TIMEOUT, saying what was asked and what to do.
-      if (exec.lifetime.expired) throw serverTimedOut(args.operation, placeOf(args, position), config.timeoutMs, error)
+      if (exec.lifetime.expired) throw serverTimedOut(`${args.operation} at ${placeOf(args, position)}`, config.timeoutMs, error)
       throw withOperationHint(args.operation, error)
     },
   )
 }
 
 /** `min.js:1:5` (one-based, as the model gave it), with the symbol when it named one. */
-function placeOf(args: LspToolInput, position: LspPosition): string {
+export function placeOf(args: AnchorArgs, position: LspPosition): string {
   const place = `${args.filePath}:${position.line + 1}:${position.character + 1}`
   return args.symbol === undefined ? place : `${place} (symbol ${quote(args.symbol)})`
 }
@@ -162,7 +162,7 @@ function locationsValue(result: LocationsResult, kept: LocationsResult['location
 function boundHover(result: HoverResult, maxChars: number): HoverValue {
   if (!result.hover) return { kind: 'hover', complete: result.complete, hover: null, truncated: false }
   const { contents, range } = result.hover
-  const kept = cutCodeUnits(contents, maxChars)
+  const kept = cutCharacters(contents, maxChars)
   return {
     kind: 'hover',
     complete: result.complete,

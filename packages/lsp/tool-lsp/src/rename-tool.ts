@@ -6,7 +6,8 @@ import { checkDiagnostics, checkRename, type CheckedRename } from './capability-
 import type { ToolLspConfig } from './config.ts'
 import { anchorFields, checkAnchor } from './input.ts'
 import { localPath } from './line-text.ts'
-import { anchorOf, sessionWorkspace, type LspToolServices } from './query.ts'
+import { anchorOf, placeOf, sessionWorkspace, type LspToolServices } from './query.ts'
+import { withTimeoutHint } from './timeout-hint.ts'
 import { checkNewName } from './rename-name.ts'
 import { planFileEdit, type ChangedLine } from './rename-plan.ts'
 import { fingerprintOf, RenamePreviews } from './rename-previews.ts'
@@ -62,7 +63,8 @@ export function renameTool(services: LspToolServices, settings: ToolLspConfig): 
       const { position, resolved } = await anchorOf(services, settings, args, proofs, signal)
       await refuseInInstalledPackage(proofs, args.filePath, signal)
       // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
-      const result = checkRename(await services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd, proofs }, exec.lifetime))
+      const asking = services.lsp.rename({ filePath: args.filePath, position, newName: args.newName, workspaceRoot: cwd, proofs }, exec.lifetime)
+      const result = checkRename(await withTimeoutHint(asking, exec, settings, () => `the rename at ${placeOf(args, position)}`))
       checkNewName(result.oldName, args.newName)
       const workspace = await workspaceOf(proofs, signal)
       const targets = await planTargets(services, settings, workspace, proofs, result, signal)

@@ -4,6 +4,7 @@ import { checkOutline, checkWorkspaceAnswer } from './capability-results.ts'
 import { filePathField } from './input.ts'
 import type { ToolLspConfig } from './config.ts'
 import { sessionWorkspace, type LspToolServices } from './query.ts'
+import { withTimeoutHint } from './timeout-hint.ts'
 import { renderSymbols } from './symbols-render.ts'
 import { outlineValue, SymbolsValue, workspaceMatchesValue } from './symbols-value.ts'
 
@@ -48,7 +49,8 @@ export function symbolsTool(services: LspToolServices, settings: ToolLspConfig):
       const cwd = sessionWorkspace(exec, 'lsp_symbols')
       if (args.filePath !== undefined) {
         // The call's lifetime itself, not its signal: the provider follows it and makes no lifetime of its own for it.
-        return outlineValue(settings, checkOutline(await services.lsp.documentSymbols({ filePath: args.filePath, workspaceRoot: cwd }, exec.lifetime)))
+        const asking = services.lsp.documentSymbols({ filePath: args.filePath, workspaceRoot: cwd }, exec.lifetime)
+        return outlineValue(settings, checkOutline(await withTimeoutHint(asking, exec, settings, () => `the outline of ${args.filePath}`)))
       }
       const query = args.query!
       const answer = checkWorkspaceAnswer(await services.lsp.workspaceSymbols({ query, workspaceRoot: cwd }, exec.signal))

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createUserMessage, type Session, type ToolResult } from 'dsh-core'
+import { createUserMessage, Lifetime, type Session, type ToolResult } from 'dsh-core'
 import { LspError, type LspDiagnostic, type LspDiagnosticsResult, type LspDocumentSymbol, type LspProvider, type LspWorkspaceSymbolsResult } from 'dsh-lsp'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DiagnosticsValue } from '../src/diagnostics-value.ts'
-import { boot, codeOf, range, textOf, type Harness } from './harness.ts'
+import { boot, codeOf, range, textOf, untilAborted, type Harness } from './harness.ts'
 
 // lsp_diagnostics, lsp_symbols and the automatic-diagnostics pre-step (issue 22), against a real
 // host with providers on the seam's contract. The real language servers are in tests/real/.
@@ -149,6 +149,27 @@ describe('lsp_diagnostics', () => {
       'No errors or warnings in b.ts.\n(the language server had not finished with this file: problems may be missing; ask again in a moment)',
     )
     expect(textOf(await call(harness, 'lsp_diagnostics', { filePath: 'b.ts', severity: 'hint' }))).toContain('No diagnostics in b.ts.')
+  })
+
+  it('a server that does not answer within timeoutMs: TOOL_TIMEOUT saying what it had not answered and what to do, as lsp says', async () => {
+    harness = await boot({ timeoutMs: 50 })
+    const signalOf = (bound: unknown) => (bound instanceof Lifetime ? bound.signal : (bound as AbortSignal | undefined))
+    harness.app.lsp.registerProvider({
+      id: 'silent',
+      extensionToLanguage: { '.ts': 'typescript' },
+      query: async () => NO_HOVER,
+      diagnostics: (_request, bound) => untilAborted(signalOf(bound)),
+      documentSymbols: (_request, bound) => untilAborted(signalOf(bound)),
+    })
+    // They said only "tool call timed out after 50 ms".
+    for (const [name, args, asked] of [
+      ['lsp_diagnostics', { filePath: 'a.ts' }, 'the diagnostics of a.ts'],
+      ['lsp_symbols', { filePath: 'a.ts' }, 'the outline of a.ts'],
+    ] as const) {
+      const result = await call(harness, name, args)
+      expect(codeOf(result), name).toBe('TOOL_TIMEOUT')
+      expect(result.isError && result.error.message, name).toMatch(new RegExp(`^tool call timed out after 50 ms: the language server had not answered ${asked} by then \\(.*raise tool-lsp's timeoutMs$`))
+    }
   })
 
   it('coded failures: no session, a bad severity, a malformed provider answer, a file no provider serves', async () => {

@@ -24,7 +24,8 @@ export function pageTitle(html: string): string | undefined {
   if (open === undefined) return undefined
   // Its text runs to `</title` or, unclosed, to the end (RCDATA: no tag inside ends it).
   const close = indexAfter(html, /<\/title/gi, open) ?? html.length
-  const raw = html.slice(open + 1, Math.min(close, open + 1 + MAX_RAW_CHARS))
+  // Cut between whole characters: a title of spaces then an emoji at the bound was half an emoji.
+  const raw = html.slice(open + 1, close - open - 1 <= MAX_RAW_CHARS ? close : clusterBoundary(html, open + 1 + MAX_RAW_CHARS))
   const text = readableText(decodeHtml()(raw)).replace(/\s+/g, ' ').trim()
   // Nothing a reader sees (spaces, zero-width characters, which trim keeps): no title.
   if (!/[^\s\u200b-\u200d\u2060\ufeff]/.test(text)) return undefined

@@ -289,6 +289,9 @@ describe('pageTitle: the <title> a page without text is named by', () => {
     // cut at 300 UTF-16 units left "e" without it), an emoji counts once (150 of them were kept).
     expect(pageTitle(`<title>a${'e\u0301'.repeat(400)}</title>`)).toBe(`a${'e\u0301'.repeat(149)}…`)
     expect(pageTitle(`<title>${'😀'.repeat(400)}</title>`)).toBe(`${'😀'.repeat(299)}…`)
+    // The raw text read (1,200 units) ended inside the emoji after 1,199 spaces: the title was a lone \ud83d.
+    expect(pageTitle(`<title>${' '.repeat(1199)}😀 more</title>`)).toBeUndefined()
+    expect(pageTitle(`<title>${' '.repeat(1198)}😀 more</title>`)).toBe('😀')
     for (const worst of ['<title', '<title>&#', '<title>&#x1', '<title>&amp', '</title', '<titl', '&', '<script>', '<!--', '<!---->', '<style>a</style>', '<script></script>', '<svg>', '<template></template>']) {
       // Linear work on 400 KB is milliseconds; a quadratic scan would run past the test's timeout.
       expect(typeof (pageTitle(worst.repeat(Math.ceil(400_000 / worst.length))) ?? ''), worst).toBe('string')

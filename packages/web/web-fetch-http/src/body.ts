@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import { characterCount, characterEnd, clusterBoundary, fitsWithin } from 'dsh-core'
 import { WebError } from 'dsh-web'
-import { bomEncoding, hasPdfHeader, isBinary, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
+import { bomEncoding, hasPdfHeader, isBinary, isBinaryUtf16, metaCharset, readContentType, sniff, type BodyKind } from './content.ts'
 import { decoderFor, hintedDecoder, type StreamDecoder } from './decoder.ts'
 import { contentCodings, inflateFailed, isInflateError, undoCodings, type Undone } from './codings.ts'
 import { Utf8Watch } from './utf8-watch.ts'
@@ -236,7 +236,8 @@ class BodyReader {
     // `charset=utf-8` passed as text about half the time.
     const windows1252 = encodingOf(this.decoder) === 'windows-1252'
     const latin1 = windows1252 || (!this.unlabelled && encodingOf(this.decoder) === undefined && !new Utf8Watch().push(head))
-    if (declared ? !isUtf16(this.decoder) && isBinary(head, latin1) : latin1 && isBinary(head, true)) {
+    const utf16 = isUtf16(this.decoder) ? encodingOf(this.decoder) : undefined
+    if (declared ? (utf16 ? isBinaryUtf16(head, utf16) : isBinary(head, latin1)) : latin1 && isBinary(head, true)) {
       throw declared ? new WebError(`the body is not text, though its Content-Type says "${this.contentType?.trim()}" (binary bytes in its first 1024)`, 'WEB_UNSUPPORTED_CONTENT_TYPE') : notText(this.contentType)
     }
     return this.text.push(this.decoder, head)

@@ -187,6 +187,28 @@ export function isBinary(head: Uint8Array, latin1 = false): boolean {
   return binary > 1 && binary > looked.byteLength * MAX_BINARY_SHARE
 }
 
+/**
+ * Whether a body labelled UTF-16 is not text, judged on its first 1024 bytes decoded: `isBinary`
+ * cannot read it (UTF-16 text has NUL bytes of its own), so a PNG or random bytes under a UTF-16
+ * label read as a page of CJK and Hangul for the model. Text in UTF-16 holds none of these, which
+ * random code units hold one in eight: a C0 control but TAB, LF, FF, CR and ESC (NUL included), a
+ * half of a surrogate pair alone (U+FFFD decoded), a private-use character or a noncharacter. Under
+ * 32 code units one is enough, else more than one and more than one in 32.
+ */
+export function isBinaryUtf16(head: Uint8Array, encoding: string): boolean {
+  // stream: a pair cut at the 1024th byte is held back, not decoded as U+FFFD.
+  const text = new TextDecoder(encoding).decode(head.subarray(0, 1024), { stream: true })
+  let units = 0
+  let unreadable = 0
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index)
+    units++
+    if ((unit < 0x20 && isBinaryByte(unit)) || unit === 0 || unit === 0xfffd || unit === 0xfffe || unit === 0xffff || (unit >= 0xe000 && unit <= 0xf8ff) || (unit >= 0xfdd0 && unit <= 0xfdef)) unreadable++
+  }
+  if (units < 32) return unreadable > 0
+  return unreadable > 1 && unreadable > units * MAX_BINARY_SHARE
+}
+
 /** Below this many bytes, one binary byte makes a Latin-1 body binary (`isBinary`). */
 export const SHORT_BODY = 64
 

@@ -107,6 +107,20 @@ describe('responses', () => {
     const bom = await fetchFrom(respond(200, { 'content-type': 'text/html' }, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<p>x</p>', 'utf16le')])))
     expect(bom.result.body).toEqual({ kind: 'html', content: '<p>x</p>' })
     expect((await fetchFrom(respond(200, { 'content-type': 'text/plain' }, 'colour \x1b[1mbold\x1b[0m'))).result.body).toEqual({ kind: 'text', content: 'colour \x1b[1mbold\x1b[0m' })
+    // Under a UTF-16 label a PNG or random bytes read as a page of CJK and Hangul: decoded, they hold
+    // NULs, lone surrogate halves and private-use characters, which UTF-16 text does not.
+    let seed = 5
+    const noise = (length: number) => Buffer.from(new Uint8Array(length).map(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), (seed >> 16) % 256)))
+    for (const [name, bytes] of [['png', png], ['noise 40', noise(40)], ['noise 2048', noise(2048)]] as const) {
+      for (const type of ['text/plain; charset=utf-16le', 'text/html; charset=utf-16be']) {
+        const { error } = await failFrom(respond(200, { 'content-type': type }, bytes))
+        expect([error.code, error.message], `${name} ${type}`).toEqual(['WEB_UNSUPPORTED_CONTENT_TYPE', `the body is not text, though its Content-Type says "${type}" (binary bytes in its first 1024)`])
+      }
+    }
+    const cjk = '日本語のテキストです。한국어 텍스트. Ελληνικά, русский текст 😀\n'.repeat(40)
+    const swapped = Buffer.from(cjk, 'utf16le').swap16()
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-16be' }, swapped))).result.body).toEqual({ kind: 'text', content: cjk })
+    expect((await fetchFrom(respond(200, { 'content-type': 'text/plain; charset=utf-16le' }, Buffer.from(cjk, 'utf16le')))).result.body).toEqual({ kind: 'text', content: cjk })
   })
 
   it('a declared text body with a few control bytes in its first 1024 (a BEL, backspaces: a log, a terminal capture) is text; one with a NUL or many binary bytes (a PNG, a gzip, an ELF) is not', async () => {
