@@ -230,15 +230,6 @@ function withQuietLog(options: ServerConfig['initializationOptions']): ServerCon
 }
 
 /**
- * typescript-language-server's `tsserver` options: `path`, and `useSyntaxServer: "never"`, each
- * unless the row set it. With its default (`auto`) the bridge starts a second, partial-semantic
- * tsserver and sends it definition, references, implementation and hover until the full server
- * has loaded the project. That one sees only the open file: a definition across files answers the
- * import line, references miss other files. The full server answers the same requests once it has
- * loaded, so a query during a slow load waits (bounded by requestTimeoutMs) instead of getting an
- * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
- */
-/**
  * TypeScript 7's preferences come from the `javascript`, `typescript` and `js/ts` sections of
  * `workspace/configuration`, in that order of precedence; `js/ts`'s `tsserver.automaticTypeAcquisition.enabled`
  * (the unified setting) wins over the deprecated `disableAutomaticTypeAcquisition`
@@ -269,6 +260,15 @@ function withoutTypeAcquisition(options: { readonly [key: string]: ServerConfig[
   return 'disableAutomaticTypingAcquisition' in options ? options : { ...options, disableAutomaticTypingAcquisition: true }
 }
 
+/**
+ * typescript-language-server's `tsserver` options: `path`, and `useSyntaxServer: "never"`, each
+ * unless the row set it. With its default (`auto`) the bridge starts a second, partial-semantic
+ * tsserver and sends it definition, references, implementation and hover until the full server
+ * has loaded the project. That one sees only the open file: a definition across files answers the
+ * import line, references miss other files. The full server answers the same requests once it has
+ * loaded, so a query during a slow load waits (bounded by requestTimeoutMs) instead of getting an
+ * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
+ */
 function withTsserverOptions(options: ServerConfig['initializationOptions'], path: string): { readonly [key: string]: ServerConfig['initializationOptions'] } {
   const base = options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
   const current = base.tsserver
