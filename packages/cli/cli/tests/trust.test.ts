@@ -2,9 +2,13 @@ import { PassThrough } from 'node:stream'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { TrustStore, trustStoreFile } from 'dsh-core'
-import { afterEach, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { terminalTrustPrompt } from '../src/trust-prompt.ts'
-import { dsh, dshIn, json, killRunning, oneStderrLine, removeTempDirs, tempDir } from './helpers.ts'
+import { dsh, dshIn, json, killRunning, oneStderrLine, projectMcpJsonHome, removeTempDirs, ROOT, serveIn, tempDir } from './helpers.ts'
+import { fixturePath } from '../../../../test-support/fixture-path.ts'
+import { processesLeftIn } from '../../../../test-support/processes.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
 
 afterEach(async () => {
   killRunning()
@@ -53,6 +57,39 @@ describe('dsh trust', () => {
       expect(empty.stderr).toContain('an empty directory name')
     }
     expect(json(await dshIn(['trust', '--list', '--json'], { env: { DSH_HOME: home } })).directories).toEqual([])
+  })
+})
+
+// A long-lived host (`dsh serve`) kept a workspace's .mcp.json servers connected after `dsh trust
+// --revoke` in another shell, until it restarted.
+describe('a revocation while dsh serve runs', () => {
+  it("disconnects the workspace's .mcp.json servers: their tools answer MCP_UNTRUSTED saying it was revoked, their process is gone", async () => {
+    const { dir, home, project } = await projectMcpJsonHome()
+    const server = fixturePath(join(ROOT, 'packages', 'mcp', 'mcp', 'tests', 'fixtures', 'server.mjs'))
+    await writeFile(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { alpha: { command: process.execPath, args: [server] } } }))
+    await trustIn(home, project)
+    const overlay = join(dir, 'overlay.yml')
+    await writeFile(overlay, '- id: trust\n  config:\n    watchIntervalMs: 50\n')
+    const served = serveIn(['--preset', 'base', '--config', overlay, '--cwd', project], { DSH_HOME: home })
+    const client = new Client({ name: 'dsh-trust-revoke-mcp', version: '0' })
+    await client.connect(served.transport)
+    const echo = async () => (await client.callTool({ name: 'mcp__alpha__echo', arguments: { message: 'hi' } }, undefined, { timeout: 120_000 })) as { isError?: boolean; content: { text: string }[] }
+    try {
+      expect((await echo()).isError ?? false).toBe(false)
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('mcp__alpha__echo')
+      // Another process revokes it (what `dsh trust --revoke` writes).
+      await new TrustStore(trustStoreFile({ DSH_HOME: home })).record(project, false)
+      await vi.waitFor(() => expect(served.stderr()).toContain(`trust in ${project} was revoked; its servers are disconnected`), { timeout: 10_000 })
+      const refused = await echo()
+      expect(refused.isError).toBe(true)
+      expect(refused.content[0]!.text).toContain(`MCP server alpha was disconnected: trust in ${project}, which ${join(project, '.mcp.json')} belongs to, was revoked`)
+      expect(refused.content[0]!.text).toContain('[MCP_UNTRUSTED]')
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('mcp__alpha__echo')
+      expect(await processesLeftIn(project)).toEqual([])
+    } finally {
+      await client.close()
+    }
+    expect(await served.exited).toBe(0)
   })
 })
 

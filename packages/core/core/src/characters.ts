@@ -58,11 +58,31 @@ export function characterEnd(text: string, count: number): number {
 export function clusterBoundary(text: string, at: number): number {
   if (at <= 0) return 0
   if (at >= text.length) return text.length
-  const from = Math.max(0, at - 32)
+  const from = pairedStart(text, Math.max(0, at - 32))
   let boundary = from
   for (const { index } of graphemeSegmenter().segment(text.slice(from, at + 32))) {
     if (from + index > at) break
     boundary = from + index
   }
   return boundary
+}
+
+/** Whether a regional indicator (half of a flag, U+1F1E6–U+1F1FF) starts at UTF-16 index `index`. */
+function regionalAt(text: string, index: number): boolean {
+  if (index < 0 || text.charCodeAt(index) !== 0xd83c) return false
+  const low = text.charCodeAt(index + 1)
+  return low >= 0xdde6 && low <= 0xddff
+}
+
+/**
+ * `from`, moved back to the start of a flag when it falls inside a run of regional indicators:
+ * they pair from the run's start, and a window opened at the second half of a flag paired every
+ * flag in it wrongly (a cut between 🇫 and 🇷). Walks back over the run, once per cut.
+ */
+function pairedStart(text: string, from: number): number {
+  const start = regionalAt(text, from - 1) ? from - 1 : from
+  if (!regionalAt(text, start - 2)) return start
+  let run = 0
+  while (regionalAt(text, start - 2 * (run + 1))) run++
+  return run % 2 === 1 ? start - 2 : start
 }

@@ -32,7 +32,7 @@ export { SessionService, SessionsConfig, type SessionEndReason, type PreStepDeci
 export { currentSession } from './sessions/current.ts'
 export { CredentialService, describeSearch, userEnvFile, type Credential, type CredentialLookup, type CredentialSource, type SearchedSource } from './credentials/service.ts'
 export { dshHome, findHomeDirectory, givenDshHome, homeDirectory } from './home.ts'
-export { TrustService, TrustConfig, trustOf, trustCommand, untrustedReason, type TrustDecision, type TrustDecider, type TrustHook, type TrustQuestion, type DecideOptions } from './trust/service.ts'
+export { TrustService, TrustConfig, trustOf, trustCommand, untrustedReason, type TrustDecision, type TrustDecider, type TrustHook, type TrustChangeListener, type TrustQuestion, type DecideOptions } from './trust/service.ts'
 export { TrustStore, trustStoreFile, type TrustRecord } from './trust/store.ts'
 export { ReadinessService, ReadinessConfig, codedDetail, type Capability, type CapabilityState, type CapabilityStatus, type CapabilityReport, type CapabilityRow, type CapabilityItem, type CapabilityFailure, type ProbeContext } from './readiness/service.ts'
 export { PresetError, PresetErrorCode } from './preset/errors.ts'

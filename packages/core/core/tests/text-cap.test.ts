@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { capText, characterEnd, fitsWithin, type CutNote } from '../src/index.ts'
+import { capText, characterEnd, clusterBoundary, fitsWithin, type CutNote } from '../src/index.ts'
 
 const NOTE: CutNote = { what: 'result', setting: 'maxResultChars', rest: "is in the tool's value" }
 const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
@@ -62,5 +62,21 @@ describe('fitsWithin and characterEnd', () => {
     expect(fitsWithin('😀'.repeat(11), 10)).toBe(false)
     expect(characterEnd('a😀b', 2)).toBe(3)
     expect(characterEnd('a😀b', 9)).toBe(4)
+  })
+})
+
+describe('clusterBoundary', () => {
+  // It segments only a window before the cut: opened at a flag's second half, it paired every
+  // flag in the window wrongly and cut between 🇫 and 🇷 (found by tool-lsp's ellipsize tests).
+  it('never parts a flag, wherever the window opens in a run of them', () => {
+    for (const text of ['🇫🇷🇩🇪'.repeat(40), `a${'🇫🇷'.repeat(40)}`, `🇫${'🇫🇷'.repeat(40)}`]) {
+      const ends = new Set([0, ...[...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)].map(({ index, segment }) => index + segment.length)])
+      for (let at = 0; at <= text.length; at++) {
+        const boundary = clusterBoundary(text, at)
+        expect(ends.has(boundary), `${at} -> ${boundary}`).toBe(true)
+        expect(boundary).toBeLessThanOrEqual(at)
+        expect(at - boundary).toBeLessThan(4)
+      }
+    }
   })
 })

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { TrustService, TrustStore, trustCommand, trustOf, trustStoreFile, untrustedReason, type TrustDecision, type TrustHook } from '../src/index.ts'
 import { capturedLogs, removeTempDirs, tempDir } from './helpers.ts'
 
@@ -308,6 +308,47 @@ describe('workspace trust', () => {
     expect(warnings[0]).toContain(`${trustStoreFile()} decides nothing (not JSON:`)
     expect(warnings[0]).toContain('every workspace is untrusted until it is fixed or removed')
     await app.stop()
+  })
+
+  it("tells onChange listeners when another process changes trusted.json, until they or the service go", async () => {
+    const app = new Context()
+    app.plugin(TrustService, { watchIntervalMs: 20 })
+    await app.start()
+    let heard = 0
+    let failing = 0
+    const stop = app.trust.onChange(() => {
+      heard++
+    })
+    // A listener that fails is logged; the others are still told.
+    app.trust.onChange(() => {
+      failing++
+      throw new Error('listener broke')
+    })
+    // Another process: its own store on the same file (the directory does not exist yet).
+    const other = new TrustStore(trustStoreFile({ DSH_HOME: join(home, 'later') }))
+    const watched = new Context()
+    watched.plugin(TrustService, { file: other.file, watchIntervalMs: 20 })
+    await watched.start()
+    let heardLater = 0
+    watched.trust.onChange(() => {
+      heardLater++
+    })
+    await new TrustStore(trustStoreFile()).record(work, false)
+    await other.record(work, true)
+    await vi.waitFor(() => expect([heard > 0, heardLater > 0]).toEqual([true, true]), { timeout: 5000 })
+    expect(failing).toBeGreaterThan(0)
+    await vi.waitFor(() => expect(logs.some((line) => line.includes('a trust change listener failed: listener broke'))).toBe(true))
+    stop()
+    const before = heard
+    await new TrustStore(trustStoreFile()).record(work, true)
+    await vi.waitFor(() => expect(failing).toBeGreaterThan(1), { timeout: 5000 })
+    expect(heard).toBe(before)
+    await app.stop()
+    await watched.stop()
+    const after = heardLater
+    await other.record(work, false)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(heardLater).toBe(after)
   })
 
   it('quotes the directory in the command when a shell needs it', () => {

@@ -61,9 +61,10 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
   setup.dispose()
 
   const launchers: (Launcher | undefined)[] = []
+  const trust = trustOf(ctx)
   const providers = entries.map(([id, server], index) => {
     const lookup = (lookups[index] as PromiseFulfilledResult<Lookup>).value
-    const launcher = launcherOf(id, server, lookup, trustOf(ctx))
+    const launcher = launcherOf(id, server, lookup, trust)
     launchers.push(launcher)
     if (!launcher) return new UnavailableLspProvider(id, server, withInstall((lookup as { missing: string }).missing, server))
     return new StdioLspProvider({
@@ -94,6 +95,12 @@ export async function apply(ctx: Context, config: LspStdioConfig): Promise<void>
       if (failures.length === 1) throw failures[0]
       if (failures.length > 1) throw new AggregateError(failures, 'lsp-stdio provider teardown failed')
     }
+  })
+
+  // A revocation (`dsh trust --revoke`, any process) reaches the servers already running: those started
+  // under the revoked decision stop, and the next query starts them untrusted. A grant restarts nothing.
+  trust.onChange?.(async () => {
+    await Promise.all(providers.map((provider) => (provider instanceof StdioLspProvider ? provider.trustChanged() : undefined)))
   })
 
   const readiness = ctx.get('readiness')

@@ -297,10 +297,24 @@ export class ServerInstance {
         if (!edit.files.some((file) => file.edits.length) && !edit.fileOperations.length) throw refused('the language server gave an empty edit')
         const oldName = nameRange ? textIn(source.text, nameRange) : nameAt(source.text, position)
         if (!describe || !capabilities.hoverProvider) return { ...edit, oldName, complete }
-        const { payload: hover } = await this.askWhenQuiet('textDocument/hover', { textDocument, position }, bound)
-        return { ...edit, oldName, complete, display: firstCodeLine(toHover(hover)?.contents) }
+        return { ...edit, oldName, complete, display: await this.displayAt(textDocument, position, bound) }
       }),
     )
+  }
+
+  /**
+   * The first line of the server's hover at `position` (what the symbol is), or undefined when it
+   * has none or answers it with an error or a malformed hover: the rename's new-name rule then
+   * judges without it. The transport failing, or the caller giving up, still fails the rename.
+   */
+  private async displayAt(textDocument: { uri: string }, position: LspPosition, bound: Bound): Promise<string | undefined> {
+    try {
+      const { payload } = await this.askWhenQuiet('textDocument/hover', { textDocument, position }, bound)
+      return firstCodeLine(toHover(payload)?.contents)
+    } catch (error) {
+      if (error instanceof LspError && (error.code === 'LSP_SERVER_ERROR' || error.code === 'LSP_MALFORMED_RESPONSE')) return undefined
+      throw error
+    }
   }
 
   /**

@@ -16,6 +16,12 @@ export interface Launch {
    * (TypeScript 7's server in an untrusted workspace: the row's, with type acquisition off). Unset: the row's.
    */
   readonly configuration?: ServerConfig['configuration']
+  /**
+   * Set when the launch ran something only a trusted decision allows (the workspace's own
+   * TypeScript, a trust-gated server, no `untrustedEnv`): whether that decision has since been
+   * revoked (trusted.json changed). The provider then stops the server; the next query launches anew.
+   */
+  readonly revoked?: () => Promise<boolean>
 }
 
 /**

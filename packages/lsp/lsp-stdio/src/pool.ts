@@ -87,6 +87,22 @@ export class ServerPool {
     return teardown
   }
 
+  /**
+   * Stops every server whose launch's trusted decision was revoked (trusted.json changed); the next
+   * query to its workspace launches under the decision as it is now. Resolves with the roots stopped.
+   */
+  async retireRevoked(): Promise<string[]> {
+    const checked = await Promise.all(this.live().map(async (instance) => ({ instance, revoked: (await instance.launch.revoked?.()) === true })))
+    const stopped: string[] = []
+    for (const { instance, revoked } of checked) {
+      // Still the pool's own (not retired or replaced while trust was read again).
+      if (!revoked || this.instances.get(instance.workspace.path) !== instance) continue
+      stopped.push(instance.workspace.path)
+      void this.retire(instance)
+    }
+    return stopped
+  }
+
   /** The servers in the pool that are still running. */
   live(): ServerInstance[] {
     return [...this.instances.values()].filter((instance) => !instance.dead)

@@ -430,6 +430,12 @@ export class StdioLspProvider implements LspProvider {
   }
 
   /** Stops every server and waits for all in-flight work; later queries fail with LSP_DISPOSED. */
+  /** After trusted.json changed: stops the servers a revoked decision no longer allows (pool.retireRevoked), saying so in the log. */
+  async trustChanged(): Promise<void> {
+    if (this.disposed) return
+    for (const root of await this.pool.retireRevoked()) this.options.warn?.(`${this.id}: stopped its server for ${root}: the trust it was started under was revoked; the next query starts it as the workspace is trusted now`)
+  }
+
   async disposeAll(): Promise<void> {
     if (!this.disposed) {
       this.disposed = true

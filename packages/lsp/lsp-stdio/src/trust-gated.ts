@@ -1,6 +1,7 @@
 import { untrustedReason, type TrustDecider, type Workspace } from 'dsh-core'
 import { LspError } from 'dsh-lsp'
 import type { Launch, Launcher } from './launch.ts'
+import { revokedCheck } from './trust-change.ts'
 
 /**
  * A server that executes the code of the workspace it serves (`runsWorkspaceCode`): it starts only in
@@ -23,8 +24,10 @@ export class TrustGatedLauncher implements Launcher {
 
   async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
     // The whole tree (subtree): the server runs the code of every crate below its root, a revoked /w/vendor's included.
-    const decision = await this.trust.decide(workspace.path, { brings: `the ${this.serverId} language server, which runs its code (${this.why})`, signal, subtree: true, readsAbove: this.readsAbove })
+    const options = { brings: `the ${this.serverId} language server, which runs its code (${this.why})`, subtree: true, readsAbove: this.readsAbove }
+    const decision = await this.trust.decide(workspace.path, { ...options, signal })
     if (!decision.trusted) throw new LspError(`${this.serverId} was not started: ${this.why}, and ${untrustedReason(decision)}; to use it: ${decision.command}`, 'LSP_UNTRUSTED')
-    return this.inner.launch(workspace, signal)
+    const launch = await this.inner.launch(workspace, signal)
+    return { ...launch, revoked: revokedCheck(this.trust, workspace.path, options, decision, launch.revoked) }
   }
 }

@@ -5,6 +5,7 @@ import { assertNever, untrustedReason, type CapabilityRow, type TrustDecider, ty
 import { LspError } from 'dsh-lsp'
 import type { ServerConfig } from './config.ts'
 import type { Launch, Launcher } from './launch.ts'
+import { revokedCheck } from './trust-change.ts'
 
 /** One installed `typescript` package. */
 interface TypescriptPackage {
@@ -58,14 +59,23 @@ export class TypescriptLauncher implements Launcher {
   }
 
   async launch(workspace: Workspace, signal: AbortSignal): Promise<Launch> {
-    const own = await this.workspaceTypescript(workspace, signal)
+    const allowed = await this.workspaceTypescript(workspace, signal)
+    const own = allowed?.found
     const candidates = [own, this.installed].filter((found) => found !== undefined)
     const chosen = this.pick(candidates)
     if (!chosen) throw this.unavailable(candidates, this.refused.get(workspace.path))
     // The workspace's own typescript runs only once it is trusted. Type acquisition alone asks nobody:
     // without it either server still works, and a question in every TypeScript workspace teaches users to say yes.
-    const trusted = (chosen === own && own !== this.installed) || (await this.trust.decide(workspace.path, { brings: `${chosen.native ? "TypeScript 7's" : "tsserver's"} automatic type acquisition (npm install @types/… for its package.json's dependencies)`, signal, ask: false, subtree: true })).trusted
-    return chosen.native ? this.native(chosen, trusted) : this.tsserver(chosen, trusted)
+    let revoked = chosen === own ? allowed?.revoked : undefined
+    let trusted = chosen === own && own !== this.installed
+    if (!trusted) {
+      const options = { brings: `${chosen.native ? "TypeScript 7's" : "tsserver's"} automatic type acquisition (npm install @types/… for its package.json's dependencies)`, ask: false, subtree: true }
+      const decision = await this.trust.decide(workspace.path, { ...options, signal })
+      trusted = decision.trusted
+      if (trusted) revoked = revokedCheck(this.trust, workspace.path, options, decision)
+    }
+    const launch = chosen.native ? this.native(chosen, trusted) : this.tsserver(chosen, trusted)
+    return revoked ? { ...launch, revoked } : launch
   }
 
   /**
@@ -85,18 +95,19 @@ export class TypescriptLauncher implements Launcher {
    * (the same directory once symlinks are resolved: dsh run inside its own checkout) or the
    * workspace is trusted. Otherwise it is remembered as refused and left out.
    */
-  private async workspaceTypescript(workspace: Workspace, signal: AbortSignal): Promise<TypescriptPackage | undefined> {
+  private async workspaceTypescript(workspace: Workspace, signal: AbortSignal): Promise<{ readonly found: TypescriptPackage; readonly revoked?: Launch['revoked'] } | undefined> {
     const found = packageAt(join(workspace.path, 'node_modules', 'typescript'), `in ${workspace.path}`)
     if (!found) return undefined
-    if (this.installed && sameDirectory(found.dir, this.installed.dir)) return this.installed
+    if (this.installed && sameDirectory(found.dir, this.installed.dir)) return { found: this.installed }
     // tsserver loads the plugins a tsconfig names (an `extends` above included) from its own
     // node_modules and every node_modules above it (Node's resolution): those directories run too.
     // TypeScript 7 loads no plugins.
     const readsAbove = found.native ? [] : ['node_modules']
-    const decision = await this.trust.decide(workspace.path, { brings: `its own typescript ${found.version} (${found.dir})`, signal, subtree: true, readsAbove })
+    const options = { brings: `its own typescript ${found.version} (${found.dir})`, subtree: true, readsAbove }
+    const decision = await this.trust.decide(workspace.path, { ...options, signal })
     if (decision.trusted) {
       this.refused.delete(workspace.path)
-      return found
+      return { found, revoked: revokedCheck(this.trust, workspace.path, options, decision) }
     }
     this.refused.set(workspace.path, { found, decision })
     return undefined
@@ -219,15 +230,6 @@ function withQuietLog(options: ServerConfig['initializationOptions']): ServerCon
 }
 
 /**
- * typescript-language-server's `tsserver` options: `path`, and `useSyntaxServer: "never"`, each
- * unless the row set it. With its default (`auto`) the bridge starts a second, partial-semantic
- * tsserver and sends it definition, references, implementation and hover until the full server
- * has loaded the project. That one sees only the open file: a definition across files answers the
- * import line, references miss other files. The full server answers the same requests once it has
- * loaded, so a query during a slow load waits (bounded by requestTimeoutMs) instead of getting an
- * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
- */
-/**
  * TypeScript 7's preferences come from the `javascript`, `typescript` and `js/ts` sections of
  * `workspace/configuration`, in that order of precedence; `js/ts`'s `tsserver.automaticTypeAcquisition.enabled`
  * (the unified setting) wins over the deprecated `disableAutomaticTypeAcquisition`
@@ -258,6 +260,15 @@ function withoutTypeAcquisition(options: { readonly [key: string]: ServerConfig[
   return 'disableAutomaticTypingAcquisition' in options ? options : { ...options, disableAutomaticTypingAcquisition: true }
 }
 
+/**
+ * typescript-language-server's `tsserver` options: `path`, and `useSyntaxServer: "never"`, each
+ * unless the row set it. With its default (`auto`) the bridge starts a second, partial-semantic
+ * tsserver and sends it definition, references, implementation and hover until the full server
+ * has loaded the project. That one sees only the open file: a definition across files answers the
+ * import line, references miss other files. The full server answers the same requests once it has
+ * loaded, so a query during a slow load waits (bounded by requestTimeoutMs) instead of getting an
+ * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
+ */
 function withTsserverOptions(options: ServerConfig['initializationOptions'], path: string): { readonly [key: string]: ServerConfig['initializationOptions'] } {
   const base = options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
   const current = base.tsserver

@@ -1,6 +1,7 @@
 import type { TrustDecider, Workspace } from 'dsh-core'
 import type { ServerConfig } from './config.ts'
 import type { Launch, Launcher } from './launch.ts'
+import { revokedCheck } from './trust-change.ts'
 
 /**
  * A server that may run anywhere, but whose tools follow the workspace's files to the network or to
@@ -31,9 +32,11 @@ export class UntrustedEnvLauncher implements Launcher {
     const untrusted = [...Object.entries(this.untrustedEnv).map(([name, value]) => (value === null ? `no ${name}` : `${name}=${value}`)), ...options].join(', ')
     // Nobody is asked for this alone (`ask: false`): the untrusted launch still works, only more cautiously.
     // The whole tree (subtree): a go.work at the root brings the go.mod (and toolchain line) of a revoked module below it.
-    const decision = await this.trust.decide(workspace.path, { brings: `its own choice of the tools the ${this.serverId} language server runs (untrusted, it runs with ${untrusted})`, signal, ask: false, subtree: true, readsAbove: this.readsAbove })
+    const asked = { brings: `its own choice of the tools the ${this.serverId} language server runs (untrusted, it runs with ${untrusted})`, ask: false, subtree: true, readsAbove: this.readsAbove }
+    const decision = await this.trust.decide(workspace.path, { ...asked, signal })
     const launch = await this.inner.launch(workspace, signal)
-    if (decision.trusted) return launch
+    // Trusted, it runs without untrustedEnv: a revocation stops it, and the next query starts it with it.
+    if (decision.trusted) return { ...launch, revoked: revokedCheck(this.trust, workspace.path, asked, decision, launch.revoked) }
     return { ...launch, env: { ...launch.env, ...this.untrustedEnv }, initializationOptions: withUntrusted(launch.initializationOptions, this.untrustedOptions) }
   }
 }

@@ -52,7 +52,9 @@ describe('TypescriptLauncher', () => {
 
   it('auto: the workspace’s TypeScript 5 runs typescript-language-server with that tsserver', async () => {
     const ws = workspace('5.9.3')
-    const launch = await ts('auto', config(), BRIDGE, TYPESCRIPT_7).launch(ws, SIGNAL)
+    const { revoked, ...launch } = await ts('auto', config(), BRIDGE, TYPESCRIPT_7).launch(ws, SIGNAL)
+    // The workspace's own typescript ran by a trusted decision: a change of trusted.json decides again.
+    expect(await revoked?.()).toBe(false)
     expect(launch).toEqual({
       executable: BRIDGE.executable,
       args: ['--stdio'],

@@ -5,8 +5,12 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { dshIn, killRunning, removeTempDirs, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { TrustStore, trustStoreFile } from 'dsh-core'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { dshIn, killRunning, removeTempDirs, serveIn, tempDir } from '../../../cli/cli/tests/helpers.ts'
+import { processesLeftIn } from '../../../../test-support/processes.ts'
+import { trustIn } from '../../../../test-support/trust.ts'
 
 // What the host gives the server does not depend on dsh being a process: dsh runs in this worker
 // (dshIn), without a node start and the bundle's load per run.
@@ -63,5 +67,40 @@ describe("the catalog's json server and a file's $schema in an untrusted workspa
     expect(refused.stdout).toContain(`Unable to load schema from '${outside}'`)
     expect(refused.stdout).toContain(`is outside ${repo}`)
     expect(refused.stdout).not.toContain('SECRET-VALUE')
+  })
+
+  // A long-lived host (`dsh serve`) kept the server it started trusted after `dsh trust --revoke`
+  // in another shell: it went on reading any file a $schema named until it happened to restart.
+  it('a running server started trusted is stopped when the workspace is revoked; the next call runs it untrusted', async () => {
+    const scratch = await tempDir()
+    const [home, repo] = [join(scratch, 'home'), join(scratch, 'repo')]
+    await Promise.all([mkdir(home), mkdir(repo)])
+    const outside = join(scratch, 'secret.json')
+    await writeFile(outside, JSON.stringify({ properties: { b: { enum: ['SECRET-VALUE'] } } }))
+    await writeFile(join(repo, 'a.json'), `{ "$schema": "file://${outside}", "b": 2 }\n`)
+    await trustIn(home, repo)
+    const overlay = join(scratch, 'overlay.yml')
+    await writeFile(overlay, '- id: lsp-stdio\n  config:\n    catalog: [json]\n- id: trust\n  config:\n    watchIntervalMs: 50\n')
+    const served = serveIn(['--config', overlay, '--cwd', repo], { DSH_HOME: home })
+    const client = new Client({ name: 'dsh-trust-revoke-test', version: '0' })
+    await client.connect(served.transport)
+    const diagnostics = async () => {
+      const result = await client.callTool({ name: 'lsp_diagnostics', arguments: { filePath: 'a.json' } }, undefined, { timeout: 120_000 })
+      return (result.content as { text: string }[]).map((part) => part.text).join('\n')
+    }
+    try {
+      // Trusted: the server reads the file the $schema names itself.
+      expect(await diagnostics()).toContain('SECRET-VALUE')
+      // Another process revokes it (what `dsh trust --revoke` writes).
+      await new TrustStore(trustStoreFile({ DSH_HOME: home })).record(repo, false)
+      await vi.waitFor(() => expect(served.stderr()).toContain(`json: stopped its server for ${repo}: the trust it was started under was revoked`), { timeout: 10_000 })
+      const after = await diagnostics()
+      expect(after).not.toContain('SECRET-VALUE')
+      expect(after).toContain(`is outside ${repo}`)
+    } finally {
+      await client.close()
+    }
+    expect(await served.exited).toBe(0)
+    expect(await processesLeftIn(repo)).toEqual([])
   })
 })

@@ -1,3 +1,4 @@
+import { characterCount, characterEnd } from 'dsh-core'
 import { ellipsize } from './text-bound.ts'
 
 /** LSP's line terminators. */
@@ -94,6 +95,8 @@ export function displayLine(maxChars: number): () => LineBuffer {
 
 class DisplayLine implements LineBuffer {
   private kept = ''
+  /** The characters (code points) of `kept`: the limit counts them, as `ellipsize` does. */
+  private keptChars = 0
   /** Non-whitespace arrived after the kept prefix: the trimmed line is longer than the limit. */
   private overflowed = false
 
@@ -102,9 +105,12 @@ class DisplayLine implements LineBuffer {
   append(segment: string): void {
     if (this.overflowed) return
     const piece = this.kept ? segment : segment.trimStart()
-    const room = this.maxChars + 1 - this.kept.length
-    this.kept += piece.slice(0, room)
-    if (piece.length > room && NON_SPACE.test(piece.slice(room))) this.overflowed = true
+    // Whole characters: a cut in UTF-16 units kept half the characters of an emoji line and could end in half a pair.
+    const end = characterEnd(piece, this.maxChars + 1 - this.keptChars)
+    const taken = piece.slice(0, end)
+    this.kept += taken
+    this.keptChars += characterCount(taken)
+    if (end < piece.length && NON_SPACE.test(piece.slice(end))) this.overflowed = true
   }
 
   text(): string {

@@ -8,7 +8,7 @@ import type { HoverValue, LocationsValue, LspToolValue, ResolvedSymbol } from '.
 import { checkProviderResult, type ProviderResult } from './provider-result.ts'
 import { uriRenderer } from './render-uri.ts'
 import { resolveSymbol } from './resolve-symbol.ts'
-import { cutCodeUnits } from './text-bound.ts'
+import { cutCharacters } from './text-bound.ts'
 import { serverTimedOut } from './timeout-hint.ts'
 
 type LocationsResult = Extract<ProviderResult, { kind: 'locations' }>
@@ -162,7 +162,7 @@ function locationsValue(result: LocationsResult, kept: LocationsResult['location
 function boundHover(result: HoverResult, maxChars: number): HoverValue {
   if (!result.hover) return { kind: 'hover', complete: result.complete, hover: null, truncated: false }
   const { contents, range } = result.hover
-  const kept = cutCodeUnits(contents, maxChars)
+  const kept = cutCharacters(contents, maxChars)
   return {
     kind: 'hover',
     complete: result.complete,

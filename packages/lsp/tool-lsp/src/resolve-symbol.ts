@@ -124,9 +124,9 @@ function notFoundMessage(filePath: string, search: SymbolSearch, source: SourceL
   if (count > 0) sentences.push(`Line ${line} has it ${count === 1 ? 'once' : `${count} times`}.`)
   const bare = bareName(search.symbol)
   if (bare !== undefined && symbolUses(text, bare).length > 0) sentences.push(`Give the name alone, as written at the place: symbol ${JSON.stringify(bare)}.`)
-  const identifiers = lineIdentifiers(text)
+  const identifiers = lineIdentifiers(text, filePath)
   if (identifiers.length) sentences.push(`Identifiers on line ${line}: ${listed(identifiers)}.`)
-  else sentences.push(text.trim() ? `Line ${line} has no identifiers.` : `Line ${line} is blank.`)
+  else sentences.push(text.trim() ? `Line ${line} has no identifiers outside strings and comments.` : `Line ${line} is blank.`)
   return sentences.join(' ')
 }
 

@@ -4,8 +4,9 @@
  * several uses of a name to prefer, never whether a name is found.
  *
  * - `'`, `"` and `` ` `` open a string that must close on the same line (a backslash escapes);
- *   an unclosed quote opens nothing, and a `'` right after an identifier character (`x'`, `don't`)
- *   is not a quote.
+ *   an unclosed quote opens nothing (nor does a later quote of its kind), and a `'` right after
+ *   an identifier character (`x'`, `don't`) is not a quote unless the word is a Python string
+ *   prefix (`f'`, `rb'`).
  * - Interpolations are code, not text: `${…}` in any string, and `{…}` (but not `{{`) in a string
  *   prefixed with `f` or `$` (Python f-strings, C# interpolated strings).
  */
@@ -15,20 +16,32 @@ const IDENTIFIER_PART = /[\p{ID_Continue}$]/u
 /** String prefixes that make `{…}` an interpolation: Python's f, rf, fr, … and C#'s $, $@, @$. */
 const BRACE_INTERPOLATING_PREFIX = /(?:^|[^\p{ID_Continue}$@])(?:[rRbB]?[fF][rRbB]?|\$@?|@\$)$/u
 
+/** Python's string prefixes (`f'…'`, `rb'…'`): a `'` after one opens a string, unlike `don't`'s. */
+const STRING_PREFIX = /(?:^|[^\p{ID_Continue}$@])[rRbBuUfF]{1,2}$/u
+
 /** Half-open [start, end) spans of literal text (quotes included, interpolations excluded). */
 export type Span = readonly [start: number, end: number]
 
 export function stringSpans(text: string): Span[] {
   const spans: Span[] = []
+  // A quote that did not close opens nothing after it either: each later one would scan to the
+  // line's end again (400 KB of `"\\` took 100 s), so each kind scans in vain at most once.
+  const unclosed = new Set<string>()
   let index = 0
   while (index < text.length) {
     const char = text[index]!
-    if (!QUOTES.has(char) || (char === "'" && index > 0 && IDENTIFIER_PART.test(text[index - 1]!))) {
+    if (!QUOTES.has(char) || unclosed.has(char)) {
       index += 1
       continue
     }
-    const literal = scanString(text, index, BRACE_INTERPOLATING_PREFIX.test(text.slice(Math.max(0, index - 3), index)))
+    const before = text.slice(Math.max(0, index - 3), index)
+    if (char === "'" && index > 0 && IDENTIFIER_PART.test(text[index - 1]!) && !STRING_PREFIX.test(before)) {
+      index += 1
+      continue
+    }
+    const literal = scanString(text, index, BRACE_INTERPOLATING_PREFIX.test(before))
     if (!literal) {
+      unclosed.add(char)
       index += 1
       continue
     }

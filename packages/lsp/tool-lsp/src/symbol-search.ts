@@ -1,4 +1,4 @@
-import { inSpans, stringSpans } from './string-spans.ts'
+import { inSpans, stringSpans, type Span } from './string-spans.ts'
 
 /**
  * Finding a named symbol on a line, in UTF-16 code units (JavaScript string indices, which is
@@ -85,9 +85,63 @@ export function findSymbol(lines: ReadonlyMap<number, string>, search: SymbolSea
   return undefined
 }
 
-/** The identifiers on a line, each once, in order of first appearance. */
-export function lineIdentifiers(text: string): string[] {
-  return [...new Set(text.match(IDENTIFIER) ?? [])]
+const PYTHON_STRING_PREFIX = /^[rRbBuUfF]{1,2}$/
+
+// Files whose line comments start with `#` (and which have no block comments); the rest use `//` and `/* … */`.
+const HASH_COMMENT_EXTENSIONS = new Set(['.py', '.pyi', '.rb', '.sh', '.bash', '.zsh', '.yaml', '.yml', '.toml', '.r', '.pl', '.ex', '.exs', '.nix', '.cmake'])
+
+/**
+ * The identifiers on a line, each once, in order of first appearance, leaving out the words inside
+ * string literals (see `stringSpans`) and comments: what the model could have meant. A lexical rule
+ * by the file's extension, no server asked: `#` starts a comment in Python, Ruby, shell, YAML and the
+ * like, `//` and `/* … *\/` everywhere else. Its limits: a block comment or string spanning lines is
+ * seen only on the line it opens on (a JSDoc line starting with `*` still lists its words), and a
+ * language whose comments are neither (Lua's `--`, SQL's) lists its comments' words.
+ */
+export function lineIdentifiers(text: string, filePath = ''): string[] {
+  const skipped = [...stringSpans(text)]
+  const hash = HASH_COMMENT_EXTENSIONS.has(extensionOf(filePath))
+  // Comments outside strings, in one pass; the spans stay sorted.
+  const marks = [...skipped]
+  let from = 0
+  const out: Span[] = []
+  for (let at = 0; at < text.length; at++) {
+    while (from < marks.length && marks[from]![1] <= at) from += 1
+    if (from < marks.length && marks[from]![0] <= at) {
+      at = marks[from]![1] - 1
+      continue
+    }
+    const char = text[at]
+    if (hash ? char === '#' : char === '/' && text[at + 1] === '/') {
+      out.push([at, text.length])
+      break
+    }
+    if (!hash && char === '/' && text[at + 1] === '*') {
+      const close = text.indexOf('*/', at + 2)
+      const end = close === -1 ? text.length : close + 2
+      out.push([at, end])
+      at = end - 1
+    }
+  }
+  const spans = [...skipped, ...out].sort((a, b) => a[0] - b[0])
+  const found = new Set<string>()
+  let span = 0
+  for (const match of text.matchAll(IDENTIFIER)) {
+    while (span < spans.length && spans[span]![1] <= match.index) span += 1
+    if (span < spans.length && spans[span]![0] <= match.index) continue
+    // The `$` of a `${` interpolation opening, not jQuery's `$`.
+    if (match[0] === '$' && text[match.index + 1] === '{' && span > 0 && spans[span - 1]![1] === match.index) continue
+    // A Python string's prefix (`f` of `f'…'`), not a name.
+    if (span < spans.length && spans[span]![0] === match.index + match[0].length && PYTHON_STRING_PREFIX.test(match[0]) && text[spans[span]![0]] !== '`') continue
+    found.add(match[0])
+  }
+  return [...found]
+}
+
+function extensionOf(filePath: string): string {
+  const slash = Math.max(filePath.lastIndexOf('/'), filePath.lastIndexOf('\\'))
+  const dot = filePath.lastIndexOf('.')
+  return dot > slash ? filePath.slice(dot).toLowerCase() : ''
 }
 
 /** `line`, then `line+1`, `line-1`, `line+2`, … up to `window` away, never below zero. */

@@ -1,26 +1,32 @@
 /**
- * Length limits on model-visible text. `boundText` counts characters (code points), as every cut
- * text for the model does (dsh-core's `capText`); the line and word limits count UTF-16 code units
- * (JavaScript string length), at least as many. None of them ever leaves half of a surrogate pair behind.
+ * Length limits on model-visible text. `boundText`, `boundLines` and `ellipsize` count characters
+ * (code points), as every cut text for the model does (dsh-core's `capText` and characters.ts), and
+ * cut only between characters a reader sees as one (grapheme clusters).
  */
 
-import { capText } from 'dsh-core'
+import { capText, characterCount, characterEnd, clusterBoundary, fitsWithin } from 'dsh-core'
 
 const ELLIPSIS = '\u2026'
 
-/** The longest prefix of `text` with at most `max` code units that does not end inside a surrogate pair. */
-export function cutCodeUnits(text: string, max: number): string {
-  if (text.length <= max) return text
-  if (max <= 0) return ''
-  const last = text.charCodeAt(max - 1)
-  const splitsPair = last >= 0xd800 && last <= 0xdbff
-  return text.slice(0, splitsPair ? max - 1 : max)
+/**
+ * The longest prefix of `text` with at most `max` characters (code points) that ends at a grapheme
+ * boundary. Counting UTF-16 units, a hover of 40 emoji under a 60-character limit was cut to 30
+ * and said to be truncated.
+ */
+export function cutCharacters(text: string, max: number): string {
+  if (fitsWithin(text, max)) return text
+  return text.slice(0, clusterBoundary(text, characterEnd(text, Math.max(0, max))))
 }
 
-/** `text`, or a prefix of it ending in `…`, in at most `max` code units. */
+/**
+ * `text`, or a prefix of it ending in `…`, in at most `max` characters (code points). The prefix
+ * ends at a grapheme boundary: counting UTF-16 units, an emoji-heavy name was cut at half its limit
+ * and a cut could part a character (a skin tone from its hand, a family emoji after its first person).
+ */
 export function ellipsize(text: string, max: number): string {
-  if (text.length <= max) return text
-  return `${cutCodeUnits(text, max - ELLIPSIS.length).trimEnd()}${ELLIPSIS}`
+  if (fitsWithin(text, max)) return text
+  if (max < ELLIPSIS.length) return ''
+  return `${cutCharacters(text, max - ELLIPSIS.length).trimEnd()}${ELLIPSIS}`
 }
 
 /**
@@ -48,10 +54,11 @@ export interface LinedAnswer {
 }
 
 /**
- * The answer in at most `max` code units: its head, as many of the body's lines as fit whole, the
- * omission line counting the rest, and its tail. Cutting the joined text at `max` (boundText) lost
- * the tail — an applied rename's errors, a search's unanswered servers — and split a line. Only
- * when head, omission and tail alone do not fit is the whole cut as boundText cuts it.
+ * The answer in at most `max` characters (code points): its head, as many of the body's lines as
+ * fit whole, the omission line counting the rest, and its tail. Cutting the joined text at `max`
+ * (boundText) lost the tail — an applied rename's errors, a search's unanswered servers — and split
+ * a line. Only when head, omission and tail alone do not fit is the whole cut as boundText cuts it.
+ * (Counting UTF-16 units, it left out half the lines of an answer of emoji-named symbols that fit.)
  */
 export function boundLines(answer: LinedAnswer, max: number, label: string): string {
   const { head, body, tail, omitted } = answer
@@ -60,17 +67,20 @@ export function boundLines(answer: LinedAnswer, max: number, label: string): str
     return [...head, ...body.slice(0, kept), ...(omission === undefined ? [] : [omission]), ...tail].join('\n')
   }
   const whole = assemble(body.length)
-  if (whole.length <= max) return whole
+  if (fitsWithin(whole, max)) return whole
+  // A line's characters, counted no further than `2 * max` units: one longer never fits (its units
+  // are still more than `max`), and a 20 MB line is not walked.
+  const chars = (line: string): number => (line.length > 2 * max ? line.length : characterCount(line))
   // The joined length with `kept` body lines, without joining: each line adds itself and a break.
-  const fixed = [...head, ...tail].reduce((sum, line) => sum + line.length + 1, 0)
+  const fixed = [...head, ...tail].reduce((sum, line) => sum + chars(line) + 1, 0)
   const lengthWith = (kept: number, bodyChars: number): number => {
     const omission = omitted(body.length - kept)
-    return fixed + bodyChars + (omission === undefined ? 0 : omission.length + 1) - 1
+    return fixed + bodyChars + (omission === undefined ? 0 : chars(omission) + 1) - 1
   }
   let best = lengthWith(0, 0) <= max ? 0 : -1
   let bodyChars = 0
   for (let kept = 1; kept < body.length; kept++) {
-    bodyChars += body[kept - 1]!.length + 1
+    bodyChars += chars(body[kept - 1]!) + 1
     if (bodyChars + fixed > max) break
     if (lengthWith(kept, bodyChars) <= max) best = kept
   }

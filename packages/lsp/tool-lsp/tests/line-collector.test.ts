@@ -57,9 +57,13 @@ describe('LineCollector', () => {
     expect(collect([`abc${' '.repeat(500)}z`], [0], 10).lines).toEqual({ 0: 'abc\u2026' })
   })
 
-  it('never keeps half a surrogate pair', () => {
+  it('never keeps half a surrogate pair, and counts characters (code points)', () => {
     const { lines } = collect([`${'a'.repeat(8)}😀😀😀`], [0], 10)
-    expect(lines[0]).toBe(`${'a'.repeat(8)}\u2026`)
+    expect(lines[0]).toBe(`${'a'.repeat(8)}😀\u2026`)
+    // Counted in UTF-16 units, 10 emoji were cut to 4 and a … (and in chunks could end in half a pair).
+    expect(collect(['😀'.repeat(10)], [0], 10).lines).toEqual({ 0: '😀'.repeat(10) })
+    expect(collect(['😀'.repeat(5), '😀'.repeat(6)], [0], 10).lines).toEqual({ 0: `${'😀'.repeat(9)}\u2026` })
+    expect(collect([`${'😀'.repeat(11)}   `], [0], 10).lines).toEqual({ 0: `${'😀'.repeat(9)}\u2026` })
   })
 })
 

@@ -111,4 +111,21 @@ describe('lineIdentifiers', () => {
     expect(lineIdentifiers("const 面积 = area(r) + area(面积) + $el // '😀' 42")).toEqual(['const', '面积', 'area', 'r', '$el'])
     expect(lineIdentifiers('   ')).toEqual([])
   })
+
+  it('leaves out words inside strings and comments, by the file\'s comment syntax', () => {
+    expect(lineIdentifiers('const msg = "area of the circle" + radius /* the radius */ + `at ${x} units` // width here', 'a.ts')).toEqual(['const', 'msg', 'radius', 'x'])
+    expect(lineIdentifiers("label = f'{name} has no area'  # the width", 'a.py')).toEqual(['label', 'name'])
+    expect(lineIdentifiers('url = "http://a" // b', 'a.go')).toEqual(['url'])
+    expect(lineIdentifiers('x = 1 # y', 'a.c')).toEqual(['x', 'y'])
+    expect(lineIdentifiers('"only words in a string"', 'a.ts')).toEqual([])
+  })
+
+  it('stays linear on hostile lines', () => {
+    for (const line of ['"\\'.repeat(200_000), '`${'.repeat(133_000), '/*'.repeat(200_000), 'a "b" /* c */ '.repeat(30_000)]) {
+      const started = Date.now()
+      lineIdentifiers(line, 'a.ts')
+      // Generous: the quadratic string scan took 100 s on the first line.
+      expect(Date.now() - started).toBeLessThan(10_000)
+    }
+  })
 })

@@ -422,9 +422,19 @@ describe('hover', () => {
     const contents = `${'a'.repeat(59)}😀${'b'.repeat(100)}`
     h.app.lsp.registerProvider(scriptedProvider({ kind: 'hover', hover: { contents }, complete: true }))
     const result = await h.call({ operation: 'hover', filePath: 'a.ts', line: 1, character: 1 })
-    expect(result.isError === false && result.value).toEqual({ kind: 'hover', complete: true, hover: { contents: 'a'.repeat(59) }, truncated: true })
-    expect(textOf(result)).toHaveLength(60)
+    expect(result.isError === false && result.value).toEqual({ kind: 'hover', complete: true, hover: { contents: `${'a'.repeat(59)}😀` }, truncated: true })
+    expect([...textOf(result)].length).toBeLessThanOrEqual(60)
     expect(textOf(result).endsWith('hover truncated (limit 60 characters).')).toBe(true)
+  })
+
+  // Counted in UTF-16 units, 40 emoji under a 60-character limit were cut to 30 and said truncated.
+  it('counts the contents in characters (code points): 40 emoji fit 60 characters', async () => {
+    const h = await start({ maxResultChars: 60 })
+    const contents = '😀'.repeat(40)
+    h.app.lsp.registerProvider(scriptedProvider({ kind: 'hover', hover: { contents }, complete: true }))
+    const result = await h.call({ operation: 'hover', filePath: 'a.ts', line: 1, character: 1 })
+    expect(result.isError === false && result.value).toEqual({ kind: 'hover', complete: true, hover: { contents }, truncated: false })
+    expect(textOf(result)).toBe(contents)
   })
 })
 

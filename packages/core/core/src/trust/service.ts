@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { errorMessage, HarnessError } from '../errors.ts'
 import { hostEnv, type HostInfo } from '../host.ts'
 import { findHomeDirectory } from '../home.ts'
+import { unwatchFile, watchFile, type Stats } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { scopeLifetime, type Lifetime } from '../lifetime/lifetime.ts'
@@ -91,7 +92,15 @@ export interface DecideOptions {
 /** Anything that can decide (the service, or the recorded decisions alone when no trust row is mounted). */
 export interface TrustDecider {
   decide(directory: string, options: DecideOptions): Promise<TrustDecision>
+  /**
+   * Calls `listener` after trusted.json changed (another process's `dsh trust --revoke`); returns its
+   * disposer. Absent on a decider that watches nothing (the recorded decisions alone).
+   */
+  onChange?(listener: TrustChangeListener): () => void
 }
+
+/** Told that the recorded decisions may have changed; it decides again what it still allows (`ask: false`). */
+export type TrustChangeListener = () => void | Promise<void>
 
 export const TrustConfig = z.strictObject({
   /** Where decisions are recorded. Default `$DSH_HOME/trusted.json` (else `~/.dsh/trusted.json`). */
@@ -100,6 +109,11 @@ export const TrustConfig = z.strictObject({
   lockWaitMs: z.number().int().positive().default(TRUST_LOCK_TIMINGS.waitMs),
   /** A lock nobody refreshed for this long was left by a process that died. Default 10 000. */
   lockStaleMs: z.number().int().positive().default(TRUST_LOCK_TIMINGS.staleMs),
+  /**
+   * How often, while someone listens (`onChange`), the file is looked at for a change another process
+   * made: one stat each time. Default 1 000.
+   */
+  watchIntervalMs: z.number().int().positive().default(1000),
 })
 export type TrustConfig = z.input<typeof TrustConfig>
 
@@ -118,6 +132,9 @@ export class TrustService extends Service implements TrustDecider {
   private readonly hooks: TrustHook[] = []
   private readonly asking = new Map<string, Promise<TrustDecision>>()
   private readonly lifetime: Lifetime
+  private readonly listeners = new Set<TrustChangeListener>()
+  private readonly watchIntervalMs: number
+  private watching: ((current: Stats, previous: Stats) => void) | undefined
 
   constructor(ctx: Context, config: TrustConfig = {}) {
     super(ctx, 'trust', true)
@@ -131,6 +148,50 @@ export class TrustService extends Service implements TrustDecider {
       ctx.logger('trust').warn(`${file} decides nothing (${problem}); every workspace is untrusted until it is fixed or removed`)
     }, { waitMs: config.lockWaitMs ?? TRUST_LOCK_TIMINGS.waitMs, staleMs: config.lockStaleMs ?? TRUST_LOCK_TIMINGS.staleMs })
     this.lifetime = scopeLifetime(ctx, () => new HarnessError('the trust service was unloaded while a trust question was open', 'TRUST_DISPOSED'))
+    this.watchIntervalMs = config.watchIntervalMs ?? 1000
+    this.lifetime.onEnd(() => this.unwatch())
+  }
+
+  /**
+   * Calls `listener` after trusted.json changed, whoever changed it (`dsh trust --revoke` in another
+   * shell); an effect on the caller's scope. A long-lived host's consumers decide again what they
+   * started under a decision that may be revoked. The file is polled (a stat every
+   * `watchIntervalMs`) only while someone listens: its directory may not exist yet, which a
+   * directory watcher could not follow, and a replacing rename (how every writer writes it) is seen
+   * as a new inode.
+   */
+  onChange(listener: TrustChangeListener): () => void {
+    if (typeof listener !== 'function') throw new TypeError('ctx.trust.onChange needs a function')
+    return this.ctx.effect(() => {
+      this.listeners.add(listener)
+      this.watch()
+      return () => {
+        this.listeners.delete(listener)
+        if (this.listeners.size === 0) this.unwatch()
+      }
+    })
+  }
+
+  private watch(): void {
+    if (this.watching || !this.lifetime.active) return
+    const changed = (current: Stats, previous: Stats) => {
+      if (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino && current.size === previous.size) return
+      for (const listener of [...this.listeners]) {
+        // A listener's failure is its own: the others are still told, and nothing goes unhandled.
+        void Promise.resolve()
+          .then(listener)
+          .catch((error: unknown) => this.ctx.logger('trust').warn(`a trust change listener failed: ${errorMessage(error)}`))
+      }
+    }
+    // Not persistent: a host with nothing else to do exits.
+    watchFile(this.store.file, { persistent: false, interval: this.watchIntervalMs }, changed)
+    this.watching = changed
+  }
+
+  private unwatch(): void {
+    if (!this.watching) return
+    unwatchFile(this.store.file, this.watching)
+    this.watching = undefined
   }
 
   /** Replaces the decision with the harness's own (`hook`); an effect on the caller's scope: disposing hands back to the one before. */
@@ -265,6 +326,7 @@ export function untrustedReason(decision: TrustDecision): string {
  * the user's recorded decisions alone (nobody to ask, so untrusted unless recorded).
  */
 export function trustOf(ctx: Context): TrustDecider {
+  // The host's service watches trusted.json for its consumers (onChange); the fallback watches nothing.
   const service = ctx.get('trust')
   if (service) return service
   const store = new TrustStore()

@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
-import type { Context, Inject } from 'cordis'
-import { codedDetail, hostWorkspace, rowOrigin, trustOf } from 'dsh-core'
+import type { Context, ForkScope, Inject } from 'cordis'
+import { codedDetail, hostWorkspace, rowOrigin, trustOf, type TrustDecision } from 'dsh-core'
 import { z } from 'zod'
 import type { McpConfig } from '../config.ts'
 import { McpError } from '../errors.ts'
 import { checkServer, unusableServer, type UnusableServer } from '../unusable.ts'
 import { readMcpConfigFile } from './read.ts'
 import type { ImportedServer } from './types.ts'
+import { dropWhenRevoked } from './revoked.ts'
 import { holdUntrusted } from './untrusted.ts'
 
 /**
@@ -71,11 +72,13 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
   const origin = rowOrigin(ctx)
   const file = configFileOf(row, { workspace: hostWorkspace(ctx), setBy: origin?.fileOf('mcpConfig') })
   const logger = ctx.logger('mcp')
+  let trusted: TrustDecision | undefined
   if (row.relativeTo === 'workspace') {
     if (!existsSync(file)) return logger.debug(`mcpConfig: this workspace has no ${row.mcpConfig}; no servers from it`)
     // A workspace's own file is the repository's word, not the user's: used only once the user trusts it.
     const decision = await trustOf(ctx).decide(dirname(file), { brings: `the MCP servers of ${file}` })
     if (!decision.trusted) return holdUntrusted(ctx, file, decision, row)
+    trusted = decision
   }
   let imported
   try {
@@ -114,17 +117,20 @@ export async function applyConfigFile(ctx: Context, row: McpConfigFileRow, apply
     // unavailable row; the file's other servers start.
     return [unusableServer(String(server.config.serverName), checked.problems.map((problem) => `${file}: server ${server.sourceName}: ${problem}`))]
   })
+  const servers: ForkScope[] = []
+  // A revocation while the host runs (`dsh trust --revoke` in another shell) disconnects them.
+  if (trusted) dropWhenRevoked(ctx, file, trusted, row, servers)
   await Promise.all(
     configs.map(
       (config) =>
         new Promise<void>((started, failed) => {
-          ctx.plugin({
+          servers.push(ctx.plugin({
             name: `dsh-mcp(${config.serverName})`,
             reusable: true,
             inject,
             // The login command names the overlay holding this row (dsh reads no .mcp.json as --config).
             apply: (child: Context) => applyServer(child, config, origin?.file).then(started, failed),
-          })
+          }))
         }),
     ),
   )

@@ -13,15 +13,17 @@ import { chosenServers, configFileFailure, pickedServers, type McpConfigFileRow 
  * under its file name, as the trusted row's `unavailable` one: the trust command first, then that
  * failure, coded — what `dsh mcp list` shows for it too.
  */
-export async function holdUntrusted(ctx: Context, file: string, decision: TrustDecision, row: Pick<McpConfigFileRow, 'servers'>): Promise<void> {
-  const untrusted = `not started: ${file} belongs to ${decision.directory}, which is not trusted (no server of it starts, and \${VAR} in it is not expanded); to use it: ${decision.command}`
+export async function holdUntrusted(ctx: Context, file: string, decision: TrustDecision, row: Pick<McpConfigFileRow, 'servers'>, revoked = false): Promise<void> {
+  // `revoked`: its servers ran, and the user's recorded decision took trust back while the host ran.
+  const held = revoked ? `disconnected: trust in ${decision.directory}, which ${file} belongs to, was revoked` : `not started: ${file} belongs to ${decision.directory}, which is not trusted`
+  const untrusted = `${held} (no server of it starts, and \${VAR} in it is not expanded); to use it: ${decision.command}`
   const readiness = ctx.get('readiness')
   const hold = (name: string, status: CapabilityStatus) => readiness?.register({ surface: 'mcp', id: name, configured: true, status: () => status, tools: () => [] })
   const { names, failure } = await serverNames(file, row)
   const detail = failure ? `${untrusted}; it would not start once trusted either: ${failure.message}` : untrusted
   if (failure) hold(basename(file), { state: 'untrusted', detail, failure: { code: failure.code, message: failure.message } })
   for (const name of names ?? []) {
-    if (!failure) hold(name, { state: 'untrusted', detail })
+    if (!failure) hold(name, { state: 'untrusted', detail, ...(revoked ? { failure: { code: 'MCP_UNTRUSTED', message: `MCP server ${name} was ${detail}` } } : {}) })
     ctx.tools.namespace(`mcp__${name}__`, () => new McpError(`MCP server ${name} was ${detail}`, 'MCP_UNTRUSTED'))
   }
   ctx.logger('mcp').info(`mcpConfig ${file}: ${detail}`)
