@@ -270,8 +270,7 @@ function withoutTypeAcquisition(options: { readonly [key: string]: ServerConfig[
  * answer that looks complete and is wrong; and each workspace runs one tsserver instead of two.
  */
 function withTsserverOptions(options: ServerConfig['initializationOptions'], path: string): { readonly [key: string]: ServerConfig['initializationOptions'] } {
-  const base = options !== null && typeof options === 'object' && !Array.isArray(options) ? options : {}
-  const current = base.tsserver
-  const tsserver = current !== null && typeof current === 'object' && !Array.isArray(current) ? current : {}
+  const base = plainObject(options) ?? {}
+  const tsserver = plainObject(base.tsserver) ?? {}
   return { ...base, tsserver: { useSyntaxServer: 'never', ...tsserver, path: typeof tsserver.path === 'string' ? tsserver.path : path } }
 }
