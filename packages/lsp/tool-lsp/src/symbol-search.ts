@@ -1,3 +1,4 @@
+import { finalExtension } from 'dsh-lsp'
 import { inSpans, stringSpans, type Span } from './string-spans.ts'
 
 /**
@@ -99,16 +100,15 @@ const HASH_COMMENT_EXTENSIONS = new Set(['.py', '.pyi', '.rb', '.sh', '.bash', '
  * language whose comments are neither (Lua's `--`, SQL's) lists its comments' words.
  */
 export function lineIdentifiers(text: string, filePath = ''): string[] {
-  const skipped = [...stringSpans(text)]
-  const hash = HASH_COMMENT_EXTENSIONS.has(extensionOf(filePath))
+  const skipped = stringSpans(text)
+  const hash = HASH_COMMENT_EXTENSIONS.has(finalExtension(filePath))
   // Comments outside strings, in one pass; the spans stay sorted.
-  const marks = [...skipped]
   let from = 0
   const out: Span[] = []
   for (let at = 0; at < text.length; at++) {
-    while (from < marks.length && marks[from]![1] <= at) from += 1
-    if (from < marks.length && marks[from]![0] <= at) {
-      at = marks[from]![1] - 1
+    while (from < skipped.length && skipped[from]![1] <= at) from += 1
+    if (from < skipped.length && skipped[from]![0] <= at) {
+      at = skipped[from]![1] - 1
       continue
     }
     const char = text[at]
@@ -136,12 +136,6 @@ export function lineIdentifiers(text: string, filePath = ''): string[] {
     found.add(match[0])
   }
   return [...found]
-}
-
-function extensionOf(filePath: string): string {
-  const slash = Math.max(filePath.lastIndexOf('/'), filePath.lastIndexOf('\\'))
-  const dot = filePath.lastIndexOf('.')
-  return dot > slash ? filePath.slice(dot).toLowerCase() : ''
 }
 
 /** `line`, then `line+1`, `line-1`, `line+2`, … up to `window` away, never below zero. */
