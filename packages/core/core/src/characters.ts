@@ -86,3 +86,12 @@ function pairedStart(text: string, from: number): number {
   while (regionalAt(text, start - 2 * (run + 1))) run++
   return run % 2 === 1 ? start - 2 : start
 }
+
+/**
+ * The longest prefix of `text` with at most `max` characters (code points) that ends at a grapheme
+ * boundary: never half an emoji, never a letter without its combining accent.
+ */
+export function cutCharacters(text: string, max: number): string {
+  if (fitsWithin(text, max)) return text
+  return text.slice(0, clusterBoundary(text, characterEnd(text, Math.max(0, max))))
+}

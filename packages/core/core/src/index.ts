@@ -1,7 +1,7 @@
 export * from './errors.ts'
 export { BIDI_CONTROL_CLASS, CONTROL_CHARACTER_CLASS } from './control-characters.ts'
 export { readableText } from './readable-text.ts'
-export { characterCount, characterEnd, clusterBoundary, fitsWithin, graphemeSegmenter } from './characters.ts'
+export { characterCount, characterEnd, clusterBoundary, cutCharacters, fitsWithin, graphemeSegmenter } from './characters.ts'
 export { capText, type CapOptions, type CutNote } from './text-cap.ts'
 export * from './json.ts'
 export * from './abort.ts'

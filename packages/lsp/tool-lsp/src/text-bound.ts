@@ -4,19 +4,13 @@
  * cut only between characters a reader sees as one (grapheme clusters).
  */
 
-import { capText, characterCount, characterEnd, clusterBoundary, fitsWithin } from 'dsh-core'
+import { capText, characterCount, cutCharacters, fitsWithin } from 'dsh-core'
 
 const ELLIPSIS = '\u2026'
 
-/**
- * The longest prefix of `text` with at most `max` characters (code points) that ends at a grapheme
- * boundary. Counting UTF-16 units, a hover of 40 emoji under a 60-character limit was cut to 30
- * and said to be truncated.
- */
-export function cutCharacters(text: string, max: number): string {
-  if (fitsWithin(text, max)) return text
-  return text.slice(0, clusterBoundary(text, characterEnd(text, Math.max(0, max))))
-}
+// A hover's contents are cut with it (query.ts): counting UTF-16 units, 40 emoji under a 60-character
+// limit were cut to 30 and said to be truncated.
+export { cutCharacters } from 'dsh-core'
 
 /**
  * `text`, or a prefix of it ending in `…`, in at most `max` characters (code points). The prefix

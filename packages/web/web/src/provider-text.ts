@@ -1,4 +1,4 @@
-import { BIDI_CONTROL_CLASS, characterEnd, clusterBoundary, fitsWithin } from 'dsh-core'
+import { BIDI_CONTROL_CLASS, cutCharacters, fitsWithin } from 'dsh-core'
 
 /** Longest provider text passed on to a caller (and so to the model), in characters. */
 export const MAX_PROVIDER_TEXT = 300
@@ -12,7 +12,7 @@ export const MAX_PROVIDER_TEXT = 300
  */
 export function providerText(text: string, secrets: readonly (string | undefined)[] = [], max = MAX_PROVIDER_TEXT): string {
   const clean = stripBidi(redact(text, secrets)).replace(/\s+/g, ' ').trim()
-  return fitsWithin(clean, max) ? clean : `${sliceCodePoints(clean, max - 1)}…`
+  return fitsWithin(clean, max) ? clean : `${cutCharacters(clean, max - 1)}…`
 }
 
 /**
@@ -59,11 +59,8 @@ function secretPatterns(secrets: readonly (string | undefined)[]): RegExp[] {
 }
 
 /**
- * `text`, or its first `max` characters (code points) cut between two a reader sees (dsh-core's
- * counting): never half an emoji, never a letter without its combining accent. It sliced `max`
- * UTF-16 units, which counted an emoji twice and parted an accent from its letter.
+ * `text`, or its first `max` characters (code points) cut between two a reader sees: dsh-core's
+ * `cutCharacters`. It sliced `max` UTF-16 units, which counted an emoji twice and parted an accent
+ * from its letter.
  */
-export function sliceCodePoints(text: string, max: number): string {
-  if (fitsWithin(text, max)) return text
-  return text.slice(0, clusterBoundary(text, characterEnd(text, max)))
-}
+export const sliceCodePoints = cutCharacters
